@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+// kiosk: a lean video player for Linux signage boxes (FFmpeg -> DRM/KMS, ALSA, evdev).
+// Module layout follows ../shared/DESIGN.md: pure logic in KioskCore (no C import), one small
+// Swift module per C library, the engine on top, the executable last.
+import PackageDescription
+
+let package = Package(
+    name: "kiosk",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // C libraries, found with pkg-config (Debian's -dev packages; deploy/setup installs them).
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev",
+                                         "libswscale-dev", "libswresample-dev", "libavfilter-dev"])]),
+        .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        // What Swift cannot import: function-like macros (AVERROR, AVERROR_EOF) and variadic
+        // callbacks (av_log's va_list).
+        .target(name: "CKioskShim", dependencies: ["CFFmpeg"]),
+
+        .target(name: "KioskCore", dependencies: [.product(name: "Yams", package: "Yams")]),
+        .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
+    ]
+)

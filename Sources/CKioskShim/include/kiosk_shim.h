@@ -1,0 +1,24 @@
+// What Swift cannot import from the C libraries: function-like macros and va_list callbacks.
+#ifndef KIOSK_SHIM_H
+#define KIOSK_SHIM_H
+
+#include <stdint.h>
+#include <errno.h>
+#include <libavutil/error.h>
+#include <libavutil/avutil.h>
+
+static inline int kiosk_averror(int posix_errno) { return AVERROR(posix_errno); }
+static inline int kiosk_averror_eof(void) { return AVERROR_EOF; }
+static inline int kiosk_averror_eagain(void) { return AVERROR(EAGAIN); }
+static inline int kiosk_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+static inline int kiosk_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+static inline int64_t kiosk_nopts_value(void) { return AV_NOPTS_VALUE; }
+
+/// A line of FFmpeg's log, already formatted (no trailing newline).
+typedef void (*kiosk_log_sink)(int level, const char *line);
+
+/// Routes av_log through `sink` at `max_level` and below. av_log hands its callback a va_list,
+/// which Swift cannot receive, so the formatting happens here.
+void kiosk_av_log_install(kiosk_log_sink sink, int max_level);
+
+#endif

@@ -1,0 +1,66 @@
+/// The pixel layouts kiosk scans out. XRGB8888 is what every KMS driver accepts for a dumb
+/// buffer: little-endian 32-bit words, bytes B, G, R, X in memory.
+public enum PixelFormat: String, Sendable, Codable {
+    case xrgb8888
+    public var bytesPerPixel: Int { 4 }
+}
+
+/// A mapped frame buffer: a dumb buffer's memory, or a headless buffer laid out the same way.
+/// A view only: the display that owns the memory keeps it alive while the view is in use.
+public struct PixelBuffer: @unchecked Sendable {
+    public let base: UnsafeMutableRawPointer
+    public let size: PixelSize
+    /// Bytes per row; at least `size.width * 4`, often padded (drivers align pitches).
+    public let stride: Int
+    public let format: PixelFormat
+    /// Which of the display's buffers this is, for `present`.
+    public let index: Int
+
+    public init(base: UnsafeMutableRawPointer, size: PixelSize, stride: Int, format: PixelFormat = .xrgb8888, index: Int) {
+        precondition(stride >= size.width * format.bytesPerPixel, "stride shorter than a row")
+        self.base = base; self.size = size; self.stride = stride; self.format = format; self.index = index
+    }
+
+    public var byteCount: Int { stride * size.height }
+
+    /// The pixel at (x, y) as 0xXXRRGGBB.
+    public func pixel(x: Int, y: Int) -> UInt32 {
+        base.load(fromByteOffset: y * stride + x * 4, as: UInt32.self)
+    }
+
+    /// Paints `rect` one color (0x00RRGGBB); used for black bars.
+    public func fill(_ rect: PixelRect, color: UInt32 = 0) {
+        guard rect.width > 0, rect.height > 0 else { return }
+        for row in rect.y..<rect.maxY {
+            let start = (base + row * stride + rect.x * 4).bindMemory(to: UInt32.self, capacity: rect.width)
+            if color == 0 {
+                UnsafeMutableRawPointer(start).initializeMemory(as: UInt8.self, repeating: 0, count: rect.width * 4)
+            } else {
+                start.initialize(repeating: color, count: rect.width)
+            }
+        }
+    }
+
+    /// Paints everything outside `rect` black: the bars around an aspect-fit picture.
+    public func clear(outside rect: PixelRect) {
+        let full = PixelRect(size: size)
+        fill(PixelRect(x: 0, y: 0, width: full.width, height: rect.y))
+        fill(PixelRect(x: 0, y: rect.maxY, width: full.width, height: full.height - rect.maxY))
+        fill(PixelRect(x: 0, y: rect.y, width: rect.x, height: rect.height))
+        fill(PixelRect(x: rect.maxX, y: rect.y, width: full.width - rect.maxX, height: rect.height))
+    }
+}
+
+/// A screen kiosk draws on: DRM/KMS, or memory for tests, previews and benchmarks. In the
+/// spirit of mpv's video-output drivers: the engine only sees this.
+public protocol VideoOutput: AnyObject {
+    /// The visible size in pixels as the scanout sees it (before any display rotation).
+    var size: PixelSize { get }
+    /// Time between two refreshes of the screen.
+    var refreshInterval: MediaTime { get }
+    /// A buffer that is not on screen and may be drawn into.
+    func backBuffer() throws -> PixelBuffer
+    /// Puts `buffer` on screen at the next refresh; returns once the flip is done, with the
+    /// CLOCK_MONOTONIC time it happened at, in seconds.
+    func present(_ buffer: PixelBuffer) throws -> Double
+}
