@@ -27,6 +27,6 @@ let package = Package(
         .target(name: "KioskCore", dependencies: [.product(name: "Yams", package: "Yams")]),
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
         .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM", "CKioskShim"]),
-        .testTarget(name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskCore"]),
+        .testTarget(name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskCore", "CDRM"]),
     ]
 )

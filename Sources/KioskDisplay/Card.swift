@@ -26,6 +26,12 @@ final class Card {
             default: throw .cannotOpen(path: path, errno: code)
             }
         }
+        // A node that answers no DRM version query is not a DRM device (a wrong path).
+        guard let version = drmGetVersion(fd) else {
+            _ = Glibc.close(fd)
+            throw .notDRMDevice(path)
+        }
+        drmFreeVersion(version)
         self.path = path
         self.fd = fd
         hasUniversalPlanes = drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1) == 0

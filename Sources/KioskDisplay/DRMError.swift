@@ -12,6 +12,8 @@ public enum DRMError: Error, Sendable, CustomStringConvertible {
     /// The node exists but this user may not open it.
     case permissionDenied(path: String, group: String?, gid: UInt32)
     case cannotOpen(path: String, errno: Int32)
+    /// The path opened but is no DRM device at all.
+    case notDRMDevice(String)
     /// The node opened but is not a modesetting device (e.g. a render-only GPU).
     case notModesetting(path: String, errno: Int32)
     /// Another open file (a compositor, another kiosk, a second display in this process) is
@@ -46,6 +48,8 @@ public enum DRMError: Error, Sendable, CustomStringConvertible {
                 + "(usermod -aG \(group ?? String(gid)) USER, then log in again) or hold a logind seat"
         case .cannotOpen(let path, let code):
             return "cannot open \(path): \(errnoText(code))"
+        case .notDRMDevice(let path):
+            return "\(path) is not a DRM device (expected a node like /dev/dri/card0)"
         case .notModesetting(let path, let code):
             return "\(path) is not a modesetting (KMS) device: \(errnoText(code))"
         case .anotherMaster(let path, let holder):
