@@ -37,6 +37,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Test helpers only: clips made with the ffmpeg command, pictures read back with it.
+        .target(name: "KioskTestSupport", path: "Tests/Support"),
+
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
+        .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),
     ]
 )

@@ -17,7 +17,8 @@ final class VideoDecoder {
     init(asset: Asset, streamIndex: Int, threads: Int = 0) throws {
         let stream = asset.stream(at: streamIndex)
         let parameters = stream.pointee.codecpar!
-        let codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+        let codecName = parameters.pointee.codec_id == AV_CODEC_ID_NONE
+            ? "unknown" : String(cString: avcodec_get_name(parameters.pointee.codec_id))
         let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
         let limit = Asset.maximumPictureSize
         guard width > 0, height > 0 else {
