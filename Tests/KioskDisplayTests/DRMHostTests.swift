@@ -23,10 +23,10 @@ import Testing
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-dri-\(getpid())")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    FileManager.default.createFile(atPath: dir.path + "/renderD128", contents: nil)
-    FileManager.default.createFile(atPath: dir.path + "/card1", contents: nil)
-    FileManager.default.createFile(atPath: dir.path + "/card0", contents: nil)
-    FileManager.default.createFile(atPath: dir.path + "/card10", contents: nil)
+    _ = FileManager.default.createFile(atPath: dir.path + "/renderD128", contents: nil)
+    _ = FileManager.default.createFile(atPath: dir.path + "/card1", contents: nil)
+    _ = FileManager.default.createFile(atPath: dir.path + "/card0", contents: nil)
+    _ = FileManager.default.createFile(atPath: dir.path + "/card10", contents: nil)
     #expect(try DRMDevices.cardPaths(in: dir.path) == ["card0", "card1", "card10"].map { dir.path + "/" + $0 })
     for name in ["card0", "card1", "card10"] { try FileManager.default.removeItem(atPath: dir.path + "/" + name) }
     #expect(throws: DRMError.self) { try DRMDevices.cardPaths(in: dir.path) }
@@ -42,13 +42,13 @@ import Testing
         _ = try DRMDisplay(options: DRMDisplayOptions(card: "/nonexistent/card0"))
         Issue.record("opened a card that does not exist")
     } catch {
-        guard case .noSuchCard("/nonexistent/card0") = error as? DRMError else { Issue.record("got \(error)"); return }
+        guard case .noSuchCard("/nonexistent/card0") = error else { Issue.record("got \(error)"); return }
     }
     do {
         _ = try DRMDisplay(options: DRMDisplayOptions(card: "/dev/null"))
         Issue.record("opened /dev/null as a card")
     } catch {
-        guard case .notDRMDevice("/dev/null") = error as? DRMError else { Issue.record("got \(error)"); return }
+        guard case .notDRMDevice("/dev/null") = error else { Issue.record("got \(error)"); return }
         #expect("\(error)" == "/dev/null is not a DRM device (expected a node like /dev/dri/card0)")
     }
     #expect(DRMDevices.resolve("card1") == "/dev/dri/card1")
