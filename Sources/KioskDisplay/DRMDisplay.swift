@@ -32,7 +32,8 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     private let lock = NSLock()
     private let card: Card
     private let presenter: any ScanoutPresenter
-    private let saved: SavedDisplayState
+    /// What close puts back (internal: tests compare it with the kernel's state after close).
+    let savedState: SavedDisplayState
     private let flipWaiter: FlipWaiter
     private let flipTimeout: Double
     private var buffers: [DumbBuffer]
@@ -83,7 +84,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         }
         self.card = card
         self.presenter = presenter
-        self.saved = saved
+        self.savedState = saved
         self.buffers = buffers
         flipWaiter = FlipWaiter(fd: card.fd)
         flipTimeout = options.flipTimeout
@@ -179,7 +180,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
             // A commit in flight makes the restoring modeset fail with EBUSY; wait it out.
             do { _ = try finishPendingFlip() } catch { firstError = error }
         }
-        do { try presenter.restore(saved) } catch { firstError = firstError ?? error }
+        do { try presenter.restore(savedState) } catch { firstError = firstError ?? error }
         buffers.forEach { $0.destroy() }
         buffers.removeAll()
         presenter.release()
