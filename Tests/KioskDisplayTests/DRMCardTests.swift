@@ -95,6 +95,26 @@ struct DRMCardTests {
         try third.close()
     }
 
+    /// Run by test_drm.py as user nobody after giving card0 to group video, mode 660, as udev does.
+    @Test(.enabled(if: access(CardTests.card, R_OK | W_OK) != 0, "runs only for a user who may not open the card"))
+    func userWithoutAccessIsToldWhichGroup() throws {
+        var info = stat()
+        #expect(stat(CardTests.card, &info) == 0)
+        do {
+            _ = try DRMDisplay(options: DRMDisplayOptions(card: CardTests.card))
+            Issue.record("opened a card this user may not access")
+        } catch {
+            guard case .permissionDenied(let path, let group, let gid) = error else { Issue.record("got \(error)"); return }
+            #expect(path == CardTests.card)
+            #expect(gid == info.st_gid)
+            #expect(group == groupName(info.st_gid))
+            print(error)
+        }
+        // Auto discovery reports the same, not "no screen".
+        #expect(throws: DRMError.self) { try DRMDisplay() }
+        do { _ = try DRMDisplay() } catch { #expect(error.description.contains("permission denied")) }
+    }
+
     @Test func unknownConnectorAndModeListWhatThereIs() throws {
         do {
             _ = try DRMDisplay(options: DRMDisplayOptions(card: CardTests.card, connector: "HDMI-A-9"))

@@ -74,6 +74,11 @@ done
 # Last: some of these change the mode, and bochs (QEMU's VBE) clears video memory on a mode
 # change, console included, so the restore checks above come first.
 run --filter DRMCardTests > card-tests.log 2>&1; echo $? > card-tests.rc
+# As udev would set it up: group video, mode 660; then a user outside that group tries.
+chgrp video /dev/dri/card0 && chmod 660 /dev/dri/card0
+setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    "$T" --testing-library swift-testing --filter userWithoutAccessIsToldWhichGroup > denied.log 2>&1
+echo $? > denied.rc
 '''
 
 
@@ -232,6 +237,13 @@ def test_console_comes_back_after_close(guest: Guest, api: str):
     assert differing_fraction(hold.before, hold.after) < 0.01
 
 
+def test_user_without_access_is_told_which_group(guest: Guest):
+    log = (guest.workdir / "denied.log").read_text(errors="replace")
+    assert (guest.workdir / "denied.rc").read_text().strip() == "0", log
+    assert "cannot open /dev/dri/card0: permission denied; the user must be in group 'video'" in log, log
+    assert "skipped" not in log, log
+
+
 def test_second_process_is_told_another_is_master(guest: Guest):
     assert guest.second_rc == 0, guest.second_log
     assert guest.second["opened"] is False
@@ -250,7 +262,7 @@ def test_flips_complete_with_increasing_timestamps(guest: Guest, api: str):
     print(f"{guest.driver}/{api}: 60 presents in {flips['wall_seconds'] * 1000:.1f} ms, "
           f"flip interval mean {flips['mean_interval'] * 1000:.2f} ms "
           f"(min {flips['min_interval'] * 1000:.2f}, max {flips['max_interval'] * 1000:.2f}), "
-          f"refresh {refresh * 1000:.2f} ms; present (request to flip event) mean "
+          f"refresh {refresh * 1000:.2f} ms; present call (flip request to return) mean "
           f"{flips['present_mean'] * 1000:.2f} ms, max {flips['present_max'] * 1000:.2f} ms; "
           f"open {guest.holds[api].ready['open_seconds'] * 1000:.1f} ms, "
           f"close {guest.holds[api].closed['close_seconds'] * 1000:.1f} ms")
