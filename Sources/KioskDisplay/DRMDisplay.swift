@@ -26,6 +26,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     /// Size of the buffers handed out: the mode's size, transposed when the plane rotates 90/270.
     public let size: PixelSize
     public let refreshInterval: MediaTime
+    public let bufferCount: Int
     /// Why `api: .auto` fell back from atomic to legacy, if it did.
     public let apiFallbackReason: String?
 
@@ -39,6 +40,9 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     private var buffers: [DumbBuffer]
     private var frontIndex = 0
     private var pendingIndex: Int?
+    /// Buffers handed out by backBuffer and not presented yet: the engine may be drawing into
+    /// them, so close leaves them mapped until they come back (or the display is freed).
+    private var lentIndices = Set<Int>()
     private var isClosed = false
     private var lastFlip = FlipEvent(sequence: 0, seconds: 0)
 
@@ -100,6 +104,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         size = bufferSize
         refreshInterval = output.mode.refreshInterval
         apiFallbackReason = fallback
+        bufferCount = buffers.count
     }
 
     deinit { try? close() }
@@ -121,7 +126,8 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         } catch {
             atomic?.release()
             if case .anotherMaster = error { throw error }
-            if api == .atomic { throw error }
+            // Buffers for a plane-rotated picture are transposed; legacy SetCrtc cannot show them.
+            if api == .atomic || target.planeRotation != .none { throw error }
             try legacy.modeset(framebufferID: firstFramebuffer)
             return (legacy, "atomic modeset failed (\(error)); using legacy")
         }
@@ -130,25 +136,27 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     /// The picture's upright size: what the engine lays the video out in.
     public var logicalSize: PixelSize { rotation.swapsAxes ? mode.size.transposed : mode.size }
     public var needsSoftwareRotation: Bool { softwareRotation != .none }
-    public var bufferCount: Int { buffers.count }
 
     /// One line for the log: what is driven and how.
     public var summary: String {
         let turn = rotation == .none ? "" : ", rotation \(rotation.degrees)° (\(needsSoftwareRotation ? "CPU" : "plane"))"
         return "\(cardPath) (\(driverName)): \(connectorName) \(mode) via \(api.rawValue) on CRTC \(crtcID)"
-            + (planeID.map { " plane \($0)" } ?? "") + ", \(buffers.count) buffers of \(size)\(turn)"
+            + (planeID.map { " plane \($0)" } ?? "") + ", \(bufferCount) buffers of \(size)\(turn)"
     }
 
     public func backBuffer() throws -> PixelBuffer {
         lock.lock(); defer { lock.unlock() }
         guard !isClosed else { throw DRMError.closed }
-        if let index = freeIndex() { return buffers[index].pixelBuffer(index: index) }
-        _ = try finishPendingFlip()   // every buffer is on screen or queued: wait for one
-        return buffers[freeIndex()!].pixelBuffer(index: freeIndex()!)
+        if freeIndex() == nil {
+            _ = try finishPendingFlip()   // every buffer is on screen or queued: wait for one
+        }
+        let index = freeIndex()!          // after a flip the previous front buffer is free
+        lentIndices.insert(index)
+        return buffers[index].pixelBuffer(index: index)
     }
 
-    /// Shows `buffer` at the next refresh and waits for the flip; returns its CLOCK_MONOTONIC
-    /// time in seconds.
+    /// Shows `buffer` (from `backBuffer()`) at the next refresh and waits for the flip; returns
+    /// its CLOCK_MONOTONIC time in seconds.
     public func present(_ buffer: PixelBuffer) throws -> Double {
         lock.lock(); defer { lock.unlock() }
         try queue(buffer)
@@ -181,8 +189,10 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
             do { _ = try finishPendingFlip() } catch { firstError = error }
         }
         do { try presenter.restore(savedState) } catch { firstError = firstError ?? error }
-        buffers.forEach { $0.destroy() }
-        buffers.removeAll()
+        for (index, buffer) in buffers.enumerated() {
+            buffer.releaseKernelObjects()
+            if !lentIndices.contains(index) { buffer.unmap() }
+        }
         presenter.release()
         card.dropMaster()
         card.close()
@@ -193,6 +203,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
 
     /// A buffer neither on screen nor queued, starting after the front one (round robin).
     private func freeIndex() -> Int? {
+        guard !buffers.isEmpty else { return nil }
         for step in 1...buffers.count {
             let index = (frontIndex + step) % buffers.count
             if index != frontIndex && index != pendingIndex { return index }
@@ -201,12 +212,17 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     }
 
     private func queue(_ buffer: PixelBuffer) throws(DRMError) {
-        guard !isClosed else { throw .closed }
-        guard buffers.indices.contains(buffer.index),
-              buffers[buffer.index].pixelBuffer(index: buffer.index).base == buffer.base,
-              buffer.index != frontIndex, buffer.index != pendingIndex || pendingIndex == nil else {
+        let isOurs = buffers.indices.contains(buffer.index) && lentIndices.contains(buffer.index)
+            && buffers[buffer.index].baseAddress == buffer.base
+        if isClosed {
+            // The drawer is done with it: now it can be unmapped.
+            if isOurs { buffers[buffer.index].unmap(); lentIndices.remove(buffer.index) }
+            throw .closed
+        }
+        guard isOurs, buffer.index != frontIndex, buffer.index != pendingIndex else {
             throw .foreignBuffer(index: buffer.index)
         }
+        lentIndices.remove(buffer.index)
         if pendingIndex != nil { _ = try finishPendingFlip() }
         try presenter.queueFlip(framebufferID: buffers[buffer.index].framebufferID, userData: flipWaiter.userData)
         pendingIndex = buffer.index

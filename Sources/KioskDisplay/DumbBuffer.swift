@@ -4,7 +4,7 @@ import KioskCore
 
 /// A CPU-drawable scanout buffer: a dumb buffer object, mapped into this process, registered as
 /// an XRGB8888 framebuffer. Freed with `destroy()` (idempotent): unmap, remove the framebuffer,
-/// destroy the buffer object.
+/// destroy the buffer object; or in two steps when a drawer may still hold the memory.
 final class DumbBuffer {
     let size: PixelSize
     let pitch: Int
@@ -75,10 +75,24 @@ final class DumbBuffer {
     }
 
     func destroy() {
-        if let mapping { munmap(mapping, byteCount); self.mapping = nil }
+        unmap()
+        releaseKernelObjects()
+    }
+
+    /// Removes the framebuffer and the buffer handle; needs the card still open. The memory
+    /// stays valid while mapped (the mapping holds its own reference to the buffer object),
+    /// so a thread still drawing into it cannot crash.
+    func releaseKernelObjects() {
         // Removing a framebuffer that is still scanned out turns its plane off; restore runs
         // first so this never blanks a screen that was handed back.
         if framebufferID != 0 { _ = drmModeRmFB(fd, framebufferID); framebufferID = 0 }
         if handle != 0 { _ = drmModeDestroyDumbBuffer(fd, handle); handle = 0 }
+    }
+
+    /// Where the buffer is mapped; nil once unmapped.
+    var baseAddress: UnsafeMutableRawPointer? { mapping }
+
+    func unmap() {
+        if let mapping { munmap(mapping, byteCount); self.mapping = nil }
     }
 }

@@ -79,6 +79,34 @@ struct DRMCardTests {
         #expect(after.mode == saved.mode)
     }
 
+    /// What the CLI's SIGTERM handler does: close from another thread while the presenter
+    /// thread is flipping. The presenter must get `.closed`, and the console its screen back.
+    @Test func closeFromAnotherThreadWhilePresenting() throws {
+        let guardFD = try CardTests.openWithoutMaster()
+        defer { Glibc.close(guardFD) }
+        let display = try DRMDisplay(options: DRMDisplayOptions(card: CardTests.card, api: CardTests.api))
+        let presenter = PresenterLoop(display: display)
+        let thread = Thread { presenter.run() }
+        thread.start()
+        while presenter.flips < 5 { usleep(1000) }
+        try display.close()
+        presenter.finished.wait()
+        #expect(presenter.flips >= 5)
+        #expect(presenter.stoppedBy == "the display is closed")
+        #expect(CardTests.crtcState(display.crtcID)?.framebuffer == display.savedState.framebufferID)
+    }
+
+    /// The engine may be drawing when close runs: the buffer it holds stays mapped until it
+    /// hands it back, which then fails with `.closed` (and unmaps it).
+    @Test func bufferHeldAcrossCloseStaysDrawable() throws {
+        let display = try DRMDisplay(options: DRMDisplayOptions(card: CardTests.card, api: CardTests.api))
+        let held = try display.backBuffer()
+        try display.close()
+        TestPattern.draw(into: held)               // would crash if close had unmapped it
+        #expect(TestPattern.mismatches(in: held).isEmpty)
+        #expect(throws: DRMError.self) { try display.present(held) }
+    }
+
     @Test func secondOpenerIsToldAnotherProcessIsMaster() throws {
         let first = try DRMDisplay(options: DRMDisplayOptions(card: CardTests.card, api: CardTests.api))
         do {
@@ -199,5 +227,34 @@ struct DRMCardTests {
         }
         #expect(seen == [0, 1, 2])
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+    }
+}
+
+/// Presents until the display refuses; counts the flips. Shared with the test's thread under a
+/// lock, hence @unchecked Sendable.
+final class PresenterLoop: @unchecked Sendable {
+    private let display: DRMDisplay
+    private let lock = NSLock()
+    private var count = 0
+    private var error: String?
+    let finished = DispatchSemaphore(value: 0)
+
+    init(display: DRMDisplay) { self.display = display }
+
+    var flips: Int { lock.withLock { count } }
+    var stoppedBy: String? { lock.withLock { error } }
+
+    func run() {
+        defer { finished.signal() }
+        do {
+            while true {
+                let buffer = try display.backBuffer()
+                TestPattern.draw(into: buffer)
+                _ = try display.present(buffer)
+                lock.withLock { count += 1 }
+            }
+        } catch {
+            lock.withLock { self.error = "\(error)" }
+        }
     }
 }
