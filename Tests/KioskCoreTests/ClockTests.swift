@@ -227,3 +227,15 @@ func audioMasterFollowsAtOtherRates(_ rate: Rational) {
     #expect(clock.observeAudio(seconds(9), atHost: bootHost + seconds(1)) == .ignoredWhileStopped)
     #expect(clock.mediaTime(atHost: bootHost + seconds(1)) == seconds(4))
 }
+
+@Test func anOverEagerTuningStillRunsForward() {
+    let tuning = PlaybackClock.Tuning(correctionTime: MediaTime(value: 1, timescale: 100),
+                                      maximumCorrection: Rational(3, 1), resyncThreshold: seconds(1))
+    #expect(tuning.maximumCorrection == Rational(1, 2))
+    var clock = PlaybackClock(mediaTime: .zero, hostTime: bootHost, rate: one, tuning: tuning)
+    // The audio is 900 ms behind: absorbed at half speed at most, never backwards.
+    clock.observeAudio(.zero - millis(900), atHost: bootHost)
+    let a = clock.mediaTime(atHost: bootHost + millis(100)), b = clock.mediaTime(atHost: bootHost + millis(200))
+    #expect(a == millis(50) && b == millis(100))
+    #expect(clock.hostTime(forMediaTime: millis(100)) == bootHost + millis(200))
+}

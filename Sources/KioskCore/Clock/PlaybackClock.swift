@@ -21,18 +21,24 @@ public struct PlaybackClock: Sendable, Hashable {
     public struct Tuning: Sendable, Hashable {
         /// How long a difference to the audio takes to be absorbed. Longer smooths jitter in
         /// the device's delay reports better; shorter follows faster.
-        public var correctionTime: MediaTime
+        public let correctionTime: MediaTime
         /// The largest speed change used to absorb a difference, as a fraction of the rate
-        /// (1/10: the video runs at most 10% fast or slow while catching up).
-        public var maximumCorrection: Rational
+        /// (1/10: the video runs at most 10% fast or slow while catching up). Kept within
+        /// 0...1/2 so that the corrected clock always runs forward.
+        public let maximumCorrection: Rational
         /// A difference larger than this is a discontinuity: jump instead of absorbing it.
-        public var resyncThreshold: MediaTime
+        public let resyncThreshold: MediaTime
 
         public init(correctionTime: MediaTime = MediaTime(value: 1, timescale: 1),
                     maximumCorrection: Rational = Rational(1, 10),
                     resyncThreshold: MediaTime = MediaTime(value: 1, timescale: 10)) {
             self.correctionTime = correctionTime
-            self.maximumCorrection = maximumCorrection
+            let half = Rational(1, 2)
+            if !maximumCorrection.isKnownAndPositive {
+                self.maximumCorrection = Rational(0, 1)
+            } else {
+                self.maximumCorrection = PlaybackRate.isLess(half, maximumCorrection) ? half : maximumCorrection
+            }
             self.resyncThreshold = resyncThreshold
         }
     }
