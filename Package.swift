@@ -7,6 +7,9 @@ import PackageDescription
 let package = Package(
     name: "kiosk",
     platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "kiosk", targets: ["kiosk"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -25,6 +28,19 @@ let package = Package(
         .target(name: "CKioskShim", dependencies: ["CFFmpeg"]),
 
         .target(name: "KioskCore", dependencies: [.product(name: "Yams", package: "Yams")]),
+        .target(name: "KioskMedia", dependencies: ["KioskCore", "CFFmpeg", "CKioskShim",
+                                                   .product(name: "Logging", package: "swift-log")]),
+        .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM"]),
+        .executableTarget(name: "kiosk", dependencies: [
+            "KioskCore", "KioskMedia", "KioskDisplay",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Test helpers only: clips made with the ffmpeg command, pictures read back with it.
+        .target(name: "KioskTestSupport", path: "Tests/Support"),
+
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
+        .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),
     ]
 )

@@ -1,0 +1,70 @@
+import Glibc
+import KioskCore
+
+/// A display in memory: buffers laid out as a DRM dumb buffer would be (XRGB8888, pitch padded
+/// to 64 bytes as drivers commonly do), double-buffered, flipping on the monotonic clock at the
+/// given refresh rate. Tests, benchmarks and headless previews use it in place of a screen.
+public final class HeadlessDisplay: VideoOutput {
+    public let size: PixelSize
+    public let refreshInterval: MediaTime
+    public let stride: Int
+    /// When false, `present` returns at once instead of waiting for the next refresh: for
+    /// benchmarks that measure decode and scale alone.
+    public let paced: Bool
+    private let storage: [UnsafeMutableRawPointer]
+    private var back = 0
+    private var lastFlip: Double?
+    /// The buffer most recently presented, as a screen would show it.
+    public private(set) var frontIndex: Int?
+
+    public init(size: PixelSize, refreshRate: Int = 60, bufferCount: Int = 2, paced: Bool = true) {
+        precondition(!size.isEmpty && bufferCount >= 2 && refreshRate > 0)
+        self.size = size
+        self.refreshInterval = MediaTime(value: 1, timescale: Int32(refreshRate))
+        self.paced = paced
+        stride = (size.width * 4 + 63) / 64 * 64
+        storage = (0..<bufferCount).map { _ in
+            let memory = UnsafeMutableRawPointer.allocate(byteCount: (size.width * 4 + 63) / 64 * 64 * size.height, alignment: 4096)
+            memory.initializeMemory(as: UInt8.self, repeating: 0, count: (size.width * 4 + 63) / 64 * 64 * size.height)
+            return memory
+        }
+    }
+
+    deinit {
+        storage.forEach { $0.deallocate() }
+    }
+
+    public func buffer(_ index: Int) -> PixelBuffer {
+        PixelBuffer(base: storage[index], size: size, stride: stride, index: index)
+    }
+
+    public func backBuffer() throws -> PixelBuffer { buffer(back) }
+
+    /// The picture on "screen" now, or nil before the first present.
+    public var frontBuffer: PixelBuffer? { frontIndex.map(buffer) }
+
+    public func present(_ buffer: PixelBuffer) throws -> Double {
+        precondition(buffer.base == storage[buffer.index], "buffer from another display")
+        var now = HeadlessDisplay.monotonicSeconds()
+        if paced, let lastFlip {
+            // A real screen flips on its next vblank: never more often than the refresh rate.
+            let next = lastFlip + refreshInterval.seconds
+            if next > now { HeadlessDisplay.sleep(until: next); now = next }
+        }
+        lastFlip = now
+        frontIndex = buffer.index
+        back = (buffer.index + 1) % storage.count
+        return now
+    }
+
+    public static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    static func sleep(until deadline: Double) {
+        var ts = timespec(tv_sec: Int(deadline), tv_nsec: Int((deadline - deadline.rounded(.down)) * 1e9))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+    }
+}

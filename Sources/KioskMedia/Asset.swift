@@ -1,0 +1,143 @@
+import CFFmpeg
+import CKioskShim
+import Glibc
+import KioskCore
+
+/// An opened media file or URL (AVAsset's role): the demuxer context and what it contains.
+/// Not thread-safe: one Asset is read by one thread at a time (the engine's demux thread).
+public final class Asset {
+    public let source: String
+    public let info: MediaInfo
+    var formatContext: UnsafeMutablePointer<AVFormatContext>?
+
+    /// Frames larger than this are refused before any decoding: a 16384x16384 picture would ask
+    /// for a gigabyte per frame and buys nothing on a signage screen.
+    public static let maximumPictureSize = PixelSize(width: 8192, height: 8192)
+
+    /// Opens and probes `source` (a path or a URL FFmpeg understands). Throws a `MediaError`
+    /// that names the source and says why in one line.
+    public init(source: String) throws {
+        self.source = source
+        try Asset.checkLocalFile(source)
+        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        let openResult = avformat_open_input(&context, source, nil, nil)
+        guard openResult >= 0, let context else {
+            throw MediaError(source: source, reason: Asset.describeOpenFailure(openResult))
+        }
+        formatContext = context
+        let probeResult = avformat_find_stream_info(context, nil)
+        guard probeResult >= 0 else {
+            avformat_close_input(&formatContext)
+            throw MediaError(source: source, reason: "cannot read stream information: \(ffmpegErrorText(probeResult))")
+        }
+        info = Asset.describe(context, source: source)
+        guard info.streams.contains(where: { $0.kind == .video || $0.kind == .audio }) else {
+            avformat_close_input(&formatContext)
+            throw MediaError(source: source, reason: "no video or audio stream in this \(info.formatName) file")
+        }
+    }
+
+    deinit {
+        avformat_close_input(&formatContext)
+    }
+
+    var context: UnsafeMutablePointer<AVFormatContext> { formatContext! }
+
+    func stream(at index: Int) -> UnsafeMutablePointer<AVStream> {
+        context.pointee.streams[index]!
+    }
+
+    /// Local paths get a precise reason before FFmpeg's generic "Invalid data".
+    private static func checkLocalFile(_ source: String) throws {
+        if source.contains("://") || source.hasPrefix("lavfi:") { return }
+        var status = stat()
+        guard stat(source, &status) == 0 else {
+            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
+            throw MediaError(source: source, reason: reason)
+        }
+        if (status.st_mode & S_IFMT) == S_IFDIR {
+            throw MediaError(source: source, reason: "is a directory, not a media file")
+        }
+        if status.st_size == 0 {
+            throw MediaError(source: source, reason: "empty file (0 bytes)")
+        }
+        if access(source, R_OK) != 0 {
+            throw MediaError(source: source, reason: "not readable: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func describeOpenFailure(_ code: Int32) -> String {
+        if code == kiosk_averror_invaliddata() {
+            return "not a media file FFmpeg can read (unknown format or damaged data)"
+        }
+        return "cannot open: \(ffmpegErrorText(code))"
+    }
+
+    private static func describe(_ context: UnsafeMutablePointer<AVFormatContext>, source: String) -> MediaInfo {
+        let formatName = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
+        let duration = context.pointee.duration
+        let durationSeconds = duration > 0 && duration != kiosk_nopts_value() ? Double(duration) / Double(AV_TIME_BASE) : nil
+        let bestVideo = Int(av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0))
+        let bestAudio = Int(av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0))
+        var streams: [StreamInfo] = []
+        for index in 0..<Int(context.pointee.nb_streams) {
+            let stream = context.pointee.streams[index]!
+            streams.append(describe(stream, index: index, isBest: index == bestVideo || index == bestAudio))
+        }
+        return MediaInfo(source: source, formatName: formatName, durationSeconds: durationSeconds,
+                         bitRate: context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil,
+                         streams: streams)
+    }
+
+    private static func describe(_ stream: UnsafeMutablePointer<AVStream>, index: Int, isBest: Bool) -> StreamInfo {
+        let parameters = stream.pointee.codecpar.pointee
+        let kind: StreamInfo.Kind
+        switch parameters.codec_type {
+        case AVMEDIA_TYPE_VIDEO: kind = .video
+        case AVMEDIA_TYPE_AUDIO: kind = .audio
+        case AVMEDIA_TYPE_SUBTITLE: kind = .subtitle
+        case AVMEDIA_TYPE_DATA: kind = .data
+        case AVMEDIA_TYPE_ATTACHMENT: kind = .attachment
+        default: kind = .unknown
+        }
+        let timeBase = stream.pointee.time_base
+        let streamDuration = stream.pointee.duration
+        var info = StreamInfo(
+            index: index, kind: kind, codecName: String(cString: avcodec_get_name(parameters.codec_id)),
+            decodable: avcodec_find_decoder(parameters.codec_id) != nil, isDefaultChoice: isBest,
+            durationSeconds: streamDuration > 0 && streamDuration != kiosk_nopts_value() && timeBase.den > 0
+                ? Double(streamDuration) * av_q2d(timeBase) : nil,
+            bitRate: parameters.bit_rate > 0 ? Int(parameters.bit_rate) : nil)
+        if kind == .video {
+            info.width = Int(parameters.width)
+            info.height = Int(parameters.height)
+            if let name = av_get_pix_fmt_name(AVPixelFormat(parameters.format)) { info.pixelFormat = String(cString: name) }
+            let sar = stream.pointee.sample_aspect_ratio.num > 0 ? stream.pointee.sample_aspect_ratio : parameters.sample_aspect_ratio
+            info.sampleAspectRatio = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : Rational.one
+            let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
+            info.frameRate = rate.num > 0 && rate.den > 0 ? Rational(Int64(rate.num), Int64(rate.den)) : nil
+            info.rotation = rotationDegrees(of: stream)
+            info.isStillImage = (stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0 || stream.pointee.nb_frames == 1
+        } else if kind == .audio {
+            info.sampleRate = Int(parameters.sample_rate)
+            info.channels = Int(parameters.ch_layout.nb_channels)
+            var layout = parameters.ch_layout
+            var buffer = [CChar](repeating: 0, count: 64)
+            if av_channel_layout_describe(&layout, &buffer, buffer.count) > 0 {
+                info.channelLayout = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            if let name = av_get_sample_fmt_name(AVSampleFormat(parameters.format)) { info.sampleFormat = String(cString: name) }
+        }
+        return info
+    }
+
+    /// The display matrix's rotation as clockwise degrees to apply (FFmpeg reports the
+    /// counter-clockwise angle the matrix encodes), snapped to quarter turns.
+    static func rotationDegrees(of stream: UnsafeMutablePointer<AVStream>) -> Int {
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nil) else { return 0 }
+        let angle = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+        guard angle.isFinite else { return 0 }
+        let clockwise = Int((-angle / 90).rounded()) * 90
+        return ((clockwise % 360) + 360) % 360
+    }
+}

@@ -1,0 +1,30 @@
+import CFFmpeg
+import CKioskShim
+
+/// A media file kiosk cannot use, and why, in words a signage integrator can act on.
+/// `description` is the one line the CLI prints: `PATH: REASON`.
+public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
+    public let source: String
+    public let reason: String
+
+    public init(source: String, reason: String) {
+        self.source = source
+        self.reason = reason
+    }
+
+    public var description: String { "\(source): \(reason)" }
+}
+
+/// FFmpeg's text for an AVERROR code, as av_err2str would give (a macro Swift cannot import).
+func ffmpegErrorText(_ code: Int32) -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    if av_strerror(code, &buffer, buffer.count) < 0 {
+        return "FFmpeg error \(code)"
+    }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+enum AVResult {
+    static let eof = kiosk_averror_eof()
+    static let again = kiosk_averror_eagain()
+}

@@ -1,0 +1,42 @@
+import KioskCore
+
+/// What FFmpeg found in a file: the probe result `kiosk probe` prints and the engine plans with.
+public struct MediaInfo: Sendable, Codable, Equatable {
+    public var source: String
+    public var formatName: String
+    /// nil when the container does not say (live streams, some raw files).
+    public var durationSeconds: Double?
+    public var bitRate: Int?
+    public var streams: [StreamInfo]
+
+    public var bestVideo: StreamInfo? { streams.first { $0.kind == .video && $0.isDefaultChoice } ?? streams.first { $0.kind == .video } }
+    public var bestAudio: StreamInfo? { streams.first { $0.kind == .audio && $0.isDefaultChoice } ?? streams.first { $0.kind == .audio } }
+}
+
+public struct StreamInfo: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable { case video, audio, subtitle, data, attachment, unknown }
+
+    public var index: Int
+    public var kind: Kind
+    public var codecName: String
+    /// False when no decoder for the codec is compiled into this FFmpeg.
+    public var decodable: Bool
+    /// FFmpeg's pick among streams of its kind (av_find_best_stream).
+    public var isDefaultChoice: Bool
+    public var durationSeconds: Double?
+    public var bitRate: Int?
+    // Video
+    public var width: Int?
+    public var height: Int?
+    public var pixelFormat: String?
+    public var sampleAspectRatio: Rational?
+    public var frameRate: Rational?
+    /// Clockwise degrees the picture must turn to be upright (phone videos).
+    public var rotation: Int?
+    public var isStillImage: Bool?
+    // Audio
+    public var sampleRate: Int?
+    public var channels: Int?
+    public var channelLayout: String?
+    public var sampleFormat: String?
+}

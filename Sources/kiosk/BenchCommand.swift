@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import KioskCore
+import KioskDisplay
+import KioskMedia
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Decode and scale every frame as fast as possible into headless display buffers.")
+
+    @Argument(help: "A media file or URL.")
+    var media: String
+
+    @Option(help: "Screen size, WxH.")
+    var size: PixelSize = PixelSize(width: 1280, height: 800)
+
+    @Option(help: "fit, fill or stretch.")
+    var gravity: VideoGravity = .fit
+
+    @Option(help: "Stop after this many frames (default: all).")
+    var frames: Int?
+
+    @Option(help: "Decoder threads; 0 lets FFmpeg choose.")
+    var threads: Int = 0
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        if let frames, frames <= 0 { throw ValidationError("--frames must be 1 or more") }
+        if threads < 0 { throw ValidationError("--threads must be 0 or more") }
+    }
+
+    func run() throws {
+        _ = common.makeLogger()
+        let start = HeadlessDisplay.monotonicSeconds()
+        let reader = try VideoFrameReader(asset: try Asset(source: media), threads: threads)
+        let display = HeadlessDisplay(size: size, paced: false)
+        let scaler = Scaler()
+        var count = 0
+        var firstFrameSeconds: Double?
+        while frames.map({ count < $0 }) ?? true, let frame = try reader.nextFrame() {
+            let buffer = try display.backBuffer()
+            // Cheap arithmetic; per frame because a stream may change size midway.
+            let layout = Scaler.layout(for: frame, on: size, gravity: gravity)
+            try scaler.draw(frame, layout: layout, into: buffer)
+            _ = try display.present(buffer)
+            count += 1
+            if firstFrameSeconds == nil { firstFrameSeconds = HeadlessDisplay.monotonicSeconds() - start }
+        }
+        let seconds = HeadlessDisplay.monotonicSeconds() - start
+        let rate = seconds > 0 ? Double(count) / seconds : 0
+        if json {
+            let result: [String: Double] = ["frames": Double(count), "seconds": seconds, "fps": rate,
+                                            "first_frame_seconds": firstFrameSeconds ?? 0,
+                                            "damaged_packets": Double(reader.damagedPackets)]
+            let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print(String(format: "frames: %d\nseconds: %.3f\nframes/s: %.1f", count, seconds, rate))
+        }
+    }
+}

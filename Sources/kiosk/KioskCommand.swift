@@ -1,0 +1,89 @@
+import ArgumentParser
+import Glibc
+import KioskCore
+import KioskMedia
+import Logging
+
+/// The `kiosk` command line. Exit codes are part of the public contract: 0 success,
+/// 1 a media or runtime error, 2 a usage error.
+struct KioskCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kiosk",
+        abstract: "A lean video player for Linux signage boxes: FFmpeg -> DRM/KMS, ALSA, evdev.",
+        subcommands: [SnapshotCommand.self, BenchCommand.self, ProbeCommand.self])
+}
+
+/// Options every subcommand takes.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .notice
+
+    /// Sets up logging to stderr (FFmpeg's own lines included at debug level) and returns the logger.
+    func makeLogger(label: String = "kiosk") -> Logger {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .trace
+            return handler
+        }
+        var logger = Logger(label: label)
+        logger.logLevel = logLevel
+        FFmpegLog.route(to: logger)
+        return logger
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+extension PixelSize: ExpressibleByArgument {
+    public init?(argument: String) { self.init(parsing: argument) }
+}
+
+extension VideoGravity: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+}
+
+/// A failure to report as one line on stderr with exit code 1.
+struct RuntimeFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+@main
+enum Entry {
+    static func main() {
+        do {
+            var command = try KioskCommand.parseAsRoot()
+            try command.run()
+        } catch let error as MediaError {
+            fail("\(error)", code: 1)
+        } catch let error as RuntimeFailure {
+            fail("\(error)", code: 1)
+        } catch {
+            let code = KioskCommand.exitCode(for: error)
+            let message = KioskCommand.fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                exit(0)
+            }
+            // ArgumentParser says 64 for usage errors; kiosk's contract says 2.
+            fail(message, code: code == .validationFailure ? 2 : code.rawValue)
+        }
+    }
+
+    static func fail(_ message: String, code: Int32) -> Never {
+        if !message.isEmpty {
+            writeStandardError(message.hasPrefix("Error:") || message.hasPrefix("kiosk:") ? message : "kiosk: \(message)")
+        }
+        exit(code)
+    }
+}
+
+/// One line to stderr, unbuffered (the stdio `stderr` global is not concurrency-safe in Swift 6).
+func writeStandardError(_ line: String) {
+    var text = line
+    if !text.hasSuffix("\n") { text += "\n" }
+    text.utf8CString.withUnsafeBufferPointer { bytes in
+        _ = Glibc.write(2, bytes.baseAddress, bytes.count - 1)
+    }
+}

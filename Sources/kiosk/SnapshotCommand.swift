@@ -1,0 +1,56 @@
+import ArgumentParser
+import KioskCore
+import KioskDisplay
+import KioskMedia
+
+struct SnapshotCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot",
+        abstract: "Write the frame at a given time as the display would show it, as a PNG.")
+
+    @Argument(help: "A media file or URL.")
+    var media: String
+
+    @Option(help: "Screen mode, WxH (e.g. 1280x800), as the panel scans out.")
+    var size: PixelSize
+
+    @Option(help: "fit (resizeAspect), fill (resizeAspectFill) or stretch (resize).")
+    var gravity: VideoGravity = .fit
+
+    @Option(help: "Media time in seconds.")
+    var at: Double = 0
+
+    @Option(help: "Display rotation, clockwise degrees: 0, 90, 180 or 270 (portrait screens).")
+    var rotation: Int = 0
+
+    @Option(name: .shortAndLong, help: "The PNG to write.")
+    var output: String
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard at >= 0, at.isFinite else { throw ValidationError("--at must be a time in seconds, 0 or more") }
+        guard Rotation(degrees: rotation) != nil, (0..<360).contains(rotation) else {
+            throw ValidationError("--rotation must be 0, 90, 180 or 270")
+        }
+    }
+
+    func run() throws {
+        _ = common.makeLogger()
+        let asset = try Asset(source: media)
+        if let duration = asset.info.durationSeconds, at > duration {
+            throw MediaError(source: media, reason: String(format: "--at %.3f s is past the end (%.3f s)", at, duration))
+        }
+        let reader = try VideoFrameReader(asset: asset)
+        guard let frame = try reader.frame(at: MediaTime(seconds: at)) else {
+            throw MediaError(source: media, reason: "no picture could be decoded")
+        }
+        let displayRotation = Rotation(degrees: rotation)!
+        // --size is the panel's mode, as scanned out; a turned screen gets the picture turned.
+        let display = HeadlessDisplay(size: size, paced: false)
+        let buffer = try display.backBuffer()
+        let layout = Scaler.layout(for: frame, on: size, gravity: gravity, displayRotation: displayRotation)
+        try Scaler().draw(frame, layout: layout, into: buffer)
+        try PNGWriter.write(buffer, to: output)
+    }
+}
