@@ -119,17 +119,25 @@ extension ConfigWalker {
             }
             bindings[action] = names
         }
-        var reported: Set<String> = []
-        for binding in written.sorted(by: { ($0.node.mark?.line ?? 0, $0.node.mark?.column ?? 0) < ($1.node.mark?.line ?? 0, $1.node.mark?.column ?? 0) }) {
-            let actions = KeyAction.allCases.filter { bindings[$0].contains(binding.name) }
-            guard actions.count > 1, reported.insert(binding.name).inserted else { continue }
-            let others = actions.filter { $0 != binding.action }.map(\.rawValue)
-            let unbind = others.map { "\($0): []" }.joined(separator: ", ")
-            let origin = written.contains { $0.name == binding.name && $0.action != binding.action } ? "" : " (a default)"
-            report(binding.node, "\(binding.name) is bound to both \(binding.action.rawValue) and \(others.joined(separator: ", "))\(origin); "
-                   + "expected one action per key (replace the other list, e.g. \(unbind))")
-        }
+        reportKeysBoundTwice(written, in: bindings)
         return bindings
+    }
+
+    /// One diagnostic per key bound to several actions, at its first place in the file.
+    private func reportKeysBoundTwice(_ written: [(action: KeyAction, name: String, node: Node)], in bindings: KeyBindings) {
+        let inFileOrder = written.sorted { a, b in
+            (a.node.mark?.line ?? 0, a.node.mark?.column ?? 0) < (b.node.mark?.line ?? 0, b.node.mark?.column ?? 0)
+        }
+        var reported: Set<String> = []
+        for binding in inFileOrder {
+            let others = KeyAction.allCases.filter { $0 != binding.action && bindings[$0].contains(binding.name) }
+            guard !others.isEmpty, reported.insert(binding.name).inserted else { continue }
+            let writtenElsewhere = written.contains { $0.name == binding.name && $0.action != binding.action }
+            report(binding.node, "\(binding.name) is bound to both \(binding.action.rawValue) and "
+                   + others.map(\.rawValue).joined(separator: ", ") + (writtenElsewhere ? "" : " (a default)")
+                   + "; expected one action per key (replace the other list, e.g. "
+                   + others.map { "\($0.rawValue): []" }.joined(separator: ", ") + ")")
+        }
     }
 
     static func isKeyName(_ name: String) -> Bool {

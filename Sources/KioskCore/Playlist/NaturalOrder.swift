@@ -3,16 +3,22 @@
 /// the order is total and the same on every run.
 public enum NaturalOrder {
     public static func areInIncreasingOrder(_ a: String, _ b: String) -> Bool {
-        let left = chunks(of: a), right = chunks(of: b)
+        precedes(chunks(of: a), a, chunks(of: b), b)
+    }
+
+    /// Splits every name once, then sorts (a directory of thousands of clips stays fast).
+    public static func sorted(_ names: [String]) -> [String] {
+        names.map { (chunks(of: $0), $0) }
+            .sorted { precedes($0.0, $0.1, $1.0, $1.1) }
+            .map(\.1)
+    }
+
+    private static func precedes(_ left: [Chunk], _ a: String, _ right: [Chunk], _ b: String) -> Bool {
         for (x, y) in zip(left, right) {
             if let order = compare(x, y) { return order }
         }
         if left.count != right.count { return left.count < right.count }
         return a < b
-    }
-
-    public static func sorted(_ names: [String]) -> [String] {
-        names.sorted(by: areInIncreasingOrder)
     }
 
     private enum Chunk {

@@ -64,7 +64,7 @@ public struct PlaylistExpander: Sendable {
         "mp4", "m4v", "mov", "mkv", "webm", "avi", "ts", "m2ts", "mpg", "mpeg", "ogv", "flv", "wmv", "gif",
     ]
     public static let stillImageExtensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "webp"]
-    public static var mediaExtensions: Set<String> { videoExtensions.union(stillImageExtensions) }
+    public static let mediaExtensions: Set<String> = videoExtensions.union(stillImageExtensions)
 
     public var fileSystem: any PlaylistFileSystem
 
