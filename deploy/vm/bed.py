@@ -342,6 +342,9 @@ class Bed:
         rc = self._proc.returncode if self._proc else None
         if rc is None:
             return "still running"
+        code_file = self.workdir / "exit-code"
+        if code_file.exists():
+            return f"the command exited with status {code_file.read_text().strip()}"
         if rc < 0:
             return f"QEMU killed by signal {-rc}"
         return f"QEMU exited with status {rc}"
