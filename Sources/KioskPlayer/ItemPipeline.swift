@@ -100,7 +100,8 @@ final class ItemPipeline: @unchecked Sendable {
             frames.push(.failed(MediaError(source: plan.source, reason: "\(error)")))
             return
         }
-        let decodeThread = Thread { [self] in runDecode(decoder) }
+        let handOver = HandOver(value: decoder)
+        let decodeThread = Thread { [self] in runDecode(handOver.value) }
         decodeThread.name = "kiosk-decode"
         decodeThread.start()
 

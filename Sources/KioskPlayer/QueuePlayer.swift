@@ -69,8 +69,9 @@ public final class QueuePlayer: @unchecked Sendable {
 
     /// Starts the presenter thread: playback begins (or waits paused, per the options).
     public func start() {
-        let thread = Thread { [loop, finishedSignal] in
-            loop.run()
+        let handOver = HandOver(value: loop)
+        let thread = Thread { [finishedSignal] in
+            handOver.value.run()
             finishedSignal.signal()
         }
         thread.name = "kiosk-present"

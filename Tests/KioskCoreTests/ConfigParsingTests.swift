@@ -125,7 +125,7 @@ struct ConfigParsingTests {
         var expected = KioskConfig()
         expected.items = [ItemConfig(source: .file("/srv/a.mp4"), location: SourceLocation(file: "kiosk.conf", line: 3, column: 9))]
         #expect(config == expected)
-        #expect(config.input.keys == KeyBindings.defaults)
+        #expect(config.input.keys == KeyMap.defaults)
         #expect(config.audio.device == .pcm("default"))
         #expect(config.display.mode == .preferred)
     }

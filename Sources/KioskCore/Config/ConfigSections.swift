@@ -90,10 +90,10 @@ extension ConfigWalker {
 
     /// `input: keys:` over the defaults. Each key name must look like KEY_X or BTN_X, and a key
     /// may trigger one action only (counting the defaults that were not replaced).
-    func readKeys(_ node: Node?) -> KeyBindings {
-        var bindings = KeyBindings.defaults
+    func readKeys(_ node: Node?) -> KeyMap {
+        var bindings = KeyMap.defaultBindings
         guard let section = section(node, name: "input.keys", allowedKeys: KeyAction.allCases.map(\.rawValue)) else {
-            return bindings
+            return .defaults
         }
         var written: [(action: KeyAction, name: String, node: Node)] = []
         for action in KeyAction.allCases {
@@ -108,7 +108,7 @@ extension ConfigWalker {
             }
             var names: [String] = []
             for element in elements {
-                guard let name = element.scalar?.string, Self.isKeyName(name) else {
+                guard let name = element.scalar?.string, KeyMap.isKeyName(name) else {
                     let shown = element.scalar.map { "'\($0.string)'" } ?? describe(element)
                     report(element, "\(shown) in input.keys.\(action.rawValue) is not an evdev key name; "
                            + "expected a name like KEY_SPACE or BTN_LEFT (upper case, digits, _)")
@@ -120,17 +120,19 @@ extension ConfigWalker {
             bindings[action] = names
         }
         reportKeysBoundTwice(written, in: bindings)
-        return bindings
+        // Conflicts were reported above with their positions; the defaults stand in for an
+        // invalid map, which the diagnostics keep from ever being used.
+        return (try? KeyMap(bindings)) ?? .defaults
     }
 
     /// One diagnostic per key bound to several actions, at its first place in the file.
-    private func reportKeysBoundTwice(_ written: [(action: KeyAction, name: String, node: Node)], in bindings: KeyBindings) {
+    private func reportKeysBoundTwice(_ written: [(action: KeyAction, name: String, node: Node)], in bindings: [KeyAction: [String]]) {
         let inFileOrder = written.sorted { a, b in
             (a.node.mark?.line ?? 0, a.node.mark?.column ?? 0) < (b.node.mark?.line ?? 0, b.node.mark?.column ?? 0)
         }
         var reported: Set<String> = []
         for binding in inFileOrder {
-            let others = KeyAction.allCases.filter { $0 != binding.action && bindings[$0].contains(binding.name) }
+            let others = KeyAction.allCases.filter { $0 != binding.action && (bindings[$0] ?? []).contains(binding.name) }
             guard !others.isEmpty, reported.insert(binding.name).inserted else { continue }
             let writtenElsewhere = written.contains { $0.name == binding.name && $0.action != binding.action }
             report(binding.node, "\(binding.name) is bound to both \(binding.action.rawValue) and "
@@ -138,11 +140,6 @@ extension ConfigWalker {
                    + "; expected one action per key (replace the other list, e.g. "
                    + others.map { "\($0.rawValue): []" }.joined(separator: ", ") + ")")
         }
-    }
-
-    static func isKeyName(_ name: String) -> Bool {
-        guard name.hasPrefix("KEY_") || name.hasPrefix("BTN_"), name.count > 4 else { return false }
-        return name.dropFirst(4).allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber || $0 == "_") }
     }
 
     func readPlayback(_ node: Node?) -> PlaybackConfig {

@@ -79,48 +79,6 @@ public struct AudioConfig: Sendable, Equatable {
     public init() {}
 }
 
-/// What a key can do; the raw values are the names under `input: keys:`.
-public enum KeyAction: String, Sendable, CaseIterable {
-    case toggle
-    case seekForward = "seek_forward"
-    case seekBackward = "seek_backward"
-    case volumeUp = "volume_up"
-    case volumeDown = "volume_down"
-    case next
-    case previous
-    case mute
-}
-
-/// Which evdev key names trigger which action. Names are checked for shape only
-/// (KEY_... / BTN_...); KioskInput resolves them to codes with libevdev.
-public struct KeyBindings: Sendable, Equatable {
-    public private(set) var keysByAction: [KeyAction: [String]]
-
-    public init(_ keysByAction: [KeyAction: [String]]) { self.keysByAction = keysByAction }
-
-    public static let defaults = KeyBindings([
-        .toggle: ["KEY_SPACE", "KEY_ENTER", "KEY_PLAYPAUSE"],
-        .seekForward: ["KEY_RIGHT"],
-        .seekBackward: ["KEY_LEFT"],
-        .volumeUp: ["KEY_UP"],
-        .volumeDown: ["KEY_DOWN"],
-        .next: ["KEY_N", "KEY_NEXTSONG"],
-        .previous: ["KEY_P", "KEY_PREVIOUSSONG"],
-        .mute: ["KEY_M"],
-    ])
-
-    /// The keys bound to `action`; empty when the configuration unbinds it with `[]`.
-    public subscript(action: KeyAction) -> [String] {
-        get { keysByAction[action] ?? [] }
-        set { keysByAction[action] = newValue }
-    }
-
-    /// The action a key triggers, if any (the loader rejects a key bound twice).
-    public func action(forKey name: String) -> KeyAction? {
-        KeyAction.allCases.first { self[$0].contains(name) }
-    }
-}
-
 /// `input: gestures:` — which touch gestures are recognised.
 public struct GestureSwitches: Sendable, Equatable {
     /// `tap`: toggle play/pause and show the overlay.
@@ -155,7 +113,7 @@ public struct InputConfig: Sendable, Equatable {
     /// `gestures`.
     public var gestures = GestureSwitches()
     /// `keys`: actions given here replace that action's defaults; others keep theirs.
-    public var keys = KeyBindings.defaults
+    public var keys = KeyMap.defaults
 
     public init() {}
 }
