@@ -169,3 +169,9 @@ func singleStrokes(_ track: TrackCase) {
     #expect(recognizer.cancel() == [.tap(at: point(50, 50))], "a tap waiting for a second one is not lost")
     #expect(feed(&recognizer, stroke(line(point(1500, 500), point(200, 500)), start: 2, duration: 0.2)) == [.swipe(.left)])
 }
+
+@Test func withScrubOffABandDragIsAnOrdinaryStroke() {
+    var recognizer = GestureRecognizer(screen: screen, thresholds: GestureThresholds(scrubEnabled: false))
+    #expect(feed(&recognizer, stroke(line(point(1500, 1000), point(300, 1000)), duration: 0.2)) == [.swipe(.left)])
+    #expect(feed(&recognizer, stroke(line(point(200, 1000), point(1400, 1000)), start: 1, duration: 2)) == [])
+}

@@ -64,6 +64,9 @@ public struct GestureThresholds: Sendable, Hashable {
     public var swipeMaximumDuration: Double
     /// …and is mostly horizontal: |dx| at least this many times |dy|.
     public var swipeMinimumHorizontalRatio: Double
+    /// Whether a drag from the bottom band scrubs (kiosk.conf `input.gestures.scrub`). When
+    /// off, such a drag is an ordinary stroke and may swipe.
+    public var scrubEnabled: Bool
     /// A drag that starts in this bottom fraction of the screen height scrubs the timeline.
     public var scrubBandHeight: Double
 
@@ -71,7 +74,7 @@ public struct GestureThresholds: Sendable, Hashable {
                 doubleTapEnabled: Bool = false, doubleTapMaximumInterval: Double = 0.3,
                 doubleTapMaximumDistance: Double = 0.08, swipeMinimumDistance: Double = 0.15,
                 swipeMaximumDuration: Double = 0.6, swipeMinimumHorizontalRatio: Double = 2,
-                scrubBandHeight: Double = 0.15) {
+                scrubEnabled: Bool = true, scrubBandHeight: Double = 0.15) {
         self.tapMaximumDuration = tapMaximumDuration
         self.tapMaximumMovement = tapMaximumMovement
         self.doubleTapEnabled = doubleTapEnabled
@@ -80,6 +83,7 @@ public struct GestureThresholds: Sendable, Hashable {
         self.swipeMinimumDistance = swipeMinimumDistance
         self.swipeMaximumDuration = swipeMaximumDuration
         self.swipeMinimumHorizontalRatio = swipeMinimumHorizontalRatio
+        self.scrubEnabled = scrubEnabled
         self.scrubBandHeight = scrubBandHeight
     }
 }

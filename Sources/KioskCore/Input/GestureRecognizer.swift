@@ -80,7 +80,7 @@ public struct GestureRecognizer: Sendable {
         }
         let bandTop = Double(screen.height) * (1 - thresholds.scrubBandHeight)
         stroke = Stroke(slot: sample.slot, start: sample.point, startTime: sample.time,
-                        startsInScrubBand: sample.point.y >= bandTop)
+                        startsInScrubBand: thresholds.scrubEnabled && sample.point.y >= bandTop)
         return gestures
     }
 
