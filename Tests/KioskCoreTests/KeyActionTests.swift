@@ -15,10 +15,8 @@ import Testing
     #expect(map.keysByAction[.toggle] == ["KEY_SPACE", "KEY_ENTER", "KEY_PLAYPAUSE"])
     #expect(Set(map.keysByAction.values.joined()) == Set(expected.keys), "no other key is bound")
     #expect(map.action(forKey: "KEY_Q") == nil)
-    // The defaults pass the same checks as a kiosk.conf binding, and the loader's bindings
-    // (KeyBindings) become a map directly.
+    // The defaults pass the same checks as a kiosk.conf binding.
     #expect(try KeyMap(KeyMap.defaultBindings) == map)
-    #expect(try KeyMap(KeyBindings.defaults) == map)
 }
 
 @Test func configNamesRoundTrip() {

@@ -1,6 +1,14 @@
-/// `KeyAction` itself (the eight actions, raw values as kiosk.conf names them) is declared with
-/// the configuration in Config/KioskConfig.swift; what a key press does with it lives here.
-extension KeyAction: CustomStringConvertible {
+/// What a key press asks the player to do.
+public enum KeyAction: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case toggle
+    case seekForward = "seek_forward"
+    case seekBackward = "seek_backward"
+    case volumeUp = "volume_up"
+    case volumeDown = "volume_down"
+    case next
+    case previous
+    case mute
+
     /// The name kiosk.conf uses (`seek_forward`).
     public var configName: String { rawValue }
     public var description: String { rawValue }
@@ -33,8 +41,16 @@ public struct KeyMapError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Which keys do what: action -> key names as evdev spells them (`KEY_SPACE`), kept as strings
 /// because KioskCore does not import libevdev; KioskInput resolves the names to codes.
 public struct KeyMap: Sendable, Hashable {
-    /// The documented defaults; one table, kept with the configuration (`KeyBindings.defaults`).
-    public static var defaultBindings: [KeyAction: [String]] { KeyBindings.defaults.keysByAction }
+    public static let defaultBindings: [KeyAction: [String]] = [
+        .toggle: ["KEY_SPACE", "KEY_ENTER", "KEY_PLAYPAUSE"],
+        .seekForward: ["KEY_RIGHT"],
+        .seekBackward: ["KEY_LEFT"],
+        .volumeUp: ["KEY_UP"],
+        .volumeDown: ["KEY_DOWN"],
+        .next: ["KEY_N", "KEY_NEXTSONG"],
+        .previous: ["KEY_P", "KEY_PREVIOUSSONG"],
+        .mute: ["KEY_M"],
+    ]
 
     /// The default bindings (the tests check they pass the same validation as kiosk.conf's).
     public static let defaults = KeyMap(validated: defaultBindings)
@@ -69,12 +85,6 @@ public struct KeyMap: Sendable, Hashable {
         self.actionByKey = actionByKey
     }
 
-    /// The bindings kiosk.conf's loader produced (`input.keys`), checked again here so that a
-    /// map built any other way gets the same guarantees.
-    public init(_ bindings: KeyBindings) throws(KeyMapError) {
-        try self.init(bindings.keysByAction)
-    }
-
     /// For bindings known to be valid: no names to check, no conflicts to report.
     private init(validated bindings: [KeyAction: [String]]) {
         keysByAction = bindings
@@ -88,6 +98,9 @@ public struct KeyMap: Sendable, Hashable {
     public static func defaults(overriding overrides: [KeyAction: [String]]) throws(KeyMapError) -> KeyMap {
         try KeyMap(defaultBindings.merging(overrides) { _, override in override })
     }
+
+    /// The keys bound to `action`; empty when kiosk.conf unbinds it with `[]`.
+    public subscript(action: KeyAction) -> [String] { keysByAction[action] ?? [] }
 
     /// The action bound to `keyName` (any case), if any.
     public func action(forKey keyName: String) -> KeyAction? {
