@@ -31,8 +31,10 @@ let package = Package(
         .target(name: "KioskMedia", dependencies: ["KioskCore", "CFFmpeg", "CKioskShim",
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM"]),
+        .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay",
+                                                    .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskPlayer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -168,7 +168,7 @@ class Bed:
             # mode. VRAM must hold a few framebuffers for page flipping (and
             # the fbdev console's), so size it from the mode: a power of two.
             vram = 16
-            while vram * 1024 * 1024 < 4 * w * h * 4:
+            while vram * 1024 * 1024 < 4 * w * h * 4 and vram < 256:  # QEMU's limit
                 vram *= 2
             cmd += ["-device", f"VGA,xres={w},yres={h},vgamem_mb={vram}"]
         else:
@@ -203,10 +203,14 @@ class Bed:
         qmp_socket = os.path.join(self._sockdir, "qmp.sock")
         args = self.qemu_command(kernel, initrd, qmp_socket)
         self._started_at = time.time()
-        with open(self.workdir / "qemu.log", "wb") as qemu_log:
-            self._proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=qemu_log,
-                                          stderr=subprocess.STDOUT, cwd=self.workdir,
-                                          preexec_fn=_die_with_parent)
+        try:
+            with open(self.workdir / "qemu.log", "wb") as qemu_log:
+                self._proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=qemu_log,
+                                              stderr=subprocess.STDOUT, cwd=self.workdir,
+                                              preexec_fn=_die_with_parent)
+        except OSError as e:
+            shutil.rmtree(self._sockdir, ignore_errors=True)
+            raise BedError(f"cannot start {self.qemu}: {e}") from None
         self._qmp = _QMP(qmp_socket)
         _live_beds.add(self)
         return self
@@ -342,6 +346,9 @@ class Bed:
         rc = self._proc.returncode if self._proc else None
         if rc is None:
             return "still running"
+        code_file = self.workdir / "exit-code"
+        if code_file.exists():
+            return f"the command exited with status {code_file.read_text().strip()}"
         if rc < 0:
             return f"QEMU killed by signal {-rc}"
         return f"QEMU exited with status {rc}"
@@ -352,7 +359,10 @@ class Bed:
         self.kill()  # tidy the QMP socket even though QEMU has exited
         code_file = self.workdir / "exit-code"
         if code_file.exists():
-            self._exit_code = int(code_file.read_text().strip())
+            text = code_file.read_text().strip()
+            if not text.isdigit():
+                raise BedError(f"unreadable exit code {text!r} in {code_file}; {self._where()}")
+            self._exit_code = int(text)
             return self._exit_code
         setup_error = self.workdir / "setup-error"
         if setup_error.exists():
