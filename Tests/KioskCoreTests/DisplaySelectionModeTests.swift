@@ -131,3 +131,12 @@ func modeNotOfferedListsTheOffered(_ spec: String) throws {
         try ModeSelection.choose(nil, from: [], connector: "DP-1")
     }
 }
+
+@Test func modeRequestParsingForDisplaySpecs() {
+    // DisplaySpec's fields: a concrete mode or nothing; "preferred" is handled before.
+    #expect(ModeRequest(parsing: "preferred") == nil)
+    #expect(ModeRequest(parsing: "1920x1080@60") == ModeRequest(size: PixelSize(width: 1920, height: 1080), refreshRate: 60))
+    #expect(ModeRequest(parsing: "1920x1080@59.94")?.refreshRate == 60)
+    #expect(ModeRequest(parsing: "1920x1080")?.refreshRate == nil)
+    #expect(ModeRequest(parsing: "1920x1080@0") == nil)
+}

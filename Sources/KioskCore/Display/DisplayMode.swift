@@ -74,6 +74,19 @@ public struct ModeRequest: Sendable, Hashable, CustomStringConvertible {
 
     public init(size: PixelSize, refreshHz: Double? = nil) { self.size = size; self.refreshHz = refreshHz }
 
+    /// A whole-hertz request, as `--display headless:WxH@HZ` takes it.
+    public init(size: PixelSize, refreshRate: Int?) { self.init(size: size, refreshHz: refreshRate.map(Double.init)) }
+
+    /// The refresh rounded to whole hertz (59.94 -> 60), for outputs that only take integers.
+    public var refreshRate: Int? { refreshHz.map { Int($0.rounded()) } }
+
+    /// A concrete size, with or without refresh; nil for anything else, "preferred" included
+    /// (callers that accept it check for it first).
+    public init?(parsing text: String) {
+        guard let request = try? Self.parse(text) else { return nil }   // try? flattens: nil for "preferred" too
+        self = request
+    }
+
     /// Parses a mode spec. "preferred" and "auto" (any case) and the empty string give nil:
     /// the connector's preferred mode.
     public static func parse(_ text: String) throws(DisplaySelectionError) -> ModeRequest? {

@@ -42,26 +42,5 @@ public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A display mode asked for: `1920x1080` or `1920x1080@60`.
-public struct ModeRequest: Sendable, Hashable, CustomStringConvertible {
-    public var size: PixelSize
-    public var refreshRate: Int?
-
-    public init(size: PixelSize, refreshRate: Int? = nil) {
-        self.size = size
-        self.refreshRate = refreshRate
-    }
-
-    public init?(parsing text: String) {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let size = PixelSize(parsing: String(parts[0])) else { return nil }
-        var rate: Int?
-        if parts.count == 2 {
-            guard let hz = Int(parts[1]), (1...1000).contains(hz) else { return nil }
-            rate = hz
-        }
-        self.init(size: size, refreshRate: rate)
-    }
-
-    public var description: String { refreshRate.map { "\(size)@\($0)" } ?? "\(size)" }
-}
+// ModeRequest (`1920x1080`, `1920x1080@60`, `1920x1080@59.94`) lives in DisplayMode.swift, next to
+// the mode selection that matches it against a connector's modes.
