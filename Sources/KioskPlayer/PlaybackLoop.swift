@@ -143,7 +143,7 @@ final class PlaybackLoop {
         do {
             let buffer = try output.backBuffer()
             let gravity = item.entry.item.gravity ?? options.gravity
-            let layout = Scaler.layout(for: frame, on: output.size, gravity: gravity, displayRotation: options.displayRotation)
+            let layout = Scaler.layout(for: frame, on: output.size, gravity: gravity, displayRotation: output.softwareRotation)
             try scaler.draw(frame, layout: layout, into: buffer)
             let flipSeconds = try output.present(buffer)
             lastDisplayError = nil

@@ -7,8 +7,6 @@ import Logging
 public struct PlayerOptions: Sendable {
     /// Used when an item sets no gravity of its own.
     public var gravity: VideoGravity = .fit
-    /// A portrait-mounted screen: the picture is turned on the panel.
-    public var displayRotation: Rotation = .none
     /// How long a still image is shown when its item sets no duration.
     public var imageDuration = MediaTime(value: 10, timescale: 1)
     public var startPaused = false

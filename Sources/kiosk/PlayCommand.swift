@@ -65,32 +65,19 @@ struct PlayCommand: ParsableCommand {
 
         var options = PlayerOptions()
         options.gravity = gravity
-        options.displayRotation = Rotation(degrees: rotation)!
         options.rate = Rational(Int64((rate * 1000).rounded()), 1000)
         options.startPaused = startPaused
         options.untimed = untimed
         options.statsPath = statsFile
         options.exitWhenFinished = !loop
-        let output = try DisplayOpener.open(DisplaySpec(parsing: display)!)
+        let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!)
         let cursor = PlaylistCursor(entries: expansion.entries, loopMode: loop ? .playlist : .none)
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
-        let stopped = StopFlag()
-        let signals = SignalWatcher(stop: { _ in
-            stopped.set()
-            player.stop()
-        })
+        let signals = SignalWatcher(stop: { _ in player.stop() })
         player.start()
         player.waitUntilFinished()
+        // The console comes back: the CRTC, mode and framebuffer that were there before.
+        DisplayOpener.close(output, logger: logger)
         withExtendedLifetime(signals) {}
-        withExtendedLifetime(output) {}
     }
-}
-
-/// Set once from the signal queue, read from the main thread.
-final class StopFlag: @unchecked Sendable {
-    // Safe to share: `value` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
 }
