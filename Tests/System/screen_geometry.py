@@ -212,3 +212,11 @@ def differing_fraction(a: Path, b: Path) -> float:
     differing = sum(1 for ra, rb in zip(rows_a, rows_b) if ra != rb
                     for x in range(0, len(ra), 3) if ra[x:x + 3] != rb[x:x + 3])
     return differing / (wa * ha)
+
+
+def colours_where_different(a: Path, b: Path) -> set[tuple[int, int, int]]:
+    """The colours `b` has where it differs from `a` (same size)."""
+    wa, _, rows_a = rgb_rows(a)
+    _, _, rows_b = rgb_rows(b)
+    return {tuple(rb[x:x + 3]) for ra, rb in zip(rows_a, rows_b) if ra != rb
+            for x in range(0, len(ra), 3) if ra[x:x + 3] != rb[x:x + 3]}
