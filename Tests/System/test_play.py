@@ -159,7 +159,7 @@ await cadence/done
 class Shown:
     """One kiosk run as the host saw it."""
     shot: Path
-    after: Path | None
+    after: Path
     exit: dict
     stats: list[dict]
     log: str
