@@ -32,6 +32,8 @@ final class PlaybackLoop {
     /// Nothing playable: the next pass starts at this host time.
     var idleUntil: MediaTime?
     var lastTimeEvent: MediaTime?
+    var lastSnapshot: MediaTime?
+    var snapshotsTaken = 0
     var lastDisplayError: String?
 
     init(output: VideoOutput, cursor: PlaylistCursor, options: PlayerOptions, stats: StatsWriter?,
@@ -146,6 +148,7 @@ final class PlaybackLoop {
             let layout = Scaler.layout(for: frame, on: output.size, gravity: gravity, displayRotation: output.softwareRotation)
             try scaler.draw(frame, layout: layout, into: buffer)
             let flipSeconds = try output.present(buffer)
+            saveSnapshotIfDue(buffer)
             lastDisplayError = nil
             presented += 1
             item.notePresented(frame.pts)
@@ -207,6 +210,17 @@ final class PlaybackLoop {
     func publishSnapshot() {
         publish?(PlayerSnapshot(state: state, currentTime: currentTime, itemIndex: current?.index,
                                 itemTitle: current?.entry.title, framesPresented: presented, framesDropped: dropped))
+    }
+
+    /// The headless preview: what is on screen now, every `snapshotInterval`, as shot-NNNN.png.
+    private func saveSnapshotIfDue(_ buffer: PixelBuffer) {
+        guard let directory = options.snapshotDirectory else { return }
+        let now = HostClock.now()
+        if let last = lastSnapshot, now - last < options.snapshotInterval { return }
+        lastSnapshot = now
+        snapshotsTaken += 1
+        let path = directory + "/" + String(format: "shot-%04d.png", snapshotsTaken)
+        do { try PNGWriter.write(buffer, to: path) } catch { logger.warning("snapshot: \(error)") }
     }
 
     private func sendTimeEventIfDue() {

@@ -24,6 +24,9 @@ public struct PlayerOptions: Sendable {
     public var exitWhenFinished = false
     /// The periodic time observer's interval; nil sends no time events.
     public var timeInterval: MediaTime?
+    /// Where to save what the screen shows as PNGs (a headless preview), and how often.
+    public var snapshotDirectory: String?
+    public var snapshotInterval = MediaTime(value: 3, timescale: 1)
     public init() {}
 }
 
