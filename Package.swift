@@ -25,12 +25,14 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         // What Swift cannot import: function-like macros (AVERROR, AVERROR_EOF) and variadic
         // callbacks (av_log's va_list).
-        .target(name: "CKioskShim", dependencies: ["CFFmpeg"]),
+        .target(name: "CKioskShim", dependencies: ["CFFmpeg", "CALSA"]),
 
         .target(name: "KioskCore", dependencies: [.product(name: "Yams", package: "Yams")]),
         .target(name: "KioskMedia", dependencies: ["KioskCore", "CFFmpeg", "CKioskShim",
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM"]),
+        .target(name: "KioskAudio", dependencies: ["KioskCore", "CALSA", "CKioskShim",
+                                                   .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
             "KioskCore", "KioskMedia", "KioskDisplay",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -38,5 +40,9 @@ let package = Package(
         ]),
 
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
+        // Shared by the media and audio tests: clips made with ffmpeg at test time, signal checks.
+        .target(name: "KioskTestSupport", dependencies: ["KioskCore"], path: "Tests/KioskTestSupport"),
+        .testTarget(name: "KioskMediaTests", dependencies: ["KioskMedia", "KioskCore", "KioskTestSupport"]),
+        .testTarget(name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskMedia", "KioskCore", "KioskTestSupport"]),
     ]
 )

@@ -1,0 +1,51 @@
+import KioskCore
+import KioskTestSupport
+import Testing
+@testable import KioskMedia
+
+@Suite struct AudioFrameReaderTests {
+    static func aacClip() throws -> String {
+        try TestClips.tone("tone440-44k.m4a", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)",
+                           sampleRate: 44_100, seconds: 1, codec: "aac")
+    }
+
+    @Test func readsEveryFrameInOrderFromAnAACFile() throws {
+        let reader = try AudioFrameReader(asset: Asset(source: Self.aacClip()))
+        var frames = 0
+        var previousEnd: MediaTime? = nil
+        while let frame = try reader.nextFrame() {
+            #expect(frame.sampleRate == 44_100)
+            #expect(frame.channels == 2)
+            #expect(frame.sampleFormatName == "fltp")
+            if let previousEnd { #expect(frame.pts == previousEnd, "frames follow each other without gaps") }
+            previousEnd = frame.endTime
+            frames += frame.frameCount
+        }
+        // AAC encodes whole 1024-sample frames; FFmpeg trims the encoder's priming and padding.
+        #expect(abs(frames - 44_100) <= 1024, "\(frames) frames for a 1 s clip")
+        #expect(reader.damagedPackets == 0)
+    }
+
+    @Test(arguments: [0.25, 0.5, 0.7375])
+    func seekStartsExactlyAtTheTarget(seconds: Double) throws {
+        let clip = try TestClips.tone("tone440-48k.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)")
+        let reader = try AudioFrameReader(asset: Asset(source: clip))
+        let target = MediaTime(seconds: seconds, timescale: 48_000)
+        try reader.seek(to: target)
+        let first = try #require(try reader.nextFrame())
+        #expect(first.pts == target)
+        var frames = first.frameCount
+        while let frame = try reader.nextFrame() { frames += frame.frameCount }
+        #expect(frames == 48_000 - target.ticksAtRate(48_000))
+    }
+
+    @Test func aFileWithoutAudioIsRefusedWithAReason() throws {
+        let clip = try TestClips.make("video-only.mp4", ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=5:duration=1",
+                                                          "-c:v", "mpeg4"])
+        #expect {
+            try AudioFrameReader(asset: Asset(source: clip))
+        } throws: { error in
+            "\(error)".contains("no audio stream")
+        }
+    }
+}
