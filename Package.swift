@@ -43,6 +43,7 @@ let package = Package(
         // Shared by the media and audio tests: clips made with ffmpeg at test time, signal checks.
         .target(name: "KioskTestSupport", dependencies: ["KioskCore"], path: "Tests/KioskTestSupport"),
         .testTarget(name: "KioskMediaTests", dependencies: ["KioskMedia", "KioskCore", "KioskTestSupport"]),
-        .testTarget(name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskMedia", "KioskCore", "KioskTestSupport"]),
+        .testTarget(name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskMedia", "KioskCore", "KioskTestSupport",
+                                                       .product(name: "Logging", package: "swift-log")]),
     ]
 )

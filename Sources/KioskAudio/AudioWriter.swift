@@ -25,8 +25,8 @@ public final class AudioWriter: @unchecked Sendable {
         public var chunkTime: Double
         /// Length of the volume ramp: long enough not to click, short enough to be immediate.
         public var rampTime: Double
-        /// Write silence when the queue runs dry instead of letting the device underrun, so
-        /// the PCM keeps running across seams and decoder hiccups.
+        /// Write silence when the queue runs dry and the device is about to, instead of letting
+        /// it underrun, so the PCM keeps running across seams and decoder hiccups.
         public var keepAliveWithSilence: Bool
 
         public init(chunkTime: Double = 0.010, rampTime: Double = 0.005, keepAliveWithSilence: Bool = true) {
@@ -141,7 +141,11 @@ public final class AudioWriter: @unchecked Sendable {
                     hasPlayed = true
                     publish(slice)
                 }
-            } else if options.keepAliveWithSilence && hasPlayed && !locked({ stopRequested }) {
+            } else if options.keepAliveWithSilence && hasPlayed && output.delayFrames <= 2 * chunkFrames
+                        && !locked({ stopRequested }) {
+                // Only when the device is about to run dry (less than two chunks left, one of
+                // which the next wait may take): samples arriving a little late must not be
+                // pushed back behind silence the device did not need.
                 scratch.initializeMemory(as: UInt8.self, repeating: 0)
                 if write(UnsafeRawBufferPointer(scratch)) {
                     locked { statistics.silenceFrames += Int64(chunkFrames) }

@@ -7,6 +7,8 @@ public enum TestClips {
     public static let directory: String = {
         let path = NSTemporaryDirectory() + "kiosk-tests-\(getpid())"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        // Clips and recordings are a few MB per run: gone when the test process ends.
+        atexit { try? FileManager.default.removeItem(atPath: TestClips.directory) }
         return path
     }()
 
