@@ -33,17 +33,22 @@ let package = Package(
         .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM"]),
         .target(name: "KioskAudio", dependencies: ["KioskCore", "CALSA", "CKioskShim",
                                                    .product(name: "Logging", package: "swift-log")]),
+        .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay",
+                                                    .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskPlayer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Test helpers only: clips made with the ffmpeg command, pictures and sound read back.
+        .target(name: "KioskTestSupport", dependencies: ["KioskCore"], path: "Tests/Support"),
+
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
-        // Shared by the media and audio tests: clips made with ffmpeg at test time, signal checks.
-        .target(name: "KioskTestSupport", dependencies: ["KioskCore"], path: "Tests/KioskTestSupport"),
+        .testTarget(name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskCore", "CDRM"]),
         .testTarget(name: "KioskMediaTests", dependencies: ["KioskMedia", "KioskCore", "KioskTestSupport"]),
         .testTarget(name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskMedia", "KioskCore", "KioskTestSupport",
                                                        .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),
     ]
 )

@@ -10,7 +10,7 @@ struct KioskCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiosk",
         abstract: "A lean video player for Linux signage boxes: FFmpeg -> DRM/KMS, ALSA, evdev.",
-        subcommands: [SnapshotCommand.self, BenchCommand.self, ProbeCommand.self])
+        subcommands: [PlayCommand.self, SnapshotCommand.self, BenchCommand.self, ProbeCommand.self])
 }
 
 /// Options every subcommand takes.

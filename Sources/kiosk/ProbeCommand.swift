@@ -1,14 +1,15 @@
 import ArgumentParser
 import Foundation
+import KioskDisplay
 import KioskMedia
 
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
-        abstract: "Show what FFmpeg finds in a media file: container, streams, codecs, sizes, rotation.")
+        abstract: "Show what FFmpeg finds in a media file; with no file, the displays (DRM cards, connectors, modes, CRTCs, planes).")
 
-    @Argument(help: "A media file or URL.")
-    var media: String
+    @Argument(help: "A media file or URL; leave out to list the hardware.")
+    var media: String?
 
     @Flag(help: "Print JSON for scripts.")
     var json = false
@@ -17,6 +18,7 @@ struct ProbeCommand: ParsableCommand {
 
     func run() throws {
         _ = common.makeLogger()
+        guard let media else { return try probeHardware() }
         let info = try Asset(source: media).info
         if json {
             let encoder = JSONEncoder()
@@ -25,6 +27,22 @@ struct ProbeCommand: ParsableCommand {
         } else {
             print(ProbeCommand.describe(info))
         }
+    }
+
+    /// The machine's outputs, for choosing `--display` and kiosk.conf's display section.
+    private func probeHardware() throws {
+        let displays = DRMProbe.run()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(HardwareReport(displays: displays)), as: UTF8.self))
+        } else {
+            print(displays.text)
+        }
+    }
+
+    struct HardwareReport: Encodable {
+        let displays: DRMProbe
     }
 
     static func describe(_ info: MediaInfo) -> String {

@@ -7,11 +7,11 @@ import Testing
 /// plugin, checked against what went in.
 @Suite struct ALSAPlaybackTests {
     static func stereoTone() throws -> String {
-        try TestClips.tone("tone440-48k.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)")
+        try AudioFixtures.tone("tone440-48k.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)")
     }
 
     @Test func toneComesOutAtTheRightFrequencyAndLength() throws {
-        let file = TestClips.scratchPath("tone")
+        let file = AudioFixtures.scratchPath("tone")
         let sink = PCMSink(device: ALSATestConfig.device(recordingTo: file))
         let result = try PlaybackRun().play(Self.stereoTone(), through: sink)
         #expect(result.format == AudioFormat(sampleFormat: .s16, sampleRate: 48_000, channels: 2))
@@ -32,7 +32,7 @@ import Testing
     @Test(arguments: [("S32_LE", 44_100, 2, PCMSampleFormat.s32), ("FLOAT_LE", 48_000, 2, .float),
                       ("S16_LE", 22_050, 1, .s16), ("S32_LE", 96_000, 2, .s32)])
     func negotiatesWhatTheDeviceTakesNatively(alsaFormat: String, rate: Int, channels: Int, expected: PCMSampleFormat) throws {
-        let file = TestClips.scratchPath("native")
+        let file = AudioFixtures.scratchPath("native")
         let sink = PCMSink(device: ALSATestConfig.device(recordingTo: file, channels: channels, rate: rate, format: alsaFormat))
         let result = try PlaybackRun().play(Self.stereoTone(), through: sink)
         #expect(result.format.sampleFormat == expected)
@@ -46,7 +46,7 @@ import Testing
     @Test func volumeFiftyHalvesTheAmplitude() throws {
         var levels: [Double] = []
         for volume in [100, 50] {
-            let file = TestClips.scratchPath("volume\(volume)")
+            let file = AudioFixtures.scratchPath("volume\(volume)")
             var run = PlaybackRun()
             run.volume = volume
             let result = try run.play(Self.stereoTone(), through: PCMSink(device: ALSATestConfig.device(recordingTo: file)))
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func muteGivesSilenceAndCountsTheFramesAsPlayed() throws {
-        let file = TestClips.scratchPath("muted")
+        let file = AudioFixtures.scratchPath("muted")
         var run = PlaybackRun()
         run.isMuted = true
         let result = try run.play(Self.stereoTone(), through: PCMSink(device: ALSATestConfig.device(recordingTo: file)))
@@ -66,8 +66,8 @@ import Testing
     }
 
     @Test func surroundFoldsDownOnAStereoOnlyDevice() throws {
-        let clip = try TestClips.tone("fl-only-5.1.wav", expression: "0.5*sin(2*PI*440*t)|0|0|0|0|0", layout: "5.1")
-        let file = TestClips.scratchPath("fold")
+        let clip = try AudioFixtures.tone("fl-only-5.1.wav", expression: "0.5*sin(2*PI*440*t)|0|0|0|0|0", layout: "5.1")
+        let file = AudioFixtures.scratchPath("fold")
         var run = PlaybackRun()
         // The engine asks for the source's layout; the device only takes two channels.
         run.requested = AudioFormat(sampleFormat: .s16, sampleRate: 48_000, channels: 6)
@@ -81,7 +81,7 @@ import Testing
 
     @Test(arguments: [Rational(2, 1), Rational(1, 2)])
     func tempoChangesTheDurationAndKeepsThePitch(rate: Rational) throws {
-        let file = TestClips.scratchPath("rate")
+        let file = AudioFixtures.scratchPath("rate")
         var run = PlaybackRun()
         run.rate = rate
         let result = try run.play(Self.stereoTone(), through: PCMSink(device: ALSATestConfig.device(recordingTo: file)))
@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func pauseResumeAndDropKeepTheDeviceUsable() throws {
-        let file = TestClips.scratchPath("pause")
+        let file = AudioFixtures.scratchPath("pause")
         let sink = PCMSink(device: ALSATestConfig.device(recordingTo: file))
         let format = try sink.configure(.stereo48k)
         let period = [UInt8](repeating: 0, count: 480 * format.bytesPerFrame)

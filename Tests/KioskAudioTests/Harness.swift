@@ -30,7 +30,7 @@ enum ALSATestConfig {
     /// Installs the configuration; every test touching ALSA calls this first (alsa-lib reads
     /// its configuration once, at the first open).
     static let installed: Void = {
-        let home = TestClips.directory + "/xdg"
+        let home = MediaFixtures.directory.appendingPathComponent("xdg").path
         try? FileManager.default.createDirectory(atPath: home + "/alsa", withIntermediateDirectories: true)
         try? asoundrc.write(toFile: home + "/alsa/asoundrc", atomically: true, encoding: .utf8)
         setenv("XDG_CONFIG_HOME", home, 1)

@@ -35,7 +35,7 @@ import Testing
 
     @Test(arguments: [PCMSampleFormat.s16, .s32, .float])
     func fileSinkWritesAWAVThatFFmpegReadsBack(format sampleFormat: PCMSampleFormat) throws {
-        let path = TestClips.scratchPath("sink-\(sampleFormat)", extension: "wav")
+        let path = AudioFixtures.scratchPath("sink-\(sampleFormat)", extension: "wav")
         let sink = FileSink(path: path)
         let format = try sink.configure(AudioFormat(sampleFormat: sampleFormat, sampleRate: 44_100, channels: 2))
         let reader = try AudioSampleReader(asset: Asset(source: ALSAPlaybackTests.stereoTone()), output: format)
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func fileSinkRawIsJustTheSamples() throws {
-        let path = TestClips.scratchPath("sink", extension: "raw")
+        let path = AudioFixtures.scratchPath("sink", extension: "raw")
         let sink = FileSink(path: path, container: .raw)
         _ = try sink.configure(.stereo48k)
         try sink.write([1, 2, 3, 4, 5, 6, 7, 8])

@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func resamplesMonoS16To48kStereoFloatKeepingPitchAndLevel() throws {
-        let clip = try TestClips.tone("mono440-44k.wav", expression: "0.5*sin(2*PI*440*t)", layout: "mono", sampleRate: 44_100)
+        let clip = try AudioFixtures.tone("mono440-44k.wav", expression: "0.5*sin(2*PI*440*t)", layout: "mono", sampleRate: 44_100)
         let (channels, chunks) = try Self.convertAll(clip, to: Self.stereoFloat)
         #expect(channels.count == 2)
         #expect(abs(channels[0].count - 48_000) <= 2, "\(channels[0].count) frames at 48 kHz for 1 s")
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func fiveOneFoldsDownToStereoWithTheFrontLeftToneOnTheLeft() throws {
-        let clip = try TestClips.tone("fl-only-5.1.wav", expression: "0.5*sin(2*PI*440*t)|0|0|0|0|0", layout: "5.1")
+        let clip = try AudioFixtures.tone("fl-only-5.1.wav", expression: "0.5*sin(2*PI*440*t)|0|0|0|0|0", layout: "5.1")
         let (channels, _) = try Self.convertAll(clip, to: Self.stereoFloat)
         let left = Signal.rms(channels[0]), right = Signal.rms(channels[1])
         #expect(right < 1e-4, "nothing of the front-left speaker on the right (\(right))")
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func centreOfA51FileLandsOnTheCentreOfASixChannelALSADevice() throws {
-        let clip = try TestClips.tone("fc-only-5.1.wav", expression: "0|0|0.5*sin(2*PI*440*t)|0|0|0", layout: "5.1")
+        let clip = try AudioFixtures.tone("fc-only-5.1.wav", expression: "0|0|0.5*sin(2*PI*440*t)|0|0|0", layout: "5.1")
         // ALSA's order: FL FR RL RR FC LFE (FFmpeg's is FL FR FC LFE ...).
         let device = AudioFormat(sampleFormat: .s16, sampleRate: 48_000, channels: 6)
         let (channels, _) = try Self.convertAll(clip, to: device)
@@ -67,7 +67,7 @@ import Testing
 
     @Test(arguments: [Rational(2, 1), Rational(1, 2), Rational(4, 1), Rational(1, 4)])
     func tempoChangesDurationNotPitch(rate: Rational) throws {
-        let clip = try TestClips.tone("tone440-48k.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)")
+        let clip = try AudioFixtures.tone("tone440-48k.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)")
         let (channels, chunks) = try Self.convertAll(clip, to: Self.stereoFloat, rate: rate)
         let expectedFrames = 48_000 / rate.doubleValue
         #expect(abs(Double(channels[0].count) - expectedFrames) < expectedFrames * 0.02,
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func changingTheRateKeepsTheTimelineContinuous() throws {
-        let clip = try TestClips.tone("tone440-48k.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)")
+        let clip = try AudioFixtures.tone("tone440-48k.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)")
         let reader = try AudioFrameReader(asset: Asset(source: clip))
         let converter = try AudioConverter(output: Self.stereoFloat)
         var chunks: [PCMChunk] = []
@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test func seekingRestartsTheTimelineAtTheTarget() throws {
-        let clip = try TestClips.tone("tone440-48k.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)")
+        let clip = try AudioFixtures.tone("tone440-48k.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)")
         let reader = try AudioSampleReader(asset: Asset(source: clip), output: Self.stereoFloat, rate: Rational(2, 1))
         _ = try reader.nextChunk()
         try reader.seek(to: MediaTime(value: 3, timescale: 4))

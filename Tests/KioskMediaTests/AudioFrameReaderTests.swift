@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct AudioFrameReaderTests {
     static func aacClip() throws -> String {
-        try TestClips.tone("tone440-44k.m4a", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)",
+        try AudioFixtures.tone("tone440-44k.m4a", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)",
                            sampleRate: 44_100, seconds: 1, codec: "aac")
     }
 
@@ -28,7 +28,7 @@ import Testing
 
     @Test(arguments: [0.25, 0.5, 0.7375])
     func seekStartsExactlyAtTheTarget(seconds: Double) throws {
-        let clip = try TestClips.tone("tone440-48k.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)")
+        let clip = try AudioFixtures.tone("tone440-48k.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*440*t)")
         let reader = try AudioFrameReader(asset: Asset(source: clip))
         let target = MediaTime(seconds: seconds, timescale: 48_000)
         try reader.seek(to: target)
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func aFileWithoutAudioIsRefusedWithAReason() throws {
-        let clip = try TestClips.make("video-only.mp4", ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=5:duration=1",
+        let clip = try MediaFixtures.clip("video-only.mp4", ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=5:duration=1",
                                                           "-c:v", "mpeg4"])
         #expect {
             try AudioFrameReader(asset: Asset(source: clip))

@@ -63,4 +63,13 @@ public protocol VideoOutput: AnyObject {
     /// Puts `buffer` on screen at the next refresh; returns once the flip is done, with the
     /// CLOCK_MONOTONIC time it happened at, in seconds.
     func present(_ buffer: PixelBuffer) throws -> Double
+    /// The clockwise turn the engine must give its picture when drawing into a buffer, for a
+    /// rotated (portrait) screen the display cannot rotate in hardware; `.none` otherwise
+    /// (then `size` is already the upright picture's size).
+    var softwareRotation: Rotation { get }
+}
+
+extension VideoOutput {
+    /// Most outputs show buffers as they are drawn.
+    public var softwareRotation: Rotation { .none }
 }

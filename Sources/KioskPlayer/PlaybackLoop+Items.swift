@@ -1,0 +1,173 @@
+import Foundation
+import KioskCore
+import KioskMedia
+
+/// Moving through the playlist: opening items, preparing the next one ahead, seams, failures,
+/// the idle screen, and the commands that change items.
+extension PlaybackLoop {
+    func handle(_ command: PlayerCommand) {
+        switch command {
+        case .input(let input):
+            if case .skip(let delta, _) = input {
+                apply(.skip(by: delta, from: currentTime))   // from the position now, not when posted
+            } else {
+                apply(input)
+            }
+        case .next: begin(cursor.next(), seamFrom: nil)
+        case .previous: begin(cursor.previous(), seamFrom: nil)
+        case .jump(let index):
+            if let step = cursor.jump(to: index) { begin(step, seamFrom: nil) } else {
+                logger.warning("no item \(index): the playlist has \(cursor.entries.count)")
+            }
+        case .replace(let entries):
+            upcoming?.close()
+            upcoming = nil
+            switch cursor.replace(entries: entries) {
+            case .keptCurrent(let index): current?.index = index
+            case .currentRemoved, .notStarted: begin(cursor.advance(), seamFrom: nil)
+            }
+            finished = false
+        case .stop:
+            stopping = true
+        }
+    }
+
+    /// Acts on the cursor's answer. `seamFrom` is the outgoing item's end on the clock when
+    /// the switch is a seam (the item played to its end), nil for a user's skip or a failure.
+    func begin(_ step: PlaylistStep, seamFrom seam: MediaTime?) {
+        switch step {
+        case .play(let index):
+            let entry = cursor.entries[index]
+            let next: ActiveItem
+            if let prepared = upcoming, prepared.index == index, prepared.entry.media == entry.media {
+                next = prepared
+            } else {
+                upcoming?.close()
+                next = open(index)
+            }
+            upcoming = nil
+            let outgoing = current
+            current = next
+            idleUntil = nil
+            finished = false
+            if let seam, next.isPrimed, !needsFirstFrame {
+                // The seam: the clock runs on; the outgoing item's end is the incoming one's start.
+                clock.rebase(from: seam, to: next.plan.start)
+                apply(.advanced(to: next.reference, duration: next.duration))
+                next.hasReportedReady = true
+            } else {
+                // Not ready yet (or a skip): the last picture stays up until the first frame.
+                apply(.itemLoading(next.reference))
+                needsFirstFrame = true
+            }
+            outgoing?.close()
+        case .finished:
+            apply(.endReached)
+            finished = true
+            upcoming?.close()
+            upcoming = nil
+            onEvent?(.finished)
+        case .nothingPlayable(let retryAfter):
+            current?.close()
+            current = nil
+            upcoming?.close()
+            upcoming = nil
+            apply(.queueEmpty)
+            logger.error("nothing in the playlist can play; trying again in \(String(format: "%.0f", retryAfter.seconds)) s")
+            presentFiller(item: -1)
+            idleUntil = HostClock.now() + retryAfter
+            onEvent?(.nothingPlayable(retryAfter: retryAfter))
+        }
+    }
+
+    func open(_ index: Int) -> ActiveItem {
+        let entry = cursor.entries[index]
+        var plan = ItemPlan(source: entry.media.description)
+        plan.start = entry.item.start ?? .zero
+        plan.end = entry.item.end
+        plan.decoderThreads = options.decoderThreads
+        if entry.isStillImage { plan.stillDuration = entry.item.duration ?? options.imageDuration }
+        serial += 1
+        return ActiveItem(index: index, entry: entry, plan: plan,
+                          pipeline: ItemPipeline(plan: plan, logger: logger), serial: serial)
+    }
+
+    /// Opens the item that will follow `item` once it is close to its end (or at once for a
+    /// short or still item), so its first frame is decoded before the seam.
+    func prepareUpcomingIfDue(after item: ActiveItem) {
+        if let prepared = upcoming {
+            guard let error = prepared.failure else { return }
+            // Found out ahead of time: skip it now so a good item is prepared instead.
+            upcoming = nil
+            prepared.close()
+            report(error, index: prepared.index, reference: prepared.reference)
+            return
+        }
+        guard !finished, needsFirstFrame == false else { return }
+        if let duration = item.duration {
+            let remaining = duration + item.plan.start - clock.mediaTime(atHost: HostClock.now())
+            guard remaining <= options.prepareAhead else { return }
+        } else if item.pipeline.info == nil {
+            return   // still opening: nothing known yet
+        } else if item.plan.stillDuration == nil {
+            return   // a stream of unknown length: it says when it ends
+        }
+        var preview = cursor
+        if case .play(let index) = preview.advance() {
+            upcoming = open(index)
+        }
+    }
+
+    /// The current item has no more frames. Its last frame stays up until the seam; then the
+    /// playlist moves on.
+    func reachEnd(of item: ActiveItem, length: MediaTime) {
+        let seam = seamTime(of: item, length: length)
+        if !options.untimed {
+            guard clock.isRunning else {
+                mailbox.wait(untilHost: HostClock.now() + MediaTime(value: 1, timescale: 20))
+                return
+            }
+            let now = HostClock.now()
+            if clock.mediaTime(atHost: now) < seam, let due = clock.hostTime(forMediaTime: seam) {
+                let halfRefresh = output.refreshInterval * Rational(1, 2)
+                if due - halfRefresh > now {
+                    mailbox.wait(untilHost: due - halfRefresh)
+                    return
+                }
+            }
+        }
+        begin(cursor.advance(), seamFrom: seam)
+    }
+
+    /// Where the outgoing item hands over on the clock. A still lasts its duration; a video
+    /// ends one frame after its last frame, and that frame is held no longer than a frame of
+    /// the incoming clip, so the interval at the seam is never longer than the incoming
+    /// clip's own (25 fps into 30 fps: 33 ms, not 40).
+    func seamTime(of item: ActiveItem, length: MediaTime) -> MediaTime {
+        if item.plan.stillDuration != nil { return item.plan.start + length }
+        guard let last = item.lastPresentedPTS else { return length }
+        var hold = item.expectedFrameDuration
+        if let incoming = upcoming, incoming.pipeline.info != nil, incoming.expectedFrameDuration < hold {
+            hold = incoming.expectedFrameDuration
+        }
+        return Swift.min(Swift.max(length, last), last + hold)
+    }
+
+    func fail(_ item: ActiveItem, _ error: MediaError) {
+        report(error, index: item.index, reference: item.reference)
+        if item === current {
+            current = nil
+            item.close()
+            needsFirstFrame = true
+            begin(cursor.advance(), seamFrom: nil)
+        }
+    }
+
+    /// One log line per bad item per pass; the cursor skips it until the next pass.
+    private func report(_ error: MediaError, index: Int, reference: PlayerItemReference) {
+        logger.error("skipping item \(index): \(error)")
+        cursor.markFailed(index)
+        apply(.itemFailed(reference, reason: error.reason))
+        onEvent?(.itemSkipped(index: index, reason: error.reason))
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import KioskCore
+import KioskMedia
+import Logging
+
+/// The presenter thread (DESIGN.md): takes decoded frames when the clock says they are due,
+/// scales them straight into the display's back buffer, flips, and moves through the playlist.
+/// It alone owns the player's state; other threads talk to it through the mailbox.
+final class PlaybackLoop {
+    var publish: ((PlayerSnapshot) -> Void)?
+    let output: VideoOutput
+    let options: PlayerOptions
+    let stats: StatsWriter?
+    let mailbox: CommandMailbox
+    let logger: Logger
+    let onEvent: (@Sendable (PlayerEvent) -> Void)?
+
+    var cursor: PlaylistCursor
+    var state = PlaybackState()
+    var clock = PlaybackClock(hostTime: HostClock.now())
+    var current: ActiveItem?
+    var upcoming: ActiveItem?
+    let scaler = Scaler()
+    var presented = 0
+    var dropped = 0
+    var serial: UInt64 = 0
+    /// After a start, a seek or an unprepared switch: show the next frame at once and set the
+    /// clock to it, whatever the clock said.
+    var needsFirstFrame = true
+    var stopping = false
+    var finished = false
+    /// Nothing playable: the next pass starts at this host time.
+    var idleUntil: MediaTime?
+    var lastTimeEvent: MediaTime?
+    var lastDisplayError: String?
+
+    init(output: VideoOutput, cursor: PlaylistCursor, options: PlayerOptions, stats: StatsWriter?,
+         mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
+        self.output = output
+        self.cursor = cursor
+        self.options = options
+        self.stats = stats
+        self.mailbox = mailbox
+        self.logger = logger
+        self.onEvent = onEvent
+    }
+
+    func run() {
+        apply(.setDefaultRate(options.rate))
+        if !options.startPaused { apply(.play) }
+        begin(cursor.advance(), seamFrom: nil)
+        while !stopping {
+            for command in mailbox.takeAll() { handle(command) }
+            if stopping { break }
+            if let until = idleUntil {
+                if HostClock.now() < until { mailbox.wait(untilHost: until); continue }
+                idleUntil = nil
+                begin(cursor.advance(), seamFrom: nil)
+                continue
+            }
+            guard let item = current, !finished else {
+                if finished && options.exitWhenFinished { break }
+                mailbox.wait(untilHost: HostClock.now() + MediaTime(value: 1, timescale: 4))
+                continue
+            }
+            prepareUpcomingIfDue(after: item)
+            step(item)
+        }
+        upcoming?.close()
+        current?.close()
+        publishSnapshot()
+    }
+
+    /// One look at the head of the current item's frame queue, and what it calls for.
+    private func step(_ item: ActiveItem) {
+        guard let head = item.pipeline.frames.peek(timeout: 0.01) else {
+            noteStarvation(item)
+            return
+        }
+        let generation = item.pipeline.currentGeneration
+        switch head {
+        case .failed(let error):
+            fail(item, error)
+        case .end(let length, let frameGeneration):
+            guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
+            reachEnd(of: item, length: length)
+        case .frame(let frame, let frameGeneration):
+            guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
+            if needsFirstFrame || options.untimed {
+                _ = item.pipeline.frames.pop(timeout: 0)
+                if let flip = present(frame, of: item) {
+                    clock.seek(to: frame.pts, atHost: flip)
+                }
+                needsFirstFrame = false
+                reportReady(item)
+                return
+            }
+            var nextPTS: MediaTime?
+            if case .frame(let next, let nextGeneration)? = item.pipeline.frames.peekSecond(), nextGeneration == generation {
+                nextPTS = next.pts
+            }
+            let now = HostClock.now()
+            switch FramePacer.decide(framePTS: frame.pts, nextFramePTS: nextPTS, clock: clock,
+                                     refreshInterval: output.refreshInterval, now: now) {
+            case .present:
+                _ = item.pipeline.frames.pop(timeout: 0)
+                _ = present(frame, of: item)
+            case .drop:
+                _ = item.pipeline.frames.pop(timeout: 0)
+                dropped += 1
+            case .wait(let until):
+                mailbox.wait(untilHost: until)
+            case .waitForClock:
+                mailbox.wait(untilHost: now + MediaTime(value: 1, timescale: 20))
+            }
+        }
+        sendTimeEventIfDue()
+    }
+
+    /// The decoder has nothing ready. Playing on would show a frozen picture with a running
+    /// clock; instead time waits (timeControlStatus waitingToPlay) until frames come.
+    private func noteStarvation(_ item: ActiveItem) {
+        guard state.timeControlStatus == .playing, let last = item.lastPresentedPTS else { return }
+        let position = clock.mediaTime(atHost: HostClock.now())
+        if position > last + item.expectedFrameDuration * Rational(2, 1) {
+            apply(.bufferEmpty)
+            needsFirstFrame = true
+        }
+    }
+
+    private func reportReady(_ item: ActiveItem) {
+        if !item.hasReportedReady {
+            item.hasReportedReady = true
+            apply(.itemReady(duration: item.duration))
+        }
+        apply(.bufferReady)
+    }
+
+    /// Scales `frame` into the back buffer and flips; the flip's host time, or nil if the
+    /// display failed (logged once per kind of failure; playback goes on trying).
+    @discardableResult
+    func present(_ frame: DecodedFrame, of item: ActiveItem) -> MediaTime? {
+        do {
+            let buffer = try output.backBuffer()
+            let gravity = item.entry.item.gravity ?? options.gravity
+            let layout = Scaler.layout(for: frame, on: output.size, gravity: gravity, displayRotation: output.softwareRotation)
+            try scaler.draw(frame, layout: layout, into: buffer)
+            let flipSeconds = try output.present(buffer)
+            lastDisplayError = nil
+            presented += 1
+            item.notePresented(frame.pts)
+            stats?.write(.init(flipTime: flipSeconds, item: item.index, pts: (frame.pts - item.plan.start).seconds,
+                               dropped: dropped, video: true, generation: item.pipeline.currentGeneration))
+            publishSnapshot()
+            return HostClock.from(seconds: flipSeconds)
+        } catch {
+            let text = "\(error)"
+            if text != lastDisplayError { logger.error("display: \(text)") }
+            lastDisplayError = text
+            return nil
+        }
+    }
+
+    /// A black screen (the idle screen, before anything could play): never shown at a seam.
+    func presentFiller(item: Int) {
+        do {
+            let buffer = try output.backBuffer()
+            buffer.fill(PixelRect(size: buffer.size))
+            let flipSeconds = try output.present(buffer)
+            stats?.write(.init(flipTime: flipSeconds, item: item, pts: 0, dropped: dropped, video: false, generation: 0))
+        } catch {
+            logger.error("display: \(error)")
+        }
+    }
+
+    /// Applies an input to the state machine, announces its events and acts on them.
+    func apply(_ input: PlaybackInput) {
+        let events: [PlaybackEvent]
+        do {
+            events = try state.handle(input)
+        } catch {
+            logger.warning("\(error)")
+            return
+        }
+        for event in events {
+            if case .seek(let target) = event { performSeek(to: target) }
+            onEvent?(.playback(event, item: current?.index))
+        }
+        let now = HostClock.now()
+        if clock.rate != state.clockRate { clock.setRate(state.clockRate, atHost: now) }
+        publishSnapshot()
+    }
+
+    private func performSeek(to target: MediaTime) {
+        guard let item = current else { return }
+        let fileTime = target + item.plan.start
+        item.pipeline.seek(to: fileTime)
+        clock.seek(to: fileTime, atHost: HostClock.now())
+        needsFirstFrame = true
+    }
+
+    var currentTime: MediaTime {
+        guard let item = current else { return .zero }
+        return Swift.max(.zero, clock.mediaTime(atHost: HostClock.now()) - item.plan.start)
+    }
+
+    func publishSnapshot() {
+        publish?(PlayerSnapshot(state: state, currentTime: currentTime, itemIndex: current?.index,
+                                itemTitle: current?.entry.title, framesPresented: presented, framesDropped: dropped))
+    }
+
+    private func sendTimeEventIfDue() {
+        guard let interval = options.timeInterval, let onEvent, let item = current else { return }
+        let now = HostClock.now()
+        if let last = lastTimeEvent, now - last < interval { return }
+        lastTimeEvent = now
+        onEvent(.time(currentTime, item: item.index))
+    }
+}
