@@ -22,7 +22,9 @@ public final class RetryingAudioOutput: AudioOutput {
     private let makeOutput: Factory
     private let clock: HostClock
     private let logger: Logger
-    private var backoff: RetryBackoff
+    private let backoff: RetryBackoff
+    /// Attempts that failed since the device last played.
+    private var failedAttempts = 0
     private var device: AudioOutput?
     private let standIn: NullSink
     private var nextAttempt = 0.0
@@ -59,7 +61,7 @@ public final class RetryingAudioOutput: AudioOutput {
 
     public func configure(_ requested: AudioFormat) throws -> AudioFormat {
         close()
-        backoff.reset()
+        failedAttempts = 0
         let candidate = makeOutput(nil)
         do {
             let negotiated = try candidate.configure(requested)
@@ -125,9 +127,8 @@ public final class RetryingAudioOutput: AudioOutput {
         let reason = (error as? AudioOutputError) ?? .writeFailed(device: deviceName, reason: "\(error)")
         failure = reason
         own.failures += 1
-        backoff.reset()
-        let delay = backoff.recordFailure()
-        nextAttempt = clock.now() + delay
+        failedAttempts = 0
+        let delay = scheduleNextAttempt()
         if let format { _ = try? standIn.configure(format) }
         logger.warning("\(reason); playing without sound, trying again in \(Self.seconds(delay))")
     }
@@ -144,14 +145,21 @@ public final class RetryingAudioOutput: AudioOutput {
             device = candidate
             failure = nil
             own.reopens += 1
-            backoff.reset()
+            failedAttempts = 0
             logger.notice("audio device '\(deviceName)' is back: \(format)")
         } catch {
             candidate.close()
-            let delay = backoff.recordFailure()
-            nextAttempt = clock.now() + delay
+            let delay = scheduleNextAttempt()
             logger.debug("\(error); trying again in \(Self.seconds(delay))")
         }
+    }
+
+    /// Counts a failed attempt and sets when the next one is due; returns the wait.
+    private func scheduleNextAttempt() -> Double {
+        failedAttempts += 1
+        let delay = backoff.delay(afterFailures: failedAttempts).seconds
+        nextAttempt = clock.now() + delay
+        return delay
     }
 
     private func retire(_ output: AudioOutput) {

@@ -50,18 +50,6 @@ import Testing
     }
 }
 
-@Suite struct RetryBackoffTests {
-    @Test func delaysDoubleFromOneSecondUpToThirtySeconds() {
-        var backoff = RetryBackoff()
-        let delays = (0..<8).map { _ in backoff.recordFailure() }
-        #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30])
-        for _ in 0..<100 { _ = backoff.recordFailure() }
-        #expect(backoff.nextDelay == 30, "no overflow after many failures")
-        backoff.reset()
-        #expect(backoff.nextDelay == 1)
-    }
-}
-
 @Suite struct AudioFormatTests {
     @Test(arguments: [(1, ["MONO"]), (2, ["FL", "FR"]), (6, ["FL", "FR", "RL", "RR", "FC", "LFE"]),
                       (8, ["FL", "FR", "RL", "RR", "FC", "LFE", "SL", "SR"]), (7, ["NA", "NA", "NA", "NA", "NA", "NA", "NA"])])
