@@ -30,10 +30,18 @@ public final class DecodedAudioFrame: @unchecked Sendable {
         av_get_sample_fmt_name(AVSampleFormat(frame.pointee.format)).map { String(cString: $0) } ?? "unknown"
     }
 
+    /// Drops the samples before `time` (after a seek lands on the packet before the target);
+    /// false, with nothing changed, when the whole frame is before it.
+    public func trim(before time: MediaTime) -> Bool {
+        guard endTime > time else { return false }
+        dropLeading(time.ticks(in: Rational(1, Int64(max(1, sampleRate)))) - pts.ticks(in: Rational(1, Int64(max(1, sampleRate)))))
+        return true
+    }
+
     /// Drops the first `count` samples of every channel by moving the plane pointers (the
-    /// buffers stay referenced by the frame): trimming to the exact seek target.
-    func dropLeading(_ count: Int) {
-        let count = min(count, frameCount)
+    /// buffers stay referenced by the frame).
+    func dropLeading(_ count: Int64) {
+        let count = Int(min(count, Int64(frameCount)))
         guard count > 0 else { return }
         let format = AVSampleFormat(frame.pointee.format)
         let planar = av_sample_fmt_is_planar(format) != 0
@@ -55,16 +63,18 @@ public final class DecodedAudioFrame: @unchecked Sendable {
     }
 }
 
-/// FFmpeg's decoder for one audio stream.
-final class AudioDecoder {
+/// FFmpeg's decoder for one audio stream: demuxed packets in, `DecodedAudioFrame`s out.
+public final class AudioDecoder {
     private var codecContext: UnsafeMutablePointer<AVCodecContext>?
-    let streamIndex: Int
+    public let streamIndex: Int
     let timeBase: AVRational
     let startTicks: Int64
     /// Packets the decoder rejected as damaged; playback goes on past them.
-    private(set) var damagedPackets = 0
+    public private(set) var damagedPackets = 0
+    /// Where the last frame ended: a frame without a timestamp follows on from it.
+    private var previousEnd: MediaTime?
 
-    init(asset: Asset, streamIndex: Int) throws {
+    public init(asset: Asset, streamIndex: Int) throws {
         let stream = asset.stream(at: streamIndex)
         let parameters = stream.pointee.codecpar!
         let codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
@@ -105,10 +115,16 @@ final class AudioDecoder {
         return true
     }
 
-    enum Output { case frame(DecodedAudioFrame), needsInput, finished }
+    /// Feeds a demuxed packet, or nil to drain at the end; false when the decoder is full.
+    public func send(_ packet: Packet?) -> Bool {
+        send(packet?.packet)
+    }
 
-    /// The next frame. Frames without a timestamp follow on from the previous one.
-    func receive(following previousEnd: MediaTime?) -> Output {
+    public enum Output { case frame(DecodedAudioFrame), needsInput, finished }
+
+    /// The next decoded frame, `needsInput` when a packet must be sent first, `finished` once
+    /// drained.
+    public func receive() -> Output {
         guard let frame = av_frame_alloc() else { return .finished }
         let result = avcodec_receive_frame(codecContext, frame)
         guard result >= 0, frame.pointee.nb_samples > 0, frame.pointee.sample_rate > 0 else {
@@ -125,11 +141,14 @@ final class AudioDecoder {
         } else {
             pts = previousEnd ?? .zero
         }
-        return .frame(DecodedAudioFrame(taking: frame, pts: pts))
+        let decoded = DecodedAudioFrame(taking: frame, pts: pts)
+        previousEnd = decoded.endTime
+        return .frame(decoded)
     }
 
     /// Forgets buffered samples after a seek.
-    func flush() {
+    public func flush() {
         avcodec_flush_buffers(codecContext)
+        previousEnd = nil
     }
 }

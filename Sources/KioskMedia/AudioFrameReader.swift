@@ -13,7 +13,6 @@ public final class AudioFrameReader {
     private var demuxerFinished = false
     private var decoderFinished = false
     private var packetPending = false
-    private var previousEnd: MediaTime?
     /// After a seek: samples before this time are dropped, so reading starts exactly there.
     private var trimBefore: MediaTime?
 
@@ -41,12 +40,10 @@ public final class AudioFrameReader {
     /// The next frame in order, or nil at the end of the stream.
     public func nextFrame() throws -> DecodedAudioFrame? {
         while !decoderFinished {
-            switch decoder.receive(following: previousEnd) {
+            switch decoder.receive() {
             case .frame(let frame):
-                previousEnd = frame.endTime
                 if let target = trimBefore {
-                    if frame.endTime <= target { continue }
-                    frame.dropLeading(target.ticksAtRate(frame.sampleRate) - frame.pts.ticksAtRate(frame.sampleRate))
+                    guard frame.trim(before: target) else { continue }
                     trimBefore = nil
                 }
                 return frame
@@ -74,7 +71,7 @@ public final class AudioFrameReader {
             if decoder.send(packet) { av_packet_unref(packet) } else { packetPending = true }
             return
         }
-        _ = decoder.send(nil)
+        _ = decoder.send(nil as UnsafeMutablePointer<AVPacket>?)
     }
 
     /// Moves so that the next frame starts exactly at `time` (or at the first sample after it
@@ -90,12 +87,6 @@ public final class AudioFrameReader {
         if packetPending { av_packet_unref(packet); packetPending = false }
         demuxerFinished = false
         decoderFinished = false
-        previousEnd = nil
         trimBefore = time > .zero ? time : nil
     }
-}
-
-extension MediaTime {
-    /// This time in samples at `rate` per second, rounded.
-    func ticksAtRate(_ rate: Int) -> Int { Int(ticks(in: Rational(1, Int64(max(1, rate))))) }
 }

@@ -36,7 +36,32 @@ import Testing
         #expect(first.pts == target)
         var frames = first.frameCount
         while let frame = try reader.nextFrame() { frames += frame.frameCount }
-        #expect(frames == 48_000 - target.ticksAtRate(48_000))
+        #expect(Int64(frames) == 48_000 - target.ticks(in: Rational(1, 48_000)))
+    }
+
+    /// The engine's path: its demux thread's packets into an AudioDecoder, trimmed after a seek.
+    @Test func demuxedPacketsDecodeAndTrimToASeekTarget() throws {
+        let asset = try Asset(source: Self.aacClip())
+        let demuxer = Demuxer(asset: asset, video: false)
+        let decoder = try AudioDecoder(asset: asset, streamIndex: try #require(demuxer.audioStream))
+        let target = MediaTime(value: 1, timescale: 2)
+        try demuxer.seek(to: target)
+        decoder.flush()
+        var frames: [DecodedAudioFrame] = []
+        decoding: while true {
+            switch decoder.receive() {
+            case .frame(let frame):
+                if frame.trim(before: target) { frames.append(frame) }
+            case .needsInput:
+                if case .packet(let packet) = demuxer.read() { _ = decoder.send(packet) } else { _ = decoder.send(nil as Packet?) }
+            case .finished:
+                break decoding
+            }
+        }
+        let first = try #require(frames.first)
+        #expect(first.pts == target, "the first sample heard is the one at the target")
+        let total = frames.reduce(0) { $0 + $1.frameCount }
+        #expect(abs(total - 22_050) <= 1024, "half a second left: \(total) frames")
     }
 
     @Test func aFileWithoutAudioIsRefusedWithAReason() throws {
