@@ -20,6 +20,8 @@ final class AudioPath: @unchecked Sendable {
     /// Counts flushes, so the feeder forgets which items' sound it had finished.
     private var flushes = 0
     private let logger: Logger
+    private let output: AudioOutput
+    private let writerFinished = DispatchSemaphore(value: 0)
 
     /// Opens `output` for 48 kHz stereo (it says what it really took) and starts the threads.
     init(output: AudioOutput, volume: Int, isMuted: Bool, logger: Logger) throws {
@@ -27,7 +29,11 @@ final class AudioPath: @unchecked Sendable {
         queue = PCMQueue(format: format, capacity: MediaTime(value: 1, timescale: 4))
         writer = AudioWriter(output: output, queue: queue, volume: volume, isMuted: isMuted, logger: logger)
         self.logger = logger
-        let writerThread = Thread { [writer] in writer.run() }
+        self.output = output
+        let writerThread = Thread { [writer, writerFinished] in
+            writer.run()
+            writerFinished.signal()
+        }
         writerThread.name = "kiosk-audio-write"
         writerThread.qualityOfService = .userInteractive
         writerThread.start()
@@ -56,6 +62,13 @@ final class AudioPath: @unchecked Sendable {
             lock.broadcast()
         }
         writer.stop()
+        // The device (or recording) is closed only once the writer is done with it: a WAV
+        // recording gets its sizes written, an ALSA PCM is released for the next user.
+        if writerFinished.wait(timeout: .now() + 1) == .success {
+            output.close()
+        } else {
+            logger.warning("sound: the writer did not stop within 1 s; leaving \(output.deviceName) open")
+        }
     }
 
     /// What is heard now, for the master clock, if it belongs to the item tagged `tag` and is

@@ -53,17 +53,19 @@ extension PlaybackLoop {
             if seam == nil { audio?.flush() }   // a skip cuts the old item's sound at once
             updateAudioOrder()
             applyVolume()
-            if let seam, next.isPrimed, !needsFirstFrame {
-                // The seam: the clock runs on; the outgoing item's end is the incoming one's start.
-                clock.rebase(from: seam, to: next.plan.start)
+            if let seam, let first = next.firstFrame, !needsFirstFrame {
+                // The seam: the clock runs on; the outgoing item's end is the incoming one's
+                // first picture (which may start a little after 0, behind its sound's priming).
+                clock.rebase(from: seam, to: Swift.max(next.plan.start, first.pts))
                 apply(.advanced(to: next.reference, duration: next.duration))
                 next.hasReportedReady = true
+                if let outgoing { retiring.append(outgoing) }
             } else {
                 // Not ready yet (or a skip): the last picture stays up until the first frame.
                 apply(.itemLoading(next.reference))
                 needsFirstFrame = true
+                outgoing?.close()
             }
-            outgoing?.close()
         case .finished:
             apply(.endReached)
             finished = true
@@ -103,6 +105,10 @@ extension PlaybackLoop {
     /// short or still item), so its first frame is decoded before the seam.
     func prepareUpcomingIfDue(after item: ActiveItem) {
         if let prepared = upcoming {
+            if !prepared.isScalerPrepared, let first = prepared.firstFrame {
+                prepared.isScalerPrepared = true
+                _ = try? prepared.scaler.prepare(for: first, layout: layout(of: first, in: prepared))
+            }
             guard let error = prepared.failure else { return }
             // Found out ahead of time: skip it now so a good item is prepared instead.
             upcoming = nil

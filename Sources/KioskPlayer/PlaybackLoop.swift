@@ -21,7 +21,9 @@ final class PlaybackLoop {
     var clock = PlaybackClock(hostTime: MonotonicClock.hostTime())
     var current: ActiveItem?
     var upcoming: ActiveItem?
-    let scaler = Scaler()
+    /// Items that handed over at a seam, closed once the next picture is up: closing frees
+    /// decoders and threads, work that must not delay the incoming item's first frame.
+    var retiring: [ActiveItem] = []
     var presented = 0
     var dropped = 0
     var serial: UInt64 = 0
@@ -73,11 +75,14 @@ final class PlaybackLoop {
                 mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 4))
                 continue
             }
-            prepareUpcomingIfDue(after: item)
             followAudio(item)
             step(item)
+            // After the step, not before: opening the next item right at a seam would delay
+            // the incoming item's first frame.
+            if item === current, item.lastPresentedPTS != nil { prepareUpcomingIfDue(after: item) }
         }
         audio?.stop()
+        retiring.forEach { $0.close() }
         upcoming?.close()
         current?.close()
         publishSnapshot()
@@ -154,10 +159,10 @@ final class PlaybackLoop {
     func present(_ frame: DecodedFrame, of item: ActiveItem) -> MediaTime? {
         do {
             let buffer = try output.backBuffer()
-            let gravity = item.entry.item.gravity ?? options.gravity
-            let layout = Scaler.layout(for: frame, on: output.size, gravity: gravity, displayRotation: output.softwareRotation)
-            try scaler.draw(frame, layout: layout, into: buffer)
+            try item.scaler.draw(frame, layout: layout(of: frame, in: item), into: buffer)
             let flipSeconds = try output.present(buffer)
+            retiring.forEach { $0.close() }
+            retiring.removeAll()
             saveSnapshotIfDue(buffer)
             lastDisplayError = nil
             presented += 1
@@ -172,6 +177,11 @@ final class PlaybackLoop {
             lastDisplayError = text
             return nil
         }
+    }
+
+    func layout(of frame: DecodedFrame, in item: ActiveItem) -> GravityLayout {
+        Scaler.layout(for: frame, on: output.size, gravity: item.entry.item.gravity ?? options.gravity,
+                      displayRotation: output.softwareRotation)
     }
 
     /// A black screen (the idle screen, before anything could play): never shown at a seam.

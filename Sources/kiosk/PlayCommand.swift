@@ -46,6 +46,9 @@ struct PlayCommand: ParsableCommand {
     @Flag(help: "Present frames as fast as they decode, ignoring time (tests, benchmarks).")
     var untimed = false
 
+    @Option(help: "Stop after this many seconds (tests, benchmarks); default: until the end.")
+    var duration: Double?
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -56,6 +59,7 @@ struct PlayCommand: ParsableCommand {
         guard Rotation(degrees: rotation) != nil, (0..<360).contains(rotation) else {
             throw ValidationError("--rotation must be 0, 90, 180 or 270")
         }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0") }
         guard (0...100).contains(volume) else { throw ValidationError("--volume must be between 0 and 100") }
         guard PlaybackRate.isPlayable(Rational(Int64((rate * 1000).rounded()), 1000)) else {
             throw ValidationError("--rate must be between 0.25 and 4")
@@ -88,7 +92,11 @@ struct PlayCommand: ParsableCommand {
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
         let signals = SignalWatcher(stop: { _ in player.stop() })
         player.start()
-        player.waitUntilFinished()
+        if let duration {
+            if !player.waitUntilFinished(timeout: duration) { player.stop() }
+        } else {
+            player.waitUntilFinished()
+        }
         // The console comes back: the CRTC, mode and framebuffer that were there before.
         DisplayOpener.close(output, logger: logger)
         withExtendedLifetime(signals) {}
