@@ -31,10 +31,12 @@ let package = Package(
         .target(name: "KioskMedia", dependencies: ["KioskCore", "CFFmpeg", "CKioskShim",
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM"]),
+        .target(name: "KioskInput", dependencies: ["KioskCore", "CEvdev",
+                                                   .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay",
                                                     .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay", "KioskPlayer",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskPlayer", "KioskInput",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -44,6 +46,8 @@ let package = Package(
 
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
         .testTarget(name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskCore", "CDRM"]),
+        .testTarget(name: "KioskInputTests", dependencies: ["KioskInput", "KioskCore", "CEvdev",
+                                                          .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),
     ]
 )

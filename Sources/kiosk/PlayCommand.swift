@@ -37,6 +37,8 @@ struct PlayCommand: ParsableCommand {
     @Flag(help: "Present frames as fast as they decode, ignoring time (tests, benchmarks).")
     var untimed = false
 
+    @OptionGroup var input: PlayInputOptions
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -75,7 +77,9 @@ struct PlayCommand: ParsableCommand {
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
         let signals = SignalWatcher(stop: { _ in player.stop() })
         player.start()
+        let inputService = InputWiring.start(input.config, output: output, player: player, logger: logger)
         player.waitUntilFinished()
+        inputService?.stop()
         // The console comes back: the CRTC, mode and framebuffer that were there before.
         DisplayOpener.close(output, logger: logger)
         withExtendedLifetime(signals) {}
