@@ -29,13 +29,19 @@ public struct InputDeviceError: Error, Sendable, Hashable, CustomStringConvertib
     }
 }
 
-/// What a read from a device brought.
-enum ReadOutcome {
-    /// Events in order; `resynced` when the kernel dropped events (SYN_DROPPED) and libevdev's
-    /// sync events brought the state up to date. Then `resyncEvents` are those sync events.
-    case events([InputEvent], resynced: Bool, resyncEvents: [InputEvent])
-    /// The device is gone (ENODEV) or failed; it must be closed.
-    case gone(reason: String)
+/// What a read from a device brought, in the order it happened.
+enum ReadItem {
+    case event(InputEvent)
+    /// The kernel dropped events (SYN_DROPPED); these are libevdev's sync events that bring
+    /// our view of the device up to date. Events after it continue from the synced state.
+    case resync([InputEvent])
+}
+
+/// The outcome of reading what a device has now.
+struct ReadOutcome {
+    var items: [ReadItem] = []
+    /// Set when the device is gone (ENODEV) or failed: it must be closed after `items`.
+    var goneReason: String?
 }
 
 /// One open /dev/input/eventN through libevdev. Used by the reader thread only (not Sendable).
@@ -80,30 +86,29 @@ final class EvdevDevice {
 
     /// Reads everything available now (the fd is non-blocking).
     func readAvailable() -> ReadOutcome {
-        var events: [InputEvent] = []
-        var resyncEvents: [InputEvent] = []
-        var resynced = false
+        var outcome = ReadOutcome()
         var raw = input_event()
+        let sync = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
         while true {
             let status = libevdev_next_event(device, LIBEVDEV_READ_FLAG_NORMAL.rawValue, &raw)
             if status == Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue) {
-                events.append(convert(raw))
-            } else if status == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) {
+                outcome.items.append(.event(convert(raw)))
+            } else if status == sync {
                 // SYN_DROPPED: the kernel's buffer overflowed. libevdev hands out the events
                 // that bring our view of the device up to date; take them all now.
-                resynced = true
-                var syncStatus = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
-                while syncStatus == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) {
+                var syncEvents: [InputEvent] = []
+                var syncStatus = sync
+                while syncStatus == sync {
                     syncStatus = libevdev_next_event(device, LIBEVDEV_READ_FLAG_SYNC.rawValue, &raw)
-                    if syncStatus == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) { resyncEvents.append(convert(raw)) }
+                    if syncStatus == sync { syncEvents.append(convert(raw)) }
                 }
-                if syncStatus == -ENODEV { return .gone(reason: "unplugged") }
+                outcome.items.append(.resync(syncEvents))
+                if syncStatus == -ENODEV { outcome.goneReason = "unplugged"; return outcome }
             } else if status == -EAGAIN {
-                return .events(events, resynced: resynced, resyncEvents: resyncEvents)
-            } else if status == -ENODEV {
-                return .gone(reason: "unplugged")
+                return outcome
             } else {
-                return .gone(reason: String(cString: strerror(-status)))
+                outcome.goneReason = status == -ENODEV ? "unplugged" : String(cString: strerror(-status))
+                return outcome
             }
         }
     }

@@ -220,13 +220,14 @@ final class InputReader {
     /// Reads a device that poll marked; closes it if it went away.
     func readDevice(_ path: String) {
         guard let open = devices[path] else { return }
-        switch open.device.readAvailable() {
-        case .gone(let reason):
-            close(path, reason: reason)
-        case .events(let events, let resynced, let resyncEvents):
-            for event in events { handle(event, from: open) }
-            if resynced { resynchronize(open, with: resyncEvents) }
+        let outcome = open.device.readAvailable()
+        for item in outcome.items {
+            switch item {
+            case .event(let event): handle(event, from: open)
+            case .resync(let events): resynchronize(open, with: events)
+            }
         }
+        if let reason = outcome.goneReason { close(path, reason: reason) }
     }
 
     private func handle(_ event: InputEvent, from open: OpenDevice) {
@@ -245,7 +246,7 @@ final class InputReader {
     /// The kernel dropped events: whatever gesture was under way is cancelled (a scrub ends
     /// where it was), and fingers still down are ignored until they lift.
     private func resynchronize(_ open: OpenDevice, with events: [InputEvent]) {
-        logger.info("input: \(open.label) dropped events (SYN_DROPPED); gesture in progress cancelled")
+        logger.notice("input: \(open.label) dropped events (SYN_DROPPED: kiosk read too slowly); the gesture in progress is cancelled")
         guard var tracker = open.tracker, var recognizer = open.recognizer else { return }
         for event in events { _ = tracker.handle(event) }
         _ = tracker.handle(InputEvent(type: EvdevCode.synType, code: EvdevCode.synReport, value: 0, time: MonotonicClock.now()))

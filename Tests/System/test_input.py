@@ -1,12 +1,13 @@
 """System tests of kiosk's input (KioskInput) with synthetic devices in the VM bed.
 
-One bochs guest at 640x480 boots once. In it, a small Python driver (GUEST_DRIVER below, run
+One bochs guest at 640x480 boots once. In it, a small Python driver (input_driver.py, run
 with Debian's python3) makes uinput devices and moves their fingers and keys on the host's
 command: it polls the work directory for cmd-NNNN files and answers done-NNNN (JSON). It
 first makes a multi-touch touchscreen (protocol B, INPUT_PROP_DIRECT, 0..4095) and a keyboard;
 then the guest runs `kiosk probe --json` (as root, and as nobody to see the permission message)
-and, once the host has read a key itself (the control for the grab check), starts `kiosk play red.mp4 blue.mp4 --loop --display drm --seek-step 5 --grab-input
---stats-file stats.jsonl`. The clips are 30 s of solid red / blue, 320x240 at 10 fps, with a
+and, once the host has read a key itself (the control for the grab check), starts
+`kiosk play red.mp4 blue.mp4 --loop --display drm --seek-step 5 --grab-input --stats-file
+stats.jsonl`. The clips are 30 s of solid red / blue, 320x240 at 10 fps, with a
 white square moving so that consecutive frames differ.
 
 The host then checks, in sequence, from the stats file (one line per presented frame: item,
@@ -18,10 +19,15 @@ pts, gen) and QMP screendumps:
 - KEY_RIGHT: the pts jumps forward by seek_step (5 s);
 - grab: a second reader of the grabbed keyboard gets no events (before kiosk started, it did);
 - swipe left: the next item (blue on screen), swipe right: back to the previous (red);
-- scrub along the bottom band from 10% to 60% of the width: playback goes on near 60% of 30 s;
+- scrub along the bottom band from 10% to 60% of the width: playback resumes from 18 s;
 - hotplug: a keyboard made after kiosk started works (KEY_N: next item); the first keyboard
   unplugged is dropped with a notice, and playback goes on;
+- SYN_DROPPED: with kiosk stopped (SIGSTOP) a finger floods the touchscreen; once it runs
+  again kiosk reports the drop and cancels the stroke, the item stays, and a tap still pauses;
 - SIGTERM ends kiosk with status 0 and its log has no error.
+
+It also reports the latency from input to screen, in the guest's CLOCK_MONOTONIC (the driver
+answers with its time, the stats carry the flip times).
 
 Needs the debug kiosk: `swift build` in this worktree first.
 """
@@ -29,7 +35,6 @@ Needs the debug kiosk: `swift build` in this worktree first.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -49,135 +54,14 @@ CLIP_SECONDS = 30
 SEEK_STEP = 5
 GUEST_PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
 
-# The guest's device driver: uinput through ioctl + struct (no python-evdev in the guest).
-GUEST_DRIVER = r'''
-import fcntl, json, os, struct, sys, time
-UI_SET_EVBIT, UI_SET_KEYBIT, UI_SET_ABSBIT, UI_SET_PROPBIT = 0x40045564, 0x40045565, 0x40045567, 0x4004556e
-UI_DEV_CREATE, UI_DEV_DESTROY = 0x5501, 0x5502
-EV_SYN, EV_KEY, EV_ABS = 0, 1, 3
-ABS_X, ABS_Y, ABS_MT_SLOT, ABS_MT_POSITION_X, ABS_MT_POSITION_Y, ABS_MT_TRACKING_ID = 0, 1, 0x2f, 0x35, 0x36, 0x39
-BTN_TOUCH, INPUT_PROP_DIRECT = 0x14a, 1
-KEYS = {"KEY_SPACE": 57, "KEY_RIGHT": 106, "KEY_LEFT": 105, "KEY_N": 49, "KEY_P": 25, "KEY_M": 50}
-RAW_MAX = 4095
-devices = {}     # name -> (uinput fd, event node)
-tracking = [100]
-
-def node_of(name):
-    for _ in range(200):
-        for d in os.listdir("/sys/class/input"):
-            p = "/sys/class/input/%s/device/name" % d
-            if d.startswith("event") and os.path.exists(p) and open(p).read().strip() == name \
-                    and os.path.exists("/dev/input/" + d):
-                return "/dev/input/" + d
-        time.sleep(0.02)
-    raise RuntimeError("no event node for " + name)
-
-def create(name, kind):
-    fd = os.open("/dev/uinput", os.O_WRONLY | os.O_NONBLOCK)
-    absmax, absmin = [0] * 64, [0] * 64
-    fcntl.ioctl(fd, UI_SET_EVBIT, EV_KEY)
-    if kind == "touch":
-        fcntl.ioctl(fd, UI_SET_EVBIT, EV_ABS)
-        fcntl.ioctl(fd, UI_SET_KEYBIT, BTN_TOUCH)
-        fcntl.ioctl(fd, UI_SET_PROPBIT, INPUT_PROP_DIRECT)
-        for axis, top in ((ABS_X, RAW_MAX), (ABS_Y, RAW_MAX), (ABS_MT_SLOT, 4), (ABS_MT_POSITION_X, RAW_MAX),
-                          (ABS_MT_POSITION_Y, RAW_MAX), (ABS_MT_TRACKING_ID, 65535)):
-            fcntl.ioctl(fd, UI_SET_ABSBIT, axis)
-            absmax[axis] = top
-    else:
-        for code in KEYS.values():
-            fcntl.ioctl(fd, UI_SET_KEYBIT, code)
-    os.write(fd, struct.pack("80sHHHHi", name.encode(), 3, 0x1234, 0x5678, 1, 0)
-             + struct.pack("64i", *absmax) + struct.pack("64i", *absmin) + bytes(4 * 64 * 2))
-    fcntl.ioctl(fd, UI_DEV_CREATE)
-    devices[name] = (fd, node_of(name))
-    return {"node": devices[name][1]}
-
-def emit(name, *events):
-    fd = devices[name][0]
-    for etype, code, value in events:
-        os.write(fd, struct.pack("llHHi", 0, 0, etype, code, value))
-    os.write(fd, struct.pack("llHHi", 0, 0, EV_SYN, 0, 0))
-
-def raw(fraction):
-    return int(round(fraction * RAW_MAX))
-
-def down(name, x, y):
-    tracking[0] += 1
-    emit(name, (EV_ABS, ABS_MT_SLOT, 0), (EV_ABS, ABS_MT_TRACKING_ID, tracking[0]),
-         (EV_ABS, ABS_MT_POSITION_X, raw(x)), (EV_ABS, ABS_MT_POSITION_Y, raw(y)),
-         (EV_KEY, BTN_TOUCH, 1), (EV_ABS, ABS_X, raw(x)), (EV_ABS, ABS_Y, raw(y)))
-
-def move(name, x, y):
-    emit(name, (EV_ABS, ABS_MT_POSITION_X, raw(x)), (EV_ABS, ABS_MT_POSITION_Y, raw(y)),
-         (EV_ABS, ABS_X, raw(x)), (EV_ABS, ABS_Y, raw(y)))
-
-def up(name):
-    emit(name, (EV_ABS, ABS_MT_TRACKING_ID, -1), (EV_KEY, BTN_TOUCH, 0))
-
-def stroke(name, x0, y0, x1, y1, seconds, steps):
-    down(name, x0, y0)
-    for i in range(1, steps + 1):
-        time.sleep(seconds / steps)
-        move(name, x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps)
-    up(name)
-
-def key(name, code_name):
-    emit(name, (EV_KEY, KEYS[code_name], 1))
-    time.sleep(0.03)
-    emit(name, (EV_KEY, KEYS[code_name], 0))
-
-def grabbed(name, code_name):
-    """Press a key while reading the device ourselves: a grab by kiosk leaves us nothing."""
-    reader = os.open(devices[name][1], os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        key(name, code_name)
-        time.sleep(0.3)
-        try:
-            return {"seen_bytes": len(os.read(reader, 4096))}
-        except BlockingIOError:
-            return {"seen_bytes": 0}
-    finally:
-        os.close(reader)
-
-def run(words):
-    op = words[0]
-    if op == "create": return create(words[1], words[2])
-    if op == "destroy":
-        fd, _ = devices.pop(words[1]); fcntl.ioctl(fd, UI_DEV_DESTROY); os.close(fd); return {}
-    if op == "tap":
-        down("touch", float(words[1]), float(words[2])); time.sleep(0.05); up("touch"); return {}
-    if op == "stroke":
-        x0, y0, x1, y1, seconds = map(float, words[1:6]); stroke("touch", x0, y0, x1, y1, seconds, int(words[6])); return {}
-    if op == "key": key(words[1], words[2]); return {}
-    if op == "grabbed": return grabbed(words[1], words[2])
-    raise ValueError("unknown command " + op)
-
-create("touch", "touch")
-create("keys", "keys")
-open("devices-ready", "w").write(json.dumps({n: d[1] for n, d in devices.items()}))
-n = 1
-while not os.path.exists("driver-quit"):
-    name = "cmd-%04d" % n
-    if not os.path.exists(name):
-        time.sleep(0.01)
-        continue
-    try:
-        result = run(open(name).read().split())
-    except Exception as e:
-        result = {"error": repr(e)}
-    result["t"] = time.clock_gettime(time.CLOCK_MONOTONIC)
-    open("done-%04d.tmp" % n, "w").write(json.dumps(result))
-    os.rename("done-%04d.tmp" % n, "done-%04d" % n)
-    n += 1
-'''
+DRIVER = Path(__file__).resolve().parent / "input_driver.py"
 
 GUEST_COMMAND = r'''
 K=@KIOSK@
 await() {  # FILE: wait up to 120 s for it
     i=0; while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
 }
-@PYTHON@ -S driver.py > driver.log 2>&1 &
+@PYTHON@ -S @DRIVER@ > driver.log 2>&1 &
 await devices-ready
 "$K" probe --json > probe.json 2> probe.err
 setpriv --reuid=nobody --regid=nogroup --clear-groups "$K" probe > probe-nobody.txt 2>&1
@@ -272,8 +156,8 @@ def results(tmp_path_factory) -> Results:
     workdir = tmp_path_factory.mktemp("input")
     make_clip(workdir / "red.mp4", "red")
     make_clip(workdir / "blue.mp4", "blue")
-    (workdir / "driver.py").write_text(GUEST_DRIVER)
     command = (GUEST_COMMAND.replace("@KIOSK@", str(KIOSK)).replace("@PYTHON@", GUEST_PYTHON)
+               .replace("@DRIVER@", str(DRIVER))
                .replace("@SEEK_STEP@", str(SEEK_STEP)))
     checks: dict = {}
     with Bed(driver="bochs", size=SIZE, workdir=workdir) as bed:
@@ -359,6 +243,19 @@ def results(tmp_path_factory) -> Results:
         s.wait_until("frames after the unplug", lambda st: len(st) >= count + 5)
         checks["unplug_survived"] = True
 
+        # SYN_DROPPED: the stroke under way is cancelled (no gesture: playback goes on, same
+        # item) and kiosk says so; then a tap still works.
+        item, count = s.stats()[-1]["item"], len(s.stats())
+        s.command("flood 2000", timeout=120)
+        s.wait_until("kiosk to report the dropped events", lambda _: "dropped events (SYN_DROPPED" in s.log())
+        s.wait_until("frames after the flood", lambda st: len(st) >= count + 8)
+        checks["flood_item_kept"] = s.stats()[-1]["item"] == item
+        s.command("tap 0.5 0.4")
+        time.sleep(0.5)
+        count = len(s.stats())
+        time.sleep(1.0)
+        checks["tap_after_flood_pauses"] = len(s.stats()) == count
+
         (workdir / "finish").touch()
         assert bed.wait(timeout=60) == 0, bed.console_log()
         boot = bed.boot_seconds or 0.0
@@ -412,6 +309,11 @@ def test_scrub_seeks_along_the_bottom(results: Results):
 
 def test_hotplugged_keyboard_works_and_unplug_is_harmless(results: Results):
     assert results.checks["hotplug_next"] and results.checks["unplug_survived"]
+
+
+def test_dropped_events_cancel_the_stroke_and_input_goes_on(results: Results):
+    assert results.checks["flood_item_kept"], results.log
+    assert results.checks["tap_after_flood_pauses"]
 
 
 def test_kiosk_exits_cleanly(results: Results):
