@@ -1,5 +1,6 @@
 import CEvdev
 import Glibc
+import KioskCore
 
 /// Why an input device could not be used; the message names the device node.
 public struct InputDeviceError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -114,7 +115,7 @@ final class EvdevDevice {
     }
 
     private func convert(_ raw: input_event) -> InputEvent {
-        let time = monotonicTimestamps ? Double(raw.time.tv_sec) + Double(raw.time.tv_usec) / 1e6 : MonotonicClock.now()
+        let time = monotonicTimestamps ? Double(raw.time.tv_sec) + Double(raw.time.tv_usec) / 1e6 : MonotonicClock().now()
         return InputEvent(type: raw.type, code: raw.code, value: raw.value, time: time)
     }
 
@@ -140,14 +141,5 @@ final class EvdevDevice {
             properties.insert(property)
         }
         return DeviceCapabilities(name: name, keys: keys, absoluteAxes: axes, properties: properties)
-    }
-}
-
-/// CLOCK_MONOTONIC in seconds: the clock event timestamps and gesture deadlines are on.
-enum MonotonicClock {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }

@@ -173,7 +173,7 @@ final class InputReader {
     func close(_ path: String, reason: String) {
         guard let open = devices.removeValue(forKey: path) else { return }
         if var recognizer = open.recognizer {
-            act(on: recognizer.cancel(), at: MonotonicClock.now())
+            act(on: recognizer.cancel(), at: MonotonicClock().now())
             open.recognizer = recognizer
         }
         logger.notice("input: \(open.label) \(reason)")
@@ -249,10 +249,10 @@ final class InputReader {
         logger.notice("input: \(open.label) dropped events (SYN_DROPPED: kiosk read too slowly); the gesture in progress is cancelled")
         guard var tracker = open.tracker, var recognizer = open.recognizer else { return }
         for event in events { _ = tracker.handle(event) }
-        _ = tracker.handle(InputEvent(type: EvdevCode.synType, code: EvdevCode.synReport, value: 0, time: MonotonicClock.now()))
+        _ = tracker.handle(InputEvent(type: EvdevCode.synType, code: EvdevCode.synReport, value: 0, time: MonotonicClock().now()))
         tracker.resynchronized()
         open.tracker = tracker
-        act(on: recognizer.cancel(), at: MonotonicClock.now())
+        act(on: recognizer.cancel(), at: MonotonicClock().now())
         open.recognizer = recognizer
     }
 

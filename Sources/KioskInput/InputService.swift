@@ -94,7 +94,7 @@ public final class InputService: @unchecked Sendable {
         var timeout: Int32 = -1
         if let deadline = reader.nextDeadline {
             // Rounded up and a millisecond more: deadlines are released strictly after them.
-            let milliseconds = ((deadline - MonotonicClock.now()) * 1000).rounded(.up) + 1
+            let milliseconds = ((deadline - MonotonicClock().now()) * 1000).rounded(.up) + 1
             timeout = Int32(Swift.min(60_000, Swift.max(0, milliseconds)))
         }
         if wake < 0 { timeout = timeout < 0 ? 200 : Swift.min(timeout, 200) }   // no pipe: look at stop() often
@@ -109,7 +109,7 @@ public final class InputService: @unchecked Sendable {
             return
         }
         if fds[1].revents & Int16(POLLIN) != 0, let hotplug = reader.hotplug {
-            let now = MonotonicClock.now()
+            let now = MonotonicClock().now()
             for change in hotplug.readChanges() { reader.handle(change, now: now) }
         }
         for (index, path) in paths.enumerated() {
@@ -121,7 +121,7 @@ public final class InputService: @unchecked Sendable {
                 reader.close(path, reason: "unplugged")
             }
         }
-        reader.advance(to: MonotonicClock.now())
+        reader.advance(to: MonotonicClock().now())
     }
 }
 

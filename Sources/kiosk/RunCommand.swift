@@ -17,6 +17,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Override kiosk.conf's display: drm[:CARD[:CONNECTOR[:MODE]]], headless:WxH[@HZ] or auto.")
     var display: String?
 
+    @Option(help: "Override kiosk.conf's sound device: an ALSA PCM name or none.")
+    var audio: String?
+
     @Option(name: .customLong("stats-file"), help: "Write one JSON line per presented frame to this file.")
     var statsFile: String?
 
@@ -61,6 +64,9 @@ struct RunCommand: ParsableCommand {
         options.untimed = untimed
         options.snapshotDirectory = snapshotDirectory
         options.snapshotInterval = MediaTime(seconds: snapshotEvery)
+        options.audioOutput = AudioOpener.open(audio.map(AudioOpener.parse) ?? settings.audio.device, logger: logger)
+        options.volume = settings.audio.volume
+        options.isMuted = settings.audio.muted
         let cursor = PlaylistCursor(entries: entries, loopMode: settings.playback.loop)
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
         let path = config
