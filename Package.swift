@@ -33,10 +33,12 @@ let package = Package(
         .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM"]),
         .target(name: "KioskAudio", dependencies: ["KioskCore", "CALSA", "CKioskShim",
                                                    .product(name: "Logging", package: "swift-log")]),
+        .target(name: "KioskInput", dependencies: ["KioskCore", "CEvdev",
+                                                   .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio",
                                                     .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -49,6 +51,8 @@ let package = Package(
         .testTarget(name: "KioskMediaTests", dependencies: ["KioskMedia", "KioskCore", "KioskTestSupport"]),
         .testTarget(name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskMedia", "KioskCore", "KioskTestSupport",
                                                        .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "KioskInputTests", dependencies: ["KioskInput", "KioskCore", "CEvdev",
+                                                          .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),
     ]
 )

@@ -49,6 +49,8 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Stop after this many seconds (tests, benchmarks); default: until the end.")
     var duration: Double?
 
+    @OptionGroup var input: PlayInputOptions
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -92,11 +94,13 @@ struct PlayCommand: ParsableCommand {
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
         let signals = SignalWatcher(stop: { _ in player.stop() })
         player.start()
+        let inputService = InputWiring.start(input.config, output: output, player: player, logger: logger)
         if let duration {
             if !player.waitUntilFinished(timeout: duration) { player.stop() }
         } else {
             player.waitUntilFinished()
         }
+        inputService?.stop()
         // The console comes back: the CRTC, mode and framebuffer that were there before.
         DisplayOpener.close(output, logger: logger)
         withExtendedLifetime(signals) {}

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import KioskDisplay
+import KioskInput
 import KioskMedia
 
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
-        abstract: "Show what FFmpeg finds in a media file; with no file, the displays (DRM cards, connectors, modes, CRTCs, planes).")
+        abstract: "Show what FFmpeg finds in a media file; with no file, the displays (DRM cards, connectors, modes, CRTCs, planes) and input devices.")
 
     @Argument(help: "A media file or URL; leave out to list the hardware.")
     var media: String?
@@ -32,17 +33,19 @@ struct ProbeCommand: ParsableCommand {
     /// The machine's outputs, for choosing `--display` and kiosk.conf's display section.
     private func probeHardware() throws {
         let displays = DRMProbe.run()
+        let input = InputProbe.run()
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(HardwareReport(displays: displays)), as: UTF8.self))
+            print(String(decoding: try encoder.encode(HardwareReport(displays: displays, input: input)), as: UTF8.self))
         } else {
-            print(displays.text)
+            print(displays.text + "\n\n" + input.text)
         }
     }
 
     struct HardwareReport: Encodable {
         let displays: DRMProbe
+        let input: InputProbe
     }
 
     static func describe(_ info: MediaInfo) -> String {

@@ -81,11 +81,13 @@ struct RunCommand: ParsableCommand {
             }
         })
         player.start()
+        let inputService = InputWiring.start(settings.input, output: output, player: player, logger: logger)
         if let duration {
             if !player.waitUntilFinished(timeout: duration) { player.stop() }
         } else {
             player.waitUntilFinished()
         }
+        inputService?.stop()
         DisplayOpener.close(output, logger: logger)
         withExtendedLifetime(signals) {}
     }
