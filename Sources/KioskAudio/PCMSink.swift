@@ -127,6 +127,26 @@ public final class PCMSink: AudioOutput {
         }
     }
 
+    public func waitForRoom(frames: Int, timeout: Double) throws {
+        guard let pcm else { throw AudioOutputError.notConfigured(device: deviceName) }
+        if let failure { throw failure }
+        let clock = MonotonicClock()
+        let deadline = clock.now() + timeout
+        while true {
+            let available = snd_pcm_avail_update(pcm)
+            if available < 0 {
+                try recoverOrFail(pcm, Int32(truncatingIfNeeded: available))
+                continue
+            }
+            if available >= frames { return }
+            let remaining = deadline - clock.now()
+            if remaining <= 0 { return }
+            // snd_pcm_wait wakes when a period (avail_min) is free: what the writer asks for.
+            let result = snd_pcm_wait(pcm, Int32(min(1000, (remaining * 1000).rounded(.up))))
+            if result < 0 { try recoverOrFail(pcm, result) } else if result == 0 { return }
+        }
+    }
+
     /// Waits until a period fits; returns the seconds waited in vain (0 when room came).
     private func waitForRoom(_ pcm: OpaquePointer) throws -> Double {
         let timeoutMilliseconds: Int32 = 500

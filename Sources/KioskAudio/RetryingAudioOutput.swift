@@ -93,6 +93,14 @@ public final class RetryingAudioOutput: AudioOutput {
         try standIn.write(frames)
     }
 
+    public func waitForRoom(frames: Int, timeout: Double) throws {
+        if let device {
+            do { try device.waitForRoom(frames: frames, timeout: timeout) } catch { lose(error, retiring: device) }
+        } else {
+            try standIn.waitForRoom(frames: frames, timeout: timeout)
+        }
+    }
+
     public var delayFrames: Int { device?.delayFrames ?? standIn.delayFrames }
 
     public func pause() throws { forward { try $0.pause() }; try standIn.pause() }
