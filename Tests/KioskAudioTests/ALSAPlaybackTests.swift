@@ -134,3 +134,28 @@ import Testing
 }
 
 import Foundation
+
+@Suite struct AudioOutputFactoryTests {
+    @Test func noneMeansNoOutputAndANameMeansThatPCMRetried() throws {
+        #expect(AudioOutputFactory.output(for: .none) == nil)
+        let file = AudioFixtures.scratchPath("factory")
+        let output = try #require(AudioOutputFactory.output(for: .pcm(ALSATestConfig.device(recordingTo: file))))
+        #expect(try output.configure(.stereo48k) == .stereo48k)
+        #expect(output.isDeviceOpen && output.failure == nil)
+        output.close()
+    }
+
+    @Test func aMissingPCMPlaysOnWithoutSound() throws {
+        _ = ALSATestConfig.installed
+        let log = CapturedLog()
+        let output = try #require(AudioOutputFactory.output(for: .pcm("kiosk_no_such_pcm"), logger: log.logger))
+        #expect(try output.configure(.stereo48k) == .stereo48k)
+        #expect(!output.isDeviceOpen)
+        #expect(output.failure == .unavailable(device: "kiosk_no_such_pcm",
+                                               reason: "no such device (unknown PCM name, or no sound card with that number)"))
+        #expect(output.secondsUntilRetry.map { $0 > 0.9 && $0 <= 1 } == true)
+        #expect(log.lines(atLeast: .info) == ["audio device 'kiosk_no_such_pcm': cannot open: no such device (unknown PCM name, "
+                                              + "or no sound card with that number); playing without sound, trying again in 1 s"])
+        output.close()
+    }
+}
