@@ -164,12 +164,17 @@ public final class PCMSink: AudioOutput {
         return Double(timeoutMilliseconds) / 1000
     }
 
-    /// Underruns and suspends are recovered (and counted); anything else fails the device.
+    /// Underruns and suspends are recovered (and counted); a PCM left in the wrong state
+    /// (EBADFD) is prepared again; anything else fails the device.
     private func recoverOrFail(_ pcm: OpaquePointer, _ code: Int32) throws {
         switch -code {
         case EPIPE: counters.underruns += 1
         case ESTRPIPE: counters.suspends += 1
         case EINTR: break
+        case EBADFD:
+            let result = snd_pcm_prepare(pcm)
+            if result < 0 { throw fail(PCMSink.writeError(device: deviceName, result)) }
+            return
         default: throw fail(PCMSink.writeError(device: deviceName, code))
         }
         let result = snd_pcm_recover(pcm, code, 1)
@@ -178,7 +183,7 @@ public final class PCMSink: AudioOutput {
 
     static func writeError(device: String, _ code: Int32) -> AudioOutputError {
         switch -code {
-        case ENODEV, EBADFD, EIO, ENXIO: return .disconnected(device: device, reason: alsaErrorText(code))
+        case ENODEV, EIO, ENXIO: return .disconnected(device: device, reason: alsaErrorText(code))
         default: return .writeFailed(device: device, reason: alsaErrorText(code))
         }
     }
