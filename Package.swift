@@ -33,10 +33,10 @@ let package = Package(
         .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM"]),
         .target(name: "KioskAudio", dependencies: ["KioskCore", "CALSA", "CKioskShim",
                                                    .product(name: "Logging", package: "swift-log")]),
-        .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay",
+        .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio",
                                                     .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay", "KioskPlayer",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -99,7 +99,7 @@ public final class AudioDecoder {
         }
         self.streamIndex = streamIndex
         timeBase = stream.pointee.time_base
-        startTicks = stream.pointee.start_time == kiosk_nopts_value() ? 0 : stream.pointee.start_time
+        startTicks = asset.originTicks(of: stream)
     }
 
     deinit {

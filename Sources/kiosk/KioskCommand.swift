@@ -10,7 +10,7 @@ struct KioskCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiosk",
         abstract: "A lean video player for Linux signage boxes: FFmpeg -> DRM/KMS, ALSA, evdev.",
-        subcommands: [PlayCommand.self, SnapshotCommand.self, BenchCommand.self, ProbeCommand.self])
+        subcommands: [RunCommand.self, CheckCommand.self, PlayCommand.self, SnapshotCommand.self, BenchCommand.self, ProbeCommand.self])
 }
 
 /// Options every subcommand takes.
@@ -59,6 +59,9 @@ enum Entry {
             fail("\(error)", code: 1)
         } catch let error as RuntimeFailure {
             fail("\(error)", code: 1)
+        } catch let error as ConfigFailure {
+            writeStandardError(error.text)
+            exit(2)
         } catch {
             let code = KioskCommand.exitCode(for: error)
             let message = KioskCommand.fullMessage(for: error)

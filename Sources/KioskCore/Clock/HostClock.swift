@@ -1,5 +1,4 @@
 import Glibc
-import KioskCore
 
 /// The time and sleep that sinks pacing themselves by the clock use, so tests can run a
 /// minute of backoff in microseconds with a fake.
@@ -32,5 +31,10 @@ public struct MonotonicClock: HostClock {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return MediaTime(value: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec), timescale: 1_000_000_000)
+    }
+
+    /// A CLOCK_MONOTONIC reading in seconds (a flip event's time) as a host time.
+    public static func hostTime(seconds: Double) -> MediaTime {
+        MediaTime(hostNanoseconds: Int64((seconds * 1e9).rounded()))
     }
 }
