@@ -135,20 +135,20 @@ import Testing
 
 import Foundation
 
-@Suite struct AudioOutputFactoryTests {
-    @Test func noneMeansNoOutputAndANameMeansThatPCMRetried() throws {
-        #expect(AudioOutputFactory.output(for: .none) == nil)
-        let file = AudioFixtures.scratchPath("factory")
-        let output = try #require(AudioOutputFactory.output(for: .pcm(ALSATestConfig.device(recordingTo: file))))
+/// RetryingAudioOutput around the real PCMSink, as `kiosk` opens a named device.
+@Suite struct RetryingALSAOutputTests {
+    @Test func aPresentPCMOpensAtOnce() throws {
+        let file = AudioFixtures.scratchPath("retrying")
+        let output = RetryingAudioOutput(alsaDevice: ALSATestConfig.device(recordingTo: file))
         #expect(try output.configure(.stereo48k) == .stereo48k)
         #expect(output.isDeviceOpen && output.failure == nil)
         output.close()
     }
 
-    @Test func aMissingPCMPlaysOnWithoutSound() throws {
+    @Test func aMissingPCMPlaysOnWithoutSoundAndSaysSoOnce() throws {
         _ = ALSATestConfig.installed
         let log = CapturedLog()
-        let output = try #require(AudioOutputFactory.output(for: .pcm("kiosk_no_such_pcm"), logger: log.logger))
+        let output = RetryingAudioOutput(alsaDevice: "kiosk_no_such_pcm", logger: log.logger)
         #expect(try output.configure(.stereo48k) == .stereo48k)
         #expect(!output.isDeviceOpen)
         #expect(output.failure == .unavailable(device: "kiosk_no_such_pcm",
