@@ -69,17 +69,17 @@ public final class AudioWriter: @unchecked Sendable {
     // MARK: Controls (any thread)
 
     /// Volume in percent (clamped to 0...100), heard within about the device buffer.
-    public func setVolume(_ percent: Int) { locked { volume = min(100, max(0, percent)) } }
-    public func setMuted(_ isMuted: Bool) { locked { muted = isMuted } }
-    public func pause() { locked { pauseRequested = true } }
-    public func resume() { locked { pauseRequested = false } }
+    public func setVolume(_ percent: Int) { command { volume = min(100, max(0, percent)) } }
+    public func setMuted(_ isMuted: Bool) { command { muted = isMuted } }
+    public func pause() { command { pauseRequested = true } }
+    public func resume() { command { pauseRequested = false } }
 
     /// Forgets what is queued here and in the device (seeks). The queue refuses chunks of the
     /// old generation from then on; the new generation is returned.
     @discardableResult
     public func flush() -> Int {
         let generation = queue.flush()
-        locked {
+        command {
             flushRequested = true
             report = nil
         }
@@ -88,7 +88,7 @@ public final class AudioWriter: @unchecked Sendable {
 
     /// Ends `run()` after the current write.
     public func stop() {
-        locked { stopRequested = true }
+        command { stopRequested = true }
         queue.close()
     }
 
@@ -114,9 +114,9 @@ public final class AudioWriter: @unchecked Sendable {
         var knownFailure: AudioOutputError? = nil
 
         while true {
-            let (stop, wantPaused, flush, targetGain) = locked {
+            let (stop, wantPaused, flush) = locked {
                 defer { flushRequested = false }
-                return (stopRequested, pauseRequested, flushRequested, SoftwareGain.linearGain(volume: volume, isMuted: muted))
+                return (stopRequested, pauseRequested, flushRequested)
             }
             if stop { break }
             if flush {
@@ -133,7 +133,10 @@ public final class AudioWriter: @unchecked Sendable {
                 control.unlock()
                 continue
             }
-            gain.setTarget(targetGain)
+            // Room first, then samples and volume: the gain applied is at most a period old when
+            // the samples enter the device. A device failing here fails the write below too.
+            try? output.waitForRoom(frames: chunkFrames, timeout: 4 * options.chunkTime)
+            gain.setTarget(locked { SoftwareGain.linearGain(volume: volume, isMuted: muted) })
             if let slice = queue.pop(maxFrames: chunkFrames, into: scratch, timeout: options.chunkTime) {
                 let bytes = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<(slice.frameCount * format.bytesPerFrame)])
                 gain.apply(to: bytes, format: format.sampleFormat, channels: format.channels)
@@ -196,6 +199,14 @@ public final class AudioWriter: @unchecked Sendable {
 
     private func perform(_ what: String, _ call: () throws -> Void) {
         do { try call() } catch { logger.debug("audio \(what) on '\(output.deviceName)': \(error)") }
+    }
+
+    /// Changes control state and wakes a paused writer to act on it.
+    private func command(_ body: () -> Void) {
+        control.lock()
+        body()
+        control.broadcast()
+        control.unlock()
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {

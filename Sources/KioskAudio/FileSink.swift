@@ -65,6 +65,8 @@ public final class FileSink: AudioOutput {
         }
     }
 
+    /// A file always has room.
+    public func waitForRoom(frames: Int, timeout: Double) throws {}
     public var delayFrames: Int { 0 }
     public func pause() throws {}
     public func resume() throws {}

@@ -51,6 +51,12 @@ public final class NullSink: AudioOutput {
         counters.framesWritten += Int64(frameCount)
     }
 
+    public func waitForRoom(frames: Int, timeout: Double) throws {
+        guard let format, pausedRemaining == nil else { return }
+        let wait = queueEnd - clock.now() + Double(frames) / Double(format.sampleRate) - bufferTime
+        if wait > 0 { clock.sleep(seconds: min(wait, timeout)) }
+    }
+
     public var delayFrames: Int {
         guard let format else { return 0 }
         let seconds = pausedRemaining ?? max(0, queueEnd - clock.now())

@@ -127,6 +127,26 @@ public final class PCMSink: AudioOutput {
         }
     }
 
+    public func waitForRoom(frames: Int, timeout: Double) throws {
+        guard let pcm else { throw AudioOutputError.notConfigured(device: deviceName) }
+        if let failure { throw failure }
+        let clock = MonotonicClock()
+        let deadline = clock.now() + timeout
+        while true {
+            let available = snd_pcm_avail_update(pcm)
+            if available < 0 {
+                try recoverOrFail(pcm, Int32(truncatingIfNeeded: available))
+                continue
+            }
+            if available >= frames { return }
+            let remaining = deadline - clock.now()
+            if remaining <= 0 { return }
+            // snd_pcm_wait wakes when a period (avail_min) is free: what the writer asks for.
+            let result = snd_pcm_wait(pcm, Int32(min(1000, (remaining * 1000).rounded(.up))))
+            if result < 0 { try recoverOrFail(pcm, result) } else if result == 0 { return }
+        }
+    }
+
     /// Waits until a period fits; returns the seconds waited in vain (0 when room came).
     private func waitForRoom(_ pcm: OpaquePointer) throws -> Double {
         let timeoutMilliseconds: Int32 = 500
@@ -144,12 +164,17 @@ public final class PCMSink: AudioOutput {
         return Double(timeoutMilliseconds) / 1000
     }
 
-    /// Underruns and suspends are recovered (and counted); anything else fails the device.
+    /// Underruns and suspends are recovered (and counted); a PCM left in the wrong state
+    /// (EBADFD) is prepared again; anything else fails the device.
     private func recoverOrFail(_ pcm: OpaquePointer, _ code: Int32) throws {
         switch -code {
         case EPIPE: counters.underruns += 1
         case ESTRPIPE: counters.suspends += 1
         case EINTR: break
+        case EBADFD:
+            let result = snd_pcm_prepare(pcm)
+            if result < 0 { throw fail(PCMSink.writeError(device: deviceName, result)) }
+            return
         default: throw fail(PCMSink.writeError(device: deviceName, code))
         }
         let result = snd_pcm_recover(pcm, code, 1)
@@ -158,7 +183,7 @@ public final class PCMSink: AudioOutput {
 
     static func writeError(device: String, _ code: Int32) -> AudioOutputError {
         switch -code {
-        case ENODEV, EBADFD, EIO, ENXIO: return .disconnected(device: device, reason: alsaErrorText(code))
+        case ENODEV, EIO, ENXIO: return .disconnected(device: device, reason: alsaErrorText(code))
         default: return .writeFailed(device: device, reason: alsaErrorText(code))
         }
     }

@@ -28,6 +28,7 @@ public final class RecordingSink: AudioOutput {
         try pacer.write(frames)
     }
 
+    public func waitForRoom(frames: Int, timeout: Double) throws { try pacer.waitForRoom(frames: frames, timeout: timeout) }
     public func pause() throws { try pacer.pause() }
     public func resume() throws { try pacer.resume() }
     public func drop() throws { try pacer.drop() }

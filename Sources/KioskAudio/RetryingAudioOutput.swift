@@ -25,6 +25,9 @@ public final class RetryingAudioOutput: AudioOutput {
     private let backoff: RetryBackoff
     /// Attempts that failed since the device last played.
     private var failedAttempts = 0
+    /// Whether "the device is back but in another format" was said since it last played: it
+    /// is worth a warning (the configuration must change), but once, not every 30 s.
+    private var reportedFormatMismatch = false
     private var device: AudioOutput?
     private let standIn: NullSink
     private var nextAttempt = 0.0
@@ -93,6 +96,14 @@ public final class RetryingAudioOutput: AudioOutput {
         try standIn.write(frames)
     }
 
+    public func waitForRoom(frames: Int, timeout: Double) throws {
+        if let device {
+            do { try device.waitForRoom(frames: frames, timeout: timeout) } catch { lose(error, retiring: device) }
+        } else {
+            try standIn.waitForRoom(frames: frames, timeout: timeout)
+        }
+    }
+
     public var delayFrames: Int { device?.delayFrames ?? standIn.delayFrames }
 
     public func pause() throws { forward { try $0.pause() }; try standIn.pause() }
@@ -146,11 +157,17 @@ public final class RetryingAudioOutput: AudioOutput {
             failure = nil
             own.reopens += 1
             failedAttempts = 0
+            reportedFormatMismatch = false
             logger.notice("audio device '\(deviceName)' is back: \(format)")
         } catch {
             candidate.close()
             let delay = scheduleNextAttempt()
-            logger.debug("\(error); trying again in \(Self.seconds(delay))")
+            if case AudioOutputError.unsupportedFormat = error, !reportedFormatMismatch {
+                reportedFormatMismatch = true
+                logger.warning("\(error); still playing without sound, trying again in \(Self.seconds(delay))")
+            } else {
+                logger.debug("\(error); trying again in \(Self.seconds(delay))")
+            }
         }
     }
 

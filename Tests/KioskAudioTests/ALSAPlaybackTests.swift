@@ -134,3 +134,28 @@ import Testing
 }
 
 import Foundation
+
+/// RetryingAudioOutput around the real PCMSink, as `kiosk` opens a named device.
+@Suite struct RetryingALSAOutputTests {
+    @Test func aPresentPCMOpensAtOnce() throws {
+        let file = AudioFixtures.scratchPath("retrying")
+        let output = RetryingAudioOutput(alsaDevice: ALSATestConfig.device(recordingTo: file))
+        #expect(try output.configure(.stereo48k) == .stereo48k)
+        #expect(output.isDeviceOpen && output.failure == nil)
+        output.close()
+    }
+
+    @Test func aMissingPCMPlaysOnWithoutSoundAndSaysSoOnce() throws {
+        _ = ALSATestConfig.installed
+        let log = CapturedLog()
+        let output = RetryingAudioOutput(alsaDevice: "kiosk_no_such_pcm", logger: log.logger)
+        #expect(try output.configure(.stereo48k) == .stereo48k)
+        #expect(!output.isDeviceOpen)
+        #expect(output.failure == .unavailable(device: "kiosk_no_such_pcm",
+                                               reason: "no such device (unknown PCM name, or no sound card with that number)"))
+        #expect(output.secondsUntilRetry.map { $0 > 0.9 && $0 <= 1 } == true)
+        #expect(log.lines(atLeast: .info) == ["audio device 'kiosk_no_such_pcm': cannot open: no such device (unknown PCM name, "
+                                              + "or no sound card with that number); playing without sound, trying again in 1 s"])
+        output.close()
+    }
+}

@@ -50,6 +50,7 @@ final class ScriptedOutput: AudioOutput {
     }
 
     var delayFrames: Int { 0 }
+    func waitForRoom(frames: Int, timeout: Double) throws {}
     func pause() throws { calls.append("pause") }
     func resume() throws { calls.append("resume") }
     func drop() throws { calls.append("drop") }
@@ -100,6 +101,7 @@ final class RecordingOutput: AudioOutput, @unchecked Sendable {
         try device.write(frames)
     }
 
+    func waitForRoom(frames: Int, timeout: Double) throws { try device.waitForRoom(frames: frames, timeout: timeout) }
     func pause() throws { calls.append("pause"); try device.pause() }
     func resume() throws { calls.append("resume"); try device.resume() }
     func drop() throws { calls.append("drop"); try device.drop() }

@@ -1,7 +1,7 @@
 import KioskCore
 import KioskTestSupport
 import Testing
-@testable import KioskMedia
+import KioskMedia
 
 @Suite struct AudioConverterTests {
     static let stereoFloat = AudioFormat(sampleFormat: .float, sampleRate: 48_000, channels: 2)

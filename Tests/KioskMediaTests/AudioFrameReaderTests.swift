@@ -1,7 +1,7 @@
 import KioskCore
 import KioskTestSupport
 import Testing
-@testable import KioskMedia
+import KioskMedia
 
 @Suite struct AudioFrameReaderTests {
     static func aacClip() throws -> String {

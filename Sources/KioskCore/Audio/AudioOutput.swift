@@ -63,6 +63,10 @@ public protocol AudioOutput: AnyObject {
     /// most about a period while the device plays). Underruns and suspends are recovered
     /// inside, and counted. Throws `AudioOutputError` when the device is lost.
     func write(_ frames: UnsafeRawBufferPointer) throws
+    /// Waits until `frames` frames fit without blocking, or `timeout` seconds pass. The writer
+    /// calls it before taking samples off its queue and applying the volume, so those samples
+    /// go straight into the device instead of waiting a period in front of it.
+    func waitForRoom(frames: Int, timeout: Double) throws
     /// Frames written but not heard yet (snd_pcm_delay): the audio clock is the pts of the
     /// last written sample minus this.
     var delayFrames: Int { get }

@@ -40,39 +40,37 @@ public struct SoftwareGain: Sendable, Hashable {
     public mutating func apply(to samples: UnsafeMutableRawBufferPointer, format: PCMSampleFormat, channels: Int) {
         let frameCount = samples.count / (format.bytesPerSample * channels)
         guard frameCount > 0, let base = samples.baseAddress else { return }
-        switch format {
-        case .s16:
-            let pointer = base.assumingMemoryBound(to: Int16.self)
-            process(frameCount: frameCount, channels: channels) { index, gain in
-                pointer[index] = Int16(clamping: Int((Double(pointer[index]) * gain).rounded()))
-            }
-        case .s32:
-            let pointer = base.assumingMemoryBound(to: Int32.self)
-            process(frameCount: frameCount, channels: channels) { index, gain in
-                pointer[index] = Int32(clamping: Int64((Double(pointer[index]) * gain).rounded()))
-            }
-        case .float:
-            let pointer = base.assumingMemoryBound(to: Float.self)
-            process(frameCount: frameCount, channels: channels) { index, gain in
-                pointer[index] = Float(Double(pointer[index]) * gain)
-            }
-        }
-    }
-
-    /// Walks the frames with the gain each one gets: the ramp first, then a constant gain,
-    /// where 1 costs nothing and 0 is a plain fill.
-    private mutating func process(frameCount: Int, channels: Int, _ scale: (Int, Double) -> Void) {
-        var frame = 0
-        while frame < frameCount && framesLeftInRamp > 0 {
+        // The ramp, frame by frame; then one constant gain, where 1 costs nothing. Plain loops
+        // per format: this runs on every period the writer thread writes.
+        let rampFrames = Swift.min(frameCount, framesLeftInRamp)
+        for frame in 0..<rampFrames {
             current += step
             framesLeftInRamp -= 1
             if framesLeftInRamp == 0 { current = target }
-            for channel in 0..<channels { scale(frame * channels + channel, current) }
-            frame += 1
+            Self.scale(base, format: format, from: frame * channels, count: channels, by: current)
         }
-        guard frame < frameCount, current != 1 else { return }
-        let gain = current
-        for index in (frame * channels)..<(frameCount * channels) { scale(index, gain) }
+        guard rampFrames < frameCount, current != 1 else { return }
+        Self.scale(base, format: format, from: rampFrames * channels, count: (frameCount - rampFrames) * channels, by: current)
+    }
+
+    private static func scale(_ base: UnsafeMutableRawPointer, format: PCMSampleFormat, from start: Int, count: Int, by gain: Double) {
+        switch format {
+        case .s16:
+            let samples = base.assumingMemoryBound(to: Int16.self) + start
+            let factor = Float(gain)
+            for index in 0..<count {
+                samples[index] = Int16(clamping: Int32((Float(samples[index]) * factor).rounded()))
+            }
+        case .s32:
+            let samples = base.assumingMemoryBound(to: Int32.self) + start
+            for index in 0..<count {
+                samples[index] = Int32(clamping: Int64((Double(samples[index]) * gain).rounded()))
+            }
+        case .float:
+            let samples = base.assumingMemoryBound(to: Float.self) + start
+            let factor = Float(gain)
+            for index in 0..<count { samples[index] *= factor }
+        }
     }
 
     private static func clamp(_ gain: Double) -> Double {
