@@ -90,7 +90,7 @@ final class InputReader {
                 logger.notice("input: no device '\(entry)' yet; it will be used when plugged in")
             }
         }
-        if devices.isEmpty && denied.isEmpty {
+        if devices.isEmpty && denied.isEmpty && selection.devices == .auto {
             logger.notice("input: no touchscreen or keyboard found; devices plugged in later will be used")
         }
     }

@@ -291,7 +291,8 @@ def test_input_latency_is_reported(results: Results):
     # Measured from the driver's time after its last event (the key's release, the finger's
     # lift), so a frame may come a hair before. Under TCG a frame takes ~0.1-0.3 s to decode and scale; on hardware this is one frame.
     assert all(-0.05 <= seconds < 2 for seconds in latency.values()), latency
-    assert latency["tap_to_last_frame"] < 0.5, latency
+    # At most the frame being drawn when the pause arrived; TCG on a busy host is slow to draw.
+    assert latency["tap_to_last_frame"] < 1.0, latency
     print("input to screen, in the guest's CLOCK_MONOTONIC: "
           + ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in latency.items()))
 
