@@ -20,9 +20,11 @@ struct CommonOptions: ParsableArguments {
 
     /// Sets up logging to stderr (FFmpeg's own lines included at debug level) and returns the logger.
     func makeLogger(label: String = "kiosk") -> Logger {
+        let level = logLevel
+        // Every logger (the modules make their own) starts at the level asked for.
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .trace
+            handler.logLevel = level
             return handler
         }
         var logger = Logger(label: label)

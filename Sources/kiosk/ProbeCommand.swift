@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KioskAudio
 import KioskDisplay
 import KioskInput
 import KioskMedia
@@ -34,17 +35,20 @@ struct ProbeCommand: ParsableCommand {
     private func probeHardware() throws {
         let displays = DRMProbe.run()
         let input = InputProbe.run()
+        let sound = ALSAProbe.probe()
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(HardwareReport(displays: displays, input: input)), as: UTF8.self))
+            let report = HardwareReport(displays: displays, sound: sound, input: input)
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
-            print(displays.text + "\n\n" + input.text)
+            print([displays.text, sound.summary, input.text].joined(separator: "\n\n"))
         }
     }
 
     struct HardwareReport: Encodable {
         let displays: DRMProbe
+        let sound: ALSAProbe
         let input: InputProbe
     }
 
