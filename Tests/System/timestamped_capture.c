@@ -48,9 +48,9 @@ int main(int argc, char **argv) {
     CHECK(snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_S16_LE), "format");
     CHECK(snd_pcm_hw_params_set_channels(pcm, hw, channels), "channels");
     CHECK(snd_pcm_hw_params_set_rate(pcm, hw, rate, 0), "rate");
-    /* Short periods: many reads, so many stamps close to a pointer update. A long buffer
+    /* Short periods (10 ms): many reads, so many stamps close to a pointer update. A long buffer
      * (1 s): a guest starved under TCG loses no samples. */
-    snd_pcm_uframes_t period = rate / 200, buffer = rate;
+    snd_pcm_uframes_t period = rate / 100, buffer = rate;
     CHECK(snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, NULL), "period");
     CHECK(snd_pcm_hw_params_set_buffer_size_near(pcm, hw, &buffer), "buffer");
     CHECK(snd_pcm_hw_params(pcm, hw), "hw_params");
