@@ -67,11 +67,13 @@ await() {  # FILE: up to 60 s
     i=0; while [ ! -e "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
 }
 mkdir -p /tmp/av
+# Played from the guest's tmpfs: the work share is 9p without cache, a QEMU round trip a read.
+cp clip.mkv /tmp/av/
 ./timestamped_capture hw:Loopback,1,0 @RATE@ @CHANNELS@ /tmp/av/capture.raw /tmp/av/stamps.txt \
     capturing 2> recorder.log &
 rec=$!
 await capturing
-"$K" play --display drm --audio hw:Loopback,0,0 --stats-file /tmp/av/stats.jsonl clip.mkv \
+"$K" play --display drm --audio hw:Loopback,0,0 --stats-file /tmp/av/stats.jsonl /tmp/av/clip.mkv \
     > kiosk.log 2>&1
 echo $? > kiosk.rc
 sleep 0.3
@@ -245,3 +247,24 @@ def describe(offsets: dict[int, float], which: str) -> None:
               f"max {values[-1] * 1000:+.1f} ms over {len(values)} flashes")
     else:
         print(f"A/V offsets: no {which} flashes paired with beeps")
+
+
+# The analysis itself, on made-up data (no guest): what the measurement rests on can fail.
+
+def test_onsets_and_breaks_of_a_made_up_recording():
+    beep = [0] * 3 + [20000, -20000] * 960
+    second = beep + [0] * (RATE - len(beep))
+    gap = [0] * 480                           # 10 ms of silence filled in before the third beep
+    samples = array.array("h", second * 2 + gap + second)
+    assert beep_onsets(samples) == [3, RATE + 3, 2 * RATE + 480 + 3]
+    assert audio_breaks(beep_onsets(samples), []) == [2 * RATE + 480 + 3]
+    assert audio_breaks([3, RATE + 3], [RATE // 2]) == [RATE // 2]
+
+
+def test_a_frame_is_timed_by_the_stamp_nearest_its_pointer_update():
+    # True mapping: frame 0 at 100 s. Stamps come 0-4 ms after the pointer moved.
+    stamps = [(i * 480, 100 + i * 0.01 + delay) for i, delay in enumerate([0.004, 0.0021, 0.0003, 0.003, 0.001])]
+    assert monotonic_time_of(RATE // 100, stamps, []) == pytest.approx(100.0103, abs=1e-6)
+    # Across an overrun the stamps before it no longer say where the frames after it are.
+    assert monotonic_time_of(4 * 480, stamps, [3 * 480]) == pytest.approx(100 + 0.04 + 0.001, abs=1e-6)
+    assert monotonic_time_of(10 * RATE, stamps, []) is None
