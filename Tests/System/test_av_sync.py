@@ -73,9 +73,14 @@ cp clip.mkv /tmp/av/
     capturing 2> recorder.log &
 rec=$!
 await capturing
+read -r cpu_before < /proc/stat
 "$K" play --display drm --audio hw:Loopback,0,0 --stats-file /tmp/av/stats.jsonl /tmp/av/clip.mkv \
     > kiosk.log 2>&1
 echo $? > kiosk.rc
+# How busy the guest was while playing (/proc/stat's cpu line, in ticks) and what kiosk used
+# (the shell's `times`: its waited children), to tell a starved guest from a busy player.
+read -r cpu_after < /proc/stat
+{ echo "$cpu_before"; echo "$cpu_after"; times; } > guest-cpu.txt
 sleep 0.3
 kill -INT $rec
 wait $rec
@@ -144,9 +149,27 @@ def run(tmp_path_factory) -> Run:
         raw.frombytes((workdir / "capture.raw").read_bytes())
     stamps, xruns = read_stamps(workdir / "stamps.txt") if (workdir / "stamps.txt").exists() else ([], [])
     stats = [json.loads(line) for line in read("stats.jsonl").splitlines() if line.strip()]
-    print(f"bed time {bed_seconds:.1f} s (boot {bed.boot_seconds or 0:.1f} s), host load {os.getloadavg()[0]:.1f}")
+    print(f"bed time {bed_seconds:.1f} s (boot {bed.boot_seconds or 0:.1f} s), host load "
+          f"{os.getloadavg()[0]:.1f}, {guest_cpu(workdir)}")
     return Run(workdir, code, bed_seconds, int(read("kiosk.rc") or -1), read("kiosk.log"),
                int(read("recorder.rc") or -1), read("recorder.log"), raw[0::CHANNELS], stamps, xruns, stats)
+
+
+def guest_cpu(workdir: Path) -> str:
+    """The guest's idle share while kiosk played and kiosk's CPU time, from guest-cpu.txt."""
+    path = workdir / "guest-cpu.txt"
+    lines = path.read_text().splitlines() if path.exists() else []
+    if len(lines) < 4:
+        return "guest CPU use not recorded"
+    before, after = ([int(v) for v in line.split()[1:]] for line in lines[:2])
+    delta = [b - a for a, b in zip(before, after)]
+    idle = (delta[3] + delta[4]) / max(sum(delta), 1)
+
+    def seconds(text: str) -> float:
+        minutes, _, rest = text.partition("m")
+        return int(minutes) * 60 + float(rest.rstrip("s"))
+    kiosk = sum(seconds(v) for v in lines[3].split())
+    return f"guest CPUs {idle:.0%} idle while playing, kiosk used {kiosk:.1f} CPU s"
 
 
 def beep_onsets(samples: array.array) -> list[int]:
@@ -231,7 +254,8 @@ def test_each_flash_is_flipped_within_20_ms_of_its_beep(run: Run):
     describe(clean, "unstarved")
     reason = (f"the guest starved around {len(starved)} of {SECONDS - SETTLE_SECONDS} flashes "
               f"({run.stats[-1]['dropped'] if run.stats else '?'} frames dropped, "
-              f"{len(audio_breaks(onsets, run.xruns))} audio breaks, host load {os.getloadavg()[0]:.1f})")
+              f"{len(audio_breaks(onsets, run.xruns))} audio breaks, host load {os.getloadavg()[0]:.1f}; "
+              f"{guest_cpu(run.workdir)})")
     if len(clean) < MIN_CLEAN_SECONDS:
         pytest.skip(f"{reason}: only {len(clean)} unstarved seconds, sync not measurable in this run")
     print(f"{reason}: judging the {len(clean)} unstarved seconds only")
