@@ -235,6 +235,16 @@ def starved_near(second: int, stats: list[dict], onsets: list[int], xruns: list[
     return None
 
 
+def test_kiosk_plays_the_clip_and_the_recorder_records(run: Run):
+    assert run.exit_code == 0, (run.workdir / "console.log").read_text(errors="replace")[-3000:]
+    assert run.kiosk_rc == 0, run.kiosk_log
+    assert run.recorder_rc == 0, run.recorder_log
+    assert len(run.samples) > (SECONDS - 1) * RATE, f"only {len(run.samples) / RATE:.1f} s recorded"
+    assert len(run.stamps) > SECONDS * 50, f"only {len(run.stamps)} timestamps"
+    onsets = beep_onsets(run.samples)
+    assert len(onsets) == SECONDS, f"{len(onsets)} beeps heard, {SECONDS} played; {run.kiosk_log}"
+
+
 def test_each_flash_is_flipped_within_20_ms_of_its_beep(run: Run):
     onsets = beep_onsets(run.samples)
     heard = [t for t in (monotonic_time_of(o, run.stamps, run.xruns) for o in onsets) if t is not None]
