@@ -64,10 +64,12 @@ final class AudioPath: @unchecked Sendable {
         writer.stop()
         // The device (or recording) is closed only once the writer is done with it: a WAV
         // recording gets its sizes written, an ALSA PCM is released for the next user.
-        if writerFinished.wait(timeout: .now() + 1) == .success {
+        // Short: at SIGTERM the process must be gone within a second, and the kernel releases
+        // a PCM left open anyway; a recording's writer is never blocked by a device.
+        if writerFinished.wait(timeout: .now() + 0.25) == .success {
             output.close()
         } else {
-            logger.warning("sound: the writer did not stop within 1 s; leaving \(output.deviceName) open")
+            logger.notice("sound: the writer did not stop within 0.25 s; leaving \(output.deviceName) to the exit")
         }
     }
 

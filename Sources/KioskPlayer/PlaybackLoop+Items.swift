@@ -137,6 +137,14 @@ extension PlaybackLoop {
     /// playlist moves on.
     func reachEnd(of item: ActiveItem, length: MediaTime) {
         let seam = seamTime(of: item, length: length)
+        // With the next item prepared, hand over now: the clock is renamed, not moved, so its
+        // first frame is still paced to the seam like any frame, and the switching work is
+        // done while the outgoing picture is still up instead of delaying the incoming one.
+        var preview = cursor
+        if case .play(let index) = preview.advance(), let prepared = upcoming, prepared.index == index, prepared.isPrimed {
+            begin(cursor.advance(), seamFrom: seam)
+            return
+        }
         if !options.untimed {
             guard clock.isRunning else {
                 mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))

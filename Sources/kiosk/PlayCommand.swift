@@ -100,9 +100,10 @@ struct PlayCommand: ParsableCommand {
         } else {
             player.waitUntilFinished()
         }
-        inputService?.stop()
-        // The console comes back: the CRTC, mode and framebuffer that were there before.
+        // The console comes back first (the CRTC, mode and framebuffer that were there before):
+        // it is what a person sees, and SIGTERM must be done within a second.
         DisplayOpener.close(output, logger: logger)
+        inputService?.stop()
         withExtendedLifetime(signals) {}
     }
 }
