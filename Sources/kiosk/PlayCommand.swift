@@ -92,18 +92,6 @@ struct PlayCommand: ParsableCommand {
         let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!)
         let cursor = PlaylistCursor(entries: expansion.entries, loopMode: loop ? .playlist : .none)
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
-        let signals = SignalWatcher(stop: { _ in player.stop() })
-        player.start()
-        let inputService = InputWiring.start(input.config, output: output, player: player, logger: logger)
-        if let duration {
-            if !player.waitUntilFinished(timeout: duration) { player.stop() }
-        } else {
-            player.waitUntilFinished()
-        }
-        // The console comes back first (the CRTC, mode and framebuffer that were there before):
-        // it is what a person sees, and SIGTERM must be done within a second.
-        DisplayOpener.close(output, logger: logger)
-        inputService?.stop()
-        withExtendedLifetime(signals) {}
+        PlaybackSession.run(player, on: output, input: input.config, duration: duration, logger: logger)
     }
 }

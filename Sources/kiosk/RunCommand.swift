@@ -70,7 +70,7 @@ struct RunCommand: ParsableCommand {
         let cursor = PlaylistCursor(entries: entries, loopMode: settings.playback.loop)
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
         let path = config
-        let signals = SignalWatcher(stop: { _ in player.stop() }, reload: {
+        PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger, reload: {
             // A bad new file leaves the old playlist playing; its errors are logged.
             do {
                 let reloaded = try ConfigReading.load(path)
@@ -80,18 +80,6 @@ struct RunCommand: ParsableCommand {
                 logger.error("\(path): not reloaded, the old configuration keeps playing:\n\(error)")
             }
         })
-        player.start()
-        let inputService = InputWiring.start(settings.input, output: output, player: player, logger: logger)
-        if let duration {
-            if !player.waitUntilFinished(timeout: duration) { player.stop() }
-        } else {
-            player.waitUntilFinished()
-        }
-        // The console comes back first (the CRTC, mode and framebuffer that were there before):
-        // it is what a person sees, and SIGTERM must be done within a second.
-        DisplayOpener.close(output, logger: logger)
-        inputService?.stop()
-        withExtendedLifetime(signals) {}
     }
 
     /// kiosk.conf's display, or --display. A box with no DRM display at all previews headless,
