@@ -61,11 +61,7 @@ public final class HeadlessDisplay: VideoOutput {
         return now
     }
 
-    public static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    public static func monotonicSeconds() -> Double { MonotonicClock().now() }
 
     static func sleep(until deadline: Double) {
         var ts = timespec(tv_sec: Int(deadline), tv_nsec: Int((deadline - deadline.rounded(.down)) * 1e9))

@@ -69,7 +69,7 @@ public final class Demuxer {
         if ticks == kiosk_nopts_value() { ticks = packet.pointee.dts }
         guard ticks != kiosk_nopts_value() else { return }
         let stream = asset.stream(at: index)
-        let start = stream.pointee.start_time == kiosk_nopts_value() ? 0 : stream.pointee.start_time
+        let start = asset.originTicks(of: stream)
         let base = Rational(Int64(stream.pointee.time_base.num), Int64(stream.pointee.time_base.den))
         guard base.isKnownAndPositive else { return }
         let end = MediaTime(ticks: ticks - start + Swift.max(0, packet.pointee.duration), timeBase: base)
@@ -81,7 +81,7 @@ public final class Demuxer {
         guard let index = videoStream ?? audioStream else { return }
         let stream = asset.stream(at: index)
         let base = Rational(Int64(stream.pointee.time_base.num), Int64(stream.pointee.time_base.den))
-        let start = stream.pointee.start_time == kiosk_nopts_value() ? 0 : stream.pointee.start_time
+        let start = asset.originTicks(of: stream)
         let result = av_seek_frame(asset.context, Int32(index), time.ticks(in: base) + start, AVSEEK_FLAG_BACKWARD)
         if result < 0 {
             throw MediaError(source: asset.source, reason: "cannot seek to \(time.seconds) s: \(ffmpegErrorText(result))")

@@ -48,7 +48,7 @@ public final class VideoDecoder {
         }
         self.streamIndex = streamIndex
         timeBase = stream.pointee.time_base
-        startTicks = stream.pointee.start_time == kiosk_nopts_value() ? 0 : stream.pointee.start_time
+        startTicks = asset.originTicks(of: stream)
         let sar = stream.pointee.sample_aspect_ratio.num > 0 ? stream.pointee.sample_aspect_ratio : parameters.pointee.sample_aspect_ratio
         sampleAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : .one
         rotation = Rotation(degrees: Asset.rotationDegrees(of: stream)) ?? .none

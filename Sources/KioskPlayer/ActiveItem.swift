@@ -13,6 +13,9 @@ final class ActiveItem {
     var lastPresentedPTS: MediaTime?
     var frameDuration: MediaTime?
     var hasReportedReady = false
+    /// Each item scales with its own context, set up while it waits for its seam.
+    let scaler = Scaler()
+    var isScalerPrepared = false
 
     init(index: Int, entry: PlaylistEntry, plan: ItemPlan, pipeline: ItemPipeline, serial: UInt64) {
         self.index = index
@@ -41,9 +44,12 @@ final class ActiveItem {
     }
 
     /// The first frame is decoded and waiting: the item can take over without a stall.
-    var isPrimed: Bool {
-        if case .frame = pipeline.frames.peek(timeout: 0) { return true }
-        return false
+    var isPrimed: Bool { firstFrame != nil }
+
+    /// The decoded frame at the head of the queue, if that is a frame.
+    var firstFrame: DecodedFrame? {
+        if case .frame(let frame, _) = pipeline.frames.peek(timeout: 0) { return frame }
+        return nil
     }
 
     var failure: MediaError? {

@@ -37,22 +37,9 @@ final class CommandMailbox: @unchecked Sendable {
     func wait(untilHost host: MediaTime) {
         condition.lock(); defer { condition.unlock() }
         while pending.isEmpty {
-            let remaining = (host - HostClock.now()).seconds
+            let remaining = (host - MonotonicClock.hostTime()).seconds
             if remaining <= 0 { return }
             _ = condition.wait(until: Date(timeIntervalSinceNow: remaining))
         }
-    }
-}
-
-/// CLOCK_MONOTONIC as `MediaTime`: what flip events and the playback clock count in.
-enum HostClock {
-    static func now() -> MediaTime {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return MediaTime(hostNanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
-    }
-
-    static func from(seconds: Double) -> MediaTime {
-        MediaTime(hostNanoseconds: Int64((seconds * 1e9).rounded()))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KioskAudio
 import KioskCore
 import KioskMedia
 import Logging
@@ -23,6 +24,17 @@ struct ItemPlan: Sendable {
     /// A still image (one frame) is shown this long.
     var stillDuration: MediaTime?
     var decoderThreads = 0
+    /// The sound device's format, nil to ignore the item's sound (no device, or a still).
+    var audioFormat: AudioFormat?
+    var rate = Rational.one
+    /// Stamped on the item's sound so the clock knows whose samples it hears.
+    var tag = 0
+}
+
+/// What the audio feeder takes from an item: its sound converted for the device, then its end.
+enum AudioPipelineOutput {
+    case chunk(PCMChunk, generation: Int)
+    case end(generation: Int)
 }
 
 /// One item's demux and decode threads (DESIGN.md, "The path of a frame"): the demux thread
@@ -34,14 +46,20 @@ final class ItemPipeline: @unchecked Sendable {
     // `generation` are guarded by `lock`; everything else belongs to one thread.
     let plan: ItemPlan
     let frames = BoundedQueue<PipelineOutput>(capacity: 4)
+    /// The item's sound; closed at once when it has none.
+    let audio = BoundedQueue<AudioPipelineOutput>(capacity: 24)
     private let packets = BoundedQueue<PacketMessage>(capacity: 128)
-    private let lock = NSLock()
+    /// Sound packets come ~50 a second and the demuxer reads ahead as far as video allows.
+    let audioPackets = BoundedQueue<PacketMessage>(capacity: 512)
+    let lock = NSLock()
     private var pendingSeek: MediaTime?
     private var generation = 0
     private var openedInfo: MediaInfo?
-    private let logger: Logger
+    var hasAudioStream = false
+    var requestedRate: Rational
+    let logger: Logger
 
-    private enum PacketMessage {
+    enum PacketMessage {
         case packet(Packet)
         case seek(to: MediaTime, generation: Int)
         case end(length: MediaTime)
@@ -50,6 +68,7 @@ final class ItemPipeline: @unchecked Sendable {
     init(plan: ItemPlan, logger: Logger) {
         self.plan = plan
         self.logger = logger
+        requestedRate = plan.rate
         let thread = Thread { [self] in runDemux() }
         thread.name = "kiosk-demux"
         thread.start()
@@ -59,7 +78,15 @@ final class ItemPipeline: @unchecked Sendable {
     func close() {
         frames.close()
         packets.close()
+        audio.close()
+        audioPackets.close()
     }
+
+    /// Whether the opened item has sound that is being decoded (false until opened).
+    var hasAudio: Bool { lock.withLock { hasAudioStream } }
+
+    /// The tempo for the item's sound from now on (the video side follows the clock).
+    func setRate(_ rate: Rational) { lock.withLock { requestedRate = rate } }
 
     /// Decodes again from the keyframe before `time`; frames before `time` are skipped.
     func seek(to time: MediaTime) {
@@ -69,6 +96,8 @@ final class ItemPipeline: @unchecked Sendable {
         }
         packets.flush()
         frames.flush()
+        audioPackets.flush()
+        audio.flush()
     }
 
     var currentGeneration: Int { lock.withLock { generation } }
@@ -83,7 +112,7 @@ final class ItemPipeline: @unchecked Sendable {
         let decoder: VideoDecoder
         do {
             let asset = try Asset(source: plan.source)
-            demuxer = Demuxer(asset: asset, audio: false)
+            demuxer = Demuxer(asset: asset, audio: plan.audioFormat != nil && plan.stillDuration == nil)
             guard let videoIndex = demuxer.videoStream else {
                 let kinds = asset.info.streams.map { "\($0.kind.rawValue) \($0.codecName)" }.joined(separator: ", ")
                 if let video = asset.info.bestVideo, !video.decodable {
@@ -93,11 +122,14 @@ final class ItemPipeline: @unchecked Sendable {
             }
             decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: plan.decoderThreads)
             lock.withLock { openedInfo = asset.info }
+            try startAudio(asset: asset, demuxer: demuxer)
         } catch let error as MediaError {
             frames.push(.failed(error))
+            audio.close()
             return
         } catch {
             frames.push(.failed(MediaError(source: plan.source, reason: "\(error)")))
+            audio.close()
             return
         }
         let handOver = HandOver(value: decoder)
@@ -112,6 +144,7 @@ final class ItemPipeline: @unchecked Sendable {
                 do { try demuxer.seek(to: target) } catch { logger.warning("\(error)") }
                 finished = false
                 guard packets.push(.seek(to: target, generation: seekGeneration)) else { return }
+                if demuxer.audioStream != nil { _ = audioPackets.push(.seek(to: target, generation: seekGeneration)) }
             }
             if finished {
                 // Parked at the end: a seek may still come (scrubbing back, looping one item).
@@ -119,11 +152,15 @@ final class ItemPipeline: @unchecked Sendable {
                 continue
             }
             switch demuxer.read() {
+            case .packet(let packet) where packet.streamIndex == demuxer.audioStream:
+                guard audioPackets.push(.packet(packet)) else { return }
             case .packet(let packet):
                 guard packets.push(.packet(packet)) else { return }
             case .end:
                 finished = true
-                guard packets.push(.end(length: itemLength(demuxed: demuxer.endTime))) else { return }
+                let length = itemLength(demuxed: demuxer.endTime)
+                guard packets.push(.end(length: length)) else { return }
+                if demuxer.audioStream != nil { _ = audioPackets.push(.end(length: length)) }
             }
         }
     }

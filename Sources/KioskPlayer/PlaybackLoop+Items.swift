@@ -50,17 +50,22 @@ extension PlaybackLoop {
             current = next
             idleUntil = nil
             finished = false
-            if let seam, next.isPrimed, !needsFirstFrame {
-                // The seam: the clock runs on; the outgoing item's end is the incoming one's start.
-                clock.rebase(from: seam, to: next.plan.start)
+            if seam == nil { audio?.flush() }   // a skip cuts the old item's sound at once
+            updateAudioOrder()
+            applyVolume()
+            if let seam, let first = next.firstFrame, !needsFirstFrame {
+                // The seam: the clock runs on; the outgoing item's end is the incoming one's
+                // first picture (which may start a little after 0, behind its sound's priming).
+                clock.rebase(from: seam, to: Swift.max(next.plan.start, first.pts))
                 apply(.advanced(to: next.reference, duration: next.duration))
                 next.hasReportedReady = true
+                if let outgoing { retiring.append(outgoing) }
             } else {
                 // Not ready yet (or a skip): the last picture stays up until the first frame.
                 apply(.itemLoading(next.reference))
                 needsFirstFrame = true
+                outgoing?.close()
             }
-            outgoing?.close()
         case .finished:
             apply(.endReached)
             finished = true
@@ -72,10 +77,11 @@ extension PlaybackLoop {
             current = nil
             upcoming?.close()
             upcoming = nil
+            updateAudioOrder()
             apply(.queueEmpty)
             logger.error("nothing in the playlist can play; trying again in \(String(format: "%.0f", retryAfter.seconds)) s")
             presentFiller(item: -1)
-            idleUntil = HostClock.now() + retryAfter
+            idleUntil = MonotonicClock.hostTime() + retryAfter
             onEvent?(.nothingPlayable(retryAfter: retryAfter))
         }
     }
@@ -88,6 +94,9 @@ extension PlaybackLoop {
         plan.decoderThreads = options.decoderThreads
         if entry.isStillImage { plan.stillDuration = entry.item.duration ?? options.imageDuration }
         serial += 1
+        plan.audioFormat = entry.isStillImage ? nil : audio?.format
+        plan.rate = state.rate.numerator != 0 ? state.rate : state.defaultRate
+        plan.tag = Int(serial)
         return ActiveItem(index: index, entry: entry, plan: plan,
                           pipeline: ItemPipeline(plan: plan, logger: logger), serial: serial)
     }
@@ -96,16 +105,21 @@ extension PlaybackLoop {
     /// short or still item), so its first frame is decoded before the seam.
     func prepareUpcomingIfDue(after item: ActiveItem) {
         if let prepared = upcoming {
+            if !prepared.isScalerPrepared, let first = prepared.firstFrame {
+                prepared.isScalerPrepared = true
+                _ = try? prepared.scaler.prepare(for: first, layout: layout(of: first, in: prepared))
+            }
             guard let error = prepared.failure else { return }
             // Found out ahead of time: skip it now so a good item is prepared instead.
             upcoming = nil
             prepared.close()
+            updateAudioOrder()
             report(error, index: prepared.index, reference: prepared.reference)
             return
         }
         guard !finished, needsFirstFrame == false else { return }
         if let duration = item.duration {
-            let remaining = duration + item.plan.start - clock.mediaTime(atHost: HostClock.now())
+            let remaining = duration + item.plan.start - clock.mediaTime(atHost: MonotonicClock.hostTime())
             guard remaining <= options.prepareAhead else { return }
         } else if item.pipeline.info == nil {
             return   // still opening: nothing known yet
@@ -115,6 +129,7 @@ extension PlaybackLoop {
         var preview = cursor
         if case .play(let index) = preview.advance() {
             upcoming = open(index)
+            updateAudioOrder()
         }
     }
 
@@ -122,12 +137,20 @@ extension PlaybackLoop {
     /// playlist moves on.
     func reachEnd(of item: ActiveItem, length: MediaTime) {
         let seam = seamTime(of: item, length: length)
+        // With the next item prepared, hand over now: the clock is renamed, not moved, so its
+        // first frame is still paced to the seam like any frame, and the switching work is
+        // done while the outgoing picture is still up instead of delaying the incoming one.
+        var preview = cursor
+        if case .play(let index) = preview.advance(), let prepared = upcoming, prepared.index == index, prepared.isPrimed {
+            begin(cursor.advance(), seamFrom: seam)
+            return
+        }
         if !options.untimed {
             guard clock.isRunning else {
-                mailbox.wait(untilHost: HostClock.now() + MediaTime(value: 1, timescale: 20))
+                mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
                 return
             }
-            let now = HostClock.now()
+            let now = MonotonicClock.hostTime()
             if clock.mediaTime(atHost: now) < seam, let due = clock.hostTime(forMediaTime: seam) {
                 let halfRefresh = output.refreshInterval * Rational(1, 2)
                 if due - halfRefresh > now {
@@ -151,6 +174,11 @@ extension PlaybackLoop {
             hold = incoming.expectedFrameDuration
         }
         return Swift.min(Swift.max(length, last), last + hold)
+    }
+
+    /// The feeder plays the current item's sound, then the prepared one's.
+    func updateAudioOrder() {
+        audio?.setOrder([current, upcoming].compactMap { $0?.pipeline })
     }
 
     func fail(_ item: ActiveItem, _ error: MediaError) {

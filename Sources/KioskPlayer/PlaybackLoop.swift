@@ -11,16 +11,19 @@ final class PlaybackLoop {
     let output: VideoOutput
     let options: PlayerOptions
     let stats: StatsWriter?
+    let audio: AudioPath?
     let mailbox: CommandMailbox
     let logger: Logger
     let onEvent: (@Sendable (PlayerEvent) -> Void)?
 
     var cursor: PlaylistCursor
     var state = PlaybackState()
-    var clock = PlaybackClock(hostTime: HostClock.now())
+    var clock = PlaybackClock(hostTime: MonotonicClock.hostTime())
     var current: ActiveItem?
     var upcoming: ActiveItem?
-    let scaler = Scaler()
+    /// Items that handed over at a seam, closed once the next picture is up: closing frees
+    /// decoders and threads, work that must not delay the incoming item's first frame.
+    var retiring: [ActiveItem] = []
     var presented = 0
     var dropped = 0
     var serial: UInt64 = 0
@@ -32,20 +35,29 @@ final class PlaybackLoop {
     /// Nothing playable: the next pass starts at this host time.
     var idleUntil: MediaTime?
     var lastTimeEvent: MediaTime?
+    var lastSnapshot: MediaTime?
+    var snapshotsTaken = 0
     var lastDisplayError: String?
+    /// The host time of the last audio report the clock followed.
+    var lastAudioObservation: MediaTime?
 
-    init(output: VideoOutput, cursor: PlaylistCursor, options: PlayerOptions, stats: StatsWriter?,
+    init(output: VideoOutput, cursor: PlaylistCursor, options: PlayerOptions, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
         self.output = output
         self.cursor = cursor
         self.options = options
         self.stats = stats
+        self.audio = audio
         self.mailbox = mailbox
         self.logger = logger
         self.onEvent = onEvent
     }
 
     func run() {
+        // The sound waits for the first picture: the clock starts there, not when decoding does.
+        audio?.writer.pause()
+        apply(.setVolume(options.volume))
+        apply(.setMuted(options.isMuted))
         apply(.setDefaultRate(options.rate))
         if !options.startPaused { apply(.play) }
         begin(cursor.advance(), seamFrom: nil)
@@ -53,19 +65,24 @@ final class PlaybackLoop {
             for command in mailbox.takeAll() { handle(command) }
             if stopping { break }
             if let until = idleUntil {
-                if HostClock.now() < until { mailbox.wait(untilHost: until); continue }
+                if MonotonicClock.hostTime() < until { mailbox.wait(untilHost: until); continue }
                 idleUntil = nil
                 begin(cursor.advance(), seamFrom: nil)
                 continue
             }
             guard let item = current, !finished else {
                 if finished && options.exitWhenFinished { break }
-                mailbox.wait(untilHost: HostClock.now() + MediaTime(value: 1, timescale: 4))
+                mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 4))
                 continue
             }
-            prepareUpcomingIfDue(after: item)
+            followAudio(item)
             step(item)
+            // After the step, not before: opening the next item right at a seam would delay
+            // the incoming item's first frame.
+            if item === current, item.lastPresentedPTS != nil { prepareUpcomingIfDue(after: item) }
         }
+        audio?.stop()
+        retiring.forEach { $0.close() }
         upcoming?.close()
         current?.close()
         publishSnapshot()
@@ -99,7 +116,7 @@ final class PlaybackLoop {
             if case .frame(let next, let nextGeneration)? = item.pipeline.frames.peekSecond(), nextGeneration == generation {
                 nextPTS = next.pts
             }
-            let now = HostClock.now()
+            let now = MonotonicClock.hostTime()
             switch FramePacer.decide(framePTS: frame.pts, nextFramePTS: nextPTS, clock: clock,
                                      refreshInterval: output.refreshInterval, now: now) {
             case .present:
@@ -121,7 +138,7 @@ final class PlaybackLoop {
     /// clock; instead time waits (timeControlStatus waitingToPlay) until frames come.
     private func noteStarvation(_ item: ActiveItem) {
         guard state.timeControlStatus == .playing, let last = item.lastPresentedPTS else { return }
-        let position = clock.mediaTime(atHost: HostClock.now())
+        let position = clock.mediaTime(atHost: MonotonicClock.hostTime())
         if position > last + item.expectedFrameDuration * Rational(2, 1) {
             apply(.bufferEmpty)
             needsFirstFrame = true
@@ -142,23 +159,29 @@ final class PlaybackLoop {
     func present(_ frame: DecodedFrame, of item: ActiveItem) -> MediaTime? {
         do {
             let buffer = try output.backBuffer()
-            let gravity = item.entry.item.gravity ?? options.gravity
-            let layout = Scaler.layout(for: frame, on: output.size, gravity: gravity, displayRotation: output.softwareRotation)
-            try scaler.draw(frame, layout: layout, into: buffer)
+            try item.scaler.draw(frame, layout: layout(of: frame, in: item), into: buffer)
             let flipSeconds = try output.present(buffer)
+            retiring.forEach { $0.close() }
+            retiring.removeAll()
+            saveSnapshotIfDue(buffer)
             lastDisplayError = nil
             presented += 1
             item.notePresented(frame.pts)
             stats?.write(.init(flipTime: flipSeconds, item: item.index, pts: (frame.pts - item.plan.start).seconds,
                                dropped: dropped, video: true, generation: item.pipeline.currentGeneration))
             publishSnapshot()
-            return HostClock.from(seconds: flipSeconds)
+            return MonotonicClock.hostTime(seconds: flipSeconds)
         } catch {
             let text = "\(error)"
             if text != lastDisplayError { logger.error("display: \(text)") }
             lastDisplayError = text
             return nil
         }
+    }
+
+    func layout(of frame: DecodedFrame, in item: ActiveItem) -> GravityLayout {
+        Scaler.layout(for: frame, on: output.size, gravity: item.entry.item.gravity ?? options.gravity,
+                      displayRotation: output.softwareRotation)
     }
 
     /// A black screen (the idle screen, before anything could play): never shown at a seam.
@@ -183,11 +206,22 @@ final class PlaybackLoop {
             return
         }
         for event in events {
-            if case .seek(let target) = event { performSeek(to: target) }
+            switch event {
+            case .seek(let target): performSeek(to: target)
+            case .rateChanged(let rate) where rate.numerator != 0:
+                current?.pipeline.setRate(rate)
+                upcoming?.pipeline.setRate(rate)
+            case .volumeChanged, .mutedChanged: applyVolume()
+            default: break
+            }
             onEvent?(.playback(event, item: current?.index))
         }
-        let now = HostClock.now()
-        if clock.rate != state.clockRate { clock.setRate(state.clockRate, atHost: now) }
+        let now = MonotonicClock.hostTime()
+        if clock.rate != state.clockRate {
+            clock.setRate(state.clockRate, atHost: now)
+            // The sound stops and starts with the clock (paused, waiting for frames).
+            if state.clockRate.numerator == 0 { audio?.writer.pause() } else { audio?.writer.resume() }
+        }
         publishSnapshot()
     }
 
@@ -195,13 +229,32 @@ final class PlaybackLoop {
         guard let item = current else { return }
         let fileTime = target + item.plan.start
         item.pipeline.seek(to: fileTime)
-        clock.seek(to: fileTime, atHost: HostClock.now())
+        audio?.flush()
+        clock.seek(to: fileTime, atHost: MonotonicClock.hostTime())
         needsFirstFrame = true
+    }
+
+    /// The audio master (DESIGN.md): the clock follows what is heard, as the writer reports it
+    /// after each write. Without sound, or while the device is gone, the monotonic clock leads.
+    private func followAudio(_ item: ActiveItem) {
+        guard let audio, clock.isRunning, !needsFirstFrame,
+              let (heard, host) = audio.heardTime(ofItem: Int(item.reference.serial), notBefore: item.plan.start),
+              host != lastAudioObservation else { return }
+        lastAudioObservation = host
+        clock.observeAudio(heard, atHost: host)
+    }
+
+    /// AVPlayer's volume times the item's own level from kiosk.conf; mute on top.
+    func applyVolume() {
+        guard let audio else { return }
+        let itemLevel = current?.entry.item.volume ?? 100
+        audio.writer.setVolume(state.volume * itemLevel / 100)
+        audio.writer.setMuted(state.isMuted || (current?.entry.item.muted ?? false))
     }
 
     var currentTime: MediaTime {
         guard let item = current else { return .zero }
-        return Swift.max(.zero, clock.mediaTime(atHost: HostClock.now()) - item.plan.start)
+        return Swift.max(.zero, clock.mediaTime(atHost: MonotonicClock.hostTime()) - item.plan.start)
     }
 
     func publishSnapshot() {
@@ -209,9 +262,20 @@ final class PlaybackLoop {
                                 itemTitle: current?.entry.title, framesPresented: presented, framesDropped: dropped))
     }
 
+    /// The headless preview: what is on screen now, every `snapshotInterval`, as shot-NNNN.png.
+    private func saveSnapshotIfDue(_ buffer: PixelBuffer) {
+        guard let directory = options.snapshotDirectory else { return }
+        let now = MonotonicClock.hostTime()
+        if let last = lastSnapshot, now - last < options.snapshotInterval { return }
+        lastSnapshot = now
+        snapshotsTaken += 1
+        let path = directory + "/" + String(format: "shot-%04d.png", snapshotsTaken)
+        do { try PNGWriter.write(buffer, to: path) } catch { logger.warning("snapshot: \(error)") }
+    }
+
     private func sendTimeEventIfDue() {
         guard let interval = options.timeInterval, let onEvent, let item = current else { return }
-        let now = HostClock.now()
+        let now = MonotonicClock.hostTime()
         if let last = lastTimeEvent, now - last < interval { return }
         lastTimeEvent = now
         onEvent(.time(currentTime, item: item.index))

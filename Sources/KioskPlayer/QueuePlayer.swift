@@ -1,10 +1,11 @@
 import Foundation
+import KioskAudio
 import KioskCore
 import KioskMedia
 import Logging
 
 /// How a QueuePlayer plays, beyond its playlist.
-public struct PlayerOptions: Sendable {
+public struct PlayerOptions: @unchecked Sendable {
     /// Used when an item sets no gravity of its own.
     public var gravity: VideoGravity = .fit
     /// How long a still image is shown when its item sets no duration.
@@ -17,6 +18,10 @@ public struct PlayerOptions: Sendable {
     public var untimed = false
     /// `--stats-file`: one JSON line per presented frame.
     public var statsPath: String?
+    /// Where the sound goes; nil plays without sound (the monotonic clock leads).
+    public var audioOutput: AudioOutput?
+    public var volume = 100
+    public var isMuted = false
     /// Decoder threads per item; 0 lets FFmpeg choose.
     public var decoderThreads = 0
     /// End playback when `loop: none` played its last item (`kiosk play`); a kiosk service
@@ -24,6 +29,9 @@ public struct PlayerOptions: Sendable {
     public var exitWhenFinished = false
     /// The periodic time observer's interval; nil sends no time events.
     public var timeInterval: MediaTime?
+    /// Where to save what the screen shows as PNGs (a headless preview), and how often.
+    public var snapshotDirectory: String?
+    public var snapshotInterval = MediaTime(value: 3, timescale: 1)
     public init() {}
 }
 
@@ -57,7 +65,15 @@ public final class QueuePlayer: @unchecked Sendable {
     public init(output: VideoOutput, playlist: PlaylistCursor, options: PlayerOptions = PlayerOptions(),
                 logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) throws {
         let stats = try options.statsPath.map { try StatsWriter(path: $0) }
-        loop = PlaybackLoop(output: output, cursor: playlist, options: options, stats: stats,
+        var audio: AudioPath?
+        if let device = options.audioOutput {
+            do {
+                audio = try AudioPath(output: device, volume: options.volume, isMuted: options.isMuted, logger: logger)
+            } catch {
+                logger.error("sound: \(device.deviceName): \(error); playing without sound")
+            }
+        }
+        loop = PlaybackLoop(output: output, cursor: playlist, options: options, stats: stats, audio: audio,
                             mailbox: mailbox, logger: logger, onEvent: onEvent)
         loop.publish = { [weak self] snapshot in
             guard let self else { return }

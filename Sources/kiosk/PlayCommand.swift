@@ -25,6 +25,15 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Display rotation, clockwise degrees: 0, 90, 180 or 270 (portrait screens).")
     var rotation: Int = 0
 
+    @Option(help: "An ALSA PCM (default, hw:0,0, plughw:1,0, a dmix name) or none.")
+    var audio: String = "default"
+
+    @Option(help: "Volume, 0 to 100.")
+    var volume: Int = 100
+
+    @Flag(help: "Start muted.")
+    var mute = false
+
     @Option(name: .customLong("stats-file"), help: "Write one JSON line per presented frame to this file.")
     var statsFile: String?
 
@@ -37,6 +46,11 @@ struct PlayCommand: ParsableCommand {
     @Flag(help: "Present frames as fast as they decode, ignoring time (tests, benchmarks).")
     var untimed = false
 
+    @Option(help: "Stop after this many seconds (tests, benchmarks); default: until the end.")
+    var duration: Double?
+
+    @OptionGroup var input: PlayInputOptions
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -47,6 +61,8 @@ struct PlayCommand: ParsableCommand {
         guard Rotation(degrees: rotation) != nil, (0..<360).contains(rotation) else {
             throw ValidationError("--rotation must be 0, 90, 180 or 270")
         }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0") }
+        guard (0...100).contains(volume) else { throw ValidationError("--volume must be between 0 and 100") }
         guard PlaybackRate.isPlayable(Rational(Int64((rate * 1000).rounded()), 1000)) else {
             throw ValidationError("--rate must be between 0.25 and 4")
         }
@@ -70,14 +86,12 @@ struct PlayCommand: ParsableCommand {
         options.untimed = untimed
         options.statsPath = statsFile
         options.exitWhenFinished = !loop
+        options.audioOutput = AudioOpener.open(AudioOpener.parse(audio), logger: logger)
+        options.volume = volume
+        options.isMuted = mute
         let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!)
         let cursor = PlaylistCursor(entries: expansion.entries, loopMode: loop ? .playlist : .none)
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
-        let signals = SignalWatcher(stop: { _ in player.stop() })
-        player.start()
-        player.waitUntilFinished()
-        // The console comes back: the CRTC, mode and framebuffer that were there before.
-        DisplayOpener.close(output, logger: logger)
-        withExtendedLifetime(signals) {}
+        PlaybackSession.run(player, on: output, input: input.config, duration: duration, logger: logger)
     }
 }

@@ -66,7 +66,7 @@ struct ConfigParsingTests {
         display.output = .headless
         display.card = .path("/dev/dri/card1")
         display.connector = .named("HDMI-A-2")
-        display.mode = .size(PixelSize(width: 1920, height: 1080), refreshHz: 59.94)
+        display.mode = .exactly(ModeRequest(size: PixelSize(width: 1920, height: 1080), refreshHz: 59.94))
         display.rotation = .clockwise270
         display.headlessSize = PixelSize(width: 800, height: 600)
         #expect(config.display == display)
@@ -141,8 +141,8 @@ struct ConfigParsingTests {
 
     @Test(arguments: [
         ("preferred", DisplayConfig.Mode.preferred),
-        ("1280x720", .size(PixelSize(width: 1280, height: 720), refreshHz: nil)),
-        ("640X480@60", .size(PixelSize(width: 640, height: 480), refreshHz: 60)),
+        ("1280x720", .exactly(ModeRequest(size: PixelSize(width: 1280, height: 720)))),
+        ("640X480@60", .exactly(ModeRequest(size: PixelSize(width: 640, height: 480), refreshHz: 60))),
     ])
     func displayModes(_ text: String, _ expected: DisplayConfig.Mode) {
         #expect(ConfigWalker.parseMode(text) == expected)

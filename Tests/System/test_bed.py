@@ -95,14 +95,19 @@ done > connectors.txt
 aplay -l > aplay-l.txt 2>&1
 arecord -l > arecord-l.txt 2>&1
 if [ -e tone.wav ]; then
-    arecord -q -D hw:Loopback,1,0 -f S16_LE -r @RATE@ -c 2 -d 3 rec.wav &
+    # Record until the tone has been played (at most 30 s), not for a fixed
+    # time: on a busy host starting aplay alone can take seconds.
+    arecord -q -D hw:Loopback,1,0 -f S16_LE -r @RATE@ -c 2 -d 30 rec.wav &
+    rec=$!
     # Play only once the capture side is open, or the tone goes nowhere.
     i=0
-    while grep -q closed /proc/asound/card0/pcm1c/sub0/status && [ $i -lt 100 ]; do
+    while grep -q closed /proc/asound/card0/pcm1c/sub0/status && [ $i -lt 200 ]; do
         sleep 0.05; i=$((i+1))
     done
     aplay -q -D hw:Loopback,0,0 tone.wav
-    wait
+    sleep 0.3
+    kill -INT $rec  # arecord finishes the WAV header on SIGINT
+    wait $rec
 fi
 @PYTHON@ -S guest-checks.py @FILL@
 touch ready

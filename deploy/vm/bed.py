@@ -50,7 +50,11 @@ DRIVERS = ("bochs", "virtio-gpu")
 # Written by the bed, read by guest-init / the host. Removed before each boot.
 _BED_FILES = ("guest-command.sh", "guest-workdir", "console.log", "dmesg.log",
               "qemu.log", "guest-started", "exit-code", "exit-code.tmp",
-              "setup-error")
+              "setup-error", "guest-expose")
+
+# The checkout this bed belongs to: shown in the guest even when it lies under /tmp or /run,
+# which the guest otherwise covers with empty tmpfs (CI may clone anywhere).
+_REPOSITORY = Path(__file__).resolve().parents[2]
 
 # quiet: only warnings and errors from the kernel on the console, so the
 # command's output stays readable. panic=-1 with -no-reboot: a guest that
@@ -194,10 +198,12 @@ class Bed:
         exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in (env or {}).items())
         (self.workdir / "guest-command.sh").write_text(
             "# Written by deploy/vm/bed.py; run by /bin/sh inside the guest, chrooted\n"
-            "# into the host's root (read-only; /tmp and /run are empty tmpfs).\n"
+            "# into the host's root (read-only; /tmp and /run are empty tmpfs but for the\n"
+            "# checkout and the start directory, shown read-only).\n"
             f"{exports}cd {shlex.quote(cwd)} || exit 125\n"
             f"{command}\n")
         (self.workdir / "guest-workdir").write_text(str(self.workdir))
+        (self.workdir / "guest-expose").write_text(f"{_REPOSITORY}\n{cwd}\n")
         # A short path: unix socket paths are limited to 107 bytes.
         self._sockdir = tempfile.mkdtemp(prefix="kiosk-vm-qmp-")
         qmp_socket = os.path.join(self._sockdir, "qmp.sock")

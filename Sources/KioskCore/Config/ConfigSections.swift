@@ -42,14 +42,14 @@ extension ConfigWalker {
     /// DRM's own limit on a framebuffer side; beyond it a size is a typo.
     static let largestFrameSide = 16384
 
+    /// The display's own mode syntax (`ModeRequest`), with a bound on the sides.
     static func parseMode(_ text: String) -> DisplayConfig.Mode? {
-        if text == "preferred" { return .preferred }
-        let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let size = PixelSize(parsing: String(parts[0])),
-              size.width <= largestFrameSide, size.height <= largestFrameSide else { return nil }
-        guard parts.count == 2 else { return .size(size, refreshHz: nil) }
-        guard let hz = Double(parts[1]), hz.isFinite, hz > 0, hz <= 1000 else { return nil }
-        return .size(size, refreshHz: hz)
+        guard !text.isEmpty else { return nil }
+        let parsed: ModeRequest?
+        do { parsed = try ModeRequest.parse(text) } catch { return nil }
+        guard let request = parsed else { return .preferred }
+        guard request.size.width <= largestFrameSide, request.size.height <= largestFrameSide else { return nil }
+        return .exactly(request)
     }
 
     func readAudio(_ node: Node?) -> AudioConfig {

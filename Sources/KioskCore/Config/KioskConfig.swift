@@ -41,7 +41,7 @@ public struct DisplayConfig: Sendable, Equatable {
         /// The mode the screen's EDID marks as preferred.
         case preferred
         /// A size, and optionally a refresh rate in Hz (59.94 allowed); "1920x1080@60".
-        case size(PixelSize, refreshHz: Double?)
+        case exactly(ModeRequest)
     }
 
     /// `output`: drm | headless.
