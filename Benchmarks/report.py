@@ -64,9 +64,9 @@ def machine():
         ("memory", memory),
         ("kernel", f"{platform.system()} {platform.release()} ({platform.machine()})"),
         ("OS", os_name()),
-        ("FFmpeg", first_line(["ffmpeg", "-version"])),
+        ("FFmpeg", first_line(["ffmpeg", "-version"]).split(" Copyright")[0]),
         ("GStreamer", first_line(["gst-launch-1.0", "--version"], pick=1)),
-        ("mpv", first_line(["mpv", "--version"])),
+        ("mpv", first_line(["mpv", "--version"]).split(" Copyright")[0]),
         ("Swift", first_line(["swift", "--version"])),
         ("kiosk", f"commit {commit}, release build"),
     ]
@@ -82,7 +82,7 @@ def os_name():
     return "unknown"
 
 
-def write_markdown(path, *, command, clip, seconds, runs, tools, skipped, table, goals, load_after):
+def write_markdown(path, *, command, clip, seconds, runs, warmup, tools, skipped, table, goals, load_after):
     """Replaces the generated section of BENCHMARKS.md (creating the file if needed), keeping
     everything written by hand around it."""
     date = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
@@ -90,7 +90,8 @@ def write_markdown(path, *, command, clip, seconds, runs, tools, skipped, table,
     lines += [f"- {key}: {value}" for key, value in machine()]
     lines += ["", f"Clip: {seconds} s of 1080p30 H.264 (`testsrc2`, libx264 `-preset medium -crf 23`, yuv420p, "
               f"{clip.stat().st_size * 8 / seconds / 1e6:.1f} Mbit/s), {seconds * 30} frames, "
-              f"into a 1280x800 screen. Medians of {runs} runs per tool after one untimed warm-up pass, "
+              f"into a 1280x800 screen. Medians of {runs} runs per tool"
+              f"{' after one untimed warm-up pass' if warmup else ''}, "
               "tools interleaved run by run in a rotating order. Wall time from the parent, CPU time "
               "(user+sys) and peak RSS from `wait4`'s rusage. Ratios are against ffmpeg decode-only. "
               "*others' load*: cores kept busy by other processes during the tool's runs (from /proc/stat, "
@@ -103,7 +104,8 @@ def write_markdown(path, *, command, clip, seconds, runs, tools, skipped, table,
     for tool in tools:
         argv = " ".join('"$CLIP"' if a == str(clip) else shlex.quote(a).replace(str(clip), "$CLIP")
                         for a in tool.argv)
-        lines += [f"# {tool.name}: {tool.note}", argv.replace(str(path.parent) + "/", "")]
+        env = "".join(f"{key}={shlex.quote(value)} " for key, value in tool.env.items())
+        lines += [f"# {tool.name}: {tool.note}", env + argv.replace(str(path.parent) + "/", "")]
     lines += ["```", ""]
     lines += [f"- skipped: {line}" for line in skipped]
     lines += [f"- FAILED {tool.name}: {tool.failure}" for tool in tools if tool.failure]
