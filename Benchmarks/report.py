@@ -82,7 +82,7 @@ def os_name():
     return "unknown"
 
 
-def write_markdown(path, *, command, clip, seconds, runs, warmup, tools, skipped, table, goals, load_after):
+def write_markdown(path, *, command, clip, seconds, runs, warmup, nice, tools, skipped, table, goals, load_after):
     """Replaces the generated section of BENCHMARKS.md (creating the file if needed), keeping
     everything written by hand around it."""
     date = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
@@ -92,7 +92,7 @@ def write_markdown(path, *, command, clip, seconds, runs, warmup, tools, skipped
               f"{clip.stat().st_size * 8 / seconds / 1e6:.1f} Mbit/s), {seconds * 30} frames, "
               f"into a 1280x800 screen. Medians of {runs} runs per tool"
               f"{' after one untimed warm-up pass' if warmup else ''}, "
-              "tools interleaved run by run in a rotating order. Wall time from the parent, CPU time "
+              f"tools interleaved run by run in a rotating order{f', at nice {nice}' if nice else ''}. Wall time from the parent, CPU time "
               "(user+sys) and peak RSS from `wait4`'s rusage. Ratios are against ffmpeg decode-only. "
               "*others' load*: cores kept busy by other processes during the tool's runs (from /proc/stat, "
               f"median); load average at the end: {' '.join(f'{x:.2f}' for x in load_after)}.", ""]
