@@ -5,6 +5,8 @@ import KioskMedia
 import Logging
 
 /// How a QueuePlayer plays, beyond its playlist.
+/// @unchecked Sendable: `audioOutput` is a class; the options are built on one thread and the
+/// output is handed to the player, which alone uses it from then on.
 public struct PlayerOptions: @unchecked Sendable {
     /// Used when an item sets no gravity of its own.
     public var gravity: VideoGravity = .fit
