@@ -58,7 +58,10 @@ def machine():
     except (OSError, StopIteration):
         pass
     repo = Path(__file__).resolve().parent.parent
-    commit = first_line(["git", "-C", str(repo), "describe", "--always", "--dirty"])
+    commit = first_line(["git", "-C", str(repo), "describe", "--always"])
+    # Dirty only when what the binary is built from changed (BENCHMARKS.md itself does not count).
+    if first_line(["git", "-C", str(repo), "status", "--porcelain", "--", "Sources", "Package.swift"]) not in ("unknown", "not installed"):
+        commit += " with uncommitted changes in Sources/Package.swift"
     return [
         ("CPU", f"{model}, {os.cpu_count()} cores"),
         ("memory", memory),
