@@ -25,22 +25,34 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         // What Swift cannot import: function-like macros (AVERROR, AVERROR_EOF) and variadic
         // callbacks (av_log's va_list).
-        .target(name: "CKioskShim", dependencies: ["CFFmpeg"]),
+        .target(name: "CKioskShim", dependencies: ["CFFmpeg", "CALSA"]),
 
         .target(name: "KioskCore", dependencies: [.product(name: "Yams", package: "Yams")]),
         .target(name: "KioskMedia", dependencies: ["KioskCore", "CFFmpeg", "CKioskShim",
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM"]),
+        .target(name: "KioskAudio", dependencies: ["KioskCore", "CALSA", "CKioskShim",
+                                                   .product(name: "Logging", package: "swift-log")]),
+        .target(name: "KioskInput", dependencies: ["KioskCore", "CEvdev",
+                                                   .product(name: "Logging", package: "swift-log")]),
+        .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio",
+                                                    .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // Test helpers only: clips made with the ffmpeg command, pictures read back with it.
-        .target(name: "KioskTestSupport", path: "Tests/Support"),
+        // Test helpers only: clips made with the ffmpeg command, pictures and sound read back.
+        .target(name: "KioskTestSupport", dependencies: ["KioskCore"], path: "Tests/Support"),
 
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
+        .testTarget(name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskCore", "CDRM"]),
+        .testTarget(name: "KioskMediaTests", dependencies: ["KioskMedia", "KioskCore", "KioskTestSupport"]),
+        .testTarget(name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskMedia", "KioskCore", "KioskTestSupport",
+                                                       .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "KioskInputTests", dependencies: ["KioskInput", "KioskCore", "CEvdev",
+                                                          .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),
     ]
 )

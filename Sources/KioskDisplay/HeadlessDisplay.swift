@@ -11,15 +11,19 @@ public final class HeadlessDisplay: VideoOutput {
     /// When false, `present` returns at once instead of waiting for the next refresh: for
     /// benchmarks that measure decode and scale alone.
     public let paced: Bool
+    /// A portrait screen simulated: the engine turns the picture on the panel by this much.
+    public let softwareRotation: Rotation
     private let storage: [UnsafeMutableRawPointer]
     private var back = 0
     private var lastFlip: Double?
     /// The buffer most recently presented, as a screen would show it.
     public private(set) var frontIndex: Int?
 
-    public init(size: PixelSize, refreshRate: Int = 60, bufferCount: Int = 2, paced: Bool = true) {
+    public init(size: PixelSize, refreshRate: Int = 60, bufferCount: Int = 2, paced: Bool = true,
+                rotation: Rotation = .none) {
         precondition(!size.isEmpty && bufferCount >= 2 && refreshRate > 0)
         self.size = size
+        self.softwareRotation = rotation
         self.refreshInterval = MediaTime(value: 1, timescale: Int32(refreshRate))
         self.paced = paced
         stride = (size.width * 4 + 63) / 64 * 64
@@ -57,11 +61,7 @@ public final class HeadlessDisplay: VideoOutput {
         return now
     }
 
-    public static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    public static func monotonicSeconds() -> Double { MonotonicClock().now() }
 
     static func sleep(until deadline: Double) {
         var ts = timespec(tv_sec: Int(deadline), tv_nsec: Int((deadline - deadline.rounded(.down)) * 1e9))

@@ -47,6 +47,16 @@ public final class Asset {
         context.pointee.streams[index]!
     }
 
+    /// Where media time 0 is for `stream`, in its ticks: the file's start, common to all its
+    /// streams (so audio and video that start apart stay apart), else the stream's own start.
+    func originTicks(of stream: UnsafeMutablePointer<AVStream>) -> Int64 {
+        let fileStart = context.pointee.start_time
+        if fileStart != kiosk_nopts_value() {
+            return av_rescale_q(fileStart, AVRational(num: 1, den: AV_TIME_BASE), stream.pointee.time_base)
+        }
+        return stream.pointee.start_time == kiosk_nopts_value() ? 0 : stream.pointee.start_time
+    }
+
     /// Local paths get a precise reason before FFmpeg's generic "Invalid data".
     private static func checkLocalFile(_ source: String) throws {
         if source.contains("://") || source.hasPrefix("lavfi:") { return }

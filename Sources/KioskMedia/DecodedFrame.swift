@@ -5,7 +5,7 @@ import KioskCore
 /// thread at a time: handed over through queues, never shared, hence @unchecked Sendable.
 public final class DecodedFrame: @unchecked Sendable {
     let frame: UnsafeMutablePointer<AVFrame>
-    /// Presentation time from the start of the item (the stream's start_time is 0).
+    /// Presentation time from the start of the item (the file's start_time is 0).
     public let pts: MediaTime
     public let sampleAspect: Rational
     public let rotation: Rotation

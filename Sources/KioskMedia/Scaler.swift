@@ -58,15 +58,8 @@ public final class Scaler {
 
         let destination = layout.destination
         buffer.clear(outside: destination)
-        // swscale writes the picture upright; a rotated layout is scaled to the pre-rotation size.
         let scaledSize = layout.rotation.swapsAxes ? destination.size.transposed : destination.size
-        let sourceFormat = AVPixelFormat(cropped.pointee.format)
-        context = sws_getCachedContext(context, cropped.pointee.width, cropped.pointee.height, sourceFormat,
-                                       Int32(scaledSize.width), Int32(scaledSize.height), AV_PIX_FMT_BGR0,
-                                       flags, nil, nil, nil)
-        guard let context else {
-            throw ScalerError.ffmpeg("swscale cannot convert \(frame.pixelFormatName) \(crop.size) to \(scaledSize)")
-        }
+        let context = try prepare(for: frame, layout: layout)
         if layout.rotation == .none {
             let origin = buffer.base + destination.y * buffer.stride + destination.x * 4
             try scale(cropped, with: context, into: origin, stride: buffer.stride, height: scaledSize.height)
@@ -76,6 +69,24 @@ public final class Scaler {
             try scale(cropped, with: context, into: scratch, stride: stride, height: scaledSize.height)
             Scaler.rotate(scratch, size: scaledSize, stride: stride, by: layout.rotation, into: buffer, at: destination)
         }
+    }
+
+    /// Builds (or keeps) swscale's context for frames like `frame` drawn with `layout`. Drawing
+    /// does it anyway; calling it ahead (an item prepared for a seam) takes the set-up, a
+    /// millisecond or more, off the first frame's path.
+    @discardableResult
+    public func prepare(for frame: DecodedFrame, layout: GravityLayout) throws -> OpaquePointer {
+        // swscale writes the picture upright; a rotated layout is scaled to the pre-rotation size.
+        let destination = layout.destination
+        let scaledSize = layout.rotation.swapsAxes ? destination.size.transposed : destination.size
+        let crop = layout.sourceCrop
+        context = sws_getCachedContext(context, Int32(crop.width), Int32(crop.height), AVPixelFormat(frame.frame.pointee.format),
+                                       Int32(scaledSize.width), Int32(scaledSize.height), AV_PIX_FMT_BGR0,
+                                       flags, nil, nil, nil)
+        guard let context else {
+            throw ScalerError.ffmpeg("swscale cannot convert \(frame.pixelFormatName) \(crop.size) to \(scaledSize)")
+        }
+        return context
     }
 
     private func scale(_ frame: UnsafeMutablePointer<AVFrame>, with context: OpaquePointer,

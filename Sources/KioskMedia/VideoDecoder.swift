@@ -4,7 +4,7 @@ import KioskCore
 
 /// FFmpeg's decoder for one video stream, with frame threads (several frames decode at once on
 /// several cores: the one thing that makes 1080p cheap on small boxes).
-final class VideoDecoder {
+public final class VideoDecoder {
     private var codecContext: UnsafeMutablePointer<AVCodecContext>?
     let streamIndex: Int
     let timeBase: AVRational
@@ -12,9 +12,9 @@ final class VideoDecoder {
     let sampleAspect: Rational
     let rotation: Rotation
     /// Packets the decoder rejected as damaged; playback goes on past them.
-    private(set) var damagedPackets = 0
+    public private(set) var damagedPackets = 0
 
-    init(asset: Asset, streamIndex: Int, threads: Int = 0) throws {
+    public init(asset: Asset, streamIndex: Int, threads: Int = 0) throws {
         let stream = asset.stream(at: streamIndex)
         let parameters = stream.pointee.codecpar!
         let codecName = parameters.pointee.codec_id == AV_CODEC_ID_NONE
@@ -48,7 +48,7 @@ final class VideoDecoder {
         }
         self.streamIndex = streamIndex
         timeBase = stream.pointee.time_base
-        startTicks = stream.pointee.start_time == kiosk_nopts_value() ? 0 : stream.pointee.start_time
+        startTicks = asset.originTicks(of: stream)
         let sar = stream.pointee.sample_aspect_ratio.num > 0 ? stream.pointee.sample_aspect_ratio : parameters.pointee.sample_aspect_ratio
         sampleAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : .one
         rotation = Rotation(degrees: Asset.rotationDegrees(of: stream)) ?? .none
@@ -67,9 +67,9 @@ final class VideoDecoder {
         return true
     }
 
-    enum Output { case frame(DecodedFrame), needsInput, finished }
+    public enum Output { case frame(DecodedFrame), needsInput, finished }
 
-    func receive() -> Output {
+    public func receive() -> Output {
         guard let frame = av_frame_alloc() else { return .finished }
         let result = avcodec_receive_frame(codecContext, frame)
         guard result >= 0 else {
@@ -86,8 +86,13 @@ final class VideoDecoder {
         return .frame(DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: rotation))
     }
 
+    /// Feeds a demuxed packet, or nil to drain at the end; false when the decoder is full.
+    public func send(_ packet: Packet?) -> Bool {
+        send(packet?.packet)
+    }
+
     /// Forgets buffered frames after a seek.
-    func flush() {
+    public func flush() {
         avcodec_flush_buffers(codecContext)
     }
 }

@@ -66,7 +66,7 @@ public final class VideoFrameReader {
             if decoder.send(packet) { av_packet_unref(packet) } else { packetPending = true }
             return
         }
-        _ = decoder.send(nil)
+        _ = decoder.send(nil as Packet?)
     }
 
     /// Moves to the last keyframe at or before `time`; the frames that follow start there, so a

@@ -10,7 +10,7 @@ struct KioskCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiosk",
         abstract: "A lean video player for Linux signage boxes: FFmpeg -> DRM/KMS, ALSA, evdev.",
-        subcommands: [SnapshotCommand.self, BenchCommand.self, ProbeCommand.self])
+        subcommands: [RunCommand.self, CheckCommand.self, PlayCommand.self, SnapshotCommand.self, BenchCommand.self, ProbeCommand.self])
 }
 
 /// Options every subcommand takes.
@@ -20,9 +20,11 @@ struct CommonOptions: ParsableArguments {
 
     /// Sets up logging to stderr (FFmpeg's own lines included at debug level) and returns the logger.
     func makeLogger(label: String = "kiosk") -> Logger {
+        let level = logLevel
+        // Every logger (the modules make their own) starts at the level asked for.
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .trace
+            handler.logLevel = level
             return handler
         }
         var logger = Logger(label: label)
@@ -59,6 +61,9 @@ enum Entry {
             fail("\(error)", code: 1)
         } catch let error as RuntimeFailure {
             fail("\(error)", code: 1)
+        } catch let error as ConfigFailure {
+            writeStandardError(error.text)
+            exit(2)
         } catch {
             let code = KioskCommand.exitCode(for: error)
             let message = KioskCommand.fullMessage(for: error)

@@ -1,14 +1,17 @@
 import ArgumentParser
 import Foundation
+import KioskAudio
+import KioskDisplay
+import KioskInput
 import KioskMedia
 
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
-        abstract: "Show what FFmpeg finds in a media file: container, streams, codecs, sizes, rotation.")
+        abstract: "Show what FFmpeg finds in a media file; with no file, the displays (DRM cards, connectors, modes, CRTCs, planes) and input devices.")
 
-    @Argument(help: "A media file or URL.")
-    var media: String
+    @Argument(help: "A media file or URL; leave out to list the hardware.")
+    var media: String?
 
     @Flag(help: "Print JSON for scripts.")
     var json = false
@@ -17,6 +20,7 @@ struct ProbeCommand: ParsableCommand {
 
     func run() throws {
         _ = common.makeLogger()
+        guard let media else { return try probeHardware() }
         let info = try Asset(source: media).info
         if json {
             let encoder = JSONEncoder()
@@ -25,6 +29,27 @@ struct ProbeCommand: ParsableCommand {
         } else {
             print(ProbeCommand.describe(info))
         }
+    }
+
+    /// The machine's outputs, for choosing `--display` and kiosk.conf's display section.
+    private func probeHardware() throws {
+        let displays = DRMProbe.run()
+        let input = InputProbe.run()
+        let sound = ALSAProbe.probe()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let report = HardwareReport(displays: displays, sound: sound, input: input)
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print([displays.text, sound.summary, input.text].joined(separator: "\n\n"))
+        }
+    }
+
+    struct HardwareReport: Encodable {
+        let displays: DRMProbe
+        let sound: ALSAProbe
+        let input: InputProbe
     }
 
     static func describe(_ info: MediaInfo) -> String {

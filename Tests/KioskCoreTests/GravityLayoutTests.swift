@@ -124,3 +124,17 @@ func fillCropInside(rotation: Rotation) {
     #expect(Rotation(degrees: 450) == .clockwise90)
     #expect(Rotation(degrees: 45) == nil)
 }
+
+@Test func displaySpecsParse() {
+    #expect(DisplaySpec(parsing: "auto") == .auto)
+    #expect(DisplaySpec(parsing: "drm") == .drm(card: nil, connector: nil, mode: nil))
+    #expect(DisplaySpec(parsing: "drm:card1") == .drm(card: "/dev/dri/card1", connector: nil, mode: nil))
+    #expect(DisplaySpec(parsing: "drm:/dev/dri/card0:HDMI-A-1:1920x1080@60")
+            == .drm(card: "/dev/dri/card0", connector: "HDMI-A-1", mode: ModeRequest(size: size(1920, 1080), refreshRate: 60)))
+    #expect(DisplaySpec(parsing: "drm::Virtual-1") == .drm(card: nil, connector: "Virtual-1", mode: nil))
+    #expect(DisplaySpec(parsing: "headless:640x360") == .headless(size(640, 360), refreshRate: 60))
+    #expect(DisplaySpec(parsing: "headless:640x360@30") == .headless(size(640, 360), refreshRate: 30))
+    for bad in ["", "x11", "headless", "headless:big", "drm:card0:HDMI-A-1:huge", "drm:a:b:1x1:extra", "headless:10x10@0"] {
+        #expect(DisplaySpec(parsing: bad) == nil, "\(bad)")
+    }
+}

@@ -21,4 +21,9 @@ typedef void (*kiosk_log_sink)(int level, const char *line);
 /// which Swift cannot receive, so the formatting happens here.
 void kiosk_av_log_install(kiosk_log_sink sink, int max_level);
 
+/// Routes alsa-lib's error messages (which it prints to stderr by default) through `sink`;
+/// `level` is the negative errno alsa-lib reports, or 0. ALSA's handler is variadic, which
+/// Swift cannot implement. NULL restores alsa-lib's default (stderr).
+void kiosk_alsa_log_install(kiosk_log_sink sink);
+
 #endif

@@ -31,13 +31,21 @@ public struct PixelBuffer: @unchecked Sendable {
     /// Paints `rect` one color (0x00RRGGBB); used for black bars.
     public func fill(_ rect: PixelRect, color: UInt32 = 0) {
         guard rect.width > 0, rect.height > 0 else { return }
-        for row in rect.y..<rect.maxY {
-            let start = (base + row * stride + rect.x * 4).bindMemory(to: UInt32.self, capacity: rect.width)
-            if color == 0 {
-                UnsafeMutableRawPointer(start).initializeMemory(as: UInt8.self, repeating: 0, count: rect.width * 4)
-            } else {
-                start.initialize(repeating: color, count: rect.width)
-            }
+        // One pixel stored, then byte copies (memmove) doubling along the first row and row by
+        // row below it. Not `initialize(repeating:)`: unspecialized in a debug build it makes
+        // one value-witness call per element, and the bars then cost more than the scaling
+        // (20% of `kiosk play`'s CPU natively; in the VM bed's emulated CPU, frames came late).
+        let rowBytes = rect.width * 4
+        let first = base + rect.y * stride + rect.x * 4
+        first.storeBytes(of: color, as: UInt32.self)
+        var filled = 4
+        while filled < rowBytes {
+            let chunk = Swift.min(filled, rowBytes - filled)
+            (first + filled).copyMemory(from: first, byteCount: chunk)
+            filled += chunk
+        }
+        for row in 1..<rect.height {
+            (first + row * stride).copyMemory(from: first, byteCount: rowBytes)
         }
     }
 
@@ -63,4 +71,13 @@ public protocol VideoOutput: AnyObject {
     /// Puts `buffer` on screen at the next refresh; returns once the flip is done, with the
     /// CLOCK_MONOTONIC time it happened at, in seconds.
     func present(_ buffer: PixelBuffer) throws -> Double
+    /// The clockwise turn the engine must give its picture when drawing into a buffer, for a
+    /// rotated (portrait) screen the display cannot rotate in hardware; `.none` otherwise
+    /// (then `size` is already the upright picture's size).
+    var softwareRotation: Rotation { get }
+}
+
+extension VideoOutput {
+    /// Most outputs show buffers as they are drawn.
+    public var softwareRotation: Rotation { .none }
 }

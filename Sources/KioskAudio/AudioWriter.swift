@@ -1,0 +1,217 @@
+import Foundation
+import KioskCore
+import Logging
+
+/// What the writer has done, for the stats overlay.
+public struct AudioWriterStatistics: Sendable, Hashable {
+    public var output = AudioOutputCounters()
+    /// Silence written because the queue ran dry while playing (keeps the PCM running).
+    public var silenceFrames: Int64 = 0
+    /// Why the output cannot play now; nil while it can.
+    public var failure: AudioOutputError?
+}
+
+/// The body of the engine's audio writer thread: takes a period of converted samples off the
+/// `PCMQueue`, applies volume and mute (as late as possible: a change is heard after the
+/// device's buffer, ~40 ms, not after the half second queued upstream), writes them (blocking)
+/// and reports the audio clock after each write.
+///
+/// The engine owns the thread and calls `run()` on it; any thread may call the controls. The
+/// output is only touched by the writer thread: controls set flags it acts on within a
+/// period. Mutable state is guarded by `control`'s lock, hence @unchecked Sendable.
+public final class AudioWriter: @unchecked Sendable {
+    public struct Options: Sendable, Hashable {
+        /// Frames per write, as time (~ the device period).
+        public var chunkTime: Double
+        /// Length of the volume ramp: long enough not to click, short enough to be immediate.
+        public var rampTime: Double
+        /// Write silence when the queue runs dry and the device is about to, instead of letting
+        /// it underrun, so the PCM keeps running across seams and decoder hiccups.
+        public var keepAliveWithSilence: Bool
+
+        public init(chunkTime: Double = 0.010, rampTime: Double = 0.005, keepAliveWithSilence: Bool = true) {
+            self.chunkTime = chunkTime
+            self.rampTime = rampTime
+            self.keepAliveWithSilence = keepAliveWithSilence
+        }
+    }
+
+    public let output: AudioOutput
+    public let queue: PCMQueue
+    public let options: Options
+    private let format: AudioFormat
+    private let logger: Logger
+    private let control = NSCondition()
+    // Guarded by `control`.
+    private var stopRequested = false
+    private var pauseRequested = false
+    private var flushRequested = false
+    private var volume = 100
+    private var muted = false
+    private var report: AudioClockReport?
+    private var statistics = AudioWriterStatistics()
+    private var reportHandler: (@Sendable (AudioClockReport) -> Void)?
+    private var failureHandler: (@Sendable (AudioOutputError?) -> Void)?
+
+    /// `output` must be configured already; `queue` holds samples in its format.
+    public init(output: AudioOutput, queue: PCMQueue, options: Options = Options(), volume: Int = 100,
+                isMuted: Bool = false, logger: Logger = Logger(label: "kiosk.audio")) {
+        precondition(output.format == queue.format, "the queue must hold samples in the output's format")
+        self.output = output
+        self.queue = queue
+        self.options = options
+        self.format = queue.format
+        self.logger = logger
+        self.volume = volume
+        self.muted = isMuted
+    }
+
+    // MARK: Controls (any thread)
+
+    /// Volume in percent (clamped to 0...100), heard within about the device buffer.
+    public func setVolume(_ percent: Int) { command { volume = min(100, max(0, percent)) } }
+    public func setMuted(_ isMuted: Bool) { command { muted = isMuted } }
+    public func pause() { command { pauseRequested = true } }
+    public func resume() { command { pauseRequested = false } }
+
+    /// Forgets what is queued here and in the device (seeks). The queue refuses chunks of the
+    /// old generation from then on; the new generation is returned.
+    @discardableResult
+    public func flush() -> Int {
+        let generation = queue.flush()
+        command {
+            flushRequested = true
+            report = nil
+        }
+        return generation
+    }
+
+    /// Ends `run()` after the current write.
+    public func stop() {
+        command { stopRequested = true }
+        queue.close()
+    }
+
+    /// The latest clock report; nil before the first write and after a flush.
+    public var lastReport: AudioClockReport? { locked { report } }
+    public var currentStatistics: AudioWriterStatistics { locked { statistics } }
+
+    /// Called on the writer thread after every write of media samples.
+    public func onReport(_ handler: @escaping @Sendable (AudioClockReport) -> Void) { locked { reportHandler = handler } }
+    /// Called on the writer thread when the output fails or plays again.
+    public func onFailureChange(_ handler: @escaping @Sendable (AudioOutputError?) -> Void) { locked { failureHandler = handler } }
+
+    // MARK: The writer thread
+
+    public func run() {
+        let chunkFrames = max(1, Int(Double(format.sampleRate) * options.chunkTime))
+        let rampFrames = max(1, Int(Double(format.sampleRate) * options.rampTime))
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkFrames * format.bytesPerFrame, alignment: 16)
+        defer { scratch.deallocate() }
+        var gain = SoftwareGain(gain: locked { SoftwareGain.linearGain(volume: volume, isMuted: muted) }, rampFrames: rampFrames)
+        var isPaused = false
+        var hasPlayed = false
+        var knownFailure: AudioOutputError? = nil
+
+        while true {
+            let (stop, wantPaused, flush) = locked {
+                defer { flushRequested = false }
+                return (stopRequested, pauseRequested, flushRequested)
+            }
+            if stop { break }
+            if flush {
+                perform("drop") { try output.drop() }
+                hasPlayed = false
+            }
+            if wantPaused != isPaused {
+                perform(wantPaused ? "pause" : "resume") { wantPaused ? try output.pause() : try output.resume() }
+                isPaused = wantPaused
+            }
+            if isPaused {
+                control.lock()
+                if pauseRequested && !stopRequested && !flushRequested { _ = control.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+                control.unlock()
+                continue
+            }
+            // Room first, then samples and volume: the gain applied is at most a period old when
+            // the samples enter the device. A device failing here fails the write below too.
+            try? output.waitForRoom(frames: chunkFrames, timeout: 4 * options.chunkTime)
+            gain.setTarget(locked { SoftwareGain.linearGain(volume: volume, isMuted: muted) })
+            if let slice = queue.pop(maxFrames: chunkFrames, into: scratch, timeout: options.chunkTime) {
+                let bytes = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<(slice.frameCount * format.bytesPerFrame)])
+                gain.apply(to: bytes, format: format.sampleFormat, channels: format.channels)
+                if write(UnsafeRawBufferPointer(bytes)) {
+                    hasPlayed = true
+                    publish(slice)
+                }
+            } else if options.keepAliveWithSilence && hasPlayed && output.delayFrames <= 2 * chunkFrames
+                        && !locked({ stopRequested }) {
+                // Only when the device is about to run dry (less than two chunks left, one of
+                // which the next wait may take): samples arriving a little late must not be
+                // pushed back behind silence the device did not need.
+                scratch.initializeMemory(as: UInt8.self, repeating: 0)
+                if write(UnsafeRawBufferPointer(scratch)) {
+                    locked { statistics.silenceFrames += Int64(chunkFrames) }
+                }
+            }
+            let failure = output.failure
+            if failure != knownFailure {
+                knownFailure = failure
+                let handler = locked { statistics.failure = failure; return failureHandler }
+                handler?(failure)
+            }
+        }
+        locked { statistics.output = output.counters }
+    }
+
+    /// Writes to the output; a failure that the output does not absorb itself (a bare
+    /// `PCMSink`: `RetryingAudioOutput` never throws) is logged once and the samples are
+    /// dropped at the pace they would have played, so the pipeline keeps its timing.
+    private func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        do {
+            try output.write(bytes)
+            locked { statistics.output = output.counters }
+            return true
+        } catch {
+            let failure = (error as? AudioOutputError) ?? .writeFailed(device: output.deviceName, reason: "\(error)")
+            let isNew = locked { () -> Bool in
+                defer { statistics.failure = failure; statistics.output = output.counters }
+                return statistics.failure != failure
+            }
+            if isNew { logger.error("\(failure); playing on without sound") }
+            Thread.sleep(forTimeInterval: Double(bytes.count / format.bytesPerFrame) / Double(format.sampleRate))
+            return false
+        }
+    }
+
+    private func publish(_ slice: PCMSlice) {
+        let report = AudioClockReport(endTime: slice.endTime(sampleRate: format.sampleRate), delayFrames: output.delayFrames,
+                                      sampleRate: format.sampleRate, rate: slice.rate,
+                                      hostTime: MonotonicClock.hostTime(), itemTag: slice.itemTag)
+        let handler: (@Sendable (AudioClockReport) -> Void)? = locked {
+            // A flush since the slice was taken makes it stale: its time is not the clock's.
+            guard slice.generation == queue.generation, !flushRequested else { return nil }
+            self.report = report
+            return reportHandler
+        }
+        handler?(report)
+    }
+
+    private func perform(_ what: String, _ call: () throws -> Void) {
+        do { try call() } catch { logger.debug("audio \(what) on '\(output.deviceName)': \(error)") }
+    }
+
+    /// Changes control state and wakes a paused writer to act on it.
+    private func command(_ body: () -> Void) {
+        control.lock()
+        body()
+        control.broadcast()
+        control.unlock()
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        control.lock()
+        defer { control.unlock() }
+        return try body()
+    }
+}

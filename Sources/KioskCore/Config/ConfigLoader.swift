@@ -1,0 +1,139 @@
+import Foundation
+import Yams
+
+/// Reads kiosk.conf (YAML) into a `KioskConfig`. Every problem of the file is reported at
+/// once, each as `file:line:column: what was wrong; what was expected`. The tree is walked by
+/// hand rather than decoded with Codable, because Codable drops the positions.
+public enum ConfigLoader {
+    public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "items"]
+    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title"]
+
+    /// Reads the file at `path`; relative paths inside resolve against its directory.
+    public static func load(path: String,
+                            fileSystem: any PlaylistFileSystem = LocalFileSystem()) throws(ConfigError) -> KioskConfig {
+        let fileLevel = { (message: String) in
+            ConfigError(diagnostics: [ConfigDiagnostic(file: path, line: 0, column: 0, message: message)])
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = switch fileSystem.kind(ofItemAt: path) {
+            case nil: "no such file"
+            case .directory: "this is a directory"
+            case .file: "cannot read it (permissions?)"
+            }
+            throw fileLevel("\(reason); expected a readable kiosk.conf")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw fileLevel("the file is not UTF-8 text; expected a YAML file saved as UTF-8")
+        }
+        let absolute = PathText.resolve(path, against: FileManager.default.currentDirectoryPath)
+        let directory = PathText.normalize(absolute + "/..")
+        return try parse(text: text, fileName: path, baseDirectory: directory, fileSystem: fileSystem)
+    }
+
+    /// Parses config text; `fileName` names it in diagnostics, `baseDirectory` anchors
+    /// relative paths (items, font, socket).
+    public static func parse(text: String, fileName: String, baseDirectory: String,
+                             fileSystem: any PlaylistFileSystem = LocalFileSystem()) throws(ConfigError) -> KioskConfig {
+        let document = YAMLDocumentComposer.compose(text, fileName: fileName)
+        let walker = ConfigWalker(fileName: fileName, ignoredKeys: document.ignoredKeys)
+        var config = KioskConfig()
+        if let root = document.root {
+            config = walker.readRoot(root, baseDirectory: baseDirectory, fileSystem: fileSystem)
+        } else if document.diagnostics.isEmpty {
+            walker.report(nil, "no items: the file is empty; expected at least an 'items' list "
+                          + "(files, directories, globs or URLs)")
+        }
+        // In file order; a syntax error leaves no tree, so it is never mixed with others.
+        let diagnostics = (document.diagnostics + walker.diagnostics).enumerated().sorted { a, b in
+            (a.element.line, a.element.column, a.offset) < (b.element.line, b.element.column, b.offset)
+        }.map(\.element)
+        guard diagnostics.isEmpty else { throw ConfigError(diagnostics: diagnostics) }
+        return config
+    }
+}
+
+extension ConfigWalker {
+    func readRoot(_ root: Node, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> KioskConfig {
+        var config = KioskConfig()
+        guard root.mapping != nil else {
+            report(root, "the file holds \(describe(root)); expected a map with the sections "
+                   + ConfigLoader.sectionNames.joined(separator: ", "))
+            return config
+        }
+        guard let top = section(root, name: "the file", allowedKeys: ConfigLoader.sectionNames) else { return config }
+        config.display = readDisplay(top["display"])
+        config.audio = readAudio(top["audio"])
+        config.input = readInput(top["input"])
+        config.playback = readPlayback(top["playback"])
+        config.overlay = readOverlay(top["overlay"], baseDirectory: baseDirectory, fileSystem: fileSystem)
+        config.control = readControl(top["control"], baseDirectory: baseDirectory)
+        config.items = readItems(top["items"], root: root, baseDirectory: baseDirectory, fileSystem: fileSystem)
+        return config
+    }
+
+    func readItems(_ node: Node?, root: Node, baseDirectory: String,
+                   fileSystem: any PlaylistFileSystem) -> [ItemConfig] {
+        let expected = "at least one file, directory, glob or URL"
+        guard let node, !isNull(node) else {
+            report(node ?? root, node == nil ? "no items: there is no 'items' list; expected \(expected)"
+                                             : "no items: 'items' is empty; expected \(expected)")
+            return []
+        }
+        guard case .sequence(let sequence) = node else {
+            report(node, "'items' is \(describe(node)); expected a list (lines starting with '- ') of \(expected)")
+            return []
+        }
+        if sequence.isEmpty { report(node, "no items: 'items' is an empty list; expected \(expected)") }
+        var items: [ItemConfig] = []
+        for (index, element) in sequence.enumerated() {
+            if let item = readItem(element, number: index + 1, baseDirectory: baseDirectory, fileSystem: fileSystem) {
+                items.append(item)
+            }
+        }
+        return items
+    }
+
+    /// One item: "clips/" or {path: clips/a.mp4, gravity: fill, ...}.
+    func readItem(_ node: Node, number: Int, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> ItemConfig? {
+        let name = "item \(number)"
+        let classify = { (text: String) in
+            ItemSource.classify(text, baseDirectory: baseDirectory, fileSystem: fileSystem)
+        }
+        if let scalar = node.scalar, !isNull(node) {
+            guard !scalar.string.isEmpty else {
+                report(node, "\(name) is an empty string; expected a file, directory, glob or URL")
+                return nil
+            }
+            return ItemConfig(source: classify(scalar.string), location: location(of: node))
+        }
+        guard node.mapping != nil else {
+            report(node, "\(name) is \(describe(node)); expected a path or a map with 'path' and options")
+            return nil
+        }
+        guard let section = section(node, name: name, allowedKeys: ConfigLoader.itemKeys) else { return nil }
+        var item = ItemConfig(source: .file(""), location: location(of: node))
+        var valid = true
+        if section["path"] == nil {
+            report(node, "\(name) has no 'path'; expected path: followed by a file, directory, glob or URL")
+            valid = false
+        } else if let path = string(section, "path", expected: "a file, directory, glob or URL") {
+            item.source = classify(path)
+            item.location = location(of: section["path"])
+        } else {
+            valid = false
+        }
+        item.gravity = gravityChoice(section)
+        item.volume = integer(section, "volume", in: 0...100)
+        item.muted = bool(section, "muted")
+        item.start = seconds(section, "start", allowingMinimum: true)
+        item.end = seconds(section, "end")
+        if let start = item.start, let end = item.end, start >= end {
+            report(section["end"], "'end' (\(section["end"]?.scalar?.string ?? "")) is not after 'start' "
+                   + "(\(section["start"]?.scalar?.string ?? "")) in \(name); expected end > start")
+        }
+        item.loopCount = integer(section, "loop", in: 1...1_000_000, unit: " (plays in a row)") ?? 1
+        item.duration = seconds(section, "duration")
+        item.title = string(section, "title", expected: "the text the overlay shows")
+        return valid ? item : nil
+    }
+}

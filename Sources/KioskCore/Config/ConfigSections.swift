@@ -1,0 +1,189 @@
+import Yams
+
+/// The sections of kiosk.conf besides `items`: each reads its map, reports what is wrong and
+/// keeps the default for anything missing or invalid (so one parse reports every problem).
+extension ConfigWalker {
+    func readDisplay(_ node: Node?) -> DisplayConfig {
+        var display = DisplayConfig()
+        guard let section = section(node, name: "display", allowedKeys:
+            ["output", "card", "connector", "mode", "rotation", "headless_size"]) else { return display }
+        if let output = choice(section, "output", DisplayConfig.Output.allCases.map { ($0.rawValue, $0) }) {
+            display.output = output
+        }
+        if let card = string(section, "card", expected: "auto or a device path like /dev/dri/card0") {
+            if card == "auto" { display.card = .auto }
+            else if card.hasPrefix("/") { display.card = .path(card) }
+            else { report(section["card"], "'card' in display is '\(card)'; expected auto or a device path like /dev/dri/card0") }
+        }
+        if let connector = string(section, "connector", expected: "auto or a connector name like HDMI-A-1") {
+            display.connector = connector == "auto" ? .auto : .named(connector)
+        }
+        if let mode = string(section, "mode", expected: "preferred, WxH or WxH@HZ") {
+            if let parsed = Self.parseMode(mode) { display.mode = parsed }
+            else { report(section["mode"], "'mode' in display is '\(mode)'; expected preferred, WxH or WxH@HZ (like 1920x1080 or 1280x720@60)") }
+        }
+        if let node = section["rotation"] {
+            if let degrees = node.int, node.scalar?.style == .plain, let rotation = Rotation(rawValue: degrees) {
+                display.rotation = rotation
+            } else {
+                report(node, "'rotation' in display is \(describe(node)); expected one of: 0, 90, 180, 270")
+            }
+        }
+        if let text = string(section, "headless_size", expected: "a size WxH like 1280x720") {
+            if let size = PixelSize(parsing: text), size.width <= Self.largestFrameSide, size.height <= Self.largestFrameSide {
+                display.headlessSize = size
+            } else {
+                report(section["headless_size"], "'headless_size' in display is '\(text)'; expected a size WxH like 1280x720 (sides 1-\(Self.largestFrameSide))")
+            }
+        }
+        return display
+    }
+
+    /// DRM's own limit on a framebuffer side; beyond it a size is a typo.
+    static let largestFrameSide = 16384
+
+    /// The display's own mode syntax (`ModeRequest`), with a bound on the sides.
+    static func parseMode(_ text: String) -> DisplayConfig.Mode? {
+        guard !text.isEmpty else { return nil }
+        let parsed: ModeRequest?
+        do { parsed = try ModeRequest.parse(text) } catch { return nil }
+        guard let request = parsed else { return .preferred }
+        guard request.size.width <= largestFrameSide, request.size.height <= largestFrameSide else { return nil }
+        return .exactly(request)
+    }
+
+    func readAudio(_ node: Node?) -> AudioConfig {
+        var audio = AudioConfig()
+        guard let section = section(node, name: "audio", allowedKeys: ["device", "volume", "muted"]) else { return audio }
+        if let device = string(section, "device", expected: "none or an ALSA PCM name like default or hw:0,0") {
+            audio.device = device == "none" ? .none : .pcm(device)
+        }
+        if let volume = integer(section, "volume", in: 0...100) { audio.volume = volume }
+        if let muted = bool(section, "muted") { audio.muted = muted }
+        return audio
+    }
+
+    func readInput(_ node: Node?) -> InputConfig {
+        var input = InputConfig()
+        guard let section = section(node, name: "input", allowedKeys:
+            ["enabled", "devices", "grab", "seek_step", "gestures", "keys"]) else { return input }
+        if let enabled = bool(section, "enabled") { input.enabled = enabled }
+        if let grab = bool(section, "grab") { input.grab = grab }
+        if let step = seconds(section, "seek_step") { input.seekStep = step }
+        if let node = section["devices"] {
+            if node.scalar?.string == "auto" { input.devices = .auto }
+            else if let devices = stringList(section, "devices", expected: "/dev/input/eventN paths or device names") {
+                if devices.isEmpty { report(node, "'devices' in input is an empty list; expected auto or at least one device") }
+                else { input.devices = .listed(devices) }
+            }
+        }
+        if let gestures = self.section(section["gestures"], name: "input.gestures",
+                                       allowedKeys: ["tap", "swipe", "scrub", "double_tap"]) {
+            if let value = bool(gestures, "tap") { input.gestures.tap = value }
+            if let value = bool(gestures, "swipe") { input.gestures.swipe = value }
+            if let value = bool(gestures, "scrub") { input.gestures.scrub = value }
+            if let value = bool(gestures, "double_tap") { input.gestures.doubleTap = value }
+        }
+        input.keys = readKeys(section["keys"])
+        return input
+    }
+
+    /// `input: keys:` over the defaults. Each key name must look like KEY_X or BTN_X, and a key
+    /// may trigger one action only (counting the defaults that were not replaced).
+    func readKeys(_ node: Node?) -> KeyMap {
+        var bindings = KeyMap.defaultBindings
+        guard let section = section(node, name: "input.keys", allowedKeys: KeyAction.allCases.map(\.rawValue)) else {
+            return .defaults
+        }
+        var written: [(action: KeyAction, name: String, node: Node)] = []
+        for action in KeyAction.allCases {
+            guard let value = section[action.rawValue] else { continue }
+            let elements: [Node]
+            switch value {
+            case .sequence(let sequence): elements = Array(sequence)
+            case .scalar where !isNull(value): elements = [value]
+            default:
+                report(value, "'\(action.rawValue)' in input.keys is \(describe(value)); expected a list of key names like [KEY_SPACE, BTN_LEFT]")
+                continue
+            }
+            var names: [String] = []
+            for element in elements {
+                guard let name = element.scalar?.string, KeyMap.isKeyName(name) else {
+                    let shown = element.scalar.map { "'\($0.string)'" } ?? describe(element)
+                    report(element, "\(shown) in input.keys.\(action.rawValue) is not an evdev key name; "
+                           + "expected a name like KEY_SPACE or BTN_LEFT (upper case, digits, _)")
+                    continue
+                }
+                names.append(name)
+                written.append((action, name, element))
+            }
+            bindings[action] = names
+        }
+        reportKeysBoundTwice(written, in: bindings)
+        // Conflicts were reported above with their positions; the defaults stand in for an
+        // invalid map, which the diagnostics keep from ever being used.
+        return (try? KeyMap(bindings)) ?? .defaults
+    }
+
+    /// One diagnostic per key bound to several actions, at its first place in the file.
+    private func reportKeysBoundTwice(_ written: [(action: KeyAction, name: String, node: Node)], in bindings: [KeyAction: [String]]) {
+        let inFileOrder = written.sorted { a, b in
+            (a.node.mark?.line ?? 0, a.node.mark?.column ?? 0) < (b.node.mark?.line ?? 0, b.node.mark?.column ?? 0)
+        }
+        var reported: Set<String> = []
+        for binding in inFileOrder {
+            let others = KeyAction.allCases.filter { $0 != binding.action && (bindings[$0] ?? []).contains(binding.name) }
+            guard !others.isEmpty, reported.insert(binding.name).inserted else { continue }
+            let writtenElsewhere = written.contains { $0.name == binding.name && $0.action != binding.action }
+            report(binding.node, "\(binding.name) is bound to both \(binding.action.rawValue) and "
+                   + others.map(\.rawValue).joined(separator: ", ") + (writtenElsewhere ? "" : " (a default)")
+                   + "; expected one action per key (replace the other list, e.g. "
+                   + others.map { "\($0.rawValue): []" }.joined(separator: ", ") + ")")
+        }
+    }
+
+    func readPlayback(_ node: Node?) -> PlaybackConfig {
+        var playback = PlaybackConfig()
+        guard let section = section(node, name: "playback", allowedKeys:
+            ["loop", "gravity", "start_paused", "rate", "image_duration"]) else { return playback }
+        if let loop = choice(section, "loop", PlaybackConfig.LoopMode.allCases.map { ($0.rawValue, $0) }) {
+            playback.loop = loop
+        }
+        if let gravity = gravityChoice(section) { playback.gravity = gravity }
+        if let paused = bool(section, "start_paused") { playback.startPaused = paused }
+        if let rate = number(section, "rate", in: 0.25...4.0) { playback.rate = rate }
+        if let duration = seconds(section, "image_duration") { playback.imageDuration = duration }
+        return playback
+    }
+
+    /// fit | fill | stretch, or AVFoundation's resizeAspect / resizeAspectFill / resize.
+    func gravityChoice(_ section: SectionMap) -> VideoGravity? {
+        choice(section, "gravity", VideoGravity.allCases.map { ($0.rawValue, $0) }, extraNames: VideoGravity.init(name:))
+    }
+
+    func readOverlay(_ node: Node?, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> OverlayConfig {
+        var overlay = OverlayConfig()
+        guard let section = section(node, name: "overlay", allowedKeys: ["enabled", "hide_after", "font"]) else { return overlay }
+        if let enabled = bool(section, "enabled") { overlay.enabled = enabled }
+        if let hideAfter = seconds(section, "hide_after") { overlay.hideAfter = hideAfter }
+        if let font = string(section, "font", expected: "auto or the path of a TrueType font") {
+            if font == "auto" { overlay.font = .auto }
+            else {
+                let path = PathText.resolve(font, against: baseDirectory)
+                if fileSystem.kind(ofItemAt: path) == .file { overlay.font = .file(path) }
+                else { report(section["font"], "font file '\(path)' does not exist; expected auto or the path of a TrueType font") }
+            }
+        }
+        return overlay
+    }
+
+    func readControl(_ node: Node?, baseDirectory: String) -> ControlConfig {
+        var control = ControlConfig()
+        guard let section = section(node, name: "control", allowedKeys: ["socket", "time_interval"]) else { return control }
+        if let socket = string(section, "socket", expected: "none or the path of a Unix socket") {
+            control.socketPath = socket == "none" ? nil : PathText.resolve(socket, against: baseDirectory)
+        }
+        if let interval = seconds(section, "time_interval") { control.timeInterval = interval }
+        return control
+    }
+}

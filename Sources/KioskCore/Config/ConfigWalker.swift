@@ -1,0 +1,233 @@
+import Yams
+
+/// The keys present in one YAML mapping, after unknown and duplicated keys were reported.
+struct SectionMap {
+    /// How messages name this mapping: "playback", "input.keys", "items[3]".
+    let name: String
+    let node: Node
+    private(set) var values: [String: Node] = [:]
+
+    init(name: String, node: Node) { self.name = name; self.node = node }
+
+    subscript(key: String) -> Node? { values[key] }
+    mutating func set(_ key: String, _ value: Node) { values[key] = value }
+}
+
+/// Walks the YAML tree of one file and collects every problem with its position.
+/// Lives for one parse on one thread; not shared.
+final class ConfigWalker {
+    let fileName: String
+    let ignoredKeys: Set<TextPosition>
+    private(set) var diagnostics: [ConfigDiagnostic] = []
+
+    init(fileName: String, ignoredKeys: Set<TextPosition>) {
+        self.fileName = fileName
+        self.ignoredKeys = ignoredKeys
+    }
+
+    func location(of node: Node?) -> SourceLocation {
+        let mark = node?.mark
+        return SourceLocation(file: fileName, line: mark?.line ?? 1, column: mark?.column ?? 1)
+    }
+
+    func report(_ node: Node?, _ message: String) {
+        diagnostics.append(ConfigDiagnostic(location: location(of: node), message: message))
+    }
+
+    // MARK: Mappings
+
+    /// The mapping in `node`, keyed by name; unknown keys are reported with a suggestion.
+    /// `node` nil or an empty value gives an empty map (all defaults).
+    func section(_ node: Node?, name: String, allowedKeys: [String]) -> SectionMap? {
+        guard let node, !isNull(node) else { return nil }
+        guard let mapping = node.mapping else {
+            report(node, "'\(name)' is \(describe(node)); expected a map of \(allowedKeys.joined(separator: ", "))")
+            return nil
+        }
+        var section = SectionMap(name: name, node: node)
+        for (keyNode, value) in mapping {
+            if let mark = keyNode.mark, ignoredKeys.contains(TextPosition(mark)) { continue }
+            guard let key = keyNode.scalar?.string else {
+                report(keyNode, "a key in \(name) is \(describe(keyNode)); expected a plain name")
+                continue
+            }
+            guard allowedKeys.contains(key) else {
+                report(keyNode, "unknown key '\(key)' in \(name); expected one of: "
+                       + allowedKeys.joined(separator: ", ") + suggestion(for: key, among: allowedKeys))
+                continue
+            }
+            section.set(key, value)
+        }
+        return section
+    }
+
+    // MARK: Scalars
+
+    func isNull(_ node: Node) -> Bool {
+        guard let scalar = node.scalar else { return false }
+        return scalar.style == .plain && node.tag.rawValue == Tag.Name.null.rawValue
+    }
+
+    /// A plain scalar's YAML type (int, float, bool, null, timestamp, str); nil for quoted text.
+    private func plainType(_ node: Node) -> String? {
+        guard let scalar = node.scalar, scalar.style == .plain || scalar.style == .any else { return nil }
+        return node.tag.rawValue.split(separator: ":").last.map(String.init)
+    }
+
+    /// How a value reads in a message: "the string 'loud'", "150", "a list".
+    func describe(_ node: Node) -> String {
+        switch node {
+        case .mapping: return "a map"
+        case .sequence: return "a list"
+        case .alias: return "an alias"
+        case .scalar(let scalar):
+            if isNull(node) { return "empty" }
+            switch plainType(node) {
+            case "int", "float": return scalar.string
+            case "bool": return scalar.string
+            default: return "the string '\(scalar.string)'"
+            }
+        }
+    }
+
+    func bool(_ section: SectionMap, _ key: String) -> Bool? {
+        guard let node = section[key] else { return nil }
+        guard plainType(node) == "bool", let value = node.bool else {
+            report(node, "'\(key)' in \(section.name) is \(describe(node)); expected true or false")
+            return nil
+        }
+        return value
+    }
+
+    /// A whole number in `range`; 80.0 counts as 80.
+    func integer(_ section: SectionMap, _ key: String, in range: ClosedRange<Int>, unit: String = "") -> Int? {
+        guard let node = section[key] else { return nil }
+        let expected = "expected a whole number from \(range.lowerBound) to \(range.upperBound)\(unit)"
+        var value: Int?
+        switch plainType(node) {
+        case "int": value = node.int
+        case "float": value = node.float.flatMap { $0.isFinite && $0 == $0.rounded() ? Int(exactly: $0) : nil }
+        default: break
+        }
+        guard let value, range.contains(value) else {
+            report(node, "'\(key)' in \(section.name) is \(describe(node)); \(expected)")
+            return nil
+        }
+        return value
+    }
+
+    /// Any finite number in `range`.
+    func number(_ section: SectionMap, _ key: String, in range: ClosedRange<Double>) -> Double? {
+        guard let node = section[key] else { return nil }
+        let type = plainType(node)
+        guard type == "int" || type == "float", let value = node.float, value.isFinite, range.contains(value) else {
+            report(node, "'\(key)' in \(section.name) is \(describe(node)); expected a number from "
+                   + "\(formatted(range.lowerBound)) to \(formatted(range.upperBound))")
+            return nil
+        }
+        return value
+    }
+
+    /// Seconds, exactly: 10, 2.5, 1:30 (m:ss) or 1:02:03.5 (h:mm:ss). Must be above
+    /// `minimum` (or equal to it when `allowingMinimum`).
+    func seconds(_ section: SectionMap, _ key: String, above minimum: MediaTime = .zero,
+                 allowingMinimum: Bool = false) -> MediaTime? {
+        guard let node = section[key] else { return nil }
+        let type = plainType(node)
+        let bound = allowingMinimum ? ">= \(formatted(minimum.seconds))" : "> \(formatted(minimum.seconds))"
+        guard type == "int" || type == "float", let scalar = node.scalar,
+              let value = SecondsText.parse(scalar.string),
+              allowingMinimum ? value >= minimum : value > minimum else {
+            report(node, "'\(key)' in \(section.name) is \(describe(node)); expected seconds \(bound) "
+                   + "(like 10, 2.5 or 1:30)")
+            return nil
+        }
+        return value
+    }
+
+    /// Any non-empty scalar, as written (numbers too: a title may be 2024).
+    func string(_ section: SectionMap, _ key: String, expected: String) -> String? {
+        guard let node = section[key] else { return nil }
+        guard let scalar = node.scalar, !isNull(node), !scalar.string.isEmpty else {
+            report(node, "'\(key)' in \(section.name) is \(describe(node)); expected \(expected)")
+            return nil
+        }
+        return scalar.string
+    }
+
+    /// One of `options` (matched case-insensitively), with a suggestion for near misses.
+    func choice<Value>(_ section: SectionMap, _ key: String, _ options: [(name: String, value: Value)],
+                       extraNames: (String) -> Value? = { _ in nil }) -> Value? {
+        guard let node = section[key] else { return nil }
+        let names = options.map(\.name)
+        if let text = node.scalar?.string, !isNull(node) {
+            if let match = options.first(where: { $0.name.lowercased() == text.lowercased() }) { return match.value }
+            if let value = extraNames(text) { return value }
+        }
+        let hint = node.scalar.map { suggestion(for: $0.string, among: names) } ?? ""
+        report(node, "'\(key)' in \(section.name) is \(describe(node)); expected one of: "
+               + names.joined(separator: ", ") + hint)
+        return nil
+    }
+
+    /// A list of non-empty scalars; a single scalar counts as a list of one.
+    func stringList(_ section: SectionMap, _ key: String, expected: String) -> [String]? {
+        guard let node = section[key] else { return nil }
+        let elements: [Node]
+        switch node {
+        case .sequence(let sequence): elements = Array(sequence)
+        case .scalar where !isNull(node): elements = [node]
+        default:
+            report(node, "'\(key)' in \(section.name) is \(describe(node)); expected a list of \(expected)")
+            return nil
+        }
+        var result: [String] = []
+        var valid = true
+        for element in elements {
+            guard let text = element.scalar?.string, !isNull(element), !text.isEmpty else {
+                report(element, "an entry of '\(key)' in \(section.name) is \(describe(element)); expected \(expected)")
+                valid = false
+                continue
+            }
+            result.append(text)
+        }
+        return valid ? result : nil
+    }
+
+    private func formatted(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+}
+
+/// " (did you mean 'gravity'?)" when one of `candidates` is a near miss of `text`. Among
+/// equally near ones the longest shared beginning wins ("fil" is 'fill', not 'fit').
+func suggestion(for text: String, among candidates: [String]) -> String {
+    let lowered = text.lowercased()
+    var best: (name: String, distance: Int, sharedPrefix: Int)?
+    for candidate in candidates {
+        let distance = editDistance(lowered, candidate.lowercased())
+        guard distance <= max(1, candidate.count / 3) else { continue }
+        let shared = zip(lowered, candidate.lowercased()).prefix { $0 == $1 }.count
+        if let current = best, (current.distance, -current.sharedPrefix) <= (distance, -shared) { continue }
+        best = (candidate, distance, shared)
+    }
+    return best.map { " (did you mean '\($0.name)'?)" } ?? ""
+}
+
+/// Levenshtein distance: insertions, deletions and substitutions of characters.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    guard !a.isEmpty else { return b.count }
+    guard !b.isEmpty else { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+        }
+        swap(&previous, &current)
+    }
+    return previous[b.count]
+}

@@ -1,0 +1,173 @@
+/// Everything `kiosk.conf` says, validated, with the defaults filled in. The YAML key of each
+/// field is given in its comment; `ConfigLoader` builds these and the example `kiosk.conf`
+/// documents every key.
+public struct KioskConfig: Sendable, Equatable {
+    public var display = DisplayConfig()
+    public var audio = AudioConfig()
+    public var input = InputConfig()
+    public var playback = PlaybackConfig()
+    public var overlay = OverlayConfig()
+    public var control = ControlConfig()
+    /// `items`: at least one in a loaded file.
+    public var items: [ItemConfig] = []
+
+    public init() {}
+}
+
+/// `display`: where pictures go.
+public struct DisplayConfig: Sendable, Equatable {
+    public enum Output: String, Sendable, CaseIterable {
+        /// A KMS connector, page-flipped directly.
+        case drm
+        /// Memory buffers only (tests, benchmarks, boxes without a screen).
+        case headless
+    }
+
+    public enum Card: Sendable, Equatable {
+        /// The first card with a connected output.
+        case auto
+        /// A device node such as /dev/dri/card0.
+        case path(String)
+    }
+
+    public enum Connector: Sendable, Equatable {
+        /// The first connected connector.
+        case auto
+        /// A connector name as the kernel spells it: HDMI-A-1, DP-2, Virtual-1.
+        case named(String)
+    }
+
+    public enum Mode: Sendable, Equatable {
+        /// The mode the screen's EDID marks as preferred.
+        case preferred
+        /// A size, and optionally a refresh rate in Hz (59.94 allowed); "1920x1080@60".
+        case exactly(ModeRequest)
+    }
+
+    /// `output`: drm | headless.
+    public var output: Output = .drm
+    /// `card`: auto | /dev/dri/cardN.
+    public var card: Card = .auto
+    /// `connector`: auto | a connector name.
+    public var connector: Connector = .auto
+    /// `mode`: preferred | WxH | WxH@HZ.
+    public var mode: Mode = .preferred
+    /// `rotation`: 0 | 90 | 180 | 270, clockwise, for portrait-mounted screens.
+    public var rotation: Rotation = .none
+    /// `headless_size`: the frame size when `output` is headless.
+    public var headlessSize = PixelSize(width: 1280, height: 720)
+
+    public init() {}
+}
+
+/// `audio`: where sound goes.
+public struct AudioConfig: Sendable, Equatable {
+    public enum Device: Sendable, Equatable {
+        /// No sound at all; the system clock is the master clock.
+        case none
+        /// An ALSA PCM name: default, hw:0,0, plughw:1,0, a dmix name.
+        case pcm(String)
+    }
+
+    /// `device`: an ALSA PCM name or none.
+    public var device: Device = .pcm("default")
+    /// `volume`: 0-100, the starting volume (AVPlayer's volume times 100).
+    public var volume = 100
+    /// `muted`.
+    public var muted = false
+
+    public init() {}
+}
+
+/// `input: gestures:` — which touch gestures are recognised.
+public struct GestureSwitches: Sendable, Equatable {
+    /// `tap`: toggle play/pause and show the overlay.
+    public var tap = true
+    /// `swipe`: next/previous item.
+    public var swipe = true
+    /// `scrub`: drag horizontally to seek.
+    public var scrub = true
+    /// `double_tap`: seek by seek_step on the tapped half of the screen.
+    public var doubleTap = false
+
+    public init() {}
+}
+
+/// `input`: touch screens and keys.
+public struct InputConfig: Sendable, Equatable {
+    public enum Devices: Sendable, Equatable {
+        /// Every keyboard and touch device, including ones plugged in later.
+        case auto
+        /// These /dev/input/eventN paths or device names only.
+        case listed([String])
+    }
+
+    /// `enabled`.
+    public var enabled = true
+    /// `devices`: auto | a list of paths or names.
+    public var devices: Devices = .auto
+    /// `grab`: exclusive grab, so keys do not also reach the console.
+    public var grab = false
+    /// `seek_step`: seconds a seek key or gesture moves, > 0.
+    public var seekStep = MediaTime(value: 10, timescale: 1)
+    /// `gestures`.
+    public var gestures = GestureSwitches()
+    /// `keys`: actions given here replace that action's defaults; others keep theirs.
+    public var keys = KeyMap.defaults
+
+    public init() {}
+}
+
+/// `playback`: what the player does between and within items.
+public struct PlaybackConfig: Sendable, Equatable {
+    public enum LoopMode: String, Sendable, CaseIterable {
+        /// Play the playlist once, then stop on the last frame.
+        case none
+        /// Repeat the current item forever.
+        case item
+        /// Repeat the whole playlist forever.
+        case playlist
+    }
+
+    /// `loop`: none | item | playlist.
+    public var loop: LoopMode = .playlist
+    /// `gravity`: fit | fill | stretch (or AVFoundation's names); items may override it.
+    public var gravity: VideoGravity = .fit
+    /// `start_paused`: show the first frame and wait for a tap or key.
+    public var startPaused = false
+    /// `rate`: 0.25-4.0, as AVPlayer's rate.
+    public var rate = 1.0
+    /// `image_duration`: seconds a still image stays when its item sets no `duration`.
+    public var imageDuration = MediaTime(value: 10, timescale: 1)
+
+    public init() {}
+}
+
+/// `overlay`: the on-screen display (title, position, state).
+public struct OverlayConfig: Sendable, Equatable {
+    public enum Font: Sendable, Equatable {
+        /// A font found with the system's usual paths.
+        case auto
+        /// A TrueType file, resolved against the config file's directory.
+        case file(String)
+    }
+
+    /// `enabled`.
+    public var enabled = true
+    /// `hide_after`: seconds the overlay stays after the last touch or key, > 0.
+    public var hideAfter = MediaTime(value: 3, timescale: 1)
+    /// `font`: auto | a path to a TTF.
+    public var font: Font = .auto
+
+    public init() {}
+}
+
+/// `control`: the local control socket and its events.
+public struct ControlConfig: Sendable, Equatable {
+    /// `socket`: none (nil) or the path of a Unix socket, resolved against the config's directory.
+    public var socketPath: String?
+    /// `time_interval`: seconds between periodic time events, > 0.
+    public var timeInterval = MediaTime(value: 1, timescale: 1)
+
+    public init() {}
+}

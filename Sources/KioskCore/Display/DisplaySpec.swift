@@ -1,0 +1,46 @@
+/// Where to show the picture, as `--display` says: `drm[:CARD[:CONNECTOR[:MODE]]]`,
+/// `headless:WxH[@HZ]`, or `auto` (the first DRM card with a connected screen).
+public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
+    case auto
+    /// nil fields choose automatically: the first card with a connected connector, its first
+    /// connected connector, the preferred mode.
+    case drm(card: String?, connector: String?, mode: ModeRequest?)
+    case headless(PixelSize, refreshRate: Int)
+
+    public init?(parsing text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        switch parts.first?.lowercased() {
+        case "auto" where parts.count == 1:
+            self = .auto
+        case "drm" where parts.count <= 4:
+            func field(_ i: Int) -> String? {
+                guard parts.count > i, !parts[i].isEmpty, parts[i].lowercased() != "auto" else { return nil }
+                return parts[i]
+            }
+            var mode: ModeRequest?
+            if let text = field(3) {
+                guard let parsed = ModeRequest(parsing: text) else { return nil }
+                mode = parsed
+            }
+            let card = field(1).map { $0.hasPrefix("/") ? $0 : "/dev/dri/\($0)" }
+            self = .drm(card: card, connector: field(2), mode: mode)
+        case "headless" where parts.count == 2:
+            guard let mode = ModeRequest(parsing: parts[1]) else { return nil }
+            self = .headless(mode.size, refreshRate: mode.refreshRate ?? 60)
+        default:
+            return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .auto: return "auto"
+        case .drm(let card, let connector, let mode):
+            return "drm:\(card ?? "auto"):\(connector ?? "auto"):\(mode?.description ?? "preferred")"
+        case .headless(let size, let rate): return "headless:\(size)@\(rate)"
+        }
+    }
+}
+
+// ModeRequest (`1920x1080`, `1920x1080@60`, `1920x1080@59.94`) lives in DisplayMode.swift, next to
+// the mode selection that matches it against a connector's modes.

@@ -1,0 +1,162 @@
+/// Planes as plain data and the choice of which plane shows what: the primary plane for the
+/// CPU-drawn XRGB8888 picture, and, where the hardware allows, a plane that scans a decoded
+/// frame out directly (NV12/YUV420) and scales it for free.
+
+public enum PlaneType: String, Sendable, Hashable, Codable {
+    case overlay, primary, cursor
+}
+
+/// Whether a plane can scale. KMS has no property that says so; the "SCALING_FILTER" property
+/// (Linux 5.11+) implies it, otherwise only an atomic TEST_ONLY commit can tell.
+public enum PlaneScaling: String, Sendable, Hashable, Codable {
+    case yes, no, unknown
+}
+
+public struct DisplayPlaneInfo: Sendable, Hashable, Codable {
+    public var id: UInt32
+    public var type: PlaneType
+    /// Bit i set: usable with the CRTC at index i.
+    public var possibleCRTCs: UInt32
+    public var formats: [FourCC]
+    public var currentCRTCID: UInt32
+    public var currentFramebufferID: UInt32
+    /// nil when the plane has no "rotation" property.
+    public var rotation: PlaneRotationSupport?
+    public var scaling: PlaneScaling
+
+    public init(id: UInt32, type: PlaneType, possibleCRTCs: UInt32, formats: [FourCC], currentCRTCID: UInt32 = 0,
+                currentFramebufferID: UInt32 = 0, rotation: PlaneRotationSupport? = nil, scaling: PlaneScaling = .unknown) {
+        self.id = id; self.type = type; self.possibleCRTCs = possibleCRTCs; self.formats = formats
+        self.currentCRTCID = currentCRTCID; self.currentFramebufferID = currentFramebufferID
+        self.rotation = rotation; self.scaling = scaling
+    }
+
+    public func canDrive(crtcIndex: Int) -> Bool { crtcIndex >= 0 && crtcIndex < 32 && possibleCRTCs & (1 << UInt32(crtcIndex)) != 0 }
+
+    /// True when the plane can show `rotation` (clockwise); no rotation needs no property.
+    public func supports(_ rotation: Rotation) -> Bool {
+        rotation == .none || (self.rotation?.supports(rotation) ?? false)
+    }
+}
+
+/// The pixel layouts a decoder hands over, and the DRM formats that scan them out unconverted.
+public enum VideoFrameFormat: String, Sendable, Hashable, Codable, CaseIterable {
+    case nv12, yuv420p, xrgb8888
+
+    public var drmFormats: [FourCC] {
+        switch self {
+        case .nv12: return [.nv12]
+        case .yuv420p: return [.yuv420]
+        case .xrgb8888: return [.xrgb8888, .argb8888]
+        }
+    }
+
+    /// 4:2:0 chroma: plane source rectangles must start and end on even pixels.
+    public var isChromaSubsampled: Bool { self != .xrgb8888 }
+}
+
+/// A frame scanned out by a plane: `source` in the frame's coded pixels, `destination` on the
+/// CRTC (physical pixels, after the display's rotation), `rotation` clockwise.
+public struct PlaneScanout: Sendable, Hashable {
+    public var planeID: UInt32
+    public var planeType: PlaneType
+    public var format: FourCC
+    public var source: PixelRect
+    public var destination: PixelRect
+    public var rotation: Rotation
+    /// The plane's scaling is unknown: try the configuration with a TEST_ONLY commit first.
+    public var needsTestCommit: Bool
+}
+
+public enum VideoScanoutPlan: Sendable, Hashable {
+    case plane(PlaneScanout)
+    /// Convert and scale on the CPU into the primary plane's XRGB8888 buffer, and why.
+    case cpu(reason: String)
+}
+
+public enum PlaneSelection {
+    /// The primary plane of the CRTC at `crtcIndex` (id `crtcID`) that takes XRGB8888,
+    /// preferring the one already on that CRTC.
+    public static func primaryPlane(crtcIndex: Int, crtcID: UInt32,
+                                    planes: [DisplayPlaneInfo]) throws(DisplaySelectionError) -> DisplayPlaneInfo {
+        let usable = planes.filter { $0.type == .primary && $0.canDrive(crtcIndex: crtcIndex) && $0.formats.contains(.xrgb8888) }
+        guard let plane = usable.first(where: { $0.currentCRTCID == crtcID }) ?? usable.first else {
+            throw .noPrimaryPlane(crtcIndex: crtcIndex)
+        }
+        return plane
+    }
+
+    /// Every plane that could scan a `format` frame laid out by `layout` on the CRTC at
+    /// `crtcIndex`, best first: overlays (the primary keeps drawing the black bars and the
+    /// OSD) before the primary; known scalers before unknown ones. The primary plane only
+    /// qualifies when the picture covers the whole screen: many drivers refuse a primary plane
+    /// smaller than its CRTC. `layout.target` is the logical screen; `displayRotation` turns it
+    /// onto the CRTC.
+    public static func videoScanoutCandidates(format: VideoFrameFormat, layout: GravityLayout,
+                                              displayRotation: Rotation = .none, crtcIndex: Int, crtcID: UInt32,
+                                              planes: [DisplayPlaneInfo]) -> [PlaneScanout] {
+        videoScanout(format: format, layout: layout, displayRotation: displayRotation,
+                     crtcIndex: crtcIndex, crtcID: crtcID, planes: planes).candidates
+    }
+
+    /// The best candidate, or the CPU path with the reason no plane fits.
+    public static func chooseVideoScanout(format: VideoFrameFormat, layout: GravityLayout,
+                                          displayRotation: Rotation = .none, crtcIndex: Int, crtcID: UInt32,
+                                          planes: [DisplayPlaneInfo]) -> VideoScanoutPlan {
+        let result = videoScanout(format: format, layout: layout, displayRotation: displayRotation,
+                                  crtcIndex: crtcIndex, crtcID: crtcID, planes: planes)
+        if let best = result.candidates.first { return .plane(best) }
+        return .cpu(reason: result.reason)
+    }
+
+    private static func videoScanout(format: VideoFrameFormat, layout: GravityLayout, displayRotation: Rotation,
+                                     crtcIndex: Int, crtcID: UInt32,
+                                     planes: [DisplayPlaneInfo]) -> (candidates: [PlaneScanout], reason: String) {
+        let rotation = layout.rotation + displayRotation
+        let source = format.isChromaSubsampled ? evenAligned(layout.sourceCrop) : layout.sourceCrop
+        let destination = displayRotation.map(layout.destination, in: layout.target)
+        let screen = displayRotation.swapsAxes ? layout.target.transposed : layout.target
+        let shown = rotation.swapsAxes ? source.size.transposed : source.size
+        let needsScaling = shown != destination.size
+        let coversScreen = destination == PixelRect(size: screen)
+        let formatNames = format.drmFormats.map(\.description).joined(separator: "/")
+
+        // Each stage narrows the planes; the first stage that leaves none names the reason.
+        var remaining = planes.filter { $0.type != .cursor && $0.canDrive(crtcIndex: crtcIndex) }
+        remaining = remaining.filter { $0.currentCRTCID == 0 || $0.currentCRTCID == crtcID }
+        guard !remaining.isEmpty else { return ([], "no free plane on CRTC #\(crtcIndex)") }
+        remaining = remaining.filter { plane in format.drmFormats.contains(where: plane.formats.contains) }
+        guard !remaining.isEmpty else { return ([], "no plane on CRTC #\(crtcIndex) takes \(formatNames)") }
+        remaining = remaining.filter { $0.supports(rotation) }
+        guard !remaining.isEmpty else { return ([], "no plane taking \(formatNames) can rotate \(rotation.degrees)°") }
+        if needsScaling {
+            remaining = remaining.filter { $0.scaling != .no }
+            guard !remaining.isEmpty else {
+                return ([], "no plane taking \(formatNames) can scale \(shown) to \(destination.size)")
+            }
+        }
+        remaining = remaining.filter { $0.type == .overlay || coversScreen }
+        guard !remaining.isEmpty else {
+            return ([], "only the primary plane takes \(formatNames) and the picture (\(destination)) does not cover the screen")
+        }
+        let ranked = remaining.sorted { a, b in
+            let rankA = (a.type == .overlay ? 0 : 1, a.scaling == .yes || !needsScaling ? 0 : 1, a.id)
+            let rankB = (b.type == .overlay ? 0 : 1, b.scaling == .yes || !needsScaling ? 0 : 1, b.id)
+            return rankA < rankB
+        }
+        let candidates = ranked.map { plane in
+            PlaneScanout(planeID: plane.id, planeType: plane.type,
+                         format: format.drmFormats.first(where: plane.formats.contains)!,
+                         source: source, destination: destination, rotation: rotation,
+                         needsTestCommit: needsScaling && plane.scaling != .yes)
+        }
+        return (candidates, "")
+    }
+
+    /// 4:2:0 planes need even offsets and sizes: start rounded up, end rounded down.
+    static func evenAligned(_ rect: PixelRect) -> PixelRect {
+        let x = (rect.x + 1) & ~1, y = (rect.y + 1) & ~1
+        let maxX = rect.maxX & ~1, maxY = rect.maxY & ~1
+        return PixelRect(x: x, y: y, width: Swift.max(2, maxX - x), height: Swift.max(2, maxY - y))
+    }
+}

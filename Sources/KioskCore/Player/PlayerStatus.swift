@@ -1,0 +1,183 @@
+/// The vocabulary of playback state, in AVFoundation's terms: an item's status, the player's
+/// time control status and why it waits, the inputs the state machine takes and the public
+/// events it emits. The machine itself is `PlaybackState`.
+
+/// Whether the current item can be played, as `AVPlayerItem.Status`.
+public enum PlayerItemStatus: Sendable, Hashable, CustomStringConvertible {
+    /// Opening and probing has not finished (or there is no item).
+    case unknown
+    /// Opened, streams found, duration known if it has one.
+    case readyToPlay
+    /// Cannot be played; `reason` names the item and what went wrong.
+    case failed(reason: String)
+
+    public var description: String {
+        switch self {
+        case .unknown: "unknown"
+        case .readyToPlay: "readyToPlay"
+        case .failed(let reason): "failed(\(reason))"
+        }
+    }
+}
+
+/// What the player is doing with time, as `AVPlayer.TimeControlStatus`.
+public enum TimeControlStatus: String, Sendable, Hashable, CustomStringConvertible {
+    /// The rate is 0: the user (or an item end) paused.
+    case paused
+    /// The rate is not 0 but time does not advance yet; see `WaitingReason`.
+    case waitingToPlayAtSpecifiedRate
+    /// Time advances at the rate.
+    case playing
+
+    public var description: String { rawValue }
+}
+
+/// Why the player is `waitingToPlayAtSpecifiedRate`, as `AVPlayer.WaitingReason`.
+public enum WaitingReason: String, Sendable, Hashable, CustomStringConvertible {
+    /// No current item, the current item failed, or it ended and nothing follows yet
+    /// (AVFoundation's `noItemToPlay`).
+    case noItemToPlay
+    /// The current item is still being opened and probed (AVFoundation's
+    /// `evaluatingBufferingRate`: the player cannot tell yet whether it can play).
+    case openingItem
+    /// The item is open but no decoded frame is ready: first priming, after a seek, or the
+    /// decoders ran dry (AVFoundation's `toMinimizeStalls`).
+    case buffering
+
+    public var description: String { rawValue }
+}
+
+/// One entry of the play queue as the state machine sees it: which item, for events and logs.
+public struct PlayerItemReference: Sendable, Hashable, CustomStringConvertible {
+    /// Assigned by the engine, unique for every time an item is queued, so that looping the
+    /// same file twice gives two distinct references.
+    public let serial: UInt64
+    /// What a log line should call the item: its path or URL.
+    public let name: String
+
+    public init(serial: UInt64, name: String) {
+        self.serial = serial
+        self.name = name
+    }
+
+    public var description: String { "#\(serial) \(name)" }
+}
+
+/// What `PlaybackState` is fed: engine events and user commands (keys, touch, IPC).
+public enum PlaybackInput: Sendable, Hashable {
+    // Engine events.
+    /// `item` became current and is being opened (replaceCurrentItem, or advancing to an
+    /// item that was not prepared ahead). Its status is unknown until `itemReady`/`itemFailed`.
+    case itemLoading(PlayerItemReference)
+    /// The current item opened; `duration` is nil for a stream with no known end (live).
+    case itemReady(duration: MediaTime?)
+    /// `item` cannot be played. If it is the current item its status becomes failed; if it is
+    /// a queued item that failed while being prepared ahead, only the event is passed on.
+    case itemFailed(PlayerItemReference, reason: String)
+    /// A seam: the current item ended and `item`, prepared ahead (opened, first frame
+    /// decoded), took its place without a gap. No transient waiting state is reported.
+    case advanced(to: PlayerItemReference, duration: MediaTime?)
+    /// The current item played to its end and nothing prepared follows it (yet).
+    case endReached
+    /// The queue is empty: there is no current item any more.
+    case queueEmpty
+    /// The decoders ran dry while the current item was playing.
+    case bufferEmpty
+    /// A decoded frame at the current position is ready (first frame, after a seek, after a
+    /// stall).
+    case bufferReady
+
+    // User commands.
+    /// Plays at `defaultRate` (AVPlayer's `play()`).
+    case play
+    /// Sets the rate to 0 (AVPlayer's `pause()`).
+    case pause
+    /// Pause when the rate is not 0, else play: the space bar, a tap.
+    case togglePlayPause
+    /// AVPlayer's `rate`: 0 pauses, 0.25...4 plays at that rate, anything else is rejected.
+    case setRate(Rational)
+    /// The rate `play()` uses, 0.25...4 (AVPlayer's `defaultRate`).
+    case setDefaultRate(Rational)
+    /// Volume in percent, 0...100; anything else is rejected.
+    case setVolume(Int)
+    /// Volume up or down by `delta` percent, clamped to 0...100 (keys, held or not).
+    case adjustVolume(by: Int)
+    case setMuted(Bool)
+    case toggleMute
+    /// Seek to `time`, clamped to [0, duration] (only at 0 for an item of unknown duration).
+    case seek(to: MediaTime)
+    /// Seek by `delta` from `position` (the clock's position now), clamped like `seek(to:)`.
+    case skip(by: MediaTime, from: MediaTime)
+}
+
+/// What `PlaybackState` asks the engine to announce (IPC, logs, OSD) or to act on (`seek`).
+public enum PlaybackEvent: Sendable, Hashable {
+    case statusChanged(PlayerItemStatus)
+    case timeControlStatusChanged(TimeControlStatus, reasonForWaiting: WaitingReason?)
+    case rateChanged(Rational)
+    case defaultRateChanged(Rational)
+    case volumeChanged(Int)
+    case mutedChanged(Bool)
+    /// The first frame of `item` is being played (once per item reference).
+    case itemStarted(PlayerItemReference)
+    /// `item` played to its end (AVPlayerItemDidPlayToEndTime).
+    case itemEnded(PlayerItemReference)
+    case itemFailed(PlayerItemReference, reason: String)
+    /// The engine must flush its pipelines and continue from `time` (already clamped).
+    case seek(to: MediaTime)
+}
+
+/// A command `PlaybackState` refused, with a message fit for the log or an IPC reply.
+public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
+    case rateOutOfRange(Rational)
+    case defaultRateOutOfRange(Rational)
+    case volumeOutOfRange(Int)
+    case notSeekable(PlayerItemStatus)
+    case noItemToSeek
+    case invalidRateText(String)
+
+    public var description: String {
+        let range = "\(PlaybackRate.minimum.doubleValue)...\(PlaybackRate.maximum.doubleValue)"
+        switch self {
+        case .rateOutOfRange(let rate):
+            return "rate \(rate.doubleValue) is not allowed: use 0 to pause or \(range) to play"
+        case .defaultRateOutOfRange(let rate):
+            return "default rate \(rate.doubleValue) is not allowed: use \(range)"
+        case .volumeOutOfRange(let volume):
+            return "volume \(volume) is not allowed: use 0...100 (percent)"
+        case .notSeekable(let status):
+            return "cannot seek: the current item is not ready to play (status \(status))"
+        case .noItemToSeek:
+            return "cannot seek: there is no current item"
+        case .invalidRateText(let text):
+            return "rate '\(text)' is not a number: use 0 to pause or \(range) to play"
+        }
+    }
+}
+
+/// The rates the player accepts, exact fractions so the clock stays exact.
+public enum PlaybackRate {
+    public static let minimum = Rational(1, 4)
+    public static let maximum = Rational(4, 1)
+    public static let normal = Rational.one
+
+    /// Whether `rate` may be played at (0 is "paused", not a playing rate).
+    public static func isPlayable(_ rate: Rational) -> Bool {
+        rate.denominator > 0 && !isLess(rate, minimum) && !isLess(maximum, rate)
+    }
+
+    /// Parses a decimal rate such as "1.25" or "0.5" into an exact fraction (to 1/1000).
+    /// Does not check the range: `setRate` does, so that 0 can mean pause.
+    public static func parse(_ text: String) throws(PlaybackError) -> Rational {
+        let trimmed = text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()
+        guard let value = Double(String(trimmed)), value.isFinite else { throw .invalidRateText(text) }
+        let thousandths = (value * 1000).rounded()
+        guard Swift.abs(thousandths) < 1e12 else { throw .invalidRateText(text) }
+        return Rational(Int64(thousandths), 1000)
+    }
+
+    /// `a < b` for fractions with positive denominators, without rounding.
+    static func isLess(_ a: Rational, _ b: Rational) -> Bool {
+        Int128(a.numerator) * Int128(b.denominator) < Int128(b.numerator) * Int128(a.denominator)
+    }
+}

@@ -1,0 +1,159 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What one playlist entry plays: a local file or a URL. Two entries are the same media
+/// when these are equal (live reload keeps the current item by this).
+public enum MediaReference: Sendable, Hashable, CustomStringConvertible {
+    case file(String)
+    case url(String)
+
+    public var description: String {
+        switch self {
+        case .file(let path): return path
+        case .url(let url): return url
+        }
+    }
+}
+
+/// One thing to play, after directories and globs were expanded.
+public struct PlaylistEntry: Sendable, Equatable {
+    public var media: MediaReference
+    /// The item it came from, with its options (gravity, volume, trim, loop count...).
+    public var item: ItemConfig
+    /// Position of that item in the config's `items` (several entries share it for a directory).
+    public var itemIndex: Int
+    /// The item's title, else the file name (the whole URL for streams).
+    public var title: String
+    /// png/jpg/jpeg/bmp/webp: shown for `item.duration` or `playback.image_duration`.
+    public var isStillImage: Bool
+
+    public init(media: MediaReference, item: ItemConfig, itemIndex: Int) {
+        self.media = media
+        self.item = item
+        self.itemIndex = itemIndex
+        switch media {
+        case .file(let path):
+            title = item.title ?? PathText.lastComponent(path)
+            isStillImage = PlaylistExpander.stillImageExtensions.contains(PathText.lowercasedExtension(path))
+        case .url(let url):
+            title = item.title ?? url
+            isStillImage = false
+        }
+    }
+
+    /// Plays of this entry in a row before the playlist moves on.
+    public var repeatCount: Int { max(1, item.loopCount) }
+}
+
+/// The entries of a playlist and what could not be expanded (each with the item's position).
+public struct PlaylistExpansion: Sendable, Equatable {
+    public var entries: [PlaylistEntry] = []
+    public var diagnostics: [ConfigDiagnostic] = []
+    public init() {}
+}
+
+/// Turns config items into entries: a directory gives its media files in natural name order,
+/// a glob its matching media files. Nothing here is fatal: a missing file, an empty directory or
+/// a glob without matches is reported and skipped, so a half-filled USB stick still plays.
+/// Hidden files (".name", such as macOS "._clip.mp4" forks on FAT sticks) are never listed.
+public struct PlaylistExpander: Sendable {
+    public static let videoExtensions: Set<String> = [
+        "mp4", "m4v", "mov", "mkv", "webm", "avi", "ts", "m2ts", "mpg", "mpeg", "ogv", "flv", "wmv", "gif",
+    ]
+    public static let stillImageExtensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "webp"]
+    public static let mediaExtensions: Set<String> = videoExtensions.union(stillImageExtensions)
+
+    public var fileSystem: any PlaylistFileSystem
+
+    public init(fileSystem: any PlaylistFileSystem = LocalFileSystem()) { self.fileSystem = fileSystem }
+
+    public func expand(_ items: [ItemConfig]) -> PlaylistExpansion {
+        var expansion = PlaylistExpansion()
+        for (index, item) in items.enumerated() {
+            let (media, problem) = mediaOf(item.source)
+            expansion.entries += media.map { PlaylistEntry(media: $0, item: item, itemIndex: index) }
+            if let problem {
+                expansion.diagnostics.append(ConfigDiagnostic(location: item.location, message: problem))
+            }
+        }
+        return expansion
+    }
+
+    /// The media an item names, and a message when it names none.
+    func mediaOf(_ source: ItemSource) -> ([MediaReference], String?) {
+        switch source {
+        case .url(let url):
+            return ([.url(url)], nil)
+        case .file(let path):
+            switch fileSystem.kind(ofItemAt: path) {
+            case .file: return ([.file(path)], nil)
+            case .directory: return mediaOf(.directory(path))
+            case nil: return ([], "file '\(path)' does not exist; skipped until it appears")
+            }
+        case .directory(let path):
+            guard fileSystem.kind(ofItemAt: path) == .directory else {
+                return ([], "directory '\(path)' does not exist; skipped until it appears")
+            }
+            let names: [String]
+            do { names = try fileSystem.contentsOfDirectory(atPath: path) } catch {
+                return ([], "cannot list directory '\(path)': \(error); skipped")
+            }
+            let files = NaturalOrder.sorted(names.filter(isMediaName))
+                .map { PathText.join(path, $0) }
+                .filter { fileSystem.kind(ofItemAt: $0) == .file }
+            guard !files.isEmpty else {
+                return ([], "directory '\(path)' holds no media files; expected files ending in "
+                        + Self.mediaExtensions.sorted().joined(separator: ", ") + "; skipped")
+            }
+            return (files.map(MediaReference.file), nil)
+        case .glob(let pattern):
+            let files = globMatches(pattern).filter { isMediaName(PathText.lastComponent($0)) && fileSystem.kind(ofItemAt: $0) == .file }
+            guard !files.isEmpty else { return ([], "'\(pattern)' matches no media files; skipped") }
+            return (files.map(MediaReference.file), nil)
+        }
+    }
+
+    private func isMediaName(_ name: String) -> Bool {
+        !name.hasPrefix(".") && Self.mediaExtensions.contains(PathText.lowercasedExtension(name))
+    }
+
+    /// fnmatch(3) one path component at a time, through `fileSystem`: "*" and "?" do not
+    /// cross "/" and do not match a leading "." (FNM_PERIOD), as in the shell. Natural order.
+    func globMatches(_ pattern: String) -> [String] {
+        let isAbsolute = pattern.hasPrefix("/")
+        var prefixes = [isAbsolute ? "/" : "."]
+        let components = pattern.split(separator: "/").map(String.init)
+        for (position, component) in components.enumerated() {
+            let isLast = position == components.count - 1
+            var next: [String] = []
+            for prefix in prefixes {
+                if !component.contains(where: { "*?[\\".contains($0) }) {
+                    let path = PathText.join(prefix, component)
+                    if isLast || fileSystem.kind(ofItemAt: path) == .directory { next.append(path) }
+                    continue
+                }
+                guard let names = try? fileSystem.contentsOfDirectory(atPath: prefix) else { continue }
+                for name in NaturalOrder.sorted(names) where Self.nameMatches(component, name) {
+                    let path = PathText.join(prefix, name)
+                    if isLast || fileSystem.kind(ofItemAt: path) == .directory { next.append(path) }
+                }
+            }
+            prefixes = next
+        }
+        return prefixes.map(PathText.normalize)
+    }
+
+    /// fnmatch(3) of one name against one pattern component.
+    static func nameMatches(_ pattern: String, _ name: String) -> Bool {
+        pattern.withCString { p in name.withCString { n in systemFnmatch(p, n, FNM_PERIOD) == 0 } }
+    }
+}
+
+#if canImport(Glibc)
+private let systemFnmatch = Glibc.fnmatch
+#elseif canImport(Darwin)
+private let systemFnmatch = Darwin.fnmatch
+#endif

@@ -1,0 +1,176 @@
+import CDRM
+import Glibc
+import KioskCore
+
+/// One open DRM card node (/dev/dri/cardN): the file descriptor, its capabilities and master
+/// state. Closing is explicit (`close()`), and deinit closes what was left open.
+final class Card {
+    let path: String
+    private(set) var fd: Int32
+    /// DRM_CLIENT_CAP_UNIVERSAL_PLANES accepted: primary and cursor planes are listed.
+    let hasUniversalPlanes: Bool
+    /// DRM_CLIENT_CAP_ATOMIC accepted (only asked for when `wantAtomic`).
+    let hasAtomic: Bool
+
+    /// Opens `path` read-write. Asks for universal planes always and atomic if `wantAtomic`.
+    init(path: String, wantAtomic: Bool) throws(DRMError) {
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            switch code {
+            case ENOENT: throw .noSuchCard(path)
+            case EACCES, EPERM:
+                var info = stat()
+                let gid = stat(path, &info) == 0 ? info.st_gid : 0
+                throw .permissionDenied(path: path, group: groupName(gid), gid: gid)
+            default: throw .cannotOpen(path: path, errno: code)
+            }
+        }
+        // A node that answers no DRM version query is not a DRM device (a wrong path).
+        guard let version = drmGetVersion(fd) else {
+            _ = Glibc.close(fd)
+            throw .notDRMDevice(path)
+        }
+        drmFreeVersion(version)
+        self.path = path
+        self.fd = fd
+        hasUniversalPlanes = drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1) == 0
+        // Atomic implies universal planes; the kernel refuses it to clients that cannot do both.
+        hasAtomic = wantAtomic && hasUniversalPlanes && drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_ATOMIC), 1) == 0
+    }
+
+    deinit { close() }
+
+    func close() {
+        guard fd >= 0 else { return }
+        _ = Glibc.close(fd)
+        fd = -1
+    }
+
+    /// DRM_CAP_* value, nil when the kernel does not know the capability.
+    func capability(_ cap: Int32) -> UInt64? {
+        var value: UInt64 = 0
+        return drmGetCap(fd, UInt64(cap), &value) == 0 ? value : nil
+    }
+
+    var isMaster: Bool { drmIsMaster(fd) != 0 }
+
+    /// Becomes DRM master. The first opener of a card with no master already is one; failing
+    /// here means another open file holds the screen (EBUSY), or held it and we may not take it
+    /// over (EACCES without CAP_SYS_ADMIN).
+    func becomeMaster() throws(DRMError) {
+        if isMaster { return }
+        if drmSetMaster(fd) == 0, isMaster { return }
+        throw .anotherMaster(path: path, holder: masterHolder())
+    }
+
+    func dropMaster() { if fd >= 0, isMaster { _ = drmDropMaster(fd) } }
+
+    /// Best effort: the process holding master, from debugfs' clients list (root only, and
+    /// only when debugfs is mounted); nil when it cannot be told.
+    func masterHolder() -> String? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let minor = Int(info.st_rdev & 0xff)
+        guard let text = readSmallFile("/sys/kernel/debug/dri/\(minor)/clients") else { return nil }
+        // Columns: command pid dev master a uid magic; "y" in the master column.
+        for line in text.split(separator: "\n").dropFirst() {
+            let columns = line.split(separator: " ", omittingEmptySubsequences: true)
+            if columns.count >= 4, columns[3] == "y", let pid = Int32(columns[1]), pid != getpid() {
+                return "\(columns[0]) pid \(pid)"
+            }
+        }
+        return nil
+    }
+
+    /// The kernel driver's name, e.g. "bochs-drm" or "virtio_gpu".
+    var driverName: String {
+        guard let version = drmGetVersion(fd) else { return "unknown" }
+        defer { drmFreeVersion(version) }
+        return version.pointee.name.map { String(cString: $0) } ?? "unknown"
+    }
+
+    /// Every property of a KMS object: name, id, current value and, for enums and bitmasks,
+    /// the names of the values.
+    func properties(of objectID: UInt32, type: UInt32) -> [DRMProperty] {
+        guard let list = drmModeObjectGetProperties(fd, objectID, type) else { return [] }
+        defer { drmModeFreeObjectProperties(list) }
+        var result: [DRMProperty] = []
+        for i in 0..<Int(list.pointee.count_props) {
+            guard let prop = drmModeGetProperty(fd, list.pointee.props[i]) else { continue }
+            defer { drmModeFreeProperty(prop) }
+            result.append(DRMProperty(prop.pointee, value: list.pointee.prop_values[i]))
+        }
+        return result
+    }
+}
+
+/// A KMS property, copied out of libdrm's structures.
+struct DRMProperty: Sendable {
+    let id: UInt32
+    let name: String
+    let value: UInt64
+    let flags: UInt32
+    /// Enum and bitmask entries: (name, value); for bitmasks the value is the bit number.
+    let enumEntries: [(name: String, value: UInt64)]
+    /// Range properties: the bounds.
+    let range: [UInt64]
+
+    init(_ prop: drmModePropertyRes, value: UInt64) {
+        id = prop.prop_id
+        name = cString(prop.name)
+        self.value = value
+        flags = prop.flags
+        var entries: [(String, UInt64)] = []
+        if prop.flags & UInt32(DRM_MODE_PROP_ENUM | DRM_MODE_PROP_BITMASK) != 0 {
+            for j in 0..<Int(prop.count_enums) {
+                entries.append((cString(prop.enums[j].name), prop.enums[j].value))
+            }
+        }
+        enumEntries = entries
+        range = prop.flags & UInt32(DRM_MODE_PROP_RANGE) != 0 || isSignedRange(prop.flags)
+            ? (0..<Int(prop.count_values)).map { prop.values[$0] } : []
+    }
+
+    var isBitmask: Bool { flags & UInt32(DRM_MODE_PROP_BITMASK) != 0 }
+    var isEnum: Bool { flags & UInt32(DRM_MODE_PROP_ENUM) != 0 }
+    var isImmutable: Bool { flags & UInt32(DRM_MODE_PROP_IMMUTABLE) != 0 }
+    var isBlob: Bool { flags & UInt32(DRM_MODE_PROP_BLOB) != 0 }
+
+    /// The value as a person reads it: the enum entry's name, the bitmask's set names joined
+    /// with "|", or the number.
+    var valueText: String {
+        if isEnum, let entry = enumEntries.first(where: { $0.value == value }) { return entry.name }
+        if isBitmask {
+            let names = enumEntries.filter { $0.value < 64 && value & (1 << $0.value) != 0 }.map(\.name)
+            return names.isEmpty ? String(value) : names.joined(separator: "|")
+        }
+        if isSignedRange(flags) { return String(Int64(bitPattern: value)) }
+        return String(value)
+    }
+}
+
+/// DRM_MODE_PROP_SIGNED_RANGE is DRM_MODE_PROP_TYPE(2), a function-like macro Swift cannot import.
+private func isSignedRange(_ flags: UInt32) -> Bool { flags & 0x0000_ffc0 == 2 << 6 }
+
+/// A fixed-size C char array (a tuple in Swift) as a String, stopping at the first NUL.
+func cString<T>(_ tuple: T) -> String {
+    withUnsafeBytes(of: tuple) { raw in
+        let bytes = raw.prefix { $0 != 0 }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+func groupName(_ gid: gid_t) -> String? {
+    guard let entry = getgrgid(gid), let name = entry.pointee.gr_name else { return nil }
+    return String(cString: name)
+}
+
+func readSmallFile(_ path: String, limit: Int = 65536) -> String? {
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { _ = Glibc.close(fd) }
+    var bytes = [UInt8](repeating: 0, count: limit)
+    let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, limit) }
+    return count > 0 ? String(decoding: bytes.prefix(count), as: UTF8.self) : nil
+}

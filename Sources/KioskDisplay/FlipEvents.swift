@@ -1,0 +1,60 @@
+import CDRM
+import Glibc
+
+/// A completed page flip: the CRTC's refresh counter and when it happened.
+public struct FlipEvent: Sendable, Hashable {
+    public var sequence: UInt32
+    /// CLOCK_MONOTONIC seconds (the kernel stamps DRM events with the monotonic clock since
+    /// Linux 3.x; DRM_CAP_TIMESTAMP_MONOTONIC says so).
+    public var seconds: Double
+}
+
+/// Waits for the kernel's page-flip events on a card's file descriptor. Its address is the
+/// `user_data` of each flip request, so the C callback can find it again; the display keeps it
+/// alive and never closes the card with a flip outstanding unless the wait timed out (the
+/// kernel then drops the event with the file).
+final class FlipWaiter {
+    private let fd: Int32
+    private var received: FlipEvent?
+
+    init(fd: Int32) { self.fd = fd }
+
+    var userData: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    /// Blocks until a flip event arrives (poll + drmHandleEvent), at most `timeout` seconds.
+    func wait(timeout: Double) throws(DRMError) -> FlipEvent {
+        received = nil
+        var context = drmEventContext()
+        context.version = 2
+        // A C function pointer: it cannot capture, so it finds the waiter through user_data.
+        context.page_flip_handler = { _, sequence, seconds, microseconds, userData in
+            guard let userData else { return }
+            let waiter = Unmanaged<FlipWaiter>.fromOpaque(userData).takeUnretainedValue()
+            waiter.received = FlipEvent(sequence: sequence,
+                                        seconds: Double(seconds) + Double(microseconds) / 1_000_000)
+        }
+        let deadline = monotonicSeconds() + timeout
+        while received == nil {
+            let remaining = deadline - monotonicSeconds()
+            guard remaining > 0 else { throw .flipTimeout(seconds: timeout) }
+            var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&request, 1, Int32((remaining * 1000).rounded(.up)))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .callFailed(what: "waiting for a page flip", call: "poll", errno: errno)
+            }
+            if ready == 0 { continue }   // the deadline check above ends the loop
+            if drmHandleEvent(fd, &context) != 0 {
+                throw .callFailed(what: "reading a page-flip event", call: "drmHandleEvent", errno: errno)
+            }
+        }
+        return received!
+    }
+}
+
+/// CLOCK_MONOTONIC in seconds: the clock flip events are stamped with.
+public func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1_000_000_000
+}

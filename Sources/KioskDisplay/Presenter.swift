@@ -1,0 +1,74 @@
+import CDRM
+import Glibc
+import KioskCore
+
+/// What a presenter drives: one connector on one CRTC through its primary plane, with buffers
+/// of `bufferSize` (the mode's size, transposed when the plane rotates 90°/270°).
+struct ScanoutTarget {
+    let connectorID: UInt32
+    let crtcID: UInt32
+    /// The primary plane; nil without universal planes (legacy drivers).
+    let planeID: UInt32?
+    let mode: DisplayMode
+    let bufferSize: PixelSize
+    /// Clockwise turn the plane applies; `.none` when it is left to the CPU.
+    let planeRotation: Rotation
+    /// Whether the plane has a "rotation" property (set explicitly then, clearing leftovers).
+    let planeHasRotationProperty: Bool
+    /// Another CRTC that drives the connector now and must be switched off (atomic only).
+    let previousCRTCOfConnector: UInt32?
+    /// Overlay and cursor planes another client left on this CRTC (atomic only).
+    let planesToDisable: [UInt32]
+}
+
+/// The two ways to put a framebuffer on screen: atomic commits, or the legacy SetCrtc/PageFlip
+/// calls for drivers without atomic support.
+protocol ScanoutPresenter: AnyObject {
+    var api: DRMDisplayOptions.API { get }
+    /// Sets the mode and shows `framebufferID`; blocks until done.
+    func modeset(framebufferID: UInt32) throws(DRMError)
+    /// Asks for `framebufferID` at the next refresh; a flip event with `userData` follows.
+    func queueFlip(framebufferID: UInt32, userData: UnsafeMutableRawPointer) throws(DRMError)
+    /// Puts back what the CRTC showed before kiosk took it.
+    func restore(_ saved: SavedDisplayState) throws(DRMError)
+    /// Frees kernel objects the presenter created (mode blobs).
+    func release()
+}
+
+/// A failed modeset or flip: EACCES/EPERM mean master was lost or never held.
+func presentFailure(_ card: Card, what: String, call: String, errno code: Int32) -> DRMError {
+    DRMError.isNotMaster(code) ? .anotherMaster(path: card.path, holder: card.masterHolder())
+        : .callFailed(what: what, call: call, errno: code)
+}
+
+/// drmModeSetCrtc, drmModePageFlip: what every KMS driver offers.
+final class LegacyPresenter: ScanoutPresenter {
+    private let card: Card
+    private let target: ScanoutTarget
+    var api: DRMDisplayOptions.API { .legacy }
+
+    init(card: Card, target: ScanoutTarget) {
+        self.card = card
+        self.target = target
+    }
+
+    func modeset(framebufferID: UInt32) throws(DRMError) {
+        var connector = target.connectorID
+        var mode = target.mode.drmModeInfo
+        guard drmModeSetCrtc(card.fd, target.crtcID, framebufferID, 0, 0, &connector, 1, &mode) == 0 else {
+            throw presentFailure(card, what: "setting mode \(target.mode)", call: "drmModeSetCrtc", errno: errno)
+        }
+    }
+
+    func queueFlip(framebufferID: UInt32, userData: UnsafeMutableRawPointer) throws(DRMError) {
+        guard drmModePageFlip(card.fd, target.crtcID, framebufferID, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData) == 0 else {
+            throw presentFailure(card, what: "queueing a page flip", call: "drmModePageFlip", errno: errno)
+        }
+    }
+
+    func restore(_ saved: SavedDisplayState) throws(DRMError) {
+        try saved.restoreWithSetCrtc(card: card)
+    }
+
+    func release() {}
+}

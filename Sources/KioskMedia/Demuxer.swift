@@ -1,0 +1,90 @@
+import CFFmpeg
+import CKioskShim
+import KioskCore
+
+/// A compressed packet of one stream, moved (not copied) out of the demuxer: FFmpeg's packets
+/// are ref-counted. Owned by one thread at a time, handed over through queues.
+public final class Packet: @unchecked Sendable {
+    let packet: UnsafeMutablePointer<AVPacket>
+
+    init(moving source: UnsafeMutablePointer<AVPacket>) {
+        packet = av_packet_alloc()
+        av_packet_move_ref(packet, source)
+    }
+
+    deinit {
+        var pointer: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&pointer)
+    }
+
+    public var streamIndex: Int { Int(packet.pointee.stream_index) }
+    public var byteCount: Int { Int(packet.pointee.size) }
+}
+
+/// Reads packets of an asset's chosen video and audio streams (the demux thread's work).
+public final class Demuxer {
+    public let asset: Asset
+    public let videoStream: Int?
+    public let audioStream: Int?
+    private let scratch: UnsafeMutablePointer<AVPacket>
+    /// The latest end (pts + duration) seen per stream, from the item's start: once the demuxer
+    /// has read everything, the item's length, known before playback reaches its end.
+    public private(set) var endTime = MediaTime.zero
+
+    public enum Output { case packet(Packet), end }
+
+    public init(asset: Asset, video: Bool = true, audio: Bool = true) {
+        self.asset = asset
+        videoStream = video ? asset.info.bestVideo.flatMap { $0.decodable ? $0.index : nil } : nil
+        audioStream = audio ? asset.info.bestAudio.flatMap { $0.decodable ? $0.index : nil } : nil
+        scratch = av_packet_alloc()
+        for index in 0..<Int(asset.context.pointee.nb_streams) where index != videoStream && index != audioStream {
+            asset.stream(at: index).pointee.discard = AVDISCARD_ALL
+        }
+    }
+
+    deinit {
+        var pointer: UnsafeMutablePointer<AVPacket>? = scratch
+        av_packet_free(&pointer)
+    }
+
+    /// The next packet of a chosen stream, or `.end` at the end of the file or on a read error
+    /// (a damaged tail ends the item; it does not fail it).
+    public func read() -> Output {
+        while true {
+            let result = av_read_frame(asset.context, scratch)
+            if result < 0 { return .end }
+            let index = Int(scratch.pointee.stream_index)
+            guard index == videoStream || index == audioStream else {
+                av_packet_unref(scratch)
+                continue
+            }
+            noteEnd(of: scratch, stream: index)
+            return .packet(Packet(moving: scratch))
+        }
+    }
+
+    private func noteEnd(of packet: UnsafeMutablePointer<AVPacket>, stream index: Int) {
+        var ticks = packet.pointee.pts
+        if ticks == kiosk_nopts_value() { ticks = packet.pointee.dts }
+        guard ticks != kiosk_nopts_value() else { return }
+        let stream = asset.stream(at: index)
+        let start = asset.originTicks(of: stream)
+        let base = Rational(Int64(stream.pointee.time_base.num), Int64(stream.pointee.time_base.den))
+        guard base.isKnownAndPositive else { return }
+        let end = MediaTime(ticks: ticks - start + Swift.max(0, packet.pointee.duration), timeBase: base)
+        if end > endTime { endTime = end }
+    }
+
+    /// Moves to the last keyframe of the video (or audio) stream at or before `time`.
+    public func seek(to time: MediaTime) throws {
+        guard let index = videoStream ?? audioStream else { return }
+        let stream = asset.stream(at: index)
+        let base = Rational(Int64(stream.pointee.time_base.num), Int64(stream.pointee.time_base.den))
+        let start = asset.originTicks(of: stream)
+        let result = av_seek_frame(asset.context, Int32(index), time.ticks(in: base) + start, AVSEEK_FLAG_BACKWARD)
+        if result < 0 {
+            throw MediaError(source: asset.source, reason: "cannot seek to \(time.seconds) s: \(ffmpegErrorText(result))")
+        }
+    }
+}

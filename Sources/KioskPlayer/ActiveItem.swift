@@ -1,0 +1,68 @@
+import KioskCore
+import KioskMedia
+
+/// A playlist entry the presenter is playing or has prepared to play next.
+final class ActiveItem {
+    /// Position in the playlist; changes when a live reload moves the entry.
+    var index: Int
+    let entry: PlaylistEntry
+    let plan: ItemPlan
+    let pipeline: ItemPipeline
+    let reference: PlayerItemReference
+    /// The pts of the last frame put on screen, and the spacing of frames seen so far.
+    var lastPresentedPTS: MediaTime?
+    var frameDuration: MediaTime?
+    var hasReportedReady = false
+    /// Each item scales with its own context, set up while it waits for its seam.
+    let scaler = Scaler()
+    var isScalerPrepared = false
+
+    init(index: Int, entry: PlaylistEntry, plan: ItemPlan, pipeline: ItemPipeline, serial: UInt64) {
+        self.index = index
+        self.entry = entry
+        self.plan = plan
+        self.pipeline = pipeline
+        reference = PlayerItemReference(serial: serial, name: entry.title)
+    }
+
+    /// The frame spacing the stream declares, until frames show the real one.
+    var expectedFrameDuration: MediaTime {
+        if let frameDuration { return frameDuration }
+        if let rate = pipeline.info?.bestVideo?.frameRate, rate.isKnownAndPositive, rate.doubleValue < 1000 {
+            return MediaTime(value: 1, timescale: 1) * rate.inverted
+        }
+        return MediaTime(value: 1, timescale: 30)
+    }
+
+    /// The item's length as the user sees it (after trimming), when known.
+    var duration: MediaTime? {
+        if let still = plan.stillDuration { return still }
+        guard let seconds = pipeline.info?.durationSeconds else { return plan.end.map { $0 - plan.start } }
+        var end = MediaTime(seconds: seconds)
+        if let trimEnd = plan.end, trimEnd < end { end = trimEnd }
+        return Swift.max(.zero, end - plan.start)
+    }
+
+    /// The first frame is decoded and waiting: the item can take over without a stall.
+    var isPrimed: Bool { firstFrame != nil }
+
+    /// The decoded frame at the head of the queue, if that is a frame.
+    var firstFrame: DecodedFrame? {
+        if case .frame(let frame, _) = pipeline.frames.peek(timeout: 0) { return frame }
+        return nil
+    }
+
+    var failure: MediaError? {
+        if case .failed(let error) = pipeline.frames.peek(timeout: 0) { return error }
+        return nil
+    }
+
+    func notePresented(_ pts: MediaTime) {
+        if let last = lastPresentedPTS, pts > last {
+            frameDuration = pts - last
+        }
+        lastPresentedPTS = pts
+    }
+
+    func close() { pipeline.close() }
+}

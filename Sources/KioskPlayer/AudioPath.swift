@@ -1,0 +1,127 @@
+import Foundation
+import KioskAudio
+import KioskCore
+import Logging
+
+/// The engine's sound (DESIGN.md, "Audio"): one output and one writer thread for the whole
+/// playlist, so the PCM never drains between items, and a feeder thread that moves each item's
+/// converted sound into the writer's queue in play order. The next item's sound follows the
+/// current one's last sample directly: a seam has no gap in the sound.
+final class AudioPath: @unchecked Sendable {
+    // Shared state: `order` and `feeding` are guarded by `lock`; the writer and the queue are
+    // thread-safe; the output is touched only by the writer thread after `init`.
+    let format: AudioFormat
+    let writer: AudioWriter
+    private let queue: PCMQueue
+    private let lock = NSCondition()
+    /// Items in play order: the current one first, then the one prepared to follow it.
+    private var order: [ItemPipeline] = []
+    private var stopped = false
+    /// Counts flushes, so the feeder forgets which items' sound it had finished.
+    private var flushes = 0
+    private let logger: Logger
+    private let output: AudioOutput
+    private let writerFinished = DispatchSemaphore(value: 0)
+
+    /// Opens `output` for 48 kHz stereo (it says what it really took) and starts the threads.
+    init(output: AudioOutput, volume: Int, isMuted: Bool, logger: Logger) throws {
+        format = try output.configure(.stereo48k)
+        queue = PCMQueue(format: format, capacity: MediaTime(value: 1, timescale: 4))
+        writer = AudioWriter(output: output, queue: queue, volume: volume, isMuted: isMuted, logger: logger)
+        self.logger = logger
+        self.output = output
+        let writerThread = Thread { [writer, writerFinished] in
+            writer.run()
+            writerFinished.signal()
+        }
+        writerThread.name = "kiosk-audio-write"
+        writerThread.qualityOfService = .userInteractive
+        writerThread.start()
+        let feederThread = Thread { [self] in feed() }
+        feederThread.name = "kiosk-audio-feed"
+        feederThread.start()
+    }
+
+    /// The presenter says which items play next, current first.
+    func setOrder(_ pipelines: [ItemPipeline]) {
+        lock.withLock {
+            order = pipelines
+            lock.broadcast()
+        }
+    }
+
+    /// Forgets the sound queued anywhere (a seek, a skip): what is fed next starts afresh.
+    func flush() {
+        lock.withLock { flushes += 1 }
+        writer.flush()
+    }
+
+    func stop() {
+        lock.withLock {
+            stopped = true
+            lock.broadcast()
+        }
+        writer.stop()
+        // The device (or recording) is closed only once the writer is done with it: a WAV
+        // recording gets its sizes written, an ALSA PCM is released for the next user.
+        // Short: at SIGTERM the process must be gone within a second, and the kernel releases
+        // a PCM left open anyway; a recording's writer is never blocked by a device.
+        if writerFinished.wait(timeout: .now() + 0.25) == .success {
+            output.close()
+        } else {
+            logger.notice("sound: the writer did not stop within 0.25 s; leaving \(output.deviceName) to the exit")
+        }
+    }
+
+    /// What is heard now, for the master clock, if it belongs to the item tagged `tag` and is
+    /// not before `start` (around a seam the device may still play the previous item's end).
+    func heardTime(ofItem tag: Int, notBefore start: MediaTime) -> (heard: MediaTime, host: MediaTime)? {
+        guard let report = writer.lastReport, report.itemTag == tag else { return nil }
+        let heard = report.heardTime
+        return heard >= start ? (heard, report.hostTime) : nil
+    }
+
+    // MARK: The feeder thread
+
+    private func feed() {
+        var finished: Set<ObjectIdentifier> = []
+        var seenFlushes = 0
+        while true {
+            guard let source = nextSource(skipping: &finished, seenFlushes: &seenFlushes) else { return }
+            switch source.audio.pop(timeout: 0.05) {
+            case .chunk(let chunk, let generation)?:
+                guard generation == source.currentGeneration else { continue }
+                _ = queue.push(chunk, generation: queue.generation)
+            case .end(let generation)?:
+                if generation == source.currentGeneration { finished.insert(ObjectIdentifier(source)) }
+            case nil:
+                // Nothing yet, or no sound at all: a closed queue with no end marker means the
+                // item has none (or was closed); move past it only once it is the current one's
+                // follower and the current one has finished.
+                if source.audio.isClosed { finished.insert(ObjectIdentifier(source)) }
+            }
+        }
+    }
+
+    /// The item whose sound goes next: the current one until its sound has ended, then the
+    /// following one, but only when the current one had sound of its own (after a silent
+    /// item the next one's sound waits until it is on screen).
+    private func nextSource(skipping finished: inout Set<ObjectIdentifier>, seenFlushes: inout Int) -> ItemPipeline? {
+        lock.lock(); defer { lock.unlock() }
+        while !stopped {
+            if seenFlushes != flushes {
+                // A seek back into an item whose sound had ended: it has sound to give again.
+                seenFlushes = flushes
+                finished.removeAll()
+            }
+            let live = Set(order.map(ObjectIdentifier.init))
+            finished.formIntersection(live)
+            if let current = order.first {
+                if !finished.contains(ObjectIdentifier(current)) { return current }
+                if current.hasAudio, order.count > 1, !finished.contains(ObjectIdentifier(order[1])) { return order[1] }
+            }
+            _ = lock.wait(until: Date(timeIntervalSinceNow: 0.05))
+        }
+        return nil
+    }
+}

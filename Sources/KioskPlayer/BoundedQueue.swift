@@ -1,0 +1,91 @@
+import Foundation
+
+/// A FIFO between two threads with a capacity: the producer blocks when it is full (so a fast
+/// demuxer cannot eat the memory), the consumer when it is empty. `close()` wakes both for
+/// good; `flush()` drops what is queued (a seek) and wakes a blocked producer.
+final class BoundedQueue<Element>: @unchecked Sendable {
+    // Safe to share: every access to `items`/`closed` holds `condition`'s lock.
+    private let condition = NSCondition()
+    private var items: [Element] = []
+    private var head = 0
+    private var closed = false
+    let capacity: Int
+
+    init(capacity: Int) {
+        precondition(capacity > 0)
+        self.capacity = capacity
+    }
+
+    var count: Int { condition.withLock { items.count - head } }
+    var isClosed: Bool { condition.withLock { closed } }
+
+    /// Adds `element`, waiting while the queue is full; false once the queue is closed.
+    @discardableResult
+    func push(_ element: Element) -> Bool {
+        condition.lock(); defer { condition.unlock() }
+        while !closed && items.count - head >= capacity { condition.wait() }
+        guard !closed else { return false }
+        items.append(element)
+        condition.broadcast()
+        return true
+    }
+
+    /// The oldest element, waiting up to `timeout` seconds (forever when nil); nil on timeout
+    /// or when closed and empty.
+    func pop(timeout: Double? = nil) -> Element? {
+        condition.lock(); defer { condition.unlock() }
+        guard waitForElement(timeout: timeout) else { return nil }
+        let element = items[head]
+        head += 1
+        if head > 64 && head * 2 > items.count { items.removeFirst(head); head = 0 }
+        condition.broadcast()
+        return element
+    }
+
+    /// The oldest element without removing it, waiting like `pop`.
+    func peek(timeout: Double? = nil) -> Element? {
+        condition.lock(); defer { condition.unlock() }
+        guard waitForElement(timeout: timeout) else { return nil }
+        return items[head]
+    }
+
+    /// The element after the oldest, if one is queued now (the pacer looks one frame ahead).
+    func peekSecond() -> Element? {
+        condition.withLock { items.count - head >= 2 ? items[head + 1] : nil }
+    }
+
+    func flush() {
+        condition.withLock {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+            condition.broadcast()
+        }
+    }
+
+    func close() {
+        condition.withLock {
+            closed = true
+            items.removeAll()
+            head = 0
+            condition.broadcast()
+        }
+    }
+
+    private func waitForElement(timeout: Double?) -> Bool {
+        let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
+        while !closed && items.count == head {
+            if let deadline {
+                if !condition.wait(until: deadline) { return items.count > head }
+            } else {
+                condition.wait()
+            }
+        }
+        return items.count > head
+    }
+}
+
+/// Hands an object that is not Sendable to a thread that becomes its only user (a decoder to
+/// its decode thread, the presenter loop to the presenter thread).
+struct HandOver<Value>: @unchecked Sendable {
+    let value: Value
+}

@@ -1,0 +1,45 @@
+import Foundation
+import KioskCore
+
+/// What other threads (keys, touch, the control socket, signals) ask of the player. The
+/// presenter thread alone carries them out, so the player's state has one owner.
+enum PlayerCommand: Sendable {
+    case input(PlaybackInput)
+    case next
+    case previous
+    case jump(to: Int)
+    case replace(entries: [PlaylistEntry])
+    case stop
+}
+
+/// The commands waiting for the presenter, and the presenter's way to sleep until a frame is
+/// due while still waking at once for a command.
+final class CommandMailbox: @unchecked Sendable {
+    // Safe to share: `pending` is only touched with `condition` locked.
+    private let condition = NSCondition()
+    private var pending: [PlayerCommand] = []
+
+    func post(_ command: PlayerCommand) {
+        condition.withLock {
+            pending.append(command)
+            condition.broadcast()
+        }
+    }
+
+    func takeAll() -> [PlayerCommand] {
+        condition.withLock {
+            defer { pending.removeAll() }
+            return pending
+        }
+    }
+
+    /// Sleeps until the monotonic clock reads `host` or a command arrives.
+    func wait(untilHost host: MediaTime) {
+        condition.lock(); defer { condition.unlock() }
+        while pending.isEmpty {
+            let remaining = (host - MonotonicClock.hostTime()).seconds
+            if remaining <= 0 { return }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: remaining))
+        }
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import KioskAudio
+import KioskCore
+import KioskMedia
+import Logging
+
+/// What the presenter takes from an item: decoded frames in order, then the item's end.
+enum PipelineOutput {
+    /// `generation` tells frames decoded before a seek from those after it.
+    case frame(DecodedFrame, generation: Int)
+    /// No more frames; the item lasts `length` (its longest stream, a still's duration or the
+    /// trim end), measured from its start.
+    case end(length: MediaTime, generation: Int)
+    /// The item cannot play: one line saying why.
+    case failed(MediaError)
+}
+
+/// How one playlist entry is played.
+struct ItemPlan: Sendable {
+    var source: String
+    /// Trim, from the file's start: play [start, end).
+    var start: MediaTime = .zero
+    var end: MediaTime?
+    /// A still image (one frame) is shown this long.
+    var stillDuration: MediaTime?
+    var decoderThreads = 0
+    /// The sound device's format, nil to ignore the item's sound (no device, or a still).
+    var audioFormat: AudioFormat?
+    var rate = Rational.one
+    /// Stamped on the item's sound so the clock knows whose samples it hears.
+    var tag = 0
+}
+
+/// What the audio feeder takes from an item: its sound converted for the device, then its end.
+enum AudioPipelineOutput {
+    case chunk(PCMChunk, generation: Int)
+    case end(generation: Int)
+}
+
+/// One item's demux and decode threads (DESIGN.md, "The path of a frame"): the demux thread
+/// reads packets into a bounded queue, the decode thread turns them into a few decoded frames
+/// ahead of the presenter. Opening happens on the demux thread, so preparing the next item
+/// never stalls the picture on screen.
+final class ItemPipeline: @unchecked Sendable {
+    // Shared state: `frames` and `packets` are thread-safe queues; `pendingSeek` and
+    // `generation` are guarded by `lock`; everything else belongs to one thread.
+    let plan: ItemPlan
+    let frames = BoundedQueue<PipelineOutput>(capacity: 4)
+    /// The item's sound; closed at once when it has none.
+    let audio = BoundedQueue<AudioPipelineOutput>(capacity: 24)
+    private let packets = BoundedQueue<PacketMessage>(capacity: 128)
+    /// Sound packets come ~50 a second and the demuxer reads ahead as far as video allows.
+    let audioPackets = BoundedQueue<PacketMessage>(capacity: 512)
+    let lock = NSLock()
+    private var pendingSeek: MediaTime?
+    private var generation = 0
+    private var openedInfo: MediaInfo?
+    var hasAudioStream = false
+    var requestedRate: Rational
+    let logger: Logger
+
+    enum PacketMessage {
+        case packet(Packet)
+        case seek(to: MediaTime, generation: Int)
+        case end(length: MediaTime)
+    }
+
+    init(plan: ItemPlan, logger: Logger) {
+        self.plan = plan
+        self.logger = logger
+        requestedRate = plan.rate
+        let thread = Thread { [self] in runDemux() }
+        thread.name = "kiosk-demux"
+        thread.start()
+    }
+
+    /// Stops the threads; queued frames and packets are released.
+    func close() {
+        frames.close()
+        packets.close()
+        audio.close()
+        audioPackets.close()
+    }
+
+    /// Whether the opened item has sound that is being decoded (false until opened).
+    var hasAudio: Bool { lock.withLock { hasAudioStream } }
+
+    /// The tempo for the item's sound from now on (the video side follows the clock).
+    func setRate(_ rate: Rational) { lock.withLock { requestedRate = rate } }
+
+    /// Decodes again from the keyframe before `time`; frames before `time` are skipped.
+    func seek(to time: MediaTime) {
+        lock.withLock {
+            pendingSeek = time
+            generation += 1
+        }
+        packets.flush()
+        frames.flush()
+        audioPackets.flush()
+        audio.flush()
+    }
+
+    var currentGeneration: Int { lock.withLock { generation } }
+
+    /// What FFmpeg found, once the demux thread has opened the item.
+    var info: MediaInfo? { lock.withLock { openedInfo } }
+
+    // MARK: Demux thread
+
+    private func runDemux() {
+        let demuxer: Demuxer
+        let decoder: VideoDecoder
+        do {
+            let asset = try Asset(source: plan.source)
+            demuxer = Demuxer(asset: asset, audio: plan.audioFormat != nil && plan.stillDuration == nil)
+            guard let videoIndex = demuxer.videoStream else {
+                let kinds = asset.info.streams.map { "\($0.kind.rawValue) \($0.codecName)" }.joined(separator: ", ")
+                if let video = asset.info.bestVideo, !video.decodable {
+                    throw MediaError(source: plan.source, reason: "unsupported codec '\(video.codecName)': no decoder in this FFmpeg build")
+                }
+                throw MediaError(source: plan.source, reason: "no video stream (has \(kinds))")
+            }
+            decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: plan.decoderThreads)
+            lock.withLock { openedInfo = asset.info }
+            try startAudio(asset: asset, demuxer: demuxer)
+        } catch let error as MediaError {
+            frames.push(.failed(error))
+            audio.close()
+            return
+        } catch {
+            frames.push(.failed(MediaError(source: plan.source, reason: "\(error)")))
+            audio.close()
+            return
+        }
+        let handOver = HandOver(value: decoder)
+        let decodeThread = Thread { [self] in runDecode(handOver.value) }
+        decodeThread.name = "kiosk-decode"
+        decodeThread.start()
+
+        if plan.start > .zero { seek(to: plan.start) }
+        var finished = false
+        while !packets.isClosed {
+            if let (target, seekGeneration) = takePendingSeek() {
+                do { try demuxer.seek(to: target) } catch { logger.warning("\(error)") }
+                finished = false
+                guard packets.push(.seek(to: target, generation: seekGeneration)) else { return }
+                if demuxer.audioStream != nil { _ = audioPackets.push(.seek(to: target, generation: seekGeneration)) }
+            }
+            if finished {
+                // Parked at the end: a seek may still come (scrubbing back, looping one item).
+                Thread.sleep(forTimeInterval: 0.01)
+                continue
+            }
+            switch demuxer.read() {
+            case .packet(let packet) where packet.streamIndex == demuxer.audioStream:
+                guard audioPackets.push(.packet(packet)) else { return }
+            case .packet(let packet):
+                guard packets.push(.packet(packet)) else { return }
+            case .end:
+                finished = true
+                let length = itemLength(demuxed: demuxer.endTime)
+                guard packets.push(.end(length: length)) else { return }
+                if demuxer.audioStream != nil { _ = audioPackets.push(.end(length: length)) }
+            }
+        }
+    }
+
+    private func takePendingSeek() -> (MediaTime, Int)? {
+        lock.withLock {
+            guard let target = pendingSeek else { return nil }
+            pendingSeek = nil
+            return (target, generation)
+        }
+    }
+
+    private func itemLength(demuxed: MediaTime) -> MediaTime {
+        if let still = plan.stillDuration { return still }
+        if let end = plan.end, end < demuxed { return end }
+        return demuxed
+    }
+
+    // MARK: Decode thread
+
+    private func runDecode(_ decoder: VideoDecoder) {
+        var skipBefore = plan.start
+        var outputGeneration = currentGeneration
+        var produced = 0
+        while let message = packets.pop() {
+            switch message {
+            case .seek(let target, let seekGeneration):
+                decoder.flush()
+                skipBefore = target
+                outputGeneration = seekGeneration
+                continue
+            case .packet(let packet):
+                if !decoder.send(packet) {
+                    // Full: hand out what it holds first, then it takes the packet.
+                    guard drain(decoder, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
+                    _ = decoder.send(packet)
+                }
+            case .end(let length):
+                _ = decoder.send(nil as Packet?)
+                guard drain(decoder, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
+                if produced == 0 {
+                    let damaged = decoder.damagedPackets
+                    frames.push(.failed(MediaError(source: plan.source, reason: damaged > 0
+                        ? "no picture could be decoded (\(damaged) damaged packets)" : "no picture could be decoded")))
+                    return
+                }
+                guard frames.push(.end(length: length, generation: outputGeneration)) else { return }
+                decoder.flush()
+                continue
+            }
+            guard drain(decoder, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
+        }
+    }
+
+    /// Moves every frame the decoder has ready into the frame queue; false once closed.
+    private func drain(_ decoder: VideoDecoder, skipBefore: MediaTime, generation: Int, produced: inout Int) -> Bool {
+        while case .frame(let frame) = decoder.receive() {
+            if let end = plan.end, frame.pts >= end { continue }
+            // After a seek, the frames between the keyframe and the target are only decoded
+            // to reach it; the last one before a frame-less gap would still be shown, but
+            // streams have frames at every target within a frame period.
+            if frame.pts < skipBefore, skipBefore - frame.pts > MediaTime(value: 1, timescale: 1000) { continue }
+            produced += 1
+            guard frames.push(.frame(frame, generation: generation)) else { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import KioskCore
+import KioskMedia
+
+/// Moving through the playlist: opening items, preparing the next one ahead, seams, failures,
+/// the idle screen, and the commands that change items.
+extension PlaybackLoop {
+    func handle(_ command: PlayerCommand) {
+        switch command {
+        case .input(let input):
+            if case .skip(let delta, _) = input {
+                apply(.skip(by: delta, from: currentTime))   // from the position now, not when posted
+            } else {
+                apply(input)
+            }
+        case .next: begin(cursor.next(), seamFrom: nil)
+        case .previous: begin(cursor.previous(), seamFrom: nil)
+        case .jump(let index):
+            if let step = cursor.jump(to: index) { begin(step, seamFrom: nil) } else {
+                logger.warning("no item \(index): the playlist has \(cursor.entries.count)")
+            }
+        case .replace(let entries):
+            upcoming?.close()
+            upcoming = nil
+            switch cursor.replace(entries: entries) {
+            case .keptCurrent(let index): current?.index = index
+            case .currentRemoved, .notStarted: begin(cursor.advance(), seamFrom: nil)
+            }
+            finished = false
+        case .stop:
+            stopping = true
+        }
+    }
+
+    /// Acts on the cursor's answer. `seamFrom` is the outgoing item's end on the clock when
+    /// the switch is a seam (the item played to its end), nil for a user's skip or a failure.
+    func begin(_ step: PlaylistStep, seamFrom seam: MediaTime?) {
+        switch step {
+        case .play(let index):
+            let entry = cursor.entries[index]
+            let next: ActiveItem
+            if let prepared = upcoming, prepared.index == index, prepared.entry.media == entry.media {
+                next = prepared
+            } else {
+                upcoming?.close()
+                next = open(index)
+            }
+            upcoming = nil
+            let outgoing = current
+            current = next
+            idleUntil = nil
+            finished = false
+            if seam == nil { audio?.flush() }   // a skip cuts the old item's sound at once
+            updateAudioOrder()
+            applyVolume()
+            if let seam, let first = next.firstFrame, !needsFirstFrame {
+                // The seam: the clock runs on; the outgoing item's end is the incoming one's
+                // first picture (which may start a little after 0, behind its sound's priming).
+                clock.rebase(from: seam, to: Swift.max(next.plan.start, first.pts))
+                apply(.advanced(to: next.reference, duration: next.duration))
+                next.hasReportedReady = true
+                if let outgoing { retiring.append(outgoing) }
+            } else {
+                // Not ready yet (or a skip): the last picture stays up until the first frame.
+                apply(.itemLoading(next.reference))
+                needsFirstFrame = true
+                outgoing?.close()
+            }
+        case .finished:
+            apply(.endReached)
+            finished = true
+            upcoming?.close()
+            upcoming = nil
+            onEvent?(.finished)
+        case .nothingPlayable(let retryAfter):
+            current?.close()
+            current = nil
+            upcoming?.close()
+            upcoming = nil
+            updateAudioOrder()
+            apply(.queueEmpty)
+            logger.error("nothing in the playlist can play; trying again in \(String(format: "%.0f", retryAfter.seconds)) s")
+            presentFiller(item: -1)
+            idleUntil = MonotonicClock.hostTime() + retryAfter
+            onEvent?(.nothingPlayable(retryAfter: retryAfter))
+        }
+    }
+
+    func open(_ index: Int) -> ActiveItem {
+        let entry = cursor.entries[index]
+        var plan = ItemPlan(source: entry.media.description)
+        plan.start = entry.item.start ?? .zero
+        plan.end = entry.item.end
+        plan.decoderThreads = options.decoderThreads
+        if entry.isStillImage { plan.stillDuration = entry.item.duration ?? options.imageDuration }
+        serial += 1
+        plan.audioFormat = entry.isStillImage ? nil : audio?.format
+        plan.rate = state.rate.numerator != 0 ? state.rate : state.defaultRate
+        plan.tag = Int(serial)
+        return ActiveItem(index: index, entry: entry, plan: plan,
+                          pipeline: ItemPipeline(plan: plan, logger: logger), serial: serial)
+    }
+
+    /// Opens the item that will follow `item` once it is close to its end (or at once for a
+    /// short or still item), so its first frame is decoded before the seam.
+    func prepareUpcomingIfDue(after item: ActiveItem) {
+        if let prepared = upcoming {
+            if !prepared.isScalerPrepared, let first = prepared.firstFrame {
+                prepared.isScalerPrepared = true
+                _ = try? prepared.scaler.prepare(for: first, layout: layout(of: first, in: prepared))
+            }
+            guard let error = prepared.failure else { return }
+            // Found out ahead of time: skip it now so a good item is prepared instead.
+            upcoming = nil
+            prepared.close()
+            updateAudioOrder()
+            report(error, index: prepared.index, reference: prepared.reference)
+            return
+        }
+        guard !finished, needsFirstFrame == false else { return }
+        if let duration = item.duration {
+            let remaining = duration + item.plan.start - clock.mediaTime(atHost: MonotonicClock.hostTime())
+            guard remaining <= options.prepareAhead else { return }
+        } else if item.pipeline.info == nil {
+            return   // still opening: nothing known yet
+        } else if item.plan.stillDuration == nil {
+            return   // a stream of unknown length: it says when it ends
+        }
+        var preview = cursor
+        if case .play(let index) = preview.advance() {
+            upcoming = open(index)
+            updateAudioOrder()
+        }
+    }
+
+    /// The current item has no more frames. Its last frame stays up until the seam; then the
+    /// playlist moves on.
+    func reachEnd(of item: ActiveItem, length: MediaTime) {
+        let seam = seamTime(of: item, length: length)
+        // With the next item prepared, hand over now: the clock is renamed, not moved, so its
+        // first frame is still paced to the seam like any frame, and the switching work is
+        // done while the outgoing picture is still up instead of delaying the incoming one.
+        var preview = cursor
+        if case .play(let index) = preview.advance(), let prepared = upcoming, prepared.index == index, prepared.isPrimed {
+            begin(cursor.advance(), seamFrom: seam)
+            return
+        }
+        if !options.untimed {
+            guard clock.isRunning else {
+                mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
+                return
+            }
+            let now = MonotonicClock.hostTime()
+            if clock.mediaTime(atHost: now) < seam, let due = clock.hostTime(forMediaTime: seam) {
+                let halfRefresh = output.refreshInterval * Rational(1, 2)
+                if due - halfRefresh > now {
+                    mailbox.wait(untilHost: due - halfRefresh)
+                    return
+                }
+            }
+        }
+        begin(cursor.advance(), seamFrom: seam)
+    }
+
+    /// Where the outgoing item hands over on the clock. A still lasts its duration; a video
+    /// ends one frame after its last frame, and that frame is held no longer than a frame of
+    /// the incoming clip, so the interval at the seam is never longer than the incoming
+    /// clip's own (25 fps into 30 fps: 33 ms, not 40).
+    func seamTime(of item: ActiveItem, length: MediaTime) -> MediaTime {
+        if item.plan.stillDuration != nil { return item.plan.start + length }
+        guard let last = item.lastPresentedPTS else { return length }
+        var hold = item.expectedFrameDuration
+        if let incoming = upcoming, incoming.pipeline.info != nil, incoming.expectedFrameDuration < hold {
+            hold = incoming.expectedFrameDuration
+        }
+        return Swift.min(Swift.max(length, last), last + hold)
+    }
+
+    /// The feeder plays the current item's sound, then the prepared one's.
+    func updateAudioOrder() {
+        audio?.setOrder([current, upcoming].compactMap { $0?.pipeline })
+    }
+
+    func fail(_ item: ActiveItem, _ error: MediaError) {
+        report(error, index: item.index, reference: item.reference)
+        if item === current {
+            current = nil
+            item.close()
+            needsFirstFrame = true
+            begin(cursor.advance(), seamFrom: nil)
+        }
+    }
+
+    /// One log line per bad item per pass; the cursor skips it until the next pass.
+    private func report(_ error: MediaError, index: Int, reference: PlayerItemReference) {
+        logger.error("skipping item \(index): \(error)")
+        cursor.markFailed(index)
+        apply(.itemFailed(reference, reason: error.reason))
+        onEvent?(.itemSkipped(index: index, reason: error.reason))
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+import KioskCore
+import KioskMedia
+import Logging
+
+/// The presenter thread (DESIGN.md): takes decoded frames when the clock says they are due,
+/// scales them straight into the display's back buffer, flips, and moves through the playlist.
+/// It alone owns the player's state; other threads talk to it through the mailbox.
+final class PlaybackLoop {
+    var publish: ((PlayerSnapshot) -> Void)?
+    let output: VideoOutput
+    let options: PlayerOptions
+    let stats: StatsWriter?
+    let audio: AudioPath?
+    let mailbox: CommandMailbox
+    let logger: Logger
+    let onEvent: (@Sendable (PlayerEvent) -> Void)?
+
+    var cursor: PlaylistCursor
+    var state = PlaybackState()
+    var clock = PlaybackClock(hostTime: MonotonicClock.hostTime())
+    var current: ActiveItem?
+    var upcoming: ActiveItem?
+    /// Items that handed over at a seam, closed once the next picture is up: closing frees
+    /// decoders and threads, work that must not delay the incoming item's first frame.
+    var retiring: [ActiveItem] = []
+    var presented = 0
+    var dropped = 0
+    var serial: UInt64 = 0
+    /// After a start, a seek or an unprepared switch: show the next frame at once and set the
+    /// clock to it, whatever the clock said.
+    var needsFirstFrame = true
+    var stopping = false
+    var finished = false
+    /// Nothing playable: the next pass starts at this host time.
+    var idleUntil: MediaTime?
+    var lastTimeEvent: MediaTime?
+    var lastSnapshot: MediaTime?
+    var snapshotsTaken = 0
+    var lastDisplayError: String?
+    /// The host time of the last audio report the clock followed.
+    var lastAudioObservation: MediaTime?
+
+    init(output: VideoOutput, cursor: PlaylistCursor, options: PlayerOptions, stats: StatsWriter?, audio: AudioPath?,
+         mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
+        self.output = output
+        self.cursor = cursor
+        self.options = options
+        self.stats = stats
+        self.audio = audio
+        self.mailbox = mailbox
+        self.logger = logger
+        self.onEvent = onEvent
+    }
+
+    func run() {
+        // The sound waits for the first picture: the clock starts there, not when decoding does.
+        audio?.writer.pause()
+        apply(.setVolume(options.volume))
+        apply(.setMuted(options.isMuted))
+        apply(.setDefaultRate(options.rate))
+        if !options.startPaused { apply(.play) }
+        begin(cursor.advance(), seamFrom: nil)
+        while !stopping {
+            for command in mailbox.takeAll() { handle(command) }
+            if stopping { break }
+            if let until = idleUntil {
+                if MonotonicClock.hostTime() < until { mailbox.wait(untilHost: until); continue }
+                idleUntil = nil
+                begin(cursor.advance(), seamFrom: nil)
+                continue
+            }
+            guard let item = current, !finished else {
+                if finished && options.exitWhenFinished { break }
+                mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 4))
+                continue
+            }
+            followAudio(item)
+            step(item)
+            // After the step, not before: opening the next item right at a seam would delay
+            // the incoming item's first frame.
+            if item === current, item.lastPresentedPTS != nil { prepareUpcomingIfDue(after: item) }
+        }
+        audio?.stop()
+        retiring.forEach { $0.close() }
+        upcoming?.close()
+        current?.close()
+        publishSnapshot()
+    }
+
+    /// One look at the head of the current item's frame queue, and what it calls for.
+    private func step(_ item: ActiveItem) {
+        guard let head = item.pipeline.frames.peek(timeout: 0.01) else {
+            noteStarvation(item)
+            return
+        }
+        let generation = item.pipeline.currentGeneration
+        switch head {
+        case .failed(let error):
+            fail(item, error)
+        case .end(let length, let frameGeneration):
+            guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
+            reachEnd(of: item, length: length)
+        case .frame(let frame, let frameGeneration):
+            guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
+            if needsFirstFrame || options.untimed {
+                _ = item.pipeline.frames.pop(timeout: 0)
+                if let flip = present(frame, of: item) {
+                    clock.seek(to: frame.pts, atHost: flip)
+                }
+                needsFirstFrame = false
+                reportReady(item)
+                return
+            }
+            var nextPTS: MediaTime?
+            if case .frame(let next, let nextGeneration)? = item.pipeline.frames.peekSecond(), nextGeneration == generation {
+                nextPTS = next.pts
+            }
+            let now = MonotonicClock.hostTime()
+            switch FramePacer.decide(framePTS: frame.pts, nextFramePTS: nextPTS, clock: clock,
+                                     refreshInterval: output.refreshInterval, now: now) {
+            case .present:
+                _ = item.pipeline.frames.pop(timeout: 0)
+                _ = present(frame, of: item)
+            case .drop:
+                _ = item.pipeline.frames.pop(timeout: 0)
+                dropped += 1
+            case .wait(let until):
+                mailbox.wait(untilHost: until)
+            case .waitForClock:
+                mailbox.wait(untilHost: now + MediaTime(value: 1, timescale: 20))
+            }
+        }
+        sendTimeEventIfDue()
+    }
+
+    /// The decoder has nothing ready. Playing on would show a frozen picture with a running
+    /// clock; instead time waits (timeControlStatus waitingToPlay) until frames come.
+    private func noteStarvation(_ item: ActiveItem) {
+        guard state.timeControlStatus == .playing, let last = item.lastPresentedPTS else { return }
+        let position = clock.mediaTime(atHost: MonotonicClock.hostTime())
+        if position > last + item.expectedFrameDuration * Rational(2, 1) {
+            apply(.bufferEmpty)
+            needsFirstFrame = true
+        }
+    }
+
+    private func reportReady(_ item: ActiveItem) {
+        if !item.hasReportedReady {
+            item.hasReportedReady = true
+            apply(.itemReady(duration: item.duration))
+        }
+        apply(.bufferReady)
+    }
+
+    /// Scales `frame` into the back buffer and flips; the flip's host time, or nil if the
+    /// display failed (logged once per kind of failure; playback goes on trying).
+    @discardableResult
+    func present(_ frame: DecodedFrame, of item: ActiveItem) -> MediaTime? {
+        do {
+            let buffer = try output.backBuffer()
+            try item.scaler.draw(frame, layout: layout(of: frame, in: item), into: buffer)
+            let flipSeconds = try output.present(buffer)
+            retiring.forEach { $0.close() }
+            retiring.removeAll()
+            saveSnapshotIfDue(buffer)
+            lastDisplayError = nil
+            presented += 1
+            item.notePresented(frame.pts)
+            stats?.write(.init(flipTime: flipSeconds, item: item.index, pts: (frame.pts - item.plan.start).seconds,
+                               dropped: dropped, video: true, generation: item.pipeline.currentGeneration))
+            publishSnapshot()
+            return MonotonicClock.hostTime(seconds: flipSeconds)
+        } catch {
+            let text = "\(error)"
+            if text != lastDisplayError { logger.error("display: \(text)") }
+            lastDisplayError = text
+            return nil
+        }
+    }
+
+    func layout(of frame: DecodedFrame, in item: ActiveItem) -> GravityLayout {
+        Scaler.layout(for: frame, on: output.size, gravity: item.entry.item.gravity ?? options.gravity,
+                      displayRotation: output.softwareRotation)
+    }
+
+    /// A black screen (the idle screen, before anything could play): never shown at a seam.
+    func presentFiller(item: Int) {
+        do {
+            let buffer = try output.backBuffer()
+            buffer.fill(PixelRect(size: buffer.size))
+            let flipSeconds = try output.present(buffer)
+            stats?.write(.init(flipTime: flipSeconds, item: item, pts: 0, dropped: dropped, video: false, generation: 0))
+        } catch {
+            logger.error("display: \(error)")
+        }
+    }
+
+    /// Applies an input to the state machine, announces its events and acts on them.
+    func apply(_ input: PlaybackInput) {
+        let events: [PlaybackEvent]
+        do {
+            events = try state.handle(input)
+        } catch {
+            logger.warning("\(error)")
+            return
+        }
+        for event in events {
+            switch event {
+            case .seek(let target): performSeek(to: target)
+            case .rateChanged(let rate) where rate.numerator != 0:
+                current?.pipeline.setRate(rate)
+                upcoming?.pipeline.setRate(rate)
+            case .volumeChanged, .mutedChanged: applyVolume()
+            default: break
+            }
+            onEvent?(.playback(event, item: current?.index))
+        }
+        let now = MonotonicClock.hostTime()
+        if clock.rate != state.clockRate {
+            clock.setRate(state.clockRate, atHost: now)
+            // The sound stops and starts with the clock (paused, waiting for frames).
+            if state.clockRate.numerator == 0 { audio?.writer.pause() } else { audio?.writer.resume() }
+        }
+        publishSnapshot()
+    }
+
+    private func performSeek(to target: MediaTime) {
+        guard let item = current else { return }
+        let fileTime = target + item.plan.start
+        item.pipeline.seek(to: fileTime)
+        audio?.flush()
+        clock.seek(to: fileTime, atHost: MonotonicClock.hostTime())
+        needsFirstFrame = true
+    }
+
+    /// The audio master (DESIGN.md): the clock follows what is heard, as the writer reports it
+    /// after each write. Without sound, or while the device is gone, the monotonic clock leads.
+    private func followAudio(_ item: ActiveItem) {
+        guard let audio, clock.isRunning, !needsFirstFrame,
+              let (heard, host) = audio.heardTime(ofItem: Int(item.reference.serial), notBefore: item.plan.start),
+              host != lastAudioObservation else { return }
+        lastAudioObservation = host
+        clock.observeAudio(heard, atHost: host)
+    }
+
+    /// AVPlayer's volume times the item's own level from kiosk.conf; mute on top.
+    func applyVolume() {
+        guard let audio else { return }
+        let itemLevel = current?.entry.item.volume ?? 100
+        audio.writer.setVolume(state.volume * itemLevel / 100)
+        audio.writer.setMuted(state.isMuted || (current?.entry.item.muted ?? false))
+    }
+
+    var currentTime: MediaTime {
+        guard let item = current else { return .zero }
+        return Swift.max(.zero, clock.mediaTime(atHost: MonotonicClock.hostTime()) - item.plan.start)
+    }
+
+    func publishSnapshot() {
+        publish?(PlayerSnapshot(state: state, currentTime: currentTime, itemIndex: current?.index,
+                                itemTitle: current?.entry.title, framesPresented: presented, framesDropped: dropped))
+    }
+
+    /// The headless preview: what is on screen now, every `snapshotInterval`, as shot-NNNN.png.
+    private func saveSnapshotIfDue(_ buffer: PixelBuffer) {
+        guard let directory = options.snapshotDirectory else { return }
+        let now = MonotonicClock.hostTime()
+        if let last = lastSnapshot, now - last < options.snapshotInterval { return }
+        lastSnapshot = now
+        snapshotsTaken += 1
+        let path = directory + "/" + String(format: "shot-%04d.png", snapshotsTaken)
+        do { try PNGWriter.write(buffer, to: path) } catch { logger.warning("snapshot: \(error)") }
+    }
+
+    private func sendTimeEventIfDue() {
+        guard let interval = options.timeInterval, let onEvent, let item = current else { return }
+        let now = MonotonicClock.hostTime()
+        if let last = lastTimeEvent, now - last < interval { return }
+        lastTimeEvent = now
+        onEvent(.time(currentTime, item: item.index))
+    }
+}

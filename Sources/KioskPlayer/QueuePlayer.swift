@@ -1,0 +1,159 @@
+import Foundation
+import KioskAudio
+import KioskCore
+import KioskMedia
+import Logging
+
+/// How a QueuePlayer plays, beyond its playlist.
+/// @unchecked Sendable: `audioOutput` is a class; the options are built on one thread and the
+/// output is handed to the player, which alone uses it from then on.
+public struct PlayerOptions: @unchecked Sendable {
+    /// Used when an item sets no gravity of its own.
+    public var gravity: VideoGravity = .fit
+    /// How long a still image is shown when its item sets no duration.
+    public var imageDuration = MediaTime(value: 10, timescale: 1)
+    public var startPaused = false
+    public var rate = Rational.one
+    /// How long before an item ends the next one is opened and its first frame decoded.
+    public var prepareAhead = MediaTime(value: 3, timescale: 1)
+    /// Present every frame as soon as it is decoded, ignoring the clock (soak tests, benchmarks).
+    public var untimed = false
+    /// `--stats-file`: one JSON line per presented frame.
+    public var statsPath: String?
+    /// Where the sound goes; nil plays without sound (the monotonic clock leads).
+    public var audioOutput: AudioOutput?
+    public var volume = 100
+    public var isMuted = false
+    /// Decoder threads per item; 0 lets FFmpeg choose.
+    public var decoderThreads = 0
+    /// End playback when `loop: none` played its last item (`kiosk play`); a kiosk service
+    /// instead keeps the last frame on screen.
+    public var exitWhenFinished = false
+    /// The periodic time observer's interval; nil sends no time events.
+    public var timeInterval: MediaTime?
+    /// Where to save what the screen shows as PNGs (a headless preview), and how often.
+    public var snapshotDirectory: String?
+    public var snapshotInterval = MediaTime(value: 3, timescale: 1)
+    public init() {}
+}
+
+/// What the player tells its observers, on the presenter thread: keep handlers short.
+public enum PlayerEvent: Sendable {
+    case playback(PlaybackEvent, item: Int?)
+    /// The periodic time observer's tick: media time in the current item.
+    case time(MediaTime, item: Int)
+    /// An item could not be played; playback goes on with the next.
+    case itemSkipped(index: Int, reason: String)
+    /// Every item failed in a pass: the idle screen is up, the next pass starts after `retryAfter`.
+    case nothingPlayable(retryAfter: MediaTime)
+    /// `loop: none` played its last item.
+    case finished
+}
+
+/// AVQueuePlayer's role for a signage playlist: plays the entries one after the other on a
+/// `VideoOutput`, looping as the cursor says, with seams that show no black frame and no stall
+/// (the next item is prepared ahead). All state lives on one presenter thread; the methods
+/// here post commands to it and read a snapshot, so they may be called from any thread.
+public final class QueuePlayer: @unchecked Sendable {
+    // Safe to share: `loop` is touched only by the presenter thread after start; `snapshot`
+    // is guarded by `snapshotLock`; `mailbox` is thread-safe.
+    private let mailbox = CommandMailbox()
+    private let loop: PlaybackLoop
+    private let snapshotLock = NSLock()
+    private var snapshot = PlayerSnapshot()
+    private var thread: Thread?
+    private let finishedSignal = DispatchSemaphore(value: 0)
+
+    public init(output: VideoOutput, playlist: PlaylistCursor, options: PlayerOptions = PlayerOptions(),
+                logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) throws {
+        let stats = try options.statsPath.map { try StatsWriter(path: $0) }
+        var audio: AudioPath?
+        if let device = options.audioOutput {
+            do {
+                audio = try AudioPath(output: device, volume: options.volume, isMuted: options.isMuted, logger: logger)
+            } catch {
+                logger.error("sound: \(device.deviceName): \(error); playing without sound")
+            }
+        }
+        loop = PlaybackLoop(output: output, cursor: playlist, options: options, stats: stats, audio: audio,
+                            mailbox: mailbox, logger: logger, onEvent: onEvent)
+        loop.publish = { [weak self] snapshot in
+            guard let self else { return }
+            self.snapshotLock.withLock { self.snapshot = snapshot }
+        }
+    }
+
+    /// Starts the presenter thread: playback begins (or waits paused, per the options).
+    public func start() {
+        let handOver = HandOver(value: loop)
+        let thread = Thread { [finishedSignal] in
+            handOver.value.run()
+            finishedSignal.signal()
+        }
+        thread.name = "kiosk-present"
+        thread.qualityOfService = .userInteractive
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Stops playback and waits (up to `timeout` seconds) for the presenter thread to end.
+    /// Returns false if it did not end in time.
+    @discardableResult
+    public func stop(timeout: Double = 2) -> Bool {
+        mailbox.post(.stop)
+        return waitUntilFinished(timeout: timeout)
+    }
+
+    /// Waits until playback ends (`loop: none` finished, or `stop()`); false on timeout.
+    @discardableResult
+    public func waitUntilFinished(timeout: Double? = nil) -> Bool {
+        let result = timeout.map { finishedSignal.wait(timeout: .now() + $0) } ?? { finishedSignal.wait(); return .success }()
+        if result == .success { finishedSignal.signal() }   // let every waiter through
+        return result == .success
+    }
+
+    // MARK: AVPlayer's verbs
+
+    public func play() { mailbox.post(.input(.play)) }
+    public func pause() { mailbox.post(.input(.pause)) }
+    public func togglePlayPause() { mailbox.post(.input(.togglePlayPause)) }
+    public func seek(to time: MediaTime) { mailbox.post(.input(.seek(to: time))) }
+    /// Forward (positive) or back by `seconds`, clamped to [0, duration].
+    public func skip(by delta: MediaTime) {
+        mailbox.post(.input(.skip(by: delta, from: currentTime)))
+    }
+    public func setRate(_ rate: Rational) { mailbox.post(.input(.setRate(rate))) }
+    public func setVolume(_ percent: Int) { mailbox.post(.input(.setVolume(percent))) }
+    public func adjustVolume(by delta: Int) { mailbox.post(.input(.adjustVolume(by: delta))) }
+    public func setMuted(_ muted: Bool) { mailbox.post(.input(.setMuted(muted))) }
+    public func toggleMute() { mailbox.post(.input(.toggleMute)) }
+    public func advanceToNextItem() { mailbox.post(.next) }
+    public func returnToPreviousItem() { mailbox.post(.previous) }
+    public func jump(to index: Int) { mailbox.post(.jump(to: index)) }
+    /// Live reload: the current item keeps playing when it is still in `entries`.
+    public func replace(entries: [PlaylistEntry]) { mailbox.post(.replace(entries: entries)) }
+
+    // MARK: Properties (a snapshot the presenter thread publishes)
+
+    public var currentTime: MediaTime { snapshotLock.withLock { snapshot.currentTime } }
+    public var duration: MediaTime? { snapshotLock.withLock { snapshot.state.duration } }
+    public var status: PlayerItemStatus { snapshotLock.withLock { snapshot.state.status } }
+    public var timeControlStatus: TimeControlStatus { snapshotLock.withLock { snapshot.state.timeControlStatus } }
+    public var rate: Rational { snapshotLock.withLock { snapshot.state.rate } }
+    public var volume: Int { snapshotLock.withLock { snapshot.state.volume } }
+    public var isMuted: Bool { snapshotLock.withLock { snapshot.state.isMuted } }
+    public var currentItemIndex: Int? { snapshotLock.withLock { snapshot.itemIndex } }
+    public var currentItemTitle: String? { snapshotLock.withLock { snapshot.itemTitle } }
+    public var framesPresented: Int { snapshotLock.withLock { snapshot.framesPresented } }
+    public var framesDropped: Int { snapshotLock.withLock { snapshot.framesDropped } }
+}
+
+/// What the presenter thread last published for other threads to read.
+struct PlayerSnapshot: Sendable {
+    var state = PlaybackState()
+    var currentTime = MediaTime.zero
+    var itemIndex: Int?
+    var itemTitle: String?
+    var framesPresented = 0
+    var framesDropped = 0
+}

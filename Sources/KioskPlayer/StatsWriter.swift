@@ -1,0 +1,47 @@
+import Foundation
+
+/// `--stats-file`: one JSON line per presented frame, for tests and benchmarks:
+/// `{"t": <CLOCK_MONOTONIC seconds of the flip>, "item": <playlist index>, "pts": <media
+/// seconds>, "dropped": <frames dropped so far>, "video": <a decoded video frame, or filler>}`.
+final class StatsWriter {
+    private let handle: FileHandle
+    private var line = ""
+
+    init(path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw StatsError(path: path)
+        }
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw StatsError(path: path) }
+        self.handle = handle
+    }
+
+    struct StatsError: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "\(path): cannot write the stats file" }
+    }
+
+    struct Record {
+        var flipTime: Double
+        var item: Int
+        var pts: Double
+        var dropped: Int
+        var video: Bool
+        var generation: Int
+        var event: String? = nil
+    }
+
+    func write(_ record: Record) {
+        line.removeAll(keepingCapacity: true)
+        line += "{\"t\":" + String(format: "%.6f", record.flipTime)
+        line += ",\"item\":\(record.item),\"pts\":" + String(format: "%.6f", record.pts)
+        line += ",\"dropped\":\(record.dropped),\"video\":\(record.video),\"gen\":\(record.generation)"
+        if let event = record.event { line += ",\"event\":\"\(event)\"" }
+        line += "}\n"
+        // One write per line: a reader tailing the file never sees half a record.
+        handle.write(Data(line.utf8))
+    }
+
+    deinit {
+        try? handle.close()
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import KioskCore
+import KioskDisplay
+import Logging
+
+/// Opens the display `--display` or kiosk.conf names, and gives the screen back at the end.
+enum DisplayOpener {
+    static func open(_ spec: DisplaySpec, rotation: Rotation) throws -> VideoOutput {
+        do {
+            switch spec {
+            case .headless(let size, let rate):
+                return HeadlessDisplay(size: size, refreshRate: rate, rotation: rotation)
+            case .auto:
+                return try DRMDisplay(options: DRMDisplayOptions(rotation: rotation))
+            case .drm(let card, let connector, let mode):
+                return try DRMDisplay(options: DRMDisplayOptions(card: card, connector: connector, mode: mode, rotation: rotation))
+            }
+        } catch let error as DRMError {
+            throw RuntimeFailure("\(error)")
+        }
+    }
+
+    static func close(_ output: VideoOutput, logger: Logger) {
+        guard let drm = output as? DRMDisplay else { return }
+        do { try drm.close() } catch { logger.error("display: \(error)") }
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import KioskCore
+import KioskMedia
+import KioskPlayer
+import Logging
+
+struct PlayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play media files full screen, one after the other (like mpv --vo=drm).")
+
+    @Argument(help: "Media files, directories, globs or URLs.")
+    var media: [String]
+
+    @Option(help: "fit (resizeAspect), fill (resizeAspectFill) or stretch (resize).")
+    var gravity: VideoGravity = .fit
+
+    @Flag(help: "Loop the playlist forever.")
+    var loop = false
+
+    @Option(help: "drm[:CARD[:CONNECTOR[:MODE]]], headless:WxH[@HZ] or auto.")
+    var display: String = "auto"
+
+    @Option(help: "Display rotation, clockwise degrees: 0, 90, 180 or 270 (portrait screens).")
+    var rotation: Int = 0
+
+    @Option(help: "An ALSA PCM (default, hw:0,0, plughw:1,0, a dmix name) or none.")
+    var audio: String = "default"
+
+    @Option(help: "Volume, 0 to 100.")
+    var volume: Int = 100
+
+    @Flag(help: "Start muted.")
+    var mute = false
+
+    @Option(name: .customLong("stats-file"), help: "Write one JSON line per presented frame to this file.")
+    var statsFile: String?
+
+    @Option(help: "Playback rate, 0.25 to 4.")
+    var rate: Double = 1
+
+    @Flag(name: .customLong("start-paused"), help: "Show the first frame and wait.")
+    var startPaused = false
+
+    @Flag(help: "Present frames as fast as they decode, ignoring time (tests, benchmarks).")
+    var untimed = false
+
+    @Option(help: "Stop after this many seconds (tests, benchmarks); default: until the end.")
+    var duration: Double?
+
+    @OptionGroup var input: PlayInputOptions
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard !media.isEmpty else { throw ValidationError("give at least one media file") }
+        guard DisplaySpec(parsing: display) != nil else {
+            throw ValidationError("--display must be auto, drm[:CARD[:CONNECTOR[:MODE]]] or headless:WxH[@HZ]")
+        }
+        guard Rotation(degrees: rotation) != nil, (0..<360).contains(rotation) else {
+            throw ValidationError("--rotation must be 0, 90, 180 or 270")
+        }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0") }
+        guard (0...100).contains(volume) else { throw ValidationError("--volume must be between 0 and 100") }
+        guard PlaybackRate.isPlayable(Rational(Int64((rate * 1000).rounded()), 1000)) else {
+            throw ValidationError("--rate must be between 0.25 and 4")
+        }
+    }
+
+    func run() throws {
+        let logger = common.makeLogger()
+        let items = media.enumerated().map { index, text in
+            ItemConfig(source: ItemSource.classify(text, baseDirectory: FileManager.default.currentDirectoryPath,
+                                                   fileSystem: LocalFileSystem()),
+                       location: SourceLocation(file: "argument \(index + 1)", line: 0, column: 0))
+        }
+        let expansion = PlaylistExpander().expand(items)
+        for diagnostic in expansion.diagnostics { logger.warning("\(diagnostic)") }
+        guard !expansion.entries.isEmpty else { throw RuntimeFailure("nothing to play") }
+
+        var options = PlayerOptions()
+        options.gravity = gravity
+        options.rate = Rational(Int64((rate * 1000).rounded()), 1000)
+        options.startPaused = startPaused
+        options.untimed = untimed
+        options.statsPath = statsFile
+        options.exitWhenFinished = !loop
+        options.audioOutput = AudioOpener.open(AudioOpener.parse(audio), logger: logger)
+        options.volume = volume
+        options.isMuted = mute
+        let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!)
+        let cursor = PlaylistCursor(entries: expansion.entries, loopMode: loop ? .playlist : .none)
+        let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
+        PlaybackSession.run(player, on: output, input: input.config, duration: duration, logger: logger)
+    }
+}

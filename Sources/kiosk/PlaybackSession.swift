@@ -1,0 +1,27 @@
+import KioskCore
+import KioskInput
+import KioskPlayer
+import Logging
+
+/// What `play` and `run` share once the player is made: input, signals, the wait, and the
+/// orderly end.
+enum PlaybackSession {
+    /// Plays until the player finishes, a signal stops it, or `duration` seconds pass; then
+    /// gives the screen back. `reload` runs on SIGHUP.
+    static func run(_ player: QueuePlayer, on output: VideoOutput, input: InputConfig, duration: Double?,
+                    logger: Logger, reload: (@Sendable () -> Void)? = nil) {
+        let signals = SignalWatcher(stop: { _ in player.stop() }, reload: reload)
+        player.start()
+        let inputService = InputWiring.start(input, output: output, player: player, logger: logger)
+        if let duration {
+            if !player.waitUntilFinished(timeout: duration) { player.stop() }
+        } else {
+            player.waitUntilFinished()
+        }
+        // The console comes back first (the CRTC, mode and framebuffer that were there before):
+        // it is what a person sees, and SIGTERM must be done within a second.
+        DisplayOpener.close(output, logger: logger)
+        inputService?.stop()
+        withExtendedLifetime(signals) {}
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import KioskAudio
+import KioskCore
+import KioskTestSupport
+import Testing
+
+/// The writer thread against a device that keeps real time (NullSink underneath): volume
+/// latency, clock reports, pause, flush, keep-alive, failures.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct AudioWriterTests {
+    static let format = AudioFormat(sampleFormat: .float, sampleRate: 48_000, channels: 2)
+
+    /// `seconds` of a constant level, as a chunk: a gain change shows as a level change.
+    static func level(_ value: Float, seconds: Double, start: MediaTime = .zero, tag: Int = 0) -> PCMChunk {
+        let frames = Int(seconds * Double(format.sampleRate))
+        let samples = [Float](repeating: value, count: frames * format.channels)
+        return PCMChunk(bytes: samples.withUnsafeBytes { Array($0) }, frameCount: frames, startTime: start, itemTag: tag)
+    }
+
+    /// A writer on its own thread; `finish` stops it and waits.
+    final class Running: @unchecked Sendable {
+        let output = RecordingOutput()
+        let queue: PCMQueue
+        let writer: AudioWriter
+        private let done = DispatchSemaphore(value: 0)
+
+        init(options: AudioWriter.Options = AudioWriter.Options(), capacity: MediaTime = MediaTime(value: 2, timescale: 1)) throws {
+            _ = try output.configure(AudioWriterTests.format)
+            queue = PCMQueue(format: AudioWriterTests.format, capacity: capacity)
+            writer = AudioWriter(output: output, queue: queue, options: options)
+            let thread = Thread { [writer, done] in writer.run(); done.signal() }
+            thread.start()
+        }
+
+        func waitUntilPlayed() {
+            while queue.queuedFrames > 0 { Thread.sleep(forTimeInterval: 0.002) }
+        }
+
+        func finish() {
+            writer.stop()
+            done.wait()
+        }
+
+        var channel0: [Float] {
+            Signal.channels(of: output.bytes, format: .float, channelCount: 2)[0]
+        }
+    }
+
+    @Test func aVolumeChangeIsHeardWithinFiftyMilliseconds() throws {
+        let run = try Running()
+        run.queue.push(Self.level(0.5, seconds: 1.2))
+        Thread.sleep(forTimeInterval: 0.3)
+        let changedAt = MonotonicClock().now()
+        run.writer.setVolume(20)
+        run.waitUntilPlayed()
+        run.finish()
+
+        let samples = run.channel0
+        let rampStart = try #require(samples.firstIndex { $0 < 0.5 - 1e-6 })
+        let rampEnd = try #require(samples.firstIndex { abs($0 - 0.1) < 1e-6 })
+        let heardAfter = try #require(run.output.heardTime(ofFrame: rampStart)) - changedAt
+        #expect(heardAfter < 0.050, "a change is heard \(Int(heardAfter * 1000)) ms after it is made")
+        #expect(heardAfter > 0, "and not before")
+        // A 5 ms ramp, not a step: no click.
+        #expect(abs(rampEnd - rampStart - 240) <= 1, "ramp of \(rampEnd - rampStart) frames")
+        #expect(samples[rampStart..<rampEnd].allSatisfy { $0 < 0.5 && $0 > 0.1 })
+        // Half a second was queued upstream when the volume changed: a gain applied when
+        // samples are queued rather than written would be heard only after that.
+    }
+
+    @Test func clockReportsTrackWhatIsHeard() throws {
+        let run = try Running()
+        let reports = ReportLog()
+        run.writer.onReport { reports.append($0) }
+        run.queue.push(Self.level(0.25, seconds: 0.5, start: MediaTime(value: 10, timescale: 1), tag: 7))
+        run.waitUntilPlayed()
+        run.finish()
+
+        let all = reports.all
+        #expect(all.count >= 45, "a report per 10 ms write: \(all.count)")
+        for report in all {
+            // The frame heard at hostTime is the one the report says.
+            let frame = Int(((report.heardTime.seconds - 10) * 48_000).rounded())
+            let heard = try #require(run.output.heardTime(ofFrame: frame))
+            #expect(abs(heard - report.hostTime.seconds) < 0.002, "frame \(frame) heard at \(heard), reported for \(report.hostTime.seconds)")
+            #expect(report.itemTag == 7 && report.sampleRate == 48_000 && report.rate == .one)
+        }
+        #expect(run.writer.lastReport?.endTime == MediaTime(value: 21, timescale: 2))
+    }
+
+    @Test func pauseStopsWritingAndResumeGoesOn() throws {
+        let run = try Running()
+        run.queue.push(Self.level(0.25, seconds: 0.4))
+        Thread.sleep(forTimeInterval: 0.1)
+        run.writer.pause()
+        Thread.sleep(forTimeInterval: 0.05)
+        let whilePaused = run.output.bytes.count
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(run.output.bytes.count == whilePaused, "nothing written while paused")
+        let pausedDelay = run.output.delayFrames
+        Thread.sleep(forTimeInterval: 0.02)
+        #expect(run.output.delayFrames == pausedDelay, "the device's queue is frozen")
+        run.writer.resume()
+        run.waitUntilPlayed()
+        run.finish()
+        #expect(run.output.calls.starts(with: ["pause", "resume"]))
+        #expect(run.output.bytes.count == Int(0.4 * 48_000) * Self.format.bytesPerFrame)
+    }
+
+    @Test func flushDropsWhatIsQueuedAndRefusesStaleChunks() throws {
+        let run = try Running()
+        let oldGeneration = run.queue.generation
+        run.queue.push(Self.level(0.5, seconds: 1))
+        Thread.sleep(forTimeInterval: 0.1)
+        let generation = run.writer.flush()
+        #expect(generation == oldGeneration + 1)
+        #expect(run.writer.lastReport == nil, "no clock until the new position plays")
+        #expect(!run.queue.push(Self.level(0.5, seconds: 0.1), generation: oldGeneration), "a chunk converted before the seek is refused")
+        run.queue.push(Self.level(0.125, seconds: 0.2, start: MediaTime(value: 30, timescale: 1), tag: 2), generation: generation)
+        run.waitUntilPlayed()
+        Thread.sleep(forTimeInterval: 0.02)
+        run.finish()
+        let samples = run.channel0
+        let loud = samples.filter { $0 == 0.5 }.count
+        #expect(loud < 48_000 / 2, "most of the first second was dropped (\(loud) frames played)")
+        #expect(samples.filter { $0 == 0.125 }.count == Int(0.2 * 48_000), "all of the new position played")
+        #expect(run.output.calls.contains("drop"))
+        let report = try #require(run.writer.lastReport)
+        #expect(report.itemTag == 2 && report.endTime == MediaTime(value: 151, timescale: 5))
+    }
+
+    @Test func silenceKeepsTheDeviceRunningWhenTheQueueRunsDry() throws {
+        let run = try Running()
+        run.queue.push(Self.level(0.25, seconds: 0.05))
+        run.waitUntilPlayed()
+        Thread.sleep(forTimeInterval: 0.1)
+        run.finish()
+        let silence = run.writer.currentStatistics.silenceFrames
+        #expect(silence >= 4 * 480, "silence written while starved: \(silence) frames")
+        #expect(run.output.counters.underruns == 0)
+        #expect(run.channel0.suffix(Int(silence)).allSatisfy { $0 == 0 })
+    }
+
+    @Test func aFailingOutputIsReportedOnceAndThePipelineKeepsItsPace() throws {
+        let output = ScriptedOutput()
+        _ = try output.configure(Self.format)
+        output.writesBeforeFailing = 2
+        let queue = PCMQueue(format: Self.format)
+        let log = CapturedLog()
+        let writer = AudioWriter(output: output, queue: queue, logger: log.logger)
+        let failures = ReportLog()
+        writer.onFailureChange { failures.appendFailure($0) }
+        let done = DispatchSemaphore(value: 0)
+        Thread { writer.run(); done.signal() }.start()
+        let started = MonotonicClock().now()
+        queue.push(Self.level(0.5, seconds: 0.2))
+        while queue.queuedFrames > 0 { Thread.sleep(forTimeInterval: 0.002) }
+        let elapsed = MonotonicClock().now() - started
+        writer.stop()
+        done.wait()
+        #expect(elapsed > 0.15, "dropped samples still take their time (\(elapsed) s)")
+        #expect(writer.currentStatistics.failure == .disconnected(device: "scripted", reason: "No such device"))
+        #expect(failures.failures == [.disconnected(device: "scripted", reason: "No such device")])
+        #expect(log.lines(atLeast: .error) == ["audio device 'scripted' went away: No such device; playing on without sound"])
+    }
+}
+
+/// Collects what the writer thread reports.
+final class ReportLog: @unchecked Sendable {
+    // Appended on the writer thread, read on the test thread: guarded by `lock`.
+    private let lock = NSLock()
+    private var reports: [AudioClockReport] = []
+    private var failureChanges: [AudioOutputError?] = []
+
+    func append(_ report: AudioClockReport) { lock.lock(); reports.append(report); lock.unlock() }
+    func appendFailure(_ failure: AudioOutputError?) { lock.lock(); failureChanges.append(failure); lock.unlock() }
+    var all: [AudioClockReport] { lock.lock(); defer { lock.unlock() }; return reports }
+    var failures: [AudioOutputError?] { lock.lock(); defer { lock.unlock() }; return failureChanges }
+}

@@ -1,0 +1,131 @@
+import Testing
+@testable import KioskCore
+
+private let bootHost = MediaTime(hostNanoseconds: 987_654_321_000)
+private let refresh60 = MediaTime(value: 1, timescale: 60)
+private func millis(_ ms: Int64) -> MediaTime { MediaTime(value: ms, timescale: 1000) }
+
+@Test func aFrameIsPresentedWithinHalfARefreshOfItsTime() {
+    let clock = PlaybackClock(mediaTime: .zero, hostTime: bootHost, rate: .one)
+    let frame = millis(100)
+    // 100 ms is due from 100 - 8.33 ms on.
+    let early = FramePacer.decide(framePTS: frame, nextFramePTS: nil, clock: clock, refreshInterval: refresh60,
+                                  now: bootHost + millis(50))
+    #expect(early == .wait(untilHost: bootHost + millis(100) - MediaTime(value: 1, timescale: 120)))
+    let onTime = FramePacer.decide(framePTS: frame, nextFramePTS: millis(133), clock: clock, refreshInterval: refresh60,
+                                   now: bootHost + millis(92))
+    #expect(onTime == .present)
+}
+
+@Test func waitingAtRateTwoIsHalfAsLong() {
+    let clock = PlaybackClock(mediaTime: .zero, hostTime: bootHost, rate: Rational(2, 1))
+    let decision = FramePacer.decide(framePTS: millis(1000), nextFramePTS: nil, clock: clock, refreshInterval: refresh60,
+                                     now: bootHost)
+    #expect(decision == .wait(untilHost: bootHost + millis(500) - MediaTime(value: 1, timescale: 120)))
+}
+
+@Test func aLateFrameIsDroppedOnlyWhenANewerOneIsDue() {
+    let clock = PlaybackClock(mediaTime: .zero, hostTime: bootHost, rate: .one)
+    let now = bootHost + millis(1000)
+    // Frame at 900 ms, next at 933 ms: both past, show the newer.
+    #expect(FramePacer.decide(framePTS: millis(900), nextFramePTS: millis(933), clock: clock,
+                              refreshInterval: refresh60, now: now) == .drop)
+    // Late, but the next frame is not due yet: show it late rather than leave a hole.
+    #expect(FramePacer.decide(framePTS: millis(990), nextFramePTS: millis(1023), clock: clock,
+                              refreshInterval: refresh60, now: now) == .present)
+    // Very late and nothing newer decoded (a slow decoder): still shown.
+    #expect(FramePacer.decide(framePTS: millis(100), nextFramePTS: nil, clock: clock,
+                              refreshInterval: refresh60, now: now) == .present)
+}
+
+@Test func aStoppedClockShowsTheFrameAtItsPositionAndHoldsTheRest() {
+    let paused = PlaybackClock(mediaTime: millis(2000), hostTime: bootHost)
+    let now = bootHost + millis(5000)
+    #expect(FramePacer.decide(framePTS: millis(2000), nextFramePTS: millis(2040), clock: paused,
+                              refreshInterval: refresh60, now: now) == .present)
+    #expect(FramePacer.decide(framePTS: millis(2040), nextFramePTS: nil, clock: paused,
+                              refreshInterval: refresh60, now: now) == .waitForClock)
+    // Frames decoded before a paused seek target are dropped up to the target's frame.
+    #expect(FramePacer.decide(framePTS: millis(1960), nextFramePTS: millis(2000), clock: paused,
+                              refreshInterval: refresh60, now: now) == .drop)
+}
+
+struct CadenceCase: Sendable, CustomStringConvertible {
+    let frameDuration: MediaTime
+    let refresh: MediaTime
+    let rate: Rational
+    /// How many refreshes each shown frame stays on screen, in order (repeating).
+    let holdPattern: [Int]
+    /// How many frames of how many the rates force the presenter to drop.
+    let dropsPerCycle: (dropped: Int, frames: Int)
+    var description: String {
+        "\(frameDuration.seconds) s frames on \(refresh.seconds) s refresh at rate \(rate)"
+    }
+}
+
+private func fps(_ n: Int64, _ d: Int64 = 1) -> MediaTime { MediaTime(value: d, timescale: Int32(n)) }
+
+let cadenceTable: [CadenceCase] = [
+    // 30 fps on 60 Hz: every frame twice.
+    CadenceCase(frameDuration: fps(30), refresh: fps(60), rate: .one, holdPattern: [2], dropsPerCycle: (0, 1)),
+    // Film on 60 Hz: the 3:2 pulldown cadence falls out of "nearest refresh".
+    CadenceCase(frameDuration: fps(24), refresh: fps(60), rate: .one, holdPattern: [2, 3], dropsPerCycle: (0, 1)),
+    // PAL on 50 Hz.
+    CadenceCase(frameDuration: fps(25), refresh: fps(50), rate: .one, holdPattern: [2], dropsPerCycle: (0, 1)),
+    // Slow motion: each frame four refreshes.
+    CadenceCase(frameDuration: fps(30), refresh: fps(60), rate: Rational(1, 2), holdPattern: [4], dropsPerCycle: (0, 1)),
+    // Double speed with frames as fast as the screen: every other frame goes.
+    CadenceCase(frameDuration: fps(60), refresh: fps(60), rate: Rational(2, 1), holdPattern: [1], dropsPerCycle: (1, 2)),
+    // 60 fps on a 50 Hz screen: one frame in six cannot be shown.
+    CadenceCase(frameDuration: fps(60), refresh: fps(50), rate: .one, holdPattern: [1], dropsPerCycle: (1, 6)),
+    // NTSC 29.97 on 59.94: every frame twice, exactly, for the whole run.
+    CadenceCase(frameDuration: MediaTime(value: 1001, timescale: 30000), refresh: MediaTime(value: 1001, timescale: 60000),
+                rate: .one, holdPattern: [2], dropsPerCycle: (0, 1)),
+]
+
+/// Runs a presenter against the pacer for `refreshes` vsyncs: each refresh, frames are taken
+/// from the queue until one is presented or the head must wait. Returns which frames were shown
+/// (and at which refresh) and which were dropped.
+private func runPresenter(_ c: CadenceCase, refreshes: Int) -> (shown: [Int], shownAt: [Int], dropped: [Int]) {
+    let clock = PlaybackClock(mediaTime: .zero, hostTime: bootHost, rate: c.rate)
+    var head = 0
+    var shown: [Int] = [], shownAt: [Int] = [], dropped: [Int] = []
+    for k in 0..<refreshes {
+        let now = bootHost + c.refresh * Rational(Int64(k), 1)
+        while true {
+            let pts = c.frameDuration * Rational(Int64(head), 1)
+            let next = c.frameDuration * Rational(Int64(head + 1), 1)
+            let decision = FramePacer.decide(framePTS: pts, nextFramePTS: next, clock: clock,
+                                             refreshInterval: c.refresh, now: now)
+            if decision == .drop { dropped.append(head); head += 1; continue }
+            if decision == .present { shown.append(head); shownAt.append(k); head += 1 }
+            break
+        }
+    }
+    return (shown, shownAt, dropped)
+}
+
+/// Whether `holds` repeats `pattern`, starting anywhere in it.
+private func repeats(_ holds: [Int], _ pattern: [Int]) -> Bool {
+    (0..<pattern.count).contains { phase in
+        holds.indices.allSatisfy { holds[$0] == pattern[($0 + phase) % pattern.count] }
+    }
+}
+
+@Test(arguments: cadenceTable)
+func presenterCadence(_ c: CadenceCase) {
+    let refreshes = 3000   // 50-60 s of screen time
+    let (shown, shownAt, dropped) = runPresenter(c, refreshes: refreshes)
+    #expect(shownAt.first == 0, "the first refresh shows a frame")
+    #expect(shownAt.last ?? 0 >= refreshes - 6, "frames keep coming to the end of the run")
+    // How many refreshes each frame stays on screen repeats the expected cadence exactly.
+    let holds = zip(shownAt.dropFirst(), shownAt).map { $0 - $1 }
+    #expect(repeats(holds, c.holdPattern), "holds \(holds.prefix(12))… expected a repeat of \(c.holdPattern)")
+    // Drops: as many as the rates force, spread evenly, never two frames in a row.
+    let seen = shown.count + dropped.count
+    let expectedDrops = seen * c.dropsPerCycle.dropped / c.dropsPerCycle.frames
+    #expect(abs(dropped.count - expectedDrops) <= 1, "dropped \(dropped.count) of \(seen)")
+    #expect(zip(dropped.dropFirst(), dropped).allSatisfy { $0 - $1 > 1 })
+    #expect(shown == shown.sorted() && Set(shown).count == shown.count, "frames in order, each once")
+    #expect(Set(shown).isDisjoint(with: dropped))
+}

@@ -1,0 +1,242 @@
+import Foundation
+import Testing
+@testable import KioskCore
+
+private let fullConfig = """
+    display:
+      output: headless
+      card: /dev/dri/card1
+      connector: HDMI-A-2
+      mode: 1920x1080@59.94
+      rotation: 270
+      headless_size: 800x600
+    audio:
+      device: plughw:1,0
+      volume: 75
+      muted: true
+    input:
+      enabled: false
+      devices: [/dev/input/event3, ILITEK Touch]
+      grab: yes
+      seek_step: 2.5
+      gestures: {tap: false, double_tap: true}
+      keys:
+        toggle: [KEY_SPACE, BTN_LEFT]
+        mute: []
+        next: [KEY_N, KEY_M]
+    playback:
+      loop: item
+      gravity: resizeAspectFill
+      start_paused: true
+      rate: 0.5
+      image_duration: 0.1
+    overlay:
+      enabled: false
+      hide_after: 1:30
+      font: fonts/big.ttf
+    control:
+      socket: run/kiosk.sock
+      time_interval: 0.25
+    items:
+      - clips/
+      - path: clips/intro.mp4
+        gravity: stretch
+        volume: 80
+        muted: false
+        start: 5
+        end: 1:02:03.5
+        loop: 2
+        title: 2024
+      - path: stills/poster.png
+        duration: 7
+      - https://example.com/live/index.m3u8
+      - "clips/*.mkv"
+      - file:///opt/media/loop.mp4
+      - stills
+      - ../shared/intro.mp4
+    """
+
+private let disk = FakeFileSystem(files: ["/srv/kiosk/fonts/big.ttf", "/srv/kiosk/stills/poster.png"])
+
+@Suite("Config parsing")
+struct ConfigParsingTests {
+    @Test func fullConfigRoundTrips() throws {
+        let config = try ConfigLoader.parse(text: fullConfig, fileName: "kiosk.conf", baseDirectory: "/srv/kiosk", fileSystem: disk)
+        var display = DisplayConfig()
+        display.output = .headless
+        display.card = .path("/dev/dri/card1")
+        display.connector = .named("HDMI-A-2")
+        display.mode = .exactly(ModeRequest(size: PixelSize(width: 1920, height: 1080), refreshHz: 59.94))
+        display.rotation = .clockwise270
+        display.headlessSize = PixelSize(width: 800, height: 600)
+        #expect(config.display == display)
+
+        var audio = AudioConfig()
+        audio.device = .pcm("plughw:1,0")
+        audio.volume = 75
+        audio.muted = true
+        #expect(config.audio == audio)
+
+        #expect(config.input.enabled == false)
+        #expect(config.input.devices == .listed(["/dev/input/event3", "ILITEK Touch"]))
+        #expect(config.input.grab == true)
+        #expect(config.input.seekStep == MediaTime(value: 5, timescale: 2))
+        #expect(config.input.gestures == { var g = GestureSwitches(); g.tap = false; g.doubleTap = true; return g }())
+        #expect(config.input.keys[.toggle] == ["KEY_SPACE", "BTN_LEFT"])
+        #expect(config.input.keys[.mute] == [])
+        #expect(config.input.keys[.next] == ["KEY_N", "KEY_M"])
+        #expect(config.input.keys[.previous] == ["KEY_P", "KEY_PREVIOUSSONG"])   // not listed: default kept
+        #expect(config.input.keys.action(forKey: "KEY_M") == .next)
+
+        #expect(config.playback.loop == .item)
+        #expect(config.playback.gravity == .fill)
+        #expect(config.playback.startPaused)
+        #expect(config.playback.rate == 0.5)
+        #expect(config.playback.imageDuration == MediaTime(value: 1, timescale: 10))   // exact, not 0.1000000001
+
+        #expect(config.overlay.enabled == false)
+        #expect(config.overlay.hideAfter == MediaTime(value: 90, timescale: 1))
+        #expect(config.overlay.font == .file("/srv/kiosk/fonts/big.ttf"))
+        #expect(config.control.socketPath == "/srv/kiosk/run/kiosk.sock")
+        #expect(config.control.timeInterval == MediaTime(value: 1, timescale: 4))
+
+        #expect(config.items.map(\.source) == [
+            .directory("/srv/kiosk/clips"), .file("/srv/kiosk/clips/intro.mp4"), .file("/srv/kiosk/stills/poster.png"),
+            .url("https://example.com/live/index.m3u8"), .glob("/srv/kiosk/clips/*.mkv"), .file("/opt/media/loop.mp4"),
+            .directory("/srv/kiosk/stills"), .file("/srv/shared/intro.mp4"),
+        ])
+        let intro = config.items[1]
+        #expect(intro.gravity == .stretch)
+        #expect(intro.volume == 80)
+        #expect(intro.muted == false)
+        #expect(intro.start == MediaTime(value: 5, timescale: 1))
+        #expect(intro.end == MediaTime(value: 7447, timescale: 2))   // 1:02:03.5
+        #expect(intro.loopCount == 2)
+        #expect(intro.title == "2024")
+        #expect(intro.location == SourceLocation(file: "kiosk.conf", line: 37, column: 11))
+        #expect(config.items[2].duration == MediaTime(value: 7, timescale: 1))
+        #expect(config.items[0].gravity == nil && config.items[0].loopCount == 1)
+        #expect(config.items[0].location == SourceLocation(file: "kiosk.conf", line: 36, column: 5))
+    }
+
+    @Test func minimalConfigGetsTheDefaults() throws {
+        let config = try ConfigLoader.parse(text: "display:\naudio: {}\nitems: [a.mp4]\n", fileName: "kiosk.conf",
+                                            baseDirectory: "/srv", fileSystem: disk)
+        var expected = KioskConfig()
+        expected.items = [ItemConfig(source: .file("/srv/a.mp4"), location: SourceLocation(file: "kiosk.conf", line: 3, column: 9))]
+        #expect(config == expected)
+        #expect(config.input.keys == KeyMap.defaults)
+        #expect(config.audio.device == .pcm("default"))
+        #expect(config.display.mode == .preferred)
+    }
+
+    @Test(arguments: [
+        ("none", AudioConfig.Device.none), ("hw:0,0", .pcm("hw:0,0")), ("dmix_out", .pcm("dmix_out")),
+    ])
+    func audioDevices(_ text: String, _ expected: AudioConfig.Device) throws {
+        let config = try ConfigLoader.parse(text: "audio:\n  device: \(text)\nitems: [a.mp4]\n", fileName: "k",
+                                            baseDirectory: "/", fileSystem: disk)
+        #expect(config.audio.device == expected)
+    }
+
+    @Test(arguments: [
+        ("preferred", DisplayConfig.Mode.preferred),
+        ("1280x720", .exactly(ModeRequest(size: PixelSize(width: 1280, height: 720)))),
+        ("640X480@60", .exactly(ModeRequest(size: PixelSize(width: 640, height: 480), refreshHz: 60))),
+    ])
+    func displayModes(_ text: String, _ expected: DisplayConfig.Mode) {
+        #expect(ConfigWalker.parseMode(text) == expected)
+    }
+
+    @Test(arguments: ["1920x", "x1080", "1920x1080@", "1920x1080@0", "1920x1080@-60", "99999x1080", "fast"])
+    func badDisplayModes(_ text: String) {
+        #expect(ConfigWalker.parseMode(text) == nil)
+    }
+
+    @Test(arguments: [
+        ("10", MediaTime(value: 10, timescale: 1)), ("2.5", MediaTime(value: 5, timescale: 2)),
+        ("0.1", MediaTime(value: 1, timescale: 10)), ("1_000", MediaTime(value: 1000, timescale: 1)),
+        ("1:30", MediaTime(value: 90, timescale: 1)), ("1:02:03.25", MediaTime(value: 14893, timescale: 4)),
+        ("-3", MediaTime(value: -3, timescale: 1)), (".5", MediaTime(value: 1, timescale: 2)),
+        ("1e3", MediaTime(value: 1000, timescale: 1)), ("0.123456789", MediaTime(value: 123_456_789, timescale: 1_000_000_000)),
+    ])
+    func secondsAreExact(_ text: String, _ expected: MediaTime) {
+        #expect(SecondsText.parse(text) == expected)
+    }
+
+    @Test(arguments: ["", "abc", "1:60", "1:2:3:4", "0.1234567891", "1..2", ".inf", "1e400", "99999999999999:00"])
+    func badSeconds(_ text: String) {
+        #expect(SecondsText.parse(text) == nil)
+    }
+
+    @Test(arguments: [
+        ("rtsp://cam/stream", ItemSource.url("rtsp://cam/stream")),
+        ("HTTPS://Example.com/a.m3u8", .url("HTTPS://Example.com/a.m3u8")),
+        ("clips/a.mp4", .file("/base/clips/a.mp4")),
+        ("./clips/../b.mp4", .file("/base/b.mp4")),
+        ("/abs/dir/", .directory("/abs/dir")),
+        ("existing", .directory("/base/existing")),
+        ("c?ips/[ab]*.mp4", .glob("/base/c?ips/[ab]*.mp4")),
+        ("odd[1].mp4", .file("/base/odd[1].mp4")),   // the file exists: taken literally
+        ("file:///media/x.mp4", .file("/media/x.mp4")),
+        ("C:/not-a-url", .file("/base/C:/not-a-url")),
+    ])
+    func itemClassification(_ text: String, _ expected: ItemSource) {
+        let disk = FakeFileSystem(files: ["/base/existing/a.mp4", "/base/odd[1].mp4"])
+        #expect(ItemSource.classify(text, baseDirectory: "/base", fileSystem: disk) == expected)
+    }
+
+    @Test(arguments: [("gravty", " (did you mean 'gravity'?)"), ("Gravity", " (did you mean 'gravity'?)"),
+                      ("start_pause", " (did you mean 'start_paused'?)"), ("xyz", "")])
+    func suggestions(_ typo: String, _ expected: String) {
+        #expect(suggestion(for: typo, among: ["loop", "gravity", "start_paused", "rate"]) == expected)
+    }
+
+    @Test func equallyNearSuggestionsPreferTheSharedBeginning() {
+        #expect(suggestion(for: "fil", among: ["fit", "fill", "stretch"]) == " (did you mean 'fill'?)")
+        #expect(suggestion(for: "fitt", among: ["fit", "fill", "stretch"]) == " (did you mean 'fit'?)")
+    }
+
+    @Test func missingFontIsAnError() {
+        let diagnostics = parseDiagnostics("overlay:\n  font: fonts/none.ttf\nitems: [a.mp4]\n")
+        #expect(diagnostics.map(\.description) == [
+            "kiosk.conf:2:9: font file '/srv/kiosk/fonts/none.ttf' does not exist; expected auto or the path of a TrueType font",
+        ])
+    }
+
+    @Test func manyDuplicatesAreAllReportedAndTheRestStillChecked() {
+        let yaml = "audio:\n  volume: 1\n  volume: 2\n  volume: 3\n  muted: true\n  muted: false\n  device: 5x\n  devise: x\nitems: [a.mp4]\n"
+        let diagnostics = parseDiagnostics(yaml)
+        #expect(diagnostics.map { "\($0.line):\($0.column)" } == ["3:3", "4:3", "6:3", "8:3"])
+        #expect(diagnostics[3].message.contains("unknown key 'devise' in audio"))
+    }
+
+    @Test func repositoryExampleParsesCleanly() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let path = root.appendingPathComponent("kiosk.conf").path
+        let config: KioskConfig
+        do { config = try ConfigLoader.load(path: path) } catch {
+            Issue.record("kiosk.conf has problems:\n\(error)")
+            return
+        }
+        #expect(config.items.map(\.source) == [.directory(root.appendingPathComponent("demo-media").path)])
+        // The example spells out the defaults, so it must read exactly as the built-in values.
+        var defaults = KioskConfig()
+        defaults.items = config.items
+        #expect(config == defaults)
+    }
+
+    @Test func loadResolvesItemsAgainstTheFilesDirectory() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-conf-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/media", withIntermediateDirectories: true)
+        try "items:\n  - media\n  - clip.mp4\n".write(toFile: directory + "/kiosk.conf", atomically: true, encoding: .utf8)
+        let config = try ConfigLoader.load(path: directory + "/kiosk.conf")
+        #expect(config.items.map(\.source) == [.directory(directory + "/media"), .file(directory + "/clip.mp4")])
+        try Data([0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: directory + "/bad.conf"))
+        #expect(throws: ConfigError(diagnostics: [ConfigDiagnostic(file: directory + "/bad.conf", line: 0, column: 0,
+            message: "the file is not UTF-8 text; expected a YAML file saved as UTF-8")])) {
+            try ConfigLoader.load(path: directory + "/bad.conf")
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+@testable import KioskCore
+
+/// An in-memory tree: the listed files, and every directory above them.
+struct FakeFileSystem: PlaylistFileSystem {
+    let files: Set<String>
+    let directories: Set<String>
+    /// Directories whose listing fails (permissions).
+    let unreadable: Set<String>
+
+    init(files: [String], emptyDirectories: [String] = [], unreadable: [String] = []) {
+        self.files = Set(files)
+        var directories = Set(emptyDirectories + unreadable)
+        for path in files + emptyDirectories + unreadable {
+            var parent = PathText.normalize(path + "/..")
+            while parent != "/" && parent != "." { directories.insert(parent); parent = PathText.normalize(parent + "/..") }
+            directories.insert(parent)
+        }
+        self.directories = directories
+        self.unreadable = Set(unreadable)
+    }
+
+    func kind(ofItemAt path: String) -> FileKind? {
+        let path = PathText.normalize(path)
+        if files.contains(path) { return .file }
+        return directories.contains(path) ? .directory : nil
+    }
+
+    func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
+        let path = PathText.normalize(path)
+        guard directories.contains(path), !unreadable.contains(path) else {
+            throw FileSystemError(reason: "permission denied")
+        }
+        let prefix = path == "/" ? "/" : path + "/"
+        let children = (files.union(directories)).filter { $0.hasPrefix(prefix) && $0 != path }
+            .map { String($0.dropFirst(prefix.count).split(separator: "/")[0]) }
+        return Array(Set(children)).shuffled()   // real listings come in no particular order
+    }
+}
+
+private func item(_ source: ItemSource, line: Int = 1) -> ItemConfig {
+    ItemConfig(source: source, location: SourceLocation(file: "kiosk.conf", line: line, column: 5))
+}
+
+private func paths(_ expansion: PlaylistExpansion) -> [String] { expansion.entries.map(\.media.description) }
+
+@Suite("Playlist expansion")
+struct PlaylistExpansionTests {
+    let disk = FakeFileSystem(files: [
+        "/media/clip10.mp4", "/media/clip2.mp4", "/media/Clip1.MKV", "/media/poster.png", "/media/notes.txt",
+        "/media/.hidden.mp4", "/media/._clip3.mp4", "/media/sub/deep.mp4",
+        "/shows/a/x.mp4", "/shows/b/y.mp4", "/shows/b/z.webm", "/shows/c.mp4/inner.mp4",
+    ], emptyDirectories: ["/empty"], unreadable: ["/locked"])
+
+    @Test func directoryListsMediaFilesInNaturalOrder() {
+        let expansion = PlaylistExpander(fileSystem: disk).expand([item(.directory("/media"))])
+        #expect(paths(expansion) == ["/media/Clip1.MKV", "/media/clip2.mp4", "/media/clip10.mp4", "/media/poster.png"])
+        #expect(expansion.diagnostics.isEmpty)
+        #expect(expansion.entries.map(\.isStillImage) == [false, false, false, true])
+        #expect(expansion.entries.map(\.title) == ["Clip1.MKV", "clip2.mp4", "clip10.mp4", "poster.png"])
+    }
+
+    @Test func globMatchesComponentByComponent() {
+        let expander = PlaylistExpander(fileSystem: disk)
+        #expect(paths(expander.expand([item(.glob("/media/clip*.mp4"))])) == ["/media/clip2.mp4", "/media/clip10.mp4"])
+        #expect(paths(expander.expand([item(.glob("/shows/*/*"))]))
+                == ["/shows/a/x.mp4", "/shows/b/y.mp4", "/shows/b/z.webm", "/shows/c.mp4/inner.mp4"])
+        #expect(paths(expander.expand([item(.glob("/media/clip?.mp4"))])) == ["/media/clip2.mp4"])
+        #expect(paths(expander.expand([item(.glob("/media/[Cc]lip1.*"))])) == ["/media/Clip1.MKV"])
+        // "*" does not match a leading dot, like the shell; a directory named c.mp4 is no file.
+        #expect(paths(expander.expand([item(.glob("/media/*clip3.mp4"))])).isEmpty)
+        #expect(paths(expander.expand([item(.glob("/shows/*.mp4"))])).isEmpty)
+    }
+
+    @Test func missingAndEmptySourcesAreDiagnosticsNotFailures() {
+        let items = [
+            item(.file("/media/gone.mp4"), line: 3), item(.directory("/empty"), line: 4),
+            item(.directory("/nowhere"), line: 5), item(.glob("/media/*.avi"), line: 6),
+            item(.directory("/locked"), line: 7), item(.file("/media/clip2.mp4"), line: 8),
+        ]
+        let expansion = PlaylistExpander(fileSystem: disk).expand(items)
+        #expect(paths(expansion) == ["/media/clip2.mp4"])
+        #expect(expansion.entries.first?.itemIndex == 5)
+        let messages = expansion.diagnostics.map(\.description)
+        #expect(messages.count == 5)
+        #expect(messages[0] == "kiosk.conf:3:5: file '/media/gone.mp4' does not exist; skipped until it appears")
+        #expect(messages[1].hasPrefix("kiosk.conf:4:5: directory '/empty' holds no media files; expected files ending in avi, bmp"))
+        #expect(messages[2] == "kiosk.conf:5:5: directory '/nowhere' does not exist; skipped until it appears")
+        #expect(messages[3] == "kiosk.conf:6:5: '/media/*.avi' matches no media files; skipped")
+        #expect(messages[4] == "kiosk.conf:7:5: cannot list directory '/locked': permission denied; skipped")
+    }
+
+    @Test func urlsAndItemOptionsPassThrough() {
+        var options = item(.url("https://example.com/live.m3u8"))
+        options.title = "Live"
+        options.loopCount = 3
+        var clip = item(.file("/media/clip2.mp4"))
+        clip.gravity = .fill
+        let expansion = PlaylistExpander(fileSystem: disk).expand([options, clip])
+        #expect(expansion.entries.map(\.media) == [.url("https://example.com/live.m3u8"), .file("/media/clip2.mp4")])
+        #expect(expansion.entries.map(\.title) == ["Live", "clip2.mp4"])
+        #expect(expansion.entries.map(\.repeatCount) == [3, 1])
+        #expect(expansion.entries[1].item.gravity == .fill)
+    }
+
+    @Test(arguments: [
+        (["clip10", "clip2", "clip1"], ["clip1", "clip2", "clip10"]),
+        (["b", "A", "a2", "a10", "a02"], ["A", "a02", "a2", "a10", "b"]),   // equal numbers: plain order decides
+        (["x-10-b", "x-10-a", "x-9"], ["x-9", "x-10-a", "x-10-b"]),
+        (["2.mp4", "10.mp4", "a.mp4", "1.mp4"], ["1.mp4", "2.mp4", "10.mp4", "a.mp4"]),
+        (["v99999999999999999999999", "v100000000000000000000000"], ["v99999999999999999999999", "v100000000000000000000000"]),
+    ])
+    func naturalOrder(_ input: [String], _ expected: [String]) {
+        #expect(NaturalOrder.sorted(input) == expected)
+    }
+
+    @Test func realDirectoryAndGlob() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-playlist-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/clips/sub", withIntermediateDirectories: true)
+        for name in ["clip10.mp4", "clip9.mp4", "still.JPG", "readme.txt", ".hidden.mp4", "sub/deep.mp4"] {
+            #expect(FileManager.default.createFile(atPath: root + "/clips/" + name, contents: Data([0])))
+        }
+        let expander = PlaylistExpander()
+        let directory = expander.expand([item(.directory(root + "/clips"))])
+        #expect(paths(directory) == [root + "/clips/clip9.mp4", root + "/clips/clip10.mp4", root + "/clips/still.JPG"])
+        #expect(directory.entries.last?.isStillImage == true)
+        let glob = expander.expand([item(.glob(root + "/clips/*/*.mp4")), item(.glob(root + "/clips/clip1?.mp4"))])
+        #expect(paths(glob) == [root + "/clips/sub/deep.mp4", root + "/clips/clip10.mp4"])
+        try FileManager.default.removeItem(atPath: root + "/clips/clip9.mp4")
+        let afterRemoval = expander.expand([item(.file(root + "/clips/clip9.mp4")), item(.directory(root + "/clips/"))])
+        #expect(paths(afterRemoval) == [root + "/clips/clip10.mp4", root + "/clips/still.JPG"])
+        #expect(afterRemoval.diagnostics.map(\.message) == ["file '\(root)/clips/clip9.mp4' does not exist; skipped until it appears"])
+    }
+}

@@ -1,0 +1,338 @@
+"""System tests of kiosk's input (KioskInput) with synthetic devices in the VM bed.
+
+One bochs guest at 640x480 boots once. In it, a small Python driver (input_driver.py, run
+with Debian's python3) makes uinput devices and moves their fingers and keys on the host's
+command: it polls the work directory for cmd-NNNN files and answers done-NNNN (JSON). It
+first makes a multi-touch touchscreen (protocol B, INPUT_PROP_DIRECT, 0..4095) and a keyboard;
+then the guest runs `kiosk probe --json` (as root, and as nobody to see the permission message)
+and, once the host has read a key itself (the control for the grab check), starts
+`kiosk play red.mp4 blue.mp4 --loop --display drm --seek-step 5 --grab-input --stats-file
+stats.jsonl`. The clips are 30 s of solid red / blue, 320x240 at 10 fps, with a
+white square moving so that consecutive frames differ.
+
+The host then checks, in sequence, from the stats file (one line per presented frame: item,
+pts, gen) and QMP screendumps:
+
+- playing: two screenshots 0.6 s apart differ (the square moves);
+- tap: the stats file stops growing and two screenshots 1 s apart are equal; a second tap
+  and frames come again;
+- KEY_RIGHT: the pts jumps forward by seek_step (5 s);
+- grab: a second reader of the grabbed keyboard gets no events (before kiosk started, it did);
+- swipe left: the next item (blue on screen), swipe right: back to the previous (red);
+- scrub along the bottom band from 10% to 60% of the width: playback resumes from 18 s;
+- hotplug: a keyboard made after kiosk started works (KEY_N: next item); the first keyboard
+  unplugged is dropped with a notice, and playback goes on;
+- SYN_DROPPED: with kiosk stopped (SIGSTOP) a finger floods the touchscreen; once it runs
+  again kiosk reports the drop and cancels the stroke, the item stays, and a tap still pauses;
+- SIGTERM ends kiosk with status 0 and its log has no error.
+
+It also reports the latency from input to screen, in the guest's CLOCK_MONOTONIC (the driver
+answers with its time, the stats carry the flip times).
+
+Needs the debug kiosk: `swift build` in this worktree first.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "deploy" / "vm"))
+
+from bed import Bed, read_png  # noqa: E402
+
+KIOSK = REPO / ".build" / "debug" / "kiosk"
+SIZE = (640, 480)
+CLIP_SECONDS = 30
+SEEK_STEP = 5
+GUEST_PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+
+DRIVER = Path(__file__).resolve().parent / "input_driver.py"
+
+GUEST_COMMAND = r'''
+K=@KIOSK@
+await() {  # FILE: wait up to 120 s for it
+    i=0; while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
+}
+@PYTHON@ -S @DRIVER@ > driver.log 2>&1 &
+await devices-ready
+"$K" probe --json > probe.json 2> probe.err
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$K" probe > probe-nobody.txt 2>&1
+touch probed; await kiosk-go
+"$K" play red.mp4 blue.mp4 --loop --display drm --seek-step @SEEK_STEP@ --grab-input \
+    --stats-file stats.jsonl > kiosk.log 2>&1 &
+pid=$!
+echo $pid > kiosk.pid
+await finish
+kill -TERM $pid
+wait $pid; echo $? > kiosk.rc
+touch driver-quit
+wait
+'''
+
+
+def make_clip(path: Path, colour: str) -> None:
+    # A white square crosses the picture in 3 s, so consecutive frames always differ.
+    graph = (f"color=c={colour}:s=320x240:r=10:d={CLIP_SECONDS}[bg];color=c=white:s=24x24:r=10[sq];"
+             "[bg][sq]overlay=x='mod(t*100,296)':y=108:shortest=1")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-filter_complex", graph, "-c:v", "libx264",
+                    "-preset", "ultrafast", "-g", "10", "-pix_fmt", "yuv420p", str(path)], check=True)
+
+
+class Session:
+    """The host's side of one guest: commands to the driver, reads of kiosk's stats."""
+
+    def __init__(self, bed: Bed, workdir: Path):
+        self.bed, self.workdir, self.sequence = bed, workdir, 0
+
+    def command(self, text: str, timeout: float = 30) -> dict:
+        self.sequence += 1
+        tmp = self.workdir / f"cmd-{self.sequence:04d}.tmp"
+        tmp.write_text(text)
+        tmp.rename(self.workdir / f"cmd-{self.sequence:04d}")
+        result = json.loads(self.bed.wait_for_file(f"done-{self.sequence:04d}", timeout=timeout).read_text())
+        assert "error" not in result, (text, result)
+        return result
+
+    def stats(self) -> list[dict]:
+        path = self.workdir / "stats.jsonl"
+        if not path.exists():
+            return []
+        lines = path.read_text().splitlines()
+        # A line still being written is left for the next read.
+        return [json.loads(line) for line in lines if line.endswith("}")]
+
+    def wait_until(self, what: str, condition, timeout: float = 20.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = condition(self.stats())
+            if value:
+                return value
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what}; last stats: {self.stats()[-5:]}; "
+                             f"kiosk log: {self.log()}")
+
+    def log(self) -> str:
+        path = self.workdir / "kiosk.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def shot(self, name: str) -> Path:
+        return self.bed.screendump(self.workdir / f"{name}.png")
+
+
+def same_picture(a: Path, b: Path) -> bool:
+    ia, ib = read_png(a), read_png(b)
+    return (ia.width, ia.height) == (ib.width, ib.height) and ia.rows == ib.rows
+
+
+def dominant(path: Path) -> str:
+    """red or blue: the corner of the picture, away from the moving square."""
+    r, g, b = read_png(path).pixel(20, 20)
+    return "red" if r > 150 and b < 100 else "blue" if b > 150 and r < 100 else f"other{(r, g, b)}"
+
+
+@dataclass
+class Results:
+    """What the host saw, kept for the individual tests."""
+    checks: dict
+    probe: dict
+    probe_nobody: str
+    log: str
+    rc: int
+    boot_seconds: float
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Results:
+    if not KIOSK.exists():
+        pytest.skip(f"{KIOSK} missing: run `swift build` first")
+    workdir = tmp_path_factory.mktemp("input")
+    make_clip(workdir / "red.mp4", "red")
+    make_clip(workdir / "blue.mp4", "blue")
+    command = (GUEST_COMMAND.replace("@KIOSK@", str(KIOSK)).replace("@PYTHON@", GUEST_PYTHON)
+               .replace("@DRIVER@", str(DRIVER))
+               .replace("@SEEK_STEP@", str(SEEK_STEP)))
+    checks: dict = {}
+    with Bed(driver="bochs", size=SIZE, workdir=workdir) as bed:
+        bed.start(command)
+        s = Session(bed, workdir)
+        bed.wait_for_file("probed", timeout=120)
+        # The control for the grab check below: before kiosk runs, a reader sees the keys.
+        checks["ungrabbed_seen_bytes"] = s.command("grabbed keys KEY_M")["seen_bytes"]
+        (workdir / "kiosk-go").touch()
+        s.wait_until("kiosk to play item 0", lambda st: len(st) > 10 and st[-1]["item"] == 0, timeout=90)
+        first = s.shot("playing-a")
+        time.sleep(0.6)
+        checks["playing_moves"] = not same_picture(first, s.shot("playing-b"))
+        checks["playing_colour"] = dominant(workdir / "playing-a.png")
+
+        # Tap: paused. Give the pause a moment to land, then nothing may be presented.
+        tapped = s.command("tap 0.5 0.4")["t"]
+        time.sleep(0.5)
+        count, a = len(s.stats()), s.shot("paused-a")
+        time.sleep(1.0)
+        checks["paused_frames_after"] = len(s.stats()) - count
+        checks["paused_same_picture"] = same_picture(a, s.shot("paused-b"))
+        # The input path alone: how long frames kept coming after the finger lifted (at most
+        # the frame being drawn when the pause arrived).
+        tap_to_last_frame = max(l["t"] for l in s.stats()) - tapped
+        s.command("tap 0.5 0.4")
+        count = len(s.stats())
+        s.wait_until("frames after the second tap", lambda st: len(st) >= count + 5)
+        checks["resumed"] = True
+
+        # KEY_RIGHT: seek_step forward. The jump is between two consecutive frames of item 0.
+        before = s.stats()
+        pressed = s.command("key keys KEY_RIGHT")["t"]
+        def jump(st):
+            new = st[len(before) - 1:]
+            return next(((a["pts"], b["pts"], b["t"]) for a, b in zip(new, new[1:])
+                         if b["item"] == a["item"] and b["pts"] - a["pts"] > 2), None)
+        *checks["key_jump"], shown = s.wait_until("a pts jump after KEY_RIGHT", jump)
+        checks["latency"] = {"tap_to_last_frame": tap_to_last_frame, "key_to_frame": shown - pressed}
+
+        # The grab: a second reader of the keyboard sees nothing. KEY_M only mutes.
+        checks["grab_seen_bytes"] = s.command("grabbed keys KEY_M")["seen_bytes"]
+
+        # Swipes: left -> next item (blue), right -> previous (red).
+        count = len(s.stats())
+        lifted = s.command("stroke 0.8 0.4 0.2 0.4 0.25 8")["t"]
+        shown = s.wait_until("item 1 after a left swipe", lambda st: next((l["t"] for l in st[count:] if l["item"] == 1), None))
+        checks["latency"]["swipe_to_next_item"] = shown - lifted
+        time.sleep(0.3)
+        checks["after_swipe_left"] = dominant(s.shot("swipe-left"))
+        s.command("stroke 0.2 0.4 0.8 0.4 0.25 8")
+        s.wait_until("item 0 after a right swipe", lambda st: st[-1]["item"] == 0)
+        time.sleep(0.3)
+        checks["after_swipe_right"] = dominant(s.shot("swipe-right"))
+
+        # Scrub along the bottom band to 60%: the last seek goes to 0.6 * 30 s = 18 s (a
+        # keyframe), and playback resumes from there. Seeks during the scrub show frames too,
+        # each a new generation; the last generation is the one that plays on.
+        count = len(s.stats())
+        s.command("stroke 0.1 0.95 0.6 0.95 0.6 12")
+        def settled(st):
+            new = st[count:]
+            if len(new) < 8 or len({l["gen"] for l in new[-6:]}) != 1:
+                return None
+            last_gen = [l for l in new if l["gen"] == new[-1]["gen"]]
+            return {"first_pts": last_gen[0]["pts"], "last_pts": last_gen[-1]["pts"],
+                    "generations": len({l["gen"] for l in new})}
+        time.sleep(1.0)
+        checks["scrub"] = s.wait_until("playback to settle after the scrub", settled)
+
+        # Hotplug: a keyboard made now is used; KEY_N goes to the next item.
+        s.command("create late-keys keys")
+        s.wait_until("kiosk to open the late keyboard",
+                     lambda _: "'late-keys' as keyboard" in s.log(), timeout=10)
+        s.command("key late-keys KEY_N")
+        s.wait_until("item 1 after KEY_N on the late keyboard", lambda st: st[-1]["item"] == 1)
+        checks["hotplug_next"] = True
+        # Unplug the first keyboard: dropped, playback goes on.
+        s.command("destroy keys")
+        s.wait_until("kiosk to notice the unplug", lambda _: "'keys' unplugged" in s.log() or "'keys' removed" in s.log(),
+                     timeout=10)
+        count = len(s.stats())
+        s.wait_until("frames after the unplug", lambda st: len(st) >= count + 5)
+        checks["unplug_survived"] = True
+
+        # SYN_DROPPED: the stroke under way is cancelled (no gesture: playback goes on, same
+        # item) and kiosk says so; then a tap still works.
+        item, count = s.stats()[-1]["item"], len(s.stats())
+        s.command("flood 2000", timeout=120)
+        s.wait_until("kiosk to report the dropped events", lambda _: "dropped events (SYN_DROPPED" in s.log())
+        s.wait_until("frames after the flood", lambda st: len(st) >= count + 8)
+        checks["flood_item_kept"] = s.stats()[-1]["item"] == item
+        s.command("tap 0.5 0.4")
+        time.sleep(0.5)
+        count = len(s.stats())
+        time.sleep(1.0)
+        checks["tap_after_flood_pauses"] = len(s.stats()) == count
+
+        (workdir / "finish").touch()
+        assert bed.wait(timeout=60) == 0, bed.console_log()
+        boot = bed.boot_seconds or 0.0
+    return Results(checks=checks, probe=json.loads((workdir / "probe.json").read_text()),
+                   probe_nobody=(workdir / "probe-nobody.txt").read_text(errors="replace"),
+                   log=(workdir / "kiosk.log").read_text(errors="replace"),
+                   rc=int((workdir / "kiosk.rc").read_text()), boot_seconds=boot)
+
+
+def test_playing_picture_moves(results: Results):
+    assert results.checks["playing_moves"]
+    assert results.checks["playing_colour"] == "red"
+
+
+def test_tap_pauses_and_second_tap_resumes(results: Results):
+    assert results.checks["paused_frames_after"] == 0, results.checks
+    assert results.checks["paused_same_picture"]
+    assert results.checks["resumed"]
+
+
+def test_key_right_skips_by_seek_step(results: Results):
+    a, b = results.checks["key_jump"]
+    assert SEEK_STEP - 0.5 <= b - a <= SEEK_STEP + 0.6, (a, b)
+
+
+def test_grab_keeps_keys_from_other_readers(results: Results):
+    assert results.checks["ungrabbed_seen_bytes"] > 0, "the control: without kiosk, a reader sees the key"
+    assert results.checks["grab_seen_bytes"] == 0
+
+
+def test_input_latency_is_reported(results: Results):
+    latency = results.checks["latency"]
+    # Measured from the driver's time after its last event (the key's release, the finger's
+    # lift), so a frame may come a hair before. Under TCG a frame takes ~0.1-0.3 s to decode and scale; on hardware this is one frame.
+    assert all(-0.05 <= seconds < 2 for seconds in latency.values()), latency
+    # At most the frame being drawn when the pause arrived; TCG on a busy host is slow to draw.
+    assert latency["tap_to_last_frame"] < 1.0, latency
+    print("input to screen, in the guest's CLOCK_MONOTONIC: "
+          + ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in latency.items()))
+
+
+def test_swipes_change_item(results: Results):
+    assert results.checks["after_swipe_left"] == "blue"
+    assert results.checks["after_swipe_right"] == "red"
+
+
+def test_scrub_seeks_along_the_bottom(results: Results):
+    scrub = results.checks["scrub"]
+    assert 17.5 <= scrub["first_pts"] <= 18.6, scrub
+    assert scrub["last_pts"] > scrub["first_pts"], f"playback did not resume: {scrub}"
+
+
+def test_hotplugged_keyboard_works_and_unplug_is_harmless(results: Results):
+    assert results.checks["hotplug_next"] and results.checks["unplug_survived"]
+
+
+def test_dropped_events_cancel_the_stroke_and_input_goes_on(results: Results):
+    assert results.checks["flood_item_kept"], results.log
+    assert results.checks["tap_after_flood_pauses"]
+
+
+def test_kiosk_exits_cleanly(results: Results):
+    assert results.rc == 0, results.log
+    assert " error " not in results.log and "warning" not in results.log, results.log
+    print(f"guest command started {results.boot_seconds:.1f} s after boot; kiosk log:\n{results.log}")
+
+
+def test_probe_lists_the_synthetic_devices(results: Results):
+    devices = {d["name"]: d for d in results.probe["input"]["devices"]}
+    touch, keys = devices["touch"], devices["keys"]
+    assert touch["kind"] == "touchscreen" and touch["touchProtocol"] == "multitouch", touch
+    assert [(a["axis"], a["minimum"], a["maximum"]) for a in touch["axes"]] == \
+        [("ABS_MT_POSITION_X", 0, 4095), ("ABS_MT_POSITION_Y", 0, 4095)]
+    assert keys["kind"] == "keyboard" and "KEY_RIGHT" in keys["boundKeys"], keys
+    # The emulated PC's own keyboard is there too.
+    assert any(d["name"] == "AT Translated Set 2 keyboard" and d["kind"] == "keyboard" for d in devices.values())
+
+
+def test_user_without_access_is_told_which_group(results: Results):
+    assert "permission denied; the user must be in group 'input'" in results.probe_nobody, results.probe_nobody

@@ -1,0 +1,383 @@
+"""System tests of `kiosk play` on real KMS drivers (bochs, virtio-gpu) in the VM bed.
+
+One guest boots per driver (module-scoped) at 1280x800, the preferred mode, with the console
+showing a few lines of text. In that one guest command, one kiosk after the other:
+
+1. "Paused" cases: `kiosk play --start-paused` on a 360x240 pattern clip (the MediaFixtures
+   pattern: gray, magenta border, coloured corner squares) with a gravity, a mode chosen with
+   `--display drm::Virtual-1:WxH` and a `--rotation`. When the first frame's stats line is
+   written the guest touches CASE/ready; the host takes a screendump and touches CASE/go; the
+   guest sends SIGTERM and times the exit (CASE/exit.json; a slow exit, 1 s or more, is tried
+   again, twice at most: a busy host starves the guest for seconds); the host takes another
+   screendump (the console must be back) and touches CASE/done. Cases at the preferred mode come first:
+   bochs (QEMU's VBE) clears video memory on a mode change, the console's text with it.
+2. The "cadence" case: a 320x180 25 fps moving clip plays at 640x480 (a small mode: TCG
+   scales ~100x slower than a native CPU). While it plays a second kiosk must be refused
+   (another process is DRM master). Then it plays on for CADENCE_PLAY_SECONDS, the window
+   whose stats are measured, while the host takes two screendumps a second apart; then SIGTERM.
+
+The guest script (play-guest.sh) is bash and waits with `read -t` on a FIFO: under TCG every
+exec of a host binary over 9p costs 0.1-0.2 s of CPU, and a polling `sleep` loop would take
+that from kiosk while its start, exit and cadence are timed. kiosk writes its stats file into
+the guest's /tmp (copied to the work dir after it exits): the work dir is a 9p share, and a
+round trip to QEMU per frame would be measured too.
+
+The host checks every screendump against `kiosk snapshot` of the same case (pixel-wise) and
+against the gravity rules computed in Python (screen_geometry.py): bars, crop edges and
+corner markers within 2 px.
+
+Needs the debug kiosk: `swift build` in this worktree first.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "deploy" / "vm"))
+
+from bed import Bed  # noqa: E402
+from screen_geometry import (Screen, colours_where_different, differing_fraction,  # noqa: E402
+                             gravity_layout, layout_mismatches, mean_abs_difference,
+                             pattern_features, pattern_filter)
+
+KIOSK = REPO / ".build" / "debug" / "kiosk"
+DRIVERS = ("bochs", "virtio-gpu")
+PREFERRED = (1280, 800)
+PATTERN_SIZE = (360, 240)   # 3:2, between 4:3 and 16:10: letterbox on one mode, pillarbox on the other
+CADENCE_MODE, CADENCE_SIZE, CADENCE_FPS = (640, 480), (320, 180), 25
+CADENCE_PLAY_SECONDS = 6     # the measured stretch of playback (the host's screendumps fall in it)
+
+
+@dataclass(frozen=True)
+class Case:
+    gravity: str
+    mode: tuple[int, int]
+    rotation: int = 0
+
+    @property
+    def name(self) -> str:
+        turn = f"-rot{self.rotation}" if self.rotation else ""
+        return f"{self.gravity}-{self.mode[0]}x{self.mode[1]}{turn}"
+
+    @property
+    def kiosk_args(self) -> str:
+        return (f"--display drm::Virtual-1:{self.mode[0]}x{self.mode[1]} "
+                f"--gravity {self.gravity} --rotation {self.rotation}")
+
+    @property
+    def layout(self):
+        return gravity_layout(PATTERN_SIZE, self.rotation, self.mode, self.gravity)
+
+
+# Preferred-mode cases first (see the module doc); the modes are ones both drivers offer.
+CASES = [Case(g, PREFERRED) for g in ("fit", "fill", "stretch")] \
+    + [Case("fit", PREFERRED, 90), Case("fit", PREFERRED, 270)] \
+    + [Case(g, (1024, 768)) for g in ("fit", "fill", "stretch")]
+ROTATED = [c for c in CASES if c.rotation]
+
+GUEST_SCRIPT = r'''
+# bash, not sh: `read -t` on a FIFO sleeps without an exec, and every exec of a host binary
+# over 9p costs 0.1-0.2 s of CPU under TCG, which kiosk's timings would feel.
+K=@KIOSK@
+mkfifo /tmp/nap && exec 9<>/tmp/nap
+nap() { read -r -t "$1" -u 9 _ || true; }
+await() {  # FILE: wait up to 120 s for the host to write it
+    local i=0; while [ ! -e "$1" ] && (( i++ < 2400 )); do nap 0.05; done
+}
+alive() {  # PID: still running (kill -0 is true for a zombie; /proc/PID/stat says Z)
+    [ -e /proc/$1/stat ] && { read -r _ _ state _ < /proc/$1/stat; [ "$state" != Z ]; }
+}
+await_frame() {  # STATS PID: until the first frame's stats line is written or kiosk is gone
+    local i=0; while [ ! -s "$1" ] && alive $2 && (( i++ < 3600 )); do nap 0.05; done
+}
+guard() {  # PID: SIGKILL it if it still runs in 5 minutes (a hung kiosk fails its case, not the boot)
+    ( nap 300; kill -KILL $1 ) 2>/dev/null & watchdog=$!
+}
+launch() {  # NAME STATS ARGS...: start `kiosk play ARGS`, wait for its first frame; sets pid
+    local d=$1 stats=$2; shift 2
+    : > $stats
+    "$K" play --stats-file $stats "$@" >> $d/kiosk.log 2>&1 &
+    pid=$!; guard $pid
+    await_frame $stats $pid
+}
+stop_kiosk() {  # SIGTERM $pid and time its exit (/proc/uptime: 10 ms steps, no exec); adds to $exits
+    local t0 t1 rc
+    read -r t0 _ < /proc/uptime
+    kill -TERM $pid
+    wait $pid; rc=$?
+    read -r t1 _ < /proc/uptime
+    kill $watchdog 2>/dev/null
+    hundredths=$(( 10#${t1/./} - 10#${t0/./} ))
+    exits+="${exits:+, }{\"rc\": $rc, \"seconds\": $((hundredths / 100)).$(printf %02d $((hundredths % 100)))}"
+}
+finish() {  # NAME ARGS...: again (twice at most) while exits take 1 s or more; NAME/exit.json
+    # Tries again tell kiosk being slow from the host being busy: kiosk exits in 0.1-0.2 s in
+    # this guest, but other jobs' QEMU guests can starve its vCPUs 10-fold for seconds at a
+    # time. The test wants one exit under 1 s; a kiosk that is slow itself is slow every time.
+    local d=$1 tries=0; shift
+    cp /tmp/$d-stats.jsonl $d/stats.jsonl
+    while (( hundredths >= 100 && tries++ < 2 )); do
+        launch $d /tmp/$d-again.jsonl --start-paused "$@"
+        stop_kiosk
+    done
+    echo "{\"exits\": [$exits]}" > $d/exit.json
+    exits=""
+}
+printf '\033[2J\033[H' > /dev/tty1
+for i in 1 2 3 4 5 6 7 8; do echo "kiosk play bed $i: the console comes back when kiosk exits" > /dev/tty1; done
+: > console-ready; await console-shot
+show() {  # NAME KIOSK-ARGS...: the first frame, paused, until the host has looked
+    local d=$1
+    launch $d /tmp/$d-stats.jsonl --start-paused "${@:2}" pattern.mp4
+    : > $d/ready; await $d/go
+    stop_kiosk; finish "$@" pattern.mp4
+    await $d/done
+}
+@CASES@
+cadence=(--display drm::Virtual-1:@CADENCE_MODE@ moving.mp4)
+launch cadence /tmp/cadence-stats.jsonl "${cadence[@]}"
+"$K" play --display auto moving.mp4 > cadence/second.log 2>&1; echo $? > cadence/second.rc
+nap 1   # the second kiosk's exit settles
+read -r start _ < /proc/uptime; echo $start > cadence/window-start
+: > cadence/playing
+nap @PLAY_SECONDS@   # the host takes its two screendumps meanwhile
+stop_kiosk; finish cadence "${cadence[@]}"
+await cadence/done
+'''
+
+
+@dataclass
+class Shown:
+    """One kiosk run as the host saw it."""
+    shot: Path
+    after: Path
+    exit: dict
+    stats: list[dict]
+    log: str
+
+
+@dataclass
+class PlayGuest:
+    driver: str
+    workdir: Path
+    exit_code: int
+    bed_seconds: float
+    boot_seconds: float
+    console: Path
+    shown: dict[str, Shown] = field(default_factory=dict)
+    moving: tuple[Path, Path] | None = None
+    second_rc: int = -1
+    second_log: str = ""
+    window_start: float = 0   # guest CLOCK_MONOTONIC (= /proc/uptime: a guest never suspends)
+
+
+def make_pattern_clip(path: Path) -> None:
+    # 4:4:4: no chroma subsampling, so colour edges are as sharp as luma ones after scaling.
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", pattern_filter(*PATTERN_SIZE),
+                    "-pix_fmt", "yuv444p", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "10", str(path)],
+                   check=True)
+
+
+def make_moving_clip(path: Path) -> None:
+    w, h = CADENCE_SIZE
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
+                    "-i", f"testsrc2=s={w}x{h}:r={CADENCE_FPS}:d=30", "-pix_fmt", "yuv420p",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", str(CADENCE_FPS), str(path)], check=True)
+
+
+def read_stats(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def shoot_until(bed: Bed, path: Path, good, tries: int = 15) -> Path:
+    """Screendump until `good(path)` holds (virtio-gpu updates the host asynchronously)."""
+    for _ in range(tries):
+        bed.screendump(path)
+        if good(path):
+            break
+        time.sleep(0.2)
+    return path
+
+
+@pytest.fixture(scope="module")
+def snapshots(tmp_path_factory) -> dict[str, Path]:
+    """What each case should look like, from `kiosk snapshot` on the host."""
+    if not KIOSK.exists():
+        pytest.skip(f"{KIOSK} missing: run `swift build` first")
+    directory = tmp_path_factory.mktemp("play-expected")
+    clip = directory / "pattern.mp4"
+    make_pattern_clip(clip)
+    result = {}
+    for case in CASES:
+        out = directory / f"{case.name}.png"
+        subprocess.run([str(KIOSK), "snapshot", str(clip), "--size", f"{case.mode[0]}x{case.mode[1]}",
+                        "--gravity", case.gravity, "--rotation", str(case.rotation), "-o", str(out)], check=True)
+        result[case.name] = out
+    return result
+
+
+def boot(driver: str, workdir: Path, snapshots: dict[str, Path]) -> PlayGuest:
+    make_pattern_clip(workdir / "pattern.mp4")
+    make_moving_clip(workdir / "moving.mp4")
+    for name in [c.name for c in CASES] + ["cadence"]:
+        (workdir / name).mkdir()
+    script = (GUEST_SCRIPT.replace("@KIOSK@", str(KIOSK))
+              .replace("@CASES@", "\n".join(f"show {c.name} {c.kiosk_args}" for c in CASES))
+              .replace("@CADENCE_MODE@", "x".join(map(str, CADENCE_MODE)))
+              .replace("@PLAY_SECONDS@", str(CADENCE_PLAY_SECONDS)))
+    (workdir / "play-guest.sh").write_text(script)
+    started = time.monotonic()
+    with Bed(driver=driver, size=PREFERRED, workdir=workdir) as bed:
+        bed.start("exec /bin/bash ./play-guest.sh")
+        bed.wait_for_file("console-ready", timeout=120)
+        console = bed.screendump(workdir / "console.png")
+        (workdir / "console-shot").touch()
+        shown = {}
+        for case in CASES:
+            d = workdir / case.name
+            bed.wait_for_file(f"{case.name}/ready", timeout=180)
+            expected = snapshots[case.name]
+            shot = shoot_until(bed, d / "shot.png", lambda p: mean_abs_difference(p, expected) < 1)
+            (d / "go").touch()
+            bed.wait_for_file(f"{case.name}/exit.json", timeout=60)
+            after = shoot_until(bed, d / "after.png", lambda p: differing_fraction(console, p) < 0.02)
+            (d / "done").touch()
+            shown[case.name] = Shown(shot, after, {}, [], "")
+        d = workdir / "cadence"
+        bed.wait_for_file("cadence/playing", timeout=180)
+        first = bed.screendump(d / "moving-1.png")
+        time.sleep(1.0)
+        second = bed.screendump(d / "moving-2.png")
+        bed.wait_for_file("cadence/exit.json", timeout=60)
+        after = shoot_until(bed, d / "after.png", lambda p: differing_fraction(console, p) < 0.02)
+        (d / "done").touch()
+        code = bed.wait(timeout=60)
+        guest = PlayGuest(driver, workdir, code, time.monotonic() - started, bed.boot_seconds or 0.0,
+                          console, shown, (first, second))
+    guest.shown["cadence"] = Shown(first, after, {}, [], "")
+    for name, item in guest.shown.items():
+        d = workdir / name
+        item.exit = json.loads((d / "exit.json").read_text())
+        item.stats = read_stats(d / "stats.jsonl")
+        item.log = (d / "kiosk.log").read_text(errors="replace")
+    guest.second_rc = int((workdir / "cadence" / "second.rc").read_text())
+    guest.second_log = (workdir / "cadence" / "second.log").read_text(errors="replace")
+    guest.window_start = float((workdir / "cadence" / "window-start").read_text())
+    print(f"{driver}: bed time {guest.bed_seconds:.1f} s (boot {guest.boot_seconds:.1f} s)")
+    return guest
+
+
+@pytest.fixture(scope="module")
+def bochs_guest(tmp_path_factory, snapshots) -> PlayGuest:
+    return boot("bochs", tmp_path_factory.mktemp("play-bochs"), snapshots)
+
+
+@pytest.fixture(scope="module")
+def virtio_gpu_guest(tmp_path_factory, snapshots) -> PlayGuest:
+    return boot("virtio-gpu", tmp_path_factory.mktemp("play-virtio-gpu"), snapshots)
+
+
+@pytest.fixture(params=DRIVERS)
+def guest(request) -> PlayGuest:
+    return request.getfixturevalue(request.param.replace("-", "_") + "_guest")
+
+
+@pytest.fixture(params=CASES, ids=lambda c: c.name)
+def case(request) -> Case:
+    return request.param
+
+
+def test_guest_command_completes(guest: PlayGuest):
+    assert guest.exit_code == 0, (guest.workdir / "console.log").read_text(errors="replace")[-3000:]
+
+
+def test_first_frame_matches_snapshot(guest: PlayGuest, case: Case, snapshots):
+    shown = guest.shown[case.name]
+    assert len(shown.stats) == 1, f"paused: one frame, not {len(shown.stats)}; {shown.log}"
+    difference = mean_abs_difference(shown.shot, snapshots[case.name])
+    assert difference < 1, f"{shown.shot} differs from {snapshots[case.name]} by {difference:.2f} on average"
+
+
+def test_gravity_geometry(guest: PlayGuest, case: Case):
+    shown = guest.shown[case.name]
+    screen = Screen(shown.shot)
+    assert (screen.width, screen.height) == case.mode, shown.log
+    assert layout_mismatches(screen, case.layout, pattern_features(*PATTERN_SIZE)) == []
+
+
+@pytest.mark.parametrize("rotated", ROTATED, ids=lambda c: c.name)
+def test_rotation_puts_top_left_where_portrait_expects(guest: PlayGuest, rotated: Case):
+    screen = Screen(guest.shown[rotated.name].shot)
+    red = rotated.layout.to_screen(pattern_features(*PATTERN_SIZE)[0][2])
+    x, y = int((red[0] + red[2]) / 2), int((red[1] + red[3]) / 2)
+    # 90: the picture turned clockwise, the source's top-left is at the panel's top right;
+    # 270: at the bottom left.
+    right, bottom = x > screen.width / 2, y > screen.height / 2
+    assert (right, bottom) == {90: (True, False), 270: (False, True)}[rotated.rotation]
+    assert screen.colour(x, y) == "red"
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES] + ["cadence"])
+def test_sigterm_exits_zero_within_a_second(guest: PlayGuest, name: str):
+    shown = guest.shown[name]
+    exits = shown.exit["exits"]
+    print(f"{guest.driver}/{name}: exit " + ", then ".join(f"{e['seconds']:.2f} s" for e in exits) + " after SIGTERM")
+    assert [e["rc"] for e in exits] == [0] * len(exits), shown.log
+    # Tries after the first are made only after slow ones (see finish() in the guest script).
+    assert min(e["seconds"] for e in exits) < 1.0, f"exits took {exits} after SIGTERM; {shown.log}"
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES] + ["cadence"])
+def test_screen_is_restored_after_exit(guest: PlayGuest, name: str):
+    shown = guest.shown[name]
+    after = Screen(shown.after)
+    assert (after.width, after.height) == PREFERRED, "the mode was not restored"
+    console = Screen(guest.console)
+    assert len({console.colour(x, y) for y in range(0, 800, 4) for x in range(0, 1280, 4)}) >= 2, "no text?"
+    mode_changed = name == "cadence" or next(c for c in CASES if c.name == name).mode != PREFERRED
+    if guest.driver == "bochs" and mode_changed:
+        # QEMU's VBE clears video memory on a mode change, the console's text with it: the
+        # console's framebuffer is back (black), only the text is gone.
+        assert colours_where_different(guest.console, shown.after) <= {(0, 0, 0)}
+        assert differing_fraction(guest.console, shown.after) < 0.02
+    else:
+        # The console's framebuffer comes back, text and all.
+        assert differing_fraction(guest.console, shown.after) == 0
+
+
+def test_picture_changes_while_playing(guest: PlayGuest):
+    first, second = guest.moving
+    assert (Screen(first).width, Screen(first).height) == CADENCE_MODE
+    assert differing_fraction(first, second) > 0.005
+
+
+def test_frames_come_at_the_clip_rate(guest: PlayGuest):
+    stats = [s for s in guest.shown["cadence"].stats if s["t"] >= guest.window_start]
+    assert len(stats) > CADENCE_FPS * CADENCE_PLAY_SECONDS / 2, f"only {len(stats)} frames in the window"
+    times = [s["t"] for s in stats]
+    intervals = sorted(b - a for a, b in zip(times, times[1:]))
+    median = statistics.median(intervals)
+    dropped = stats[-1]["dropped"] - stats[0]["dropped"]
+    pts_rate = (stats[-1]["pts"] - stats[0]["pts"]) / (times[-1] - times[0])
+    print(f"{guest.driver}: {len(stats)} frames in {times[-1] - times[0]:.2f} s, interval median "
+          f"{median * 1000:.1f} ms (p10 {intervals[len(intervals) // 10] * 1000:.1f}, p90 "
+          f"{intervals[len(intervals) * 9 // 10] * 1000:.1f}), {dropped} dropped, media/wall {pts_rate:.3f}")
+    assert abs(median - 1 / CADENCE_FPS) <= 0.1 / CADENCE_FPS
+    assert abs(pts_rate - 1) <= 0.1
+
+
+def test_second_kiosk_is_told_another_is_master(guest: PlayGuest):
+    assert guest.second_rc == 1, guest.second_log
+    assert "another process is DRM master on /dev/dri/card0" in guest.second_log, guest.second_log
+    # ...while the first went on playing.
+    stats = guest.shown["cadence"].stats
+    assert stats and stats[0]["t"] < guest.window_start < stats[-1]["t"]

@@ -1,0 +1,467 @@
+"""The kiosk QEMU test bed: run a command next to real DRM, ALSA and evdev drivers.
+
+This machine has no /dev/dri, no sound card and no /dev/uinput, so tests boot
+this host's own kernel in QEMU (TCG, no KVM) with a tiny initramfs (see
+build-initramfs and guest-init). The guest mounts this machine's root
+read-only over 9p and runs the command chrooted into it, so every binary and
+library of the host is there. A writable work directory is shared at the same
+absolute path inside and out: the command's results land there.
+
+Standard library only. Typical use in a test:
+
+    from bed import Bed, read_png
+
+    with Bed(driver="bochs", size=(1024, 768), workdir=tmp_path) as bed:
+        bed.start(f"{kiosk} play clip.mp4 & touch ready; wait")
+        bed.wait_for_file("ready", timeout=30)
+        img = read_png(bed.screendump(tmp_path / "shot.png"))
+        assert img.pixel(10, 10) == (0, 0, 0)
+        assert bed.wait(timeout=60) == 0
+
+Files the bed keeps in the work directory: guest-command.sh (the command),
+guest-workdir (its path, for the guest), console.log (the guest's serial
+console: boot messages and the command's output), dmesg.log, qemu.log (QEMU's
+own stderr), guest-started (touched just before the command runs), exit-code
+(the command's exit status) and setup-error (only if the guest's setup failed).
+Inside the guest /tmp and /run are empty tmpfs and the rest of the host root
+is read-only: put inputs and outputs in the work directory.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from pngread import PngError, PngImage, read_png  # noqa: F401  (re-exported)
+
+HERE = Path(__file__).resolve().parent
+DRIVERS = ("bochs", "virtio-gpu")
+
+# Written by the bed, read by guest-init / the host. Removed before each boot.
+_BED_FILES = ("guest-command.sh", "guest-workdir", "console.log", "dmesg.log",
+              "qemu.log", "guest-started", "exit-code", "exit-code.tmp",
+              "setup-error", "guest-expose")
+
+# The checkout this bed belongs to: shown in the guest even when it lies under /tmp or /run,
+# which the guest otherwise covers with empty tmpfs (CI may clone anywhere).
+_REPOSITORY = Path(__file__).resolve().parents[2]
+
+# quiet: only warnings and errors from the kernel on the console, so the
+# command's output stays readable. panic=-1 with -no-reboot: a guest that
+# panics (or whose init dies) ends QEMU at once instead of hanging.
+# mitigations=off: speculative-execution mitigations only slow down TCG.
+# vt.global_cursor_default=0: no blinking text cursor in screenshots.
+KERNEL_ARGS = "console=ttyS0 quiet panic=-1 mitigations=off vt.global_cursor_default=0"
+
+
+class BedError(RuntimeError):
+    """The test bed could not do what was asked; the message says why and where to look."""
+
+
+class GuestTimeout(BedError, TimeoutError):
+    """The guest did not finish (or did not reach a point) in time."""
+
+
+class GuestSetupError(BedError):
+    """The guest booted but could not set up the chroot; the command never ran."""
+
+
+def prepare() -> tuple[Path, Path]:
+    """Build (or reuse) the cached initramfs; return (kernel, initrd) paths."""
+    script = HERE / "build-initramfs"
+    try:
+        out = subprocess.run([str(script)], capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        raise BedError(f"{script} took more than 300 s") from None
+    if out.returncode != 0:
+        raise BedError(f"{script} failed:\n{out.stderr.strip()}")
+    values = dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
+    try:
+        return Path(values["KIOSK_VM_KERNEL"]), Path(values["KIOSK_VM_INITRD"])
+    except KeyError:
+        raise BedError(f"{script} printed no kernel/initrd paths:\n{out.stdout}{out.stderr}") from None
+
+
+def _qemu_escape(value: str) -> str:
+    """QEMU option values separate fields with commas; a literal comma is doubled."""
+    return value.replace(",", ",,")
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGKILL when the process that started QEMU dies.
+
+    So a test runner killed outright does not leave a QEMU behind."""
+    PR_SET_PDEATHSIG = 1
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+class Bed:
+    """One QEMU guest. Use as a context manager: QEMU is always killed on exit.
+
+    driver:  "bochs" (std VGA, bochs-drm) or "virtio-gpu" (virtio-gpu-pci).
+    size:    (width, height) of the display; it is the connector's preferred mode.
+    workdir: host directory shared writable with the guest at the same path;
+             created if missing. None: a new directory under /var/tmp, kept.
+    memory:  guest memory, in QEMU's -m syntax.
+    """
+
+    def __init__(self, driver: str = "bochs", size: tuple[int, int] = (1024, 768),
+                 workdir: str | os.PathLike | None = None, memory: str = "1G",
+                 cpus: int = 2, qemu: str = "qemu-system-x86_64",
+                 extra_qemu_args: list[str] | tuple[str, ...] = ()):
+        if driver not in DRIVERS:
+            raise ValueError(f"driver must be one of {DRIVERS}, not {driver!r}")
+        width, height = size
+        if not (64 <= width <= 8192 and 64 <= height <= 8192):
+            raise ValueError(f"size {width}x{height} out of range (64..8192)")
+        self.driver = driver
+        self.size = (int(width), int(height))
+        self.memory = memory
+        self.cpus = cpus
+        self.qemu = qemu
+        self.extra_qemu_args = list(extra_qemu_args)
+        if workdir is None:
+            workdir = tempfile.mkdtemp(prefix="kiosk-vm-", dir="/var/tmp")
+        self.workdir = Path(os.path.realpath(workdir))
+        if self.workdir == Path("/") or "\n" in str(self.workdir):
+            raise ValueError(f"unusable work directory {str(self.workdir)!r}")
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.console_path = self.workdir / "console.log"
+        self._proc: subprocess.Popen | None = None
+        self._qmp: _QMP | None = None
+        self._sockdir: str | None = None
+        self._started_at = 0.0
+        self._exit_code: int | None = None
+
+    # --- lifecycle -----------------------------------------------------------
+
+    def qemu_command(self, kernel: Path, initrd: Path, qmp_socket: str) -> list[str]:
+        """The full QEMU command line (also handy to paste into a shell to debug)."""
+        w, h = self.size
+        work = _qemu_escape(str(self.workdir))
+        cmd = [
+            self.qemu, "-name", "kiosk-bed", "-nodefaults", "-no-user-config",
+            # KVM hangs on this host: always TCG. thread=multi: one host
+            # thread per guest CPU.
+            "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", str(self.cpus),
+            "-m", self.memory, "-display", "none", "-no-reboot",
+            "-kernel", str(kernel), "-initrd", str(initrd), "-append", KERNEL_ARGS,
+            "-chardev", f"file,id=console,path={_qemu_escape(str(self.console_path))}",
+            "-serial", "chardev:console",
+            "-virtfs", "local,path=/,mount_tag=host,security_model=none,"
+                       "readonly=on,multidevs=remap",
+            "-virtfs", f"local,path={work},mount_tag=work,security_model=none,"
+                       "multidevs=remap",
+            "-qmp", f"unix:{_qemu_escape(qmp_socket)},server=on,wait=off",
+        ]
+        if self.driver == "bochs":
+            # std VGA: bochs-drm. Its EDID lists xres x yres as the preferred
+            # mode. VRAM must hold a few framebuffers for page flipping (and
+            # the fbdev console's), so size it from the mode: a power of two.
+            vram = 16
+            while vram * 1024 * 1024 < 4 * w * h * 4 and vram < 256:  # QEMU's limit
+                vram *= 2
+            cmd += ["-device", f"VGA,xres={w},yres={h},vgamem_mb={vram}"]
+        else:
+            cmd += ["-device", f"virtio-gpu-pci,xres={w},yres={h}"]
+        return cmd + self.extra_qemu_args
+
+    def start(self, command: str, cwd: str | os.PathLike | None = None,
+              env: dict[str, str] | None = None) -> "Bed":
+        """Boot the guest and run `command` (a /bin/sh command line) in the chroot.
+
+        Returns at once; use wait(), wait_for_file() and screendump().
+        cwd: directory the command starts in (default: the work directory).
+        env: extra environment variables for the command.
+        """
+        if self._proc is not None:
+            raise BedError("this Bed was already started; make a new one")
+        if shutil.which(self.qemu) is None:
+            raise BedError(f"{self.qemu} not found (apt-get install qemu-system-x86)")
+        kernel, initrd = prepare()
+        cwd = os.path.realpath(cwd) if cwd is not None else str(self.workdir)
+        for name in _BED_FILES:
+            (self.workdir / name).unlink(missing_ok=True)
+        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in (env or {}).items())
+        (self.workdir / "guest-command.sh").write_text(
+            "# Written by deploy/vm/bed.py; run by /bin/sh inside the guest, chrooted\n"
+            "# into the host's root (read-only; /tmp and /run are empty tmpfs but for the\n"
+            "# checkout and the start directory, shown read-only).\n"
+            f"{exports}cd {shlex.quote(cwd)} || exit 125\n"
+            f"{command}\n")
+        (self.workdir / "guest-workdir").write_text(str(self.workdir))
+        (self.workdir / "guest-expose").write_text(f"{_REPOSITORY}\n{cwd}\n")
+        # A short path: unix socket paths are limited to 107 bytes.
+        self._sockdir = tempfile.mkdtemp(prefix="kiosk-vm-qmp-")
+        qmp_socket = os.path.join(self._sockdir, "qmp.sock")
+        args = self.qemu_command(kernel, initrd, qmp_socket)
+        self._started_at = time.time()
+        try:
+            with open(self.workdir / "qemu.log", "wb") as qemu_log:
+                self._proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=qemu_log,
+                                              stderr=subprocess.STDOUT, cwd=self.workdir,
+                                              preexec_fn=_die_with_parent)
+        except OSError as e:
+            shutil.rmtree(self._sockdir, ignore_errors=True)
+            raise BedError(f"cannot start {self.qemu}: {e}") from None
+        self._qmp = _QMP(qmp_socket)
+        _live_beds.add(self)
+        return self
+
+    def run(self, command: str, timeout: float = 120.0, **kwargs) -> int:
+        """start(command) then wait(timeout): the command's exit code."""
+        self.start(command, **kwargs)
+        return self.wait(timeout)
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def wait(self, timeout: float = 120.0, kill_on_timeout: bool = True) -> int:
+        """Wait for the guest to power off; return the command's exit code.
+
+        Raises GuestTimeout after `timeout` seconds (killing QEMU unless
+        kill_on_timeout is False), GuestSetupError if the guest could not set
+        up the chroot, BedError if QEMU or the guest kernel died."""
+        proc = self._require_started()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            if kill_on_timeout:
+                self.kill()
+            raise GuestTimeout(
+                f"guest still running after {timeout:g} s"
+                f"{' (killed)' if kill_on_timeout else ''}; {self._where()}") from None
+        return self._result()
+
+    def wait_for_file(self, name: str, timeout: float = 60.0) -> Path:
+        """Wait until the guest has written `name` in the work directory.
+
+        Only a file created or modified since this boot counts, so a leftover
+        from an earlier run is not mistaken for a new one. Raises BedError
+        if the guest stops first, GuestTimeout after `timeout` seconds."""
+        proc = self._require_started()
+        path = self.workdir / name
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if path.stat().st_mtime >= self._started_at - 0.05:
+                    return path
+            except FileNotFoundError:
+                pass
+            if proc.poll() is not None:
+                raise BedError(f"guest stopped before writing {name} "
+                               f"({self._ended_how()}); {self._where()}")
+            if time.monotonic() > deadline:
+                raise GuestTimeout(f"guest did not write {name} within {timeout:g} s; "
+                                   f"{self._where()}")
+            time.sleep(0.05)
+
+    def screendump(self, path: str | os.PathLike, timeout: float = 20.0) -> Path:
+        """Save the guest's display as a PNG file at `path` (via QMP); return the path."""
+        self._require_started()
+        if not self.running:
+            raise BedError(f"cannot take a screenshot: the guest has stopped "
+                           f"({self._ended_how()}); {self._where()}")
+        path = Path(os.path.abspath(path))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._qmp.execute("screendump", {"filename": str(path), "format": "png"},
+                              timeout=timeout)
+        except (OSError, BedError) as e:
+            if not self.running:
+                raise BedError(f"cannot take a screenshot: the guest stopped "
+                               f"({self._ended_how()}); {self._where()}") from None
+            raise BedError(f"screendump to {path} failed: {e}") from None
+        if not path.is_file():
+            raise BedError(f"QEMU reported success but wrote no file at {path}")
+        return path
+
+    def kill(self) -> None:
+        """Stop QEMU now (SIGKILL). Safe to call more than once."""
+        if self._qmp is not None:
+            self._qmp.close()
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                raise BedError(f"QEMU (pid {self._proc.pid}) did not die after SIGKILL") from None
+        if self._sockdir is not None:
+            shutil.rmtree(self._sockdir, ignore_errors=True)
+            self._sockdir = None
+        _live_beds.discard(self)
+
+    def __enter__(self) -> "Bed":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.kill()
+
+    # --- what happened -------------------------------------------------------
+
+    def console_log(self) -> str:
+        """The guest's serial console so far: kernel warnings and the command's output."""
+        try:
+            text = self.console_path.read_bytes().decode("utf-8", "replace")
+        except FileNotFoundError:
+            return ""
+        return text.replace("\r\n", "\n")
+
+    def dmesg(self) -> str:
+        """The guest kernel's log, saved after the command ended ('' before)."""
+        try:
+            return (self.workdir / "dmesg.log").read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    @property
+    def boot_seconds(self) -> float | None:
+        """Seconds from start() until the command began (None if it has not yet)."""
+        try:
+            return (self.workdir / "guest-started").stat().st_mtime - self._started_at
+        except FileNotFoundError:
+            return None
+
+    # --- internals -----------------------------------------------------------
+
+    def _require_started(self) -> subprocess.Popen:
+        if self._proc is None:
+            raise BedError("the guest was not started: call start(command) first")
+        return self._proc
+
+    def _where(self) -> str:
+        tail = "\n".join(self.console_log().rstrip().splitlines()[-15:])
+        return (f"console log: {self.console_path}" +
+                (f"\n--- last console lines ---\n{tail}" if tail else " (empty)"))
+
+    def _ended_how(self) -> str:
+        rc = self._proc.returncode if self._proc else None
+        if rc is None:
+            return "still running"
+        code_file = self.workdir / "exit-code"
+        if code_file.exists():
+            return f"the command exited with status {code_file.read_text().strip()}"
+        if rc < 0:
+            return f"QEMU killed by signal {-rc}"
+        return f"QEMU exited with status {rc}"
+
+    def _result(self) -> int:
+        if self._exit_code is not None:
+            return self._exit_code
+        self.kill()  # tidy the QMP socket even though QEMU has exited
+        code_file = self.workdir / "exit-code"
+        if code_file.exists():
+            text = code_file.read_text().strip()
+            if not text.isdigit():
+                raise BedError(f"unreadable exit code {text!r} in {code_file}; {self._where()}")
+            self._exit_code = int(text)
+            return self._exit_code
+        setup_error = self.workdir / "setup-error"
+        if setup_error.exists():
+            raise GuestSetupError(f"guest setup failed: {setup_error.read_text().strip()}; "
+                                  f"{self._where()}")
+        rc = self._proc.returncode
+        if rc != 0:
+            qemu_log = (self.workdir / "qemu.log").read_text(errors="replace").strip()
+            raise BedError(f"{self._ended_how()}: {qemu_log or '(no message)'}\n"
+                           f"command line: {shlex.join(self._proc.args)}\n{self._where()}")
+        raise BedError("the guest powered off without reporting an exit code "
+                       f"(kernel panic?); {self._where()}")
+
+
+class _QMP:
+    """A minimal QMP client: one connection, opened on first use."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._sock: socket.socket | None = None
+        self._buf = b""
+
+    def execute(self, command: str, arguments: dict | None = None, timeout: float = 20.0):
+        deadline = time.monotonic() + timeout
+        if self._sock is None:
+            self._connect(deadline)
+        msg = {"execute": command}
+        if arguments:
+            msg["arguments"] = arguments
+        self._send(msg)
+        return self._reply(deadline, command)
+
+    def _connect(self, deadline: float) -> None:
+        # QEMU creates the socket a moment after it starts: retry until then.
+        while True:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.settimeout(max(0.1, deadline - time.monotonic()))
+                sock.connect(self.path)
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                sock.close()
+                if time.monotonic() > deadline:
+                    raise BedError(f"QMP socket {self.path} did not appear") from None
+                time.sleep(0.05)
+        self._sock = sock
+        self._buf = b""
+        self._read(deadline)  # greeting
+        self._send({"execute": "qmp_capabilities"})
+        self._reply(deadline, "qmp_capabilities")
+
+    def _send(self, msg: dict) -> None:
+        self._sock.sendall(json.dumps(msg).encode() + b"\n")
+
+    def _read(self, deadline: float) -> dict:
+        while b"\n" not in self._buf:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BedError("QMP: no answer in time")
+            self._sock.settimeout(remaining)
+            try:
+                chunk = self._sock.recv(65536)
+            except socket.timeout:
+                raise BedError("QMP: no answer in time") from None
+            if not chunk:
+                raise BedError("QMP: QEMU closed the connection")
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def _reply(self, deadline: float, command: str):
+        while True:
+            msg = self._read(deadline)
+            if "event" in msg:
+                continue
+            if "error" in msg:
+                raise BedError(f"QMP {command}: {msg['error'].get('desc', msg['error'])}")
+            if "return" in msg:
+                return msg["return"]
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+
+# Beds still running; killed at interpreter exit in case a caller forgot.
+_live_beds: set[Bed] = set()
+
+
+def _kill_all() -> None:
+    for bed in list(_live_beds):
+        bed.kill()
+
+
+atexit.register(_kill_all)
