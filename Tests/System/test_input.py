@@ -289,9 +289,12 @@ def test_grab_keeps_keys_from_other_readers(results: Results):
 def test_input_latency_is_reported(results: Results):
     latency = results.checks["latency"]
     # Measured from the driver's time after its last event (the key's release, the finger's
-    # lift), so a frame may come a hair before. Under TCG a frame takes ~0.1-0.3 s to decode and scale; on hardware this is one frame.
-    assert all(-0.05 <= seconds < 2 for seconds in latency.values()), latency
+    # lift), so a frame may come a hair before. Under TCG a frame takes ~0.1-0.3 s to decode and
+    # scale; on hardware this is one frame.
+    assert all(-0.05 <= latency[name] < 2 for name in ("key_to_frame", "swipe_to_next_item")), latency
     # At most the frame being drawn when the pause arrived; TCG on a busy host is slow to draw.
+    # Negative is fine: the last frame came before the lift (the tap is recognised on the lift,
+    # and a slow guest may have presented nothing during the finger's press).
     assert latency["tap_to_last_frame"] < 1.0, latency
     print("input to screen, in the guest's CLOCK_MONOTONIC: "
           + ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in latency.items()))
