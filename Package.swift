@@ -37,8 +37,11 @@ let package = Package(
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio",
                                                     .product(name: "Logging", package: "swift-log")]),
+        // The control socket (JSON lines, like mpv's IPC) on top of the engine.
+        .target(name: "KioskControl", dependencies: ["KioskCore", "KioskPlayer",
+                                                     .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -123,6 +123,8 @@ public final class QueuePlayer: @unchecked Sendable {
         mailbox.post(.input(.skip(by: delta, from: currentTime)))
     }
     public func setRate(_ rate: Rational) { mailbox.post(.input(.setRate(rate))) }
+    /// The rate `play()` resumes at (0.25...4), without unpausing.
+    public func setDefaultRate(_ rate: Rational) { mailbox.post(.input(.setDefaultRate(rate))) }
     public func setVolume(_ percent: Int) { mailbox.post(.input(.setVolume(percent))) }
     public func adjustVolume(by delta: Int) { mailbox.post(.input(.adjustVolume(by: delta))) }
     public func setMuted(_ muted: Bool) { mailbox.post(.input(.setMuted(muted))) }
@@ -140,6 +142,8 @@ public final class QueuePlayer: @unchecked Sendable {
     public var status: PlayerItemStatus { snapshotLock.withLock { snapshot.state.status } }
     public var timeControlStatus: TimeControlStatus { snapshotLock.withLock { snapshot.state.timeControlStatus } }
     public var rate: Rational { snapshotLock.withLock { snapshot.state.rate } }
+    public var defaultRate: Rational { snapshotLock.withLock { snapshot.state.defaultRate } }
+    public var playlistCount: Int { snapshotLock.withLock { snapshot.playlistCount } }
     public var volume: Int { snapshotLock.withLock { snapshot.state.volume } }
     public var isMuted: Bool { snapshotLock.withLock { snapshot.state.isMuted } }
     public var currentItemIndex: Int? { snapshotLock.withLock { snapshot.itemIndex } }
@@ -156,4 +160,5 @@ struct PlayerSnapshot: Sendable {
     var itemTitle: String?
     var framesPresented = 0
     var framesDropped = 0
+    var playlistCount = 0
 }

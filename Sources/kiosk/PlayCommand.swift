@@ -49,6 +49,9 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Stop after this many seconds (tests, benchmarks); default: until the end.")
     var duration: Double?
 
+    @Option(name: .customLong("control-socket"), help: "Listen for control commands on this Unix socket (see kiosk ctl).")
+    var controlSocket: String?
+
     @OptionGroup var input: PlayInputOptions
 
     @OptionGroup var common: CommonOptions
@@ -91,7 +94,10 @@ struct PlayCommand: ParsableCommand {
         options.isMuted = mute
         let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!)
         let cursor = PlaylistCursor(entries: expansion.entries, loopMode: loop ? .playlist : .none)
-        let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
-        PlaybackSession.run(player, on: output, input: input.config, duration: duration, logger: logger)
+        let control = try ControlWiring.open(controlSocket, logger: logger)
+        if control != nil { options.timeInterval = ControlConfig().timeInterval }
+        let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger,
+                                     onEvent: ControlWiring.handler(control))
+        PlaybackSession.run(player, on: output, input: input.config, duration: duration, logger: logger, control: control)
     }
 }

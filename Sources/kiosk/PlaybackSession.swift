@@ -1,3 +1,4 @@
+import KioskControl
 import KioskCore
 import KioskInput
 import KioskPlayer
@@ -9,8 +10,9 @@ enum PlaybackSession {
     /// Plays until the player finishes, a signal stops it, or `duration` seconds pass; then
     /// gives the screen back. `reload` runs on SIGHUP.
     static func run(_ player: QueuePlayer, on output: VideoOutput, input: InputConfig, duration: Double?,
-                    logger: Logger, reload: (@Sendable () -> Void)? = nil) {
+                    logger: Logger, reload: (@Sendable () -> Void)? = nil, control: ControlServer? = nil) {
         let signals = SignalWatcher(stop: { _ in player.stop() }, reload: reload)
+        control?.start(player: player)
         player.start()
         let inputService = InputWiring.start(input, output: output, player: player, logger: logger)
         if let duration {
@@ -22,6 +24,7 @@ enum PlaybackSession {
         // it is what a person sees, and SIGTERM must be done within a second.
         DisplayOpener.close(output, logger: logger)
         inputService?.stop()
+        control?.stop()   // removes the socket file
         withExtendedLifetime(signals) {}
     }
 }

@@ -35,6 +35,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Present frames as fast as they decode, ignoring time (tests, benchmarks).")
     var untimed = false
 
+    @Option(name: .customLong("control-socket"), help: "Override kiosk.conf's control.socket: a Unix socket path, or none.")
+    var controlSocket: String?
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -68,7 +71,11 @@ struct RunCommand: ParsableCommand {
         options.volume = settings.audio.volume
         options.isMuted = settings.audio.muted
         let cursor = PlaylistCursor(entries: entries, loopMode: settings.playback.loop)
-        let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
+        let control = try ControlWiring.open(controlSocket.map { $0 == "none" ? nil : $0 } ?? settings.control.socketPath,
+                                             logger: logger)
+        if control != nil { options.timeInterval = settings.control.timeInterval }
+        let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger,
+                                     onEvent: ControlWiring.handler(control))
         let path = config
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger, reload: {
             // A bad new file leaves the old playlist playing; its errors are logged.
@@ -79,7 +86,7 @@ struct RunCommand: ParsableCommand {
             } catch {
                 logger.error("\(path): not reloaded, the old configuration keeps playing:\n\(error)")
             }
-        })
+        }, control: control)
     }
 
     /// kiosk.conf's display, or --display. A box with no DRM display at all previews headless,

@@ -1,0 +1,125 @@
+import KioskCore
+import KioskPlayer
+
+/// Carries out parsed requests on the player (posting to its mailbox, reading its snapshot)
+/// and turns its events into event lines. Used only by the server thread.
+final class ControlDispatcher {
+    let player: QueuePlayer
+    let baseDirectory: String
+    private var names = ControlEventNames()
+
+    init(player: QueuePlayer, baseDirectory: String) {
+        self.player = player
+        self.baseDirectory = baseDirectory
+    }
+
+    /// The reply line's value for one request line.
+    func reply(to line: String, from connection: ControlConnection) -> ControlValue {
+        let request: ControlRequest
+        do {
+            request = try ControlRequestParser.parse(line)
+        } catch {
+            return ControlMessage.failure(error.description, requestID: error.requestID)
+        }
+        switch perform(request.command, for: connection) {
+        case .success(let data): return ControlMessage.success(data, requestID: request.requestID)
+        case .failure(let error): return ControlMessage.failure(error.description, requestID: request.requestID)
+        }
+    }
+
+    private func perform(_ command: ControlCommand, for connection: ControlConnection) -> Result<ControlValue, ControlRequestError> {
+        switch command {
+        case .play: player.play()
+        case .pause: player.pause()
+        case .toggle: player.togglePlayPause()
+        case .seek(let seconds, let mode):
+            // Checked here so the client hears why; the player would only log it.
+            guard player.status == .readyToPlay else {
+                return .failure(ControlRequestError("seek: the current item is not ready to play (status \(ControlEventNames.name(of: player.status)))"))
+            }
+            switch mode {
+            case .absolute: player.seek(to: MediaTime(seconds: seconds))
+            case .relative: player.skip(by: MediaTime(seconds: seconds))
+            }
+        case .next: player.advanceToNextItem()
+        case .previous: player.returnToPreviousItem()
+        case .goto(let index):
+            let count = player.playlistCount
+            guard index < count else {
+                return .failure(ControlRequestError("goto: no item \(index): the playlist has \(count) item\(count == 1 ? "" : "s"), counted from 0"))
+            }
+            player.jump(to: index)
+        case .load(let sources):
+            return load(sources)
+        case .volume(let percent): player.setVolume(percent)
+        case .mute(.set(let muted)): player.setMuted(muted)
+        case .mute(.toggle): player.toggleMute()
+        case .rate(let rate):
+            // A speed, as mpv's: it does not unpause; play() resumes at it.
+            player.setDefaultRate(rate)
+            if player.rate.numerator != 0 { player.setRate(rate) }
+        case .get(let property):
+            return .success(value(of: property))
+        case .observe(let property):
+            connection.observed.updateValue(nil, forKey: property)   // the current value follows as an event
+        case .unobserve(let property):
+            connection.observed.removeValue(forKey: property)
+        case .commands:
+            return .success(ControlMessage.commandList)
+        }
+        return .success(.null)
+    }
+
+    /// A new playlist, expanded like kiosk.conf's items, played from its first entry.
+    private func load(_ sources: [String]) -> Result<ControlValue, ControlRequestError> {
+        let items = sources.enumerated().map { index, text in
+            ItemConfig(source: ItemSource.classify(text, baseDirectory: baseDirectory, fileSystem: LocalFileSystem()),
+                       location: SourceLocation(file: "load source \(index + 1)", line: 0, column: 0))
+        }
+        let expansion = PlaylistExpander().expand(items)
+        let warnings = expansion.diagnostics.map { ControlValue.string("\($0)") }
+        guard !expansion.entries.isEmpty else {
+            let reasons = expansion.diagnostics.map { "\($0)" }.joined(separator: "; ")
+            return .failure(ControlRequestError("load: nothing to play\(reasons.isEmpty ? "" : ": " + reasons)"))
+        }
+        player.replace(entries: expansion.entries)
+        player.jump(to: 0)
+        return .success(.object([("playlist_count", .integer(Int64(expansion.entries.count))), ("warnings", .array(warnings))]))
+    }
+
+    func value(of property: ControlProperty) -> ControlValue {
+        switch property {
+        case .status: return .string(ControlEventNames.name(of: player.status))
+        case .timeControlStatus: return .string(player.timeControlStatus.rawValue)
+        case .time: return .number(ControlMessage.rounded(player.currentTime.seconds))
+        case .duration: return player.duration.map { .number(ControlMessage.rounded($0.seconds)) } ?? .null
+        case .item: return player.currentItemIndex.map { .integer(Int64($0)) } ?? .null
+        case .title: return player.currentItemTitle.map { .string($0) } ?? .null
+        case .playlistCount: return .integer(Int64(player.playlistCount))
+        case .volume: return .integer(Int64(player.volume))
+        case .muted: return .bool(player.isMuted)
+        case .rate: return .number(player.defaultRate.doubleValue)
+        case .framesPresented: return .integer(Int64(player.framesPresented))
+        case .framesDropped: return .integer(Int64(player.framesDropped))
+        }
+    }
+
+    /// The event line for a player event; nil for what is only a property change.
+    func message(for event: PlayerEvent) -> ControlValue? {
+        let time = player.currentTime.seconds
+        switch event {
+        case .playback(let playback, let item):
+            return names.event(for: playback, current: item, time: time)
+        case .time(let mediaTime, let item):
+            return ControlMessage.event("time", item: item, time: mediaTime.seconds)
+        case .itemSkipped(let index, let reason):
+            return ControlMessage.event("item_failed", item: index, time: 0, [("reason", .string(reason))])
+        case .nothingPlayable(let retryAfter):
+            return ControlMessage.event("error", item: nil, time: 0,
+                                        [("message", .string("nothing in the playlist can play")),
+                                         ("retry_after", .number(ControlMessage.rounded(retryAfter.seconds)))])
+        case .finished:
+            return ControlMessage.event("finished", item: player.currentItemIndex, time: time)
+        }
+    }
+}

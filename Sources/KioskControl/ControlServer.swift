@@ -1,0 +1,184 @@
+import Foundation
+import Glibc
+import KioskCore
+import KioskPlayer
+import Logging
+
+/// The control socket (mpv's JSON IPC, kiosk's vocabulary): one dedicated thread polls the
+/// listening socket, every client and a wake-up pipe. Commands go to the player's mailbox (never
+/// blocking), replies and events go to per-client bounded buffers, so no client can stall
+/// playback. Events come from the presenter thread through `post`, which only queues them.
+public final class ControlServer: @unchecked Sendable {
+    // Safe to share: `pendingEvents` is guarded by `eventLock`; `running` is set once before the
+    // thread starts and cleared under `eventLock`; everything else belongs to the server thread.
+    public let path: String
+    private let listener: Int32
+    private let inode: ino_t
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let logger: Logger
+    private let eventLock = NSLock()
+    private var pendingEvents: [PlayerEvent] = []
+    private var running = true
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+    private var connections: [ControlConnection] = []
+    private var dispatcher: ControlDispatcher?
+    /// More clients than this are turned away (each still gets an error line).
+    static let clientLimit = 512
+
+    /// Creates the socket (mode 0600) at `path`; throws, with one line naming the path and the
+    /// reason, when the path belongs to another user or is in use.
+    public init(path: String, logger: Logger) throws(ControlSocketError) {
+        (listener, inode) = try UnixSocket.listen(at: path)
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else {
+            Glibc.close(listener)
+            UnixSocket.remove(path, inode: inode)
+            throw ControlSocketError("control socket \(path): pipe(): \(UnixSocket.systemError())")
+        }
+        (wakeRead, wakeWrite) = (pipeEnds[0], pipeEnds[1])
+        for fd in pipeEnds { UnixSocket.makeNonBlocking(fd) }
+        self.path = path
+        self.logger = logger
+    }
+
+    /// The player's `onEvent` handler: called on the presenter thread, so it only queues.
+    public func post(_ event: PlayerEvent) {
+        eventLock.withLock { pendingEvents.append(event) }
+        wake()
+    }
+
+    /// Starts serving `player`; `baseDirectory` resolves relative sources of `load`.
+    public func start(player: QueuePlayer, baseDirectory: String = FileManager.default.currentDirectoryPath) {
+        dispatcher = ControlDispatcher(player: player, baseDirectory: baseDirectory)
+        let thread = Thread { [self] in
+            serve()
+            finished.signal()
+        }
+        thread.name = "kiosk-control"
+        self.thread = thread
+        thread.start()
+        logger.info("control socket at \(path)")
+    }
+
+    /// Closes every connection and removes the socket file.
+    public func stop() {
+        eventLock.withLock { running = false }
+        wake()
+        if thread != nil { _ = finished.wait(timeout: .now() + 2) }
+        Glibc.close(listener)
+        UnixSocket.remove(path, inode: inode)
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)   // a full pipe already means "wake up"
+    }
+
+    private var isRunning: Bool { eventLock.withLock { running } }
+
+    private func serve() {
+        var lastObservation = MonotonicClock.hostTime()
+        while isRunning {
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            for connection in connections {
+                var events = connection.isClosing ? 0 : Int16(POLLIN)
+                if connection.wantsToWrite { events |= Int16(POLLOUT) }
+                fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
+            }
+            // The timeout paces observed properties that change without an event (time, frames).
+            let ready = poll(&fds, nfds_t(fds.count), 100)
+            if ready < 0 && errno != EINTR { logger.error("control socket: poll(): \(UnixSocket.systemError())"); break }
+            drainWakePipe()
+            if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
+            for (offset, connection) in connections.enumerated() where offset + 2 < fds.count {
+                let revents = fds[offset + 2].revents
+                if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { serveInput(of: connection) }
+            }
+            broadcastEvents()
+            let now = MonotonicClock.hostTime()
+            if now - lastObservation >= MediaTime(value: 1, timescale: 10) {
+                lastObservation = now
+                sendPropertyChanges()
+            }
+            for connection in connections where connection.wantsToWrite { connection.flush() }
+            dropDeadConnections()
+        }
+        for connection in connections { connection.close() }
+        connections.removeAll()
+        Glibc.close(wakeRead)
+        Glibc.close(wakeWrite)
+    }
+
+    private func drainWakePipe() {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while read(wakeRead, &buffer, buffer.count) > 0 {}
+    }
+
+    private func acceptClients() {
+        for _ in 0..<64 {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { return }
+            UnixSocket.makeNonBlocking(fd)
+            let connection = ControlConnection(fd: fd)
+            if connections.count >= Self.clientLimit {
+                connection.send(ControlMessage.failure("too many clients (\(Self.clientLimit)): try again later", requestID: nil).json)
+                connection.flush()
+                connection.close()
+                continue
+            }
+            connections.append(connection)
+        }
+    }
+
+    private func serveInput(of connection: ControlConnection) {
+        let lines = connection.readLines {
+            connection.send(ControlMessage.failure("line longer than \(ControlConnection.lineLimit) bytes: closing the connection",
+                                                   requestID: nil).json)
+        }
+        guard let dispatcher else { return }
+        for line in lines where !line.allSatisfy(\.isWhitespace) {
+            connection.send(dispatcher.reply(to: line, from: connection).json)
+        }
+    }
+
+    private func broadcastEvents() {
+        let events = eventLock.withLock { () -> [PlayerEvent] in
+            defer { pendingEvents.removeAll(keepingCapacity: true) }
+            return pendingEvents
+        }
+        guard let dispatcher, !events.isEmpty else { return }
+        for event in events {
+            guard let message = dispatcher.message(for: event) else { continue }
+            let line = message.json
+            for connection in connections { connection.send(line) }
+        }
+        sendPropertyChanges()
+    }
+
+    /// `property_change` events for what each client observes, when the value changed.
+    private func sendPropertyChanges() {
+        guard let dispatcher else { return }
+        var values: [ControlProperty: ControlValue] = [:]
+        for connection in connections {
+            for (property, last) in connection.observed {
+                let value = values[property] ?? dispatcher.value(of: property)
+                values[property] = value
+                if last != value {
+                    connection.observed[property] = value
+                    connection.send(ControlValue.object([("event", .string("property_change")), ("name", .string(property.rawValue)),
+                                                         ("data", value)]).json)
+                }
+            }
+        }
+    }
+
+    private func dropDeadConnections() {
+        connections.removeAll { connection in
+            guard connection.isDead else { return false }
+            connection.close()
+            return true
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Glibc
+
+/// Why the control socket could not be set up (or reached); one line naming the path.
+public struct ControlSocketError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Thin wrappers over the Unix-socket system calls the server and `kiosk ctl` use.
+enum UnixSocket {
+    static func systemError(_ number: Int32 = errno) -> String { String(cString: strerror(number)) }
+
+    /// A listening socket at `path`, mode 0600 from the moment it exists: the umask is narrowed
+    /// around bind(), so no other user can connect in a window before a chmod. An existing path
+    /// is replaced only when it is a stale socket of our own user; a path of another user, or
+    /// one that is not a socket, or a socket another process still listens on is refused.
+    static func listen(at path: String) throws(ControlSocketError) -> (fd: Int32, inode: ino_t) {
+        try checkLength(path)
+        var existing = stat()
+        if lstat(path, &existing) == 0 {
+            if existing.st_uid != geteuid() {
+                throw ControlSocketError("control socket \(path): the path belongs to uid \(existing.st_uid), not to this user (uid \(geteuid())); refusing to use it")
+            }
+            guard existing.st_mode & S_IFMT == S_IFSOCK else {
+                throw ControlSocketError("control socket \(path): the path exists and is not a socket; refusing to replace it")
+            }
+            if let probe = try? connect(to: path) {
+                close(probe)
+                throw ControlSocketError("control socket \(path): another process is listening on it (is kiosk already running?)")
+            }
+            unlink(path)   // stale: a socket of ours that nobody serves
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw ControlSocketError("control socket \(path): socket(): \(systemError())") }
+        let previousMask = umask(0o177)
+        let bound = withAddress(path) { bind(fd, $0, $1) }
+        let bindError = errno
+        umask(previousMask)
+        guard bound == 0 else {
+            close(fd)
+            throw ControlSocketError("control socket \(path): cannot create it: \(systemError(bindError))")
+        }
+        chmod(path, 0o600)
+        var created = stat()
+        guard Glibc.listen(fd, 128) == 0, lstat(path, &created) == 0 else {
+            let reason = systemError()
+            close(fd)
+            unlink(path)
+            throw ControlSocketError("control socket \(path): cannot listen: \(reason)")
+        }
+        return (fd, created.st_ino)
+    }
+
+    /// O_NONBLOCK and FD_CLOEXEC (Glibc's accept4 and pipe2 are not visible to Swift).
+    static func makeNonBlocking(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
+
+    /// A blocking connection to the socket at `path`.
+    static func connect(to path: String) throws(ControlSocketError) -> Int32 {
+        try checkLength(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ControlSocketError("control socket \(path): socket(): \(systemError())") }
+        guard withAddress(path, { Glibc.connect(fd, $0, $1) }) == 0 else {
+            let reason = systemError()
+            close(fd)
+            throw ControlSocketError("cannot connect to the control socket \(path): \(reason)")
+        }
+        return fd
+    }
+
+    /// Removes the socket file if it is still the one made by `listen` (same inode): a second
+    /// kiosk that replaced it keeps its own.
+    static func remove(_ path: String, inode: ino_t) {
+        var current = stat()
+        if lstat(path, &current) == 0, current.st_ino == inode, current.st_uid == geteuid() { unlink(path) }
+    }
+
+    private static func checkLength(_ path: String) throws(ControlSocketError) {
+        let limit = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
+        guard !path.isEmpty, path.utf8.count < limit else {
+            throw ControlSocketError("control socket \(path): the path must be 1 to \(limit - 1) bytes long")
+        }
+    }
+
+    private static func withAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path.utf8)
+            raw[path.utf8.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+    }
+}

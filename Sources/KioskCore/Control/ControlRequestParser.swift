@@ -1,0 +1,162 @@
+/// Reads one request line: `{"command": ["seek", 30, "relative"], "request_id": 7}`, or a bare
+/// name `{"command": "pause"}`. Numbers may also come as text ("30"), since shell clients pass
+/// words; anything else of the wrong type, a missing or extra argument, or a value out of range is
+/// refused with a message that names the command, the argument and what was expected.
+public enum ControlRequestParser {
+    public static let maximumSeekSeconds = 1e9
+
+    public static func parse(_ line: String) throws(ControlRequestError) -> ControlRequest {
+        guard let value = ControlValue.parse(line) else {
+            throw ControlRequestError("malformed JSON: the line is not a JSON text")
+        }
+        guard case .object = value else {
+            throw ControlRequestError("malformed request: expected a JSON object such as {\"command\": [\"pause\"]}, got \(value.typeName)")
+        }
+        let requestID = value["request_id"]
+        guard let command = value["command"] else {
+            throw ControlRequestError("malformed request: no \"command\" member", requestID: requestID)
+        }
+        var words: [ControlValue]
+        switch command {
+        case .string: words = [command]
+        case .array(let items): words = items
+        default:
+            throw ControlRequestError("malformed request: \"command\" must be an array or a string, got \(command.typeName)",
+                                      requestID: requestID)
+        }
+        guard !words.isEmpty else { throw ControlRequestError("malformed request: \"command\" is empty", requestID: requestID) }
+        guard case .string(let name) = words.removeFirst() else {
+            throw ControlRequestError("malformed request: the command name must be a string", requestID: requestID)
+        }
+        do {
+            return ControlRequest(command: try parseCommand(name, words), requestID: requestID)
+        } catch {
+            throw ControlRequestError(error.description, requestID: requestID)
+        }
+    }
+
+    static func parseCommand(_ name: String, _ arguments: [ControlValue]) throws(ControlRequestError) -> ControlCommand {
+        let reader = ArgumentReader(command: name, arguments: arguments)
+        switch name {
+        case "play": try reader.expectCount(0...0); return .play
+        case "pause": try reader.expectCount(0...0); return .pause
+        case "toggle": try reader.expectCount(0...0); return .toggle
+        case "next": try reader.expectCount(0...0); return .next
+        case "previous": try reader.expectCount(0...0); return .previous
+        case "commands", "help": try reader.expectCount(0...0); return .commands
+        case "seek":
+            try reader.expectCount(1...2)
+            let seconds = try reader.number(0, "seconds")
+            guard abs(seconds) <= maximumSeekSeconds else {
+                throw reader.error("seconds \(seconds) is out of range (at most \(Int(maximumSeekSeconds)) either way)")
+            }
+            var mode = ControlCommand.SeekMode.absolute
+            if arguments.count == 2 {
+                let word = try reader.string(1, "mode")
+                guard let parsed = ControlCommand.SeekMode(rawValue: word) else {
+                    throw reader.error("mode must be absolute or relative, got \"\(word)\"")
+                }
+                mode = parsed
+            }
+            return .seek(seconds: seconds, mode: mode)
+        case "goto":
+            try reader.expectCount(1...1)
+            let index = try reader.integer(0, "index")
+            guard index >= 0 else { throw reader.error("index \(index) is out of range: items count from 0") }
+            return .goto(index: index)
+        case "load":
+            guard !arguments.isEmpty else { throw reader.error("needs at least one source (a file, directory, glob or URL)") }
+            return .load(sources: try arguments.indices.map { index throws(ControlRequestError) in
+                let source = try reader.string(index, "source")
+                guard !source.isEmpty else { throw reader.error("source \(index + 1) is empty") }
+                return source
+            })
+        case "volume":
+            try reader.expectCount(1...1)
+            let volume = try reader.integer(0, "volume")
+            guard (0...100).contains(volume) else { throw reader.error("volume \(volume) is out of range: use 0...100") }
+            return .volume(volume)
+        case "mute":
+            try reader.expectCount(0...1)
+            guard !arguments.isEmpty else { return .mute(.set(true)) }
+            switch arguments[0] {
+            case .bool(let value): return .mute(.set(value))
+            case .string("true"), .string("yes"), .string("on"): return .mute(.set(true))
+            case .string("false"), .string("no"), .string("off"): return .mute(.set(false))
+            case .string("toggle"): return .mute(.toggle)
+            default: throw reader.error("argument must be true, false or toggle, got \(arguments[0].json)")
+            }
+        case "rate":
+            try reader.expectCount(1...1)
+            let value = try reader.number(0, "rate")
+            let rate = Rational(Int64((value * 1000).rounded()), 1000)
+            guard PlaybackRate.isPlayable(rate) else { throw reader.error("rate \(value) is out of range: use 0.25...4") }
+            return .rate(rate)
+        case "get", "observe", "unobserve":
+            try reader.expectCount(1...1)
+            let word = try reader.string(0, "property")
+            guard let property = ControlProperty(rawValue: word) else {
+                let known = ControlProperty.allCases.map(\.rawValue).joined(separator: ", ")
+                throw reader.error("unknown property \"\(word)\": use one of \(known)")
+            }
+            switch name {
+            case "get": return .get(property)
+            case "observe": return .observe(property)
+            default: return .unobserve(property)
+            }
+        default:
+            let known = ControlCommand.usage.map(\.name).joined(separator: ", ")
+            throw ControlRequestError("unknown command \"\(name)\": use one of \(known)")
+        }
+    }
+}
+
+/// Typed access to a command's arguments, each failure naming the command and the argument.
+private struct ArgumentReader {
+    let command: String
+    let arguments: [ControlValue]
+
+    func error(_ text: String) -> ControlRequestError { ControlRequestError("\(command): \(text)") }
+
+    func expectCount(_ range: ClosedRange<Int>) throws(ControlRequestError) {
+        guard !range.contains(arguments.count) else { return }
+        let usage = ControlCommand.usage.first { $0.name == command }?.arguments ?? ""
+        let wanted = range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
+        throw error("takes \(wanted) argument\(range.upperBound == 1 ? "" : "s")\(usage.isEmpty ? "" : " (\(usage))"), got \(arguments.count)")
+    }
+
+    func number(_ index: Int, _ name: String) throws(ControlRequestError) -> Double {
+        let value: Double?
+        switch arguments[index] {
+        case .integer(let number): value = Double(number)
+        case .number(let number): value = number
+        case .string(let text): value = Double(text.trimmingSpaces)
+        default: value = nil
+        }
+        guard let value, value.isFinite else {
+            throw error("\(name) must be a number, got \(arguments[index].typeName) \(arguments[index].json.prefix(40))")
+        }
+        return value
+    }
+
+    func integer(_ index: Int, _ name: String) throws(ControlRequestError) -> Int {
+        let number = try self.number(index, name)
+        guard number == number.rounded(), abs(number) < 1e15 else {
+            throw error("\(name) must be a whole number, got \(arguments[index].json.prefix(40))")
+        }
+        return Int(number)
+    }
+
+    func string(_ index: Int, _ name: String) throws(ControlRequestError) -> String {
+        guard case .string(let text) = arguments[index] else {
+            throw error("\(name) must be a string, got \(arguments[index].typeName) \(arguments[index].json.prefix(40))")
+        }
+        return text
+    }
+}
+
+private extension String {
+    var trimmingSpaces: String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import KioskControl
+import KioskCore
+
+/// `kiosk ctl`: the shell client of the control socket. Prints the reply's data (plain for
+/// scalars, JSON otherwise); exit 0 on success, 1 on an error reply, 2 on a usage or
+/// connection problem. `kiosk ctl watch` prints event lines until interrupted.
+struct CtlCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ctl",
+        abstract: "Send a command to a running kiosk's control socket (see `kiosk ctl commands`).",
+        discussion: """
+            Examples: kiosk ctl pause; kiosk ctl seek 30; kiosk ctl seek -5 relative;
+            kiosk ctl get time_control_status; kiosk ctl load a.mp4 b.mp4; kiosk ctl watch
+            """)
+
+    @Option(help: "The control socket; default: control.socket of --config.")
+    var socket: String?
+
+    @Option(help: "The configuration file whose control.socket to use.")
+    var config: String = "/etc/kiosk/kiosk.conf"
+
+    @Argument(parsing: .captureForPassthrough, help: "A command and its arguments, or watch.")
+    var words: [String] = []
+
+    func validate() throws {
+        guard !words.isEmpty else { throw ValidationError("give a command, such as pause, seek 30, get time, or watch") }
+    }
+
+    func run() throws {
+        let path = try socketPath()
+        do {
+            let client = try ControlClient(path: path)
+            if words == ["watch"] {
+                // Unbuffered, so a pipe sees each event as it comes.
+                while let line = try client.readLine() { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+                return
+            }
+            var arguments = Array(words.dropFirst())
+            // Relative paths mean the caller's directory, not kiosk's.
+            if words[0] == "load" { arguments = arguments.map(Self.absolute) }
+            let reply = try client.request([words[0]] + arguments)
+            guard reply["error"] == .string("success") else {
+                writeStandardError("kiosk ctl: \(reply["error"]?.plainText ?? reply.json)")
+                throw ExitCode(1)
+            }
+            if let data = reply["data"], data != .null { print(data.plainText) }
+        } catch let error as ControlSocketError {
+            throw ConfigFailure(text: "kiosk ctl: \(error)")   // exit 2, without the usage text
+        }
+    }
+
+    private func socketPath() throws -> String {
+        if let socket { return socket }
+        let settings: KioskConfig
+        do {
+            settings = try ConfigLoader.load(path: config)
+        } catch {
+            throw ValidationError("no --socket, and \(config) cannot be read for control.socket:\n\(error)")
+        }
+        guard let path = settings.control.socketPath else {
+            throw ValidationError("no --socket, and \(config) sets control.socket to none")
+        }
+        return path
+    }
+
+    static func absolute(_ source: String) -> String {
+        if source.hasPrefix("/") || source.contains("://") { return source }
+        return FileManager.default.currentDirectoryPath + "/" + source
+    }
+}
