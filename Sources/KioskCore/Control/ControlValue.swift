@@ -88,7 +88,11 @@ public enum ControlValue: Sendable, Equatable, Decodable, CustomStringConvertibl
         case .number(let value):
             // JSON has no NaN or infinity; a finite whole number keeps a ".0" so readers see a float.
             guard value.isFinite else { text += "null"; return }
-            text += value == value.rounded() && abs(value) < 1e15 ? String(format: "%.1f", value) : "\(value)"
+            guard abs(value) < 1e15 else { text += "\(value)"; return }
+            // Fixed notation to the microsecond (media times), never "1e-06".
+            var fixed = String(format: "%.6f", value)
+            while fixed.hasSuffix("0") && !fixed.hasSuffix(".0") { fixed.removeLast() }
+            text += fixed == "-0.0" ? "0.0" : fixed
         case .string(let value): Self.appendQuoted(value, to: &text)
         case .array(let values):
             text += "["
