@@ -45,9 +45,16 @@ public final class ControlServer: @unchecked Sendable {
 
     /// The player's `onEvent` handler: called on the presenter thread, so it only queues.
     public func post(_ event: PlayerEvent) {
-        eventLock.withLock { pendingEvents.append(event) }
-        wake()
+        eventLock.withLock {
+            guard running else { return }
+            // Bounded, should the server thread ever fall behind: the oldest events go first.
+            if pendingEvents.count >= Self.pendingEventLimit { pendingEvents.removeFirst(pendingEvents.count / 2) }
+            pendingEvents.append(event)
+            wakeLocked()
+        }
     }
+
+    static let pendingEventLimit = 4096
 
     /// Starts serving `player`; `baseDirectory` resolves relative sources of `load`.
     public func start(player: QueuePlayer, baseDirectory: String = FileManager.default.currentDirectoryPath) {
@@ -64,14 +71,25 @@ public final class ControlServer: @unchecked Sendable {
 
     /// Closes every connection and removes the socket file.
     public func stop() {
-        eventLock.withLock { running = false }
-        wake()
+        let wasRunning = eventLock.withLock {
+            defer { running = false }
+            if running { wakeLocked() }
+            return running
+        }
+        guard wasRunning else { return }   // stopped before: the descriptors are closed
         if thread != nil { _ = finished.wait(timeout: .now() + 2) }
         Glibc.close(listener)
         UnixSocket.remove(path, inode: inode)
+        // Only now: `post` writes to the pipe under the lock and only while running, so no
+        // write can reach a closed (or reused) descriptor.
+        eventLock.withLock {
+            Glibc.close(wakeRead)
+            Glibc.close(wakeWrite)
+        }
     }
 
-    private func wake() {
+    /// Called with `eventLock` held.
+    private func wakeLocked() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)   // a full pipe already means "wake up"
     }
@@ -107,8 +125,6 @@ public final class ControlServer: @unchecked Sendable {
         }
         for connection in connections { connection.close() }
         connections.removeAll()
-        Glibc.close(wakeRead)
-        Glibc.close(wakeWrite)
     }
 
     private func drainWakePipe() {
