@@ -25,6 +25,8 @@ struct CtlCommand: ParsableCommand {
     var words: [String] = []
 
     func validate() throws {
+        // Everything after the first word is passed through (so `seek -5` works), --help too.
+        if let first = words.first, first == "--help" || first == "-h" { throw CleanExit.helpRequest(self) }
         guard !words.isEmpty else { throw ValidationError("give a command, such as pause, seek 30, get time, or watch") }
     }
 
@@ -57,10 +59,10 @@ struct CtlCommand: ParsableCommand {
         do {
             settings = try ConfigLoader.load(path: config)
         } catch {
-            throw ValidationError("no --socket, and \(config) cannot be read for control.socket:\n\(error)")
+            throw ConfigFailure(text: "kiosk ctl: no --socket, and \(config) cannot be read for control.socket:\n\(error)")
         }
         guard let path = settings.control.socketPath else {
-            throw ValidationError("no --socket, and \(config) sets control.socket to none")
+            throw ConfigFailure(text: "kiosk ctl: no --socket, and \(config) sets control.socket to none")
         }
         return path
     }
