@@ -43,6 +43,16 @@ public final class ControlServer: @unchecked Sendable {
         self.logger = logger
     }
 
+    /// A server that was never started or stopped (the player could not be made) still
+    /// removes its socket file.
+    deinit {
+        guard running else { return }
+        Glibc.close(listener)
+        UnixSocket.remove(path, inode: inode)
+        Glibc.close(wakeRead)
+        Glibc.close(wakeWrite)
+    }
+
     /// The player's `onEvent` handler: called on the presenter thread, so it only queues.
     public func post(_ event: PlayerEvent) {
         eventLock.withLock {
