@@ -88,6 +88,7 @@ private func refusal(_ line: String) -> String {
     #expect(refusal(#"{"command": ["mute", 1]}"#).contains("true, false or toggle"))
     #expect(refusal(#"{"command": ["load", 3]}"#).contains("source must be a string"))
     #expect(refusal(#"{"command": ["load", ""]}"#).contains("source 1 is empty"))
+    #expect(refusal(#"{"command": ["load", "a.mp4", "b.mp4\u0000.png"]}"#).contains("source 2 contains a NUL"))
     #expect(refusal(#"{"command": ["get", {"a": 1}]}"#).contains("property must be a string, got an object"))
 }
 

@@ -69,6 +69,8 @@ public enum ControlRequestParser {
             return .load(sources: try arguments.indices.map { index throws(ControlRequestError) in
                 let source = try reader.string(index, "source")
                 guard !source.isEmpty else { throw reader.error("source \(index + 1) is empty") }
+                // A path handed to C would end at the NUL and name another file.
+                guard !source.unicodeScalars.contains("\0") else { throw reader.error("source \(index + 1) contains a NUL character") }
                 return source
             })
         case "volume":
