@@ -6,7 +6,8 @@ edited while it plays, the way people and tools edit files:
 2. written in place with errors -> each error is logged with file:line:column and the old
    playlist plays on;
 3. written in place again, valid: a fourth item and volume 25 -> item 3 plays, and the
-   recorded sound is a quarter as loud.
+   recorded sound is a quarter as loud;
+4. saved again with the same bytes, and touched -> nothing happens, nothing is logged.
 
 All of it in one process (the same PID throughout, exit 0 at its --duration). The stats
 file's `t` is CLOCK_MONOTONIC, as Python's time.monotonic() on Linux, so edits and frames
@@ -98,6 +99,10 @@ def edited_run(tmp_path_factory):
         edits["in place"] = time.monotonic()
         with open(conf, "w") as file:
             file.write(config(["c.mp4", "a.mp4", "b.mp4", "d.mp4"], volume=25))
+        time.sleep(1)
+        # 4. Saved again unchanged, then touched: nothing to do, nothing logged.
+        conf.write_text(conf.read_text())
+        os.utime(conf)
         output, _ = process.communicate(timeout=RUN_SECONDS + 30)
     finally:
         if process.poll() is None:
@@ -113,8 +118,8 @@ def between(records, start, end=float("inf")):
 
 def test_one_process_throughout(edited_run):
     assert edited_run["rc"] == 0, edited_run["log"]
-    # Three edits, two valid: two reloads, each logged once (a save's several inotify events
-    # make one reload; no reload without a change).
+    # Four saves, two valid changes: two reloads, each logged once (a save's several inotify
+    # events make one reload; a save without a change makes none).
     assert len(re.findall(r"kiosk\.conf: reloaded", edited_run["log"])) == 2, edited_run["log"]
     assert all(r["video"] for r in edited_run["stats"])
 
