@@ -26,6 +26,8 @@ final class ConfigReloader: @unchecked Sendable {
     /// The bytes last read (nil: the file could not be read), so that a save that did not
     /// change the file, or the second event of one save, does nothing.
     private var lastContents: Data??
+    /// The last file read was rejected: when it is fixed, say so even if nothing changes.
+    private var lastWasRejected = false
 
     init(path: String, config: KioskConfig, entries: [PlaylistEntry], player: QueuePlayer, input: LiveInput,
          overridden: Set<ConfigPart>, logger: Logger) {
@@ -58,8 +60,11 @@ final class ConfigReloader: @unchecked Sendable {
         } catch {
             logger.error("\(path): not reloaded, the old configuration keeps playing; its errors:")
             for diagnostic in error.diagnostics { logger.error("\(diagnostic)") }
+            lastWasRejected = true
             return
         }
+        let wasRejected = lastWasRejected
+        lastWasRejected = false
         let entries = ConfigReading.entries(of: new, logger: logger)
         let changes = ConfigChanges(from: running, to: new)
         let sinceLastRead = ConfigChanges(from: lastRead, to: new)
@@ -69,7 +74,7 @@ final class ConfigReloader: @unchecked Sendable {
             logger.notice("\(path): \(part.rawValue) section changed: applies on restart")
         }
         guard !changes.appliedNow.isEmpty || playlistChanged else {
-            if trigger == .signal { logger.notice("\(path): reloaded, nothing to change") }
+            if trigger == .signal || wasRejected { logger.notice("\(path): reloaded, nothing to change") }
             return
         }
         player.reload(Self.playerReload(changes, old: running, new: new, entries: playlistChanged ? entries : nil))

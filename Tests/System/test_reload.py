@@ -7,9 +7,11 @@ edited while it plays, the way people and tools edit files:
    playlist plays on;
 3. written in place again, valid: a fourth item and volume 25 -> item 3 plays, and the
    recorded sound is a quarter as loud;
-4. saved again with the same bytes, and touched -> nothing happens, nothing is logged.
+4. saved again with the same bytes, and touched -> nothing happens, nothing is logged;
+5. SIGHUP (the same reload path) -> one line: nothing to change.
 
-All of it in one process (the same PID throughout, exit 0 at its --duration). The stats
+All of it in one process (the same PID throughout, exit 0 at its --duration). A second, shorter
+run changes the playback section while a clip plays: loop, gravity and rate apply at once. The stats
 file's `t` is CLOCK_MONOTONIC, as Python's time.monotonic() on Linux, so edits and frames
 share one timeline.
 """
@@ -17,12 +19,17 @@ import array
 import json
 import os
 import re
+import signal
 import subprocess
+import sys
 import time
 import wave
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from screen_geometry import rgb_rows  # noqa: E402 (the bed's PNG reader)
 
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -103,6 +110,9 @@ def edited_run(tmp_path_factory):
         # 4. Saved again unchanged, then touched: nothing to do, nothing logged.
         conf.write_text(conf.read_text())
         os.utime(conf)
+        time.sleep(1)
+        # 5. SIGHUP: the same path; the file is as it was, so it says there is nothing to do.
+        process.send_signal(signal.SIGHUP)
         output, _ = process.communicate(timeout=RUN_SECONDS + 30)
     finally:
         if process.poll() is None:
@@ -120,7 +130,8 @@ def test_one_process_throughout(edited_run):
     assert edited_run["rc"] == 0, edited_run["log"]
     # Four saves, two valid changes: two reloads, each logged once (a save's several inotify
     # events make one reload; a save without a change makes none).
-    assert len(re.findall(r"kiosk\.conf: reloaded", edited_run["log"])) == 2, edited_run["log"]
+    assert len(re.findall(r"kiosk\.conf: reloaded:", edited_run["log"])) == 2, edited_run["log"]
+    assert len(re.findall(r"kiosk\.conf: reloaded, nothing to change", edited_run["log"])) == 1, edited_run["log"]
     assert all(r["video"] for r in edited_run["stats"])
 
 
@@ -144,6 +155,7 @@ def test_renamed_over_keeps_the_current_item_playing(edited_run):
 def test_invalid_edit_is_rejected_with_positions(edited_run):
     log, conf = edited_run["log"], str(edited_run["conf"])
     assert "not reloaded, the old configuration keeps playing" in log
+    assert log.count("not reloaded") == 1, "the rejected file was read more than once"
     assert f"{conf}:3:19: unknown key 'colour' in item 2" in log, log
     assert f"{conf}:4:27: 'volume' in item 3 is 200" in log, log
     # The old playlist [C, A, B] played on: frames kept coming, from its three items only.
@@ -172,3 +184,59 @@ def test_volume_applies_live(edited_run):
     before, after = first[len(first) // 2], last[len(last) // 2]
     print(f"sine peak before the edit {before}, after {after} (ratio {after / before:.3f}, expected 0.25)")
     assert 0.18 < after / before < 0.32, f"peak {before} -> {after}"
+
+
+PLAYBACK_V1 = """input: {enabled: false}
+playback: {loop: playlist, gravity: fit, rate: 1}
+items: [red.mp4, blue.mp4]
+"""
+PLAYBACK_V2 = PLAYBACK_V1.replace("{loop: playlist, gravity: fit, rate: 1}", "{loop: item, gravity: fill, rate: 2}")
+
+
+@pytest.fixture(scope="module")
+def playback_reload(tmp_path_factory):
+    """A second run: the playback section changes while red plays (loop playlist -> item,
+    gravity fit -> fill, rate 1 -> 2). The clips are 2:1, the screen 4:3: fit shows black bars
+    above and below, fill none."""
+    directory = tmp_path_factory.mktemp("reload-playback")
+    for colour in ("red", "blue"):
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                        f"color=c={colour}:s=160x80:r=25:d=2", "-c:v", "libx264", "-preset", "ultrafast",
+                        "-pix_fmt", "yuv420p", str(directory / f"{colour}.mp4")], check=True)
+    conf, stats, shots = directory / "kiosk.conf", directory / "stats.jsonl", directory / "shots"
+    conf.write_text(PLAYBACK_V1)
+    process = subprocess.Popen([str(KIOSK), "run", "--config", str(conf), "--display", "headless:320x240",
+                                "--audio", "none", "--stats-file", str(stats), "--snapshots", str(shots),
+                                "--snapshot-every", "0.2", "--duration", "8"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_for(lambda: any(r["item"] == 0 and r["pts"] >= 0.5 for r in read_stats(stats)), 20, "red to play")
+        edited = time.monotonic()
+        temporary = directory / "kiosk.conf.new"
+        temporary.write_text(PLAYBACK_V2)
+        os.replace(temporary, conf)
+        output, _ = process.communicate(timeout=40)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return {"rc": process.returncode, "log": output, "stats": read_stats(stats), "edited": edited,
+            "shots": sorted(shots.glob("shot-*.png"))}
+
+
+def test_playback_section_applies_live(playback_reload):
+    run = playback_reload
+    assert run["rc"] == 0, run["log"]
+    assert "reloaded: playback (loop, gravity, rate)" in run["log"], run["log"]
+    after = between(run["stats"], run["edited"] + 1)
+    # loop: item -> red (item 0) repeats; blue never comes.
+    assert after and {r["item"] for r in after} == {0}, sorted({r["item"] for r in after})
+    # rate 2: media time runs twice as fast as the wall clock.
+    pairs = [(a, b) for a, b in zip(after, after[1:]) if b["pts"] > a["pts"]]
+    speed = sum(b["pts"] - a["pts"] for a, b in pairs) / sum(b["t"] - a["t"] for a, b in pairs)
+    print(f"media seconds per second after the reload: {speed:.2f} (rate 2)")
+    assert 1.6 < speed < 2.4
+    # gravity: the first screenshot (fit) has black bars, the last (fill) has none.
+    first, last = rgb_rows(run["shots"][0])[2], rgb_rows(run["shots"][-1])[2]
+    assert max(first[0]) < 40, "fit: the top row should be a black bar"
+    assert min(last[0][0::3]) > 200 and max(last[0][1::3]) < 60, "fill: the top row should be red"
