@@ -186,18 +186,22 @@ def test_volume_applies_live(edited_run):
     assert 0.18 < after / before < 0.32, f"peak {before} -> {after}"
 
 
-PLAYBACK_V1 = """input: {enabled: false}
+PLAYBACK_V1 = """display: {output: headless, headless_size: 320x240}
+audio: {device: none}
+input: {enabled: false}
 playback: {loop: playlist, gravity: fit, rate: 1}
 items: [red.mp4, blue.mp4]
 """
-PLAYBACK_V2 = PLAYBACK_V1.replace("{loop: playlist, gravity: fit, rate: 1}", "{loop: item, gravity: fill, rate: 2}")
+PLAYBACK_V2 = (PLAYBACK_V1.replace("{loop: playlist, gravity: fit, rate: 1}", "{loop: item, gravity: fill, rate: 2}")
+               .replace("headless_size: 320x240}", "headless_size: 320x240, rotation: 180}"))
 
 
 @pytest.fixture(scope="module")
 def playback_reload(tmp_path_factory):
     """A second run: the playback section changes while red plays (loop playlist -> item,
-    gravity fit -> fill, rate 1 -> 2). The clips are 2:1, the screen 4:3: fit shows black bars
-    above and below, fill none."""
+    gravity fit -> fill, rate 1 -> 2), and the display section too (rotation 180), which waits
+    for a restart. The clips are 2:1, the screen 4:3: fit shows black bars above and below,
+    fill none."""
     directory = tmp_path_factory.mktemp("reload-playback")
     for colour in ("red", "blue"):
         subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
@@ -205,8 +209,7 @@ def playback_reload(tmp_path_factory):
                         "-pix_fmt", "yuv420p", str(directory / f"{colour}.mp4")], check=True)
     conf, stats, shots = directory / "kiosk.conf", directory / "stats.jsonl", directory / "shots"
     conf.write_text(PLAYBACK_V1)
-    process = subprocess.Popen([str(KIOSK), "run", "--config", str(conf), "--display", "headless:320x240",
-                                "--audio", "none", "--stats-file", str(stats), "--snapshots", str(shots),
+    process = subprocess.Popen([str(KIOSK), "run", "--config", str(conf), "--stats-file", str(stats), "--snapshots", str(shots),
                                 "--snapshot-every", "0.2", "--duration", "8"],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -228,6 +231,7 @@ def test_playback_section_applies_live(playback_reload):
     run = playback_reload
     assert run["rc"] == 0, run["log"]
     assert "reloaded: playback (loop, gravity, rate)" in run["log"], run["log"]
+    assert run["log"].count("display section changed: applies on restart") == 1, run["log"]
     after = between(run["stats"], run["edited"] + 1)
     # loop: item -> red (item 0) repeats; blue never comes.
     assert after and {r["item"] for r in after} == {0}, sorted({r["item"] for r in after})
