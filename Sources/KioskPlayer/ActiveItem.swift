@@ -5,7 +5,8 @@ import KioskMedia
 final class ActiveItem {
     /// Position in the playlist; changes when a live reload moves the entry.
     var index: Int
-    let entry: PlaylistEntry
+    /// A live reload may change the item's options (gravity, volume) while it plays.
+    var entry: PlaylistEntry
     let plan: ItemPlan
     let pipeline: ItemPipeline
     let reference: PlayerItemReference

@@ -9,6 +9,7 @@ enum PlayerCommand: Sendable {
     case previous
     case jump(to: Int)
     case replace(entries: [PlaylistEntry])
+    case reload(PlayerReload)
     case stop
 }
 

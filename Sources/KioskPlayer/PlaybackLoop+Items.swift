@@ -27,6 +27,8 @@ extension PlaybackLoop {
             case .currentRemoved, .notStarted: begin(cursor.advance(), seamFrom: nil)
             }
             finished = false
+        case .reload(let reload):
+            applyReload(reload)
         case .stop:
             stopping = true
         }

@@ -9,7 +9,8 @@ import Logging
 final class PlaybackLoop {
     var publish: ((PlayerSnapshot) -> Void)?
     let output: VideoOutput
-    let options: PlayerOptions
+    /// A live reload changes gravity and image duration (PlaybackLoop+Reload).
+    var options: PlayerOptions
     let stats: StatsWriter?
     let audio: AudioPath?
     let mailbox: CommandMailbox

@@ -134,6 +134,8 @@ public final class QueuePlayer: @unchecked Sendable {
     public func jump(to index: Int) { mailbox.post(.jump(to: index)) }
     /// Live reload: the current item keeps playing when it is still in `entries`.
     public func replace(entries: [PlaylistEntry]) { mailbox.post(.replace(entries: entries)) }
+    /// Live reload of kiosk.conf: new settings (and playlist) at once, see `PlayerReload`.
+    public func reload(_ reload: PlayerReload) { mailbox.post(.reload(reload)) }
 
     // MARK: Properties (a snapshot the presenter thread publishes)
 

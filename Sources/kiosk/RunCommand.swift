@@ -76,17 +76,17 @@ struct RunCommand: ParsableCommand {
         if control != nil { options.timeInterval = settings.control.timeInterval }
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger,
                                      onEvent: ControlWiring.handler(control))
-        let path = config
-        PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger, reload: {
-            // A bad new file leaves the old playlist playing; its errors are logged.
-            do {
-                let reloaded = try ConfigReading.load(path)
-                player.replace(entries: ConfigReading.entries(of: reloaded, logger: logger))
-                logger.notice("\(path): reloaded")
-            } catch {
-                logger.error("\(path): not reloaded, the old configuration keeps playing:\n\(error)")
-            }
-        }, control: control)
+        // SIGHUP and a change of the file take one path (ConfigReloader): what changed applies
+        // live where it can; a bad file is rejected and the old configuration plays on.
+        let input = LiveInput(output: output, player: player, logger: logger)
+        let overridden: Set<ConfigPart> = Set([display.map { _ in .display }, audio.map { _ in .audioDevice }].compactMap { $0 })
+        let reloader = ConfigReloader(path: config, config: settings, entries: entries, player: player, input: input,
+                                      overridden: overridden, logger: logger)
+        let watcher = ConfigFileWatcher(path: config, logger: logger) { reloader.reload(.fileChanged) }
+        watcher.start()
+        PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
+                            reload: { reloader.reload(.signal) }, liveInput: input, control: control)
+        watcher.stop()
     }
 
     /// kiosk.conf's display, or --display. A box with no DRM display at all previews headless,

@@ -22,8 +22,16 @@ public enum ConfigLoader {
             }
             throw fileLevel("\(reason); expected a readable kiosk.conf")
         }
+        return try load(contents: data, path: path, fileSystem: fileSystem)
+    }
+
+    /// Parses `contents`, read from `path` by the caller (live reload compares the bytes it
+    /// read with the last ones, and must parse those same bytes, not a later write).
+    public static func load(contents data: Data, path: String,
+                            fileSystem: any PlaylistFileSystem = LocalFileSystem()) throws(ConfigError) -> KioskConfig {
         guard let text = String(data: data, encoding: .utf8) else {
-            throw fileLevel("the file is not UTF-8 text; expected a YAML file saved as UTF-8")
+            throw ConfigError(diagnostics: [ConfigDiagnostic(file: path, line: 0, column: 0,
+                message: "the file is not UTF-8 text; expected a YAML file saved as UTF-8")])
         }
         let absolute = PathText.resolve(path, against: FileManager.default.currentDirectoryPath)
         let directory = PathText.normalize(absolute + "/..")

@@ -1,0 +1,130 @@
+/// The parts of kiosk.conf a live reload looks at, each with how a change to it is applied.
+/// The order is the file's, so log lines read like the file.
+public enum ConfigPart: String, Sendable, CaseIterable {
+    /// display: card, connector, mode, rotation, headless size.
+    case display
+    /// audio.device: which PCM.
+    case audioDevice = "audio device"
+    /// audio.volume and audio.muted.
+    case audioLevel = "audio volume"
+    /// input: devices, grab, keys, gestures, seek step.
+    case input
+    /// playback: loop, gravity, start_paused, rate, image_duration.
+    case playback
+    case overlay
+    case control
+    /// items, with their per-item options.
+    case items
+
+    /// How a running kiosk takes a change of this part.
+    public var application: ReloadApplication {
+        switch self {
+        // The presenter thread owns the opened output and sound device for its whole life;
+        // swapping them under it would mean a new display and clock mid-frame. A restart (a
+        // second at most, with the service's Restart=) does that cleanly.
+        case .display, .audioDevice: return .onRestart
+        // Built by other parts of the project; until they take new values, a restart does.
+        case .overlay, .control: return .onRestart
+        // The input service is closed (grabs released) and opened again with the new settings.
+        case .input: return .reopened
+        case .audioLevel, .playback, .items: return .live
+        }
+    }
+}
+
+/// How a changed part of the configuration reaches a running kiosk.
+public enum ReloadApplication: Sendable, Equatable {
+    /// Applied to the running player; the picture and sound go on.
+    case live
+    /// Its device is closed and opened again in-process (a short gap in that device only).
+    case reopened
+    /// Only a restart of kiosk applies it; the log says so once.
+    case onRestart
+}
+
+/// The playback settings that differ between two configurations.
+public enum PlaybackSetting: String, Sendable, CaseIterable {
+    case loop, gravity, startPaused = "start_paused", rate, imageDuration = "image_duration"
+}
+
+/// What differs between the configuration playing and a newly read one. Pure: the reload
+/// code acts on it. Items are compared by what they say, not where in the file they are
+/// written, so adding a comment line above them changes nothing.
+public struct ConfigChanges: Sendable, Equatable {
+    /// The parts that differ, in `ConfigPart` order.
+    public let parts: [ConfigPart]
+    /// Within `playback`, which settings differ.
+    public let playbackSettings: [PlaybackSetting]
+
+    public init(from old: KioskConfig, to new: KioskConfig) {
+        var parts: [ConfigPart] = []
+        if old.display != new.display { parts.append(.display) }
+        if old.audio.device != new.audio.device { parts.append(.audioDevice) }
+        if old.audio.volume != new.audio.volume || old.audio.muted != new.audio.muted { parts.append(.audioLevel) }
+        if old.input != new.input { parts.append(.input) }
+        let settings = Self.playbackSettings(old.playback, new.playback)
+        if !settings.isEmpty { parts.append(.playback) }
+        if old.overlay != new.overlay { parts.append(.overlay) }
+        if old.control != new.control { parts.append(.control) }
+        if !Self.sameItems(old.items, new.items) { parts.append(.items) }
+        self.parts = parts
+        playbackSettings = settings
+    }
+
+    public var isEmpty: Bool { parts.isEmpty }
+
+    public func contains(_ part: ConfigPart) -> Bool { parts.contains(part) }
+
+    /// The changed parts taken by the running kiosk (live or reopened).
+    public var appliedNow: [ConfigPart] { parts.filter { $0.application != .onRestart } }
+
+    /// The changed parts that wait for a restart.
+    public var waitingForRestart: [ConfigPart] { parts.filter { $0.application == .onRestart } }
+
+    /// "items, playback (loop, rate), audio volume" for the log.
+    public var appliedSummary: String {
+        appliedNow.map { part in
+            part == .playback ? "playback (" + playbackSettings.map(\.rawValue).joined(separator: ", ") + ")" : part.rawValue
+        }.joined(separator: ", ")
+    }
+
+    static func playbackSettings(_ old: PlaybackConfig, _ new: PlaybackConfig) -> [PlaybackSetting] {
+        var changed: [PlaybackSetting] = []
+        if old.loop != new.loop { changed.append(.loop) }
+        if old.gravity != new.gravity { changed.append(.gravity) }
+        if old.startPaused != new.startPaused { changed.append(.startPaused) }
+        if old.rate != new.rate { changed.append(.rate) }
+        if old.imageDuration != new.imageDuration { changed.append(.imageDuration) }
+        return changed
+    }
+
+    static func sameItems(_ old: [ItemConfig], _ new: [ItemConfig]) -> Bool {
+        old.map(\.withoutLocation) == new.map(\.withoutLocation)
+    }
+}
+
+extension ItemConfig {
+    /// The item as it would read anywhere in the file: for comparing what it says.
+    public var withoutLocation: ItemConfig {
+        var copy = self
+        copy.location = SourceLocation(file: "", line: 0, column: 0)
+        return copy
+    }
+}
+
+extension PlaylistEntry {
+    /// The same media with the same options, wherever its item is written in the file.
+    public func playsLike(_ other: PlaylistEntry) -> Bool {
+        var mine = self, theirs = other
+        mine.item = item.withoutLocation
+        theirs.item = other.item.withoutLocation
+        return mine == theirs
+    }
+}
+
+extension [PlaylistEntry] {
+    /// Both lists play the same media with the same options in the same order.
+    public func playLike(_ other: [PlaylistEntry]) -> Bool {
+        count == other.count && zip(self, other).allSatisfy { $0.playsLike($1) }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Glibc
+import KioskCore
+import Logging
+
+/// Watches kiosk.conf with inotify and calls `onChange` once a burst of changes has settled.
+/// It watches the file's directory and filters by name, not the file itself: editors save by
+/// writing a temp file and renaming it over (vim, nano's backup, `sed -i`), which leaves a
+/// watch on the old inode seeing nothing; `cp` and delete+recreate are seen the same way.
+/// A directory that vanishes (an unmounted stick, `rm -r`) is looked for again every second.
+final class ConfigFileWatcher: @unchecked Sendable {
+    // Safe to share: `stopRequested` is guarded by `lock`; everything else is touched by the
+    // watch thread only (or is immutable).
+    private let directory: String
+    private let fileName: String
+    private let logger: Logger
+    private let onChange: @Sendable () -> Void
+    private let lock = NSLock()
+    private var stopRequested = false
+    private let finished = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+
+    /// What the directory watch listens for: the file's content written, the file replaced
+    /// (renamed over, created, deleted), and the directory itself going away.
+    private static let events = UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE
+                                       | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB)
+
+    init(path: String, logger: Logger, onChange: @escaping @Sendable () -> Void) {
+        let url = URL(fileURLWithPath: path)
+        directory = url.deletingLastPathComponent().path
+        fileName = url.lastPathComponent
+        self.logger = logger
+        self.onChange = onChange
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            watch()
+            finished.signal()
+        }
+        thread.name = "kiosk-config-watch"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Ends the watch thread (within a quarter second: its poll wakes that often).
+    func stop() {
+        let started = lock.withLock { () -> Bool in
+            defer { stopRequested = true }
+            return thread != nil && !stopRequested
+        }
+        if started { _ = finished.wait(timeout: .now() + 2) }
+    }
+
+    private var shouldStop: Bool { lock.withLock { stopRequested } }
+
+    private func watch() {
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else {
+            logger.error("\(directory)/\(fileName): cannot watch for changes (inotify: \(String(cString: strerror(errno)))); SIGHUP still reloads")
+            return
+        }
+        defer { close(fd) }
+        var watchDescriptor: Int32 = -1
+        var debounce = ChangeDebounce()
+        var reportedMissing = false
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while !shouldStop {
+            if watchDescriptor < 0 {
+                watchDescriptor = inotify_add_watch(fd, directory, Self.events)
+                if watchDescriptor < 0 {
+                    if !reportedMissing {
+                        logger.warning("\(directory): cannot watch it (\(String(cString: strerror(errno)))); looking again every second")
+                        reportedMissing = true
+                    }
+                    sleepOrStop(seconds: 1)
+                    continue
+                }
+                if reportedMissing {
+                    // It is back, and so may the file be: read it.
+                    reportedMissing = false
+                    debounce.noteChange(at: Self.now())
+                }
+            }
+            var timeout: Int32 = 250
+            if let deadline = debounce.deadline {
+                timeout = Int32(max(0, min(250, (deadline - Self.now()) * 1000)).rounded(.up))
+            }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, timeout) > 0 {
+                let length = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if length > 0 {
+                    let (changed, gone) = parse(buffer, length: length, watching: watchDescriptor)
+                    if changed { debounce.noteChange(at: Self.now()) }
+                    if gone {
+                        // The directory was removed or moved away: the watch died with it.
+                        inotify_rm_watch(fd, watchDescriptor)
+                        watchDescriptor = -1
+                    }
+                }
+            }
+            if debounce.takeIfDue(at: Self.now()) { onChange() }
+        }
+    }
+
+    /// Whether any event names the file, and whether the watched directory itself is gone.
+    private func parse(_ buffer: [UInt8], length: Int, watching descriptor: Int32) -> (changed: Bool, gone: Bool) {
+        var changed = false, gone = false
+        var offset = 0
+        let headerSize = MemoryLayout<inotify_event>.size
+        buffer.withUnsafeBytes { bytes in
+            while offset + headerSize <= length {
+                let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                let nameLength = Int(event.len)
+                if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0, event.wd == descriptor {
+                    gone = true
+                    changed = true
+                } else if nameLength > 0 {
+                    let nameBytes = bytes[(offset + headerSize)..<(offset + headerSize + nameLength)]
+                    let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                    if name == fileName { changed = true }
+                }
+                offset += headerSize + nameLength
+            }
+        }
+        return (changed, gone)
+    }
+
+    private func sleepOrStop(seconds: Double) {
+        var left = seconds
+        while left > 0, !shouldStop {
+            usleep(100_000)
+            left -= 0.1
+        }
+    }
+
+    private static func now() -> Double { MonotonicClock.hostTime().seconds }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import KioskCore
+import KioskPlayer
+import Logging
+
+/// The one reload path of `kiosk run`, for SIGHUP and for changes of the file (inotify): reads
+/// kiosk.conf, and when it is valid applies what changed to the running player; when it is not,
+/// logs each error with file:line:column and leaves the old configuration playing.
+final class ConfigReloader: @unchecked Sendable {
+    enum Trigger { case signal, fileChanged }
+
+    // Safe to share: every var is touched only inside `lock` (SIGHUP and the file watch may
+    // ask at the same time; one reload runs after the other).
+    private let lock = NSLock()
+    private let path: String
+    private let player: QueuePlayer
+    private let input: LiveInput
+    private let logger: Logger
+    /// Parts the command line overrides (--display, --audio): the file's values do not matter.
+    private let overridden: Set<ConfigPart>
+    /// What runs: the sections that wait for a restart keep the values the process started with.
+    private var running: KioskConfig
+    private var runningEntries: [PlaylistEntry]
+    /// The last valid file read, to say "applies on restart" once per edit, not per reload.
+    private var lastRead: KioskConfig
+    /// The bytes last read (nil: the file could not be read), so that a save that did not
+    /// change the file, or the second event of one save, does nothing.
+    private var lastContents: Data??
+    /// The last file read was rejected: when it is fixed, say so even if nothing changes.
+    private var lastWasRejected = false
+
+    init(path: String, config: KioskConfig, entries: [PlaylistEntry], player: QueuePlayer, input: LiveInput,
+         overridden: Set<ConfigPart>, logger: Logger) {
+        self.path = path
+        running = config
+        lastRead = config
+        runningEntries = entries
+        self.player = player
+        self.input = input
+        self.overridden = overridden
+        self.logger = logger
+        lastContents = .some(FileManager.default.contents(atPath: path))
+    }
+
+    func reload(_ trigger: Trigger) {
+        lock.withLock { reloadLocked(trigger) }
+    }
+
+    private func reloadLocked(_ trigger: Trigger) {
+        let contents = FileManager.default.contents(atPath: path)
+        if trigger == .fileChanged, let last = lastContents, last == contents { return }
+        lastContents = .some(contents)
+        let new: KioskConfig
+        do throws(ConfigError) {
+            if let contents {
+                new = try ConfigLoader.load(contents: contents, path: path)
+            } else {
+                new = try ConfigLoader.load(path: path)   // unreadable: it names the reason
+            }
+        } catch {
+            logger.error("\(path): not reloaded, the old configuration keeps playing; its errors:")
+            for diagnostic in error.diagnostics { logger.error("\(diagnostic)") }
+            lastWasRejected = true
+            return
+        }
+        let wasRejected = lastWasRejected
+        lastWasRejected = false
+        let entries = ConfigReading.entries(of: new, logger: logger)
+        let changes = ConfigChanges(from: running, to: new)
+        let sinceLastRead = ConfigChanges(from: lastRead, to: new)
+        lastRead = new
+        let playlistChanged = !runningEntries.playLike(entries)
+        for part in changes.waitingForRestart where sinceLastRead.contains(part) && !overridden.contains(part) {
+            logger.notice("\(path): \(part.rawValue) section changed: applies on restart")
+        }
+        guard !changes.appliedNow.isEmpty || playlistChanged else {
+            if trigger == .signal || wasRejected { logger.notice("\(path): reloaded, nothing to change") }
+            return
+        }
+        player.reload(Self.playerReload(changes, old: running, new: new, entries: playlistChanged ? entries : nil))
+        if changes.contains(.input) { input.apply(new.input) }
+        var applied = changes.appliedSummary
+        if playlistChanged && !changes.contains(.items) {
+            applied += (applied.isEmpty ? "" : ", ") + "items (the folders' files changed)"
+        }
+        logger.notice("\(path): reloaded: \(applied)")
+        running = Self.merging(live: new, into: running)
+        runningEntries = entries
+    }
+
+    /// The player's part of a reload: only what changed, so a reload does not undo what keys
+    /// or touch did to the volume, the rate or the pause.
+    static func playerReload(_ changes: ConfigChanges, old: KioskConfig, new: KioskConfig, entries: [PlaylistEntry]?) -> PlayerReload {
+        var reload = PlayerReload()
+        reload.entries = entries
+        for setting in changes.playbackSettings {
+            switch setting {
+            case .loop: reload.loopMode = new.playback.loop
+            case .gravity: reload.gravity = new.playback.gravity
+            case .rate: reload.defaultRate = rate(new.playback)
+            case .imageDuration: reload.imageDuration = new.playback.imageDuration
+            // Only a start is paused or not: a reload never pauses a playing kiosk.
+            case .startPaused: break
+            }
+        }
+        if old.audio.volume != new.audio.volume { reload.volume = new.audio.volume }
+        if old.audio.muted != new.audio.muted { reload.isMuted = new.audio.muted }
+        return reload
+    }
+
+    /// kiosk.conf's rate (0.25-4.0) as the player's rational one, to 1/1000.
+    static func rate(_ playback: PlaybackConfig) -> Rational {
+        Rational(Int64((playback.rate * 1000).rounded()), 1000)
+    }
+
+    /// `running` with the parts that apply live taken from `new` (the others are the parts
+    /// `ConfigPart.application` says wait for a restart).
+    static func merging(live new: KioskConfig, into running: KioskConfig) -> KioskConfig {
+        var merged = new
+        merged.display = running.display
+        merged.audio.device = running.audio.device
+        merged.overlay = running.overlay
+        merged.control = running.control
+        return merged
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import KioskCore
+import KioskInput
+import KioskPlayer
+import Logging
+
+/// The input service of a running kiosk, which a reload of kiosk.conf's `input` section
+/// replaces: the old one is stopped (devices closed, grabs released) and a new one opened with
+/// the new devices, grab, keys, gestures and seek step. Touch and keys pause for the moment
+/// that takes; the picture and sound do not.
+final class LiveInput: @unchecked Sendable {
+    // Safe to share: `service` and `stopped` are guarded by `lock`.
+    private let lock = NSLock()
+    private var service: InputService?
+    private var stopped = false
+    private let output: VideoOutput
+    private let player: QueuePlayer
+    private let logger: Logger
+
+    init(output: VideoOutput, player: QueuePlayer, logger: Logger) {
+        self.output = output
+        self.player = player
+        self.logger = logger
+    }
+
+    /// Starts input with `config`, or swaps the running service for one with `config`.
+    func apply(_ config: InputConfig) {
+        lock.withLock {
+            guard !stopped else { return }
+            service?.stop()
+            service = InputWiring.start(config, output: output, player: player, logger: logger)
+        }
+    }
+
+    /// For good: a reload arriving during shutdown opens nothing again.
+    func stop() {
+        lock.withLock {
+            stopped = true
+            service?.stop()
+            service = nil
+        }
+    }
+}
