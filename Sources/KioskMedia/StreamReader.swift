@@ -47,14 +47,20 @@ public final class StreamReader {
     /// stayed away longer than the policy allows (the item fails and is retried next pass).
     public func read() throws -> Demuxer.Output {
         while true {
-            switch demuxer.read() {
+            // A live HLS whose server died retries its playlist quietly inside one read; the
+            // deadline turns that silence into a loss (counted from when the read began).
+            let readStart = MonotonicClock.hostTime()
+            if isNetwork { demuxer.asset.interrupt.setDeadline(afterSeconds: policy.silentReadLimit.seconds) }
+            let output = demuxer.read()
+            if isNetwork { demuxer.asset.interrupt.setDeadline(afterSeconds: nil) }
+            switch output {
             case .packet(let packet):
                 if isRepeat(packet) { continue }
                 note(packet)
                 return .packet(packet)
             case .end:
                 guard isNetwork, !demuxer.asset.interrupt.isCancelled, let reason = lossReason() else { return .end }
-                try reconnect(after: reason)
+                try reconnect(after: reason, lostAt: demuxer.lastReadError == kiosk_averror_exit() ? readStart : MonotonicClock.hostTime())
             }
         }
     }
@@ -67,8 +73,9 @@ public final class StreamReader {
 
     /// Why the demuxer stopped, if that was not the end of the media.
     private func lossReason() -> String? {
-        if let code = demuxer.lastReadError, code != kiosk_averror_exit() {
-            return "read error: \(ffmpegErrorText(code))"
+        if let code = demuxer.lastReadError {
+            return code == kiosk_averror_exit() ? String(format: "no data for %.0f s", policy.silentReadLimit.seconds)
+                : "read error: \(ffmpegErrorText(code))"
         }
         // HLS skips segments it cannot fetch, and ends when none is left: an end well before
         // the duration it announced is a lost server, not the end.
@@ -78,9 +85,8 @@ public final class StreamReader {
         return nil
     }
 
-    private func reconnect(after reason: String) throws {
+    private func reconnect(after reason: String, lostAt: MediaTime) throws {
         longestEnd = endTime
-        let lostAt = MonotonicClock.hostTime()
         // Seekable (VOD) inputs continue where they stopped; live ones rejoin at the live edge.
         let resumeAt = duration != nil ? lastPacketTime : nil
         logger.warning("\(name): connection lost (\(reason)); reconnecting")

@@ -40,6 +40,8 @@ final class PlaybackLoop {
     var lastDisplayError: String?
     /// The host time of the last audio report the clock followed.
     var lastAudioObservation: MediaTime?
+    /// Entries that failed while being prepared for the next pass (see PlaybackLoop+FailedAhead).
+    var failedAhead: Set<Int> = []
 
     init(output: VideoOutput, cursor: PlaylistCursor, options: PlayerOptions, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {

@@ -7,6 +7,9 @@ public struct ReconnectPolicy: Sendable, Equatable {
     public var backoff: RetryBackoff
     /// The longest outage ridden out, counted from the loss to the start of an attempt.
     public var giveUpAfter: MediaTime
+    /// A read that brings nothing for this long is a loss too (a live HLS retrying the
+    /// playlist of a dead server): longer than a live stream's segment wait, within the budget.
+    public var silentReadLimit = MediaTime(value: 12, timescale: 1)
 
     public init(backoff: RetryBackoff = RetryBackoff(initial: MediaTime(value: 1, timescale: 2),
                                                       maximum: MediaTime(value: 2, timescale: 1)),
