@@ -39,6 +39,7 @@ public final class Asset {
             throw MediaError(source: source, reason: Asset.describeOpenFailure(openResult, timeout: isNetwork && !interrupt.isCancelled ? openTimeout : nil))
         }
         formatContext = context
+        if isNetwork { NetworkOpenOptions.enableReconnectOnErrors(context, source: source) }
         let probeResult = avformat_find_stream_info(context, nil)
         guard probeResult >= 0 else {
             avformat_close_input(&formatContext)

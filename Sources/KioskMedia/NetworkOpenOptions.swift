@@ -26,9 +26,17 @@ public enum NetworkOpenOptions {
         if let scheme = NetworkURL.scheme(of: source), scheme == "http" || scheme == "https" {
             av_dict_set(&options, "reconnect", "1", 0)
             av_dict_set(&options, "reconnect_streamed", "1", 0)
-            av_dict_set(&options, "reconnect_on_network_error", "1", 0)
             av_dict_set(&options, "reconnect_delay_max", "\(reconnectDelayMaxSeconds)", 0)
         }
         return options
+    }
+
+    /// After the open: FFmpeg's http reconnects on network errors too (a reset connection
+    /// mid-file). Not at the open, where it would retry a refused connection for a second or
+    /// more; kiosk's own reopen with backoff covers that, and a dead URL is skipped at once.
+    static func enableReconnectOnErrors(_ context: UnsafeMutablePointer<AVFormatContext>, source: String) {
+        guard let scheme = NetworkURL.scheme(of: source), scheme == "http" || scheme == "https",
+              let io = context.pointee.pb else { return }
+        _ = av_opt_set(UnsafeMutableRawPointer(io), "reconnect_on_network_error", "1", AV_OPT_SEARCH_CHILDREN)
     }
 }

@@ -68,6 +68,8 @@ public final class StreamReader {
     public func seek(to time: MediaTime) throws {
         lastTicks.removeAll()
         dropRepeats = false
+        // Where a reconnect resumes if the connection is found dead right after the seek.
+        lastPacketTime = time
         try demuxer.seek(to: time)
     }
 
