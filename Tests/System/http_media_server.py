@@ -3,11 +3,15 @@
 Run as its own process so a test can kill it mid-stream (every connection drops at once, as
 when a real server dies) and start it again on the same port:
 
-    python3 http_media_server.py DIRECTORY PORT      (PORT 0: any free port)
+    python3 http_media_server.py DIRECTORY PORT [BYTES_PER_SECOND]   (PORT 0: any free port)
+
+BYTES_PER_SECOND paces every response (a slow link): without it a whole file lands in the
+socket buffers at once and a kill would not interrupt anything.
 
 It prints the port on its first line once it listens."""
 import os
 import sys
+import time
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
@@ -53,13 +57,18 @@ class RangeHandler(SimpleHTTPRequestHandler):
         self.remaining = end - start + 1
         return handle
 
+    rate = 0
+
     def copyfile(self, source, destination):
+        chunk_size = min(64 * 1024, self.rate // 10) if self.rate else 64 * 1024
         while self.remaining > 0:
-            chunk = source.read(min(64 * 1024, self.remaining))
+            chunk = source.read(min(chunk_size, self.remaining))
             if not chunk:
                 break
             destination.write(chunk)
             self.remaining -= len(chunk)
+            if self.rate:
+                time.sleep(len(chunk) / self.rate)
 
 
 class QuietServer(ThreadingHTTPServer):
@@ -69,6 +78,7 @@ class QuietServer(ThreadingHTTPServer):
 
 def main():
     directory, port = sys.argv[1], int(sys.argv[2])
+    RangeHandler.rate = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     server = QuietServer(("127.0.0.1", port), partial(RangeHandler, directory=directory))
     server.daemon_threads = True
     print(server.server_address[1], flush=True)
