@@ -14,17 +14,32 @@ public final class Asset {
     /// for a gigabyte per frame and buys nothing on a signage screen.
     public static let maximumPictureSize = PixelSize(width: 8192, height: 8192)
 
+    /// Cancels blocking network calls of this asset (see `InterruptFlag`).
+    public let interrupt: InterruptFlag
+
     /// Opens and probes `source` (a path or a URL FFmpeg understands). Throws a `MediaError`
-    /// that names the source and says why in one line.
-    public init(source: String) throws {
+    /// that names the source and says why in one line. A URL is opened with FFmpeg's network
+    /// options (`NetworkOpenOptions`); `interrupt` cancels the open and every later read, and
+    /// `openTimeout` bounds the open and probe of a URL.
+    public init(source: String, interrupt: InterruptFlag = InterruptFlag(),
+                openTimeout: Double = NetworkOpenOptions.openTimeoutSeconds) throws {
         self.source = source
+        self.interrupt = interrupt
         try Asset.checkLocalFile(source)
-        var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        let openResult = avformat_open_input(&context, source, nil, nil)
+        let isNetwork = NetworkURL.isNetwork(source)
+        if isNetwork { NetworkOpenOptions.initializeNetworkOnce() }
+        var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+        context?.pointee.interrupt_callback = interrupt.callback
+        var options = isNetwork ? NetworkOpenOptions.dictionary(for: source) : nil
+        if isNetwork { interrupt.setDeadline(afterSeconds: openTimeout) }
+        defer { if isNetwork { interrupt.setDeadline(afterSeconds: nil) } }
+        let openResult = avformat_open_input(&context, source, nil, &options)
+        av_dict_free(&options)
         guard openResult >= 0, let context else {
-            throw MediaError(source: source, reason: Asset.describeOpenFailure(openResult))
+            throw MediaError(source: source, reason: Asset.describeOpenFailure(openResult, timeout: isNetwork && !interrupt.isCancelled ? openTimeout : nil))
         }
         formatContext = context
+        if isNetwork { NetworkOpenOptions.enableReconnectOnErrors(context, source: source) }
         let probeResult = avformat_find_stream_info(context, nil)
         guard probeResult >= 0 else {
             avformat_close_input(&formatContext)
@@ -76,9 +91,12 @@ public final class Asset {
         }
     }
 
-    private static func describeOpenFailure(_ code: Int32) -> String {
+    private static func describeOpenFailure(_ code: Int32, timeout: Double?) -> String {
         if code == kiosk_averror_invaliddata() {
             return "not a media file FFmpeg can read (unknown format or damaged data)"
+        }
+        if code == kiosk_averror_exit(), let timeout {
+            return "no answer within \(Int(timeout)) s"
         }
         return "cannot open: \(ffmpegErrorText(code))"
     }

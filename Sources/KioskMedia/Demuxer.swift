@@ -33,6 +33,10 @@ public final class Demuxer {
 
     public enum Output { case packet(Packet), end }
 
+    /// Why the last `.end` came: nil at the end of the data, else FFmpeg's error code (a network
+    /// source tells a dropped connection from its end by this).
+    public private(set) var lastReadError: Int32?
+
     public init(asset: Asset, video: Bool = true, audio: Bool = true) {
         self.asset = asset
         videoStream = video ? asset.info.bestVideo.flatMap { $0.decodable ? $0.index : nil } : nil
@@ -53,7 +57,10 @@ public final class Demuxer {
     public func read() -> Output {
         while true {
             let result = av_read_frame(asset.context, scratch)
-            if result < 0 { return .end }
+            if result < 0 {
+                lastReadError = result == kiosk_averror_eof() ? nil : result
+                return .end
+            }
             let index = Int(scratch.pointee.stream_index)
             guard index == videoStream || index == audioStream else {
                 av_packet_unref(scratch)

@@ -1,5 +1,6 @@
 import CFFmpeg
 import CKioskShim
+import KioskCore
 
 /// A media file kiosk cannot use, and why, in words a signage integrator can act on.
 /// `description` is the one line the CLI prints: `PATH: REASON`.
@@ -12,7 +13,8 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
         self.reason = reason
     }
 
-    public var description: String { "\(source): \(reason)" }
+    /// A URL's credentials are masked: this text goes to logs and events.
+    public var description: String { "\(NetworkURL.masked(source)): \(reason)" }
 }
 
 /// FFmpeg's text for an AVERROR code, as av_err2str would give (a macro Swift cannot import).

@@ -17,6 +17,8 @@ final class ActiveItem {
     /// Each item scales with its own context, set up while it waits for its seam.
     let scaler = Scaler()
     var isScalerPrepared = false
+    /// When the item ran dry (host time); nil while it plays or before it first did.
+    var stalledSince: MediaTime?
 
     init(index: Int, entry: PlaylistEntry, plan: ItemPlan, pipeline: ItemPipeline, serial: UInt64) {
         self.index = index

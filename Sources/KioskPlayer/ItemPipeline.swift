@@ -58,6 +58,13 @@ final class ItemPipeline: @unchecked Sendable {
     var hasAudioStream = false
     var requestedRate: Rational
     let logger: Logger
+    /// Cancelled by `close()`: a network open or read blocked on a dead socket gives up at once.
+    let interrupt = InterruptFlag()
+    /// What the demux thread has read, for the presenter's rebuffering decision (under `lock`).
+    var demuxProgress = DemuxProgress()
+    /// Set when a network source stayed away too long; the decode thread fails the item with
+    /// it once the frames before the loss are out (under `lock`).
+    var streamLoss: MediaError?
 
     enum PacketMessage {
         case packet(Packet)
@@ -76,6 +83,7 @@ final class ItemPipeline: @unchecked Sendable {
 
     /// Stops the threads; queued frames and packets are released.
     func close() {
+        interrupt.cancel()
         frames.close()
         packets.close()
         audio.close()
@@ -111,7 +119,7 @@ final class ItemPipeline: @unchecked Sendable {
         let demuxer: Demuxer
         let decoder: VideoDecoder
         do {
-            let asset = try Asset(source: plan.source)
+            let asset = try Asset(source: plan.source, interrupt: interrupt)
             demuxer = Demuxer(asset: asset, audio: plan.audioFormat != nil && plan.stillDuration == nil)
             guard let videoIndex = demuxer.videoStream else {
                 let kinds = asset.info.streams.map { "\($0.kind.rawValue) \($0.codecName)" }.joined(separator: ", ")
@@ -138,10 +146,11 @@ final class ItemPipeline: @unchecked Sendable {
         decodeThread.start()
 
         if plan.start > .zero { seek(to: plan.start) }
+        let reader = StreamReader(demuxer: demuxer, logger: logger)
         var finished = false
         while !packets.isClosed {
             if let (target, seekGeneration) = takePendingSeek() {
-                do { try demuxer.seek(to: target) } catch { logger.warning("\(error)") }
+                do { try reader.seek(to: target) } catch { logger.warning("\(error)") }
                 finished = false
                 guard packets.push(.seek(to: target, generation: seekGeneration)) else { return }
                 if demuxer.audioStream != nil { _ = audioPackets.push(.seek(to: target, generation: seekGeneration)) }
@@ -151,14 +160,22 @@ final class ItemPipeline: @unchecked Sendable {
                 Thread.sleep(forTimeInterval: 0.01)
                 continue
             }
-            switch demuxer.read() {
+            let output: Demuxer.Output
+            do { output = try reader.read() } catch {
+                // Ends the packet streams like the end of the file; the decode thread turns
+                // that end into the item's failure.
+                lock.withLock { streamLoss = error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)") }
+                output = .end
+            }
+            if case .end = output { noteProgress(reader, finished: true) } else { noteProgress(reader, finished: false) }
+            switch output {
             case .packet(let packet) where packet.streamIndex == demuxer.audioStream:
                 guard audioPackets.push(.packet(packet)) else { return }
             case .packet(let packet):
                 guard packets.push(.packet(packet)) else { return }
             case .end:
                 finished = true
-                let length = itemLength(demuxed: demuxer.endTime)
+                let length = itemLength(demuxed: reader.endTime)
                 guard packets.push(.end(length: length)) else { return }
                 if demuxer.audioStream != nil { _ = audioPackets.push(.end(length: length)) }
             }
@@ -201,6 +218,10 @@ final class ItemPipeline: @unchecked Sendable {
             case .end(let length):
                 _ = decoder.send(nil as Packet?)
                 guard drain(decoder, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
+                if let loss = lock.withLock({ streamLoss }) {
+                    frames.push(.failed(loss))
+                    return
+                }
                 if produced == 0 {
                     let damaged = decoder.damagedPackets
                     frames.push(.failed(MediaError(source: plan.source, reason: damaged > 0

@@ -39,6 +39,7 @@ extension PlaybackLoop {
     func begin(_ step: PlaylistStep, seamFrom seam: MediaTime?) {
         switch step {
         case .play(let index):
+            failedAhead = []   // the step that needed them is taken
             let entry = cursor.entries[index]
             let next: ActiveItem
             if let prepared = upcoming, prepared.index == index, prepared.entry.media == entry.media {
@@ -116,6 +117,7 @@ extension PlaybackLoop {
             upcoming = nil
             prepared.close()
             updateAudioOrder()
+            failedAhead.insert(prepared.index)
             report(error, index: prepared.index, reference: prepared.reference)
             return
         }
@@ -128,8 +130,7 @@ extension PlaybackLoop {
         } else if item.plan.stillDuration == nil {
             return   // a stream of unknown length: it says when it ends
         }
-        var preview = cursor
-        if case .play(let index) = preview.advance() {
+        if case .play(let index) = previewAdvance() {
             upcoming = open(index)
             updateAudioOrder()
         }
@@ -142,9 +143,8 @@ extension PlaybackLoop {
         // With the next item prepared, hand over now: the clock is renamed, not moved, so its
         // first frame is still paced to the seam like any frame, and the switching work is
         // done while the outgoing picture is still up instead of delaying the incoming one.
-        var preview = cursor
-        if case .play(let index) = preview.advance(), let prepared = upcoming, prepared.index == index, prepared.isPrimed {
-            begin(cursor.advance(), seamFrom: seam)
+        if case .play(let index) = previewAdvance(), let prepared = upcoming, prepared.index == index, prepared.isPrimed {
+            begin(advanceCursor(), seamFrom: seam)
             return
         }
         if !options.untimed {
@@ -161,7 +161,7 @@ extension PlaybackLoop {
                 }
             }
         }
-        begin(cursor.advance(), seamFrom: seam)
+        begin(advanceCursor(), seamFrom: seam)
     }
 
     /// Where the outgoing item hands over on the clock. A still lasts its duration; a video
@@ -189,7 +189,7 @@ extension PlaybackLoop {
             current = nil
             item.close()
             needsFirstFrame = true
-            begin(cursor.advance(), seamFrom: nil)
+            begin(advanceCursor(), seamFrom: nil)
         }
     }
 

@@ -41,6 +41,8 @@ final class PlaybackLoop {
     var lastDisplayError: String?
     /// The host time of the last audio report the clock followed.
     var lastAudioObservation: MediaTime?
+    /// Entries that failed while being prepared for the next pass (see PlaybackLoop+FailedAhead).
+    var failedAhead: Set<Int> = []
 
     init(output: VideoOutput, cursor: PlaylistCursor, options: PlayerOptions, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
@@ -105,6 +107,7 @@ final class PlaybackLoop {
         case .frame(let frame, let frameGeneration):
             guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
             if needsFirstFrame || options.untimed {
+                guard mayResume(item, at: frame) else { return }   // a stalled stream refills first
                 _ = item.pipeline.frames.pop(timeout: 0)
                 if let flip = present(frame, of: item) {
                     clock.seek(to: frame.pts, atHost: flip)
@@ -140,9 +143,10 @@ final class PlaybackLoop {
     private func noteStarvation(_ item: ActiveItem) {
         guard state.timeControlStatus == .playing, let last = item.lastPresentedPTS else { return }
         let position = clock.mediaTime(atHost: MonotonicClock.hostTime())
-        if position > last + item.expectedFrameDuration * Rational(2, 1) {
+        if RebufferPolicy.hasRunDry(position: position, lastPresented: last, frameDuration: item.expectedFrameDuration) {
             apply(.bufferEmpty)
             needsFirstFrame = true
+            noteStall(of: item)
         }
     }
 

@@ -9,6 +9,7 @@
 
 static inline int kiosk_averror(int posix_errno) { return AVERROR(posix_errno); }
 static inline int kiosk_averror_eof(void) { return AVERROR_EOF; }
+static inline int kiosk_averror_exit(void) { return AVERROR_EXIT; }
 static inline int kiosk_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int kiosk_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int kiosk_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }

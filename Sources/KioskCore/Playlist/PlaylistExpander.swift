@@ -39,7 +39,7 @@ public struct PlaylistEntry: Sendable, Equatable {
             title = item.title ?? PathText.lastComponent(path)
             isStillImage = PlaylistExpander.stillImageExtensions.contains(PathText.lowercasedExtension(path))
         case .url(let url):
-            title = item.title ?? url
+            title = item.title ?? NetworkURL.masked(url)   // titles reach logs and events
             isStillImage = false
         }
     }

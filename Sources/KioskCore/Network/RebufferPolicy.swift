@@ -1,0 +1,35 @@
+/// When playback that ran dry may go on. A local file refills in milliseconds, so it goes on
+/// at the first decoded frame. A network stream that stalled goes on once `resumeAhead` of
+/// media is demuxed past the frame to show, so a slow link plays in runs of a second or more
+/// instead of stuttering frame by frame; it also goes on when the demuxer reached the end
+/// (nothing more will come), or after `maximumWait` with whatever there is. Pure: the engine
+/// feeds it measurements.
+public struct RebufferPolicy: Sendable, Equatable {
+    public var resumeAhead: MediaTime
+    public var maximumWait: MediaTime
+
+    public init(resumeAhead: MediaTime = MediaTime(value: 1, timescale: 1),
+                maximumWait: MediaTime = MediaTime(value: 5, timescale: 1)) {
+        self.resumeAhead = resumeAhead
+        self.maximumWait = maximumWait
+    }
+
+    public static let network = RebufferPolicy()
+    /// Local files: go on at the first frame.
+    public static let local = RebufferPolicy(resumeAhead: .zero, maximumWait: .zero)
+
+    /// Whether the item ran dry: the clock passed the last frame shown by more than two frame
+    /// periods and no decoded frame is ready (a late frame is the pacer's business, not this).
+    public static func hasRunDry(position: MediaTime, lastPresented: MediaTime, frameDuration: MediaTime) -> Bool {
+        position > lastPresented + frameDuration * Rational(2, 1)
+    }
+
+    /// Whether a stalled item may play again, with a decoded frame at `framePTS` ready,
+    /// media demuxed up to `demuxedUntil` (nil when unknown), `waited` since the stall.
+    public func mayResume(framePTS: MediaTime, demuxedUntil: MediaTime?, demuxerFinished: Bool,
+                          waited: MediaTime) -> Bool {
+        if demuxerFinished || waited >= maximumWait { return true }
+        guard let demuxedUntil else { return resumeAhead <= .zero }
+        return demuxedUntil - framePTS >= resumeAhead
+    }
+}

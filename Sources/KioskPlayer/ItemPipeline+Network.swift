@@ -1,0 +1,30 @@
+import KioskCore
+import KioskMedia
+
+/// How far the demux thread has read, as the presenter needs it to decide when a stalled
+/// network item has buffered enough to play on (`RebufferPolicy`).
+struct DemuxProgress: Sendable {
+    /// The media time of the latest packet read (video, else audio), from the item's start.
+    var demuxedUntil: MediaTime?
+    /// The demuxer reached the end (or gave the stream up): nothing more will come.
+    var finished = false
+}
+
+extension ItemPipeline {
+    /// Whether the item comes over the network (it can stall, and is rebuffered).
+    var isNetwork: Bool { NetworkURL.isNetwork(plan.source) }
+
+    var progress: DemuxProgress { lock.withLock { demuxProgress } }
+
+    /// The source stayed away too long: the item fails once its last frames are out.
+    var hasLostStream: Bool { lock.withLock { streamLoss != nil } }
+
+    /// Called by the demux thread after every read.
+    func noteProgress(_ reader: StreamReader, finished: Bool) {
+        let until = reader.lastPacketTime
+        lock.withLock {
+            demuxProgress.demuxedUntil = until
+            demuxProgress.finished = finished
+        }
+    }
+}
