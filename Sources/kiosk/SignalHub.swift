@@ -15,12 +15,14 @@ import Glibc
 ///   a stop ends the process at once with 128 + the signal's number;
 /// - SIGHUP before a session, or in a command that does not reload, is ignored.
 final class SignalHub: @unchecked Sendable {
-    // Safe to share: every field is read and written with `lock` held.
+    // Safe to share: every field is read and written with `lock` (the condition) held.
     static let shared = SignalHub()
 
     enum Mode { case undecided, holdStops, exitOnStop }
 
-    private let lock = NSLock()
+    private let lock = NSCondition()
+    /// Handlers running now on the signal thread (`unregister` waits for them).
+    private var running = 0
     private var mode = Mode.undecided
     private var pendingStop: Int32?
     private var stopHandler: (@Sendable (Int32) -> Void)?
@@ -73,11 +75,15 @@ final class SignalHub: @unchecked Sendable {
         return pending != nil
     }
 
-    /// After the session: later signals find no handler; the process is ending anyway.
+    /// After the session: later signals find no handler; the process is ending anyway. A
+    /// handler still running (a stop returns just after the player ended) is waited for, up
+    /// to 3 s, so no thread is inside the session's objects when the process exits.
     func unregister() {
+        let deadline = Date(timeIntervalSinceNow: 3)
         lock.withLock {
             stopHandler = nil
             reloadHandler = nil
+            while running > 0 && lock.wait(until: deadline) {}
         }
     }
 
@@ -85,20 +91,28 @@ final class SignalHub: @unchecked Sendable {
     var stopRequested: Bool { lock.withLock { pendingStop != nil } }
 
     private func receive(_ number: Int32) {
+        var handler: (() -> Void)?
+        lock.lock()
+        let mode = self.mode
         if number == SIGHUP {
-            let reload = lock.withLock { reloadHandler }
-            reload?()
+            handler = reloadHandler
+        } else {
+            if pendingStop == nil { pendingStop = number }
+            if let stop = stopHandler { handler = { stop(number) } }
+        }
+        if handler != nil { running += 1 }
+        lock.unlock()
+        guard handler != nil else {
+            if number != SIGHUP && mode == .exitOnStop { exit(128 + number) }
+            // A stop in .holdStops or .undecided is remembered: `register` or `exitOnStop`
+            // acts on it. A SIGHUP without a session has nothing to reload.
             return
         }
-        let (handler, mode) = lock.withLock { () -> ((@Sendable (Int32) -> Void)?, Mode) in
-            if pendingStop == nil { pendingStop = number }
-            return (stopHandler, self.mode)
+        handler?()
+        handler = nil   // released before `unregister` may return
+        lock.withLock {
+            running -= 1
+            lock.broadcast()
         }
-        if let handler {
-            handler(number)
-        } else if mode == .exitOnStop {
-            exit(128 + number)
-        }
-        // .holdStops or .undecided: remembered; `register` or `exitOnStop` acts on it.
     }
 }
