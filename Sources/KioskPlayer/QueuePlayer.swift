@@ -76,7 +76,8 @@ public final class QueuePlayer: @unchecked Sendable {
             }
         }
         // Every present is recorded for the service watchdog (PresenterHeartbeat.swift).
-        loop = PlaybackLoop(output: MonitoredOutput(output, heartbeat: mailbox.heartbeat), cursor: playlist, options: options, stats: stats, audio: audio,
+        let monitored = MonitoredOutput(output, heartbeat: mailbox.heartbeat)
+        loop = PlaybackLoop(output: monitored, cursor: playlist, options: options, stats: stats, audio: audio,
                             mailbox: mailbox, logger: logger, onEvent: onEvent)
         loop.publish = { [weak self] snapshot in
             guard let self else { return }
