@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // What Swift cannot import: function-like macros (AVERROR, AVERROR_EOF) and variadic
         // callbacks (av_log's va_list).
         .target(name: "CKioskShim", dependencies: ["CFFmpeg", "CALSA"]),
@@ -35,13 +36,14 @@ let package = Package(
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskInput", dependencies: ["KioskCore", "CEvdev",
                                                    .product(name: "Logging", package: "swift-log")]),
+        .target(name: "KioskSystemd", dependencies: ["KioskCore", "CSystemd"]),
         .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The control socket (JSON lines, like mpv's IPC) on top of the engine.
         .target(name: "KioskControl", dependencies: ["KioskCore", "KioskPlayer",
                                                      .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -56,6 +58,8 @@ let package = Package(
                                                        .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskInputTests", dependencies: ["KioskInput", "KioskCore", "CEvdev",
                                                           .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "KioskServiceTests", dependencies: ["KioskSystemd", "KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
+                                                            .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),
     ]
 )

@@ -19,6 +19,9 @@ final class CommandMailbox: @unchecked Sendable {
     // Safe to share: `pending` is only touched with `condition` locked.
     private let condition = NSCondition()
     private var pending: [PlayerCommand] = []
+    /// Only the presenter takes commands and sleeps here: each time it does is a sign of life
+    /// for the service watchdog.
+    let heartbeat = PresenterHeartbeat()
 
     func post(_ command: PlayerCommand) {
         condition.withLock {
@@ -28,7 +31,8 @@ final class CommandMailbox: @unchecked Sendable {
     }
 
     func takeAll() -> [PlayerCommand] {
-        condition.withLock {
+        heartbeat.beat()
+        return condition.withLock {
             defer { pending.removeAll() }
             return pending
         }
@@ -36,6 +40,8 @@ final class CommandMailbox: @unchecked Sendable {
 
     /// Sleeps until the monotonic clock reads `host` or a command arrives.
     func wait(untilHost host: MediaTime) {
+        heartbeat.sleeping(until: host.seconds)
+        defer { heartbeat.beat() }
         condition.lock(); defer { condition.unlock() }
         while pending.isEmpty {
             let remaining = (host - MonotonicClock.hostTime()).seconds

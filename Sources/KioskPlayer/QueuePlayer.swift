@@ -75,7 +75,9 @@ public final class QueuePlayer: @unchecked Sendable {
                 logger.error("sound: \(device.deviceName): \(error); playing without sound")
             }
         }
-        loop = PlaybackLoop(output: output, cursor: playlist, options: options, stats: stats, audio: audio,
+        // Every present is recorded for the service watchdog (PresenterHeartbeat.swift).
+        let monitored = MonitoredOutput(output, heartbeat: mailbox.heartbeat)
+        loop = PlaybackLoop(output: monitored, cursor: playlist, options: options, stats: stats, audio: audio,
                             mailbox: mailbox, logger: logger, onEvent: onEvent)
         loop.publish = { [weak self] snapshot in
             guard let self else { return }
@@ -152,6 +154,10 @@ public final class QueuePlayer: @unchecked Sendable {
     public var currentItemTitle: String? { snapshotLock.withLock { snapshot.itemTitle } }
     public var framesPresented: Int { snapshotLock.withLock { snapshot.framesPresented } }
     public var framesDropped: Int { snapshotLock.withLock { snapshot.framesDropped } }
+    /// The presenter's signs of life, for the service watchdog (thread-safe).
+    public var presenterHealth: PresenterHealth { mailbox.heartbeat.health }
+    /// Why time stands still although playing was asked for (AVPlayer.reasonForWaitingToPlay).
+    public var reasonForWaitingToPlay: WaitingReason? { snapshotLock.withLock { snapshot.state.reasonForWaitingToPlay } }
 }
 
 /// What the presenter thread last published for other threads to read.

@@ -54,8 +54,15 @@ struct RuntimeFailure: Error, CustomStringConvertible {
 @main
 enum Entry {
     static func main() {
+        // First of all: a stop at any later moment must find kiosk ready for it (SignalHub.swift).
+        SignalHub.shared.install()
         do {
             var command = try KioskCommand.parseAsRoot()
+            if command is RunCommand || command is PlayCommand {
+                SignalHub.shared.holdStops()
+            } else {
+                SignalHub.shared.exitOnStop()
+            }
             try command.run()
         } catch let error as MediaError {
             fail("\(error)", code: 1)

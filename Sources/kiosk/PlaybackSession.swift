@@ -1,28 +1,38 @@
+import Foundation
 import KioskControl
 import KioskCore
 import KioskInput
 import KioskPlayer
+import KioskSystemd
 import Logging
 
-/// What `play` and `run` share once the player is made: input, signals, the wait, and the
-/// orderly end.
+/// What `play` and `run` share once the player is made: input, signals, the service manager,
+/// the wait, and the orderly end.
 enum PlaybackSession {
     /// Plays until the player finishes, a signal stops it, or `duration` seconds pass; then
     /// gives the screen back. `reload` runs on SIGHUP.
     static func run(_ player: QueuePlayer, on output: VideoOutput, input: InputConfig, duration: Double?,
                     logger: Logger, reload: (@Sendable () -> Void)? = nil, liveInput: LiveInput? = nil,
                     control: ControlServer? = nil) {
-        let signals = SignalWatcher(stop: { _ in player.stop() }, reload: reload)
-        control?.start(player: player)
-        player.start()
+        let service = ServiceSupervisor(player: player, notifier: SystemdNotifier(), logger: logger)
+        let abandoned = StopOutcome()
+        let signals = SignalWatcher(stop: { _ in
+            service.stopping()
+            // A presenter stuck in a call cannot obey: the screen is given back regardless.
+            if !player.stop() { abandoned.presenterIgnoredStop() }
+        }, reload: reload)
         // `run` hands in its own, which a reload of kiosk.conf's input section swaps.
         let inputService = liveInput ?? LiveInput(output: output, player: player, logger: logger)
-        inputService.apply(input)
-        if let duration {
-            if !player.waitUntilFinished(timeout: duration) { player.stop() }
-        } else {
-            player.waitUntilFinished()
+        // A stop that came while the display was being opened: never start.
+        if !signals.stoppedEarly {
+            control?.start(player: player)
+            player.start()
+            service.start()
+            inputService.apply(input)
+            wait(for: player, until: duration.map { MonotonicClock().now() + $0 }, abandoned: abandoned)
         }
+        service.stopping()
+        if abandoned.isSet { logger.error("the presenter did not stop within 2 s; giving the screen back anyway") }
         // The console comes back first (the CRTC, mode and framebuffer that were there before):
         // it is what a person sees, and SIGTERM must be done within a second.
         DisplayOpener.close(output, logger: logger)
@@ -30,4 +40,24 @@ enum PlaybackSession {
         control?.stop()   // removes the socket file
         withExtendedLifetime(signals) {}
     }
+
+    /// Until the player ends, a stop it did not obey, or the deadline (then it is stopped).
+    private static func wait(for player: QueuePlayer, until deadline: Double?, abandoned: StopOutcome) {
+        while !player.waitUntilFinished(timeout: 0.25) {
+            if abandoned.isSet { return }
+            if let deadline, MonotonicClock().now() >= deadline {
+                if !player.stop() { abandoned.presenterIgnoredStop() }
+                return
+            }
+        }
+    }
+}
+
+/// Set from the signal thread when the presenter did not end after a stop.
+private final class StopOutcome: @unchecked Sendable {
+    // Safe to share: `ignored` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var ignored = false
+    func presenterIgnoredStop() { lock.withLock { ignored = true } }
+    var isSet: Bool { lock.withLock { ignored } }
 }

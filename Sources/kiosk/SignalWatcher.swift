@@ -1,22 +1,13 @@
-import Dispatch
-import Glibc
-
-/// Turns SIGINT, SIGTERM and SIGHUP into calls on a dispatch queue, outside signal-handler
-/// context, so shutdown can restore the screen and reload can parse files safely.
+/// A playback session's SIGINT/SIGTERM (stop) and SIGHUP (reload) handlers, for as long as the
+/// watcher lives. The signals themselves are taken by `SignalHub` from the start of the process,
+/// so a stop before this exists is not lost (see `stoppedEarly`).
 final class SignalWatcher {
-    private var sources: [DispatchSourceSignal] = []
-    private let queue = DispatchQueue(label: "kiosk.signals")
+    /// A stop came before the session was ready to handle it: do not start playing.
+    let stoppedEarly: Bool
 
     init(stop: @escaping @Sendable (Int32) -> Void, reload: (@Sendable () -> Void)? = nil) {
-        for number in [SIGINT, SIGTERM] { watch(number) { stop(number) } }
-        if let reload { watch(SIGHUP, reload) }
+        stoppedEarly = SignalHub.shared.register(stop: stop, reload: reload)
     }
 
-    private func watch(_ number: Int32, _ action: @escaping @Sendable () -> Void) {
-        signal(number, SIG_IGN)   // the dispatch source sees it; the default action must not
-        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-        source.setEventHandler(handler: action)
-        source.resume()
-        sources.append(source)
-    }
+    deinit { SignalHub.shared.unregister() }
 }

@@ -69,7 +69,8 @@ final class RecordingOutput: AudioOutput, @unchecked Sendable {
     private var recorded: [UInt8] = []
     /// Per write: host time, index of its first frame, frames queued in the device before it.
     private var writes: [(host: Double, firstFrame: Int, queuedBefore: Int)] = []
-    private(set) var calls: [String] = []
+    private var recordedCalls: [String] = []
+    var calls: [String] { lock.lock(); defer { lock.unlock() }; return recordedCalls }
 
     init(bufferTime: Double = 0.040) { device = NullSink(name: "recording", bufferTime: bufferTime) }
 
@@ -77,7 +78,9 @@ final class RecordingOutput: AudioOutput, @unchecked Sendable {
     var format: AudioFormat? { device.format }
     var counters: AudioOutputCounters { device.counters }
     var failure: AudioOutputError? { nil }
-    var delayFrames: Int { device.delayFrames }
+    // The test thread reads the queue while the writer thread pauses and resumes the device
+    // (ThreadSanitizer found the race): both under `lock`.
+    var delayFrames: Int { lock.lock(); defer { lock.unlock() }; return device.delayFrames }
 
     var bytes: [UInt8] { lock.lock(); defer { lock.unlock() }; return recorded }
 
@@ -102,9 +105,15 @@ final class RecordingOutput: AudioOutput, @unchecked Sendable {
     }
 
     func waitForRoom(frames: Int, timeout: Double) throws { try device.waitForRoom(frames: frames, timeout: timeout) }
-    func pause() throws { calls.append("pause"); try device.pause() }
-    func resume() throws { calls.append("resume"); try device.resume() }
-    func drop() throws { calls.append("drop"); try device.drop() }
+    func pause() throws { try locked { recordedCalls.append("pause"); try device.pause() } }
+    func resume() throws { try locked { recordedCalls.append("resume"); try device.resume() } }
+    func drop() throws { try locked { recordedCalls.append("drop"); try device.drop() } }
+
+    private func locked(_ body: () throws -> Void) rethrows {
+        lock.lock()
+        defer { lock.unlock() }
+        try body()
+    }
     func drain() throws { try device.drain() }
     func recover() throws {}
     func close() {}
