@@ -112,6 +112,8 @@ def first_record_after(kiosk, start, predicate, timeout=5):
 def test_seek_absolute_and_relative_move_the_picture(kiosk):
     client = kiosk.client()
     client.ok("goto", 0)
+    # `get item` may still answer for the item before the goto landed: wait for the restart.
+    client.wait_for_event(lambda e: e["event"] == "item_started" and e["item"] == 0)
     assert wait_until(lambda: client.ok("get", "item") == 0 and client.ok("get", "status") == "readyToPlay")
     start = kiosk.frame_count()
     client.ok("seek", 4)
