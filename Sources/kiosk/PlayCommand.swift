@@ -89,7 +89,7 @@ struct PlayCommand: ParsableCommand {
         options.audioOutput = AudioOpener.open(AudioOpener.parse(audio), logger: logger)
         options.volume = volume
         options.isMuted = mute
-        let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!)
+        let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!, paced: !untimed)
         let cursor = PlaylistCursor(entries: expansion.entries, loopMode: loop ? .playlist : .none)
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
         PlaybackSession.run(player, on: output, input: input.config, duration: duration, logger: logger)
