@@ -2,18 +2,6 @@ import Foundation
 import Testing
 @testable import KioskCore
 
-/// SplitMix64 with a fixed seed: a failing case can be replayed from its seed and number.
-private struct FuzzRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Line-level and character-level damage of the kind hands and tools do to a kiosk.conf.
 private enum ConfigMutation: CaseIterable {
     case deleteLine, duplicateLine, swapLines, flipCharacter, reindent, insertTab, insertRandomScalars,
@@ -26,7 +14,7 @@ private enum ConfigMutation: CaseIterable {
     static let hugeNumbers = ["1e400", "-1e400", "99999999999999999999999999", "-9223372036854775809",
                               "0x7FFFFFFFFFFFFFFFFF", ".inf", "-.inf", ".nan", "1_000_000_000_000", "0o777777777777777777777"]
 
-    func apply(to lines: inout [String], using random: inout FuzzRandom) {
+    func apply(to lines: inout [String], using random: inout SeededGenerator) {
         let index = Int.random(in: 0..<max(1, lines.count), using: &random)
         if lines.isEmpty { lines = [""] }
         switch self {
@@ -74,7 +62,7 @@ private enum ConfigMutation: CaseIterable {
         }
     }
 
-    private func randomScalar(using random: inout FuzzRandom) -> Unicode.Scalar {
+    private func randomScalar(using random: inout SeededGenerator) -> Unicode.Scalar {
         if Bool.random(using: &random) { return Self.oddScalars.randomElement(using: &random)! }
         while true {
             if let scalar = Unicode.Scalar(UInt32.random(in: 0...0x10FFFF, using: &random)) { return scalar }
@@ -98,7 +86,7 @@ struct ConfigFuzzTests {
     /// diagnostic points inside the text with a message.
     @Test(arguments: 0..<8)
     func mutatedConfigsAreDiagnosedInsideTheText(_ seed: Int) {
-        var random = FuzzRandom(state: 0xC0FFEE &+ UInt64(seed))
+        var random = SeededGenerator(state: 0xC0FFEE &+ UInt64(seed))
         var failures: [String] = []
         var diagnosed = 0
         for number in 0..<Self.casesPerSeed {
@@ -107,13 +95,13 @@ struct ConfigFuzzTests {
                 ConfigMutation.allCases.randomElement(using: &random)!.apply(to: &lines, using: &random)
             }
             let text = lines.joined(separator: "\n")
-            let textLines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let textLines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
             let diagnostics = parseDiagnostics(text)
             if !diagnostics.isEmpty { diagnosed += 1 }
             for diagnostic in diagnostics {
                 let inside = diagnostic.line >= 1 && diagnostic.line <= textLines.count + 1 && diagnostic.column >= 1
                     && (diagnostic.line > textLines.count
-                        || diagnostic.column <= textLines[diagnostic.line - 1].unicodeScalars.count + 1)
+                        || diagnostic.column <= textLines[diagnostic.line - 1].count + 1)
                 if !inside || diagnostic.message.isEmpty || diagnostic.file != "kiosk.conf" {
                     failures.append("seed \(seed) case \(number): \(diagnostic)")
                 }
@@ -140,7 +128,7 @@ struct ConfigFuzzTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-fuzz-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var random = FuzzRandom(state: 7)
+        var random = SeededGenerator(state: 7)
         let example = Array(ConfigRobustnessTests.example.utf8)
         for number in 0..<200 {
             var bytes = example

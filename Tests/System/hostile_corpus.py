@@ -4,6 +4,7 @@ file in the folder. Each maker writes one file and returns its path; `EXPECTED_F
 the ones that can never play, so the test can ask for exactly one log line per pass for them."""
 import os
 import random
+import signal
 import struct
 import subprocess
 import zlib
@@ -98,3 +99,15 @@ def replace_atomically(path: Path, source: Path):
     temporary = path.with_name(path.name + ".part")
     temporary.write_bytes(source.read_bytes())
     os.replace(temporary, path)
+
+
+def stop(process: subprocess.Popen, timeout=30):
+    """SIGTERM, as systemd stops the service; (stdout, stderr) once kiosk has exited. One that
+    does not stop in time is killed, and its exit code (-9) then says so."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    try:
+        return process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.communicate()

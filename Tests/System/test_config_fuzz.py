@@ -150,12 +150,8 @@ def test_invalid_reloads_keep_the_old_playlist(tmp_path):
         process.send_signal(signal.SIGHUP)
         time.sleep(2.5)
         after = read_stats(stats)
-        process.send_signal(signal.SIGTERM)
-        _, err = process.communicate(timeout=30)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        _, err = corpus.stop(process)
     assert process.returncode == 0, err[-2000:]
     # While the bad files came in, the old two-item playlist played on without a pause.
     reload_window = during[before:]

@@ -11,7 +11,6 @@ over 18,000 plays). Descriptors and threads come and go with the items being ope
 their floor must not rise, and the descriptors' peak stays within one of the warm-up's."""
 import json
 import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -82,12 +81,8 @@ def soak(tmp_path_factory):
                 break
         elapsed = time.monotonic() - started
         running = process.poll() is None
-        process.send_signal(signal.SIGTERM)
-        _, err = process.communicate(timeout=30)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        _, err = corpus.stop(process)
     return dict(samples=samples, plays=counter.update(), elapsed=elapsed, running=running,
                 returncode=process.returncode, stderr=err.decode("utf-8", "replace"))
 

@@ -28,7 +28,8 @@ enum YAMLDocumentComposer {
 
     static func compose(_ text: String, fileName: String) -> ComposedDocument {
         var document = ComposedDocument()
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0.unicodeScalars) }
+        // Split on the scalar: as Characters, CR LF is one grapheme that "\n" does not match.
+        var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
         var current = text
         func diagnose(_ line: Int, _ column: Int, _ message: String) {
             document.diagnostics.append(ConfigDiagnostic(file: fileName, line: line, column: column, message: message))
