@@ -160,10 +160,13 @@ def test_one_clear_line_per_bad_item_per_pass(hostile_run):
         index = next(i for i, p in enumerate(run["paths"]) if p.name == name)
         lines = skip_lines(run, index)
         assert lines and all(reason in line for line in lines), f"{name}: expected '{reason}' in {lines[:2]}"
-    # Every line names the file and says why (no empty reason, no Swift error dump).
+    # Every line names the file and says why (no empty reason, no Swift error dump), and
+    # nothing else is logged as a warning or an error: one line per bad item, no chatter.
     for line in run["stderr"].splitlines():
         if "skipping item" in line:
             assert re.search(r"skipping item \d+: /\S+: [a-z]", line), line
+        else:
+            assert not re.search(r" (warning|error|critical) ", line), f"more than the one line: {line}"
 
 
 def test_good_clips_play_in_every_pass(hostile_run):
