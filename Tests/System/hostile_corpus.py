@@ -81,6 +81,22 @@ def corrupt_middle(source: Path, path: Path, seed: int):
     return path
 
 
+def joined_transport_streams(path: Path, offsets=(0, 3600)):
+    """Two 1 s MPEG-TS recordings joined with `cat`, the second one's clock `offsets` seconds
+    on (or back): the timestamps jump by an hour in the middle, as in a cut-and-joined capture."""
+    parts = []
+    for number, offset in enumerate(offsets):
+        part = path.with_name(f"{path.stem}-part{number}.ts")
+        ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=1",
+               "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1", "-c:a", "aac",
+               "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+               "-output_ts_offset", str(offset), "-f", "mpegts", part)
+        parts.append(part.read_bytes())
+        part.unlink()
+    path.write_bytes(b"".join(parts))
+    return path
+
+
 def audio_only(path: Path):
     ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1", "-c:a", "aac", path)
     return path

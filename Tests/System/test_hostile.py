@@ -1,8 +1,8 @@
 """Hostile inputs (issue 7): a looping playlist of good clips with every kind of bad file between
 them (truncated, empty, noise with media extensions, a text file named .mp4, a codec this FFmpeg
-cannot decode, a 16384x16384 picture, a damaged middle, sound only) and three files that change
-while they play (deleted, overwritten with garbage, replaced by another clip). kiosk plays it
-headless for 60 s and is stopped with SIGTERM. It must exit 0, log exactly one line per bad
+cannot decode, a 16384x16384 picture, a damaged middle, sound only, MPEG-TS whose clock jumps by
+an hour) and three files that change while they play (deleted, overwritten with garbage,
+replaced by another clip). kiosk plays it headless for 60 s and is stopped with SIGTERM. It must exit 0, log exactly one line per bad
 item per pass naming the file and the reason, and present every good clip in every pass."""
 import json
 import re
@@ -42,6 +42,8 @@ def build_playlist(directory: Path):
         ("huge.y4m", corpus.huge_video, "bad"),
         ("corrupt.mkv", lambda p: corpus.corrupt_middle(source_mkv, p, 4), "partial"),
         ("audio-only.m4a", corpus.audio_only, "bad"),
+        ("jump-forward.ts", lambda p: corpus.joined_transport_streams(p, (0, 3600)), "good"),
+        ("jump-back.ts", lambda p: corpus.joined_transport_streams(p, (3600, 0)), "good"),
         ("live-delete.mp4", lambda p: corpus.good_clip(p), "deleted"),
         ("live-garbage.mp4", lambda p: corpus.good_clip(p), "garbage"),
         ("live-replace.mp4", lambda p: corpus.good_clip(p), "replaced"),
@@ -183,6 +185,16 @@ def test_good_clips_play_in_every_pass(hostile_run):
     assert len(starts) >= 3
     assert not missing, f"(pass, item) never on screen: {missing}"
     assert all(r["video"] for r in records), "a black filler frame was shown while good clips were in the list"
+
+
+def test_timestamp_jumps_play_through(hostile_run):
+    """Two joined recordings whose clocks are an hour apart play as one 2 s clip: no hour-long
+    wait for the second half's first frame, no second half dropped as late."""
+    run = hostile_run
+    for name in ("jump-forward.ts", "jump-back.ts"):
+        index = next(i for i, p in enumerate(run["paths"]) if p.name == name)
+        stamps = [r["pts"] for r in run["records"] if r["item"] == index]
+        assert stamps and max(stamps) >= 1.8 and max(stamps) < 2.5, f"{name}: pts {min(stamps, default=None)}..{max(stamps, default=None)}"
 
 
 def test_damaged_middle_plays_to_the_end(hostile_run):
