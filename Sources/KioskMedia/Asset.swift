@@ -73,6 +73,10 @@ public final class Asset {
         if (status.st_mode & S_IFMT) == S_IFDIR {
             throw MediaError(source: source, reason: "is a directory, not a media file")
         }
+        // Opening a pipe with no writer would block the item's thread for good.
+        if (status.st_mode & S_IFMT) == S_IFIFO || (status.st_mode & S_IFMT) == S_IFSOCK {
+            throw MediaError(source: source, reason: "is a named pipe or socket, not a media file")
+        }
         if status.st_size == 0 {
             throw MediaError(source: source, reason: "empty file (0 bytes)")
         }

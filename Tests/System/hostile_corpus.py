@@ -41,6 +41,12 @@ def random_bytes(path: Path, seed: int, size=64 * 1024):
     return path
 
 
+def named_pipe(path: Path):
+    """A FIFO with no writer, as a misbehaving sync tool leaves: opening it would block."""
+    os.mkfifo(path)
+    return path
+
+
 def text_file(path: Path):
     path.write_text("This is a shopping list, not a video.\nmilk\neggs\n" * 20)
     return path

@@ -1,9 +1,10 @@
 """Hostile inputs (issue 7): a looping playlist of good clips with every kind of bad file between
 them (truncated, empty, noise with media extensions, a text file named .mp4, a codec this FFmpeg
 cannot decode, a 16384x16384 picture, a damaged middle, sound only, MPEG-TS whose clock jumps by
-an hour) and three files that change while they play (deleted, overwritten with garbage,
-replaced by another clip). kiosk plays it headless for 60 s and is stopped with SIGTERM. It must exit 0, log exactly one line per bad
-item per pass naming the file and the reason, and present every good clip in every pass."""
+an hour, a named pipe) and three files that change while they play (deleted, overwritten with
+garbage, replaced by another clip). kiosk plays it headless for 60 s and is stopped with
+SIGTERM. It must exit 0, log exactly one line per bad item per pass naming the file and the
+reason, and present every good clip in every pass."""
 import json
 import re
 import subprocess
@@ -35,6 +36,7 @@ def build_playlist(directory: Path):
         ("noise.mkv", lambda p: corpus.random_bytes(p, 2), "bad"),
         ("noise.png", lambda p: corpus.random_bytes(p, 3), "bad"),
         ("text.mp4", corpus.text_file, "bad"),
+        ("pipe.mp4", corpus.named_pipe, "bad"),
         ("cut90.mp4", lambda p: corpus.truncated(source, p, 0.90), "partial"),
         ("a64.nut", corpus.unsupported_codec, "bad"),
         ("good-c.mp4", lambda p: corpus.good_clip(p, size="240x320"), "good"),
@@ -57,6 +59,7 @@ REASONS = {
     "zero.mp4": "empty file (0 bytes)",
     "noise.mp4": "not a media file FFmpeg can read",
     "text.mp4": "not a media file FFmpeg can read",
+    "pipe.mp4": "is a named pipe or socket, not a media file",
     "a64.nut": "unsupported codec 'unknown (tag a64m)'",
     "huge.png": "16384x16384",
     "huge.y4m": "16384x16384",
