@@ -9,6 +9,9 @@ public final class Asset {
     public let source: String
     public let info: MediaInfo
     var formatContext: UnsafeMutablePointer<AVFormatContext>?
+    /// FFmpeg's first error line while opening and probing (a picture too large, an invalid
+    /// header), for reasons its return codes do not give.
+    let probeError: String?
 
     /// Frames larger than this are refused before any decoding: a 16384x16384 picture would ask
     /// for a gigabyte per frame and buys nothing on a signage screen.
@@ -28,6 +31,7 @@ public final class Asset {
         try Asset.checkLocalFile(source)
         let isNetwork = NetworkURL.isNetwork(source)
         if isNetwork { NetworkOpenOptions.initializeNetworkOnce() }
+        kiosk_av_clear_first_error()
         var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
         context?.pointee.interrupt_callback = interrupt.callback
         var options = isNetwork ? NetworkOpenOptions.dictionary(for: source) : nil
@@ -41,9 +45,10 @@ public final class Asset {
         formatContext = context
         if isNetwork { NetworkOpenOptions.enableReconnectOnErrors(context, source: source) }
         let probeResult = avformat_find_stream_info(context, nil)
+        probeError = ffmpegFirstError()
         guard probeResult >= 0 else {
             avformat_close_input(&formatContext)
-            throw MediaError(source: source, reason: "cannot read stream information: \(ffmpegErrorText(probeResult))")
+            throw MediaError(source: source, reason: "cannot read stream information: \(probeError ?? ffmpegErrorText(probeResult))")
         }
         info = Asset.describe(context, source: source)
         guard info.streams.contains(where: { $0.kind == .video || $0.kind == .audio }) else {
@@ -83,6 +88,10 @@ public final class Asset {
         if (status.st_mode & S_IFMT) == S_IFDIR {
             throw MediaError(source: source, reason: "is a directory, not a media file")
         }
+        // Opening a pipe with no writer would block the item's thread for good.
+        if (status.st_mode & S_IFMT) == S_IFIFO || (status.st_mode & S_IFMT) == S_IFSOCK {
+            throw MediaError(source: source, reason: "is a named pipe or socket, not a media file")
+        }
         if status.st_size == 0 {
             throw MediaError(source: source, reason: "empty file (0 bytes)")
         }
@@ -98,7 +107,8 @@ public final class Asset {
         if code == kiosk_averror_exit(), let timeout {
             return "no answer within \(Int(timeout)) s"
         }
-        return "cannot open: \(ffmpegErrorText(code))"
+        // FFmpeg's own line says more than its code (EBUSY for "Picture size ... is invalid").
+        return "cannot open: \(ffmpegFirstError() ?? ffmpegErrorText(code))"
     }
 
     private static func describe(_ context: UnsafeMutablePointer<AVFormatContext>, source: String) -> MediaInfo {
@@ -131,7 +141,7 @@ public final class Asset {
         let timeBase = stream.pointee.time_base
         let streamDuration = stream.pointee.duration
         var info = StreamInfo(
-            index: index, kind: kind, codecName: String(cString: avcodec_get_name(parameters.codec_id)),
+            index: index, kind: kind, codecName: codecName(of: parameters),
             decodable: avcodec_find_decoder(parameters.codec_id) != nil, isDefaultChoice: isBest,
             durationSeconds: streamDuration > 0 && streamDuration != kiosk_nopts_value() && timeBase.den > 0
                 ? Double(streamDuration) * av_q2d(timeBase) : nil,
@@ -157,6 +167,16 @@ public final class Asset {
             if let name = av_get_sample_fmt_name(AVSampleFormat(parameters.format)) { info.sampleFormat = String(cString: name) }
         }
         return info
+    }
+
+    /// FFmpeg's codec name; for a codec FFmpeg does not know at all, the container's tag for
+    /// it ("unknown (tag a64m)") instead of FFmpeg's "none".
+    private static func codecName(of parameters: AVCodecParameters) -> String {
+        guard parameters.codec_id == AV_CODEC_ID_NONE else { return String(cString: avcodec_get_name(parameters.codec_id)) }
+        let tag = parameters.codec_tag
+        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: tag >> ($0 * 8)) }
+        guard tag != 0, bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) else { return "unknown" }
+        return "unknown (tag \(String(decoding: bytes, as: UTF8.self)))"
     }
 
     /// The display matrix's rotation as clockwise degrees to apply (FFmpeg reports the

@@ -64,91 +64,55 @@ public final class DecodedAudioFrame: @unchecked Sendable {
 }
 
 /// FFmpeg's decoder for one audio stream: demuxed packets in, `DecodedAudioFrame`s out.
-public final class AudioDecoder {
-    private var codecContext: UnsafeMutablePointer<AVCodecContext>?
-    public let streamIndex: Int
-    let timeBase: AVRational
-    let startTicks: Int64
-    /// Packets the decoder rejected as damaged; playback goes on past them.
-    public private(set) var damagedPackets = 0
+public final class AudioDecoder: FrameDecoding {
+    let stream: StreamDecoder
     /// Where the last frame ended: a frame without a timestamp follows on from it.
     private var previousEnd: MediaTime?
 
     public init(asset: Asset, streamIndex: Int) throws {
-        let stream = asset.stream(at: streamIndex)
-        let parameters = stream.pointee.codecpar!
-        let codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+        let parameters = asset.stream(at: streamIndex).pointee.codecpar!
         guard parameters.pointee.sample_rate > 0, parameters.pointee.ch_layout.nb_channels > 0 else {
-            throw MediaError(source: asset.source, reason: "audio stream has no sample rate or channels (\(codecName))")
+            throw MediaError(source: asset.source, reason: "audio stream has no sample rate or channels (\(StreamDecoder.codecName(of: parameters)))")
         }
-        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
-            throw MediaError(source: asset.source, reason: "unsupported audio codec '\(codecName)': no decoder in this FFmpeg build")
-        }
-        guard let context = avcodec_alloc_context3(codec) else {
-            throw MediaError(source: asset.source, reason: "out of memory opening the \(codecName) decoder")
-        }
-        codecContext = context
-        var result = avcodec_parameters_to_context(context, parameters)
-        if result >= 0 {
-            context.pointee.pkt_timebase = stream.pointee.time_base
-            result = avcodec_open2(context, codec, nil)
-        }
-        guard result >= 0 else {
-            avcodec_free_context(&codecContext)
-            throw MediaError(source: asset.source, reason: "cannot open the \(codecName) decoder: \(ffmpegErrorText(result))")
-        }
-        self.streamIndex = streamIndex
-        timeBase = stream.pointee.time_base
-        startTicks = asset.originTicks(of: stream)
+        stream = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "audio ")
     }
 
-    deinit {
-        avcodec_free_context(&codecContext)
-    }
-
-    /// Feeds one packet, or nil to drain at the end. Damaged packets are counted and skipped.
-    /// Returns false when the decoder is full and frames must be received first.
-    func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> Bool {
-        let result = avcodec_send_packet(codecContext, packet)
-        if result == AVResult.again { return false }
-        if result < 0 && result != AVResult.eof { damagedPackets += 1 }
-        return true
-    }
+    public var streamIndex: Int { stream.streamIndex }
+    /// Packets the decoder rejected as damaged; playback goes on past them.
+    public var damagedPackets: Int { stream.damagedPackets }
 
     /// Feeds a demuxed packet, or nil to drain at the end; false when the decoder is full.
     public func send(_ packet: Packet?) -> Bool {
-        send(packet?.packet)
+        stream.send(packet?.packet)
     }
 
-    public enum Output { case frame(DecodedAudioFrame), needsInput, finished }
+    public typealias Output = DecoderOutput<DecodedAudioFrame>
 
     /// The next decoded frame, `needsInput` when a packet must be sent first, `finished` once
-    /// drained.
+    /// drained. Frames without samples are passed over.
     public func receive() -> Output {
-        guard let frame = av_frame_alloc() else { return .finished }
-        let result = avcodec_receive_frame(codecContext, frame)
-        guard result >= 0, frame.pointee.nb_samples > 0, frame.pointee.sample_rate > 0 else {
-            var pointer: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&pointer)
-            if result >= 0 { return .needsInput }
-            return result == AVResult.again ? .needsInput : .finished
+        while true {
+            let frame: UnsafeMutablePointer<AVFrame>
+            switch stream.receive() {
+            case .frame(let received): frame = received
+            case .needsInput: return .needsInput
+            case .finished: return .finished
+            }
+            guard frame.pointee.nb_samples > 0, frame.pointee.sample_rate > 0 else {
+                var pointer: UnsafeMutablePointer<AVFrame>? = frame
+                av_frame_free(&pointer)
+                continue
+            }
+            let pts = stream.ticks(of: frame).map { stream.mediaTime(ticks: $0) } ?? previousEnd ?? .zero
+            let decoded = DecodedAudioFrame(taking: frame, pts: pts)
+            previousEnd = decoded.endTime
+            return .frame(decoded)
         }
-        var ticks = frame.pointee.best_effort_timestamp
-        if ticks == kiosk_nopts_value() { ticks = frame.pointee.pts }
-        let pts: MediaTime
-        if ticks != kiosk_nopts_value() {
-            pts = MediaTime(ticks: ticks - startTicks, timeBase: Rational(Int64(timeBase.num), Int64(timeBase.den)))
-        } else {
-            pts = previousEnd ?? .zero
-        }
-        let decoded = DecodedAudioFrame(taking: frame, pts: pts)
-        previousEnd = decoded.endTime
-        return .frame(decoded)
     }
 
     /// Forgets buffered samples after a seek.
     public func flush() {
-        avcodec_flush_buffers(codecContext)
+        stream.flush()
         previousEnd = nil
     }
 }

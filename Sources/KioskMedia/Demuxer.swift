@@ -30,6 +30,8 @@ public final class Demuxer {
     /// The latest end (pts + duration) seen per stream, from the item's start: once the demuxer
     /// has read everything, the item's length, known before playback reaches its end.
     public private(set) var endTime = MediaTime.zero
+    /// For formats whose timestamps may jump (MPEG-TS, PS): the jumps taken out.
+    private var continuity: TimestampContinuity?
 
     public enum Output { case packet(Packet), end }
 
@@ -42,6 +44,9 @@ public final class Demuxer {
         videoStream = video ? asset.info.bestVideo.flatMap { $0.decodable ? $0.index : nil } : nil
         audioStream = audio ? asset.info.bestAudio.flatMap { $0.decodable ? $0.index : nil } : nil
         scratch = av_packet_alloc()
+        if let format = asset.context.pointee.iformat, format.pointee.flags & AVFMT_TS_DISCONT != 0 {
+            continuity = TimestampContinuity()
+        }
         for index in 0..<Int(asset.context.pointee.nb_streams) where index != videoStream && index != audioStream {
             asset.stream(at: index).pointee.discard = AVDISCARD_ALL
         }
@@ -66,9 +71,25 @@ public final class Demuxer {
                 av_packet_unref(scratch)
                 continue
             }
+            makeContinuous(scratch, stream: index)
             noteEnd(of: scratch, stream: index)
             return .packet(Packet(moving: scratch))
         }
+    }
+
+    private func makeContinuous(_ packet: UnsafeMutablePointer<AVPacket>, stream index: Int) {
+        guard continuity != nil else { return }
+        var ticks = packet.pointee.dts
+        if ticks == kiosk_nopts_value() { ticks = packet.pointee.pts }
+        guard ticks != kiosk_nopts_value() else { return }
+        let base = asset.stream(at: index).pointee.time_base
+        let microseconds = AVRational(num: 1, den: AV_TIME_BASE)
+        let offset = continuity!.correction(stream: index, timestamp: av_rescale_q(ticks, base, microseconds),
+                                            duration: av_rescale_q(packet.pointee.duration, base, microseconds))
+        guard offset != 0 else { return }
+        let delta = av_rescale_q(offset, microseconds, base)
+        if packet.pointee.pts != kiosk_nopts_value() { packet.pointee.pts += delta }
+        if packet.pointee.dts != kiosk_nopts_value() { packet.pointee.dts += delta }
     }
 
     private func noteEnd(of packet: UnsafeMutablePointer<AVPacket>, stream index: Int) {
@@ -93,5 +114,6 @@ public final class Demuxer {
         if result < 0 {
             throw MediaError(source: asset.source, reason: "cannot seek to \(time.seconds) s: \(ffmpegErrorText(result))")
         }
+        continuity?.reset()
     }
 }

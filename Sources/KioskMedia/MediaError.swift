@@ -26,6 +26,12 @@ func ffmpegErrorText(_ code: Int32) -> String {
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
+/// The calling thread's first error line from FFmpeg's log since the last clear (see `kiosk_av_first_error`), if any.
+func ffmpegFirstError() -> String? {
+    let text = String(cString: kiosk_av_first_error())
+    return text.isEmpty ? nil : text
+}
+
 enum AVResult {
     static let eof = kiosk_averror_eof()
     static let again = kiosk_averror_eagain()

@@ -51,8 +51,10 @@ final class ItemPipeline: @unchecked Sendable {
     private let packets = BoundedQueue<PacketMessage>(capacity: 128)
     /// Sound packets come ~50 a second and the demuxer reads ahead as far as video allows.
     let audioPackets = BoundedQueue<PacketMessage>(capacity: 512)
-    let lock = NSLock()
+    /// Also wakes the demux thread parked at the end of the file (a seek or close).
+    let lock = NSCondition()
     private var pendingSeek: MediaTime?
+    private var closing = false
     private var generation = 0
     private var openedInfo: MediaInfo?
     var hasAudioStream = false
@@ -84,6 +86,10 @@ final class ItemPipeline: @unchecked Sendable {
     /// Stops the threads; queued frames and packets are released.
     func close() {
         interrupt.cancel()
+        lock.withLock {
+            closing = true
+            lock.broadcast()
+        }
         frames.close()
         packets.close()
         audio.close()
@@ -101,6 +107,7 @@ final class ItemPipeline: @unchecked Sendable {
         lock.withLock {
             pendingSeek = time
             generation += 1
+            lock.broadcast()
         }
         packets.flush()
         frames.flush()
@@ -157,7 +164,11 @@ final class ItemPipeline: @unchecked Sendable {
             }
             if finished {
                 // Parked at the end: a seek may still come (scrubbing back, looping one item).
-                Thread.sleep(forTimeInterval: 0.01)
+                let closed = lock.withLock {
+                    while pendingSeek == nil && !closing { lock.wait() }
+                    return closing
+                }
+                if closed { return }
                 continue
             }
             let output: Demuxer.Output

@@ -5,11 +5,13 @@ import Logging
 
 /// Opens the display `--display` or kiosk.conf names, and gives the screen back at the end.
 enum DisplayOpener {
-    static func open(_ spec: DisplaySpec, rotation: Rotation) throws -> VideoOutput {
+    /// `paced` false (`--untimed`): a headless display flips at once instead of at its refresh
+    /// rate, so untimed runs go as fast as decoding; a DRM screen always flips on its vblank.
+    static func open(_ spec: DisplaySpec, rotation: Rotation, paced: Bool = true) throws -> VideoOutput {
         do {
             switch spec {
             case .headless(let size, let rate):
-                return HeadlessDisplay(size: size, refreshRate: rate, rotation: rotation)
+                return HeadlessDisplay(size: size, refreshRate: rate, paced: paced, rotation: rotation)
             case .auto:
                 return try DRMDisplay(options: DRMDisplayOptions(rotation: rotation))
             case .drm(let card, let connector, let mode):

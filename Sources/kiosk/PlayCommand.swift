@@ -92,7 +92,7 @@ struct PlayCommand: ParsableCommand {
         options.audioOutput = AudioOpener.open(AudioOpener.parse(audio), logger: logger)
         options.volume = volume
         options.isMuted = mute
-        let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!)
+        let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!, paced: !untimed)
         let cursor = PlaylistCursor(entries: expansion.entries, loopMode: loop ? .playlist : .none)
         let control = try ControlWiring.open(controlSocket, logger: logger)
         if control != nil { options.timeInterval = ControlConfig().timeInterval }

@@ -92,9 +92,9 @@ struct RunCommand: ParsableCommand {
     /// kiosk.conf's display, or --display. A box with no DRM display at all previews headless,
     /// with snapshots, rather than failing: it says so and where the pictures go.
     private func openDisplay(_ settings: DisplayConfig, logger: Logger, snapshotDirectory: inout String?) throws -> VideoOutput {
-        if let display { return try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: settings.rotation) }
+        if let display { return try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: settings.rotation, paced: !untimed) }
         let headless = DisplaySpec.headless(settings.headlessSize, refreshRate: 60)
-        guard settings.output == .drm else { return try DisplayOpener.open(headless, rotation: settings.rotation) }
+        guard settings.output == .drm else { return try DisplayOpener.open(headless, rotation: settings.rotation, paced: !untimed) }
         var mode: ModeRequest?
         if case .exactly(let request) = settings.mode { mode = request }
         var card: String?
@@ -110,7 +110,7 @@ struct RunCommand: ParsableCommand {
             let previews = snapshotDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-preview").path
             snapshotDirectory = previews
             logger.notice("no DRM display here (\(directory) is missing): playing headless at \(settings.headlessSize), a screenshot every \(snapshotEvery) s in \(previews)")
-            return try DisplayOpener.open(headless, rotation: settings.rotation)
+            return try DisplayOpener.open(headless, rotation: settings.rotation, paced: !untimed)
         case .failure(let error):
             throw RuntimeFailure("\(error)")
         }

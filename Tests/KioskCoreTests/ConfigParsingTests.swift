@@ -233,9 +233,9 @@ struct ConfigParsingTests {
         try "items:\n  - media\n  - clip.mp4\n".write(toFile: directory + "/kiosk.conf", atomically: true, encoding: .utf8)
         let config = try ConfigLoader.load(path: directory + "/kiosk.conf")
         #expect(config.items.map(\.source) == [.directory(directory + "/media"), .file(directory + "/clip.mp4")])
-        try Data([0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: directory + "/bad.conf"))
-        #expect(throws: ConfigError(diagnostics: [ConfigDiagnostic(file: directory + "/bad.conf", line: 0, column: 0,
-            message: "the file is not UTF-8 text; expected a YAML file saved as UTF-8")])) {
+        try Data([0x69, 0x74, 0x0A, 0x20, 0xC3, 0xA9, 0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: directory + "/bad.conf"))
+        #expect(throws: ConfigError(diagnostics: [ConfigDiagnostic(file: directory + "/bad.conf", line: 2, column: 3,
+            message: "byte 0xFF is not UTF-8 text; expected a YAML file saved as UTF-8")])) {
             try ConfigLoader.load(path: directory + "/bad.conf")
         }
     }

@@ -3,7 +3,7 @@ import Testing
 @testable import KioskCore
 
 /// A small deterministic generator (SplitMix64), so a failing mutation can be replayed.
-private struct SeededGenerator: RandomNumberGenerator {
+struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

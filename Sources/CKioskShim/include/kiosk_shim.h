@@ -22,6 +22,11 @@ typedef void (*kiosk_log_sink)(int level, const char *line);
 /// which Swift cannot receive, so the formatting happens here.
 void kiosk_av_log_install(kiosk_log_sink sink, int max_level);
 
+/// The calling thread's first error line logged by FFmpeg since `kiosk_av_clear_first_error`
+/// ("" when none, or when the bridge is not installed), kept even when the sink is quiet.
+const char *kiosk_av_first_error(void);
+void kiosk_av_clear_first_error(void);
+
 /// Routes alsa-lib's error messages (which it prints to stderr by default) through `sink`;
 /// `level` is the negative errno alsa-lib reports, or 0. ALSA's handler is variadic, which
 /// Swift cannot implement. NULL restores alsa-lib's default (stderr).

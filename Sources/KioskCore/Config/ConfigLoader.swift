@@ -30,12 +30,28 @@ public enum ConfigLoader {
     public static func load(contents data: Data, path: String,
                             fileSystem: any PlaylistFileSystem = LocalFileSystem()) throws(ConfigError) -> KioskConfig {
         guard let text = String(data: data, encoding: .utf8) else {
-            throw ConfigError(diagnostics: [ConfigDiagnostic(file: path, line: 0, column: 0,
-                message: "the file is not UTF-8 text; expected a YAML file saved as UTF-8")])
+            let bad = firstInvalidUTF8(in: Array(data))
+            throw ConfigError(diagnostics: [ConfigDiagnostic(
+                file: path, line: bad.line, column: bad.column,
+                message: "byte \(bad.byte) is not UTF-8 text; expected a YAML file saved as UTF-8")])
         }
         let absolute = PathText.resolve(path, against: FileManager.default.currentDirectoryPath)
         let directory = PathText.normalize(absolute + "/..")
         return try parse(text: text, fileName: path, baseDirectory: directory, fileSystem: fileSystem)
+    }
+
+    /// The 1-based line and column (in scalars, as libyaml counts) of the first byte that is
+    /// not part of valid UTF-8, so an editor can jump to it.
+    static func firstInvalidUTF8(in bytes: [UInt8]) -> (line: Int, column: Int, byte: String) {
+        var line = 1, column = 1, offset = 0
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while case .scalarValue(let scalar) = decoder.decode(&iterator) {
+            offset += UTF8.width(scalar)
+            if scalar == "\n" { line += 1; column = 1 } else { column += 1 }
+        }
+        let byte = offset < bytes.count ? "0x" + String(bytes[offset], radix: 16, uppercase: true) : "at the end"
+        return (line, column, byte)
     }
 
     /// Parses config text; `fileName` names it in diagnostics, `baseDirectory` anchors

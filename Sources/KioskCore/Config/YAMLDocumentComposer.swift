@@ -28,10 +28,18 @@ enum YAMLDocumentComposer {
 
     static func compose(_ text: String, fileName: String) -> ComposedDocument {
         var document = ComposedDocument()
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0.unicodeScalars) }
+        // Split on the scalar: as Characters, CR LF is one grapheme that "\n" does not match.
+        var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
         var current = text
         func diagnose(_ line: Int, _ column: Int, _ message: String) {
             document.diagnostics.append(ConfigDiagnostic(file: fileName, line: line, column: column, message: message))
+        }
+        if let stray = strayLineBreak(in: lines) {
+            // libyaml would start a new line there and every position after it would be off
+            // from what an editor shows.
+            diagnose(stray.line, stray.column, "a line break character (\(stray.name)) inside a line; "
+                     + "expected lines that end in a plain newline (LF or CR LF)")
+            return document
         }
         for attempt in 0...maximumDuplicateRecoveries {
             do {
@@ -63,6 +71,20 @@ enum YAMLDocumentComposer {
         return document
     }
 
+    /// The first CR not followed by LF, NEL, LINE or PARAGRAPH SEPARATOR: YAML breaks lines
+    /// there, editors do not.
+    static func strayLineBreak(in lines: [[Unicode.Scalar]]) -> (line: Int, column: Int, name: String)? {
+        let names: [Unicode.Scalar: String] = ["\r": "CR", "\u{85}": "U+0085 NEL", "\u{2028}": "U+2028", "\u{2029}": "U+2029"]
+        for (lineIndex, line) in lines.enumerated() {
+            for (index, scalar) in line.enumerated() {
+                guard let name = names[scalar] else { continue }
+                if scalar == "\r" && index == line.count - 1 { continue }   // CR LF, or CR at the very end
+                return (lineIndex + 1, index + 1, name)
+            }
+        }
+        return nil
+    }
+
     /// Where a Yams error happened and a message in "what; expected" form.
     static func describe(_ error: YamlError, lines: [[Unicode.Scalar]]) -> (TextPosition, String) {
         switch error {
@@ -74,6 +96,9 @@ enum YAMLDocumentComposer {
             }
             if problem.contains("another document") {
                 return (position, "a second YAML document starts here; a config file holds exactly one")
+            }
+            if problem.contains("Maximum nesting level") {
+                return (position, "nested too deeply (libyaml stops at 1000 levels); a kiosk.conf needs a few levels")
             }
             if problem.contains("undefined alias") {
                 return (position, "alias to an undefined anchor; define '&name' before using '*name'")
