@@ -16,7 +16,6 @@ Needs the debug kiosk: `swift build` in this worktree first.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -26,6 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import Bed  # noqa: E402
+from seam_clips import make_clip  # noqa: E402
 
 KIOSK = REPO / ".build" / "debug" / "kiosk"
 LOOPS = 10
@@ -44,17 +44,6 @@ GUEST_COMMAND = r'''
 echo $? > kiosk.rc
 cp /tmp/stats.jsonl stats.jsonl
 '''
-
-
-def make_clip(directory: Path, name, size, fps, seconds, sound) -> Path:
-    path = directory / name
-    args = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
-            "-i", f"testsrc2=size={size}:rate={fps}:duration={seconds}"]
-    if sound:
-        args += ["-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}", "-c:a", "aac"]
-    args += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path)]
-    subprocess.run(args, check=True)
-    return path
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import wave
 from pathlib import Path
 
 import pytest
+from seam_clips import make_clip
 
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -20,17 +21,6 @@ CLIPS = [
     ("b-256x256-25fps-sound.mkv", "256x256", 25, 0.4, True),
     ("c-160x120-25fps-silent.mp4", "160x120", 25, 0.4, False),
 ]
-
-
-def make_clip(directory: Path, name, size, fps, seconds, sound):
-    path = directory / name
-    args = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
-            "-i", f"testsrc2=size={size}:rate={fps}:duration={seconds}"]
-    if sound:
-        args += ["-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}", "-c:a", "aac"]
-    args += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path)]
-    subprocess.run(args, check=True)
-    return path
 
 
 @pytest.fixture(scope="module")
