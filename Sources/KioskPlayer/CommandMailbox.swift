@@ -9,6 +9,8 @@ enum PlayerCommand: Sendable {
     case previous
     case jump(to: Int)
     case replace(entries: [PlaylistEntry])
+    /// Input the overlay answers to (it never changes playback).
+    case overlay(OverlayNote)
     case stop
 }
 

@@ -34,6 +34,9 @@ public struct PlayerOptions: @unchecked Sendable {
     /// Where to save what the screen shows as PNGs (a headless preview), and how often.
     public var snapshotDirectory: String?
     public var snapshotInterval = MediaTime(value: 3, timescale: 1)
+    /// kiosk.conf `overlay`: the on-screen display (shown when `enabled` and input asks) and
+    /// the font of the idle screen's line; nil draws neither (the idle screen is plain black).
+    public var overlay: OverlayConfig?
     public init() {}
 }
 
@@ -132,6 +135,11 @@ public final class QueuePlayer: @unchecked Sendable {
     public func jump(to index: Int) { mailbox.post(.jump(to: index)) }
     /// Live reload: the current item keeps playing when it is still in `entries`.
     public func replace(entries: [PlaylistEntry]) { mailbox.post(.replace(entries: entries)) }
+    /// The person at the screen touched or pressed something: show the overlay (hidden again
+    /// `hide_after` seconds after the last such call).
+    public func showOverlay() { mailbox.post(.overlay(.input)) }
+    /// A scrub asked for `time`: the overlay's bar and time show it before the seek lands.
+    public func showOverlay(scrubbingTo time: MediaTime) { mailbox.post(.overlay(.scrub(to: time))) }
 
     // MARK: Properties (a snapshot the presenter thread publishes)
 

@@ -51,6 +51,8 @@ struct PlayCommand: ParsableCommand {
 
     @OptionGroup var input: PlayInputOptions
 
+    @OptionGroup var overlay: PlayOverlayOptions
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -89,6 +91,7 @@ struct PlayCommand: ParsableCommand {
         options.audioOutput = AudioOpener.open(AudioOpener.parse(audio), logger: logger)
         options.volume = volume
         options.isMuted = mute
+        options.overlay = overlay.config
         let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!)
         let cursor = PlaylistCursor(entries: expansion.entries, loopMode: loop ? .playlist : .none)
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)

@@ -67,6 +67,7 @@ struct RunCommand: ParsableCommand {
         options.audioOutput = AudioOpener.open(audio.map(AudioOpener.parse) ?? settings.audio.device, logger: logger)
         options.volume = settings.audio.volume
         options.isMuted = settings.audio.muted
+        options.overlay = settings.overlay
         let cursor = PlaylistCursor(entries: entries, loopMode: settings.playback.loop)
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger)
         let path = config
