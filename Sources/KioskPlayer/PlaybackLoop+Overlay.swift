@@ -82,8 +82,10 @@ extension PlaybackLoop {
     /// Paused, waiting or on a still, no frame comes to carry the overlay's change (shown after
     /// the tap that paused, hidden `hide_after` later, a scrub's position): the last picture is
     /// scaled and flipped again with the new overlay. Its stats line says `"event":"overlay"`.
+    /// While a video plays, its own frames carry the overlay: a redraw would only delay them.
     func refreshOverlayIfStale() {
         guard let overlay, let item = current, let frame = overlay.lastFrame, overlay.lastFrameItem === item else { return }
+        guard state.timeControlStatus != .playing || item.plan.stillDuration != nil else { return }
         let now = MonotonicClock.hostTime()
         guard overlayContent(at: now) != overlay.drawn else { return }
         if let last = overlay.lastPresent, now - last < Self.overlayRedrawInterval { return }

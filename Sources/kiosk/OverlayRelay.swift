@@ -2,7 +2,8 @@ import KioskCore
 import KioskInput
 import KioskPlayer
 
-/// What input asks of the player, with the overlay told first: every touch or key shows it,
+/// What input asks of the player, then the overlay told: every touch or key shows it (after
+/// the request, so a tap that pauses never shows the overlay with the playing state first),
 /// and a scrub's seek (the only absolute seek input makes) moves its bar with the finger.
 /// The control socket talks to the player directly, so scripted commands do not pop it up.
 final class OverlayRelay: PlayerControls {
@@ -13,13 +14,13 @@ final class OverlayRelay: PlayerControls {
     var duration: MediaTime? { player.duration }
     var rate: Rational { player.rate }
 
-    func play() { player.showOverlay(); player.play() }
-    func pause() { player.showOverlay(); player.pause() }
-    func togglePlayPause() { player.showOverlay(); player.togglePlayPause() }
-    func seek(to time: MediaTime) { player.showOverlay(scrubbingTo: time); player.seek(to: time) }
-    func skip(by delta: MediaTime) { player.showOverlay(); player.skip(by: delta) }
-    func adjustVolume(by delta: Int) { player.showOverlay(); player.adjustVolume(by: delta) }
-    func toggleMute() { player.showOverlay(); player.toggleMute() }
-    func advanceToNextItem() { player.showOverlay(); player.advanceToNextItem() }
-    func returnToPreviousItem() { player.showOverlay(); player.returnToPreviousItem() }
+    func play() { player.play(); player.showOverlay() }
+    func pause() { player.pause(); player.showOverlay() }
+    func togglePlayPause() { player.togglePlayPause(); player.showOverlay() }
+    func seek(to time: MediaTime) { player.seek(to: time); player.showOverlay(scrubbingTo: time) }
+    func skip(by delta: MediaTime) { player.skip(by: delta); player.showOverlay() }
+    func adjustVolume(by delta: Int) { player.adjustVolume(by: delta); player.showOverlay() }
+    func toggleMute() { player.toggleMute(); player.showOverlay() }
+    func advanceToNextItem() { player.advanceToNextItem(); player.showOverlay() }
+    func returnToPreviousItem() { player.returnToPreviousItem(); player.showOverlay() }
 }

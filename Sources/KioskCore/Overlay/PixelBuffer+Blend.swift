@@ -4,8 +4,13 @@
 extension PixelBuffer {
     /// Blends `color` (0x00RRGGBB) over `rect` at `opacity` (255 opaque).
     public func blendFill(_ rect: PixelRect, color: UInt32, opacity: UInt8 = 255, rotation: Rotation = .none) {
-        forEachViewerPixel(in: rect, rotation: rotation) { pointer, _, _ in
-            Self.blend(pointer, color: color, alpha: Int(opacity))
+        guard let run = ViewerRuns(buffer: self, rect: rect, rotation: rotation) else { return }
+        for y in run.rows {
+            var pointer = run.start(ofRow: y)
+            for _ in run.columns {
+                Self.blend(pointer, color: color, alpha: Int(opacity))
+                pointer += run.step
+            }
         }
     }
 
@@ -14,36 +19,26 @@ extension PixelBuffer {
     public func blend(_ mask: AlphaMask, at origin: (x: Int, y: Int), color: UInt32, opacity: UInt8 = 255,
                       rotation: Rotation = .none) {
         let rect = PixelRect(x: origin.x, y: origin.y, width: mask.width, height: mask.height)
+        guard let run = ViewerRuns(buffer: self, rect: rect, rotation: rotation) else { return }
         mask.pixels.withUnsafeBufferPointer { coverage in
-            forEachViewerPixel(in: rect, rotation: rotation) { pointer, mx, my in
-                let alpha = Int(coverage[my * mask.width + mx]) * Int(opacity) / 255
-                if alpha > 0 { Self.blend(pointer, color: color, alpha: alpha) }
+            for y in run.rows {
+                var pointer = run.start(ofRow: y)
+                var index = (y - rect.y) * mask.width + (run.columns.lowerBound - rect.x)
+                for _ in run.columns {
+                    let alpha = Int(coverage[index]) * Int(opacity) / 255
+                    if alpha > 0 { Self.blend(pointer, color: color, alpha: alpha) }
+                    pointer += run.step
+                    index += 1
+                }
             }
         }
     }
 
     /// The pixel the viewer sees at (x, y), as stored in this buffer.
     public func viewerPixel(x: Int, y: Int, rotation: Rotation) -> UInt32 {
-        let (bx, by) = Self.bufferPoint(x: x, y: y, viewer: OverlayLayout.viewerSize(buffer: size, rotation: rotation),
-                                        rotation: rotation)
-        return pixel(x: bx, y: by)
-    }
-
-    /// Calls `body` for every pixel of the viewer rect `rect` that is on the screen, with the
-    /// buffer memory it is stored at and its offset inside `rect`.
-    private func forEachViewerPixel(in rect: PixelRect, rotation: Rotation,
-                                    _ body: (UnsafeMutablePointer<UInt32>, Int, Int) -> Void) {
         let viewer = OverlayLayout.viewerSize(buffer: size, rotation: rotation)
-        let x0 = Swift.max(0, rect.x), y0 = Swift.max(0, rect.y)
-        let x1 = Swift.min(viewer.width, rect.maxX), y1 = Swift.min(viewer.height, rect.maxY)
-        guard x0 < x1, y0 < y1 else { return }
-        for y in y0..<y1 {
-            for x in x0..<x1 {
-                let (bx, by) = Self.bufferPoint(x: x, y: y, viewer: viewer, rotation: rotation)
-                let pointer = (base + by * stride + bx * 4).assumingMemoryBound(to: UInt32.self)
-                body(pointer, x - rect.x, y - rect.y)
-            }
-        }
+        let (bx, by) = Self.bufferPoint(x: x, y: y, viewer: viewer, rotation: rotation)
+        return pixel(x: bx, y: by)
     }
 
     /// Where the upright picture's pixel (x, y) lands once turned clockwise by `rotation`
@@ -64,7 +59,42 @@ extension PixelBuffer {
         let r = (Int((color >> 16) & 0xFF) * alpha + Int((dst >> 16) & 0xFF) * keep + 127) / 255
         let g = (Int((color >> 8) & 0xFF) * alpha + Int((dst >> 8) & 0xFF) * keep + 127) / 255
         let b = (Int(color & 0xFF) * alpha + Int(dst & 0xFF) * keep + 127) / 255
-        let out = UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b)
-        pointer.pointee = out
+        pointer.pointee = UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b)
+    }
+}
+
+/// A viewer rectangle cut to the screen, walked row by row: a viewer row is a straight run in
+/// the buffer (along a buffer row, or down a column when turned 90°/270°), so each pixel is
+/// one pointer step from the last, with no per-pixel rotation arithmetic.
+private struct ViewerRuns {
+    let rows: Range<Int>
+    let columns: Range<Int>
+    /// In pixels (UInt32s): +1/-1 along a buffer row, +/- a row's length down a column.
+    let step: Int
+    private let buffer: PixelBuffer
+    private let viewer: PixelSize
+    private let rotation: Rotation
+
+    init?(buffer: PixelBuffer, rect: PixelRect, rotation: Rotation) {
+        viewer = OverlayLayout.viewerSize(buffer: buffer.size, rotation: rotation)
+        let x0 = Swift.max(0, rect.x), y0 = Swift.max(0, rect.y)
+        let x1 = Swift.min(viewer.width, rect.maxX), y1 = Swift.min(viewer.height, rect.maxY)
+        guard x0 < x1, y0 < y1 else { return nil }
+        rows = y0..<y1
+        columns = x0..<x1
+        self.buffer = buffer
+        self.rotation = rotation
+        let pixelsPerRow = buffer.stride / 4   // DRM pitches of 32-bit pixels are multiples of 4
+        switch rotation {
+        case .none: step = 1
+        case .clockwise90: step = pixelsPerRow
+        case .clockwise180: step = -1
+        case .clockwise270: step = -pixelsPerRow
+        }
+    }
+
+    func start(ofRow y: Int) -> UnsafeMutablePointer<UInt32> {
+        let (bx, by) = PixelBuffer.bufferPoint(x: columns.lowerBound, y: y, viewer: viewer, rotation: rotation)
+        return (buffer.base + by * buffer.stride + bx * 4).assumingMemoryBound(to: UInt32.self)
     }
 }
