@@ -94,6 +94,42 @@ import Testing
         }, "the bar shows 3/4")
     }
 
+    @Test func nothingPlayableShowsTheIdleLineAsNonVideoFrames() throws {
+        let junk = try MediaFixtures.file("overlay-junk.mp4", bytes: Array("not a video".utf8))
+        let item = ItemConfig(source: .file(junk), location: SourceLocation(file: "test", line: 1, column: 1))
+        let entries = PlaylistExpander().expand([item]).entries
+        let stats = MediaFixtures.directory.appendingPathComponent("overlay-idle-stats.jsonl").path
+        var options = PlayerOptions()
+        options.overlay = OverlayConfig()
+        options.statsPath = stats
+        let display = HeadlessDisplay(size: PixelSize(width: 640, height: 360))
+        let log = CapturedLog()
+        let player = try QueuePlayer(output: display, playlist: PlaylistCursor(entries: entries, loopMode: .playlist),
+                                     options: options, logger: log.logger)
+        player.start()
+        defer { player.stop() }
+        #expect(Self.waitUntil(10) { display.frontBuffer != nil })
+        player.stop()
+        let buffer = try #require(display.frontBuffer)
+        // The line is centered: idle-colored text pixels on the middle rows, black elsewhere.
+        var textPixels = 0
+        for y in 160..<200 {
+            for x in 0..<640 where buffer.pixel(x: x, y: y) == OverlayPainter.idleTextColor { textPixels += 1 }
+        }
+        #expect(textPixels > 200, "a line of text in the middle")
+        #expect(buffer.pixel(x: 5, y: 5) == 0 && buffer.pixel(x: 320, y: 20) == 0, "black around it")
+        let lines = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n")
+        #expect(!lines.isEmpty && lines.allSatisfy { $0.contains("\"video\":false") }, "\(lines)")
+    }
+
+    @Test func theIdleLineSaysWhy() throws {
+        let loop = PlaybackLoop(output: HeadlessDisplay(size: PixelSize(width: 64, height: 64)),
+                                cursor: PlaylistCursor(entries: try [Self.clip(), Self.clip(), Self.clip()], loopMode: .playlist),
+                                options: PlayerOptions(), stats: nil, audio: nil, mailbox: CommandMailbox(),
+                                logger: CapturedLog().logger, onEvent: nil)
+        #expect(loop.idleReason(retryAfter: MediaTime(value: 8, timescale: 1)) == "No playable item: 3 of 3 failed; retrying in 8 s")
+    }
+
     @Test func aBadFontIsOneErrorAndPlaybackGoesOn() throws {
         let log = CapturedLog()
         var config = OverlayConfig()

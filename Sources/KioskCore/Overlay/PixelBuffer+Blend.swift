@@ -5,10 +5,17 @@ extension PixelBuffer {
     /// Blends `color` (0x00RRGGBB) over `rect` at `opacity` (255 opaque).
     public func blendFill(_ rect: PixelRect, color: UInt32, opacity: UInt8 = 255, rotation: Rotation = .none) {
         guard let run = ViewerRuns(buffer: self, rect: rect, rotation: rotation) else { return }
+        // The scrims behind text are the overlay's largest areas: black at half opacity is
+        // each channel halved, one shift and mask a pixel (the general blend rounds the same).
+        let halving = color == 0 && opacity == 128
         for y in run.rows {
             var pointer = run.start(ofRow: y)
             for _ in run.columns {
-                Self.blend(pointer, color: color, alpha: Int(opacity))
+                if halving {
+                    pointer.pointee = (pointer.pointee >> 1) & 0x7F7F7F
+                } else {
+                    Self.blend(pointer, color: color, alpha: Int(opacity))
+                }
                 pointer += run.step
             }
         }
