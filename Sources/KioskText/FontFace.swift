@@ -29,11 +29,23 @@ public final class FontFace: TextRasterizer {
         // No FT_Done_* here when failing: the class is fully initialized, so deinit runs and
         // frees what was made.
         guard opened == 0, let face else {
-            throw FontError(path: path, reason: "not a font FreeType can read (FreeType error \(opened))")
+            throw FontError(path: path, reason: "not a font FreeType can read (\(Self.describe(opened)))")
         }
         // FT_FACE_FLAG_SCALABLE (1 << 0): bitmap-only fonts cannot be drawn at any size.
         guard face.pointee.face_flags & 1 != 0 else {
             throw FontError(path: path, reason: "a bitmap font; a scalable (TrueType/OpenType) font is needed")
+        }
+    }
+
+    /// FreeType's error codes for opening a face (fterrdef.h); its own strings are compiled
+    /// out in Debian's build.
+    static func describe(_ code: FT_Error) -> String {
+        switch code {
+        case 1: "cannot open the file"
+        case 2: "unknown file format"
+        case 3: "broken file"
+        case 6: "invalid argument"
+        default: "FreeType error \(code)"
         }
     }
 
