@@ -94,6 +94,19 @@ private final class BoxRasterizer: TextRasterizer {
                                           y: layout.glyph.y + layout.glyph.height / 2, rotation: rotation) == 0xFFFFFF)
     }
 
+    @Test func aLongTitleIsCutToTheScreen() {
+        let canvas = Canvas(PixelSize(width: 320, height: 240))
+        let painter = OverlayPainter(rasterizer: BoxRasterizer())
+        var content = Self.content
+        content.title = String(repeating: "T", count: 100)
+        painter.paint(content, into: canvas.buffer, rotation: .none)
+        let layout = OverlayLayout(screen: PixelSize(width: 320, height: 240))
+        let row = layout.titleBaseline - 2
+        let lit = (0..<320).filter { canvas.buffer.pixel(x: $0, y: row) == OverlayPainter.textColor }
+        #expect(lit.first == layout.margin)
+        #expect(lit.count > 200 && (lit.last ?? 320) < 320 - layout.margin, "cut, with an ellipsis, inside the margins")
+    }
+
     @Test func idleScreenIsBlackWithOneCenteredLine() {
         let canvas = Canvas(PixelSize(width: 320, height: 240), color: 0xFF0000)
         let painter = OverlayPainter(rasterizer: BoxRasterizer())
