@@ -1,7 +1,7 @@
 """System test of the on-screen overlay in the VM bed (bochs, 640x480, real KMS).
 
 The guest makes a synthetic touchscreen (input_driver.py, as test_input.py does) and runs
-`kiosk play clip.mp4 --loop --overlay --overlay-hide-after 2`. The clip is 20 s of solid red,
+`kiosk play clip.mp4 --loop --overlay --overlay-hide-after 3`. The clip is 20 s of solid red,
 320x240 at 10 fps, with a white square moving (so frames differ). The host then:
 
 - taps: playback pauses and the overlay appears although no new frame comes (the presenter
@@ -9,7 +9,9 @@ The guest makes a synthetic touchscreen (input_driver.py, as test_input.py does)
   progress bar lies along the bottom: an opaque track (0x505050) with an opaque white fill,
   and the fill's share of the bar matches the paused position in the stats file (pts over the
   clip's length) within 2%;
-- waits: 2 s after the tap, still paused, the overlay is gone: the bar's pixels are not there.
+- waits: 3 s after the tap, still paused, the overlay is gone: the bar's pixels are not there;
+- scrubs along the bottom band from 10% to 60% of the width (still paused): the overlay is
+  back, its bar at 60% (the finger's position), on the frame the seek found.
 
 Needs the debug kiosk: `swift build` in this worktree first.
 """
@@ -34,7 +36,7 @@ from test_input import DRIVER, GUEST_PYTHON, KIOSK, Session  # noqa: E402
 
 SIZE = (640, 480)
 CLIP_SECONDS = 20
-HIDE_AFTER = 2
+HIDE_AFTER = 3
 FILL = (255, 255, 255)
 TRACK = (0x50, 0x50, 0x50)
 
@@ -128,6 +130,14 @@ def checks(tmp_path_factory) -> dict:
         result["video_frames_while_paused"] = len([l for l in s.stats() if l.get("event") is None]) - \
             len([l for l in shown if l.get("event") is None])
 
+        # A scrub while paused: the bar follows the finger; the seek's frame comes with it.
+        count = len(s.stats())
+        s.command("stroke 0.1 0.95 0.6 0.95 0.6 12")
+        target = 0.6 * length
+        s.wait_until("the scrub's last seek on screen",
+                     lambda st: any(l.get("event") is None and abs(l["pts"] - target) < 1.1 for l in st[count:]))
+        result["scrubbed"] = find_bar(s.shot("scrubbed"))
+
         (workdir / "finish").touch()
         assert bed.wait(timeout=60) == 0, bed.console_log()
         result["rc"] = int((workdir / "kiosk.rc").read_text())
@@ -155,6 +165,12 @@ def test_overlay_is_gone_after_hide_after(checks: dict):
     assert checks["hidden"] is None, checks["hidden"]
     assert checks["hidden_pts"] == checks["paused_pts"], "still the paused picture"
     assert checks["video_frames_while_paused"] == 0
+
+
+def test_scrub_moves_the_bar_with_the_finger(checks: dict):
+    bar = checks["scrubbed"]
+    assert bar is not None, "no overlay after the scrub"
+    assert abs(bar["fraction"] - 0.6) <= 0.02, bar
 
 
 def test_kiosk_exits_cleanly(checks: dict):
