@@ -67,16 +67,23 @@ extension PlaybackLoop {
         return overlay.model.content(at: now, player: view)
     }
 
-    /// The presenter's hook: after the scaler drew `frame`, before the flip.
-    func drawOverlay(into buffer: PixelBuffer, after frame: DecodedFrame, of item: ActiveItem) {
-        guard let overlay else { return }
-        let now = MonotonicClock.hostTime()
-        let content = overlayContent(at: now)
+    /// The presenter's hook: after the scaler drew the picture, before the flip.
+    /// With the overlay off (only the idle screen's font loaded) nothing is drawn or kept.
+    func drawOverlay(into buffer: PixelBuffer) {
+        guard let overlay, overlay.isEnabled else { return }
+        let content = overlayContent(at: MonotonicClock.hostTime())
         if let content { overlay.painter.paint(content, into: buffer, rotation: output.softwareRotation) }
         overlay.drawn = content
+    }
+
+    /// After the flip: `frame` is on screen, kept to be drawn again. The frame it replaces is
+    /// freed here, after the flip, as it was before there was an overlay (freeing the last
+    /// frame of a closed item frees its decoder's buffer pool).
+    func keepForOverlay(_ frame: DecodedFrame, of item: ActiveItem) {
+        guard let overlay, overlay.isEnabled else { return }
         overlay.lastFrame = frame
         overlay.lastFrameItem = item
-        overlay.lastPresent = now
+        overlay.lastPresent = MonotonicClock.hostTime()
     }
 
     /// Paused, waiting or on a still, no frame comes to carry the overlay's change (shown after

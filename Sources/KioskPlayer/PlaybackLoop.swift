@@ -164,7 +164,7 @@ final class PlaybackLoop {
         do {
             let buffer = try output.backBuffer()
             try item.scaler.draw(frame, layout: layout(of: frame, in: item), into: buffer)
-            drawOverlay(into: buffer, after: frame, of: item)
+            drawOverlay(into: buffer)
             let flipSeconds = try output.present(buffer)
             retiring.forEach { $0.close() }
             retiring.removeAll()
@@ -172,6 +172,7 @@ final class PlaybackLoop {
             lastDisplayError = nil
             presented += 1
             item.notePresented(frame.pts)
+            keepForOverlay(frame, of: item)
             stats?.write(.init(flipTime: flipSeconds, item: item.index, pts: (frame.pts - item.plan.start).seconds,
                                dropped: dropped, video: true, generation: item.pipeline.currentGeneration, event: event))
             publishSnapshot()
