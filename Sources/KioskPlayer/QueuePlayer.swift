@@ -140,6 +140,8 @@ public final class QueuePlayer: @unchecked Sendable {
     public func showOverlay() { mailbox.post(.overlay(.input)) }
     /// A scrub asked for `time`: the overlay's bar and time show it before the seek lands.
     public func showOverlay(scrubbingTo time: MediaTime) { mailbox.post(.overlay(.scrub(to: time))) }
+    /// kiosk.conf's `overlay` section changed (live reload); nil turns overlay and idle text off.
+    public func setOverlay(_ config: OverlayConfig?) { mailbox.post(.overlay(.configure(config))) }
 
     // MARK: Properties (a snapshot the presenter thread publishes)
 

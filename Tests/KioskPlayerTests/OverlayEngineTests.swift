@@ -94,6 +94,30 @@ import Testing
         }, "the bar shows 3/4")
     }
 
+    @Test func aReloadedSectionTurnsTheOverlayOn() throws {
+        let display = HeadlessDisplay(size: PixelSize(width: 640, height: 360))
+        var options = PlayerOptions()
+        var off = OverlayConfig()
+        off.enabled = false
+        options.overlay = off
+        let player = try QueuePlayer(output: display, playlist: PlaylistCursor(entries: [Self.clip()], loopMode: .item),
+                                     options: options, logger: CapturedLog().logger)
+        player.start()
+        defer { player.stop() }
+        #expect(Self.waitUntil(20) { player.currentTime.seconds > 0.2 })
+        player.pause()
+        player.showOverlay()
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try Self.bar(on: display).track == 0, "enabled: false shows nothing")
+        var on = OverlayConfig()
+        on.hideAfter = MediaTime(seconds: 5)
+        player.setOverlay(on)
+        // Switched off, no frame was kept to draw again: the next frames carry it.
+        player.play()
+        player.showOverlay()
+        #expect(Self.waitUntil(3) { ((try? Self.bar(on: display).track) ?? 0) > 0 }, "shown once enabled")
+    }
+
     @Test func nothingPlayableShowsTheIdleLineAsNonVideoFrames() throws {
         let junk = try MediaFixtures.file("overlay-junk.mp4", bytes: Array("not a video".utf8))
         let item = ItemConfig(source: .file(junk), location: SourceLocation(file: "test", line: 1, column: 1))
