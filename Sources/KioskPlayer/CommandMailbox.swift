@@ -10,6 +10,8 @@ enum PlayerCommand: Sendable {
     case jump(to: Int)
     case replace(entries: [PlaylistEntry])
     case reload(PlayerReload)
+    /// Input the overlay answers to (it never changes playback).
+    case overlay(OverlayNote)
     case stop
 }
 

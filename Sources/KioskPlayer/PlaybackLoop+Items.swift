@@ -31,6 +31,8 @@ extension PlaybackLoop {
             applyReload(reload)
         case .stop:
             stopping = true
+        case .overlay(let note):
+            noteOverlayInput(note)
         }
     }
 
@@ -83,7 +85,7 @@ extension PlaybackLoop {
             updateAudioOrder()
             apply(.queueEmpty)
             logger.error("nothing in the playlist can play; trying again in \(String(format: "%.0f", retryAfter.seconds)) s")
-            presentFiller(item: -1)
+            presentFiller(item: -1, reason: idleReason(retryAfter: retryAfter))
             idleUntil = MonotonicClock.hostTime() + retryAfter
             onEvent?(.nothingPlayable(retryAfter: retryAfter))
         }

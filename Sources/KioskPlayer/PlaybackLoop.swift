@@ -43,6 +43,8 @@ final class PlaybackLoop {
     var lastAudioObservation: MediaTime?
     /// Entries that failed while being prepared for the next pass (see PlaybackLoop+FailedAhead).
     var failedAhead: Set<Int> = []
+    /// The on-screen display and idle-screen text (PlaybackLoop+Overlay.swift); nil without a font.
+    var overlay: OverlayState?
 
     init(output: VideoOutput, cursor: PlaylistCursor, options: PlayerOptions, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
@@ -54,6 +56,7 @@ final class PlaybackLoop {
         self.mailbox = mailbox
         self.logger = logger
         self.onEvent = onEvent
+        overlay = OverlayState.make(options.overlay, logger: logger)
     }
 
     func run() {
@@ -80,6 +83,7 @@ final class PlaybackLoop {
             }
             followAudio(item)
             step(item)
+            refreshOverlayIfStale()
             // After the step, not before: opening the next item right at a seam would delay
             // the incoming item's first frame.
             if item === current, item.lastPresentedPTS != nil { prepareUpcomingIfDue(after: item) }
@@ -161,10 +165,11 @@ final class PlaybackLoop {
     /// Scales `frame` into the back buffer and flips; the flip's host time, or nil if the
     /// display failed (logged once per kind of failure; playback goes on trying).
     @discardableResult
-    func present(_ frame: DecodedFrame, of item: ActiveItem) -> MediaTime? {
+    func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
         do {
             let buffer = try output.backBuffer()
             try item.scaler.draw(frame, layout: layout(of: frame, in: item), into: buffer)
+            drawOverlay(into: buffer)
             let flipSeconds = try output.present(buffer)
             retiring.forEach { $0.close() }
             retiring.removeAll()
@@ -172,8 +177,9 @@ final class PlaybackLoop {
             lastDisplayError = nil
             presented += 1
             item.notePresented(frame.pts)
+            keepForOverlay(frame, of: item)
             stats?.write(.init(flipTime: flipSeconds, item: item.index, pts: (frame.pts - item.plan.start).seconds,
-                               dropped: dropped, video: true, generation: item.pipeline.currentGeneration))
+                               dropped: dropped, video: true, generation: item.pipeline.currentGeneration, event: event))
             publishSnapshot()
             return MonotonicClock.hostTime(seconds: flipSeconds)
         } catch {
@@ -190,11 +196,17 @@ final class PlaybackLoop {
     }
 
     /// A black screen (the idle screen, before anything could play): never shown at a seam.
-    func presentFiller(item: Int) {
+    /// With a font, one centered line gives `reason`.
+    func presentFiller(item: Int, reason: String? = nil) {
         do {
             let buffer = try output.backBuffer()
-            buffer.fill(PixelRect(size: buffer.size))
+            if let reason, let overlay {
+                overlay.painter.paintIdle(reason: reason, into: buffer, rotation: output.softwareRotation)
+            } else {
+                buffer.fill(PixelRect(size: buffer.size))
+            }
             let flipSeconds = try output.present(buffer)
+            saveSnapshotIfDue(buffer)
             stats?.write(.init(flipTime: flipSeconds, item: item, pts: 0, dropped: dropped, video: false, generation: 0))
         } catch {
             logger.error("display: \(error)")

@@ -34,6 +34,9 @@ public struct PlayerOptions: @unchecked Sendable {
     /// Where to save what the screen shows as PNGs (a headless preview), and how often.
     public var snapshotDirectory: String?
     public var snapshotInterval = MediaTime(value: 3, timescale: 1)
+    /// kiosk.conf `overlay`: the on-screen display (shown when `enabled` and input asks) and
+    /// the font of the idle screen's line; nil draws neither (the idle screen is plain black).
+    public var overlay: OverlayConfig?
     public init() {}
 }
 
@@ -138,6 +141,13 @@ public final class QueuePlayer: @unchecked Sendable {
     public func replace(entries: [PlaylistEntry]) { mailbox.post(.replace(entries: entries)) }
     /// Live reload of kiosk.conf: new settings (and playlist) at once, see `PlayerReload`.
     public func reload(_ reload: PlayerReload) { mailbox.post(.reload(reload)) }
+    /// The person at the screen touched or pressed something: show the overlay (hidden again
+    /// `hide_after` seconds after the last such call).
+    public func showOverlay() { mailbox.post(.overlay(.input)) }
+    /// A scrub asked for `time`: the overlay's bar and time show it before the seek lands.
+    public func showOverlay(scrubbingTo time: MediaTime) { mailbox.post(.overlay(.scrub(to: time))) }
+    /// kiosk.conf's `overlay` section changed (live reload); nil turns overlay and idle text off.
+    public func setOverlay(_ config: OverlayConfig?) { mailbox.post(.overlay(.configure(config))) }
 
     // MARK: Properties (a snapshot the presenter thread publishes)
 

@@ -47,7 +47,7 @@ enum InputWiring {
     /// logged, and ones plugged in later are picked up.
     static func start(_ config: InputConfig, output: VideoOutput, player: QueuePlayer, logger: Logger) -> InputService? {
         guard config.enabled else { return nil }
-        let service = InputService(config: config, screen: screen(of: output), player: player, logger: logger)
+        let service = InputService(config: config, screen: screen(of: output), player: OverlayRelay(player), logger: logger)
         service.start()
         return service
     }

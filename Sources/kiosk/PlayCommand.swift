@@ -54,6 +54,8 @@ struct PlayCommand: ParsableCommand {
 
     @OptionGroup var input: PlayInputOptions
 
+    @OptionGroup var overlay: PlayOverlayOptions
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -92,6 +94,7 @@ struct PlayCommand: ParsableCommand {
         options.audioOutput = AudioOpener.open(AudioOpener.parse(audio), logger: logger)
         options.volume = volume
         options.isMuted = mute
+        options.overlay = overlay.config
         let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!, paced: !untimed)
         let cursor = PlaylistCursor(entries: expansion.entries, loopMode: loop ? .playlist : .none)
         let control = try ControlWiring.open(controlSocket, logger: logger)

@@ -70,6 +70,7 @@ struct RunCommand: ParsableCommand {
         options.audioOutput = AudioOpener.open(audio.map(AudioOpener.parse) ?? settings.audio.device, logger: logger)
         options.volume = settings.audio.volume
         options.isMuted = settings.audio.muted
+        options.overlay = settings.overlay
         let cursor = PlaylistCursor(entries: entries, loopMode: settings.playback.loop)
         let control = try ControlWiring.open(controlSocket.map { $0 == "none" ? nil : $0 } ?? settings.control.socketPath,
                                              logger: logger)
