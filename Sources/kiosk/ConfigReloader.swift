@@ -79,6 +79,7 @@ final class ConfigReloader: @unchecked Sendable {
         }
         player.reload(Self.playerReload(changes, old: running, new: new, entries: playlistChanged ? entries : nil))
         if changes.contains(.input) { input.apply(new.input) }
+        if changes.contains(.overlay) { player.setOverlay(new.overlay) }
         var applied = changes.appliedSummary
         if playlistChanged && !changes.contains(.items) {
             applied += (applied.isEmpty ? "" : ", ") + "items (the folders' files changed)"
@@ -119,7 +120,6 @@ final class ConfigReloader: @unchecked Sendable {
         var merged = new
         merged.display = running.display
         merged.audio.device = running.audio.device
-        merged.overlay = running.overlay
         merged.control = running.control
         return merged
     }

@@ -68,10 +68,10 @@ import Testing
             + "overlay: {hide_after: 1}\n"
         let changes = ConfigChanges(from: try Self.parse(Self.base), to: try Self.parse(new))
         #expect(changes.parts == [.display, .audioDevice, .audioLevel, .input, .overlay])
-        #expect(changes.waitingForRestart == [.display, .audioDevice, .overlay])
-        #expect(changes.appliedNow == [.audioLevel, .input])
+        #expect(changes.waitingForRestart == [.display, .audioDevice])
+        #expect(changes.appliedNow == [.audioLevel, .input, .overlay])
         #expect(ConfigPart.input.application == .reopened)
-        #expect(changes.appliedSummary == "audio volume, input")
+        #expect(changes.appliedSummary == "audio volume, input, overlay")
     }
 
     @Test func debounceWaitsForQuietAndNotForever() {

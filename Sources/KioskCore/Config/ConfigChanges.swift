@@ -23,8 +23,11 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         // swapping them under it would mean a new display and clock mid-frame. A restart (a
         // second at most, with the service's Restart=) does that cleanly.
         case .display, .audioDevice: return .onRestart
-        // Built by other parts of the project; until they take new values, a restart does.
-        case .overlay, .control: return .onRestart
+        // The socket is bound at start (its path and mode checked then); a new path or
+        // interval takes a restart.
+        case .control: return .onRestart
+        // The presenter loads the new font and settings between two frames.
+        case .overlay: return .live
         // The input service is closed (grabs released) and opened again with the new settings.
         case .input: return .reopened
         case .audioLevel, .playback, .items: return .live
