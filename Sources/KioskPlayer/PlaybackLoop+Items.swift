@@ -84,6 +84,13 @@ extension PlaybackLoop {
             upcoming = nil
             updateAudioOrder()
             apply(.queueEmpty)
+            if options.exitWhenFinished {
+                // A one-shot `kiosk play` (no loop) has nobody to retry for: it ends, and says so.
+                logger.error("nothing in the playlist can play")
+                finished = true
+                onEvent?(.nothingPlayable(retryAfter: retryAfter))
+                return
+            }
             logger.error("nothing in the playlist can play; trying again in \(String(format: "%.0f", retryAfter.seconds)) s")
             presentFiller(item: -1, reason: idleReason(retryAfter: retryAfter))
             idleUntil = MonotonicClock.hostTime() + retryAfter

@@ -99,8 +99,24 @@ struct PlayCommand: ParsableCommand {
         let cursor = PlaylistCursor(entries: expansion.entries, loopMode: loop ? .playlist : .none)
         let control = try ControlWiring.open(controlSocket, logger: logger)
         if control != nil { options.timeInterval = ControlConfig().timeInterval }
+        let nothingPlayed = NothingPlayedFlag()
+        let forward = ControlWiring.handler(control)
         let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger,
-                                     onEvent: ControlWiring.handler(control))
+                                     onEvent: { event in
+                                         if case .nothingPlayable = event { nothingPlayed.set() }
+                                         forward?(event)
+                                     })
         PlaybackSession.run(player, on: output, input: input.config, duration: duration, logger: logger, control: control)
+        // Without --loop every item failed once: a media error, exit 1 (the reasons are logged).
+        if nothingPlayed.isSet { throw RuntimeFailure("nothing could be played") }
     }
+}
+
+/// Set on the presenter thread when no item could play, read once playback has ended.
+private final class NothingPlayedFlag: @unchecked Sendable {
+    // Safe to share: `value` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }

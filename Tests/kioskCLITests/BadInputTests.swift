@@ -65,6 +65,21 @@ import KioskTestSupport
         #expect(result.stderr.contains("empty file"))
     }
 
+    /// `kiosk play` without --loop: when nothing can play it ends with exit 1 and the reason,
+    /// instead of retrying forever; with a good item beside the bad one it plays it and exits 0.
+    @Test func playWithoutLoopEndsWhenNothingCanPlay() throws {
+        let garbage = try MediaFixtures.file("garbage-play.mp4", bytes: (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+        let alone = try Kiosk.run("play", garbage, "--display", "headless:160x120", "--audio", "none", "--no-input")
+        #expect(alone.status == 1, "exit \(alone.status), stderr: \(alone.stderr)")
+        #expect(alone.stderr.contains(garbage) && alone.stderr.contains("not a media file"), "\(alone.stderr)")
+        #expect(alone.stderr.contains("nothing could be played"), "\(alone.stderr)")
+
+        let good = try MediaFixtures.clip("good-beside-garbage.mp4", ["-f", "lavfi", "-i", "testsrc2=size=64x64:rate=25:duration=0.2",
+                                                                       "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"])
+        let mixed = try Kiosk.run("play", garbage, good, "--display", "headless:160x120", "--audio", "none", "--no-input")
+        #expect(mixed.status == 0, "exit \(mixed.status), stderr: \(mixed.stderr)")
+    }
+
     @Test(arguments: [
         ["snapshot", "x.mp4", "--size", "12", "-o", "x.png"],
         ["snapshot", "x.mp4", "--size", "640x480", "--gravity", "zoom", "-o", "x.png"],
