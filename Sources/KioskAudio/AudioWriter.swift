@@ -114,9 +114,12 @@ public final class AudioWriter: @unchecked Sendable {
         var knownFailure: AudioOutputError? = nil
         // Gaps in the sound (padding silence, underruns) so far: the first report after one
         // tells the clock to jump rather than glide (AudioClockReport.gaps).
+        // Only gaps inside an item count: where one item's sound follows another's (or a silent
+        // item's padding), the new item's clock starts from its own first report anyway.
         var gaps = 0
         var paddedSinceMedia = false
         var underrunsSeen = output.counters.underruns
+        var lastTag: Int? = nil
 
         while true {
             let (stop, wantPaused, flush) = locked {
@@ -148,8 +151,9 @@ public final class AudioWriter: @unchecked Sendable {
                 gain.apply(to: bytes, format: format.sampleFormat, channels: format.channels)
                 if write(UnsafeRawBufferPointer(bytes)) {
                     let underruns = output.counters.underruns
-                    if hasPlayed && (paddedSinceMedia || underruns > underrunsSeen) { gaps += 1 }
+                    if hasPlayed && slice.itemTag == lastTag && (paddedSinceMedia || underruns > underrunsSeen) { gaps += 1 }
                     underrunsSeen = underruns
+                    lastTag = slice.itemTag
                     paddedSinceMedia = false
                     hasPlayed = true
                     publish(slice, gaps: gaps)
