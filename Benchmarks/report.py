@@ -145,7 +145,7 @@ def write_section(path, section, *, command, load_after):
     begin, end = section_markers(section.key)
     date = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     facts = dict(machine())
-    lines = [begin, "", f"### {section.title}", "",
+    lines = [begin, "", f"## {section.title}", "",
              f"Measured {date} with `{command}` on {facts['CPU']} ({facts['kernel']}), {facts['FFmpeg']}, "
              f"{facts['mpv']}, GStreamer {facts['GStreamer'].split()[-1]}, kiosk {facts['kiosk']}; "
              f"load average at the end: {' '.join(f'{x:.2f}' for x in load_after)}.", "", section.intro, "",
