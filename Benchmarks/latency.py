@@ -113,8 +113,8 @@ def seams(kiosk, clips, transitions, preexec):
                       f"A playlist of two different 0.5 s 1080p30 H.264 clips (15 frames each, no sound) looped "
                       f"for {transitions} transitions. The interval from the last frame of one clip to the first of "
                       f"the next should be one frame period, {period * 1000:.1f} ms; the goal allows "
-                      f"{limit * 1000:.1f} ms. kiosk: flip times from its stats file (60 Hz headless display, so "
-                      "intervals come in 16.7 ms steps). mpv: `--dump-stats` flip times, mpv's own timing with its "
+                      f"{limit * 1000:.1f} ms. kiosk: flip times from its stats file (a 60 Hz headless display: flips "
+                      "at least 16.7 ms apart, not locked to a refresh grid). mpv: `--dump-stats` flip times, mpv's own timing with its "
                       "null video output (no refresh to wait for).",
                       ["tool", "seams", "median seam ms", "max seam ms", f"seams > {limit * 1000:.1f} ms",
                        "max other interval ms"])
