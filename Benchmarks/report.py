@@ -129,3 +129,44 @@ def write_markdown(path, *, command, clip, seconds, runs, warmup, nice, tools, s
     else:
         text = text.rstrip() + "\n\n" + section + "\n"
     path.write_text(text)
+
+
+HAND_WRITTEN = "## Where kiosk stands"
+
+
+def section_markers(key):
+    return (f"<!-- Benchmarks/run --markdown: {key} begin (generated; edits inside are overwritten) -->",
+            f"<!-- Benchmarks/run --markdown: {key} end -->")
+
+
+def write_section(path, section, *, command, load_after):
+    """Replaces (or appends, before the hand-written part) the generated block of one playback
+    line (Benchmarks/playback.py's Section) in BENCHMARKS.md."""
+    begin, end = section_markers(section.key)
+    date = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    facts = dict(machine())
+    lines = [begin, "", f"## {section.title}", "",
+             f"Measured {date} with `{command}` on {facts['CPU']} ({facts['kernel']}), {facts['FFmpeg']}, "
+             f"{facts['mpv']}, GStreamer {facts['GStreamer'].split()[-1]}, kiosk {facts['kiosk']}; "
+             f"load average at the end: {' '.join(f'{x:.2f}' for x in load_after)}.", "", section.intro, "",
+             section.text_table(), ""]
+    if section.goals:
+        lines += ["Goals:", ""] + [f"- {goal}" for goal in section.goals] + [""]
+    if section.notes:
+        lines += [f"- {note}" for note in section.notes] + [""]
+    lines += ["Commands:", "", "```sh"]
+    for comment, command_line in section.commands:
+        lines += [f"# {comment}", command_line.replace(str(path.parent) + "/", "")]
+    lines += ["```", "", end]
+    block = "\n".join(lines)
+    text = path.read_text() if path.exists() else "# Benchmarks\n"
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        text = head + block + rest.split(end, 1)[1]
+    elif HAND_WRITTEN in text:
+        # A line measured for the first time goes before the hand-written analysis.
+        head, tail = text.split(HAND_WRITTEN, 1)
+        text = head + block + "\n\n" + HAND_WRITTEN + tail
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    path.write_text(text)

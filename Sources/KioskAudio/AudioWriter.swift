@@ -112,6 +112,14 @@ public final class AudioWriter: @unchecked Sendable {
         var isPaused = false
         var hasPlayed = false
         var knownFailure: AudioOutputError? = nil
+        // Gaps in the sound (padding silence, underruns) so far: the first report after one
+        // tells the clock to jump rather than glide (AudioClockReport.gaps).
+        // Only gaps inside an item count: where one item's sound follows another's (or a silent
+        // item's padding), the new item's clock starts from its own first report anyway.
+        var gaps = 0
+        var paddedSinceMedia = false
+        var underrunsSeen = output.counters.underruns
+        var lastTag: Int? = nil
 
         while true {
             let (stop, wantPaused, flush) = locked {
@@ -122,6 +130,7 @@ public final class AudioWriter: @unchecked Sendable {
             if flush {
                 perform("drop") { try output.drop() }
                 hasPlayed = false
+                paddedSinceMedia = false
             }
             if wantPaused != isPaused {
                 perform(wantPaused ? "pause" : "resume") { wantPaused ? try output.pause() : try output.resume() }
@@ -141,8 +150,13 @@ public final class AudioWriter: @unchecked Sendable {
                 let bytes = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<(slice.frameCount * format.bytesPerFrame)])
                 gain.apply(to: bytes, format: format.sampleFormat, channels: format.channels)
                 if write(UnsafeRawBufferPointer(bytes)) {
+                    let underruns = output.counters.underruns
+                    if hasPlayed && slice.itemTag == lastTag && (paddedSinceMedia || underruns > underrunsSeen) { gaps += 1 }
+                    underrunsSeen = underruns
+                    lastTag = slice.itemTag
+                    paddedSinceMedia = false
                     hasPlayed = true
-                    publish(slice)
+                    publish(slice, gaps: gaps)
                 }
             } else if options.keepAliveWithSilence && hasPlayed && output.delayFrames <= 2 * chunkFrames
                         && !locked({ stopRequested }) {
@@ -151,6 +165,7 @@ public final class AudioWriter: @unchecked Sendable {
                 // pushed back behind silence the device did not need.
                 scratch.initializeMemory(as: UInt8.self, repeating: 0)
                 if write(UnsafeRawBufferPointer(scratch)) {
+                    paddedSinceMedia = true
                     locked { statistics.silenceFrames += Int64(chunkFrames) }
                 }
             }
@@ -184,10 +199,11 @@ public final class AudioWriter: @unchecked Sendable {
         }
     }
 
-    private func publish(_ slice: PCMSlice) {
+    private func publish(_ slice: PCMSlice, gaps: Int) {
         let report = AudioClockReport(endTime: slice.endTime(sampleRate: format.sampleRate), delayFrames: output.delayFrames,
                                       sampleRate: format.sampleRate, rate: slice.rate,
-                                      hostTime: MonotonicClock.hostTime(), itemTag: slice.itemTag)
+                                      hostTime: MonotonicClock.hostTime(), itemTag: slice.itemTag,
+                                      gaps: gaps)
         let handler: (@Sendable (AudioClockReport) -> Void)? = locked {
             // A flush since the slice was taken makes it stale: its time is not the clock's.
             guard slice.generation == queue.generation, !flushRequested else { return nil }

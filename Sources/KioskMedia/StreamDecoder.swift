@@ -62,6 +62,11 @@ final class StreamDecoder {
 
     /// Feeds one packet, or nil to drain at the end. Damaged packets are counted and skipped.
     /// Returns false when the decoder is full and frames must be received first.
+    /// Which frames the decoder may skip (AVDISCARD_NONREF while catching up to a seek target).
+    func skipFrames(_ discard: AVDiscard) {
+        codecContext?.pointee.skip_frame = discard
+    }
+
     func send(_ packet: UnsafeMutablePointer<AVPacket>?) -> Bool {
         let result = avcodec_send_packet(codecContext, packet)
         if result == AVResult.again { return false }

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CKioskShim
 import KioskCore
 
 /// Plays audio faster or slower at the same pitch with FFmpeg's atempo filter (libavfilter),
@@ -36,17 +37,19 @@ public final class TempoFilter {
         do {
             try build()
         } catch {
-            avfilter_graph_free(&graph)
+            kiosk_avfilter_graph_free(&graph)
             throw error
         }
     }
 
     deinit {
-        avfilter_graph_free(&graph)
+        kiosk_avfilter_graph_free(&graph)
     }
 
     private func build() throws {
-        guard let graph = avfilter_graph_alloc() else { throw failure("out of memory") }
+        // libavfilter is loaded now, not at start-up: only rates other than 1 need it.
+        if let reason = kiosk_avfilter_load() { throw failure("libavfilter is not available: \(String(cString: reason))") }
+        guard let graph = kiosk_avfilter_graph_alloc() else { throw failure("out of memory") }
         self.graph = graph
         var layout = AVChannelLayout()
         av_channel_layout_default(&layout, Int32(format.channels))
@@ -62,20 +65,20 @@ public final class TempoFilter {
             previous = tempo
         }
         try link(previous, sink!)
-        let result = avfilter_graph_config(graph, nil)
+        let result = kiosk_avfilter_graph_config(graph)
         guard result >= 0 else { throw failure("cannot configure atempo: \(ffmpegErrorText(result))") }
     }
 
     private func create(_ filterName: String, name: String, arguments: String?) throws -> UnsafeMutablePointer<AVFilterContext> {
-        guard let filter = avfilter_get_by_name(filterName) else { throw failure("no '\(filterName)' filter in this FFmpeg build") }
+        guard let filter = kiosk_avfilter_get_by_name(filterName) else { throw failure("no '\(filterName)' filter in this FFmpeg build") }
         var context: UnsafeMutablePointer<AVFilterContext>? = nil
-        let result = avfilter_graph_create_filter(&context, filter, name, arguments, nil, graph)
+        let result = kiosk_avfilter_graph_create_filter(&context, filter, name, arguments, graph)
         guard result >= 0, let context else { throw failure("cannot create \(filterName): \(ffmpegErrorText(result))") }
         return context
     }
 
     private func link(_ from: UnsafeMutablePointer<AVFilterContext>, _ to: UnsafeMutablePointer<AVFilterContext>) throws {
-        let result = avfilter_link(from, 0, to, 0)
+        let result = kiosk_avfilter_link(from, to)
         guard result >= 0 else { throw failure("cannot link filters: \(ffmpegErrorText(result))") }
     }
 
@@ -100,7 +103,7 @@ public final class TempoFilter {
         guard result >= 0 else { throw failure("out of memory for \(frameCount) frames") }
         input.pointee.data.0!.update(from: samples.baseAddress!.assumingMemoryBound(to: UInt8.self), count: samples.count)
         framesIn += Int64(frameCount)
-        result = av_buffersrc_add_frame(source, input)
+        result = kiosk_av_buffersrc_add_frame(source, input)
         guard result >= 0 else { throw failure("atempo refused samples: \(ffmpegErrorText(result))") }
         return try collect(appendingTo: &destination)
     }
@@ -110,7 +113,7 @@ public final class TempoFilter {
     public func finish(appendingTo destination: inout [UInt8]) throws -> Int {
         guard !finished else { return 0 }
         finished = true
-        let result = av_buffersrc_add_frame(source, nil)
+        let result = kiosk_av_buffersrc_add_frame(source, nil)
         guard result >= 0 else { throw failure("cannot end the atempo stream: \(ffmpegErrorText(result))") }
         return try collect(appendingTo: &destination)
     }
@@ -120,7 +123,7 @@ public final class TempoFilter {
         defer { var pointer: UnsafeMutablePointer<AVFrame>? = output; av_frame_free(&pointer) }
         var total = 0
         while true {
-            let result = av_buffersink_get_frame(sink, output)
+            let result = kiosk_av_buffersink_get_frame(sink, output)
             if result == AVResult.again || result == AVResult.eof { return total }
             guard result >= 0 else { throw failure("atempo failed: \(ffmpegErrorText(result))") }
             guard output.pointee.format == format.sampleFormat.ffmpegFormat.rawValue,

@@ -52,8 +52,18 @@ public final class VideoDecoder: FrameDecoding {
     }
 
     /// Feeds a demuxed packet, or nil to drain at the end; false when the decoder is full.
-    public func send(_ packet: Packet?) -> Bool {
-        stream.send(packet?.packet)
+    /// `unshownBefore`: frames before this time are decoded only to reach it (a seek), so the
+    /// decoder may skip those no other frame refers to, as mpv's precise seeks do: in a typical
+    /// H.264 stream with B-frames that is a third to a half of the frames between the keyframe
+    /// and the target, and the seek's catch-up decoding is that much shorter.
+    public func send(_ packet: Packet?, unshownBefore target: MediaTime = .zero) -> Bool {
+        if let packet {
+            let ticks = packet.packet.pointee.pts
+            let early = target > .zero && ticks != kiosk_nopts_value()
+                && stream.mediaTime(ticks: ticks) < target - MediaTime(value: 1, timescale: 1000)
+            stream.skipFrames(early ? AVDISCARD_NONREF : AVDISCARD_DEFAULT)
+        }
+        return stream.send(packet?.packet)
     }
 
     /// Forgets buffered frames after a seek.

@@ -19,6 +19,8 @@ final class AudioPath: @unchecked Sendable {
     private var stopped = false
     /// Counts flushes, so the feeder forgets which items' sound it had finished.
     private var flushes = 0
+    /// The writer's gap count as of the last `heardTime` answer.
+    private var gapsSeen = 0
     private let logger: Logger
     private let output: AudioOutput
     private let writerFinished = DispatchSemaphore(value: 0)
@@ -75,10 +77,17 @@ final class AudioPath: @unchecked Sendable {
 
     /// What is heard now, for the master clock, if it belongs to the item tagged `tag` and is
     /// not before `start` (around a seam the device may still play the previous item's end).
-    func heardTime(ofItem tag: Int, notBefore start: MediaTime) -> (heard: MediaTime, host: MediaTime)? {
+    /// `afterGap`: the sound had a gap (padding silence, an underrun) since the last time this
+    /// said what is heard, so the clock should jump to it (PlaybackClock.observeAudio).
+    func heardTime(ofItem tag: Int, notBefore start: MediaTime) -> (heard: MediaTime, host: MediaTime, afterGap: Bool)? {
         guard let report = writer.lastReport, report.itemTag == tag else { return nil }
         let heard = report.heardTime
-        return heard >= start ? (heard, report.hostTime) : nil
+        guard heard >= start else { return nil }
+        let afterGap = lock.withLock { () -> Bool in
+            defer { gapsSeen = report.gaps }
+            return report.gaps > gapsSeen
+        }
+        return (heard, report.hostTime, afterGap)
     }
 
     // MARK: The feeder thread

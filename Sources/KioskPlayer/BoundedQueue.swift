@@ -6,7 +6,10 @@ import Foundation
 final class BoundedQueue<Element>: @unchecked Sendable {
     // Safe to share: every access to `items`/`closed` holds `condition`'s lock.
     private let condition = NSCondition()
-    private var items: [Element] = []
+    /// `items[head...]` are queued; the slots before `head` were popped and are cleared at once:
+    /// a popped element must not stay referenced until the array is compacted (decoded frames
+    /// are megabytes each: 64 of them kept alive cost 200 MB at 1080p).
+    private var items: [Element?] = []
     private var head = 0
     private var closed = false
     let capacity: Int
@@ -35,7 +38,8 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     func pop(timeout: Double? = nil) -> Element? {
         condition.lock(); defer { condition.unlock() }
         guard waitForElement(timeout: timeout) else { return nil }
-        let element = items[head]
+        let element = items[head]!
+        items[head] = nil
         head += 1
         if head > 64 && head * 2 > items.count { items.removeFirst(head); head = 0 }
         condition.broadcast()
@@ -46,12 +50,12 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     func peek(timeout: Double? = nil) -> Element? {
         condition.lock(); defer { condition.unlock() }
         guard waitForElement(timeout: timeout) else { return nil }
-        return items[head]
+        return items[head]!
     }
 
     /// The element after the oldest, if one is queued now (the pacer looks one frame ahead).
     func peekSecond() -> Element? {
-        condition.withLock { items.count - head >= 2 ? items[head + 1] : nil }
+        condition.withLock { items.count - head >= 2 ? items[head + 1]! : nil }
     }
 
     func flush() {

@@ -221,10 +221,10 @@ final class ItemPipeline: @unchecked Sendable {
                 outputGeneration = seekGeneration
                 continue
             case .packet(let packet):
-                if !decoder.send(packet) {
+                if !decoder.send(packet, unshownBefore: skipBefore) {
                     // Full: hand out what it holds first, then it takes the packet.
                     guard drain(decoder, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
-                    _ = decoder.send(packet)
+                    _ = decoder.send(packet, unshownBefore: skipBefore)
                 }
             case .end(let length):
                 _ = decoder.send(nil as Packet?)

@@ -255,10 +255,10 @@ final class PlaybackLoop {
     /// after each write. Without sound, or while the device is gone, the monotonic clock leads.
     private func followAudio(_ item: ActiveItem) {
         guard let audio, clock.isRunning, !needsFirstFrame,
-              let (heard, host) = audio.heardTime(ofItem: Int(item.reference.serial), notBefore: item.plan.start),
+              let (heard, host, afterGap) = audio.heardTime(ofItem: Int(item.reference.serial), notBefore: item.plan.start),
               host != lastAudioObservation else { return }
         lastAudioObservation = host
-        clock.observeAudio(heard, atHost: host)
+        clock.observeAudio(heard, atHost: host, afterGap: afterGap)
     }
 
     /// AVPlayer's volume times the item's own level from kiosk.conf; mute on top.

@@ -27,15 +27,37 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
+    @Option(help: "Instead: play in real time and seek this many times, printing each seek's latency.")
+    var seek: Int?
+
+    @Option(help: "With --seek: an ALSA PCM, null (kiosk's real-time null sink) or none.")
+    var audio: String = "none"
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
         if let frames, frames <= 0 { throw ValidationError("--frames must be 1 or more") }
         if threads < 0 { throw ValidationError("--threads must be 0 or more") }
+        if let seek, seek <= 0 { throw ValidationError("--seek must be 1 or more") }
     }
 
     func run() throws {
-        _ = common.makeLogger()
+        let logger = common.makeLogger()
+        if let seek {
+            let seeks = try SeekBench.run(media: media, size: size, gravity: gravity, threads: threads, seeks: seek,
+                                          audio: audio, logger: logger)
+            for (index, seek) in seeks.enumerated() {
+                let latency = seek.latency.map { String(format: "%.1f ms", $0 * 1000) } ?? "no frame of the new position"
+                print("seek \(index + 1) to " + String(format: "%.3f s: ", seek.target) + latency)
+            }
+            let latencies = seeks.compactMap(\.latency).sorted()
+            if !latencies.isEmpty {
+                print(String(format: "seek latency ms: median %.1f max %.1f (%d of %d seeks)",
+                             latencies[latencies.count / 2] * 1000, latencies.last! * 1000, latencies.count, seeks.count))
+            }
+            if latencies.count != seeks.count { throw RuntimeFailure("\(seeks.count - latencies.count) seeks showed no frame") }
+            return
+        }
         let start = HeadlessDisplay.monotonicSeconds()
         let reader = try VideoFrameReader(asset: try Asset(source: media), threads: threads)
         let display = HeadlessDisplay(size: size, paced: false)

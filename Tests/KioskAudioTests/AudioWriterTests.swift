@@ -140,6 +140,44 @@ import Testing
         #expect(run.channel0.suffix(Int(silence)).allSatisfy { $0 == 0 })
     }
 
+    /// A decoder stall of 80 ms between two stretches of sound, the writer padding with silence
+    /// (or, without keep-alive, the device underrunning): the first report after the gap says
+    /// so, and every report's line (heard time at host time, advancing in real time) meets the
+    /// sound after the gap where the recording has it.
+    @Test(arguments: [true, false])
+    func aGapInTheSoundIsReportedAndTheReportsMeetTheSoundAfterIt(keepAlive: Bool) throws {
+        let run = try Running(options: AudioWriter.Options(keepAliveWithSilence: keepAlive))
+        let reports = ReportLog()
+        run.writer.onReport { reports.append($0) }
+        run.queue.push(Self.level(0.25, seconds: 0.3, start: MediaTime(value: 10, timescale: 1), tag: 3))
+        run.waitUntilPlayed()
+        Thread.sleep(forTimeInterval: 0.08)
+        let resume = MediaTime(value: 103, timescale: 10)
+        run.queue.push(Self.level(0.5, seconds: 0.3, start: resume, tag: 3))
+        run.waitUntilPlayed()
+        run.finish()
+
+        let all = reports.all
+        let samples = run.channel0
+        let resumedAt = try #require(samples.firstIndex { $0 == 0.5 }, "the sound after the gap was written")
+        if keepAlive {
+            #expect(samples[(resumedAt - 480)..<resumedAt].allSatisfy { $0 == 0 }, "padded with silence")
+        } else {
+            #expect(run.output.counters.underruns >= 1, "the device ran dry")
+        }
+        let before = all.filter { $0.endTime <= resume }, after = all.filter { $0.endTime > resume }
+        #expect(!before.isEmpty && before.allSatisfy { $0.gaps == 0 })
+        #expect(after.count >= 20 && after.allSatisfy { $0.gaps == 1 }, "one gap: \(Set(after.map(\.gaps)))")
+        for report in after {
+            // The line reaches media time `target` at `predicted`; the recording says when it was heard.
+            let target = Swift.max(report.heardTime, resume)
+            let predicted = report.hostTime.seconds + (target - report.heardTime).seconds
+            let frame = resumedAt + Int(((target - resume).seconds * 48_000).rounded())
+            let heard = try #require(run.output.heardTime(ofFrame: frame))
+            #expect(abs(heard - predicted) < 0.002, "media \(target.seconds) heard at \(heard), the report's line says \(predicted)")
+        }
+    }
+
     @Test func aFailingOutputIsReportedOnceAndThePipelineKeepsItsPace() throws {
         let output = ScriptedOutput()
         _ = try output.configure(Self.format)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <libavutil/error.h>
 #include <libavutil/avutil.h>
+#include <libavfilter/avfilter.h>
 
 static inline int kiosk_averror(int posix_errno) { return AVERROR(posix_errno); }
 static inline int kiosk_averror_eof(void) { return AVERROR_EOF; }
@@ -31,5 +32,18 @@ void kiosk_av_clear_first_error(void);
 /// `level` is the negative errno alsa-lib reports, or 0. ALSA's handler is variadic, which
 /// Swift cannot implement. NULL restores alsa-lib's default (stderr).
 void kiosk_alsa_log_install(kiosk_log_sink sink);
+
+/// libavfilter is opened on first use (avfilter_loader.c), not linked. Returns NULL once it is
+/// usable, else why not. The kiosk_avfilter_* calls below are valid only after a NULL here.
+const char *kiosk_avfilter_load(void);
+AVFilterGraph *kiosk_avfilter_graph_alloc(void);
+void kiosk_avfilter_graph_free(AVFilterGraph **graph);
+int kiosk_avfilter_graph_config(AVFilterGraph *graph);
+const AVFilter *kiosk_avfilter_get_by_name(const char *name);
+int kiosk_avfilter_graph_create_filter(AVFilterContext **context, const AVFilter *filter, const char *name,
+                                       const char *arguments, AVFilterGraph *graph);
+int kiosk_avfilter_link(AVFilterContext *source, AVFilterContext *destination);
+int kiosk_av_buffersrc_add_frame(AVFilterContext *context, AVFrame *frame);
+int kiosk_av_buffersink_get_frame(AVFilterContext *context, AVFrame *frame);
 
 #endif

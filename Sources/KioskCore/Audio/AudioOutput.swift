@@ -110,14 +110,23 @@ public struct AudioClockReport: Sendable, Hashable {
     /// The engine's tag for the item the samples came from (seams: the next item's tag
     /// shows up once its first samples are written).
     public var itemTag: Int
+    /// Gaps in the sound so far (silence padded in, or an underrun), counted by the writer. A
+    /// report with a higher count than the last one seen follows a gap: the audio stood still
+    /// for the gap while host time ran on, so the clock should jump to it, not glide. Padding
+    /// silence still in the device counts in `delayFrames` on purpose: it is host time that
+    /// passes without media time, so `heardTime` is where the line through the next media
+    /// sample stands now, the line the clock should run on.
+    public var gaps: Int
 
-    public init(endTime: MediaTime, delayFrames: Int, sampleRate: Int, rate: Rational, hostTime: MediaTime, itemTag: Int) {
+    public init(endTime: MediaTime, delayFrames: Int, sampleRate: Int, rate: Rational, hostTime: MediaTime, itemTag: Int,
+                gaps: Int = 0) {
         self.endTime = endTime
         self.delayFrames = delayFrames
         self.sampleRate = sampleRate
         self.rate = rate
         self.hostTime = hostTime
         self.itemTag = itemTag
+        self.gaps = gaps
     }
 
     /// The media time being heard at `hostTime`: the master clock's observation.

@@ -11,7 +11,8 @@
 /// (tens of ppm apart: seconds a day), so the clock follows the audio: a small difference is
 /// absorbed by running a little faster or slower for `Tuning.correctionTime` (the position
 /// stays continuous and, while playing, never goes back, so video does not jitter); a large
-/// one (an underrun, a device restart) is a discontinuity and the clock jumps to the audio.
+/// one (a device restart), or any gap the writer reports (an underrun, silence padded in), is a
+/// discontinuity and the clock jumps to the audio.
 /// Each observation corrects the error anew, so the error stays bounded by the observation
 /// noise plus drift × correctionTime (80 ppm × 1 s = 80 µs), however long it runs.
 ///
@@ -120,14 +121,18 @@ public struct PlaybackClock: Sendable, Hashable {
     }
 
     /// Follows the audio master: `heard` is the pts of the last sample written minus the
-    /// device delay, measured at `host`.
+    /// device delay, measured at `host`. `afterGap`: the sound had a gap (silence padded in,
+    /// an underrun) since the last observation. A gap is a discontinuity of any size: the audio
+    /// stood still for its length while the clock ran on, so the clock jumps to the audio at
+    /// once. Absorbing it like drift would leave the video ahead of the sound by up to the
+    /// resync threshold (100 ms) for a second.
     @discardableResult
-    public mutating func observeAudio(_ heard: MediaTime, atHost host: MediaTime) -> AudioSync {
+    public mutating func observeAudio(_ heard: MediaTime, atHost host: MediaTime, afterGap: Bool = false) -> AudioSync {
         guard isRunning else { return .ignoredWhileStopped }
         let now = mediaTime(atHost: host)
         let error = heard - now
         let magnitude = error < .zero ? MediaTime.zero - error : error
-        if magnitude > tuning.resyncThreshold {
+        if magnitude > tuning.resyncThreshold || (afterGap && error != .zero) {
             reanchor(at: heard, host: host)
             return .resynchronised(error: error)
         }
