@@ -68,16 +68,31 @@ public final class Scaler {
         buffer.clear(outside: destination)
         let scaledSize = layout.rotation.swapsAxes ? destination.size.transposed : destination.size
         let plan = try plan(for: frame, layout: layout)
-        if layout.rotation == .none {
+        if layout.rotation == .none && scaledSize.width % Scaler.pixelGroup == 0 {
             let origin = buffer.base + destination.y * buffer.stride + destination.x * 4
             try run(plan, on: cropped, into: origin, stride: buffer.stride, size: scaledSize)
         } else {
-            let stride = scaledSize.width * 4
-            let scratch = scratchBuffer(bytes: stride * scaledSize.height)
+            // swscale's SIMD code writes whole pixel groups (and its unscaled converters row
+            // pairs): at other widths it wrote past the row, into the bar or past the end of an
+            // exact-size buffer. So such pictures, and rotated ones, are scaled into a scratch
+            // buffer with padded rows and a spare row, then copied or turned into place.
+            let stride = (scaledSize.width + Scaler.pixelGroup - 1) / Scaler.pixelGroup * Scaler.pixelGroup * 4
+            let scratch = scratchBuffer(bytes: stride * (scaledSize.height + 1))
             try run(plan, on: cropped, into: scratch, stride: stride, size: scaledSize)
-            Scaler.rotate(scratch, size: scaledSize, stride: stride, by: layout.rotation, into: buffer, at: destination)
+            if layout.rotation == .none {
+                for row in 0..<scaledSize.height {
+                    (buffer.base + (destination.y + row) * buffer.stride + destination.x * 4)
+                        .copyMemory(from: scratch + row * stride, byteCount: scaledSize.width * 4)
+                }
+            } else {
+                Scaler.rotate(scratch, size: scaledSize, stride: stride, by: layout.rotation, into: buffer, at: destination)
+            }
         }
     }
+
+    /// The pixel group swscale's SIMD converters write at once (measured: a 364-pixel row got
+    /// 4 more pixels, a 360-pixel one 8 more on the two-step path).
+    static let pixelGroup = 16
 
     /// Builds (or keeps) swscale's contexts for frames like `frame` drawn with `layout`. Drawing
     /// does it anyway; calling it ahead (an item prepared for a seam) takes the set-up, a
@@ -103,9 +118,9 @@ public final class Scaler {
         let crop = layout.sourceCrop
         let format = AVPixelFormat(frame.frame.pointee.format)
         let color = ScalerColor(frame: frame.frame)
-        // swscale's SIMD yuv2rgb converts in 8-pixel groups: at other widths it would write past
-        // the picture into the bar or leave the last columns unwritten.
-        if scaledSize.width % 8 == 0, Scaler.twoStepSources.contains(frame.frame.pointee.format) {
+        // The two steps only where they were measured (same picture, 48 dB PSNR): widths in
+        // whole pixel groups and even heights; other sizes keep the one-call path.
+        if scaledSize.width % Scaler.pixelGroup == 0, scaledSize.height % 2 == 0, Scaler.twoStepSources.contains(frame.frame.pointee.format) {
             toMiddle = sws_getCachedContext(toMiddle, Int32(crop.width), Int32(crop.height), format,
                                             Int32(scaledSize.width), Int32(scaledSize.height), AV_PIX_FMT_YUV422P,
                                             flags, nil, nil, nil)
