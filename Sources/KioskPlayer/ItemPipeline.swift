@@ -104,15 +104,20 @@ final class ItemPipeline: @unchecked Sendable {
 
     /// Decodes again from the keyframe before `time`; frames before `time` are skipped.
     func seek(to time: MediaTime) {
+        // Flush first, then publish the seek: the demux thread (woken at once when parked at
+        // the end) may take the seek and queue its `.seek` message right away, and a flush after
+        // that threw the message away: the decoder never learnt the new generation and every
+        // later frame was dropped as stale (a paused scrub's last seek never showed). What the
+        // threads queue between the flush and the seek is of the old generation and is dropped.
+        packets.flush()
+        frames.flush()
+        audioPackets.flush()
+        audio.flush()
         lock.withLock {
             pendingSeek = time
             generation += 1
             lock.broadcast()
         }
-        packets.flush()
-        frames.flush()
-        audioPackets.flush()
-        audio.flush()
     }
 
     var currentGeneration: Int { lock.withLock { generation } }

@@ -34,6 +34,34 @@ import Testing
         #expect(abs(afterSeek.pts - 0.5) < 0.05, "the first frame after the seek is at \(afterSeek.pts) s, not 0.5 s")
     }
 
+    /// Seeks one after the other into a parked demuxer (a paused scrub): every one of them must
+    /// show its frame. (The race this guards against, the woken demux thread queueing its seek
+    /// message before the seek flushed the queues, needs a presenter preempted at that instant:
+    /// the bed's overlay scrub hit it under TCG; on the host this passes with the old order too.)
+    @Test func everySeekIntoAParkedDemuxerShowsItsFrame() throws {
+        let clip = try MediaFixtures.pattern("parked-demuxer-scrub.mp4", width: 64, height: 64, rate: 25, seconds: 0.8)
+        let stats = FileManager.default.temporaryDirectory.appendingPathComponent("scrub-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: stats) }
+        let item = ItemConfig(source: .file(clip), location: SourceLocation(file: "test", line: 1, column: 1))
+        var options = PlayerOptions()
+        options.startPaused = true
+        options.statsPath = stats
+        let player = try QueuePlayer(output: HeadlessDisplay(size: PixelSize(width: 64, height: 64)),
+                                     playlist: PlaylistCursor(entries: PlaylistExpander().expand([item]).entries, loopMode: .none),
+                                     options: options, logger: Logger(label: "test"))
+        player.start()
+        defer { player.stop() }
+        #expect(waitFor { records(stats).count >= 1 })
+        for generation in 1...30 {
+            Thread.sleep(forTimeInterval: 0.02)   // the demux thread parks again at the end
+            player.seek(to: MediaTime(value: Int64(generation % 7), timescale: 10))
+            guard waitFor({ records(stats).contains { $0.generation == generation } }) else {
+                Issue.record("seek \(generation) never showed a frame")
+                return
+            }
+        }
+    }
+
     private func records(_ path: String) -> [(pts: Double, generation: Int)] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line in
