@@ -292,6 +292,9 @@ final class PlaybackLoop {
     }
 
     private func sendTimeEventIfDue() {
+        // Like AVPlayer's periodic time observer: time that stands still is not reported again
+        // (a seek while paused has its own event).
+        guard state.timeControlStatus == .playing else { return }
         guard let interval = options.timeInterval, let onEvent, let item = current else { return }
         let now = MonotonicClock.hostTime()
         if let last = lastTimeEvent, now - last < interval { return }

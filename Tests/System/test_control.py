@@ -95,6 +95,12 @@ def test_pause_stops_frames_and_play_resumes(kiosk):
     paused_at = kiosk.frame_count()
     time.sleep(1.0)
     assert kiosk.frame_count() == paused_at, "frames were presented while paused"
+    # Time that stands still is not reported again (the interval is 1 s here).
+    client.ok("get", "item")   # reads the events that came so far
+    ticks = sum(1 for e in client.events if e["event"] == "time")
+    time.sleep(2.5)
+    client.ok("get", "item")
+    assert sum(1 for e in client.events if e["event"] == "time") == ticks, "time events kept coming while paused"
     event = client.wait_for_event(lambda e: e["event"] == "time_control_status")
     assert event["time_control_status"] == "paused" and "item" in event and "time" in event
     client.ok("play")
