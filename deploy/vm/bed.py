@@ -31,18 +31,17 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import json
 import os
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 from pngread import PngError, PngImage, read_png  # noqa: F401  (re-exported)
+from qmp import QMP, QMPError
 
 HERE = Path(__file__).resolve().parent
 DRIVERS = ("bochs", "virtio-gpu")
@@ -141,7 +140,7 @@ class Bed:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.console_path = self.workdir / "console.log"
         self._proc: subprocess.Popen | None = None
-        self._qmp: _QMP | None = None
+        self._qmp: QMP | None = None
         self._sockdir: str | None = None
         self._started_at = 0.0
         self._exit_code: int | None = None
@@ -217,7 +216,7 @@ class Bed:
         except OSError as e:
             shutil.rmtree(self._sockdir, ignore_errors=True)
             raise BedError(f"cannot start {self.qemu}: {e}") from None
-        self._qmp = _QMP(qmp_socket)
+        self._qmp = QMP(qmp_socket)
         _live_beds.add(self)
         return self
 
@@ -281,7 +280,7 @@ class Bed:
         try:
             self._qmp.execute("screendump", {"filename": str(path), "format": "png"},
                               timeout=timeout)
-        except (OSError, BedError) as e:
+        except (OSError, BedError, QMPError) as e:
             if not self.running:
                 raise BedError(f"cannot take a screenshot: the guest stopped "
                                f"({self._ended_how()}); {self._where()}") from None
@@ -381,78 +380,6 @@ class Bed:
                            f"command line: {shlex.join(self._proc.args)}\n{self._where()}")
         raise BedError("the guest powered off without reporting an exit code "
                        f"(kernel panic?); {self._where()}")
-
-
-class _QMP:
-    """A minimal QMP client: one connection, opened on first use."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self._sock: socket.socket | None = None
-        self._buf = b""
-
-    def execute(self, command: str, arguments: dict | None = None, timeout: float = 20.0):
-        deadline = time.monotonic() + timeout
-        if self._sock is None:
-            self._connect(deadline)
-        msg = {"execute": command}
-        if arguments:
-            msg["arguments"] = arguments
-        self._send(msg)
-        return self._reply(deadline, command)
-
-    def _connect(self, deadline: float) -> None:
-        # QEMU creates the socket a moment after it starts: retry until then.
-        while True:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                sock.settimeout(max(0.1, deadline - time.monotonic()))
-                sock.connect(self.path)
-                break
-            except (FileNotFoundError, ConnectionRefusedError):
-                sock.close()
-                if time.monotonic() > deadline:
-                    raise BedError(f"QMP socket {self.path} did not appear") from None
-                time.sleep(0.05)
-        self._sock = sock
-        self._buf = b""
-        self._read(deadline)  # greeting
-        self._send({"execute": "qmp_capabilities"})
-        self._reply(deadline, "qmp_capabilities")
-
-    def _send(self, msg: dict) -> None:
-        self._sock.sendall(json.dumps(msg).encode() + b"\n")
-
-    def _read(self, deadline: float) -> dict:
-        while b"\n" not in self._buf:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise BedError("QMP: no answer in time")
-            self._sock.settimeout(remaining)
-            try:
-                chunk = self._sock.recv(65536)
-            except socket.timeout:
-                raise BedError("QMP: no answer in time") from None
-            if not chunk:
-                raise BedError("QMP: QEMU closed the connection")
-            self._buf += chunk
-        line, self._buf = self._buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def _reply(self, deadline: float, command: str):
-        while True:
-            msg = self._read(deadline)
-            if "event" in msg:
-                continue
-            if "error" in msg:
-                raise BedError(f"QMP {command}: {msg['error'].get('desc', msg['error'])}")
-            if "return" in msg:
-                return msg["return"]
-
-    def close(self) -> None:
-        if self._sock is not None:
-            self._sock.close()
-            self._sock = None
 
 
 # Beds still running; killed at interpreter exit in case a caller forgot.
