@@ -51,7 +51,8 @@ let package = Package(
         ]),
 
         // Test helpers only: clips made with the ffmpeg command, pictures and sound read back.
-        .target(name: "KioskTestSupport", dependencies: ["KioskCore"], path: "Tests/Support"),
+        .target(name: "KioskTestSupport", dependencies: ["KioskCore", .product(name: "Logging", package: "swift-log")],
+                path: "Tests/Support"),
 
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
         .testTarget(name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskCore", "CDRM"]),

@@ -118,37 +118,3 @@ final class RecordingOutput: AudioOutput, @unchecked Sendable {
     func recover() throws {}
     func close() {}
 }
-
-/// Keeps log lines so tests can check what an integrator would read.
-final class CapturedLog: @unchecked Sendable {
-    // Appended from whichever thread logs: guarded by `lock`.
-    private let lock = NSLock()
-    private var entries: [(Logger.Level, String)] = []
-
-    var lines: [(level: Logger.Level, text: String)] { lock.lock(); defer { lock.unlock() }; return entries.map { ($0.0, $0.1) } }
-
-    func lines(atLeast level: Logger.Level) -> [String] { lines.filter { $0.level >= level }.map(\.text) }
-
-    var logger: Logger {
-        var logger = Logger(label: "test") { _ in Handler(log: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    fileprivate func append(_ level: Logger.Level, _ text: String) {
-        lock.lock(); entries.append((level, text)); lock.unlock()
-    }
-
-    private struct Handler: LogHandler {
-        let log: CapturedLog
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            log.append(event.level, event.message.description)
-        }
-    }
-}

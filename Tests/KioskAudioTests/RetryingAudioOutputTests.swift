@@ -1,5 +1,6 @@
 import KioskAudio
 import KioskCore
+import KioskTestSupport
 import Logging
 import Testing
 

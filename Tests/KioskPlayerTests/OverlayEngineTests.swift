@@ -162,37 +162,3 @@ import Testing
         #expect(log.lines(atLeast: .error) == ["overlay: font /nonexistent/kiosk-font.ttf: no such file; playing without the on-screen display"])
     }
 }
-
-/// Keeps log lines so tests can check what an operator would read.
-final class CapturedLog: @unchecked Sendable {
-    // Appended from whichever thread logs: guarded by `lock`.
-    private let lock = NSLock()
-    private var entries: [(level: Logger.Level, text: String)] = []
-
-    func lines(atLeast level: Logger.Level) -> [String] {
-        lock.withLock { entries.filter { $0.level >= level }.map(\.text) }
-    }
-
-    var logger: Logger {
-        var logger = Logger(label: "test") { _ in Handler(log: self) }
-        logger.logLevel = .info
-        return logger
-    }
-
-    fileprivate func append(_ level: Logger.Level, _ text: String) {
-        lock.withLock { entries.append((level, text)) }
-    }
-
-    private struct Handler: LogHandler {
-        let log: CapturedLog
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            log.append(event.level, event.message.description)
-        }
-    }
-}
