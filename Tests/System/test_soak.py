@@ -3,11 +3,18 @@ untimed (the headless display flips at once, so it runs as fast as kiosk opens a
 until 10,000 items have played, 5,000 each. /proc/PID/status VmRSS, the thread count and the
 open descriptors are sampled all along.
 
-Warm-up is the first 1,000 item plays: allocator arenas, FFmpeg's codec tables and the decoder
-threads' stacks settle there. After it, RSS may grow by 2 MiB at the most: the median of the
-samples over the last 2,000 plays against the median over plays 1,000 to 3,000 (single samples
-swing by +-4 MiB with the decoder threads and frames in flight at that instant, with no trend
-over 18,000 plays). Descriptors and threads come and go with the items being opened and closed;
+kiosk runs with MALLOC_ARENA_MAX=2, as deploy/kiosk.service sets it: glibc's default of up to
+8 arenas per core for kiosk's short-lived item threads keeps freed memory spread over arenas it
+does not give back, which lifted RSS by 25 MiB and made it drift by megabytes from run to run.
+
+Warm-up is the first 2,000 item plays: allocator arenas, FFmpeg's codec tables and the decoder
+threads' stacks settle there. After it, RSS may grow by 2 MiB at the most, measured on the
+floor of the memory: the 10th percentile of the samples over the last 2,000 plays against the
+one over plays 2,000 to 4,000. Single samples swing by up to +-8 MiB with the decoder threads
+and frames in flight at that instant, and 2,000-play medians by +-1.5 MiB from run to run (a CI
+run saw +3.8 MiB between two medians with no trend behind it); the floor is what is left when
+nothing is in flight, it held within 0.3 MiB over 22,000 plays, and a leak lifts it as much as
+any median. Descriptors and threads come and go with the items being opened and closed;
 their floor must not rise, and the descriptors' peak stays within one of the warm-up's."""
 import json
 import os
@@ -22,7 +29,7 @@ import hostile_corpus as corpus
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
 PLAYS = 10_000
-WARM_UP = 1_000
+WARM_UP = 2_000
 TIME_LIMIT = 420
 
 
@@ -69,7 +76,8 @@ def soak(tmp_path_factory):
     stats = directory / "stats.jsonl"
     process = subprocess.Popen([str(KIOSK), "play", str(with_sound), str(silent), "--loop", "--untimed",
                                 "--display", "headless:64x64", "--audio", "null", "--no-input",
-                                "--stats-file", str(stats)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                "--stats-file", str(stats)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env={**os.environ, "MALLOC_ARENA_MAX": "2"})
     counter, samples = StatsCounter(stats), []
     started = time.monotonic()
     try:
@@ -98,9 +106,10 @@ def test_ten_thousand_plays_without_a_crash(soak):
     assert soak["returncode"] == 0, soak["stderr"][-2000:]
 
 
-def median(values):
+def floor(values):
+    """The 10th percentile: the memory held with (almost) nothing in flight."""
     values = sorted(values)
-    return values[len(values) // 2]
+    return values[len(values) // 10]
 
 
 def test_memory_and_descriptors_stay_flat(soak):
@@ -108,10 +117,10 @@ def test_memory_and_descriptors_stay_flat(soak):
     settled = window(samples, WARM_UP, WARM_UP + 2_000)
     late = window(samples, soak["plays"] - 2_000, soak["plays"] + 1)
     assert len(settled) >= 5 and len(late) >= 5, f"too few samples: {len(samples)}"
-    settled_rss, late_rss = median(s[1] for s in settled), median(s[1] for s in late)
+    settled_rss, late_rss = floor(s[1] for s in settled), floor(s[1] for s in late)
     growth = late_rss - settled_rss
     running = samples[4:]
-    print(f"RSS median after warm-up {settled_rss / 1024:.1f} MiB, over the last 2,000 plays "
+    print(f"RSS floor (10th percentile) after warm-up {settled_rss / 1024:.1f} MiB, over the last 2,000 plays "
           f"{late_rss / 1024:.1f} MiB (growth {growth / 1024:+.2f} MiB; samples "
           f"{min(s[1] for s in running) / 1024:.1f}-{max(s[1] for s in running) / 1024:.1f} MiB); threads "
           f"{min(s[2] for s in running)}-{max(s[2] for s in running)}; fds {min(s[3] for s in running)}-"
@@ -123,4 +132,7 @@ def test_memory_and_descriptors_stay_flat(soak):
     after = window(samples, WARM_UP + 2_000, soak["plays"] + 1)
     assert min(s[3] for s in after) <= min(s[3] for s in warm), "open descriptors grew"
     assert max(s[3] for s in after) <= max(s[3] for s in warm) + 1, "open descriptors grew"
-    assert min(s[2] for s in after) <= min(s[2] for s in warm), "threads grew"
+    # The thread floor a window catches varies by a thread or two with the moment of the samples
+    # (each item's demux and decode threads start and end); a leak of one thread per 1,000
+    # plays would add six over the 6,000 plays after warm-up.
+    assert min(s[2] for s in after) <= min(s[2] for s in warm) + 2, "threads grew"
