@@ -1,4 +1,4 @@
-"""Small test clips for the seam tests (headless and in the bed): testsrc2 pictures, with or
+"""Small test clips (seam tests headless and in the bed, service and signal tests): testsrc2 pictures, with or
 without a sine tone, made with ffmpeg at test time."""
 import subprocess
 from pathlib import Path

@@ -24,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
+from seam_clips import make_clip
 
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -66,11 +67,7 @@ def media(tmp_path_factory):
     if not KIOSK.exists():
         pytest.fail(f"{KIOSK} is missing: run swift build first")
     directory = tmp_path_factory.mktemp("service")
-    clip = directory / "av.mp4"
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
-                    "-i", "testsrc2=size=160x120:rate=25:duration=1", "-f", "lavfi",
-                    "-i", "sine=frequency=440:sample_rate=48000:duration=1", "-c:v", "libx264",
-                    "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", str(clip)], check=True)
+    clip = make_clip(directory, "av.mp4", "160x120", 25, 1, sound=True)
     config = directory / "kiosk.conf"
     config.write_text(f"""display:
   output: headless

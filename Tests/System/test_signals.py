@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from seam_clips import make_clip
 
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -29,10 +30,7 @@ def config(tmp_path_factory):
     if not KIOSK.exists():
         pytest.fail(f"{KIOSK} is missing: run swift build first")
     directory = tmp_path_factory.mktemp("signals")
-    clip = directory / "clip.mp4"
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
-                    "-i", "testsrc2=size=160x120:rate=25:duration=1",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(clip)], check=True)
+    clip = make_clip(directory, "clip.mp4", "160x120", 25, 1, sound=False)
     path = directory / "kiosk.conf"
     path.write_text(f"""display:
   output: headless
