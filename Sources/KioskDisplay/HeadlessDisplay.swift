@@ -3,7 +3,9 @@ import KioskCore
 
 /// A display in memory: buffers laid out as a DRM dumb buffer would be (XRGB8888, pitch padded
 /// to 64 bytes as drivers commonly do), double-buffered, flipping on the monotonic clock at the
-/// given refresh rate. Tests, benchmarks and headless previews use it in place of a screen.
+/// given refresh rate: either a refresh apart, as virtual KMS drivers answer, or on the next tick
+/// of a fixed vblank grid, as a real panel does (`HeadlessPacing`). Tests, benchmarks and
+/// headless previews use it in place of a screen.
 public final class HeadlessDisplay: VideoOutput {
     public let size: PixelSize
     public let refreshInterval: MediaTime
@@ -11,6 +13,9 @@ public final class HeadlessDisplay: VideoOutput {
     /// When false, `present` returns at once instead of waiting for the next refresh: for
     /// benchmarks that measure decode and scale alone.
     public let paced: Bool
+    public let pacing: HeadlessPacing
+    /// The first vblank of the simulated panel; later ones follow every `refreshInterval`.
+    private let vblankOrigin: Double
     /// A portrait screen simulated: the engine turns the picture on the panel by this much.
     public let softwareRotation: Rotation
     private let storage: [UnsafeMutableRawPointer]
@@ -20,12 +25,14 @@ public final class HeadlessDisplay: VideoOutput {
     public private(set) var frontIndex: Int?
 
     public init(size: PixelSize, refreshRate: Int = 60, bufferCount: Int = 2, paced: Bool = true,
-                rotation: Rotation = .none) {
+                pacing: HeadlessPacing = .interval, rotation: Rotation = .none) {
         precondition(!size.isEmpty && bufferCount >= 2 && refreshRate > 0)
         self.size = size
         self.softwareRotation = rotation
         self.refreshInterval = MediaTime(value: 1, timescale: Int32(refreshRate))
         self.paced = paced
+        self.pacing = pacing
+        vblankOrigin = HeadlessDisplay.monotonicSeconds()
         stride = (size.width * 4 + 63) / 64 * 64
         storage = (0..<bufferCount).map { _ in
             let memory = UnsafeMutableRawPointer.allocate(byteCount: (size.width * 4 + 63) / 64 * 64 * size.height, alignment: 4096)
@@ -50,7 +57,13 @@ public final class HeadlessDisplay: VideoOutput {
     public func present(_ buffer: PixelBuffer) throws -> Double {
         precondition(buffer.base == storage[buffer.index], "buffer from another display")
         var now = HeadlessDisplay.monotonicSeconds()
-        if paced, let lastFlip {
+        if paced, pacing == .vblank {
+            // The flip completes at the first vblank after the request, never on the one the
+            // previous flip completed on.
+            let next = nextVblank(after: max(now, lastFlip ?? now))
+            HeadlessDisplay.sleep(until: next)
+            now = next
+        } else if paced, let lastFlip {
             // A real screen flips on its next vblank: never more often than the refresh rate.
             let next = lastFlip + refreshInterval.seconds
             if next > now { HeadlessDisplay.sleep(until: next); now = next }
@@ -59,6 +72,21 @@ public final class HeadlessDisplay: VideoOutput {
         frontIndex = buffer.index
         back = (buffer.index + 1) % storage.count
         return now
+    }
+
+    public func expectedFlip(after host: Double) -> Double {
+        guard paced else { return host }
+        switch pacing {
+        case .vblank: return nextVblank(after: max(host, lastFlip ?? host))
+        case .interval: return max(host, (lastFlip ?? host) + refreshInterval.seconds)
+        }
+    }
+
+    /// The first tick of the simulated vblank grid strictly after `time`.
+    func nextVblank(after time: Double) -> Double {
+        let interval = refreshInterval.seconds
+        let ticks = ((time - vblankOrigin) / interval).rounded(.down) + 1
+        return vblankOrigin + ticks * interval
     }
 
     public static func monotonicSeconds() -> Double { MonotonicClock().now() }

@@ -27,6 +27,9 @@ final class PlaybackLoop {
     var retiring: [ActiveItem] = []
     var presented = 0
     var dropped = 0
+    /// How long drawing a frame (scale, overlay) takes before its flip is asked for, smoothed:
+    /// the flip a frame can make is the display's first after that.
+    var drawSeconds = 0.0
     var serial: UInt64 = 0
     /// After a start, a seek or an unprepared switch: show the next frame at once and set the
     /// clock to it, whatever the clock said.
@@ -125,8 +128,9 @@ final class PlaybackLoop {
                 nextPTS = next.pts
             }
             let now = MonotonicClock.hostTime()
+            let flip = MonotonicClock.hostTime(seconds: output.expectedFlip(after: now.seconds + drawSeconds))
             switch FramePacer.decide(framePTS: frame.pts, nextFramePTS: nextPTS, clock: clock,
-                                     refreshInterval: output.refreshInterval, now: now) {
+                                     refreshInterval: output.refreshInterval, now: flip) {
             case .present:
                 _ = item.pipeline.frames.pop(timeout: 0)
                 _ = present(frame, of: item)
@@ -167,9 +171,11 @@ final class PlaybackLoop {
     @discardableResult
     func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
         do {
+            let drawStart = MonotonicClock().now()
             let buffer = try output.backBuffer()
             try item.scaler.draw(frame, layout: layout(of: frame, in: item), into: buffer)
             drawOverlay(into: buffer)
+            drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
             let flipSeconds = try output.present(buffer)
             retiring.forEach { $0.close() }
             retiring.removeAll()

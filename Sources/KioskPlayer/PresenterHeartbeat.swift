@@ -68,6 +68,7 @@ final class MonitoredOutput: VideoOutput {
     var size: PixelSize { base.size }
     var refreshInterval: MediaTime { base.refreshInterval }
     var softwareRotation: Rotation { base.softwareRotation }
+    func expectedFlip(after host: Double) -> Double { base.expectedFlip(after: host) }
     func backBuffer() throws -> PixelBuffer {
         do { return try base.backBuffer() } catch { heartbeat.displayFailed(error); throw error }
     }

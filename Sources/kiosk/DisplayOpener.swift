@@ -10,8 +10,8 @@ enum DisplayOpener {
     static func open(_ spec: DisplaySpec, rotation: Rotation, paced: Bool = true) throws -> VideoOutput {
         do {
             switch spec {
-            case .headless(let size, let rate):
-                return HeadlessDisplay(size: size, refreshRate: rate, paced: paced, rotation: rotation)
+            case .headless(let size, let rate, let pacing):
+                return HeadlessDisplay(size: size, refreshRate: rate, paced: paced, pacing: pacing, rotation: rotation)
             case .auto:
                 return try DRMDisplay(options: DRMDisplayOptions(rotation: rotation))
             case .drm(let card, let connector, let mode):

@@ -14,7 +14,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The configuration file.")
     var config: String = "/etc/kiosk/kiosk.conf"
 
-    @Option(help: "Override kiosk.conf's display: drm[:CARD[:CONNECTOR[:MODE]]], headless:WxH[@HZ] or auto.")
+    @Option(help: "Override kiosk.conf's display: drm[:CARD[:CONNECTOR[:MODE]]], headless:WxH[@HZ][:vblank] or auto.")
     var display: String?
 
     @Option(help: "Override kiosk.conf's sound device: an ALSA PCM name or none.")
@@ -42,7 +42,7 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if let display, DisplaySpec(parsing: display) == nil {
-            throw ValidationError("--display must be auto, drm[:CARD[:CONNECTOR[:MODE]]] or headless:WxH[@HZ]")
+            throw ValidationError("--display must be auto, drm[:CARD[:CONNECTOR[:MODE]]] or headless:WxH[@HZ][:vblank]")
         }
         guard snapshotEvery > 0 else { throw ValidationError("--snapshot-every must be more than 0") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0") }

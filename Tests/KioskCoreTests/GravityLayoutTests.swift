@@ -134,6 +134,11 @@ func fillCropInside(rotation: Rotation) {
     #expect(DisplaySpec(parsing: "drm::Virtual-1") == .drm(card: nil, connector: "Virtual-1", mode: nil))
     #expect(DisplaySpec(parsing: "headless:640x360") == .headless(size(640, 360), refreshRate: 60))
     #expect(DisplaySpec(parsing: "headless:640x360@30") == .headless(size(640, 360), refreshRate: 30))
+    #expect(DisplaySpec(parsing: "headless:640x360@50:vblank") == .headless(size(640, 360), refreshRate: 50, pacing: .vblank))
+    #expect(DisplaySpec(parsing: "headless:640x360@50:vblank")?.description == "headless:640x360@50:vblank")
+    #expect(DisplaySpec(parsing: "headless:640x360:interval")?.description == "headless:640x360@60")
+    #expect(DisplaySpec(parsing: "headless:640x360@60:grid") == nil)
+    #expect(DisplaySpec(parsing: "headless:640x360@60:vblank:x") == nil)
     for bad in ["", "x11", "headless", "headless:big", "drm:card0:HDMI-A-1:huge", "drm:a:b:1x1:extra", "headless:10x10@0"] {
         #expect(DisplaySpec(parsing: bad) == nil, "\(bad)")
     }

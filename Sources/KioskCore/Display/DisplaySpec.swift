@@ -1,11 +1,12 @@
 /// Where to show the picture, as `--display` says: `drm[:CARD[:CONNECTOR[:MODE]]]`,
-/// `headless:WxH[@HZ]`, or `auto` (the first DRM card with a connected screen).
+/// `headless:WxH[@HZ][:vblank]`, or `auto` (the first DRM card with a connected screen).
 public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
     case auto
     /// nil fields choose automatically: the first card with a connected connector, its first
     /// connected connector, the preferred mode.
     case drm(card: String?, connector: String?, mode: ModeRequest?)
-    case headless(PixelSize, refreshRate: Int)
+    /// `pacing` says how the memory display's flips complete: see `HeadlessPacing`.
+    case headless(PixelSize, refreshRate: Int, pacing: HeadlessPacing = .interval)
 
     public init?(parsing text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
@@ -24,9 +25,14 @@ public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
             }
             let card = field(1).map { $0.hasPrefix("/") ? $0 : "/dev/dri/\($0)" }
             self = .drm(card: card, connector: field(2), mode: mode)
-        case "headless" where parts.count == 2:
+        case "headless" where parts.count == 2 || parts.count == 3:
             guard let mode = ModeRequest(parsing: parts[1]) else { return nil }
-            self = .headless(mode.size, refreshRate: mode.refreshRate ?? 60)
+            var pacing = HeadlessPacing.interval
+            if parts.count == 3 {
+                guard let named = HeadlessPacing(rawValue: parts[2].lowercased()) else { return nil }
+                pacing = named
+            }
+            self = .headless(mode.size, refreshRate: mode.refreshRate ?? 60, pacing: pacing)
         default:
             return nil
         }
@@ -37,9 +43,18 @@ public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
         case .auto: return "auto"
         case .drm(let card, let connector, let mode):
             return "drm:\(card ?? "auto"):\(connector ?? "auto"):\(mode?.description ?? "preferred")"
-        case .headless(let size, let rate): return "headless:\(size)@\(rate)"
+        case .headless(let size, let rate, let pacing):
+            return "headless:\(size)@\(rate)" + (pacing == .interval ? "" : ":\(pacing.rawValue)")
         }
     }
+}
+
+/// How a headless display's flips complete, standing in for the two kinds of KMS driver kiosk
+/// meets: virtual GPUs (bochs, virtio-gpu) answer a flip at once, so flips are only kept a
+/// refresh apart (`interval`); a real panel scans out on a fixed vblank grid, so a flip
+/// completes at the next tick of that grid, however early it was asked for (`vblank`).
+public enum HeadlessPacing: String, Sendable, Hashable, CaseIterable {
+    case interval, vblank
 }
 
 // ModeRequest (`1920x1080`, `1920x1080@60`, `1920x1080@59.94`) lives in DisplayMode.swift, next to

@@ -75,9 +75,16 @@ public protocol VideoOutput: AnyObject {
     /// rotated (portrait) screen the display cannot rotate in hardware; `.none` otherwise
     /// (then `size` is already the upright picture's size).
     var softwareRotation: Rotation { get }
+    /// When a flip asked for at `host` (CLOCK_MONOTONIC seconds) would reach the screen: at once
+    /// on virtual drivers, at the next vblank on a real panel. The presenter decides which frame
+    /// is due at that moment rather than at the moment it asks, or a panel would show every
+    /// frame up to a refresh late. The default: at once.
+    func expectedFlip(after host: Double) -> Double
 }
 
 extension VideoOutput {
     /// Most outputs show buffers as they are drawn.
     public var softwareRotation: Rotation { .none }
+
+    public func expectedFlip(after host: Double) -> Double { host }
 }
