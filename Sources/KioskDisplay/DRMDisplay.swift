@@ -45,6 +45,9 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     private var lentIndices = Set<Int>()
     private var isClosed = false
     private var lastFlip = FlipEvent(sequence: 0, seconds: 0)
+    /// Learns from the flip events whether this is a panel on a vblank grid or a virtual driver
+    /// that answers at once.
+    private var vblank: VblankPredictor
 
     /// Opens the display: picks card, connector, mode, CRTC and plane, becomes DRM master,
     /// allocates `options.bufferCount` buffers and sets the mode showing a black one.
@@ -103,6 +106,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         softwareRotation = planeRotates ? .none : options.rotation
         size = bufferSize
         refreshInterval = output.mode.refreshInterval
+        vblank = VblankPredictor(refreshInterval: output.mode.refreshInterval.seconds)
         apiFallbackReason = fallback
         bufferCount = buffers.count
     }
@@ -159,8 +163,16 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     /// its CLOCK_MONOTONIC time in seconds.
     public func present(_ buffer: PixelBuffer) throws -> Double {
         lock.lock(); defer { lock.unlock() }
+        let asked = MonotonicClock().now()
         try queue(buffer)
-        return try finishPendingFlip().seconds
+        let flip = try finishPendingFlip().seconds
+        vblank.record(requested: asked, completed: flip)
+        return flip
+    }
+
+    public func expectedFlip(after host: Double) -> Double {
+        lock.lock(); defer { lock.unlock() }
+        return vblank.expectedFlip(after: host)
     }
 
     /// Queues `buffer` for the next refresh without waiting (draw ahead with 3+ buffers); a

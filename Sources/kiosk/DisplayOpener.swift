@@ -17,7 +17,8 @@ enum DisplayOpener {
             case .drm(let card, let connector, let mode):
                 return try DRMDisplay(options: DRMDisplayOptions(card: card, connector: connector, mode: mode, rotation: rotation))
             }
-        } catch let error as DRMError {
+        } catch {
+            // Only DRMDisplay throws here, and only DRMError (typed throws).
             throw RuntimeFailure("\(error)")
         }
     }

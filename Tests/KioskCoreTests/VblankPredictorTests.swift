@@ -52,3 +52,14 @@ private let refresh = 1.0 / 60
     predictor.record(requested: refresh + 0.001, completed: 2 * refresh)
     #expect(!predictor.isVblankPaced)
 }
+
+@Test func aSlowVirtualGPUThatAnswersOffTheGridIsNotAPanel() {
+    var predictor = VblankPredictor(refreshInterval: refresh)
+    var asked = 5.0
+    for delay in [0.004, 0.0071, 0.0023, 0.0109, 0.0052, 0.0087, 0.0031, 0.0064] {
+        predictor.record(requested: asked, completed: asked + delay)
+        asked += 0.0333 + delay
+    }
+    #expect(!predictor.isVblankPaced)
+    #expect(predictor.expectedFlip(after: 7.0) == 7.0)
+}

@@ -9,6 +9,10 @@ public struct VblankPredictor: Sendable {
     public let refreshInterval: Double
     /// A flip that completes this much after it was asked for waited for a vblank.
     static let waitThreshold = 0.001
+    /// How far from a whole number of refreshes (in refreshes) a vblank flip may land: the
+    /// kernel's vblank timestamps are exact to microseconds; the refresh rate is the mode's
+    /// nominal one.
+    static let gridTolerance = 0.05
     /// Recent flips that waited, as bits (newest lowest); the last `window` flips count.
     private var waitedBits: UInt32 = 0
     private var flips = 0
@@ -22,7 +26,15 @@ public struct VblankPredictor: Sendable {
 
     /// Records a flip asked for at `requested` that the display reported done at `completed`.
     public mutating func record(requested: Double, completed: Double) {
-        let waited: UInt32 = completed - requested > Self.waitThreshold ? 1 : 0
+        // A vblank flip waited, and landed a whole number of refreshes after the one before.
+        // A virtual GPU that is merely slow to answer (virtio-gpu in an emulator) waits too,
+        // but off any grid.
+        var onGrid = false
+        if let lastFlip {
+            let refreshes = (completed - lastFlip) / refreshInterval
+            onGrid = refreshes > 0.5 && abs(refreshes - refreshes.rounded()) < Self.gridTolerance
+        }
+        let waited: UInt32 = completed - requested > Self.waitThreshold && onGrid ? 1 : 0
         waitedBits = (waitedBits << 1 | waited) & (1 << UInt32(Self.window) - 1)
         flips = Swift.min(flips + 1, Self.window)
         lastFlip = completed
