@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "KioskMediaTests", dependencies: ["KioskMedia", "KioskCore", "KioskTestSupport"]),
         .testTarget(name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskMedia", "KioskCore", "KioskTestSupport",
                                                        .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "KioskInputTests", dependencies: ["KioskInput", "KioskCore", "CEvdev",
+        .testTarget(name: "KioskInputTests", dependencies: ["KioskInput", "KioskCore", "CEvdev", "KioskTestSupport",
                                                           .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskServiceTests", dependencies: ["KioskSystemd", "KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
                                                             .product(name: "Logging", package: "swift-log")]),

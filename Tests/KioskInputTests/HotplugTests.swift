@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 import Logging
-import Synchronization
+import KioskTestSupport
 import Testing
 @testable import KioskInput
 
@@ -67,39 +67,7 @@ private func scratchDirectory() throws -> String {
         service.start()
         #expect(log.waitFor { $0.contains("notice: input: no touchscreen or keyboard found; devices plugged in later will be used") })
         #expect(service.stop())
-        #expect(!log.lines.contains { $0.hasPrefix("error") || $0.hasPrefix("warning") }, "\(log.lines)")
+        #expect(!log.formatted.contains { $0.hasPrefix("error") || $0.hasPrefix("warning") }, "\(log.formatted)")
     }
 }
 
-/// A logger whose lines ("level: message") tests can read.
-final class CapturedLog: Sendable {
-    private let storage = Mutex<[String]>([])
-    var lines: [String] { storage.withLock { $0 } }
-
-    var logger: Logger {
-        Logger(label: "test") { _ in Handler(log: self) }
-    }
-
-    /// Waits up to `timeout` seconds for a line to satisfy `match`.
-    func waitFor(timeout: Double = 3, _ match: (String) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if lines.contains(where: match) { return true }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return false
-    }
-
-    struct Handler: LogHandler {
-        let log: CapturedLog
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            log.storage.withLock { $0.append("\(event.level): \(event.message)") }
-        }
-    }
-}

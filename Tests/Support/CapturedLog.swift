@@ -14,6 +14,20 @@ public final class CapturedLog: @unchecked Sendable {
 
     public func lines(atLeast level: Logger.Level) -> [String] { lines.filter { $0.level >= level }.map(\.text) }
 
+    /// Every line as an operator reads it: "level: message".
+    public var formatted: [String] { lines.map { "\($0.level): \($0.text)" } }
+
+    /// Waits up to `timeout` seconds for a line ("level: message") to satisfy `match`: for lines
+    /// logged by other threads.
+    public func waitFor(timeout: Double = 3, _ match: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if formatted.contains(where: match) { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
+    }
+
     /// A logger that keeps every line, down to trace.
     public var logger: Logger {
         var logger = Logger(label: "test") { _ in Handler(log: self) }
