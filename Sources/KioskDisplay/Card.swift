@@ -90,6 +90,14 @@ final class Card {
         return version.pointee.name.map { String(cString: $0) } ?? "unknown"
     }
 
+    /// The CLOCK_MONOTONIC time (seconds) of the CRTC's latest vblank, or nil when the driver
+    /// has no vblanks (bochs, virtio-gpu: the kernel answers EOPNOTSUPP) or the CRTC is off.
+    func lastVblank(crtcID: UInt32) -> Double? {
+        var sequence: UInt64 = 0, nanoseconds: UInt64 = 0
+        guard drmCrtcGetSequence(fd, crtcID, &sequence, &nanoseconds) == 0, nanoseconds > 0 else { return nil }
+        return Double(nanoseconds) / 1e9
+    }
+
     /// Every property of a KMS object: name, id, current value and, for enums and bitmasks,
     /// the names of the values.
     func properties(of objectID: UInt32, type: UInt32) -> [DRMProperty] {

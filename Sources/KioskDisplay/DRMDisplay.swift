@@ -45,8 +45,8 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     private var lentIndices = Set<Int>()
     private var isClosed = false
     private var lastFlip = FlipEvent(sequence: 0, seconds: 0)
-    /// Learns from the flip events whether this is a panel on a vblank grid or a virtual driver
-    /// that answers at once.
+    /// When flips complete: on the vblank grid the flip events trace, or at once on a driver
+    /// without vblanks.
     private var vblank: VblankPredictor
 
     /// Opens the display: picks card, connector, mode, CRTC and plane, becomes DRM master,
@@ -106,7 +106,8 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         softwareRotation = planeRotates ? .none : options.rotation
         size = bufferSize
         refreshInterval = output.mode.refreshInterval
-        vblank = VblankPredictor(refreshInterval: output.mode.refreshInterval.seconds)
+        vblank = VblankPredictor(refreshInterval: output.mode.refreshInterval.seconds,
+                                 lastVblank: card.lastVblank(crtcID: output.crtc.id))
         apiFallbackReason = fallback
         bufferCount = buffers.count
     }
@@ -140,12 +141,15 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     /// The picture's upright size: what the engine lays the video out in.
     public var logicalSize: PixelSize { rotation.swapsAxes ? mode.size.transposed : mode.size }
     public var needsSoftwareRotation: Bool { softwareRotation != .none }
+    /// The driver has vblanks: flips complete on the panel's refresh grid, not at once.
+    public var flipsOnVblank: Bool { lock.withLock { vblank.isVblankPaced } }
 
     /// One line for the log: what is driven and how.
     public var summary: String {
         let turn = rotation == .none ? "" : ", rotation \(rotation.degrees)° (\(needsSoftwareRotation ? "CPU" : "plane"))"
         return "\(cardPath) (\(driverName)): \(connectorName) \(mode) via \(api.rawValue) on CRTC \(crtcID)"
             + (planeID.map { " plane \($0)" } ?? "") + ", \(bufferCount) buffers of \(size)\(turn)"
+            + (flipsOnVblank ? ", flips on vblank" : ", no vblank (flips complete at once)")
     }
 
     public func backBuffer() throws -> PixelBuffer {
@@ -163,10 +167,9 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     /// its CLOCK_MONOTONIC time in seconds.
     public func present(_ buffer: PixelBuffer) throws -> Double {
         lock.lock(); defer { lock.unlock() }
-        let asked = MonotonicClock().now()
         try queue(buffer)
         let flip = try finishPendingFlip().seconds
-        vblank.record(requested: asked, completed: flip)
+        vblank.record(flip: flip)
         return flip
     }
 

@@ -31,6 +31,7 @@ struct DRMBedHoldTests {
             "mode": display.mode.description, "width": display.size.width, "height": display.size.height,
             "refresh_interval": display.refreshInterval.seconds, "shown_at": shownAt,
             "apiFallbackReason": display.apiFallbackReason ?? "", "open_seconds": openSeconds,
+            "flips_on_vblank": display.flipsOnVblank,
         ])
         try bed.await("release")
 

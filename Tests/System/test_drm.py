@@ -221,6 +221,9 @@ def test_api_in_use(guest: Guest, api: str):
     # Both drivers offer atomic modesetting; auto must use it, legacy must not.
     assert ready["api"] == ("atomic" if api == "auto" else "legacy"), ready
     assert ready["apiFallbackReason"] == "", ready
+    # Neither driver has vblanks: the kernel refuses the CRTC's vblank query, so kiosk expects
+    # flips to complete at once (a panel's driver answers it, and flips are predicted on its grid).
+    assert ready["flips_on_vblank"] is False, ready
 
 
 def test_pattern_is_on_screen(guest: Guest, api: str):

@@ -1,55 +1,37 @@
-/// When the next flip of a KMS display will complete, learnt from the flips it has done.
+/// When the next flip of a KMS display will complete.
 ///
-/// A real panel completes a flip at its next vblank, on a fixed grid; virtual drivers (bochs,
-/// virtio-gpu) answer at once. The kernel stamps each flip event with the vblank time, so
-/// a display whose flips keep waiting for the grid is predicted on that grid, and one that
-/// answers at once is predicted to flip at once. The presenter uses the prediction to pick the
-/// frame that is due when the picture will actually be seen.
+/// A panel driven by a driver with vblank support completes a flip at its next vblank, on a
+/// fixed grid that the flip events' timestamps (taken at vblank) trace; virtual GPUs without
+/// vblank support (bochs, virtio-gpu, simpledrm) answer at once. The kernel says which it is:
+/// it answers a CRTC's vblank-sequence query only where vblanks exist. The presenter uses the
+/// prediction to pick the frame that is due when the picture will actually be seen.
 public struct VblankPredictor: Sendable {
     public let refreshInterval: Double
-    /// A flip that completes this much after it was asked for waited for a vblank.
-    static let waitThreshold = 0.001
-    /// How far from a whole number of refreshes (in refreshes) a vblank flip may land: the
-    /// kernel's vblank timestamps are exact to microseconds; the refresh rate is the mode's
-    /// nominal one.
-    static let gridTolerance = 0.05
-    /// Recent flips that waited, as bits (newest lowest); the last `window` flips count.
-    private var waitedBits: UInt32 = 0
-    private var flips = 0
-    private static let window = 8
-    private var lastFlip: Double?
+    /// Flips complete on the vblank grid (else at once).
+    public let isVblankPaced: Bool
+    /// The latest vblank known: the last flip's, or the one the kernel reported at the start.
+    private var lastVblank: Double?
 
-    public init(refreshInterval: Double) {
+    /// `lastVblank`: the time of a vblank the kernel reported, or nil when the driver has no
+    /// vblanks (flips complete at once).
+    public init(refreshInterval: Double, lastVblank: Double?) {
         precondition(refreshInterval > 0)
         self.refreshInterval = refreshInterval
+        self.isVblankPaced = lastVblank != nil
+        self.lastVblank = lastVblank
     }
 
-    /// Records a flip asked for at `requested` that the display reported done at `completed`.
-    public mutating func record(requested: Double, completed: Double) {
-        // A vblank flip waited, and landed a whole number of refreshes after the one before.
-        // A virtual GPU that is merely slow to answer (virtio-gpu in an emulator) waits too,
-        // but off any grid.
-        var onGrid = false
-        if let lastFlip {
-            let refreshes = (completed - lastFlip) / refreshInterval
-            onGrid = refreshes > 0.5 && abs(refreshes - refreshes.rounded()) < Self.gridTolerance
-        }
-        let waited: UInt32 = completed - requested > Self.waitThreshold && onGrid ? 1 : 0
-        waitedBits = (waitedBits << 1 | waited) & (1 << UInt32(Self.window) - 1)
-        flips = Swift.min(flips + 1, Self.window)
-        lastFlip = completed
+    /// Records the completion time of a flip, as its event reported it.
+    public mutating func record(flip: Double) {
+        if isVblankPaced { lastVblank = flip }
     }
 
-    /// True once most recent flips waited for the display: a vblank-paced panel.
-    public var isVblankPaced: Bool {
-        flips >= 3 && waitedBits.nonzeroBitCount * 2 > flips
-    }
-
-    /// The time a flip asked for at `host` would complete.
+    /// The time a flip asked for at `host` would complete: at once without vblanks, else at
+    /// the first vblank of the grid strictly after `host` (and after the last flip: two flips
+    /// never complete on one vblank).
     public func expectedFlip(after host: Double) -> Double {
-        guard isVblankPaced, let lastFlip else { return host }
-        // The first vblank of the grid through the last flip that is after `host`.
-        let ticks = Swift.max(1, ((host - lastFlip) / refreshInterval).rounded(.down) + 1)
-        return lastFlip + ticks * refreshInterval
+        guard isVblankPaced, let lastVblank else { return host }
+        let ticks = Swift.max(1, ((host - lastVblank) / refreshInterval).rounded(.down) + 1)
+        return lastVblank + ticks * refreshInterval
     }
 }
