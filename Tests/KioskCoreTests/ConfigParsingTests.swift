@@ -10,6 +10,7 @@ private let fullConfig = """
       mode: 1920x1080@59.94
       rotation: 270
       headless_size: 800x600
+      video_plane: off
     audio:
       device: plughw:1,0
       volume: 75
@@ -69,6 +70,7 @@ struct ConfigParsingTests {
         display.mode = .exactly(ModeRequest(size: PixelSize(width: 1920, height: 1080), refreshHz: 59.94))
         display.rotation = .clockwise270
         display.headlessSize = PixelSize(width: 800, height: 600)
+        display.videoPlane = .off
         #expect(config.display == display)
 
         var audio = AudioConfig()
