@@ -115,10 +115,10 @@ struct ConfigParsingTests {
         #expect(intro.end == MediaTime(value: 7447, timescale: 2))   // 1:02:03.5
         #expect(intro.loopCount == 2)
         #expect(intro.title == "2024")
-        #expect(intro.location == SourceLocation(file: "kiosk.conf", line: 37, column: 11))
+        #expect(intro.location == SourceLocation(file: "kiosk.conf", line: 38, column: 11))
         #expect(config.items[2].duration == MediaTime(value: 7, timescale: 1))
         #expect(config.items[0].gravity == nil && config.items[0].loopCount == 1)
-        #expect(config.items[0].location == SourceLocation(file: "kiosk.conf", line: 36, column: 5))
+        #expect(config.items[0].location == SourceLocation(file: "kiosk.conf", line: 37, column: 5))
     }
 
     @Test func minimalConfigGetsTheDefaults() throws {
