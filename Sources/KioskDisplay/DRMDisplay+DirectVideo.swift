@@ -50,7 +50,7 @@ extension DRMDisplay: DirectVideoOutput {
         if pendingIndex != nil { _ = try finishPendingFlip() }
         let index = plane.fill(with: frame)
         var request = atomic.primaryRequest(framebufferID: black.framebufferID)
-        request.entries += plane.showRequest(buffer: index, scanout: scanout).entries
+        request.entries += plane.showRequest(buffer: index, scanout: scanout, matrix: frame.matrix).entries
         try atomic.commit(request, flags: UInt32(DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT),
                           userData: flipWaiter.userData, what: "showing a frame on plane \(scanout.planeID)")
         let event = try flipWaiter.wait(timeout: flipTimeout)

@@ -10,6 +10,9 @@ final class VideoPlane {
     private let card: Card
     private let crtcID: UInt32
     private let props: [String: UInt32]
+    /// COLOR_ENCODING's and COLOR_RANGE's entries (name to value), where the plane has them.
+    private let encodings: [String: UInt64]
+    private let ranges: [String: UInt64]
     /// Three buffers: one on screen, one being filled, one spare (for a flip still in flight).
     static let bufferCount = 3
     private(set) var buffers: [YUVDumbBuffer] = []
@@ -24,8 +27,14 @@ final class VideoPlane {
         self.card = card
         self.info = info
         self.crtcID = crtcID
-        props = Dictionary(card.properties(of: info.id, type: UInt32(DRM_MODE_OBJECT_PLANE)).map { ($0.name, $0.id) },
-                           uniquingKeysWith: { a, _ in a })
+        let properties = card.properties(of: info.id, type: UInt32(DRM_MODE_OBJECT_PLANE))
+        props = Dictionary(properties.map { ($0.name, $0.id) }, uniquingKeysWith: { a, _ in a })
+        func entries(_ name: String) -> [String: UInt64] {
+            Dictionary((properties.first { $0.name == name }?.enumEntries ?? []).map { ($0.name, $0.value) },
+                       uniquingKeysWith: { a, _ in a })
+        }
+        encodings = entries("COLOR_ENCODING")
+        ranges = entries("COLOR_RANGE")
         for name in ["FB_ID", "CRTC_ID", "SRC_X", "SRC_Y", "SRC_W", "SRC_H", "CRTC_X", "CRTC_Y", "CRTC_W", "CRTC_H"]
         where props[name] == nil {
             throw .missingProperty(object: "plane \(info.id)", name: name)
@@ -58,7 +67,7 @@ final class VideoPlane {
     }
 
     /// The plane's part of a commit showing buffer `index` as `scanout` says.
-    func showRequest(buffer index: Int, scanout: PlaneScanout) -> AtomicRequest {
+    func showRequest(buffer index: Int, scanout: PlaneScanout, matrix: YUVMatrix = .bt601) -> AtomicRequest {
         var request = AtomicRequest()
         request.add(info.id, props["FB_ID"]!, UInt64(buffers[index].framebufferID))
         request.add(info.id, props["CRTC_ID"]!, UInt64(crtcID))
@@ -66,6 +75,10 @@ final class VideoPlane {
         for (name, value) in values.named {
             if let id = props[name] { request.add(info.id, id, value) }
         }
+        // The matrix the CPU path would use (BT.709 for HD), where the plane can be told; limited
+        // range set explicitly, clearing what a previous client left.
+        if let id = props["COLOR_ENCODING"], let value = encodings[matrix.drmEncodingName] { request.add(info.id, id, value) }
+        if let id = props["COLOR_RANGE"], let value = ranges[YUVMatrix.drmLimitedRangeName] { request.add(info.id, id, value) }
         return request
     }
 

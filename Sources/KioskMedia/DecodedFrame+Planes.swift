@@ -15,6 +15,16 @@ extension DecodedFrame {
         }
     }
 
+    /// The matrix the CPU path converts this frame with (ScalerColor: the frame's tag, else
+    /// BT.709 from 720 lines or 1280 columns up): the plane is told the same.
+    var matrix: YUVMatrix {
+        switch ScalerColor(frame: frame).matrix {
+        case SWS_CS_ITU709, SWS_CS_SMPTE240M: return .bt709
+        case SWS_CS_BT2020: return .bt2020
+        default: return .bt601
+        }
+    }
+
     /// The decoded planes as plain memory (no copy), for the direct path; nil when the format
     /// is not one a plane takes, or rows run bottom-up (negative linesize). Valid while the
     /// frame lives.
@@ -28,6 +38,6 @@ extension DecodedFrame {
             guard let base = pointers[index], strides[index] > 0 else { return nil }
             planes.append(.init(base: UnsafeRawPointer(base), stride: Int(strides[index])))
         }
-        return YUVFrameView(format: format, size: size, planes: planes)
+        return YUVFrameView(format: format, size: size, planes: planes, matrix: matrix)
     }
 }

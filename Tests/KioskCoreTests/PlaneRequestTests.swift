@@ -147,3 +147,9 @@ extension Array where Element == [UInt8] {
         return try nest(0, [])
     }
 }
+
+@Test func colorEncodingNamesAreTheKernels() {
+    // drm_color_mgmt.c's color_encoding_name[] and color_range_name[].
+    #expect(YUVMatrix.allCases.map(\.drmEncodingName) == ["ITU-R BT.601 YCbCr", "ITU-R BT.709 YCbCr", "ITU-R BT.2020 YCbCr"])
+    #expect(YUVMatrix.drmLimitedRangeName == "YCbCr limited range")
+}

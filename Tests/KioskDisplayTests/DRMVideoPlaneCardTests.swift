@@ -48,3 +48,18 @@ extension DRMCardTests {
                 == .refused(reason: "display.video_plane is off"))
     }
 }
+
+extension DRMCardTests {
+    @Test func yuvBufferOnACardWithoutYUVPlanesFailsCleanly() throws {
+        // The 8-bit dumb buffer is made and mapped; registering it as NV12 is refused by a
+        // kernel with no plane taking NV12 (drm_mode_addfb2: EINVAL): one clear error, nothing left.
+        let card = try KioskDisplay.Card(path: CardTests.card, wantAtomic: true)
+        defer { card.close() }
+        #expect {
+            _ = try YUVDumbBuffer(card: card, format: .nv12, frameSize: PixelSize(width: 312, height: 232))
+        } throws: { error in
+            guard case DRMError.callFailed(let what, "drmModeAddFB2", EINVAL) = error else { return false }
+            return what.contains("312x232 NV12")
+        }
+    }
+}

@@ -26,13 +26,33 @@ public struct YUVFrameView: @unchecked Sendable {
     public let size: PixelSize
     /// Y, U, V for yuv420p; Y, interleaved UV for nv12.
     public let planes: [Plane]
+    /// The YUV-to-RGB matrix the picture was made for (limited range: full-range frames stay on
+    /// the CPU path), as the CPU path would convert it.
+    public let matrix: YUVMatrix
 
-    public init?(format: VideoFrameFormat, size: PixelSize, planes: [Plane]) {
+    public init?(format: VideoFrameFormat, size: PixelSize, planes: [Plane], matrix: YUVMatrix = .bt601) {
         let expected = format == .yuv420p ? 3 : format == .nv12 ? 2 : 0
         guard expected > 0, planes.count == expected, !size.isEmpty,
               planes.allSatisfy({ $0.stride > 0 }) else { return nil }
-        self.format = format; self.size = size; self.planes = planes
+        self.format = format; self.size = size; self.planes = planes; self.matrix = matrix
     }
+}
+
+/// The colour matrices a plane's COLOR_ENCODING property names (drm_color_mgmt.c).
+public enum YUVMatrix: String, Sendable, Hashable, CaseIterable {
+    case bt601, bt709, bt2020
+
+    /// The property's enum entry for this matrix.
+    public var drmEncodingName: String {
+        switch self {
+        case .bt601: return "ITU-R BT.601 YCbCr"
+        case .bt709: return "ITU-R BT.709 YCbCr"
+        case .bt2020: return "ITU-R BT.2020 YCbCr"
+        }
+    }
+
+    /// COLOR_RANGE's entry for the limited (16-235) range kiosk's plane frames have.
+    public static let drmLimitedRangeName = "YCbCr limited range"
 }
 
 /// What a direct output says about one configuration (format, frame size, layout).
