@@ -70,8 +70,12 @@ extension DRMDisplay: DirectVideoOutput {
     /// The path is off for good: remembered, so the engine hears the same reason each time.
     private func refuse(_ reason: String) -> DirectScanoutAnswer {
         directRefusal = reason
-        videoPlane?.destroy()
-        videoPlane = nil
+        // A plane still showing the previous item stays until the next CPU flip switches it off
+        // (freeing its framebuffers now would blank it a frame early); close frees it then.
+        if let plane = videoPlane, !plane.isShown {
+            plane.destroy()
+            videoPlane = nil
+        }
         return .refused(reason: reason)
     }
 

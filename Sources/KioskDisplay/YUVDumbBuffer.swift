@@ -22,9 +22,13 @@ final class YUVDumbBuffer {
         var handle: UInt32 = 0, pitch: UInt32 = 0, byteCount: UInt64 = 0
         // Rows of 64-byte multiples: chroma rows (half a luma row for YU12) stay aligned too.
         let width = (size.width + 63) / 64 * 64
-        guard drmModeCreateDumbBuffer(fd, UInt32(width), UInt32(YUVBufferLayout.dumbBufferRows(for: size)), 8, 0,
-                                      &handle, &pitch, &byteCount) == 0 else {
-            throw .callFailed(what: what, call: "drmModeCreateDumbBuffer", errno: errno)
+        let rows = UInt32(YUVBufferLayout.dumbBufferRows(for: size))
+        if drmModeCreateDumbBuffer(fd, UInt32(width), rows, 8, 0, &handle, &pitch, &byteCount) != 0 {
+            // Some drivers make 32-bit dumb buffers only (virtio-gpu: EINVAL for 8): the same
+            // bytes as a quarter as many 32-bit pixels per row.
+            guard errno == EINVAL, drmModeCreateDumbBuffer(fd, UInt32(width / 4), rows, 32, 0, &handle, &pitch, &byteCount) == 0 else {
+                throw .callFailed(what: what, call: "drmModeCreateDumbBuffer", errno: errno)
+            }
         }
         self.handle = handle
         guard let layout = YUVBufferLayout(format: format, size: size, pitch: Int(pitch)), layout.byteCount <= Int(byteCount) else {

@@ -51,7 +51,8 @@ extension DRMCardTests {
 
 extension DRMCardTests {
     @Test func yuvBufferOnACardWithoutYUVPlanesFailsCleanly() throws {
-        // The 8-bit dumb buffer is made and mapped; registering it as NV12 is refused by a
+        // The dumb buffer is made (8 bits per pixel on bochs; virtio-gpu makes 32-bit ones only,
+        // so the same bytes as 32-bit pixels) and mapped; registering it as NV12 is refused by a
         // kernel with no plane taking NV12 (drm_mode_addfb2: EINVAL): one clear error, nothing left.
         let card = try KioskDisplay.Card(path: CardTests.card, wantAtomic: true)
         defer { card.close() }
