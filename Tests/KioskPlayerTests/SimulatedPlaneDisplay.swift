@@ -33,6 +33,8 @@ final class SimulatedPlaneDisplay: DirectVideoOutput, @unchecked Sendable {
     private var _prepared: [DirectScanoutAnswer] = []
     private var _cpuPresents = 0
     private var lastFlip: Double?
+    /// The "dumb buffer" frames are copied into (presenter thread only).
+    private var scratch: [UInt8] = []
 
     init(size: PixelSize, refusesTestCommits: Bool = false, failsAfter: Int? = nil) {
         screen = HeadlessDisplay(size: size)
@@ -75,12 +77,10 @@ final class SimulatedPlaneDisplay: DirectVideoOutput, @unchecked Sendable {
         if let failsAfter, count >= failsAfter { throw CommitFailed() }
         let size = YUVBufferLayout.framebufferSize(for: frame.size)
         let layout = YUVBufferLayout(format: frame.format, size: size, pitch: (size.width + 63) / 64 * 64)!
-        var bytes: [UInt8]?
-        if count < keptFrames {
-            var buffer = [UInt8](repeating: 0, count: layout.byteCount)
-            buffer.withUnsafeMutableBytes { layout.copy(frame, into: $0.baseAddress!) }
-            bytes = buffer
-        }
+        // Every frame is copied, as into a dumb buffer (the real path's cost); the first few kept.
+        if scratch.count != layout.byteCount { scratch = [UInt8](repeating: 0, count: layout.byteCount) }
+        scratch.withUnsafeMutableBytes { layout.copy(frame, into: $0.baseAddress!) }
+        let bytes = count < keptFrames ? scratch : nil
         // Paced like a screen: at most one flip per refresh.
         var now = HeadlessDisplay.monotonicSeconds()
         if let last = lock.withLock({ lastFlip }), last + refreshInterval.seconds > now {
