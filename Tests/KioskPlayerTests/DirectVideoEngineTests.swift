@@ -150,6 +150,29 @@ import Testing
         #expect(warnings.count == 1 && warnings[0].contains("failed while playing") && warnings[0].contains("errno 22"), "\(warnings)")
     }
 
+    @Test func seekAndPauseStayOnThePlane() throws {
+        let display = SimulatedPlaneDisplay(size: Self.screen)
+        let log = CapturedLog()
+        let player = try QueuePlayer(output: display, playlist: PlaylistCursor(entries: try Self.entries([Self.first]), loopMode: .item),
+                                     options: PlayerOptions(), logger: log.logger)
+        player.start()
+        defer { player.stop() }
+        #expect(OverlayEngineTests.waitUntil(20) { display.shown.count >= 5 }, "playing on the plane")
+        player.pause()
+        Thread.sleep(forTimeInterval: 0.3)
+        let whilePaused = display.shown.count
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(display.shown.count == whilePaused, "paused: no new frames")
+        player.seek(to: MediaTime(seconds: 0.6))
+        // The seek shows its frame at once, paused, on the plane.
+        #expect(OverlayEngineTests.waitUntil(10) { display.shown.count > whilePaused }, "the sought frame is shown")
+        player.play()
+        let afterSeek = display.shown.count
+        #expect(OverlayEngineTests.waitUntil(10) { display.shown.count >= afterSeek + 10 }, "playing on after the seek")
+        #expect(display.cpuPresents == 0, "never on the CPU path")
+        #expect(log.lines(atLeast: .warning).isEmpty, "\(log.lines(atLeast: .warning))")
+    }
+
     @Test func visibleOverlayUsesTheCPUPathThenThePlaneAgain() throws {
         let display = SimulatedPlaneDisplay(size: Self.screen)
         let log = CapturedLog()
