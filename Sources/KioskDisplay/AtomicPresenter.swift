@@ -71,6 +71,22 @@ final class AtomicPresenter: ScanoutPresenter {
                    userData: userData, what: "queueing a page flip")
     }
 
+    /// A flip of the primary plane that also changes other planes (the video plane on or off).
+    func queueFlip(framebufferID: UInt32, userData: UnsafeMutableRawPointer, alsoSetting other: AtomicRequest) throws(DRMError) {
+        var request = AtomicRequest()
+        request.add(planeID, planeProps["FB_ID"]!, UInt64(framebufferID))
+        request.entries += other.entries
+        try commit(request, flags: UInt32(DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT),
+                   userData: userData, what: "queueing a page flip")
+    }
+
+    /// The primary plane's part of a commit: show `framebufferID` (its rectangles stay).
+    func primaryRequest(framebufferID: UInt32) -> AtomicRequest {
+        var request = AtomicRequest()
+        request.add(planeID, planeProps["FB_ID"]!, UInt64(framebufferID))
+        return request
+    }
+
     func restore(_ saved: SavedDisplayState) throws(DRMError) {
         var request = AtomicRequest()
         if let mode = saved.restorableMode {
@@ -131,7 +147,8 @@ final class AtomicPresenter: ScanoutPresenter {
         return blob
     }
 
-    private func commit(_ request: AtomicRequest, flags: UInt32, userData: UnsafeMutableRawPointer?,
+    /// One atomic commit of `request` (also TEST_ONLY ones, from the direct video path).
+    func commit(_ request: AtomicRequest, flags: UInt32, userData: UnsafeMutableRawPointer?,
                         what: String) throws(DRMError) {
         guard let req = drmModeAtomicAlloc() else {
             throw .callFailed(what: what, call: "drmModeAtomicAlloc", errno: ENOMEM)

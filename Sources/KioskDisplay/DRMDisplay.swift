@@ -30,24 +30,34 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     /// Why `api: .auto` fell back from atomic to legacy, if it did.
     public let apiFallbackReason: String?
 
-    private let lock = NSLock()
-    private let card: Card
-    private let presenter: any ScanoutPresenter
+    let lock = NSLock()
+    let card: Card
+    let presenter: any ScanoutPresenter
     /// What close puts back (internal: tests compare it with the kernel's state after close).
     let savedState: SavedDisplayState
-    private let flipWaiter: FlipWaiter
-    private let flipTimeout: Double
+    let flipWaiter: FlipWaiter
+    let flipTimeout: Double
     private var buffers: [DumbBuffer]
-    private var frontIndex = 0
-    private var pendingIndex: Int?
+    /// The XRGB buffer on the primary plane; -1 while it shows the direct path's black buffer.
+    var frontIndex = 0
+    var pendingIndex: Int?
     /// Buffers handed out by backBuffer and not presented yet: the engine may be drawing into
     /// them, so close leaves them mapped until they come back (or the display is freed).
     private var lentIndices = Set<Int>()
-    private var isClosed = false
-    private var lastFlip = FlipEvent(sequence: 0, seconds: 0)
+    var isClosed = false
+    var lastFlip = FlipEvent(sequence: 0, seconds: 0)
+    /// The direct video path (DRMDisplay+DirectVideo.swift): `display.video_plane`, the card's
+    /// planes as opened, the plane in use and the black buffer behind it, and why the path is
+    /// off for good once the driver refused it.
+    let videoPlanePolicy: VideoPlanePolicy
+    let planes: [DisplayPlaneInfo]
+    let crtcIndex: Int
+    var videoPlane: VideoPlane?
+    var blackBuffer: DumbBuffer?
+    var directRefusal: String?
     /// When flips complete: on the vblank grid the flip events trace, or at once on a driver
     /// without vblanks.
-    private var vblank: VblankPredictor
+    var vblank: VblankPredictor
 
     /// Opens the display: picks card, connector, mode, CRTC and plane, becomes DRM master,
     /// allocates `options.bufferCount` buffers and sets the mode showing a black one.
@@ -110,6 +120,9 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
                                  lastVblank: card.lastVblank(crtcID: output.crtc.id))
         apiFallbackReason = fallback
         bufferCount = buffers.count
+        videoPlanePolicy = options.videoPlane
+        planes = output.snapshot.planes
+        crtcIndex = output.crtc.index
     }
 
     deinit { try? close() }
@@ -168,9 +181,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     public func present(_ buffer: PixelBuffer) throws -> Double {
         lock.lock(); defer { lock.unlock() }
         try queue(buffer)
-        let flip = try finishPendingFlip().seconds
-        vblank.record(flip: flip)
-        return flip
+        return try finishPendingFlip().seconds
     }
 
     public func expectedFlip(after host: Double) -> Double {
@@ -203,7 +214,10 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
             // A commit in flight makes the restoring modeset fail with EBUSY; wait it out.
             do { _ = try finishPendingFlip() } catch { firstError = error }
         }
+        do { try hideVideoPlane() } catch { firstError = firstError ?? error }
         do { try presenter.restore(savedState) } catch { firstError = firstError ?? error }
+        videoPlane?.destroy()
+        blackBuffer?.destroy()
         for (index, buffer) in buffers.enumerated() {
             buffer.releaseKernelObjects()
             if !lentIndices.contains(index) { buffer.unmap() }
@@ -239,16 +253,24 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         }
         lentIndices.remove(buffer.index)
         if pendingIndex != nil { _ = try finishPendingFlip() }
-        try presenter.queueFlip(framebufferID: buffers[buffer.index].framebufferID, userData: flipWaiter.userData)
+        if let videoPlane, videoPlane.isShown, let atomic = presenter as? AtomicPresenter {
+            // Back from the direct path: the same commit switches the video plane off.
+            try atomic.queueFlip(framebufferID: buffers[buffer.index].framebufferID, userData: flipWaiter.userData,
+                                 alsoSetting: videoPlane.hideRequest())
+            videoPlane.noteHidden()
+        } else {
+            try presenter.queueFlip(framebufferID: buffers[buffer.index].framebufferID, userData: flipWaiter.userData)
+        }
         pendingIndex = buffer.index
     }
 
-    private func finishPendingFlip() throws(DRMError) -> FlipEvent {
+    func finishPendingFlip() throws(DRMError) -> FlipEvent {
         guard let pending = pendingIndex else { return lastFlip }
         let event = try flipWaiter.wait(timeout: flipTimeout)
         frontIndex = pending
         pendingIndex = nil
         lastFlip = event
+        vblank.record(flip: event.seconds)
         return event
     }
 }

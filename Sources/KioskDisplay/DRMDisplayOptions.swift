@@ -27,6 +27,9 @@ public struct DRMDisplayOptions: Sendable, Hashable {
     /// How long a page flip may take before present fails (a hung or unplugged display).
     public var flipTimeout: Double
     public var deviceDirectory: String
+    /// kiosk.conf `display.video_plane`: scan decoded YUV frames out on an overlay plane
+    /// where the driver has one that takes them (DRMDisplay+DirectVideo.swift).
+    public var videoPlane: VideoPlanePolicy = .auto
 
     public init(card: String? = nil, connector: String? = nil, mode: ModeRequest? = nil, rotation: Rotation = .none,
                 api: API = .auto, bufferCount: Int = 2, flipTimeout: Double = 1.0,

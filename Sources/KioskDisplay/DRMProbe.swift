@@ -57,6 +57,8 @@ public struct DRMProbe: Sendable, Codable {
         public var encoders: [DisplayEncoderInfo] = []
         public var crtcs: [CRTCReport] = []
         public var planes: [PlaneReport] = []
+        /// Which plane would show NV12/YUV420 video (DRMProbeVideoPlane.swift).
+        public var videoPlanes: [VideoPlaneReport] = []
     }
 
     /// Probes every card in `directory`.
@@ -99,6 +101,8 @@ public struct DRMProbe: Sendable, Codable {
                 PlaneReport(info: $0, rotations: $0.rotation?.rotations.map(\.degrees) ?? [],
                       properties: properties(card, $0.id, DRM_MODE_OBJECT_PLANE))
             }
+            result.videoPlanes = videoPlanes(snapshot: snapshot, hasAtomic: card.hasAtomic,
+                                             hasUniversalPlanes: card.hasUniversalPlanes)
         } catch {
             result.error = error.description
         }

@@ -48,6 +48,7 @@ extension DRMProbe.CardReport {
             lines.append("    formats: " + info.formats.map(\.description).joined(separator: " "))
             lines += propertyLines(plane.properties)
         }
+        lines += videoPlanes.map(\.line)
         return lines
     }
 

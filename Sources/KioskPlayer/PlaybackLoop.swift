@@ -48,6 +48,8 @@ final class PlaybackLoop {
     var failedAhead: Set<Int> = []
     /// The on-screen display and idle-screen text (PlaybackLoop+Overlay.swift); nil without a font.
     var overlay: OverlayState?
+    /// The direct video path (PlaybackLoop+DirectVideo.swift); nil when the display has no planes.
+    var directVideo: DirectVideoState?
 
     init(output: VideoOutput, cursor: PlaylistCursor, options: PlayerOptions, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
@@ -60,6 +62,7 @@ final class PlaybackLoop {
         self.logger = logger
         self.onEvent = onEvent
         overlay = OverlayState.make(options.overlay, logger: logger)
+        directVideo = DirectVideoState.make(for: output)
     }
 
     func run() {
@@ -171,21 +174,30 @@ final class PlaybackLoop {
     @discardableResult
     func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
         do {
-            let drawStart = MonotonicClock().now()
-            let buffer = try output.backBuffer()
-            try item.scaler.draw(frame, layout: layout(of: frame, in: item), into: buffer)
-            drawOverlay(into: buffer)
-            drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
-            let flipSeconds = try output.present(buffer)
+            let frameLayout = layout(of: frame, in: item)
+            var buffer: PixelBuffer?
+            let flipSeconds: Double
+            if let planeFlip = presentOnPlane(frame, layout: frameLayout) {
+                flipSeconds = planeFlip
+            } else {
+                let drawStart = MonotonicClock().now()
+                let back = try output.backBuffer()
+                try item.scaler.draw(frame, layout: frameLayout, into: back)
+                drawOverlay(into: back)
+                drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
+                flipSeconds = try output.present(back)
+                buffer = back
+            }
             retiring.forEach { $0.close() }
             retiring.removeAll()
-            saveSnapshotIfDue(buffer)
+            if let buffer { saveSnapshotIfDue(buffer) }
             lastDisplayError = nil
             presented += 1
             item.notePresented(frame.pts)
             keepForOverlay(frame, of: item)
             stats?.write(.init(flipTime: flipSeconds, item: item.index, pts: (frame.pts - item.plan.start).seconds,
-                               dropped: dropped, video: true, generation: item.pipeline.currentGeneration, event: event))
+                               dropped: dropped, video: true, generation: item.pipeline.currentGeneration, event: event,
+                               scanout: buffer == nil ? "plane" : "cpu"))
             publishSnapshot()
             return MonotonicClock.hostTime(seconds: flipSeconds)
         } catch {

@@ -2,7 +2,8 @@ import Foundation
 
 /// `--stats-file`: one JSON line per presented frame, for tests and benchmarks:
 /// `{"t": <CLOCK_MONOTONIC seconds of the flip>, "item": <playlist index>, "pts": <media
-/// seconds>, "dropped": <frames dropped so far>, "video": <a decoded video frame, or filler>}`.
+/// seconds>, "dropped": <frames dropped so far>, "video": <a decoded video frame, or filler>,
+/// "scanout": "plane" | "cpu"}`.
 final class StatsWriter {
     private let handle: FileHandle
     private var line = ""
@@ -28,6 +29,9 @@ final class StatsWriter {
         var video: Bool
         var generation: Int
         var event: String? = nil
+        /// Which path showed the picture: "plane" (a YUV plane scanned the frame out) or "cpu"
+        /// (converted into the primary plane's XRGB buffer; filler too).
+        var scanout = "cpu"
     }
 
     func write(_ record: Record) {
@@ -36,6 +40,7 @@ final class StatsWriter {
         line += ",\"item\":\(record.item),\"pts\":" + String(format: "%.6f", record.pts)
         line += ",\"dropped\":\(record.dropped),\"video\":\(record.video),\"gen\":\(record.generation)"
         if let event = record.event { line += ",\"event\":\"\(event)\"" }
+        line += ",\"scanout\":\"\(record.scanout)\""
         line += "}\n"
         // One write per line: a reader tailing the file never sees half a record.
         handle.write(Data(line.utf8))

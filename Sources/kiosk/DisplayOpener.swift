@@ -7,15 +7,20 @@ import Logging
 enum DisplayOpener {
     /// `paced` false (`--untimed`): a headless display flips at once instead of at its refresh
     /// rate, so untimed runs go as fast as decoding; a DRM screen always flips on its vblank.
-    static func open(_ spec: DisplaySpec, rotation: Rotation, paced: Bool = true) throws -> VideoOutput {
+    static func open(_ spec: DisplaySpec, rotation: Rotation, paced: Bool = true,
+                     videoPlane: VideoPlanePolicy = .auto) throws -> VideoOutput {
         do {
             switch spec {
             case .headless(let size, let rate, let pacing):
                 return HeadlessDisplay(size: size, refreshRate: rate, paced: paced, pacing: pacing, rotation: rotation)
             case .auto:
-                return try DRMDisplay(options: DRMDisplayOptions(rotation: rotation))
+                var options = DRMDisplayOptions(rotation: rotation)
+                options.videoPlane = videoPlane
+                return try DRMDisplay(options: options)
             case .drm(let card, let connector, let mode):
-                return try DRMDisplay(options: DRMDisplayOptions(card: card, connector: connector, mode: mode, rotation: rotation))
+                var options = DRMDisplayOptions(card: card, connector: connector, mode: mode, rotation: rotation)
+                options.videoPlane = videoPlane
+                return try DRMDisplay(options: options)
             }
         } catch {
             // Only DRMDisplay throws here, and only DRMError (typed throws).

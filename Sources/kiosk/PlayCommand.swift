@@ -25,6 +25,10 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Display rotation, clockwise degrees: 0, 90, 180 or 270 (portrait screens).")
     var rotation: Int = 0
 
+    @Option(name: .customLong("video-plane"),
+            help: "auto: scan NV12/YUV420 frames out on a hardware plane where the driver has one; off: always convert on the CPU.")
+    var videoPlane: VideoPlanePolicy = .auto
+
     @Option(help: "An ALSA PCM (default, hw:0,0, plughw:1,0, a dmix name) or none.")
     var audio: String = "default"
 
@@ -95,7 +99,8 @@ struct PlayCommand: ParsableCommand {
         options.volume = volume
         options.isMuted = mute
         options.overlay = overlay.config
-        let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!, paced: !untimed)
+        let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!, paced: !untimed,
+                                          videoPlane: videoPlane)
         let cursor = PlaylistCursor(entries: expansion.entries, loopMode: loop ? .playlist : .none)
         let control = try ControlWiring.open(controlSocket, logger: logger)
         if control != nil { options.timeInterval = ControlConfig().timeInterval }

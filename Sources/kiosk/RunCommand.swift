@@ -93,7 +93,10 @@ struct RunCommand: ParsableCommand {
     /// kiosk.conf's display, or --display. A box with no DRM display at all previews headless,
     /// with snapshots, rather than failing: it says so and where the pictures go.
     private func openDisplay(_ settings: DisplayConfig, logger: Logger, snapshotDirectory: inout String?) throws -> VideoOutput {
-        if let display { return try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: settings.rotation, paced: !untimed) }
+        if let display {
+            return try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: settings.rotation, paced: !untimed,
+                                          videoPlane: settings.videoPlane)
+        }
         let headless = DisplaySpec.headless(settings.headlessSize, refreshRate: 60)
         guard settings.output == .drm else { return try DisplayOpener.open(headless, rotation: settings.rotation, paced: !untimed) }
         var mode: ModeRequest?
@@ -102,7 +105,8 @@ struct RunCommand: ParsableCommand {
         if case .path(let path) = settings.card { card = path }
         var connector: String?
         if case .named(let name) = settings.connector { connector = name }
-        let options = DRMDisplayOptions(card: card, connector: connector, mode: mode, rotation: settings.rotation)
+        var options = DRMDisplayOptions(card: card, connector: connector, mode: mode, rotation: settings.rotation)
+        options.videoPlane = settings.videoPlane
         let result: Result<DRMDisplay, DRMError> = Result { () throws(DRMError) in try DRMDisplay(options: options) }
         switch result {
         case .success(let display):

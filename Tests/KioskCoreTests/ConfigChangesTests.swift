@@ -61,6 +61,14 @@ import Testing
         #expect(ConfigPart.audioLevel.application == .live)
     }
 
+    @Test func videoPlaneWaitsForARestartLikeTheRestOfDisplay() throws {
+        let new = Self.base.replacingOccurrences(of: "display: {output: headless}",
+                                                 with: "display: {output: headless, video_plane: off}")
+        let changes = ConfigChanges(from: try Self.parse(Self.base), to: try Self.parse(new))
+        #expect(changes.parts == [.display])
+        #expect(changes.waitingForRestart == [.display])
+    }
+
     @Test func devicesWaitForARestartAndInputIsReopened() throws {
         let new = Self.base
             .replacingOccurrences(of: "display: {output: headless}", with: "display: {output: headless, rotation: 90}")

@@ -92,6 +92,8 @@ let configErrorTable: [ConfigErrorCase] = [
                     fragment: "'mode' in display is '1920x1080@fast'"),
     ConfigErrorCase(name: "bad headless size", yaml: "display:\n  headless_size: 0x720\n" + items, line: 2, column: 18,
                     fragment: "'headless_size' in display is '0x720'; expected a size WxH like 1280x720"),
+    ConfigErrorCase(name: "bad video plane", yaml: "display:\n  video_plane: yes\n" + items, line: 2, column: 16,
+                    fragment: "'video_plane' in display is yes; expected one of: auto, off"),
     ConfigErrorCase(name: "card not a path", yaml: "display:\n  card: card0\n" + items, line: 2, column: 9,
                     fragment: "expected auto or a device path like /dev/dri/card0"),
     ConfigErrorCase(name: "bad output", yaml: "display:\n  output: x11\n" + items, line: 2, column: 11,

@@ -10,6 +10,7 @@ private let fullConfig = """
       mode: 1920x1080@59.94
       rotation: 270
       headless_size: 800x600
+      video_plane: off
     audio:
       device: plughw:1,0
       volume: 75
@@ -69,6 +70,7 @@ struct ConfigParsingTests {
         display.mode = .exactly(ModeRequest(size: PixelSize(width: 1920, height: 1080), refreshHz: 59.94))
         display.rotation = .clockwise270
         display.headlessSize = PixelSize(width: 800, height: 600)
+        display.videoPlane = .off
         #expect(config.display == display)
 
         var audio = AudioConfig()
@@ -113,10 +115,10 @@ struct ConfigParsingTests {
         #expect(intro.end == MediaTime(value: 7447, timescale: 2))   // 1:02:03.5
         #expect(intro.loopCount == 2)
         #expect(intro.title == "2024")
-        #expect(intro.location == SourceLocation(file: "kiosk.conf", line: 37, column: 11))
+        #expect(intro.location == SourceLocation(file: "kiosk.conf", line: 38, column: 11))
         #expect(config.items[2].duration == MediaTime(value: 7, timescale: 1))
         #expect(config.items[0].gravity == nil && config.items[0].loopCount == 1)
-        #expect(config.items[0].location == SourceLocation(file: "kiosk.conf", line: 36, column: 5))
+        #expect(config.items[0].location == SourceLocation(file: "kiosk.conf", line: 37, column: 5))
     }
 
     @Test func minimalConfigGetsTheDefaults() throws {

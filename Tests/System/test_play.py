@@ -381,3 +381,14 @@ def test_second_kiosk_is_told_another_is_master(guest: PlayGuest):
     # ...while the first went on playing.
     stats = guest.shown["cadence"].stats
     assert stats and stats[0]["t"] < guest.window_start < stats[-1]["t"]
+
+
+def test_video_plane_is_not_chosen_and_the_log_says_why(guest: PlayGuest):
+    # bochs and virtio-gpu have no plane taking YUV: every frame goes through the CPU path, and
+    # each kiosk run says so once (the cadence case may run kiosk again for its exit timing).
+    item = guest.shown["cadence"]
+    lines = [line for line in item.log.splitlines() if "video plane" in line]
+    assert len(lines) == len(item.exit["exits"]), item.log
+    assert all("video plane: not used, converting on the CPU: no plane on CRTC" in line and "takes YU12" in line
+               for line in lines), lines
+    assert item.stats and all(s.get("scanout") == "cpu" for s in item.stats), item.stats[:3]

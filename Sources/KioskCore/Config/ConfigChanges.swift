@@ -1,7 +1,7 @@
 /// The parts of kiosk.conf a live reload looks at, each with how a change to it is applied.
 /// The order is the file's, so log lines read like the file.
 public enum ConfigPart: String, Sendable, CaseIterable {
-    /// display: card, connector, mode, rotation, headless size.
+    /// display: card, connector, mode, rotation, headless size, video plane.
     case display
     /// audio.device: which PCM.
     case audioDevice = "audio device"

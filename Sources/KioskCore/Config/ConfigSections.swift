@@ -6,7 +6,7 @@ extension ConfigWalker {
     func readDisplay(_ node: Node?) -> DisplayConfig {
         var display = DisplayConfig()
         guard let section = section(node, name: "display", allowedKeys:
-            ["output", "card", "connector", "mode", "rotation", "headless_size"]) else { return display }
+            ["output", "card", "connector", "mode", "rotation", "headless_size", "video_plane"]) else { return display }
         if let output = choice(section, "output", DisplayConfig.Output.allCases.map { ($0.rawValue, $0) }) {
             display.output = output
         }
@@ -35,6 +35,9 @@ extension ConfigWalker {
             } else {
                 report(section["headless_size"], "'headless_size' in display is '\(text)'; expected a size WxH like 1280x720 (sides 1-\(Self.largestFrameSide))")
             }
+        }
+        if let policy = choice(section, "video_plane", VideoPlanePolicy.allCases.map { ($0.rawValue, $0) }) {
+            display.videoPlane = policy
         }
         return display
     }

@@ -56,6 +56,9 @@ public struct DisplayConfig: Sendable, Equatable {
     public var rotation: Rotation = .none
     /// `headless_size`: the frame size when `output` is headless.
     public var headlessSize = PixelSize(width: 1280, height: 720)
+    /// `video_plane`: auto | off. auto scans decoded NV12/YUV420 frames out on an overlay plane
+    /// where the driver has one that takes them; off always converts on the CPU.
+    public var videoPlane: VideoPlanePolicy = .auto
 
     public init() {}
 }

@@ -154,7 +154,7 @@ public enum PlaneSelection {
     }
 
     /// 4:2:0 planes need even offsets and sizes: start rounded up, end rounded down.
-    static func evenAligned(_ rect: PixelRect) -> PixelRect {
+    public static func evenAligned(_ rect: PixelRect) -> PixelRect {
         let x = (rect.x + 1) & ~1, y = (rect.y + 1) & ~1
         let maxX = rect.maxX & ~1, maxY = rect.maxY & ~1
         return PixelRect(x: x, y: y, width: Swift.max(2, maxX - x), height: Swift.max(2, maxY - y))

@@ -1,0 +1,96 @@
+import Foundation
+import KioskCore
+import KioskDisplay
+
+/// A screen with a simulated YUV overlay plane, for the direct video path without a card: it
+/// advertises a primary XRGB8888 plane and an overlay that takes NV12/YU12 and scales, answers
+/// as DRMDisplay does (PlaneSelection, then a "TEST_ONLY" that can be told to refuse), and
+/// records what it is given: every scanout's rectangles, and the bytes of the first frames as
+/// they would land in a dumb buffer (through the same YUVBufferLayout copy). CPU-path presents
+/// go to a HeadlessDisplay and are counted.
+final class SimulatedPlaneDisplay: DirectVideoOutput, @unchecked Sendable {
+    struct Shown {
+        var scanout: PlaneScanout
+        var format: VideoFrameFormat
+        var frameSize: PixelSize
+        /// The buffer as filled (kept for the first `keptFrames` frames only), and its layout.
+        var bytes: [UInt8]?
+        var layout: YUVBufferLayout
+    }
+
+    static let primary = DisplayPlaneInfo(id: 31, type: .primary, possibleCRTCs: 1, formats: [.xrgb8888], currentCRTCID: 40)
+    static let overlay = DisplayPlaneInfo(id: 33, type: .overlay, possibleCRTCs: 1, formats: [.xrgb8888, .nv12, .yuv420],
+                                          scaling: .yes)
+
+    let screen: HeadlessDisplay
+    /// The "driver" refuses every TEST_ONLY commit.
+    let refusesTestCommits: Bool
+    /// Direct presents after this many fail (a commit failing at run time).
+    let failsAfter: Int?
+    let keptFrames = 3
+    private let lock = NSLock()
+    private var _shown: [Shown] = []
+    private var _prepared: [DirectScanoutAnswer] = []
+    private var _cpuPresents = 0
+    private var lastFlip: Double?
+    /// The "dumb buffer" frames are copied into (presenter thread only).
+    private var scratch: [UInt8] = []
+
+    init(size: PixelSize, refusesTestCommits: Bool = false, failsAfter: Int? = nil) {
+        screen = HeadlessDisplay(size: size)
+        self.refusesTestCommits = refusesTestCommits
+        self.failsAfter = failsAfter
+    }
+
+    var shown: [Shown] { lock.withLock { _shown } }
+    var prepared: [DirectScanoutAnswer] { lock.withLock { _prepared } }
+    var cpuPresents: Int { lock.withLock { _cpuPresents } }
+
+    var size: PixelSize { screen.size }
+    var refreshInterval: MediaTime { screen.refreshInterval }
+    func backBuffer() throws -> PixelBuffer { try screen.backBuffer() }
+    func present(_ buffer: PixelBuffer) throws -> Double {
+        lock.withLock { _cpuPresents += 1 }
+        let flip = try screen.present(buffer)
+        lock.withLock { lastFlip = flip }
+        return flip
+    }
+
+    func prepareDirectScanout(format: VideoFrameFormat, frameSize: PixelSize, layout: GravityLayout) -> DirectScanoutAnswer {
+        var answer = PlaneSelection.chooseDirectScanout(format: format, layout: layout, displayRotation: .none,
+                                                        primaryPlaneID: Self.primary.id, crtcIndex: 0, crtcID: 40,
+                                                        planes: [Self.primary, Self.overlay])
+        if refusesTestCommits, case .ready(let scanout) = answer {
+            answer = .refused(reason: "plane \(scanout.planeID) refused \(scanout.format) \(scanout.source) -> \(scanout.destination): "
+                              + "a TEST_ONLY commit failed: Invalid argument (errno 22)")
+        }
+        lock.withLock { _prepared.append(answer) }
+        return answer
+    }
+
+    struct CommitFailed: Error, CustomStringConvertible {
+        var description: String { "drmModeAtomicCommit failed showing a frame on plane 33: Invalid argument (errno 22)" }
+    }
+
+    func presentDirect(_ frame: YUVFrameView, on scanout: PlaneScanout) throws -> Double {
+        let count = lock.withLock { _shown.count }
+        if let failsAfter, count >= failsAfter { throw CommitFailed() }
+        let size = YUVBufferLayout.framebufferSize(for: frame.size)
+        let layout = YUVBufferLayout(format: frame.format, size: size, pitch: (size.width + 63) / 64 * 64)!
+        // Every frame is copied, as into a dumb buffer (the real path's cost); the first few kept.
+        if scratch.count != layout.byteCount { scratch = [UInt8](repeating: 0, count: layout.byteCount) }
+        scratch.withUnsafeMutableBytes { layout.copy(frame, into: $0.baseAddress!) }
+        let bytes = count < keptFrames ? scratch : nil
+        // Paced like a screen: at most one flip per refresh.
+        var now = HeadlessDisplay.monotonicSeconds()
+        if let last = lock.withLock({ lastFlip }), last + refreshInterval.seconds > now {
+            Thread.sleep(forTimeInterval: last + refreshInterval.seconds - now)
+            now = HeadlessDisplay.monotonicSeconds()
+        }
+        lock.withLock {
+            lastFlip = now
+            _shown.append(Shown(scanout: scanout, format: frame.format, frameSize: frame.size, bytes: bytes, layout: layout))
+        }
+        return now
+    }
+}
