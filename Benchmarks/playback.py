@@ -264,7 +264,7 @@ def first_frame(kiosk, clip, runs, preexec):
          ".build/release/kiosk play $AV --display headless:1280x800@60 --audio none --no-input --duration 0.5 --stats-file STATS",
          "the same without opening a sound output"),
         ("kiosk --help (start-up alone)", kiosk_startup, ".build/release/kiosk --help",
-         "until it exits: loading the binary and its ~150 shared libraries, no media"),
+         "until it exits: loading the binary and its ~140 shared libraries, no media"),
         ("ffmpeg", lambda: time_to_output(["ffmpeg", "-nostdin", "-v", "error", "-i", x, "-vf", FIT_FILTER,
                                            "-frames:v", "1", "-f", "rawvideo", "-"], FRAME_BYTES["fit"], preexec=preexec),
          f"ffmpeg -nostdin -v error -i $AV -vf {FIT_FILTER} -frames:v 1 -f rawvideo -",

@@ -3,6 +3,7 @@ import Foundation
 import KioskCore
 import KioskDisplay
 import KioskMedia
+import KioskPlayer
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,27 +59,14 @@ struct BenchCommand: ParsableCommand {
             if latencies.count != seeks.count { throw RuntimeFailure("\(seeks.count - latencies.count) seeks showed no frame") }
             return
         }
-        let start = HeadlessDisplay.monotonicSeconds()
-        let reader = try VideoFrameReader(asset: try Asset(source: media), threads: threads)
         let display = HeadlessDisplay(size: size, paced: false)
-        let scaler = Scaler()
-        var count = 0
-        var firstFrameSeconds: Double?
-        while frames.map({ count < $0 }) ?? true, let frame = try reader.nextFrame() {
-            let buffer = try display.backBuffer()
-            // Cheap arithmetic; per frame because a stream may change size midway.
-            let layout = Scaler.layout(for: frame, on: size, gravity: gravity)
-            try scaler.draw(frame, layout: layout, into: buffer)
-            _ = try display.present(buffer)
-            count += 1
-            if firstFrameSeconds == nil { firstFrameSeconds = HeadlessDisplay.monotonicSeconds() - start }
-        }
-        let seconds = HeadlessDisplay.monotonicSeconds() - start
+        let race = try DecodeScaleRace.run(media: media, display: display, gravity: gravity, threads: threads, limit: frames)
+        let count = race.frames, seconds = race.seconds
         let rate = seconds > 0 ? Double(count) / seconds : 0
         if json {
             let result: [String: Double] = ["frames": Double(count), "seconds": seconds, "fps": rate,
-                                            "first_frame_seconds": firstFrameSeconds ?? 0,
-                                            "damaged_packets": Double(reader.damagedPackets)]
+                                            "first_frame_seconds": race.firstFrameSeconds ?? 0,
+                                            "damaged_packets": Double(race.damagedPackets)]
             let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
