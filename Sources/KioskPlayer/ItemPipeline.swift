@@ -226,6 +226,11 @@ final class ItemPipeline: @unchecked Sendable {
                 outputGeneration = seekGeneration
                 continue
             case .packet(let packet):
+                // A seek was published after this packet was read: it belongs to the old
+                // position. Decoding it would only delay the new one (the demux thread may
+                // have queued dozens between the seek's flush and its publication: 1080p seeks
+                // took up to a second), so it is dropped until the seek's own message arrives.
+                if outputGeneration != currentGeneration { continue }
                 if !decoder.send(packet, unshownBefore: skipBefore) {
                     // Full: hand out what it holds first, then it takes the packet.
                     guard drain(decoder, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
