@@ -28,6 +28,13 @@ enum DisplayOpener {
         }
     }
 
+    /// One line on what is driven, as mpv names its video output: an integrator reading the
+    /// journal sees the card, connector, mode, API and how flips are paced.
+    static func announce(_ output: VideoOutput, logger: Logger) {
+        guard let drm = output as? DRMDisplay else { return }
+        logger.notice("display: \(drm.summary)")
+    }
+
     static func close(_ output: VideoOutput, logger: Logger) {
         guard let drm = output as? DRMDisplay else { return }
         do { try drm.close() } catch { logger.error("display: \(error)") }

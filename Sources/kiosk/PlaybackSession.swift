@@ -25,6 +25,7 @@ enum PlaybackSession {
         let inputService = liveInput ?? LiveInput(output: output, player: player, logger: logger)
         // A stop that came while the display was being opened: never start.
         if !signals.stoppedEarly {
+            DisplayOpener.announce(output, logger: logger)
             control?.start(player: player)
             player.start()
             service.start()
