@@ -32,7 +32,10 @@ final class DirectVideoState {
         if let monitored = output as? MonitoredOutput, let direct = monitored.base as? DirectVideoOutput {
             return DirectVideoState(output: direct, heartbeat: monitored.heartbeat)
         }
-        return (output as? DirectVideoOutput).map { DirectVideoState(output: $0, heartbeat: nil) }
+        // Spelt out rather than `(output as? DirectVideoOutput).map { ... }`: that form crashes
+        // Swift 6.3.1's optimizer (SIL verification in OwnershipModelEliminator) in -O builds.
+        if let direct = output as? DirectVideoOutput { return DirectVideoState(output: direct, heartbeat: nil) }
+        return nil
     }
 }
 
