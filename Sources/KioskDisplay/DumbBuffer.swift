@@ -37,36 +37,12 @@ final class DumbBuffer {
     deinit { destroy() }
 
     private func map() throws(DRMError) {
-        var offset: UInt64 = 0
-        guard drmModeMapDumbBuffer(fd, handle, &offset) == 0 else {
-            throw .callFailed(what: "mapping a scanout buffer", call: "drmModeMapDumbBuffer", errno: errno)
-        }
-        let address = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(Int64(bitPattern: offset)))
-        guard let address, address != MAP_FAILED else {
-            throw .callFailed(what: "mapping a scanout buffer", call: "mmap", errno: errno)
-        }
-        mapping = address
+        mapping = try DumbBufferCalls.map(fd: fd, handle: handle, byteCount: byteCount, what: "a scanout buffer")
     }
 
     private func addFramebuffer() throws(DRMError) {
-        var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, 0, 0, 0)
-        var pitches: (UInt32, UInt32, UInt32, UInt32) = (UInt32(pitch), 0, 0, 0)
-        var offsets: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
-        var id: UInt32 = 0
-        let result = withUnsafePointer(to: &handles) { h in
-            withUnsafePointer(to: &pitches) { p in
-                withUnsafePointer(to: &offsets) { o in
-                    drmModeAddFB2(fd, UInt32(size.width), UInt32(size.height), FourCC.xrgb8888.rawValue,
-                                  UnsafeRawPointer(h).assumingMemoryBound(to: UInt32.self),
-                                  UnsafeRawPointer(p).assumingMemoryBound(to: UInt32.self),
-                                  UnsafeRawPointer(o).assumingMemoryBound(to: UInt32.self), &id, 0)
-                }
-            }
-        }
-        guard result == 0 else {
-            throw .callFailed(what: "registering a \(size) XRGB8888 framebuffer", call: "drmModeAddFB2", errno: errno)
-        }
-        framebufferID = id
+        framebufferID = try DumbBufferCalls.addFramebuffer(fd: fd, size: size, format: .xrgb8888,
+                                                           planes: [(handle, UInt32(pitch), 0)])
     }
 
     /// A view of the mapped memory for drawing; valid until `destroy()`.

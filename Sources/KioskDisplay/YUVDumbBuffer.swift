@@ -49,41 +49,13 @@ final class YUVDumbBuffer {
     deinit { destroy() }
 
     private func map() throws(DRMError) {
-        var offset: UInt64 = 0
-        guard drmModeMapDumbBuffer(fd, handle, &offset) == 0 else {
-            throw .callFailed(what: "mapping a video plane buffer", call: "drmModeMapDumbBuffer", errno: errno)
-        }
-        let address = mmap(nil, mappedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(Int64(bitPattern: offset)))
-        guard let address, address != MAP_FAILED else {
-            throw .callFailed(what: "mapping a video plane buffer", call: "mmap", errno: errno)
-        }
-        mapping = address
+        mapping = try DumbBufferCalls.map(fd: fd, handle: handle, byteCount: mappedBytes, what: "a video plane buffer")
     }
 
     private func addFramebuffer() throws(DRMError) {
-        let planes = layout.planes
-        func value(_ index: Int, _ pick: (YUVBufferLayout.Plane) -> Int) -> UInt32 {
-            index < planes.count ? UInt32(pick(planes[index])) : 0
-        }
-        var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, handle, planes.count > 2 ? handle : 0, 0)
-        var pitches = (value(0, \.pitch), value(1, \.pitch), value(2, \.pitch), UInt32(0))
-        var offsets = (value(0, \.offset), value(1, \.offset), value(2, \.offset), UInt32(0))
-        var id: UInt32 = 0
-        let size = layout.size, fourCC = layout.fourCC
-        let result = withUnsafePointer(to: &handles) { h in
-            withUnsafePointer(to: &pitches) { p in
-                withUnsafePointer(to: &offsets) { o in
-                    drmModeAddFB2(fd, UInt32(size.width), UInt32(size.height), fourCC.rawValue,
-                                  UnsafeRawPointer(h).assumingMemoryBound(to: UInt32.self),
-                                  UnsafeRawPointer(p).assumingMemoryBound(to: UInt32.self),
-                                  UnsafeRawPointer(o).assumingMemoryBound(to: UInt32.self), &id, 0)
-                }
-            }
-        }
-        guard result == 0 else {
-            throw .callFailed(what: "registering a \(size) \(fourCC) framebuffer", call: "drmModeAddFB2", errno: errno)
-        }
-        framebufferID = id
+        framebufferID = try DumbBufferCalls.addFramebuffer(
+            fd: fd, size: layout.size, format: layout.fourCC,
+            planes: layout.planes.map { (handle, UInt32($0.pitch), UInt32($0.offset)) })
     }
 
     /// Copies `frame` in, row by row (no conversion).
