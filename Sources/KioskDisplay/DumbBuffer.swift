@@ -26,8 +26,9 @@ final class DumbBuffer {
         self.pitch = Int(pitch)
         self.byteCount = Int(byteCount)
         do {
-            try map()
-            try addFramebuffer()
+            mapping = try DumbBufferCalls.map(fd: fd, handle: handle, byteCount: self.byteCount, what: "a scanout buffer")
+            framebufferID = try DumbBufferCalls.addFramebuffer(fd: fd, size: size, format: .xrgb8888,
+                                                               planes: [(handle, pitch, 0)])
         } catch {
             destroy()
             throw error
@@ -35,15 +36,6 @@ final class DumbBuffer {
     }
 
     deinit { destroy() }
-
-    private func map() throws(DRMError) {
-        mapping = try DumbBufferCalls.map(fd: fd, handle: handle, byteCount: byteCount, what: "a scanout buffer")
-    }
-
-    private func addFramebuffer() throws(DRMError) {
-        framebufferID = try DumbBufferCalls.addFramebuffer(fd: fd, size: size, format: .xrgb8888,
-                                                           planes: [(handle, UInt32(pitch), 0)])
-    }
 
     /// A view of the mapped memory for drawing; valid until `destroy()`.
     func pixelBuffer(index: Int) -> PixelBuffer {

@@ -38,8 +38,10 @@ final class YUVDumbBuffer {
         self.layout = layout
         mappedBytes = Int(byteCount)
         do {
-            try map()
-            try addFramebuffer()
+            mapping = try DumbBufferCalls.map(fd: fd, handle: handle, byteCount: mappedBytes, what: "a video plane buffer")
+            framebufferID = try DumbBufferCalls.addFramebuffer(
+                fd: fd, size: layout.size, format: layout.fourCC,
+                planes: layout.planes.map { (handle, UInt32($0.pitch), UInt32($0.offset)) })
         } catch {
             destroy()
             throw error
@@ -47,16 +49,6 @@ final class YUVDumbBuffer {
     }
 
     deinit { destroy() }
-
-    private func map() throws(DRMError) {
-        mapping = try DumbBufferCalls.map(fd: fd, handle: handle, byteCount: mappedBytes, what: "a video plane buffer")
-    }
-
-    private func addFramebuffer() throws(DRMError) {
-        framebufferID = try DumbBufferCalls.addFramebuffer(
-            fd: fd, size: layout.size, format: layout.fourCC,
-            planes: layout.planes.map { (handle, UInt32($0.pitch), UInt32($0.offset)) })
-    }
 
     /// Copies `frame` in, row by row (no conversion).
     func fill(with frame: YUVFrameView) {
