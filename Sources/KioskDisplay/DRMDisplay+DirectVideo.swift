@@ -53,9 +53,7 @@ extension DRMDisplay: DirectVideoOutput {
         request.entries += plane.showRequest(buffer: index, scanout: scanout, matrix: frame.matrix).entries
         try atomic.commit(request, flags: UInt32(DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT),
                           userData: flipWaiter.userData, what: "showing a frame on plane \(scanout.planeID)")
-        let event = try flipWaiter.wait(timeout: flipTimeout)
-        lastFlip = event
-        vblank.record(flip: event.seconds)
+        let event = try awaitFlipEvent()
         frontIndex = -1   // the primary plane shows the black buffer: every XRGB buffer is free
         plane.noteShown(index)
         return event.seconds

@@ -266,9 +266,16 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
 
     func finishPendingFlip() throws(DRMError) -> FlipEvent {
         guard let pending = pendingIndex else { return lastFlip }
-        let event = try flipWaiter.wait(timeout: flipTimeout)
+        let event = try awaitFlipEvent()
         frontIndex = pending
         pendingIndex = nil
+        return event
+    }
+
+    /// Waits for the flip event of the commit just made (either path) and notes when it came:
+    /// the last flip, and a point on the vblank grid.
+    func awaitFlipEvent() throws(DRMError) -> FlipEvent {
+        let event = try flipWaiter.wait(timeout: flipTimeout)
         lastFlip = event
         vblank.record(flip: event.seconds)
         return event
