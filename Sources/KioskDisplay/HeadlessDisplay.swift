@@ -57,28 +57,22 @@ public final class HeadlessDisplay: VideoOutput {
     public func present(_ buffer: PixelBuffer) throws -> Double {
         precondition(buffer.base == storage[buffer.index], "buffer from another display")
         var now = HeadlessDisplay.monotonicSeconds()
-        if paced, pacing == .vblank {
-            // The flip completes at the first vblank after the request, never on the one the
-            // previous flip completed on.
-            let next = nextVblank(after: max(now, lastFlip ?? now))
-            HeadlessDisplay.sleep(until: next)
-            now = next
-        } else if paced, let lastFlip {
-            // A real screen flips on its next vblank: never more often than the refresh rate.
-            let next = lastFlip + refreshInterval.seconds
-            if next > now { HeadlessDisplay.sleep(until: next); now = next }
-        }
+        let flip = expectedFlip(after: now)
+        if flip > now { HeadlessDisplay.sleep(until: flip); now = flip }
         lastFlip = now
         frontIndex = buffer.index
         back = (buffer.index + 1) % storage.count
         return now
     }
 
+    /// When a flip asked for at `host` completes; `present` waits until then.
     public func expectedFlip(after host: Double) -> Double {
         guard paced else { return host }
         switch pacing {
+        // The first vblank after the request, never the one the previous flip completed on.
         case .vblank: return nextVblank(after: max(host, lastFlip ?? host))
-        case .interval: return max(host, (lastFlip ?? host) + refreshInterval.seconds)
+        // Never more often than the refresh rate.
+        case .interval: return lastFlip.map { max(host, $0 + refreshInterval.seconds) } ?? host
         }
     }
 

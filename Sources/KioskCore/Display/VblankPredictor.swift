@@ -7,17 +7,17 @@
 /// prediction to pick the frame that is due when the picture will actually be seen.
 public struct VblankPredictor: Sendable {
     public let refreshInterval: Double
-    /// Flips complete on the vblank grid (else at once).
-    public let isVblankPaced: Bool
-    /// The latest vblank known: the last flip's, or the one the kernel reported at the start.
+    /// The latest vblank known: the last flip's, or the one the kernel reported at the start;
+    /// nil for a driver without vblanks.
     private var lastVblank: Double?
+    /// Flips complete on the vblank grid (else at once).
+    public var isVblankPaced: Bool { lastVblank != nil }
 
     /// `lastVblank`: the time of a vblank the kernel reported, or nil when the driver has no
     /// vblanks (flips complete at once).
     public init(refreshInterval: Double, lastVblank: Double?) {
         precondition(refreshInterval > 0)
         self.refreshInterval = refreshInterval
-        self.isVblankPaced = lastVblank != nil
         self.lastVblank = lastVblank
     }
 
@@ -30,7 +30,7 @@ public struct VblankPredictor: Sendable {
     /// the first vblank of the grid strictly after `host` (and after the last flip: two flips
     /// never complete on one vblank).
     public func expectedFlip(after host: Double) -> Double {
-        guard isVblankPaced, let lastVblank else { return host }
+        guard let lastVblank else { return host }
         let ticks = Swift.max(1, ((host - lastVblank) / refreshInterval).rounded(.down) + 1)
         return lastVblank + ticks * refreshInterval
     }
