@@ -56,14 +56,18 @@ GUEST_PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.
 
 DRIVER = Path(__file__).resolve().parent / "input_driver.py"
 
-GUEST_COMMAND = r'''
+# The start of every guest script that drives synthetic devices (test_overlay.py too): the
+# driver makes them, and kiosk starts once they exist.
+DRIVER_PREAMBLE = r'''
 K=@KIOSK@
 await() {  # FILE: wait up to 120 s for it
     i=0; while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
 }
 @PYTHON@ -S @DRIVER@ > driver.log 2>&1 &
 await devices-ready
-"$K" probe --json > probe.json 2> probe.err
+'''
+
+GUEST_COMMAND = DRIVER_PREAMBLE + r'''"$K" probe --json > probe.json 2> probe.err
 setpriv --reuid=nobody --regid=nogroup --clear-groups "$K" probe > probe-nobody.txt 2>&1
 touch probed; await kiosk-go
 "$K" play red.mp4 blue.mp4 --loop --display drm --seek-step @SEEK_STEP@ --grab-input \

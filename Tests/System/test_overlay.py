@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 sys.path.insert(0, str(HERE))
 
 from bed import Bed, read_png  # noqa: E402
-from test_input import DRIVER, GUEST_PYTHON, KIOSK, Session  # noqa: E402
+from test_input import DRIVER, DRIVER_PREAMBLE, GUEST_PYTHON, KIOSK, Session  # noqa: E402
 
 SIZE = (640, 480)
 CLIP_SECONDS = 20
@@ -40,14 +40,7 @@ HIDE_AFTER = 4
 FILL = (255, 255, 255)
 TRACK = (0x50, 0x50, 0x50)
 
-GUEST_COMMAND = r'''
-K=@KIOSK@
-await() {  # FILE: wait up to 120 s for it
-    i=0; while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
-}
-@PYTHON@ -S @DRIVER@ > driver.log 2>&1 &
-await devices-ready
-"$K" play clip.mp4 --loop --display drm --audio none --overlay --overlay-hide-after @HIDE_AFTER@ \
+GUEST_COMMAND = DRIVER_PREAMBLE + r'''"$K" play clip.mp4 --loop --display drm --audio none --overlay --overlay-hide-after @HIDE_AFTER@ \
     --stats-file stats.jsonl > kiosk.log 2>&1 &
 pid=$!
 await finish
