@@ -132,7 +132,12 @@ def test_memory_and_descriptors_stay_flat(soak):
     after = window(samples, WARM_UP + 2_000, soak["plays"] + 1)
     assert min(s[3] for s in after) <= min(s[3] for s in warm), "open descriptors grew"
     assert max(s[3] for s in after) <= max(s[3] for s in warm) + 1, "open descriptors grew"
-    # The thread floor a window catches varies by a thread or two with the moment of the samples
-    # (each item's demux and decode threads start and end); a leak of one thread per 1,000
-    # plays would add six over the 6,000 plays after warm-up.
-    assert min(s[2] for s in after) <= min(s[2] for s in warm) + 2, "threads grew"
+    # The thread floor, like the RSS floor, is a window's 10th percentile: each item's demux and
+    # decode threads start and end, and a window's single lowest sample is a rare moment (a
+    # clean-clone run saw 6 in the warm-up window and nothing under 9 after it, with no trend;
+    # the next two runs had 9 and 7 as their lowest anywhere). A leak lifts every sample, so it
+    # lifts the percentile as much as the minimum: one thread per 1,000 plays adds six over the
+    # 6,000 plays after warm-up.
+    settled_threads, late_threads = floor(s[2] for s in warm), floor(s[2] for s in after)
+    print(f"thread floor (10th percentile): {settled_threads} during warm-up, {late_threads} after")
+    assert late_threads <= settled_threads + 2, "threads grew"
