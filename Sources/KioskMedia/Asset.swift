@@ -53,7 +53,9 @@ public final class Asset {
         info = Asset.describe(context, source: source)
         guard info.streams.contains(where: { $0.kind == .video || $0.kind == .audio }) else {
             avformat_close_input(&formatContext)
-            throw MediaError(source: source, reason: "no video or audio stream in this \(info.formatName) file")
+            // Random bytes are sometimes taken for a text format (lrc, subtitles) with no streams
+            // to play: to the person who named it .mp4 it is simply not a media file.
+            throw MediaError(source: source, reason: "not a media file kiosk can play: FFmpeg read it as \(info.formatName) and found no video or audio stream")
         }
     }
 

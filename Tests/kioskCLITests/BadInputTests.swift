@@ -19,6 +19,10 @@ import KioskTestSupport
             var generator = SystemRandomNumberGenerator()
             return try MediaFixtures.file("random.mp4", bytes: (0..<65536).map { _ in UInt8.random(in: 0...255, using: &generator) })
         }, reason: "not a media file"),
+        // FFmpeg takes these lines for lyrics (lrc), a format with no video or audio, as it
+        // sometimes takes random bytes: to the user it is no media file either.
+        Case(name: "lyrics named .mp4", make: { try MediaFixtures.file("lyrics.mp4", bytes: Array("[00:01.00]hello\n[00:02.00]world\n".utf8)) },
+             reason: "not a media file"),
         Case(name: "text file", make: { try MediaFixtures.file("notes.txt", bytes: Array("shopping list\nmilk\n".utf8)) },
              reason: "not a media file"),
         Case(name: "a directory", make: { MediaFixtures.directory.path }, reason: "is a directory"),
