@@ -7,14 +7,18 @@ showing a few lines of text. In that one guest command, one kiosk after the othe
    pattern: gray, magenta border, coloured corner squares) with a gravity, a mode chosen with
    `--display drm::Virtual-1:WxH` and a `--rotation`. When the first frame's stats line is
    written the guest touches CASE/ready; the host takes a screendump and touches CASE/go; the
-   guest sends SIGTERM and times the exit (CASE/exit.json; a slow exit, 1 s or more, is tried
-   again, twice at most: a busy host starves the guest for seconds); the host takes another
-   screendump (the console must be back) and touches CASE/done. Cases at the preferred mode come first:
+   guest sends SIGTERM and times the exit (CASE/exit.json: its status, and the time, reported;
+   the 1 s bound is test_signals.py's on the host, where a busy machine cannot starve kiosk ten-
+   fold as it does an emulated guest); the host takes another screendump (the console must be
+   back) and touches CASE/done. Cases at the preferred mode come first:
    bochs (QEMU's VBE) clears video memory on a mode change, the console's text with it.
 2. The "cadence" case: a 320x180 25 fps moving clip plays at 640x480 (a small mode: TCG
    scales ~100x slower than a native CPU). While it plays a second kiosk must be refused
-   (another process is DRM master). Then it plays on for CADENCE_PLAY_SECONDS, the window
-   whose stats are measured, while the host takes two screendumps a second apart; then SIGTERM.
+   (another process is DRM master). Then it plays on for CADENCE_PLAY_SECONDS while the host
+   takes two screendumps a second apart; then SIGTERM. The bed checks that the picture moves
+   and that media time follows the clock, not a frame counter; the cadence itself (25 fps at
+   40 ms +-10 %, drops) is test_vblank_pacing.py's, on the host, where the guest's speed cannot
+   decide it.
 
 The guest script (play-guest.sh) is bash and waits with `read -t` on a FIFO: under TCG every
 exec of a host binary over 9p costs 0.1-0.2 s of CPU, and a polling `sleep` loop would take
@@ -109,7 +113,7 @@ launch() {  # NAME STATS ARGS...: start `kiosk play ARGS`, wait for its first fr
     pid=$!; guard $pid
     await_frame $stats $pid
 }
-stop_kiosk() {  # SIGTERM $pid and time its exit (/proc/uptime: 10 ms steps, no exec); adds to $exits
+stop_kiosk() {  # SIGTERM $pid and time its exit (/proc/uptime: 10 ms steps, no exec); sets exit_json
     local t0 t1 rc
     read -r t0 _ < /proc/uptime
     kill -TERM $pid
@@ -117,20 +121,11 @@ stop_kiosk() {  # SIGTERM $pid and time its exit (/proc/uptime: 10 ms steps, no 
     read -r t1 _ < /proc/uptime
     kill $watchdog 2>/dev/null
     hundredths=$(( 10#${t1/./} - 10#${t0/./} ))
-    exits+="${exits:+, }{\"rc\": $rc, \"seconds\": $((hundredths / 100)).$(printf %02d $((hundredths % 100)))}"
+    exit_json="{\"rc\": $rc, \"seconds\": $((hundredths / 100)).$(printf %02d $((hundredths % 100)))}"
 }
-finish() {  # NAME ARGS...: again (twice at most) while exits take 1 s or more; NAME/exit.json
-    # Tries again tell kiosk being slow from the host being busy: kiosk exits in 0.1-0.2 s in
-    # this guest, but other jobs' QEMU guests can starve its vCPUs 10-fold for seconds at a
-    # time. The test wants one exit under 1 s; a kiosk that is slow itself is slow every time.
-    local d=$1 tries=0; shift
-    cp /tmp/$d-stats.jsonl $d/stats.jsonl
-    while (( hundredths >= 100 && tries++ < 2 )); do
-        launch $d /tmp/$d-again.jsonl --start-paused "$@"
-        stop_kiosk
-    done
-    echo "{\"exits\": [$exits]}" > $d/exit.json
-    exits=""
+finish() {  # NAME: NAME/stats.jsonl and NAME/exit.json
+    cp /tmp/$1-stats.jsonl $1/stats.jsonl
+    echo "$exit_json" > $1/exit.json
 }
 printf '\033[2J\033[H' > /dev/tty1
 for i in 1 2 3 4 5 6 7 8; do echo "kiosk play bed $i: the console comes back when kiosk exits" > /dev/tty1; done
@@ -139,7 +134,7 @@ show() {  # NAME KIOSK-ARGS...: the first frame, paused, until the host has look
     local d=$1
     launch $d /tmp/$d-stats.jsonl --start-paused "${@:2}" pattern.mp4
     : > $d/ready; await $d/go
-    stop_kiosk; finish "$@" pattern.mp4
+    stop_kiosk; finish $d
     await $d/done
 }
 @CASES@
@@ -150,7 +145,7 @@ nap 1   # the second kiosk's exit settles
 read -r start _ < /proc/uptime; echo $start > cadence/window-start
 : > cadence/playing
 nap @PLAY_SECONDS@   # the host takes its two screendumps meanwhile
-stop_kiosk; finish cadence "${cadence[@]}"
+stop_kiosk; finish cadence
 await cadence/done
 '''
 
@@ -327,13 +322,15 @@ def test_rotation_puts_top_left_where_portrait_expects(guest: PlayGuest, rotated
 
 
 @pytest.mark.parametrize("name", [c.name for c in CASES] + ["cadence"])
-def test_sigterm_exits_zero_within_a_second(guest: PlayGuest, name: str):
+def test_sigterm_exits_zero(guest: PlayGuest, name: str):
     shown = guest.shown[name]
-    exits = shown.exit["exits"]
-    print(f"{guest.driver}/{name}: exit " + ", then ".join(f"{e['seconds']:.2f} s" for e in exits) + " after SIGTERM")
-    assert [e["rc"] for e in exits] == [0] * len(exits), shown.log
-    # Tries after the first are made only after slow ones (see finish() in the guest script).
-    assert min(e["seconds"] for e in exits) < 1.0, f"exits took {exits} after SIGTERM; {shown.log}"
+    print(f"{guest.driver}/{name}: exit {shown.exit['seconds']:.2f} s after SIGTERM")
+    assert shown.exit["rc"] == 0, shown.log
+    # What the bed proves is that the stop is taken and ends the process (a hang would be
+    # SIGKILLed by the guest's 5-minute guard and fail here); how fast is test_signals.py's
+    # test_stop_while_playing_within_a_second, on the host. Under TCG on a busy host an exit
+    # that takes 0.1-0.2 s alone has been seen to take several.
+    assert shown.exit["seconds"] < 60, f"exit took {shown.exit['seconds']} s after SIGTERM; {shown.log}"
 
 
 @pytest.mark.parametrize("name", [c.name for c in CASES] + ["cadence"])
@@ -360,19 +357,28 @@ def test_picture_changes_while_playing(guest: PlayGuest):
     assert differing_fraction(first, second) > 0.005
 
 
-def test_frames_come_at_the_clip_rate(guest: PlayGuest):
-    stats = [s for s in guest.shown["cadence"].stats if s["t"] >= guest.window_start]
-    assert len(stats) > CADENCE_FPS * CADENCE_PLAY_SECONDS / 2, f"only {len(stats)} frames in the window"
+def test_frames_are_shown_in_order_never_early_and_accounted_for(guest: PlayGuest):
+    # Behaviour that holds at any guest speed: frames go up in pts order, each step of the pts
+    # is the frames dropped in between plus the one shown (nothing lost uncounted), and no
+    # frame is shown before its time on the clock (the clock starts at the first flip and may
+    # restart later after the decoder ran dry, which only delays frames). The cadence itself
+    # (40 ms +-10 % at 25 fps, media time = wall time) is
+    # test_vblank_pacing.py::test_frames_come_at_the_clip_rate_on_a_virtual_driver, on the host.
+    stats = [s for s in guest.shown["cadence"].stats if s["video"]]
+    assert len(stats) >= 3, f"only {len(stats)} frames; {guest.shown['cadence'].log}"
+    period = 1 / CADENCE_FPS
+    steps = [(round((b["pts"] - a["pts"]) / period), b["dropped"] - a["dropped"]) for a, b in zip(stats, stats[1:])]
+    assert all(frames >= 1 for frames, _ in steps), f"pts not increasing: {steps}"
+    assert all(frames == dropped + 1 for frames, dropped in steps), f"(frames stepped, dropped) {steps}"
+    t0, p0 = stats[0]["t"], stats[0]["pts"]
+    early = [(s["t"] - t0, s["pts"] - p0) for s in stats if (s["pts"] - p0) - (s["t"] - t0) > period]
+    assert not early, f"frames shown more than a frame early (flip s, media s): {early[:5]}"
     times = [s["t"] for s in stats]
     intervals = sorted(b - a for a, b in zip(times, times[1:]))
-    median = statistics.median(intervals)
-    dropped = stats[-1]["dropped"] - stats[0]["dropped"]
-    pts_rate = (stats[-1]["pts"] - stats[0]["pts"]) / (times[-1] - times[0])
     print(f"{guest.driver}: {len(stats)} frames in {times[-1] - times[0]:.2f} s, interval median "
-          f"{median * 1000:.1f} ms (p10 {intervals[len(intervals) // 10] * 1000:.1f}, p90 "
-          f"{intervals[len(intervals) * 9 // 10] * 1000:.1f}), {dropped} dropped, media/wall {pts_rate:.3f}")
-    assert abs(median - 1 / CADENCE_FPS) <= 0.1 / CADENCE_FPS
-    assert abs(pts_rate - 1) <= 0.1
+          f"{statistics.median(intervals) * 1000:.1f} ms (p90 {intervals[len(intervals) * 9 // 10] * 1000:.1f}), "
+          f"{stats[-1]['dropped'] - stats[0]['dropped']} dropped, media/wall "
+          f"{(stats[-1]['pts'] - p0) / (times[-1] - t0):.3f} (reported; timed on the host)")
 
 
 def test_second_kiosk_is_told_another_is_master(guest: PlayGuest):
@@ -385,10 +391,10 @@ def test_second_kiosk_is_told_another_is_master(guest: PlayGuest):
 
 def test_video_plane_is_not_chosen_and_the_log_says_why(guest: PlayGuest):
     # bochs and virtio-gpu have no plane taking YUV: every frame goes through the CPU path, and
-    # each kiosk run says so once (the cadence case may run kiosk again for its exit timing).
+    # each kiosk run says so once.
     item = guest.shown["cadence"]
     lines = [line for line in item.log.splitlines() if "video plane" in line]
-    assert len(lines) == len(item.exit["exits"]), item.log
+    assert len(lines) == 1, item.log
     assert all("video plane: not used, converting on the CPU: no plane on CRTC" in line and "takes YU12" in line
                for line in lines), lines
     assert item.stats and all(s.get("scanout") == "cpu" for s in item.stats), item.stats[:3]

@@ -114,8 +114,12 @@ def test_stop_while_playing_within_a_second(config, tmp_path):
         time.sleep(0.02)
     sent = time.monotonic()
     returncode, stderr = stop(process, signal.SIGTERM, 0)
-    # Generous: the machine is shared; the VM bed times the exit properly (test_play.py).
-    assert time.monotonic() - sent < 10
+    took = time.monotonic() - sent
+    print(f"exit {took * 1000:.0f} ms after SIGTERM")
+    # Issue 3's bound, timed here on the host: the VM bed's emulated guest can be starved for
+    # seconds by a busy host, so test_play.py checks only the exit status and the restored
+    # console there. On this machine the exit takes tens of milliseconds.
+    assert took < 1.0, f"exit took {took:.2f} s after SIGTERM"
     assert returncode == 0, stderr
 
 
