@@ -13,9 +13,10 @@ white square moving so that consecutive frames differ.
 The host then checks, in sequence, from the stats file (one line per presented frame: item,
 pts, gen) and QMP screendumps:
 
-- playing: two screenshots 0.6 s apart differ (the square moves);
-- tap: the stats file stops growing and two screenshots 1 s apart are equal; a second tap
-  and frames come again;
+- playing: two screenshots with frames presented between them differ (the square moves);
+- tap: kiosk says it paused (a `time_control_status` event on its control socket, which
+  `kiosk ctl watch` in the guest writes to events.jsonl), then no frame is presented and two
+  screenshots 1 s apart are equal; a second tap and frames come again;
 - KEY_RIGHT: the pts jumps forward by seek_step (5 s);
 - grab: a second reader of the grabbed keyboard gets no events (before kiosk started, it did);
 - swipe left: the next item (blue on screen), swipe right: back to the previous (red);
@@ -27,7 +28,13 @@ pts, gen) and QMP screendumps:
 - SIGTERM ends kiosk with status 0 and its log has no error.
 
 It also reports the latency from input to screen, in the guest's CLOCK_MONOTONIC (the driver
-answers with its time, the stats carry the flip times).
+answers with its time, the stats carry the flip times); it checks only that each effect comes
+after its cause. How fast a command reaches the screen is timed on the host, where a guest's
+speed cannot decide it: test_control.py::test_commands_reach_the_screen_promptly.
+
+Every wait is for an event (a stats line, a control event, a log line, the driver's answer)
+with a generous deadline; a tap and a swipe are each written in one go (input_driver.py), so a
+starved guest cannot stretch them past the gesture time limits.
 
 Needs the debug kiosk: `swift build` in this worktree first.
 """
@@ -57,11 +64,17 @@ GUEST_PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.
 DRIVER = Path(__file__).resolve().parent / "input_driver.py"
 
 # The start of every guest script that drives synthetic devices (test_overlay.py too): the
-# driver makes them, and kiosk starts once they exist.
+# driver makes them, and kiosk starts once they exist. kiosk is started with
+# `--control-socket $SOCKET`; watch_events then writes its events to events.jsonl.
 DRIVER_PREAMBLE = r'''
 K=@KIOSK@
+SOCKET=/tmp/kiosk.sock
 await() {  # FILE: wait up to 120 s for it
     i=0; while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
+}
+watch_events() {
+    await $SOCKET
+    "$K" ctl --socket $SOCKET watch > events.jsonl 2> watch.log &
 }
 @PYTHON@ -S @DRIVER@ > driver.log 2>&1 &
 await devices-ready
@@ -71,9 +84,10 @@ GUEST_COMMAND = DRIVER_PREAMBLE + r'''"$K" probe --json > probe.json 2> probe.er
 setpriv --reuid=nobody --regid=nogroup --clear-groups "$K" probe > probe-nobody.txt 2>&1
 touch probed; await kiosk-go
 "$K" play red.mp4 blue.mp4 --loop --display drm --seek-step @SEEK_STEP@ --grab-input \
-    --stats-file stats.jsonl > kiosk.log 2>&1 &
+    --control-socket $SOCKET --stats-file stats.jsonl > kiosk.log 2>&1 &
 pid=$!
 echo $pid > kiosk.pid
+watch_events
 await finish
 kill -TERM $pid
 wait $pid; echo $? > kiosk.rc
@@ -106,14 +120,50 @@ class Session:
         return result
 
     def stats(self) -> list[dict]:
-        path = self.workdir / "stats.jsonl"
+        return self._json_lines("stats.jsonl")
+
+    def events(self) -> list[dict]:
+        """kiosk's control-socket events so far (watch_events in the guest)."""
+        return self._json_lines("events.jsonl")
+
+    def _json_lines(self, name: str) -> list[dict]:
+        path = self.workdir / name
         if not path.exists():
             return []
         lines = path.read_text().splitlines()
         # A line still being written is left for the next read.
         return [json.loads(line) for line in lines if line.endswith("}")]
 
-    def wait_until(self, what: str, condition, timeout: float = 20.0):
+    def wait_for_watcher(self) -> None:
+        """Until `kiosk ctl watch` is connected (its first event, a time tick while playing):
+        a debug kiosk takes seconds to start under TCG, and a status change made before it
+        connects would never be seen."""
+        self.wait_until("kiosk ctl watch to pass on an event", lambda _: self.events(), timeout=180)
+
+    def wait_for_status(self, status: str, after: int, timeout: float = 60.0) -> dict:
+        """The first `time_control_status` event saying `status` among the events after the
+        first `after` ones."""
+        def said(_):
+            return next((e for e in self.events()[after:] if e.get("event") == "time_control_status"
+                         and e.get("time_control_status") == status), None)
+        return self.wait_until(f"kiosk to say {status}", said, timeout)
+
+    def videos(self) -> list[dict]:
+        """The stats lines of decoded frames (not the overlay's redraws of a paused picture)."""
+        return [line for line in self.stats() if line.get("event") is None]
+
+    def shot_until(self, name: str, good, tries: int = 25) -> Path:
+        """Screendumps until `good(path)` holds, a fifth of a second apart: QEMU shows a flip on
+        its own display refresh (virtio-gpu's update is asynchronous too). The caller asserts on
+        what the last one shows."""
+        for _ in range(tries):
+            path = self.shot(name)
+            if good(path):
+                break
+            time.sleep(0.2)
+        return path
+
+    def wait_until(self, what: str, condition, timeout: float = 60.0):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             value = condition(self.stats())
@@ -171,23 +221,28 @@ def results(tmp_path_factory) -> Results:
         # The control for the grab check below: before kiosk runs, a reader sees the keys.
         checks["ungrabbed_seen_bytes"] = s.command("grabbed keys KEY_M")["seen_bytes"]
         (workdir / "kiosk-go").touch()
-        s.wait_until("kiosk to play item 0", lambda st: len(st) > 10 and st[-1]["item"] == 0, timeout=90)
+        s.wait_until("kiosk to play item 0", lambda st: len(st) > 10 and st[-1]["item"] == 0, timeout=180)
+        s.wait_for_watcher()
         first = s.shot("playing-a")
-        time.sleep(0.6)
-        checks["playing_moves"] = not same_picture(first, s.shot("playing-b"))
-        checks["playing_colour"] = dominant(workdir / "playing-a.png")
+        count = len(s.stats())
+        s.wait_until("two more frames", lambda st: len(st) >= count + 2)
+        second = s.shot_until("playing-b", lambda p: not same_picture(first, p))
+        checks["playing_moves"] = not same_picture(first, second)
+        checks["playing_colour"] = dominant(first)
 
-        # Tap: paused. Give the pause a moment to land, then nothing may be presented.
+        # Tap: kiosk says it paused; from then on nothing may be presented.
+        events = len(s.events())
         tapped = s.command("tap 0.5 0.4")["t"]
-        time.sleep(0.5)
+        s.wait_for_status("paused", events)
         count, a = len(s.stats()), s.shot("paused-a")
-        time.sleep(1.0)
+        time.sleep(1.0)   # a stretch in which no frame may come
         checks["paused_frames_after"] = len(s.stats()) - count
         checks["paused_same_picture"] = same_picture(a, s.shot("paused-b"))
-        # The input path alone: how long frames kept coming after the finger lifted (at most
-        # the frame being drawn when the pause arrived).
+        # Reported: how long frames kept coming after the finger lifted.
         tap_to_last_frame = max(l["t"] for l in s.stats()) - tapped
+        events = len(s.events())
         s.command("tap 0.5 0.4")
+        s.wait_for_status("playing", events)
         count = len(s.stats())
         s.wait_until("frames after the second tap", lambda st: len(st) >= count + 5)
         checks["resumed"] = True
@@ -207,42 +262,39 @@ def results(tmp_path_factory) -> Results:
 
         # Swipes: left -> next item (blue), right -> previous (red).
         count = len(s.stats())
-        lifted = s.command("stroke 0.8 0.4 0.2 0.4 0.25 8")["t"]
+        lifted = s.command("stroke 0.8 0.4 0.2 0.4 0 8")["t"]
         shown = s.wait_until("item 1 after a left swipe", lambda st: next((l["t"] for l in st[count:] if l["item"] == 1), None))
         checks["latency"]["swipe_to_next_item"] = shown - lifted
-        time.sleep(0.3)
-        checks["after_swipe_left"] = dominant(s.shot("swipe-left"))
-        s.command("stroke 0.2 0.4 0.8 0.4 0.25 8")
+        checks["after_swipe_left"] = dominant(s.shot_until("swipe-left", lambda p: dominant(p) == "blue"))
+        s.command("stroke 0.2 0.4 0.8 0.4 0 8")
         s.wait_until("item 0 after a right swipe", lambda st: st[-1]["item"] == 0)
-        time.sleep(0.3)
-        checks["after_swipe_right"] = dominant(s.shot("swipe-right"))
+        checks["after_swipe_right"] = dominant(s.shot_until("swipe-right", lambda p: dominant(p) == "red"))
 
         # Scrub along the bottom band to 60%: the last seek goes to 0.6 * 30 s = 18 s (a
         # keyframe), and playback resumes from there. Seeks during the scrub show frames too,
         # each a new generation; the last generation is the one that plays on.
+        # Settled: six frames flipped after the finger lifted, all of one generation (the last
+        # seek is made at the latest on the lift).
         count = len(s.stats())
-        s.command("stroke 0.1 0.95 0.6 0.95 0.6 12")
+        lifted = s.command("stroke 0.1 0.95 0.6 0.95 0.6 12")["t"]
         def settled(st):
-            new = st[count:]
-            if len(new) < 8 or len({l["gen"] for l in new[-6:]}) != 1:
+            new, after = st[count:], [l for l in st[count:] if l["t"] > lifted]
+            if len(after) < 6 or len({l["gen"] for l in after}) != 1:
                 return None
-            last_gen = [l for l in new if l["gen"] == new[-1]["gen"]]
+            last_gen = [l for l in new if l["gen"] == after[-1]["gen"]]
             return {"first_pts": last_gen[0]["pts"], "last_pts": last_gen[-1]["pts"],
                     "generations": len({l["gen"] for l in new})}
-        time.sleep(1.0)
         checks["scrub"] = s.wait_until("playback to settle after the scrub", settled)
 
         # Hotplug: a keyboard made now is used; KEY_N goes to the next item.
         s.command("create late-keys keys")
-        s.wait_until("kiosk to open the late keyboard",
-                     lambda _: "'late-keys' as keyboard" in s.log(), timeout=10)
+        s.wait_until("kiosk to open the late keyboard", lambda _: "'late-keys' as keyboard" in s.log())
         s.command("key late-keys KEY_N")
         s.wait_until("item 1 after KEY_N on the late keyboard", lambda st: st[-1]["item"] == 1)
         checks["hotplug_next"] = True
         # Unplug the first keyboard: dropped, playback goes on.
         s.command("destroy keys")
-        s.wait_until("kiosk to notice the unplug", lambda _: "'keys' unplugged" in s.log() or "'keys' removed" in s.log(),
-                     timeout=10)
+        s.wait_until("kiosk to notice the unplug", lambda _: "'keys' unplugged" in s.log() or "'keys' removed" in s.log())
         count = len(s.stats())
         s.wait_until("frames after the unplug", lambda st: len(st) >= count + 5)
         checks["unplug_survived"] = True
@@ -254,11 +306,9 @@ def results(tmp_path_factory) -> Results:
         s.wait_until("kiosk to report the dropped events", lambda _: "dropped events (SYN_DROPPED" in s.log())
         s.wait_until("frames after the flood", lambda st: len(st) >= count + 8)
         checks["flood_item_kept"] = s.stats()[-1]["item"] == item
+        events = len(s.events())
         s.command("tap 0.5 0.4")
-        time.sleep(0.5)
-        count = len(s.stats())
-        time.sleep(1.0)
-        checks["tap_after_flood_pauses"] = len(s.stats()) == count
+        checks["tap_after_flood_pauses"] = s.wait_for_status("paused", events) is not None
 
         (workdir / "finish").touch()
         assert bed.wait(timeout=60) == 0, bed.console_log()
@@ -290,16 +340,13 @@ def test_grab_keeps_keys_from_other_readers(results: Results):
     assert results.checks["grab_seen_bytes"] == 0
 
 
-def test_input_latency_is_reported(results: Results):
+def test_effects_follow_their_input_and_latency_is_reported(results: Results):
     latency = results.checks["latency"]
     # Measured from the driver's time after its last event (the key's release, the finger's
-    # lift), so a frame may come a hair before. Under TCG a frame takes ~0.1-0.3 s to decode and
-    # scale; on hardware this is one frame.
-    assert all(-0.05 <= latency[name] < 2 for name in ("key_to_frame", "swipe_to_next_item")), latency
-    # At most the frame being drawn when the pause arrived; TCG on a busy host is slow to draw.
-    # Negative is fine: the last frame came before the lift (the tap is recognised on the lift,
-    # and a slow guest may have presented nothing during the finger's press).
-    assert latency["tap_to_last_frame"] < 1.0, latency
+    # lift), so a frame may come a hair before; an effect long before its cause would be a
+    # frame mistaken for it. How long they take is timed on the host (see the module doc):
+    # under TCG a frame takes ~0.1-0.3 s to decode and scale, far more on a busy host.
+    assert all(latency[name] >= -0.05 for name in ("key_to_frame", "swipe_to_next_item")), latency
     print("input to screen, in the guest's CLOCK_MONOTONIC: "
           + ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in latency.items()))
 

@@ -4,12 +4,14 @@ The guest makes a synthetic touchscreen (input_driver.py, as test_input.py does)
 `kiosk play clip.mp4 --loop --overlay --overlay-hide-after 4`. The clip is 20 s of solid red,
 320x240 at 10 fps, with a white square moving (so frames differ). The host then:
 
-- taps: playback pauses and the overlay appears although no new frame comes (the presenter
-  draws the paused picture again; its stats line says "event": "overlay"). In a screendump the
+- taps: playback pauses (kiosk says so on its control socket) and the overlay appears although
+  no new frame comes (the presenter draws the paused picture again; its stats line says
+  "event": "overlay"). In a screendump the
   progress bar lies along the bottom: an opaque track (0x505050) with an opaque white fill,
   and the fill's share of the bar matches the paused position in the stats file (pts over the
   clip's length) within 2%;
-- waits: 4 s after the tap, still paused, the overlay is gone: the bar's pixels are not there;
+- waits: HIDE_AFTER s after the tap, still paused, the overlay is drawn away (the next
+  "overlay" redraw after the pause) and the bar's pixels are gone;
 - scrubs along the bottom band from 10% to 60% of the width (still paused): the overlay is
   back, its bar at 60% (the finger's position), on the frame the seek found.
 
@@ -18,10 +20,8 @@ Needs the debug kiosk: `swift build` in this worktree first.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -36,13 +36,17 @@ from test_input import DRIVER, DRIVER_PREAMBLE, GUEST_PYTHON, KIOSK, Session  # 
 
 SIZE = (640, 480)
 CLIP_SECONDS = 20
-HIDE_AFTER = 4
+# The screendump of the overlay must come between the redraw that shows it and the one that
+# hides it. 10 s: the host sees the first redraw within about a second of it, and a starved
+# guest (deploy/test --stress) has been seen to delay its stats lines by a few seconds.
+HIDE_AFTER = 10
 FILL = (255, 255, 255)
 TRACK = (0x50, 0x50, 0x50)
 
 GUEST_COMMAND = DRIVER_PREAMBLE + r'''"$K" play clip.mp4 --loop --display drm --audio none --overlay --overlay-hide-after @HIDE_AFTER@ \
-    --stats-file stats.jsonl > kiosk.log 2>&1 &
+    --control-socket $SOCKET --stats-file stats.jsonl > kiosk.log 2>&1 &
 pid=$!
+watch_events
 await finish
 kill -TERM $pid
 wait $pid; echo $? > kiosk.rc
@@ -93,36 +97,29 @@ def checks(tmp_path_factory) -> dict:
         s = Session(bed, workdir)
         bed.wait_for_file("devices-ready", timeout=120)
         # Past the first second, so the fill is well away from both ends.
-        s.wait_until("kiosk to play past 2 s", lambda st: any(l["pts"] > 2 for l in st), timeout=90)
+        s.wait_until("kiosk to play past 2 s", lambda st: any(l["pts"] > 2 for l in st), timeout=180)
+        s.wait_for_watcher()
         result["before_tap"] = find_bar(s.shot("before-tap"))
 
+        events = len(s.events())
         s.command("tap 0.5 0.4")
-        # The pause has landed when no video frame comes for a while; by then the paused
-        # picture has been drawn again with the overlay.
-        def paused(st):
-            videos = [l for l in st if l.get("event") is None]
-            overlays = [l for l in st if l.get("event") == "overlay"]
-            quiet = videos and time.monotonic() - paused.last_change > 1.0 and len(videos) == paused.count
-            if len(videos) != paused.count:
-                paused.count, paused.last_change = len(videos), time.monotonic()
-            return quiet and overlays and overlays[-1]["t"] > videos[-1]["t"]
-        paused.count, paused.last_change = 0, time.monotonic()
-        s.wait_until("the pause, and the paused picture drawn again with the overlay", paused, timeout=60)
-        shown = s.stats()
-        time.sleep(0.3)   # QEMU's display catches up with a flip on its own refresh
-        result["shown"] = find_bar(s.shot("shown"))
-        result["paused_pts"] = [l for l in shown if l.get("event") is None][-1]["pts"]
+        s.wait_for_status("paused", events)
+        # Paused, the presenter draws the paused picture again with the overlay (the first
+        # "overlay" line after the last frame), and once more hide_after later without it.
+        def redraws_after_pause(st):
+            last_video = max((i for i, l in enumerate(st) if l.get("event") is None), default=len(st))
+            return [l for l in st[last_video + 1:] if l.get("event") == "overlay"]
+        s.wait_until("the paused picture drawn again with the overlay", redraws_after_pause)
+        result["shown"] = find_bar(s.shot_until("shown", lambda p: find_bar(p) is not None))
+        result["redraws_when_shot"] = len(redraws_after_pause(s.stats()))
+        paused_videos = s.videos()
+        result["paused_pts"] = paused_videos[-1]["pts"]
 
-        # hide_after later the picture is drawn once more, without the overlay.
-        redraws = sum(1 for l in shown if l.get("event") == "overlay")
-        s.wait_until("the redraw that hides the overlay",
-                     lambda st: sum(1 for l in st if l.get("event") == "overlay") > redraws,
-                     timeout=HIDE_AFTER + 40)
-        time.sleep(0.3)
-        result["hidden"] = find_bar(s.shot("hidden"))
+        s.wait_until("the redraw that hides the overlay", lambda st: len(redraws_after_pause(st)) >= 2,
+                     timeout=HIDE_AFTER + 120)
+        result["hidden"] = find_bar(s.shot_until("hidden", lambda p: find_bar(p) is None))
         result["hidden_pts"] = s.stats()[-1]["pts"]
-        result["video_frames_while_paused"] = len([l for l in s.stats() if l.get("event") is None]) - \
-            len([l for l in shown if l.get("event") is None])
+        result["video_frames_while_paused"] = len(s.videos()) - len(paused_videos)
 
         # A scrub while paused: the bar follows the finger; the seek's frame comes with it.
         count = len(s.stats())
@@ -130,8 +127,7 @@ def checks(tmp_path_factory) -> dict:
         target = 0.6 * length
         s.wait_until("the scrub's last seek on screen",
                      lambda st: any(l.get("event") is None and abs(l["pts"] - target) < 1.1 for l in st[count:]))
-        time.sleep(0.3)
-        result["scrubbed"] = find_bar(s.shot("scrubbed"))
+        result["scrubbed"] = find_bar(s.shot_until("scrubbed", lambda p: (find_bar(p) or {}).get("fraction", 0) > 0.55))
 
         (workdir / "finish").touch()
         assert bed.wait(timeout=60) == 0, bed.console_log()
@@ -146,7 +142,9 @@ def test_no_overlay_before_input(checks: dict):
 
 def test_tap_shows_the_bar_at_the_bottom_with_the_paused_position(checks: dict):
     bar = checks["shown"]
-    assert bar is not None, "no progress bar in the screendump after the tap"
+    # redraws_when_shot 2 would mean the overlay was hidden again before the screendump:
+    # HIDE_AFTER too short for this host, not kiosk wrong.
+    assert bar is not None, f"no progress bar in the screendump after the tap: {checks}"
     width, height = SIZE
     assert bar["y"] >= height * 0.9, bar             # along the bottom edge
     assert abs(bar["x"] + bar["width"] / 2 - width / 2) <= 2, bar   # centered
