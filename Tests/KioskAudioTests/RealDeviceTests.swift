@@ -109,7 +109,10 @@ struct RealDeviceTests {
         Thread.sleep(forTimeInterval: 0.1)
         #expect(sink.delayFrames == paused, "nothing plays while paused")
         try sink.resume()
-        Thread.sleep(forTimeInterval: 0.02)
+        // The device moves on at its next timer tick: wait for it (an emulated guest on a busy
+        // host may run that tick late), up to two seconds.
+        let deadline = Date().addingTimeInterval(2)
+        while sink.delayFrames >= paused && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
         #expect(sink.delayFrames < paused, "playing again")
         try sink.drop()
         sink.close()
