@@ -66,6 +66,7 @@ let package = Package(
         .testTarget(name: "KioskTextTests", dependencies: ["KioskText", "KioskCore"]),
         .testTarget(name: "KioskPlayerTests", dependencies: ["KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
                                                            .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "KioskControlTests", dependencies: ["KioskControl", "KioskCore"]),
         .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),
     ]
 )

@@ -1,14 +1,14 @@
 import KioskCore
 import KioskPlayer
 
-/// Carries out parsed requests on the player (posting to its mailbox, reading its snapshot)
+/// Carries out parsed requests on the player (sending its requests, reading its properties)
 /// and turns its events into event lines. Used only by the server thread.
 final class ControlDispatcher {
-    let player: QueuePlayer
+    let player: any ControlledPlayer
     let baseDirectory: String
     private var names = ControlEventNames()
 
-    init(player: QueuePlayer, baseDirectory: String) {
+    init(player: any ControlledPlayer, baseDirectory: String) {
         self.player = player
         self.baseDirectory = baseDirectory
     }
@@ -29,35 +29,11 @@ final class ControlDispatcher {
 
     private func perform(_ command: ControlCommand, for connection: ControlConnection) -> Result<ControlValue, ControlRequestError> {
         switch command {
-        case .play: player.play()
-        case .pause: player.pause()
-        case .toggle: player.togglePlayPause()
-        case .seek(let seconds, let mode):
-            // Checked here so the client hears why; the player would only log it.
-            guard player.status == .readyToPlay else {
-                return .failure(ControlRequestError("seek: the current item is not ready to play (status \(ControlEventNames.name(of: player.status)))"))
-            }
-            switch mode {
-            case .absolute: player.seek(to: MediaTime(seconds: seconds))
-            case .relative: player.skip(by: MediaTime(seconds: seconds))
-            }
-        case .next: player.advanceToNextItem()
-        case .previous: player.returnToPreviousItem()
-        case .goto(let index):
-            let count = player.playlistCount
-            guard index < count else {
-                return .failure(ControlRequestError("goto: no item \(index): the playlist has \(count) item\(count == 1 ? "" : "s"), counted from 0"))
-            }
-            player.jump(to: index)
+        case .request(let request):
+            if let refusal = refusal(of: request) { return .failure(refusal) }
+            player.send(request)
         case .load(let sources):
             return load(sources)
-        case .volume(let percent): player.setVolume(percent)
-        case .mute(.set(let muted)): player.setMuted(muted)
-        case .mute(.toggle): player.toggleMute()
-        case .rate(let rate):
-            // A speed, as mpv's: it does not unpause; play() resumes at it.
-            player.setDefaultRate(rate)
-            if player.rate.numerator != 0 { player.setRate(rate) }
         case .get(let property):
             return .success(value(of: property))
         case .observe(let property):
@@ -68,6 +44,24 @@ final class ControlDispatcher {
             return .success(ControlMessage.commandList)
         }
         return .success(.null)
+    }
+
+    /// Why the player would only log a refusal of `request`, checked here so the client hears it.
+    private func refusal(of request: PlayerRequest) -> ControlRequestError? {
+        switch request {
+        case .seek, .skip:
+            guard player.status == .readyToPlay else {
+                return ControlRequestError("seek: the current item is not ready to play (status \(ControlEventNames.name(of: player.status)))")
+            }
+        case .goto(let index):
+            let count = player.playlistCount
+            guard index < count else {
+                return ControlRequestError("goto: no item \(index): the playlist has \(count) item\(count == 1 ? "" : "s"), counted from 0")
+            }
+        default:
+            break
+        }
+        return nil
     }
 
     /// A new playlist, expanded like kiosk.conf's items, played from its first entry.
@@ -82,8 +76,7 @@ final class ControlDispatcher {
             let reasons = expansion.diagnostics.map { "\($0)" }.joined(separator: "; ")
             return .failure(ControlRequestError("load: nothing to play\(reasons.isEmpty ? "" : ": " + reasons)"))
         }
-        player.replace(entries: expansion.entries)
-        player.jump(to: 0)
+        player.send(.load(expansion.entries))
         return .success(.object([("playlist_count", .integer(Int64(expansion.entries.count))), ("warnings", .array(warnings))]))
     }
 

@@ -67,7 +67,7 @@ public final class ControlServer: @unchecked Sendable {
     static let pendingEventLimit = 4096
 
     /// Starts serving `player`; `baseDirectory` resolves relative sources of `load`.
-    public func start(player: QueuePlayer, baseDirectory: String = FileManager.default.currentDirectoryPath) {
+    public func start(player: any ControlledPlayer, baseDirectory: String = FileManager.default.currentDirectoryPath) {
         dispatcher = ControlDispatcher(player: player, baseDirectory: baseDirectory)
         let thread = Thread { [self] in
             serve()

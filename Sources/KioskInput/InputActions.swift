@@ -1,50 +1,5 @@
 import KioskCore
 
-/// The player as input drives it: AVPlayer's verbs, as `KioskPlayer.QueuePlayer` spells them,
-/// so the player conforms with an empty extension and tests can use a recorder.
-public protocol PlayerControls: AnyObject, Sendable {
-    /// The current item's length; nil while unknown (scrubbing then does nothing).
-    var duration: MediaTime? { get }
-    /// 0 while paused (AVPlayer's rate).
-    var rate: Rational { get }
-    func play()
-    func pause()
-    func togglePlayPause()
-    func seek(to time: MediaTime)
-    func skip(by delta: MediaTime)
-    func adjustVolume(by delta: Int)
-    func toggleMute()
-    func advanceToNextItem()
-    func returnToPreviousItem()
-}
-
-/// One thing input asks of the player.
-public enum PlayerRequest: Sendable, Hashable {
-    case play
-    case pause
-    case togglePlayPause
-    case seek(to: MediaTime)
-    case skip(by: MediaTime)
-    case adjustVolume(by: Int)
-    case toggleMute
-    case nextItem
-    case previousItem
-
-    public func send(to player: PlayerControls) {
-        switch self {
-        case .play: player.play()
-        case .pause: player.pause()
-        case .togglePlayPause: player.togglePlayPause()
-        case .seek(let time): player.seek(to: time)
-        case .skip(let delta): player.skip(by: delta)
-        case .adjustVolume(let delta): player.adjustVolume(by: delta)
-        case .toggleMute: player.toggleMute()
-        case .nextItem: player.advanceToNextItem()
-        case .previousItem: player.returnToPreviousItem()
-        }
-    }
-}
-
 /// What the mapper needs to know about the player when a gesture comes.
 public struct PlayerView: Sendable, Hashable {
     public var isPlaying: Bool
@@ -54,7 +9,7 @@ public struct PlayerView: Sendable, Hashable {
         self.isPlaying = isPlaying; self.duration = duration
     }
 
-    public init(_ player: PlayerControls) {
+    public init(_ player: PlayerRequestSink) {
         self.init(isPlaying: player.rate.numerator != 0, duration: player.duration)
     }
 }

@@ -39,7 +39,7 @@ final class InputReader {
     let screen: InputScreen
     let thresholds: GestureThresholds
     let keys: KeyTranslator
-    let player: PlayerControls
+    let player: PlayerRequestSink
     let logger: Logger
     var mapper: InputActionMapper
     let hotplug: HotplugWatcher?
@@ -52,7 +52,7 @@ final class InputReader {
     /// Delays between attempts to open a new node whose permissions may still be changing.
     static let retryDelays = [0.05, 0.1, 0.2, 0.4, 0.8, 1.6]
 
-    init(config: InputConfig, screen: InputScreen, player: PlayerControls, logger: Logger, directory: String) {
+    init(config: InputConfig, screen: InputScreen, player: PlayerRequestSink, logger: Logger, directory: String) {
         self.directory = directory
         selection = DeviceSelection(config.devices)
         grab = config.grab
@@ -265,7 +265,7 @@ final class InputReader {
     }
 
     private func send(_ requests: [PlayerRequest]) {
-        for request in requests { request.send(to: player) }
+        for request in requests { player.send(request) }
     }
 
     // MARK: Time

@@ -23,7 +23,7 @@ public final class InputService: @unchecked Sendable {
     ///   - config: kiosk.conf's `input` section (enabled is the caller's business).
     ///   - screen: the display touches map to.
     ///   - directory: where device nodes live (tests may point elsewhere).
-    public init(config: InputConfig, screen: InputScreen, player: PlayerControls, logger: Logger,
+    public init(config: InputConfig, screen: InputScreen, player: PlayerRequestSink, logger: Logger,
                 directory: String = "/dev/input") {
         reader = InputReader(config: config, screen: screen, player: player, logger: logger, directory: directory)
         var fds: [Int32] = [-1, -1]

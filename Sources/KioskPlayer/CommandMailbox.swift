@@ -4,11 +4,9 @@ import KioskCore
 /// What other threads (keys, touch, the control socket, signals) ask of the player. The
 /// presenter thread alone carries them out, so the player's state has one owner.
 enum PlayerCommand: Sendable {
-    case input(PlaybackInput)
-    case next
-    case previous
-    case jump(to: Int)
-    case replace(entries: [PlaylistEntry])
+    /// A user's request (keys, touch, the control socket).
+    case request(PlayerRequest)
+    /// kiosk.conf changed: the engine's own settings, not a user's request.
     case reload(PlayerReload)
     /// Input the overlay answers to (it never changes playback).
     case overlay(OverlayNote)

@@ -7,26 +7,7 @@ import KioskMedia
 extension PlaybackLoop {
     func handle(_ command: PlayerCommand) {
         switch command {
-        case .input(let input):
-            if case .skip(let delta, _) = input {
-                apply(.skip(by: delta, from: currentTime))   // from the position now, not when posted
-            } else {
-                apply(input)
-            }
-        case .next: begin(cursor.next(), seamFrom: nil)
-        case .previous: begin(cursor.previous(), seamFrom: nil)
-        case .jump(let index):
-            if let step = cursor.jump(to: index) { begin(step, seamFrom: nil) } else {
-                logger.warning("no item \(index): the playlist has \(cursor.entries.count)")
-            }
-        case .replace(let entries):
-            upcoming?.close()
-            upcoming = nil
-            switch cursor.replace(entries: entries) {
-            case .keptCurrent(let index): current?.index = index
-            case .currentRemoved, .notStarted: begin(cursor.advance(), seamFrom: nil)
-            }
-            finished = false
+        case .request(let request): carryOut(request)
         case .reload(let reload):
             applyReload(reload)
         case .stop:
@@ -34,6 +15,36 @@ extension PlaybackLoop {
         case .overlay(let note):
             noteOverlayInput(note)
         }
+    }
+
+    /// A user's request: playlist requests move the cursor, the others go to the state machine.
+    func carryOut(_ request: PlayerRequest) {
+        guard request.isPlaylistRequest else { return apply(request) }
+        switch request {
+        case .nextItem: begin(cursor.next(), seamFrom: nil)
+        case .previousItem: begin(cursor.previous(), seamFrom: nil)
+        case .goto(let index):
+            if let step = cursor.jump(to: index) { begin(step, seamFrom: nil) } else {
+                logger.warning("no item \(index): the playlist has \(cursor.entries.count)")
+            }
+        case .load(let entries):
+            upcoming?.close()
+            upcoming = nil
+            switch cursor.replace(entries: entries) {
+            case .keptCurrent(let index): current?.index = index
+            case .currentRemoved, .notStarted: begin(cursor.advance(), seamFrom: nil)
+            }
+            finished = false
+            carryOut(.goto(index: 0))   // a loaded list plays from its start
+        default:
+            assertionFailure("\(request) is routed to the playlist but has no meaning here")
+        }
+    }
+
+    /// Applies a request to the state machine; a `skip` counts from the position now, not
+    /// from when it was posted. Also the engine's own settings at start and on reload.
+    func apply(_ request: PlayerRequest) {
+        apply(.request(request, position: currentTime))
     }
 
     /// Acts on the cursor's answer. `seamFrom` is the outgoing item's end on the clock when

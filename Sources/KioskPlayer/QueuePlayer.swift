@@ -57,7 +57,7 @@ public enum PlayerEvent: Sendable {
 /// `VideoOutput`, looping as the cursor says, with seams that show no black frame and no stall
 /// (the next item is prepared ahead). All state lives on one presenter thread; the methods
 /// here post commands to it and read a snapshot, so they may be called from any thread.
-public final class QueuePlayer: @unchecked Sendable {
+public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     // Safe to share: `loop` is touched only by the presenter thread after start; `snapshot`
     // is guarded by `snapshotLock`; `mailbox` is thread-safe.
     private let mailbox = CommandMailbox()
@@ -117,28 +117,11 @@ public final class QueuePlayer: @unchecked Sendable {
         return result == .success
     }
 
-    // MARK: AVPlayer's verbs
+    // MARK: Requests
 
-    public func play() { mailbox.post(.input(.play)) }
-    public func pause() { mailbox.post(.input(.pause)) }
-    public func togglePlayPause() { mailbox.post(.input(.togglePlayPause)) }
-    public func seek(to time: MediaTime) { mailbox.post(.input(.seek(to: time))) }
-    /// Forward (positive) or back by `seconds`, clamped to [0, duration].
-    public func skip(by delta: MediaTime) {
-        mailbox.post(.input(.skip(by: delta, from: currentTime)))
-    }
-    public func setRate(_ rate: Rational) { mailbox.post(.input(.setRate(rate))) }
-    /// The rate `play()` resumes at (0.25...4), without unpausing.
-    public func setDefaultRate(_ rate: Rational) { mailbox.post(.input(.setDefaultRate(rate))) }
-    public func setVolume(_ percent: Int) { mailbox.post(.input(.setVolume(percent))) }
-    public func adjustVolume(by delta: Int) { mailbox.post(.input(.adjustVolume(by: delta))) }
-    public func setMuted(_ muted: Bool) { mailbox.post(.input(.setMuted(muted))) }
-    public func toggleMute() { mailbox.post(.input(.toggleMute)) }
-    public func advanceToNextItem() { mailbox.post(.next) }
-    public func returnToPreviousItem() { mailbox.post(.previous) }
-    public func jump(to index: Int) { mailbox.post(.jump(to: index)) }
-    /// Live reload: the current item keeps playing when it is still in `entries`.
-    public func replace(entries: [PlaylistEntry]) { mailbox.post(.replace(entries: entries)) }
+    /// The one entry for what keys, touch, the control socket and the overlay ask (AVPlayer's
+    /// verbs, as `PlayerRequest` spells them); carried out in order on the presenter thread.
+    public func send(_ request: PlayerRequest) { mailbox.post(.request(request)) }
     /// Live reload of kiosk.conf: new settings (and playlist) at once, see `PlayerReload`.
     public func reload(_ reload: PlayerReload) { mailbox.post(.reload(reload)) }
     /// The person at the screen touched or pressed something: show the overlay (hidden again

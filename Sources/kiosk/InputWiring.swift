@@ -5,9 +5,6 @@ import KioskInput
 import KioskPlayer
 import Logging
 
-/// The engine takes input through the same verbs it offers everyone (AVPlayer's).
-extension QueuePlayer: PlayerControls {}
-
 /// `kiosk play`'s input options; `kiosk run` reads the same settings from kiosk.conf's `input`.
 struct PlayInputOptions: ParsableArguments {
     @Flag(name: .customLong("no-input"), help: "Do not read touchscreens and keys.")

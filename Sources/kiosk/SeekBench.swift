@@ -52,7 +52,7 @@ enum SeekBench {
             let target = ((Double(slot) + 0.5) / Double(count) * (duration - 1.0) * 1000).rounded() / 1000
             let shown = player.framesPresented
             let requested = MonotonicClock().now()
-            player.seek(to: MediaTime(value: Int64(target * 1000), timescale: 1000))
+            player.send(.seek(to: MediaTime(value: Int64(target * 1000), timescale: 1000)))
             done.append(Seek(target: target, requested: requested))
             // Frames of the old position are dropped once the seek is taken: a few flips mean the
             // new position is on screen. Then play on a little, as a person would watch.

@@ -10,7 +10,7 @@ private let zeroRate = Rational(0, 1)
 /// A state with `clipA` open, primed and playing at rate 1.
 private func playingClipA() throws -> PlaybackState {
     var state = PlaybackState()
-    _ = try state.handle(.play)
+    _ = try state.handle(.request(.play))
     _ = try state.handle(.itemLoading(clipA))
     _ = try state.handle(.itemReady(duration: tenSeconds))
     _ = try state.handle(.bufferReady)
@@ -30,7 +30,7 @@ private func playingClipA() throws -> PlaybackState {
 
 @Test func itemLifecycleReportsEachStepOnce() throws {
     var state = PlaybackState()
-    #expect(try state.handle(.play) == [
+    #expect(try state.handle(.request(.play)) == [
         .rateChanged(.one), .timeControlStatusChanged(.waitingToPlayAtSpecifiedRate, reasonForWaiting: .noItemToPlay),
     ])
     #expect(try state.handle(.itemLoading(clipA)) == [
@@ -61,17 +61,17 @@ private func playingClipA() throws -> PlaybackState {
 
 @Test func pauseAndResumeDoNotRepeatItemStarted() throws {
     var state = try playingClipA()
-    #expect(try state.handle(.pause) == [.rateChanged(zeroRate), .timeControlStatusChanged(.paused, reasonForWaiting: nil)])
+    #expect(try state.handle(.request(.pause)) == [.rateChanged(zeroRate), .timeControlStatusChanged(.paused, reasonForWaiting: nil)])
     #expect(state.clockRate == zeroRate)
-    #expect(try state.handle(.pause) == [], "pausing twice changes nothing")
-    #expect(try state.handle(.play) == [.rateChanged(.one), .timeControlStatusChanged(.playing, reasonForWaiting: nil)])
+    #expect(try state.handle(.request(.pause)) == [], "pausing twice changes nothing")
+    #expect(try state.handle(.request(.play)) == [.rateChanged(.one), .timeControlStatusChanged(.playing, reasonForWaiting: nil)])
 }
 
 @Test func toggleFollowsTheRate() throws {
     var state = try playingClipA()
-    _ = try state.handle(.togglePlayPause)
+    _ = try state.handle(.request(.togglePlayPause))
     #expect(state.timeControlStatus == .paused)
-    _ = try state.handle(.togglePlayPause)
+    _ = try state.handle(.request(.togglePlayPause))
     #expect(state.timeControlStatus == .playing)
     #expect(state.rate == .one)
 }
@@ -104,7 +104,7 @@ private func playingClipA() throws -> PlaybackState {
         .timeControlStatusChanged(.waitingToPlayAtSpecifiedRate, reasonForWaiting: .noItemToPlay),
     ])
     #expect(throws: PlaybackError.notSeekable(.failed(reason: "a.mp4: truncated"))) {
-        try state.handle(.seek(to: seconds(1)))
+        try state.handle(.request(.seek(to: seconds(1))))
     }
     // The next item loads: status goes back to unknown.
     #expect(try state.handle(.itemLoading(clipB)) == [
@@ -139,11 +139,11 @@ struct RateCase: Sendable, CustomStringConvertible {
 func ratesOutsideTheRangeAreRejected(_ rateCase: RateCase) throws {
     var state = try playingClipA()
     if rateCase.accepted {
-        #expect(try state.handle(.setRate(rateCase.requested)) == [.rateChanged(rateCase.requested)])
+        #expect(try state.handle(.request(.setRate(rateCase.requested))) == [.rateChanged(rateCase.requested)])
         #expect(state.clockRate == rateCase.requested)
     } else {
         #expect(throws: PlaybackError.rateOutOfRange(rateCase.requested)) {
-            try state.handle(.setRate(rateCase.requested))
+            try state.handle(.request(.setRate(rateCase.requested)))
         }
         #expect(state.rate == .one, "a rejected rate changes nothing")
     }
@@ -151,19 +151,19 @@ func ratesOutsideTheRangeAreRejected(_ rateCase: RateCase) throws {
 
 @Test func rateZeroPausesAndPlayUsesTheDefaultRate() throws {
     var state = try playingClipA()
-    _ = try state.handle(.setRate(Rational(2, 1)))
-    #expect(try state.handle(.setRate(zeroRate)) == [
+    _ = try state.handle(.request(.setRate(Rational(2, 1))))
+    #expect(try state.handle(.request(.setRate(zeroRate))) == [
         .rateChanged(zeroRate), .timeControlStatusChanged(.paused, reasonForWaiting: nil),
     ])
     // As AVPlayer: play() plays at defaultRate, not at the rate before the pause.
-    _ = try state.handle(.play)
+    _ = try state.handle(.request(.play))
     #expect(state.rate == .one)
-    #expect(try state.handle(.setDefaultRate(Rational(1, 2))) == [.defaultRateChanged(Rational(1, 2))])
+    #expect(try state.handle(.request(.setDefaultRate(Rational(1, 2)))) == [.defaultRateChanged(Rational(1, 2))])
     #expect(state.rate == .one, "setting the default rate does not change the current rate")
-    _ = try state.handle(.pause)
-    _ = try state.handle(.togglePlayPause)
+    _ = try state.handle(.request(.pause))
+    _ = try state.handle(.request(.togglePlayPause))
     #expect(state.rate == Rational(1, 2))
-    #expect(throws: PlaybackError.defaultRateOutOfRange(zeroRate)) { try state.handle(.setDefaultRate(zeroRate)) }
+    #expect(throws: PlaybackError.defaultRateOutOfRange(zeroRate)) { try state.handle(.request(.setDefaultRate(zeroRate))) }
 }
 
 @Test func rateTextParsesToExactFractions() throws {
@@ -178,18 +178,18 @@ func ratesOutsideTheRangeAreRejected(_ rateCase: RateCase) throws {
 
 @Test func volumeAndMuteAreIndependent() throws {
     var state = PlaybackState()
-    #expect(try state.handle(.setVolume(40)) == [.volumeChanged(40)])
-    #expect(try state.handle(.toggleMute) == [.mutedChanged(true)])
+    #expect(try state.handle(.request(.setVolume(40))) == [.volumeChanged(40)])
+    #expect(try state.handle(.request(.toggleMute)) == [.mutedChanged(true)])
     #expect(state.volume == 40, "muting keeps the volume")
-    #expect(try state.handle(.adjustVolume(by: 5)) == [.volumeChanged(45)])
+    #expect(try state.handle(.request(.adjustVolume(by: 5))) == [.volumeChanged(45)])
     #expect(state.isMuted, "changing the volume does not unmute")
-    #expect(try state.handle(.setMuted(false)) == [.mutedChanged(false)])
-    #expect(try state.handle(.setMuted(false)) == [])
-    #expect(try state.handle(.adjustVolume(by: 500)) == [.volumeChanged(100)])
-    #expect(try state.handle(.adjustVolume(by: 5)) == [], "held volume-up at 100 is no error")
-    #expect(try state.handle(.adjustVolume(by: -300)) == [.volumeChanged(0)])
-    #expect(throws: PlaybackError.volumeOutOfRange(101)) { try state.handle(.setVolume(101)) }
-    #expect(throws: PlaybackError.volumeOutOfRange(-1)) { try state.handle(.setVolume(-1)) }
+    #expect(try state.handle(.request(.setMuted(false))) == [.mutedChanged(false)])
+    #expect(try state.handle(.request(.setMuted(false))) == [])
+    #expect(try state.handle(.request(.adjustVolume(by: 500))) == [.volumeChanged(100)])
+    #expect(try state.handle(.request(.adjustVolume(by: 5))) == [], "held volume-up at 100 is no error")
+    #expect(try state.handle(.request(.adjustVolume(by: -300))) == [.volumeChanged(0)])
+    #expect(throws: PlaybackError.volumeOutOfRange(101)) { try state.handle(.request(.setVolume(101))) }
+    #expect(throws: PlaybackError.volumeOutOfRange(-1)) { try state.handle(.request(.setVolume(-1))) }
     #expect(state.volume == 0)
     #expect(throws: PlaybackError.volumeOutOfRange(150)) { try PlaybackState(volume: 150) }
 }
@@ -202,20 +202,20 @@ struct SeekCase: Sendable, CustomStringConvertible {
 }
 
 @Test(arguments: [
-    SeekCase(duration: tenSeconds, input: .seek(to: seconds(4)), target: seconds(4)),
-    SeekCase(duration: tenSeconds, input: .seek(to: seconds(-3)), target: .zero),
-    SeekCase(duration: tenSeconds, input: .seek(to: seconds(30)), target: tenSeconds),
-    SeekCase(duration: tenSeconds, input: .skip(by: seconds(5), from: seconds(7)), target: tenSeconds),
-    SeekCase(duration: tenSeconds, input: .skip(by: seconds(-5), from: seconds(3)), target: .zero),
-    SeekCase(duration: tenSeconds, input: .skip(by: seconds(-5), from: MediaTime(value: 15, timescale: 2)),
+    SeekCase(duration: tenSeconds, input: .request(.seek(to: seconds(4))), target: seconds(4)),
+    SeekCase(duration: tenSeconds, input: .request(.seek(to: seconds(-3))), target: .zero),
+    SeekCase(duration: tenSeconds, input: .request(.seek(to: seconds(30))), target: tenSeconds),
+    SeekCase(duration: tenSeconds, input: .request(.skip(by: seconds(5)), position: seconds(7)), target: tenSeconds),
+    SeekCase(duration: tenSeconds, input: .request(.skip(by: seconds(-5)), position: seconds(3)), target: .zero),
+    SeekCase(duration: tenSeconds, input: .request(.skip(by: seconds(-5)), position: MediaTime(value: 15, timescale: 2)),
              target: MediaTime(value: 5, timescale: 2)),
     // A live stream: no end to clamp to, only the start.
-    SeekCase(duration: nil, input: .skip(by: seconds(3600), from: seconds(7)), target: seconds(3607)),
-    SeekCase(duration: nil, input: .skip(by: seconds(-10), from: seconds(7)), target: .zero),
+    SeekCase(duration: nil, input: .request(.skip(by: seconds(3600)), position: seconds(7)), target: seconds(3607)),
+    SeekCase(duration: nil, input: .request(.skip(by: seconds(-10)), position: seconds(7)), target: .zero),
 ])
 func seeksClampToTheItem(_ seekCase: SeekCase) throws {
     var state = PlaybackState()
-    _ = try state.handle(.play)
+    _ = try state.handle(.request(.play))
     _ = try state.handle(.itemLoading(clipA))
     _ = try state.handle(.itemReady(duration: seekCase.duration))
     _ = try state.handle(.bufferReady)
@@ -229,16 +229,16 @@ func seeksClampToTheItem(_ seekCase: SeekCase) throws {
 
 @Test func seekingNeedsAReadyItem() throws {
     var state = PlaybackState()
-    #expect(throws: PlaybackError.noItemToSeek) { try state.handle(.seek(to: .zero)) }
+    #expect(throws: PlaybackError.noItemToSeek) { try state.handle(.request(.seek(to: .zero))) }
     _ = try state.handle(.itemLoading(clipA))
-    #expect(throws: PlaybackError.notSeekable(.unknown)) { try state.handle(.skip(by: seconds(5), from: .zero)) }
+    #expect(throws: PlaybackError.notSeekable(.unknown)) { try state.handle(.request(.skip(by: seconds(5)), position: .zero)) }
 }
 
 @Test func seekingBackAfterTheEndPlaysAgain() throws {
     var state = try playingClipA()
     _ = try state.handle(.endReached)
     #expect(state.reasonForWaitingToPlay == .noItemToPlay)
-    _ = try state.handle(.seek(to: .zero))
+    _ = try state.handle(.request(.seek(to: .zero)))
     #expect(state.reasonForWaitingToPlay == .buffering)
     _ = try state.handle(.bufferReady)
     #expect(state.timeControlStatus == .playing)
@@ -249,8 +249,8 @@ func seeksClampToTheItem(_ seekCase: SeekCase) throws {
 
 @Test func aPausedSeekStaysPaused() throws {
     var state = try playingClipA()
-    _ = try state.handle(.pause)
-    #expect(try state.handle(.seek(to: seconds(2))) == [.seek(to: seconds(2))])
+    _ = try state.handle(.request(.pause))
+    #expect(try state.handle(.request(.seek(to: seconds(2)))) == [.seek(to: seconds(2))])
     #expect(try state.handle(.bufferReady) == [])
     #expect(state.timeControlStatus == .paused)
 }

@@ -158,15 +158,15 @@ import Testing
         player.start()
         defer { player.stop() }
         #expect(OverlayEngineTests.waitUntil(20) { display.shown.count >= 5 }, "playing on the plane")
-        player.pause()
+        player.send(.pause)
         Thread.sleep(forTimeInterval: 0.3)
         let whilePaused = display.shown.count
         Thread.sleep(forTimeInterval: 0.5)
         #expect(display.shown.count == whilePaused, "paused: no new frames")
-        player.seek(to: MediaTime(seconds: 0.6))
+        player.send(.seek(to: MediaTime(seconds: 0.6)))
         // The seek shows its frame at once, paused, on the plane.
         #expect(OverlayEngineTests.waitUntil(10) { display.shown.count > whilePaused }, "the sought frame is shown")
-        player.play()
+        player.send(.play)
         let afterSeek = display.shown.count
         #expect(OverlayEngineTests.waitUntil(10) { display.shown.count >= afterSeek + 10 }, "playing on after the seek")
         #expect(display.cpuPresents == 0, "never on the CPU path")

@@ -60,7 +60,7 @@ import Testing
         #expect(Self.waitUntil(20) { player.currentTime.seconds > 1 }, "the clip plays")
         #expect(try Self.bar(on: display).track == 0, "no overlay before any input")
 
-        player.pause()
+        player.send(.pause)
         player.showOverlay()
         let shownAt = Date()
         // Paused: no new frame comes, yet the overlay appears (the last picture drawn again).
@@ -85,7 +85,7 @@ import Testing
         player.start()
         defer { player.stop() }
         #expect(Self.waitUntil(20) { player.duration != nil && player.currentTime.seconds > 0.2 })
-        player.pause()
+        player.send(.pause)
         let duration = try #require(player.duration)
         player.showOverlay(scrubbingTo: duration * Rational(3, 4))
         #expect(Self.waitUntil(2) {
@@ -105,7 +105,7 @@ import Testing
         player.start()
         defer { player.stop() }
         #expect(Self.waitUntil(20) { player.currentTime.seconds > 0.2 })
-        player.pause()
+        player.send(.pause)
         player.showOverlay()
         Thread.sleep(forTimeInterval: 0.5)
         #expect(try Self.bar(on: display).track == 0, "enabled: false shows nothing")
@@ -113,7 +113,7 @@ import Testing
         on.hideAfter = MediaTime(seconds: 5)
         player.setOverlay(on)
         // Switched off, no frame was kept to draw again: the next frames carry it.
-        player.play()
+        player.send(.play)
         player.showOverlay()
         #expect(Self.waitUntil(3) { ((try? Self.bar(on: display).track) ?? 0) > 0 }, "shown once enabled")
     }

@@ -28,7 +28,7 @@ import Testing
         // and parks.
         #expect(waitFor { records(stats).count >= 1 })
         Thread.sleep(forTimeInterval: 0.5)
-        player.seek(to: MediaTime(value: 1, timescale: 2))
+        player.send(.seek(to: MediaTime(value: 1, timescale: 2)))
         #expect(waitFor { records(stats).contains { $0.generation == 1 } }, "no frame after the seek: the demuxer stayed parked")
         let afterSeek = try #require(records(stats).first { $0.generation == 1 })
         #expect(abs(afterSeek.pts - 0.5) < 0.05, "the first frame after the seek is at \(afterSeek.pts) s, not 0.5 s")
@@ -54,7 +54,7 @@ import Testing
         #expect(waitFor { records(stats).count >= 1 })
         for generation in 1...30 {
             Thread.sleep(forTimeInterval: 0.02)   // the demux thread parks again at the end
-            player.seek(to: MediaTime(value: Int64(generation % 7), timescale: 10))
+            player.send(.seek(to: MediaTime(value: Int64(generation % 7), timescale: 10)))
             guard waitFor({ records(stats).contains { $0.generation == generation } }) else {
                 Issue.record("seek \(generation) never showed a frame")
                 return

@@ -19,38 +19,20 @@ public enum ControlProperty: String, Sendable, Hashable, CaseIterable {
     case framesDropped = "frames_dropped"
 }
 
-/// One command, checked: the right arguments, of the right types, in range.
+/// One command, checked: the right arguments, of the right types, in range. What the socket
+/// asks of the player is a `PlayerRequest`, the vocabulary keys and touch use too; the other
+/// cases are the socket's own (reading properties, and `load`, whose sources are expanded
+/// against the file system before they become a playlist).
 public enum ControlCommand: Sendable, Equatable {
-    public enum SeekMode: String, Sendable, Equatable { case absolute, relative }
-    public enum MuteChange: Sendable, Equatable { case set(Bool), toggle }
-
-    case play
-    case pause
-    case toggle
-    case seek(seconds: Double, mode: SeekMode)
-    case next
-    case previous
-    case goto(index: Int)
+    /// play, pause, toggle, seek, next, previous, goto, volume, mute, rate.
+    case request(PlayerRequest)
     /// A new playlist: files, directories, globs or URLs, expanded like kiosk.conf's items.
     case load(sources: [String])
-    case volume(Int)
-    case mute(MuteChange)
-    /// A playing rate, 0.25...4 (0 is `pause`).
-    case rate(Rational)
     case get(ControlProperty)
     case observe(ControlProperty)
     case unobserve(ControlProperty)
     /// The list of commands, properties and events.
     case commands
-
-    /// Every command's name and arguments, for `commands` and error messages.
-    public static let usage: [(name: String, arguments: String)] = [
-        ("play", ""), ("pause", ""), ("toggle", ""),
-        ("seek", "<seconds> [absolute|relative]"), ("next", ""), ("previous", ""), ("goto", "<index>"),
-        ("load", "<source>..."), ("volume", "<0-100>"), ("mute", "[true|false|toggle]"),
-        ("rate", "<0.25-4>"), ("get", "<property>"), ("observe", "<property>"), ("unobserve", "<property>"),
-        ("commands", ""),
-    ]
 
     /// The events the socket sends, for `commands`.
     public static let eventNames = ["status", "time_control_status", "time", "item_started", "item_ended",

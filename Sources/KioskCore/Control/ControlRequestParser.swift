@@ -38,11 +38,11 @@ public enum ControlRequestParser {
     static func parseCommand(_ name: String, _ arguments: [ControlValue]) throws(ControlRequestError) -> ControlCommand {
         let reader = ArgumentReader(command: name, arguments: arguments)
         switch name {
-        case "play": try reader.expectCount(0...0); return .play
-        case "pause": try reader.expectCount(0...0); return .pause
-        case "toggle": try reader.expectCount(0...0); return .toggle
-        case "next": try reader.expectCount(0...0); return .next
-        case "previous": try reader.expectCount(0...0); return .previous
+        case "play": try reader.expectCount(0...0); return .request(.play)
+        case "pause": try reader.expectCount(0...0); return .request(.pause)
+        case "toggle": try reader.expectCount(0...0); return .request(.togglePlayPause)
+        case "next": try reader.expectCount(0...0); return .request(.nextItem)
+        case "previous": try reader.expectCount(0...0); return .request(.previousItem)
         case "commands", "help": try reader.expectCount(0...0); return .commands
         case "seek":
             try reader.expectCount(1...2)
@@ -50,20 +50,21 @@ public enum ControlRequestParser {
             guard abs(seconds) <= maximumSeekSeconds else {
                 throw reader.error("seconds \(seconds) is out of range (at most \(Int(maximumSeekSeconds)) either way)")
             }
-            var mode = ControlCommand.SeekMode.absolute
+            var relative = false
             if arguments.count == 2 {
                 let word = try reader.string(1, "mode")
-                guard let parsed = ControlCommand.SeekMode(rawValue: word) else {
+                guard word == "absolute" || word == "relative" else {
                     throw reader.error("mode must be absolute or relative, got \"\(word)\"")
                 }
-                mode = parsed
+                relative = word == "relative"
             }
-            return .seek(seconds: seconds, mode: mode)
+            let time = MediaTime(seconds: seconds)
+            return .request(relative ? .skip(by: time) : .seek(to: time))
         case "goto":
             try reader.expectCount(1...1)
             let index = try reader.integer(0, "index")
             guard index >= 0 else { throw reader.error("index \(index) is out of range: items count from 0") }
-            return .goto(index: index)
+            return .request(.goto(index: index))
         case "load":
             guard !arguments.isEmpty else { throw reader.error("needs at least one source (a file, directory, glob or URL)") }
             return .load(sources: try arguments.indices.map { index throws(ControlRequestError) in
@@ -77,15 +78,15 @@ public enum ControlRequestParser {
             try reader.expectCount(1...1)
             let volume = try reader.integer(0, "volume")
             guard (0...100).contains(volume) else { throw reader.error("volume \(volume) is out of range: use 0...100") }
-            return .volume(volume)
+            return .request(.setVolume(volume))
         case "mute":
             try reader.expectCount(0...1)
-            guard !arguments.isEmpty else { return .mute(.set(true)) }
+            guard !arguments.isEmpty else { return .request(.setMuted(true)) }
             switch arguments[0] {
-            case .bool(let value): return .mute(.set(value))
-            case .string("true"), .string("yes"), .string("on"): return .mute(.set(true))
-            case .string("false"), .string("no"), .string("off"): return .mute(.set(false))
-            case .string("toggle"): return .mute(.toggle)
+            case .bool(let value): return .request(.setMuted(value))
+            case .string("true"), .string("yes"), .string("on"): return .request(.setMuted(true))
+            case .string("false"), .string("no"), .string("off"): return .request(.setMuted(false))
+            case .string("toggle"): return .request(.toggleMute)
             default: throw reader.error("argument must be true, false or toggle, got \(arguments[0].json)")
             }
         case "rate":
@@ -93,7 +94,8 @@ public enum ControlRequestParser {
             let value = try reader.number(0, "rate")
             let rate = Rational(Int64((value * 1000).rounded()), 1000)
             guard PlaybackRate.isPlayable(rate) else { throw reader.error("rate \(value) is out of range: use 0.25...4") }
-            return .rate(rate)
+            // A speed, as mpv's: it does not unpause; play() resumes at it.
+            return .request(.setSpeed(rate))
         case "get", "observe", "unobserve":
             try reader.expectCount(1...1)
             let word = try reader.string(0, "property")
@@ -111,6 +113,18 @@ public enum ControlRequestParser {
             throw ControlRequestError("unknown command \"\(name)\": use one of \(known)")
         }
     }
+}
+
+extension ControlCommand {
+    /// Every command's name and arguments, for `commands` and error messages; next to the
+    /// parser, so a new command's word and usage are written in one file.
+    public static let usage: [(name: String, arguments: String)] = [
+        ("play", ""), ("pause", ""), ("toggle", ""),
+        ("seek", "<seconds> [absolute|relative]"), ("next", ""), ("previous", ""), ("goto", "<index>"),
+        ("load", "<source>..."), ("volume", "<0-100>"), ("mute", "[true|false|toggle]"),
+        ("rate", "<0.25-4>"), ("get", "<property>"), ("observe", "<property>"), ("unobserve", "<property>"),
+        ("commands", ""),
+    ]
 }
 
 /// Typed access to a command's arguments, each failure naming the command and the argument.

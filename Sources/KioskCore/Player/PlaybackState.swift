@@ -101,6 +101,22 @@ public struct PlaybackState: Sendable, Hashable {
             isBufferReady = false
         case .bufferReady:
             if status == .readyToPlay { isBufferReady = true }
+        case .request(let request, let position):
+            seekTarget = try apply(request, position: position)
+        }
+
+        if seekTarget != nil {
+            // A seek flushes the pipelines: time waits until the frame at the target is decoded.
+            hasEnded = false
+            isBufferReady = false
+        }
+        return leading + changes(since: before, seekTarget: seekTarget)
+    }
+
+    /// A user's request; returns the seek target when it seeks. Throws, changing nothing, for
+    /// a value out of range or a seek without a ready item.
+    private mutating func apply(_ request: PlayerRequest, position: MediaTime) throws(PlaybackError) -> MediaTime? {
+        switch request {
         case .play:
             rate = defaultRate
         case .pause:
@@ -114,6 +130,10 @@ public struct PlaybackState: Sendable, Hashable {
         case .setDefaultRate(let requested):
             guard PlaybackRate.isPlayable(requested) else { throw .defaultRateOutOfRange(requested) }
             defaultRate = requested
+        case .setSpeed(let requested):
+            guard PlaybackRate.isPlayable(requested) else { throw .defaultRateOutOfRange(requested) }
+            defaultRate = requested
+            if rate.numerator != 0 { rate = requested }
         case .setVolume(let requested):
             guard (0...100).contains(requested) else { throw .volumeOutOfRange(requested) }
             volume = requested
@@ -125,17 +145,14 @@ public struct PlaybackState: Sendable, Hashable {
         case .toggleMute:
             isMuted.toggle()
         case .seek(let time):
-            seekTarget = try clampedSeekTarget(time)
-        case .skip(let delta, let position):
-            seekTarget = try clampedSeekTarget(position + delta)
+            return try clampedSeekTarget(time)
+        case .skip(let delta):
+            return try clampedSeekTarget(position + delta)
+        default:
+            // A playlist request: the engine moves its cursor and reports the new item.
+            assert(request.isPlaylistRequest, "\(request) is routed to PlaybackState but has no meaning here")
         }
-
-        if seekTarget != nil {
-            // A seek flushes the pipelines: time waits until the frame at the target is decoded.
-            hasEnded = false
-            isBufferReady = false
-        }
-        return leading + changes(since: before, seekTarget: seekTarget)
+        return nil
     }
 
     private mutating func replaceCurrentItem(with item: PlayerItemReference?) {

@@ -63,8 +63,8 @@ public struct PlayerItemReference: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "#\(serial) \(name)" }
 }
 
-/// What `PlaybackState` is fed: engine events and user commands (keys, touch, IPC).
-public enum PlaybackInput: Sendable, Hashable {
+/// What `PlaybackState` is fed: engine events and user requests (keys, touch, IPC).
+public enum PlaybackInput: Sendable, Equatable {
     // Engine events.
     /// `item` became current and is being opened (replaceCurrentItem, or advancing to an
     /// item that was not prepared ahead). Its status is unknown until `itemReady`/`itemFailed`.
@@ -87,27 +87,12 @@ public enum PlaybackInput: Sendable, Hashable {
     /// stall).
     case bufferReady
 
-    // User commands.
-    /// Plays at `defaultRate` (AVPlayer's `play()`).
-    case play
-    /// Sets the rate to 0 (AVPlayer's `pause()`).
-    case pause
-    /// Pause when the rate is not 0, else play: the space bar, a tap.
-    case togglePlayPause
-    /// AVPlayer's `rate`: 0 pauses, 0.25...4 plays at that rate, anything else is rejected.
-    case setRate(Rational)
-    /// The rate `play()` uses, 0.25...4 (AVPlayer's `defaultRate`).
-    case setDefaultRate(Rational)
-    /// Volume in percent, 0...100; anything else is rejected.
-    case setVolume(Int)
-    /// Volume up or down by `delta` percent, clamped to 0...100 (keys, held or not).
-    case adjustVolume(by: Int)
-    case setMuted(Bool)
-    case toggleMute
-    /// Seek to `time`, clamped to [0, duration] (only at 0 for an item of unknown duration).
-    case seek(to: MediaTime)
-    /// Seek by `delta` from `position` (the clock's position now), clamped like `seek(to:)`.
-    case skip(by: MediaTime, from: MediaTime)
+    // User requests.
+    /// A request from keys, touch, the control socket or the engine's own settings;
+    /// `position` is the clock's position as the engine carries it out, which a `skip`
+    /// counts from (the state machine owns no time). Playlist requests change nothing here:
+    /// the engine moves its cursor and reports `itemLoading` or `advanced`.
+    case request(PlayerRequest, position: MediaTime = .zero)
 }
 
 /// What `PlaybackState` asks the engine to announce (IPC, logs, OSD) or to act on (`seek`).

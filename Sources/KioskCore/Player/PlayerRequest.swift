@@ -1,0 +1,71 @@
+/// The player's one command vocabulary: what keys, gestures, the control socket and the overlay
+/// ask of the player (and the scheduler, triggers and sync will). Each source maps its own
+/// words (a key binding, a gesture, a JSON line) to these; the engine has one entry for them,
+/// `PlayerRequestSink.send(_:)`, and carries them out on its presenter thread.
+///
+/// Playback requests (rate, volume, seeking) go to `PlaybackState`, which checks and applies
+/// them; playlist requests (`isPlaylistRequest`) move the engine's playlist cursor. To add an
+/// action: a case here (routed in `isPlaylistRequest`), its meaning in `PlaybackState` or the
+/// engine's `carryOut`, and a word for it where a source should produce it (README, "Where to
+/// add what").
+public enum PlayerRequest: Sendable, Equatable {
+    /// Plays at `defaultRate` (AVPlayer's `play()`).
+    case play
+    /// Sets the rate to 0 (AVPlayer's `pause()`).
+    case pause
+    /// Pause when the rate is not 0, else play: the space bar, a tap.
+    case togglePlayPause
+    /// AVPlayer's `rate`: 0 pauses, 0.25...4 plays at that rate, anything else is refused.
+    case setRate(Rational)
+    /// The rate `play()` uses, 0.25...4 (AVPlayer's `defaultRate`); the current rate stays.
+    case setDefaultRate(Rational)
+    /// mpv's `speed` (the control socket's `rate`): sets `defaultRate`, and the rate too unless
+    /// paused, so it never unpauses and `play()` resumes at it.
+    case setSpeed(Rational)
+    /// Volume in percent, 0...100; anything else is refused.
+    case setVolume(Int)
+    /// Volume up or down by `delta` percent, clamped to 0...100 (keys, held or not).
+    case adjustVolume(by: Int)
+    case setMuted(Bool)
+    case toggleMute
+    /// Seek to `time` in the current item, clamped to [0, duration] (only at 0 for an item of
+    /// unknown duration).
+    case seek(to: MediaTime)
+    /// Seek forward (positive) or back by `delta` from the position when the engine carries
+    /// the request out (not when it was sent), clamped like `seek(to:)`.
+    case skip(by: MediaTime)
+    /// The playlist's next entry now (AVQueuePlayer's `advanceToNextItem()`).
+    case nextItem
+    /// The previous entry; the first entry of a list that does not loop restarts.
+    case previousItem
+    /// The entry at `index`, counted from 0; an index past the end is refused (logged).
+    case goto(index: Int)
+    /// A new playlist, played from its first entry.
+    case load([PlaylistEntry])
+}
+
+extension PlayerRequest {
+    /// Whether the engine's playlist cursor carries this out; the others go to `PlaybackState`.
+    /// Exhaustive on purpose: a new case is routed where it is declared, and the two handlers
+    /// need no list of what is not theirs.
+    public var isPlaylistRequest: Bool {
+        switch self {
+        case .nextItem, .previousItem, .goto, .load:
+            true
+        case .play, .pause, .togglePlayPause, .setRate, .setDefaultRate, .setSpeed, .setVolume, .adjustVolume,
+             .setMuted, .toggleMute, .seek, .skip:
+            false
+        }
+    }
+}
+
+/// Where requests go: the engine (`QueuePlayer`), a wrapper that also shows the overlay, or a
+/// recorder in tests. Sources hold this, not the engine, so each can be tested alone.
+public protocol PlayerRequestSink: AnyObject, Sendable {
+    /// Posts `request` and returns at once; it is carried out on the engine's thread.
+    func send(_ request: PlayerRequest)
+    /// The current item's length; nil while unknown (a scrub then does nothing).
+    var duration: MediaTime? { get }
+    /// 0 while paused (AVPlayer's rate).
+    var rate: Rational { get }
+}

@@ -1,0 +1,94 @@
+import KioskCore
+import Synchronization
+import Testing
+@testable import KioskControl
+
+/// The dispatcher against a fake player (it depends on `ControlledPlayer`, not the engine):
+/// which request each command sends, and the replies the socket writes, byte for byte.
+
+/// Records what it is sent; its properties are whatever a test sets.
+final class FakePlayer: ControlledPlayer {
+    private let sent = Mutex<[PlayerRequest]>([])
+    var requests: [PlayerRequest] { sent.withLock { $0 } }
+    func send(_ request: PlayerRequest) { sent.withLock { $0.append(request) } }
+
+    private struct Properties {
+        var status = PlayerItemStatus.readyToPlay
+        var playlistCount = 2
+    }
+    private let properties = Mutex(Properties())
+    var status: PlayerItemStatus {
+        get { properties.withLock { $0.status } }
+        set { properties.withLock { $0.status = newValue } }
+    }
+    var playlistCount: Int {
+        get { properties.withLock { $0.playlistCount } }
+        set { properties.withLock { $0.playlistCount = newValue } }
+    }
+
+    var duration: MediaTime? { MediaTime(value: 60, timescale: 1) }
+    var rate: Rational { .one }
+    var timeControlStatus: TimeControlStatus { .playing }
+    var currentTime: MediaTime { MediaTime(value: 12, timescale: 1) }
+    var defaultRate: Rational { .one }
+    var volume: Int { 80 }
+    var isMuted: Bool { false }
+    var currentItemIndex: Int? { 1 }
+    var currentItemTitle: String? { "b" }
+    var framesPresented: Int { 300 }
+    var framesDropped: Int { 2 }
+}
+
+private func reply(_ line: String, to player: FakePlayer) -> String {
+    let dispatcher = ControlDispatcher(player: player, baseDirectory: "/media")
+    return dispatcher.reply(to: line, from: ControlConnection(fd: -1)).json
+}
+
+@Test func playbackCommandsSendTheirRequestAndReplyAtOnce() {
+    let player = FakePlayer()
+    #expect(reply(#"{"command": ["pause"], "request_id": 1}"#, to: player) == #"{"request_id":1,"error":"success","data":null}"#)
+    #expect(reply(#"{"command": ["seek", 5, "relative"]}"#, to: player) == #"{"error":"success","data":null}"#)
+    _ = reply(#"{"command": ["rate", 1.5]}"#, to: player)
+    _ = reply(#"{"command": ["mute", "toggle"]}"#, to: player)
+    _ = reply(#"{"command": ["goto", 1]}"#, to: player)
+    #expect(player.requests == [.pause, .skip(by: MediaTime(value: 5, timescale: 1)), .setSpeed(Rational(3, 2)),
+                                .toggleMute, .goto(index: 1)])
+}
+
+@Test func aSeekBeforeTheItemIsReadyIsRefusedToTheClient() {
+    let player = FakePlayer()
+    player.status = .unknown
+    #expect(reply(#"{"command": ["seek", 30], "request_id": 2}"#, to: player)
+            == #"{"request_id":2,"error":"seek: the current item is not ready to play (status unknown)"}"#)
+    #expect(player.requests == [])
+}
+
+@Test func gotoPastTheEndIsRefusedToTheClient() {
+    let player = FakePlayer()
+    #expect(reply(#"{"command": ["goto", 2]}"#, to: player)
+            == #"{"error":"goto: no item 2: the playlist has 2 items, counted from 0"}"#)
+    player.playlistCount = 1
+    #expect(reply(#"{"command": ["goto", 1]}"#, to: player)
+            == #"{"error":"goto: no item 1: the playlist has 1 item, counted from 0"}"#)
+    #expect(player.requests == [])
+}
+
+@Test func loadSendsTheExpandedPlaylist() throws {
+    let player = FakePlayer()
+    #expect(reply(#"{"command": ["load", "http://example.com/a.mp4"]}"#, to: player)
+            == #"{"error":"success","data":{"playlist_count":1,"warnings":[]}}"#)
+    guard case .load(let entries) = try #require(player.requests.first) else {
+        Issue.record("sent \(player.requests)")
+        return
+    }
+    let media = entries.map { $0.media }
+    #expect(media == [.url("http://example.com/a.mp4")])
+}
+
+@Test func getReadsThePlayersProperties() {
+    let player = FakePlayer()
+    #expect(reply(#"{"command": ["get", "volume"]}"#, to: player) == #"{"error":"success","data":80}"#)
+    #expect(reply(#"{"command": ["get", "item"]}"#, to: player) == #"{"error":"success","data":1}"#)
+    #expect(reply(#"{"command": ["get", "time"]}"#, to: player) == #"{"error":"success","data":12.0}"#)
+    #expect(player.requests == [])
+}
