@@ -294,7 +294,11 @@ def main(argv=None):
     parser.add_argument("--playlist-files", type=int, default=40, help="damaged files in the looping playlist (0: none)")
     parser.add_argument("--playlist-passes", type=int, default=2)
     parser.add_argument("--json", type=Path, help="write the tallies and the failures here")
+    parser.add_argument("--kiosk", type=Path, help="the kiosk binary (default .build/debug/kiosk; a copy lets a long run go on while you rebuild)")
     options = parser.parse_args(argv)
+    global KIOSK
+    if options.kiosk:
+        KIOSK = options.kiosk.resolve()
     if not KIOSK.exists():
         sys.exit(f"{KIOSK} is missing: run swift build first")
 
