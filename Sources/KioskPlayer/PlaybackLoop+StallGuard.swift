@@ -10,29 +10,32 @@ import KioskMedia
 extension PlaybackLoop {
     /// Whether the item on screen should be making progress now: not paused, not finished,
     /// and (for a network item) not waiting for data, which has its own rules.
-    private func expectsProgress(from item: ActiveItem) -> Bool {
-        guard state.rate.numerator != 0, !finished, !options.untimed else { return false }
+    private func expectsProgress(from item: ActiveItem?) -> Bool {
+        guard let item, state.rate.numerator != 0, !finished, !options.untimed, idleUntil == nil else { return false }
         if state.timeControlStatus == .playing { return true }
         // A local file that ran dry, or that takes this long to open, is not buffering.
         return !item.pipeline.isNetwork
     }
 
-    /// Once per turn of the loop: counts, ends a stalled local item, tells the heartbeat.
-    func watchForStall(_ item: ActiveItem) {
+    /// Once per turn of the loop: counts, ends a stalled local item, tells the heartbeat
+    /// (nothing overdue while nothing should play: paused, idle, finished).
+    func watchForStall() {
         let now = MonotonicClock.hostTime()
         stallGuard.timeout = options.stallTimeout
-        if expectsProgress(from: item) {
+        if expectsProgress(from: current) {
             stallGuard.expectProgress(at: now)
         } else {
             stallGuard.standDown()
         }
-        mailbox.heartbeat.progress(overdueSince: stallGuard.overdueSince?.seconds)
-        guard !item.pipeline.isNetwork, stallGuard.isStalled(at: now), let since = stallGuard.overdueSince else { return }
+        defer { mailbox.heartbeat.progress(overdueSince: stallGuard.overdueSince?.seconds) }
+        guard let item = current, !item.pipeline.isNetwork, stallGuard.isStalled(at: now),
+              let since = stallGuard.overdueSince else { return }
         let position = String(format: "%.1f", currentTime.seconds)
         let seconds = String(format: "%.1f", (now - since).seconds)
-        stallGuard.progressed(at: now)   // the next item starts its own count
         fail(item, MediaError(source: item.plan.source,
                               reason: "stalled: no new frame and no sound for \(seconds) s while playing (at \(position) s)"))
+        // The next item (begin noted it) or the idle screen counts afresh.
+        if current == nil || finished || idleUntil != nil { stallGuard.standDown() }
     }
 
     /// A new frame is on screen, the sound was heard further, or an item or seek starts afresh.

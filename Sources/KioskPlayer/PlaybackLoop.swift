@@ -78,6 +78,7 @@ final class PlaybackLoop {
         while !stopping {
             for command in mailbox.takeAll() { handle(command) }
             if stopping { break }
+            if current == nil || finished { watchForStall() }   // stands down: nothing should be playing
             if let until = idleUntil {
                 if MonotonicClock.hostTime() < until { mailbox.wait(untilHost: until); continue }
                 idleUntil = nil
@@ -91,7 +92,7 @@ final class PlaybackLoop {
             }
             followAudio(item)
             step(item)
-            if item === current { watchForStall(item) }
+            watchForStall()
             refreshOverlayIfStale()
             // After the step, not before: opening the next item right at a seam would delay
             // the incoming item's first frame.

@@ -56,6 +56,15 @@ import Testing
         #expect(skipped.all.first?.0 == 0)
         #expect(skipped.all.first?.1.hasPrefix("stalled: no new frame and no sound for 6.0 s while playing") == true,
                 "\(skipped.all)")
+
+        // The playlist (loop: none) ends on the next item's last frame: nothing should play
+        // then, so nothing is overdue and the watchdog stays fed.
+        let ended = PlayerFixture.poll(supervisor, timeout: 30) { player.timeControlStatus != .playing }
+        #expect(ended)
+        let pingsAtEnd = notifier.pings
+        _ = PlayerFixture.poll(supervisor, timeout: 3) { false }
+        #expect(notifier.pings > pingsAtEnd, "\(notifier.statuses)")
+        #expect(notifier.statuses.last?.hasPrefix("stalled") == false, "\(notifier.statuses)")
     }
 }
 
