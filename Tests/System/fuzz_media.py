@@ -174,24 +174,29 @@ def play_kiosk(path: Path, still: bool, slack: float, work: Path):
     command = [str(KIOSK), "play", str(path), "--display", f"headless:{SIZE}", "--audio", "null",
                "--stats-file", str(stats), "--no-input", "--image-duration", str(STILL_SECONDS)]
     idle_limit = SECONDS + 5 + slack
+    # Progress that never ends is no better than none: a damaged 2 s clip (duplicated chunks
+    # make it a little longer) has no business playing three times its length.
+    overall_limit = 3 * (SECONDS + 5) + slack
+    started = time.monotonic()
     with open(log, "wb") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
-        seen, last_change = -1, time.monotonic()
+        seen, last_change = -1, started
         while process.poll() is None:
             time.sleep(0.2)
             lines = progress_lines(stats)
             if lines != seen:
                 seen, last_change = lines, time.monotonic()
-            elif time.monotonic() - last_change > idle_limit:
+            elif time.monotonic() - last_change > idle_limit or time.monotonic() - started > overall_limit:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
-                return "hung", log.read_text(errors="replace")[-400:]
+                return "hung", log.read_text(errors="replace")[-400:], time.monotonic() - started
+    seconds = time.monotonic() - started
     text = log.read_text(errors="replace")
     result = verdict_of(process.returncode, {1})
     if result == "played" or result == "rejected":
         stats.unlink(missing_ok=True)
         log.unlink(missing_ok=True)
-    return result, text[-400:]
+    return result, text[-400:], seconds
 
 
 def play_mpv(path: Path, still: bool, slack: float, work: Path):
@@ -199,13 +204,14 @@ def play_mpv(path: Path, still: bool, slack: float, work: Path):
     command = ["mpv", "--no-config", "--vo=null", "--ao=null", "--really-quiet", "--no-terminal",
                f"--image-display-duration={STILL_SECONDS}", str(path)]
     limit = SECONDS + 5 + slack
+    started = time.monotonic()
     try:
         completed = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=limit,
                                    start_new_session=True)
     except subprocess.TimeoutExpired:
-        return "hung", ""
+        return "hung", "", time.monotonic() - started
     # mpv: 0 played, 1 error initializing, 2 the file could not be played.
-    return verdict_of(completed.returncode, {1, 2}), ""
+    return verdict_of(completed.returncode, {1, 2}), "", time.monotonic() - started
 
 
 def tally(results):
@@ -311,23 +317,35 @@ def main(argv=None):
     started = time.monotonic()
     kiosk_results = run_players(files, play_kiosk, options.jobs, options.slack, work)
     kiosk_seconds = time.monotonic() - started
-    kiosk_counts = tally(result for result, _ in kiosk_results)
-    failures = [(str(path), result, tail) for (path, _), (result, tail) in zip(files, kiosk_results)
+    kiosk_counts = tally(result for result, _, _ in kiosk_results)
+    kiosk_longest = max((seconds for _, _, seconds in kiosk_results), default=0)
+    failures = [(str(path), result, tail) for (path, _), (result, tail, _) in zip(files, kiosk_results)
                 if result in ("hung", "crashed")]
 
     mpv_counts = None
+    mpv_failures = []
     if shutil.which("mpv") and not options.no_mpv:
         started = time.monotonic()
-        mpv_counts = tally(result for result, _ in run_players(files, play_mpv, options.jobs, options.slack, work))
+        mpv_results = run_players(files, play_mpv, options.jobs, options.slack, work)
         mpv_seconds = time.monotonic() - started
+        mpv_counts = tally(result for result, _, _ in mpv_results)
+        mpv_longest = max((seconds for _, _, seconds in mpv_results), default=0)
+        mpv_failures = [(str(path), result) for (path, _), (result, _, _) in zip(files, mpv_results)
+                        if result in ("hung", "crashed")]
 
     print(f"\n{'':10}{'kiosk':>8}{'mpv' if mpv_counts else '':>8}")
     for key in ("played", "rejected", "hung", "crashed"):
         print(f"{key:10}{kiosk_counts[key]:>8}{mpv_counts[key] if mpv_counts else '':>8}")
-    print(f"{'seconds':10}{kiosk_seconds:>8.0f}{mpv_seconds if mpv_counts else '':>8.0f}" if mpv_counts
-          else f"{'seconds':10}{kiosk_seconds:>8.0f}")
+    if mpv_counts:
+        print(f"{'seconds':10}{kiosk_seconds:>8.0f}{mpv_seconds:>8.0f}")
+        print(f"{'longest':10}{kiosk_longest:>8.1f}{mpv_longest:>8.1f}   (seconds, one file)")
+    else:
+        print(f"{'seconds':10}{kiosk_seconds:>8.0f}")
+        print(f"{'longest':10}{kiosk_longest:>8.1f}   (seconds, one file)")
     for path, result, tail in failures:
         print(f"\nkiosk {result}: {path}\n{tail}")
+    for path, result in mpv_failures:
+        print(f"mpv {result}: {path}")
 
     playlist_ok = True
     playlist = None
@@ -345,7 +363,9 @@ def main(argv=None):
 
     if options.json:
         options.json.write_text(json.dumps({"count": len(files), "seed": options.seed, "kiosk": kiosk_counts,
-                                            "mpv": mpv_counts, "failures": failures, "playlist": playlist}, indent=1))
+                                            "mpv": mpv_counts, "failures": failures, "mpv_failures": mpv_failures,
+                                            "kiosk_longest_seconds": kiosk_longest,
+                                            "playlist": playlist}, indent=1))
     ok = kiosk_counts["hung"] == 0 and kiosk_counts["crashed"] == 0 and playlist_ok
     return 0 if ok else 1
 
