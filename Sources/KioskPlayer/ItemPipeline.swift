@@ -58,6 +58,9 @@ final class ItemPipeline: @unchecked Sendable {
     private var generation = 0
     private var openedInfo: MediaInfo?
     var hasAudioStream = false
+    /// How strict the video's `FrameTimeline` is (under `lock`); the presenter waits for a
+    /// frame as long as it allows.
+    private var timelineTuning = FrameTimelineTuning.strict
     var requestedRate: Rational
     let logger: Logger
     /// Cancelled by `close()`: a network open or read blocked on a dead socket gives up at once.
@@ -98,6 +101,9 @@ final class ItemPipeline: @unchecked Sendable {
 
     /// Whether the opened item has sound that is being decoded (false until opened).
     var hasAudio: Bool { lock.withLock { hasAudioStream } }
+
+    /// The video's `FrameTimeline` rules (strict until opened).
+    var videoTimelineTuning: FrameTimelineTuning { lock.withLock { timelineTuning } }
 
     /// The tempo for the item's sound from now on (the video side follows the clock).
     func setRate(_ rate: Rational) { lock.withLock { requestedRate = rate } }
@@ -156,7 +162,9 @@ final class ItemPipeline: @unchecked Sendable {
         // declared frame rate is the cadence until frames show their own.
         let rate = demuxer.asset.info.bestVideo?.frameRate
         let declared = rate.flatMap { $0.isKnownAndPositive ? MediaTime(value: 1, timescale: 1) * $0.inverted : nil }
-        let timeline = FrameTimeline<DecodedFrame>(nominalCadence: declared, tuning: hasAudio ? .withSound : .pictureOnly)
+        let tuning = FrameTimelineTuning.choose(hasSound: hasAudio, timestampsMayJump: demuxer.timestampsMayJump)
+        lock.withLock { timelineTuning = tuning }
+        let timeline = FrameTimeline<DecodedFrame>(nominalCadence: declared, tuning: tuning)
         let handOver = HandOver(value: (decoder, timeline))
         let decodeThread = Thread { [self] in runDecode(handOver.value.0, timeline: handOver.value.1) }
         decodeThread.name = "kiosk-decode"
@@ -314,12 +322,11 @@ struct FrameRetimer {
 
     private func apply(_ decided: (DecodedFrame, MediaTime, TimestampCorrection)?) -> DecodedFrame? {
         guard let (frame, time, correction) = decided else { return nil }
-        if correction != .kept {
-            if timeline.corrections == 1 || timeline.corrections % 100 == 0 {
-                logger.warning("\(NetworkURL.masked(source)): untrusted video timestamp: \(describe(correction)) at \(String(format: "%.3f", time.seconds)) s (\(timeline.corrections) so far)")
-            }
-            frame.restamp(to: time)
+        if correction != .kept, timeline.corrections == 1 || timeline.corrections % 100 == 0 {
+            logger.warning("\(NetworkURL.masked(source)): untrusted video timestamp: \(describe(correction)) at \(String(format: "%.3f", time.seconds)) s (\(timeline.corrections) so far)")
         }
+        // A kept frame after a jump taken out keeps its step, not its stamp: the offset applies.
+        if time != frame.pts { frame.restamp(to: time) }
         return frame
     }
 

@@ -44,11 +44,11 @@ extension PlaybackLoop {
     }
 
     /// The presenter waits for a frame due at `due`: believed up to a few frame periods
-    /// (`FrameTimeline`'s longest step) after the last progress, or a real gap where the
-    /// item's sound leads the clock.
+    /// (`FrameTimeline`'s longest step) after the last progress, or a real gap where its
+    /// timeline keeps them.
     func noteAwaitedFrame(dueAt due: MediaTime, of item: ActiveItem) {
         stallGuard.awaiting(dueAt: due, longestWait: VideoAlignment.longestWait(cadence: item.expectedFrameDuration,
-                                                                                hasSound: item.pipeline.hasAudio))
+                                                                                tuning: item.pipeline.videoTimelineTuning))
     }
 
     /// The presenter waits for a still image's end, whose length kiosk.conf set.
@@ -61,7 +61,7 @@ extension PlaybackLoop {
     func alignVideoIfDrifted(_ item: ActiveItem, head: DecodedFrame, next: DecodedFrame?, atHost host: MediaTime) {
         guard clock.isRunning else { return }
         let position = clock.mediaTime(atHost: host)
-        let wait = VideoAlignment.longestWait(cadence: item.expectedFrameDuration, hasSound: item.pipeline.hasAudio)
+        let wait = VideoAlignment.longestWait(cadence: item.expectedFrameDuration, tuning: item.pipeline.videoTimelineTuning)
         guard let shift = VideoAlignment.shift(framePTS: head.pts, position: position, longestWait: wait) else { return }
         item.videoShift = item.videoShift + shift
         logger.warning("\(item.entry.title): video and clock \(String(format: "%.1f", abs(shift.seconds))) s apart at \(String(format: "%.1f", head.pts.seconds)) s: the video follows the clock")

@@ -6,7 +6,7 @@ import Testing
     private func ms(_ value: Int64) -> MediaTime { MediaTime(value: value, timescale: 1000) }
 
     /// Every frame's output time (the frame is its index), after the end of the stream.
-    private func run(_ stamps: [Int64?], tuning: FrameTimelineTuning = .pictureOnly,
+    private func run(_ stamps: [Int64?], tuning: FrameTimelineTuning = .strict,
                      nominal: Int64 = 40) -> (times: [Int64], timeline: FrameTimeline<Int>) {
         var timeline = FrameTimeline<Int>(nominalCadence: ms(nominal), tuning: tuning)
         var out: [(Int, MediaTime)] = []
@@ -62,23 +62,29 @@ import Testing
         #expect(times == steady(from: 5_000, count: 20).compactMap { $0 })
     }
 
-    @Test func aForwardJumpIsTakenOutWithoutSound() {
-        // A picture with no sound has nothing to wait for: the next frame comes one cadence on.
+    @Test func aForwardJumpIsTakenOutWhenStrict() {
+        // A picture alone in a format whose timestamps jump: the next frame comes one cadence on.
         let stamps = steady(from: 0, count: 10) + steady(from: 3_000, count: 10)
         let (times, timeline) = run(stamps)
         #expect(times == steady(from: 0, count: 20).compactMap { $0 })
         #expect(timeline.offset == ms(400 - 3_000))
     }
 
-    @Test func aRealGapIsKeptWhenTheSoundLeads() {
+    @Test func aRealGapIsKeptWhereGapsAreBelieved() {
         let stamps = steady(from: 0, count: 10) + steady(from: 3_000, count: 10)
-        let (times, _) = run(stamps, tuning: .withSound)
+        let (times, _) = run(stamps, tuning: .keepingGaps)
         #expect(times == stamps.compactMap { $0 })
     }
 
-    @Test func aJumpBeyondTheLongestGapIsTakenOutEvenWithSound() {
+    @Test func gapsAreKeptWithSoundOrWhereTimestampsDoNotJump() {
+        #expect(FrameTimelineTuning.choose(hasSound: true, timestampsMayJump: true) == .keepingGaps)
+        #expect(FrameTimelineTuning.choose(hasSound: false, timestampsMayJump: false) == .keepingGaps)   // a GIF held 2 s
+        #expect(FrameTimelineTuning.choose(hasSound: false, timestampsMayJump: true) == .strict)   // a damaged PS alone
+    }
+
+    @Test func aJumpBeyondTheLongestGapIsTakenOutWhereGapsAreKept() {
         let stamps = steady(from: 0, count: 10) + steady(from: 21_981, count: 10)
-        let (times, _) = run(stamps, tuning: .withSound)
+        let (times, _) = run(stamps, tuning: .keepingGaps)
         #expect(times == steady(from: 0, count: 20).compactMap { $0 })
     }
 

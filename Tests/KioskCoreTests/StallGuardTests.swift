@@ -78,7 +78,7 @@ import Testing
     private func s(_ seconds: Double) -> MediaTime { MediaTime(seconds: seconds) }
 
     @Test func aFrameWithinAFewPeriodsIsLeftAlone() {
-        let wait = VideoAlignment.longestWait(cadence: s(0.04), hasSound: false)
+        let wait = VideoAlignment.longestWait(cadence: s(0.04), tuning: .strict)
         #expect(wait == s(0.2))
         #expect(VideoAlignment.shift(framePTS: s(1.2), position: s(1.0), longestWait: wait) == nil)
         #expect(VideoAlignment.shift(framePTS: s(0.5), position: s(1.0), longestWait: wait) == nil)   // late: dropped, not moved
@@ -86,14 +86,14 @@ import Testing
 
     @Test func aVideoFarAheadOfItsSoundIsMovedToTheClock() {
         // The damaged AVI: video stamped 327.68 s, the sound heard at 0.1 s.
-        let wait = VideoAlignment.longestWait(cadence: s(0.04), hasSound: true)
+        let wait = VideoAlignment.longestWait(cadence: s(0.04), tuning: .keepingGaps)
         #expect(VideoAlignment.shift(framePTS: s(327.72), position: s(0.1), longestWait: wait) == s(0.1) - s(327.72))
         // A real gap of 8 s that the sound plays through is waited for.
         #expect(VideoAlignment.shift(framePTS: s(9), position: s(1), longestWait: wait) == nil)
     }
 
     @Test func aVideoFarBehindIsMovedToo() {
-        let wait = VideoAlignment.longestWait(cadence: s(0.04), hasSound: true)
+        let wait = VideoAlignment.longestWait(cadence: s(0.04), tuning: .keepingGaps)
         #expect(VideoAlignment.shift(framePTS: s(1), position: s(30), longestWait: wait) == s(29))
     }
 }

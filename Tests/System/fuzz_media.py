@@ -196,6 +196,9 @@ def play_kiosk(path: Path, still: bool, slack: float, work: Path):
     if result == "played" or result == "rejected":
         stats.unlink(missing_ok=True)
         log.unlink(missing_ok=True)
+    # Ended by the stall guard: not a hang, but a freeze the timestamp rules let through.
+    if "stalled: no new frame" in text:
+        (work / "stalled.txt").open("a").write(f"{path}\n")
     return result, text[-400:], seconds
 
 
@@ -319,6 +322,9 @@ def main(argv=None):
     kiosk_seconds = time.monotonic() - started
     kiosk_counts = tally(result for result, _, _ in kiosk_results)
     kiosk_longest = max((seconds for _, _, seconds in kiosk_results), default=0)
+    stalled_file = work / "stalled.txt"
+    stalled = stalled_file.read_text().split() if stalled_file.exists() else []
+    stalled = [path for path in stalled if any(path == str(file) for file, _ in files)]
     failures = [(str(path), result, tail) for (path, _), (result, tail, _) in zip(files, kiosk_results)
                 if result in ("hung", "crashed")]
 
@@ -342,6 +348,9 @@ def main(argv=None):
     else:
         print(f"{'seconds':10}{kiosk_seconds:>8.0f}")
         print(f"{'longest':10}{kiosk_longest:>8.1f}   (seconds, one file)")
+    print(f"\nkiosk: {len(stalled)} of them ended by the stall guard (a freeze the timestamp rules let through)")
+    for path in stalled:
+        print(f"  stalled: {path}")
     for path, result, tail in failures:
         print(f"\nkiosk {result}: {path}\n{tail}")
     for path, result in mpv_failures:
@@ -364,7 +373,7 @@ def main(argv=None):
     if options.json:
         options.json.write_text(json.dumps({"count": len(files), "seed": options.seed, "kiosk": kiosk_counts,
                                             "mpv": mpv_counts, "failures": failures, "mpv_failures": mpv_failures,
-                                            "kiosk_longest_seconds": kiosk_longest,
+                                            "kiosk_longest_seconds": kiosk_longest, "kiosk_stalled": stalled,
                                             "playlist": playlist}, indent=1))
     ok = kiosk_counts["hung"] == 0 and kiosk_counts["crashed"] == 0 and playlist_ok
     return 0 if ok else 1

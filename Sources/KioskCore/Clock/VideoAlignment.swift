@@ -24,10 +24,9 @@ public enum VideoAlignment {
     }
 
     /// How far ahead of the clock a frame may legitimately be: a few frame periods of its
-    /// stream (`FrameTimeline`'s longest step) and a frame, or a real gap when the item's sound
-    /// leads the clock through it.
-    public static func longestWait(cadence: MediaTime, hasSound: Bool) -> MediaTime {
-        let tuning: FrameTimelineTuning = hasSound ? .withSound : .pictureOnly
-        return Swift.max(cadence * Rational(tuning.cadenceFactor, 1), tuning.longestGap) + cadence
+    /// stream (`FrameTimeline`'s longest step) and a frame, or a real gap where its
+    /// `FrameTimeline` keeps them.
+    public static func longestWait(cadence: MediaTime, tuning: FrameTimelineTuning) -> MediaTime {
+        Swift.max(cadence * Rational(tuning.cadenceFactor, 1), tuning.longestGap) + cadence
     }
 }

@@ -11,8 +11,8 @@
 /// - a suspect frame whose successor goes on from it starts a new timeline: a jump back, or
 ///   forward by more than `longestGap`, is taken out with an offset (the frame comes one cadence
 ///   after the previous, and the frames after it follow), like a discontinuity; a forward jump
-///   up to `longestGap` is kept (content is missing there: the picture holds while the sound,
-///   which leads the clock, plays on);
+///   up to `longestGap` is kept (content is missing there, or a variable frame rate holds a
+///   picture: see `FrameTimelineTuning.choose`);
 /// - a frame with no timestamp gets the previous one plus a cadence.
 /// So no frame is ever stamped more than `max(cadenceFactor cadences, longestGap)` after the
 /// previous one, and times never go back. Pure: the engine feeds timestamps and frames.
@@ -32,7 +32,7 @@ public struct FrameTimeline<Frame> {
     private var steps: [MediaTime] = []
     public private(set) var corrections = 0
 
-    public init(nominalCadence: MediaTime?, tuning: Tuning = .pictureOnly) {
+    public init(nominalCadence: MediaTime?, tuning: Tuning = .strict) {
         let fallback = MediaTime(value: 1, timescale: 25)
         if let nominalCadence, nominalCadence > .zero, nominalCadence <= MediaTime(value: 60, timescale: 1) {
             self.nominalCadence = nominalCadence
@@ -130,8 +130,7 @@ public struct FrameTimelineTuning: Sendable, Equatable {
     /// A step longer than this many cadences is suspect.
     public var cadenceFactor: Int64
     /// A forward jump that the following frames confirm is kept up to this long; longer is
-    /// taken out. Streams with sound keep real gaps (the sound leads the clock through
-    /// them); a picture alone has nothing to wait for, so it keeps none.
+    /// taken out. See `choose`.
     public var longestGap: MediaTime
     /// Steps the cadence is the median of.
     public var history: Int
@@ -143,9 +142,18 @@ public struct FrameTimelineTuning: Sendable, Equatable {
     }
 
     /// Real gaps of up to 10 s kept: ffmpeg's `dts_delta_threshold`, and
-    /// `TimestampContinuity`'s, for a stream whose sound leads the clock.
-    public static let withSound = FrameTimelineTuning(longestGap: MediaTime(value: 10, timescale: 1))
-    public static let pictureOnly = FrameTimelineTuning()
+    /// `TimestampContinuity`'s.
+    public static let keepingGaps = FrameTimelineTuning(longestGap: MediaTime(value: 10, timescale: 1))
+    /// No gap longer than the longest step kept.
+    public static let strict = FrameTimelineTuning()
+
+    /// Gaps are kept where they are believable: with sound, which leads the clock through
+    /// them, or in a container whose timestamps do not jump (MP4, MKV, GIF: a still moment of
+    /// a variable-frame-rate video, a GIF frame held 2 s). A picture alone in MPEG-TS or PS,
+    /// whose damaged timestamps froze screens, keeps none.
+    public static func choose(hasSound: Bool, timestampsMayJump: Bool) -> FrameTimelineTuning {
+        hasSound || !timestampsMayJump ? .keepingGaps : .strict
+    }
 }
 
 /// What a `FrameTimeline` did to a frame's timestamp, for a log line now and then.
