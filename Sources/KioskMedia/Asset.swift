@@ -94,7 +94,8 @@ public final class Asset {
         if (status.st_mode & S_IFMT) == S_IFIFO || (status.st_mode & S_IFMT) == S_IFSOCK {
             throw MediaError(source: source, reason: "is a named pipe or socket, not a media file")
         }
-        if status.st_size == 0 {
+        // A device (a terminal, a capture device) has no size: it is read like a stream.
+        if (status.st_mode & S_IFMT) == S_IFREG && status.st_size == 0 {
             throw MediaError(source: source, reason: "empty file (0 bytes)")
         }
         if access(source, R_OK) != 0 {

@@ -6,13 +6,17 @@ import KioskCore
 public final class DecodedFrame: @unchecked Sendable {
     let frame: UnsafeMutablePointer<AVFrame>
     /// Presentation time from the start of the item (the file's start_time is 0).
-    public let pts: MediaTime
+    public private(set) var pts: MediaTime
     public let sampleAspect: Rational
     public let rotation: Rotation
+    /// The decoder had no timestamp for it (`pts` is then the item's start).
+    public let hadNoTimestamp: Bool
 
-    init(taking frame: UnsafeMutablePointer<AVFrame>, pts: MediaTime, sampleAspect: Rational, rotation: Rotation) {
+    init(taking frame: UnsafeMutablePointer<AVFrame>, pts: MediaTime, sampleAspect: Rational, rotation: Rotation,
+         hadNoTimestamp: Bool = false) {
         self.frame = frame
         self.pts = pts
+        self.hadNoTimestamp = hadNoTimestamp
         self.sampleAspect = sampleAspect
         self.rotation = rotation
     }
@@ -20,6 +24,22 @@ public final class DecodedFrame: @unchecked Sendable {
     deinit {
         var pointer: UnsafeMutablePointer<AVFrame>? = frame
         av_frame_free(&pointer)
+    }
+
+    /// The file's timestamp is untrusted: the pipeline's `FrameTimeline` may decide another.
+    public func restamp(to time: MediaTime) {
+        pts = time
+    }
+
+    /// What the presenter added to `pts` to bring a video that drifted from the clock back
+    /// to it (`VideoAlignment`).
+    public private(set) var appliedShift = MediaTime.zero
+
+    /// Moves `pts` so that `shift` in all is added to the decided time.
+    public func applyShift(_ shift: MediaTime) {
+        guard shift != appliedShift else { return }
+        pts = pts - appliedShift + shift
+        appliedShift = shift
     }
 
     public var size: PixelSize { PixelSize(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) }

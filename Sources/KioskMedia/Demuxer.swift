@@ -32,6 +32,8 @@ public final class Demuxer {
     public private(set) var endTime = MediaTime.zero
     /// For formats whose timestamps may jump (MPEG-TS, PS): the jumps taken out.
     private var continuity: TimestampContinuity?
+    /// The format allows discontinuities (FFmpeg's AVFMT_TS_DISCONT: MPEG-TS, PS).
+    public var timestampsMayJump: Bool { continuity != nil }
 
     public enum Output { case packet(Packet), end }
 

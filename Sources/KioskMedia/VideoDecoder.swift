@@ -45,10 +45,12 @@ public final class VideoDecoder: FrameDecoding {
         case .needsInput: return .needsInput
         case .finished: return .finished
         }
-        let pts = stream.mediaTime(ticks: stream.ticks(of: frame) ?? stream.startTicks)
+        let ticks = stream.ticks(of: frame)
+        let pts = stream.mediaTime(ticks: ticks ?? stream.startTicks)
         let sar = frame.pointee.sample_aspect_ratio
         let frameAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : sampleAspect
-        return .frame(DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: rotation))
+        return .frame(DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: rotation,
+                                   hadNoTimestamp: ticks == nil))
     }
 
     /// Feeds a demuxed packet, or nil to drain at the end; false when the decoder is full.

@@ -19,6 +19,8 @@ final class ActiveItem {
     var isScalerPrepared = false
     /// When the item ran dry (host time); nil while it plays or before it first did.
     var stalledSince: MediaTime?
+    /// Added to the video's times since it drifted from the clock (`VideoAlignment`).
+    var videoShift = MediaTime.zero
 
     init(index: Int, entry: PlaylistEntry, plan: ItemPlan, pipeline: ItemPipeline, serial: UInt64) {
         self.index = index

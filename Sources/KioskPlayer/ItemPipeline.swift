@@ -58,6 +58,9 @@ final class ItemPipeline: @unchecked Sendable {
     private var generation = 0
     private var openedInfo: MediaInfo?
     var hasAudioStream = false
+    /// How strict the video's `FrameTimeline` is (under `lock`); the presenter waits for a
+    /// frame as long as it allows.
+    private var timelineTuning = FrameTimelineTuning.strict
     var requestedRate: Rational
     let logger: Logger
     /// Cancelled by `close()`: a network open or read blocked on a dead socket gives up at once.
@@ -98,6 +101,9 @@ final class ItemPipeline: @unchecked Sendable {
 
     /// Whether the opened item has sound that is being decoded (false until opened).
     var hasAudio: Bool { lock.withLock { hasAudioStream } }
+
+    /// The video's `FrameTimeline` rules (strict until opened).
+    var videoTimelineTuning: FrameTimelineTuning { lock.withLock { timelineTuning } }
 
     /// The tempo for the item's sound from now on (the video side follows the clock).
     func setRate(_ rate: Rational) { lock.withLock { requestedRate = rate } }
@@ -152,8 +158,15 @@ final class ItemPipeline: @unchecked Sendable {
             audio.close()
             return
         }
-        let handOver = HandOver(value: decoder)
-        let decodeThread = Thread { [self] in runDecode(handOver.value) }
+        // The frames' times are checked against the stream's cadence (FrameTimeline); its
+        // declared frame rate is the cadence until frames show their own.
+        let rate = demuxer.asset.info.bestVideo?.frameRate
+        let declared = rate.flatMap { $0.isKnownAndPositive ? MediaTime(value: 1, timescale: 1) * $0.inverted : nil }
+        let tuning = FrameTimelineTuning.choose(hasSound: hasAudio, timestampsMayJump: demuxer.timestampsMayJump)
+        lock.withLock { timelineTuning = tuning }
+        let timeline = FrameTimeline<DecodedFrame>(nominalCadence: declared, tuning: tuning)
+        let handOver = HandOver(value: (decoder, timeline))
+        let decodeThread = Thread { [self] in runDecode(handOver.value.0, timeline: handOver.value.1) }
         decodeThread.name = "kiosk-decode"
         decodeThread.start()
 
@@ -186,7 +199,10 @@ final class ItemPipeline: @unchecked Sendable {
             if case .end = output { noteProgress(reader, finished: true) } else { noteProgress(reader, finished: false) }
             switch output {
             case .packet(let packet) where packet.streamIndex == demuxer.audioStream:
-                guard audioPackets.push(.packet(packet)) else { return }
+                // A closed sound queue is an item playing without its sound (its decoder could
+                // not open): its packets are dropped, and the picture goes on. (Returning here
+                // starved the video: a damaged vorbis header froze the picture for good.)
+                _ = audioPackets.push(.packet(packet))
             case .packet(let packet):
                 guard packets.push(.packet(packet)) else { return }
             case .end:
@@ -214,14 +230,16 @@ final class ItemPipeline: @unchecked Sendable {
 
     // MARK: Decode thread
 
-    private func runDecode(_ decoder: VideoDecoder) {
+    private func runDecode(_ decoder: VideoDecoder, timeline: FrameTimeline<DecodedFrame>) {
         var skipBefore = plan.start
         var outputGeneration = currentGeneration
         var produced = 0
+        var retimer = FrameRetimer(timeline: timeline, source: plan.source, logger: logger)
         while let message = packets.pop() {
             switch message {
             case .seek(let target, let seekGeneration):
                 decoder.flush()
+                retimer.reset()
                 skipBefore = target
                 outputGeneration = seekGeneration
                 continue
@@ -233,12 +251,14 @@ final class ItemPipeline: @unchecked Sendable {
                 if outputGeneration != currentGeneration { continue }
                 if !decoder.send(packet, unshownBefore: skipBefore) {
                     // Full: hand out what it holds first, then it takes the packet.
-                    guard drain(decoder, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
+                    guard drain(decoder, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
                     _ = decoder.send(packet, unshownBefore: skipBefore)
                 }
             case .end(let length):
                 _ = decoder.send(nil as Packet?)
-                guard drain(decoder, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
+                guard drain(decoder, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
+                      deliver(retimer.finish(), skipBefore: skipBefore, generation: outputGeneration, produced: &produced)
+                else { return }
                 if let loss = lock.withLock({ streamLoss }) {
                     frames.push(.failed(loss))
                     return
@@ -251,23 +271,71 @@ final class ItemPipeline: @unchecked Sendable {
                 }
                 guard frames.push(.end(length: length, generation: outputGeneration)) else { return }
                 decoder.flush()
+                retimer.reset()
                 continue
             }
-            guard drain(decoder, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
+            guard drain(decoder, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
         }
     }
 
-    /// Moves every frame the decoder has ready into the frame queue; false once closed.
-    private func drain(_ decoder: VideoDecoder, skipBefore: MediaTime, generation: Int, produced: inout Int) -> Bool {
+    /// Moves every frame the decoder has ready, retimed, into the frame queue; false once closed.
+    private func drain(_ decoder: VideoDecoder, _ retimer: inout FrameRetimer, skipBefore: MediaTime, generation: Int,
+                       produced: inout Int) -> Bool {
         while case .frame(let frame) = decoder.receive() {
-            if let end = plan.end, frame.pts >= end { continue }
-            // After a seek, the frames between the keyframe and the target are only decoded
-            // to reach it; the last one before a frame-less gap would still be shown, but
-            // streams have frames at every target within a frame period.
-            if frame.pts < skipBefore, skipBefore - frame.pts > MediaTime(value: 1, timescale: 1000) { continue }
-            produced += 1
-            guard frames.push(.frame(frame, generation: generation)) else { return false }
+            guard deliver(retimer.push(frame), skipBefore: skipBefore, generation: generation, produced: &produced) else { return false }
         }
         return true
+    }
+
+    /// Queues `frame` (a retimed one, or nil when the retimer holds it back); false once closed.
+    private func deliver(_ frame: DecodedFrame?, skipBefore: MediaTime, generation: Int, produced: inout Int) -> Bool {
+        guard let frame else { return true }
+        if let end = plan.end, frame.pts >= end { return true }
+        // After a seek, the frames between the keyframe and the target are only decoded
+        // to reach it; the last one before a frame-less gap would still be shown, but
+        // streams have frames at every target within a frame period.
+        if frame.pts < skipBefore, skipBefore - frame.pts > MediaTime(value: 1, timescale: 1000) { return true }
+        produced += 1
+        return frames.push(.frame(frame, generation: generation))
+    }
+}
+
+/// The decode thread's `FrameTimeline`: frames go through it with their file timestamps and
+/// come out, one frame later, with the time to present them at. Says once per item what it
+/// corrected, and at most every 100 corrections after that.
+struct FrameRetimer {
+    var timeline: FrameTimeline<DecodedFrame>
+    let source: String
+    let logger: Logger
+
+    mutating func push(_ frame: DecodedFrame) -> DecodedFrame? {
+        let decided = timeline.push(frame, pts: frame.hadNoTimestamp ? nil : frame.pts)
+        return apply(decided)
+    }
+
+    mutating func finish() -> DecodedFrame? {
+        let decided = timeline.finish()
+        return apply(decided)
+    }
+
+    mutating func reset() { timeline.reset() }
+
+    private func apply(_ decided: (DecodedFrame, MediaTime, TimestampCorrection)?) -> DecodedFrame? {
+        guard let (frame, time, correction) = decided else { return nil }
+        if correction != .kept, timeline.corrections == 1 || timeline.corrections % 100 == 0 {
+            logger.warning("\(NetworkURL.masked(source)): untrusted video timestamp: \(describe(correction)) at \(String(format: "%.3f", time.seconds)) s (\(timeline.corrections) so far)")
+        }
+        // A kept frame after a jump taken out keeps its step, not its stamp: the offset applies.
+        if time != frame.pts { frame.restamp(to: time) }
+        return frame
+    }
+
+    private func describe(_ correction: TimestampCorrection) -> String {
+        switch correction {
+        case .kept: "kept"
+        case .missingFilledIn: "missing, filled in"
+        case .outlierReplaced(let was): String(format: "outlier %.3f s replaced", was.seconds)
+        case .jumpTakenOut(let was): String(format: "jump to %.3f s taken out", was.seconds)
+        }
     }
 }

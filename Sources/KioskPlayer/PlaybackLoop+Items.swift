@@ -64,6 +64,7 @@ extension PlaybackLoop {
             upcoming = nil
             let outgoing = current
             current = next
+            noteProgress()   // the stall guard counts afresh for the new item
             idleUntil = nil
             finished = false
             if seam == nil { audio?.flush() }   // a skip cuts the old item's sound at once
@@ -176,7 +177,8 @@ extension PlaybackLoop {
             if clock.mediaTime(atHost: now) < seam, let due = clock.hostTime(forMediaTime: seam) {
                 let halfRefresh = output.refreshInterval * Rational(1, 2)
                 if due - halfRefresh > now {
-                    mailbox.wait(untilHost: due - halfRefresh)
+                    noteAwaitedEnd(dueAt: due - halfRefresh, of: item)
+                    waitWatched(untilHost: due - halfRefresh)
                     return
                 }
             }

@@ -10,6 +10,8 @@ public struct PlayerReload: Sendable, Equatable {
     public var gravity: VideoGravity?
     /// For still images opened from now on; the one on screen keeps its time.
     public var imageDuration: MediaTime?
+    /// The stall guard's timeout, from the next look at the item on screen.
+    public var stallTimeout: MediaTime?
     /// The rate `play` uses; a playing player changes speed at once, a paused one stays paused.
     public var defaultRate: Rational?
     public var volume: Int?
@@ -25,6 +27,7 @@ extension PlaybackLoop {
     func applyReload(_ reload: PlayerReload) {
         if let gravity = reload.gravity { options.gravity = gravity }
         if let imageDuration = reload.imageDuration { options.imageDuration = imageDuration }
+        if let stallTimeout = reload.stallTimeout { options.stallTimeout = stallTimeout }
         if let loopMode = reload.loopMode { cursor.loopMode = loopMode }
         if reload.entries != nil || reload.loopMode != nil || reload.imageDuration != nil {
             // The item prepared for the seam was chosen (and a still's duration set) by the

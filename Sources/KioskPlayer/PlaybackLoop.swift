@@ -50,6 +50,8 @@ final class PlaybackLoop {
     var overlay: OverlayState?
     /// The direct video path (PlaybackLoop+DirectVideo.swift); nil when the display has no planes.
     var directVideo: DirectVideoState?
+    /// Ends a local item whose picture froze while playing (PlaybackLoop+StallGuard.swift).
+    var stallGuard = StallGuard()
 
     init(output: VideoOutput, cursor: PlaylistCursor, options: PlayerOptions, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
@@ -76,6 +78,7 @@ final class PlaybackLoop {
         while !stopping {
             for command in mailbox.takeAll() { handle(command) }
             if stopping { break }
+            if current == nil || finished { watchForStall() }   // stands down: nothing should be playing
             if let until = idleUntil {
                 if MonotonicClock.hostTime() < until { mailbox.wait(untilHost: until); continue }
                 idleUntil = nil
@@ -89,6 +92,7 @@ final class PlaybackLoop {
             }
             followAudio(item)
             step(item)
+            watchForStall()
             refreshOverlayIfStale()
             // After the step, not before: opening the next item right at a seam would delay
             // the incoming item's first frame.
@@ -116,6 +120,7 @@ final class PlaybackLoop {
             reachEnd(of: item, length: length)
         case .frame(let frame, let frameGeneration):
             guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
+            frame.applyShift(item.videoShift)
             if needsFirstFrame || options.untimed {
                 guard mayResume(item, at: frame) else { return }   // a stalled stream refills first
                 _ = item.pipeline.frames.pop(timeout: 0)
@@ -126,12 +131,14 @@ final class PlaybackLoop {
                 reportReady(item)
                 return
             }
-            var nextPTS: MediaTime?
+            var nextFrame: DecodedFrame?
             if case .frame(let next, let nextGeneration)? = item.pipeline.frames.peekSecond(), nextGeneration == generation {
-                nextPTS = next.pts
+                nextFrame = next
             }
             let now = MonotonicClock.hostTime()
             let flip = MonotonicClock.hostTime(seconds: output.expectedFlip(after: now.seconds + drawSeconds))
+            alignVideoIfDrifted(item, head: frame, next: nextFrame, atHost: flip)
+            let nextPTS = nextFrame?.pts
             switch FramePacer.decide(framePTS: frame.pts, nextFramePTS: nextPTS, clock: clock,
                                      refreshInterval: output.refreshInterval, now: flip) {
             case .present:
@@ -141,7 +148,8 @@ final class PlaybackLoop {
                 _ = item.pipeline.frames.pop(timeout: 0)
                 dropped += 1
             case .wait(let until):
-                mailbox.wait(untilHost: until)
+                noteAwaitedFrame(dueAt: until, of: item)
+                waitWatched(untilHost: until)
             case .waitForClock:
                 mailbox.wait(untilHost: now + MediaTime(value: 1, timescale: 20))
             }
@@ -193,6 +201,7 @@ final class PlaybackLoop {
             if let buffer { saveSnapshotIfDue(buffer) }
             lastDisplayError = nil
             presented += 1
+            if item.lastPresentedPTS != frame.pts { noteProgress() }   // an overlay redraw is no progress
             item.notePresented(frame.pts)
             keepForOverlay(frame, of: item)
             stats?.write(.init(flipTime: flipSeconds, item: item.index, pts: (frame.pts - item.plan.start).seconds,
@@ -267,6 +276,7 @@ final class PlaybackLoop {
         audio?.flush()
         clock.seek(to: fileTime, atHost: MonotonicClock.hostTime())
         needsFirstFrame = true
+        noteProgress()   // decoding to the target starts the stall guard's count afresh
     }
 
     /// The audio master (DESIGN.md): the clock follows what is heard, as the writer reports it
@@ -276,6 +286,7 @@ final class PlaybackLoop {
               let (heard, host, afterGap) = audio.heardTime(ofItem: Int(item.reference.serial), notBefore: item.plan.start),
               host != lastAudioObservation else { return }
         lastAudioObservation = host
+        noteProgress()   // a new report is sound written further
         clock.observeAudio(heard, atHost: host, afterGap: afterGap)
     }
 

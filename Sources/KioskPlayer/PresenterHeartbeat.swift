@@ -33,6 +33,12 @@ public final class PresenterHeartbeat: @unchecked Sendable {
         }
     }
 
+    /// Since when the player's progress (a new frame, sound heard further) has been overdue
+    /// in a state that claims to be playing; nil while none is expected (`StallGuard`).
+    func progress(overdueSince since: Double?) {
+        lock.withLock { state.progressOverdueSince = since }
+    }
+
     func pictureShown() {
         let now = clock.now()
         lock.withLock {

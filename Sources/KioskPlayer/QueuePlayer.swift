@@ -12,6 +12,8 @@ public struct PlayerOptions: @unchecked Sendable {
     public var gravity: VideoGravity = .fit
     /// How long a still image is shown when its item sets no duration.
     public var imageDuration = MediaTime(value: 10, timescale: 1)
+    /// kiosk.conf `playback.stall_timeout`: see `StallGuard`.
+    public var stallTimeout = StallGuard.defaultTimeout
     public var startPaused = false
     public var rate = Rational.one
     /// How long before an item ends the next one is opened and its first frame decoded.

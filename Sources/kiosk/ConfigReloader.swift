@@ -100,6 +100,7 @@ final class ConfigReloader: @unchecked Sendable {
             case .gravity: reload.gravity = new.playback.gravity
             case .rate: reload.defaultRate = rate(new.playback)
             case .imageDuration: reload.imageDuration = new.playback.imageDuration
+            case .stallTimeout: reload.stallTimeout = new.playback.stallTimeout
             // Only a start is paused or not: a reload never pauses a playing kiosk.
             case .startPaused: break
             }

@@ -53,6 +53,13 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Stop after this many seconds (tests, benchmarks); default: until the end.")
     var duration: Double?
 
+    @Option(name: .customLong("image-duration"), help: "Seconds a still image stays (default 10).")
+    var imageDuration: Double = 10
+
+    @Option(name: .customLong("stall-timeout"),
+            help: "Seconds a local item may show no new frame and make no audio progress before it is skipped (default 5).")
+    var stallTimeout: Double = StallGuard.defaultTimeout.seconds
+
     @Option(name: .customLong("control-socket"), help: "Listen for control commands on this Unix socket (see kiosk ctl).")
     var controlSocket: String?
 
@@ -71,6 +78,10 @@ struct PlayCommand: ParsableCommand {
             throw ValidationError("--rotation must be 0, 90, 180 or 270")
         }
         if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0") }
+        guard imageDuration > 0 else { throw ValidationError("--image-duration must be more than 0") }
+        guard stallTimeout >= StallGuard.shortestTimeout.seconds else {
+            throw ValidationError("--stall-timeout must be at least \(StallGuard.shortestTimeout.seconds) s")
+        }
         guard (0...100).contains(volume) else { throw ValidationError("--volume must be between 0 and 100") }
         guard PlaybackRate.isPlayable(Rational(Int64((rate * 1000).rounded()), 1000)) else {
             throw ValidationError("--rate must be between 0.25 and 4")
@@ -92,6 +103,8 @@ struct PlayCommand: ParsableCommand {
         options.gravity = gravity
         options.rate = Rational(Int64((rate * 1000).rounded()), 1000)
         options.startPaused = startPaused
+        options.imageDuration = MediaTime(seconds: imageDuration)
+        options.stallTimeout = MediaTime(seconds: stallTimeout)
         options.untimed = untimed
         options.statsPath = statsFile
         options.exitWhenFinished = !loop

@@ -63,6 +63,7 @@ struct RunCommand: ParsableCommand {
         options.startPaused = settings.playback.startPaused
         options.rate = Rational(Int64((settings.playback.rate * 1000).rounded()), 1000)
         options.imageDuration = settings.playback.imageDuration
+        options.stallTimeout = settings.playback.stallTimeout
         options.statsPath = statsFile
         options.untimed = untimed
         options.snapshotDirectory = snapshotDirectory

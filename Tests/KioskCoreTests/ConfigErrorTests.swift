@@ -19,7 +19,7 @@ let configErrorTable: [ConfigErrorCase] = [
     ConfigErrorCase(name: "unknown section", yaml: "displya:\n  output: drm\n" + items, line: 1, column: 1,
                     fragment: "unknown key 'displya' in the file; expected one of: display, audio, input, playback, overlay, control, items (did you mean 'display'?)"),
     ConfigErrorCase(name: "typo in playback", yaml: "playback:\n  gravty: fill\n" + items, line: 2, column: 3,
-                    fragment: "unknown key 'gravty' in playback; expected one of: loop, gravity, start_paused, rate, image_duration (did you mean 'gravity'?)"),
+                    fragment: "unknown key 'gravty' in playback; expected one of: loop, gravity, start_paused, rate, image_duration, stall_timeout (did you mean 'gravity'?)"),
     ConfigErrorCase(name: "typo in display", yaml: "display:\n  rotaton: 90\n" + items, line: 2, column: 3,
                     fragment: "(did you mean 'rotation'?)"),
     ConfigErrorCase(name: "unknown in audio, nothing close", yaml: "audio:\n  speakers: 2\n" + items, line: 2, column: 3,
@@ -56,6 +56,10 @@ let configErrorTable: [ConfigErrorCase] = [
                     fragment: "the file holds a list; expected a map with the sections display, audio"),
 
     // Out of range and bad values.
+    ConfigErrorCase(name: "stall timeout under a second", yaml: "playback:\n  stall_timeout: 0.5\n" + items, line: 2, column: 18,
+                    fragment: "'stall_timeout' in playback is 0.5; expected seconds >= 1"),
+    ConfigErrorCase(name: "stall timeout a word", yaml: "playback:\n  stall_timeout: never\n" + items, line: 2, column: 18,
+                    fragment: "'stall_timeout' in playback is the string 'never'; expected seconds >= 1"),
     ConfigErrorCase(name: "volume 150", yaml: "audio:\n  volume: 150\n" + items, line: 2, column: 11,
                     fragment: "'volume' in audio is 150; expected a whole number from 0 to 100"),
     ConfigErrorCase(name: "item volume 150", yaml: "items:\n  - {path: a.mp4, volume: 150}\n", line: 2, column: 27,

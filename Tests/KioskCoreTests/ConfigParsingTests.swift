@@ -31,6 +31,7 @@ private let fullConfig = """
       start_paused: true
       rate: 0.5
       image_duration: 0.1
+      stall_timeout: 2.5
     overlay:
       enabled: false
       hide_after: 1:30
@@ -95,6 +96,7 @@ struct ConfigParsingTests {
         #expect(config.playback.startPaused)
         #expect(config.playback.rate == 0.5)
         #expect(config.playback.imageDuration == MediaTime(value: 1, timescale: 10))   // exact, not 0.1000000001
+        #expect(config.playback.stallTimeout == MediaTime(value: 5, timescale: 2))
 
         #expect(config.overlay.enabled == false)
         #expect(config.overlay.hideAfter == MediaTime(value: 90, timescale: 1))
@@ -115,10 +117,10 @@ struct ConfigParsingTests {
         #expect(intro.end == MediaTime(value: 7447, timescale: 2))   // 1:02:03.5
         #expect(intro.loopCount == 2)
         #expect(intro.title == "2024")
-        #expect(intro.location == SourceLocation(file: "kiosk.conf", line: 38, column: 11))
+        #expect(intro.location == SourceLocation(file: "kiosk.conf", line: 39, column: 11))
         #expect(config.items[2].duration == MediaTime(value: 7, timescale: 1))
         #expect(config.items[0].gravity == nil && config.items[0].loopCount == 1)
-        #expect(config.items[0].location == SourceLocation(file: "kiosk.conf", line: 37, column: 5))
+        #expect(config.items[0].location == SourceLocation(file: "kiosk.conf", line: 38, column: 5))
     }
 
     @Test func minimalConfigGetsTheDefaults() throws {

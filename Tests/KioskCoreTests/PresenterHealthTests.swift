@@ -35,6 +35,21 @@ import Testing
         #expect(verdict.description == "the display has failed every frame for 8 s: the page flip did not complete within 1.0 s")
     }
 
+    @Test func aFrozenPictureThatClaimsToPlayStarvesTheWatchdog() {
+        // The loop comes round every 50 ms, but no new frame and no sound since 110 while
+        // the player says it plays (issue 12): the watchdog goes unfed once that lasts.
+        var health = PresenterHealth(startedAt: 100)
+        health.loopActivity = 120
+        health.progressOverdueSince = 110
+        #expect(health.verdict(at: 114.9, stallLimit: 5) == .healthy)
+        let verdict = health.verdict(at: 120, stallLimit: 5)
+        #expect(verdict == .pictureFrozen(forSeconds: 10))
+        #expect(verdict.description == "the picture has been frozen for 10 s while playing")
+        // Paused, idle, or a network stream buffering: nothing overdue, fed again.
+        health.progressOverdueSince = nil
+        #expect(health.verdict(at: 120, stallLimit: 5) == .healthy)
+    }
+
     @Test func statusLines() {
         #expect(ServiceStatusLine.text(title: "a.mp4", index: 2, timeControl: .playing, waiting: nil) == "playing item 2: a.mp4")
         #expect(ServiceStatusLine.text(title: "a.mp4", index: 2, timeControl: .paused, waiting: nil) == "paused at item 2: a.mp4")

@@ -52,4 +52,14 @@ import Testing
         #expect(continuity.offset == 0)
         #expect(corrected(packets(from: 3_600_000_000, count: 3), into: &continuity) == packets(from: 3_600_000_000, count: 3))
     }
+
+    @Test func anAbsurdPacketDurationIsNotTakenForAJump() {
+        // A damaged H.264 header made every frame of a transport stream last 20.5 s: the next
+        // packet, 40 ms on, is where the stream goes on, not a jump back.
+        var continuity = TimestampContinuity()
+        let stamps = packets(from: 0, count: 20)
+        let out = stamps.map { $0 + continuity.correction(stream: 0, timestamp: $0, duration: 20_520_000) }
+        #expect(out == stamps)
+        #expect(continuity.offset == 0)
+    }
 }

@@ -47,7 +47,7 @@ public enum ReloadApplication: Sendable, Equatable {
 
 /// The playback settings that differ between two configurations.
 public enum PlaybackSetting: String, Sendable, CaseIterable {
-    case loop, gravity, startPaused = "start_paused", rate, imageDuration = "image_duration"
+    case loop, gravity, startPaused = "start_paused", rate, imageDuration = "image_duration", stallTimeout = "stall_timeout"
 }
 
 /// What differs between the configuration playing and a newly read one. Pure: the reload
@@ -98,6 +98,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.startPaused != new.startPaused { changed.append(.startPaused) }
         if old.rate != new.rate { changed.append(.rate) }
         if old.imageDuration != new.imageDuration { changed.append(.imageDuration) }
+        if old.stallTimeout != new.stallTimeout { changed.append(.stallTimeout) }
         return changed
     }
 

@@ -148,7 +148,7 @@ extension ConfigWalker {
     func readPlayback(_ node: Node?) -> PlaybackConfig {
         var playback = PlaybackConfig()
         guard let section = section(node, name: "playback", allowedKeys:
-            ["loop", "gravity", "start_paused", "rate", "image_duration"]) else { return playback }
+            ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout"]) else { return playback }
         if let loop = choice(section, "loop", PlaybackConfig.LoopMode.allCases.map { ($0.rawValue, $0) }) {
             playback.loop = loop
         }
@@ -156,6 +156,9 @@ extension ConfigWalker {
         if let paused = bool(section, "start_paused") { playback.startPaused = paused }
         if let rate = number(section, "rate", in: 0.25...4.0) { playback.rate = rate }
         if let duration = seconds(section, "image_duration") { playback.imageDuration = duration }
+        if let timeout = seconds(section, "stall_timeout", above: StallGuard.shortestTimeout, allowingMinimum: true) {
+            playback.stallTimeout = timeout
+        }
         return playback
     }
 

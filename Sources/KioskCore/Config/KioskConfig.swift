@@ -142,6 +142,9 @@ public struct PlaybackConfig: Sendable, Equatable {
     public var rate = 1.0
     /// `image_duration`: seconds a still image stays when its item sets no `duration`.
     public var imageDuration = MediaTime(value: 10, timescale: 1)
+    /// `stall_timeout`: seconds a local item that should be playing may show no new frame and
+    /// make no audio progress (beyond the frame it waits for) before it is ended as failed.
+    public var stallTimeout = StallGuard.defaultTimeout
 
     public init() {}
 }

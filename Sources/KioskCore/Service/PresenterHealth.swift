@@ -12,6 +12,9 @@ public struct PresenterHealth: Sendable, Equatable {
     /// Since when every attempt to put a picture on screen has failed, and the last reason.
     public var displayFailingSince: Double?
     public var displayError: String?
+    /// Since when the player, claiming to play, has shown no new frame and heard no further
+    /// sound beyond what it waits for (`StallGuard.overdueSince`); nil while none is expected.
+    public var progressOverdueSince: Double?
 
     public init(startedAt: Double) {
         loopActivity = startedAt
@@ -28,6 +31,9 @@ public struct PresenterHealth: Sendable, Equatable {
         var expected = loopActivity
         if let wake = sleepingUntil, wake > expected { expected = wake }
         if now - expected >= stallLimit { return .presenterStalled(forSeconds: now - expected) }
+        // The loop comes round, but the picture is frozen in a state that claims to play (an
+        // item the stall guard could not end: a network stream, a guard set longer than this).
+        if let since = progressOverdueSince, now - since >= stallLimit { return .pictureFrozen(forSeconds: now - since) }
         return .healthy
     }
 }
@@ -37,6 +43,7 @@ public enum WatchdogVerdict: Sendable, Equatable, CustomStringConvertible {
     case healthy
     case presenterStalled(forSeconds: Double)
     case displayFailing(forSeconds: Double, reason: String)
+    case pictureFrozen(forSeconds: Double)
 
     public var isHealthy: Bool { self == .healthy }
 
@@ -45,6 +52,8 @@ public enum WatchdogVerdict: Sendable, Equatable, CustomStringConvertible {
         case .healthy: "healthy"
         case .presenterStalled(let seconds):
             "the presenter has made no progress for \(Self.format(seconds)) s"
+        case .pictureFrozen(let seconds):
+            "the picture has been frozen for \(Self.format(seconds)) s while playing"
         case .displayFailing(let seconds, let reason):
             "the display has failed every frame for \(Self.format(seconds)) s: \(reason)"
         }

@@ -8,6 +8,11 @@
 public struct TimestampContinuity: Sendable, Equatable {
     /// Microseconds; ffmpeg's default for formats with discontinuities.
     public static let threshold: Int64 = 10_000_000
+    /// A packet's duration is untrusted too: a damaged H.264 header gave every frame of a
+    /// transport stream 20.5 s, each packet then looked like a jump back by 20.5 s from where
+    /// the stream "should" go on, and each was moved 20.5 s further (issue 12). A video frame
+    /// or a sound packet lasts far less than a second; more is taken as a second.
+    public static let longestTrustedDuration: Int64 = 1_000_000
 
     /// Microseconds added to every timestamp read from now on.
     public private(set) var offset: Int64 = 0
@@ -24,7 +29,7 @@ public struct TimestampContinuity: Sendable, Equatable {
             let jump = corrected > next ? corrected - next : next - corrected
             if jump > Self.threshold { offset = offset &+ (next - corrected) }
         }
-        expected[stream] = timestamp &+ offset &+ Swift.max(0, duration)
+        expected[stream] = timestamp &+ offset &+ Swift.min(Self.longestTrustedDuration, Swift.max(0, duration))
         return offset
     }
 

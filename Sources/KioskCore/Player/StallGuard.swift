@@ -1,0 +1,70 @@
+/// Notices a picture that froze while the player says it plays (issue 12). On a signage box a
+/// frozen picture is the worst failure: nothing crashes, so nothing restarts it, and nobody is
+/// in front of the screen. The engine ends such a local item as failed and the playlist goes
+/// on; the service watchdog is not fed while progress is overdue (`overdueSince`).
+///
+/// Progress is a new frame on screen or sound heard further. While progress is expected (the
+/// item should be playing), it is overdue from the last progress, or from the moment the
+/// presenter's awaited frame (or a still's end) is due when it waits for one, but never later
+/// than `longestWait` after the last progress: a frame announced for an hour from now is not a
+/// reason to wait an hour. Pure, with host times (CLOCK_MONOTONIC) passed in.
+public struct StallGuard: Sendable, Equatable {
+    /// kiosk.conf `playback.stall_timeout`'s default: a few seconds, well inside the service
+    /// watchdog's half period (10 s), so a stalled item is skipped before systemd would act.
+    public static let defaultTimeout = MediaTime(value: 5, timescale: 1)
+    /// Shorter would end items on a decoder's hiccup at a seek.
+    public static let shortestTimeout = MediaTime(value: 1, timescale: 1)
+
+    public var timeout: MediaTime
+    /// The last progress, or when progress began to be expected; nil while none is expected.
+    public private(set) var lastProgress: MediaTime?
+    /// When what the presenter waits for is due, as far as it is believed.
+    private var awaitedDue: MediaTime?
+
+    public init(timeout: MediaTime = StallGuard.defaultTimeout) {
+        self.timeout = timeout
+    }
+
+    /// Progress is expected from `host` on (the item should be playing); the count goes on
+    /// when it was already expected.
+    public mutating func expectProgress(at host: MediaTime) {
+        if lastProgress == nil { lastProgress = host }
+    }
+
+    /// No progress is expected (paused, waiting for a network stream, nothing playing): the
+    /// count starts afresh when it is expected again.
+    public mutating func standDown() {
+        lastProgress = nil
+        awaitedDue = nil
+    }
+
+    /// A new frame went on screen, or the sound was heard further, or something was started
+    /// afresh (a new item, a seek).
+    public mutating func progressed(at host: MediaTime) {
+        lastProgress = host
+        awaitedDue = nil
+    }
+
+    /// The presenter waits for something due at `due` (a decoded frame, a still's end), which
+    /// is believed up to `longestWait` after the last progress (nil: always, e.g. a still's
+    /// configured duration).
+    public mutating func awaiting(dueAt due: MediaTime, longestWait: MediaTime?) {
+        guard let last = lastProgress else { return }
+        var believed = due
+        if let longestWait, believed > last + longestWait { believed = last + longestWait }
+        awaitedDue = believed
+    }
+
+    /// Since when progress has been overdue; nil while none is expected.
+    public var overdueSince: MediaTime? {
+        guard let last = lastProgress else { return nil }
+        if let awaitedDue, awaitedDue > last { return awaitedDue }
+        return last
+    }
+
+    /// Whether progress has been overdue for `timeout` at `now`.
+    public func isStalled(at now: MediaTime) -> Bool {
+        guard let since = overdueSince else { return false }
+        return now - since >= timeout
+    }
+}

@@ -1,0 +1,99 @@
+import Testing
+@testable import KioskCore
+
+/// The stall guard on a simulated clock: host times in seconds, progress and waits as the
+/// presenter would report them.
+@Suite struct StallGuardTests {
+    private func s(_ seconds: Double) -> MediaTime { MediaTime(seconds: seconds) }
+
+    @Test func framesOnTimeNeverStall() {
+        var guardian = StallGuard(timeout: s(5))
+        guardian.expectProgress(at: s(0))
+        for tick in stride(from: 0.04, through: 60, by: 0.04) {
+            guardian.progressed(at: s(tick))
+            guardian.expectProgress(at: s(tick))
+            #expect(!guardian.isStalled(at: s(tick + 0.02)))
+        }
+    }
+
+    @Test func noProgressForTheTimeoutIsAStall() {
+        var guardian = StallGuard(timeout: s(5))
+        guardian.expectProgress(at: s(100))
+        guardian.progressed(at: s(101))
+        guardian.expectProgress(at: s(103))   // still expected: the count goes on from 101
+        #expect(!guardian.isStalled(at: s(105.9)))
+        #expect(guardian.isStalled(at: s(106)))
+        #expect(guardian.overdueSince == s(101))
+    }
+
+    @Test func aFrameAnnouncedAnHourAheadIsBelievedOnlyForTheLongestWait() {
+        // The reported freeze: the presenter waited for a frame due in an hour.
+        var guardian = StallGuard(timeout: s(5))
+        guardian.progressed(at: s(10))
+        guardian.awaiting(dueAt: s(3_610), longestWait: s(0.2))
+        #expect(guardian.overdueSince == s(10.2))
+        #expect(!guardian.isStalled(at: s(15.1)))
+        #expect(guardian.isStalled(at: s(15.2)))
+    }
+
+    @Test func aFrameDueSoonCountsFromItsTime() {
+        // A slide show: frames 4 s apart are believed (the cadence says so), and the timeout
+        // counts from when the frame is due, not from the last one.
+        var guardian = StallGuard(timeout: s(5))
+        guardian.progressed(at: s(0))
+        guardian.awaiting(dueAt: s(4), longestWait: s(16))
+        #expect(!guardian.isStalled(at: s(8.9)))
+        #expect(guardian.isStalled(at: s(9)))
+    }
+
+    @Test func aStillsConfiguredTimeIsAlwaysBelieved() {
+        var guardian = StallGuard(timeout: s(5))
+        guardian.progressed(at: s(0))
+        guardian.awaiting(dueAt: s(60), longestWait: nil)
+        #expect(!guardian.isStalled(at: s(64)))
+        #expect(guardian.isStalled(at: s(65)))
+    }
+
+    @Test func pausingStandsDownAndPlayingAgainCountsAfresh() {
+        var guardian = StallGuard(timeout: s(5))
+        guardian.expectProgress(at: s(0))
+        guardian.standDown()   // paused at 1 s, for a minute
+        #expect(guardian.overdueSince == nil)
+        #expect(!guardian.isStalled(at: s(61)))
+        guardian.expectProgress(at: s(61))
+        #expect(!guardian.isStalled(at: s(65.9)))
+        #expect(guardian.isStalled(at: s(66)))
+    }
+
+    @Test func progressClearsAnAwaitedFrame() {
+        var guardian = StallGuard(timeout: s(5))
+        guardian.progressed(at: s(0))
+        guardian.awaiting(dueAt: s(3), longestWait: s(10))
+        guardian.progressed(at: s(3))
+        #expect(guardian.overdueSince == s(3))
+    }
+}
+
+@Suite struct VideoAlignmentTests {
+    private func s(_ seconds: Double) -> MediaTime { MediaTime(seconds: seconds) }
+
+    @Test func aFrameWithinAFewPeriodsIsLeftAlone() {
+        let wait = VideoAlignment.longestWait(cadence: s(0.04), tuning: .strict)
+        #expect(wait == s(0.2))
+        #expect(VideoAlignment.shift(framePTS: s(1.2), position: s(1.0), longestWait: wait) == nil)
+        #expect(VideoAlignment.shift(framePTS: s(0.5), position: s(1.0), longestWait: wait) == nil)   // late: dropped, not moved
+    }
+
+    @Test func aVideoFarAheadOfItsSoundIsMovedToTheClock() {
+        // The damaged AVI: video stamped 327.68 s, the sound heard at 0.1 s.
+        let wait = VideoAlignment.longestWait(cadence: s(0.04), tuning: .keepingGaps)
+        #expect(VideoAlignment.shift(framePTS: s(327.72), position: s(0.1), longestWait: wait) == s(0.1) - s(327.72))
+        // A real gap of 8 s that the sound plays through is waited for.
+        #expect(VideoAlignment.shift(framePTS: s(9), position: s(1), longestWait: wait) == nil)
+    }
+
+    @Test func aVideoFarBehindIsMovedToo() {
+        let wait = VideoAlignment.longestWait(cadence: s(0.04), tuning: .keepingGaps)
+        #expect(VideoAlignment.shift(framePTS: s(1), position: s(30), longestWait: wait) == s(29))
+    }
+}
