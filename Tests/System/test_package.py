@@ -51,6 +51,7 @@ def debs(tmp_path_factory):
         if not shutil.which(tool):
             pytest.skip(f"{tool} is missing (deploy/setup installs it)")
     out = tmp_path_factory.mktemp("debs")
+    out.chmod(0o755)  # bound at /debs in the root, where the kiosk user reads the clip
     first = Path(run([str(PACKAGE), "--binary", str(RELEASE_KIOSK), "--version", V1, "--out", str(out)]).strip())
     # The second version ships a changed example, so dpkg's conffile logic really decides.
     changed = out / "kiosk.conf"
