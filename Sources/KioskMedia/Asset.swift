@@ -185,8 +185,8 @@ public final class Asset {
     /// The display matrix's rotation as clockwise degrees to apply (FFmpeg reports the
     /// counter-clockwise angle the matrix encodes), snapped to quarter turns.
     static func rotationDegrees(of stream: UnsafeMutablePointer<AVStream>) -> Int {
-        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nil) else { return 0 }
-        let angle = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+        guard let matrix = kiosk_stream_display_matrix(stream) else { return 0 }
+        let angle = av_display_rotation_get(matrix)
         guard angle.isFinite else { return 0 }
         let clockwise = Int((-angle / 90).rounded()) * 90
         return ((clockwise % 360) + 360) % 360

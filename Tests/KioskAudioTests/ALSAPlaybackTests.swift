@@ -94,12 +94,18 @@ import Testing
     @Test func anUnknownPCMNameGivesOneClearError() throws {
         _ = ALSATestConfig.installed
         let sink = PCMSink(device: "kiosk_no_such_pcm")
-        #expect {
-            try sink.configure(.stereo48k)
-        } throws: { error in
-            guard case AudioOutputError.unavailable(let device, let reason) = error else { return false }
-            return device == "kiosk_no_such_pcm" && reason.contains("no such device")
-                && "\(error)" == "audio device 'kiosk_no_such_pcm': cannot open: \(reason)"
+        // do/catch, not #expect { } throws: { }, whose multi-statement closure crashes Swift 6.0's
+        // type checker (trixie's Swift, deploy/arm64).
+        do {
+            _ = try sink.configure(.stereo48k)
+            Issue.record("kiosk_no_such_pcm opened")
+        } catch {
+            if case AudioOutputError.unavailable(let device, let reason) = error {
+                #expect(device == "kiosk_no_such_pcm" && reason.contains("no such device"))
+                #expect("\(error)" == "audio device 'kiosk_no_such_pcm': cannot open: \(reason)")
+            } else {
+                Issue.record("other error: \(error)")
+            }
         }
         #expect(throws: AudioOutputError.notConfigured(device: "kiosk_no_such_pcm")) { try sink.write([0, 0, 0, 0]) }
     }

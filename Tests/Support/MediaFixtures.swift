@@ -43,6 +43,18 @@ public enum MediaFixtures {
                                "-preset", "ultrafast", "-qp", "10", "-g", "\(rate)"])
     }
 
+    /// ffmpeg arguments that copy `input` with a display matrix of `degrees` (the rotation a
+    /// phone writes). ffmpeg 5.1 (Debian 12) makes one from the stream's `rotate` metadata; 6.0
+    /// dropped that and has the input option -display_rotation instead (same angle convention).
+    public static func rotationTagArguments(input: String, degrees: Int) -> [String] {
+        ffmpegHasDisplayRotation
+            ? ["-display_rotation:v:0", "\(degrees)", "-i", input, "-c", "copy"]
+            : ["-i", input, "-c", "copy", "-metadata:s:v:0", "rotate=\(degrees)"]
+    }
+
+    static let ffmpegHasDisplayRotation: Bool =
+        (try? run("ffmpeg", ["-hide_banner", "-h", "long"]))?.stdout.contains("-display_rotation") ?? false
+
     /// A file with the given bytes (empty files, garbage, text).
     public static func file(_ name: String, bytes: [UInt8]) throws -> String {
         let path = directory.appendingPathComponent(name).path

@@ -6,8 +6,11 @@ import KioskTestSupport
 /// ~30 levels per channel, far beyond compression noise at -qp 0).
 @Suite struct SnapshotColorTests {
     /// smptehdbars tagged BT.709 (the source makes BT.709 YUV; the tags go into the stream).
+    /// setparams tags the source's frames too: ffmpeg 7.1 converts untagged frames (taken as
+    /// BT.601) to the output's -colorspace, which would turn the bars into other YUV values.
     let tagged709 = try! MediaFixtures.clip("bars-709.mp4", [
-        "-f", "lavfi", "-i", "smptehdbars=size=640x360:rate=25:duration=1", "-pix_fmt", "yuv420p",
+        "-f", "lavfi", "-i", "smptehdbars=size=640x360:rate=25:duration=1",
+        "-vf", "setparams=colorspace=bt709:color_primaries=bt709:color_trc=bt709:range=tv", "-pix_fmt", "yuv420p",
         "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv",
         "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0"])
     /// The same BT.709 bars in HD with the colour tags stripped (matrix "unspecified").

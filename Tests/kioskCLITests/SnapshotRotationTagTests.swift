@@ -7,7 +7,7 @@ import KioskTestSupport
     static func rotated(_ degrees: Int) throws -> String {
         let plain = try MediaFixtures.pattern("plain-320x240.mp4", width: 320, height: 240)
         return try MediaFixtures.clip("rotate-tag-\(degrees).mp4",
-                                      ["-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=\(degrees)"])
+                                      MediaFixtures.rotationTagArguments(input: plain, degrees: degrees))
     }
 
     @Test(arguments: [90, 180, 270])

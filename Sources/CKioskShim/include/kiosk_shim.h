@@ -1,4 +1,6 @@
-// What Swift cannot import from the C libraries: function-like macros and va_list callbacks.
+// What Swift cannot import from the C libraries: function-like macros and va_list callbacks,
+// and the one place where kiosk bends to FFmpeg's version (5.1 on Debian 12, 7.1 on Debian 13):
+// every `LIBAV*_VERSION` check lives in this header, none in the Swift code.
 #ifndef KIOSK_SHIM_H
 #define KIOSK_SHIM_H
 
@@ -6,6 +8,14 @@
 #include <errno.h>
 #include <libavutil/error.h>
 #include <libavutil/avutil.h>
+#include <libavformat/avformat.h>
+#include <libavcodec/packet.h>
+#include <libavcodec/version.h>
+
+// An #if on an undefined macro is silently false: make a missing version header loud instead.
+#ifndef LIBAVCODEC_VERSION_INT
+#error "libavcodec/version.h did not define LIBAVCODEC_VERSION_INT"
+#endif
 #include <libavfilter/avfilter.h>
 
 static inline int kiosk_averror(int posix_errno) { return AVERROR(posix_errno); }
@@ -15,6 +25,25 @@ static inline int kiosk_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int kiosk_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int kiosk_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
 static inline int64_t kiosk_nopts_value(void) { return AV_NOPTS_VALUE; }
+
+/// The stream's display matrix (nine int32, av_display_rotation_get's input), or NULL when it
+/// has none. FFmpeg 6.1 (libavcodec 60.29) moved a stream's side data into
+/// codecpar->coded_side_data and deprecated av_stream_get_side_data (FFmpeg 8 removes it), so
+/// 7.1 reads the new place and 5.1 the old one.
+static inline const int32_t *kiosk_stream_display_matrix(const AVStream *stream) {
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 29, 100)
+    const AVPacketSideData *side = av_packet_side_data_get(stream->codecpar->coded_side_data,
+                                                           stream->codecpar->nb_coded_side_data,
+                                                           AV_PKT_DATA_DISPLAYMATRIX);
+    if (side == NULL || side->size < 9 * sizeof(int32_t)) return NULL;
+    return (const int32_t *)side->data;
+#else
+    size_t size = 0;
+    const uint8_t *data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    if (data == NULL || size < 9 * sizeof(int32_t)) return NULL;
+    return (const int32_t *)data;
+#endif
+}
 
 /// A line of FFmpeg's log, already formatted (no trailing newline).
 typedef void (*kiosk_log_sink)(int level, const char *line);
