@@ -103,7 +103,7 @@ def checks(tmp_path_factory) -> dict:
 
         events = len(s.events())
         tapped = s.command("tap 0.5 0.4")["t"]
-        s.wait_for_status("paused", events)
+        paused = s.wait_for_status("paused", events)
         # The overlay shows from the tap: on the paused picture drawn again (an "overlay" line),
         # or, when the tap came while a starved guest's decoder had run dry, on the frame at the
         # paused position that comes after it (a paused player still shows that frame). It is
@@ -112,13 +112,15 @@ def checks(tmp_path_factory) -> dict:
             return [l for l in st if l.get("event") == "overlay" and l["t"] >= tapped + HIDE_AFTER - 0.5]
         result["shown"] = find_bar(s.shot_until("shown", lambda p: find_bar(p) is not None))
         result["redraws_when_shot"] = len(hiding(s.stats()))
-        paused_videos = s.videos()
-        result["paused_pts"] = paused_videos[-1]["pts"]
 
         s.wait_until("the redraw that hides the overlay", hiding, timeout=HIDE_AFTER + 120)
         result["hidden"] = find_bar(s.shot_until("hidden", lambda p: find_bar(p) is None))
-        result["hidden_pts"] = s.stats()[-1]["pts"]
-        result["video_frames_while_paused"] = len(s.videos()) - len(paused_videos)
+        stats = s.stats()
+        result["hidden_pts"] = stats[-1]["pts"]
+        result["paused_pts"] = [l for l in stats if l.get("event") is None][-1]["pts"]
+        # Frames past the paused position (the frame at it may still come, see above): none.
+        result["video_frames_while_paused"] = sum(
+            1 for l in stats if l.get("event") is None and l["t"] > tapped and l["pts"] > paused["time"] + 0.101)
 
         # A scrub while paused: the bar follows the finger; the seek's frame comes with it.
         count = len(s.stats())
