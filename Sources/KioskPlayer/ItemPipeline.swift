@@ -53,7 +53,7 @@ final class ItemPipeline: @unchecked Sendable {
     let audioPackets = BoundedQueue<PacketMessage>(capacity: 512)
     /// Also wakes the demux thread parked at the end of the file (a seek or close).
     let lock = NSCondition()
-    private var pendingSeek: MediaTime?
+    private var pendingSeek: (target: MediaTime, generation: Int)?
     private var closing = false
     private var generation = 0
     private var openedInfo: MediaInfo?
@@ -110,18 +110,28 @@ final class ItemPipeline: @unchecked Sendable {
 
     /// Decodes again from the keyframe before `time`; frames before `time` are skipped.
     func seek(to time: MediaTime) {
-        // Flush first, then publish the seek: the demux thread (woken at once when parked at
-        // the end) may take the seek and queue its `.seek` message right away, and a flush after
-        // that threw the message away: the decoder never learnt the new generation and every
-        // later frame was dropped as stale (a paused scrub's last seek never showed). What the
-        // threads queue between the flush and the seek is of the old generation and is dropped.
+        // Three steps, in this order:
+        // 1. The new generation is published: from now on the decode threads drop every packet
+        //    they pop until the seek's own `.seek` message comes. (Published after the flush, a
+        //    packet the demux thread read from the old position and queued in between was
+        //    decoded as if nothing had happened, 128 packets after the previous one: the
+        //    FrameTimeline saw a 13 s jump and said so, after a scrub in the bed.)
+        // 2. The queues are flushed: what the threads queued before is of the old position.
+        // 3. The seek is handed to the demux thread. (Handed over before the flush, the demux
+        //    thread, woken at once when parked at the end, could queue its `.seek` message
+        //    and the flush threw it away: the decoder never learnt the new generation and every
+        //    later frame was dropped as stale.) The seek carries its own generation: a demux
+        //    thread that takes it after a newer seek's step 1 queues it as the older one it is.
+        let newGeneration = lock.withLock {
+            generation += 1
+            return generation
+        }
         packets.flush()
         frames.flush()
         audioPackets.flush()
         audio.flush()
         lock.withLock {
-            pendingSeek = time
-            generation += 1
+            pendingSeek = (time, newGeneration)
             lock.broadcast()
         }
     }
@@ -216,9 +226,8 @@ final class ItemPipeline: @unchecked Sendable {
 
     private func takePendingSeek() -> (MediaTime, Int)? {
         lock.withLock {
-            guard let target = pendingSeek else { return nil }
-            pendingSeek = nil
-            return (target, generation)
+            defer { pendingSeek = nil }
+            return pendingSeek
         }
     }
 
