@@ -12,7 +12,7 @@ final class AtomicPresenter: ScanoutPresenter {
     private let crtcProps: [String: UInt32]
     private let planeProps: [String: UInt32]
     private var modeBlobs: [UInt32] = []
-    var api: DRMDisplayOptions.API { .atomic }
+    var kind: ScanoutPresenterKind { .atomic(self) }
 
     init(card: Card, target: ScanoutTarget) throws(DRMError) {
         guard card.hasAtomic, let planeID = target.planeID else { throw .atomicUnsupported(path: card.path) }

@@ -8,13 +8,17 @@ import KioskCore
 /// (the bars). Atomic drivers only. Before a configuration is first used a TEST_ONLY commit
 /// asks the driver (scaling limits are known only to it); a refusal turns the path off for good.
 extension DRMDisplay: DirectVideoOutput {
+    /// Every DRM display answers for the path; `prepareDirectScanout` says when it cannot
+    /// (legacy API, no fitting plane, `video_plane: off`), so the reason is logged once.
+    public var directVideo: DirectVideoOutput? { self }
+
     public func prepareDirectScanout(format: VideoFrameFormat, frameSize: PixelSize,
                                      layout: GravityLayout) -> DirectScanoutAnswer {
         lock.lock(); defer { lock.unlock() }
         if let directRefusal { return .refused(reason: directRefusal) }
         guard videoPlanePolicy == .auto else { return refuse("display.video_plane is off") }
         guard !isClosed else { return .unavailable(reason: "the display is closed") }
-        guard let atomic = presenter as? AtomicPresenter else {
+        guard let atomic = presenter.kind.atomicCommits else {
             return refuse("\(driverName) is driven through the legacy API (no atomic commits)")
         }
         // The engine lays the picture out on the buffers: on the physical screen when the CPU
@@ -42,7 +46,7 @@ extension DRMDisplay: DirectVideoOutput {
         lock.lock(); defer { lock.unlock() }
         guard !isClosed else { throw DRMError.closed }
         guard let plane = videoPlane, plane.info.id == scanout.planeID, let black = blackBuffer,
-              let atomic = presenter as? AtomicPresenter else {
+              let atomic = presenter.kind.atomicCommits else {
             throw DRMError.callFailed(what: "showing a frame on plane \(scanout.planeID), which was not prepared",
                                       call: "drmModeAtomicCommit", errno: EINVAL)
         }
@@ -61,7 +65,7 @@ extension DRMDisplay: DirectVideoOutput {
 
     /// Switches the video plane off (close, before the previous screen is restored). Under the lock.
     func hideVideoPlane() throws(DRMError) {
-        guard let plane = videoPlane, plane.isShown, let atomic = presenter as? AtomicPresenter else { return }
+        guard let plane = videoPlane, plane.isShown, let atomic = presenter.kind.atomicCommits else { return }
         defer { plane.noteHidden() }
         try atomic.commit(plane.hideRequest(), flags: 0, userData: nil, what: "switching the video plane off")
     }

@@ -151,6 +151,8 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         }
     }
 
+    /// The panel's mode, whatever the buffers' orientation: touch coordinates come in it.
+    public var scanoutSize: PixelSize { mode.size }
     /// The picture's upright size: what the engine lays the video out in.
     public var logicalSize: PixelSize { rotation.swapsAxes ? mode.size.transposed : mode.size }
     public var needsSoftwareRotation: Bool { softwareRotation != .none }
@@ -253,7 +255,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         }
         lentIndices.remove(buffer.index)
         if pendingIndex != nil { _ = try finishPendingFlip() }
-        if let videoPlane, videoPlane.isShown, let atomic = presenter as? AtomicPresenter {
+        if let videoPlane, videoPlane.isShown, let atomic = presenter.kind.atomicCommits {
             // Back from the direct path: the same commit switches the video plane off.
             try atomic.queueFlip(framebufferID: buffers[buffer.index].framebufferID, userData: flipWaiter.userData,
                                  alsoSetting: videoPlane.hideRequest())

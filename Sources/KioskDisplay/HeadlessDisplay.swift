@@ -83,6 +83,12 @@ public final class HeadlessDisplay: VideoOutput {
         return vblankOrigin + ticks * interval
     }
 
+    public var summary: String {
+        let flips = !paced ? "at once (untimed)" : pacing == .vblank ? "on a simulated vblank grid" : "a refresh apart"
+        let turn = softwareRotation == .none ? "" : ", rotation \(softwareRotation.degrees)° (CPU)"
+        return "headless \(size) at \(Int((1 / refreshInterval.seconds).rounded())) Hz in memory, flips \(flips)\(turn)"
+    }
+
     public static func monotonicSeconds() -> Double { MonotonicClock().now() }
 
     static func sleep(until deadline: Double) {

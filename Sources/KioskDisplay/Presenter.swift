@@ -24,7 +24,8 @@ struct ScanoutTarget {
 /// The two ways to put a framebuffer on screen: atomic commits, or the legacy SetCrtc/PageFlip
 /// calls for drivers without atomic support.
 protocol ScanoutPresenter: AnyObject {
-    var api: DRMDisplayOptions.API { get }
+    /// Which of the two this is; the atomic one is handed out, for what only it can do.
+    var kind: ScanoutPresenterKind { get }
     /// Sets the mode and shows `framebufferID`; blocks until done.
     func modeset(framebufferID: UInt32) throws(DRMError)
     /// Asks for `framebufferID` at the next refresh; a flip event with `userData` follows.
@@ -33,6 +34,30 @@ protocol ScanoutPresenter: AnyObject {
     func restore(_ saved: SavedDisplayState) throws(DRMError)
     /// Frees kernel objects the presenter created (mode blobs).
     func release()
+}
+
+/// What a display's presenter can do beyond flipping the primary plane. Only atomic commits
+/// set several planes at once: the direct video path (a video plane, black behind it) and
+/// leaving it (the XRGB flip that also switches the video plane off) need them.
+enum ScanoutPresenterKind {
+    case atomic(AtomicPresenter)
+    case legacy
+
+    /// The presenter's atomic commits, where it has them.
+    var atomicCommits: AtomicPresenter? {
+        if case .atomic(let presenter) = self { return presenter }
+        return nil
+    }
+}
+
+extension ScanoutPresenter {
+    /// Atomic or legacy, for the log and the display's `api`.
+    var api: DRMDisplayOptions.API {
+        switch kind {
+        case .atomic: .atomic
+        case .legacy: .legacy
+        }
+    }
 }
 
 /// A failed modeset or flip: EACCES/EPERM mean master was lost or never held.
@@ -45,7 +70,7 @@ func presentFailure(_ card: Card, what: String, call: String, errno code: Int32)
 final class LegacyPresenter: ScanoutPresenter {
     private let card: Card
     private let target: ScanoutTarget
-    var api: DRMDisplayOptions.API { .legacy }
+    var kind: ScanoutPresenterKind { .legacy }
 
     init(card: Card, target: ScanoutTarget) {
         self.card = card

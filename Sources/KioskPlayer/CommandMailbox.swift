@@ -6,8 +6,9 @@ import KioskCore
 enum PlayerCommand: Sendable {
     /// A user's request (keys, touch, the control socket).
     case request(PlayerRequest)
-    /// kiosk.conf changed: the engine's own settings, not a user's request.
-    case reload(PlayerReload)
+    /// kiosk.conf changed: the engine's own settings, not a user's request; `entries` when
+    /// the playlist changed too.
+    case reload(PlayerSettings, entries: [PlaylistEntry]?)
     /// Input the overlay answers to (it never changes playback).
     case overlay(OverlayNote)
     case stop

@@ -12,7 +12,9 @@ final class DirectVideoState {
     }
 
     let output: DirectVideoOutput
-    let heartbeat: PresenterHeartbeat?
+    /// The service watchdog's: a plane's present is a picture shown, or a display failing,
+    /// like one of the CPU path (which MonitoredOutput records).
+    let heartbeat: PresenterHeartbeat
     var configuration: Configuration?
     var answer: DirectScanoutAnswer?
     /// Set once the display refused or a commit failed while playing: the CPU path for good.
@@ -22,20 +24,15 @@ final class DirectVideoState {
     /// The plane announced as in use.
     var announcedPlane: UInt32?
 
-    init(output: DirectVideoOutput, heartbeat: PresenterHeartbeat?) {
+    init(output: DirectVideoOutput, heartbeat: PresenterHeartbeat) {
         self.output = output
         self.heartbeat = heartbeat
     }
 
-    /// The loop's output, when it (or the display the heartbeat wrapper watches) has planes.
-    static func make(for output: VideoOutput) -> DirectVideoState? {
-        if let monitored = output as? MonitoredOutput, let direct = monitored.base as? DirectVideoOutput {
-            return DirectVideoState(output: direct, heartbeat: monitored.heartbeat)
-        }
-        // Spelt out rather than `(output as? DirectVideoOutput).map { ... }`: that form crashes
-        // Swift 6.3.1's optimizer (SIL verification in OwnershipModelEliminator) in -O builds.
-        if let direct = output as? DirectVideoOutput { return DirectVideoState(output: direct, heartbeat: nil) }
-        return nil
+    /// The path of the loop's display, when it has one.
+    static func make(for output: VideoOutput, heartbeat: PresenterHeartbeat) -> DirectVideoState? {
+        guard let direct = output.directVideo else { return nil }
+        return DirectVideoState(output: direct, heartbeat: heartbeat)
     }
 }
 
@@ -65,7 +62,7 @@ extension PlaybackLoop {
         case .ready(let scanout):
             do {
                 let flip = try direct.output.presentDirect(view, on: scanout)
-                direct.heartbeat?.pictureShown()
+                direct.heartbeat.pictureShown()
                 overlay?.drawn = nil
                 if direct.announcedPlane != scanout.planeID {
                     direct.announcedPlane = scanout.planeID
@@ -73,6 +70,8 @@ extension PlaybackLoop {
                 }
                 return flip
             } catch {
+                // The watchdog hears of it; the CPU path's present of this frame, next, clears it.
+                direct.heartbeat.displayFailed(error)
                 direct.isOff = true
                 logger.warning("video plane: plane \(scanout.planeID) failed while playing (\(error)); converting on the CPU from now on")
                 return nil

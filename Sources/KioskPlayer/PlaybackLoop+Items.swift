@@ -8,8 +8,8 @@ extension PlaybackLoop {
     func handle(_ command: PlayerCommand) {
         switch command {
         case .request(let request): carryOut(request)
-        case .reload(let reload):
-            applyReload(reload)
+        case .reload(let settings, let entries):
+            applyReload(settings, entries: entries)
         case .stop:
             stopping = true
         case .overlay(let note):
@@ -96,7 +96,7 @@ extension PlaybackLoop {
             upcoming = nil
             updateAudioOrder()
             apply(.queueEmpty)
-            if options.exitWhenFinished {
+            if settings.exitWhenFinished {
                 // A one-shot `kiosk play` (no loop) has nobody to retry for: it ends, and says so.
                 logger.error("nothing in the playlist can play")
                 finished = true
@@ -115,8 +115,8 @@ extension PlaybackLoop {
         var plan = ItemPlan(source: entry.media.description)
         plan.start = entry.item.start ?? .zero
         plan.end = entry.item.end
-        plan.decoderThreads = options.decoderThreads
-        if entry.isStillImage { plan.stillDuration = entry.item.duration ?? options.imageDuration }
+        plan.decoderThreads = settings.decoderThreads
+        if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }
         serial += 1
         plan.audioFormat = entry.isStillImage ? nil : audio?.format
         plan.rate = state.rate.numerator != 0 ? state.rate : state.defaultRate
@@ -145,7 +145,7 @@ extension PlaybackLoop {
         guard !finished, needsFirstFrame == false else { return }
         if let duration = item.duration {
             let remaining = duration + item.plan.start - clock.mediaTime(atHost: MonotonicClock.hostTime())
-            guard remaining <= options.prepareAhead else { return }
+            guard remaining <= settings.prepareAhead else { return }
         } else if item.pipeline.info == nil {
             return   // still opening: nothing known yet
         } else if item.plan.stillDuration == nil {
@@ -168,7 +168,7 @@ extension PlaybackLoop {
             begin(advanceCursor(), seamFrom: seam)
             return
         }
-        if !options.untimed {
+        if !settings.untimed {
             guard clock.isRunning else {
                 mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
                 return

@@ -9,8 +9,6 @@ enum OverlayNote: Sendable {
     case input
     /// A scrub asked for this time in the item: show it on the bar at once.
     case scrub(to: MediaTime)
-    /// New settings (a live reload of kiosk.conf): the font is loaded again.
-    case configure(OverlayConfig?)
 }
 
 /// The overlay on the presenter thread: the model (when it shows, what it says), the painter
@@ -53,17 +51,18 @@ extension PlaybackLoop {
     static let overlayRedrawInterval = MediaTime(value: 1, timescale: 10)
 
     func noteOverlayInput(_ note: OverlayNote) {
-        if case .configure(let config) = note {
-            overlay = OverlayState.make(config, logger: logger)
-            return
-        }
         guard let overlay, overlay.isEnabled else { return }
         let now = MonotonicClock.hostTime()
         switch note {
         case .input: overlay.model.noteInput(at: now)
         case .scrub(let time): overlay.model.noteScrub(to: time, at: now)
-        case .configure: break
         }
+    }
+
+    /// New overlay settings (a live reload of kiosk.conf): the font is loaded again; nil turns
+    /// overlay and idle text off.
+    func configureOverlay(_ config: OverlayConfig?) {
+        overlay = OverlayState.make(config, logger: logger)
     }
 
     /// What the overlay shows now over the current item; nil when hidden or off.

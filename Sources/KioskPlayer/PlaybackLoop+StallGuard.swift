@@ -11,7 +11,7 @@ extension PlaybackLoop {
     /// Whether the item on screen should be making progress now: not paused, not finished,
     /// and (for a network item) not waiting for data, which has its own rules.
     private func expectsProgress(from item: ActiveItem?) -> Bool {
-        guard let item, state.rate.numerator != 0, !finished, !options.untimed, idleUntil == nil else { return false }
+        guard let item, state.rate.numerator != 0, !finished, !settings.untimed, idleUntil == nil else { return false }
         if state.timeControlStatus == .playing { return true }
         // A local file that ran dry, or that takes this long to open, is not buffering.
         return !item.pipeline.isNetwork
@@ -21,7 +21,7 @@ extension PlaybackLoop {
     /// (nothing overdue while nothing should play: paused, idle, finished).
     func watchForStall() {
         let now = MonotonicClock.hostTime()
-        stallGuard.timeout = options.stallTimeout
+        stallGuard.timeout = settings.playback.stallTimeout
         if expectsProgress(from: current) {
             stallGuard.expectProgress(at: now)
         } else {

@@ -9,8 +9,8 @@ import Logging
 final class PlaybackLoop {
     var publish: ((PlayerSnapshot) -> Void)?
     let output: VideoOutput
-    /// A live reload changes gravity and image duration (PlaybackLoop+Reload).
-    var options: PlayerOptions
+    /// What the loop plays by; a live reload replaces it whole (PlaybackLoop+Reload).
+    var settings: PlayerSettings
     let stats: StatsWriter?
     let audio: AudioPath?
     let mailbox: CommandMailbox
@@ -53,27 +53,27 @@ final class PlaybackLoop {
     /// Ends a local item whose picture froze while playing (PlaybackLoop+StallGuard.swift).
     var stallGuard = StallGuard()
 
-    init(output: VideoOutput, cursor: PlaylistCursor, options: PlayerOptions, stats: StatsWriter?, audio: AudioPath?,
+    init(output: VideoOutput, cursor: PlaylistCursor, settings: PlayerSettings, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
         self.output = output
         self.cursor = cursor
-        self.options = options
+        self.settings = settings
         self.stats = stats
         self.audio = audio
         self.mailbox = mailbox
         self.logger = logger
         self.onEvent = onEvent
-        overlay = OverlayState.make(options.overlay, logger: logger)
-        directVideo = DirectVideoState.make(for: output)
+        overlay = OverlayState.make(settings.overlay, logger: logger)
+        directVideo = DirectVideoState.make(for: output, heartbeat: mailbox.heartbeat)
     }
 
     func run() {
         // The sound waits for the first picture: the clock starts there, not when decoding does.
         audio?.writer.pause()
-        apply(.setVolume(options.volume))
-        apply(.setMuted(options.isMuted))
-        apply(.setDefaultRate(options.rate))
-        if !options.startPaused { apply(.play) }
+        apply(.setVolume(settings.audio.volume))
+        apply(.setMuted(settings.audio.muted))
+        apply(.setDefaultRate(settings.playback.defaultRate))
+        if !settings.playback.startPaused { apply(.play) }
         begin(cursor.advance(), seamFrom: nil)
         while !stopping {
             for command in mailbox.takeAll() { handle(command) }
@@ -86,7 +86,7 @@ final class PlaybackLoop {
                 continue
             }
             guard let item = current, !finished else {
-                if finished && options.exitWhenFinished { break }
+                if finished && settings.exitWhenFinished { break }
                 mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 4))
                 continue
             }
@@ -121,7 +121,7 @@ final class PlaybackLoop {
         case .frame(let frame, let frameGeneration):
             guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
             frame.applyShift(item.videoShift)
-            if needsFirstFrame || options.untimed {
+            if needsFirstFrame || settings.untimed {
                 guard mayResume(item, at: frame) else { return }   // a stalled stream refills first
                 _ = item.pipeline.frames.pop(timeout: 0)
                 if let flip = present(frame, of: item) {
@@ -218,7 +218,7 @@ final class PlaybackLoop {
     }
 
     func layout(of frame: DecodedFrame, in item: ActiveItem) -> GravityLayout {
-        Scaler.layout(for: frame, on: output.size, gravity: item.entry.item.gravity ?? options.gravity,
+        Scaler.layout(for: frame, on: output.size, gravity: item.entry.item.gravity ?? settings.playback.gravity,
                       displayRotation: output.softwareRotation)
     }
 
@@ -311,9 +311,9 @@ final class PlaybackLoop {
 
     /// The headless preview: what is on screen now, every `snapshotInterval`, as shot-NNNN.png.
     private func saveSnapshotIfDue(_ buffer: PixelBuffer) {
-        guard let directory = options.snapshotDirectory else { return }
+        guard let directory = settings.snapshotDirectory else { return }
         let now = MonotonicClock.hostTime()
-        if let last = lastSnapshot, now - last < options.snapshotInterval { return }
+        if let last = lastSnapshot, now - last < settings.snapshotInterval { return }
         lastSnapshot = now
         snapshotsTaken += 1
         let path = directory + "/" + String(format: "shot-%04d.png", snapshotsTaken)
@@ -324,7 +324,7 @@ final class PlaybackLoop {
         // Like AVPlayer's periodic time observer: time that stands still is not reported again
         // (a seek while paused has its own event).
         guard state.timeControlStatus == .playing else { return }
-        guard let interval = options.timeInterval, let onEvent, let item = current else { return }
+        guard let interval = settings.timeEventInterval, let onEvent, let item = current else { return }
         let now = MonotonicClock.hostTime()
         if let last = lastTimeEvent, now - last < interval { return }
         lastTimeEvent = now

@@ -74,6 +74,13 @@ final class MonitoredOutput: VideoOutput {
     var size: PixelSize { base.size }
     var refreshInterval: MediaTime { base.refreshInterval }
     var softwareRotation: Rotation { base.softwareRotation }
+    var summary: String { base.summary }
+    func close() throws { try base.close() }
+    var scanoutSize: PixelSize { base.scanoutSize }
+    var rotation: Rotation { base.rotation }
+    /// The display's own: the loop records its presents on the heartbeat itself
+    /// (PlaybackLoop+DirectVideo.swift).
+    var directVideo: DirectVideoOutput? { base.directVideo }
     func expectedFlip(after host: Double) -> Double { base.expectedFlip(after: host) }
     func backBuffer() throws -> PixelBuffer {
         do { return try base.backBuffer() } catch { heartbeat.displayFailed(error); throw error }

@@ -4,44 +4,6 @@ import KioskCore
 import KioskMedia
 import Logging
 
-/// How a QueuePlayer plays, beyond its playlist.
-/// @unchecked Sendable: `audioOutput` is a class; the options are built on one thread and the
-/// output is handed to the player, which alone uses it from then on.
-public struct PlayerOptions: @unchecked Sendable {
-    /// Used when an item sets no gravity of its own.
-    public var gravity: VideoGravity = .fit
-    /// How long a still image is shown when its item sets no duration.
-    public var imageDuration = MediaTime(value: 10, timescale: 1)
-    /// kiosk.conf `playback.stall_timeout`: see `StallGuard`.
-    public var stallTimeout = StallGuard.defaultTimeout
-    public var startPaused = false
-    public var rate = Rational.one
-    /// How long before an item ends the next one is opened and its first frame decoded.
-    public var prepareAhead = MediaTime(value: 3, timescale: 1)
-    /// Present every frame as soon as it is decoded, ignoring the clock (soak tests, benchmarks).
-    public var untimed = false
-    /// `--stats-file`: one JSON line per presented frame.
-    public var statsPath: String?
-    /// Where the sound goes; nil plays without sound (the monotonic clock leads).
-    public var audioOutput: AudioOutput?
-    public var volume = 100
-    public var isMuted = false
-    /// Decoder threads per item; 0 lets FFmpeg choose.
-    public var decoderThreads = 0
-    /// End playback when `loop: none` played its last item (`kiosk play`); a kiosk service
-    /// instead keeps the last frame on screen.
-    public var exitWhenFinished = false
-    /// The periodic time observer's interval; nil sends no time events.
-    public var timeInterval: MediaTime?
-    /// Where to save what the screen shows as PNGs (a headless preview), and how often.
-    public var snapshotDirectory: String?
-    public var snapshotInterval = MediaTime(value: 3, timescale: 1)
-    /// kiosk.conf `overlay`: the on-screen display (shown when `enabled` and input asks) and
-    /// the font of the idle screen's line; nil draws neither (the idle screen is plain black).
-    public var overlay: OverlayConfig?
-    public init() {}
-}
-
 /// What the player tells its observers, on the presenter thread: keep handlers short.
 public enum PlayerEvent: Sendable {
     case playback(PlaybackEvent, item: Int?)
@@ -69,20 +31,25 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     private var thread: Thread?
     private let finishedSignal = DispatchSemaphore(value: 0)
 
-    public init(output: VideoOutput, playlist: PlaylistCursor, options: PlayerOptions = PlayerOptions(),
-                logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) throws {
-        let stats = try options.statsPath.map { try StatsWriter(path: $0) }
+    /// `audioOutput`: where the sound goes, opened by the caller as `settings.audio.device`
+    /// says; nil plays without sound (the monotonic clock leads). The player alone uses it
+    /// from then on.
+    public init(output: VideoOutput, playlist: PlaylistCursor, settings: PlayerSettings = PlayerSettings(),
+                audioOutput: AudioOutput? = nil, logger: Logger,
+                onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) throws {
+        let stats = try settings.statsPath.map { try StatsWriter(path: $0) }
         var audio: AudioPath?
-        if let device = options.audioOutput {
+        if let device = audioOutput {
             do {
-                audio = try AudioPath(output: device, volume: options.volume, isMuted: options.isMuted, logger: logger)
+                audio = try AudioPath(output: device, volume: settings.audio.volume, isMuted: settings.audio.muted,
+                                      logger: logger)
             } catch {
                 logger.error("sound: \(device.deviceName): \(error); playing without sound")
             }
         }
         // Every present is recorded for the service watchdog (PresenterHeartbeat.swift).
         let monitored = MonitoredOutput(output, heartbeat: mailbox.heartbeat)
-        loop = PlaybackLoop(output: monitored, cursor: playlist, options: options, stats: stats, audio: audio,
+        loop = PlaybackLoop(output: monitored, cursor: playlist, settings: settings, stats: stats, audio: audio,
                             mailbox: mailbox, logger: logger, onEvent: onEvent)
         loop.publish = { [weak self] snapshot in
             guard let self else { return }
@@ -124,15 +91,16 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     /// The one entry for what keys, touch, the control socket and the overlay ask (AVPlayer's
     /// verbs, as `PlayerRequest` spells them); carried out in order on the presenter thread.
     public func send(_ request: PlayerRequest) { mailbox.post(.request(request)) }
-    /// Live reload of kiosk.conf: new settings (and playlist) at once, see `PlayerReload`.
-    public func reload(_ reload: PlayerReload) { mailbox.post(.reload(reload)) }
+    /// Live reload of kiosk.conf: the whole new settings value (and the new playlist, when
+    /// its entries changed); `SettingsReload` says what of it a playing player takes.
+    public func reload(_ settings: PlayerSettings, entries: [PlaylistEntry]? = nil) {
+        mailbox.post(.reload(settings, entries: entries))
+    }
     /// The person at the screen touched or pressed something: show the overlay (hidden again
     /// `hide_after` seconds after the last such call).
     public func showOverlay() { mailbox.post(.overlay(.input)) }
     /// A scrub asked for `time`: the overlay's bar and time show it before the seek lands.
     public func showOverlay(scrubbingTo time: MediaTime) { mailbox.post(.overlay(.scrub(to: time))) }
-    /// kiosk.conf's `overlay` section changed (live reload); nil turns overlay and idle text off.
-    public func setOverlay(_ config: OverlayConfig?) { mailbox.post(.overlay(.configure(config))) }
 
     // MARK: Properties (a snapshot the presenter thread publishes)
 

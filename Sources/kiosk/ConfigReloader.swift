@@ -17,9 +17,11 @@ final class ConfigReloader: @unchecked Sendable {
     private let input: LiveInput
     private let logger: Logger
     /// Parts the command line overrides (--display, --audio): the file's values do not matter.
-    private let overridden: Set<ConfigPart>
+    private let replaced: Set<ConfigPart>
     /// What runs: the sections that wait for a restart keep the values the process started with.
     private var running: KioskConfig
+    /// What the player plays by (the running configuration with the command line's overrides).
+    private var settings: PlayerSettings
     private var runningEntries: [PlaylistEntry]
     /// The last valid file read, to say "applies on restart" once per edit, not per reload.
     private var lastRead: KioskConfig
@@ -29,15 +31,16 @@ final class ConfigReloader: @unchecked Sendable {
     /// The last file read was rejected: when it is fixed, say so even if nothing changes.
     private var lastWasRejected = false
 
-    init(path: String, config: KioskConfig, entries: [PlaylistEntry], player: QueuePlayer, input: LiveInput,
-         overridden: Set<ConfigPart>, logger: Logger) {
+    init(path: String, config: KioskConfig, entries: [PlaylistEntry], settings: PlayerSettings, player: QueuePlayer,
+         input: LiveInput, replaced: Set<ConfigPart>, logger: Logger) {
         self.path = path
         running = config
+        self.settings = settings
         lastRead = config
         runningEntries = entries
         self.player = player
         self.input = input
-        self.overridden = overridden
+        self.replaced = replaced
         self.logger = logger
         lastContents = .some(FileManager.default.contents(atPath: path))
     }
@@ -70,58 +73,23 @@ final class ConfigReloader: @unchecked Sendable {
         let sinceLastRead = ConfigChanges(from: lastRead, to: new)
         lastRead = new
         let playlistChanged = !runningEntries.playLike(entries)
-        for part in changes.waitingForRestart where sinceLastRead.contains(part) && !overridden.contains(part) {
+        for part in changes.waitingForRestart where sinceLastRead.contains(part) && !replaced.contains(part) {
             logger.notice("\(path): \(part.rawValue) section changed: applies on restart")
         }
         guard !changes.appliedNow.isEmpty || playlistChanged else {
             if trigger == .signal || wasRejected { logger.notice("\(path): reloaded, nothing to change") }
             return
         }
-        player.reload(Self.playerReload(changes, old: running, new: new, entries: playlistChanged ? entries : nil))
-        if changes.contains(.input) { input.apply(new.input) }
-        if changes.contains(.overlay) { player.setOverlay(new.overlay) }
+        // The player gets the whole new value; it takes what changed (SettingsReload).
+        settings = settings.reloaded(from: new)
+        player.reload(settings, entries: playlistChanged ? entries : nil)
+        if changes.contains(.input) { input.apply(settings.input) }
         var applied = changes.appliedSummary
         if playlistChanged && !changes.contains(.items) {
             applied += (applied.isEmpty ? "" : ", ") + "items (the folders' files changed)"
         }
         logger.notice("\(path): reloaded: \(applied)")
-        running = Self.merging(live: new, into: running)
+        running = new.appliedLive(to: running)
         runningEntries = entries
-    }
-
-    /// The player's part of a reload: only what changed, so a reload does not undo what keys
-    /// or touch did to the volume, the rate or the pause.
-    static func playerReload(_ changes: ConfigChanges, old: KioskConfig, new: KioskConfig, entries: [PlaylistEntry]?) -> PlayerReload {
-        var reload = PlayerReload()
-        reload.entries = entries
-        for setting in changes.playbackSettings {
-            switch setting {
-            case .loop: reload.loopMode = new.playback.loop
-            case .gravity: reload.gravity = new.playback.gravity
-            case .rate: reload.defaultRate = rate(new.playback)
-            case .imageDuration: reload.imageDuration = new.playback.imageDuration
-            case .stallTimeout: reload.stallTimeout = new.playback.stallTimeout
-            // Only a start is paused or not: a reload never pauses a playing kiosk.
-            case .startPaused: break
-            }
-        }
-        if old.audio.volume != new.audio.volume { reload.volume = new.audio.volume }
-        if old.audio.muted != new.audio.muted { reload.isMuted = new.audio.muted }
-        return reload
-    }
-
-    /// kiosk.conf's rate (0.25-4.0) as the player's rational one, to 1/1000.
-    static func rate(_ playback: PlaybackConfig) -> Rational {
-        Rational(Int64((playback.rate * 1000).rounded()), 1000)
-    }
-
-    /// `running` with the parts that apply live taken from `new` (the others are the parts
-    /// `ConfigPart.application` says wait for a restart).
-    static func merging(live new: KioskConfig, into running: KioskConfig) -> KioskConfig {
-        var merged = new
-        merged.display = running.display
-        merged.audio.device = running.audio.device
-        merged.control = running.control
-        return merged
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import KioskCore
-import KioskDisplay
 import KioskInput
 import KioskPlayer
 import Logging
@@ -52,7 +51,6 @@ enum InputWiring {
     /// The panel's scanout and the display rotation. A DRM display whose plane rotates hands
     /// out transposed buffers, so its mode, not its buffer size, is the panel's orientation.
     static func screen(of output: VideoOutput) -> InputScreen {
-        if let drm = output as? DRMDisplay { return InputScreen(scanout: drm.mode.size, rotation: drm.rotation) }
-        return InputScreen(scanout: output.size, rotation: output.softwareRotation)
+        InputScreen(scanout: output.scanoutSize, rotation: output.rotation)
     }
 }

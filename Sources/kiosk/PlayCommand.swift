@@ -83,7 +83,7 @@ struct PlayCommand: ParsableCommand {
             throw ValidationError("--stall-timeout must be at least \(StallGuard.shortestTimeout.seconds) s")
         }
         guard (0...100).contains(volume) else { throw ValidationError("--volume must be between 0 and 100") }
-        guard PlaybackRate.isPlayable(Rational(Int64((rate * 1000).rounded()), 1000)) else {
+        guard rate.isFinite, PlaybackRate.isPlayable(PlaybackRate.fraction(fromDecimal: rate)) else {
             throw ValidationError("--rate must be between 0.25 and 4")
         }
     }
@@ -99,34 +99,54 @@ struct PlayCommand: ParsableCommand {
         for diagnostic in expansion.diagnostics { logger.warning("\(diagnostic)") }
         guard !expansion.entries.isEmpty else { throw RuntimeFailure("nothing to play") }
 
-        var options = PlayerOptions()
-        options.gravity = gravity
-        options.rate = Rational(Int64((rate * 1000).rounded()), 1000)
-        options.startPaused = startPaused
-        options.imageDuration = MediaTime(seconds: imageDuration)
-        options.stallTimeout = MediaTime(seconds: stallTimeout)
-        options.untimed = untimed
-        options.statsPath = statsFile
-        options.exitWhenFinished = !loop
-        options.audioOutput = AudioOpener.open(AudioOpener.parse(audio), logger: logger)
-        options.volume = volume
-        options.isMuted = mute
-        options.overlay = overlay.config
-        let output = try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: Rotation(degrees: rotation)!, paced: !untimed,
-                                          videoPlane: videoPlane)
-        let cursor = PlaylistCursor(entries: expansion.entries, loopMode: loop ? .playlist : .none)
-        let control = try ControlWiring.open(controlSocket, logger: logger)
-        if control != nil { options.timeInterval = ControlConfig().timeInterval }
+        var settings = PlayerSettings(config: config(items: items), overrides: overrides)
+        let sound = AudioOpener.open(settings.audio.device, logger: logger)
+        let output = try DisplayOpener.open(&settings, logger: logger)
+        let cursor = PlaylistCursor(entries: expansion.entries, loopMode: settings.playback.loop)
+        let control = try ControlWiring.open(settings.control.socketPath, logger: logger)
         let nothingPlayed = NothingPlayedFlag()
         let forward = ControlWiring.handler(control)
-        let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger,
-                                     onEvent: { event in
+        let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound,
+                                     logger: logger, onEvent: { event in
                                          if case .nothingPlayable = event { nothingPlayed.set() }
                                          forward?(event)
                                      })
-        PlaybackSession.run(player, on: output, input: input.config, duration: duration, logger: logger, control: control)
+        PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger, control: control)
         // Without --loop every item failed once: a media error, exit 1 (the reasons are logged).
         if nothingPlayed.isSet { throw RuntimeFailure("nothing could be played") }
+    }
+
+    /// The configuration the flags describe, as if a kiosk.conf said it: `PlayerSettings`
+    /// maps it like `run`'s file.
+    func config(items: [ItemConfig]) -> KioskConfig {
+        var config = KioskConfig()
+        config.display.rotation = Rotation(degrees: rotation)!
+        config.display.videoPlane = videoPlane
+        config.audio.device = AudioOpener.parse(audio)
+        config.audio.volume = volume
+        config.audio.muted = mute
+        config.input = input.config
+        config.playback.loop = loop ? .playlist : .none
+        config.playback.gravity = gravity
+        config.playback.startPaused = startPaused
+        config.playback.rate = rate
+        config.playback.imageDuration = MediaTime(seconds: imageDuration)
+        config.playback.stallTimeout = MediaTime(seconds: stallTimeout)
+        config.overlay = overlay.config
+        config.control.socketPath = controlSocket
+        config.items = items
+        return config
+    }
+
+    /// What `play` sets that a kiosk.conf does not: the display it names (opened as named,
+    /// never a headless preview), and an end when the playlist does.
+    var overrides: SettingsOverrides {
+        var overrides = SettingsOverrides()
+        overrides.display = DisplaySpec(parsing: display)
+        overrides.statsPath = statsFile
+        overrides.untimed = untimed
+        overrides.exitWhenFinished = !loop
+        return overrides
     }
 }
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import KioskCore
-import KioskDisplay
 import KioskPlayer
 import Logging
 
@@ -48,78 +47,43 @@ struct RunCommand: ParsableCommand {
         if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0") }
     }
 
+    /// What the command line sets over kiosk.conf.
+    var overrides: SettingsOverrides {
+        var overrides = SettingsOverrides()
+        overrides.display = display.flatMap(DisplaySpec.init(parsing:))
+        overrides.audioDevice = audio.map(AudioOpener.parse)
+        overrides.controlSocket = controlSocket.map { $0 == "none" ? nil : $0 }
+        overrides.statsPath = statsFile
+        overrides.snapshotDirectory = snapshots
+        overrides.snapshotInterval = MediaTime(seconds: snapshotEvery)
+        overrides.untimed = untimed
+        return overrides
+    }
+
     func run() throws {
         let logger = common.makeLogger()
-        let settings = try ConfigReading.load(config)
-        let entries = ConfigReading.entries(of: settings, logger: logger)
-        var snapshotDirectory = snapshots
-        let output = try openDisplay(settings.display, logger: logger, snapshotDirectory: &snapshotDirectory)
-        if let snapshotDirectory {
+        let config = try ConfigReading.load(self.config)
+        let entries = ConfigReading.entries(of: config, logger: logger)
+        var settings = PlayerSettings(config: config, overrides: overrides)
+        let output = try DisplayOpener.open(&settings, logger: logger)
+        if let snapshotDirectory = settings.snapshotDirectory {
             try FileManager.default.createDirectory(atPath: snapshotDirectory, withIntermediateDirectories: true)
         }
-
-        var options = PlayerOptions()
-        options.gravity = settings.playback.gravity
-        options.startPaused = settings.playback.startPaused
-        options.rate = Rational(Int64((settings.playback.rate * 1000).rounded()), 1000)
-        options.imageDuration = settings.playback.imageDuration
-        options.stallTimeout = settings.playback.stallTimeout
-        options.statsPath = statsFile
-        options.untimed = untimed
-        options.snapshotDirectory = snapshotDirectory
-        options.snapshotInterval = MediaTime(seconds: snapshotEvery)
-        options.audioOutput = AudioOpener.open(audio.map(AudioOpener.parse) ?? settings.audio.device, logger: logger)
-        options.volume = settings.audio.volume
-        options.isMuted = settings.audio.muted
-        options.overlay = settings.overlay
+        let sound = AudioOpener.open(settings.audio.device, logger: logger)
         let cursor = PlaylistCursor(entries: entries, loopMode: settings.playback.loop)
-        let control = try ControlWiring.open(controlSocket.map { $0 == "none" ? nil : $0 } ?? settings.control.socketPath,
-                                             logger: logger)
-        if control != nil { options.timeInterval = settings.control.timeInterval }
-        let player = try QueuePlayer(output: output, playlist: cursor, options: options, logger: logger,
-                                     onEvent: ControlWiring.handler(control))
+        let control = try ControlWiring.open(settings.control.socketPath, logger: logger)
+        let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound,
+                                     logger: logger, onEvent: ControlWiring.handler(control))
         // SIGHUP and a change of the file take one path (ConfigReloader): what changed applies
         // live where it can; a bad file is rejected and the old configuration plays on.
         let input = LiveInput(output: output, player: player, logger: logger)
-        let overridden: Set<ConfigPart> = Set([display.map { _ in .display }, audio.map { _ in .audioDevice }].compactMap { $0 })
-        let reloader = ConfigReloader(path: config, config: settings, entries: entries, player: player, input: input,
-                                      overridden: overridden, logger: logger)
-        let watcher = ConfigFileWatcher(path: config, logger: logger) { reloader.reload(.fileChanged) }
+        let reloader = ConfigReloader(path: self.config, config: config, entries: entries, settings: settings,
+                                      player: player, input: input, replaced: overrides.replacedParts, logger: logger)
+        let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control)
         watcher.stop()
-    }
-
-    /// kiosk.conf's display, or --display. A box with no DRM display at all previews headless,
-    /// with snapshots, rather than failing: it says so and where the pictures go.
-    private func openDisplay(_ settings: DisplayConfig, logger: Logger, snapshotDirectory: inout String?) throws -> VideoOutput {
-        if let display {
-            return try DisplayOpener.open(DisplaySpec(parsing: display)!, rotation: settings.rotation, paced: !untimed,
-                                          videoPlane: settings.videoPlane)
-        }
-        let headless = DisplaySpec.headless(settings.headlessSize, refreshRate: 60)
-        guard settings.output == .drm else { return try DisplayOpener.open(headless, rotation: settings.rotation, paced: !untimed) }
-        var mode: ModeRequest?
-        if case .exactly(let request) = settings.mode { mode = request }
-        var card: String?
-        if case .path(let path) = settings.card { card = path }
-        var connector: String?
-        if case .named(let name) = settings.connector { connector = name }
-        var options = DRMDisplayOptions(card: card, connector: connector, mode: mode, rotation: settings.rotation)
-        options.videoPlane = settings.videoPlane
-        let result: Result<DRMDisplay, DRMError> = Result { () throws(DRMError) in try DRMDisplay(options: options) }
-        switch result {
-        case .success(let display):
-            return display
-        case .failure(.noDRMDirectory(let directory)):
-            let previews = snapshotDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-preview").path
-            snapshotDirectory = previews
-            logger.notice("no DRM display here (\(directory) is missing): playing headless at \(settings.headlessSize), a screenshot every \(snapshotEvery) s in \(previews)")
-            return try DisplayOpener.open(headless, rotation: settings.rotation, paced: !untimed)
-        case .failure(let error):
-            throw RuntimeFailure("\(error)")
-        }
     }
 }
 

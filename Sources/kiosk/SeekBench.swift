@@ -1,6 +1,5 @@
 import Foundation
 import KioskCore
-import KioskDisplay
 import KioskPlayer
 import Logging
 
@@ -26,14 +25,16 @@ enum SeekBench {
         guard !entries.isEmpty else { throw RuntimeFailure("\(media): nothing to play") }
         let stats = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-seek-\(getpid()).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: stats) }
-        var options = PlayerOptions()
-        options.gravity = gravity
-        options.decoderThreads = threads
-        options.statsPath = stats
-        options.audioOutput = AudioOpener.open(AudioOpener.parse(audio), logger: logger)
-        let player = try QueuePlayer(output: HeadlessDisplay(size: size, refreshRate: 60),
+        var settings = PlayerSettings()
+        settings.display.target = .headless(size, refreshRate: 60)
+        settings.playback.gravity = gravity
+        settings.decoderThreads = threads
+        settings.statsPath = stats
+        settings.audio.device = AudioOpener.parse(audio)
+        let sound = AudioOpener.open(settings.audio.device, logger: logger)
+        let player = try QueuePlayer(output: try DisplayOpener.open(&settings, logger: logger),
                                      playlist: PlaylistCursor(entries: entries, loopMode: .playlist),
-                                     options: options, logger: logger)
+                                     settings: settings, audioOutput: sound, logger: logger)
         player.start()
         defer { player.stop() }
         // Playing, with a known duration, for half a second: the start-up is not a seek.

@@ -30,12 +30,12 @@ import Testing
     static func play(_ sizes: [PixelSize], on display: SimulatedPlaneDisplay, gravity: VideoGravity = .fit,
                      log: CapturedLog) throws -> [[String: Any]] {
         let stats = MediaFixtures.directory.appendingPathComponent("direct-stats-\(UUID().uuidString).jsonl").path
-        var options = PlayerOptions()
-        options.gravity = gravity
-        options.exitWhenFinished = true
-        options.statsPath = stats
+        var settings = PlayerSettings()
+        settings.playback.gravity = gravity
+        settings.exitWhenFinished = true
+        settings.statsPath = stats
         let player = try QueuePlayer(output: display, playlist: PlaylistCursor(entries: try entries(sizes), loopMode: .none),
-                                     options: options, logger: log.logger)
+                                     settings: settings, logger: log.logger)
         player.start()
         let finished = player.waitUntilFinished(timeout: 30)
         if !finished { player.stop() }
@@ -154,7 +154,7 @@ import Testing
         let display = SimulatedPlaneDisplay(size: Self.screen)
         let log = CapturedLog()
         let player = try QueuePlayer(output: display, playlist: PlaylistCursor(entries: try Self.entries([Self.first]), loopMode: .item),
-                                     options: PlayerOptions(), logger: log.logger)
+                                     settings: PlayerSettings(), logger: log.logger)
         player.start()
         defer { player.stop() }
         #expect(OverlayEngineTests.waitUntil(20) { display.shown.count >= 5 }, "playing on the plane")
@@ -176,13 +176,13 @@ import Testing
     @Test func visibleOverlayUsesTheCPUPathThenThePlaneAgain() throws {
         let display = SimulatedPlaneDisplay(size: Self.screen)
         let log = CapturedLog()
-        var options = PlayerOptions()
+        var settings = PlayerSettings()
         var overlay = OverlayConfig()
         overlay.hideAfter = MediaTime(seconds: 0.5)
-        options.overlay = overlay
+        settings.overlay = overlay
         let entries = try Self.entries([Self.first])
         let player = try QueuePlayer(output: display, playlist: PlaylistCursor(entries: entries, loopMode: .item),
-                                     options: options, logger: log.logger)
+                                     settings: settings, logger: log.logger)
         player.start()
         defer { player.stop() }
         let deadline = Date().addingTimeInterval(20)

@@ -18,12 +18,12 @@ import Testing
     }
 
     static func player(on display: HeadlessDisplay, hideAfter: Double, log: CapturedLog) throws -> QueuePlayer {
-        var options = PlayerOptions()
+        var settings = PlayerSettings()
         var overlay = OverlayConfig()
         overlay.hideAfter = MediaTime(seconds: hideAfter)
-        options.overlay = overlay
+        settings.overlay = overlay
         return try QueuePlayer(output: display, playlist: PlaylistCursor(entries: [clip()], loopMode: .item),
-                               options: options, logger: log.logger)
+                               settings: settings, logger: log.logger)
     }
 
     static func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
@@ -96,12 +96,12 @@ import Testing
 
     @Test func aReloadedSectionTurnsTheOverlayOn() throws {
         let display = HeadlessDisplay(size: PixelSize(width: 640, height: 360))
-        var options = PlayerOptions()
+        var settings = PlayerSettings()
         var off = OverlayConfig()
         off.enabled = false
-        options.overlay = off
+        settings.overlay = off
         let player = try QueuePlayer(output: display, playlist: PlaylistCursor(entries: [Self.clip()], loopMode: .item),
-                                     options: options, logger: CapturedLog().logger)
+                                     settings: settings, logger: CapturedLog().logger)
         player.start()
         defer { player.stop() }
         #expect(Self.waitUntil(20) { player.currentTime.seconds > 0.2 })
@@ -111,7 +111,8 @@ import Testing
         #expect(try Self.bar(on: display).track == 0, "enabled: false shows nothing")
         var on = OverlayConfig()
         on.hideAfter = MediaTime(seconds: 5)
-        player.setOverlay(on)
+        settings.overlay = on
+        player.reload(settings)
         // Switched off, no frame was kept to draw again: the next frames carry it.
         player.send(.play)
         player.showOverlay()
@@ -123,13 +124,13 @@ import Testing
         let item = ItemConfig(source: .file(junk), location: SourceLocation(file: "test", line: 1, column: 1))
         let entries = PlaylistExpander().expand([item]).entries
         let stats = MediaFixtures.directory.appendingPathComponent("overlay-idle-stats.jsonl").path
-        var options = PlayerOptions()
-        options.overlay = OverlayConfig()
-        options.statsPath = stats
+        var settings = PlayerSettings()
+        settings.overlay = OverlayConfig()
+        settings.statsPath = stats
         let display = HeadlessDisplay(size: PixelSize(width: 640, height: 360))
         let log = CapturedLog()
         let player = try QueuePlayer(output: display, playlist: PlaylistCursor(entries: entries, loopMode: .playlist),
-                                     options: options, logger: log.logger)
+                                     settings: settings, logger: log.logger)
         player.start()
         defer { player.stop() }
         #expect(Self.waitUntil(10) { display.frontBuffer != nil })
@@ -149,7 +150,7 @@ import Testing
     @Test func theIdleLineSaysWhy() throws {
         let loop = PlaybackLoop(output: HeadlessDisplay(size: PixelSize(width: 64, height: 64)),
                                 cursor: PlaylistCursor(entries: try [Self.clip(), Self.clip(), Self.clip()], loopMode: .playlist),
-                                options: PlayerOptions(), stats: nil, audio: nil, mailbox: CommandMailbox(),
+                                settings: PlayerSettings(), stats: nil, audio: nil, mailbox: CommandMailbox(),
                                 logger: CapturedLog().logger, onEvent: nil)
         #expect(loop.idleReason(retryAfter: MediaTime(value: 8, timescale: 1)) == "No playable item: 3 of 3 failed; retrying in 8 s")
     }

@@ -23,15 +23,15 @@ import Testing
         // Watchdog 2 s: progress overdue for 1 s starves it. The guard waits 6 s, longer, so
         // the frozen state is seen by the watchdog first.
         let notifier = RecordingNotifier(watchdogInterval: 2)
-        var options = PlayerOptions()
-        options.stallTimeout = MediaTime(value: 6, timescale: 1)
+        var settings = PlayerSettings()
+        settings.playback.stallTimeout = MediaTime(value: 6, timescale: 1)
         let skipped = SkippedItems()
         let entries = [source.path, good].enumerated().map { index, path in
             PlaylistEntry(media: .file(path), item: ItemConfig(source: .file(path), location: SourceLocation(file: "test", line: index + 1, column: 1)),
                           itemIndex: index)
         }
         let player = try QueuePlayer(output: HeadlessDisplay(size: PixelSize(width: 160, height: 120)),
-                                     playlist: PlaylistCursor(entries: entries, loopMode: .none), options: options,
+                                     playlist: PlaylistCursor(entries: entries, loopMode: .none), settings: settings,
                                      logger: PlayerFixture.logger, onEvent: { event in
                                          if case .itemSkipped(let index, let reason) = event { skipped.add(index, reason) }
                                      })

@@ -16,11 +16,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: stats) }
         let item = ItemConfig(source: .file(clip), location: SourceLocation(file: "test", line: 1, column: 1))
         let entries = PlaylistExpander().expand([item]).entries
-        var options = PlayerOptions()
-        options.startPaused = true
-        options.statsPath = stats
+        var settings = PlayerSettings()
+        settings.playback.startPaused = true
+        settings.statsPath = stats
         let player = try QueuePlayer(output: HeadlessDisplay(size: PixelSize(width: 64, height: 64)),
-                                     playlist: PlaylistCursor(entries: entries, loopMode: .none), options: options,
+                                     playlist: PlaylistCursor(entries: entries, loopMode: .none), settings: settings,
                                      logger: Logger(label: "test"))
         player.start()
         defer { player.stop() }
@@ -43,12 +43,12 @@ import Testing
         let stats = FileManager.default.temporaryDirectory.appendingPathComponent("scrub-\(UUID().uuidString).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: stats) }
         let item = ItemConfig(source: .file(clip), location: SourceLocation(file: "test", line: 1, column: 1))
-        var options = PlayerOptions()
-        options.startPaused = true
-        options.statsPath = stats
+        var settings = PlayerSettings()
+        settings.playback.startPaused = true
+        settings.statsPath = stats
         let player = try QueuePlayer(output: HeadlessDisplay(size: PixelSize(width: 64, height: 64)),
                                      playlist: PlaylistCursor(entries: PlaylistExpander().expand([item]).entries, loopMode: .none),
-                                     options: options, logger: Logger(label: "test"))
+                                     settings: settings, logger: Logger(label: "test"))
         player.start()
         defer { player.stop() }
         #expect(waitFor { records(stats).count >= 1 })

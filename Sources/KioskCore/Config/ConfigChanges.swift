@@ -45,7 +45,8 @@ public enum ReloadApplication: Sendable, Equatable {
     case onRestart
 }
 
-/// The playback settings that differ between two configurations.
+/// The playback settings that differ between two configurations. A new one is compared in
+/// `playbackSettings(_:_:)` and given its reload step in `SettingsReload` (the compiler asks).
 public enum PlaybackSetting: String, Sendable, CaseIterable {
     case loop, gravity, startPaused = "start_paused", rate, imageDuration = "image_duration", stallTimeout = "stall_timeout"
 }
@@ -104,6 +105,44 @@ public struct ConfigChanges: Sendable, Equatable {
 
     static func sameItems(_ old: [ItemConfig], _ new: [ItemConfig]) -> Bool {
         old.map(\.withoutLocation) == new.map(\.withoutLocation)
+    }
+}
+
+/// What a running player does when a reload hands it a new settings value, decided from the
+/// settings it plays by and the new ones. Pure: the engine carries it out between two frames.
+///
+/// Settings the engine reads each time it uses them (gravity, image duration, stall timeout)
+/// need no step: holding the new value is enough. Those that are also player state (the
+/// rate, volume, mute, the playlist's loop mode) change only when the file changed them, so a
+/// reload does not undo what keys, touch or the control socket did.
+public struct SettingsReload: Sendable, Equatable {
+    /// Carried out as if a user asked, in this order.
+    public var requests: [PlayerRequest] = []
+    /// The playlist's new loop mode.
+    public var loopMode: PlaybackConfig.LoopMode?
+    /// The item prepared for the seam was chosen (and a still's duration set) by the old
+    /// settings or playlist: it is prepared again by the new ones.
+    public var preparesUpcomingAgain = false
+    /// The overlay's new settings; `.some(nil)` turns overlay and idle text off.
+    public var overlay: OverlayConfig??
+
+    /// `newPlaylist`: the reload also brings a new list of entries.
+    public init(from old: PlayerSettings, to new: PlayerSettings, newPlaylist: Bool) {
+        let playback = ConfigChanges.playbackSettings(old.playback, new.playback)
+        for setting in playback {
+            switch setting {
+            case .loop: loopMode = new.playback.loop
+            // A playing player changes speed at once, a paused one stays paused: mpv's speed.
+            case .rate: requests.append(.setSpeed(new.playback.defaultRate))
+            case .gravity, .imageDuration, .stallTimeout: break
+            // Only a start is paused or not: a reload never pauses a playing kiosk.
+            case .startPaused: break
+            }
+        }
+        preparesUpcomingAgain = newPlaylist || playback.contains(.loop) || playback.contains(.imageDuration)
+        if old.audio.volume != new.audio.volume { requests.append(.setVolume(new.audio.volume)) }
+        if old.audio.muted != new.audio.muted { requests.append(.setMuted(new.audio.muted)) }
+        if old.overlay != new.overlay { overlay = .some(new.overlay) }
     }
 }
 

@@ -92,7 +92,7 @@ public enum ControlRequestParser {
         case "rate":
             try reader.expectCount(1...1)
             let value = try reader.number(0, "rate")
-            let rate = Rational(Int64((value * 1000).rounded()), 1000)
+            let rate = PlaybackRate.fraction(fromDecimal: value)
             guard PlaybackRate.isPlayable(rate) else { throw reader.error("rate \(value) is out of range: use 0.25...4") }
             // A speed, as mpv's: it does not unpause; play() resumes at it.
             return .request(.setSpeed(rate))

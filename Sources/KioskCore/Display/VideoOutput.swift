@@ -80,6 +80,24 @@ public protocol VideoOutput: AnyObject {
     /// is due at that moment rather than at the moment it asks, or a panel would show every
     /// frame up to a refresh late. The default: at once.
     func expectedFlip(after host: Double) -> Double
+
+    // What a display is, for the code around the engine: it asks these instead of casting to a
+    // display type it would then depend on.
+
+    /// One line for the log on what is driven and how, as mpv names its video output: the
+    /// card, connector, mode, API and pacing of a DRM screen.
+    var summary: String { get }
+    /// Gives the screen back as it was before (the console's mode and framebuffer); safe from
+    /// any thread, and more than once. The default: nothing to give back.
+    func close() throws
+    /// The panel's scanout size in its native orientation, whatever the buffers' (a plane that
+    /// rotates hands out transposed ones): touch coordinates come in this frame.
+    var scanoutSize: PixelSize { get }
+    /// The clockwise turn of the picture on the panel, done by a plane or by the engine.
+    var rotation: Rotation { get }
+    /// The display's direct video path (frames scanned out on a hardware plane, no CPU
+    /// conversion); nil when it has none.
+    var directVideo: DirectVideoOutput? { get }
 }
 
 extension VideoOutput {
@@ -87,4 +105,19 @@ extension VideoOutput {
     public var softwareRotation: Rotation { .none }
 
     public func expectedFlip(after host: Double) -> Double { host }
+
+    public var summary: String { "\(size) at \(Int((1 / refreshInterval.seconds).rounded())) Hz" }
+
+    public func close() throws {}
+
+    /// Buffers in the panel's orientation: the engine turns the picture itself, if at all.
+    public var scanoutSize: PixelSize { size }
+    public var rotation: Rotation { softwareRotation }
+
+    public var directVideo: DirectVideoOutput? { nil }
+}
+
+extension DirectVideoOutput {
+    /// A display with planes offers its own.
+    public var directVideo: DirectVideoOutput? { self }
 }

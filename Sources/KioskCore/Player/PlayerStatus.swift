@@ -156,9 +156,14 @@ public enum PlaybackRate {
     public static func parse(_ text: String) throws(PlaybackError) -> Rational {
         let trimmed = text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()
         guard let value = Double(String(trimmed)), value.isFinite else { throw .invalidRateText(text) }
-        let thousandths = (value * 1000).rounded()
-        guard Swift.abs(thousandths) < 1e12 else { throw .invalidRateText(text) }
-        return Rational(Int64(thousandths), 1000)
+        guard Swift.abs((value * 1000).rounded()) < 1e12 else { throw .invalidRateText(text) }
+        return fraction(fromDecimal: value)
+    }
+
+    /// A decimal rate (kiosk.conf's `rate`, `--rate`, the control socket's number) as an exact
+    /// fraction, to 1/1000; the caller keeps `value` finite and within reach of Int64.
+    public static func fraction(fromDecimal value: Double) -> Rational {
+        Rational(Int64((value * 1000).rounded()), 1000)
     }
 
     /// `a < b` for fractions with positive denominators, without rounding.

@@ -1,0 +1,50 @@
+// What of a newly read kiosk.conf a running kiosk takes: the settings' side of a reload.
+// The player's steps for it are `SettingsReload` (ConfigChanges.swift).
+
+extension KioskConfig {
+    /// What a running kiosk plays by once `self`, a newly read file, is applied to it: this
+    /// file, except the parts that wait for a restart (`ConfigPart.application`), which keep
+    /// the values `running` has.
+    public func appliedLive(to running: KioskConfig) -> KioskConfig {
+        var merged = self
+        for part in ConfigPart.allCases where part.application == .onRestart {
+            switch part {
+            case .display: merged.display = running.display
+            case .audioDevice: merged.audio.device = running.audio.device
+            case .audioLevel:
+                merged.audio.volume = running.audio.volume
+                merged.audio.muted = running.audio.muted
+            case .input: merged.input = running.input
+            case .playback: merged.playback = running.playback
+            case .overlay: merged.overlay = running.overlay
+            case .control: merged.control = running.control
+            case .items: merged.items = running.items
+            }
+        }
+        return merged
+    }
+}
+
+extension PlayerSettings {
+    /// The settings a running kiosk plays by once a reload read `config`: its parts that apply
+    /// live or reopened (`ConfigPart.application`); the display, sound device and control
+    /// socket opened at start, and what the command line set, stay as they are.
+    public func reloaded(from config: KioskConfig) -> PlayerSettings {
+        var next = self
+        for part in ConfigPart.allCases where part.application != .onRestart {
+            switch part {
+            case .audioLevel:
+                next.audio.volume = config.audio.volume
+                next.audio.muted = config.audio.muted
+            case .input: next.input = config.input
+            case .playback: next.playback = config.playback
+            case .overlay: next.overlay = config.overlay
+            // Opened at start from these settings: taking them live would mean opening again.
+            case .display, .audioDevice, .control: break
+            // Entries are expanded from the file system and handed over beside the settings.
+            case .items: break
+            }
+        }
+        return next
+    }
+}
