@@ -105,6 +105,9 @@ private func refusal(_ line: String) -> String {
     #expect(refusal(#"{"command": ["volume", -1]}"#).contains("out of range"))
     #expect(refusal(#"{"command": ["rate", 5]}"#).contains("rate 5.0 is out of range: use 0.25...4"))
     #expect(refusal(#"{"command": ["rate", 0]}"#).contains("out of range"))
+    // A number beyond Int64 once trapped converting to a fraction: refused like any other.
+    #expect(refusal(#"{"command": ["rate", 1e300]}"#).contains("out of range"))
+    #expect(refusal(#"{"command": ["rate", -1e300]}"#).contains("out of range"))
     #expect(refusal(#"{"command": ["goto", -1]}"#).contains("index -1 is out of range"))
     #expect(refusal(#"{"command": ["seek", 1e300]}"#).contains("out of range"))
 }

@@ -161,9 +161,12 @@ public enum PlaybackRate {
     }
 
     /// A decimal rate (kiosk.conf's `rate`, `--rate`, the control socket's number) as an exact
-    /// fraction, to 1/1000; the caller keeps `value` finite and within reach of Int64.
+    /// fraction, to 1/1000. Total, because the number may come from a socket: NaN is 0 and a
+    /// value beyond +-1e9 is held there (both far outside `isPlayable`), where converting it to
+    /// Int64 trapped (`rate 1e300` crashed the player).
     public static func fraction(fromDecimal value: Double) -> Rational {
-        Rational(Int64((value * 1000).rounded()), 1000)
+        let bounded = value.isNaN ? 0 : Swift.min(Swift.max(value, -1e9), 1e9)
+        return Rational(Int64((bounded * 1000).rounded()), 1000)
     }
 
     /// `a < b` for fractions with positive denominators, without rounding.
