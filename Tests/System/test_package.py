@@ -9,7 +9,7 @@ Chroot part: a clean Debian root of this machine's release (mmdebstrap, cached u
 throwaway overlay over it per test: `apt install ./kiosk_*.deb`, the user and the config's
 owner, `systemd-analyze verify` of the installed unit, the installed kiosk playing a clip as
 the kiosk user, purge leaving the root as it was, and an edited kiosk.conf surviving an upgrade.
-A warm run takes about a minute; a cold one first makes the root (see README: "Installing").
+A warm run takes about a minute; a cold one first makes the root (see README: "Running as a service").
 
 Needs root, the release kiosk (`swift build -c release --product kiosk --static-swift-stdlib`,
 which deploy/test builds), dpkg-dev, shellcheck, mmdebstrap and ffmpeg (deploy/packages.txt).
