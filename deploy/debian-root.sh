@@ -30,6 +30,11 @@ make_root() {
     local dir=$KIOSK_ROOTS/$name stamp want mirror
     stamp=$dir/.kiosk-root
     want="$arch $suite $*"
+    # One maker per root: a second run (deploy/test-deb beside deploy/arm64) waits, then finds it made.
+    mkdir -p "$KIOSK_ROOTS"
+    local lock
+    exec {lock}>"$KIOSK_ROOTS/.$name.lock"
+    flock -n "$lock" || { echo "debian-root: waiting for another run making $dir" >&2; flock "$lock"; }
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then echo "$dir"; return; fi
     mirror=$(debian_mirror)
     echo "debian-root: making $dir ($suite/$arch from $mirror); a first run downloads a few hundred MiB" >&2
