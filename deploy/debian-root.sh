@@ -30,6 +30,11 @@ make_root() {
     local dir=$KIOSK_ROOTS/$name stamp want mirror
     stamp=$dir/.kiosk-root
     want="$arch $suite $*"
+    # One maker per root: a second run (deploy/test-deb beside deploy/arm64) waits, then finds it made.
+    mkdir -p "$KIOSK_ROOTS"
+    local lock
+    exec {lock}>"$KIOSK_ROOTS/.$name.lock"
+    flock -n "$lock" || { echo "debian-root: waiting for another run making $dir" >&2; flock "$lock"; }
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then echo "$dir"; return; fi
     mirror=$(debian_mirror)
     echo "debian-root: making $dir ($suite/$arch from $mirror); a first run downloads a few hundred MiB" >&2
@@ -79,4 +84,24 @@ i=0; while [ $i -lt "$n" ]; do spec=$1; shift; i=$((i + 1))
 cp /etc/resolv.conf "$d/etc/resolv.conf" 2>/dev/null || true
 exec chroot "$d" "$@"'
     unshare --mount --propagation private --fork -- bash -c "$script" in_root "$dir" "$state" "${#binds[@]}" "${binds[@]}" "$@"
+}
+
+# ensure_binfmt ARCH: programs of Debian architecture ARCH run here (natively, or through
+# qemu-user-static's binfmt entry, registered if it is not yet). The entry needs the F flag
+# (the interpreter is opened at registration), or programs inside a chroot cannot use it.
+ensure_binfmt() {
+    local arch=$1 entry
+    [ "$arch" = "$(dpkg --print-architecture)" ] && return 0
+    case "$arch" in
+        arm64) entry=qemu-aarch64 ;;
+        amd64) entry=qemu-x86_64 ;;
+        armhf) entry=qemu-arm ;;
+        *) echo "debian-root: no qemu binfmt name known for $arch" >&2; return 1 ;;
+    esac
+    if [ ! -e "/proc/sys/fs/binfmt_misc/$entry" ]; then
+        [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+        update-binfmts --enable "$entry"
+    fi
+    grep -q 'flags:.*F' "/proc/sys/fs/binfmt_misc/$entry" ||
+        { echo "debian-root: $entry's binfmt entry lacks the F flag: chroots cannot use it" >&2; return 1; }
 }
