@@ -343,13 +343,13 @@ def test_sigterm_exits_zero(guest: PlayGuest, name: str):
     assert shown.exit["seconds"] < 60, f"exit took {shown.exit['seconds']} s after SIGTERM; {shown.log}"
 
 
-@pytest.mark.parametrize("name", [c.name for c in CASES] + ["cadence"])
 def shows_text(path: Path) -> bool:
     """More than one colour on the console: the echoed lines are on screen."""
     console = Screen(path)
     return len({console.colour(x, y) for y in range(0, console.height, 4) for x in range(0, console.width, 4)}) >= 2
 
 
+@pytest.mark.parametrize("name", [c.name for c in CASES] + ["cadence"])
 def test_screen_is_restored_after_exit(guest: PlayGuest, name: str):
     shown = guest.shown[name]
     after = Screen(shown.after)
