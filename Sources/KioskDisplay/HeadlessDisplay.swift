@@ -23,6 +23,9 @@ public final class HeadlessDisplay: VideoOutput {
     private var lastFlip: Double?
     /// The buffer most recently presented, as a screen would show it.
     public private(set) var frontIndex: Int?
+    /// A screen with a power control: off, it shows nothing and refuses flips (as KMS refuses
+    /// a flip on a CRTC that is off). Tests read it.
+    public private(set) var isPoweredOn = true
 
     public init(size: PixelSize, refreshRate: Int = 60, bufferCount: Int = 2, paced: Bool = true,
                 pacing: HeadlessPacing = .interval, rotation: Rotation = .none) {
@@ -54,8 +57,14 @@ public final class HeadlessDisplay: VideoOutput {
     /// The picture on "screen" now, or nil before the first present.
     public var frontBuffer: PixelBuffer? { frontIndex.map(buffer) }
 
+    public func setPower(on: Bool) throws -> Bool {
+        isPoweredOn = on
+        return true
+    }
+
     public func present(_ buffer: PixelBuffer) throws -> Double {
         precondition(buffer.base == storage[buffer.index], "buffer from another display")
+        guard isPoweredOn else { throw HeadlessDisplayError.poweredOff }
         var now = HeadlessDisplay.monotonicSeconds()
         let flip = expectedFlip(after: now)
         if flip > now { HeadlessDisplay.sleep(until: flip); now = flip }
@@ -95,4 +104,9 @@ public final class HeadlessDisplay: VideoOutput {
         var ts = timespec(tv_sec: Int(deadline), tv_nsec: Int((deadline - deadline.rounded(.down)) * 1e9))
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
     }
+}
+
+public enum HeadlessDisplayError: Error, CustomStringConvertible {
+    case poweredOff
+    public var description: String { "a flip while the screen is off" }
 }

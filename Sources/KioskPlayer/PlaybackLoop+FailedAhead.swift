@@ -7,25 +7,32 @@ import KioskCore
 /// every second). `failedAhead` carries such failures to the step that takes them: one line
 /// per bad item per pass, and the good item after it is prepared in time for its seam.
 extension PlaybackLoop {
-    /// What `advanceCursor()` will answer, without moving the cursor.
-    func previewAdvance() -> PlaylistStep {
-        var preview = cursor
-        return advance(&preview)
+    /// What `advanceCursor()` will answer, and the entry it will play, without moving anything.
+    func previewAdvance() -> (next: PlaylistProgram.Step, entry: PlaylistEntry?) {
+        var previewCursor = cursor
+        var previewProgram = program
+        let next = advance(&previewCursor, &previewProgram)
+        guard case .play(let index) = next.step else { return (next, nil) }
+        return (next, previewCursor.entries[index])
     }
 
-    /// The cursor's next step at an item's end or failure, passing over the failures found ahead.
-    func advanceCursor() -> PlaylistStep {
-        advance(&cursor)
+    /// The next step at an item's end or failure (`move` is the cursor's `advance()`), or a
+    /// user's skip (`next()`), passing over the failures found ahead. The program (a switch
+    /// waiting for this seam, an insert ending) answers first.
+    func advanceCursor(move: (inout PlaylistCursor) -> PlaylistStep = { $0.advance() }) -> PlaylistProgram.Step {
+        advance(&cursor, &program, move: move)
     }
 
-    private func advance(_ target: inout PlaylistCursor) -> PlaylistStep {
-        var step = target.advance()
+    private func advance(_ target: inout PlaylistCursor, _ plan: inout PlaylistProgram,
+                         move: (inout PlaylistCursor) -> PlaylistStep = { $0.advance() }) -> PlaylistProgram.Step {
+        var next = plan.step(&target, move: move)
         var passedOver = 0
-        while case .play(let index) = step, failedAhead.contains(index), passedOver < target.entries.count {
+        while next.resumeAt == nil, case .play(let index) = next.step, failedAhead.contains(index),
+              passedOver < target.entries.count {
             target.markFailed(index)
-            step = target.advance()
+            next = plan.step(&target)
             passedOver += 1
         }
-        return step
+        return next
     }
 }

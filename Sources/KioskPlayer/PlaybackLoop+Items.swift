@@ -20,14 +20,27 @@ extension PlaybackLoop {
     /// A user's request: playlist requests move the cursor, the others go to the state machine.
     func carryOut(_ request: PlayerRequest) {
         guard request.isPlaylistRequest else { return apply(request) }
+        if isDisplayOff {
+            return carryOutWhileOff(request)
+        }
         switch request {
-        case .nextItem: begin(cursor.next(), seamFrom: nil)
+        case .nextItem: begin(advanceCursor(move: { $0.next() }), seamFrom: nil)
         case .previousItem: begin(cursor.previous(), seamFrom: nil)
         case .goto(let index):
             if let step = cursor.jump(to: index) { begin(step, seamFrom: nil) } else {
                 logger.warning("no item \(index): the playlist has \(cursor.entries.count)")
             }
+        case .switchPlaylist(let entries, let timing):
+            let now = program.switchPlaylist(to: entries, when: timing, cursor: &cursor)
+            changedProgram(beginning: now)
+        case .playOnce(let content, let timing):
+            guard let entries = onceEntries(content) else { return }
+            let now = program.insert(entries, when: timing, position: current.map { _ in currentTime }, cursor: &cursor)
+            changedProgram(beginning: now)
+        case .setDisplayPower(let on):
+            setDisplayPower(on: on)
         case .load(let entries):
+            program.reset()
             upcoming?.close()
             upcoming = nil
             switch cursor.replace(entries: entries) {
@@ -41,21 +54,53 @@ extension PlaybackLoop {
         }
     }
 
+    /// After a switch or an insert: what was prepared to follow the current item no longer
+    /// does (the next one is prepared again, from the program); `step` begins at once.
+    private func changedProgram(beginning step: PlaylistStep?) {
+        upcoming?.close()
+        upcoming = nil
+        updateAudioOrder()
+        if let step {
+            finished = false
+            begin(step, seamFrom: nil)
+        }
+    }
+
+    /// A `playOnce`'s entries; nil (logged) for an index outside the loop's playlist.
+    private func onceEntries(_ content: OnceContent) -> [PlaylistEntry]? {
+        switch content {
+        case .entries(let entries): return entries
+        case .entry(let index):
+            let loop = program.loopEntries(cursor)
+            guard loop.indices.contains(index) else {
+                logger.warning("no item \(index) to play once: the playlist has \(loop.count)")
+                return nil
+            }
+            return [loop[index]]
+        }
+    }
+
     /// Applies a request to the state machine; a `skip` counts from the position now, not
     /// from when it was posted. Also the engine's own settings at start and on reload.
     func apply(_ request: PlayerRequest) {
         apply(.request(request, position: currentTime))
     }
 
+    /// Acts on the program's answer: its step, and a position to resume the entry at.
+    func begin(_ next: PlaylistProgram.Step, seamFrom seam: MediaTime?) {
+        begin(next.step, seamFrom: seam, resumingAt: next.resumeAt)
+    }
+
     /// Acts on the cursor's answer. `seamFrom` is the outgoing item's end on the clock when
     /// the switch is a seam (the item played to its end), nil for a user's skip or a failure.
-    func begin(_ step: PlaylistStep, seamFrom seam: MediaTime?) {
+    /// `resumingAt`: an entry an insert interrupted starts where it was (never prepared ahead).
+    func begin(_ step: PlaylistStep, seamFrom seam: MediaTime?, resumingAt resume: MediaTime? = nil) {
         switch step {
         case .play(let index):
             failedAhead = []   // the step that needed them is taken
             let entry = cursor.entries[index]
             let next: ActiveItem
-            if let prepared = upcoming, prepared.index == index, prepared.entry.media == entry.media {
+            if resume == nil, let prepared = upcoming, prepared.index == index, prepared.entry.media == entry.media {
                 next = prepared
             } else {
                 upcoming?.close()
@@ -67,10 +112,11 @@ extension PlaybackLoop {
             noteProgress()   // the stall guard counts afresh for the new item
             idleUntil = nil
             finished = false
-            if seam == nil { audio?.flush() }   // a skip cuts the old item's sound at once
+            if seam == nil || resume != nil { audio?.flush() }   // a skip cuts the old item's sound at once
+            if let resume { next.pipeline.seek(to: next.plan.start + resume) }
             updateAudioOrder()
             applyVolume()
-            if let seam, let first = next.firstFrame, !needsFirstFrame {
+            if let seam, resume == nil, let first = next.firstFrame, !needsFirstFrame {
                 // The seam: the clock runs on; the outgoing item's end is the incoming one's
                 // first picture (which may start a little after 0, behind its sound's priming).
                 clock.rebase(from: seam, to: Swift.max(next.plan.start, first.pts))
@@ -110,8 +156,10 @@ extension PlaybackLoop {
         }
     }
 
-    func open(_ index: Int) -> ActiveItem {
-        let entry = cursor.entries[index]
+    /// Opens `entry` (by default the cursor's at `index`; a prepared item may come from the
+    /// list the program switches to at the seam).
+    func open(_ index: Int, entry: PlaylistEntry? = nil) -> ActiveItem {
+        let entry = entry ?? cursor.entries[index]
         var plan = ItemPlan(source: entry.media.description)
         plan.start = entry.item.start ?? .zero
         plan.end = entry.item.end
@@ -151,8 +199,9 @@ extension PlaybackLoop {
         } else if item.plan.stillDuration == nil {
             return   // a stream of unknown length: it says when it ends
         }
-        if case .play(let index) = previewAdvance() {
-            upcoming = open(index)
+        let preview = previewAdvance()
+        if preview.next.resumeAt == nil, case .play(let index) = preview.next.step, let entry = preview.entry {
+            upcoming = open(index, entry: entry)
             updateAudioOrder()
         }
     }
@@ -164,7 +213,9 @@ extension PlaybackLoop {
         // With the next item prepared, hand over now: the clock is renamed, not moved, so its
         // first frame is still paced to the seam like any frame, and the switching work is
         // done while the outgoing picture is still up instead of delaying the incoming one.
-        if case .play(let index) = previewAdvance(), let prepared = upcoming, prepared.index == index, prepared.isPrimed {
+        let preview = previewAdvance()
+        if preview.next.resumeAt == nil, case .play(let index) = preview.next.step, let prepared = upcoming,
+           prepared.index == index, prepared.entry.media == preview.entry?.media, prepared.isPrimed {
             begin(advanceCursor(), seamFrom: seam)
             return
         }

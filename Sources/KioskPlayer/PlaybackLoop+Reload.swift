@@ -8,21 +8,25 @@ extension PlaybackLoop {
     func applyReload(_ new: PlayerSettings, entries: [PlaylistEntry]?) {
         let reload = SettingsReload(from: settings, to: new, newPlaylist: entries != nil)
         settings = new
-        if let loopMode = reload.loopMode { cursor.loopMode = loopMode }
+        if let loopMode = reload.loopMode { program.setLoopMode(loopMode, cursor: &cursor) }
         if reload.preparesUpcomingAgain {
             upcoming?.close()
             upcoming = nil
             updateAudioOrder()
         }
         if let entries {
-            switch cursor.replace(entries: entries) {
-            case .keptCurrent(let index):
+            // While an insert plays, the loop it returns to takes the new list (nil).
+            switch program.replaceLoopEntries(entries, cursor: &cursor) {
+            case nil: break
+            case .keptCurrent(let index)?:
                 // The current item plays on; its new options (gravity, volume) take effect now,
                 // its trim, duration and loop count from its next play.
                 current?.index = index
                 current?.entry = entries[index]
-            case .currentRemoved, .notStarted:
-                begin(cursor.advance(), seamFrom: nil)
+                if isDisplayOff, poweredOff?.index != nil { poweredOff?.index = index }
+            case .currentRemoved?, .notStarted?:
+                // With the screen off, the new list begins when it is on again.
+                if isDisplayOff { poweredOff = PoweredOff() } else { begin(advanceCursor(), seamFrom: nil) }
             }
             finished = false
         }

@@ -18,6 +18,10 @@ final class PlaybackLoop {
     let onEvent: (@Sendable (PlayerEvent) -> Void)?
 
     var cursor: PlaylistCursor
+    /// A switch waiting for the seam, an insert playing (KioskCore's `PlaylistProgram`).
+    var program = PlaylistProgram()
+    /// Set while the display is off (PlaybackLoop+Power.swift): where playback picks up.
+    var poweredOff: PoweredOff?
     var state = PlaybackState()
     var clock = PlaybackClock(hostTime: MonotonicClock.hostTime())
     var current: ActiveItem?
@@ -74,7 +78,7 @@ final class PlaybackLoop {
         apply(.setMuted(settings.audio.muted))
         apply(.setDefaultRate(settings.playback.defaultRate))
         if !settings.playback.startPaused { apply(.play) }
-        begin(cursor.advance(), seamFrom: nil)
+        begin(advanceCursor(), seamFrom: nil)
         while !stopping {
             for command in mailbox.takeAll() { handle(command) }
             if stopping { break }
@@ -82,7 +86,7 @@ final class PlaybackLoop {
             if let until = idleUntil {
                 if MonotonicClock.hostTime() < until { mailbox.wait(untilHost: until); continue }
                 idleUntil = nil
-                begin(cursor.advance(), seamFrom: nil)
+                begin(advanceCursor(), seamFrom: nil)
                 continue
             }
             guard let item = current, !finished else {

@@ -82,6 +82,7 @@ final class MonitoredOutput: VideoOutput {
     /// (PlaybackLoop+DirectVideo.swift).
     var directVideo: DirectVideoOutput? { base.directVideo }
     func expectedFlip(after host: Double) -> Double { base.expectedFlip(after: host) }
+    func setPower(on: Bool) throws -> Bool { try base.setPower(on: on) }
     func backBuffer() throws -> PixelBuffer {
         do { return try base.backBuffer() } catch { heartbeat.displayFailed(error); throw error }
     }

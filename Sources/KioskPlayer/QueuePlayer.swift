@@ -15,6 +15,8 @@ public enum PlayerEvent: Sendable {
     case nothingPlayable(retryAfter: MediaTime)
     /// `loop: none` played its last item.
     case finished
+    /// The display was switched off or on (`setDisplayPower`).
+    case displayPower(on: Bool)
 }
 
 /// AVQueuePlayer's role for a signage playlist: plays the entries one after the other on a

@@ -106,7 +106,9 @@ func speedEndsWhereTheTwoStepsDid(playing: Bool) throws {
                               item: ItemConfig(source: .file("/media/b.mp4"),
                                                location: SourceLocation(file: "test", line: 1, column: 1)),
                               itemIndex: 0)
-    for request: PlayerRequest in [.nextItem, .previousItem, .goto(index: 3), .load([entry])] {
+    for request: PlayerRequest in [.nextItem, .previousItem, .goto(index: 3), .load([entry]),
+                                   .switchPlaylist([entry], when: .atSeam), .playOnce(.entry(index: 0), when: .now),
+                                   .playOnce(.entries([entry]), when: .atSeam), .setDisplayPower(on: false)] {
         var copy = state
         #expect(try copy.handle(.request(request)) == [], "\(request)")
         #expect(copy == state, "\(request)")
@@ -114,7 +116,9 @@ func speedEndsWhereTheTwoStepsDid(playing: Bool) throws {
 }
 
 @Test func playlistRequestsAreRoutedToTheCursor() {
-    let playlist: [PlayerRequest] = [.nextItem, .previousItem, .goto(index: 0), .load([])]
+    let playlist: [PlayerRequest] = [.nextItem, .previousItem, .goto(index: 0), .load([]),
+                                     .switchPlaylist([], when: .now), .playOnce(.entry(index: 1), when: .atSeam),
+                                     .setDisplayPower(on: true)]
     let playback: [PlayerRequest] = [.play, .pause, .togglePlayPause, .setRate(.one), .setDefaultRate(.one),
                                      .setSpeed(.one), .setVolume(50), .adjustVolume(by: 5), .setMuted(true),
                                      .toggleMute, .seek(to: .zero), .skip(by: .zero)]

@@ -98,6 +98,10 @@ public protocol VideoOutput: AnyObject {
     /// The display's direct video path (frames scanned out on a hardware plane, no CPU
     /// conversion); nil when it has none.
     var directVideo: DirectVideoOutput? { get }
+    /// Turns the screen off or on again (KMS: the connector's DPMS, which on an atomic driver
+    /// switches the CRTC off); on again, the last picture shows. False when the display has no
+    /// such control: the engine then shows black while off. The default: no control.
+    func setPower(on: Bool) throws -> Bool
 }
 
 extension VideoOutput {
@@ -115,6 +119,8 @@ extension VideoOutput {
     public var rotation: Rotation { softwareRotation }
 
     public var directVideo: DirectVideoOutput? { nil }
+
+    public func setPower(on: Bool) throws -> Bool { false }
 }
 
 extension DirectVideoOutput {

@@ -42,15 +42,34 @@ public enum PlayerRequest: Sendable, Equatable {
     case goto(index: Int)
     /// A new playlist, played from its first entry.
     case load([PlaylistEntry])
+    /// The loop's playlist becomes `entries` (a schedule's change), at the next item change or
+    /// at once; an insert playing finishes first (`PlaylistProgram`).
+    case switchPlaylist([PlaylistEntry], when: ScheduleSwitch)
+    /// Plays something once, then gives the loop back: `now` interrupts the item playing,
+    /// which then resumes where it was; `atSeam` plays it after that item (a timed insert,
+    /// the control socket's `play_item_once`).
+    case playOnce(OnceContent, when: ScheduleSwitch)
+    /// The screen on or off (`display.power`, the control socket's `display_power`). Off: the
+    /// display is blanked and nothing is decoded; on: the item that played comes back where
+    /// it was.
+    case setDisplayPower(on: Bool)
+}
+
+/// What a `playOnce` request plays.
+public enum OnceContent: Sendable, Equatable {
+    /// An entry of the loop's playlist, counted from 0.
+    case entry(index: Int)
+    /// Entries of their own (a timed insert's item or playlist).
+    case entries([PlaylistEntry])
 }
 
 extension PlayerRequest {
-    /// Whether the engine's playlist cursor carries this out; the others go to `PlaybackState`.
-    /// Exhaustive on purpose: a new case is routed where it is declared, and the two handlers
-    /// need no list of what is not theirs.
+    /// Whether the engine carries this out (its playlist cursor and program, the display's
+    /// power); the others go to `PlaybackState`. Exhaustive on purpose: a new case is routed
+    /// where it is declared, and the two handlers need no list of what is not theirs.
     public var isPlaylistRequest: Bool {
         switch self {
-        case .nextItem, .previousItem, .goto, .load:
+        case .nextItem, .previousItem, .goto, .load, .switchPlaylist, .playOnce, .setDisplayPower:
             true
         case .play, .pause, .togglePlayPause, .setRate, .setDefaultRate, .setSpeed, .setVolume, .adjustVolume,
              .setMuted, .toggleMute, .seek, .skip:

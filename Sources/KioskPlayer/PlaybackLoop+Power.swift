@@ -1,0 +1,81 @@
+import KioskCore
+
+/// Where playback picks up when the screen comes back on.
+struct PoweredOff {
+    /// The entry that played (the cursor's), and where in it; nil: the loop moves on.
+    var index: Int?
+    var position: MediaTime?
+}
+
+/// Display power (`display.power`, the control socket's `display_power`). Off: the screen is
+/// switched off (or shows black, on a display without the control), every item is closed so
+/// nothing is decoded, and the loop idles with the watchdog fed. On: the item that played comes
+/// back where it was, or what the schedule switched to meanwhile begins.
+extension PlaybackLoop {
+    var isDisplayOff: Bool { poweredOff != nil }
+
+    func setDisplayPower(on: Bool) {
+        guard on == isDisplayOff else { return }
+        on ? powerOn() : powerOff()
+        onEvent?(.displayPower(on: on))
+        publishSnapshot()
+    }
+
+    private func powerOff() {
+        let playing = current != nil && !finished
+        poweredOff = PoweredOff(index: playing ? cursor.currentIndex : nil, position: playing ? currentTime : nil)
+        retiring.forEach { $0.close() }
+        retiring.removeAll()
+        upcoming?.close()
+        upcoming = nil
+        current?.close()
+        current = nil
+        idleUntil = nil
+        updateAudioOrder()
+        audio?.flush()
+        apply(.queueEmpty)
+        do {
+            if try !output.setPower(on: false) { presentFiller(item: -1) }
+            logger.info("display power off: nothing is decoded until it is on again")
+        } catch {
+            logger.error("display power off: \(error); showing black instead")
+            presentFiller(item: -1)
+        }
+    }
+
+    private func powerOn() {
+        let resume = poweredOff
+        poweredOff = nil
+        do {
+            _ = try output.setPower(on: true)
+            logger.info("display power on")
+        } catch {
+            logger.error("display power on: \(error)")
+        }
+        finished = false
+        // A switch that waited while the screen was dark is taken now; else the item resumes.
+        if program.pendingSwitch == nil, let index = resume?.index, cursor.entries.indices.contains(index) {
+            begin(.play(index), seamFrom: nil, resumingAt: resume?.position)
+        } else {
+            begin(advanceCursor(), seamFrom: nil)
+        }
+    }
+
+    /// While the screen is dark nothing begins: a switch or an insert waits for it to come on
+    /// (as at a seam), and a user's move through the playlist is refused.
+    func carryOutWhileOff(_ request: PlayerRequest) {
+        switch request {
+        case .setDisplayPower(let on): setDisplayPower(on: on)
+        case .switchPlaylist(let entries, _):
+            _ = program.switchPlaylist(to: entries, when: .atSeam, cursor: &cursor)
+        case .playOnce(let content, _):
+            if case .entries(let entries) = content {
+                _ = program.insert(entries, when: .atSeam, position: nil, cursor: &cursor)
+            } else {
+                logger.warning("the display is off: \(request) is not played")
+            }
+        default:
+            logger.warning("the display is off: \(request) is not carried out")
+        }
+    }
+}
