@@ -87,3 +87,23 @@ extension KioskConfig {
     /// How messages and `kiosk schedule` name that zone: "Europe/Berlin".
     public var scheduleZoneName: String { scheduleClock.zone.identifier }
 }
+
+extension KioskConfig {
+    /// `kiosk check`'s warnings: entries of the same priority that can be active at the same
+    /// time. Not errors: the rule decides (the entry listed first wins), but the operator may
+    /// have meant the other. Each is placed at the later entry and names both.
+    public var scheduleWarnings: [ConfigDiagnostic] {
+        let locations = schedule.entryLocations
+        func place(_ index: Int) -> SourceLocation {
+            locations.indices.contains(index) ? locations[index] : SourceLocation(file: "kiosk.conf", line: 0, column: 0)
+        }
+        return ScheduleOverlaps.ambiguous(in: schedule.entries).map { overlap in
+            let first = schedule.entries[overlap.first], second = schedule.entries[overlap.second]
+            return ConfigDiagnostic(location: place(overlap.second), message:
+                "warning: schedule entries '\(first.name)' (\(place(overlap.first))) and '\(second.name)' "
+                + "(\(place(overlap.second))) have the same priority (\(first.priority)) and can both be active, "
+                + "e.g. \(overlap.example); the entry listed first wins, so '\(first.name)' plays then; give one "
+                + "a higher priority if that is not what you meant")
+        }
+    }
+}
