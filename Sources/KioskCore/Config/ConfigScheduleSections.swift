@@ -90,7 +90,8 @@ extension ConfigWalker {
         guard let section = section(node, name: label, allowedKeys: Self.entryKeys) else { return nil }
         let before = diagnostics.count
         let name = string(section, "name", expected: "the entry's name for messages") ?? label
-        if section["playlist"] == nil {
+        // A required key that is missing is most likely a misspelt one already reported.
+        if section["playlist"] == nil && !section.hasUntakenKeys {
             report(node, "\(label) has no 'playlist'; expected playlist: followed by one of: "
                    + playlistNames.joined(separator: ", "))
         }
@@ -113,7 +114,7 @@ extension ConfigWalker {
         guard let section = section(node, name: label, allowedKeys: Self.insertKeys) else { return nil }
         let before = diagnostics.count
         let name = string(section, "name", expected: "the insert's name for messages") ?? label
-        if section["at"] == nil {
+        if section["at"] == nil && !section.hasUntakenKeys {
             report(node, "\(label) has no 'at'; expected at: followed by a time of day like \"12:00\"")
         }
         let at = wallTime(section, "at", allowingEndOfDay: false)
@@ -127,6 +128,8 @@ extension ConfigWalker {
             let firstAt = location(of: first)
             report(second, "\(label) has both 'item' and 'playlist' (the other at \(firstAt.line):\(firstAt.column)); "
                    + "expected exactly one: the item or the playlist to play once")
+        case (nil, nil) where section.hasUntakenKeys:
+            break   // most likely one of them misspelt, already reported; no insert is made
         case (nil, nil):
             report(node, "\(label) has neither 'item' nor 'playlist'; expected exactly one: item: followed by a "
                    + "file or URL, or playlist: followed by one of: " + playlistNames.joined(separator: ", "))

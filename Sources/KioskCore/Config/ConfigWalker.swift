@@ -13,6 +13,8 @@ struct SectionMap {
 
     subscript(key: String) -> Node? { values[key] }
     func keyNode(_ key: String) -> Node? { keys[key] }
+    /// Whether the map held keys that were not taken (unknown or repeated ones, reported).
+    var hasUntakenKeys: Bool { (node.mapping?.count ?? 0) > values.count }
     mutating func set(_ key: String, _ value: Node, keyNode: Node) {
         values[key] = value
         keys[key] = keyNode

@@ -92,7 +92,7 @@ extension ConfigWalker {
     func dateRange(_ section: SectionMap) -> (first: LocalDate?, last: LocalDate?) {
         let name = "dates of \(section.name)"
         guard let dates = self.section(section["dates"], name: name, allowedKeys: ["from", "to"]) else { return (nil, nil) }
-        if dates["from"] == nil && dates["to"] == nil {
+        if dates.node.mapping?.count == 0 {
             report(dates.node, "'dates' in \(section.name) names no date; expected from: and/or to: with dates "
                    + "like 2026-12-01 (or leave 'dates' out for every date)")
         }
