@@ -131,6 +131,33 @@ import Testing
         #expect(config.scheduleWarnings == [])
     }
 
+    /// kiosk.conf documents the new keys with commented-out examples: uncommented, they are
+    /// valid and say what their comments say.
+    @Test func repositoryExampleCommentsAreValidWhenUncommented() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let lines = try String(contentsOf: root.appendingPathComponent("kiosk.conf"), encoding: .utf8).components(separatedBy: "\n")
+        var uncommented: [String] = []
+        // Inside an example: which lines still belong to it.
+        var belongs: ((String) -> Bool)?
+        for line in lines {
+            if ["# playlists:", "# schedule:"].contains(line) { belongs = { $0.hasPrefix("# ") } }
+            if line == "  # power:" { belongs = { $0 == "  # power:" || $0.hasPrefix("  #   - ") } }
+            if let test = belongs, !test(line) { belongs = nil }
+            guard belongs != nil, let range = line.range(of: "# ") else {
+                uncommented.append(line)
+                continue
+            }
+            uncommented.append(line.replacingCharacters(in: range, with: ""))
+        }
+        let config = try Self.parse(uncommented.joined(separator: "\n"))
+        #expect(config.playlists.map(\.name) == ["morning", "lunch"])
+        #expect(config.display.power.count == 2)
+        #expect(config.schedule.timezone == "Europe/Berlin")
+        #expect(config.schedule.entries.map(\.name) == ["breakfast", "advent"])
+        #expect(config.schedule.entries[1].priority == 1)
+        #expect(config.schedule.inserts.map(\.content) == [.item("/srv/kiosk/clips/news.mp4"), .playlist("lunch")])
+    }
+
     // MARK: Reload
 
     @Test func aScheduleEditIsALiveScheduleChange() throws {
