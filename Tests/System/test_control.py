@@ -19,7 +19,9 @@ from control_client import ControlClient, wait_until
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
 CLIP_SECONDS = 6
-RUN_SECONDS = 90   # an upper bound: the module stops kiosk when its tests are done
+# A backstop only, far beyond any run: the module stops kiosk itself when its tests are done,
+# and a kiosk that ended on its own mid-module (a slow host) would fail the tests after it.
+RUN_SECONDS = 3600
 
 
 def make_clip(path: Path):
@@ -74,6 +76,27 @@ def kiosk(tmp_path_factory, clips):
     player.process.terminate()
     assert player.process.wait(timeout=10) == 0, player.process.stderr.read()
     assert not player.socket.exists(), "the socket file outlived kiosk"
+
+
+@pytest.fixture(autouse=True)
+def restore_playback(request):
+    """The module's tests share one kiosk: after each that used it, playing again at rate 1,
+    volume 100 and unmuted, whatever the test left (a failed one may stop half-way)."""
+    yield
+    if "kiosk" not in request.fixturenames:
+        return
+    player = request.getfixturevalue("kiosk")
+    if player.process.poll() is not None:
+        return   # kiosk is gone: the module's teardown reports it
+    client = player.client()
+    try:
+        client.ok("rate", 1)
+        client.ok("volume", 100)
+        client.ok("mute", False)
+        client.ok("play")
+        assert wait_until(lambda: client.ok("get", "time_control_status") != "paused", timeout=10)
+    finally:
+        client.close()
 
 
 def ctl(kiosk, *words, cwd=None):

@@ -11,6 +11,7 @@ The watchdog starving while the picture is frozen is `ServiceSupervisorTests` (s
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -97,7 +98,9 @@ def test_a_file_whose_data_stops_is_ended_by_the_stall_guard(tmp_path):
         failed = client.wait_for_event(lambda event: event.get("event") == "item_failed", timeout=120)
         assert failed is not None, "no item_failed event"
         assert failed["item"] == 0
-        assert failed["reason"].startswith("stalled: no new frame and no sound for 2.0 s while playing"), failed
+        # The stall's length is measured (%.1f) when the loop next looks: 2.0 s, or a little more
+        # on a busy host (the limit is 2 s).
+        assert re.match(r"stalled: no new frame and no sound for 2\.\d s while playing", failed["reason"]), failed
         output, _ = process.communicate(timeout=60)
     finally:
         if process.poll() is None:

@@ -31,7 +31,7 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "deploy" / "vm"))
 sys.path.insert(0, str(HERE))
 
-from bed import Bed, read_png  # noqa: E402
+from bed import BOOT_TIMEOUT, Bed, read_png  # noqa: E402
 from test_input import DRIVER, DRIVER_PREAMBLE, GUEST_PYTHON, KIOSK, Session  # noqa: E402
 
 SIZE = (640, 480)
@@ -95,7 +95,7 @@ def checks(tmp_path_factory) -> dict:
     with Bed(driver="bochs", size=SIZE, workdir=workdir) as bed:
         bed.start(command)
         s = Session(bed, workdir)
-        bed.wait_for_file("devices-ready", timeout=120)
+        bed.wait_for_file("devices-ready", timeout=BOOT_TIMEOUT)
         # Past the first second, so the fill is well away from both ends.
         s.wait_until("kiosk to play past 2 s", lambda st: any(l["pts"] > 2 for l in st), timeout=180)
         s.wait_for_watcher()

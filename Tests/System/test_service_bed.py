@@ -78,5 +78,8 @@ def test_plays_as_an_unprivileged_user_in_the_device_groups(guest):
     assert records and all(record["video"] for record in records), log
     assert len(records) + records[-1]["dropped"] == CLIP_FRAMES, log
     assert all(a["pts"] < b["pts"] for a, b in zip(records, records[1:])), log
-    assert "sound:" not in log, f"the sound device failed: {log}"
+    # What kiosk logs when the sound device fails ("...; playing without sound", "...; playing on
+    # without sound"), not any "sound:" line: a slow guest's "sound: the writer did not stop
+    # within 0.25 s" at exit is a notice, not a failure.
+    assert "without sound" not in log, f"the sound device failed: {log}"
     print(log.splitlines()[0])   # whether PR_SET_MDWE was in force

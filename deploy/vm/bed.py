@@ -63,6 +63,13 @@ _REPOSITORY = Path(__file__).resolve().parents[2]
 KERNEL_ARGS = "console=ttyS0 quiet panic=-1 mitigations=off vt.global_cursor_default=0"
 
 
+# The deadline of a test's first wait on a guest, the one that includes its boot (and the
+# start of a debug binary over 9p): a boot takes ~5-20 s here, but the guest's speed is whatever
+# the host gives it, and CI or `deploy/test --stress` can make it several times slower. Only a
+# guest that never gets there runs into it; a later wait has its own deadline.
+BOOT_TIMEOUT = 300.0
+
+
 class BedError(RuntimeError):
     """The test bed could not do what was asked; the message says why and where to look."""
 

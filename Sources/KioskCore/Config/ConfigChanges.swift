@@ -1,7 +1,8 @@
 /// The parts of kiosk.conf a live reload looks at, each with how a change to it is applied.
 /// The order is the file's, so log lines read like the file.
 public enum ConfigPart: String, Sendable, CaseIterable {
-    /// display: card, connector, mode, rotation, headless size, video plane.
+    /// display: card, connector, mode, rotation, headless size, video plane, power control
+    /// (not `display.power`: that is part of the schedule).
     case display
     /// audio.device: which PCM.
     case audioDevice = "audio device"
@@ -15,6 +16,10 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case control
     /// items, with their per-item options.
     case items
+    /// playlists: the named playlists besides the default, with their items.
+    case playlists
+    /// schedule (entries, inserts, timezone, switch) and display.power: when what plays.
+    case schedule
 
     /// How a running kiosk takes a change of this part.
     public var application: ReloadApplication {
@@ -31,6 +36,13 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         // The input service is closed (grabs released) and opened again with the new settings.
         case .input: return .reopened
         case .audioLevel, .playback, .items: return .live
+        // The schedule is asked from scratch at every tick (ScheduleTicker, at least once a
+        // second): new rules take effect at the next tick, a playlist switch they cause lands
+        // as `switch` says (the next seam, or at once). Named playlists are expanded again
+        // like items; the one playing is handed over like items, the others wait until the
+        // schedule chooses them. (The engine does not follow the schedule yet: README,
+        // "Schedules"; until it does, these changes are held in the settings only.)
+        case .playlists, .schedule: return .live
         }
     }
 }
@@ -62,7 +74,7 @@ public struct ConfigChanges: Sendable, Equatable {
 
     public init(from old: KioskConfig, to new: KioskConfig) {
         var parts: [ConfigPart] = []
-        if old.display != new.display { parts.append(.display) }
+        if old.display.withoutPowerWindows != new.display.withoutPowerWindows { parts.append(.display) }
         if old.audio.device != new.audio.device { parts.append(.audioDevice) }
         if old.audio.volume != new.audio.volume || old.audio.muted != new.audio.muted { parts.append(.audioLevel) }
         if old.input != new.input { parts.append(.input) }
@@ -71,6 +83,10 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.overlay != new.overlay { parts.append(.overlay) }
         if old.control != new.control { parts.append(.control) }
         if !Self.sameItems(old.items, new.items) { parts.append(.items) }
+        if old.playlists.map(\.withoutLocation) != new.playlists.map(\.withoutLocation) { parts.append(.playlists) }
+        if old.schedule.withoutLocations != new.schedule.withoutLocations || old.display.power != new.display.power {
+            parts.append(.schedule)
+        }
         self.parts = parts
         playbackSettings = settings
     }
@@ -143,6 +159,15 @@ public struct SettingsReload: Sendable, Equatable {
         if old.audio.volume != new.audio.volume { requests.append(.setVolume(new.audio.volume)) }
         if old.audio.muted != new.audio.muted { requests.append(.setMuted(new.audio.muted)) }
         if old.overlay != new.overlay { overlay = .some(new.overlay) }
+    }
+}
+
+extension DisplayConfig {
+    /// The display without `power`, which is part of the schedule (`ConfigPart.schedule`).
+    public var withoutPowerWindows: DisplayConfig {
+        var copy = self
+        copy.power = []
+        return copy
     }
 }
 

@@ -5,7 +5,8 @@ import Yams
 /// once, each as `file:line:column: what was wrong; what was expected`. The tree is walked by
 /// hand rather than decoded with Codable, because Codable drops the positions.
 public enum ConfigLoader {
-    public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "items"]
+    public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "items",
+                                      "playlists", "schedule"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
@@ -91,35 +92,63 @@ extension ConfigWalker {
         config.playback = readPlayback(top["playback"])
         config.overlay = readOverlay(top["overlay"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.control = readControl(top["control"], baseDirectory: baseDirectory)
-        config.items = readItems(top["items"], root: root, baseDirectory: baseDirectory, fileSystem: fileSystem)
+        // The default playlist is `items:` or `playlists.default:`, never both.
+        let playlists = readPlaylists(top["playlists"], baseDirectory: baseDirectory, fileSystem: fileSystem)
+        config.playlists = playlists.named
+        if let written = playlists.defaultPlaylist, top["items"] == nil {
+            config.items = written.items
+        } else {
+            if let written = playlists.defaultPlaylist, let itemsKey = top.keyNode("items") {
+                let items = location(of: itemsKey)
+                report(written.key, "the default playlist is written twice: as 'playlists.default' here and as 'items' "
+                       + "at \(items.line):\(items.column); expected only one of them ('items' is the playlist named default)")
+            }
+            config.items = readItems(top["items"], root: root, baseDirectory: baseDirectory, fileSystem: fileSystem)
+        }
+        config.schedule = readSchedule(top["schedule"], playlistNames: config.playlistNames,
+                                       baseDirectory: baseDirectory, fileSystem: fileSystem)
         return config
     }
 
     func readItems(_ node: Node?, root: Node, baseDirectory: String,
                    fileSystem: any PlaylistFileSystem) -> [ItemConfig] {
-        let expected = "at least one file, directory, glob or URL"
-        guard let node, !isNull(node) else {
-            report(node ?? root, node == nil ? "no items: there is no 'items' list; expected \(expected)"
-                                             : "no items: 'items' is empty; expected \(expected)")
+        guard let node else {
+            report(root, "no items: there is no 'items' list (nor 'playlists.default'); expected \(Self.expectedItems)")
+            return []
+        }
+        return readItemList(node, listName: "items", baseDirectory: baseDirectory, fileSystem: fileSystem)
+    }
+
+    static let expectedItems = "at least one file, directory, glob or URL"
+
+    /// A list of items: `items:`, or one of `playlists:` (`listName` "playlists.morning").
+    func readItemList(_ node: Node, listName: String, baseDirectory: String,
+                      fileSystem: any PlaylistFileSystem) -> [ItemConfig] {
+        let expected = Self.expectedItems
+        guard !isNull(node) else {
+            report(node, "no items: '\(listName)' is empty; expected \(expected)")
             return []
         }
         guard case .sequence(let sequence) = node else {
-            report(node, "'items' is \(describe(node)); expected a list (lines starting with '- ') of \(expected)")
+            report(node, "'\(listName)' is \(describe(node)); expected a list (lines starting with '- ') of \(expected)")
             return []
         }
-        if sequence.isEmpty { report(node, "no items: 'items' is an empty list; expected \(expected)") }
+        if sequence.isEmpty { report(node, "no items: '\(listName)' is an empty list; expected \(expected)") }
+        // Items of `items:` are "item 3" in messages, as they always were; others say their list.
+        let owner = listName == "items" ? "" : " of \(listName)"
         var items: [ItemConfig] = []
         for (index, element) in sequence.enumerated() {
-            if let item = readItem(element, number: index + 1, baseDirectory: baseDirectory, fileSystem: fileSystem) {
+            if let item = readItem(element, name: "item \(index + 1)\(owner)", baseDirectory: baseDirectory,
+                                   fileSystem: fileSystem) {
                 items.append(item)
             }
         }
         return items
     }
 
-    /// One item: "clips/" or {path: clips/a.mp4, gravity: fill, ...}.
-    func readItem(_ node: Node, number: Int, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> ItemConfig? {
-        let name = "item \(number)"
+    /// One item: "clips/" or {path: clips/a.mp4, gravity: fill, ...}; `name` ("item 3") says
+    /// which in messages.
+    func readItem(_ node: Node, name: String, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> ItemConfig? {
         let classify = { (text: String) in
             ItemSource.classify(text, baseDirectory: baseDirectory, fileSystem: fileSystem)
         }

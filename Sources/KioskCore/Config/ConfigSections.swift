@@ -6,7 +6,8 @@ extension ConfigWalker {
     func readDisplay(_ node: Node?) -> DisplayConfig {
         var display = DisplayConfig()
         guard let section = section(node, name: "display", allowedKeys:
-            ["output", "card", "connector", "mode", "rotation", "headless_size", "video_plane"]) else { return display }
+            ["output", "card", "connector", "mode", "rotation", "headless_size", "video_plane", "power", "power_control"])
+        else { return display }
         if let output = choice(section, "output", DisplayConfig.Output.allCases.map { ($0.rawValue, $0) }) {
             display.output = output
         }
@@ -38,6 +39,10 @@ extension ConfigWalker {
         }
         if let policy = choice(section, "video_plane", VideoPlanePolicy.allCases.map { ($0.rawValue, $0) }) {
             display.videoPlane = policy
+        }
+        display.power = powerWindows(section["power"])
+        if let control = choice(section, "power_control", DisplayPowerControl.allCases.map { ($0.rawValue, $0) }) {
+            display.powerControl = control
         }
         return display
     }

@@ -6,11 +6,19 @@ struct SectionMap {
     let name: String
     let node: Node
     private(set) var values: [String: Node] = [:]
+    /// The keys as written, for messages that name where a key is ("'items' at 3:1").
+    private(set) var keys: [String: Node] = [:]
 
     init(name: String, node: Node) { self.name = name; self.node = node }
 
     subscript(key: String) -> Node? { values[key] }
-    mutating func set(_ key: String, _ value: Node) { values[key] = value }
+    func keyNode(_ key: String) -> Node? { keys[key] }
+    /// Whether the map held keys that were not taken (unknown or repeated ones, reported).
+    var hasUntakenKeys: Bool { (node.mapping?.count ?? 0) > values.count }
+    mutating func set(_ key: String, _ value: Node, keyNode: Node) {
+        values[key] = value
+        keys[key] = keyNode
+    }
 }
 
 /// Walks the YAML tree of one file and collects every problem with its position.
@@ -56,7 +64,7 @@ final class ConfigWalker {
                        + allowedKeys.joined(separator: ", ") + suggestion(for: key, among: allowedKeys))
                 continue
             }
-            section.set(key, value)
+            section.set(key, value, keyNode: keyNode)
         }
         return section
     }

@@ -8,8 +8,13 @@ public struct KioskConfig: Sendable, Equatable {
     public var playback = PlaybackConfig()
     public var overlay = OverlayConfig()
     public var control = ControlConfig()
-    /// `items`: at least one in a loaded file.
+    /// `items` (or `playlists.default`): the default playlist, the one played outside every
+    /// schedule entry; at least one item in a loaded file.
     public var items: [ItemConfig] = []
+    /// `playlists`: the named playlists besides `default`, in file order.
+    public var playlists: [PlaylistConfig] = []
+    /// `schedule`: entries, inserts, time zone, switch mode. Empty: the default playlist plays.
+    public var schedule = ScheduleConfig()
 
     public init() {}
 }
@@ -59,6 +64,10 @@ public struct DisplayConfig: Sendable, Equatable {
     /// `video_plane`: auto | off. auto scans decoded NV12/YUV420 frames out on an overlay plane
     /// where the driver has one that takes them; off always converts on the CPU.
     public var videoPlane: VideoPlanePolicy = .auto
+    /// `power`: when the screen is on, as windows (days, from, to, dates); empty: always on.
+    public var power: [ScheduleWindow] = []
+    /// `power_control`: auto | kms | cec | both, how the screen is switched off and on.
+    public var powerControl: DisplayPowerControl = .auto
 
     public init() {}
 }

@@ -9,7 +9,10 @@ extension KioskConfig {
         var merged = self
         for part in ConfigPart.allCases where part.application == .onRestart {
             switch part {
-            case .display: merged.display = running.display
+            case .display:
+                // display.power belongs to the schedule, which applies live.
+                merged.display = running.display
+                merged.display.power = display.power
             case .audioDevice: merged.audio.device = running.audio.device
             case .audioLevel:
                 merged.audio.volume = running.audio.volume
@@ -19,6 +22,10 @@ extension KioskConfig {
             case .overlay: merged.overlay = running.overlay
             case .control: merged.control = running.control
             case .items: merged.items = running.items
+            case .playlists: merged.playlists = running.playlists
+            case .schedule:
+                merged.schedule = running.schedule
+                merged.display.power = running.display.power
             }
         }
         return merged
@@ -39,10 +46,12 @@ extension PlayerSettings {
             case .input: next.input = config.input
             case .playback: next.playback = config.playback
             case .overlay: next.overlay = config.overlay
+            // The scheduler reads the new rules at its next tick (ConfigPart.application).
+            case .schedule: next.schedule = ScheduleSettings(config)
             // Opened at start from these settings: taking them live would mean opening again.
             case .display, .audioDevice, .control: break
             // Entries are expanded from the file system and handed over beside the settings.
-            case .items: break
+            case .items, .playlists: break
             }
         }
         return next

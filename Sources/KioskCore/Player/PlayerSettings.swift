@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything a kiosk plays by: kiosk.conf's sections with the command line's overrides
 /// applied, made once by `init(config:overrides:)`. `kiosk run` makes it from the file, `kiosk
 /// play` from a configuration its flags describe; the engine, the display opener, input and the
@@ -18,6 +20,9 @@ public struct PlayerSettings: Sendable, Equatable {
     /// plain black (tests and benchmarks: a kiosk.conf always has an overlay section).
     public var overlay: OverlayConfig?
     public var control = ControlConfig()
+    /// Which playlist plays when, timed inserts and when the screen is on (`schedule:`,
+    /// `display.power`); empty rules: the default playlist, the screen always on.
+    public var schedule = ScheduleSettings()
 
     // Of this run only: the command line sets them, kiosk.conf has no key for them.
 
@@ -51,6 +56,7 @@ public struct PlayerSettings: Sendable, Equatable {
         playback = config.playback
         overlay = config.overlay
         control = config.control
+        schedule = ScheduleSettings(config)
         if let socket = overrides.controlSocket { control.socketPath = socket }
         statsPath = overrides.statsPath
         untimed = overrides.untimed
@@ -87,6 +93,8 @@ public struct DisplaySettings: Sendable, Equatable {
     /// at this size rather than fail. Only kiosk.conf's DRM display has one: a display named
     /// on the command line opens as named or fails.
     public var headlessFallback: PixelSize?
+    /// How the screen is switched off and on outside `display.power` (kiosk.conf only).
+    public var powerControl: DisplayPowerControl = .auto
 
     public init(target: DisplaySpec = .auto, rotation: Rotation = .none, videoPlane: VideoPlanePolicy = .auto) {
         self.target = target
@@ -98,6 +106,7 @@ public struct DisplaySettings: Sendable, Equatable {
     /// plane policy.
     public init(_ config: DisplayConfig, override: DisplaySpec?) {
         self.init(rotation: config.rotation, videoPlane: config.videoPlane)
+        powerControl = config.powerControl
         if let override {
             target = override
             return
@@ -116,6 +125,23 @@ public struct DisplaySettings: Sendable, Equatable {
             headlessFallback = config.headlessSize
         }
     }
+}
+
+/// The schedule a kiosk plays by: kiosk.conf's rules and the zone whose wall clock they are
+/// read on. The engine's scheduler asks `evaluator` at every tick (`ScheduleTicker`).
+public struct ScheduleSettings: Sendable, Equatable {
+    public var rules = Schedule()
+    /// `schedule.timezone`, or the box's zone (/etc/localtime) when the file names none.
+    public var zone: TimeZone = .current
+
+    public init() {}
+
+    public init(_ config: KioskConfig) {
+        rules = config.scheduleRules
+        zone = config.scheduleClock.zone
+    }
+
+    public var evaluator: ScheduleEvaluator { ScheduleEvaluator(schedule: rules, clock: ZoneClock(zone: zone)) }
 }
 
 /// What the command line sets over kiosk.conf; nil (or false) leaves the file's value, or
