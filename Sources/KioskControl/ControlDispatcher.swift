@@ -113,6 +113,8 @@ final class ControlDispatcher {
                                          ("retry_after", .number(ControlMessage.rounded(retryAfter.seconds)))])
         case .finished:
             return ControlMessage.event("finished", item: player.currentItemIndex, time: time)
+        case .displayPower(let on):
+            return ControlMessage.event("display_power", item: nil, time: time, [("on", .bool(on))])
         }
     }
 }

@@ -34,7 +34,10 @@ private struct Engine {
         }
     }
 
-    mutating func skip() -> String? { name(program.step(&cursor) { $0.next() }.step) }
+    mutating func skip() -> String? {
+        let next = program.step(&cursor) { $0.next() }
+        return name(next.step)   // named in the cursor the step left (it may have swapped it)
+    }
 }
 
 @Suite("Playlist program: switches and inserts")

@@ -1,0 +1,127 @@
+import Foundation
+import KioskCore
+import KioskDisplay
+import KioskTestSupport
+import Testing
+@testable import KioskPlayer
+
+/// Switches, inserts and display power through the whole engine on a headless display, read
+/// back from the stats file (one line per flip) and the player's snapshot.
+@Suite(.serialized) struct PlaylistProgramEngineTests {
+    struct Flip: Decodable {
+        var item: Int
+        var pts: Double
+        var video: Bool
+    }
+
+    static func entry(_ name: String, seconds: Double) throws -> PlaylistEntry {
+        let path = try MediaFixtures.pattern(name, width: 320, height: 240, seconds: seconds)
+        let item = ItemConfig(source: .file(path), location: SourceLocation(file: "test", line: 1, column: 1))
+        return try #require(PlaylistExpander().expand([item]).entries.first)
+    }
+
+    static func player(_ entries: [PlaylistEntry], stats: String, on display: HeadlessDisplay,
+                       log: CapturedLog) throws -> QueuePlayer {
+        var settings = PlayerSettings()
+        settings.statsPath = stats
+        return try QueuePlayer(output: display, playlist: PlaylistCursor(entries: entries, loopMode: .playlist),
+                               settings: settings, logger: log.logger)
+    }
+
+    static func flips(_ path: String) -> [Flip] {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").filter { $0.hasSuffix("}") }
+            .compactMap { try? JSONDecoder().decode(Flip.self, from: Data($0.utf8)) }
+    }
+
+    static func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return condition()
+    }
+
+    static func statsPath(_ name: String) -> String {
+        let path = NSTemporaryDirectory() + "kiosk-program-\(name)-\(getpid()).jsonl"
+        try? FileManager.default.removeItem(atPath: path)
+        return path
+    }
+
+    @Test func aSwitchAtTheSeamLetsTheItemEndAndShowsNoBlack() throws {
+        let a = try Self.entry("program-a.mp4", seconds: 2)
+        let b = try Self.entry("program-b.mp4", seconds: 1)
+        let stats = Self.statsPath("seam")
+        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240))
+        let log = CapturedLog()
+        let player = try Self.player([a], stats: stats, on: display, log: log)
+        player.start()
+        defer { _ = player.stop() }
+        #expect(Self.waitUntil(20) { player.currentTime.seconds > 0.3 }, "a plays")
+        let asked = Self.flips(stats).count
+        player.send(.switchPlaylist([b], when: .atSeam))
+        #expect(Self.waitUntil(20) { player.currentItemTitle == b.title }, "b plays after the seam")
+        // b is current from the hand-over, which comes before its first flip: a few of its frames.
+        let handedOver = Self.flips(stats).count
+        #expect(Self.waitUntil(20) { Self.flips(stats).count > handedOver + 10 })
+        let after = Array(Self.flips(stats)[asked...])
+        #expect(after.filter { !$0.video }.isEmpty, "no filler (black) at the seam")
+        // The seam is where the pts goes back: the item before it is a played to its end.
+        let seam = try #require(after.indices.dropFirst().first { after[$0].pts < after[$0 - 1].pts })
+        #expect(after[seam - 1].pts > 1.9, "a played to its end: \(after[seam - 1].pts)")
+        #expect(after[seam].pts < 0.1)
+        #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
+    }
+
+    @Test func anInsertNowPlaysThenTheItemResumesWhereItWas() throws {
+        let a = try Self.entry("program-long.mp4", seconds: 6)
+        let b = try Self.entry("program-b.mp4", seconds: 1)
+        let stats = Self.statsPath("insert")
+        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240))
+        let log = CapturedLog()
+        let player = try Self.player([a], stats: stats, on: display, log: log)
+        player.start()
+        defer { _ = player.stop() }
+        #expect(Self.waitUntil(20) { player.currentTime.seconds > 1.5 }, "a plays")
+        player.send(.playOnce(.entries([b]), when: .now))
+        #expect(Self.waitUntil(20) { player.currentItemTitle == b.title }, "the insert plays")
+        #expect(Self.waitUntil(20) { player.currentItemTitle == a.title }, "a comes back")
+        #expect(Self.waitUntil(20) { player.currentTime.seconds > 2.5 })
+        let flips = Self.flips(stats)
+        // a up to the interruption, b from 0 to its end, a again from where it was.
+        let cuts = flips.indices.dropFirst().filter { abs(flips[$0].pts - flips[$0 - 1].pts) > 0.5 }
+        #expect(cuts.count >= 2, "\(cuts)")
+        guard cuts.count >= 2 else { return }
+        let interruptedAt = flips[cuts[0] - 1].pts
+        #expect(interruptedAt > 1.4)
+        #expect(flips[cuts[0]].pts < 0.1, "the insert from its start")
+        #expect(flips[cuts[1] - 1].pts > 0.9, "the insert to its end")
+        #expect(abs(flips[cuts[1]].pts - interruptedAt) < 0.5, "a resumed at \(flips[cuts[1]].pts), left at \(interruptedAt)")
+        #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
+    }
+
+    @Test func displayPowerOffStopsFlipsAndOnResumes() throws {
+        let a = try Self.entry("program-long.mp4", seconds: 6)
+        let stats = Self.statsPath("power")
+        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240))
+        let log = CapturedLog()
+        let player = try Self.player([a], stats: stats, on: display, log: log)
+        player.start()
+        defer { _ = player.stop() }
+        #expect(Self.waitUntil(20) { player.currentTime.seconds > 1 }, "a plays")
+        player.send(.setDisplayPower(on: false))
+        #expect(Self.waitUntil(20) { !display.isPoweredOn }, "the screen is switched off")
+        let offCount = Self.flips(stats).count
+        let leftAt = try #require(Self.flips(stats).last).pts
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(Self.flips(stats).count == offCount, "nothing flipped while off")
+        #expect(player.currentItemIndex == nil, "nothing is playing (no decoder open)")
+        player.send(.setDisplayPower(on: true))
+        #expect(Self.waitUntil(20) { Self.flips(stats).count > offCount + 5 }, "frames again")
+        #expect(display.isPoweredOn)
+        let back = Self.flips(stats)[offCount]
+        #expect(abs(back.pts - leftAt) < 0.5, "resumed at \(back.pts), left at \(leftAt)")
+        #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
+    }
+}
