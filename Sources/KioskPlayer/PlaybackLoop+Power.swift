@@ -36,7 +36,7 @@ extension PlaybackLoop {
         apply(.queueEmpty)
         do {
             if try !output.setPower(on: false) { presentFiller(item: -1) }
-            logger.info("display power off: nothing is decoded until it is on again")
+            logger.notice("display power off: nothing is decoded until it is on again")
         } catch {
             logger.error("display power off: \(error); showing black instead")
             presentFiller(item: -1)
@@ -48,7 +48,7 @@ extension PlaybackLoop {
         poweredOff = nil
         do {
             _ = try output.setPower(on: true)
-            logger.info("display power on")
+            logger.notice("display power on")
         } catch {
             logger.error("display power on: \(error)")
         }

@@ -30,9 +30,12 @@ final class ConfigReloader: @unchecked Sendable {
     private var lastContents: Data??
     /// The last file read was rejected: when it is fixed, say so even if nothing changes.
     private var lastWasRejected = false
+    /// With a schedule (before or after the reload), the playlist is the scheduler's to send.
+    private let schedule: ScheduleDriver?
 
     init(path: String, config: KioskConfig, entries: [PlaylistEntry], settings: PlayerSettings, player: QueuePlayer,
-         input: LiveInput, replaced: Set<ConfigPart>, logger: Logger) {
+         input: LiveInput, schedule: ScheduleDriver? = nil, replaced: Set<ConfigPart>, logger: Logger) {
+        self.schedule = schedule
         self.path = path
         running = config
         self.settings = settings
@@ -81,8 +84,15 @@ final class ConfigReloader: @unchecked Sendable {
             return
         }
         // The player gets the whole new value; it takes what changed (SettingsReload).
+        let wasScheduled = !settings.schedule.rules.isEmpty
         settings = settings.reloaded(from: new)
-        player.reload(settings, entries: playlistChanged ? entries : nil)
+        let scheduled = wasScheduled || !settings.schedule.rules.isEmpty
+        player.reload(settings, entries: playlistChanged && !scheduled ? entries : nil)
+        if let schedule, scheduled,
+           playlistChanged || changes.contains(.schedule) || changes.contains(.playlists) || changes.contains(.items) {
+            // Its first look at the new rules sends the playlist (at the seam, or now) and power.
+            schedule.replace(settings.schedule, requests: ScheduleDriver.requests(for: new, defaultEntries: entries, logger: logger))
+        }
         if changes.contains(.input) { input.apply(settings.input) }
         var applied = changes.appliedSummary
         if playlistChanged && !changes.contains(.items) {

@@ -63,8 +63,12 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let logger = common.makeLogger()
         let config = try ConfigReading.load(self.config)
-        let entries = ConfigReading.entries(of: config, logger: logger)
+        var entries = ConfigReading.entries(of: config, logger: logger)
         var settings = PlayerSettings(config: config, overrides: overrides)
+        // The schedule's first look picks the playlist the player starts with.
+        let scheduleRequests = ScheduleDriver.requests(for: config, defaultEntries: entries, logger: logger)
+        let firstLook = ScheduleDriver.firstLook(settings.schedule, requests: scheduleRequests)
+        entries = firstLook.entries
         let output = try DisplayOpener.open(&settings, logger: logger)
         if let snapshotDirectory = settings.snapshotDirectory {
             try FileManager.default.createDirectory(atPath: snapshotDirectory, withIntermediateDirectories: true)
@@ -77,8 +81,13 @@ struct RunCommand: ParsableCommand {
         // SIGHUP and a change of the file take one path (ConfigReloader): what changed applies
         // live where it can; a bad file is rejected and the old configuration plays on.
         let input = LiveInput(output: output, player: player, logger: logger)
+        let schedule = ScheduleDriver(ticker: firstLook.ticker, requests: scheduleRequests, sink: player, logger: logger)
+        for request in firstLook.then { player.send(request) }
+        schedule.start()
+        defer { schedule.stop() }
         let reloader = ConfigReloader(path: self.config, config: config, entries: entries, settings: settings,
-                                      player: player, input: input, replaced: overrides.replacedParts, logger: logger)
+                                      player: player, input: input, schedule: schedule,
+                                      replaced: overrides.replacedParts, logger: logger)
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
