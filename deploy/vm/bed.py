@@ -36,11 +36,13 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from pngread import PngError, PngImage, read_png  # noqa: F401  (re-exported)
+from boot_watch import BOOT_ATTEMPTS, watch_boot
 from qmp import QMP, QMPError
 
 HERE = Path(__file__).resolve().parent
@@ -189,7 +191,9 @@ class Bed:
               env: dict[str, str] | None = None) -> "Bed":
         """Boot the guest and run `command` (a /bin/sh command line) in the chroot.
 
-        Returns at once; use wait(), wait_for_file() and screendump().
+        Returns once the command has begun (or the guest stopped, or BOOT_TIMEOUT passed:
+        the waits report those); use wait(), wait_for_file() and screendump(). A kernel that
+        hangs while booting is booted again (see boot_watch.py).
         cwd: directory the command starts in (default: the work directory).
         env: extra environment variables for the command.
         """
@@ -201,6 +205,8 @@ class Bed:
         cwd = os.path.realpath(cwd) if cwd is not None else str(self.workdir)
         for name in _BED_FILES:
             (self.workdir / name).unlink(missing_ok=True)
+        for kept in self.workdir.glob("console-hung-*.log"):
+            kept.unlink()
         exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in (env or {}).items())
         (self.workdir / "guest-command.sh").write_text(
             "# Written by deploy/vm/bed.py; run by /bin/sh inside the guest, chrooted\n"
@@ -210,6 +216,21 @@ class Bed:
             f"{command}\n")
         (self.workdir / "guest-workdir").write_text(str(self.workdir))
         (self.workdir / "guest-expose").write_text(f"{_REPOSITORY}\n{cwd}\n")
+        for attempt in range(1, BOOT_ATTEMPTS + 1):
+            self._launch(kernel, initrd)
+            hung = watch_boot(self.workdir / "guest-started", self._started_at,
+                              self.console_log, lambda: self.running, BOOT_TIMEOUT)
+            if hung is None:
+                return self
+            self.kill()
+            kept = self.workdir / f"console-hung-{attempt}.log"
+            self.console_path.replace(kept)
+            print(f"bed: the guest kernel hung while booting ({hung!r}; console kept in "
+                  f"{kept}); booting it again", file=sys.stderr)
+        raise BedError(f"the guest kernel hung while booting {BOOT_ATTEMPTS} times in a row; "
+                       f"consoles kept as {self.workdir}/console-hung-*.log")
+
+    def _launch(self, kernel: Path, initrd: Path) -> None:
         # A short path: unix socket paths are limited to 107 bytes.
         self._sockdir = tempfile.mkdtemp(prefix="kiosk-vm-qmp-")
         qmp_socket = os.path.join(self._sockdir, "qmp.sock")
@@ -225,7 +246,6 @@ class Bed:
             raise BedError(f"cannot start {self.qemu}: {e}") from None
         self._qmp = QMP(qmp_socket)
         _live_beds.add(self)
-        return self
 
     def run(self, command: str, timeout: float = 120.0, **kwargs) -> int:
         """start(command) then wait(timeout): the command's exit code."""

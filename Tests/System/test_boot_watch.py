@@ -1,0 +1,81 @@
+"""The bed boots a guest again when its kernel hung while booting (deploy/vm/boot_watch.py).
+
+The hang itself (QEMU's TCG losing a timer interrupt, about one boot in 400) cannot be
+caused on purpose, so these tests put a stand-in for qemu-system-x86_64 under the real Bed:
+its first launches print what the hung kernel printed in CI and never start the command;
+a later one behaves like a guest whose command exited 0.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "deploy" / "vm"))
+
+from bed import Bed, BedError  # noqa: E402
+from boot_watch import BOOT_ATTEMPTS, hung_sign  # noqa: E402
+
+# What CI's hung guest printed (stop 23), then a normal boot's warnings for contrast.
+HUNG_CONSOLE = """\
+[   22.346614] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:
+[   22.348623] rcu: \t0-...!: (0 ticks this GP) idle=0e58/0/0x0 softirq=33/33 fqs=0 (false positive?)
+[   22.350421] rcu: rcu_preempt kthread timer wakeup didn't happen for 5254 jiffies!
+"""
+NORMAL_CONSOLE = """\
+[    1.912775] kiosk-vm: warning: insmod snd-aloop.ko failed
+kiosk-vm: running guest-command.sh
+"""
+
+# Stands in for QEMU: run in the bed's work directory (the bed starts QEMU there).
+FAKE_QEMU = """#!{python}
+import pathlib, sys, time
+launches = pathlib.Path("fake-launches")
+n = int(launches.read_text()) + 1 if launches.exists() else 1
+launches.write_text(str(n))
+if n <= {hangs}:
+    pathlib.Path("console.log").write_text({hung!r})
+    time.sleep(600)
+pathlib.Path("console.log").write_text({normal!r})
+pathlib.Path("guest-started").touch()
+pathlib.Path("exit-code").write_text("0\\n")
+"""
+
+
+def fake_qemu(directory: Path, hangs: int) -> Path:
+    path = directory / "fake-qemu"
+    path.write_text(FAKE_QEMU.format(python=sys.executable, hangs=hangs,
+                                     hung=HUNG_CONSOLE, normal=NORMAL_CONSOLE))
+    path.chmod(0o755)
+    return path
+
+
+def test_the_stall_line_is_found_and_a_normal_boot_has_none():
+    assert hung_sign(HUNG_CONSOLE) == "[   22.346614] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:"
+    assert hung_sign(NORMAL_CONSOLE) is None
+    assert hung_sign("") is None
+
+
+def test_a_hung_boot_is_booted_again_and_its_console_kept(tmp_path: Path):
+    qemu = fake_qemu(tmp_path, hangs=1)
+    work = tmp_path / "work"
+    with Bed(workdir=work, qemu=str(qemu)) as bed:
+        assert bed.run("true", timeout=60) == 0
+    assert (work / "fake-launches").read_text() == "2"
+    assert hung_sign((work / "console-hung-1.log").read_text()) is not None
+    assert hung_sign((work / "console.log").read_text()) is None
+
+
+def test_a_kernel_that_always_hangs_is_reported_not_waited_for(tmp_path: Path):
+    qemu = fake_qemu(tmp_path, hangs=BOOT_ATTEMPTS)
+    work = tmp_path / "work"
+    with Bed(workdir=work, qemu=str(qemu)) as bed:
+        with pytest.raises(BedError, match=f"hung while booting {BOOT_ATTEMPTS} times"):
+            bed.start("true")
+        assert not bed.running
+    assert (work / "fake-launches").read_text() == str(BOOT_ATTEMPTS)
+    assert sorted(p.name for p in work.glob("console-hung-*.log")) == \
+        [f"console-hung-{i}.log" for i in range(1, BOOT_ATTEMPTS + 1)]
