@@ -5,11 +5,13 @@ import KioskPlayer
 /// and turns its events into event lines. Used only by the server thread.
 final class ControlDispatcher {
     let player: any ControlledPlayer
+    let schedule: (any ScheduleControl)?
     let baseDirectory: String
     private var names = ControlEventNames()
 
-    init(player: any ControlledPlayer, baseDirectory: String) {
+    init(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil, baseDirectory: String) {
         self.player = player
+        self.schedule = schedule
         self.baseDirectory = baseDirectory
     }
 
@@ -40,6 +42,13 @@ final class ControlDispatcher {
             connection.observed.updateValue(nil, forKey: property)   // the current value follows as an event
         case .unobserve(let property):
             connection.observed.removeValue(forKey: property)
+        case .displayPower(let mode):
+            if let schedule {
+                schedule.setDisplayPowerMode(mode)
+            } else {
+                // No schedule (`kiosk play`): auto means the screen's default, on.
+                player.send(.setDisplayPower(on: mode != .off))
+            }
         case .commands:
             return .success(ControlMessage.commandList)
         }
@@ -94,6 +103,8 @@ final class ControlDispatcher {
         case .rate: return .number(player.defaultRate.doubleValue)
         case .framesPresented: return .integer(Int64(player.framesPresented))
         case .framesDropped: return .integer(Int64(player.framesDropped))
+        case .displayPower: return .string(player.isDisplayOn ? "on" : "off")
+        case .schedule: return schedule?.scheduleStatus ?? .null
         }
     }
 

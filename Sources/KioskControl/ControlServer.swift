@@ -67,8 +67,10 @@ public final class ControlServer: @unchecked Sendable {
     static let pendingEventLimit = 4096
 
     /// Starts serving `player`; `baseDirectory` resolves relative sources of `load`.
-    public func start(player: any ControlledPlayer, baseDirectory: String = FileManager.default.currentDirectoryPath) {
-        dispatcher = ControlDispatcher(player: player, baseDirectory: baseDirectory)
+    /// `schedule`: where `display_power` goes and what `schedule` reads (nil: to the player).
+    public func start(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
+                      baseDirectory: String = FileManager.default.currentDirectoryPath) {
+        dispatcher = ControlDispatcher(player: player, schedule: schedule, baseDirectory: baseDirectory)
         let thread = Thread { [self] in
             serve()
             finished.signal()

@@ -17,6 +17,16 @@ public protocol ControlledPlayer: PlayerRequestSink {
     var currentItemTitle: String? { get }
     var framesPresented: Int { get }
     var framesDropped: Int { get }
+    var isDisplayOn: Bool { get }
+}
+
+/// The schedule as the control socket sees it: `display_power on|off|auto` holds the screen's
+/// power or hands it back to the schedule, and the `schedule` property describes it. Without
+/// one (`kiosk play`), `display_power` goes to the player directly.
+public protocol ScheduleControl: AnyObject, Sendable {
+    func setDisplayPowerMode(_ mode: DisplayPowerMode)
+    /// The `schedule` property's value (ScheduleStatus).
+    var scheduleStatus: ControlValue { get }
 }
 
 extension QueuePlayer: ControlledPlayer {}

@@ -71,6 +71,15 @@ final class AtomicPresenter: ScanoutPresenter {
                    userData: userData, what: "queueing a page flip")
     }
 
+    /// The CRTC's ACTIVE property: off keeps the mode and the planes (DPMS off, as the kernel
+    /// calls it), so on needs nothing else. Blocking: no flip event follows.
+    func setActive(_ active: Bool) throws(DRMError) {
+        var request = AtomicRequest()
+        request.add(target.crtcID, crtcProps["ACTIVE"]!, active ? 1 : 0)
+        try commit(request, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), userData: nil,
+                   what: "switching the screen \(active ? "on" : "off")")
+    }
+
     /// A flip of the primary plane that also changes other planes (the video plane on or off).
     func queueFlip(framebufferID: UInt32, userData: UnsafeMutableRawPointer, alsoSetting other: AtomicRequest) throws(DRMError) {
         var request = AtomicRequest()

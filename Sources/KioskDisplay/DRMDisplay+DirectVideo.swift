@@ -45,6 +45,7 @@ extension DRMDisplay: DirectVideoOutput {
     public func presentDirect(_ frame: YUVFrameView, on scanout: PlaneScanout) throws -> Double {
         lock.lock(); defer { lock.unlock() }
         guard !isClosed else { throw DRMError.closed }
+        guard isPoweredOn else { throw DRMError.displayOff }
         guard let plane = videoPlane, plane.info.id == scanout.planeID, let black = blackBuffer,
               let atomic = presenter.kind.atomicCommits else {
             throw DRMError.callFailed(what: "showing a frame on plane \(scanout.planeID), which was not prepared",

@@ -45,6 +45,8 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     /// them, so close leaves them mapped until they come back (or the display is freed).
     private var lentIndices = Set<Int>()
     var isClosed = false
+    /// Display power (DRMDisplay+Power.swift): off, the CRTC scans nothing out and flips are refused.
+    var isPoweredOn = true
     var lastFlip = FlipEvent(sequence: 0, seconds: 0)
     /// The direct video path (DRMDisplay+DirectVideo.swift): `display.video_plane`, the card's
     /// planes as opened, the plane in use and the black buffer behind it, and why the path is
@@ -217,6 +219,8 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
             do { _ = try finishPendingFlip() } catch { firstError = error }
         }
         do { try hideVideoPlane() } catch { firstError = firstError ?? error }
+        // A screen left off would stay dark under whatever comes next (the console, a restart).
+        if !isPoweredOn { do { try presenter.setActive(true) } catch { firstError = firstError ?? error } }
         do { try presenter.restore(savedState) } catch { firstError = firstError ?? error }
         videoPlane?.destroy()
         blackBuffer?.destroy()
@@ -249,6 +253,10 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
             // The drawer is done with it: now it can be unmapped.
             if isOurs { buffers[buffer.index].unmap(); lentIndices.remove(buffer.index) }
             throw .closed
+        }
+        if !isPoweredOn {
+            if isOurs { lentIndices.remove(buffer.index) }
+            throw .displayOff
         }
         guard isOurs, buffer.index != frontIndex, buffer.index != pendingIndex else {
             throw .foreignBuffer(index: buffer.index)

@@ -32,6 +32,8 @@ public enum DRMError: Error, Sendable, CustomStringConvertible {
     case callFailed(what: String, call: String, errno: Int32)
     case flipTimeout(seconds: Double)
     case foreignBuffer(index: Int)
+    /// A flip while the screen is switched off (display power): KMS refuses it on a CRTC that is off.
+    case displayOff
     case closed
 
     public var description: String {
@@ -65,13 +67,15 @@ public enum DRMError: Error, Sendable, CustomStringConvertible {
         case .atomicUnsupported(let path):
             return "\(path): the driver does not offer atomic modesetting; use the legacy API (api: auto or legacy)"
         case .missingProperty(let object, let name):
-            return "\(object) has no '\(name)' property, which atomic modesetting needs"
+            return "\(object) has no '\(name)' property, which kiosk needs"
         case .callFailed(let what, let call, let code):
             return "\(what) failed: \(call): \(errnoText(code))"
         case .flipTimeout(let seconds):
             return "the page flip did not complete within \(seconds) s (display hung or switched off?)"
         case .foreignBuffer(let index):
             return "buffer #\(index) is not a free back buffer of this display"
+        case .displayOff:
+            return "the screen is switched off (display power); nothing is shown until it is on"
         case .closed:
             return "the display is closed"
         }

@@ -30,6 +30,8 @@ protocol ScanoutPresenter: AnyObject {
     func modeset(framebufferID: UInt32) throws(DRMError)
     /// Asks for `framebufferID` at the next refresh; a flip event with `userData` follows.
     func queueFlip(framebufferID: UInt32, userData: UnsafeMutableRawPointer) throws(DRMError)
+    /// Switches the screen off (the picture stays attached, nothing is scanned out) or on again.
+    func setActive(_ active: Bool) throws(DRMError)
     /// Puts back what the CRTC showed before kiosk took it.
     func restore(_ saved: SavedDisplayState) throws(DRMError)
     /// Frees kernel objects the presenter created (mode blobs).
@@ -88,6 +90,18 @@ final class LegacyPresenter: ScanoutPresenter {
     func queueFlip(framebufferID: UInt32, userData: UnsafeMutableRawPointer) throws(DRMError) {
         guard drmModePageFlip(card.fd, target.crtcID, framebufferID, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData) == 0 else {
             throw presentFailure(card, what: "queueing a page flip", call: "drmModePageFlip", errno: errno)
+        }
+    }
+
+    /// The connector's DPMS property: the legacy drivers' power switch (on atomic drivers the
+    /// kernel turns the same call into the CRTC's ACTIVE).
+    func setActive(_ active: Bool) throws(DRMError) {
+        let dpms = card.properties(of: target.connectorID, type: UInt32(DRM_MODE_OBJECT_CONNECTOR)).first { $0.name == "DPMS" }
+        guard let dpms else { throw .missingProperty(object: "connector \(target.connectorID)", name: "DPMS") }
+        let value = UInt64(active ? DRM_MODE_DPMS_ON : DRM_MODE_DPMS_OFF)
+        guard drmModeConnectorSetProperty(card.fd, target.connectorID, dpms.id, value) == 0 else {
+            throw presentFailure(card, what: "switching the screen \(active ? "on" : "off")",
+                                 call: "drmModeConnectorSetProperty(DPMS)", errno: errno)
         }
     }
 

@@ -310,7 +310,7 @@ final class PlaybackLoop {
     func publishSnapshot() {
         publish?(PlayerSnapshot(state: state, currentTime: currentTime, itemIndex: current?.index,
                                 itemTitle: current?.entry.title, framesPresented: presented, framesDropped: dropped,
-                                playlistCount: cursor.entries.count))
+                                playlistCount: cursor.entries.count, isDisplayOn: !isDisplayOff))
     }
 
     /// The headless preview: what is on screen now, every `snapshotInterval`, as shot-NNNN.png.

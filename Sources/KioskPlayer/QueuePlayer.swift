@@ -119,6 +119,8 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     public var currentItemTitle: String? { snapshotLock.withLock { snapshot.itemTitle } }
     public var framesPresented: Int { snapshotLock.withLock { snapshot.framesPresented } }
     public var framesDropped: Int { snapshotLock.withLock { snapshot.framesDropped } }
+    /// False while display power is off (`display.power`, the control socket's `display_power`).
+    public var isDisplayOn: Bool { snapshotLock.withLock { snapshot.isDisplayOn } }
     /// The presenter's signs of life, for the service watchdog (thread-safe).
     public var presenterHealth: PresenterHealth { mailbox.heartbeat.health }
     /// Why time stands still although playing was asked for (AVPlayer.reasonForWaitingToPlay).
@@ -134,4 +136,5 @@ struct PlayerSnapshot: Sendable {
     var framesPresented = 0
     var framesDropped = 0
     var playlistCount = 0
+    var isDisplayOn = true
 }

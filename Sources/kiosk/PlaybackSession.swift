@@ -13,7 +13,7 @@ enum PlaybackSession {
     /// gives the screen back. `reload` runs on SIGHUP.
     static func run(_ player: QueuePlayer, on output: VideoOutput, input: InputConfig, duration: Double?,
                     logger: Logger, reload: (@Sendable () -> Void)? = nil, liveInput: LiveInput? = nil,
-                    control: ControlServer? = nil) {
+                    control: ControlServer? = nil, schedule: (any ScheduleControl)? = nil) {
         let service = ServiceSupervisor(player: player, notifier: SystemdNotifier(), logger: logger)
         let abandoned = StopOutcome()
         let signals = SignalWatcher(stop: { _ in
@@ -26,7 +26,7 @@ enum PlaybackSession {
         // A stop that came while the display was being opened: never start.
         if !signals.stoppedEarly {
             DisplayOpener.announce(output, logger: logger)
-            control?.start(player: player)
+            control?.start(player: player, schedule: schedule)
             player.start()
             service.start()
             inputService.apply(input)

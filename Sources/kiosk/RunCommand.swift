@@ -81,7 +81,8 @@ struct RunCommand: ParsableCommand {
         // SIGHUP and a change of the file take one path (ConfigReloader): what changed applies
         // live where it can; a bad file is rejected and the old configuration plays on.
         let input = LiveInput(output: output, player: player, logger: logger)
-        let schedule = ScheduleDriver(ticker: firstLook.ticker, requests: scheduleRequests, sink: player, logger: logger)
+        let schedule = ScheduleDriver(settings: settings.schedule, ticker: firstLook.ticker, requests: scheduleRequests,
+                                      sink: player, logger: logger)
         for request in firstLook.then { player.send(request) }
         schedule.start()
         defer { schedule.stop() }
@@ -91,7 +92,8 @@ struct RunCommand: ParsableCommand {
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
-                            reload: { reloader.reload(.signal) }, liveInput: input, control: control)
+                            reload: { reloader.reload(.signal) }, liveInput: input, control: control,
+                            schedule: schedule)
         watcher.stop()
     }
 }

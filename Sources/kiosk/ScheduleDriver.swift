@@ -1,4 +1,5 @@
 import Foundation
+import KioskControl
 import KioskCore
 import Logging
 
@@ -6,29 +7,50 @@ import Logging
 /// once a second (`ScheduleTicker`; a clock that jumps is seen within that second) and sends
 /// what changed: the playlist, an insert, the screen's power. A reload of kiosk.conf hands it
 /// new rules; its first look after that says again which playlist and power state apply.
-final class ScheduleDriver: @unchecked Sendable {
-    // Safe to share: `ticker`, `requests` and `stopping` are guarded by `condition`.
+/// The control socket's `display_power on|off` holds the screen's power against the schedule
+/// until `display_power auto`.
+final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
+    // Safe to share: everything mutable is guarded by `condition`.
     private let condition = NSCondition()
+    private var settings: ScheduleSettings
     private var ticker: ScheduleTicker
     private var requests: ScheduleRequests
+    private var powerMode = DisplayPowerMode.auto
+    /// The power last asked of the player (the first look's requests set it).
+    private var sentPower: Bool
     private var stopping = false
     private var thread: Thread?
     private let sink: PlayerRequestSink
     private let logger: Logger
 
     /// `ticker` has had its first tick (what the player starts with was taken from it).
-    init(ticker: ScheduleTicker, requests: ScheduleRequests, sink: PlayerRequestSink, logger: Logger) {
+    init(settings: ScheduleSettings, ticker: ScheduleTicker, requests: ScheduleRequests, sink: PlayerRequestSink,
+         logger: Logger) {
+        self.settings = settings
         self.ticker = ticker
         self.requests = requests
+        sentPower = ticker.state?.powerOn ?? true
         self.sink = sink
         self.logger = logger
+    }
+
+    func setDisplayPowerMode(_ mode: DisplayPowerMode) {
+        condition.withLock {
+            powerMode = mode
+            logger.notice("control: display power \(mode.rawValue)")
+            reconcilePower()
+        }
+    }
+
+    var scheduleStatus: ControlValue {
+        condition.withLock { settings.dryRun(at: Date()).status(powerMode: powerMode) }
     }
 
     /// The first look: what the player must start with (the playlist's entries) and the
     /// requests to send once it runs (the screen off, outside `display.power`).
     static func firstLook(_ settings: ScheduleSettings, requests: ScheduleRequests,
                           now: Date = Date()) -> (ticker: ScheduleTicker, entries: [PlaylistEntry], then: [PlayerRequest]) {
-        var ticker = ScheduleTicker(evaluator: ScheduleEvaluator(schedule: settings.rules, clock: ZoneClock(zone: settings.zone)))
+        var ticker = settings.ticker
         var entries = requests.playlists["default"] ?? []
         var then: [PlayerRequest] = []
         for action in ticker.tick(now: now) {
@@ -76,7 +98,8 @@ final class ScheduleDriver: @unchecked Sendable {
     /// New rules from a reload: looked at at once, as at start.
     func replace(_ settings: ScheduleSettings, requests: ScheduleRequests) {
         condition.withLock {
-            ticker = ScheduleTicker(evaluator: ScheduleEvaluator(schedule: settings.rules, clock: ZoneClock(zone: settings.zone)))
+            self.settings = settings
+            ticker = settings.ticker
             self.requests = requests
             condition.broadcast()
         }
@@ -90,11 +113,24 @@ final class ScheduleDriver: @unchecked Sendable {
             let actions = ticker.tick(now: now)
             for action in actions {
                 logger.notice("schedule: \(Self.describe(action))")
+                // The screen's power is settled below, with the control socket's hold.
+                if case .power = action { continue }
                 for request in requests.requests(for: action) { sink.send(request) }
             }
+            reconcilePower()
             let wait = ticker.secondsToNextTick(now: now)
             _ = condition.wait(until: Date().addingTimeInterval(wait))
         }
+    }
+
+    /// Under `condition`: asks the player for the power the schedule and the hold give, if
+    /// that is not what it was last asked.
+    private func reconcilePower() {
+        let on = powerMode.powerOn(scheduled: ticker.state?.powerOn ?? true)
+        guard on != sentPower else { return }
+        sentPower = on
+        if powerMode != .auto { logger.notice("display power \(on ? "on" : "off"), held by the control socket") }
+        sink.send(.setDisplayPower(on: on))
     }
 
     private static func describe(_ action: ScheduleTicker.Action) -> String {

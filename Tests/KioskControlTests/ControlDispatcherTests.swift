@@ -37,10 +37,19 @@ final class FakePlayer: ControlledPlayer {
     var currentItemTitle: String? { "b" }
     var framesPresented: Int { 300 }
     var framesDropped: Int { 2 }
+    var isDisplayOn: Bool { false }
 }
 
-private func reply(_ line: String, to player: FakePlayer) -> String {
-    let dispatcher = ControlDispatcher(player: player, baseDirectory: "/media")
+/// Records the power modes the socket sets; its status is a fixed object.
+final class FakeSchedule: ScheduleControl {
+    private let modes = Mutex<[DisplayPowerMode]>([])
+    var received: [DisplayPowerMode] { modes.withLock { $0 } }
+    func setDisplayPowerMode(_ mode: DisplayPowerMode) { modes.withLock { $0.append(mode) } }
+    var scheduleStatus: ControlValue { .object([("display_power_mode", .string("auto"))]) }
+}
+
+private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule? = nil) -> String {
+    let dispatcher = ControlDispatcher(player: player, schedule: schedule, baseDirectory: "/media")
     return dispatcher.reply(to: line, from: ControlConnection(fd: -1)).json
 }
 
@@ -91,4 +100,31 @@ private func reply(_ line: String, to player: FakePlayer) -> String {
     #expect(reply(#"{"command": ["get", "item"]}"#, to: player) == #"{"error":"success","data":1}"#)
     #expect(reply(#"{"command": ["get", "time"]}"#, to: player) == #"{"error":"success","data":12.0}"#)
     #expect(player.requests == [])
+}
+
+@Test func displayPowerGoesToTheScheduleWhereThereIsOne() {
+    let player = FakePlayer(), schedule = FakeSchedule()
+    for word in ["off", "on", "auto"] {
+        #expect(reply(#"{"command": ["display_power", "\#(word)"]}"#, to: player, schedule: schedule)
+                == #"{"error":"success","data":null}"#)
+    }
+    #expect(reply(#"{"command": ["display_power", false]}"#, to: player, schedule: schedule) == #"{"error":"success","data":null}"#)
+    #expect(schedule.received == [.off, .on, .auto, .off])
+    #expect(player.requests == [], "the schedule, not the socket, asks the player")
+    #expect(reply(#"{"command": ["get", "schedule"]}"#, to: player, schedule: schedule)
+            == #"{"error":"success","data":{"display_power_mode":"auto"}}"#)
+    #expect(reply(#"{"command": ["get", "display_power"]}"#, to: player, schedule: schedule)
+            == #"{"error":"success","data":"off"}"#)
+}
+
+@Test func withoutAScheduleDisplayPowerAsksThePlayerAndAutoMeansOn() {
+    let player = FakePlayer()
+    _ = reply(#"{"command": ["display_power", "off"]}"#, to: player)
+    _ = reply(#"{"command": ["display_power", "auto"]}"#, to: player)
+    #expect(player.requests == [.setDisplayPower(on: false), .setDisplayPower(on: true)])
+    #expect(reply(#"{"command": ["get", "schedule"]}"#, to: player) == #"{"error":"success","data":null}"#)
+    #expect(reply(#"{"command": ["display_power", "dim"]}"#, to: player)
+            == #"{"error":"display_power: argument must be on, off or auto, got \"dim\""}"#)
+    #expect(reply(#"{"command": ["display_power"]}"#, to: player)
+            == #"{"error":"display_power: takes 1 argument (on|off|auto), got 0"}"#)
 }

@@ -16,7 +16,7 @@ TCG) and runs, from this worktree's built test binary:
    - the guest closes the display (keeping another file on the card open, so
      the kernel's own last-close restore cannot hide a broken one) and waits;
      the host checks the console is back, pixel for pixel;
-2. the card tests (Tests/KioskDisplayTests/DRMCardTests.swift): probe, present
+2. the card tests (Tests/KioskDisplayTests/DRMCardTests.swift, DRMPowerCardTests.swift): probe, present
    through the atomic and the legacy API, restore, master conflicts, modes,
    rotation fallback, buffers. Last, because some change the mode and bochs
    clears video memory (the console's too) on a mode change.
@@ -225,6 +225,9 @@ def api(request) -> str:
 def test_card_tests_pass(guest: Guest):
     assert guest.card_tests_rc == 0, guest.card_tests_log
     assert "Test run with" in guest.card_tests_log and "passed" in guest.card_tests_log
+    # Display power: off and on through KMS, read back from sysfs and the CRTC's atomic state.
+    for test in ("offStopsScanoutAndOnShowsThePictureAgain", "closingWhileOffLeavesTheScreenOn"):
+        assert f"Test {test}(api:) with 2 test cases passed" in guest.card_tests_log, guest.card_tests_log
     print(f"{guest.driver}: guest command started {guest.boot_seconds:.1f} s after boot")
 
 

@@ -17,6 +17,10 @@ public enum ControlProperty: String, Sendable, Hashable, CaseIterable {
     case rate
     case framesPresented = "frames_presented"
     case framesDropped = "frames_dropped"
+    /// "on" or "off": whether the screen is on now.
+    case displayPower = "display_power"
+    /// What the schedule chose and why, and its next change (ScheduleStatus); null without one.
+    case schedule
 }
 
 /// One command, checked: the right arguments, of the right types, in range. What the socket
@@ -31,12 +35,14 @@ public enum ControlCommand: Sendable, Equatable {
     case get(ControlProperty)
     case observe(ControlProperty)
     case unobserve(ControlProperty)
+    /// The screen on or off until told otherwise, or `auto`: following `display.power` again.
+    case displayPower(DisplayPowerMode)
     /// The list of commands, properties and events.
     case commands
 
     /// The events the socket sends, for `commands`.
     public static let eventNames = ["status", "time_control_status", "time", "item_started", "item_ended",
-                                    "item_failed", "seek", "error", "finished", "property_change"]
+                                    "item_failed", "seek", "error", "finished", "display_power", "property_change"]
 }
 
 /// A parsed request line: the command and the `request_id` to echo in the reply.

@@ -96,6 +96,17 @@ public enum ControlRequestParser {
             guard PlaybackRate.isPlayable(rate) else { throw reader.error("rate \(value) is out of range: use 0.25...4") }
             // A speed, as mpv's: it does not unpause; play() resumes at it.
             return .request(.setSpeed(rate))
+        case "display_power":
+            try reader.expectCount(1...1)
+            switch arguments[0] {
+            case .bool(let on): return .displayPower(on ? .on : .off)
+            case .string(let word):
+                guard let mode = DisplayPowerMode(rawValue: word) else {
+                    throw reader.error("argument must be on, off or auto, got \"\(word)\"")
+                }
+                return .displayPower(mode)
+            default: throw reader.error("argument must be on, off or auto, got \(arguments[0].json)")
+            }
         case "get", "observe", "unobserve":
             try reader.expectCount(1...1)
             let word = try reader.string(0, "property")
@@ -123,7 +134,7 @@ extension ControlCommand {
         ("seek", "<seconds> [absolute|relative]"), ("next", ""), ("previous", ""), ("goto", "<index>"),
         ("load", "<source>..."), ("volume", "<0-100>"), ("mute", "[true|false|toggle]"),
         ("rate", "<0.25-4>"), ("get", "<property>"), ("observe", "<property>"), ("unobserve", "<property>"),
-        ("commands", ""),
+        ("display_power", "on|off|auto"), ("commands", ""),
     ]
 }
 

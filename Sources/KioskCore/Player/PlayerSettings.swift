@@ -142,6 +142,13 @@ public struct ScheduleSettings: Sendable, Equatable {
     }
 
     public var evaluator: ScheduleEvaluator { ScheduleEvaluator(schedule: rules, clock: ZoneClock(zone: zone)) }
+    /// A ticker that has not looked yet (its first tick says what applies now).
+    public var ticker: ScheduleTicker { ScheduleTicker(evaluator: evaluator) }
+
+    /// What the schedule says at `instant`, and its next change.
+    public func dryRun(at instant: Date) -> ScheduleDryRun {
+        ScheduleDryRun(rules: rules, clock: ZoneClock(zone: zone), zoneName: zone.identifier, at: instant, span: nil)
+    }
 }
 
 /// What the command line sets over kiosk.conf; nil (or false) leaves the file's value, or

@@ -134,14 +134,14 @@ public struct ScheduleDryRun: Sendable {
         ])
     }
 
-    private func stateObject(_ state: ScheduleState) -> ControlValue {
+    func stateObject(_ state: ScheduleState) -> ControlValue {
         .object([("playlist", .string(state.playlist)),
                  ("entry", entryName(of: state).map(ControlValue.string) ?? .null),
                  ("display_power", .string(state.powerOn ? "on" : "off"))])
     }
 
     /// `members` after "at" and "utc_offset".
-    private func timed(_ instant: Date, _ members: ControlValue) -> ControlValue {
+    func timed(_ instant: Date, _ members: ControlValue) -> ControlValue {
         guard case .object(let fields) = members else { return members }
         return .object([("at", .string(ScheduleTimeText.iso8601(instant, clock: clock))),
                         ("utc_offset", .string(ZoneClock.describeOffset(clock.offset(at: instant))))] + fields)
