@@ -14,6 +14,9 @@ struct PoweredOff {
 extension PlaybackLoop {
     var isDisplayOff: Bool { poweredOff != nil }
 
+    /// Whether the output's own control switches the screen (`display.power_control`).
+    private var usesKMSPower: Bool { settings.display.powerControl != .cec }
+
     func setDisplayPower(on: Bool) {
         guard on == isDisplayOff else { return }
         on ? powerOn() : powerOff()
@@ -35,7 +38,9 @@ extension PlaybackLoop {
         audio?.flush()
         apply(.queueEmpty)
         do {
-            if try !output.setPower(on: false) { presentFiller(item: -1) }
+            // `power_control: cec` leaves KMS alone: the TV is told (KioskCEC), the picture is black.
+            let switchedOff = usesKMSPower ? try output.setPower(on: false) : false
+            if !switchedOff { presentFiller(item: -1) }
             logger.notice("display power off: nothing is decoded until it is on again")
         } catch {
             logger.error("display power off: \(error); showing black instead")
@@ -47,7 +52,7 @@ extension PlaybackLoop {
         let resume = poweredOff
         poweredOff = nil
         do {
-            _ = try output.setPower(on: true)
+            if usesKMSPower { _ = try output.setPower(on: true) }
             logger.notice("display power on")
         } catch {
             logger.error("display power on: \(error)")

@@ -21,9 +21,10 @@ import Testing
     }
 
     static func player(_ entries: [PlaylistEntry], stats: String, on display: HeadlessDisplay,
-                       log: CapturedLog) throws -> QueuePlayer {
+                       log: CapturedLog, powerControl: DisplayPowerControl = .auto) throws -> QueuePlayer {
         var settings = PlayerSettings()
         settings.statsPath = stats
+        settings.display.powerControl = powerControl
         return try QueuePlayer(output: display, playlist: PlaylistCursor(entries: entries, loopMode: .playlist),
                                settings: settings, logger: log.logger)
     }
@@ -123,5 +124,26 @@ import Testing
         let back = Self.flips(stats)[offCount]
         #expect(abs(back.pts - leftAt) < 0.5, "resumed at \(back.pts), left at \(leftAt)")
         #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
+    }
+
+    /// `power_control: cec`: the TV is told (KioskCEC, outside the engine); KMS is left alone
+    /// and the screen shows black, with nothing decoded.
+    @Test func withCECOnlyTheScreenStaysOnAndShowsBlack() throws {
+        let a = try Self.entry("program-long.mp4", seconds: 6)
+        let stats = Self.statsPath("power-cec")
+        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240))
+        let log = CapturedLog()
+        let player = try Self.player([a], stats: stats, on: display, log: log, powerControl: .cec)
+        player.start()
+        defer { _ = player.stop() }
+        #expect(Self.waitUntil(20) { player.currentTime.seconds > 1 }, "a plays")
+        player.send(.setDisplayPower(on: false))
+        #expect(Self.waitUntil(20) { !player.isDisplayOn }, "the player says the display is off")
+        #expect(display.isPoweredOn, "KMS was not asked")
+        let front = try #require(display.frontBuffer)
+        #expect(Self.waitUntil(20) { display.frontBuffer.map { $0.pixel(x: 160, y: 120) & 0xFF_FF_FF } == 0 },
+                "black on screen, got \(String(front.pixel(x: 160, y: 120), radix: 16))")
+        player.send(.setDisplayPower(on: true))
+        #expect(Self.waitUntil(20) { player.isDisplayOn && player.currentItemIndex == 0 }, "playing again")
     }
 }
