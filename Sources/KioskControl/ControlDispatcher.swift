@@ -62,10 +62,11 @@ final class ControlDispatcher {
             guard player.status == .readyToPlay else {
                 return ControlRequestError("seek: the current item is not ready to play (status \(ControlEventNames.name(of: player.status)))")
             }
-        case .goto(let index):
+        case .goto(let index), .playOnce(.entry(let index), _):
             let count = player.playlistCount
             guard index < count else {
-                return ControlRequestError("goto: no item \(index): the playlist has \(count) item\(count == 1 ? "" : "s"), counted from 0")
+                let word = if case .goto = request { "goto" } else { "play_item_once" }
+                return ControlRequestError("\(word): no item \(index): the playlist has \(count) item\(count == 1 ? "" : "s"), counted from 0")
             }
         default:
             break

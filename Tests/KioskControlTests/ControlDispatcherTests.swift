@@ -128,3 +128,15 @@ private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule
     #expect(reply(#"{"command": ["display_power"]}"#, to: player)
             == #"{"error":"display_power: takes 1 argument (on|off|auto), got 0"}"#)
 }
+
+@Test func playItemOncePlaysAnEntryOfTheLoopThenGoesBack() {
+    let player = FakePlayer()
+    #expect(reply(#"{"command": ["play_item_once", 1]}"#, to: player) == #"{"error":"success","data":null}"#)
+    #expect(reply(#"{"command": ["play_item_once", "0", "seam"]}"#, to: player) == #"{"error":"success","data":null}"#)
+    #expect(player.requests == [.playOnce(.entry(index: 1), when: .now), .playOnce(.entry(index: 0), when: .atSeam)])
+    #expect(reply(#"{"command": ["play_item_once", 2]}"#, to: player)
+            == #"{"error":"play_item_once: no item 2: the playlist has 2 items, counted from 0"}"#)
+    #expect(reply(#"{"command": ["play_item_once", 0, "later"]}"#, to: player)
+            == #"{"error":"play_item_once: when must be now or seam, got \"later\""}"#)
+    #expect(player.requests.count == 2)
+}

@@ -221,6 +221,26 @@ def test_get_every_property(kiosk):
     assert values["playlist_count"] == 3
     assert values["volume"] == 100 and values["muted"] is False and values["rate"] == 1
     assert values["frames_presented"] > 0 and values["frames_dropped"] >= 0
+    assert values["display_power"] == "on"
+    assert values["schedule"] is None   # `kiosk play` follows no schedule
+    client.close()
+
+
+def test_play_item_once_then_back_where_it_was(kiosk):
+    client = kiosk.client()
+    client.ok("goto", 0)
+    client.wait_for_event(lambda e: e["event"] == "item_started" and e["item"] == 0)
+    assert wait_until(lambda: client.ok("get", "title") == "a.mp4" and client.ok("get", "time") >= 2.5, timeout=30)
+    left_at = client.ok("get", "time")
+    client.ok("play_item_once", 2)
+    started = client.wait_for_event(lambda e: e["event"] == "item_started" and e["path"].endswith("c.mp4"))
+    assert started
+    assert wait_until(lambda: client.ok("get", "title") == "c.mp4", timeout=10)
+    # c plays to its end, then a comes back at the position it was left at, not from its start.
+    assert wait_until(lambda: client.ok("get", "title") == "a.mp4", timeout=60)
+    assert client.ok("get", "time") >= left_at - 0.5
+    reply = client.command("play_item_once", 3)
+    assert reply["error"] == "play_item_once: no item 3: the playlist has 3 items, counted from 0"
     client.close()
 
 

@@ -65,6 +65,20 @@ public enum ControlRequestParser {
             let index = try reader.integer(0, "index")
             guard index >= 0 else { throw reader.error("index \(index) is out of range: items count from 0") }
             return .request(.goto(index: index))
+        case "play_item_once":
+            // The operator's "show item 3 now, then go back": the item playing resumes where it was.
+            try reader.expectCount(1...2)
+            let index = try reader.integer(0, "index")
+            guard index >= 0 else { throw reader.error("index \(index) is out of range: items count from 0") }
+            var when = ScheduleSwitch.now
+            if arguments.count == 2 {
+                let word = try reader.string(1, "when")
+                guard let chosen = ScheduleSwitch(rawValue: word) else {
+                    throw reader.error("when must be now or seam, got \"\(word)\"")
+                }
+                when = chosen
+            }
+            return .request(.playOnce(.entry(index: index), when: when))
         case "load":
             guard !arguments.isEmpty else { throw reader.error("needs at least one source (a file, directory, glob or URL)") }
             return .load(sources: try arguments.indices.map { index throws(ControlRequestError) in
@@ -132,6 +146,7 @@ extension ControlCommand {
     public static let usage: [(name: String, arguments: String)] = [
         ("play", ""), ("pause", ""), ("toggle", ""),
         ("seek", "<seconds> [absolute|relative]"), ("next", ""), ("previous", ""), ("goto", "<index>"),
+        ("play_item_once", "<index> [now|seam]"),
         ("load", "<source>..."), ("volume", "<0-100>"), ("mute", "[true|false|toggle]"),
         ("rate", "<0.25-4>"), ("get", "<property>"), ("observe", "<property>"), ("unobserve", "<property>"),
         ("display_power", "on|off|auto"), ("commands", ""),
