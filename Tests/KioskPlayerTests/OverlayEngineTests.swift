@@ -27,12 +27,7 @@ import Testing
     }
 
     static func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return condition()
+        KioskTestSupport.waitUntil(seconds, condition)
     }
 
     /// The bar's row on the viewer's screen: its fill and track pixels.

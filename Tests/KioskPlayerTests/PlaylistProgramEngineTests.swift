@@ -36,12 +36,7 @@ import Testing
     }
 
     static func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return condition()
+        KioskTestSupport.waitUntil(seconds, condition)
     }
 
     static func statsPath(_ name: String) -> String {
