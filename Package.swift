@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        // The kernel's HDMI-CEC API: no library, only <linux/cec.h> and ioctls (static inline in shim.h).
+        .systemLibrary(name: "CCEC"),
         // What Swift cannot import: function-like macros (AVERROR, AVERROR_EOF) and variadic
         // callbacks (av_log's va_list).
         .target(name: "CKioskShim", dependencies: ["CFFmpeg", "CALSA"]),
@@ -39,13 +41,14 @@ let package = Package(
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskSystemd", dependencies: ["KioskCore", "CSystemd"]),
         .target(name: "KioskText", dependencies: ["KioskCore", "CFreeType"]),
+        .target(name: "KioskCEC", dependencies: ["KioskCore", "CCEC", .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskText",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The control socket (JSON lines, like mpv's IPC) on top of the engine.
         .target(name: "KioskControl", dependencies: ["KioskCore", "KioskPlayer",
                                                      .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -64,6 +67,7 @@ let package = Package(
         .testTarget(name: "KioskServiceTests", dependencies: ["KioskSystemd", "KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
                                                             .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskTextTests", dependencies: ["KioskText", "KioskCore"]),
+        .testTarget(name: "KioskCECTests", dependencies: ["KioskCEC", "KioskCore", "KioskTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskPlayerTests", dependencies: ["KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
                                                            .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskControlTests", dependencies: ["KioskControl", "KioskCore"]),

@@ -124,12 +124,15 @@ class Bed:
     workdir: host directory shared writable with the guest at the same path;
              created if missing. None: a new directory under /var/tmp, kept.
     memory:  guest memory, in QEMU's -m syntax.
+    modules: optional module sets to load at boot (OPTIONAL_MODULES in build-initramfs), e.g.
+             ["vivid"] for two HDMI-CEC adapters on one virtual bus.
     """
 
     def __init__(self, driver: str = "bochs", size: tuple[int, int] = (1024, 768),
                  workdir: str | os.PathLike | None = None, memory: str = "1G",
                  cpus: int = 2, qemu: str = "qemu-system-x86_64",
-                 extra_qemu_args: list[str] | tuple[str, ...] = ()):
+                 extra_qemu_args: list[str] | tuple[str, ...] = (),
+                 modules: list[str] | tuple[str, ...] = ()):
         if driver not in DRIVERS:
             raise ValueError(f"driver must be one of {DRIVERS}, not {driver!r}")
         width, height = size
@@ -141,6 +144,10 @@ class Bed:
         self.cpus = cpus
         self.qemu = qemu
         self.extra_qemu_args = list(extra_qemu_args)
+        for name in modules:
+            if not name or not all(c.isalnum() or c in "_-" for c in name):
+                raise ValueError(f"module set names are letters, digits, _ and -, not {name!r}")
+        self.modules = list(modules)
         if workdir is None:
             workdir = tempfile.mkdtemp(prefix="kiosk-vm-", dir="/var/tmp")
         self.workdir = Path(os.path.realpath(workdir))
@@ -166,7 +173,7 @@ class Bed:
             # thread per guest CPU.
             "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", str(self.cpus),
             "-m", self.memory, "-display", "none", "-no-reboot",
-            "-kernel", str(kernel), "-initrd", str(initrd), "-append", KERNEL_ARGS,
+            "-kernel", str(kernel), "-initrd", str(initrd), "-append", self.kernel_args(),
             "-chardev", f"file,id=console,path={_qemu_escape(str(self.console_path))}",
             "-serial", "chardev:console",
             "-virtfs", "local,path=/,mount_tag=host,security_model=none,"
@@ -186,6 +193,13 @@ class Bed:
         else:
             cmd += ["-device", f"virtio-gpu-pci,xres={w},yres={h}"]
         return cmd + self.extra_qemu_args
+
+    def kernel_args(self) -> str:
+        """KERNEL_ARGS, and the optional module sets for guest-init (a dotted word: the kernel
+        takes it for a module's parameter, keeps quiet about it and leaves it in /proc/cmdline)."""
+        if not self.modules:
+            return KERNEL_ARGS
+        return f"{KERNEL_ARGS} kiosk.modules={','.join(self.modules)}"
 
     def start(self, command: str, cwd: str | os.PathLike | None = None,
               env: dict[str, str] | None = None) -> "Bed":

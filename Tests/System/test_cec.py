@@ -1,0 +1,165 @@
+"""HDMI-CEC in the VM bed: kiosk's Standby and wake-up, seen by a TV on the same bus.
+
+The guest loads the kernel's vivid driver (Bed(modules=["vivid"]); OPTIONAL_MODULES in
+deploy/vm/build-initramfs) with one HDMI input and one HDMI output. Its CEC emulation joins
+their two adapters on one virtual bus: the input's adapter plays the TV (configured with
+`cec-ctl --tv`: logical address 0, physical address 0.0.0.0), the output's is the source kiosk
+drives (physical address 1.0.0.0, no logical address until kiosk claims one). One boot runs,
+from this worktree's debug build:
+
+1. `kiosk cec status` before anything: both adapters, and the output one chosen;
+2. `kiosk cec standby` while no TV is on the bus: kiosk claims Playback Device 1, the Standby is
+   NACKed, kiosk exits 1 saying so;
+3. with the TV configured and `cec-ctl --monitor` recording on its adapter: `kiosk cec --device
+   <output> standby`, then `wake`; the TV must receive Standby, then Image View On, then Active
+   Source with the output's physical address, all from kiosk's logical address;
+4. the TV's own adapter refused as a source; an unprivileged user outside the device's group
+   told which group to join; `kiosk cec status` after: the claimed address and OSD name.
+
+What vivid cannot show: a real TV's reaction (its "TV" is cec-ctl answering Feature Abort).
+
+Needs the debug kiosk: `swift build` in this worktree first.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "deploy" / "vm"))
+
+from bed import BOOT_TIMEOUT, Bed  # noqa: E402
+
+KIOSK = REPO / ".build" / "debug" / "kiosk"
+
+GUEST_COMMAND = r'''
+K=@KIOSK@
+# What the other bed tests rely on, with vivid loaded: the same DRM card, framebuffer, sound card.
+{ ls /dev/dri; ls /dev/fb*; cat /proc/asound/cards; } > devices.txt 2>&1
+# Which adapter is which: vivid names them after their video nodes (vid-cap: the HDMI input).
+for d in /dev/cec*; do
+    if cec-ctl -d "$d" | grep -q 'Adapter Name.*vid-cap'; then echo "$d" > tv-adapter; else echo "$d" > source-adapter; fi
+done
+TV=$(cat tv-adapter); SRC=$(cat source-adapter)
+$K cec status > status-before.txt 2>&1; echo $? > status-before.rc
+# No TV on the bus yet: nobody acknowledges address 0.
+$K cec --device "$SRC" standby > nack.out 2> nack.err; echo $? > nack.rc
+cec-ctl -d "$TV" --tv > tv-setup.txt 2>&1
+cec-ctl -d "$TV" --monitor > monitor.txt 2>&1 &
+monitor=$!
+i=0; while ! grep -q 'Initial Event' monitor.txt && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+$K cec --device "$SRC" standby > standby.out 2> standby.err; echo $? > standby.rc
+$K cec --device "$SRC" wake > wake.out 2> wake.err; echo $? > wake.rc
+# The TV's adapter has the messages once wake returns; wait for the monitor to print the last.
+i=0; while ! grep -A1 ACTIVE_SOURCE monitor.txt | grep -q phys-addr && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+kill $monitor
+$K cec --device "$TV" standby > as-tv.out 2> as-tv.err; echo $? > as-tv.rc
+chgrp video "$SRC" && chmod 660 "$SRC"
+setpriv --reuid=nobody --regid=nogroup --clear-groups $K cec --device "$SRC" standby > denied.out 2> denied.err
+echo $? > denied.rc
+$K cec status > status-after.txt 2>&1; echo $? > status-after.rc
+'''
+
+# cec-ctl --monitor: "Received from Playback Device 1 to TV (4 to 0): STANDBY (0x36)", operands
+# on the indented lines after it ("\tphys-addr: 1.0.0.0").
+RECEIVED = re.compile(r"^Received from .+? \((\d+) to (\d+)\): ([A-Z_]+) \(0x([0-9a-f]+)\)")
+
+
+def received_messages(monitor: str) -> list[dict]:
+    messages: list[dict] = []
+    for line in monitor.splitlines():
+        match = RECEIVED.match(line)
+        if match:
+            initiator, destination, name, opcode = match.groups()
+            messages.append({"from": int(initiator), "to": int(destination), "name": name,
+                             "opcode": int(opcode, 16), "operands": {}})
+        elif messages and line.startswith("\t") and ":" in line:
+            key, value = line.strip().split(":", 1)
+            messages[-1]["operands"][key] = value.strip()
+    return messages
+
+
+@pytest.fixture(scope="module")
+def guest(tmp_path_factory):
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+    workdir = tmp_path_factory.mktemp("cec-bed")
+    with Bed(driver="bochs", size=(640, 480), workdir=workdir, modules=["vivid"]) as bed:
+        code = bed.run(GUEST_COMMAND.replace("@KIOSK@", str(KIOSK)), timeout=BOOT_TIMEOUT)
+    assert code == 0, (workdir / "console.log").read_text(errors="replace")[-3000:]
+    return workdir
+
+
+def read(workdir: Path, name: str) -> str:
+    path = workdir / name
+    return path.read_text(errors="replace").strip() if path.exists() else f"({name} missing)"
+
+
+def test_vivid_leaves_the_drm_card_framebuffer_and_sound_card_as_they_were(guest):
+    devices = read(guest, "devices.txt")
+    assert devices.split()[:2] == ["card0", "/dev/fb0"], devices   # one card, one framebuffer
+    assert re.search(r"^ 0 \[Loopback", devices, re.M), devices
+    assert "/dev/fb1" not in devices, devices
+
+
+def test_status_lists_both_adapters_and_chooses_the_output(guest):
+    tv, source = read(guest, "tv-adapter"), read(guest, "source-adapter")
+    status = read(guest, "status-before.txt")
+    assert read(guest, "status-before.rc") == "0", status
+    assert f"{tv}\n  driver: vivid (vivid-000-vid-cap0)\n  physical address: 0.0.0.0" in status
+    assert f"{source}\n  driver: vivid (vivid-000-vid-out0)\n  physical address: 1.0.0.0\n" \
+           "  logical addresses: none configured (kiosk claims a Playback address when it sends)" in status
+    assert status.endswith(f"standby and wake use {source}"), status
+
+
+def test_a_standby_nobody_acknowledges_fails_saying_so(guest):
+    source = read(guest, "source-adapter")
+    error = read(guest, "nack.err")
+    assert read(guest, "nack.rc") == "1", error
+    assert error.startswith(f"kiosk: {source}: Standby (0x36) from 4 (Playback Device 1) to 0 (TV) failed (NACK"), error
+    assert "no device at logical address 0 (TV) acknowledged it" in error
+
+
+def test_the_tv_receives_standby_then_image_view_on_and_active_source_from_kiosk(guest):
+    monitor = read(guest, "monitor.txt")
+    for step in ("standby", "wake"):
+        assert read(guest, f"{step}.rc") == "0", read(guest, f"{step}.err")
+    assert read(guest, "standby.out") == "sent Standby (0x36) from 4 (Playback Device 1) to 0 (TV)"
+    assert read(guest, "wake.out").splitlines() == [
+        "sent Image View On (0x04) from 4 (Playback Device 1) to 0 (TV)",
+        "sent Active Source (0x82) from 4 (Playback Device 1) to all: 10 00"]
+    # kiosk's logical address, as the adapter reports it afterwards.
+    after = read(guest, "status-after.txt")
+    claimed = re.search(rf"^{re.escape(read(guest, 'source-adapter'))}\n.*?logical addresses: (\d+) ", after, re.M | re.S)
+    assert claimed, after
+    kiosk_address = int(claimed.group(1))
+    received = [m for m in received_messages(monitor) if m["from"] == kiosk_address]
+    assert [(m["name"], m["opcode"], m["to"]) for m in received] == [
+        ("STANDBY", 0x36, 0), ("IMAGE_VIEW_ON", 0x04, 0), ("ACTIVE_SOURCE", 0x82, 15)], monitor
+    assert received[2]["operands"].get("phys-addr") == "1.0.0.0", monitor
+
+
+def test_the_tvs_own_adapter_is_refused_as_a_source(guest):
+    error = read(guest, "as-tv.err")
+    assert read(guest, "as-tv.rc") == "1", error
+    assert "the adapter is the TV (logical address 0): it belongs to an HDMI input" in error
+
+
+def test_a_user_outside_the_devices_group_is_told_which_group_to_join(guest):
+    source = read(guest, "source-adapter")
+    error = read(guest, "denied.err")
+    assert read(guest, "denied.rc") == "1", error
+    assert error == (f"kiosk: {source}: permission denied: add kiosk's user to the group 'video' "
+                     "that owns it (usermod -aG video USER)")
+
+
+def test_kiosk_claimed_a_playback_address_named_kiosk(guest):
+    after = read(guest, "status-after.txt")
+    source = read(guest, "source-adapter")
+    assert read(guest, "status-after.rc") == "0", after
+    assert f"{source}\n  driver: vivid (vivid-000-vid-out0)\n  physical address: 1.0.0.0\n" \
+           "  logical addresses: 4 (Playback Device 1)\n  OSD name: kiosk" in after, after
