@@ -76,14 +76,18 @@ struct RunCommand: ParsableCommand {
         let sound = AudioOpener.open(settings.audio.device, logger: logger)
         let cursor = PlaylistCursor(entries: entries, loopMode: settings.playback.loop)
         let control = try ControlWiring.open(settings.control.socketPath, logger: logger)
+        let cec = DisplayPowerWiring.cecFollower(settings.display.powerControl, logger: logger)
         let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound,
-                                     logger: logger, onEvent: ControlWiring.handler(control))
+                                     logger: logger, onEvent: DisplayPowerWiring.handler(control: control, cec: cec))
         // SIGHUP and a change of the file take one path (ConfigReloader): what changed applies
         // live where it can; a bad file is rejected and the old configuration plays on.
         let input = LiveInput(output: output, player: player, logger: logger)
         let schedule = ScheduleDriver(settings: settings.schedule, ticker: firstLook.ticker, requests: scheduleRequests,
                                       sink: player, logger: logger)
         for request in firstLook.then { player.send(request) }
+        // The TV may be in standby from the night before: wake it (and take its input) when the
+        // schedule says the screen is on now; off, the player's event sends it to standby.
+        if firstLook.ticker.state?.powerOn ?? true { cec?.displayPowerChanged(on: true) }
         schedule.start()
         defer { schedule.stop() }
         let reloader = ConfigReloader(path: self.config, config: config, entries: entries, settings: settings,

@@ -13,7 +13,10 @@ from this worktree's debug build:
 3. with the TV configured and `cec-ctl --monitor` recording on its adapter: `kiosk cec --device
    <output> standby`, then `wake`; the TV must receive Standby, then Image View On, then Active
    Source with the output's physical address, all from kiosk's logical address;
-4. the TV's own adapter refused as a source; an unprivileged user outside the device's group
+4. `kiosk run` with `display.power_control: cec`: the TV is woken at start, sent to standby
+   by the control socket's `display_power off` (the screen's KMS power left on), woken again
+   by `display_power on`;
+5. the TV's own adapter refused as a source; an unprivileged user outside the device's group
    told which group to join; `kiosk cec status` after: the claimed address and OSD name.
 
 What vivid cannot show: a real TV's reaction (its "TV" is cec-ctl answering Feature Abort).
@@ -24,6 +27,7 @@ Needs the debug kiosk: `swift build` in this worktree first.
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -57,12 +61,37 @@ $K cec --device "$SRC" wake > wake.out 2> wake.err; echo $? > wake.rc
 # The TV's adapter has the messages once wake returns; wait for the monitor to print the last.
 i=0; while ! grep -A1 ACTIVE_SOURCE monitor.txt | grep -q phys-addr && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
 kill $monitor
+# kiosk run with power_control: cec: the TV is woken at start, sent to standby when the control
+# socket switches the screen off, woken again when it is switched on; KMS is left on meanwhile.
+cec-ctl -d "$TV" --monitor > monitor-run.txt 2>&1 &
+monitor=$!
+i=0; while ! grep -q 'Initial Event' monitor-run.txt && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+$K run --config run.conf --control-socket /tmp/kiosk.sock > run.log 2>&1 &
+pid=$!
+i=0; while [ ! -e /tmp/kiosk.sock ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i+1)); done
+received() { grep -c '^Received from' monitor-run.txt; }
+await_received() { i=0; while [ "$(received)" -lt "$1" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; }
+await_received 2
+$K ctl --socket /tmp/kiosk.sock display_power off > ctl-off.txt 2>&1
+await_received 3
+cat /sys/class/drm/card0-*/dpms > dpms-while-off.txt
+$K ctl --socket /tmp/kiosk.sock display_power on > ctl-on.txt 2>&1
+await_received 5
+sleep 0.5   # the last message's operand line
+kill -TERM $pid; wait $pid; echo $? > run.rc
+kill $monitor
 $K cec --device "$TV" standby > as-tv.out 2> as-tv.err; echo $? > as-tv.rc
 chgrp video "$SRC" && chmod 660 "$SRC"
 setpriv --reuid=nobody --regid=nogroup --clear-groups $K cec --device "$SRC" standby > denied.out 2> denied.err
 echo $? > denied.rc
 $K cec status > status-after.txt 2>&1; echo $? > status-after.rc
 '''
+
+RUN_CONFIG = """items: [clip.mp4]
+display: {output: drm, power_control: cec}
+audio: {device: none}
+input: {enabled: false}
+"""
 
 # cec-ctl --monitor: "Received from Playback Device 1 to TV (4 to 0): STANDBY (0x36)", operands
 # on the indented lines after it ("\tphys-addr: 1.0.0.0").
@@ -88,6 +117,10 @@ def guest(tmp_path_factory):
     if not KIOSK.exists():
         pytest.fail(f"{KIOSK} is missing: run swift build first")
     workdir = tmp_path_factory.mktemp("cec-bed")
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                    "testsrc2=size=320x240:rate=10:duration=4", "-c:v", "libx264", "-preset", "ultrafast",
+                    "-pix_fmt", "yuv420p", str(workdir / "clip.mp4")], check=True)
+    (workdir / "run.conf").write_text(RUN_CONFIG)
     with Bed(driver="bochs", size=(640, 480), workdir=workdir, modules=["vivid"]) as bed:
         code = bed.run(GUEST_COMMAND.replace("@KIOSK@", str(KIOSK)), timeout=BOOT_TIMEOUT)
     assert code == 0, (workdir / "console.log").read_text(errors="replace")[-3000:]
@@ -163,3 +196,14 @@ def test_kiosk_claimed_a_playback_address_named_kiosk(guest):
     assert read(guest, "status-after.rc") == "0", after
     assert f"{source}\n  driver: vivid (vivid-000-vid-out0)\n  physical address: 1.0.0.0\n" \
            "  logical addresses: 4 (Playback Device 1)\n  OSD name: kiosk" in after, after
+
+
+def test_kiosk_run_follows_display_power_with_the_tv(guest):
+    monitor = read(guest, "monitor-run.txt")
+    assert read(guest, "run.rc") == "0", read(guest, "run.log")
+    assert read(guest, "ctl-off.txt") == "" and read(guest, "ctl-on.txt") == ""
+    received = [(m["name"], m["to"]) for m in received_messages(monitor)]
+    assert received == [("IMAGE_VIEW_ON", 0), ("ACTIVE_SOURCE", 15), ("STANDBY", 0),
+                        ("IMAGE_VIEW_ON", 0), ("ACTIVE_SOURCE", 15)], monitor
+    # power_control: cec: KMS was not switched; the screen showed black instead.
+    assert read(guest, "dpms-while-off.txt") == "On"
