@@ -70,6 +70,32 @@ import Testing
         #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
     }
 
+    /// `switch: now`: the item playing is cut at the next frame, not at its end. The request is
+    /// taken before each frame, so at most the frame being presented when it came (and, on a
+    /// host that descheduled the loop between taking its requests and presenting, one more)
+    /// shows the old list.
+    @Test func aSwitchNowCutsInWithinAFrame() throws {
+        let a = try Self.entry("program-long.mp4", seconds: 6)
+        let b = try Self.entry("program-b.mp4", seconds: 1)
+        let stats = Self.statsPath("switch-now")
+        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240))
+        let log = CapturedLog()
+        let player = try Self.player([a], stats: stats, on: display, log: log)
+        player.start()
+        defer { _ = player.stop() }
+        #expect(Self.waitUntil(20) { player.currentTime.seconds > 1.5 }, "a plays")
+        let asked = Self.flips(stats).count
+        player.send(.switchPlaylist([b], when: .now))
+        #expect(Self.waitUntil(20) { player.currentItemTitle == b.title }, "b plays")
+        #expect(Self.waitUntil(20) { Self.flips(stats).count > asked + 5 })
+        let after = Array(Self.flips(stats)[asked...])
+        let cut = try #require(after.firstIndex { $0.pts < 0.2 }, "b's first frame")
+        #expect(cut <= 2, "\(cut) frames of a after the switch: \(after.prefix(cut + 1).map(\.pts))")
+        #expect(after[..<cut].allSatisfy { $0.pts > 1.4 && $0.video }, "only a's frames, no black, before b")
+        #expect(after[cut].video, "b's picture, not a filler")
+        #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
+    }
+
     @Test func anInsertNowPlaysThenTheItemResumesWhereItWas() throws {
         let a = try Self.entry("program-long.mp4", seconds: 6)
         let b = try Self.entry("program-b.mp4", seconds: 1)
