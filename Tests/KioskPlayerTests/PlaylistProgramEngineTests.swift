@@ -39,6 +39,18 @@ import Testing
         KioskTestSupport.waitUntil(seconds, condition)
     }
 
+    /// A player of `entries` on a 320x240 headless display, started, writing the stats file
+    /// `name` names; the caller stops it.
+    static func started(_ entries: [PlaylistEntry], _ name: String, powerControl: DisplayPowerControl = .auto) throws
+        -> (player: QueuePlayer, stats: String, display: HeadlessDisplay, log: CapturedLog) {
+        let stats = statsPath(name)
+        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240))
+        let log = CapturedLog()
+        let player = try player(entries, stats: stats, on: display, log: log, powerControl: powerControl)
+        player.start()
+        return (player, stats, display, log)
+    }
+
     static func statsPath(_ name: String) -> String {
         let path = NSTemporaryDirectory() + "kiosk-program-\(name)-\(getpid()).jsonl"
         try? FileManager.default.removeItem(atPath: path)
@@ -48,11 +60,7 @@ import Testing
     @Test func aSwitchAtTheSeamLetsTheItemEndAndShowsNoBlack() throws {
         let a = try Self.entry("program-a.mp4", seconds: 2)
         let b = try Self.entry("program-b.mp4", seconds: 1)
-        let stats = Self.statsPath("seam")
-        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240))
-        let log = CapturedLog()
-        let player = try Self.player([a], stats: stats, on: display, log: log)
-        player.start()
+        let (player, stats, _, log) = try Self.started([a], "seam")
         defer { _ = player.stop() }
         #expect(Self.waitUntil(20) { player.currentTime.seconds > 0.3 }, "a plays")
         let asked = Self.flips(stats).count
@@ -77,11 +85,7 @@ import Testing
     @Test func aSwitchNowCutsInWithinAFrame() throws {
         let a = try Self.entry("program-long.mp4", seconds: 6)
         let b = try Self.entry("program-b.mp4", seconds: 1)
-        let stats = Self.statsPath("switch-now")
-        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240))
-        let log = CapturedLog()
-        let player = try Self.player([a], stats: stats, on: display, log: log)
-        player.start()
+        let (player, stats, _, log) = try Self.started([a], "switch-now")
         defer { _ = player.stop() }
         #expect(Self.waitUntil(20) { player.currentTime.seconds > 1.5 }, "a plays")
         let asked = Self.flips(stats).count
@@ -99,11 +103,7 @@ import Testing
     @Test func anInsertNowPlaysThenTheItemResumesWhereItWas() throws {
         let a = try Self.entry("program-long.mp4", seconds: 6)
         let b = try Self.entry("program-b.mp4", seconds: 1)
-        let stats = Self.statsPath("insert")
-        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240))
-        let log = CapturedLog()
-        let player = try Self.player([a], stats: stats, on: display, log: log)
-        player.start()
+        let (player, stats, _, log) = try Self.started([a], "insert")
         defer { _ = player.stop() }
         #expect(Self.waitUntil(20) { player.currentTime.seconds > 1.5 }, "a plays")
         player.send(.playOnce(.entries([b]), when: .now))
@@ -125,11 +125,7 @@ import Testing
 
     @Test func displayPowerOffStopsFlipsAndOnResumes() throws {
         let a = try Self.entry("program-long.mp4", seconds: 6)
-        let stats = Self.statsPath("power")
-        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240))
-        let log = CapturedLog()
-        let player = try Self.player([a], stats: stats, on: display, log: log)
-        player.start()
+        let (player, stats, display, log) = try Self.started([a], "power")
         defer { _ = player.stop() }
         #expect(Self.waitUntil(20) { player.currentTime.seconds > 1 }, "a plays")
         player.send(.setDisplayPower(on: false))
@@ -151,11 +147,7 @@ import Testing
     /// and the screen shows black, with nothing decoded.
     @Test func withCECOnlyTheScreenStaysOnAndShowsBlack() throws {
         let a = try Self.entry("program-long.mp4", seconds: 6)
-        let stats = Self.statsPath("power-cec")
-        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240))
-        let log = CapturedLog()
-        let player = try Self.player([a], stats: stats, on: display, log: log, powerControl: .cec)
-        player.start()
+        let (player, _, display, log) = try Self.started([a], "power-cec", powerControl: .cec)
         defer { _ = player.stop() }
         #expect(Self.waitUntil(20) { player.currentTime.seconds > 1 }, "a plays")
         player.send(.setDisplayPower(on: false))
@@ -166,5 +158,6 @@ import Testing
                 "black on screen, got \(String(front.pixel(x: 160, y: 120), radix: 16))")
         player.send(.setDisplayPower(on: true))
         #expect(Self.waitUntil(20) { player.isDisplayOn && player.currentItemIndex == 0 }, "playing again")
+        #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
     }
 }
