@@ -132,8 +132,11 @@ import Testing
         #expect(Self.waitUntil(20) { !display.isPoweredOn }, "the screen is switched off")
         let offCount = Self.flips(stats).count
         let leftAt = try #require(Self.flips(stats).last).pts
-        Thread.sleep(forTimeInterval: 0.5)
+        Thread.sleep(forTimeInterval: 1.5)
         #expect(Self.flips(stats).count == offCount, "nothing flipped while off")
+        // The loop idles but comes round: the service watchdog is still fed (1 s stall limit).
+        let verdict = player.presenterHealth.verdict(at: MonotonicClock().now(), stallLimit: 1)
+        #expect(verdict.isHealthy, "\(verdict)")
         #expect(player.currentItemIndex == nil, "nothing is playing (no decoder open)")
         player.send(.setDisplayPower(on: true))
         #expect(Self.waitUntil(20) { Self.flips(stats).count > offCount + 5 }, "frames again")
