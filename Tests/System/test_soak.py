@@ -67,18 +67,24 @@ class StatsCounter:
 def threads_at_rest(pid, socket_path: Path) -> int:
     """Pauses kiosk, reads its thread count once it has held for a second (at most 30 s), plays
     on; returns the count."""
+    tell(socket_path, "pause")
+    counts: list[int] = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        counts.append(sample(pid)[1])
+        if len(counts) >= 5 and len(set(counts[-5:])) == 1:
+            break
+        time.sleep(0.25)
+    tell(socket_path, "play")
+    return counts[-1]
+
+
+def tell(socket_path: Path, word: str) -> None:
+    """One command on a connection of its own: a connection kept open unread while the items
+    race by would fill with their events, and the server drops a client that does not read."""
     client = ControlClient(socket_path, timeout=20)
     try:
-        client.ok("pause")
-        counts: list[int] = []
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            counts.append(sample(pid)[1])
-            if len(counts) >= 5 and len(set(counts[-5:])) == 1:
-                break
-            time.sleep(0.25)
-        client.ok("play")
-        return counts[-1]
+        client.ok(word)
     finally:
         client.close()
 
