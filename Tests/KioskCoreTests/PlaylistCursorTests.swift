@@ -1,14 +1,6 @@
 import Testing
 @testable import KioskCore
 
-private func entry(_ name: String, loop: Int = 1) -> PlaylistEntry {
-    var item = ItemConfig(source: .file("/m/" + name), location: SourceLocation(file: "kiosk.conf", line: 1, column: 1))
-    item.loopCount = loop
-    return PlaylistEntry(media: .file("/m/" + name), item: item, itemIndex: 0)
-}
-
-private func entries(_ names: String...) -> [PlaylistEntry] { names.map { entry($0) } }
-
 /// `count` natural ends in a row: what the engine sees when nothing fails.
 private func play(_ cursor: inout PlaylistCursor, _ count: Int) -> [PlaylistStep] {
     (0..<count).map { _ in cursor.advance() }
@@ -20,14 +12,14 @@ private let retry2s = PlaylistStep.nothingPlayable(retryAfter: MediaTime(value: 
 @Suite("Playlist cursor")
 struct PlaylistCursorTests {
     @Test func noneModePlaysOnceThenFinishes() {
-        var cursor = PlaylistCursor(entries: entries("a", "b", "c"), loopMode: .none)
+        var cursor = PlaylistCursor(entries: playlistEntries("a", "b", "c"), loopMode: .none)
         #expect(play(&cursor, 5) == [.play(0), .play(1), .play(2), .finished, .finished])
         #expect(cursor.isFinished)
         #expect(cursor.next() == .finished)
     }
 
     @Test func itemModeRepeatsTheCurrentItem() {
-        var cursor = PlaylistCursor(entries: entries("a", "b"), loopMode: .item)
+        var cursor = PlaylistCursor(entries: playlistEntries("a", "b"), loopMode: .item)
         #expect(play(&cursor, 4) == [.play(0), .play(0), .play(0), .play(0)])
         #expect(cursor.next() == .play(1))
         #expect(play(&cursor, 2) == [.play(1), .play(1)])
@@ -35,17 +27,17 @@ struct PlaylistCursorTests {
     }
 
     @Test func playlistModeWraps() {
-        var cursor = PlaylistCursor(entries: entries("a", "b", "c"), loopMode: .playlist)
+        var cursor = PlaylistCursor(entries: playlistEntries("a", "b", "c"), loopMode: .playlist)
         #expect(play(&cursor, 7) == [.play(0), .play(1), .play(2), .play(0), .play(1), .play(2), .play(0)])
     }
 
     @Test func perItemLoopCount() {
-        var cursor = PlaylistCursor(entries: [entry("a", loop: 3), entry("b"), entry("c", loop: 2)], loopMode: .none)
+        var cursor = PlaylistCursor(entries: [playlistEntry("a", loop: 3), playlistEntry("b"), playlistEntry("c", loop: 2)], loopMode: .none)
         #expect(play(&cursor, 7) == [.play(0), .play(0), .play(0), .play(1), .play(2), .play(2), .finished])
     }
 
     @Test func userSkipIgnoresTheLoopCount() {
-        var cursor = PlaylistCursor(entries: [entry("a", loop: 5), entry("b")], loopMode: .playlist)
+        var cursor = PlaylistCursor(entries: [playlistEntry("a", loop: 5), playlistEntry("b")], loopMode: .playlist)
         #expect(cursor.advance() == .play(0))
         #expect(cursor.advance() == .play(0))
         #expect(cursor.next() == .play(1))
@@ -55,11 +47,11 @@ struct PlaylistCursorTests {
     }
 
     @Test func previousWrapsOrRestarts() {
-        var looping = PlaylistCursor(entries: entries("a", "b", "c"), loopMode: .playlist)
+        var looping = PlaylistCursor(entries: playlistEntries("a", "b", "c"), loopMode: .playlist)
         #expect(looping.advance() == .play(0))
         #expect(looping.previous() == .play(2))
         #expect(looping.previous() == .play(1))
-        var once = PlaylistCursor(entries: entries("a", "b"), loopMode: .none)
+        var once = PlaylistCursor(entries: playlistEntries("a", "b"), loopMode: .none)
         #expect(once.advance() == .play(0))
         #expect(once.previous() == .play(0))   // nothing before the first: restart it
         #expect(play(&once, 3) == [.play(1), .finished, .finished])
@@ -67,7 +59,7 @@ struct PlaylistCursorTests {
     }
 
     @Test func jumpPicksAnEntryAndRejectsBadIndexes() {
-        var cursor = PlaylistCursor(entries: entries("a", "b", "c"), loopMode: .playlist)
+        var cursor = PlaylistCursor(entries: playlistEntries("a", "b", "c"), loopMode: .playlist)
         #expect(cursor.jump(to: 2) == .play(2))
         #expect(cursor.jump(to: 3) == nil)
         #expect(cursor.jump(to: -1) == nil)
@@ -76,7 +68,7 @@ struct PlaylistCursorTests {
     }
 
     @Test func failedItemsAreSkippedThisPassAndRetriedNext() {
-        var cursor = PlaylistCursor(entries: entries("a", "b", "c"), loopMode: .playlist)
+        var cursor = PlaylistCursor(entries: playlistEntries("a", "b", "c"), loopMode: .playlist)
         #expect(cursor.advance() == .play(0))
         #expect(cursor.advance() == .play(1))
         cursor.markFailed(1)
@@ -91,7 +83,7 @@ struct PlaylistCursorTests {
     }
 
     @Test func failedEntriesAreSkippedByUserSkipsToo() {
-        var cursor = PlaylistCursor(entries: entries("a", "b", "c"), loopMode: .playlist)
+        var cursor = PlaylistCursor(entries: playlistEntries("a", "b", "c"), loopMode: .playlist)
         #expect(cursor.jump(to: 1) == .play(1))
         cursor.markFailed(1)
         #expect(cursor.advance() == .play(2))
@@ -101,7 +93,7 @@ struct PlaylistCursorTests {
     }
 
     @Test func allFailedReportsNothingPlayableWithBackoff() {
-        var cursor = PlaylistCursor(entries: entries("a", "b"), loopMode: .playlist)
+        var cursor = PlaylistCursor(entries: playlistEntries("a", "b"), loopMode: .playlist)
         for (pass, expected) in [retry1s, retry2s].enumerated() {
             #expect(cursor.advance() == .play(0), "pass \(pass)")
             cursor.markFailed(0)
@@ -117,7 +109,7 @@ struct PlaylistCursorTests {
     }
 
     @Test func itemModeMovesOnFromAFailedItem() {
-        var cursor = PlaylistCursor(entries: entries("a", "b"), loopMode: .item)
+        var cursor = PlaylistCursor(entries: playlistEntries("a", "b"), loopMode: .item)
         #expect(cursor.advance() == .play(0))
         cursor.markFailed(0)
         #expect(play(&cursor, 3) == [.play(1), .play(1), .play(1)])
@@ -130,7 +122,7 @@ struct PlaylistCursorTests {
     }
 
     @Test func noneModeWithEveryItemFailingRetriesInsteadOfFinishing() {
-        var cursor = PlaylistCursor(entries: entries("a", "b"), loopMode: .none)
+        var cursor = PlaylistCursor(entries: playlistEntries("a", "b"), loopMode: .none)
         #expect(cursor.advance() == .play(0))
         cursor.markFailed(0)
         #expect(cursor.advance() == .play(1))
@@ -150,37 +142,37 @@ struct PlaylistCursorTests {
     }
 
     @Test func replaceKeepsTheCurrentItem() {
-        var cursor = PlaylistCursor(entries: [entry("a"), entry("b", loop: 3), entry("c")], loopMode: .playlist)
+        var cursor = PlaylistCursor(entries: [playlistEntry("a"), playlistEntry("b", loop: 3), playlistEntry("c")], loopMode: .playlist)
         #expect(cursor.advance() == .play(0))
         #expect(cursor.advance() == .play(1))
         #expect(cursor.advance() == .play(1))
         cursor.markFailed(2)
-        #expect(cursor.replace(entries: [entry("new"), entry("a"), entry("b", loop: 3), entry("c")]) == .keptCurrent(2))
+        #expect(cursor.replace(entries: [playlistEntry("new"), playlistEntry("a"), playlistEntry("b", loop: 3), playlistEntry("c")]) == .keptCurrent(2))
         #expect(cursor.currentIndex == 2)
         #expect(cursor.failedThisPass.isEmpty)
         #expect(play(&cursor, 3) == [.play(2), .play(3), .play(0)])   // b's third play, then on
     }
 
     @Test func replaceMatchesTheSameOccurrenceOfARepeatedFile() {
-        var cursor = PlaylistCursor(entries: entries("ad", "x", "ad", "y"), loopMode: .playlist)
+        var cursor = PlaylistCursor(entries: playlistEntries("ad", "x", "ad", "y"), loopMode: .playlist)
         #expect(cursor.jump(to: 2) == .play(2))
-        #expect(cursor.replace(entries: entries("ad", "y", "ad")) == .keptCurrent(2))
-        #expect(cursor.replace(entries: entries("z", "ad")) == .keptCurrent(1))
+        #expect(cursor.replace(entries: playlistEntries("ad", "y", "ad")) == .keptCurrent(2))
+        #expect(cursor.replace(entries: playlistEntries("z", "ad")) == .keptCurrent(1))
     }
 
     @Test func replaceWithoutTheCurrentItemPlaysWhatTookItsPlace() {
-        var cursor = PlaylistCursor(entries: entries("a", "b", "c"), loopMode: .playlist)
+        var cursor = PlaylistCursor(entries: playlistEntries("a", "b", "c"), loopMode: .playlist)
         #expect(cursor.jump(to: 1) == .play(1))
-        #expect(cursor.replace(entries: entries("a", "c", "d")) == .currentRemoved)
+        #expect(cursor.replace(entries: playlistEntries("a", "c", "d")) == .currentRemoved)
         #expect(cursor.advance() == .play(1))
         #expect(cursor.jump(to: 2) == .play(2))
-        #expect(cursor.replace(entries: entries("a")) == .currentRemoved)
+        #expect(cursor.replace(entries: playlistEntries("a")) == .currentRemoved)
         #expect(cursor.advance() == .play(0))   // past the end: wraps
-        var fresh = PlaylistCursor(entries: entries("a"), loopMode: .none)
-        #expect(fresh.replace(entries: entries("b")) == .notStarted)
+        var fresh = PlaylistCursor(entries: playlistEntries("a"), loopMode: .none)
+        #expect(fresh.replace(entries: playlistEntries("b")) == .notStarted)
         #expect(fresh.advance() == .play(0))
         #expect(fresh.advance() == .finished)
-        #expect(fresh.replace(entries: entries("c", "d")) == .notStarted)   // a finished list starts over
+        #expect(fresh.replace(entries: playlistEntries("c", "d")) == .notStarted)   // a finished list starts over
         #expect(fresh.advance() == .play(0))
     }
 

@@ -1,14 +1,6 @@
 import Testing
 @testable import KioskCore
 
-private func entries(_ names: String...) -> [PlaylistEntry] {
-    names.map { name in
-        PlaylistEntry(media: .file("/m/" + name),
-                      item: ItemConfig(source: .file("/m/" + name), location: SourceLocation(file: "kiosk.conf", line: 1, column: 1)),
-                      itemIndex: 0)
-    }
-}
-
 private func seconds(_ value: Int64) -> MediaTime { MediaTime(value: value, timescale: 1) }
 
 /// The engine's side of the program, as names: what each item change plays.
@@ -17,7 +9,7 @@ private struct Engine {
     var program = PlaylistProgram()
 
     init(_ names: String..., loop: PlaybackConfig.LoopMode = .playlist) {
-        cursor = PlaylistCursor(entries: names.flatMap { entries($0) }, loopMode: loop)
+        cursor = PlaylistCursor(entries: names.flatMap { playlistEntries($0) }, loopMode: loop)
     }
 
     func name(_ step: PlaylistStep?) -> String? {
@@ -51,7 +43,7 @@ struct PlaylistProgramTests {
     @Test func aSwitchAtTheSeamWaitsForTheItemToEnd() {
         var engine = Engine("a", "b", "c")
         #expect(engine.ends(2) == ["a", "b"])
-        let now = engine.program.switchPlaylist(to: entries("x", "y"), when: .atSeam, cursor: &engine.cursor)
+        let now = engine.program.switchPlaylist(to: playlistEntries("x", "y"), when: .atSeam, cursor: &engine.cursor)
         #expect(now == nil)
         #expect(engine.name(.play(engine.cursor.currentIndex!)) == "b", "b plays on")
         #expect(engine.ends(4) == ["x", "y", "x", "y"])
@@ -60,7 +52,7 @@ struct PlaylistProgramTests {
     @Test func aSwitchAtTheSeamIsTakenByAUsersSkipToo() {
         var engine = Engine("a", "b", "c")
         _ = engine.ends(1)
-        _ = engine.program.switchPlaylist(to: entries("x", "y"), when: .atSeam, cursor: &engine.cursor)
+        _ = engine.program.switchPlaylist(to: playlistEntries("x", "y"), when: .atSeam, cursor: &engine.cursor)
         #expect(engine.skip() == "x")
         #expect(engine.ends(1) == ["y"])
     }
@@ -68,7 +60,7 @@ struct PlaylistProgramTests {
     @Test func aSwitchNowBeginsTheNewListAtOnce() {
         var engine = Engine("a", "b")
         _ = engine.ends(1)
-        let now = engine.program.switchPlaylist(to: entries("x", "y"), when: .now, cursor: &engine.cursor)
+        let now = engine.program.switchPlaylist(to: playlistEntries("x", "y"), when: .now, cursor: &engine.cursor)
         #expect(engine.name(now) == "x")
         #expect(engine.ends(2) == ["y", "x"])
     }
@@ -76,15 +68,15 @@ struct PlaylistProgramTests {
     @Test func aLaterSwitchReplacesOneThatWaits() {
         var engine = Engine("a", "b")
         _ = engine.ends(1)
-        _ = engine.program.switchPlaylist(to: entries("x"), when: .atSeam, cursor: &engine.cursor)
-        _ = engine.program.switchPlaylist(to: entries("z"), when: .atSeam, cursor: &engine.cursor)
+        _ = engine.program.switchPlaylist(to: playlistEntries("x"), when: .atSeam, cursor: &engine.cursor)
+        _ = engine.program.switchPlaylist(to: playlistEntries("z"), when: .atSeam, cursor: &engine.cursor)
         #expect(engine.ends(2) == ["z", "z"])
     }
 
     @Test func anInsertNowInterruptsAndTheItemResumesWhereItWas() {
         var engine = Engine("a", "b", "c")
         #expect(engine.ends(2) == ["a", "b"])
-        let now = engine.program.insert(entries("ad1", "ad2"), when: .now, position: seconds(7), cursor: &engine.cursor)
+        let now = engine.program.insert(playlistEntries("ad1", "ad2"), when: .now, position: seconds(7), cursor: &engine.cursor)
         #expect(engine.name(now) == "ad1")
         #expect(engine.program.isPlayingInsert)
         #expect(engine.ends(3) == ["ad2", "b@7.0", "c"])
@@ -94,14 +86,14 @@ struct PlaylistProgramTests {
     @Test func anInsertAtTheSeamPlaysAfterTheItemThenTheLoopGoesOn() {
         var engine = Engine("a", "b", "c")
         _ = engine.ends(1)
-        #expect(engine.program.insert(entries("ad"), when: .atSeam, position: seconds(3), cursor: &engine.cursor) == nil)
+        #expect(engine.program.insert(playlistEntries("ad"), when: .atSeam, position: seconds(3), cursor: &engine.cursor) == nil)
         #expect(engine.ends(4) == ["ad", "b", "c", "a"])
     }
 
     @Test func aSkipDuringTheInsertsLastEntryEndsIt() {
         var engine = Engine("a", "b")
         _ = engine.ends(1)
-        _ = engine.program.insert(entries("ad"), when: .now, position: seconds(2), cursor: &engine.cursor)
+        _ = engine.program.insert(playlistEntries("ad"), when: .now, position: seconds(2), cursor: &engine.cursor)
         #expect(engine.skip() == "a")
         #expect(engine.ends(1) == ["b"])
     }
@@ -109,7 +101,7 @@ struct PlaylistProgramTests {
     @Test func anInsertNobodyCanPlayGivesTheLoopBack() {
         var engine = Engine("a", "b")
         _ = engine.ends(1)
-        let now = engine.program.insert(entries("bad"), when: .now, position: seconds(4), cursor: &engine.cursor)
+        let now = engine.program.insert(playlistEntries("bad"), when: .now, position: seconds(4), cursor: &engine.cursor)
         #expect(engine.name(now) == "bad")
         engine.cursor.markFailed(0)
         #expect(engine.ends(2) == ["a@4.0", "b"])
@@ -118,8 +110,8 @@ struct PlaylistProgramTests {
     @Test func aSwitchDuringAnInsertReplacesTheLoopItReturnsTo() {
         var engine = Engine("a", "b")
         _ = engine.ends(1)
-        _ = engine.program.insert(entries("ad"), when: .now, position: seconds(4), cursor: &engine.cursor)
-        let now = engine.program.switchPlaylist(to: entries("x", "y"), when: .now, cursor: &engine.cursor)
+        _ = engine.program.insert(playlistEntries("ad"), when: .now, position: seconds(4), cursor: &engine.cursor)
+        let now = engine.program.switchPlaylist(to: playlistEntries("x", "y"), when: .now, cursor: &engine.cursor)
         #expect(now == nil, "the insert plays to its end")
         #expect(engine.ends(3) == ["x", "y", "x"])
     }
@@ -127,22 +119,22 @@ struct PlaylistProgramTests {
     @Test func aSecondInsertQueuesBehindTheFirst() {
         var engine = Engine("a", "b")
         _ = engine.ends(1)
-        _ = engine.program.insert(entries("ad1"), when: .now, position: seconds(1), cursor: &engine.cursor)
-        #expect(engine.program.insert(entries("ad2"), when: .now, position: seconds(0), cursor: &engine.cursor) == nil)
+        _ = engine.program.insert(playlistEntries("ad1"), when: .now, position: seconds(1), cursor: &engine.cursor)
+        #expect(engine.program.insert(playlistEntries("ad2"), when: .now, position: seconds(0), cursor: &engine.cursor) == nil)
         #expect(engine.ends(3) == ["ad2", "a@1.0", "b"])
     }
 
     @Test func anInsertAtTheSeamWithASwitchWaitingPlaysBeforeTheNewList() {
         var engine = Engine("a", "b")
         _ = engine.ends(1)
-        _ = engine.program.switchPlaylist(to: entries("x"), when: .atSeam, cursor: &engine.cursor)
-        _ = engine.program.insert(entries("ad"), when: .atSeam, position: nil, cursor: &engine.cursor)
+        _ = engine.program.switchPlaylist(to: playlistEntries("x"), when: .atSeam, cursor: &engine.cursor)
+        _ = engine.program.insert(playlistEntries("ad"), when: .atSeam, position: nil, cursor: &engine.cursor)
         #expect(engine.ends(3) == ["ad", "x", "x"])
     }
 
     @Test func anInsertBeforeAnythingPlayedStartsTheLoopAfterwards() {
         var engine = Engine("a", "b")
-        let now = engine.program.insert(entries("ad"), when: .now, position: seconds(5), cursor: &engine.cursor)
+        let now = engine.program.insert(playlistEntries("ad"), when: .now, position: seconds(5), cursor: &engine.cursor)
         #expect(engine.name(now) == "ad")
         #expect(engine.ends(2) == ["a", "b"], "nothing to resume: the loop starts at its first entry")
     }
@@ -150,8 +142,8 @@ struct PlaylistProgramTests {
     @Test func aReloadDuringAnInsertChangesTheLoopNotTheInsert() {
         var engine = Engine("a", "b")
         _ = engine.ends(2)
-        _ = engine.program.insert(entries("ad", "ad2"), when: .now, position: seconds(6), cursor: &engine.cursor)
-        #expect(engine.program.replaceLoopEntries(entries("b", "c"), cursor: &engine.cursor) == nil)
+        _ = engine.program.insert(playlistEntries("ad", "ad2"), when: .now, position: seconds(6), cursor: &engine.cursor)
+        #expect(engine.program.replaceLoopEntries(playlistEntries("b", "c"), cursor: &engine.cursor) == nil)
         engine.program.setLoopMode(.item, cursor: &engine.cursor)
         #expect(engine.cursor.loopMode == .none, "an insert plays once")
         #expect(engine.program.loopEntries(engine.cursor).count == 2)
@@ -161,22 +153,22 @@ struct PlaylistProgramTests {
     @Test func aReloadThatRemovesTheInterruptedItemDropsItsPosition() {
         var engine = Engine("a", "b", "c")
         _ = engine.ends(2)
-        _ = engine.program.insert(entries("ad"), when: .now, position: seconds(6), cursor: &engine.cursor)
-        _ = engine.program.replaceLoopEntries(entries("a", "c"), cursor: &engine.cursor)
+        _ = engine.program.insert(playlistEntries("ad"), when: .now, position: seconds(6), cursor: &engine.cursor)
+        _ = engine.program.replaceLoopEntries(playlistEntries("a", "c"), cursor: &engine.cursor)
         #expect(engine.ends(2) == ["c", "a"], "what moved into b's place plays next")
     }
 
     @Test func aReloadWithoutAnInsertIsTheCursorsOwn() {
         var engine = Engine("a", "b")
         _ = engine.ends(2)
-        #expect(engine.program.replaceLoopEntries(entries("b", "c"), cursor: &engine.cursor) == .keptCurrent(0))
+        #expect(engine.program.replaceLoopEntries(playlistEntries("b", "c"), cursor: &engine.cursor) == .keptCurrent(0))
     }
 
     @Test func resetEndsTheInsertAndDropsWhatWaits() {
         var engine = Engine("a", "b")
         _ = engine.ends(1)
-        _ = engine.program.switchPlaylist(to: entries("x"), when: .atSeam, cursor: &engine.cursor)
-        _ = engine.program.insert(entries("ad"), when: .atSeam, position: nil, cursor: &engine.cursor)
+        _ = engine.program.switchPlaylist(to: playlistEntries("x"), when: .atSeam, cursor: &engine.cursor)
+        _ = engine.program.insert(playlistEntries("ad"), when: .atSeam, position: nil, cursor: &engine.cursor)
         engine.program.reset()
         #expect(engine.ends(2) == ["b", "a"])
     }
