@@ -8,7 +8,7 @@ import KioskPlayer
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Decode and scale every frame as fast as possible into headless display buffers.")
+        abstract: "Play a file through the engine untimed: every frame decoded, scaled and flipped as fast as possible into headless display buffers.")
 
     @Argument(help: "A media file or URL.")
     var media: String
@@ -60,13 +60,13 @@ struct BenchCommand: ParsableCommand {
             return
         }
         let display = HeadlessDisplay(size: size, paced: false)
-        let race = try DecodeScaleRace.run(media: media, display: display, gravity: gravity, threads: threads, limit: frames)
+        let race = try EngineRace.run(media: media, display: display, gravity: gravity, threads: threads, limit: frames,
+                                      logger: logger)
         let count = race.frames, seconds = race.seconds
         let rate = seconds > 0 ? Double(count) / seconds : 0
         if json {
             let result: [String: Double] = ["frames": Double(count), "seconds": seconds, "fps": rate,
-                                            "first_frame_seconds": race.firstFrameSeconds ?? 0,
-                                            "damaged_packets": Double(race.damagedPackets)]
+                                            "first_frame_seconds": race.firstFrameSeconds ?? 0]
             let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
