@@ -24,28 +24,27 @@ extension PlaybackLoop {
             return carryOutWhileOff(request)
         }
         switch request {
-        case .nextItem: begin(advanceCursor(move: { $0.next() }), seamFrom: nil)
-        case .previousItem: begin(cursor.previous(), seamFrom: nil)
+        case .nextItem: begin(navigator.advance(move: { $0.next() }), seamFrom: nil)
+        case .previousItem: begin(navigator.previous(), seamFrom: nil)
         case .goto(let index):
-            if let step = cursor.jump(to: index) { begin(step, seamFrom: nil) } else {
-                logger.warning("no item \(index): the playlist has \(cursor.entries.count)")
+            if let step = navigator.jump(to: index) { begin(step, seamFrom: nil) } else {
+                logger.warning("no item \(index): the playlist has \(navigator.entries.count)")
             }
         case .switchPlaylist(let entries, let timing):
-            let now = program.switchPlaylist(to: entries, when: timing, cursor: &cursor)
+            let now = navigator.switchPlaylist(to: entries, when: timing)
             changedProgram(beginning: now)
         case .playOnce(let content, let timing):
             guard let entries = onceEntries(content) else { return }
-            let now = program.insert(entries, when: timing, position: current.map { _ in currentTime }, cursor: &cursor)
+            let now = navigator.insert(entries, when: timing, position: current.map { _ in currentTime })
             changedProgram(beginning: now)
         case .setDisplayPower(let on):
             setDisplayPower(on: on)
         case .load(let entries):
-            program.reset()
             upcoming?.close()
             upcoming = nil
-            switch cursor.replace(entries: entries) {
+            switch navigator.load(entries) {
             case .keptCurrent(let index): current?.index = index
-            case .currentRemoved, .notStarted: begin(cursor.advance(), seamFrom: nil)
+            case .currentRemoved, .notStarted: begin(navigator.advance(), seamFrom: nil)
             }
             finished = false
             carryOut(.goto(index: 0))   // a loaded list plays from its start
@@ -71,7 +70,7 @@ extension PlaybackLoop {
         switch content {
         case .entries(let entries): return entries
         case .entry(let index):
-            let loop = program.loopEntries(cursor)
+            let loop = navigator.loopEntries
             guard loop.indices.contains(index) else {
                 logger.warning("no item \(index) to play once: the playlist has \(loop.count)")
                 return nil
@@ -97,8 +96,8 @@ extension PlaybackLoop {
     func begin(_ step: PlaylistStep, seamFrom seam: MediaTime?, resumingAt resume: MediaTime? = nil) {
         switch step {
         case .play(let index):
-            failedAhead = []   // the step that needed them is taken
-            let entry = cursor.entries[index]
+            navigator.beganEntry()
+            let entry = navigator.entries[index]
             let next: ActiveItem
             if resume == nil, let prepared = upcoming, prepared.index == index, prepared.entry.media == entry.media {
                 next = prepared
@@ -159,7 +158,7 @@ extension PlaybackLoop {
     /// Opens `entry` (by default the cursor's at `index`; a prepared item may come from the
     /// list the program switches to at the seam).
     func open(_ index: Int, entry: PlaylistEntry? = nil) -> ActiveItem {
-        let entry = entry ?? cursor.entries[index]
+        let entry = entry ?? navigator.entries[index]
         var plan = ItemPlan(source: entry.media.description)
         plan.start = entry.item.start ?? .zero
         plan.end = entry.item.end
@@ -186,7 +185,7 @@ extension PlaybackLoop {
             upcoming = nil
             prepared.close()
             updateAudioOrder()
-            failedAhead.insert(prepared.index)
+            navigator.noteFailedAhead(prepared.index)
             report(error, index: prepared.index, reference: prepared.reference)
             return
         }
@@ -199,7 +198,7 @@ extension PlaybackLoop {
         } else if item.plan.stillDuration == nil {
             return   // a stream of unknown length: it says when it ends
         }
-        let preview = previewAdvance()
+        let preview = navigator.preview()
         if preview.next.resumeAt == nil, case .play(let index) = preview.next.step, let entry = preview.entry {
             upcoming = open(index, entry: entry)
             updateAudioOrder()
@@ -213,10 +212,10 @@ extension PlaybackLoop {
         // With the next item prepared, hand over now: the clock is renamed, not moved, so its
         // first frame is still paced to the seam like any frame, and the switching work is
         // done while the outgoing picture is still up instead of delaying the incoming one.
-        let preview = previewAdvance()
+        let preview = navigator.preview()
         if preview.next.resumeAt == nil, case .play(let index) = preview.next.step, let prepared = upcoming,
            prepared.index == index, prepared.entry.media == preview.entry?.media, prepared.isPrimed {
-            begin(advanceCursor(), seamFrom: seam)
+            begin(navigator.advance(), seamFrom: seam)
             return
         }
         if !settings.untimed {
@@ -234,7 +233,7 @@ extension PlaybackLoop {
                 }
             }
         }
-        begin(advanceCursor(), seamFrom: seam)
+        begin(navigator.advance(), seamFrom: seam)
     }
 
     /// Where the outgoing item hands over on the clock. A still lasts its duration; a video
@@ -262,14 +261,14 @@ extension PlaybackLoop {
             current = nil
             item.close()
             needsFirstFrame = true
-            begin(advanceCursor(), seamFrom: nil)
+            begin(navigator.advance(), seamFrom: nil)
         }
     }
 
     /// One log line per bad item per pass; the cursor skips it until the next pass.
     private func report(_ error: MediaError, index: Int, reference: PlayerItemReference) {
         logger.error("skipping item \(index): \(error)")
-        cursor.markFailed(index)
+        navigator.markFailed(index)
         apply(.itemFailed(reference, reason: error.reason))
         onEvent?(.itemSkipped(index: index, reason: error.reason))
     }

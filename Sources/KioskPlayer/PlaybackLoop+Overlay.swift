@@ -108,7 +108,7 @@ extension PlaybackLoop {
     /// The idle screen's line.
     func idleReason(retryAfter: MediaTime) -> String {
         let seconds = Int(retryAfter.seconds.rounded())
-        let total = cursor.entries.count
+        let total = navigator.entries.count
         guard total > 0 else { return "Nothing to play: the playlist is empty; retrying in \(seconds) s" }
         // The cursor answers nothingPlayable only once every entry failed in the pass (and
         // then forgets the pass), so the count is all of them.

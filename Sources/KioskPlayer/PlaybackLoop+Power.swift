@@ -26,7 +26,7 @@ extension PlaybackLoop {
 
     private func powerOff() {
         let playing = current != nil && !finished
-        poweredOff = PoweredOff(index: playing ? cursor.currentIndex : nil, position: playing ? currentTime : nil)
+        poweredOff = PoweredOff(index: playing ? navigator.currentIndex : nil, position: playing ? currentTime : nil)
         retiring.forEach { $0.close() }
         retiring.removeAll()
         upcoming?.close()
@@ -59,10 +59,10 @@ extension PlaybackLoop {
         }
         finished = false
         // A switch that waited while the screen was dark is taken now; else the item resumes.
-        if program.pendingSwitch == nil, let index = resume?.index, cursor.entries.indices.contains(index) {
+        if navigator.program.pendingSwitch == nil, let index = resume?.index, navigator.entries.indices.contains(index) {
             begin(.play(index), seamFrom: nil, resumingAt: resume?.position)
         } else {
-            begin(advanceCursor(), seamFrom: nil)
+            begin(navigator.advance(), seamFrom: nil)
         }
     }
 
@@ -72,10 +72,10 @@ extension PlaybackLoop {
         switch request {
         case .setDisplayPower(let on): setDisplayPower(on: on)
         case .switchPlaylist(let entries, _):
-            _ = program.switchPlaylist(to: entries, when: .atSeam, cursor: &cursor)
+            _ = navigator.switchPlaylist(to: entries, when: .atSeam)
         case .playOnce(let content, _):
             if case .entries(let entries) = content {
-                _ = program.insert(entries, when: .atSeam, position: nil, cursor: &cursor)
+                _ = navigator.insert(entries, when: .atSeam, position: nil)
             } else {
                 logger.warning("the display is off: \(request) is not played")
             }

@@ -8,7 +8,7 @@ extension PlaybackLoop {
     func applyReload(_ new: PlayerSettings, entries: [PlaylistEntry]?) {
         let reload = SettingsReload(from: settings, to: new, newPlaylist: entries != nil)
         settings = new
-        if let loopMode = reload.loopMode { program.setLoopMode(loopMode, cursor: &cursor) }
+        if let loopMode = reload.loopMode { navigator.setLoopMode(loopMode) }
         if reload.preparesUpcomingAgain {
             upcoming?.close()
             upcoming = nil
@@ -16,7 +16,7 @@ extension PlaybackLoop {
         }
         if let entries {
             // While an insert plays, the loop it returns to takes the new list (nil).
-            switch program.replaceLoopEntries(entries, cursor: &cursor) {
+            switch navigator.replaceLoopEntries(entries) {
             case nil: break
             case .keptCurrent(let index)?:
                 // The current item plays on; its new options (gravity, volume) take effect now,
@@ -26,7 +26,7 @@ extension PlaybackLoop {
                 if isDisplayOff, poweredOff?.index != nil { poweredOff?.index = index }
             case .currentRemoved?, .notStarted?:
                 // With the screen off, the new list begins when it is on again.
-                if isDisplayOff { poweredOff = PoweredOff() } else { begin(advanceCursor(), seamFrom: nil) }
+                if isDisplayOff { poweredOff = PoweredOff() } else { begin(navigator.advance(), seamFrom: nil) }
             }
             finished = false
         }

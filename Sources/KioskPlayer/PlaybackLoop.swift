@@ -17,9 +17,9 @@ final class PlaybackLoop {
     let logger: Logger
     let onEvent: (@Sendable (PlayerEvent) -> Void)?
 
-    var cursor: PlaylistCursor
-    /// A switch waiting for the seam, an insert playing (KioskCore's `PlaylistProgram`).
-    var program = PlaylistProgram()
+    /// What plays next: the cursor, a switch waiting for the seam, an insert playing, failures
+    /// found ahead (KioskCore's `PlaylistNavigator`).
+    var navigator: PlaylistNavigator
     /// Set while the display is off (PlaybackLoop+Power.swift): where playback picks up.
     var poweredOff: PoweredOff?
     var state = PlaybackState()
@@ -48,8 +48,6 @@ final class PlaybackLoop {
     var lastDisplayError: String?
     /// The host time of the last audio report the clock followed.
     var lastAudioObservation: MediaTime?
-    /// Entries that failed while being prepared for the next pass (see PlaybackLoop+FailedAhead).
-    var failedAhead: Set<Int> = []
     /// The on-screen display and idle-screen text (PlaybackLoop+Overlay.swift); nil without a font.
     var overlay: OverlayState?
     /// The direct video path (PlaybackLoop+DirectVideo.swift); nil when the display has no planes.
@@ -60,7 +58,7 @@ final class PlaybackLoop {
     init(output: VideoOutput, cursor: PlaylistCursor, settings: PlayerSettings, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
         self.output = output
-        self.cursor = cursor
+        navigator = PlaylistNavigator(cursor: cursor)
         self.settings = settings
         self.stats = stats
         self.audio = audio
@@ -78,7 +76,7 @@ final class PlaybackLoop {
         apply(.setMuted(settings.audio.muted))
         apply(.setDefaultRate(settings.playback.defaultRate))
         if !settings.playback.startPaused { apply(.play) }
-        begin(advanceCursor(), seamFrom: nil)
+        begin(navigator.advance(), seamFrom: nil)
         while !stopping {
             for command in mailbox.takeAll() { handle(command) }
             if stopping { break }
@@ -86,7 +84,7 @@ final class PlaybackLoop {
             if let until = idleUntil {
                 if MonotonicClock.hostTime() < until { mailbox.wait(untilHost: until); continue }
                 idleUntil = nil
-                begin(advanceCursor(), seamFrom: nil)
+                begin(navigator.advance(), seamFrom: nil)
                 continue
             }
             guard let item = current, !finished else {
@@ -310,7 +308,7 @@ final class PlaybackLoop {
     func publishSnapshot() {
         publish?(PlayerSnapshot(state: state, currentTime: currentTime, itemIndex: current?.index,
                                 itemTitle: current?.entry.title, framesPresented: presented, framesDropped: dropped,
-                                playlistCount: cursor.entries.count, isDisplayOn: !isDisplayOff))
+                                playlistCount: navigator.entries.count, isDisplayOn: !isDisplayOff))
     }
 
     /// The headless preview: what is on screen now, every `snapshotInterval`, as shot-NNNN.png.
