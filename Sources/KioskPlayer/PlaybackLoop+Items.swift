@@ -13,7 +13,7 @@ extension PlaybackLoop {
         case .stop:
             stopping = true
         case .overlay(let note):
-            noteOverlayInput(note)
+            screen.overlay?.note(note)
         }
     }
 
@@ -149,7 +149,7 @@ extension PlaybackLoop {
                 return
             }
             logger.error("nothing in the playlist can play; trying again in \(String(format: "%.0f", retryAfter.seconds)) s")
-            presentFiller(item: -1, reason: idleReason(retryAfter: retryAfter))
+            screen.presentFiller(item: -1, dropped: dropped, reason: idleReason(retryAfter: retryAfter))
             idleUntil = MonotonicClock.hostTime() + retryAfter
             onEvent?(.nothingPlayable(retryAfter: retryAfter))
         }
@@ -271,5 +271,17 @@ extension PlaybackLoop {
         navigator.markFailed(index)
         apply(.itemFailed(reference, reason: error.reason))
         onEvent?(.itemSkipped(index: index, reason: error.reason))
+    }
+}
+
+extension PlaybackLoop {
+    /// The idle screen's line.
+    func idleReason(retryAfter: MediaTime) -> String {
+        let seconds = Int(retryAfter.seconds.rounded())
+        let total = navigator.entries.count
+        guard total > 0 else { return "Nothing to play: the playlist is empty; retrying in \(seconds) s" }
+        // The cursor answers nothingPlayable only once every entry failed in the pass (and
+        // then forgets the pass), so the count is all of them.
+        return "No playable item: \(total) of \(total) failed; retrying in \(seconds) s"
     }
 }

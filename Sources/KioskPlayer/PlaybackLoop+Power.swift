@@ -40,11 +40,11 @@ extension PlaybackLoop {
         do {
             // `power_control: cec` leaves KMS alone: the TV is told (KioskCEC), the picture is black.
             let switchedOff = usesKMSPower ? try output.setPower(on: false) : false
-            if !switchedOff { presentFiller(item: -1) }
+            if !switchedOff { screen.presentFiller(item: -1, dropped: dropped) }
             logger.notice("display power off: nothing is decoded until it is on again")
         } catch {
             logger.error("display power off: \(error); showing black instead")
-            presentFiller(item: -1)
+            screen.presentFiller(item: -1, dropped: dropped)
         }
     }
 

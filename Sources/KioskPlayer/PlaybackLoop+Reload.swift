@@ -32,7 +32,7 @@ extension PlaybackLoop {
         }
         for request in reload.requests { apply(request) }
         applyVolume()   // an item's own volume or mute may have changed
-        if let overlay = reload.overlay { configureOverlay(overlay) }
+        if let overlay = reload.overlay { screen.configureOverlay(overlay) }
         publishSnapshot()
     }
 }

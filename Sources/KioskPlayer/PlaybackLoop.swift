@@ -8,10 +8,11 @@ import Logging
 /// It alone owns the player's state; other threads talk to it through the mailbox.
 final class PlaybackLoop {
     var publish: ((PlayerSnapshot) -> Void)?
-    let output: VideoOutput
+    /// Puts frames and filler up, with the overlay; tells the stats file and the snapshots.
+    let screen: FramePresenter
+    var output: VideoOutput { screen.output }
     /// What the loop plays by; a live reload replaces it whole (PlaybackLoop+Reload).
     var settings: PlayerSettings
-    let stats: StatsWriter?
     let audio: AudioPath?
     let mailbox: CommandMailbox
     let logger: Logger
@@ -29,11 +30,7 @@ final class PlaybackLoop {
     /// Items that handed over at a seam, closed once the next picture is up: closing frees
     /// decoders and threads, work that must not delay the incoming item's first frame.
     var retiring: [ActiveItem] = []
-    var presented = 0
     var dropped = 0
-    /// How long drawing a frame (scale, overlay) takes before its flip is asked for, smoothed:
-    /// the flip a frame can make is the display's first after that.
-    var drawSeconds = 0.0
     var serial: UInt64 = 0
     /// After a start, a seek or an unprepared switch: show the next frame at once and set the
     /// clock to it, whatever the clock said.
@@ -43,30 +40,25 @@ final class PlaybackLoop {
     /// Nothing playable: the next pass starts at this host time.
     var idleUntil: MediaTime?
     var lastTimeEvent: MediaTime?
-    var lastSnapshot: MediaTime?
-    var snapshotsTaken = 0
-    var lastDisplayError: String?
     /// The host time of the last audio report the clock followed.
     var lastAudioObservation: MediaTime?
-    /// The on-screen display and idle-screen text (PlaybackLoop+Overlay.swift); nil without a font.
-    var overlay: OverlayState?
-    /// The direct video path (PlaybackLoop+DirectVideo.swift); nil when the display has no planes.
-    var directVideo: DirectVideoState?
     /// Ends a local item whose picture froze while playing (PlaybackLoop+StallGuard.swift).
     var stallGuard = StallGuard()
 
     init(output: VideoOutput, cursor: PlaylistCursor, settings: PlayerSettings, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
-        self.output = output
         navigator = PlaylistNavigator(cursor: cursor)
         self.settings = settings
-        self.stats = stats
         self.audio = audio
         self.mailbox = mailbox
         self.logger = logger
         self.onEvent = onEvent
-        overlay = OverlayState.make(settings.overlay, logger: logger)
-        directVideo = DirectVideoState.make(for: output, heartbeat: mailbox.heartbeat)
+        let snapshots = settings.snapshotDirectory.map {
+            SnapshotSaver(directory: $0, interval: settings.snapshotInterval, logger: logger)
+        }
+        screen = FramePresenter(output: output, overlay: settings.overlay,
+                                observers: [stats as PresentedFrameObserver?, snapshots].compactMap { $0 },
+                                heartbeat: mailbox.heartbeat, logger: logger)
     }
 
     func run() {
@@ -138,7 +130,7 @@ final class PlaybackLoop {
                 nextFrame = next
             }
             let now = MonotonicClock.hostTime()
-            let flip = MonotonicClock.hostTime(seconds: output.expectedFlip(after: now.seconds + drawSeconds))
+            let flip = screen.expectedFlip(afterHost: now)
             alignVideoIfDrifted(item, head: frame, next: nextFrame, atHost: flip)
             let nextPTS = nextFrame?.pts
             switch FramePacer.decide(framePTS: frame.pts, nextFramePTS: nextPTS, clock: clock,
@@ -179,44 +171,20 @@ final class PlaybackLoop {
         apply(.bufferReady)
     }
 
-    /// Scales `frame` into the back buffer and flips; the flip's host time, or nil if the
-    /// display failed (logged once per kind of failure; playback goes on trying).
+    /// Puts `frame` up (FramePresenter); the flip's host time, or nil if the display failed.
     @discardableResult
     func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
-        do {
-            let frameLayout = layout(of: frame, in: item)
-            var buffer: PixelBuffer?
-            let flipSeconds: Double
-            if let planeFlip = presentOnPlane(frame, layout: frameLayout) {
-                flipSeconds = planeFlip
-            } else {
-                let drawStart = MonotonicClock().now()
-                let back = try output.backBuffer()
-                try item.scaler.draw(frame, layout: frameLayout, into: back)
-                drawOverlay(into: back)
-                drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
-                flipSeconds = try output.present(back)
-                buffer = back
-            }
-            retiring.forEach { $0.close() }
-            retiring.removeAll()
-            if let buffer { saveSnapshotIfDue(buffer) }
-            lastDisplayError = nil
-            presented += 1
-            if item.lastPresentedPTS != frame.pts { noteProgress() }   // an overlay redraw is no progress
-            item.notePresented(frame.pts)
-            keepForOverlay(frame, of: item)
-            stats?.write(.init(flipTime: flipSeconds, item: item.index, pts: (frame.pts - item.plan.start).seconds,
-                               dropped: dropped, video: true, generation: item.pipeline.currentGeneration, event: event,
-                               scanout: buffer == nil ? "plane" : "cpu"))
-            publishSnapshot()
-            return MonotonicClock.hostTime(seconds: flipSeconds)
-        } catch {
-            let text = "\(error)"
-            if text != lastDisplayError { logger.error("display: \(text)") }
-            lastDisplayError = text
-            return nil
-        }
+        let shown = PresentedFrame(item: item.index, pts: (frame.pts - item.plan.start).seconds, dropped: dropped,
+                                   video: true, generation: item.pipeline.currentGeneration, event: event)
+        guard let flip = screen.present(frame, layout: layout(of: frame, in: item), scaler: item.scaler,
+                                        overlay: overlayView, shown: shown) else { return nil }
+        retiring.forEach { $0.close() }
+        retiring.removeAll()
+        if item.lastPresentedPTS != frame.pts { noteProgress() }   // an overlay redraw is no progress
+        item.notePresented(frame.pts)
+        screen.overlay?.keep(frame, of: item)
+        publishSnapshot()
+        return MonotonicClock.hostTime(seconds: flip)
     }
 
     func layout(of frame: DecodedFrame, in item: ActiveItem) -> GravityLayout {
@@ -224,22 +192,20 @@ final class PlaybackLoop {
                       displayRotation: output.softwareRotation)
     }
 
-    /// A black screen (the idle screen, before anything could play): never shown at a seam.
-    /// With a font, one centered line gives `reason`.
-    func presentFiller(item: Int, reason: String? = nil) {
-        do {
-            let buffer = try output.backBuffer()
-            if let reason, let overlay {
-                overlay.painter.paintIdle(reason: reason, into: buffer, rotation: output.softwareRotation)
-            } else {
-                buffer.fill(PixelRect(size: buffer.size))
-            }
-            let flipSeconds = try output.present(buffer)
-            saveSnapshotIfDue(buffer)
-            stats?.write(.init(flipTime: flipSeconds, item: item, pts: 0, dropped: dropped, video: false, generation: 0))
-        } catch {
-            logger.error("display: \(error)")
-        }
+    /// What the overlay shows the player as; nil while nothing plays.
+    var overlayView: OverlayPlayerView? {
+        guard let item = current else { return nil }
+        return OverlayPlayerView(position: currentTime, duration: state.duration ?? item.duration,
+                                 timeControlStatus: state.timeControlStatus, title: item.entry.title)
+    }
+
+    /// Paused, waiting or on a still, no frame comes to carry the overlay's change: the last
+    /// picture goes up again with it. Its stats line says `"event":"overlay"`.
+    private func refreshOverlayIfStale() {
+        guard let item = current, let frame = screen.overlay?.frameToRedraw(
+            of: item, over: overlayView, carriedByFrames: state.timeControlStatus == .playing && item.plan.stillDuration == nil)
+        else { return }
+        present(frame, of: item, event: "overlay")
     }
 
     /// Applies an input to the state machine, announces its events and acts on them.
@@ -307,19 +273,8 @@ final class PlaybackLoop {
 
     func publishSnapshot() {
         publish?(PlayerSnapshot(state: state, currentTime: currentTime, itemIndex: current?.index,
-                                itemTitle: current?.entry.title, framesPresented: presented, framesDropped: dropped,
+                                itemTitle: current?.entry.title, framesPresented: screen.presented, framesDropped: dropped,
                                 playlistCount: navigator.entries.count, isDisplayOn: !isDisplayOff))
-    }
-
-    /// The headless preview: what is on screen now, every `snapshotInterval`, as shot-NNNN.png.
-    private func saveSnapshotIfDue(_ buffer: PixelBuffer) {
-        guard let directory = settings.snapshotDirectory else { return }
-        let now = MonotonicClock.hostTime()
-        if let last = lastSnapshot, now - last < settings.snapshotInterval { return }
-        lastSnapshot = now
-        snapshotsTaken += 1
-        let path = directory + "/" + String(format: "shot-%04d.png", snapshotsTaken)
-        do { try PNGWriter.write(buffer, to: path) } catch { logger.warning("snapshot: \(error)") }
     }
 
     private func sendTimeEventIfDue() {

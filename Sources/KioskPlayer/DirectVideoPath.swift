@@ -1,0 +1,87 @@
+import KioskCore
+import KioskMedia
+import Logging
+
+/// The direct video path: frames scanned out on a hardware plane, no CPU conversion. Holds the
+/// display that can, the configuration last asked about and its answer, and what was logged.
+/// Rules (README, "Video planes"):
+/// - only NV12/YUV420 frames, and only configurations the display accepted (TEST_ONLY);
+/// - while the on-screen display is visible the CPU path draws (the OSD is blended into the
+///   XRGB picture); the idle screen is CPU-drawn anyway. Switching paths is one commit;
+/// - a refusal, or a commit failing while playing, turns the path off for good with one log
+///   line; playback goes on, on the CPU.
+final class DirectVideoPath {
+    struct Configuration: Hashable {
+        var format: VideoFrameFormat
+        var frameSize: PixelSize
+        var layout: GravityLayout
+    }
+
+    let output: DirectVideoOutput
+    /// The service watchdog's: a plane's present is a picture shown, or a display failing,
+    /// like one of the CPU path (which MonitoredOutput records).
+    let heartbeat: PresenterHeartbeat
+    let logger: Logger
+    private var configuration: Configuration?
+    private var answer: DirectScanoutAnswer?
+    /// Set once the display refused or a commit failed while playing: the CPU path for good.
+    private var isOff = false
+    /// The last reason logged, so a reason is said once, not per frame.
+    private var loggedReason: String?
+    /// The plane announced as in use.
+    private var announcedPlane: UInt32?
+
+    init(output: DirectVideoOutput, heartbeat: PresenterHeartbeat, logger: Logger) {
+        self.output = output
+        self.heartbeat = heartbeat
+        self.logger = logger
+    }
+
+    /// Shows `frame` on a video plane when the display can; the flip's CLOCK_MONOTONIC
+    /// seconds, or nil when the CPU path must draw it (`overlayVisible`: the OSD is up).
+    func present(_ frame: DecodedFrame, layout: GravityLayout, overlayVisible: Bool) -> Double? {
+        guard !isOff else { return nil }
+        guard let view = frame.yuvView else {
+            noteCPUPath("frames are \(frame.pixelFormatName), not NV12 or YUV420 (limited range)")
+            return nil
+        }
+        if overlayVisible { return nil }   // drawn into the CPU picture; back on the plane once it hides
+        let asked = Configuration(format: view.format, frameSize: view.size, layout: layout)
+        if asked != configuration || answer == nil {
+            configuration = asked
+            answer = output.prepareDirectScanout(format: view.format, frameSize: view.size, layout: layout)
+        }
+        switch answer! {
+        case .ready(let scanout):
+            do {
+                let flip = try output.presentDirect(view, on: scanout)
+                heartbeat.pictureShown()
+                if announcedPlane != scanout.planeID {
+                    announcedPlane = scanout.planeID
+                    logger.notice("video plane: scanning \(scanout.format) out on plane \(scanout.planeID) (\(scanout.source) -> \(scanout.destination)), no CPU conversion")
+                }
+                return flip
+            } catch {
+                // The watchdog hears of it; the CPU path's present of this frame, next, clears it.
+                heartbeat.displayFailed(error)
+                isOff = true
+                logger.warning("video plane: plane \(scanout.planeID) failed while playing (\(error)); converting on the CPU from now on")
+                return nil
+            }
+        case .unavailable(let reason):
+            noteCPUPath(reason)
+            return nil
+        case .refused(let reason):
+            isOff = true
+            noteCPUPath(reason)
+            return nil
+        }
+    }
+
+    private func noteCPUPath(_ reason: String) {
+        guard reason != loggedReason else { return }
+        loggedReason = reason
+        announcedPlane = nil
+        logger.notice("video plane: not used, converting on the CPU: \(reason)")
+    }
+}

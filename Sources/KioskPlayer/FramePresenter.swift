@@ -1,0 +1,93 @@
+import KioskCore
+import KioskMedia
+import Logging
+
+/// The screen as the playback loop sees it: puts a frame up (on a video plane when the display
+/// can and nothing is drawn over it, else scaled into the back buffer with the overlay), shows
+/// filler, and tells the observers of presented frames. The loop decides what and when; this
+/// decides how.
+final class FramePresenter {
+    let output: VideoOutput
+    let logger: Logger
+    /// The on-screen display and idle-screen text; nil without a font.
+    var overlay: OverlayState?
+    /// The direct video path; nil when the display has no planes.
+    let directVideo: DirectVideoPath?
+    var observers: [PresentedFrameObserver]
+    /// How long drawing a frame (scale, overlay) takes before its flip is asked for, smoothed:
+    /// the flip a frame can make is the display's first after that.
+    private(set) var drawSeconds = 0.0
+    private(set) var presented = 0
+    private var lastDisplayError: String?
+
+    init(output: VideoOutput, overlay: OverlayConfig?, observers: [PresentedFrameObserver],
+         heartbeat: PresenterHeartbeat, logger: Logger) {
+        self.output = output
+        self.logger = logger
+        self.observers = observers
+        self.overlay = OverlayState.make(overlay, logger: logger)
+        directVideo = output.directVideo.map { DirectVideoPath(output: $0, heartbeat: heartbeat, logger: logger) }
+    }
+
+    /// New overlay settings (a live reload of kiosk.conf): the font is loaded again; nil turns
+    /// overlay and idle text off.
+    func configureOverlay(_ config: OverlayConfig?) {
+        overlay = OverlayState.make(config, logger: logger)
+    }
+
+    /// When a flip asked for now would reach the screen, once this frame is drawn.
+    func expectedFlip(afterHost now: MediaTime) -> MediaTime {
+        MonotonicClock.hostTime(seconds: output.expectedFlip(after: now.seconds + drawSeconds))
+    }
+
+    /// Puts `frame` up, with the overlay over `view` (nil: no overlay); `shown` says what it is
+    /// for the observers. The flip's CLOCK_MONOTONIC seconds, or nil if the display failed
+    /// (logged once per kind of failure; playback goes on trying).
+    func present(_ frame: DecodedFrame, layout: GravityLayout, scaler: Scaler, overlay view: OverlayPlayerView?,
+                 shown: PresentedFrame) -> Double? {
+        do {
+            var shown = shown
+            let overlayVisible = overlay?.content(at: MonotonicClock.hostTime(), over: view) != nil
+            if let planeFlip = directVideo?.present(frame, layout: layout, overlayVisible: overlayVisible) {
+                overlay?.drawn = nil
+                shown.flipTime = planeFlip
+            } else {
+                let drawStart = MonotonicClock().now()
+                let back = try output.backBuffer()
+                try scaler.draw(frame, layout: layout, into: back)
+                overlay?.draw(into: back, over: view, rotation: output.softwareRotation)
+                drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
+                shown.flipTime = try output.present(back)
+                shown.buffer = back
+            }
+            lastDisplayError = nil
+            presented += 1
+            observers.forEach { $0.presented(shown) }
+            return shown.flipTime
+        } catch {
+            let text = "\(error)"
+            if text != lastDisplayError { logger.error("display: \(text)") }
+            lastDisplayError = text
+            return nil
+        }
+    }
+
+    /// A black screen (the idle screen, before anything could play): never shown at a seam.
+    /// With a font, one centered line gives `reason`.
+    func presentFiller(item: Int, dropped: Int, reason: String? = nil) {
+        do {
+            let buffer = try output.backBuffer()
+            if let reason, let overlay {
+                overlay.painter.paintIdle(reason: reason, into: buffer, rotation: output.softwareRotation)
+            } else {
+                buffer.fill(PixelRect(size: buffer.size))
+            }
+            let flip = try output.present(buffer)
+            let shown = PresentedFrame(flipTime: flip, item: item, pts: 0, dropped: dropped, video: false,
+                                       generation: 0, buffer: buffer)
+            observers.forEach { $0.presented(shown) }
+        } catch {
+            logger.error("display: \(error)")
+        }
+    }
+}

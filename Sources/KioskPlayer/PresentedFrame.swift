@@ -1,0 +1,60 @@
+import Foundation
+import KioskCore
+import KioskMedia
+import Logging
+
+/// What was just put on screen, for whoever watches the screen: the stats file, the headless
+/// preview's shots (and next, proof-of-play and screenshots). Each is an observer of presented
+/// frames, not a branch of the playback loop.
+struct PresentedFrame {
+    /// CLOCK_MONOTONIC seconds of the flip.
+    var flipTime = 0.0
+    /// The playlist index (-1: the idle screen).
+    var item: Int
+    /// Media seconds in the item (0 for filler).
+    var pts: Double
+    var dropped: Int
+    /// A decoded frame, or filler (black, the idle screen).
+    var video: Bool
+    var generation: Int
+    /// Why it was shown again ("overlay": a redraw of the same frame), when it was.
+    var event: String?
+    /// The CPU-drawn buffer on screen; nil when a plane scanned the frame out.
+    var buffer: PixelBuffer?
+}
+
+protocol PresentedFrameObserver: AnyObject {
+    func presented(_ frame: PresentedFrame)
+}
+
+extension StatsWriter: PresentedFrameObserver {
+    func presented(_ frame: PresentedFrame) {
+        write(.init(flipTime: frame.flipTime, item: frame.item, pts: frame.pts, dropped: frame.dropped, video: frame.video,
+                    generation: frame.generation, event: frame.event, scanout: frame.buffer == nil ? "plane" : "cpu"))
+    }
+}
+
+/// The headless preview (`--snapshot-dir`): what is on screen, every `interval`, as shot-NNNN.png.
+final class SnapshotSaver: PresentedFrameObserver {
+    let directory: String
+    let interval: MediaTime
+    let logger: Logger
+    private var last: MediaTime?
+    private var taken = 0
+
+    init(directory: String, interval: MediaTime, logger: Logger) {
+        self.directory = directory
+        self.interval = interval
+        self.logger = logger
+    }
+
+    func presented(_ frame: PresentedFrame) {
+        guard let buffer = frame.buffer else { return }
+        let now = MonotonicClock.hostTime()
+        if let last, now - last < interval { return }
+        last = now
+        taken += 1
+        let path = directory + "/" + String(format: "shot-%04d.png", taken)
+        do { try PNGWriter.write(buffer, to: path) } catch { logger.warning("snapshot: \(error)") }
+    }
+}
