@@ -158,18 +158,9 @@ extension PlaybackLoop {
     /// Opens `entry` (by default the cursor's at `index`; a prepared item may come from the
     /// list the program switches to at the seam).
     func open(_ index: Int, entry: PlaylistEntry? = nil) -> ActiveItem {
-        let entry = entry ?? navigator.entries[index]
-        var plan = ItemPlan(source: entry.media.description)
-        plan.start = entry.item.start ?? .zero
-        plan.end = entry.item.end
-        plan.decoderThreads = settings.decoderThreads
-        if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }
         serial += 1
-        plan.audioFormat = entry.isStillImage ? nil : audio?.format
-        plan.rate = state.rate.numerator != 0 ? state.rate : state.defaultRate
-        plan.tag = Int(serial)
-        return ActiveItem(index: index, entry: entry, plan: plan,
-                          pipeline: ItemPipeline(plan: plan, logger: logger), serial: serial)
+        return ActiveItem.open(entry ?? navigator.entries[index], index: index, settings: settings, audioFormat: audio?.format,
+                               rate: state.rate.numerator != 0 ? state.rate : state.defaultRate, serial: serial, logger: logger)
     }
 
     /// Opens the item that will follow `item` once it is close to its end (or at once for a
@@ -236,18 +227,12 @@ extension PlaybackLoop {
         begin(navigator.advance(), seamFrom: seam)
     }
 
-    /// Where the outgoing item hands over on the clock. A still lasts its duration; a video
-    /// ends one frame after its last frame, and that frame is held no longer than a frame of
-    /// the incoming clip, so the interval at the seam is never longer than the incoming
-    /// clip's own (25 fps into 30 fps: 33 ms, not 40).
+    /// Where the outgoing item hands over on the clock (`SeamTiming`).
     func seamTime(of item: ActiveItem, length: MediaTime) -> MediaTime {
-        if item.plan.stillDuration != nil { return item.plan.start + length }
-        guard let last = item.lastPresentedPTS else { return length }
-        var hold = item.expectedFrameDuration
-        if let incoming = upcoming, incoming.pipeline.info != nil, incoming.expectedFrameDuration < hold {
-            hold = incoming.expectedFrameDuration
-        }
-        return Swift.min(Swift.max(length, last), last + hold)
+        let incoming = upcoming.flatMap { $0.pipeline.info != nil ? $0.expectedFrameDuration : nil }
+        return SeamTiming.handOver(length: length, lastPresented: item.lastPresentedPTS, frameDuration: item.expectedFrameDuration,
+                                   incomingFrameDuration: incoming,
+                                   stillStart: item.plan.stillDuration != nil ? item.plan.start : nil)
     }
 
     /// The feeder plays the current item's sound, then the prepared one's.

@@ -47,26 +47,12 @@ extension PlaybackLoop {
     /// (`FrameTimeline`'s longest step) after the last progress, or a real gap where its
     /// timeline keeps them.
     func noteAwaitedFrame(dueAt due: MediaTime, of item: ActiveItem) {
-        stallGuard.awaiting(dueAt: due, longestWait: VideoAlignment.longestWait(cadence: item.expectedFrameDuration,
-                                                                                tuning: item.pipeline.videoTimelineTuning))
+        stallGuard.awaiting(dueAt: due, longestWait: item.longestFrameWait)
     }
 
     /// The presenter waits for a still image's end, whose length kiosk.conf set.
     func noteAwaitedEnd(dueAt due: MediaTime, of item: ActiveItem) {
         stallGuard.awaiting(dueAt: due, longestWait: item.plan.stillDuration == nil ? item.expectedFrameDuration * Rational(4, 1) : nil)
-    }
-
-    /// A video far from the clock (its sound's, or the monotonic one) is moved to it, once per
-    /// drift and with one log line, instead of being waited for or raced through.
-    func alignVideoIfDrifted(_ item: ActiveItem, head: DecodedFrame, next: DecodedFrame?, atHost host: MediaTime) {
-        guard clock.isRunning else { return }
-        let position = clock.mediaTime(atHost: host)
-        let wait = VideoAlignment.longestWait(cadence: item.expectedFrameDuration, tuning: item.pipeline.videoTimelineTuning)
-        guard let shift = VideoAlignment.shift(framePTS: head.pts, position: position, longestWait: wait) else { return }
-        item.videoShift = item.videoShift + shift
-        logger.warning("\(item.entry.title): video and clock \(String(format: "%.1f", abs(shift.seconds))) s apart at \(String(format: "%.1f", head.pts.seconds)) s: the video follows the clock")
-        head.applyShift(item.videoShift)
-        next?.applyShift(item.videoShift)
     }
 
     /// A wait the presenter chose, cut short where the stall guard must look again.

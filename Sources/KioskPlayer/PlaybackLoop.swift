@@ -116,7 +116,10 @@ final class PlaybackLoop {
             guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
             frame.applyShift(item.videoShift)
             if needsFirstFrame || settings.untimed {
-                guard mayResume(item, at: frame) else { return }   // a stalled stream refills first
+                guard item.hasRefilled(for: frame, logger: logger) else {   // a stalled stream refills first
+                    mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
+                    return
+                }
                 _ = item.pipeline.frames.pop(timeout: 0)
                 if let flip = present(frame, of: item) {
                     clock.seek(to: frame.pts, atHost: flip)
@@ -131,7 +134,9 @@ final class PlaybackLoop {
             }
             let now = MonotonicClock.hostTime()
             let flip = screen.expectedFlip(afterHost: now)
-            alignVideoIfDrifted(item, head: frame, next: nextFrame, atHost: flip)
+            if clock.isRunning {
+                item.alignVideoIfDrifted(head: frame, next: nextFrame, position: clock.mediaTime(atHost: flip), logger: logger)
+            }
             let nextPTS = nextFrame?.pts
             switch FramePacer.decide(framePTS: frame.pts, nextFramePTS: nextPTS, clock: clock,
                                      refreshInterval: output.refreshInterval, now: flip) {
@@ -159,7 +164,7 @@ final class PlaybackLoop {
         if RebufferPolicy.hasRunDry(position: position, lastPresented: last, frameDuration: item.expectedFrameDuration) {
             apply(.bufferEmpty)
             needsFirstFrame = true
-            noteStall(of: item)
+            item.noteRanDry(logger: logger)
         }
     }
 

@@ -1,0 +1,64 @@
+import Foundation
+import KioskCore
+import KioskMedia
+import Logging
+
+/// An item's own timing questions, asked by the presenter: opening it, running dry and
+/// refilling, drifting from the clock, and how long a wait for it is believed.
+extension ActiveItem {
+    /// Opens `entry` at playlist `index` with the engine's settings; its threads start at once.
+    static func open(_ entry: PlaylistEntry, index: Int, settings: PlayerSettings, audioFormat: AudioFormat?,
+                     rate: Rational, serial: UInt64, logger: Logger) -> ActiveItem {
+        var plan = ItemPlan(source: entry.media.description)
+        plan.start = entry.item.start ?? .zero
+        plan.end = entry.item.end
+        plan.decoderThreads = settings.decoderThreads
+        if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }
+        plan.audioFormat = entry.isStillImage ? nil : audioFormat
+        plan.rate = rate
+        plan.tag = Int(serial)
+        return ActiveItem(index: index, entry: entry, plan: plan, pipeline: ItemPipeline(plan: plan, logger: logger),
+                          serial: serial)
+    }
+
+    /// The item ran dry (the state is already waiting): remember since when, and say so once
+    /// for a stream (a local file that stalls is a slow machine, logged elsewhere if at all).
+    func noteRanDry(logger: Logger) {
+        guard stalledSince == nil else { return }
+        stalledSince = MonotonicClock.hostTime()
+        if pipeline.isNetwork {
+            logger.warning("\(entry.title): buffering: no frame ready, waiting for data (waitingToPlay)")
+        }
+    }
+
+    /// Whether `frame`, the first after a start, seek or running dry, may go up now: false
+    /// while a stalled network item is still refilling (`RebufferPolicy`).
+    func hasRefilled(for frame: DecodedFrame, logger: Logger) -> Bool {
+        guard let since = stalledSince else { return true }
+        let now = MonotonicClock.hostTime()
+        let policy = pipeline.isNetwork ? RebufferPolicy.network : RebufferPolicy.local
+        let progress = pipeline.progress
+        guard policy.mayResume(framePTS: frame.pts, demuxedUntil: progress.demuxedUntil,
+                               demuxerFinished: progress.finished, waited: now - since) else { return false }
+        stalledSince = nil
+        if pipeline.isNetwork && !pipeline.hasLostStream {   // else it fails next
+            logger.notice("\(entry.title): buffered, playing again after \(String(format: "%.1f", (now - since).seconds)) s")
+        }
+        return true
+    }
+
+    /// The longest wait for a frame that is believed (`FrameTimeline`'s longest step).
+    var longestFrameWait: MediaTime {
+        VideoAlignment.longestWait(cadence: expectedFrameDuration, tuning: pipeline.videoTimelineTuning)
+    }
+
+    /// A video far from the clock's `position` (its sound's, or the monotonic one) is moved to
+    /// it, once per drift and with one log line, instead of being waited for or raced through.
+    func alignVideoIfDrifted(head: DecodedFrame, next: DecodedFrame?, position: MediaTime, logger: Logger) {
+        guard let shift = VideoAlignment.shift(framePTS: head.pts, position: position, longestWait: longestFrameWait) else { return }
+        videoShift = videoShift + shift
+        logger.warning("\(entry.title): video and clock \(String(format: "%.1f", abs(shift.seconds))) s apart at \(String(format: "%.1f", head.pts.seconds)) s: the video follows the clock")
+        head.applyShift(videoShift)
+        next?.applyShift(videoShift)
+    }
+}
