@@ -40,8 +40,7 @@ extension PlaybackLoop {
         case .setDisplayPower(let on):
             setDisplayPower(on: on)
         case .load(let entries):
-            upcoming?.close()
-            upcoming = nil
+            items.dropUpcoming()
             switch navigator.load(entries) {
             case .keptCurrent(let index): current?.index = index
             case .currentRemoved, .notStarted: begin(navigator.advance(), seamFrom: nil)
@@ -56,9 +55,7 @@ extension PlaybackLoop {
     /// After a switch or an insert: what was prepared to follow the current item no longer
     /// does (the next one is prepared again, from the program); `step` begins at once.
     private func changedProgram(beginning step: PlaylistStep?) {
-        upcoming?.close()
-        upcoming = nil
-        updateAudioOrder()
+        items.dropUpcoming()
         if let step {
             finished = false
             begin(step, seamFrom: nil)
@@ -97,23 +94,15 @@ extension PlaybackLoop {
         switch step {
         case .play(let index):
             navigator.beganEntry()
-            let entry = navigator.entries[index]
-            let next: ActiveItem
-            if resume == nil, let prepared = upcoming, prepared.index == index, prepared.entry.media == entry.media {
-                next = prepared
-            } else {
-                upcoming?.close()
-                next = open(index)
+            let (next, outgoing) = items.makeCurrent(index, entry: navigator.entries[index], mayUsePrepared: resume == nil) {
+                open(index)
             }
-            upcoming = nil
-            let outgoing = current
-            current = next
             noteProgress()   // the stall guard counts afresh for the new item
             idleUntil = nil
             finished = false
             if seam == nil || resume != nil { audio?.flush() }   // a skip cuts the old item's sound at once
             if let resume { next.pipeline.seek(to: next.plan.start + resume) }
-            updateAudioOrder()
+            items.updateAudioOrder()
             applyVolume()
             if let seam, resume == nil, let first = next.firstFrame, !needsFirstFrame {
                 // The seam: the clock runs on; the outgoing item's end is the incoming one's
@@ -121,7 +110,7 @@ extension PlaybackLoop {
                 clock.rebase(from: seam, to: Swift.max(next.plan.start, first.pts))
                 apply(.advanced(to: next.reference, duration: next.duration))
                 next.hasReportedReady = true
-                if let outgoing { retiring.append(outgoing) }
+                if let outgoing { items.retire(outgoing) }
             } else {
                 // Not ready yet (or a skip): the last picture stays up until the first frame.
                 apply(.itemLoading(next.reference))
@@ -131,15 +120,10 @@ extension PlaybackLoop {
         case .finished:
             apply(.endReached)
             finished = true
-            upcoming?.close()
-            upcoming = nil
+            items.dropUpcoming()
             onEvent?(.finished)
         case .nothingPlayable(let retryAfter):
-            current?.close()
-            current = nil
-            upcoming?.close()
-            upcoming = nil
-            updateAudioOrder()
+            items.closeAll()
             apply(.queueEmpty)
             if settings.exitWhenFinished {
                 // A one-shot `kiosk play` (no loop) has nobody to retry for: it ends, and says so.
@@ -158,9 +142,8 @@ extension PlaybackLoop {
     /// Opens `entry` (by default the cursor's at `index`; a prepared item may come from the
     /// list the program switches to at the seam).
     func open(_ index: Int, entry: PlaylistEntry? = nil) -> ActiveItem {
-        serial += 1
-        return ActiveItem.open(entry ?? navigator.entries[index], index: index, settings: settings, audioFormat: audio?.format,
-                               rate: state.rate.numerator != 0 ? state.rate : state.defaultRate, serial: serial, logger: logger)
+        items.open(entry ?? navigator.entries[index], index: index, settings: settings,
+                   rate: state.rate.numerator != 0 ? state.rate : state.defaultRate)
     }
 
     /// Opens the item that will follow `item` once it is close to its end (or at once for a
@@ -171,13 +154,10 @@ extension PlaybackLoop {
                 prepared.isScalerPrepared = true
                 _ = try? prepared.scaler.prepare(for: first, layout: layout(of: first, in: prepared))
             }
-            guard let error = prepared.failure else { return }
             // Found out ahead of time: skip it now so a good item is prepared instead.
-            upcoming = nil
-            prepared.close()
-            updateAudioOrder()
-            navigator.noteFailedAhead(prepared.index)
-            report(error, index: prepared.index, reference: prepared.reference)
+            guard let (failed, error) = items.takeFailedUpcoming() else { return }
+            navigator.noteFailedAhead(failed.index)
+            report(error, index: failed.index, reference: failed.reference)
             return
         }
         guard !finished, needsFirstFrame == false else { return }
@@ -191,8 +171,7 @@ extension PlaybackLoop {
         }
         let preview = navigator.preview()
         if preview.next.resumeAt == nil, case .play(let index) = preview.next.step, let entry = preview.entry {
-            upcoming = open(index, entry: entry)
-            updateAudioOrder()
+            items.prepare(open(index, entry: entry))
         }
     }
 
@@ -235,16 +214,10 @@ extension PlaybackLoop {
                                    stillStart: item.plan.stillDuration != nil ? item.plan.start : nil)
     }
 
-    /// The feeder plays the current item's sound, then the prepared one's.
-    func updateAudioOrder() {
-        audio?.setOrder([current, upcoming].compactMap { $0?.pipeline })
-    }
-
     func fail(_ item: ActiveItem, _ error: MediaError) {
         report(error, index: item.index, reference: item.reference)
         if item === current {
-            current = nil
-            item.close()
+            items.closeCurrent()
             needsFirstFrame = true
             begin(navigator.advance(), seamFrom: nil)
         }

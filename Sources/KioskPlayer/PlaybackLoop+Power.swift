@@ -27,14 +27,8 @@ extension PlaybackLoop {
     private func powerOff() {
         let playing = current != nil && !finished
         poweredOff = PoweredOff(index: playing ? navigator.currentIndex : nil, position: playing ? currentTime : nil)
-        retiring.forEach { $0.close() }
-        retiring.removeAll()
-        upcoming?.close()
-        upcoming = nil
-        current?.close()
-        current = nil
+        items.closeAll()
         idleUntil = nil
-        updateAudioOrder()
         audio?.flush()
         apply(.queueEmpty)
         do {

@@ -10,9 +10,7 @@ extension PlaybackLoop {
         settings = new
         if let loopMode = reload.loopMode { navigator.setLoopMode(loopMode) }
         if reload.preparesUpcomingAgain {
-            upcoming?.close()
-            upcoming = nil
-            updateAudioOrder()
+            items.dropUpcoming()
         }
         if let entries {
             // While an insert plays, the loop it returns to takes the new list (nil).

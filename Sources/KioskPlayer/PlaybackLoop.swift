@@ -25,13 +25,11 @@ final class PlaybackLoop {
     var poweredOff: PoweredOff?
     var state = PlaybackState()
     var clock = PlaybackClock(hostTime: MonotonicClock.hostTime())
-    var current: ActiveItem?
-    var upcoming: ActiveItem?
-    /// Items that handed over at a seam, closed once the next picture is up: closing frees
-    /// decoders and threads, work that must not delay the incoming item's first frame.
-    var retiring: [ActiveItem] = []
+    /// The item on screen, the one prepared to follow, those handing over.
+    let items: PlayingItems
+    var current: ActiveItem? { items.current }
+    var upcoming: ActiveItem? { items.upcoming }
     var dropped = 0
-    var serial: UInt64 = 0
     /// After a start, a seek or an unprepared switch: show the next frame at once and set the
     /// clock to it, whatever the clock said.
     var needsFirstFrame = true
@@ -53,6 +51,7 @@ final class PlaybackLoop {
         self.mailbox = mailbox
         self.logger = logger
         self.onEvent = onEvent
+        items = PlayingItems(audio: audio, logger: logger)
         let snapshots = settings.snapshotDirectory.map {
             SnapshotSaver(directory: $0, interval: settings.snapshotInterval, logger: logger)
         }
@@ -93,9 +92,7 @@ final class PlaybackLoop {
             if item === current, item.lastPresentedPTS != nil { prepareUpcomingIfDue(after: item) }
         }
         audio?.stop()
-        retiring.forEach { $0.close() }
-        upcoming?.close()
-        current?.close()
+        items.closeAll()
         publishSnapshot()
     }
 
@@ -183,8 +180,7 @@ final class PlaybackLoop {
                                    video: true, generation: item.pipeline.currentGeneration, event: event)
         guard let flip = screen.present(frame, layout: layout(of: frame, in: item), scaler: item.scaler,
                                         overlay: overlayView, shown: shown) else { return nil }
-        retiring.forEach { $0.close() }
-        retiring.removeAll()
+        items.closeRetired()
         if item.lastPresentedPTS != frame.pts { noteProgress() }   // an overlay redraw is no progress
         item.notePresented(frame.pts)
         screen.overlay?.keep(frame, of: item)
@@ -226,8 +222,7 @@ final class PlaybackLoop {
             switch event {
             case .seek(let target): performSeek(to: target)
             case .rateChanged(let rate) where rate.numerator != 0:
-                current?.pipeline.setRate(rate)
-                upcoming?.pipeline.setRate(rate)
+                items.setRate(rate)
             case .volumeChanged, .mutedChanged: applyVolume()
             default: break
             }
