@@ -17,62 +17,33 @@ extension PlaybackLoop {
         }
     }
 
-    /// A user's request: playlist requests move the cursor, the others go to the state machine.
+    /// A user's request: playlist requests go to the navigator (KioskCore's
+    /// `PlaylistNavigator.answer`), the others to the state machine.
     func carryOut(_ request: PlayerRequest) {
         guard request.isPlaylistRequest else { return apply(request) }
-        if isDisplayOff {
-            return carryOutWhileOff(request)
-        }
-        switch request {
-        case .nextItem: begin(navigator.advance(move: { $0.next() }), seamFrom: nil)
-        case .previousItem: begin(navigator.previous(), seamFrom: nil)
-        case .goto(let index):
-            if let step = navigator.jump(to: index) { begin(step, seamFrom: nil) } else {
-                logger.warning("no item \(index): the playlist has \(navigator.entries.count)")
+        switch navigator.answer(request, position: current.map { _ in currentTime }, displayOff: isDisplayOff) {
+        case .begin(let step):
+            begin(step, seamFrom: nil)
+        case .programChanged(let now):
+            items.dropUpcoming()   // prepared again, from the program
+            if let now {
+                finished = false
+                begin(now, seamFrom: nil)
             }
-        case .switchPlaylist(let entries, let timing):
-            let now = navigator.switchPlaylist(to: entries, when: timing)
-            changedProgram(beginning: now)
-        case .playOnce(let content, let timing):
-            guard let entries = onceEntries(content) else { return }
-            let now = navigator.insert(entries, when: timing, position: current.map { _ in currentTime })
-            changedProgram(beginning: now)
-        case .setDisplayPower(let on):
-            setDisplayPower(on: on)
-        case .load(let entries):
+        case .loaded(let outcome):
             items.dropUpcoming()
-            switch navigator.load(entries) {
+            switch outcome {
             case .keptCurrent(let index): current?.index = index
             case .currentRemoved, .notStarted: begin(navigator.advance(), seamFrom: nil)
             }
             finished = false
             carryOut(.goto(index: 0))   // a loaded list plays from its start
-        default:
-            assertionFailure("\(request) is routed to the playlist but has no meaning here")
-        }
-    }
-
-    /// After a switch or an insert: what was prepared to follow the current item no longer
-    /// does (the next one is prepared again, from the program); `step` begins at once.
-    private func changedProgram(beginning step: PlaylistStep?) {
-        items.dropUpcoming()
-        if let step {
-            finished = false
-            begin(step, seamFrom: nil)
-        }
-    }
-
-    /// A `playOnce`'s entries; nil (logged) for an index outside the loop's playlist.
-    private func onceEntries(_ content: OnceContent) -> [PlaylistEntry]? {
-        switch content {
-        case .entries(let entries): return entries
-        case .entry(let index):
-            let loop = navigator.loopEntries
-            guard loop.indices.contains(index) else {
-                logger.warning("no item \(index) to play once: the playlist has \(loop.count)")
-                return nil
-            }
-            return [loop[index]]
+        case .setDisplayPower(let on):
+            setDisplayPower(on: on)
+        case .refused(let line):
+            logger.warning("\(line)")
+        case .deferred:
+            break
         }
     }
 

@@ -59,22 +59,4 @@ extension PlaybackLoop {
             begin(navigator.advance(), seamFrom: nil)
         }
     }
-
-    /// While the screen is dark nothing begins: a switch or an insert waits for it to come on
-    /// (as at a seam), and a user's move through the playlist is refused.
-    func carryOutWhileOff(_ request: PlayerRequest) {
-        switch request {
-        case .setDisplayPower(let on): setDisplayPower(on: on)
-        case .switchPlaylist(let entries, _):
-            _ = navigator.switchPlaylist(to: entries, when: .atSeam)
-        case .playOnce(let content, _):
-            if case .entries(let entries) = content {
-                _ = navigator.insert(entries, when: .atSeam, position: nil)
-            } else {
-                logger.warning("the display is off: \(request) is not played")
-            }
-        default:
-            logger.warning("the display is off: \(request) is not carried out")
-        }
-    }
 }

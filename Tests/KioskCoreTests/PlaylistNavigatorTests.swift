@@ -58,4 +58,62 @@ import Testing
         // As the cursor alone answers (no insert, and "b", now index 1, not passed over).
         #expect(navigator.advance().step == plain.advance())
     }
+
+    // MARK: Requests
+
+    @Test func movesThroughThePlaylistAnswerAStepToBegin() {
+        var navigator = Self.navigator("a", "b", "c")
+        _ = navigator.advance()
+        #expect(navigator.answer(.nextItem, position: nil, displayOff: false) == .begin(PlaylistProgram.Step(.play(1))))
+        #expect(navigator.answer(.goto(index: 2), position: nil, displayOff: false) == .begin(PlaylistProgram.Step(.play(2))))
+        #expect(navigator.answer(.previousItem, position: nil, displayOff: false) == .begin(PlaylistProgram.Step(.play(1))))
+        #expect(navigator.answer(.goto(index: 7), position: nil, displayOff: false) == .refused("no item 7: the playlist has 3"))
+        #expect(navigator.currentIndex == 1)
+    }
+
+    /// `play_item_once 1 now` while entry 0 plays at 4 s: entry 1 begins, then 0 resumes at 4 s.
+    @Test func playOnceNowInsertsTheLoopsEntryAndResumesWhereItWas() {
+        var navigator = Self.navigator("a", "b")
+        _ = navigator.advance()
+        let at = MediaTime(value: 4, timescale: 1)
+        #expect(navigator.answer(.playOnce(.entry(index: 1), when: .now), position: at, displayOff: false)
+                == .programChanged(beginNow: .play(0)))
+        #expect(navigator.entries.map(\.media) == [.file("/m/b")])
+        #expect(navigator.advance() == PlaylistProgram.Step(.play(0), resumeAt: at))
+        #expect(navigator.entries.map(\.media) == [.file("/m/a"), .file("/m/b")])
+    }
+
+    @Test func aSwitchAtTheSeamChangesWhatFollowsButBeginsNothing() {
+        var navigator = Self.navigator("a", "b")
+        _ = navigator.advance()
+        #expect(navigator.answer(.switchPlaylist(playlistEntries("x"), when: .atSeam), position: nil, displayOff: false)
+                == .programChanged(beginNow: nil))
+        #expect(navigator.preview().entry?.media == .file("/m/x"))
+        #expect(navigator.answer(.playOnce(.entry(index: 5), when: .now), position: nil, displayOff: false)
+                == .refused("no item 5 to play once: the playlist has 2"))
+    }
+
+    /// While the screen is dark nothing begins: a switch or an insert of its own waits for it
+    /// to come on, a user's move is refused, display power always gets through.
+    @Test func whileTheDisplayIsOffOnlyTheProgramChanges() {
+        var navigator = Self.navigator("a", "b")
+        _ = navigator.advance()
+        #expect(navigator.answer(.nextItem, position: nil, displayOff: true)
+                == .refused("the display is off: nextItem is not carried out"))
+        guard case .refused(let line) = navigator.answer(.playOnce(.entry(index: 1), when: .now), position: nil, displayOff: true) else {
+            Issue.record("an entry to play once is refused while the display is off")
+            return
+        }
+        #expect(line.hasPrefix("the display is off: playOnce") && line.hasSuffix("is not played"))
+        #expect(navigator.answer(.switchPlaylist(playlistEntries("x"), when: .now), position: nil, displayOff: true) == .deferred)
+        #expect(navigator.program.pendingSwitch?.entries.map(\.media) == [.file("/m/x")])
+        #expect(navigator.currentIndex == 0)
+        #expect(navigator.answer(.setDisplayPower(on: true), position: nil, displayOff: true) == .setDisplayPower(on: true))
+    }
+
+    @Test func loadAnswersWhatBecameOfTheEntryPlaying() {
+        var navigator = Self.navigator("a", "b")
+        _ = navigator.advance()
+        #expect(navigator.answer(.load(playlistEntries("q", "a")), position: nil, displayOff: false) == .loaded(.keptCurrent(1)))
+    }
 }

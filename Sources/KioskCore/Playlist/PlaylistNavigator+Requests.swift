@@ -1,0 +1,68 @@
+/// What the engine does for a playlist request (`PlayerRequest.isPlaylistRequest`): decided
+/// here, pure; the navigator moves and the engine acts on the answer.
+public enum PlaylistAnswer: Sendable, Equatable {
+    /// Begin this step now (a skip, a jump).
+    case begin(PlaylistProgram.Step)
+    /// What follows the current item changed (a switch or an insert): the item prepared to
+    /// follow no longer does; `beginNow`, when set, begins at once (`now`, nothing in the way).
+    case programChanged(beginNow: PlaylistStep?)
+    /// A user's new list (a control `load`); the outcome says what became of the entry playing.
+    case loaded(ReplaceOutcome)
+    case setDisplayPower(on: Bool)
+    /// Not carried out: the line to log.
+    case refused(String)
+    /// Taken for later (a switch or insert while the screen is dark waits for it to come on).
+    case deferred
+}
+
+extension PlaylistNavigator {
+    /// The answer to `request`. `position`: where the entry playing is now (nil when nothing
+    /// plays), for an insert `now` to resume it there. While the display is off nothing
+    /// begins: a switch or an insert waits for it to come on (as at a seam), and a user's move
+    /// through the playlist is refused.
+    public mutating func answer(_ request: PlayerRequest, position: MediaTime?, displayOff: Bool) -> PlaylistAnswer {
+        if case .setDisplayPower(let on) = request { return .setDisplayPower(on: on) }
+        if displayOff { return answerWhileOff(request) }
+        switch request {
+        case .nextItem:
+            return .begin(advance(move: { $0.next() }))
+        case .previousItem:
+            return .begin(PlaylistProgram.Step(previous()))
+        case .goto(let index):
+            guard let step = jump(to: index) else { return .refused("no item \(index): the playlist has \(entries.count)") }
+            return .begin(PlaylistProgram.Step(step))
+        case .switchPlaylist(let list, let timing):
+            return .programChanged(beginNow: switchPlaylist(to: list, when: timing))
+        case .playOnce(let content, let timing):
+            switch content {
+            case .entries(let list):
+                return .programChanged(beginNow: insert(list, when: timing, position: position))
+            case .entry(let index):
+                let loop = loopEntries
+                guard loop.indices.contains(index) else {
+                    return .refused("no item \(index) to play once: the playlist has \(loop.count)")
+                }
+                return .programChanged(beginNow: insert([loop[index]], when: timing, position: position))
+            }
+        case .load(let list):
+            return .loaded(load(list))
+        default:
+            return .refused("\(request) is not a playlist request")
+        }
+    }
+
+    private mutating func answerWhileOff(_ request: PlayerRequest) -> PlaylistAnswer {
+        switch request {
+        case .switchPlaylist(let list, _):
+            _ = switchPlaylist(to: list, when: .atSeam)
+            return .deferred
+        case .playOnce(.entries(let list), _):
+            _ = insert(list, when: .atSeam, position: nil)
+            return .deferred
+        case .playOnce:
+            return .refused("the display is off: \(request) is not played")
+        default:
+            return .refused("the display is off: \(request) is not carried out")
+        }
+    }
+}
