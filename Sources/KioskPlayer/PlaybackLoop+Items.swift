@@ -132,14 +132,10 @@ extension PlaybackLoop {
             return
         }
         guard !finished, needsFirstFrame == false else { return }
-        if let duration = item.duration {
-            let remaining = duration + item.plan.start - clock.mediaTime(atHost: MonotonicClock.hostTime())
-            guard remaining <= settings.prepareAhead else { return }
-        } else if item.pipeline.info == nil {
-            return   // still opening: nothing known yet
-        } else if item.plan.stillDuration == nil {
-            return   // a stream of unknown length: it says when it ends
-        }
+        guard SeamTiming.isTimeToPrepareNext(duration: item.duration, start: item.plan.start,
+                                             position: clock.mediaTime(atHost: MonotonicClock.hostTime()),
+                                             lead: settings.prepareAhead, isOpen: item.pipeline.info != nil,
+                                             isStill: item.plan.stillDuration != nil) else { return }
         let preview = navigator.preview()
         if preview.next.resumeAt == nil, case .play(let index) = preview.next.step, let entry = preview.entry {
             items.prepare(open(index, entry: entry))
@@ -160,18 +156,15 @@ extension PlaybackLoop {
             return
         }
         if !settings.untimed {
-            guard clock.isRunning else {
+            switch SeamTiming.wait(before: seam, clock: clock, now: MonotonicClock.hostTime(), refreshInterval: output.refreshInterval) {
+            case .none: break
+            case .forClock:
                 mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
                 return
-            }
-            let now = MonotonicClock.hostTime()
-            if clock.mediaTime(atHost: now) < seam, let due = clock.hostTime(forMediaTime: seam) {
-                let halfRefresh = output.refreshInterval * Rational(1, 2)
-                if due - halfRefresh > now {
-                    noteAwaitedEnd(dueAt: due - halfRefresh, of: item)
-                    waitWatched(untilHost: due - halfRefresh)
-                    return
-                }
+            case .until(let wake):
+                noteAwaitedEnd(dueAt: wake, of: item)
+                waitWatched(untilHost: wake)
+                return
             }
         }
         begin(navigator.advance(), seamFrom: seam)

@@ -37,4 +37,37 @@ import Testing
         #expect(SeamTiming.handOver(length: Self.ms(3_000), lastPresented: nil, frameDuration: Self.ms(40),
                                     incomingFrameDuration: Self.ms(20)) == Self.ms(3_000))
     }
+
+    // MARK: Waiting for the seam, preparing the next item
+
+    static let refresh = MediaTime(value: 1, timescale: 60)
+
+    @Test func aRunningClockWaitsUntilHalfARefreshBeforeTheSeam() {
+        let clock = PlaybackClock(mediaTime: Self.ms(9_000), hostTime: Self.ms(100_000), rate: .one)
+        // The seam at media 10 s is host 101 s.
+        let wake = Self.ms(101_000) - Self.refresh * Rational(1, 2)
+        #expect(SeamTiming.wait(before: Self.ms(10_000), clock: clock, now: Self.ms(100_000), refreshInterval: Self.refresh)
+                == .until(wake))
+        // Within half a refresh, or past it: no wait.
+        #expect(SeamTiming.wait(before: Self.ms(10_000), clock: clock, now: Self.ms(100_995), refreshInterval: Self.refresh) == .none)
+        #expect(SeamTiming.wait(before: Self.ms(10_000), clock: clock, now: Self.ms(102_000), refreshInterval: Self.refresh) == .none)
+    }
+
+    @Test func aStandingClockIsWaitedFor() {
+        let paused = PlaybackClock(mediaTime: Self.ms(9_000), hostTime: Self.ms(100_000))
+        #expect(SeamTiming.wait(before: Self.ms(10_000), clock: paused, now: Self.ms(100_000), refreshInterval: Self.refresh) == .forClock)
+    }
+
+    @Test func theNextItemIsPreparedWithinTheLeadOfTheEnd() {
+        let lead = Self.ms(2_000)
+        // 10 s item trimmed from 1 s: it ends at file time 11 s.
+        #expect(!SeamTiming.isTimeToPrepareNext(duration: Self.ms(10_000), start: Self.ms(1_000), position: Self.ms(8_900),
+                                                lead: lead, isOpen: true, isStill: false))
+        #expect(SeamTiming.isTimeToPrepareNext(duration: Self.ms(10_000), start: Self.ms(1_000), position: Self.ms(9_000),
+                                               lead: lead, isOpen: true, isStill: false))
+        // Unknown length: a stream says when it ends; a still (once open) is prepared at once.
+        #expect(!SeamTiming.isTimeToPrepareNext(duration: nil, start: .zero, position: .zero, lead: lead, isOpen: true, isStill: false))
+        #expect(!SeamTiming.isTimeToPrepareNext(duration: nil, start: .zero, position: .zero, lead: lead, isOpen: false, isStill: true))
+        #expect(SeamTiming.isTimeToPrepareNext(duration: nil, start: .zero, position: .zero, lead: lead, isOpen: true, isStill: true))
+    }
 }
