@@ -51,6 +51,13 @@ final class ControlDispatcher {
             }
         case .commands:
             return .success(ControlMessage.commandList)
+        case .screenshot(let path):
+            do {
+                try player.saveScreenshot(to: path)
+            } catch {
+                return .failure(ControlRequestError("screenshot: \(error)"))
+            }
+            return .success(.string(path))
         }
         return .success(.null)
     }

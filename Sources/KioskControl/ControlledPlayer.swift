@@ -18,6 +18,8 @@ public protocol ControlledPlayer: PlayerRequestSink {
     var framesPresented: Int { get }
     var framesDropped: Int { get }
     var isDisplayOn: Bool { get }
+    /// Saves what is on screen now as a PNG at `path`; throws why not, in one line.
+    func saveScreenshot(to path: String) throws
 }
 
 /// The schedule as the control socket sees it: `display_power on|off|auto` holds the screen's

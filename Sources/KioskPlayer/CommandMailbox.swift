@@ -11,7 +11,29 @@ enum PlayerCommand: Sendable {
     case reload(PlayerSettings, entries: [PlaylistEntry]?)
     /// Input the overlay answers to (it never changes playback).
     case overlay(OverlayNote)
+    /// Copy what is on screen (FramePresenter.captureScreen) for the thread that asked.
+    case screenshot(ScreenshotRequest)
     case stop
+}
+
+/// A screenshot asked of the presenter thread, and its answer for the thread that asked.
+final class ScreenshotRequest: @unchecked Sendable {
+    // `answer` is written once on the presenter thread before `done` is signalled.
+    private let done = DispatchSemaphore(value: 0)
+    private var answer: Result<CapturedPicture, ScreenshotError>?
+
+    func finish(_ answer: Result<CapturedPicture, ScreenshotError>) {
+        self.answer = answer
+        done.signal()
+    }
+
+    /// The presenter's answer, or a failure if it gave none within `timeout` seconds.
+    func wait(timeout: Double) -> Result<CapturedPicture, ScreenshotError> {
+        guard done.wait(timeout: .now() + timeout) == .success, let answer else {
+            return .failure(ScreenshotError(description: "the player did not answer within \(Int(timeout)) s"))
+        }
+        return answer
+    }
 }
 
 /// The commands waiting for the presenter, and the presenter's way to sleep until a frame is

@@ -19,6 +19,15 @@ final class FramePresenter {
     private(set) var drawSeconds = 0.0
     private(set) var presented = 0
     private var lastDisplayError: String?
+    /// What the screen shows now, for a screenshot.
+    private var onScreen: OnScreen?
+
+    private enum OnScreen {
+        /// A CPU-drawn buffer, the one last flipped (the front buffer: nothing draws into it).
+        case buffer(PixelBuffer)
+        /// A frame a video plane scans out, and the layout it has on screen.
+        case plane(DecodedFrame, GravityLayout)
+    }
 
     init(output: VideoOutput, overlay: OverlayConfig?, observers: [PresentedFrameObserver],
          heartbeat: PresenterHeartbeat, logger: Logger) {
@@ -51,6 +60,7 @@ final class FramePresenter {
             if let planeFlip = directVideo?.present(frame, layout: layout, overlayVisible: overlayVisible) {
                 overlay?.drawn = nil
                 shown.flipTime = planeFlip
+                onScreen = .plane(frame, layout)
             } else {
                 let drawStart = MonotonicClock().now()
                 let back = try output.backBuffer()
@@ -59,6 +69,7 @@ final class FramePresenter {
                 drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
                 shown.flipTime = try output.present(back)
                 shown.buffer = back
+                onScreen = .buffer(back)
             }
             lastDisplayError = nil
             presented += 1
@@ -83,6 +94,7 @@ final class FramePresenter {
                 buffer.fill(PixelRect(size: buffer.size))
             }
             let flip = try output.present(buffer)
+            onScreen = .buffer(buffer)
             let shown = PresentedFrame(flipTime: flip, item: item, pts: 0, dropped: dropped, video: false,
                                        generation: 0, buffer: buffer)
             observers.forEach { $0.presented(shown) }
@@ -90,4 +102,47 @@ final class FramePresenter {
             logger.error("display: \(error)")
         }
     }
+
+    /// A copy of what is on screen, at the display's size: the buffer last flipped as it is,
+    /// or a plane's frame drawn by the CPU path's scaler over black (on the plane path nothing
+    /// is drawn over the video: the overlay forces the CPU path). From kiosk's own buffers:
+    /// some drivers cannot read a CRTC back (raspberrypi/linux #6867). Copied here, between two
+    /// frames; the caller encodes it on its own thread, so playback does not wait for that.
+    func captureScreen() -> Result<CapturedPicture, ScreenshotError> {
+        let picture: CapturedPicture
+        switch onScreen {
+        case nil:
+            return .failure(ScreenshotError(description: "nothing has been shown yet"))
+        case .buffer(let buffer):
+            picture = CapturedPicture(size: buffer.size)
+            for row in 0..<buffer.size.height {
+                picture.buffer.base.advanced(by: row * picture.buffer.stride)
+                    .copyMemory(from: buffer.base.advanced(by: row * buffer.stride), byteCount: buffer.size.width * 4)
+            }
+        case .plane(let frame, let layout):
+            picture = CapturedPicture(size: output.size)
+            picture.buffer.fill(PixelRect(size: output.size))
+            do {
+                try Scaler().draw(frame, layout: layout, into: picture.buffer)
+            } catch {
+                return .failure(ScreenshotError(description: "cannot draw the plane's frame: \(error)"))
+            }
+        }
+        return .success(picture)
+    }
+}
+
+/// A picture that owns its memory (XRGB8888, rows packed), handed from the presenter thread to
+/// the one that asked for it.
+final class CapturedPicture: @unchecked Sendable {
+    // Written once on the presenter thread before it is handed over; read-only afterwards.
+    let buffer: PixelBuffer
+
+    init(size: PixelSize) {
+        let stride = size.width * 4
+        buffer = PixelBuffer(base: UnsafeMutableRawPointer.allocate(byteCount: stride * size.height, alignment: 64),
+                             size: size, stride: stride, index: 0)
+    }
+
+    deinit { buffer.base.deallocate() }
 }

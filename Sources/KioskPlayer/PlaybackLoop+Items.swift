@@ -14,6 +14,10 @@ extension PlaybackLoop {
             stopping = true
         case .overlay(let note):
             screen.overlay?.note(note)
+        case .screenshot(let request):
+            // A screen switched off shows nothing; with CEC the TV sleeps but kiosk's black is up.
+            request.finish(isDisplayOff && usesKMSPower ? .failure(ScreenshotError(description: "the display is off"))
+                                                        : screen.captureScreen())
         }
     }
 

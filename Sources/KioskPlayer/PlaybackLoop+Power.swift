@@ -15,7 +15,7 @@ extension PlaybackLoop {
     var isDisplayOff: Bool { poweredOff != nil }
 
     /// Whether the output's own control switches the screen (`display.power_control`).
-    private var usesKMSPower: Bool { settings.display.powerControl != .cec }
+    var usesKMSPower: Bool { settings.display.powerControl != .cec }
 
     func setDisplayPower(on: Bool) {
         guard on == isDisplayOff else { return }

@@ -98,6 +98,15 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     public func reload(_ settings: PlayerSettings, entries: [PlaylistEntry]? = nil) {
         mailbox.post(.reload(settings, entries: entries))
     }
+    /// Saves what is on screen now as a PNG at `path`: the buffer last flipped, or on the video
+    /// plane path the frame composed in software as the CPU path would draw it. The presenter
+    /// copies the picture between two frames; the PNG is encoded on the calling thread.
+    public func saveScreenshot(to path: String) throws {
+        let request = ScreenshotRequest()
+        mailbox.post(.screenshot(request))
+        let picture = try request.wait(timeout: 10).get()
+        try PNGWriter.write(picture.buffer, to: path)
+    }
     /// The person at the screen touched or pressed something: show the overlay (hidden again
     /// `hide_after` seconds after the last such call).
     public func showOverlay() { mailbox.post(.overlay(.input)) }
@@ -125,6 +134,11 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     public var presenterHealth: PresenterHealth { mailbox.heartbeat.health }
     /// Why time stands still although playing was asked for (AVPlayer.reasonForWaitingToPlay).
     public var reasonForWaitingToPlay: WaitingReason? { snapshotLock.withLock { snapshot.state.reasonForWaitingToPlay } }
+}
+
+public struct ScreenshotError: Error, CustomStringConvertible {
+    public let description: String
+    public init(description: String) { self.description = description }
 }
 
 /// What the presenter thread last published for other threads to read.

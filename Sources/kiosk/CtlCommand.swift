@@ -12,7 +12,8 @@ struct CtlCommand: ParsableCommand {
         abstract: "Send a command to a running kiosk's control socket (see `kiosk ctl commands`).",
         discussion: """
             Examples: kiosk ctl pause; kiosk ctl seek 30; kiosk ctl seek -5 relative;
-            kiosk ctl get time_control_status; kiosk ctl load a.mp4 b.mp4; kiosk ctl watch
+            kiosk ctl get time_control_status; kiosk ctl load a.mp4 b.mp4; kiosk ctl screenshot now.png;
+            kiosk ctl watch
             """)
 
     @Option(help: "The control socket; default: control.socket of --config.")
@@ -41,7 +42,7 @@ struct CtlCommand: ParsableCommand {
             }
             var arguments = Array(words.dropFirst())
             // Relative paths mean the caller's directory, not kiosk's.
-            if words[0] == "load" { arguments = arguments.map(Self.absolute) }
+            if words[0] == "load" || words[0] == "screenshot" { arguments = arguments.map(Self.absolute) }
             let reply = try client.request([words[0]] + arguments)
             guard reply["error"] == .string("success") else {
                 writeStandardError("kiosk ctl: \(reply["error"]?.plainText ?? reply.json)")

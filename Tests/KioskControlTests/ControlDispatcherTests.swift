@@ -38,6 +38,18 @@ final class FakePlayer: ControlledPlayer {
     var framesPresented: Int { 300 }
     var framesDropped: Int { 2 }
     var isDisplayOn: Bool { false }
+
+    /// Screenshots asked for; one whose path contains "fail" is refused with a reason.
+    private let shots = Mutex<[String]>([])
+    var screenshots: [String] { shots.withLock { $0 } }
+    func saveScreenshot(to path: String) throws {
+        shots.withLock { $0.append(path) }
+        if path.contains("fail") { throw FakeScreenshotError() }
+    }
+}
+
+struct FakeScreenshotError: Error, CustomStringConvertible {
+    var description: String { "nothing has been shown yet" }
 }
 
 /// Records the power modes the socket sets; its status is a fixed object.
@@ -139,4 +151,16 @@ private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule
     #expect(reply(#"{"command": ["play_item_once", 0, "later"]}"#, to: player)
             == #"{"error":"play_item_once: when must be now or seam, got \"later\""}"#)
     #expect(player.requests.count == 2)
+}
+
+@Test func screenshotSavesWherePathSaysAndRepliesWithItOrWhyNot() {
+    let player = FakePlayer()
+    #expect(reply(#"{"command": ["screenshot", "/tmp/now.png"], "request_id": 3}"#, to: player)
+            == #"{"request_id":3,"error":"success","data":"/tmp/now.png"}"#)
+    #expect(reply(#"{"command": ["screenshot", "/tmp/fail.png"]}"#, to: player)
+            == #"{"error":"screenshot: nothing has been shown yet"}"#)
+    // A relative path is refused before the player is asked: kiosk's directory is not the client's.
+    #expect(reply(#"{"command": ["screenshot", "now.png"]}"#, to: player).contains("path must be absolute"))
+    #expect(player.screenshots == ["/tmp/now.png", "/tmp/fail.png"])
+    #expect(player.requests.isEmpty)
 }

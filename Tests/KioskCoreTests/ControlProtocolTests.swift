@@ -146,3 +146,12 @@ private func refusal(_ line: String) -> String {
     #expect(waiting?["time_control_status"] == .string("waitingToPlayAtSpecifiedRate"))
     #expect(waiting?["reason"] == .string("buffering"))
 }
+
+@Test func screenshotTakesOneAbsoluteFilePath() throws {
+    #expect(try command(#"{"command": ["screenshot", "/var/lib/kiosk/now.png"]}"#) == .screenshot(path: "/var/lib/kiosk/now.png"))
+    #expect(refusal(#"{"command": ["screenshot", "now.png"]}"#).contains("screenshot: path must be absolute"))
+    #expect(refusal(#"{"command": ["screenshot", "/tmp/"]}"#).contains("names a directory"))
+    #expect(refusal(#"{"command": ["screenshot", "/tmp/a\u0000b.png"]}"#).contains("NUL"))
+    #expect(refusal(#"{"command": ["screenshot"]}"#).contains("takes 1 argument (<absolute path.png>), got 0"))
+    #expect(refusal(#"{"command": ["screenshot", 5]}"#).contains("path must be a string"))
+}

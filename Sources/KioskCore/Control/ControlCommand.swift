@@ -39,6 +39,9 @@ public enum ControlCommand: Sendable, Equatable {
     case displayPower(DisplayPowerMode)
     /// The list of commands, properties and events.
     case commands
+    /// What is on screen now saved as a PNG at `path` (absolute: the client's directory is not
+    /// kiosk's), at the display's size; the player's own buffers, never a read-back of the CRTC.
+    case screenshot(path: String)
 
     /// The events the socket sends, for `commands`.
     public static let eventNames = ["status", "time_control_status", "time", "item_started", "item_ended",

@@ -110,6 +110,15 @@ public enum ControlRequestParser {
             guard PlaybackRate.isPlayable(rate) else { throw reader.error("rate \(value) is out of range: use 0.25...4") }
             // A speed, as mpv's: it does not unpause; play() resumes at it.
             return .request(.setSpeed(rate))
+        case "screenshot":
+            try reader.expectCount(1...1)
+            let path = try reader.string(0, "path")
+            guard path.hasPrefix("/") else {
+                throw reader.error("path must be absolute (kiosk's working directory is not the client's), got \"\(path.prefix(80))\"")
+            }
+            guard !path.unicodeScalars.contains("\0") else { throw reader.error("path contains a NUL character") }
+            guard !path.hasSuffix("/") else { throw reader.error("path names a directory, not a file: \"\(path.prefix(80))\"") }
+            return .screenshot(path: path)
         case "display_power":
             try reader.expectCount(1...1)
             switch arguments[0] {
@@ -149,7 +158,7 @@ extension ControlCommand {
         ("play_item_once", "<index> [now|seam]"),
         ("load", "<source>..."), ("volume", "<0-100>"), ("mute", "[true|false|toggle]"),
         ("rate", "<0.25-4>"), ("get", "<property>"), ("observe", "<property>"), ("unobserve", "<property>"),
-        ("display_power", "on|off|auto"), ("commands", ""),
+        ("display_power", "on|off|auto"), ("screenshot", "<absolute path.png>"), ("commands", ""),
     ]
 }
 
