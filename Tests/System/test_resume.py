@@ -138,6 +138,8 @@ def test_resumes_where_a_sigkill_left_it(tmp_path, clips):
             client = ControlClient(run.socket)
             assert client.ok("get", "item") in (resumed["item"], (resumed["item"] + 1) % len(CLIPS))
             client.close()
+            print(f"round {round_number}: killed at item {killed['item']} {killed['pts']:.2f} s, "
+                  f"resumed at item {resumed['item']} {resumed['pts']:.2f} s, {gap:.2f} s behind")
             assert -0.5 <= gap <= SAVE_INTERVAL + 1.0, (
                 f"seed {seed}, round {round_number}: killed at item {killed['item']} {killed['pts']:.2f} s, "
                 f"resumed at item {resumed['item']} {resumed['pts']:.2f} s ({gap:.2f} s behind)")
