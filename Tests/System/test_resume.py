@@ -216,3 +216,33 @@ def test_unwritable_paths_are_one_line_each_and_play_goes_on(tmp_path, clips):
     resume_errors = [line for line in run.log_lines("resume:") if "not saved" in line]
     assert len(proof) == 1 and f"{blocked}/plays.jsonl" in proof[0], proof
     assert len(resume_errors) == 1 and f"{blocked}/resume.json" in resume_errors[0], resume_errors
+
+
+def test_proof_of_play_rotates_and_stays_bounded(tmp_path):
+    """Stills of a tenth of a second: dozens of plays a second pass the smallest limit (4K)
+    many times. The files stay under the limit (plus one line) and never more than four."""
+    stills = []
+    for name, colour in (("red", "red"), ("green", "green"), ("blue", "blue")):
+        path = tmp_path / f"{name}.png"
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                        f"color=c={colour}:size=64x48", "-frames:v", "1", str(path)], check=True)
+        stills.append(path)
+    plays = tmp_path / "plays.jsonl"
+    config = tmp_path / "kiosk.conf"
+    items = "\n".join(f"  - {{path: {still}, duration: 0.1}}" for still in stills)
+    config.write_text("display: {output: headless}\naudio: {device: none}\ninput: {enabled: false}\n"
+                      f"logging: {{proof_of_play: {plays}, proof_of_play_max: 4K}}\nitems:\n{items}\n")
+    run = Run(tmp_path, config, tmp_path, "rotate")
+    assert wait_until(lambda: Path(f"{plays}.3").exists() and plays.exists() and plays.stat().st_size > 0,
+                      timeout=120), "three rotations did not happen"
+    assert run.stop() == 0
+    files = sorted(tmp_path.glob("plays.jsonl*"))
+    assert [f.name for f in files] == ["plays.jsonl", "plays.jsonl.1", "plays.jsonl.2", "plays.jsonl.3"]
+    longest = max(len(line) + 1 for f in files for line in f.read_text().splitlines())
+    for f in files:
+        assert f.stat().st_size <= 4096 + longest, f
+        records = [json.loads(line) for line in f.read_text().splitlines()]   # whole lines only
+        assert records
+    # The rotated files follow each other: .3 holds the oldest plays, the current file the newest.
+    starts = [json.loads(f.read_text().splitlines()[0])["start"] for f in reversed(files)]
+    assert starts == sorted(starts)
