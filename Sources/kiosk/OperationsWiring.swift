@@ -42,6 +42,12 @@ final class OperationsWiring: @unchecked Sendable {
         resume?.noteRequest(request)
     }
 
+    /// A reload handed the player a new default playlist.
+    func noteReloaded(_ entries: [PlaylistEntry]) {
+        proofOfPlay?.noteReloaded(entries)
+        resume?.noteReloaded(entries)
+    }
+
     /// A clean stop: the place saved while the player still knows it; then plays closed.
     func playerStopping() { resume?.finish() }
     func finish() { proofOfPlay?.finish() }

@@ -56,6 +56,11 @@ final class ProofOfPlayWriter: @unchecked Sendable {
         }
     }
 
+    /// A reload handed the player a new default playlist.
+    func noteReloaded(_ entries: [PlaylistEntry]) {
+        queue.async { self.sources.noteReloaded(entries) }
+    }
+
     /// A source sent `request` (noted before the player gets it, so its effect comes after).
     func noteRequest(_ request: PlayerRequest) {
         guard request.isPlaylistRequest else { return }

@@ -98,6 +98,11 @@ final class ResumeKeeper: @unchecked Sendable {
         }
     }
 
+    /// A reload handed the player a new default playlist.
+    func noteReloaded(_ entries: [PlaylistEntry]) {
+        queue.async { self.sources.noteReloaded(entries) }
+    }
+
     /// A source sent `request`: the lists it may make play.
     func noteRequest(_ request: PlayerRequest) {
         guard request.isPlaylistRequest else { return }

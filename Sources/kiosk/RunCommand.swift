@@ -99,7 +99,8 @@ struct RunCommand: ParsableCommand {
         defer { schedule.stop() }
         let reloader = ConfigReloader(path: self.config, config: config, entries: entries, settings: settings,
                                       player: player, input: input, schedule: schedule,
-                                      replaced: overrides.replacedParts, logger: logger)
+                                      replaced: overrides.replacedParts, logger: logger,
+                                      playlistHandedOver: operations.noteReloaded)
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
