@@ -44,7 +44,8 @@ final class ResumeKeeper: @unchecked Sendable {
     private static func point(path: String, config: String, mode: ResumeMode, sources: [String],
                               logger: Logger) -> ResumePoint? {
         guard let data = FileManager.default.contents(atPath: path) else {
-            logger.notice("resume: no saved place at \(path); starting from the beginning")
+            let why = FileManager.default.fileExists(atPath: path) ? "cannot read" : "no saved place at"
+            logger.notice("resume: \(why) \(path); starting from the beginning")
             return nil
         }
         switch ResumeState.decode(data, config: config) {
