@@ -89,13 +89,15 @@ import Testing
     @Test func displayOffInterruptsAndNothingIsOpenWhileDark() {
         let records = Self.record([
             (0, .started(Self.ref(1, "a"), index: 0, source: "/m/a.mp4")),
+            (1, .requested(.nextItem)),   // overtaken by the screen going dark: it names no later change
             (2, .displayPower(on: false)),
             (60, .displayPower(on: true)),
             (60.2, .started(Self.ref(2, "a"), index: 0, source: "/m/a.mp4")),
+            (60.5, .started(Self.ref(3, "b"), index: 1, source: "/m/b.mp4")),
             (61, .stopping),
             (62, .stopping),
         ])
-        #expect(records.map(\.outcome) == [.interrupted(.displayOff), .interrupted(.stopping)])
+        #expect(records.map(\.outcome) == [.interrupted(.displayOff), .interrupted(.otherRequest), .interrupted(.stopping)])
         #expect(records[0].secondsShown == 2)
     }
 

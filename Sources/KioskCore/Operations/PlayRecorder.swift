@@ -96,6 +96,7 @@ public struct PlayRecorder: Sendable {
     }
 
     private mutating func closePlaying(at now: PlayInstant, cause: InterruptionCause) -> [PlayRecord] {
+        pendingCause = nil   // what was asked before the screen went dark or kiosk stopped is moot
         guard let open = playing else { return [] }
         playing = nil
         return [close(open, at: now, outcome: .interrupted(cause))]
