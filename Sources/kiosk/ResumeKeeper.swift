@@ -13,6 +13,8 @@ final class ResumeKeeper: @unchecked Sendable {
     static let interval = 3.0
     /// How long the start may take to reach the saved place before saving begins anyway.
     static let settleTimeout = 15.0
+    /// The player publishes its snapshot right after the events of a change.
+    static let snapshotDelay = 0.2
 
     // Safe to share: every mutable field is touched only on `queue`.
     private let queue = DispatchQueue(label: "kiosk-resume")
@@ -90,6 +92,10 @@ final class ResumeKeeper: @unchecked Sendable {
                 let source = self.sources.started(index: index, title: reference.name)?.media.description
                 self.playing = source.map { (index, $0) }
             }
+            // A new item is saved at once, not at the next tick: a cut soon after a seam then
+            // resumes the item that was on screen. A moment later, once the player's snapshot
+            // (which the save reads) shows it.
+            queue.asyncAfter(deadline: .now() + Self.snapshotDelay) { self.saveIfChanged() }
         case .playback(.statusChanged(.readyToPlay), let index):
             queue.async {
                 if let seek = self.start.itemReady(index: index) { self.player?.send(seek) }
