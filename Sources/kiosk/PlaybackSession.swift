@@ -10,10 +10,12 @@ import Logging
 /// the wait, and the orderly end.
 enum PlaybackSession {
     /// Plays until the player finishes, a signal stops it, or `duration` seconds pass; then
-    /// gives the screen back. `reload` runs on SIGHUP.
+    /// gives the screen back. `reload` runs on SIGHUP. `controlled` is what the control socket
+    /// drives (by default the player); `started` runs right after the player starts.
     static func run(_ player: QueuePlayer, on output: VideoOutput, input: InputConfig, duration: Double?,
                     logger: Logger, reload: (@Sendable () -> Void)? = nil, liveInput: LiveInput? = nil,
-                    control: ControlServer? = nil, schedule: (any ScheduleControl)? = nil) {
+                    control: ControlServer? = nil, schedule: (any ScheduleControl)? = nil,
+                    controlled: (any ControlledPlayer)? = nil, started: (() -> Void)? = nil) {
         let service = ServiceSupervisor(player: player, notifier: SystemdNotifier(), logger: logger)
         let abandoned = StopOutcome()
         let signals = SignalWatcher(stop: { _ in
@@ -26,8 +28,9 @@ enum PlaybackSession {
         // A stop that came while the display was being opened: never start.
         if !signals.stoppedEarly {
             DisplayOpener.announce(output, logger: logger)
-            control?.start(player: player, schedule: schedule)
+            control?.start(player: controlled ?? player, schedule: schedule)
             player.start()
+            started?()
             service.start()
             inputService.apply(input)
             wait(for: player, until: duration.map { MonotonicClock().now() + $0 }, abandoned: abandoned)

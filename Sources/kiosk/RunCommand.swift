@@ -37,6 +37,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("control-socket"), help: "Override kiosk.conf's control.socket: a Unix socket path, or none.")
     var controlSocket: String?
 
+    @Option(name: .customLong("state-dir"), help: "Where playback.resume keeps its place (systemd's StateDirectory).")
+    var stateDir: String = "/var/lib/kiosk"
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -77,14 +80,18 @@ struct RunCommand: ParsableCommand {
         let cursor = PlaylistCursor(entries: entries, loopMode: settings.playback.loop)
         let control = try ControlWiring.open(settings.control.socketPath, logger: logger)
         let cec = DisplayPowerWiring.cecFollower(settings.display.powerControl, logger: logger)
-        let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound,
-                                     logger: logger, onEvent: DisplayPowerWiring.handler(control: control, cec: cec))
+        // Proof of play and resume observe the player's events and the requests sent to it.
+        let operations = OperationsWiring(config: config, configPath: self.config, stateDirectory: stateDir,
+                                          entries: entries, logger: logger)
+        let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound, logger: logger,
+                                     onEvent: operations.handler(then: DisplayPowerWiring.handler(control: control, cec: cec)))
+        operations.resume?.attach(player)
         // SIGHUP and a change of the file take one path (ConfigReloader): what changed applies
         // live where it can; a bad file is rejected and the old configuration plays on.
         let input = LiveInput(output: output, player: player, logger: logger)
         let schedule = ScheduleDriver(settings: settings.schedule, ticker: firstLook.ticker, requests: scheduleRequests,
-                                      sink: player, logger: logger)
-        for request in firstLook.then { player.send(request) }
+                                      sink: NotedSink(player, noting: operations), logger: logger)
+        for request in firstLook.then { NotedSink(player, noting: operations).send(request) }
         // The TV may be in standby from the night before: wake it (and take its input) when the
         // schedule says the screen is on now; off, the player's event sends it to standby.
         if firstLook.ticker.state?.powerOn ?? true { cec?.displayPowerChanged(on: true) }
@@ -92,12 +99,16 @@ struct RunCommand: ParsableCommand {
         defer { schedule.stop() }
         let reloader = ConfigReloader(path: self.config, config: config, entries: entries, settings: settings,
                                       player: player, input: input, schedule: schedule,
-                                      replaced: overrides.replacedParts, logger: logger)
+                                      replaced: overrides.replacedParts, logger: logger,
+                                      playlistHandedOver: operations.noteReloaded)
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control,
-                            schedule: schedule)
+                            schedule: schedule, controlled: NotedControlledPlayer(player, noting: operations),
+                            started: { operations.resume?.begin(player) })
+        operations.playerStopping()
+        operations.finish()
         watcher.stop()
     }
 }

@@ -140,7 +140,7 @@ import Testing
         // Inside an example: which lines still belong to it.
         var belongs: ((String) -> Bool)?
         for line in lines {
-            if ["# playlists:", "# schedule:"].contains(line) { belongs = { $0.hasPrefix("# ") } }
+            if ["# playlists:", "# schedule:", "# logging:"].contains(line) { belongs = { $0.hasPrefix("# ") } }
             if line == "  # power:" { belongs = { $0 == "  # power:" || $0.hasPrefix("  #   - ") } }
             if let test = belongs, !test(line) { belongs = nil }
             guard belongs != nil, let range = line.range(of: "# ") else {
@@ -156,6 +156,9 @@ import Testing
         #expect(config.schedule.entries.map(\.name) == ["breakfast", "advent"])
         #expect(config.schedule.entries[1].priority == 1)
         #expect(config.schedule.inserts.map(\.content) == [.item("/srv/kiosk/clips/news.mp4"), .playlist("lunch")])
+        #expect(config.logging.proofOfPlayPath == "/var/lib/kiosk/plays.jsonl")
+        #expect(config.logging.proofOfPlayLimit == 10 * 1024 * 1024)
+        #expect(config.playback.resume == .off)
     }
 
     // MARK: Reload

@@ -14,6 +14,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case playback
     case overlay
     case control
+    /// logging: the proof-of-play file and its limit.
+    case logging
     /// items, with their per-item options.
     case items
     /// playlists: the named playlists besides the default, with their items.
@@ -31,6 +33,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         // The socket is bound at start (its path and mode checked then); a new path or
         // interval takes a restart.
         case .control: return .onRestart
+        // The proof-of-play writer opens its file once, at start.
+        case .logging: return .onRestart
         // The presenter loads the new font and settings between two frames.
         case .overlay: return .live
         // The input service is closed (grabs released) and opened again with the new settings.
@@ -61,6 +65,7 @@ public enum ReloadApplication: Sendable, Equatable {
 /// `playbackSettings(_:_:)` and given its reload step in `SettingsReload` (the compiler asks).
 public enum PlaybackSetting: String, Sendable, CaseIterable {
     case loop, gravity, startPaused = "start_paused", rate, imageDuration = "image_duration", stallTimeout = "stall_timeout"
+    case resume
 }
 
 /// What differs between the configuration playing and a newly read one. Pure: the reload
@@ -82,6 +87,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if !settings.isEmpty { parts.append(.playback) }
         if old.overlay != new.overlay { parts.append(.overlay) }
         if old.control != new.control { parts.append(.control) }
+        if old.logging != new.logging { parts.append(.logging) }
         if !Self.sameItems(old.items, new.items) { parts.append(.items) }
         if old.playlists.map(\.withoutLocation) != new.playlists.map(\.withoutLocation) { parts.append(.playlists) }
         if old.schedule.withoutLocations != new.schedule.withoutLocations || old.display.power != new.display.power {
@@ -116,6 +122,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.rate != new.rate { changed.append(.rate) }
         if old.imageDuration != new.imageDuration { changed.append(.imageDuration) }
         if old.stallTimeout != new.stallTimeout { changed.append(.stallTimeout) }
+        if old.resume != new.resume { changed.append(.resume) }
         return changed
     }
 
@@ -151,6 +158,8 @@ public struct SettingsReload: Sendable, Equatable {
             // A playing player changes speed at once, a paused one stays paused: mpv's speed.
             case .rate: requests.append(.setSpeed(new.playback.defaultRate))
             case .gravity, .imageDuration, .stallTimeout: break
+            // Read when kiosk starts (where to resume, whether to keep saving): nothing to do now.
+            case .resume: break
             // Only a start is paused or not: a reload never pauses a playing kiosk.
             case .startPaused: break
             }

@@ -5,8 +5,8 @@ import Yams
 /// once, each as `file:line:column: what was wrong; what was expected`. The tree is walked by
 /// hand rather than decoded with Codable, because Codable drops the positions.
 public enum ConfigLoader {
-    public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "items",
-                                      "playlists", "schedule"]
+    public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
+                                      "items", "playlists", "schedule"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
@@ -92,6 +92,7 @@ extension ConfigWalker {
         config.playback = readPlayback(top["playback"])
         config.overlay = readOverlay(top["overlay"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.control = readControl(top["control"], baseDirectory: baseDirectory)
+        config.logging = readLogging(top["logging"], baseDirectory: baseDirectory)
         // The default playlist is `items:` or `playlists.default:`, never both.
         let playlists = readPlaylists(top["playlists"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.playlists = playlists.named

@@ -153,7 +153,7 @@ extension ConfigWalker {
     func readPlayback(_ node: Node?) -> PlaybackConfig {
         var playback = PlaybackConfig()
         guard let section = section(node, name: "playback", allowedKeys:
-            ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout"]) else { return playback }
+            ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout", "resume"]) else { return playback }
         if let loop = choice(section, "loop", PlaybackConfig.LoopMode.allCases.map { ($0.rawValue, $0) }) {
             playback.loop = loop
         }
@@ -164,6 +164,7 @@ extension ConfigWalker {
         if let timeout = seconds(section, "stall_timeout", above: StallGuard.shortestTimeout, allowingMinimum: true) {
             playback.stallTimeout = timeout
         }
+        if let resume = choice(section, "resume", ResumeMode.allCases.map { ($0.rawValue, $0) }) { playback.resume = resume }
         return playback
     }
 
@@ -196,5 +197,25 @@ extension ConfigWalker {
         }
         if let interval = seconds(section, "time_interval") { control.timeInterval = interval }
         return control
+    }
+
+    func readLogging(_ node: Node?, baseDirectory: String) -> LoggingConfig {
+        var logging = LoggingConfig()
+        guard let section = section(node, name: "logging", allowedKeys: ["proof_of_play", "proof_of_play_max"]) else {
+            return logging
+        }
+        if let path = string(section, "proof_of_play", expected: "the path of a file for the plays") {
+            logging.proofOfPlayPath = PathText.resolve(path, against: baseDirectory)
+        }
+        if let node = section["proof_of_play_max"] {
+            if let text = node.scalar?.string, !isNull(node), let bytes = ByteSizeText.parse(text),
+               bytes >= ByteSizeText.smallestRotationLimit {
+                logging.proofOfPlayLimit = bytes
+            } else {
+                report(node, "'proof_of_play_max' in logging is \(describe(node)); expected a size of at least 4K "
+                       + "(like 10M, 512K, 1G or a number of bytes)")
+            }
+        }
+        return logging
     }
 }

@@ -8,6 +8,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var playback = PlaybackConfig()
     public var overlay = OverlayConfig()
     public var control = ControlConfig()
+    /// `logging`: records kept for operators (proof of play).
+    public var logging = LoggingConfig()
     /// `items` (or `playlists.default`): the default playlist, the one played outside every
     /// schedule entry; at least one item in a loaded file.
     public var items: [ItemConfig] = []
@@ -154,8 +156,21 @@ public struct PlaybackConfig: Sendable, Equatable {
     /// `stall_timeout`: seconds a local item that should be playing may show no new frame and
     /// make no audio progress (beyond the frame it waits for) before it is ended as failed.
     public var stallTimeout = StallGuard.defaultTimeout
+    /// `resume`: off | item | position, where a restarted kiosk (after a power loss) starts.
+    /// Read at start: a reload changes what the next start does.
+    public var resume: ResumeMode = .off
 
     public init() {}
+}
+
+/// `playback.resume`: what a kiosk that was stopped (or lost power) picks up again.
+public enum ResumeMode: String, Sendable, CaseIterable {
+    /// Always start from the playlist's first item.
+    case off
+    /// The item that was playing, from its start.
+    case item
+    /// The item that was playing, at the position it had reached.
+    case position
 }
 
 /// `overlay`: the on-screen display (title, position, state).
@@ -183,6 +198,22 @@ public struct ControlConfig: Sendable, Equatable {
     public var socketPath: String?
     /// `time_interval`: seconds between periodic time events, > 0.
     public var timeInterval = MediaTime(value: 1, timescale: 1)
+
+    public init() {}
+}
+
+/// `logging`: what kiosk writes down for the people who run the screens.
+public struct LoggingConfig: Sendable, Equatable {
+    /// The default limit of the proof-of-play file before it is rotated: 10 MiB, some 50,000
+    /// plays, small enough for an SD card yet a few weeks of a busy screen.
+    public static let defaultProofOfPlayLimit = 10 * 1024 * 1024
+
+    /// `proof_of_play`: the JSON-lines file of plays (resolved against the config's folder);
+    /// nil (absent): none is kept.
+    public var proofOfPlayPath: String?
+    /// `proof_of_play_max`: bytes (written 10M, 512K, 1G or plain bytes) after which the file
+    /// is renamed to .1 (.1 to .2, ...) and a new one begun; at least 4 KiB.
+    public var proofOfPlayLimit = LoggingConfig.defaultProofOfPlayLimit
 
     public init() {}
 }

@@ -21,6 +21,7 @@ extension KioskConfig {
             case .playback: merged.playback = running.playback
             case .overlay: merged.overlay = running.overlay
             case .control: merged.control = running.control
+            case .logging: merged.logging = running.logging
             case .items: merged.items = running.items
             case .playlists: merged.playlists = running.playlists
             case .schedule:
@@ -49,7 +50,7 @@ extension PlayerSettings {
             // The scheduler reads the new rules at its next tick (ConfigPart.application).
             case .schedule: next.schedule = ScheduleSettings(config)
             // Opened at start from these settings: taking them live would mean opening again.
-            case .display, .audioDevice, .control: break
+            case .display, .audioDevice, .control, .logging: break
             // Entries are expanded from the file system and handed over beside the settings.
             case .items, .playlists: break
             }

@@ -1,0 +1,110 @@
+import Foundation
+
+/// `kiosk report`: plays and seconds shown per item and day from proof-of-play lines. Pure:
+/// the command reads the file and prints what this returns.
+public struct PlayReport: Sendable, Equatable {
+    /// One item on one day.
+    public struct Row: Sendable, Equatable {
+        /// The day as the kiosk's clock wrote it (the date of `start`, in its own offset).
+        public var day: String
+        public var item: Int
+        public var source: String
+        public var title: String?
+        /// Plays begun that day: every outcome except `skipped` (which showed nothing).
+        public var plays: Int
+        public var completed: Int
+        public var seconds: Double
+    }
+
+    /// A line that could not be read, reported and left out.
+    public struct BadLine: Sendable, Equatable, CustomStringConvertible {
+        public var number: Int
+        public var reason: String
+        public var description: String { "line \(number): \(reason)" }
+    }
+
+    public private(set) var rows: [Row] = []
+    public private(set) var badLines: [BadLine] = []
+
+    /// Reads the lines of a proof-of-play file (one JSON object each; blank lines are ignored).
+    public init(text: String) {
+        var index: [String: Int] = [:]
+        for (offset, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            let record: Row
+            switch Self.parse(trimmed) {
+            case .success(let row): record = row
+            case .failure(let bad):
+                badLines.append(BadLine(number: offset + 1, reason: bad.reason))
+                continue
+            }
+            let key = "\(record.day)\u{0}\(record.item)\u{0}\(record.source)"
+            if let at = index[key] {
+                rows[at].plays += record.plays
+                rows[at].completed += record.completed
+                rows[at].seconds += record.seconds
+            } else {
+                index[key] = rows.count
+                rows.append(record)
+            }
+        }
+        rows.sort { ($0.day, $0.item, $0.source) < ($1.day, $1.item, $1.source) }
+    }
+
+    private struct Unreadable: Error { let reason: String }
+
+    private static func parse(_ line: String) -> Result<Row, Unreadable> {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            return .failure(Unreadable(reason: "not a JSON object (a line cut short by a power loss?)"))
+        }
+        guard let item = object["item"] as? Int, item >= 0 else { return .failure(Unreadable(reason: "no item index")) }
+        guard let source = object["path"] as? String else { return .failure(Unreadable(reason: "no path")) }
+        guard let start = object["start"] as? String, ISOTime.date(start) != nil, start.count >= 10 else {
+            return .failure(Unreadable(reason: "no start time in ISO 8601"))
+        }
+        guard let seconds = (object["seconds"] as? NSNumber)?.doubleValue, seconds.isFinite, seconds >= 0 else {
+            return .failure(Unreadable(reason: "no seconds shown"))
+        }
+        guard let outcome = object["outcome"] as? String,
+              ["completed", "skipped", "failed", "interrupted"].contains(outcome) else {
+            return .failure(Unreadable(reason: "no outcome (completed, skipped, failed or interrupted)"))
+        }
+        let shown = outcome == "skipped" ? 0 : 1
+        return .success(Row(day: String(start.prefix(10)), item: item, source: source, title: object["title"] as? String,
+                            plays: shown, completed: outcome == "completed" ? 1 : 0, seconds: seconds))
+    }
+
+    /// An aligned table for a terminal.
+    public var table: String {
+        let header = ["day", "item", "plays", "completed", "seconds", "title or path"]
+        let body = rows.map { row in
+            [row.day, "\(row.item)", "\(row.plays)", "\(row.completed)", String(format: "%.1f", row.seconds),
+             row.title ?? row.source]
+        }
+        let widths = (0..<header.count).map { column in ([header] + body).map { $0[column].count }.max() ?? 0 }
+        return ([header] + body).map { cells in
+            cells.enumerated().map { column, cell in
+                // Numbers right-aligned, words left; the last column is not padded.
+                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                if column == cells.count - 1 { return cell }
+                return (1...4).contains(column) ? pad + cell : cell + pad
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+
+    /// RFC 4180 CSV with a header line.
+    public var csv: String {
+        let header = "day,item,path,title,plays,completed,seconds"
+        let lines = rows.map { row in
+            [row.day, "\(row.item)", Self.csvField(row.source), Self.csvField(row.title ?? ""), "\(row.plays)",
+             "\(row.completed)", String(format: "%.3f", row.seconds)].joined(separator: ",")
+        }
+        return ([header] + lines).joined(separator: "\r\n") + "\r\n"
+    }
+
+    static func csvField(_ text: String) -> String {
+        guard text.contains(where: { ",\"\r\n".contains($0) }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

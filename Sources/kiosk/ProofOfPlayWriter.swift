@@ -1,0 +1,144 @@
+import Foundation
+import KioskCore
+import KioskPlayer
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Proof of play for `kiosk run` (`logging.proof_of_play`): observes the player's events and
+/// the requests sources send, and appends one JSON line per play. Everything after the event
+/// arrives runs on a queue of its own: the presenter thread only hands the event over, never
+/// waits for the disk.
+final class ProofOfPlayWriter: @unchecked Sendable {
+    // Safe to share: every mutable field is touched only on `queue`.
+    private let queue = DispatchQueue(label: "kiosk-proof-of-play")
+    private var recorder = PlayRecorder()
+    private var sources: PlayingSources
+    private let rotation: LogRotation
+    private let logger: Logger
+    private var fd: Int32 = -1
+    private var size = 0
+    /// The last failure logged, so an unwritable path is one line, not one per play.
+    private var loggedFailure: String?
+    /// The title of the item that failed last: the skip that follows names it by index only.
+    private var lastFailedTitle = ""
+
+    init(logging: LoggingConfig, entries: [PlaylistEntry], logger: Logger) {
+        rotation = LogRotation(path: logging.proofOfPlayPath ?? "", limit: logging.proofOfPlayLimit)
+        sources = PlayingSources(entries: entries)
+        self.logger = logger
+    }
+
+    /// The player's event, on the presenter thread: only the few kinds a play is made of are
+    /// queued (not the periodic time ticks).
+    func observe(_ event: PlayerEvent) {
+        let now = Self.now()
+        switch event {
+        case .playback(.itemStarted(let reference), let index?):
+            queue.async {
+                let source = self.sources.started(index: index, title: reference.name)?.media.description ?? reference.name
+                self.feed(.started(reference, index: index, source: source), at: now)
+            }
+        case .playback(.itemEnded(let reference), _): queue.async { self.feed(.ended(reference), at: now) }
+        case .playback(.itemFailed(let reference, let reason), _):
+            queue.async {
+                self.lastFailedTitle = reference.name
+                self.feed(.failed(reference, reason: reason), at: now)
+            }
+        case .itemSkipped(let index, let reason):
+            queue.async {
+                let source = self.sources.entry(index: index, title: self.lastFailedTitle)?.media.description ?? ""
+                self.feed(.skipped(index: index, source: source, reason: reason), at: now)
+            }
+        case .displayPower(let on): queue.async { self.feed(.displayPower(on: on), at: now) }
+        default: break
+        }
+    }
+
+    /// A reload handed the player a new default playlist.
+    func noteReloaded(_ entries: [PlaylistEntry]) {
+        queue.async { self.sources.noteReloaded(entries) }
+    }
+
+    /// A source sent `request` (noted before the player gets it, so its effect comes after).
+    func noteRequest(_ request: PlayerRequest) {
+        guard request.isPlaylistRequest else { return }
+        let now = Self.now()
+        queue.async {
+            self.sources.noteRequest(request)
+            self.feed(.requested(request), at: now)
+        }
+    }
+
+    /// kiosk stops: what plays is recorded as interrupted and the file closed.
+    func finish() {
+        let now = Self.now()
+        queue.sync {
+            feed(.stopping, at: now)
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+    }
+
+    private static func now() -> PlayInstant {
+        PlayInstant(wall: Date(), monotonic: MonotonicClock().now())
+    }
+
+    private func feed(_ observation: PlayObservation, at now: PlayInstant) {
+        for record in recorder.observe(observation, at: now) { append(record.jsonLine() + "\n") }
+    }
+
+    private func append(_ line: String) {
+        let bytes = Array(line.utf8)
+        do {
+            if fd >= 0, rotation.needsRotation(currentSize: size, adding: bytes.count) { try rotate() }
+            if fd < 0 { try openFile() }
+            try writeAll(bytes)
+            size += bytes.count
+            // A play is evidence someone pays for: on disk before the next one begins.
+            _ = fdatasync(fd)
+            if loggedFailure != nil {
+                logger.notice("proof of play: writing to \(rotation.path) again")
+                loggedFailure = nil
+            }
+        } catch {
+            if fd >= 0 { close(fd) }
+            fd = -1
+            let text = "\(error)"
+            if loggedFailure != text {
+                logger.error("proof of play: \(text); plays are not recorded until it can be written (playback goes on)")
+                loggedFailure = text
+            }
+        }
+    }
+
+    private func openFile() throws {
+        let opened = open(rotation.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard opened >= 0 else { throw StateFile.Failure(step: "cannot open", path: rotation.path, code: errno) }
+        var status = stat()
+        size = fstat(opened, &status) == 0 ? Int(status.st_size) : 0
+        fd = opened
+    }
+
+    private func rotate() throws {
+        close(fd)
+        fd = -1
+        for step in rotation.renames where rename(step.from, step.to) != 0 && errno != ENOENT {
+            throw StateFile.Failure(step: "cannot rotate to", path: step.to, code: errno)
+        }
+        try openFile()
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws {
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw StateFile.Failure(step: "cannot write", path: rotation.path, code: errno)
+            }
+            written += result
+        }
+    }
+}
