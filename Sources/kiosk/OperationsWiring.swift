@@ -101,4 +101,5 @@ final class NotedControlledPlayer: ControlledPlayer, @unchecked Sendable {
     var framesPresented: Int { player.framesPresented }
     var framesDropped: Int { player.framesDropped }
     var isDisplayOn: Bool { player.isDisplayOn }
+    func saveScreenshot(to path: String) throws { try player.saveScreenshot(to: path) }
 }
