@@ -14,6 +14,8 @@ host's writes to the shared directory raise no inotify event in the guest). The 
    after the reload the screen is off at once, `get schedule` says why and when it comes back;
    `display_power on` holds it on against the schedule, `auto` gives it back (off again); at
    the boundary the schedule switches it on, and the picture is back.
+3. Paused, `kiosk ctl screenshot` saves the picture QEMU's screendump shows (kiosk's own front
+   buffer, never read back from the CRTC); an unwritable path is one error line.
 
 Needs the debug kiosk: `swift build` in this worktree first.
 """
@@ -231,4 +233,35 @@ def test_the_schedule_switches_the_screen_off_and_on_and_the_socket_can_hold_it(
     assert session.ask("dpms") == "On"
     assert red(session.shot_until("scheduled-on", red)), "the picture did not come back on schedule"
     frames = session.frames()
+    session.wait_for_frames(frames)
+
+
+def test_a_screenshot_is_what_the_screen_shows(session: Guest):
+    """`kiosk ctl screenshot` from kiosk's own buffers against QEMU's screendump of the same
+    paused frame (the white square's place differs from frame to frame, so a stale buffer or
+    another frame would show)."""
+    assert session.ask("display_power on") == ""
+    assert red(session.shot_until("before-shot", red))
+    assert session.ask("pause") == ""
+    # Paused once no frame comes for a second (an overlay-free config: nothing is redrawn).
+    frames = session.frames()
+    deadline = time.monotonic() + 60
+    while True:
+        time.sleep(1)
+        if (count := session.frames()) == frames:
+            break
+        frames = count
+        assert time.monotonic() < deadline, "frames kept coming after pause"
+    dump = session.bed.screendump(session.workdir / "paused-dump.png")
+    assert session.ask("screenshot paused-shot.png").endswith("/paused-shot.png")
+    shot, screen = read_png(session.workdir / "paused-shot.png"), read_png(dump)
+    assert (shot.width, shot.height) == SIZE == (screen.width, screen.height)
+    assert red(session.workdir / "paused-shot.png")
+    differing = sum(1 for y in range(SIZE[1]) for x in range(SIZE[0])
+                    if max(abs(a - b) for a, b in zip(shot.pixel(x, y), screen.pixel(x, y))) > 8)
+    assert differing <= SIZE[0] * SIZE[1] // 1000, f"{differing} pixels differ from the screendump"
+    # A path that cannot be written is one error line, and kiosk plays on.
+    answer = session.ask("screenshot /nonexistent/shot.png")
+    assert "/nonexistent/shot.png" in answer and len(answer.splitlines()) == 1, answer
+    assert session.ask("play") == ""
     session.wait_for_frames(frames)
