@@ -20,8 +20,7 @@ public final class ControlServer: @unchecked Sendable {
     private let eventLock = NSLock()
     private var pendingEvents: [PlayerEvent] = []
     private var running = true
-    private var thread: Thread?
-    private let finished = DispatchSemaphore(value: 0)
+    private let worker = WorkerThread(name: "kiosk-control")
     private var connections: [ControlConnection] = []
     private var dispatcher: ControlDispatcher?
     /// More clients than this are turned away (each still gets an error line).
@@ -71,13 +70,7 @@ public final class ControlServer: @unchecked Sendable {
     public func start(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
                       baseDirectory: String = FileManager.default.currentDirectoryPath) {
         dispatcher = ControlDispatcher(player: player, schedule: schedule, baseDirectory: baseDirectory)
-        let thread = Thread { [self] in
-            serve()
-            finished.signal()
-        }
-        thread.name = "kiosk-control"
-        self.thread = thread
-        thread.start()
+        worker.start { [self] in serve() }
         logger.info("control socket at \(path)")
     }
 
@@ -89,7 +82,7 @@ public final class ControlServer: @unchecked Sendable {
             return running
         }
         guard wasRunning else { return }   // stopped before: the descriptors are closed
-        if thread != nil { _ = finished.wait(timeout: .now() + 2) }
+        if worker.hasStarted { worker.join(timeout: 2) }
         Glibc.close(listener)
         UnixSocket.remove(path, inode: inode)
         // Only now: `post` writes to the pipe under the lock and only while running, so no

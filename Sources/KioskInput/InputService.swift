@@ -9,13 +9,12 @@ import Logging
 /// Never throws and never stops the player: a device that fails is logged and left out.
 public final class InputService: @unchecked Sendable {
     // Safe to share: `reader` is handed to the input thread at `start()` and touched only
-    // there afterwards; `stopRequested` and `thread` are guarded by `lock`; the pipe's fds are
-    // immutable after init.
+    // there afterwards; `stopRequested` is guarded by `lock`, and `start` checks and starts
+    // the worker with it held; the pipe's fds are immutable after init.
     private let reader: InputReader
     private let lock = NSLock()
-    private var thread: Thread?
+    private let worker = WorkerThread(name: "kiosk-input", qos: .userInteractive)
     private var stopRequested = false
-    private let finished = DispatchSemaphore(value: 0)
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
@@ -49,21 +48,15 @@ public final class InputService: @unchecked Sendable {
     /// Opens the devices present now and starts the input thread.
     public func start() {
         lock.lock(); defer { lock.unlock() }
-        guard thread == nil, !stopRequested else { return }
-        let handOver = ReaderHandOver(reader: reader)
+        guard !worker.hasStarted, !stopRequested else { return }
         let wake = wakeRead
-        let thread = Thread { [finished, weak self] in
-            handOver.reader.scanAtStart()
+        worker.start(handingOver: reader) { [weak self] reader in
+            reader.scanAtStart()
             while self?.shouldContinue ?? false {
-                Self.pollOnce(handOver.reader, wake: wake)
+                Self.pollOnce(reader, wake: wake)
             }
-            handOver.reader.closeAll()
-            finished.signal()
+            reader.closeAll()
         }
-        thread.name = "kiosk-input"
-        thread.qualityOfService = .userInteractive
-        self.thread = thread
-        thread.start()
     }
 
     /// Stops the thread (within `timeout` seconds) and closes the devices, releasing grabs.
@@ -71,16 +64,14 @@ public final class InputService: @unchecked Sendable {
     @discardableResult
     public func stop(timeout: Double = 2) -> Bool {
         let started: Bool = lock.withLock {
-            let started = thread != nil && !stopRequested
+            let started = worker.hasStarted && !stopRequested
             stopRequested = true
             return started
         }
         guard started else { return true }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
-        let ended = finished.wait(timeout: .now() + timeout) == .success
-        if ended { finished.signal() }   // let a second stop() through
-        return ended
+        return worker.join(timeout: timeout)   // a second stop() is let through too
     }
 
     private var shouldContinue: Bool { lock.withLock { !stopRequested } }
@@ -123,10 +114,4 @@ public final class InputService: @unchecked Sendable {
         }
         reader.advance(to: MonotonicClock().now())
     }
-}
-
-/// Carries the reader into the input thread's closure. Safe: after `start()` hands it over,
-/// only that thread uses it.
-private struct ReaderHandOver: @unchecked Sendable {
-    let reader: InputReader
 }

@@ -17,8 +17,7 @@ final class ConfigFileWatcher: @unchecked Sendable {
     private let onChange: @Sendable () -> Void
     private let lock = NSLock()
     private var stopRequested = false
-    private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    private let worker = WorkerThread(name: "kiosk-config-watch")
 
     /// What the directory watch listens for: the file's content written, the file replaced
     /// (renamed over, created, deleted), and the directory itself going away.
@@ -34,22 +33,16 @@ final class ConfigFileWatcher: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            watch()
-            finished.signal()
-        }
-        thread.name = "kiosk-config-watch"
-        self.thread = thread
-        thread.start()
+        worker.start { [self] in watch() }
     }
 
     /// Ends the watch thread (within a quarter second: its poll wakes that often).
     func stop() {
         let started = lock.withLock { () -> Bool in
             defer { stopRequested = true }
-            return thread != nil && !stopRequested
+            return worker.hasStarted && !stopRequested
         }
-        if started { _ = finished.wait(timeout: .now() + 2) }
+        if started { worker.join(timeout: 2) }
     }
 
     private var shouldStop: Bool { lock.withLock { stopRequested } }
