@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // C libraries, found with pkg-config (Debian's -dev packages; deploy/setup installs them).
@@ -32,25 +33,27 @@ let package = Package(
         .target(name: "CKioskShim", dependencies: ["CFFmpeg", "CALSA"]),
 
         .target(name: "KioskCore", dependencies: [.product(name: "Yams", package: "Yams")]),
-        .target(name: "KioskMedia", dependencies: ["KioskCore", "CFFmpeg", "CKioskShim",
+        .target(name: "KioskMedia", dependencies: ["KioskCore", "CFFmpeg", "CKioskShim", .product(name: "SystemPackage", package: "swift-system"),
                                                    .product(name: "Logging", package: "swift-log")]),
-        .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM"]),
-        .target(name: "KioskAudio", dependencies: ["KioskCore", "CALSA", "CKioskShim",
+        .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "KioskAudio", dependencies: ["KioskCore", "CALSA", "CKioskShim", .product(name: "SystemPackage", package: "swift-system"),
                                                    .product(name: "Logging", package: "swift-log")]),
-        .target(name: "KioskInput", dependencies: ["KioskCore", "CEvdev",
+        .target(name: "KioskInput", dependencies: ["KioskCore", "CEvdev", .product(name: "SystemPackage", package: "swift-system"),
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskSystemd", dependencies: ["KioskCore", "CSystemd"]),
         .target(name: "KioskText", dependencies: ["KioskCore", "CFreeType"]),
-        .target(name: "KioskCEC", dependencies: ["KioskCore", "CCEC", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "KioskCEC", dependencies: ["KioskCore", "CCEC", .product(name: "SystemPackage", package: "swift-system"),
+                                                 .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskText",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The control socket (JSON lines, like mpv's IPC) on top of the engine.
-        .target(name: "KioskControl", dependencies: ["KioskCore", "KioskPlayer",
+        .target(name: "KioskControl", dependencies: ["KioskCore", "KioskPlayer", .product(name: "SystemPackage", package: "swift-system"),
                                                      .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
             "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
         // Test helpers only: clips made with the ffmpeg command, pictures and sound read back.
@@ -70,7 +73,7 @@ let package = Package(
         .testTarget(name: "KioskCECTests", dependencies: ["KioskCEC", "KioskCore", "KioskTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskPlayerTests", dependencies: ["KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
                                                            .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "KioskControlTests", dependencies: ["KioskControl", "KioskCore"]),
+        .testTarget(name: "KioskControlTests", dependencies: ["KioskControl", "KioskCore", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// Records what would be played into a file, raw interleaved PCM or WAV, as fast as it is
 /// written (no pacing, no delay): tests compare the recording with what went in, and
@@ -12,7 +13,7 @@ public final class FileSink: AudioOutput {
     public private(set) var format: AudioFormat?
     public private(set) var counters = AudioOutputCounters()
     public private(set) var failure: AudioOutputError?
-    private var descriptor: Int32 = -1
+    private var descriptor: FileDescriptor?
     private var dataBytes = 0
 
     public init(path: String, container: Container = .wav) {
@@ -24,11 +25,12 @@ public final class FileSink: AudioOutput {
 
     public func configure(_ requested: AudioFormat) throws -> AudioFormat {
         close()
-        let fd = open(deviceName, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw AudioOutputError.unavailable(device: deviceName, reason: String(cString: strerror(errno)))
+        do {
+            descriptor = try FileDescriptor.open(deviceName, .writeOnly, options: [.create, .truncate, .closeOnExec],
+                                                 permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw AudioOutputError.unavailable(device: deviceName, reason: Self.text(error))
         }
-        descriptor = fd
         format = requested
         dataBytes = 0
         failure = nil
@@ -40,7 +42,7 @@ public final class FileSink: AudioOutput {
     }
 
     public func write(_ frames: UnsafeRawBufferPointer) throws {
-        guard let format, descriptor >= 0 else { throw AudioOutputError.notConfigured(device: deviceName) }
+        guard let format, descriptor != nil else { throw AudioOutputError.notConfigured(device: deviceName) }
         try writeAll(frames)
         dataBytes += frames.count
         counters.framesWritten += Int64(frames.count / format.bytesPerFrame)
@@ -51,18 +53,21 @@ public final class FileSink: AudioOutput {
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                let error = AudioOutputError.writeFailed(device: deviceName, reason: String(cString: strerror(errno)))
-                if failure == nil { counters.failures += 1 }
-                failure = error
-                throw error
-            }
-            offset += written
+        guard let descriptor else { throw AudioOutputError.notConfigured(device: deviceName) }
+        do {
+            _ = try descriptor.writeAll(bytes)   // short writes continued, EINTR retried
+        } catch {
+            let failed = AudioOutputError.writeFailed(device: deviceName, reason: Self.text(error))
+            if failure == nil { counters.failures += 1 }
+            failure = failed
+            throw failed
         }
+    }
+
+    /// strerror's text for a failed call (what the messages said before typed descriptors).
+    private static func text(_ error: any Error) -> String {
+        guard let code = error as? Errno else { return "\(error)" }
+        return String(cString: strerror(code.rawValue))
     }
 
     /// A file always has room.
@@ -75,13 +80,13 @@ public final class FileSink: AudioOutput {
     public func recover() throws {}
 
     public func close() {
-        guard descriptor >= 0 else { return }
+        guard let descriptor else { return }
         if container == .wav, let format {
             let header = FileSink.wavHeader(format: format, dataBytes: dataBytes)
-            _ = header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            _ = try? descriptor.writeAll(toAbsoluteOffset: 0, header)
         }
-        Glibc.close(descriptor)
-        descriptor = -1
+        try? descriptor.close()
+        self.descriptor = nil
     }
 
     /// A canonical 44-byte RIFF/WAVE header: PCM (tag 1) for integers, IEEE float (tag 3).

@@ -2,6 +2,7 @@ import CCEC
 import Foundation
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// What an adapter says about itself (`kiosk cec status`), read without changing anything.
 public struct CECAdapterInfo: Sendable, Equatable {
@@ -25,7 +26,7 @@ public struct CECAdapterInfo: Sendable, Equatable {
 /// configures the adapter otherwise.
 public final class CECAdapter {
     public let path: String
-    private let fd: Int32
+    private let fd: FileDescriptor
 
     /// The OSD name kiosk claims with (a TV shows it in its source list; 14 characters at most).
     public static let osdName = "kiosk"
@@ -33,16 +34,16 @@ public final class CECAdapter {
     /// Opens `path` (blocking, so a transmit returns with its result).
     public init(path: String) throws(CECError) {
         self.path = path
-        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
+        do {
+            fd = try FileDescriptor.open(path, .readWrite, options: .closeOnExec)
+        } catch {
+            let code = (error as? Errno)?.rawValue ?? EIO
             if code == EACCES || code == EPERM { throw .permissionDenied(path: path, group: Self.group(of: path)) }
             throw .openFailed(path: path, errno: code)
         }
-        self.fd = fd
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { try? fd.close() }
 
     /// `path`, or else the adapter `discover` picks.
     public static func open(path: String?) throws(CECError) -> CECAdapter {
@@ -85,13 +86,13 @@ public final class CECAdapter {
 
     public func physicalAddress() throws(CECError) -> CECPhysicalAddress {
         var address: UInt16 = 0
-        try check(kiosk_cec_get_physical_address(fd, &address), "CEC_ADAP_G_PHYS_ADDR")
+        try check(kiosk_cec_get_physical_address(fd.rawValue, &address), "CEC_ADAP_G_PHYS_ADDR")
         return CECPhysicalAddress(rawValue: address)
     }
 
     public func info() throws(CECError) -> CECAdapterInfo {
         var caps = cec_caps()
-        try check(kiosk_cec_get_caps(fd, &caps), "CEC_ADAP_G_CAPS")
+        try check(kiosk_cec_get_caps(fd.rawValue, &caps), "CEC_ADAP_G_CAPS")
         let addresses = try logicalAddresses()
         return CECAdapterInfo(path: path, driver: text(of: caps.driver), name: text(of: caps.name),
                               canClaim: caps.capabilities & kiosk_cec_cap_log_addrs() != 0,
@@ -101,7 +102,7 @@ public final class CECAdapter {
 
     private func logicalAddresses() throws(CECError) -> (configured: Int, claimed: [CECLogicalAddress], osdName: String) {
         var addresses = cec_log_addrs()
-        try check(kiosk_cec_get_logical_addresses(fd, &addresses), "CEC_ADAP_G_LOG_ADDRS")
+        try check(kiosk_cec_get_logical_addresses(fd.rawValue, &addresses), "CEC_ADAP_G_LOG_ADDRS")
         let configured = Int(kiosk_cec_log_addrs_count(&addresses))
         let claimed = (0..<UInt32(min(configured, 4))).compactMap {
             CECLogicalAddress(rawValue: kiosk_cec_log_addr(&addresses, $0))  // 0xff (none) is not one
@@ -137,7 +138,7 @@ public final class CECAdapter {
     public func transmit(_ message: CECMessage) throws(CECError) {
         var status: UInt8 = 0
         let bytes = message.bytes
-        let result = bytes.withUnsafeBufferPointer { kiosk_cec_transmit(fd, $0.baseAddress, UInt32($0.count), &status) }
+        let result = bytes.withUnsafeBufferPointer { kiosk_cec_transmit(fd.rawValue, $0.baseAddress, UInt32($0.count), &status) }
         if result == -ENONET { throw .notConnected(path: path) }
         try check(result, "CEC_TRANSMIT")
         let outcome = CECTransmitStatus(rawValue: status)
@@ -147,18 +148,18 @@ public final class CECAdapter {
     /// Makes this file handle an initiator and returns the logical address to send from,
     /// claiming a Playback address first when the adapter has none configured.
     public func prepareToSend() throws(CECError) -> CECLogicalAddress {
-        try check(kiosk_cec_become_initiator(fd), "CEC_S_MODE")
+        try check(kiosk_cec_become_initiator(fd.rawValue), "CEC_S_MODE")
         var addresses = try logicalAddresses()
         if addresses.configured == 0 {
             var caps = cec_caps()
-            try check(kiosk_cec_get_caps(fd, &caps), "CEC_ADAP_G_CAPS")
+            try check(kiosk_cec_get_caps(fd.rawValue, &caps), "CEC_ADAP_G_CAPS")
             guard caps.capabilities & kiosk_cec_cap_log_addrs() != 0 else {
                 throw .cannotClaim(path: path, reason: "none is configured and the driver does not let "
                                    + "programs claim one (no CEC_CAP_LOG_ADDRS)")
             }
             // Claimed even with no sink connected: the kernel keeps the request and claims the
             // address when a TV appears, so a later change of power finds it ready.
-            try check(kiosk_cec_claim_playback(fd, Self.osdName), "CEC_ADAP_S_LOG_ADDRS")
+            try check(kiosk_cec_claim_playback(fd.rawValue, Self.osdName), "CEC_ADAP_S_LOG_ADDRS")
             addresses = try logicalAddresses()
         }
         guard let initiator = addresses.claimed.first else {

@@ -1,24 +1,29 @@
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// `kiosk ctl`'s side of the socket: one blocking connection, lines out and in.
 public final class ControlClient {
-    private let fd: Int32
+    private let fd: FileDescriptor
     private var buffer: [UInt8] = []
 
     public init(path: String) throws(ControlSocketError) {
         fd = try UnixSocket.connect(to: path)
     }
 
-    deinit { close(fd) }
+    deinit { try? fd.close() }
 
     public func send(_ line: String) throws(ControlSocketError) {
         var bytes = Array(line.utf8)
         bytes.append(10)
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 && errno == EINTR { continue }
+            let count: Int
+            do {
+                count = try bytes[sent...].withUnsafeBytes { try fd.send($0, flags: Int32(MSG_NOSIGNAL)) }
+            } catch {
+                throw ControlSocketError("control socket: cannot send: \(UnixSocket.systemError(Self.code(error)))")
+            }
             guard count > 0 else { throw ControlSocketError("control socket: cannot send: \(UnixSocket.systemError())") }
             sent += count
         }
@@ -33,13 +38,18 @@ public final class ControlClient {
                 buffer.removeFirst(newline + 1)
                 return line
             }
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw ControlSocketError("control socket: cannot read: \(UnixSocket.systemError())") }
+            let count: Int
+            do {
+                count = try chunk.withUnsafeMutableBytes { try fd.receive(into: $0) }
+            } catch {
+                throw ControlSocketError("control socket: cannot read: \(UnixSocket.systemError(Self.code(error)))")
+            }
             if count == 0 { return nil }
             buffer.append(contentsOf: chunk[0..<count])
         }
     }
+
+    private static func code(_ error: any Error) -> Int32 { (error as? Errno)?.rawValue ?? EIO }
 
     /// Sends `words` as a command and returns the reply to it, skipping the events in between.
     public func request(_ words: [String], requestID: Int64 = 1) throws(ControlSocketError) -> ControlValue {

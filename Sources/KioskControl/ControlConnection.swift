@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// One client of the control socket, non-blocking, owned by the server thread. Input is cut
 /// into lines; output waits in a bounded buffer, so a client that never reads costs at most
@@ -9,7 +10,7 @@ final class ControlConnection {
     static let lineLimit = 64 * 1024
     static let outputLimit = 256 * 1024
 
-    let fd: Int32
+    let fd: FileDescriptor
     private var input: [UInt8] = []
     private var output: [UInt8] = []
     private var outputStart = 0
@@ -19,7 +20,7 @@ final class ControlConnection {
     private(set) var isDead = false
     var observed: [ControlProperty: ControlValue?] = [:]
 
-    init(fd: Int32) { self.fd = fd }
+    init(fd: FileDescriptor) { self.fd = fd }
 
     var wantsToWrite: Bool { outputStart < output.count }
 
@@ -30,13 +31,14 @@ final class ControlConnection {
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         // Bounded per round, so one busy client cannot starve the others.
         for _ in 0..<8 where !isClosing && !isDead {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if count == 0 { isDead = true; break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK { isDead = true }
+            let count: Int
+            do {
+                count = try chunk.withUnsafeMutableBytes { try fd.receive(into: $0, flags: Int32(MSG_DONTWAIT)) }
+            } catch {
+                if (error as? Errno)?.isWouldBlock != true { isDead = true }
                 break
             }
+            if count == 0 { isDead = true; break }
             let searchFrom = input.count
             input.append(contentsOf: chunk[0..<count])
             var lineStart = 0
@@ -75,12 +77,13 @@ final class ControlConnection {
     /// Writes what the socket takes now.
     func flush() {
         while wantsToWrite && !isDead {
-            let count = output[outputStart...].withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK { isDead = true }
+            let count: Int
+            do {
+                count = try output[outputStart...].withUnsafeBytes {
+                    try fd.send($0, flags: Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+                }
+            } catch {
+                if (error as? Errno)?.isWouldBlock != true { isDead = true }
                 break
             }
             outputStart += count
@@ -96,5 +99,5 @@ final class ControlConnection {
     }
 
     /// Ends the connection; called once by the server.
-    func close() { _ = Glibc.close(fd) }
+    func close() { try? fd.close() }
 }

@@ -3,6 +3,7 @@ import Glibc
 import KioskCore
 import KioskPlayer
 import Logging
+import SystemPackage
 
 /// The control socket (mpv's JSON IPC, kiosk's vocabulary): one dedicated thread polls the
 /// listening socket, every client and a wake-up pipe. Commands go to the player's mailbox (never
@@ -12,16 +13,15 @@ public final class ControlServer: @unchecked Sendable {
     // Safe to share: `pendingEvents` is guarded by `eventLock`; `running` is set once before the
     // thread starts and cleared under `eventLock`; everything else belongs to the server thread.
     public let path: String
-    private let listener: Int32
+    private let listener: FileDescriptor
     private let inode: ino_t
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wakeRead: FileDescriptor
+    private let wakeWrite: FileDescriptor
     private let logger: Logger
     private let eventLock = NSLock()
     private var pendingEvents: [PlayerEvent] = []
     private var running = true
-    private var thread: Thread?
-    private let finished = DispatchSemaphore(value: 0)
+    private let worker = WorkerThread(name: "kiosk-control")
     private var connections: [ControlConnection] = []
     private var dispatcher: ControlDispatcher?
     /// More clients than this are turned away (each still gets an error line).
@@ -31,14 +31,14 @@ public final class ControlServer: @unchecked Sendable {
     /// reason, when the path belongs to another user or is in use.
     public init(path: String, logger: Logger) throws(ControlSocketError) {
         (listener, inode) = try UnixSocket.listen(at: path)
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
-            Glibc.close(listener)
+        do {
+            (wakeRead, wakeWrite) = try FileDescriptor.pipe()
+        } catch {
+            try? listener.close()
             UnixSocket.remove(path, inode: inode)
-            throw ControlSocketError("control socket \(path): pipe(): \(UnixSocket.systemError())")
+            throw ControlSocketError("control socket \(path): pipe(): \(UnixSocket.systemError((error as? Errno)?.rawValue ?? EIO))")
         }
-        (wakeRead, wakeWrite) = (pipeEnds[0], pipeEnds[1])
-        for fd in pipeEnds { UnixSocket.makeNonBlocking(fd) }
+        for fd in [wakeRead, wakeWrite] { UnixSocket.makeNonBlocking(fd) }
         self.path = path
         self.logger = logger
     }
@@ -47,10 +47,10 @@ public final class ControlServer: @unchecked Sendable {
     /// removes its socket file.
     deinit {
         guard running else { return }
-        Glibc.close(listener)
+        try? listener.close()
         UnixSocket.remove(path, inode: inode)
-        Glibc.close(wakeRead)
-        Glibc.close(wakeWrite)
+        try? wakeRead.close()
+        try? wakeWrite.close()
     }
 
     /// The player's `onEvent` handler: called on the presenter thread, so it only queues.
@@ -71,13 +71,7 @@ public final class ControlServer: @unchecked Sendable {
     public func start(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
                       baseDirectory: String = FileManager.default.currentDirectoryPath) {
         dispatcher = ControlDispatcher(player: player, schedule: schedule, baseDirectory: baseDirectory)
-        let thread = Thread { [self] in
-            serve()
-            finished.signal()
-        }
-        thread.name = "kiosk-control"
-        self.thread = thread
-        thread.start()
+        worker.start { [self] in serve() }
         logger.info("control socket at \(path)")
     }
 
@@ -89,21 +83,20 @@ public final class ControlServer: @unchecked Sendable {
             return running
         }
         guard wasRunning else { return }   // stopped before: the descriptors are closed
-        if thread != nil { _ = finished.wait(timeout: .now() + 2) }
-        Glibc.close(listener)
+        if worker.hasStarted { worker.join(timeout: 2) }
+        try? listener.close()
         UnixSocket.remove(path, inode: inode)
         // Only now: `post` writes to the pipe under the lock and only while running, so no
         // write can reach a closed (or reused) descriptor.
         eventLock.withLock {
-            Glibc.close(wakeRead)
-            Glibc.close(wakeWrite)
+            try? wakeRead.close()
+            try? wakeWrite.close()
         }
     }
 
     /// Called with `eventLock` held.
     private func wakeLocked() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)   // a full pipe already means "wake up"
+        _ = try? wakeWrite.writeAll([1 as UInt8])   // a full pipe already means "wake up"
     }
 
     private var isRunning: Bool { eventLock.withLock { running } }
@@ -111,11 +104,12 @@ public final class ControlServer: @unchecked Sendable {
     private func serve() {
         var lastObservation = MonotonicClock.hostTime()
         while isRunning {
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wakeRead.rawValue, events: Int16(POLLIN), revents: 0)]
             for connection in connections {
                 var events = connection.isClosing ? 0 : Int16(POLLIN)
                 if connection.wantsToWrite { events |= Int16(POLLOUT) }
-                fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
+                fds.append(pollfd(fd: connection.fd.rawValue, events: events, revents: 0))
             }
             // The timeout paces observed properties that change without an event (time, frames).
             let ready = poll(&fds, nfds_t(fds.count), 100)
@@ -141,13 +135,12 @@ public final class ControlServer: @unchecked Sendable {
 
     private func drainWakePipe() {
         var buffer = [UInt8](repeating: 0, count: 256)
-        while read(wakeRead, &buffer, buffer.count) > 0 {}
+        while let count = try? buffer.withUnsafeMutableBytes({ try wakeRead.read(into: $0) }), count > 0 {}
     }
 
     private func acceptClients() {
         for _ in 0..<64 {
-            let fd = accept(listener, nil, nil)
-            guard fd >= 0 else { return }
+            guard let fd = try? listener.accept() else { return }
             UnixSocket.makeNonBlocking(fd)
             let connection = ControlConnection(fd: fd)
             if connections.count >= Self.clientLimit {

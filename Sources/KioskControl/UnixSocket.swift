@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// Why the control socket could not be set up (or reached); one line naming the path.
 public struct ControlSocketError: Error, CustomStringConvertible, Sendable {
@@ -14,7 +15,7 @@ enum UnixSocket {
     /// around bind(), so no other user can connect in a window before a chmod. An existing path
     /// is replaced only when it is a stale socket of our own user; a path of another user, or
     /// one that is not a socket, or a socket another process still listens on is refused.
-    static func listen(at path: String) throws(ControlSocketError) -> (fd: Int32, inode: ino_t) {
+    static func listen(at path: String) throws(ControlSocketError) -> (fd: FileDescriptor, inode: ino_t) {
         try checkLength(path)
         var existing = stat()
         if lstat(path, &existing) == 0 {
@@ -25,26 +26,27 @@ enum UnixSocket {
                 throw ControlSocketError("control socket \(path): the path exists and is not a socket; refusing to replace it")
             }
             if let probe = try? connect(to: path) {
-                close(probe)
+                try? probe.close()
                 throw ControlSocketError("control socket \(path): another process is listening on it (is kiosk already running?)")
             }
             unlink(path)   // stale: a socket of ours that nobody serves
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw ControlSocketError("control socket \(path): socket(): \(systemError())") }
+        let raw = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard raw >= 0 else { throw ControlSocketError("control socket \(path): socket(): \(systemError())") }
+        let fd = FileDescriptor(rawValue: raw)
         let previousMask = umask(0o177)
-        let bound = withAddress(path) { bind(fd, $0, $1) }
+        let bound = withAddress(path) { bind(fd.rawValue, $0, $1) }
         let bindError = errno
         umask(previousMask)
         guard bound == 0 else {
-            close(fd)
+            try? fd.close()
             throw ControlSocketError("control socket \(path): cannot create it: \(systemError(bindError))")
         }
         chmod(path, 0o600)
         var created = stat()
-        guard Glibc.listen(fd, 128) == 0, lstat(path, &created) == 0 else {
+        guard Glibc.listen(fd.rawValue, 128) == 0, lstat(path, &created) == 0 else {
             let reason = systemError()
-            close(fd)
+            try? fd.close()
             unlink(path)
             throw ControlSocketError("control socket \(path): cannot listen: \(reason)")
         }
@@ -52,19 +54,20 @@ enum UnixSocket {
     }
 
     /// O_NONBLOCK and FD_CLOEXEC (Glibc's accept4 and pipe2 are not visible to Swift).
-    static func makeNonBlocking(_ fd: Int32) {
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    static func makeNonBlocking(_ fd: FileDescriptor) {
+        _ = fcntl(fd.rawValue, F_SETFL, fcntl(fd.rawValue, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fd.rawValue, F_SETFD, FD_CLOEXEC)
     }
 
     /// A blocking connection to the socket at `path`.
-    static func connect(to path: String) throws(ControlSocketError) -> Int32 {
+    static func connect(to path: String) throws(ControlSocketError) -> FileDescriptor {
         try checkLength(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ControlSocketError("control socket \(path): socket(): \(systemError())") }
-        guard withAddress(path, { Glibc.connect(fd, $0, $1) }) == 0 else {
+        let raw = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard raw >= 0 else { throw ControlSocketError("control socket \(path): socket(): \(systemError())") }
+        let fd = FileDescriptor(rawValue: raw)
+        guard withAddress(path, { Glibc.connect(fd.rawValue, $0, $1) }) == 0 else {
             let reason = systemError()
-            close(fd)
+            try? fd.close()
             throw ControlSocketError("cannot connect to the control socket \(path): \(reason)")
         }
         return fd

@@ -125,7 +125,7 @@ final class AtomicPresenter: ScanoutPresenter {
     }
 
     func release() {
-        for blob in modeBlobs { _ = drmModeDestroyPropertyBlob(card.fd, blob) }
+        for blob in modeBlobs { _ = drmModeDestroyPropertyBlob(card.fd.rawValue, blob) }
         modeBlobs.removeAll()
     }
 
@@ -149,7 +149,7 @@ final class AtomicPresenter: ScanoutPresenter {
     private func createModeBlob(_ mode: DisplayMode) throws(DRMError) -> UInt32 {
         var info = mode.drmModeInfo
         var blob: UInt32 = 0
-        guard drmModeCreatePropertyBlob(card.fd, &info, MemoryLayout<drmModeModeInfo>.size, &blob) == 0 else {
+        guard drmModeCreatePropertyBlob(card.fd.rawValue, &info, MemoryLayout<drmModeModeInfo>.size, &blob) == 0 else {
             throw .callFailed(what: "passing mode \(mode) to the kernel", call: "drmModeCreatePropertyBlob", errno: errno)
         }
         modeBlobs.append(blob)
@@ -168,7 +168,7 @@ final class AtomicPresenter: ScanoutPresenter {
                 throw .callFailed(what: what, call: "drmModeAtomicAddProperty", errno: errno)
             }
         }
-        guard drmModeAtomicCommit(card.fd, req, flags, userData) == 0 else {
+        guard drmModeAtomicCommit(card.fd.rawValue, req, flags, userData) == 0 else {
             throw presentFailure(card, what: what, call: "drmModeAtomicCommit", errno: errno)
         }
     }

@@ -1,12 +1,15 @@
 import CDRM
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// One open DRM card node (/dev/dri/cardN): the file descriptor, its capabilities and master
 /// state. Closing is explicit (`close()`), and deinit closes what was left open.
 final class Card {
     let path: String
-    private(set) var fd: Int32
+    /// The card's descriptor; -1 once closed, so a libdrm call made after `close()` fails
+    /// (EBADF) instead of reaching whatever file reused the number.
+    private(set) var fd: FileDescriptor
     /// DRM_CLIENT_CAP_UNIVERSAL_PLANES accepted: primary and cursor planes are listed.
     let hasUniversalPlanes: Bool
     /// DRM_CLIENT_CAP_ATOMIC accepted (only asked for when `wantAtomic`).
@@ -14,9 +17,11 @@ final class Card {
 
     /// Opens `path` read-write. Asks for universal planes always and atomic if `wantAtomic`.
     init(path: String, wantAtomic: Bool) throws(DRMError) {
-        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, .readWrite, options: .closeOnExec)
+        } catch {
+            let code = (error as? Errno)?.rawValue ?? EIO
             switch code {
             case ENOENT: throw .noSuchCard(path)
             case EACCES, EPERM:
@@ -27,50 +32,52 @@ final class Card {
             }
         }
         // A node that answers no DRM version query is not a DRM device (a wrong path).
-        guard let version = drmGetVersion(fd) else {
-            _ = Glibc.close(fd)
+        guard let version = drmGetVersion(fd.rawValue) else {
+            try? fd.close()
             throw .notDRMDevice(path)
         }
         drmFreeVersion(version)
         self.path = path
         self.fd = fd
-        hasUniversalPlanes = drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1) == 0
+        hasUniversalPlanes = drmSetClientCap(fd.rawValue, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1) == 0
         // Atomic implies universal planes; the kernel refuses it to clients that cannot do both.
-        hasAtomic = wantAtomic && hasUniversalPlanes && drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_ATOMIC), 1) == 0
+        hasAtomic = wantAtomic && hasUniversalPlanes && drmSetClientCap(fd.rawValue, UInt64(DRM_CLIENT_CAP_ATOMIC), 1) == 0
     }
 
     deinit { close() }
 
+    var isOpen: Bool { fd.rawValue >= 0 }
+
     func close() {
-        guard fd >= 0 else { return }
-        _ = Glibc.close(fd)
-        fd = -1
+        guard isOpen else { return }
+        try? fd.close()
+        fd = FileDescriptor(rawValue: -1)
     }
 
     /// DRM_CAP_* value, nil when the kernel does not know the capability.
     func capability(_ cap: Int32) -> UInt64? {
         var value: UInt64 = 0
-        return drmGetCap(fd, UInt64(cap), &value) == 0 ? value : nil
+        return drmGetCap(fd.rawValue, UInt64(cap), &value) == 0 ? value : nil
     }
 
-    var isMaster: Bool { drmIsMaster(fd) != 0 }
+    var isMaster: Bool { drmIsMaster(fd.rawValue) != 0 }
 
     /// Becomes DRM master. The first opener of a card with no master already is one; failing
     /// here means another open file holds the screen (EBUSY), or held it and we may not take it
     /// over (EACCES without CAP_SYS_ADMIN).
     func becomeMaster() throws(DRMError) {
         if isMaster { return }
-        if drmSetMaster(fd) == 0, isMaster { return }
+        if drmSetMaster(fd.rawValue) == 0, isMaster { return }
         throw .anotherMaster(path: path, holder: masterHolder())
     }
 
-    func dropMaster() { if fd >= 0, isMaster { _ = drmDropMaster(fd) } }
+    func dropMaster() { if isOpen, isMaster { _ = drmDropMaster(fd.rawValue) } }
 
     /// Best effort: the process holding master, from debugfs' clients list (root only, and
     /// only when debugfs is mounted); nil when it cannot be told.
     func masterHolder() -> String? {
         var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
+        guard fstat(fd.rawValue, &info) == 0 else { return nil }
         let minor = Int(info.st_rdev & 0xff)
         guard let text = readSmallFile("/sys/kernel/debug/dri/\(minor)/clients") else { return nil }
         // Columns: command pid dev master a uid magic; "y" in the master column.
@@ -85,7 +92,7 @@ final class Card {
 
     /// The kernel driver's name, e.g. "bochs-drm" or "virtio_gpu".
     var driverName: String {
-        guard let version = drmGetVersion(fd) else { return "unknown" }
+        guard let version = drmGetVersion(fd.rawValue) else { return "unknown" }
         defer { drmFreeVersion(version) }
         return version.pointee.name.map { String(cString: $0) } ?? "unknown"
     }
@@ -94,18 +101,18 @@ final class Card {
     /// has no vblanks (bochs, virtio-gpu: the kernel answers EOPNOTSUPP) or the CRTC is off.
     func lastVblank(crtcID: UInt32) -> Double? {
         var sequence: UInt64 = 0, nanoseconds: UInt64 = 0
-        guard drmCrtcGetSequence(fd, crtcID, &sequence, &nanoseconds) == 0, nanoseconds > 0 else { return nil }
+        guard drmCrtcGetSequence(fd.rawValue, crtcID, &sequence, &nanoseconds) == 0, nanoseconds > 0 else { return nil }
         return Double(nanoseconds) / 1e9
     }
 
     /// Every property of a KMS object: name, id, current value and, for enums and bitmasks,
     /// the names of the values.
     func properties(of objectID: UInt32, type: UInt32) -> [DRMProperty] {
-        guard let list = drmModeObjectGetProperties(fd, objectID, type) else { return [] }
+        guard let list = drmModeObjectGetProperties(fd.rawValue, objectID, type) else { return [] }
         defer { drmModeFreeObjectProperties(list) }
         var result: [DRMProperty] = []
         for i in 0..<Int(list.pointee.count_props) {
-            guard let prop = drmModeGetProperty(fd, list.pointee.props[i]) else { continue }
+            guard let prop = drmModeGetProperty(fd.rawValue, list.pointee.props[i]) else { continue }
             defer { drmModeFreeProperty(prop) }
             result.append(DRMProperty(prop.pointee, value: list.pointee.prop_values[i]))
         }
@@ -175,10 +182,10 @@ func groupName(_ gid: gid_t) -> String? {
 }
 
 func readSmallFile(_ path: String, limit: Int = 65536) -> String? {
-    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { _ = Glibc.close(fd) }
-    var bytes = [UInt8](repeating: 0, count: limit)
-    let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, limit) }
-    return count > 0 ? String(decoding: bytes.prefix(count), as: UTF8.self) : nil
+    guard let fd = try? FileDescriptor.open(path, .readOnly, options: .closeOnExec) else { return nil }
+    return try? fd.closeAfter {
+        var bytes = [UInt8](repeating: 0, count: limit)
+        let count = try bytes.withUnsafeMutableBytes { try fd.read(into: $0) }
+        return count > 0 ? String(decoding: bytes.prefix(count), as: UTF8.self) : nil
+    }
 }

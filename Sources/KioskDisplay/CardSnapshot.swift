@@ -16,7 +16,7 @@ struct CardSnapshot {
 extension Card {
     /// Reads connectors (probing them: a fresh EDID), encoders, CRTCs and planes.
     func snapshot() throws(DRMError) -> CardSnapshot {
-        guard let resources = drmModeGetResources(fd) else {
+        guard let resources = drmModeGetResources(fd.rawValue) else {
             throw .notModesetting(path: path, errno: errno)
         }
         defer { drmModeFreeResources(resources) }
@@ -31,7 +31,7 @@ extension Card {
     }
 
     private func connector(_ id: UInt32) -> DisplayConnectorInfo? {
-        guard let pointer = drmModeGetConnector(fd, id) else { return nil }
+        guard let pointer = drmModeGetConnector(fd.rawValue, id) else { return nil }
         defer { drmModeFreeConnector(pointer) }
         let c = pointer.pointee
         let status: ConnectorStatus = switch c.connection.rawValue {
@@ -49,14 +49,14 @@ extension Card {
     }
 
     private func encoder(_ id: UInt32) -> DisplayEncoderInfo? {
-        guard let pointer = drmModeGetEncoder(fd, id) else { return nil }
+        guard let pointer = drmModeGetEncoder(fd.rawValue, id) else { return nil }
         defer { drmModeFreeEncoder(pointer) }
         return DisplayEncoderInfo(id: id, currentCRTCID: pointer.pointee.crtc_id,
                                   possibleCRTCs: pointer.pointee.possible_crtcs)
     }
 
     private func crtc(_ id: UInt32, index: Int) -> DisplayCRTCInfo? {
-        guard let pointer = drmModeGetCrtc(fd, id) else { return nil }
+        guard let pointer = drmModeGetCrtc(fd.rawValue, id) else { return nil }
         defer { drmModeFreeCrtc(pointer) }
         let c = pointer.pointee
         return DisplayCRTCInfo(id: id, index: index, currentFramebufferID: c.buffer_id,
@@ -65,13 +65,13 @@ extension Card {
 
     /// All planes; empty when the plane API is missing (pre-3.x kernels).
     private func planes() -> [DisplayPlaneInfo] {
-        guard let list = drmModeGetPlaneResources(fd) else { return [] }
+        guard let list = drmModeGetPlaneResources(fd.rawValue) else { return [] }
         defer { drmModeFreePlaneResources(list) }
         return (0..<Int(list.pointee.count_planes)).compactMap { plane(list.pointee.planes[$0]) }
     }
 
     private func plane(_ id: UInt32) -> DisplayPlaneInfo? {
-        guard let pointer = drmModeGetPlane(fd, id) else { return nil }
+        guard let pointer = drmModeGetPlane(fd.rawValue, id) else { return nil }
         defer { drmModeFreePlane(pointer) }
         let p = pointer.pointee
         let props = properties(of: id, type: UInt32(DRM_MODE_OBJECT_PLANE))

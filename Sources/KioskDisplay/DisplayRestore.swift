@@ -23,7 +23,7 @@ struct SavedDisplayState {
                         encoders: [DisplayEncoderInfo], planeID: UInt32?) -> SavedDisplayState {
         var framebuffer: UInt32 = 0, x: UInt32 = 0, y: UInt32 = 0
         var mode: DisplayMode?
-        if let crtc = drmModeGetCrtc(card.fd, crtcID) {
+        if let crtc = drmModeGetCrtc(card.fd.rawValue, crtcID) {
             framebuffer = crtc.pointee.buffer_id
             x = crtc.pointee.x
             y = crtc.pointee.y
@@ -51,9 +51,9 @@ struct SavedDisplayState {
         let result: Int32
         if var info = restorableMode?.drmModeInfo {
             var connector = connectorID
-            result = drmModeSetCrtc(card.fd, crtcID, framebufferID, x, y, &connector, 1, &info)
+            result = drmModeSetCrtc(card.fd.rawValue, crtcID, framebufferID, x, y, &connector, 1, &info)
         } else {
-            result = drmModeSetCrtc(card.fd, crtcID, 0, 0, 0, nil, 0, nil)
+            result = drmModeSetCrtc(card.fd.rawValue, crtcID, 0, 0, 0, nil, 0, nil)
         }
         guard result == 0 else {
             throw presentFailure(card, what: "restoring the previous screen", call: "drmModeSetCrtc", errno: errno)

@@ -1,6 +1,7 @@
 import CDRM
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// A CPU-drawable scanout buffer: a dumb buffer object, mapped into this process, registered as
 /// an XRGB8888 framebuffer. Freed with `destroy()` (idempotent): unmap, remove the framebuffer,
@@ -12,13 +13,13 @@ final class DumbBuffer {
     private(set) var framebufferID: UInt32 = 0
     private var handle: UInt32 = 0
     private var mapping: UnsafeMutableRawPointer?
-    private let fd: Int32
+    private let fd: FileDescriptor
 
     init(card: Card, size: PixelSize) throws(DRMError) {
         fd = card.fd
         self.size = size
         var handle: UInt32 = 0, pitch: UInt32 = 0, byteCount: UInt64 = 0
-        guard drmModeCreateDumbBuffer(fd, UInt32(size.width), UInt32(size.height), 32, 0,
+        guard drmModeCreateDumbBuffer(fd.rawValue, UInt32(size.width), UInt32(size.height), 32, 0,
                                       &handle, &pitch, &byteCount) == 0 else {
             throw .callFailed(what: "allocating a \(size) scanout buffer", call: "drmModeCreateDumbBuffer", errno: errno)
         }
@@ -53,8 +54,8 @@ final class DumbBuffer {
     func releaseKernelObjects() {
         // Removing a framebuffer that is still scanned out turns its plane off; restore runs
         // first so this never blanks a screen that was handed back.
-        if framebufferID != 0 { _ = drmModeRmFB(fd, framebufferID); framebufferID = 0 }
-        if handle != 0 { _ = drmModeDestroyDumbBuffer(fd, handle); handle = 0 }
+        if framebufferID != 0 { _ = drmModeRmFB(fd.rawValue, framebufferID); framebufferID = 0 }
+        if handle != 0 { _ = drmModeDestroyDumbBuffer(fd.rawValue, handle); handle = 0 }
     }
 
     /// Where the buffer is mapped; nil once unmapped.

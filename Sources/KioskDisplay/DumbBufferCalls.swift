@@ -1,18 +1,19 @@
 import CDRM
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// The two libdrm steps every dumb buffer takes after it is created, shared by the XRGB scanout
 /// buffers and the YUV video-plane buffers: map its memory into this process, and register it
 /// as a framebuffer (one handle, pitch and offset per picture plane).
 enum DumbBufferCalls {
     /// Maps `byteCount` bytes of the dumb buffer `handle`; `what` names it in errors.
-    static func map(fd: Int32, handle: UInt32, byteCount: Int, what: String) throws(DRMError) -> UnsafeMutableRawPointer {
+    static func map(fd: FileDescriptor, handle: UInt32, byteCount: Int, what: String) throws(DRMError) -> UnsafeMutableRawPointer {
         var offset: UInt64 = 0
-        guard drmModeMapDumbBuffer(fd, handle, &offset) == 0 else {
+        guard drmModeMapDumbBuffer(fd.rawValue, handle, &offset) == 0 else {
             throw .callFailed(what: "mapping \(what)", call: "drmModeMapDumbBuffer", errno: errno)
         }
-        let address = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(Int64(bitPattern: offset)))
+        let address = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, off_t(Int64(bitPattern: offset)))
         guard let address, address != MAP_FAILED else {
             throw .callFailed(what: "mapping \(what)", call: "mmap", errno: errno)
         }
@@ -21,7 +22,7 @@ enum DumbBufferCalls {
 
     /// Registers a framebuffer of `size` and `format` whose picture planes (at most four) are
     /// described by `planes`; its id.
-    static func addFramebuffer(fd: Int32, size: PixelSize, format: FourCC,
+    static func addFramebuffer(fd: FileDescriptor, size: PixelSize, format: FourCC,
                                planes: [(handle: UInt32, pitch: UInt32, offset: UInt32)]) throws(DRMError) -> UInt32 {
         precondition((1...4).contains(planes.count))
         func field(_ i: Int, _ pick: ((handle: UInt32, pitch: UInt32, offset: UInt32)) -> UInt32) -> UInt32 {
@@ -34,7 +35,7 @@ enum DumbBufferCalls {
         let result = withUnsafePointer(to: &handles) { h in
             withUnsafePointer(to: &pitches) { p in
                 withUnsafePointer(to: &offsets) { o in
-                    drmModeAddFB2(fd, UInt32(size.width), UInt32(size.height), format.rawValue,
+                    drmModeAddFB2(fd.rawValue, UInt32(size.width), UInt32(size.height), format.rawValue,
                                   UnsafeRawPointer(h).assumingMemoryBound(to: UInt32.self),
                                   UnsafeRawPointer(p).assumingMemoryBound(to: UInt32.self),
                                   UnsafeRawPointer(o).assumingMemoryBound(to: UInt32.self), &id, 0)

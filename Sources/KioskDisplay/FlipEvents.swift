@@ -1,5 +1,6 @@
 import CDRM
 import Glibc
+import SystemPackage
 
 /// A completed page flip: the CRTC's refresh counter and when it happened.
 public struct FlipEvent: Sendable, Hashable {
@@ -14,10 +15,10 @@ public struct FlipEvent: Sendable, Hashable {
 /// alive and never closes the card with a flip outstanding unless the wait timed out (the
 /// kernel then drops the event with the file).
 final class FlipWaiter {
-    private let fd: Int32
+    private let fd: FileDescriptor
     private var received: FlipEvent?
 
-    init(fd: Int32) { self.fd = fd }
+    init(fd: FileDescriptor) { self.fd = fd }
 
     var userData: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
@@ -37,14 +38,14 @@ final class FlipWaiter {
         while received == nil {
             let remaining = deadline - monotonicSeconds()
             guard remaining > 0 else { throw .flipTimeout(seconds: timeout) }
-            var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            var request = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
             let ready = poll(&request, 1, Int32((remaining * 1000).rounded(.up)))
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw .callFailed(what: "waiting for a page flip", call: "poll", errno: errno)
             }
             if ready == 0 { continue }   // the deadline check above ends the loop
-            if drmHandleEvent(fd, &context) != 0 {
+            if drmHandleEvent(fd.rawValue, &context) != 0 {
                 throw .callFailed(what: "reading a page-flip event", call: "drmHandleEvent", errno: errno)
             }
         }

@@ -82,13 +82,13 @@ final class LegacyPresenter: ScanoutPresenter {
     func modeset(framebufferID: UInt32) throws(DRMError) {
         var connector = target.connectorID
         var mode = target.mode.drmModeInfo
-        guard drmModeSetCrtc(card.fd, target.crtcID, framebufferID, 0, 0, &connector, 1, &mode) == 0 else {
+        guard drmModeSetCrtc(card.fd.rawValue, target.crtcID, framebufferID, 0, 0, &connector, 1, &mode) == 0 else {
             throw presentFailure(card, what: "setting mode \(target.mode)", call: "drmModeSetCrtc", errno: errno)
         }
     }
 
     func queueFlip(framebufferID: UInt32, userData: UnsafeMutableRawPointer) throws(DRMError) {
-        guard drmModePageFlip(card.fd, target.crtcID, framebufferID, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData) == 0 else {
+        guard drmModePageFlip(card.fd.rawValue, target.crtcID, framebufferID, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData) == 0 else {
             throw presentFailure(card, what: "queueing a page flip", call: "drmModePageFlip", errno: errno)
         }
     }
@@ -99,7 +99,7 @@ final class LegacyPresenter: ScanoutPresenter {
         let dpms = card.properties(of: target.connectorID, type: UInt32(DRM_MODE_OBJECT_CONNECTOR)).first { $0.name == "DPMS" }
         guard let dpms else { throw .missingProperty(object: "connector \(target.connectorID)", name: "DPMS") }
         let value = UInt64(active ? DRM_MODE_DPMS_ON : DRM_MODE_DPMS_OFF)
-        guard drmModeConnectorSetProperty(card.fd, target.connectorID, dpms.id, value) == 0 else {
+        guard drmModeConnectorSetProperty(card.fd.rawValue, target.connectorID, dpms.id, value) == 0 else {
             throw presentFailure(card, what: "switching the screen \(active ? "on" : "off")",
                                  call: "drmModeConnectorSetProperty(DPMS)", errno: errno)
         }

@@ -1,6 +1,7 @@
 import CDRM
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// A dumb buffer holding one 4:2:0 picture (NV12 or YU12) for a video plane: created 8 bits
 /// per pixel with `height * 3 / 2` rows (the usual way to get a YUV buffer from the generic
@@ -12,7 +13,7 @@ final class YUVDumbBuffer {
     private var handle: UInt32 = 0
     private var mapping: UnsafeMutableRawPointer?
     private var mappedBytes = 0
-    private let fd: Int32
+    private let fd: FileDescriptor
 
     /// A buffer for frames of `frameSize` (the framebuffer is that size rounded down to even sides).
     init(card: Card, format: VideoFrameFormat, frameSize: PixelSize) throws(DRMError) {
@@ -23,16 +24,16 @@ final class YUVDumbBuffer {
         // Rows of 64-byte multiples: chroma rows (half a luma row for YU12) stay aligned too.
         let width = (size.width + 63) / 64 * 64
         let rows = UInt32(YUVBufferLayout.dumbBufferRows(for: size))
-        if drmModeCreateDumbBuffer(fd, UInt32(width), rows, 8, 0, &handle, &pitch, &byteCount) != 0 {
+        if drmModeCreateDumbBuffer(fd.rawValue, UInt32(width), rows, 8, 0, &handle, &pitch, &byteCount) != 0 {
             // Some drivers make 32-bit dumb buffers only (virtio-gpu: EINVAL for 8): the same
             // bytes as a quarter as many 32-bit pixels per row.
-            guard errno == EINVAL, drmModeCreateDumbBuffer(fd, UInt32(width / 4), rows, 32, 0, &handle, &pitch, &byteCount) == 0 else {
+            guard errno == EINVAL, drmModeCreateDumbBuffer(fd.rawValue, UInt32(width / 4), rows, 32, 0, &handle, &pitch, &byteCount) == 0 else {
                 throw .callFailed(what: what, call: "drmModeCreateDumbBuffer", errno: errno)
             }
         }
         self.handle = handle
         guard let layout = YUVBufferLayout(format: format, size: size, pitch: Int(pitch)), layout.byteCount <= Int(byteCount) else {
-            _ = drmModeDestroyDumbBuffer(fd, handle)
+            _ = drmModeDestroyDumbBuffer(fd.rawValue, handle)
             throw .callFailed(what: what + " (pitch \(pitch), \(byteCount) bytes)", call: "drmModeCreateDumbBuffer", errno: EINVAL)
         }
         self.layout = layout
@@ -58,7 +59,7 @@ final class YUVDumbBuffer {
 
     func destroy() {
         if let mapping { munmap(mapping, mappedBytes); self.mapping = nil }
-        if framebufferID != 0 { _ = drmModeRmFB(fd, framebufferID); framebufferID = 0 }
-        if handle != 0 { _ = drmModeDestroyDumbBuffer(fd, handle); handle = 0 }
+        if framebufferID != 0 { _ = drmModeRmFB(fd.rawValue, framebufferID); framebufferID = 0 }
+        if handle != 0 { _ = drmModeDestroyDumbBuffer(fd.rawValue, handle); handle = 0 }
     }
 }

@@ -1,6 +1,7 @@
 import CEvdev
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// Why an input device could not be used; the message names the device node.
 public struct InputDeviceError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -48,7 +49,7 @@ struct ReadOutcome {
 /// One open /dev/input/eventN through libevdev. Used by the reader thread only (not Sendable).
 final class EvdevDevice {
     let path: String
-    let fd: Int32
+    let fd: FileDescriptor
     let capabilities: DeviceCapabilities
     /// Whether event times are CLOCK_MONOTONIC (asked for at open); if the kernel refused,
     /// the reader stamps events with the time it reads them.
@@ -57,12 +58,16 @@ final class EvdevDevice {
     private let device: OpaquePointer
 
     init(path: String) throws(InputDeviceError) {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw .from(path: path, errno: errno) }
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec])
+        } catch {
+            throw .from(path: path, errno: (error as? Errno)?.rawValue ?? EIO)
+        }
         var device: OpaquePointer?
-        let status = libevdev_new_from_fd(fd, &device)
+        let status = libevdev_new_from_fd(fd.rawValue, &device)
         guard status == 0, let device else {
-            close(fd)
+            try? fd.close()
             throw .from(path: path, errno: -status, doing: "not an evdev device")
         }
         self.path = path
@@ -75,7 +80,7 @@ final class EvdevDevice {
     deinit {
         if isGrabbed { _ = libevdev_grab(device, LIBEVDEV_UNGRAB) }
         libevdev_free(device)
-        close(fd)
+        try? fd.close()
     }
 
     /// EVIOCGRAB: this process alone gets the events, so keys do not also type on the console.

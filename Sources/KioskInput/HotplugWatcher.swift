@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// A change under /dev/input that may concern a device.
 enum HotplugChange: Equatable {
@@ -17,25 +18,26 @@ enum HotplugChange: Equatable {
 /// watched until it does.
 final class HotplugWatcher {
     let directory: String
-    let fd: Int32
+    let fd: FileDescriptor
     private var directoryWatch: Int32 = -1
     private var parentWatch: Int32 = -1
 
     /// nil if inotify is unavailable (then devices present at start are all there is).
     init?(directory: String) {
         self.directory = directory
-        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { return nil }
+        let raw = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard raw >= 0 else { return nil }
+        fd = FileDescriptor(rawValue: raw)
         if !watchDirectory() {
             let parent = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
-            parentWatch = inotify_add_watch(fd, parent.isEmpty ? "/" : parent, UInt32(IN_CREATE))
+            parentWatch = inotify_add_watch(fd.rawValue, parent.isEmpty ? "/" : parent, UInt32(IN_CREATE))
         }
     }
 
-    deinit { close(fd) }
+    deinit { try? fd.close() }
 
     private func watchDirectory() -> Bool {
-        directoryWatch = inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_ATTRIB | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM))
+        directoryWatch = inotify_add_watch(fd.rawValue, directory, UInt32(IN_CREATE | IN_ATTRIB | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM))
         return directoryWatch >= 0
     }
 
@@ -46,8 +48,9 @@ final class HotplugWatcher {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
         defer { buffer.deallocate() }
         while true {
-            let count = read(fd, buffer, capacity)
-            guard count > 0 else { break }
+            // Until it would block (EAGAIN) or fails; an interrupted read is tried again.
+            guard let count = try? fd.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)),
+                  count > 0 else { break }
             var offset = 0
             // struct inotify_event: wd, mask, cookie, len, then `len` bytes of NUL-padded name.
             // Its name is a flexible array member, which Swift cannot reach: read by offset.
@@ -69,7 +72,7 @@ final class HotplugWatcher {
             guard mask & UInt32(IN_CREATE) != 0, directory.hasSuffix("/" + name), directoryWatch < 0, watchDirectory() else {
                 return nil
             }
-            inotify_rm_watch(fd, parentWatch)
+            inotify_rm_watch(fd.rawValue, parentWatch)
             parentWatch = -1
             return .directoryAppeared
         }

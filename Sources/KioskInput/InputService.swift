@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import KioskCore
 import Logging
+import SystemPackage
 
 /// Touch and keys for the player: one thread polls every wanted evdev device, the hotplug
 /// watch on /dev/input and a wake pipe; it turns events into gestures and key actions and
@@ -9,15 +10,15 @@ import Logging
 /// Never throws and never stops the player: a device that fails is logged and left out.
 public final class InputService: @unchecked Sendable {
     // Safe to share: `reader` is handed to the input thread at `start()` and touched only
-    // there afterwards; `stopRequested` and `thread` are guarded by `lock`; the pipe's fds are
-    // immutable after init.
+    // there afterwards; `stopRequested` is guarded by `lock`, and `start` checks and starts
+    // the worker with it held; the pipe's fds are immutable after init.
     private let reader: InputReader
     private let lock = NSLock()
-    private var thread: Thread?
+    private let worker = WorkerThread(name: "kiosk-input", qos: .userInteractive)
     private var stopRequested = false
-    private let finished = DispatchSemaphore(value: 0)
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// The wake pipe; nil when it could not be made (then the thread looks at `stop()` often).
+    private let wakeRead: FileDescriptor?
+    private let wakeWrite: FileDescriptor?
 
     /// - Parameters:
     ///   - config: kiosk.conf's `input` section (enabled is the caller's business).
@@ -26,44 +27,36 @@ public final class InputService: @unchecked Sendable {
     public init(config: InputConfig, screen: InputScreen, player: PlayerRequestSink, logger: Logger,
                 directory: String = "/dev/input") {
         reader = InputReader(config: config, screen: screen, player: player, logger: logger, directory: directory)
-        var fds: [Int32] = [-1, -1]
         // pipe2 is not visible to Swift (it needs _GNU_SOURCE): pipe, then the flags.
-        if pipe(&fds) == 0 {
-            for fd in fds {
+        if let (readEnd, writeEnd) = try? FileDescriptor.pipe() {
+            for fd in [readEnd.rawValue, writeEnd.rawValue] {
                 _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             }
+            (wakeRead, wakeWrite) = (readEnd, writeEnd)
         } else {
-            fds = [-1, -1]
+            (wakeRead, wakeWrite) = (nil, nil)
         }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
     }
 
     deinit {
         stop()
-        if wakeRead >= 0 { close(wakeRead) }
-        if wakeWrite >= 0 { close(wakeWrite) }
+        try? wakeRead?.close()
+        try? wakeWrite?.close()
     }
 
     /// Opens the devices present now and starts the input thread.
     public func start() {
         lock.lock(); defer { lock.unlock() }
-        guard thread == nil, !stopRequested else { return }
-        let handOver = ReaderHandOver(reader: reader)
+        guard !worker.hasStarted, !stopRequested else { return }
         let wake = wakeRead
-        let thread = Thread { [finished, weak self] in
-            handOver.reader.scanAtStart()
+        worker.start(handingOver: reader) { [weak self] reader in
+            reader.scanAtStart()
             while self?.shouldContinue ?? false {
-                Self.pollOnce(handOver.reader, wake: wake)
+                Self.pollOnce(reader, wake: wake)
             }
-            handOver.reader.closeAll()
-            finished.signal()
+            reader.closeAll()
         }
-        thread.name = "kiosk-input"
-        thread.qualityOfService = .userInteractive
-        self.thread = thread
-        thread.start()
     }
 
     /// Stops the thread (within `timeout` seconds) and closes the devices, releasing grabs.
@@ -71,41 +64,38 @@ public final class InputService: @unchecked Sendable {
     @discardableResult
     public func stop(timeout: Double = 2) -> Bool {
         let started: Bool = lock.withLock {
-            let started = thread != nil && !stopRequested
+            let started = worker.hasStarted && !stopRequested
             stopRequested = true
             return started
         }
         guard started else { return true }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-        let ended = finished.wait(timeout: .now() + timeout) == .success
-        if ended { finished.signal() }   // let a second stop() through
-        return ended
+        _ = try? wakeWrite?.writeAll([1 as UInt8])
+        return worker.join(timeout: timeout)   // a second stop() is let through too
     }
 
     private var shouldContinue: Bool { lock.withLock { !stopRequested } }
 
     /// One poll over the wake pipe, the hotplug watch and the devices, and what it found.
-    private static func pollOnce(_ reader: InputReader, wake: Int32) {
+    private static func pollOnce(_ reader: InputReader, wake: FileDescriptor?) {
         let paths = Array(reader.devices.keys)
-        var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-        fds.append(pollfd(fd: reader.hotplug?.fd ?? -1, events: Int16(POLLIN), revents: 0))
-        fds += paths.map { pollfd(fd: reader.devices[$0]!.device.fd, events: Int16(POLLIN), revents: 0) }
+        var fds = [pollfd(fd: wake?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)]
+        fds.append(pollfd(fd: reader.hotplug?.fd.rawValue ?? -1, events: Int16(POLLIN), revents: 0))
+        fds += paths.map { pollfd(fd: reader.devices[$0]!.device.fd.rawValue, events: Int16(POLLIN), revents: 0) }
         var timeout: Int32 = -1
         if let deadline = reader.nextDeadline {
             // Rounded up and a millisecond more: deadlines are released strictly after them.
             let milliseconds = ((deadline - MonotonicClock().now()) * 1000).rounded(.up) + 1
             timeout = Int32(Swift.min(60_000, Swift.max(0, milliseconds)))
         }
-        if wake < 0 { timeout = timeout < 0 ? 200 : Swift.min(timeout, 200) }   // no pipe: look at stop() often
+        if wake == nil { timeout = timeout < 0 ? 200 : Swift.min(timeout, 200) }   // no pipe: look at stop() often
         let ready = poll(&fds, nfds_t(fds.count), timeout)
         if ready < 0 && errno != EINTR {
             // Should not happen with valid fds; do not spin if it does.
             usleep(100_000)
         }
-        if fds[0].revents != 0 {
+        if fds[0].revents != 0, let wake {
             var sink = [UInt8](repeating: 0, count: 16)
-            _ = read(wake, &sink, sink.count)
+            _ = try? sink.withUnsafeMutableBytes { try wake.read(into: $0) }
             return
         }
         if fds[1].revents & Int16(POLLIN) != 0, let hotplug = reader.hotplug {
@@ -123,10 +113,4 @@ public final class InputService: @unchecked Sendable {
         }
         reader.advance(to: MonotonicClock().now())
     }
-}
-
-/// Carries the reader into the input thread's closure. Safe: after `start()` hands it over,
-/// only that thread uses it.
-private struct ReaderHandOver: @unchecked Sendable {
-    let reader: InputReader
 }

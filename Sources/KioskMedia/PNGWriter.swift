@@ -1,6 +1,7 @@
 import CFFmpeg
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// Saves what a display buffer holds as a PNG, with FFmpeg's own encoder: snapshots and
 /// headless previews show exactly the pixels a screen would scan out.
@@ -54,25 +55,30 @@ public enum PNGWriter {
     /// Writes to a temporary name and renames, so a reader never sees half a picture.
     private static func writeFile(_ path: String, bytes: UnsafeRawBufferPointer) throws {
         let temporary = path + ".partial"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw fail(path, "cannot write: \(String(cString: strerror(errno)))") }
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                close(fd); unlink(temporary)
-                throw fail(path, "cannot write: \(reason)")
-            }
-            offset += written
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .closeOnExec],
+                                         permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw fail(path, "cannot write: \(text(error))")
         }
-        close(fd)
+        do {
+            _ = try fd.closeAfter { try fd.writeAll(bytes) }   // short writes continued, EINTR retried
+        } catch {
+            unlink(temporary)
+            throw fail(path, "cannot write: \(text(error))")
+        }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw fail(path, "cannot write: \(reason)")
         }
+    }
+
+    /// strerror's text for a failed call.
+    private static func text(_ error: any Error) -> String {
+        guard let code = error as? Errno else { return "\(error)" }
+        return String(cString: strerror(code.rawValue))
     }
 
     private static func fail(_ path: String, _ reason: String) -> MediaError {

@@ -23,7 +23,7 @@ final class AudioPath: @unchecked Sendable {
     private var gapsSeen = 0
     private let logger: Logger
     private let output: AudioOutput
-    private let writerFinished = DispatchSemaphore(value: 0)
+    private let writerThread = WorkerThread(name: "kiosk-audio-write", qos: .userInteractive)
 
     /// Opens `output` for 48 kHz stereo (it says what it really took) and starts the threads.
     init(output: AudioOutput, volume: Int, isMuted: Bool, logger: Logger) throws {
@@ -32,16 +32,8 @@ final class AudioPath: @unchecked Sendable {
         writer = AudioWriter(output: output, queue: queue, volume: volume, isMuted: isMuted, logger: logger)
         self.logger = logger
         self.output = output
-        let writerThread = Thread { [writer, writerFinished] in
-            writer.run()
-            writerFinished.signal()
-        }
-        writerThread.name = "kiosk-audio-write"
-        writerThread.qualityOfService = .userInteractive
-        writerThread.start()
-        let feederThread = Thread { [self] in feed() }
-        feederThread.name = "kiosk-audio-feed"
-        feederThread.start()
+        writerThread.start { [writer] in writer.run() }
+        WorkerThread.start(name: "kiosk-audio-feed") { [self] in feed() }
     }
 
     /// The presenter says which items play next, current first.
@@ -68,7 +60,7 @@ final class AudioPath: @unchecked Sendable {
         // recording gets its sizes written, an ALSA PCM is released for the next user.
         // Short: at SIGTERM the process must be gone within a second, and the kernel releases
         // a PCM left open anyway; a recording's writer is never blocked by a device.
-        if writerFinished.wait(timeout: .now() + 0.25) == .success {
+        if writerThread.join(timeout: 0.25) {
             output.close()
         } else {
             logger.notice("sound: the writer did not stop within 0.25 s; leaving \(output.deviceName) to the exit")

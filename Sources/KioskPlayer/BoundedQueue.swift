@@ -87,9 +87,3 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         return items.count > head
     }
 }
-
-/// Hands an object that is not Sendable to a thread that becomes its only user (a decoder to
-/// its decode thread, the presenter loop to the presenter thread).
-struct HandOver<Value>: @unchecked Sendable {
-    let value: Value
-}

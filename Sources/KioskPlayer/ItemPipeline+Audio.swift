@@ -25,10 +25,9 @@ extension ItemPipeline {
             return
         }
         lock.withLock { hasAudioStream = true }
-        let handOver = HandOver(value: (decoder, converter))
-        let thread = Thread { [self] in runAudioDecode(handOver.value.0, handOver.value.1) }
-        thread.name = "kiosk-audio-decode"
-        thread.start()
+        WorkerThread.start(name: "kiosk-audio-decode", handingOver: (decoder, converter)) { [self] in
+            runAudioDecode($0.0, $0.1)
+        }
     }
 
     private func runAudioDecode(_ decoder: AudioDecoder, _ converter: AudioConverter) {

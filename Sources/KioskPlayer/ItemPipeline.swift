@@ -81,9 +81,7 @@ final class ItemPipeline: @unchecked Sendable {
         self.plan = plan
         self.logger = logger
         requestedRate = plan.rate
-        let thread = Thread { [self] in runDemux() }
-        thread.name = "kiosk-demux"
-        thread.start()
+        WorkerThread.start(name: "kiosk-demux") { [self] in runDemux() }
     }
 
     /// Stops the threads; queued frames and packets are released.
@@ -175,10 +173,9 @@ final class ItemPipeline: @unchecked Sendable {
         let tuning = FrameTimelineTuning.choose(hasSound: hasAudio, timestampsMayJump: demuxer.timestampsMayJump)
         lock.withLock { timelineTuning = tuning }
         let timeline = FrameTimeline<DecodedFrame>(nominalCadence: declared, tuning: tuning)
-        let handOver = HandOver(value: (decoder, timeline))
-        let decodeThread = Thread { [self] in runDecode(handOver.value.0, timeline: handOver.value.1) }
-        decodeThread.name = "kiosk-decode"
-        decodeThread.start()
+        WorkerThread.start(name: "kiosk-decode", handingOver: (decoder, timeline)) { [self] in
+            runDecode($0.0, timeline: $0.1)
+        }
 
         if plan.start > .zero { seek(to: plan.start) }
         let reader = StreamReader(demuxer: demuxer, logger: logger)

@@ -30,8 +30,8 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     private let loop: PlaybackLoop
     private let snapshotLock = NSLock()
     private var snapshot = PlayerSnapshot()
-    private var thread: Thread?
-    private let finishedSignal = DispatchSemaphore(value: 0)
+    /// Made at init, so a stop that races `start()` waits for the thread about to start.
+    private let presenter = WorkerThread(name: "kiosk-present", qos: .userInteractive)
 
     /// `audioOutput`: where the sound goes, opened by the caller as `settings.audio.device`
     /// says; nil plays without sound (the monotonic clock leads). The player alone uses it
@@ -61,15 +61,7 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
 
     /// Starts the presenter thread: playback begins (or waits paused, per the options).
     public func start() {
-        let handOver = HandOver(value: loop)
-        let thread = Thread { [finishedSignal] in
-            handOver.value.run()
-            finishedSignal.signal()
-        }
-        thread.name = "kiosk-present"
-        thread.qualityOfService = .userInteractive
-        self.thread = thread
-        thread.start()
+        presenter.start(handingOver: loop) { $0.run() }
     }
 
     /// Stops playback and waits (up to `timeout` seconds) for the presenter thread to end.
@@ -83,9 +75,7 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     /// Waits until playback ends (`loop: none` finished, or `stop()`); false on timeout.
     @discardableResult
     public func waitUntilFinished(timeout: Double? = nil) -> Bool {
-        let result = timeout.map { finishedSignal.wait(timeout: .now() + $0) } ?? { finishedSignal.wait(); return .success }()
-        if result == .success { finishedSignal.signal() }   // let every waiter through
-        return result == .success
+        presenter.join(timeout: timeout)
     }
 
     // MARK: Requests

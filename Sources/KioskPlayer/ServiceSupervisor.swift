@@ -41,14 +41,12 @@ public final class ServiceSupervisor: @unchecked Sendable {
         if let period = notifier.watchdogInterval {
             logger.info("service watchdog: \(period) s; fed while the presenter shows progress within \(stallLimit) s")
         }
-        let thread = Thread { [self] in
+        WorkerThread.start(name: "kiosk-service") { [self] in
             while !lock.withLock({ ended }) {
                 check()
                 _ = wake.wait(timeout: .now() + checkInterval)
             }
         }
-        thread.name = "kiosk-service"
-        thread.start()
     }
 
     /// One look at the player: what to tell the manager now. Public for tests.

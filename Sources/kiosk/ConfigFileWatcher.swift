@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import KioskCore
 import Logging
+import SystemPackage
 
 /// Watches kiosk.conf with inotify and calls `onChange` once a burst of changes has settled.
 /// It watches the file's directory and filters by name, not the file itself: editors save by
@@ -17,8 +18,7 @@ final class ConfigFileWatcher: @unchecked Sendable {
     private let onChange: @Sendable () -> Void
     private let lock = NSLock()
     private var stopRequested = false
-    private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    private let worker = WorkerThread(name: "kiosk-config-watch")
 
     /// What the directory watch listens for: the file's content written, the file replaced
     /// (renamed over, created, deleted), and the directory itself going away.
@@ -34,40 +34,35 @@ final class ConfigFileWatcher: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            watch()
-            finished.signal()
-        }
-        thread.name = "kiosk-config-watch"
-        self.thread = thread
-        thread.start()
+        worker.start { [self] in watch() }
     }
 
     /// Ends the watch thread (within a quarter second: its poll wakes that often).
     func stop() {
         let started = lock.withLock { () -> Bool in
             defer { stopRequested = true }
-            return thread != nil && !stopRequested
+            return worker.hasStarted && !stopRequested
         }
-        if started { _ = finished.wait(timeout: .now() + 2) }
+        if started { worker.join(timeout: 2) }
     }
 
     private var shouldStop: Bool { lock.withLock { stopRequested } }
 
     private func watch() {
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else {
+        let raw = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard raw >= 0 else {
             logger.error("\(directory)/\(fileName): cannot watch for changes (inotify: \(String(cString: strerror(errno)))); SIGHUP still reloads")
             return
         }
-        defer { close(fd) }
+        let fd = FileDescriptor(rawValue: raw)
+        defer { try? fd.close() }
         var watchDescriptor: Int32 = -1
         var debounce = ChangeDebounce()
         var reportedMissing = false
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while !shouldStop {
             if watchDescriptor < 0 {
-                watchDescriptor = inotify_add_watch(fd, directory, Self.events)
+                watchDescriptor = inotify_add_watch(fd.rawValue, directory, Self.events)
                 if watchDescriptor < 0 {
                     if !reportedMissing {
                         logger.warning("\(directory): cannot watch it (\(String(cString: strerror(errno)))); looking again every second")
@@ -86,15 +81,15 @@ final class ConfigFileWatcher: @unchecked Sendable {
             if let deadline = debounce.deadline {
                 timeout = Int32(max(0, min(250, (deadline - Self.now()) * 1000)).rounded(.up))
             }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            var poller = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
             if poll(&poller, 1, timeout) > 0 {
-                let length = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                let length = (try? buffer.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? -1
                 if length > 0 {
                     let (changed, gone) = parse(buffer, length: length, watching: watchDescriptor)
                     if changed { debounce.noteChange(at: Self.now()) }
                     if gone {
                         // The directory was removed or moved away: the watch died with it.
-                        inotify_rm_watch(fd, watchDescriptor)
+                        inotify_rm_watch(fd.rawValue, watchDescriptor)
                         watchDescriptor = -1
                     }
                 }

@@ -19,7 +19,7 @@ final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
     /// The power last asked of the player (the first look's requests set it).
     private var sentPower: Bool
     private var stopping = false
-    private var thread: Thread?
+    private var thread: WorkerThread?
     private let sink: PlayerRequestSink
     private let logger: Logger
 
@@ -82,10 +82,7 @@ final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "kiosk-schedule"
-        self.thread = thread
-        thread.start()
+        thread = WorkerThread.start(name: "kiosk-schedule") { [self] in run() }
     }
 
     func stop() {

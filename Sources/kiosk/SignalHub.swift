@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import KioskCore
 
 /// The process's one receiver of SIGINT, SIGTERM and SIGHUP, installed first thing in `main`.
 ///
@@ -37,7 +38,7 @@ final class SignalHub: @unchecked Sendable {
         sigemptyset(&set)
         for number in Self.watched { sigaddset(&set, number) }
         pthread_sigmask(SIG_BLOCK, &set, nil)
-        let thread = Thread { [self, set] in
+        WorkerThread.start(name: "kiosk-signals") { [self, set] in
             var waitSet = set
             var number: Int32 = 0
             while true {
@@ -45,8 +46,6 @@ final class SignalHub: @unchecked Sendable {
                 receive(number)
             }
         }
-        thread.name = "kiosk-signals"
-        thread.start()
     }
 
     /// `run` and `play`: stops wait for the session (they restore the screen and exit 0).

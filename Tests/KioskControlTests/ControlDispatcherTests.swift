@@ -1,5 +1,6 @@
 import KioskCore
 import Synchronization
+import SystemPackage
 import Testing
 @testable import KioskControl
 
@@ -62,7 +63,7 @@ final class FakeSchedule: ScheduleControl {
 
 private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule? = nil) -> String {
     let dispatcher = ControlDispatcher(player: player, schedule: schedule, baseDirectory: "/media")
-    return dispatcher.reply(to: line, from: ControlConnection(fd: -1)).json
+    return dispatcher.reply(to: line, from: ControlConnection(fd: FileDescriptor(rawValue: -1))).json
 }
 
 @Test func playbackCommandsSendTheirRequestAndReplyAtOnce() {

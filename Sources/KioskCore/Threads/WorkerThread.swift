@@ -1,0 +1,119 @@
+import Foundation
+
+/// One dedicated thread for blocking work (DESIGN.md, "Threads"): a name (it shows in `top -H`,
+/// gdb and crash reports; see `systemName`), a quality of service, and a finished signal any number of threads
+/// may wait on, with or without a timeout.
+///
+/// Two ways to use it:
+/// - fire and forget, or keep the value to join later:
+///   `WorkerThread.start(name: "kiosk-demux") { [self] in runDemux() }`;
+/// - made first, started later, when a caller may wait for the end before the thread was
+///   started (a stop racing the start): `let worker = WorkerThread(name: "kiosk-present")`,
+///   then `worker.start { ... }`; `join` waits for a thread that has not started yet too.
+///
+/// A value that is not Sendable (a decoder, the presenter loop) is moved into the thread with
+/// `start(handingOver:_:)`: the thread becomes its only user.
+public final class WorkerThread: @unchecked Sendable {
+    // Safe to share: `started` and `finished` are read and written with `lock` held; the
+    // semaphore is thread-safe; the rest is immutable.
+    public let name: String
+    public let qualityOfService: QualityOfService
+    private let lock = NSLock()
+    private var started = false
+    private var finished = false
+    /// Signalled when the body returns; each waiter that gets it signals it again.
+    private let done = DispatchSemaphore(value: 0)
+
+    public init(name: String, qos: QualityOfService = .default) {
+        self.name = name
+        qualityOfService = qos
+    }
+
+    /// Starts a thread named `name` that runs `body`; the returned value joins it.
+    @discardableResult
+    public static func start(name: String, qos: QualityOfService = .default,
+                             _ body: @escaping @Sendable () -> Void) -> WorkerThread {
+        let worker = WorkerThread(name: name, qos: qos)
+        worker.start(body)
+        return worker
+    }
+
+    /// Runs `body` on the thread. Starts once: a second start is a programming error.
+    public func start(_ body: @escaping @Sendable () -> Void) {
+        lock.withLock {
+            precondition(!started, "WorkerThread \(name) started twice")
+            started = true
+        }
+        let thread = Thread { [self] in
+            Self.nameCurrentThread(name)
+            body()
+            lock.withLock { finished = true }
+            done.signal()
+        }
+        thread.qualityOfService = qualityOfService
+        thread.start()
+    }
+
+    /// Runs `body(value)` on the thread. `value` need not be Sendable: the caller gives it up,
+    /// and must not touch it again (as with the `HandOver` box this replaces, the compiler does
+    /// not check that; values held in stored properties cannot be `sending`).
+    public func start<Value>(handingOver value: Value, _ body: @escaping @Sendable (Value) -> Void) {
+        let box = Moved(value: value)
+        start { body(box.value) }
+    }
+
+    /// Starts a thread named `name` that runs `body(value)`; see `start(handingOver:_:)`.
+    @discardableResult
+    public static func start<Value>(name: String, qos: QualityOfService = .default, handingOver value: Value,
+                                    _ body: @escaping @Sendable (Value) -> Void) -> WorkerThread {
+        let worker = WorkerThread(name: name, qos: qos)
+        worker.start(handingOver: value, body)
+        return worker
+    }
+
+    /// The name as the system keeps it: Linux takes 15 bytes (TASK_COMM_LEN less the NUL) and
+    /// refuses a longer one outright, so "kiosk-audio-decode" shows as "kiosk-audio-dec".
+    public static func systemName(_ name: String) -> String {
+        var bytes = Array(name.utf8.prefix(15))
+        // Not in the middle of a character.
+        while !String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes) { bytes.removeLast() }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Names the calling thread for the system. On Linux through /proc/thread-self/comm:
+    /// Foundation drops a name set on a thread not yet started (the `thread.name = ...;
+    /// thread.start()` this replaces never reached the system: the threads kept the name of
+    /// the thread that made them), and `Thread.current.name = ...` from inside is lost when the
+    /// new thread runs before `start()` has returned in its parent.
+    static func nameCurrentThread(_ name: String) {
+        #if os(Linux)
+        guard let comm = FileHandle(forWritingAtPath: "/proc/thread-self/comm") else { return }
+        try? comm.write(contentsOf: Data(systemName(name).utf8))
+        try? comm.close()
+        #else
+        Thread.current.name = name
+        #endif
+    }
+
+    /// Whether `start` was called.
+    public var hasStarted: Bool { lock.withLock { started } }
+
+    /// Whether the body has returned.
+    public var isFinished: Bool { lock.withLock { finished } }
+
+    /// Waits until the body has returned, at most `timeout` seconds (nil: without limit); true
+    /// when it has. Every waiter is let through, before and after the end.
+    @discardableResult
+    public func join(timeout: Double? = nil) -> Bool {
+        // A semaphore, not a condition with a Date: its timeout runs on the monotonic clock,
+        // so a wall-clock step (NTP at boot) neither cuts a wait short nor stretches it.
+        let result = timeout.map { done.wait(timeout: .now() + $0) } ?? { done.wait(); return .success }()
+        if result == .success { done.signal() }   // let the next waiter through
+        return result == .success
+    }
+}
+
+/// Carries a value that is not Sendable into the worker's closure; see `start(handingOver:_:)`.
+private struct Moved<Value>: @unchecked Sendable {
+    let value: Value
+}

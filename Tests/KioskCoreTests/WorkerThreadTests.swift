@@ -1,0 +1,91 @@
+import Foundation
+import KioskCore
+import Testing
+
+@Suite struct WorkerThreadTests {
+    /// What the body saw, written on the worker and read after `join`.
+    private final class Seen: @unchecked Sendable {
+        // Safe to share: every field is touched with `lock` held.
+        private let lock = NSLock()
+        private var name: String?
+        private var isMain: Bool?
+        private var qos: QualityOfService?
+        func record() {
+            lock.withLock {
+                name = WorkerThreadTests.systemThreadName()
+                isMain = Thread.isMainThread
+                qos = Thread.current.qualityOfService
+            }
+        }
+        var values: (name: String?, isMain: Bool?, qos: QualityOfService?) { lock.withLock { (name, isMain, qos) } }
+    }
+
+    /// The calling thread's name as the system has it (what `top -H` and gdb show).
+    static func systemThreadName() -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8) else { return nil }
+        return String(text.prefix { $0 != "\n" })
+    }
+
+    @Test func runsTheBodyOnAThreadWithTheName() {
+        let seen = Seen()
+        let worker = WorkerThread.start(name: "kiosk-test", qos: .userInteractive) { seen.record() }
+        #expect(worker.join(timeout: 5))
+        let values = seen.values
+        #expect(values.name == "kiosk-test")
+        #expect(values.isMain == false)
+        #expect(worker.name == "kiosk-test")
+        #expect(worker.qualityOfService == .userInteractive)
+    }
+
+    /// Linux keeps 15 bytes of a thread's name and refuses longer ones: the worker cuts it.
+    @Test func aLongNameIsCutToWhatTheSystemKeeps() {
+        let seen = Seen()
+        let worker = WorkerThread.start(name: "kiosk-audio-decode") { seen.record() }
+        #expect(worker.join(timeout: 5))
+        #expect(seen.values.name == "kiosk-audio-dec")
+        #expect(worker.name == "kiosk-audio-decode")
+        #expect(WorkerThread.systemName("kiosk-present") == "kiosk-present")
+        #expect(WorkerThread.systemName("kiosk-ééééééééé") == "kiosk-éééé")   // 6 + 4 × 2 bytes, not 7 × 2 + 1
+    }
+
+    @Test func joinWaitsForTheEndAndLetsEveryWaiterThrough() {
+        let release = DispatchSemaphore(value: 0)
+        let worker = WorkerThread.start(name: "kiosk-test-join") { release.wait() }
+        #expect(worker.hasStarted)
+        #expect(!worker.join(timeout: 0.05))   // still running: times out
+        #expect(!worker.isFinished)
+        release.signal()
+        #expect(worker.join(timeout: 5))
+        #expect(worker.isFinished)
+        // Later waiters, with or without a timeout, are let through at once.
+        #expect(worker.join(timeout: 0))
+        #expect(worker.join())
+    }
+
+    @Test func aJoinBeforeTheStartWaitsForTheThreadThatStartsLater() {
+        let worker = WorkerThread(name: "kiosk-test-late")
+        #expect(!worker.hasStarted)
+        #expect(!worker.join(timeout: 0.02))
+        let joined = DispatchSemaphore(value: 0)
+        let waiter = Thread { if worker.join(timeout: 5) { joined.signal() } }
+        waiter.start()
+        worker.start {}
+        #expect(joined.wait(timeout: .now() + 5) == .success)
+        #expect(worker.isFinished)
+    }
+
+    /// A value that is not Sendable reaches the thread, which becomes its only user.
+    @Test func handsOverAValueThatIsNotSendable() {
+        final class Counter { var count = 0 }
+        let counter = Counter()
+        let result = Seen()
+        let worker = WorkerThread.start(name: "kiosk-hand-over", handingOver: counter) { counter in
+            counter.count += 41
+            counter.count += 1
+            result.record()
+        }
+        #expect(worker.join(timeout: 5))
+        #expect(result.values.name == "kiosk-hand-over")
+        #expect(counter.count == 42)
+    }
+}
