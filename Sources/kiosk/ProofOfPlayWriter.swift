@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import KioskPlayer
 import Logging
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,7 +18,7 @@ final class ProofOfPlayWriter: @unchecked Sendable {
     private var sources: PlayingSources
     private let rotation: LogRotation
     private let logger: Logger
-    private var fd: Int32 = -1
+    private var fd: FileDescriptor?
     private var size = 0
     /// The last failure logged, so an unwritable path is one line, not one per play.
     private var loggedFailure: String?
@@ -76,8 +77,8 @@ final class ProofOfPlayWriter: @unchecked Sendable {
         let now = Self.now()
         queue.sync {
             feed(.stopping, at: now)
-            if fd >= 0 { close(fd) }
-            fd = -1
+            try? fd?.close()
+            fd = nil
         }
     }
 
@@ -92,19 +93,19 @@ final class ProofOfPlayWriter: @unchecked Sendable {
     private func append(_ line: String) {
         let bytes = Array(line.utf8)
         do {
-            if fd >= 0, rotation.needsRotation(currentSize: size, adding: bytes.count) { try rotate() }
-            if fd < 0 { try openFile() }
-            try writeAll(bytes)
+            if fd != nil, rotation.needsRotation(currentSize: size, adding: bytes.count) { try rotate() }
+            let file = try fd ?? openFile()
+            do { _ = try file.writeAll(bytes) } catch { throw StateFile.Failure(step: "cannot write", path: rotation.path, error) }
             size += bytes.count
             // A play is evidence someone pays for: on disk before the next one begins.
-            _ = fdatasync(fd)
+            _ = fdatasync(file.rawValue)
             if loggedFailure != nil {
                 logger.notice("proof of play: writing to \(rotation.path) again")
                 loggedFailure = nil
             }
         } catch {
-            if fd >= 0 { close(fd) }
-            fd = -1
+            try? fd?.close()
+            fd = nil
             let text = "\(error)"
             if loggedFailure != text {
                 logger.error("proof of play: \(text); plays are not recorded until it can be written (playback goes on)")
@@ -113,32 +114,26 @@ final class ProofOfPlayWriter: @unchecked Sendable {
         }
     }
 
-    private func openFile() throws {
-        let opened = open(rotation.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard opened >= 0 else { throw StateFile.Failure(step: "cannot open", path: rotation.path, code: errno) }
+    private func openFile() throws -> FileDescriptor {
+        let opened: FileDescriptor
+        do {
+            opened = try FileDescriptor.open(rotation.path, .writeOnly, options: [.append, .create, .closeOnExec],
+                                             permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw StateFile.Failure(step: "cannot open", path: rotation.path, error)
+        }
         var status = stat()
-        size = fstat(opened, &status) == 0 ? Int(status.st_size) : 0
+        size = fstat(opened.rawValue, &status) == 0 ? Int(status.st_size) : 0
         fd = opened
+        return opened
     }
 
     private func rotate() throws {
-        close(fd)
-        fd = -1
+        try? fd?.close()
+        fd = nil
         for step in rotation.renames where rename(step.from, step.to) != 0 && errno != ENOENT {
             throw StateFile.Failure(step: "cannot rotate to", path: step.to, code: errno)
         }
-        try openFile()
-    }
-
-    private func writeAll(_ bytes: [UInt8]) throws {
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw StateFile.Failure(step: "cannot write", path: rotation.path, code: errno)
-            }
-            written += result
-        }
+        _ = try openFile()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,45 +13,52 @@ enum StateFile {
         let path: String
         let code: Int32
         var description: String { "\(step) \(path): \(String(cString: strerror(code)))" }
+
+        init(step: String, path: String, code: Int32) {
+            self.step = step; self.path = path; self.code = code
+        }
+
+        init(step: String, path: String, _ error: any Error) {
+            self.init(step: step, path: path, code: (error as? Errno)?.rawValue ?? EIO)
+        }
     }
 
     static func writeAtomically(_ data: Data, to path: String) throws(Failure) {
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure(step: "cannot create", path: temporary, code: errno) }
-        var written = 0
-        let writeError: Int32? = data.withUnsafeBytes { bytes in
-            while written < bytes.count {
-                let result = write(fd, bytes.baseAddress! + written, bytes.count - written)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                written += result
-            }
-            return nil
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .closeOnExec],
+                                         permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw Failure(step: "cannot create", path: temporary, error)
         }
-        if let writeError {
-            close(fd)
+        do {
+            _ = try fd.writeAll(data)
+        } catch {
+            try? fd.close()
             unlink(temporary)
-            throw Failure(step: "cannot write", path: temporary, code: writeError)
+            throw Failure(step: "cannot write", path: temporary, error)
         }
-        if fsync(fd) != 0 {
+        if fsync(fd.rawValue) != 0 {
             let code = errno
-            close(fd)
+            try? fd.close()
             unlink(temporary)
             throw Failure(step: "cannot fsync", path: temporary, code: code)
         }
-        close(fd)
+        try? fd.close()
         guard rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)
             throw Failure(step: "cannot rename onto", path: path, code: code)
         }
-        let directoryFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directoryFD >= 0 else { throw Failure(step: "cannot open", path: directory, code: errno) }
-        defer { close(directoryFD) }
-        guard fsync(directoryFD) == 0 else { throw Failure(step: "cannot fsync", path: directory, code: errno) }
+        let folder: FileDescriptor
+        do {
+            folder = try FileDescriptor.open(directory.isEmpty ? "." : directory, .readOnly, options: [.directory, .closeOnExec])
+        } catch {
+            throw Failure(step: "cannot open", path: directory, error)
+        }
+        defer { try? folder.close() }
+        guard fsync(folder.rawValue) == 0 else { throw Failure(step: "cannot fsync", path: directory, code: errno) }
     }
 }
