@@ -21,6 +21,9 @@ final class FramePresenter {
     private var lastDisplayError: String?
     /// What the screen shows now, for a screenshot.
     private var onScreen: OnScreen?
+    /// kiosk.conf `display.splash`, decoded once at start; nil: black.
+    private let splash: DecodedFrame?
+    private let splashScaler = Scaler()
 
     private enum OnScreen {
         /// A CPU-drawn buffer, the one last flipped (the front buffer: nothing draws into it).
@@ -29,11 +32,12 @@ final class FramePresenter {
         case plane(DecodedFrame, GravityLayout)
     }
 
-    init(output: VideoOutput, overlay: OverlayConfig?, observers: [PresentedFrameObserver],
+    init(output: VideoOutput, overlay: OverlayConfig?, splash: String? = nil, observers: [PresentedFrameObserver],
          heartbeat: PresenterHeartbeat, logger: Logger) {
         self.output = output
         self.logger = logger
         self.observers = observers
+        self.splash = splash.flatMap { Self.loadSplash($0, logger: logger) }
         self.overlay = OverlayState.make(overlay, logger: logger)
         directVideo = output.directVideo.map { DirectVideoPath(output: $0, heartbeat: heartbeat, logger: logger) }
     }
@@ -83,12 +87,35 @@ final class FramePresenter {
         }
     }
 
-    /// A black screen (the idle screen, before anything could play): never shown at a seam.
-    /// With a font, one centered line gives `reason`.
-    func presentFiller(item: Int, dropped: Int, reason: String? = nil) {
+    /// The splash, decoded; nil (one error line) when it cannot be: black then.
+    private static func loadSplash(_ path: String, logger: Logger) -> DecodedFrame? {
+        do {
+            let reader = try VideoFrameReader(asset: try Asset(source: path))
+            guard let frame = try reader.nextFrame() else { throw MediaError(source: path, reason: "no picture in it") }
+            return frame
+        } catch {
+            logger.error("splash: \(error); the idle screen is black")
+            return nil
+        }
+    }
+
+    /// Whether kiosk.conf's splash could be loaded.
+    var hasSplash: Bool { splash != nil }
+
+    /// Filler, never shown at a seam: the splash fitted to the screen when there is one and
+    /// `splash` asks for it (at start, the idle screen), else black (a screen kept dark). With a
+    /// font, one centered line over it gives `reason`.
+    func presentFiller(item: Int, dropped: Int, reason: String? = nil, splash useSplash: Bool = false) {
         do {
             let buffer = try output.backBuffer()
-            if let reason, let overlay {
+            if useSplash, let splash {
+                buffer.fill(PixelRect(size: buffer.size))
+                try splashScaler.draw(splash, layout: Scaler.layout(for: splash, on: output.size, gravity: .fit,
+                                                                    displayRotation: output.softwareRotation), into: buffer)
+                if let reason, let overlay {
+                    overlay.painter.paintIdle(reason: reason, into: buffer, rotation: output.softwareRotation, overPicture: true)
+                }
+            } else if let reason, let overlay {
                 overlay.painter.paintIdle(reason: reason, into: buffer, rotation: output.softwareRotation)
             } else {
                 buffer.fill(PixelRect(size: buffer.size))

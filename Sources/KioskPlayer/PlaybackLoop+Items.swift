@@ -108,7 +108,7 @@ extension PlaybackLoop {
                 return
             }
             logger.error("nothing in the playlist can play; trying again in \(String(format: "%.0f", retryAfter.seconds)) s")
-            screen.presentFiller(item: -1, dropped: dropped, reason: idleReason(retryAfter: retryAfter))
+            screen.presentFiller(item: -1, dropped: dropped, reason: idleReason(retryAfter: retryAfter), splash: true)
             idleUntil = MonotonicClock.hostTime() + retryAfter
             onEvent?(.nothingPlayable(retryAfter: retryAfter))
         }

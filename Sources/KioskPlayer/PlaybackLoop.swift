@@ -55,7 +55,7 @@ final class PlaybackLoop {
         let snapshots = settings.snapshotDirectory.map {
             SnapshotSaver(directory: $0, interval: settings.snapshotInterval, logger: logger)
         }
-        screen = FramePresenter(output: output, overlay: settings.overlay,
+        screen = FramePresenter(output: output, overlay: settings.overlay, splash: settings.display.splash,
                                 observers: [stats as PresentedFrameObserver?, snapshots].compactMap { $0 },
                                 heartbeat: mailbox.heartbeat, logger: logger)
     }
@@ -67,6 +67,8 @@ final class PlaybackLoop {
         apply(.setMuted(settings.audio.muted))
         apply(.setDefaultRate(settings.playback.defaultRate))
         if !settings.playback.startPaused { apply(.play) }
+        // Up until the first frame replaces it (no console text in between).
+        if screen.hasSplash { screen.presentFiller(item: -1, dropped: 0, splash: true) }
         begin(navigator.advance(), seamFrom: nil)
         while !stopping {
             for command in mailbox.takeAll() { handle(command) }

@@ -208,6 +208,19 @@ struct ConfigParsingTests {
         ])
     }
 
+    @Test func splashIsAnImageBesideTheConfigOrNone() throws {
+        let config = try ConfigLoader.parse(text: "display:\n  splash: stills/poster.png\nitems: [a.mp4]\n", fileName: "kiosk.conf",
+                                            baseDirectory: "/srv/kiosk", fileSystem: disk)
+        #expect(config.display.splash == "/srv/kiosk/stills/poster.png")
+        #expect(PlayerSettings(config: config).display.splash == "/srv/kiosk/stills/poster.png")
+        let none = try ConfigLoader.parse(text: "display: {splash: none}\nitems: [a.mp4]\n", fileName: "kiosk.conf",
+                                          baseDirectory: "/srv/kiosk", fileSystem: disk)
+        #expect(none.display.splash == nil)
+        #expect(parseDiagnostics("display:\n  splash: logo.png\nitems: [a.mp4]\n").map(\.description) == [
+            "kiosk.conf:2:11: splash image '/srv/kiosk/logo.png' does not exist; expected none or the path of an image (PNG, JPEG)",
+        ])
+    }
+
     @Test func manyDuplicatesAreAllReportedAndTheRestStillChecked() {
         let yaml = "audio:\n  volume: 1\n  volume: 2\n  volume: 3\n  muted: true\n  muted: false\n  device: 5x\n  devise: x\nitems: [a.mp4]\n"
         let diagnostics = parseDiagnostics(yaml)

@@ -86,7 +86,7 @@ extension ConfigWalker {
             return config
         }
         guard let top = section(root, name: "the file", allowedKeys: ConfigLoader.sectionNames) else { return config }
-        config.display = readDisplay(top["display"])
+        config.display = readDisplay(top["display"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.audio = readAudio(top["audio"])
         config.input = readInput(top["input"])
         config.playback = readPlayback(top["playback"])

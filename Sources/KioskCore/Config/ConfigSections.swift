@@ -3,10 +3,11 @@ import Yams
 /// The sections of kiosk.conf besides `items`: each reads its map, reports what is wrong and
 /// keeps the default for anything missing or invalid (so one parse reports every problem).
 extension ConfigWalker {
-    func readDisplay(_ node: Node?) -> DisplayConfig {
+    func readDisplay(_ node: Node?, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> DisplayConfig {
         var display = DisplayConfig()
         guard let section = section(node, name: "display", allowedKeys:
-            ["output", "card", "connector", "mode", "rotation", "headless_size", "video_plane", "power", "power_control"])
+            ["output", "card", "connector", "mode", "rotation", "headless_size", "video_plane", "power", "power_control",
+             "splash"])
         else { return display }
         if let output = choice(section, "output", DisplayConfig.Output.allCases.map { ($0.rawValue, $0) }) {
             display.output = output
@@ -43,6 +44,11 @@ extension ConfigWalker {
         display.power = powerWindows(section["power"])
         if let control = choice(section, "power_control", DisplayPowerControl.allCases.map { ($0.rawValue, $0) }) {
             display.powerControl = control
+        }
+        if let splash = string(section, "splash", expected: "none or the path of an image"), splash != "none" {
+            let path = PathText.resolve(splash, against: baseDirectory)
+            if fileSystem.kind(ofItemAt: path) == .file { display.splash = path }
+            else { report(section["splash"], "splash image '\(path)' does not exist; expected none or the path of an image (PNG, JPEG)") }
         }
         return display
     }

@@ -70,6 +70,9 @@ public struct DisplayConfig: Sendable, Equatable {
     public var power: [ScheduleWindow] = []
     /// `power_control`: auto | kms | cec | both, how the screen is switched off and on.
     public var powerControl: DisplayPowerControl = .auto
+    /// `splash`: none | an image, shown from kiosk's start until the first frame and as the
+    /// idle screen when nothing can play (black without one).
+    public var splash: String?
 
     public init() {}
 }

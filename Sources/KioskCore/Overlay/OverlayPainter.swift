@@ -63,9 +63,10 @@ public final class OverlayPainter {
     }
 
     /// The idle screen: black, one centered line saying why nothing plays.
-    public func paintIdle(reason: String, into buffer: PixelBuffer, rotation: Rotation) {
+    /// `overPicture`: the buffer already holds the idle picture (the splash), kept under the line.
+    public func paintIdle(reason: String, into buffer: PixelBuffer, rotation: Rotation, overPicture: Bool = false) {
         let layout = layout(for: buffer, rotation: rotation)
-        buffer.fill(PixelRect(size: buffer.size))
+        if !overPicture { buffer.fill(PixelRect(size: buffer.size)) }
         var pixelSize = layout.labelPixelSize
         var line = text(reason, pixelSize: pixelSize)
         if line.mask.width > layout.textWidth {

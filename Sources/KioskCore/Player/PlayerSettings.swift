@@ -95,6 +95,8 @@ public struct DisplaySettings: Sendable, Equatable {
     public var headlessFallback: PixelSize?
     /// How the screen is switched off and on outside `display.power` (kiosk.conf only).
     public var powerControl: DisplayPowerControl = .auto
+    /// kiosk.conf's `display.splash`: shown until the first frame and as the idle screen.
+    public var splash: String?
 
     public init(target: DisplaySpec = .auto, rotation: Rotation = .none, videoPlane: VideoPlanePolicy = .auto) {
         self.target = target
@@ -107,6 +109,7 @@ public struct DisplaySettings: Sendable, Equatable {
     public init(_ config: DisplayConfig, override: DisplaySpec?) {
         self.init(rotation: config.rotation, videoPlane: config.videoPlane)
         powerControl = config.powerControl
+        splash = config.splash
         if let override {
             target = override
             return
