@@ -79,7 +79,7 @@ final class MonitoredOutput: VideoOutput {
     var scanoutSize: PixelSize { base.scanoutSize }
     var rotation: Rotation { base.rotation }
     /// The display's own: the loop records its presents on the heartbeat itself
-    /// (PlaybackLoop+DirectVideo.swift).
+    /// (DirectVideoPath.swift).
     var directVideo: DirectVideoOutput? { base.directVideo }
     func expectedFlip(after host: Double) -> Double { base.expectedFlip(after: host) }
     func setPower(on: Bool) throws -> Bool { try base.setPower(on: on) }

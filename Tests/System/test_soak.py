@@ -165,9 +165,12 @@ def test_memory_and_descriptors_stay_flat(soak):
     assert growth <= 2 * 1024, f"RSS grew {growth} KiB after warm-up"
     # Threads and descriptors of items being opened and closed come and go; a leak raises the
     # floor, and the descriptors' peak after warm-up stays within one of those seen during it.
+    # The floor is the rare sample taken between one item's close and the next one's open: on a
+    # slow host (run-15: 127 samples, not 248) a window may never catch it, so one of slack; a
+    # leak of one descriptor per 1,000 plays would raise it by about seven.
     warm = window(samples, WARM_UP // 2, WARM_UP + 2_000)
     after = window(samples, WARM_UP + 2_000, soak["plays"] + 1)
-    assert min(s[3] for s in after) <= min(s[3] for s in warm), "open descriptors grew"
+    assert min(s[3] for s in after) <= min(s[3] for s in warm) + 1, "open descriptors grew"
     assert max(s[3] for s in after) <= max(s[3] for s in warm) + 1, "open descriptors grew"
     # Threads at rest (paused, nothing closing): the same item state both times, so a leak is
     # the difference; one of slack for an item prepared ahead at one pause and not the other.
