@@ -60,8 +60,11 @@ final class FramePresenter {
                  shown: PresentedFrame) -> Double? {
         do {
             var shown = shown
-            let overlayVisible = overlay?.content(at: MonotonicClock.hostTime(), over: view) != nil
-            if let planeFlip = directVideo?.present(frame, layout: layout, overlayVisible: overlayVisible) {
+            // Asked only where a plane could take the frame: the CPU path works the overlay out
+            // once, in `draw`.
+            if let directVideo,
+               let planeFlip = directVideo.present(frame, layout: layout,
+                                                   overlayVisible: overlay?.content(at: MonotonicClock.hostTime(), over: view) != nil) {
                 overlay?.drawn = nil
                 shown.flipTime = planeFlip
                 onScreen = .plane(frame, layout)
