@@ -18,6 +18,8 @@ final class FramePresenter {
     /// the flip a frame can make is the display's first after that.
     private(set) var drawSeconds = 0.0
     private(set) var presented = 0
+    /// Frames the pacer dropped as too late (`noteDropped`), for the stats and the snapshot.
+    private(set) var dropped = 0
     private var lastDisplayError: String?
     /// What the screen shows now, for a screenshot.
     private var onScreen: OnScreen?
@@ -46,6 +48,14 @@ final class FramePresenter {
     /// overlay and idle text off.
     func configureOverlay(_ config: OverlayConfig?) {
         overlay = OverlayState.make(config, logger: logger)
+    }
+
+    func noteDropped() { dropped += 1 }
+
+    /// Where `frame` of `item` goes on screen: the item's gravity, else `gravity`.
+    func layout(of frame: DecodedFrame, in item: ActiveItem, gravity: VideoGravity) -> GravityLayout {
+        Scaler.layout(for: frame, on: output.size, gravity: item.entry.item.gravity ?? gravity,
+                      displayRotation: output.softwareRotation)
     }
 
     /// When a flip asked for now would reach the screen, once this frame is drawn.
@@ -108,7 +118,7 @@ final class FramePresenter {
     /// Filler, never shown at a seam: the splash fitted to the screen when there is one and
     /// `splash` asks for it (at start, the idle screen), else black (a screen kept dark). With a
     /// font, one centered line over it gives `reason`.
-    func presentFiller(item: Int, dropped: Int, reason: String? = nil, splash useSplash: Bool = false) {
+    func presentFiller(item: Int, reason: String? = nil, splash useSplash: Bool = false) {
         do {
             let buffer = try output.backBuffer()
             if useSplash, let splash {

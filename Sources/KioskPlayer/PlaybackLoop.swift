@@ -4,53 +4,30 @@ import KioskMedia
 import Logging
 
 /// The presenter thread (DESIGN.md): takes decoded frames when the clock says they are due,
-/// scales them straight into the display's back buffer, flips, and moves through the playlist.
-/// It alone owns the player's state; other threads talk to it through the mailbox.
+/// has them scaled straight into the display's back buffer and flipped, and asks the
+/// sequencer to move on when an item ends. The parts it drives (mpv's split of player core,
+/// playloop and loadfile): `PlaybackTimekeeper` (state machine and clock), `ItemSequencer`
+/// (the playlist and its seams), `FramePresenter` (the screen), `StallWatch`. They alone own
+/// the player's state; other threads talk to them through the mailbox.
 final class PlaybackLoop {
     var publish: ((PlayerSnapshot) -> Void)?
     /// Puts frames and filler up, with the overlay; tells the stats file and the snapshots.
     let screen: FramePresenter
     var output: VideoOutput { screen.output }
-    /// What the loop plays by; a live reload replaces it whole (PlaybackLoop+Reload).
-    var settings: PlayerSettings
+    let time: PlaybackTimekeeper
+    let sequencer: ItemSequencer
+    let stall: StallWatch
+    let items: PlayingItems
     let audio: AudioPath?
     let mailbox: CommandMailbox
     let logger: Logger
-    let onEvent: (@Sendable (PlayerEvent) -> Void)?
-
-    /// What plays next: the cursor, a switch waiting for the seam, an insert playing, failures
-    /// found ahead (KioskCore's `PlaylistNavigator`).
-    var navigator: PlaylistNavigator
-    /// Set while the display is off (PlaybackLoop+Power.swift): where playback picks up.
-    var poweredOff: PoweredOff?
-    var state = PlaybackState()
-    var clock = PlaybackClock(hostTime: MonotonicClock.hostTime())
-    /// The item on screen, the one prepared to follow, those handing over.
-    let items: PlayingItems
-    var current: ActiveItem? { items.current }
-    var upcoming: ActiveItem? { items.upcoming }
-    var dropped = 0
-    /// After a start, a seek or an unprepared switch: show the next frame at once and set the
-    /// clock to it, whatever the clock said.
-    var needsFirstFrame = true
     var stopping = false
-    var finished = false
-    /// Nothing playable: the next pass starts at this host time.
-    var idleUntil: MediaTime?
-    var lastTimeEvent: MediaTime?
-    /// The host time of the last audio report the clock followed.
-    var lastAudioObservation: MediaTime?
-    /// Ends a local item whose picture froze while playing (PlaybackLoop+StallGuard.swift).
-    var stallGuard = StallGuard()
 
     init(output: VideoOutput, cursor: PlaylistCursor, settings: PlayerSettings, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
-        navigator = PlaylistNavigator(cursor: cursor)
-        self.settings = settings
-        self.audio = audio
         self.mailbox = mailbox
         self.logger = logger
-        self.onEvent = onEvent
+        self.audio = audio
         items = PlayingItems(audio: audio, logger: logger)
         let snapshots = settings.snapshotDirectory.map {
             SnapshotSaver(directory: $0, interval: settings.snapshotInterval, logger: logger)
@@ -58,44 +35,67 @@ final class PlaybackLoop {
         screen = FramePresenter(output: output, overlay: settings.overlay, splash: settings.display.splash,
                                 observers: [stats as PresentedFrameObserver?, snapshots].compactMap { $0 },
                                 heartbeat: mailbox.heartbeat, logger: logger)
+        stall = StallWatch(heartbeat: mailbox.heartbeat)
+        time = PlaybackTimekeeper(items: items, audio: audio, stall: stall, logger: logger, onEvent: onEvent)
+        sequencer = ItemSequencer(cursor: cursor, settings: settings, items: items, time: time, screen: screen,
+                                  stall: stall, audio: audio, logger: logger, onEvent: onEvent)
+        // The parts live as long as the loop that owns them, on its thread.
+        time.changed = { [unowned self] in publishSnapshot() }
+        sequencer.changed = { [unowned self] in publishSnapshot() }
     }
+
+    var settings: PlayerSettings { sequencer.settings }
+    var current: ActiveItem? { items.current }
 
     func run() {
         // The sound waits for the first picture: the clock starts there, not when decoding does.
         audio?.writer.pause()
-        apply(.setVolume(settings.audio.volume))
-        apply(.setMuted(settings.audio.muted))
-        apply(.setDefaultRate(settings.playback.defaultRate))
-        if !settings.playback.startPaused { apply(.play) }
+        time.apply(.setVolume(settings.audio.volume))
+        time.apply(.setMuted(settings.audio.muted))
+        time.apply(.setDefaultRate(settings.playback.defaultRate))
+        if !settings.playback.startPaused { time.apply(.play) }
         // Up until the first frame replaces it (no console text in between).
-        if screen.hasSplash { screen.presentFiller(item: -1, dropped: 0, splash: true) }
-        begin(navigator.advance(), seamFrom: nil)
+        if screen.hasSplash { screen.presentFiller(item: -1, splash: true) }
+        sequencer.start()
         while !stopping {
             for command in mailbox.takeAll() { handle(command) }
             if stopping { break }
-            if current == nil || finished { watchForStall() }   // stands down: nothing should be playing
-            if let until = idleUntil {
+            if current == nil || sequencer.finished { sequencer.watchForStall() }   // stands down: nothing should be playing
+            if let until = sequencer.idleUntil {
                 if MonotonicClock.hostTime() < until { mailbox.wait(untilHost: until); continue }
-                idleUntil = nil
-                begin(navigator.advance(), seamFrom: nil)
+                sequencer.idleUntil = nil
+                sequencer.start()
                 continue
             }
-            guard let item = current, !finished else {
-                if finished && settings.exitWhenFinished { break }
+            guard let item = current, !sequencer.finished else {
+                if sequencer.finished && settings.exitWhenFinished { break }
                 mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 4))
                 continue
             }
-            followAudio(item)
+            time.followAudio(item)
             step(item)
-            watchForStall()
+            sequencer.watchForStall()
             refreshOverlayIfStale()
             // After the step, not before: opening the next item right at a seam would delay
             // the incoming item's first frame.
-            if item === current, item.lastPresentedPTS != nil { prepareUpcomingIfDue(after: item) }
+            if item === current, item.lastPresentedPTS != nil { sequencer.prepareUpcomingIfDue(after: item) }
         }
         audio?.stop()
         items.closeAll()
         publishSnapshot()
+    }
+
+    private func handle(_ command: PlayerCommand) {
+        switch command {
+        case .request(let request): sequencer.carryOut(request)
+        case .reload(let settings, let entries): sequencer.applyReload(settings, entries: entries)
+        case .stop: stopping = true
+        case .overlay(let note): screen.overlay?.note(note)
+        case .screenshot(let request):
+            // A screen switched off shows nothing; with CEC the TV sleeps but kiosk's black is up.
+            request.finish(sequencer.power.isOff && sequencer.usesKMSPower
+                           ? .failure(ScreenshotError(description: "the display is off")) : screen.captureScreen())
+        }
     }
 
     /// One look at the head of the current item's frame queue, and what it calls for.
@@ -107,23 +107,29 @@ final class PlaybackLoop {
         let generation = item.pipeline.currentGeneration
         switch head {
         case .failed(let error):
-            fail(item, error)
+            sequencer.fail(item, error)
         case .end(let length, let frameGeneration):
             guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
-            reachEnd(of: item, length: length)
+            switch sequencer.reachEnd(of: item, length: length) {
+            case .none: break
+            case .forClock: mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
+            case .until(let wake):
+                stall.awaitingEnd(dueAt: wake, of: item)
+                mailbox.wait(untilHost: stall.wake(for: wake))
+            }
         case .frame(let frame, let frameGeneration):
             guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
             frame.applyShift(item.videoShift)
-            if needsFirstFrame || settings.untimed {
+            if time.needsFirstFrame || settings.untimed {
                 guard item.hasRefilled(for: frame, logger: logger) else {   // a stalled stream refills first
                     mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
                     return
                 }
                 _ = item.pipeline.frames.pop(timeout: 0)
                 if let flip = present(frame, of: item) {
-                    clock.seek(to: frame.pts, atHost: flip)
+                    time.clock.seek(to: frame.pts, atHost: flip)
                 }
-                needsFirstFrame = false
+                time.needsFirstFrame = false
                 reportReady(item)
                 return
             }
@@ -133,36 +139,35 @@ final class PlaybackLoop {
             }
             let now = MonotonicClock.hostTime()
             let flip = screen.expectedFlip(afterHost: now)
-            if clock.isRunning {
-                item.alignVideoIfDrifted(head: frame, next: nextFrame, position: clock.mediaTime(atHost: flip), logger: logger)
+            if time.clock.isRunning {
+                item.alignVideoIfDrifted(head: frame, next: nextFrame, position: time.clock.mediaTime(atHost: flip), logger: logger)
             }
-            let nextPTS = nextFrame?.pts
-            switch FramePacer.decide(framePTS: frame.pts, nextFramePTS: nextPTS, clock: clock,
+            switch FramePacer.decide(framePTS: frame.pts, nextFramePTS: nextFrame?.pts, clock: time.clock,
                                      refreshInterval: output.refreshInterval, now: flip) {
             case .present:
                 _ = item.pipeline.frames.pop(timeout: 0)
                 _ = present(frame, of: item)
             case .drop:
                 _ = item.pipeline.frames.pop(timeout: 0)
-                dropped += 1
+                screen.noteDropped()
             case .wait(let until):
-                noteAwaitedFrame(dueAt: until, of: item)
-                waitWatched(untilHost: until)
+                stall.awaitingFrame(dueAt: until, of: item)
+                mailbox.wait(untilHost: stall.wake(for: until))
             case .waitForClock:
                 mailbox.wait(untilHost: now + MediaTime(value: 1, timescale: 20))
             }
         }
-        sendTimeEventIfDue()
+        time.sendTimeEventIfDue(interval: settings.timeEventInterval)
     }
 
     /// The decoder has nothing ready. Playing on would show a frozen picture with a running
     /// clock; instead time waits (timeControlStatus waitingToPlay) until frames come.
     private func noteStarvation(_ item: ActiveItem) {
-        guard state.timeControlStatus == .playing, let last = item.lastPresentedPTS else { return }
-        let position = clock.mediaTime(atHost: MonotonicClock.hostTime())
+        guard time.state.timeControlStatus == .playing, let last = item.lastPresentedPTS else { return }
+        let position = time.clock.mediaTime(atHost: MonotonicClock.hostTime())
         if RebufferPolicy.hasRunDry(position: position, lastPresented: last, frameDuration: item.expectedFrameDuration) {
-            apply(.bufferEmpty)
-            needsFirstFrame = true
+            time.apply(.bufferEmpty)
+            time.needsFirstFrame = true
             item.noteRanDry(logger: logger)
         }
     }
@@ -170,123 +175,40 @@ final class PlaybackLoop {
     private func reportReady(_ item: ActiveItem) {
         if !item.hasReportedReady {
             item.hasReportedReady = true
-            apply(.itemReady(duration: item.duration))
+            time.apply(.itemReady(duration: item.duration))
         }
-        apply(.bufferReady)
+        time.apply(.bufferReady)
     }
 
     /// Puts `frame` up (FramePresenter); the flip's host time, or nil if the display failed.
     @discardableResult
-    func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
-        let shown = PresentedFrame(item: item.index, pts: (frame.pts - item.plan.start).seconds, dropped: dropped,
+    private func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
+        let shown = PresentedFrame(item: item.index, pts: (frame.pts - item.plan.start).seconds, dropped: screen.dropped,
                                    video: true, generation: item.pipeline.currentGeneration, event: event)
-        guard let flip = screen.present(frame, layout: layout(of: frame, in: item), scaler: item.scaler,
-                                        overlay: overlayView, shown: shown) else { return nil }
+        guard let flip = screen.present(frame, layout: screen.layout(of: frame, in: item, gravity: settings.playback.gravity),
+                                        scaler: item.scaler, overlay: time.overlayView, shown: shown) else { return nil }
         items.closeRetired()
-        if item.lastPresentedPTS != frame.pts { noteProgress() }   // an overlay redraw is no progress
+        if item.lastPresentedPTS != frame.pts { stall.progressed() }   // an overlay redraw is no progress
         item.notePresented(frame.pts)
         screen.overlay?.keep(frame, of: item)
         publishSnapshot()
         return MonotonicClock.hostTime(seconds: flip)
     }
 
-    func layout(of frame: DecodedFrame, in item: ActiveItem) -> GravityLayout {
-        Scaler.layout(for: frame, on: output.size, gravity: item.entry.item.gravity ?? settings.playback.gravity,
-                      displayRotation: output.softwareRotation)
-    }
-
-    /// What the overlay shows the player as; nil while nothing plays.
-    var overlayView: OverlayPlayerView? {
-        guard let item = current else { return nil }
-        return OverlayPlayerView(position: currentTime, duration: state.duration ?? item.duration,
-                                 timeControlStatus: state.timeControlStatus, title: item.entry.title)
-    }
-
     /// Paused, waiting or on a still, no frame comes to carry the overlay's change: the last
     /// picture goes up again with it. Its stats line says `"event":"overlay"`.
     private func refreshOverlayIfStale() {
         guard let item = current, let frame = screen.overlay?.frameToRedraw(
-            of: item, over: overlayView, carriedByFrames: state.timeControlStatus == .playing && item.plan.stillDuration == nil)
+            of: item, over: time.overlayView,
+            carriedByFrames: time.state.timeControlStatus == .playing && item.plan.stillDuration == nil)
         else { return }
         present(frame, of: item, event: "overlay")
     }
 
-    /// Applies an input to the state machine, announces its events and acts on them.
-    func apply(_ input: PlaybackInput) {
-        let events: [PlaybackEvent]
-        do {
-            events = try state.handle(input)
-        } catch {
-            logger.warning("\(error)")
-            return
-        }
-        for event in events {
-            switch event {
-            case .seek(let target): performSeek(to: target)
-            case .rateChanged(let rate) where rate.numerator != 0:
-                items.setRate(rate)
-            case .volumeChanged, .mutedChanged: applyVolume()
-            default: break
-            }
-            onEvent?(.playback(event, item: current?.index))
-        }
-        let now = MonotonicClock.hostTime()
-        if clock.rate != state.clockRate {
-            clock.setRate(state.clockRate, atHost: now)
-            // The sound stops and starts with the clock (paused, waiting for frames).
-            if state.clockRate.numerator == 0 { audio?.writer.pause() } else { audio?.writer.resume() }
-        }
-        publishSnapshot()
-    }
-
-    private func performSeek(to target: MediaTime) {
-        guard let item = current else { return }
-        let fileTime = target + item.plan.start
-        item.pipeline.seek(to: fileTime)
-        audio?.flush()
-        clock.seek(to: fileTime, atHost: MonotonicClock.hostTime())
-        needsFirstFrame = true
-        noteProgress()   // decoding to the target starts the stall guard's count afresh
-    }
-
-    /// The audio master (DESIGN.md): the clock follows what is heard, as the writer reports it
-    /// after each write. Without sound, or while the device is gone, the monotonic clock leads.
-    private func followAudio(_ item: ActiveItem) {
-        guard let audio, clock.isRunning, !needsFirstFrame,
-              let (heard, host, afterGap) = audio.heardTime(ofItem: Int(item.reference.serial), notBefore: item.plan.start),
-              host != lastAudioObservation else { return }
-        lastAudioObservation = host
-        noteProgress()   // a new report is sound written further
-        clock.observeAudio(heard, atHost: host, afterGap: afterGap)
-    }
-
-    /// AVPlayer's volume times the item's own level from kiosk.conf; mute on top.
-    func applyVolume() {
-        guard let audio else { return }
-        let itemLevel = current?.entry.item.volume ?? 100
-        audio.writer.setVolume(state.volume * itemLevel / 100)
-        audio.writer.setMuted(state.isMuted || (current?.entry.item.muted ?? false))
-    }
-
-    var currentTime: MediaTime {
-        guard let item = current else { return .zero }
-        return Swift.max(.zero, clock.mediaTime(atHost: MonotonicClock.hostTime()) - item.plan.start)
-    }
-
-    func publishSnapshot() {
-        publish?(PlayerSnapshot(state: state, currentTime: currentTime, itemIndex: current?.index,
-                                itemTitle: current?.entry.title, framesPresented: screen.presented, framesDropped: dropped,
-                                playlistCount: navigator.entries.count, isDisplayOn: !isDisplayOff))
-    }
-
-    private func sendTimeEventIfDue() {
-        // Like AVPlayer's periodic time observer: time that stands still is not reported again
-        // (a seek while paused has its own event).
-        guard state.timeControlStatus == .playing else { return }
-        guard let interval = settings.timeEventInterval, let onEvent, let item = current else { return }
-        let now = MonotonicClock.hostTime()
-        if let last = lastTimeEvent, now - last < interval { return }
-        lastTimeEvent = now
-        onEvent(.time(currentTime, item: item.index))
+    private func publishSnapshot() {
+        publish?(PlayerSnapshot(state: time.state, currentTime: time.currentTime, itemIndex: current?.index,
+                                itemTitle: current?.entry.title, framesPresented: screen.presented,
+                                framesDropped: screen.dropped, playlistCount: sequencer.navigator.entries.count,
+                                isDisplayOn: !sequencer.power.isOff))
     }
 }

@@ -6,7 +6,7 @@ import Logging
 
 /// HDMI-CEC beside KMS for `kiosk run` (`display.power_control`): the player's display-power
 /// events go to the TV as well as to the control socket. KMS itself is the engine's
-/// (PlaybackLoop+Power.swift); CEC observes what the engine did, it does not decide.
+/// (ItemSequencer+Requests.swift, DisplayPowerSwitch.swift); CEC observes what the engine did, it does not decide.
 enum DisplayPowerWiring {
     /// The follower `control` asks for: `cec` and `both` always (no adapter is then logged when
     /// the screen is first switched), `auto` where the box has a CEC adapter, `kms` none.

@@ -143,11 +143,8 @@ import Testing
     }
 
     @Test func theIdleLineSaysWhy() throws {
-        let loop = PlaybackLoop(output: HeadlessDisplay(size: PixelSize(width: 64, height: 64)),
-                                cursor: PlaylistCursor(entries: try [Self.clip(), Self.clip(), Self.clip()], loopMode: .playlist),
-                                settings: PlayerSettings(), stats: nil, audio: nil, mailbox: CommandMailbox(),
-                                logger: CapturedLog().logger, onEvent: nil)
-        #expect(loop.idleReason(retryAfter: MediaTime(value: 8, timescale: 1)) == "No playable item: 3 of 3 failed; retrying in 8 s")
+        let navigator = PlaylistNavigator(cursor: PlaylistCursor(entries: try [Self.clip(), Self.clip(), Self.clip()], loopMode: .playlist))
+        #expect(navigator.idleReason(retryAfter: MediaTime(value: 8, timescale: 1)) == "No playable item: 3 of 3 failed; retrying in 8 s")
     }
 
     @Test func aBadFontIsOneErrorAndPlaybackGoesOn() throws {

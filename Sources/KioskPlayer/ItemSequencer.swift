@@ -1,61 +1,53 @@
-import Foundation
 import KioskCore
 import KioskMedia
+import Logging
 
-/// Moving through the playlist: opening items, preparing the next one ahead, seams, failures,
-/// the idle screen, and the commands that change items.
-extension PlaybackLoop {
-    func handle(_ command: PlayerCommand) {
-        switch command {
-        case .request(let request): carryOut(request)
-        case .reload(let settings, let entries):
-            applyReload(settings, entries: entries)
-        case .stop:
-            stopping = true
-        case .overlay(let note):
-            screen.overlay?.note(note)
-        case .screenshot(let request):
-            // A screen switched off shows nothing; with CEC the TV sleeps but kiosk's black is up.
-            request.finish(isDisplayOff && usesKMSPower ? .failure(ScreenshotError(description: "the display is off"))
-                                                        : screen.captureScreen())
-        }
+/// Moves through the playlist (mpv's loadfile.c beside the loop's playloop.c): opens items,
+/// prepares the next one ahead, hands over at seams, skips failures, shows the idle screen;
+/// the requests that change items, display power and reloads (ItemSequencer+Requests.swift).
+/// What plays next is decided by KioskCore's `PlaylistNavigator`; this acts on its answers.
+/// Lives on the presenter thread with the loop, which paces frames and asks it at each end.
+final class ItemSequencer {
+    /// What the engine plays by; a live reload replaces it whole.
+    var settings: PlayerSettings
+    /// What plays next: the cursor, a switch waiting for the seam, an insert playing, failures
+    /// found ahead.
+    var navigator: PlaylistNavigator
+    /// The playlist ran out (`loop: none`): nothing plays until a request.
+    var finished = false
+    /// Nothing playable: the next pass starts at this host time.
+    var idleUntil: MediaTime?
+    let items: PlayingItems
+    let time: PlaybackTimekeeper
+    let screen: FramePresenter
+    let stall: StallWatch
+    let power: DisplayPowerSwitch
+    let audio: AudioPath?
+    let logger: Logger
+    let onEvent: (@Sendable (PlayerEvent) -> Void)?
+    /// After each change the player's snapshot shows (the loop publishes it).
+    var changed: () -> Void = {}
+
+    init(cursor: PlaylistCursor, settings: PlayerSettings, items: PlayingItems, time: PlaybackTimekeeper,
+         screen: FramePresenter, stall: StallWatch, audio: AudioPath?, logger: Logger,
+         onEvent: (@Sendable (PlayerEvent) -> Void)?) {
+        navigator = PlaylistNavigator(cursor: cursor)
+        self.settings = settings
+        self.items = items
+        self.time = time
+        self.screen = screen
+        self.stall = stall
+        power = DisplayPowerSwitch(screen: screen, logger: logger)
+        self.audio = audio
+        self.logger = logger
+        self.onEvent = onEvent
     }
 
-    /// A user's request: playlist requests go to the navigator (KioskCore's
-    /// `PlaylistNavigator.answer`), the others to the state machine.
-    func carryOut(_ request: PlayerRequest) {
-        guard request.isPlaylistRequest else { return apply(request) }
-        switch navigator.answer(request, position: current.map { _ in currentTime }, displayOff: isDisplayOff) {
-        case .begin(let step):
-            begin(step, seamFrom: nil)
-        case .programChanged(let now):
-            items.dropUpcoming()   // prepared again, from the program
-            if let now {
-                finished = false
-                begin(now, seamFrom: nil)
-            }
-        case .loaded(let outcome):
-            items.dropUpcoming()
-            switch outcome {
-            case .keptCurrent(let index): current?.index = index
-            case .currentRemoved, .notStarted: begin(navigator.advance(), seamFrom: nil)
-            }
-            finished = false
-            carryOut(.goto(index: 0))   // a loaded list plays from its start
-        case .setDisplayPower(let on):
-            setDisplayPower(on: on)
-        case .refused(let line):
-            logger.warning("\(line)")
-        case .deferred:
-            break
-        }
-    }
+    var current: ActiveItem? { items.current }
+    var upcoming: ActiveItem? { items.upcoming }
 
-    /// Applies a request to the state machine; a `skip` counts from the position now, not
-    /// from when it was posted. Also the engine's own settings at start and on reload.
-    func apply(_ request: PlayerRequest) {
-        apply(.request(request, position: currentTime))
-    }
+    /// The first item, at start.
+    func start() { begin(navigator.advance(), seamFrom: nil) }
 
     /// Acts on the program's answer: its step, and a position to resume the entry at.
     func begin(_ next: PlaylistProgram.Step, seamFrom seam: MediaTime?) {
@@ -72,34 +64,34 @@ extension PlaybackLoop {
             let (next, outgoing) = items.makeCurrent(index, entry: navigator.entries[index], mayUsePrepared: resume == nil) {
                 open(index)
             }
-            noteProgress()   // the stall guard counts afresh for the new item
+            stall.progressed()   // the stall guard counts afresh for the new item
             idleUntil = nil
             finished = false
             if seam == nil || resume != nil { audio?.flush() }   // a skip cuts the old item's sound at once
             if let resume { next.pipeline.seek(to: next.plan.start + resume) }
             items.updateAudioOrder()
-            applyVolume()
-            if let seam, resume == nil, let first = next.firstFrame, !needsFirstFrame {
+            time.applyVolume()
+            if let seam, resume == nil, let first = next.firstFrame, !time.needsFirstFrame {
                 // The seam: the clock runs on; the outgoing item's end is the incoming one's
                 // first picture (which may start a little after 0, behind its sound's priming).
-                clock.rebase(from: seam, to: Swift.max(next.plan.start, first.pts))
-                apply(.advanced(to: next.reference, duration: next.duration))
+                time.clock.rebase(from: seam, to: Swift.max(next.plan.start, first.pts))
+                time.apply(.advanced(to: next.reference, duration: next.duration))
                 next.hasReportedReady = true
                 if let outgoing { items.retire(outgoing) }
             } else {
                 // Not ready yet (or a skip): the last picture stays up until the first frame.
-                apply(.itemLoading(next.reference))
-                needsFirstFrame = true
+                time.apply(.itemLoading(next.reference))
+                time.needsFirstFrame = true
                 outgoing?.close()
             }
         case .finished:
-            apply(.endReached)
+            time.apply(.endReached)
             finished = true
             items.dropUpcoming()
             onEvent?(.finished)
         case .nothingPlayable(let retryAfter):
             items.closeAll()
-            apply(.queueEmpty)
+            time.apply(.queueEmpty)
             if settings.exitWhenFinished {
                 // A one-shot `kiosk play` (no loop) has nobody to retry for: it ends, and says so.
                 logger.error("nothing in the playlist can play")
@@ -108,7 +100,7 @@ extension PlaybackLoop {
                 return
             }
             logger.error("nothing in the playlist can play; trying again in \(String(format: "%.0f", retryAfter.seconds)) s")
-            screen.presentFiller(item: -1, dropped: dropped, reason: idleReason(retryAfter: retryAfter), splash: true)
+            screen.presentFiller(item: -1, reason: navigator.idleReason(retryAfter: retryAfter), splash: true)
             idleUntil = MonotonicClock.hostTime() + retryAfter
             onEvent?(.nothingPlayable(retryAfter: retryAfter))
         }
@@ -116,9 +108,10 @@ extension PlaybackLoop {
 
     /// Opens `entry` (by default the cursor's at `index`; a prepared item may come from the
     /// list the program switches to at the seam).
-    func open(_ index: Int, entry: PlaylistEntry? = nil) -> ActiveItem {
-        items.open(entry ?? navigator.entries[index], index: index, settings: settings,
-                   rate: state.rate.numerator != 0 ? state.rate : state.defaultRate)
+    private func open(_ index: Int, entry: PlaylistEntry? = nil) -> ActiveItem {
+        let state = time.state
+        return items.open(entry ?? navigator.entries[index], index: index, settings: settings,
+                          rate: state.rate.numerator != 0 ? state.rate : state.defaultRate)
     }
 
     /// Opens the item that will follow `item` once it is close to its end (or at once for a
@@ -127,7 +120,8 @@ extension PlaybackLoop {
         if let prepared = upcoming {
             if !prepared.isScalerPrepared, let first = prepared.firstFrame {
                 prepared.isScalerPrepared = true
-                _ = try? prepared.scaler.prepare(for: first, layout: layout(of: first, in: prepared))
+                _ = try? prepared.scaler.prepare(for: first, layout: screen.layout(of: first, in: prepared,
+                                                                                   gravity: settings.playback.gravity))
             }
             // Found out ahead of time: skip it now so a good item is prepared instead.
             guard let (failed, error) = items.takeFailedUpcoming() else { return }
@@ -135,9 +129,9 @@ extension PlaybackLoop {
             report(error, index: failed.index, reference: failed.reference)
             return
         }
-        guard !finished, needsFirstFrame == false else { return }
+        guard !finished, !time.needsFirstFrame else { return }
         guard SeamTiming.isTimeToPrepareNext(duration: item.duration, start: item.plan.start,
-                                             position: clock.mediaTime(atHost: MonotonicClock.hostTime()),
+                                             position: time.clock.mediaTime(atHost: MonotonicClock.hostTime()),
                                              lead: settings.prepareAhead, isOpen: item.pipeline.info != nil,
                                              isStill: item.plan.stillDuration != nil) else { return }
         let preview = navigator.preview()
@@ -147,8 +141,8 @@ extension PlaybackLoop {
     }
 
     /// The current item has no more frames. Its last frame stays up until the seam; then the
-    /// playlist moves on.
-    func reachEnd(of item: ActiveItem, length: MediaTime) {
+    /// playlist moves on. What the loop waits for first, if anything.
+    func reachEnd(of item: ActiveItem, length: MediaTime) -> SeamTiming.Wait {
         let seam = seamTime(of: item, length: length)
         // With the next item prepared, hand over now: the clock is renamed, not moved, so its
         // first frame is still paced to the seam like any frame, and the switching work is
@@ -157,25 +151,19 @@ extension PlaybackLoop {
         if preview.next.resumeAt == nil, case .play(let index) = preview.next.step, let prepared = upcoming,
            prepared.index == index, prepared.entry.media == preview.entry?.media, prepared.isPrimed {
             begin(navigator.advance(), seamFrom: seam)
-            return
+            return .none
         }
         if !settings.untimed {
-            switch SeamTiming.wait(before: seam, clock: clock, now: MonotonicClock.hostTime(), refreshInterval: output.refreshInterval) {
-            case .none: break
-            case .forClock:
-                mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
-                return
-            case .until(let wake):
-                noteAwaitedEnd(dueAt: wake, of: item)
-                waitWatched(untilHost: wake)
-                return
-            }
+            let wait = SeamTiming.wait(before: seam, clock: time.clock, now: MonotonicClock.hostTime(),
+                                       refreshInterval: screen.output.refreshInterval)
+            if wait != .none { return wait }
         }
         begin(navigator.advance(), seamFrom: seam)
+        return .none
     }
 
     /// Where the outgoing item hands over on the clock (`SeamTiming`).
-    func seamTime(of item: ActiveItem, length: MediaTime) -> MediaTime {
+    private func seamTime(of item: ActiveItem, length: MediaTime) -> MediaTime {
         let incoming = upcoming.flatMap { $0.pipeline.info != nil ? $0.expectedFrameDuration : nil }
         return SeamTiming.handOver(length: length, lastPresented: item.lastPresentedPTS, frameDuration: item.expectedFrameDuration,
                                    incomingFrameDuration: incoming,
@@ -186,7 +174,7 @@ extension PlaybackLoop {
         report(error, index: item.index, reference: item.reference)
         if item === current {
             items.closeCurrent()
-            needsFirstFrame = true
+            time.needsFirstFrame = true
             begin(navigator.advance(), seamFrom: nil)
         }
     }
@@ -195,19 +183,7 @@ extension PlaybackLoop {
     private func report(_ error: MediaError, index: Int, reference: PlayerItemReference) {
         logger.error("skipping item \(index): \(error)")
         navigator.markFailed(index)
-        apply(.itemFailed(reference, reason: error.reason))
+        time.apply(.itemFailed(reference, reason: error.reason))
         onEvent?(.itemSkipped(index: index, reason: error.reason))
-    }
-}
-
-extension PlaybackLoop {
-    /// The idle screen's line.
-    func idleReason(retryAfter: MediaTime) -> String {
-        let seconds = Int(retryAfter.seconds.rounded())
-        let total = navigator.entries.count
-        guard total > 0 else { return "Nothing to play: the playlist is empty; retrying in \(seconds) s" }
-        // The cursor answers nothingPlayable only once every entry failed in the pass (and
-        // then forgets the pass), so the count is all of them.
-        return "No playable item: \(total) of \(total) failed; retrying in \(seconds) s"
     }
 }

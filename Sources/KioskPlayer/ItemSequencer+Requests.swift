@@ -1,0 +1,122 @@
+import KioskCore
+
+/// What changes the item from outside the seams: a user's playlist request, the display's
+/// power, a live reload, and a stalled item.
+extension ItemSequencer {
+    /// A request from a source (keys, touch, the control socket, the scheduler): playlist
+    /// requests go to the navigator (KioskCore's `PlaylistNavigator.answer`), the others to
+    /// the state machine.
+    func carryOut(_ request: PlayerRequest) {
+        guard request.isPlaylistRequest else { return time.apply(request) }
+        switch navigator.answer(request, position: current.map { _ in time.currentTime }, displayOff: power.isOff) {
+        case .begin(let step):
+            begin(step, seamFrom: nil)
+        case .programChanged(let now):
+            items.dropUpcoming()   // prepared again, from the program
+            if let now {
+                finished = false
+                begin(now, seamFrom: nil)
+            }
+        case .loaded(let outcome):
+            items.dropUpcoming()
+            switch outcome {
+            case .keptCurrent(let index): current?.index = index
+            case .currentRemoved, .notStarted: begin(navigator.advance(), seamFrom: nil)
+            }
+            finished = false
+            carryOut(.goto(index: 0))   // a loaded list plays from its start
+        case .setDisplayPower(let on):
+            setDisplayPower(on: on)
+        case .refused(let line):
+            logger.warning("\(line)")
+        case .deferred:
+            break
+        }
+    }
+
+    /// Whether the output's own control switches the screen (`display.power_control`).
+    var usesKMSPower: Bool { settings.display.powerControl != .cec }
+
+    /// Off: every item is closed so nothing is decoded, and the loop idles with the watchdog
+    /// fed. On: the item that played comes back where it was, or what the schedule switched to
+    /// meanwhile begins.
+    private func setDisplayPower(on: Bool) {
+        guard on == power.isOff else { return }
+        if on {
+            let resume = power.switchOn(viaKMS: usesKMSPower)
+            finished = false
+            // A switch that waited while the screen was dark is taken now; else the item resumes.
+            if navigator.program.pendingSwitch == nil, let index = resume?.index, navigator.entries.indices.contains(index) {
+                begin(.play(index), seamFrom: nil, resumingAt: resume?.position)
+            } else {
+                begin(navigator.advance(), seamFrom: nil)
+            }
+        } else {
+            let playing = current != nil && !finished
+            power.markOff(resumingAt: PoweredOff(index: playing ? navigator.currentIndex : nil,
+                                                 position: playing ? time.currentTime : nil))
+            items.closeAll()
+            idleUntil = nil
+            audio?.flush()
+            time.apply(.queueEmpty)
+            power.switchOff(viaKMS: usesKMSPower)
+        }
+        onEvent?(.displayPower(on: on))
+        changed()
+    }
+
+    /// Applies a live reload of kiosk.conf between two frames: the new settings replace the old
+    /// whole (gravity, image and stall times are read from them at each use); `SettingsReload`
+    /// says what else changes, so a reload does not undo what keys or touch did. `entries`: the
+    /// new playlist, when it changed.
+    func applyReload(_ new: PlayerSettings, entries: [PlaylistEntry]?) {
+        let reload = SettingsReload(from: settings, to: new, newPlaylist: entries != nil)
+        settings = new
+        if let loopMode = reload.loopMode { navigator.setLoopMode(loopMode) }
+        if reload.preparesUpcomingAgain {
+            items.dropUpcoming()
+        }
+        if let entries {
+            // While an insert plays, the loop it returns to takes the new list (nil).
+            switch navigator.replaceLoopEntries(entries) {
+            case nil: break
+            case .keptCurrent(let index)?:
+                // The current item plays on; its new options (gravity, volume) take effect now,
+                // its trim, duration and loop count from its next play.
+                current?.index = index
+                current?.entry = entries[index]
+                power.entryMoved(to: index)
+            case .currentRemoved?, .notStarted?:
+                // With the screen off, the new list begins when it is on again.
+                if power.isOff { power.entryMoved(to: nil) } else { begin(navigator.advance(), seamFrom: nil) }
+            }
+            finished = false
+        }
+        for request in reload.requests { time.apply(request) }
+        time.applyVolume()   // an item's own volume or mute may have changed
+        if let overlay = reload.overlay { screen.configureOverlay(overlay) }
+        changed()
+    }
+
+    /// Once per turn of the loop (StallWatch): a local item that froze while it should play is
+    /// ended as failed and the playlist goes on.
+    func watchForStall() {
+        let item = current
+        if let error = stall.check(item, expectsProgress: item.map(expectsProgress) ?? false,
+                                   timeout: settings.playback.stallTimeout, position: time.currentTime), let item {
+            fail(item, error)
+            // The next item (begin noted it) or the idle screen counts afresh.
+            if current == nil || finished || idleUntil != nil { stall.standDown() }
+        }
+        stall.reportToHeartbeat()
+    }
+
+    /// Whether the item on screen should be making progress now: not paused, not finished,
+    /// and (for a network item) not waiting for data, which has its own rules.
+    private func expectsProgress(from item: ActiveItem) -> Bool {
+        guard time.state.rate.numerator != 0, !finished, !settings.untimed, idleUntil == nil else { return false }
+        if time.state.timeControlStatus == .playing { return true }
+        // A local file that ran dry, or that takes this long to open, is not buffering.
+        return !item.pipeline.isNetwork
+    }
+}

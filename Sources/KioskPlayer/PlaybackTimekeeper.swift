@@ -1,0 +1,120 @@
+import KioskCore
+import KioskMedia
+import Logging
+
+/// The player's time and state, as AVPlayer shows them (rate, timeControlStatus, currentTime):
+/// KioskCore's state machine, which checks and applies playback requests, and the clock, which
+/// follows the sound. The loop paces frames by it; the sequencer renames it at seams. It acts on
+/// the items only as the state machine's events say (a seek, a rate, the volume).
+final class PlaybackTimekeeper {
+    private(set) var state = PlaybackState()
+    var clock = PlaybackClock(hostTime: MonotonicClock.hostTime())
+    /// After a start, a seek or an unprepared switch: show the next frame at once and set the
+    /// clock to it, whatever the clock said.
+    var needsFirstFrame = true
+    /// The host time of the last audio report the clock followed.
+    private var lastAudioObservation: MediaTime?
+    private var lastTimeEvent: MediaTime?
+    private let items: PlayingItems
+    private let audio: AudioPath?
+    private let stall: StallWatch
+    private let logger: Logger
+    private let onEvent: (@Sendable (PlayerEvent) -> Void)?
+    /// After each change the player's snapshot shows (the loop publishes it).
+    var changed: () -> Void = {}
+
+    init(items: PlayingItems, audio: AudioPath?, stall: StallWatch, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
+        self.items = items
+        self.audio = audio
+        self.stall = stall
+        self.logger = logger
+        self.onEvent = onEvent
+    }
+
+    /// Applies a request to the state machine; a `skip` counts from the position now, not
+    /// from when it was posted. Also the engine's own settings at start and on reload.
+    func apply(_ request: PlayerRequest) {
+        apply(.request(request, position: currentTime))
+    }
+
+    /// Applies an input to the state machine, announces its events and acts on them.
+    func apply(_ input: PlaybackInput) {
+        let events: [PlaybackEvent]
+        do {
+            events = try state.handle(input)
+        } catch {
+            logger.warning("\(error)")
+            return
+        }
+        for event in events {
+            switch event {
+            case .seek(let target): performSeek(to: target)
+            case .rateChanged(let rate) where rate.numerator != 0:
+                items.setRate(rate)
+            case .volumeChanged, .mutedChanged: applyVolume()
+            default: break
+            }
+            onEvent?(.playback(event, item: items.current?.index))
+        }
+        let now = MonotonicClock.hostTime()
+        if clock.rate != state.clockRate {
+            clock.setRate(state.clockRate, atHost: now)
+            // The sound stops and starts with the clock (paused, waiting for frames).
+            if state.clockRate.numerator == 0 { audio?.writer.pause() } else { audio?.writer.resume() }
+        }
+        changed()
+    }
+
+    private func performSeek(to target: MediaTime) {
+        guard let item = items.current else { return }
+        let fileTime = target + item.plan.start
+        item.pipeline.seek(to: fileTime)
+        audio?.flush()
+        clock.seek(to: fileTime, atHost: MonotonicClock.hostTime())
+        needsFirstFrame = true
+        stall.progressed()   // decoding to the target starts the stall guard's count afresh
+    }
+
+    /// The audio master (DESIGN.md): the clock follows what is heard, as the writer reports it
+    /// after each write. Without sound, or while the device is gone, the monotonic clock leads.
+    func followAudio(_ item: ActiveItem) {
+        guard let audio, clock.isRunning, !needsFirstFrame,
+              let (heard, host, afterGap) = audio.heardTime(ofItem: Int(item.reference.serial), notBefore: item.plan.start),
+              host != lastAudioObservation else { return }
+        lastAudioObservation = host
+        stall.progressed()   // a new report is sound written further
+        clock.observeAudio(heard, atHost: host, afterGap: afterGap)
+    }
+
+    /// AVPlayer's volume times the item's own level from kiosk.conf; mute on top.
+    func applyVolume() {
+        guard let audio else { return }
+        let item = items.current?.entry.item
+        audio.writer.setVolume(state.volume * (item?.volume ?? 100) / 100)
+        audio.writer.setMuted(state.isMuted || (item?.muted ?? false))
+    }
+
+    /// Where the current item is, trimmed start at 0; zero while nothing plays.
+    var currentTime: MediaTime {
+        guard let item = items.current else { return .zero }
+        return Swift.max(.zero, clock.mediaTime(atHost: MonotonicClock.hostTime()) - item.plan.start)
+    }
+
+    /// What the overlay shows the player as; nil while nothing plays.
+    var overlayView: OverlayPlayerView? {
+        guard let item = items.current else { return nil }
+        return OverlayPlayerView(position: currentTime, duration: state.duration ?? item.duration,
+                                 timeControlStatus: state.timeControlStatus, title: item.entry.title)
+    }
+
+    /// Like AVPlayer's periodic time observer, every `interval`: time that stands still is not
+    /// reported again (a seek while paused has its own event).
+    func sendTimeEventIfDue(interval: MediaTime?) {
+        guard state.timeControlStatus == .playing else { return }
+        guard let interval, let onEvent, let item = items.current else { return }
+        let now = MonotonicClock.hostTime()
+        if let last = lastTimeEvent, now - last < interval { return }
+        lastTimeEvent = now
+        onEvent(.time(currentTime, item: item.index))
+    }
+}

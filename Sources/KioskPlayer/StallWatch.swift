@@ -1,0 +1,64 @@
+import KioskCore
+import KioskMedia
+
+/// The stall guard's hold on the presenter (issue 12; the policy is KioskCore's `StallGuard`,
+/// pure): a local item that should be playing but shows no new frame and makes no audio
+/// progress for `stall_timeout` is found here, and the sequencer ends it as failed. While
+/// progress is overdue in a state that claims to be playing (network items too), the heartbeat
+/// says since when, and the service watchdog goes unfed once that lasts.
+final class StallWatch {
+    private var policy = StallGuard()
+    private let heartbeat: PresenterHeartbeat
+
+    init(heartbeat: PresenterHeartbeat) {
+        self.heartbeat = heartbeat
+    }
+
+    /// Once per turn of the loop: counts while `expectsProgress`, stands down otherwise. The
+    /// error to end `item` with when it is a local item that stalled; nil otherwise.
+    func check(_ item: ActiveItem?, expectsProgress: Bool, timeout: MediaTime, position: MediaTime) -> MediaError? {
+        let now = MonotonicClock.hostTime()
+        policy.timeout = timeout
+        if expectsProgress {
+            policy.expectProgress(at: now)
+        } else {
+            policy.standDown()
+        }
+        guard let item, !item.pipeline.isNetwork, policy.isStalled(at: now), let since = policy.overdueSince else { return nil }
+        let at = String(format: "%.1f", position.seconds)
+        let seconds = String(format: "%.1f", (now - since).seconds)
+        return MediaError(source: item.plan.source,
+                          reason: "stalled: no new frame and no sound for \(seconds) s while playing (at \(at) s)")
+    }
+
+    /// Tells the heartbeat since when progress is overdue (after `check` and what it led to).
+    func reportToHeartbeat() {
+        heartbeat.progress(overdueSince: policy.overdueSince?.seconds)
+    }
+
+    /// Nothing should play now (the idle screen, the end): the count starts afresh later.
+    func standDown() { policy.standDown() }
+
+    /// A new frame is on screen, the sound was heard further, or an item or seek starts afresh.
+    func progressed() {
+        policy.progressed(at: MonotonicClock.hostTime())
+    }
+
+    /// The presenter waits for a frame due at `due`: believed up to a few frame periods
+    /// (`FrameTimeline`'s longest step) after the last progress, or a real gap where its
+    /// timeline keeps them.
+    func awaitingFrame(dueAt due: MediaTime, of item: ActiveItem) {
+        policy.awaiting(dueAt: due, longestWait: item.longestFrameWait)
+    }
+
+    /// The presenter waits for an item's end; a still image's length kiosk.conf set.
+    func awaitingEnd(dueAt due: MediaTime, of item: ActiveItem) {
+        policy.awaiting(dueAt: due, longestWait: item.plan.stillDuration == nil ? item.expectedFrameDuration * Rational(4, 1) : nil)
+    }
+
+    /// `until`, or earlier where the guard must look again.
+    func wake(for until: MediaTime) -> MediaTime {
+        guard let since = policy.overdueSince, since + policy.timeout < until else { return until }
+        return since + policy.timeout
+    }
+}
