@@ -134,6 +134,8 @@ final class ControlDispatcher {
             return ControlMessage.event("finished", item: player.currentItemIndex, time: time)
         case .displayPower(let on):
             return ControlMessage.event("display_power", item: nil, time: time, [("on", .bool(on))])
+        case .playlistRequest, .currentItemMoved:
+            return nil   // the item events that follow say what changed
         }
     }
 }

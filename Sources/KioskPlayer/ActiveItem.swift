@@ -9,7 +9,7 @@ final class ActiveItem {
     var entry: PlaylistEntry
     let plan: ItemPlan
     let pipeline: ItemPipeline
-    let reference: PlayerItemReference
+    var reference: PlayerItemReference
     /// The pts of the last frame put on screen, and the spacing of frames seen so far.
     var lastPresentedPTS: MediaTime?
     var frameDuration: MediaTime?
@@ -27,7 +27,7 @@ final class ActiveItem {
         self.entry = entry
         self.plan = plan
         self.pipeline = pipeline
-        reference = PlayerItemReference(serial: serial, name: entry.title)
+        reference = PlayerItemReference(serial: serial, name: entry.title, source: entry.media.description)
     }
 
     /// The frame spacing the stream declares, until frames show the real one.

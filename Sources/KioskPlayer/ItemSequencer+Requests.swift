@@ -8,7 +8,9 @@ extension ItemSequencer {
     /// the state machine.
     func carryOut(_ request: PlayerRequest) {
         guard request.isPlaylistRequest else { return time.apply(request) }
-        switch navigator.answer(request, position: current.map { _ in time.currentTime }, displayOff: power.isOff) {
+        let answer = navigator.answer(request, position: current.map { _ in time.currentTime }, displayOff: power.isOff)
+        if case .refused = answer {} else { onEvent?(.playlistRequest(request)) }
+        switch answer {
         case .begin(let step):
             begin(step, seamFrom: nil)
         case .programChanged(let now):
@@ -20,7 +22,9 @@ extension ItemSequencer {
         case .loaded(let outcome):
             items.dropUpcoming()
             switch outcome {
-            case .keptCurrent(let index): current?.index = index
+            case .keptCurrent(let index):
+                current?.index = index
+                onEvent?(.currentItemMoved(index: index))
             case .currentRemoved, .notStarted: begin(navigator.advance(), seamFrom: nil)
             }
             finished = false
@@ -86,6 +90,7 @@ extension ItemSequencer {
                 current?.index = index
                 current?.entry = entries[index]
                 power.entryMoved(to: index)
+                if current != nil { onEvent?(.currentItemMoved(index: index)) }
             case .currentRemoved?, .notStarted?:
                 // With the screen off, the new list begins when it is on again.
                 if power.isOff { power.entryMoved(to: nil) } else { begin(navigator.advance(), seamFrom: nil) }

@@ -64,6 +64,7 @@ final class ItemSequencer {
             let (next, outgoing) = items.makeCurrent(index, entry: navigator.entries[index], mayUsePrepared: resume == nil) {
                 open(index)
             }
+            next.reference.isInsert = navigator.program.isPlayingInsert
             stall.progressed()   // the stall guard counts afresh for the new item
             idleUntil = nil
             finished = false

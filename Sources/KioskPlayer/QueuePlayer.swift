@@ -17,6 +17,12 @@ public enum PlayerEvent: Sendable {
     case finished
     /// The display was switched off or on (`setDisplayPower`).
     case displayPower(on: Bool)
+    /// A playlist request (`PlayerRequest.isPlaylistRequest`) the engine carried out or took
+    /// for later, whichever source sent it, before the item change it brings: why an item
+    /// that did not end was left. Refused requests are not reported.
+    case playlistRequest(PlayerRequest)
+    /// A live reload kept the item playing, now at `index` of the new list.
+    case currentItemMoved(index: Int)
 }
 
 /// AVQueuePlayer's role for a signage playlist: plays the entries one after the other on a

@@ -32,15 +32,10 @@ final class ConfigReloader: @unchecked Sendable {
     private var lastWasRejected = false
     /// With a schedule (before or after the reload), the playlist is the scheduler's to send.
     private let schedule: ScheduleDriver?
-    /// Told of a new default playlist handed to the player (proof of play and resume follow
-    /// which list plays).
-    private let playlistHandedOver: (([PlaylistEntry]) -> Void)?
 
     init(path: String, config: KioskConfig, entries: [PlaylistEntry], settings: PlayerSettings, player: QueuePlayer,
-         input: LiveInput, schedule: ScheduleDriver? = nil, replaced: Set<ConfigPart>, logger: Logger,
-         playlistHandedOver: (([PlaylistEntry]) -> Void)? = nil) {
+         input: LiveInput, schedule: ScheduleDriver? = nil, replaced: Set<ConfigPart>, logger: Logger) {
         self.schedule = schedule
-        self.playlistHandedOver = playlistHandedOver
         self.path = path
         running = config
         self.settings = settings
@@ -92,7 +87,6 @@ final class ConfigReloader: @unchecked Sendable {
         let wasScheduled = !settings.schedule.rules.isEmpty
         settings = settings.reloaded(from: new)
         let scheduled = wasScheduled || !settings.schedule.rules.isEmpty
-        if playlistChanged && !scheduled { playlistHandedOver?(entries) }
         player.reload(settings, entries: playlistChanged && !scheduled ? entries : nil)
         if let schedule, scheduled,
            playlistChanged || changes.contains(.schedule) || changes.contains(.playlists) || changes.contains(.items) {

@@ -7,27 +7,26 @@ import SystemPackage
 import Glibc
 #endif
 
-/// Proof of play for `kiosk run` (`logging.proof_of_play`): observes the player's events and
-/// the requests sources send, and appends one JSON line per play. Everything after the event
+/// Proof of play for `kiosk run` (`logging.proof_of_play`): observes the player's events
+/// (items with their sources, and the playlist requests it carried out, which say why an item
+/// was left), and appends one JSON line per play. Everything after the event
 /// arrives runs on a queue of its own: the presenter thread only hands the event over, never
 /// waits for the disk.
 final class ProofOfPlayWriter: @unchecked Sendable {
     // Safe to share: every mutable field is touched only on `queue`.
     private let queue = DispatchQueue(label: "kiosk-proof-of-play")
     private var recorder = PlayRecorder()
-    private var sources: PlayingSources
     private let rotation: LogRotation
     private let logger: Logger
     private var fd: FileDescriptor?
     private var size = 0
     /// The last failure logged, so an unwritable path is one line, not one per play.
     private var loggedFailure: String?
-    /// The title of the item that failed last: the skip that follows names it by index only.
-    private var lastFailedTitle = ""
+    /// The source of the item that failed last: the skip that follows names it by index only.
+    private var lastFailedSource = ""
 
-    init(logging: LoggingConfig, entries: [PlaylistEntry], logger: Logger) {
+    init(logging: LoggingConfig, logger: Logger) {
         rotation = LogRotation(path: logging.proofOfPlayPath ?? "", limit: logging.proofOfPlayLimit)
-        sources = PlayingSources(entries: entries)
         self.logger = logger
     }
 
@@ -37,38 +36,18 @@ final class ProofOfPlayWriter: @unchecked Sendable {
         let now = Self.now()
         switch event {
         case .playback(.itemStarted(let reference), let index?):
-            queue.async {
-                let source = self.sources.started(index: index, title: reference.name)?.media.description ?? reference.name
-                self.feed(.started(reference, index: index, source: source), at: now)
-            }
+            queue.async { self.feed(.started(reference, index: index, source: reference.source), at: now) }
         case .playback(.itemEnded(let reference), _): queue.async { self.feed(.ended(reference), at: now) }
         case .playback(.itemFailed(let reference, let reason), _):
             queue.async {
-                self.lastFailedTitle = reference.name
+                self.lastFailedSource = reference.source
                 self.feed(.failed(reference, reason: reason), at: now)
             }
         case .itemSkipped(let index, let reason):
-            queue.async {
-                let source = self.sources.entry(index: index, title: self.lastFailedTitle)?.media.description ?? ""
-                self.feed(.skipped(index: index, source: source, reason: reason), at: now)
-            }
+            queue.async { self.feed(.skipped(index: index, source: self.lastFailedSource, reason: reason), at: now) }
         case .displayPower(let on): queue.async { self.feed(.displayPower(on: on), at: now) }
+        case .playlistRequest(let request): queue.async { self.feed(.requested(request), at: now) }
         default: break
-        }
-    }
-
-    /// A reload handed the player a new default playlist.
-    func noteReloaded(_ entries: [PlaylistEntry]) {
-        queue.async { self.sources.noteReloaded(entries) }
-    }
-
-    /// A source sent `request` (noted before the player gets it, so its effect comes after).
-    func noteRequest(_ request: PlayerRequest) {
-        guard request.isPlaylistRequest else { return }
-        let now = Self.now()
-        queue.async {
-            self.sources.noteRequest(request)
-            self.feed(.requested(request), at: now)
         }
     }
 

@@ -24,8 +24,8 @@ final class ResumeKeeper: @unchecked Sendable {
     private let logger: Logger
     private weak var player: QueuePlayer?
     private var start: ResumeStart
-    private var sources: PlayingSources
-    /// The entry playing, as its itemStarted said.
+    /// The entry of the loop playing, as its itemStarted said; nil while an insert plays (the
+    /// place saved before it stays: an insert is not where to resume).
     private var playing: (index: Int, source: String)?
     private var lastSaved: ResumeState?
     private var timer: DispatchSourceTimer?
@@ -38,7 +38,6 @@ final class ResumeKeeper: @unchecked Sendable {
         path = (directory as NSString).appendingPathComponent("resume.json")
         self.configPath = configPath
         self.logger = logger
-        sources = PlayingSources(entries: entries)
         start = ResumeStart(Self.point(path: path, config: configPath, mode: mode,
                                        sources: entries.map(\.media.description), logger: logger))
     }
@@ -88,10 +87,7 @@ final class ResumeKeeper: @unchecked Sendable {
     func observe(_ event: PlayerEvent) {
         switch event {
         case .playback(.itemStarted(let reference), let index?):
-            queue.async {
-                let source = self.sources.started(index: index, title: reference.name)?.media.description
-                self.playing = source.map { (index, $0) }
-            }
+            queue.async { self.playing = reference.isInsert ? nil : (index, reference.source) }
             // A new item is saved at once, not at the next tick: a cut soon after a seam then
             // resumes the item that was on screen. A moment later, once the player's snapshot
             // (which the save reads) shows it.
@@ -101,19 +97,9 @@ final class ResumeKeeper: @unchecked Sendable {
                 if let seek = self.start.itemReady(index: index) { self.player?.send(seek) }
             }
         case .playback(.seek, let index): queue.async { self.start.seekPerformed(index: index) }
+        case .currentItemMoved(let index): queue.async { self.playing?.index = index }
         default: break
         }
-    }
-
-    /// A reload handed the player a new default playlist.
-    func noteReloaded(_ entries: [PlaylistEntry]) {
-        queue.async { self.sources.noteReloaded(entries) }
-    }
-
-    /// A source sent `request`: the lists it may make play.
-    func noteRequest(_ request: PlayerRequest) {
-        guard request.isPlaylistRequest else { return }
-        queue.async { self.sources.noteRequest(request) }
     }
 
     /// The last save, on a clean stop (call before the player stops: its position is then

@@ -80,7 +80,7 @@ struct RunCommand: ParsableCommand {
         let cursor = PlaylistCursor(entries: entries, loopMode: settings.playback.loop)
         let control = try ControlWiring.open(settings.control.socketPath, logger: logger)
         let cec = DisplayPowerWiring.cecFollower(settings.display.powerControl, logger: logger)
-        // Proof of play and resume observe the player's events and the requests sent to it.
+        // Proof of play and resume observe the player's events.
         let operations = OperationsWiring(config: config, configPath: self.config, stateDirectory: stateDir,
                                           entries: entries, logger: logger)
         let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound, logger: logger,
@@ -90,8 +90,8 @@ struct RunCommand: ParsableCommand {
         // live where it can; a bad file is rejected and the old configuration plays on.
         let input = LiveInput(output: output, player: player, logger: logger)
         let schedule = ScheduleDriver(settings: settings.schedule, ticker: firstLook.ticker, requests: scheduleRequests,
-                                      sink: NotedSink(player, noting: operations), logger: logger)
-        for request in firstLook.then { NotedSink(player, noting: operations).send(request) }
+                                      sink: player, logger: logger)
+        for request in firstLook.then { player.send(request) }
         // The TV may be in standby from the night before: wake it (and take its input) when the
         // schedule says the screen is on now; off, the player's event sends it to standby.
         if firstLook.ticker.state?.powerOn ?? true { cec?.displayPowerChanged(on: true) }
@@ -99,13 +99,12 @@ struct RunCommand: ParsableCommand {
         defer { schedule.stop() }
         let reloader = ConfigReloader(path: self.config, config: config, entries: entries, settings: settings,
                                       player: player, input: input, schedule: schedule,
-                                      replaced: overrides.replacedParts, logger: logger,
-                                      playlistHandedOver: operations.noteReloaded)
+                                      replaced: overrides.replacedParts, logger: logger)
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control,
-                            schedule: schedule, controlled: NotedControlledPlayer(player, noting: operations),
+                            schedule: schedule, controlled: player,
                             started: { operations.resume?.begin(player) })
         operations.playerStopping()
         operations.finish()

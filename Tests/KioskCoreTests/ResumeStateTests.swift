@@ -98,16 +98,4 @@ import Testing
         refused.giveUp()
         #expect(refused.isSettled)
     }
-
-    @Test func playingSourcesFollowSwitchesAndInserts() {
-        var sources = PlayingSources(entries: playlistEntries("a.mp4", "b.mp4"))
-        #expect(sources.started(index: 1, title: "b.mp4")?.media == .file("/m/b.mp4"))
-        sources.noteRequest(.switchPlaylist(playlistEntries("x.mp4", "y.mp4"), when: .atSeam))
-        sources.noteRequest(.playOnce(.entries(playlistEntries("news.mp4")), when: .now))
-        #expect(sources.started(index: 0, title: "news.mp4")?.media == .file("/m/news.mp4"))
-        #expect(sources.started(index: 0, title: "a.mp4")?.media == .file("/m/a.mp4"))   // back to the loop
-        #expect(sources.started(index: 1, title: "y.mp4")?.media == .file("/m/y.mp4"))   // the switch lands
-        #expect(sources.started(index: 0, title: "a.mp4") == nil)                          // the old list is gone
-        #expect(sources.entry(index: 0, title: "x.mp4")?.media == .file("/m/x.mp4"))
-    }
 }

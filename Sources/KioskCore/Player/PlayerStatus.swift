@@ -52,12 +52,19 @@ public struct PlayerItemReference: Sendable, Hashable, CustomStringConvertible {
     /// Assigned by the engine, unique for every time an item is queued, so that looping the
     /// same file twice gives two distinct references.
     public let serial: UInt64
-    /// What a log line should call the item: its path or URL.
+    /// What a log line should call the item: its title (kiosk.conf's, else the file name).
     public let name: String
+    /// Its path or URL as the playlist has it (credentials not masked: mask before logging).
+    public let source: String
+    /// Played once by an insert (a schedule's, `play_item_once`, a trigger), not an entry of
+    /// the loop's own list; set by the engine when the item begins.
+    public var isInsert: Bool
 
-    public init(serial: UInt64, name: String) {
+    public init(serial: UInt64, name: String, source: String = "", isInsert: Bool = false) {
         self.serial = serial
         self.name = name
+        self.source = source
+        self.isInsert = isInsert
     }
 
     public var description: String { "#\(serial) \(name)" }

@@ -1,0 +1,55 @@
+import Foundation
+import KioskCore
+import KioskDisplay
+import KioskTestSupport
+import Testing
+@testable import KioskPlayer
+
+/// What the engine's events say about items and requests, which proof of play and resume read
+/// instead of guessing: each item's source and whether it is an insert, and the playlist
+/// requests carried out (from any source) before the item change they bring.
+@Suite(.serialized) struct PlayerEventEngineTests {
+    /// The player's events, gathered from the presenter thread.
+    final class Events: @unchecked Sendable {
+        // Safe to share: `list` is only touched with `lock` held.
+        private let lock = NSLock()
+        private var list: [PlayerEvent] = []
+        func add(_ event: PlayerEvent) { lock.withLock { list.append(event) } }
+        var all: [PlayerEvent] { lock.withLock { list } }
+
+        /// The references of the items started, in order.
+        var started: [PlayerItemReference] {
+            all.compactMap { if case .playback(.itemStarted(let reference), _) = $0 { reference } else { nil } }
+        }
+
+        /// The position of the first event `matching` says yes to.
+        func position(_ matching: (PlayerEvent) -> Bool) -> Int? { all.firstIndex(where: matching) }
+    }
+
+    @Test func anInsertIsReportedWithItsRequestItsSourceAndItsFlag() throws {
+        let a = try PlaylistProgramEngineTests.entry("events-a.mp4", seconds: 6)
+        let b = try PlaylistProgramEngineTests.entry("events-b.mp4", seconds: 1)
+        let events = Events()
+        let player = try QueuePlayer(output: HeadlessDisplay(size: PixelSize(width: 320, height: 240)),
+                                     playlist: PlaylistCursor(entries: [a], loopMode: .playlist),
+                                     logger: CapturedLog().logger, onEvent: { events.add($0) })
+        player.start()
+        defer { _ = player.stop() }
+        #expect(waitUntil(20) { player.currentTime.seconds > 0.5 }, "a plays")
+        player.send(.goto(index: 7))   // refused: not reported as carried out
+        player.send(.playOnce(.entries([b]), when: .now))
+        #expect(waitUntil(20) { events.started.count >= 3 }, "a, the insert b, a again: \(events.started)")
+        let started = events.started
+        guard started.count >= 3 else { return }
+        #expect(started.map(\.source) == [a.media.description, b.media.description, a.media.description])
+        #expect(started.map(\.isInsert) == [false, true, false])
+        #expect(started.map(\.name) == [a.title, b.title, a.title])
+        let requests = events.all.compactMap { if case .playlistRequest(let request) = $0 { request } else { nil } }
+        #expect(requests == [.playOnce(.entries([b]), when: .now)], "only the request carried out")
+        let asked = try #require(events.position { if case .playlistRequest = $0 { true } else { false } })
+        let insertStarted = try #require(events.position {
+            if case .playback(.itemStarted(let reference), _) = $0 { reference.isInsert } else { false }
+        })
+        #expect(asked < insertStarted, "the request comes before the item change it brings")
+    }
+}
