@@ -81,6 +81,9 @@ final class ItemSequencer {
                 if let outgoing { items.retire(outgoing) }
             } else {
                 // Not ready yet (or a skip): the last picture stays up until the first frame.
+                // An item that played to its end (a seam the next item was not prepared for,
+                // an insert giving the loop back) ended: its observers hear so before the next.
+                if seam != nil { time.apply(.endReached) }
                 time.apply(.itemLoading(next.reference))
                 time.needsFirstFrame = true
                 outgoing?.close()
