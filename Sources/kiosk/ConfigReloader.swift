@@ -35,11 +35,15 @@ final class ConfigReloader: @unchecked Sendable {
     /// Told of a new default playlist handed to the player (proof of play and resume follow
     /// which list plays).
     private let playlistHandedOver: (([PlaylistEntry]) -> Void)?
+    /// kiosk.conf's triggers, expanded again at every reload (`item: N` follows the default
+    /// playlist, a playlist's folder may have changed).
+    private let triggers: LiveTriggers?
 
     init(path: String, config: KioskConfig, entries: [PlaylistEntry], settings: PlayerSettings, player: QueuePlayer,
-         input: LiveInput, schedule: ScheduleDriver? = nil, replaced: Set<ConfigPart>, logger: Logger,
-         playlistHandedOver: (([PlaylistEntry]) -> Void)? = nil) {
+         input: LiveInput, schedule: ScheduleDriver? = nil, triggers: LiveTriggers? = nil, replaced: Set<ConfigPart>,
+         logger: Logger, playlistHandedOver: (([PlaylistEntry]) -> Void)? = nil) {
         self.schedule = schedule
+        self.triggers = triggers
         self.playlistHandedOver = playlistHandedOver
         self.path = path
         running = config
@@ -99,7 +103,8 @@ final class ConfigReloader: @unchecked Sendable {
             // Its first look at the new rules sends the playlist (at the seam, or now) and power.
             schedule.replace(settings.schedule, requests: ScheduleDriver.requests(for: new, defaultEntries: entries, logger: logger))
         }
-        if changes.contains(.input) { input.apply(settings.input) }
+        let triggersChanged = triggers?.replace(with: TriggerWiring.resolve(new, defaultEntries: entries, logger: logger)) ?? false
+        if changes.contains(.input) { input.apply(settings.input) } else if triggersChanged { input.reopenForTriggers() }
         var applied = changes.appliedSummary
         if playlistChanged && !changes.contains(.items) {
             applied += (applied.isEmpty ? "" : ", ") + "items (the folders' files changed)"

@@ -8,13 +8,19 @@ import KioskPlayer
 /// do not pop the overlay up.
 final class OverlayRelay: PlayerRequestSink {
     let player: QueuePlayer
+    /// Told of each request before the player gets it (proof of play learns of triggers).
+    let noting: (@Sendable (PlayerRequest) -> Void)?
 
-    init(_ player: QueuePlayer) { self.player = player }
+    init(_ player: QueuePlayer, noting: (@Sendable (PlayerRequest) -> Void)? = nil) {
+        self.player = player
+        self.noting = noting
+    }
 
     var duration: MediaTime? { player.duration }
     var rate: Rational { player.rate }
 
     func send(_ request: PlayerRequest) {
+        noting?(request)
         player.send(request)
         if case .seek(let time) = request {
             player.showOverlay(scrubbingTo: time)

@@ -67,6 +67,8 @@ struct RunCommand: ParsableCommand {
         let logger = common.makeLogger()
         let config = try ConfigReading.load(self.config)
         var entries = ConfigReading.entries(of: config, logger: logger)
+        // Keys, zones and the control socket's `trigger NAME` (item N counts in the default playlist).
+        let triggers = LiveTriggers(TriggerWiring.resolve(config, defaultEntries: entries, logger: logger))
         var settings = PlayerSettings(config: config, overrides: overrides)
         // The schedule's first look picks the playlist the player starts with.
         let scheduleRequests = ScheduleDriver.requests(for: config, defaultEntries: entries, logger: logger)
@@ -88,7 +90,11 @@ struct RunCommand: ParsableCommand {
         operations.resume?.attach(player)
         // SIGHUP and a change of the file take one path (ConfigReloader): what changed applies
         // live where it can; a bad file is rejected and the old configuration plays on.
-        let input = LiveInput(output: output, player: player, logger: logger)
+        // Proof of play hears of the triggers input fires (why an item was cut short); other
+        // keys and touches stay `request`, as before.
+        let input = LiveInput(output: output, player: player, logger: logger, triggers: triggers, noting: { request in
+            if case .playOnce(_, _, _?) = request { operations.noteRequest(request) }
+        })
         let schedule = ScheduleDriver(settings: settings.schedule, ticker: firstLook.ticker, requests: scheduleRequests,
                                       sink: NotedSink(player, noting: operations), logger: logger)
         for request in firstLook.then { NotedSink(player, noting: operations).send(request) }
@@ -98,14 +104,15 @@ struct RunCommand: ParsableCommand {
         schedule.start()
         defer { schedule.stop() }
         let reloader = ConfigReloader(path: self.config, config: config, entries: entries, settings: settings,
-                                      player: player, input: input, schedule: schedule,
+                                      player: player, input: input, schedule: schedule, triggers: triggers,
                                       replaced: overrides.replacedParts, logger: logger,
                                       playlistHandedOver: operations.noteReloaded)
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control,
-                            schedule: schedule, controlled: NotedControlledPlayer(player, noting: operations),
+                            schedule: schedule, triggers: triggers,
+                            controlled: NotedControlledPlayer(player, noting: operations),
                             started: { operations.resume?.begin(player) })
         operations.playerStopping()
         operations.finish()

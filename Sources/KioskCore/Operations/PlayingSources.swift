@@ -19,7 +19,7 @@ public struct PlayingSources: Sendable {
     public mutating func noteRequest(_ request: PlayerRequest) {
         switch request {
         case .load(let entries), .switchPlaylist(let entries, _): remember(entries, isInsert: false)
-        case .playOnce(.entries(let entries), _): remember(entries, isInsert: true)
+        case .playOnce(.entries(let entries), _, _): remember(entries, isInsert: true)
         default: break
         }
     }
