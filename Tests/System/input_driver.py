@@ -6,7 +6,7 @@ Started in the work directory with Debian's python3. It makes a multi-touch touc
 ("touch": protocol B slots, INPUT_PROP_DIRECT, 0..4095 on both axes) and a keyboard ("keys"),
 writes devices-ready, then polls for cmd-NNNN files (one command line each, numbered from 1)
 and answers each with done-NNNN: JSON with the guest's CLOCK_MONOTONIC when it finished
-(`t`, the clock kiosk's stats use) and `error` if it failed. It ends when driver-quit appears.
+(`t`, the clock kiosk's stats use) and when it began (`t0`), and `error` if it failed. It ends when driver-quit appears.
 
 Commands: create NAME touch|keys, destroy NAME, tap X Y, stroke X0 Y0 X1 Y1 SECONDS STEPS
 (positions as fractions of the panel), key NAME KEY_X, grabbed NAME KEY_X (press while reading
@@ -200,11 +200,13 @@ def main():
         if not os.path.exists(name):
             time.sleep(0.01)
             continue
+        began = time.clock_gettime(time.CLOCK_MONOTONIC)
         try:
             result = run(open(name).read().split())
         except Exception as e:
             result = {"error": repr(e)}
         result["t"] = time.clock_gettime(time.CLOCK_MONOTONIC)
+        result["t0"] = began
         open("done-%04d.tmp" % n, "w").write(json.dumps(result))
         os.rename("done-%04d.tmp" % n, "done-%04d" % n)
         n += 1
