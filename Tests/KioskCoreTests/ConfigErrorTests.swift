@@ -178,7 +178,8 @@ let configErrorTable: [ConfigErrorCase] = [
 
 @Suite("Config errors")
 struct ConfigErrorTests {
-    @Test(arguments: configErrorTable)
+    // triggers: has its table of its own (TriggerConfigTests.swift), checked the same way here.
+    @Test(arguments: configErrorTable + triggerConfigErrorTable)
     func reportsOneDiagnosticWithPosition(_ testCase: ConfigErrorCase) {
         let diagnostics = parseDiagnostics(testCase.yaml)
         #expect(diagnostics.count == 1, "\(diagnostics)")

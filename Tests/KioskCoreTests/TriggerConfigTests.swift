@@ -2,7 +2,7 @@ import Testing
 @testable import KioskCore
 
 /// kiosk.conf's `triggers:`: what a valid list reads as, and each bad value's one diagnostic at
-/// its line:column (the table's format is `ConfigErrorTests`').
+/// its line:column (the table below; `ConfigErrorTests` runs it with its own).
 
 private let items = "items: [a.mp4, b.mp4]\nplaylists:\n  promo: [c.mp4]\n"
 /// `items`, `playlists` and a triggers list with one trigger whose body is `body`.
@@ -54,15 +54,6 @@ let triggerConfigErrorTable: [ConfigErrorCase] = [
 
 @Suite("Trigger config")
 struct TriggerConfigTests {
-    @Test(arguments: triggerConfigErrorTable)
-    func reportsOneDiagnosticWithPosition(_ testCase: ConfigErrorCase) {
-        let diagnostics = parseDiagnostics(testCase.yaml)
-        #expect(diagnostics.count == 1, "\(diagnostics)")
-        #expect(diagnostics.first?.line == testCase.line, "\(diagnostics)")
-        #expect(diagnostics.first?.column == testCase.column, "\(diagnostics)")
-        #expect(diagnostics.first?.message.contains(testCase.fragment) == true, "\(diagnostics)")
-    }
-
     @Test func everyFormReadsWithItsDefaults() throws {
         let config = try parse(items + """
             triggers:

@@ -37,7 +37,6 @@ Needs the debug kiosk: `swift build` in this worktree first.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +47,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import BOOT_TIMEOUT, Bed, read_png  # noqa: E402
-from test_input import DRIVER, DRIVER_PREAMBLE, GUEST_PYTHON, KIOSK, Session  # noqa: E402
+from test_input import DRIVER, DRIVER_EPILOGUE, DRIVER_PREAMBLE, GUEST_PYTHON, KIOSK, Session, make_clip  # noqa: E402
 
 SIZE = (640, 480)
 RED_SECONDS, GREEN_SECONDS = 60, 6
@@ -71,23 +70,7 @@ triggers:
 """
 
 GUEST_COMMAND = DRIVER_PREAMBLE + r'''"$K" run --config kiosk.conf --stats-file stats.jsonl > kiosk.log 2>&1 &
-pid=$!
-echo $pid > kiosk.pid
-watch_events
-await finish
-kill -TERM $pid
-wait $pid; echo $? > kiosk.rc
-touch driver-quit
-wait
-'''
-
-
-def make_clip(path: Path, colour: str, seconds: int) -> None:
-    # A white square crosses the picture in 3 s, so consecutive frames always differ.
-    graph = (f"color=c={colour}:s=320x240:r=10:d={seconds}[bg];color=c=white:s=24x24:r=10[sq];"
-             "[bg][sq]overlay=x='mod(t*100,296)':y=108:shortest=1")
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-filter_complex", graph, "-c:v", "libx264",
-                    "-preset", "ultrafast", "-g", "10", "-pix_fmt", "yuv420p", str(path)], check=True)
+''' + DRIVER_EPILOGUE
 
 
 def colour_of(path: Path) -> str:
