@@ -17,6 +17,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var playlists: [PlaylistConfig] = []
     /// `schedule`: entries, inserts, time zone, switch mode. Empty: the default playlist plays.
     public var schedule = ScheduleConfig()
+    /// `triggers`: keys, touch zones and control commands that play something once.
+    public var triggers: [TriggerConfig] = []
 
     public init() {}
 }
