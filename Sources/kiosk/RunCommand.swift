@@ -66,7 +66,11 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let logger = common.makeLogger()
         let config = try ConfigReading.load(self.config)
-        var entries = ConfigReading.entries(of: config, logger: logger)
+        // Directory and glob items are watched: a clip being copied in while kiosk starts is
+        // left out until it is complete (FolderWatcher).
+        let folders = FolderWatcher(settle: config.playback.settle.seconds, logger: logger)
+        let notReady = folders.firstLook(WatchedFolders.directories(of: config.items))
+        var entries = ConfigReading.entries(of: config, logger: logger, fileSystem: SettledFileSystem(hidden: notReady))
         var settings = PlayerSettings(config: config, overrides: overrides)
         // The schedule's first look picks the playlist the player starts with.
         let scheduleRequests = ScheduleDriver.requests(for: config, defaultEntries: entries, logger: logger)
@@ -100,15 +104,21 @@ struct RunCommand: ParsableCommand {
         let reloader = ConfigReloader(path: self.config, config: config, entries: entries, settings: settings,
                                       player: player, input: input, schedule: schedule,
                                       replaced: overrides.replacedParts, logger: logger,
-                                      playlistHandedOver: operations.noteReloaded)
+                                      playlistHandedOver: operations.noteReloaded, notReady: notReady)
+        reloader.settleChanged = { folders.setSettle($0) }
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()
+        folders.start(directories: { WatchedFolders.directories(of: reloader.items) },
+                      onLook: { reloader.foldersChanged(hidden: $0) })
+        let sticks = UsbWiring.start(config.usb, reloader: reloader, sink: NotedSink(player, noting: operations), logger: logger)
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control,
                             schedule: schedule, controlled: NotedControlledPlayer(player, noting: operations),
                             started: { operations.resume?.begin(player) })
         operations.playerStopping()
         operations.finish()
+        sticks?.stop()
+        folders.stop()
         watcher.stop()
     }
 }
@@ -127,8 +137,10 @@ enum ConfigReading {
 
     /// The playlist entries; what cannot be expanded now (a missing file, an empty folder) is
     /// logged and skipped, since it may appear later.
-    static func entries(of config: KioskConfig, logger: Logger) -> [PlaylistEntry] {
-        let expansion = PlaylistExpander().expand(config.items)
+    /// `fileSystem` leaves out files of watched folders still being written (`SettledFileSystem`).
+    static func entries(of config: KioskConfig, logger: Logger,
+                        fileSystem: any PlaylistFileSystem = LocalFileSystem()) -> [PlaylistEntry] {
+        let expansion = PlaylistExpander(fileSystem: fileSystem).expand(config.items)
         for diagnostic in expansion.diagnostics { logger.warning("\(diagnostic)") }
         return expansion.entries
     }

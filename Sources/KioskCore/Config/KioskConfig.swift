@@ -17,6 +17,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var playlists: [PlaylistConfig] = []
     /// `schedule`: entries, inserts, time zone, switch mode. Empty: the default playlist plays.
     public var schedule = ScheduleConfig()
+    /// `usb`: sticks played (or copied and played) when they are plugged in.
+    public var usb = UsbConfig()
 
     public init() {}
 }
@@ -162,6 +164,9 @@ public struct PlaybackConfig: Sendable, Equatable {
     /// `resume`: off | item | position, where a restarted kiosk (after a power loss) starts.
     /// Read at start: a reload changes what the next start does.
     public var resume: ResumeMode = .off
+    /// `settle`: seconds a new file in a watched folder (a directory or glob item) must keep
+    /// its size when its writer does not close it, before it joins the playlist.
+    public var settle = MediaTime(value: 2, timescale: 1)
 
     public init() {}
 }
