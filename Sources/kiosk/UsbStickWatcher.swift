@@ -28,6 +28,8 @@ final class UsbStickWatcher: @unchecked Sendable {
     private var known: [UsbVolume] = []
     /// Copy mode: volumes copied already (a stick is copied once per plug).
     private var copied: Set<UsbVolume> = []
+    /// Volumes kiosk mounted (their mount line says where; no second line for them).
+    private var mountedHere: Set<String> = []
     private var mountRefusedSaid = false
 
     init(config: UsbConfig, reloader: ConfigReloader, sink: any PlayerRequestSink, logger: Logger) {
@@ -77,17 +79,20 @@ final class UsbStickWatcher: @unchecked Sendable {
         failed = failed.filter { present.contains($0) }
         for folder in look.toUnmount { unmount(folder) }
         if !look.toMount.isEmpty {
-            for volume in look.toMount where !mount(volume) { failed.insert(volume.device) }
+            for volume in look.toMount {
+                if mount(volume) { mountedHere.insert(volume.device) } else { failed.insert(volume.device) }
+            }
             look = UsbLook(devices: devices, mounts: Self.mounts(), mountRoot: config.mountRoot, failed: failed)
         }
         let volumes = look.volumes
-        for volume in volumes where !known.contains(volume) {
-            logger.notice("USB stick \(volume.device) is at \(volume.mountPoint)")
+        for volume in volumes where !known.contains(volume) && !mountedHere.contains(volume.device) {
+            logger.notice("USB stick \(volume.device) is at \(volume.mountPoint) (mounted by the system)")
         }
         for volume in known where !volumes.contains(volume) {
             logger.notice("USB stick \(volume.device) is gone (was at \(volume.mountPoint))")
         }
         known = volumes
+        mountedHere = mountedHere.filter { device in volumes.contains { $0.device == device } }
         copied = copied.filter { volumes.contains($0) }
         let found: [PlaylistEntry]
         switch config.mode {
@@ -107,7 +112,7 @@ final class UsbStickWatcher: @unchecked Sendable {
             let source = config.mode == .copy ? "the copy folder \(config.copyTo)" : "the USB stick"
             logger.notice("playing \(found.count) media \(found.count == 1 ? "file" : "files") from \(source) instead of the playlist")
         } else {
-            logger.notice("USB stick removed: back to the configured playlist (\(configured.count) entries)")
+            logger.notice("USB stick removed: back to the configured playlist (\(configured.count) \(configured.count == 1 ? "entry" : "entries"))")
         }
         sink.send(request)
     }

@@ -108,11 +108,12 @@ public struct UsbLook: Sendable, Equatable {
     /// The file system types kiosk tries, in order: what sticks come formatted with.
     public static let fileSystemTypes = ["vfat", "exfat", "ext4"]
 
-    /// mount(2) data per type: file names as UTF-8 on FAT and exFAT (the kernel's default
-    /// iocharset may be iso8859-1), and for ext4 no journal replay on a read-only mount.
+    /// mount(2) data per type: file names as UTF-8 on FAT and exFAT (Debian's default FAT
+    /// iocharset is ascii, whose module may not be loaded: "IO charset ascii not found"), and
+    /// for ext4 no journal replay on a read-only mount.
     public static func mountData(for type: String) -> String {
         switch type {
-        case "vfat": return "utf8,shortname=mixed"
+        case "vfat": return "iocharset=utf8,shortname=mixed"
         case "exfat": return "iocharset=utf8"
         case "ext4": return "noload"
         default: return ""
