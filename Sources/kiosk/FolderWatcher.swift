@@ -14,16 +14,15 @@ import SystemPackage
 /// created, removed and created again, or that a reload of kiosk.conf adds, is watched
 /// without a restart; a folder that cannot be watched is looked for again every second.
 final class FolderWatcher: @unchecked Sendable {
-    // Safe to share: `stopRequested` and `settling` are guarded by `lock`; the rest is touched
-    // by the watch thread only (the first look runs before that thread starts).
+    // Safe to share: `settling` is guarded by `lock`; the rest is touched by the watch thread
+    // only (the first look runs before that thread starts).
     private let lock = NSLock()
-    private var stopRequested = false
     private var settling: FileSettling
     private let logger: Logger
     /// Set by `start`, before the thread runs; read by it only.
     private var directories: @Sendable () -> [String] = { [] }
     private var onLook: @Sendable (Set<String>) -> Void = { _ in }
-    private let worker = WorkerThread(name: "kiosk-folder-watch")
+    private let thread = StoppableThread(name: "kiosk-folder-watch")
 
     /// Created, written, closed, renamed in or out, deleted, and the folder itself going away.
     private static let events = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE
@@ -43,22 +42,16 @@ final class FolderWatcher: @unchecked Sendable {
     func start(directories: @escaping @Sendable () -> [String], onLook: @escaping @Sendable (Set<String>) -> Void) {
         self.directories = directories
         self.onLook = onLook
-        worker.start { [self] in watch() }
+        thread.start { [self] in watch() }
     }
 
     /// Ends the watch thread (within a quarter second: its poll wakes that often).
-    func stop() {
-        let started = lock.withLock { () -> Bool in
-            defer { stopRequested = true }
-            return worker.hasStarted && !stopRequested
-        }
-        if started { worker.join(timeout: 2) }
-    }
+    func stop() { thread.stop() }
 
     /// A reload changed `playback.settle`.
     func setSettle(_ seconds: Double) { lock.withLock { settling.settle = seconds } }
 
-    private var shouldStop: Bool { lock.withLock { stopRequested } }
+    private var shouldStop: Bool { thread.shouldStop }
 
     private func watch() {
         let raw = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))

@@ -13,14 +13,12 @@ import SystemPackage
 /// What the sticks hold (copy mode: the copy folder) goes to `UsbPlaylistChoice`, whose
 /// request (`switchPlaylist` now) goes to the player like any other source's.
 final class UsbStickWatcher: @unchecked Sendable {
-    // Safe to share: `stopRequested` is guarded by `lock`; the rest is the thread's own.
-    private let lock = NSLock()
-    private var stopRequested = false
+    // Safe to share: the thread is; the rest is touched by the watch thread only.
     private let config: UsbConfig
     private let reloader: ConfigReloader
     private let sink: any PlayerRequestSink
     private let logger: Logger
-    private let worker = WorkerThread(name: "kiosk-usb")
+    private let thread = StoppableThread(name: "kiosk-usb")
     private var choice = UsbPlaylistChoice()
     /// Devices kiosk could not mount, not tried again until they are unplugged.
     private var failed: Set<String> = []
@@ -39,17 +37,12 @@ final class UsbStickWatcher: @unchecked Sendable {
         self.logger = logger
     }
 
-    func start() { worker.start { [self] in watch() } }
+    func start() { thread.start { [self] in watch() } }
 
-    func stop() {
-        let started = lock.withLock { () -> Bool in
-            defer { stopRequested = true }
-            return worker.hasStarted && !stopRequested
-        }
-        if started { worker.join(timeout: 5) }
-    }
+    /// Waits for a copy under way to finish its file (a stick's file is some MB at most).
+    func stop() { thread.stop(timeout: 5) }
 
-    private var shouldStop: Bool { lock.withLock { stopRequested } }
+    private var shouldStop: Bool { thread.shouldStop }
 
     private func watch() {
         let mountTable = try? FileDescriptor.open("/proc/self/mountinfo", .readOnly, options: .closeOnExec)

@@ -12,7 +12,9 @@ The guest script drives the folder and writes `MARK` lines into the event log (t
    carry: a macOS `._` fork, an empty clip, `System Volume Information`): kiosk mounts it
    read-only under /run/kiosk/usb and plays the stick's clip instead of the playlist;
 5. the host pulls the stick out while its clip plays: one line, the folder's clip plays again,
-   and kiosk stops with exit 0 on SIGTERM.
+   and kiosk stops with exit 0 on SIGTERM;
+6. a second kiosk in copy mode: the same stick plugged again is copied (only its clip, whole,
+   no temporary left) and the copy plays; pulled out, the copy plays on.
 Every wait is for an event, never for a speed (TCG is ~100x slower than a box).
 """
 import subprocess
@@ -80,6 +82,24 @@ wait_until started_after c.mp4 usb-pulled || exit 11
 kill -TERM $KIOSK_PID
 wait $KIOSK_PID
 echo $? > kiosk.rc
+# 6. Copy mode.
+mark copy-start
+$K run --config kiosk-copy.conf --audio none --control-socket /tmp/ctl2.sock > kiosk-copy.log 2>&1 &
+KIOSK_PID=$!
+wait_until test -S /tmp/ctl2.sock || exit 12
+$K ctl --socket /tmp/ctl2.sock watch >> events.log 2>&1 &
+wait_until started_after c.mp4 copy-start || exit 13
+mark usb-plug-copy
+wait_until started_after STICKCLIP.MP4 usb-plug-copy || exit 14
+ls -A /tmp/copy > copy-listing.txt
+cmp /tmp/copy/STICKCLIP.MP4 stick.mp4 && mark copy-identical
+mark usb-copied
+wait_until test -e unplugged-copy || exit 15
+mark usb-pulled-copy
+wait_until started_after STICKCLIP.MP4 usb-pulled-copy || exit 16
+kill -TERM $KIOSK_PID
+wait $KIOSK_PID
+echo $? > kiosk-copy.rc
 '''
 
 
@@ -127,6 +147,7 @@ def arrival(tmp_path_factory):
     make_clip(workdir / "stick.mp4", 3, size="160x120")
     make_stick(workdir / "stick.img", workdir / "stick.mp4")
     (workdir / "kiosk.conf").write_text(CONFIG)
+    (workdir / "kiosk-copy.conf").write_text(CONFIG.replace("usb: {mode: play}", "usb: {mode: copy, copy_to: /tmp/copy, min_free: 1M}"))
     events = workdir / "events.log"
     started = time.monotonic()
     with Bed(driver="bochs", size=(640, 480), workdir=workdir, usb=True) as bed:
@@ -136,12 +157,18 @@ def arrival(tmp_path_factory):
         wait_for_line(events, "MARK usb-playing", STEP_TIMEOUT, bed)
         bed.unplug_usb_stick()
         (workdir / "unplugged").touch()
+        wait_for_line(events, "MARK usb-plug-copy", STEP_TIMEOUT, bed)
+        bed.plug_usb_stick(workdir / "stick.img")
+        wait_for_line(events, "MARK usb-copied", STEP_TIMEOUT, bed)
+        bed.unplug_usb_stick()
+        (workdir / "unplugged-copy").touch()
         code = bed.wait(timeout=STEP_TIMEOUT)
         dmesg = bed.dmesg()
     print(f"guest run: {time.monotonic() - started:.1f} s (boot {bed.boot_seconds or 0:.1f} s)")
     log = (workdir / "kiosk.log").read_text(errors="replace")
+    copy_log = (workdir / "kiosk-copy.log").read_text(errors="replace") if (workdir / "kiosk-copy.log").exists() else ""
     lines = events.read_text(errors="replace").splitlines()
-    return {"code": code, "log": log, "lines": lines, "workdir": workdir, "dmesg": dmesg}
+    return {"code": code, "log": log, "copy_log": copy_log, "lines": lines, "workdir": workdir, "dmesg": dmesg}
 
 
 def started_titles(lines, after=None, before=None):
@@ -163,7 +190,8 @@ def started_titles(lines, after=None, before=None):
 def test_kiosk_ran_through_and_stopped_cleanly(arrival):
     assert arrival["code"] == 0, f"guest script failed ({arrival['code']}); kiosk.log:\n{arrival['log'][-3000:]}"
     assert (arrival["workdir"] / "kiosk.rc").read_text().strip() == "0", arrival["log"][-3000:]
-    assert "Fatal error" not in arrival["log"]
+    assert (arrival["workdir"] / "kiosk-copy.rc").read_text().strip() == "0", arrival["copy_log"][-3000:]
+    assert "Fatal error" not in arrival["log"] + arrival["copy_log"]
 
 
 def test_a_file_still_written_is_not_played_until_closed(arrival):
@@ -194,3 +222,17 @@ def test_a_usb_stick_plays_instead_of_the_playlist_and_its_removal_gives_it_back
     assert "USB stick removed: back to the configured playlist" in log, log
     assert "c.mp4" in started_titles(lines, after="usb-pulled")
     assert "usb-storage" in arrival["dmesg"] or "USB Mass Storage" in arrival["dmesg"]
+
+
+def test_copy_mode_copies_the_stick_whole_and_plays_on_without_it(arrival):
+    lines, log, workdir = arrival["lines"], arrival["copy_log"], arrival["workdir"]
+    assert "USB copy: STICKCLIP.MP4 copied to /tmp/copy" in log, log
+    assert "playing 1 media file from the copy folder /tmp/copy instead of the playlist" in log, log
+    # Only the clip, byte for byte; no junk, no temporary left.
+    assert (workdir / "copy-listing.txt").read_text().split() == ["STICKCLIP.MP4"]
+    assert "MARK copy-identical" in lines
+    assert "STICKCLIP.MP4" in started_titles(lines, after="usb-plug-copy", before="usb-pulled-copy")
+    # Pulled out: the copy plays on, the configured playlist does not come back.
+    assert "STICKCLIP.MP4" in started_titles(lines, after="usb-pulled-copy")
+    assert "c.mp4" not in started_titles(lines, after="usb-pulled-copy"), lines
+    assert "back to the configured playlist" not in log, log
