@@ -80,12 +80,13 @@ final class ConfigReloader: @unchecked Sendable {
     /// The items of the configuration playing, for the folder watcher.
     var items: [ItemConfig] { lock.withLock { running.items } }
 
-    /// The configured playlist as expanded last (what a pulled stick gives back).
-    var configuredEntries: [PlaylistEntry] { lock.withLock { runningEntries } }
-
-    /// A stick's media play instead of the configured playlist (true) or no longer (false).
-    /// While held, reloads keep the new entries for later and hand the player none.
-    func holdPlaylist(_ held: Bool) { lock.withLock { heldByStick = held } }
+    /// The stick watcher decides, from the configured playlist as expanded last, whether a
+    /// stick's media play instead of it (`held`: reloads then keep new entries for later and
+    /// hand the player none) and sends its request, all in one turn of the lock, so a reload
+    /// cannot slip a list in between.
+    func steer(_ decide: ([PlaylistEntry]) -> Bool) {
+        lock.withLock { heldByStick = decide(runningEntries) }
+    }
 
     private func reloadLocked(_ trigger: Trigger) {
         if trigger == .foldersChanged {

@@ -91,7 +91,8 @@ final class FolderWatcher: @unchecked Sendable {
     }
 
     /// Adds watches for folders not watched yet and drops those no longer asked for; true
-    /// when a folder became watchable (it appeared: its files are new to the playlist).
+    /// when a folder was added (it appeared, a glob matches a new one, a reload named it:
+    /// its files may be new to the playlist).
     private func updateWatches(_ fd: FileDescriptor, _ watches: inout [Int32: String], _ unwatchable: inout Set<String>) -> Bool {
         let wanted = directories()
         var appeared = false
@@ -108,7 +109,8 @@ final class FolderWatcher: @unchecked Sendable {
                 continue
             }
             watches[descriptor] = folder
-            if unwatchable.remove(folder) != nil { appeared = true }
+            unwatchable.remove(folder)
+            appeared = true
         }
         return appeared
     }
@@ -125,6 +127,8 @@ final class FolderWatcher: @unchecked Sendable {
                 let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
                 let nameLength = Int(event.len)
                 defer { offset += headerSize + nameLength }
+                // Events were lost (the kernel's queue overflowed): look at everything again.
+                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { changed = true }
                 guard let folder = watches[event.wd] else { continue }
                 if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
                     watches[event.wd] = nil

@@ -78,7 +78,8 @@ final class UsbStickWatcher: @unchecked Sendable {
             look = UsbLook(devices: devices, mounts: Self.mounts(), mountRoot: config.mountRoot, failed: failed)
         }
         let volumes = look.volumes
-        for volume in volumes where !known.contains(volume) && !mountedHere.contains(volume.device) {
+        let arrived = volumes.filter { !known.contains($0) }
+        for volume in arrived where !mountedHere.contains(volume.device) {
             logger.notice("USB stick \(volume.device) is at \(volume.mountPoint) (mounted by the system)")
         }
         for volume in known where !volumes.contains(volume) {
@@ -90,7 +91,11 @@ final class UsbStickWatcher: @unchecked Sendable {
         let found: [PlaylistEntry]
         switch config.mode {
         case .off: return
-        case .play: found = media(in: volumes.map(\.mountPoint))
+        case .play:
+            found = media(in: volumes.map(\.mountPoint))
+            for volume in arrived where media(in: [volume.mountPoint]).isEmpty {
+                logger.notice("USB stick \(volume.device): no media files at its top (\(volume.mountPoint)); nothing of it plays")
+            }
         case .copy:
             for volume in volumes where !copied.contains(volume) {
                 copied.insert(volume)
@@ -98,16 +103,17 @@ final class UsbStickWatcher: @unchecked Sendable {
             }
             found = media(in: [config.copyTo])
         }
-        let configured = reloader.configuredEntries
-        guard let request = choice.update(found: found, configured: configured) else { return }
-        reloader.holdPlaylist(choice.overridesConfigured)
-        if choice.overridesConfigured {
-            let source = config.mode == .copy ? "the copy folder \(config.copyTo)" : "the USB stick"
-            logger.notice("playing \(found.count) media \(found.count == 1 ? "file" : "files") from \(source) instead of the playlist")
-        } else {
-            logger.notice("USB stick removed: back to the configured playlist (\(configured.count) \(configured.count == 1 ? "entry" : "entries"))")
+        reloader.steer { configured in
+            guard let request = choice.update(found: found, configured: configured) else { return choice.overridesConfigured }
+            if choice.overridesConfigured {
+                let source = config.mode == .copy ? "the copy folder \(config.copyTo)" : "the USB stick"
+                logger.notice("playing \(found.count) media \(found.count == 1 ? "file" : "files") from \(source) instead of the playlist")
+            } else {
+                logger.notice("USB stick removed: back to the configured playlist (\(configured.count) \(configured.count == 1 ? "entry" : "entries"))")
+            }
+            sink.send(request)
+            return choice.overridesConfigured
         }
-        sink.send(request)
     }
 
     /// The media files at the top of each folder, natural order; junk (hidden files, macOS
