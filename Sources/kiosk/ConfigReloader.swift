@@ -46,6 +46,9 @@ final class ConfigReloader: @unchecked Sendable {
     /// Told a reloaded `playback.settle` (the folder watcher takes it at its next look). Set
     /// before the first reload can come.
     var settleChanged: (@Sendable (Double) -> Void)?
+    /// The watched folders' files not ready now, for the items of a file just read (set
+    /// before the first reload can come).
+    var notReadyNow: (@Sendable ([ItemConfig]) -> Set<String>)?
 
     init(path: String, config: KioskConfig, entries: [PlaylistEntry], settings: PlayerSettings, player: QueuePlayer,
          input: LiveInput, schedule: ScheduleDriver? = nil, replaced: Set<ConfigPart>, logger: Logger,
@@ -111,6 +114,7 @@ final class ConfigReloader: @unchecked Sendable {
         }
         let wasRejected = lastWasRejected
         lastWasRejected = false
+        if let notReadyNow { hidden = notReadyNow(new.items) }
         let entries = ConfigReading.entries(of: new, logger: logger, fileSystem: SettledFileSystem(hidden: hidden))
         let changes = ConfigChanges(from: running, to: new)
         let sinceLastRead = ConfigChanges(from: lastRead, to: new)

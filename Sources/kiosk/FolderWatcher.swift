@@ -33,9 +33,11 @@ final class FolderWatcher: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// The files of `folders` not ready now (before the thread starts: the playlist kiosk
-    /// begins with leaves out a clip that is being copied while kiosk starts).
-    func firstLook(_ folders: [String]) -> Set<String> { look(folders).hidden }
+    /// The files of `folders` not ready now, looked at on the caller's thread: before the
+    /// watch thread starts (the playlist kiosk begins with leaves out a clip that is being
+    /// copied while kiosk starts), and for a reload of kiosk.conf, which must not list a file
+    /// that arrived since the watch thread's last look.
+    func notReady(in folders: [String]) -> Set<String> { look(folders).hidden }
 
     /// `directories`: the folders to watch now (asked every second); `onLook`: the files not
     /// ready after each look.

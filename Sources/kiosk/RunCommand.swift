@@ -69,7 +69,7 @@ struct RunCommand: ParsableCommand {
         // Directory and glob items are watched: a clip being copied in while kiosk starts is
         // left out until it is complete (FolderWatcher).
         let folders = FolderWatcher(settle: config.playback.settle.seconds, logger: logger)
-        let notReady = folders.firstLook(WatchedFolders.directories(of: config.items))
+        let notReady = folders.notReady(in: WatchedFolders.directories(of: config.items))
         var entries = ConfigReading.entries(of: config, logger: logger, fileSystem: SettledFileSystem(hidden: notReady))
         var settings = PlayerSettings(config: config, overrides: overrides)
         // The schedule's first look picks the playlist the player starts with.
@@ -106,6 +106,7 @@ struct RunCommand: ParsableCommand {
                                       replaced: overrides.replacedParts, logger: logger,
                                       playlistHandedOver: operations.noteReloaded, notReady: notReady)
         reloader.settleChanged = { folders.setSettle($0) }
+        reloader.notReadyNow = { folders.notReady(in: WatchedFolders.directories(of: $0)) }
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()
         folders.start(directories: { WatchedFolders.directories(of: reloader.items) },
