@@ -63,6 +63,9 @@ final class UsbStickWatcher: @unchecked Sendable {
                 left -= 0.25
             }
         }
+        // Stopping: kiosk's own mounts go with it (a stick left in is mounted again at the next
+        // start; one pulled meanwhile leaves no mount behind).
+        for volume in known where mountedHere.contains(volume.device) { unmount(volume.mountPoint) }
     }
 
     private func lookOnce() {
