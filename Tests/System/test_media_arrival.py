@@ -14,8 +14,12 @@ The guest script drives the folder and writes `MARK` lines into the event log (t
    read-only under /run/kiosk/usb and plays the stick's clip instead of the playlist;
 5. the host pulls the stick out while its clip plays: one line, the folder's clip plays again,
    and kiosk stops with exit 0 on SIGTERM;
-6. a second kiosk in copy mode: the same stick plugged again is copied (only its clip, whole,
-   no temporary left) and the copy plays; pulled out, the copy plays on.
+6. a second kiosk in copy mode, whose copy folder holds an old clip, a temporary a power cut
+   left and a text file: the old clip plays instead of the playlist from the start; the same
+   stick plugged again is copied (only its clip, byte for byte), the old clip and the
+   temporary are removed, the text file stays, and the copy plays; pulled out, it plays on;
+7. a third kiosk in copy mode with `min_free` beyond the disk: the stick's clip is not copied
+   (one line), nothing in the folder is removed, and its clip plays on.
 Every wait is for an event, never for a speed (TCG is ~100x slower than a box).
 """
 import subprocess
@@ -84,12 +88,13 @@ kill -TERM $KIOSK_PID
 wait $KIOSK_PID
 echo $? > kiosk.rc
 # 6. Copy mode.
+mkdir -p /tmp/copy && cp a.mp4 /tmp/copy/old.mp4 && echo half > /tmp/copy/.kiosk-copy.X.MP4.tmp && echo keep > /tmp/copy/notes.txt
 mark copy-start
 $K run --config kiosk-copy.conf --audio none --control-socket /tmp/ctl2.sock > kiosk-copy.log 2>&1 &
 KIOSK_PID=$!
 wait_until test -S /tmp/ctl2.sock || exit 12
 $K ctl --socket /tmp/ctl2.sock watch >> events.log 2>&1 &
-wait_until started_after c.mp4 copy-start || exit 13
+wait_until started_after old.mp4 copy-start || exit 13
 mark usb-plug-copy
 wait_until started_after STICKCLIP.MP4 usb-plug-copy || exit 14
 ls -A /tmp/copy > copy-listing.txt
@@ -101,6 +106,22 @@ wait_until started_after STICKCLIP.MP4 usb-pulled-copy || exit 16
 kill -TERM $KIOSK_PID
 wait $KIOSK_PID
 echo $? > kiosk-copy.rc
+# 7. Not enough room: min_free beyond the disk.
+rm /tmp/copy/STICKCLIP.MP4 && cp c.mp4 /tmp/copy/local.mp4
+mark full-start
+$K run --config kiosk-full.conf --audio none --control-socket /tmp/ctl3.sock > kiosk-full.log 2>&1 &
+KIOSK_PID=$!
+wait_until test -S /tmp/ctl3.sock || exit 17
+$K ctl --socket /tmp/ctl3.sock watch >> events.log 2>&1 &
+wait_until started_after local.mp4 full-start || exit 18
+mark usb-plug-full
+wait_until grep -q "not copied" kiosk-full.log || exit 19
+mark usb-refused
+wait_until started_after local.mp4 usb-refused || exit 20
+ls -A /tmp/copy > full-listing.txt
+kill -TERM $KIOSK_PID
+wait $KIOSK_PID
+echo $? > kiosk-full.rc
 '''
 
 
@@ -149,6 +170,7 @@ def arrival(tmp_path_factory):
     make_stick(workdir / "stick.img", workdir / "stick.mp4")
     (workdir / "kiosk.conf").write_text(CONFIG)
     (workdir / "kiosk-copy.conf").write_text(CONFIG.replace("usb: {mode: play}", "usb: {mode: copy, copy_to: /tmp/copy, min_free: 1M}"))
+    (workdir / "kiosk-full.conf").write_text(CONFIG.replace("usb: {mode: play}", "usb: {mode: copy, copy_to: /tmp/copy, min_free: 1000G}"))
     events = workdir / "events.log"
     started = time.monotonic()
     with Bed(driver="bochs", size=(640, 480), workdir=workdir, usb=True) as bed:
@@ -163,13 +185,18 @@ def arrival(tmp_path_factory):
         wait_for_line(events, "MARK usb-copied", STEP_TIMEOUT, bed)
         bed.unplug_usb_stick()
         (workdir / "unplugged-copy").touch()
+        wait_for_line(events, "MARK usb-plug-full", STEP_TIMEOUT, bed)
+        bed.plug_usb_stick(workdir / "stick.img")
+        wait_for_line(events, "MARK usb-refused", STEP_TIMEOUT, bed)
+        bed.unplug_usb_stick()
         code = bed.wait(timeout=STEP_TIMEOUT)
         dmesg = bed.dmesg()
     print(f"guest run: {time.monotonic() - started:.1f} s (boot {bed.boot_seconds or 0:.1f} s)")
     log = (workdir / "kiosk.log").read_text(errors="replace")
-    copy_log = (workdir / "kiosk-copy.log").read_text(errors="replace") if (workdir / "kiosk-copy.log").exists() else ""
+    copy_log, full_log = ((workdir / name).read_text(errors="replace") if (workdir / name).exists() else ""
+                          for name in ("kiosk-copy.log", "kiosk-full.log"))
     lines = events.read_text(errors="replace").splitlines()
-    return {"code": code, "log": log, "copy_log": copy_log, "lines": lines, "workdir": workdir, "dmesg": dmesg}
+    return {"code": code, "log": log, "copy_log": copy_log, "full_log": full_log, "lines": lines, "workdir": workdir, "dmesg": dmesg}
 
 
 def started_titles(lines, after=None, before=None):
@@ -192,7 +219,8 @@ def test_kiosk_ran_through_and_stopped_cleanly(arrival):
     assert arrival["code"] == 0, f"guest script failed ({arrival['code']}); kiosk.log:\n{arrival['log'][-3000:]}"
     assert (arrival["workdir"] / "kiosk.rc").read_text().strip() == "0", arrival["log"][-3000:]
     assert (arrival["workdir"] / "kiosk-copy.rc").read_text().strip() == "0", arrival["copy_log"][-3000:]
-    assert "Fatal error" not in arrival["log"] + arrival["copy_log"]
+    assert (arrival["workdir"] / "kiosk-full.rc").read_text().strip() == "0", arrival["full_log"][-3000:]
+    assert "Fatal error" not in arrival["log"] + arrival["copy_log"] + arrival["full_log"]
 
 
 def test_a_file_still_written_is_not_played_until_closed(arrival):
@@ -234,12 +262,25 @@ def test_a_usb_stick_plays_instead_of_the_playlist_and_its_removal_gives_it_back
 def test_copy_mode_copies_the_stick_whole_and_plays_on_without_it(arrival):
     lines, log, workdir = arrival["lines"], arrival["copy_log"], arrival["workdir"]
     assert "USB copy: STICKCLIP.MP4 copied to /tmp/copy" in log, log
+    # The old clip played from the start, then the stick's.
     assert "playing 1 media file from the copy folder /tmp/copy instead of the playlist" in log, log
-    # Only the clip, byte for byte; no junk, no temporary left.
-    assert (workdir / "copy-listing.txt").read_text().split() == ["STICKCLIP.MP4"]
+    assert "old.mp4" in started_titles(lines, after="copy-start", before="usb-plug-copy")
+    assert "c.mp4" not in started_titles(lines, after="copy-start", before="usb-plug-copy")
+    # Only the clip, byte for byte; no junk; the old clip and the temporary gone, the text kept.
+    assert sorted((workdir / "copy-listing.txt").read_text().split()) == ["STICKCLIP.MP4", "notes.txt"]
+    assert "USB copy: old.mp4 removed from /tmp/copy (not on the new stick)" in log, log
     assert "MARK copy-identical" in lines
     assert "STICKCLIP.MP4" in started_titles(lines, after="usb-plug-copy", before="usb-pulled-copy")
     # Pulled out: the copy plays on, the configured playlist does not come back.
     assert "STICKCLIP.MP4" in started_titles(lines, after="usb-pulled-copy")
     assert "c.mp4" not in started_titles(lines, after="usb-pulled-copy"), lines
     assert "back to the configured playlist" not in log, log
+
+
+def test_copy_mode_refuses_what_would_fill_the_disk_and_removes_nothing(arrival):
+    lines, log, workdir = arrival["lines"], arrival["full_log"], arrival["workdir"]
+    assert "USB copy: STICKCLIP.MP4 (" in log and "not copied: it would leave less than" in log, log
+    assert sorted((workdir / "full-listing.txt").read_text().split()) == ["local.mp4", "notes.txt"]
+    assert "removed from" not in log, log
+    assert "STICKCLIP.MP4" not in started_titles(lines, after="full-start"), lines
+    assert "local.mp4" in started_titles(lines, after="usb-refused")
