@@ -48,16 +48,22 @@ GUEST_COMMAND = r'''
 K=@KIOSK@
 mark() { echo "MARK $1" >> events.log; }
 started() { grep -q "\"item_started\".*\"path\":\"$1\"" events.log; }
-# The n-th "item_started" of $1 after the mark $2.
+# Whether $1 started after the mark $2.
 started_after() { sed -n "/MARK $2/,\$p" events.log | grep -q "\"item_started\".*\"path\":\"$1\""; }
 wait_until() { n=0; until "$@"; do sleep 0.2; n=$((n + 1)); [ $n -lt 1200 ] || { echo "timed out: $*"; return 1; }; done; }
+# kiosk run with config $1, control socket $2, log $3, in the background; its events appended.
+start_kiosk() {
+    $K run --config "$1" --audio none --control-socket "$2" > "$3" 2>&1 &
+    KIOSK_PID=$!
+    wait_until test -S "$2" || exit 3
+    $K ctl --socket "$2" watch >> events.log 2>&1 &
+}
+# SIGTERM, and its exit status into $1.
+stop_kiosk() { kill -TERM $KIOSK_PID; wait $KIOSK_PID; echo $? > "$1"; }
 # An old file, as one that was there before kiosk started (a new one would wait for settle).
 mkdir -p /tmp/watched && cp a.mp4 /tmp/watched/ && touch -d 2020-01-01 /tmp/watched/a.mp4
 : > events.log
-$K run --config kiosk.conf --audio none --control-socket /tmp/ctl.sock > kiosk.log 2>&1 &
-KIOSK_PID=$!
-wait_until test -S /tmp/ctl.sock || exit 3
-$K ctl --socket /tmp/ctl.sock watch >> events.log 2>&1 &
+start_kiosk kiosk.conf /tmp/ctl.sock kiosk.log
 wait_until started a.mp4 || exit 4
 # 1. A writer that keeps the file open: part of it, a pause (well below settle, so the pause
 # plus starting `tail` over 9p under TCG stays below it), the rest.
@@ -84,16 +90,11 @@ mark usb-playing
 wait_until test -e unplugged || exit 10
 mark usb-pulled
 wait_until started_after c.mp4 usb-pulled || exit 11
-kill -TERM $KIOSK_PID
-wait $KIOSK_PID
-echo $? > kiosk.rc
+stop_kiosk kiosk.rc
 # 6. Copy mode.
 mkdir -p /tmp/copy && cp a.mp4 /tmp/copy/old.mp4 && echo half > /tmp/copy/.kiosk-copy.X.MP4.tmp && echo keep > /tmp/copy/notes.txt
 mark copy-start
-$K run --config kiosk-copy.conf --audio none --control-socket /tmp/ctl2.sock > kiosk-copy.log 2>&1 &
-KIOSK_PID=$!
-wait_until test -S /tmp/ctl2.sock || exit 12
-$K ctl --socket /tmp/ctl2.sock watch >> events.log 2>&1 &
+start_kiosk kiosk-copy.conf /tmp/ctl2.sock kiosk-copy.log
 wait_until started_after old.mp4 copy-start || exit 13
 mark usb-plug-copy
 wait_until started_after STICKCLIP.MP4 usb-plug-copy || exit 14
@@ -103,25 +104,18 @@ mark usb-copied
 wait_until test -e unplugged-copy || exit 15
 mark usb-pulled-copy
 wait_until started_after STICKCLIP.MP4 usb-pulled-copy || exit 16
-kill -TERM $KIOSK_PID
-wait $KIOSK_PID
-echo $? > kiosk-copy.rc
+stop_kiosk kiosk-copy.rc
 # 7. Not enough room: min_free beyond the disk.
 rm /tmp/copy/STICKCLIP.MP4 && cp c.mp4 /tmp/copy/local.mp4
 mark full-start
-$K run --config kiosk-full.conf --audio none --control-socket /tmp/ctl3.sock > kiosk-full.log 2>&1 &
-KIOSK_PID=$!
-wait_until test -S /tmp/ctl3.sock || exit 17
-$K ctl --socket /tmp/ctl3.sock watch >> events.log 2>&1 &
+start_kiosk kiosk-full.conf /tmp/ctl3.sock kiosk-full.log
 wait_until started_after local.mp4 full-start || exit 18
 mark usb-plug-full
 wait_until grep -q "not copied" kiosk-full.log || exit 19
 mark usb-refused
 wait_until started_after local.mp4 usb-refused || exit 20
 ls -A /tmp/copy > full-listing.txt
-kill -TERM $KIOSK_PID
-wait $KIOSK_PID
-echo $? > kiosk-full.rc
+stop_kiosk kiosk-full.rc
 '''
 
 
