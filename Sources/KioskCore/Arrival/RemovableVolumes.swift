@@ -52,7 +52,7 @@ public struct MountEntry: Sendable, Equatable {
         let utf8 = Array(field.utf8)
         var index = 0
         while index < utf8.count {
-            if utf8[index] == UInt8(ascii: "\\"), index + 3 < utf8.count + 0,
+            if utf8[index] == UInt8(ascii: "\\"), index + 3 < utf8.count,
                let value = UInt8(String(decoding: utf8[(index + 1)...(index + 3)], as: UTF8.self), radix: 8) {
                 bytes.append(value)
                 index += 4

@@ -166,7 +166,7 @@ public struct SettingsReload: Sendable, Equatable {
             case .gravity, .imageDuration, .stallTimeout: break
             // Read when kiosk starts (where to resume, whether to keep saving): nothing to do now.
             case .resume: break
-            // The folder watcher reads it at start (README, "Watched folders").
+            // The folder watcher's, not the engine's: the reloader hands it over (settleChanged).
             case .settle: break
             // Only a start is paused or not: a reload never pauses a playing kiosk.
             case .startPaused: break
