@@ -10,15 +10,13 @@ import SystemPackage
 /// watch on the old inode seeing nothing; `cp` and delete+recreate are seen the same way.
 /// A directory that vanishes (an unmounted stick, `rm -r`) is looked for again every second.
 final class ConfigFileWatcher: @unchecked Sendable {
-    // Safe to share: `stopRequested` is guarded by `lock`; everything else is touched by the
-    // watch thread only (or is immutable).
+    // Safe to share: the thread is; everything else is touched by the watch thread only (or
+    // is immutable).
     private let directory: String
     private let fileName: String
     private let logger: Logger
     private let onChange: @Sendable () -> Void
-    private let lock = NSLock()
-    private var stopRequested = false
-    private let worker = WorkerThread(name: "kiosk-config-watch")
+    private let thread = StoppableThread(name: "kiosk-config-watch")
 
     /// What the directory watch listens for: the file's content written, the file replaced
     /// (renamed over, created, deleted), and the directory itself going away.
@@ -34,19 +32,13 @@ final class ConfigFileWatcher: @unchecked Sendable {
     }
 
     func start() {
-        worker.start { [self] in watch() }
+        thread.start { [self] in watch() }
     }
 
     /// Ends the watch thread (within a quarter second: its poll wakes that often).
-    func stop() {
-        let started = lock.withLock { () -> Bool in
-            defer { stopRequested = true }
-            return worker.hasStarted && !stopRequested
-        }
-        if started { worker.join(timeout: 2) }
-    }
+    func stop() { thread.stop() }
 
-    private var shouldStop: Bool { lock.withLock { stopRequested } }
+    private var shouldStop: Bool { thread.shouldStop }
 
     private func watch() {
         let raw = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -68,7 +60,7 @@ final class ConfigFileWatcher: @unchecked Sendable {
                         logger.warning("\(directory): cannot watch it (\(String(cString: strerror(errno)))); looking again every second")
                         reportedMissing = true
                     }
-                    sleepOrStop(seconds: 1)
+                    thread.sleep(seconds: 1)
                     continue
                 }
                 if reportedMissing {
@@ -119,14 +111,6 @@ final class ConfigFileWatcher: @unchecked Sendable {
             }
         }
         return (changed, gone)
-    }
-
-    private func sleepOrStop(seconds: Double) {
-        var left = seconds
-        while left > 0, !shouldStop {
-            usleep(100_000)
-            left -= 0.1
-        }
     }
 
     private static func now() -> Double { MonotonicClock.hostTime().seconds }

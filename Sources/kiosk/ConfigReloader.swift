@@ -5,9 +5,11 @@ import Logging
 
 /// The one reload path of `kiosk run`, for SIGHUP and for changes of the file (inotify): reads
 /// kiosk.conf, and when it is valid applies what changed to the running player; when it is not,
-/// logs each error with file:line:column and leaves the old configuration playing.
+/// logs each error with file:line:column and leaves the old configuration playing. Watched
+/// folders come through here too (`foldersChanged`): the same expansion and hand-over, from the
+/// last valid file, without reading it again.
 final class ConfigReloader: @unchecked Sendable {
-    enum Trigger { case signal, fileChanged }
+    enum Trigger { case signal, fileChanged, foldersChanged }
 
     // Safe to share: every var is touched only inside `lock` (SIGHUP and the file watch may
     // ask at the same time; one reload runs after the other).
@@ -35,10 +37,23 @@ final class ConfigReloader: @unchecked Sendable {
     /// kiosk.conf's triggers, expanded again at every reload (`item: N` follows the default
     /// playlist, a playlist's folder may have changed).
     private let triggers: LiveTriggers?
+    /// Files of watched folders not ready yet (still being written): left out of every expansion.
+    private var hidden: Set<String> = []
+    /// The diagnostics of the last expansion for a folder change: an empty folder is said once.
+    private var lastFolderDiagnostics: [String] = []
+    /// A stick plays instead of the configured playlist: new entries are kept, not handed over.
+    private var heldByStick = false
+    /// Told a reloaded `playback.settle` (the folder watcher takes it at its next look). Set
+    /// before the first reload can come.
+    var settleChanged: (@Sendable (Double) -> Void)?
+    /// The watched folders' files not ready now, for the items of a file just read (set
+    /// before the first reload can come).
+    var notReadyNow: (@Sendable ([ItemConfig]) -> Set<String>)?
 
     init(path: String, config: KioskConfig, entries: [PlaylistEntry], settings: PlayerSettings, player: QueuePlayer,
          input: LiveInput, schedule: ScheduleDriver? = nil, triggers: LiveTriggers? = nil, replaced: Set<ConfigPart>,
-         logger: Logger) {
+         logger: Logger, notReady: Set<String> = []) {
+        hidden = notReady
         self.schedule = schedule
         self.triggers = triggers
         self.path = path
@@ -57,7 +72,30 @@ final class ConfigReloader: @unchecked Sendable {
         lock.withLock { reloadLocked(trigger) }
     }
 
+    /// The folder watcher looked again: `hidden` are the files not ready yet.
+    func foldersChanged(hidden: Set<String>) {
+        lock.withLock {
+            self.hidden = hidden
+            reloadLocked(.foldersChanged)
+        }
+    }
+
+    /// The items of the configuration playing, for the folder watcher.
+    var items: [ItemConfig] { lock.withLock { running.items } }
+
+    /// The stick watcher decides, from the configured playlist as expanded last, whether a
+    /// stick's media play instead of it (`held`: reloads then keep new entries for later and
+    /// hand the player none) and sends its request, all in one turn of the lock, so a reload
+    /// cannot slip a list in between.
+    func steer(_ decide: ([PlaylistEntry]) -> Bool) {
+        lock.withLock { heldByStick = decide(runningEntries) }
+    }
+
     private func reloadLocked(_ trigger: Trigger) {
+        if trigger == .foldersChanged {
+            refreshFoldersLocked()
+            return
+        }
         let contents = FileManager.default.contents(atPath: path)
         if trigger == .fileChanged, let last = lastContents, last == contents { return }
         lastContents = .some(contents)
@@ -76,7 +114,8 @@ final class ConfigReloader: @unchecked Sendable {
         }
         let wasRejected = lastWasRejected
         lastWasRejected = false
-        let entries = ConfigReading.entries(of: new, logger: logger)
+        if let notReadyNow { hidden = notReadyNow(new.items) }
+        let entries = ConfigReading.entries(of: new, logger: logger, fileSystem: SettledFileSystem(hidden: hidden))
         let changes = ConfigChanges(from: running, to: new)
         let sinceLastRead = ConfigChanges(from: lastRead, to: new)
         lastRead = new
@@ -92,7 +131,8 @@ final class ConfigReloader: @unchecked Sendable {
         let wasScheduled = !settings.schedule.rules.isEmpty
         settings = settings.reloaded(from: new)
         let scheduled = wasScheduled || !settings.schedule.rules.isEmpty
-        player.reload(settings, entries: playlistChanged && !scheduled ? entries : nil)
+        let handOver = playlistChanged && !scheduled && !heldByStick
+        player.reload(settings, entries: handOver ? entries : nil)
         if let schedule, scheduled,
            playlistChanged || changes.contains(.schedule) || changes.contains(.playlists) || changes.contains(.items) {
             // Its first look at the new rules sends the playlist (at the seam, or now) and power.
@@ -100,6 +140,7 @@ final class ConfigReloader: @unchecked Sendable {
         }
         let triggersChanged = triggers?.replace(with: TriggerWiring.resolve(new, defaultEntries: entries, logger: logger)) ?? false
         if changes.contains(.input) { input.apply(settings.input) } else if triggersChanged { input.reopenForTriggers() }
+        if changes.playbackSettings.contains(.settle) { settleChanged?(new.playback.settle.seconds) }
         var applied = changes.appliedSummary
         if playlistChanged && !changes.contains(.items) {
             applied += (applied.isEmpty ? "" : ", ") + "items (the folders' files changed)"
@@ -107,5 +148,30 @@ final class ConfigReloader: @unchecked Sendable {
         logger.notice("\(path): reloaded: \(applied)")
         running = new.appliedLive(to: running)
         runningEntries = entries
+    }
+}
+
+extension ConfigReloader {
+    /// A watched folder changed: the last valid file's items expanded again, and the new list
+    /// handed over like a reload's (the item playing plays on if it is still there). One line
+    /// says what joined and left; an expansion problem (a folder now empty) is said once.
+    private func refreshFoldersLocked() {
+        let expansion = PlaylistExpander(fileSystem: SettledFileSystem(hidden: hidden)).expand(running.items)
+        let diagnostics = expansion.diagnostics.map(\.description)
+        for diagnostic in diagnostics where !lastFolderDiagnostics.contains(diagnostic) { logger.warning("\(diagnostic)") }
+        lastFolderDiagnostics = diagnostics
+        let entries = expansion.entries
+        guard !runningEntries.playLike(entries) else { return }
+        logger.notice("watched folders: \(PlaylistDifference(from: runningEntries, to: entries).summary)")
+        runningEntries = entries
+        // A trigger's `item: N` counts in the default playlist, which the folder just changed.
+        if triggers?.replace(with: TriggerWiring.resolve(running, defaultEntries: entries, logger: logger)) == true {
+            input.reopenForTriggers()
+        }
+        if !settings.schedule.rules.isEmpty {
+            schedule?.replace(settings.schedule, requests: ScheduleDriver.requests(for: running, defaultEntries: entries, logger: logger))
+        } else if !heldByStick {
+            player.reload(settings, entries: entries)
+        }
     }
 }

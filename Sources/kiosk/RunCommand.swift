@@ -66,7 +66,11 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let logger = common.makeLogger()
         let config = try ConfigReading.load(self.config)
-        var entries = ConfigReading.entries(of: config, logger: logger)
+        // Directory and glob items are watched: a clip being copied in while kiosk starts is
+        // left out until it is complete (FolderWatcher).
+        let folders = FolderWatcher(settle: config.playback.settle.seconds, logger: logger)
+        let notReady = folders.notReady(in: WatchedFolders.directories(of: config.items))
+        var entries = ConfigReading.entries(of: config, logger: logger, fileSystem: SettledFileSystem(hidden: notReady))
         // Keys, zones and the control socket's `trigger NAME` (item N counts in the default playlist).
         let triggers = LiveTriggers(TriggerWiring.resolve(config, defaultEntries: entries, logger: logger))
         var settings = PlayerSettings(config: config, overrides: overrides)
@@ -101,15 +105,22 @@ struct RunCommand: ParsableCommand {
         defer { schedule.stop() }
         let reloader = ConfigReloader(path: self.config, config: config, entries: entries, settings: settings,
                                       player: player, input: input, schedule: schedule, triggers: triggers,
-                                      replaced: overrides.replacedParts, logger: logger)
+                                      replaced: overrides.replacedParts, logger: logger, notReady: notReady)
+        reloader.settleChanged = { folders.setSettle($0) }
+        reloader.notReadyNow = { folders.notReady(in: WatchedFolders.directories(of: $0)) }
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()
+        folders.start(directories: { WatchedFolders.directories(of: reloader.items) },
+                      onLook: { reloader.foldersChanged(hidden: $0) })
+        let sticks = UsbWiring.start(config.usb, reloader: reloader, sink: player, logger: logger)
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control,
                             schedule: schedule, triggers: triggers, controlled: player,
                             started: { operations.resume?.begin(player) })
         operations.playerStopping()
         operations.finish()
+        sticks?.stop()
+        folders.stop()
         watcher.stop()
     }
 }
@@ -128,8 +139,10 @@ enum ConfigReading {
 
     /// The playlist entries; what cannot be expanded now (a missing file, an empty folder) is
     /// logged and skipped, since it may appear later.
-    static func entries(of config: KioskConfig, logger: Logger) -> [PlaylistEntry] {
-        let expansion = PlaylistExpander().expand(config.items)
+    /// `fileSystem` leaves out files of watched folders still being written (`SettledFileSystem`).
+    static func entries(of config: KioskConfig, logger: Logger,
+                        fileSystem: any PlaylistFileSystem = LocalFileSystem()) -> [PlaylistEntry] {
+        let expansion = PlaylistExpander(fileSystem: fileSystem).expand(config.items)
         for diagnostic in expansion.diagnostics { logger.warning("\(diagnostic)") }
         return expansion.entries
     }

@@ -59,6 +59,20 @@ import Testing
         #expect(navigator.advance().step == plain.advance())
     }
 
+    /// A watched folder's file deleted as it was prepared, the folder emptied, then a new file:
+    /// the new file stands at the failed index and must play (the bed saw it passed over at
+    /// every retry before the reload forgot the failures found ahead).
+    @Test func aReloadForgetsTheFailuresFoundAhead() {
+        var navigator = Self.navigator("b")
+        _ = navigator.advance()
+        navigator.noteFailedAhead(0)
+        #expect(navigator.replaceLoopEntries([]) == .currentRemoved)
+        if case .nothingPlayable = navigator.advance().step {} else { Issue.record("an empty list plays nothing") }
+        #expect(navigator.replaceLoopEntries(playlistEntries("c")) == .notStarted)
+        #expect(navigator.failedAhead.isEmpty)
+        #expect(navigator.advance().step == .play(0))
+    }
+
     // MARK: Requests
 
     @Test func movesThroughThePlaylistAnswerAStepToBegin() {

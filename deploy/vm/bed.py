@@ -126,13 +126,15 @@ class Bed:
     memory:  guest memory, in QEMU's -m syntax.
     modules: optional module sets to load at boot (OPTIONAL_MODULES in build-initramfs), e.g.
              ["vivid"] for two HDMI-CEC adapters on one virtual bus.
+    usb:     an xHCI controller (-device qemu-xhci,id=xhci) and the "usb" module set, so that
+             plug_usb_stick() can hot-plug a USB mass-storage device while the guest runs.
     """
 
     def __init__(self, driver: str = "bochs", size: tuple[int, int] = (1024, 768),
                  workdir: str | os.PathLike | None = None, memory: str = "1G",
                  cpus: int = 2, qemu: str = "qemu-system-x86_64",
                  extra_qemu_args: list[str] | tuple[str, ...] = (),
-                 modules: list[str] | tuple[str, ...] = ()):
+                 modules: list[str] | tuple[str, ...] = (), usb: bool = False):
         if driver not in DRIVERS:
             raise ValueError(f"driver must be one of {DRIVERS}, not {driver!r}")
         width, height = size
@@ -148,6 +150,9 @@ class Bed:
             if not name or not all(c.isalnum() or c in "_-" for c in name):
                 raise ValueError(f"module set names are letters, digits, _ and -, not {name!r}")
         self.modules = list(modules)
+        self.usb = usb
+        if usb and "usb" not in self.modules:
+            self.modules.append("usb")
         if workdir is None:
             workdir = tempfile.mkdtemp(prefix="kiosk-vm-", dir="/var/tmp")
         self.workdir = Path(os.path.realpath(workdir))
@@ -192,6 +197,8 @@ class Bed:
             cmd += ["-device", f"VGA,xres={w},yres={h},vgamem_mb={vram}"]
         else:
             cmd += ["-device", f"virtio-gpu-pci,xres={w},yres={h}"]
+        if self.usb:
+            cmd += ["-device", "qemu-xhci,id=xhci"]
         return cmd + self.extra_qemu_args
 
     def kernel_args(self) -> str:
@@ -329,6 +336,44 @@ class Bed:
         if not path.is_file():
             raise BedError(f"QEMU reported success but wrote no file at {path}")
         return path
+
+    def plug_usb_stick(self, image: str | os.PathLike, stick_id: str = "stick",
+                       timeout: float = 20.0) -> None:
+        """Hot-plug a USB mass-storage device backed by the raw disk image `image` (QMP
+        blockdev-add, then device_add usb-storage on the xHCI bus): the guest kernel sees a
+        removable disk arrive, as when a stick is plugged in. Needs Bed(usb=True)."""
+        if not self.usb:
+            raise BedError("plug_usb_stick needs Bed(usb=True) (an xHCI controller)")
+        self._require_started()
+        node = f"{stick_id}-disk"
+        try:
+            self._qmp.execute("blockdev-add", {
+                "driver": "raw", "node-name": node, "read-only": False,
+                "file": {"driver": "file", "filename": os.path.abspath(image)}}, timeout=timeout)
+            self._qmp.execute("device_add", {"driver": "usb-storage", "id": stick_id, "drive": node,
+                                             "bus": "xhci.0", "removable": True}, timeout=timeout)
+        except (OSError, QMPError) as e:
+            raise BedError(f"cannot plug USB stick {image}: {e}; {self._where()}") from None
+
+    def unplug_usb_stick(self, stick_id: str = "stick", timeout: float = 20.0) -> None:
+        """Pull the stick out (device_del: the guest sees a surprise removal, as a hand pulling
+        it), then drop its disk backend once QEMU has let go of it."""
+        self._require_started()
+        try:
+            self._qmp.execute("device_del", {"id": stick_id}, timeout=timeout)
+        except (OSError, QMPError) as e:
+            raise BedError(f"cannot unplug USB stick {stick_id}: {e}; {self._where()}") from None
+        # The device goes a moment after the command returns (DEVICE_DELETED); the backend can
+        # be removed only then.
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self._qmp.execute("blockdev-del", {"node-name": f"{stick_id}-disk"}, timeout=timeout)
+                return
+            except QMPError:
+                if time.monotonic() > deadline:
+                    raise BedError(f"the USB stick {stick_id}'s disk stayed in use {timeout:g} s after device_del") from None
+                time.sleep(0.1)
 
     def kill(self) -> None:
         """Stop QEMU now (SIGKILL). Safe to call more than once."""

@@ -24,6 +24,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case schedule
     /// triggers: keys, zones and the control socket's `trigger` names, and what they play.
     case triggers
+    /// usb: sticks (mode, mount_root, copy_to, min_free).
+    case usb
 
     /// How a running kiosk takes a change of this part.
     public var application: ReloadApplication {
@@ -37,6 +39,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         case .control: return .onRestart
         // The proof-of-play writer opens its file once, at start.
         case .logging: return .onRestart
+        // The stick watcher is started (or not) with its settings at start.
+        case .usb: return .onRestart
         // The presenter loads the new font and settings between two frames.
         case .overlay: return .live
         // The input service is closed (grabs released) and opened again with the new settings.
@@ -70,7 +74,7 @@ public enum ReloadApplication: Sendable, Equatable {
 /// `playbackSettings(_:_:)` and given its reload step in `SettingsReload` (the compiler asks).
 public enum PlaybackSetting: String, Sendable, CaseIterable {
     case loop, gravity, startPaused = "start_paused", rate, imageDuration = "image_duration", stallTimeout = "stall_timeout"
-    case resume
+    case resume, settle
 }
 
 /// What differs between the configuration playing and a newly read one. Pure: the reload
@@ -99,6 +103,7 @@ public struct ConfigChanges: Sendable, Equatable {
             parts.append(.schedule)
         }
         if old.triggers.map(\.withoutLocation) != new.triggers.map(\.withoutLocation) { parts.append(.triggers) }
+        if old.usb != new.usb { parts.append(.usb) }
         self.parts = parts
         playbackSettings = settings
     }
@@ -129,6 +134,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.imageDuration != new.imageDuration { changed.append(.imageDuration) }
         if old.stallTimeout != new.stallTimeout { changed.append(.stallTimeout) }
         if old.resume != new.resume { changed.append(.resume) }
+        if old.settle != new.settle { changed.append(.settle) }
         return changed
     }
 
@@ -166,6 +172,8 @@ public struct SettingsReload: Sendable, Equatable {
             case .gravity, .imageDuration, .stallTimeout: break
             // Read when kiosk starts (where to resume, whether to keep saving): nothing to do now.
             case .resume: break
+            // The folder watcher's, not the engine's: the reloader hands it over (settleChanged).
+            case .settle: break
             // Only a start is paused or not: a reload never pauses a playing kiosk.
             case .startPaused: break
             }

@@ -159,7 +159,7 @@ extension ConfigWalker {
     func readPlayback(_ node: Node?) -> PlaybackConfig {
         var playback = PlaybackConfig()
         guard let section = section(node, name: "playback", allowedKeys:
-            ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout", "resume"]) else { return playback }
+            ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout", "resume", "settle"]) else { return playback }
         if let loop = choice(section, "loop", PlaybackConfig.LoopMode.allCases.map { ($0.rawValue, $0) }) {
             playback.loop = loop
         }
@@ -171,6 +171,7 @@ extension ConfigWalker {
             playback.stallTimeout = timeout
         }
         if let resume = choice(section, "resume", ResumeMode.allCases.map { ($0.rawValue, $0) }) { playback.resume = resume }
+        if let settle = seconds(section, "settle", allowingMinimum: true) { playback.settle = settle }
         return playback
     }
 

@@ -19,6 +19,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var schedule = ScheduleConfig()
     /// `triggers`: keys, touch zones and control commands that play something once.
     public var triggers: [TriggerConfig] = []
+    /// `usb`: sticks played (or copied and played) when they are plugged in.
+    public var usb = UsbConfig()
 
     public init() {}
 }
@@ -164,6 +166,9 @@ public struct PlaybackConfig: Sendable, Equatable {
     /// `resume`: off | item | position, where a restarted kiosk (after a power loss) starts.
     /// Read at start: a reload changes what the next start does.
     public var resume: ResumeMode = .off
+    /// `settle`: seconds a new file in a watched folder (a directory or glob item) must keep
+    /// its size when its writer does not close it, before it joins the playlist.
+    public var settle = MediaTime(value: 2, timescale: 1)
 
     public init() {}
 }

@@ -80,8 +80,15 @@ public struct PlaylistNavigator: Sendable, Equatable {
         program.insertTrigger(entries, trigger: trigger, position: position, cursor: &cursor)
     }
 
+    /// A reload's list (kiosk.conf, a watched folder). The failures kept ahead were the old
+    /// list's indices, and a reload forgets failures as the cursor does: kept, an entry that
+    /// failed ahead (a file deleted as it was prepared) left its index marked, and the file
+    /// that came to stand there was passed over at every retry. While an insert plays they are
+    /// the insert's and stay.
     public mutating func replaceLoopEntries(_ entries: [PlaylistEntry]) -> ReplaceOutcome? {
-        program.replaceLoopEntries(entries, cursor: &cursor)
+        let outcome = program.replaceLoopEntries(entries, cursor: &cursor)
+        if outcome != nil { failedAhead = [] }
+        return outcome
     }
 
     public mutating func setLoopMode(_ mode: PlaybackConfig.LoopMode) {

@@ -1,0 +1,97 @@
+/// The file system as a watched folder's playlist sees it: files still being written (or empty)
+/// are left out of directory listings, so the expander never lists them; everything else is
+/// the underlying file system's.
+public struct SettledFileSystem: PlaylistFileSystem {
+    public var base: any PlaylistFileSystem
+    /// Absolute paths not to list (not ready: `FileSettling`).
+    public var hidden: Set<String>
+
+    public init(base: any PlaylistFileSystem = LocalFileSystem(), hidden: Set<String> = []) {
+        self.base = base
+        self.hidden = hidden
+    }
+
+    public func kind(ofItemAt path: String) -> FileKind? {
+        hidden.contains(PathText.normalize(path)) ? nil : base.kind(ofItemAt: path)
+    }
+
+    public func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
+        let names = try base.contentsOfDirectory(atPath: path)
+        guard !hidden.isEmpty else { return names }
+        return names.filter { !hidden.contains(PathText.normalize(PathText.join(path, $0))) }
+    }
+}
+
+/// Which folders the items' directories and globs depend on: the ones to watch for files
+/// that arrive, leave or are replaced.
+public enum WatchedFolders {
+    /// Directory items (and file items that name a directory), and for a glob the folders its
+    /// last component is matched in. URLs and plain files are not watched (a file item that
+    /// appears is found by the next reload of kiosk.conf, as before). In item order, each once.
+    public static func directories(of items: [ItemConfig], fileSystem: any PlaylistFileSystem = LocalFileSystem()) -> [String] {
+        var found: [String] = []
+        func add(_ path: String) {
+            let path = PathText.normalize(path)
+            if !found.contains(path) { found.append(path) }
+        }
+        for item in items {
+            switch item.source {
+            case .url: continue
+            case .directory(let path): add(path)
+            case .file(let path):
+                if fileSystem.kind(ofItemAt: path) == .directory { add(path) }
+            case .glob(let pattern):
+                let parent = PathText.normalize(pattern + "/..")
+                if parent.contains(where: { "*?[\\".contains($0) }) {
+                    let expander = PlaylistExpander(fileSystem: fileSystem)
+                    for match in expander.globMatches(parent) where fileSystem.kind(ofItemAt: match) == .directory { add(match) }
+                } else {
+                    add(parent)
+                }
+            }
+        }
+        return found
+    }
+
+    /// Whether a name in a watched folder can be media the expander would list: hidden names
+    /// (rsync's `.name.XXXXXX` temporaries, macOS `._name` forks) and names without a media
+    /// extension (`clip.mp4.part`, `.crdownload`) are not looked at.
+    /// The path of `name` in `folder`, written as the expander writes it.
+    public static func path(in folder: String, name: String) -> String {
+        PathText.normalize(PathText.join(folder, name))
+    }
+
+    public static func isCandidate(name: String) -> Bool {
+        !name.hasPrefix(".") && PlaylistExpander.mediaExtensions.contains(PathText.lowercasedExtension(name))
+    }
+}
+
+/// What a new playlist changed against the old one, for the one log line a watched folder's
+/// change gets: `watched folders: +b.mp4, -a.mp4 (3 entries)`.
+public struct PlaylistDifference: Sendable, Equatable {
+    public var added: [String] = []
+    public var removed: [String] = []
+    public var count = 0
+
+    public init(from old: [PlaylistEntry], to new: [PlaylistEntry]) {
+        let before = Set(old.map(\.media)), after = Set(new.map(\.media))
+        added = Self.unique(new.map(\.media).filter { !before.contains($0) })
+        removed = Self.unique(old.map(\.media).filter { !after.contains($0) })
+        count = new.count
+    }
+
+    public var isEmpty: Bool { added.isEmpty && removed.isEmpty }
+
+    /// "+b.mp4, -a.mp4 (3 entries)"; paths, so two folders' same names are told apart.
+    public var summary: String {
+        let parts = added.map { "+" + $0 } + removed.map { "-" + $0 }
+        let text = parts.isEmpty ? "the same files" : parts.joined(separator: ", ")
+        return text + " (\(count) \(count == 1 ? "entry" : "entries"))"
+    }
+
+    private static func unique(_ media: [MediaReference]) -> [String] {
+        var seen = Set<MediaReference>(), names: [String] = []
+        for item in media where seen.insert(item).inserted { names.append(item.description) }
+        return names
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Glibc
+import KioskCore
+import Logging
+import SystemPackage
+
+/// Watches the folders that directory and glob items name (inotify, one watch per folder) and,
+/// once a burst of changes has settled, looks at their media files again: which are complete
+/// (`FileSettling`: closed after writing, renamed in, or the same size for `playback.settle`
+/// seconds) and which are still being written. `onLook` gets the paths not ready yet; the
+/// reloader expands the items again without them and hands over a changed playlist.
+///
+/// The list of folders is asked for again every second (`directories`), so a folder that is
+/// created, removed and created again, or that a reload of kiosk.conf adds, is watched
+/// without a restart; a folder that cannot be watched is looked for again every second.
+final class FolderWatcher: @unchecked Sendable {
+    // Safe to share: `settling` is guarded by `lock`; the rest is touched by the watch thread
+    // only (the first look runs before that thread starts).
+    private let lock = NSLock()
+    private var settling: FileSettling
+    private let logger: Logger
+    /// Set by `start`, before the thread runs; read by it only.
+    private var directories: @Sendable () -> [String] = { [] }
+    private var onLook: @Sendable (Set<String>) -> Void = { _ in }
+    private let thread = StoppableThread(name: "kiosk-folder-watch")
+
+    /// Created, written, closed, renamed in or out, deleted, and the folder itself going away.
+    private static let events = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE
+                                       | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB | IN_ONLYDIR)
+
+    init(settle: Double, logger: Logger) {
+        settling = FileSettling(settle: settle)
+        self.logger = logger
+    }
+
+    /// The files of `folders` not ready now, looked at on the caller's thread: before the
+    /// watch thread starts (the playlist kiosk begins with leaves out a clip that is being
+    /// copied while kiosk starts), and for a reload of kiosk.conf, which must not list a file
+    /// that arrived since the watch thread's last look.
+    func notReady(in folders: [String]) -> Set<String> { look(folders).hidden }
+
+    /// `directories`: the folders to watch now (asked every second); `onLook`: the files not
+    /// ready after each look.
+    func start(directories: @escaping @Sendable () -> [String], onLook: @escaping @Sendable (Set<String>) -> Void) {
+        self.directories = directories
+        self.onLook = onLook
+        thread.start { [self] in watch() }
+    }
+
+    /// Ends the watch thread (within a quarter second: its poll wakes that often).
+    func stop() { thread.stop() }
+
+    /// A reload changed `playback.settle`.
+    func setSettle(_ seconds: Double) { lock.withLock { settling.settle = seconds } }
+
+    private var shouldStop: Bool { thread.shouldStop }
+
+    private func watch() {
+        let raw = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard raw >= 0 else {
+            logger.error("watched folders: cannot watch for new files (inotify: \(String(cString: strerror(errno)))); SIGHUP still reads them again")
+            return
+        }
+        let fd = FileDescriptor(rawValue: raw)
+        defer { try? fd.close() }
+        var watches: [Int32: String] = [:]
+        var unwatchable: Set<String> = []
+        var debounce = ChangeDebounce(quiet: 0.25, longest: 2)
+        var recheckAt: Double?
+        var nextFolderCheck = 0.0
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while !shouldStop {
+            let now = Self.now()
+            if now >= nextFolderCheck {
+                nextFolderCheck = now + 1
+                if updateWatches(fd, &watches, &unwatchable) { debounce.noteChange(at: now) }
+            }
+            var wake = nextFolderCheck
+            for deadline in [debounce.deadline, recheckAt].compactMap({ $0 }) { wake = min(wake, deadline) }
+            let timeout = Int32(max(0, min(250, (wake - Self.now()) * 1000)).rounded(.up))
+            var poller = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, timeout) > 0 {
+                let length = (try? buffer.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? -1
+                if length > 0, read(buffer, length: length, watches: &watches) { debounce.noteChange(at: Self.now()) }
+            }
+            let due = debounce.takeIfDue(at: Self.now())
+            if due || (recheckAt.map { Self.now() >= $0 } ?? false) {
+                let result = look(Array(Set(watches.values)).sorted())
+                recheckAt = result.recheckAt
+                onLook(result.hidden)
+            }
+        }
+    }
+
+    /// Adds watches for folders not watched yet and drops those no longer asked for; true
+    /// when a folder was added (it appeared, a glob matches a new one, a reload named it:
+    /// its files may be new to the playlist).
+    private func updateWatches(_ fd: FileDescriptor, _ watches: inout [Int32: String], _ unwatchable: inout Set<String>) -> Bool {
+        let wanted = directories()
+        var appeared = false
+        for (descriptor, folder) in watches where !wanted.contains(folder) {
+            inotify_rm_watch(fd.rawValue, descriptor)
+            watches[descriptor] = nil
+        }
+        for folder in wanted where !watches.values.contains(folder) {
+            let descriptor = inotify_add_watch(fd.rawValue, folder, Self.events)
+            if descriptor < 0 {
+                if unwatchable.insert(folder).inserted {
+                    logger.warning("watched folder \(folder): cannot watch it (\(String(cString: strerror(errno)))); looking again every second")
+                }
+                continue
+            }
+            watches[descriptor] = folder
+            unwatchable.remove(folder)
+            appeared = true
+        }
+        return appeared
+    }
+
+    /// Notes each event's meaning for the file it names; true when anything in a folder
+    /// changed. A folder removed or moved away loses its watch (added again when it is back).
+    private func read(_ buffer: [UInt8], length: Int, watches: inout [Int32: String]) -> Bool {
+        var changed = false
+        var offset = 0
+        let headerSize = MemoryLayout<inotify_event>.size
+        let now = Self.now()
+        buffer.withUnsafeBytes { bytes in
+            while offset + headerSize <= length {
+                let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                let nameLength = Int(event.len)
+                defer { offset += headerSize + nameLength }
+                // Events were lost (the kernel's queue overflowed): look at everything again.
+                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { changed = true }
+                guard let folder = watches[event.wd] else { continue }
+                if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
+                    watches[event.wd] = nil
+                    changed = true
+                    continue
+                }
+                guard nameLength > 0 else { continue }
+                let nameBytes = bytes[(offset + headerSize)..<(offset + headerSize + nameLength)]
+                let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                changed = true   // a new subfolder matters to globs; a temporary's rename to its name
+                guard WatchedFolders.isCandidate(name: name) else { continue }
+                let path = WatchedFolders.path(in: folder, name: name)
+                lock.withLock {
+                    if event.mask & UInt32(IN_CLOSE_WRITE) != 0 { settling.note(.closedAfterWrite, path: path, at: now) }
+                    else if event.mask & UInt32(IN_MOVED_TO) != 0 { settling.note(.movedIn, path: path, at: now) }
+                    else if event.mask & UInt32(IN_MODIFY | IN_CREATE) != 0 { settling.note(.written, path: path, at: now) }
+                }
+            }
+        }
+        return changed
+    }
+
+    /// Every media file of `folders`, looked at: the ones not ready, and when to look again
+    /// (the earliest moment a settling file may become ready).
+    private func look(_ folders: [String]) -> (hidden: Set<String>, recheckAt: Double?) {
+        var hidden = Set<String>(), seen = Set<String>()
+        var recheckAt: Double?
+        let now = Self.now(), wallNow = Date().timeIntervalSince1970
+        lock.withLock {
+            for folder in folders {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                for name in names where WatchedFolders.isCandidate(name: name) {
+                    let path = WatchedFolders.path(in: folder, name: name)
+                    seen.insert(path)
+                    switch settling.look(at: path, observation: Self.observe(path), now: now, wallNow: wallNow) {
+                    case .ready?, nil: break
+                    case .empty?: hidden.insert(path)
+                    case .settling(let until)?:
+                        hidden.insert(path)
+                        recheckAt = min(recheckAt ?? until, until)
+                    }
+                }
+            }
+            settling.keepOnly(seen)
+        }
+        return (hidden, recheckAt.map { $0 + 0.05 })
+    }
+
+    /// stat(2), following links (as the expander does); nil for what is not a regular file.
+    private static func observe(_ path: String) -> FileObservation? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        return FileObservation(size: Int64(info.st_size), modified: modified, inode: UInt64(info.st_ino))
+    }
+
+    private static func now() -> Double { MonotonicClock.hostTime().seconds }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Glibc
+import KioskCore
+import Logging
+import SystemPackage
+
+/// Copy mode: the media files at the top of a stick copied into `usb.copy_to` (`UsbCopyPlan`
+/// decides what). Each copy is written under a hidden temporary name, fsynced, given the
+/// source's modification time and renamed into place, so a file in the folder is always whole
+/// (a stick pulled mid-copy leaves the old file or nothing, and the temporary is removed). A
+/// file that would leave less than `min_free` is not copied (one line). Media files the stick
+/// does not have are removed from the folder once everything was copied: the folder mirrors
+/// the last stick. Nothing outside the folder is touched.
+struct UsbCopier {
+    let config: UsbConfig
+    let logger: Logger
+
+    func copy(from volume: UsbVolume) {
+        let folder = config.copyTo
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            logger.error("USB copy: cannot create \(folder): \(error.localizedDescription); the stick is not copied")
+            return
+        }
+        removeTemporaries(in: folder)
+        var space = statvfs()
+        guard statvfs(folder, &space) == 0 else {
+            logger.error("USB copy: cannot read the free space of \(folder): \(String(cString: strerror(errno))); the stick is not copied")
+            return
+        }
+        let available = Int64(space.f_bavail) * Int64(space.f_frsize)
+        let plan = UsbCopyPlan(stick: Self.mediaFiles(in: volume.mountPoint), folder: Self.mediaFiles(in: folder),
+                               available: available, minFree: Int64(config.minFree))
+        var failures = plan.tooLarge.count
+        for (file, free) in plan.tooLarge {
+            logger.error("USB copy: \(file.name) (\(file.size) bytes) not copied: it would leave less than \(config.minFree) bytes free in \(folder) (\(free) free)")
+        }
+        for file in plan.copy {
+            do {
+                try copyFile(file, from: volume.mountPoint, to: folder)
+                logger.notice("USB copy: \(file.name) copied to \(folder)")
+            } catch {
+                failures += 1
+                logger.error("USB copy: \(file.name) not copied: \(error)")
+            }
+        }
+        guard failures == 0 else { return }
+        for name in plan.stale {
+            let path = WatchedFolders.path(in: folder, name: name)
+            if unlink(path) == 0 { logger.notice("USB copy: \(name) removed from \(folder) (not on the new stick)") }
+        }
+    }
+
+    private struct CopyError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private func copyFile(_ file: UsbCopyPlan.File, from source: String, to folder: String) throws {
+        let from = WatchedFolders.path(in: source, name: file.name)
+        let temporary = WatchedFolders.path(in: folder, name: UsbCopyPlan.temporaryName(for: file.name))
+        let target = WatchedFolders.path(in: folder, name: file.name)
+        func failure(_ step: String, _ error: any Error) -> CopyError {
+            CopyError(description: "\(step): \((error as? Errno).map { String(cString: strerror($0.rawValue)) } ?? "\(error)")")
+        }
+        let input: FileDescriptor, output: FileDescriptor
+        do { input = try FileDescriptor.open(from, .readOnly, options: .closeOnExec) } catch { throw failure("cannot open \(from)", error) }
+        defer { try? input.close() }
+        do {
+            output = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .closeOnExec],
+                                             permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch { throw failure("cannot create \(temporary)", error) }
+        var written = false
+        defer {
+            try? output.close()
+            if !written { unlink(temporary) }
+        }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count: Int
+            do { count = try buffer.withUnsafeMutableBytes { try input.read(into: $0) } } catch { throw failure("cannot read \(from)", error) }
+            if count == 0 { break }
+            do { _ = try buffer[..<count].withUnsafeBytes { try output.writeAll($0) } } catch { throw failure("cannot write \(temporary)", error) }
+        }
+        guard fsync(output.rawValue) == 0 else { throw CopyError(description: "cannot fsync \(temporary): \(String(cString: strerror(errno)))") }
+        // The access time left alone (UTIME_OMIT, a macro Swift does not import); the source's
+        // modification time: the next plug of the same stick finds the copy unchanged.
+        var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: Int(file.modified), tv_nsec: 0)]
+        futimens(output.rawValue, &times)
+        guard rename(temporary, target) == 0 else { throw CopyError(description: "cannot rename onto \(target): \(String(cString: strerror(errno)))") }
+        written = true
+        if let directory = try? FileDescriptor.open(folder, .readOnly, options: [.directory, .closeOnExec]) {
+            fsync(directory.rawValue)
+            try? directory.close()
+        }
+    }
+
+    /// Temporaries a power cut or a pulled stick left behind (kiosk's own names only).
+    private func removeTemporaries(in folder: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        where name.hasPrefix(".kiosk-copy.") && name.hasSuffix(".tmp") {
+            unlink(WatchedFolders.path(in: folder, name: name))
+        }
+    }
+
+    /// Regular media files at the top of `folder` (not hidden, a media extension).
+    static func mediaFiles(in folder: String) -> [UsbCopyPlan.File] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return NaturalOrder.sorted(names.filter(WatchedFolders.isCandidate)).compactMap { name in
+            var info = stat()
+            guard stat(WatchedFolders.path(in: folder, name: name), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+            return UsbCopyPlan.File(name: name, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec))
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import Glibc
+import KioskCore
+import Logging
+import SystemPackage
+
+/// `usb.mode` play or copy: follows USB sticks. Once a second (and at once when the mount
+/// table changes: POLLPRI on /proc/self/mountinfo) it reads sysfs's block devices and the
+/// mount table (`UsbLook` decides): a USB partition nobody mounted is mounted read-only,
+/// nosuid, nodev, noexec under `usb.mount_root` when kiosk may (root or CAP_SYS_ADMIN;
+/// signage boxes have no desktop automounter); sticks mounted by others (a udev rule,
+/// systemd-mount) are followed wherever they are; a pulled stick's mount is undone lazily.
+/// What the sticks hold (copy mode: the copy folder) goes to `UsbPlaylistChoice`, whose
+/// request (`switchPlaylist` now) goes to the player like any other source's.
+final class UsbStickWatcher: @unchecked Sendable {
+    // Safe to share: the thread is; the rest is touched by the watch thread only.
+    private let config: UsbConfig
+    private let reloader: ConfigReloader
+    private let sink: any PlayerRequestSink
+    private let logger: Logger
+    private let thread = StoppableThread(name: "kiosk-usb")
+    private var choice = UsbPlaylistChoice()
+    /// Devices kiosk could not mount, not tried again until they are unplugged.
+    private var failed: Set<String> = []
+    /// Volumes seen at the last look, to log arrivals and departures once.
+    private var known: [UsbVolume] = []
+    /// Copy mode: volumes copied already (a stick is copied once per plug).
+    private var copied: Set<UsbVolume> = []
+    /// Volumes kiosk mounted (their mount line says where; no second line for them).
+    private var mountedHere: Set<String> = []
+    private var mountRefusedSaid = false
+
+    init(config: UsbConfig, reloader: ConfigReloader, sink: any PlayerRequestSink, logger: Logger) {
+        self.config = config
+        self.reloader = reloader
+        self.sink = sink
+        self.logger = logger
+    }
+
+    func start() { thread.start { [self] in watch() } }
+
+    /// Waits for a copy under way to finish its file (a stick's file is some MB at most).
+    func stop() { thread.stop(timeout: 5) }
+
+    private var shouldStop: Bool { thread.shouldStop }
+
+    private func watch() {
+        let mountTable = try? FileDescriptor.open("/proc/self/mountinfo", .readOnly, options: .closeOnExec)
+        defer { try? mountTable?.close() }
+        while !shouldStop {
+            lookOnce()
+            // The mount table signals POLLPRI (with POLLERR) when it changes: a mount by
+            // others is seen at once; sysfs has no such signal, so a plug is seen within 1 s.
+            var left = 1.0
+            while left > 0, !shouldStop {
+                var poller = pollfd(fd: mountTable?.rawValue ?? -1, events: Int16(POLLPRI), revents: 0)
+                if poll(&poller, 1, 250) > 0, poller.revents & Int16(POLLPRI) != 0 {
+                    _ = try? mountTable?.seek(offset: 0, from: .start)
+                    var scratch = [UInt8](repeating: 0, count: 4096)
+                    while let count = try? scratch.withUnsafeMutableBytes({ try mountTable?.read(into: $0) }), count > 0 {}
+                    break
+                }
+                left -= 0.25
+            }
+        }
+        // Stopping: kiosk's own mounts go with it (a stick left in is mounted again at the next
+        // start; one pulled meanwhile leaves no mount behind).
+        for volume in known where mountedHere.contains(volume.device) { unmount(volume.mountPoint) }
+    }
+
+    private func lookOnce() {
+        let devices = SysfsBlockDevices.read()
+        var look = UsbLook(devices: devices, mounts: Self.mounts(), mountRoot: config.mountRoot, failed: failed)
+        let present = Set(devices.map { "/dev/" + $0.name })
+        failed = failed.filter { present.contains($0) }
+        for folder in look.toUnmount { unmount(folder) }
+        if !look.toMount.isEmpty {
+            for volume in look.toMount {
+                if mount(volume) { mountedHere.insert(volume.device) } else { failed.insert(volume.device) }
+            }
+            look = UsbLook(devices: devices, mounts: Self.mounts(), mountRoot: config.mountRoot, failed: failed)
+        }
+        let volumes = look.volumes
+        let arrived = volumes.filter { !known.contains($0) }
+        for volume in arrived where !mountedHere.contains(volume.device) {
+            logger.notice("USB stick \(volume.device) is at \(volume.mountPoint) (mounted by the system)")
+        }
+        for volume in known where !volumes.contains(volume) {
+            logger.notice("USB stick \(volume.device) is gone (was at \(volume.mountPoint))")
+        }
+        known = volumes
+        mountedHere = mountedHere.filter { device in volumes.contains { $0.device == device } }
+        copied = copied.filter { volumes.contains($0) }
+        let found: [PlaylistEntry]
+        switch config.mode {
+        case .off: return
+        case .play:
+            found = media(in: volumes.map(\.mountPoint))
+            for volume in arrived where media(in: [volume.mountPoint]).isEmpty {
+                logger.notice("USB stick \(volume.device): no media files at its top (\(volume.mountPoint)); nothing of it plays")
+            }
+        case .copy:
+            for volume in volumes where !copied.contains(volume) {
+                copied.insert(volume)
+                UsbCopier(config: config, logger: logger).copy(from: volume)
+            }
+            found = media(in: [config.copyTo])
+        }
+        reloader.steer { configured in
+            guard let request = choice.update(found: found, configured: configured) else { return choice.overridesConfigured }
+            if choice.overridesConfigured {
+                let source = config.mode == .copy ? "the copy folder \(config.copyTo)" : "the USB stick"
+                logger.notice("playing \(found.count) media \(found.count == 1 ? "file" : "files") from \(source) instead of the playlist")
+            } else {
+                logger.notice("USB stick removed: back to the configured playlist (\(configured.count) \(configured.count == 1 ? "entry" : "entries"))")
+            }
+            sink.send(request)
+            return choice.overridesConfigured
+        }
+    }
+
+    /// The media files at the top of each folder, natural order; junk (hidden files, macOS
+    /// forks, `System Volume Information`, empty files) is not listed.
+    private func media(in folders: [String]) -> [PlaylistEntry] {
+        let items = folders.map { ItemConfig(source: .directory($0), location: SourceLocation(file: "usb", line: 0, column: 0)) }
+        let expansion = PlaylistExpander(fileSystem: SettledFileSystem(hidden: Self.emptyFiles(in: folders))).expand(items)
+        return expansion.entries
+    }
+
+    private static func emptyFiles(in folders: [String]) -> Set<String> {
+        var empty = Set<String>()
+        for folder in folders {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where WatchedFolders.isCandidate(name: name) {
+                let path = WatchedFolders.path(in: folder, name: name)
+                var info = stat()
+                if stat(path, &info) == 0, info.st_size == 0 { empty.insert(path) }
+            }
+        }
+        return empty
+    }
+
+    // MARK: Mounting
+
+    private func mount(_ volume: UsbVolume) -> Bool {
+        do {
+            try FileManager.default.createDirectory(atPath: volume.mountPoint, withIntermediateDirectories: true)
+        } catch {
+            logger.error("USB stick \(volume.device): cannot create \(volume.mountPoint): \(error.localizedDescription)")
+            return false
+        }
+        let flags = UInt(MS_RDONLY) | UInt(MS_NOSUID) | UInt(MS_NODEV) | UInt(MS_NOEXEC) | UInt(MS_NOATIME)
+        var reasons: [String] = []
+        for type in UsbLook.fileSystemTypes {
+            if Glibc.mount(volume.device, volume.mountPoint, type, flags, UsbLook.mountData(for: type)) == 0 {
+                logger.notice("USB stick \(volume.device) mounted at \(volume.mountPoint) (\(type), read-only)")
+                return true
+            }
+            let error = errno
+            if error == EPERM || error == EACCES {
+                rmdir(volume.mountPoint)
+                if !mountRefusedSaid {
+                    mountRefusedSaid = true
+                    let reason = String(cString: strerror(error))
+                    logger.warning("USB stick \(volume.device): kiosk may not mount it (\(reason)): it runs without CAP_SYS_ADMIN; sticks mounted by the system are played (README, \"USB sticks\")")
+                }
+                return false
+            }
+            reasons.append("\(type): \(String(cString: strerror(error)))")
+        }
+        rmdir(volume.mountPoint)
+        logger.error("USB stick \(volume.device): cannot mount it as \(UsbLook.fileSystemTypes.joined(separator: ", ")) (\(reasons.joined(separator: "; "))); it is ignored until plugged in again")
+        return false
+    }
+
+    private func unmount(_ folder: String) {
+        // MNT_DETACH: a reader blocked on the pulled stick must not hold the unmount up.
+        if umount2(folder, Int32(MNT_DETACH)) != 0 {
+            logger.warning("USB stick at \(folder): cannot unmount it: \(String(cString: strerror(errno)))")
+            return
+        }
+        rmdir(folder)
+    }
+
+    private static func mounts() -> [MountEntry] {
+        guard let text = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return [] }
+        return MountEntry.parse(mountinfo: text)
+    }
+}
+
+/// `kiosk run`'s start of the stick watcher, when `usb.mode` asks for one.
+enum UsbWiring {
+    static func start(_ config: UsbConfig, reloader: ConfigReloader, sink: any PlayerRequestSink, logger: Logger) -> UsbStickWatcher? {
+        guard config.mode != .off else { return nil }
+        let watcher = UsbStickWatcher(config: config, reloader: reloader, sink: sink, logger: logger)
+        watcher.start()
+        return watcher
+    }
+}
+
+/// Block devices as sysfs lists them (/sys/class/block).
+enum SysfsBlockDevices {
+    static func read(root: String = "/sys/class/block") -> [BlockDevice] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return names.map { name in
+            let directory = root + "/" + name
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: directory)) ?? ""
+            let isPartition = FileManager.default.fileExists(atPath: directory + "/partition")
+            let children = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            let size = (try? String(contentsOfFile: directory + "/size", encoding: .utf8))
+                .flatMap { UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+            return BlockDevice(name: name, isUSB: target.contains("/usb"), isPartition: isPartition,
+                               hasPartitions: !isPartition && children.contains { $0.hasPrefix(name) && $0 != name },
+                               sectors: size)
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+@testable import KioskCore
+
+private func entries(_ paths: [String]) -> [PlaylistEntry] {
+    paths.map { PlaylistEntry(media: .file($0), item: ItemConfig(source: .file($0), location: SourceLocation(file: "k", line: 1, column: 1)), itemIndex: 0) }
+}
+
+private func disk(_ name: String, usb: Bool = true, partition: Bool = false, partitions: Bool = false, sectors: UInt64 = 2048) -> BlockDevice {
+    BlockDevice(name: name, isUSB: usb, isPartition: partition, hasPartitions: partitions, sectors: sectors)
+}
+
+@Suite("USB sticks: what to mount, what plays")
+struct UsbStickTests {
+    @Test func mountinfoLinesAreParsedWithTheirEscapes() {
+        let text = """
+        22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw
+        36 22 8:17 / /media/My\\040Stick rw,nosuid shared:20 master:3 - vfat /dev/sdb1 ro,fmask=0022
+        37 22 0:5 / /dev rw - devtmpfs udev rw
+        broken line
+        """
+        let mounts = MountEntry.parse(mountinfo: text)
+        #expect(mounts == [MountEntry(mountPoint: "/", fileSystemType: "ext4", source: "/dev/vda1"),
+                           MountEntry(mountPoint: "/media/My Stick", fileSystemType: "vfat", source: "/dev/sdb1"),
+                           MountEntry(mountPoint: "/dev", fileSystemType: "devtmpfs", source: "udev")])
+    }
+
+    @Test func usbPartitionsAndSuperfloppiesAreMountedOthersAreNot() {
+        let devices = [disk("sda", partitions: true), disk("sda1", partition: true), disk("sdb"),
+                       disk("sdc", sectors: 0), disk("vda", usb: false), disk("vda1", usb: false, partition: true)]
+        let look = UsbLook(devices: devices, mounts: [], mountRoot: "/run/kiosk/usb")
+        #expect(look.toMount == [UsbVolume(device: "/dev/sda1", mountPoint: "/run/kiosk/usb/sda1"),
+                                 UsbVolume(device: "/dev/sdb", mountPoint: "/run/kiosk/usb/sdb")])
+        #expect(look.volumes.isEmpty && look.toUnmount.isEmpty)
+    }
+
+    @Test func sticksMountedByOthersAreFollowedAndFailuresNotRetried() {
+        let devices = [disk("sda", partitions: true), disk("sda1", partition: true), disk("sdb")]
+        let mounts = [MountEntry(mountPoint: "/media/stick", fileSystemType: "vfat", source: "/dev/sda1")]
+        let look = UsbLook(devices: devices, mounts: mounts, mountRoot: "/run/kiosk/usb/", failed: ["/dev/sdb"])
+        #expect(look.volumes == [UsbVolume(device: "/dev/sda1", mountPoint: "/media/stick")])
+        #expect(look.toMount.isEmpty)
+    }
+
+    @Test func aPulledSticksMountUnderTheRootIsUndoneOnly() {
+        let mounts = [MountEntry(mountPoint: "/run/kiosk/usb/sda1", fileSystemType: "vfat", source: "/dev/sda1"),
+                      MountEntry(mountPoint: "/media/other", fileSystemType: "vfat", source: "/dev/sdc1"),
+                      MountEntry(mountPoint: "/run/kiosk/usb/x", fileSystemType: "tmpfs", source: "tmpfs")]
+        let look = UsbLook(devices: [disk("vda", usb: false)], mounts: mounts, mountRoot: "/run/kiosk/usb")
+        #expect(look.toUnmount == ["/run/kiosk/usb/sda1"])
+        #expect(look.volumes.isEmpty)
+    }
+
+    @Test func aStickReplacesThePlaylistAndItsRemovalGivesItBack() {
+        var choice = UsbPlaylistChoice()
+        let configured = entries(["/srv/a.mp4", "/srv/b.mp4"]), stick = entries(["/run/kiosk/usb/sda1/x.mp4"])
+        #expect(choice.update(found: [], configured: configured) == nil)
+        #expect(choice.update(found: stick, configured: configured) == .switchPlaylist(stick, when: .now))
+        #expect(choice.overridesConfigured)
+        #expect(choice.update(found: stick, configured: configured) == nil)
+        let more = entries(["/run/kiosk/usb/sda1/x.mp4", "/run/kiosk/usb/sdb1/y.mp4"])
+        #expect(choice.update(found: more, configured: configured) == .switchPlaylist(more, when: .now))
+        #expect(choice.update(found: [], configured: configured) == .switchPlaylist(configured, when: .now))
+        #expect(!choice.overridesConfigured)
+        #expect(choice.update(found: [], configured: configured) == nil)
+    }
+
+    @Test func theCopyPlanSkipsWhatIsThereAndWhatDoesNotFit() {
+        typealias File = UsbCopyPlan.File
+        let stick = [File(name: "a.mp4", size: 100, modified: 10), File(name: "b.mp4", size: 300, modified: 20),
+                     File(name: "c.mp4", size: 50, modified: 30), File(name: "empty.mp4", size: 0, modified: 1),
+                     File(name: "d.mp4", size: 60, modified: 40)]
+        let folder = [File(name: "a.mp4", size: 100, modified: 10), File(name: "c.mp4", size: 49, modified: 30),
+                      File(name: "old.mp4", size: 5, modified: 1)]
+        let plan = UsbCopyPlan(stick: stick, folder: folder, available: 1_200, minFree: 1_000)
+        #expect(plan.unchanged == ["a.mp4"])
+        #expect(plan.copy.map(\.name) == ["c.mp4", "d.mp4"])
+        #expect(plan.tooLarge.map(\.file.name) == ["b.mp4"] && plan.tooLarge.map(\.available) == [1_200])
+        #expect(plan.stale == ["old.mp4"])
+        #expect(UsbCopyPlan.temporaryName(for: "c.mp4").hasPrefix("."))
+    }
+}
+
+@Suite("kiosk.conf: usb and playback.settle")
+struct ArrivalConfigTests {
+    private func load(_ text: String) throws(ConfigError) -> KioskConfig {
+        try ConfigLoader.load(contents: Data(text.utf8), path: "/etc/kiosk/kiosk.conf",
+                              fileSystem: FakeFileSystem(files: ["/srv/a.mp4"]))
+    }
+
+    @Test func defaultsAndShorthand() throws {
+        let plain = try load("items: [/srv/a.mp4]\n")
+        #expect(plain.usb == UsbConfig() && plain.usb.mode == .off)
+        #expect(plain.playback.settle == MediaTime(value: 2, timescale: 1))
+        #expect(try load("usb: auto\nitems: [/srv/a.mp4]\n").usb.mode == .play)
+        #expect(try load("usb: copy\nitems: [/srv/a.mp4]\n").usb.mode == .copy)
+    }
+
+    @Test func theSectionReadsEveryKey() throws {
+        let config = try load("""
+        playback: {settle: 0.5}
+        usb: {mode: copy, mount_root: /media/kiosk, copy_to: usb-media, min_free: 1G}
+        items: [/srv/a.mp4]
+        """)
+        #expect(config.usb.mode == .copy && config.usb.mountRoot == "/media/kiosk")
+        #expect(config.usb.copyTo == "/etc/kiosk/usb-media" && config.usb.minFree == 1 << 30)
+        #expect(config.playback.settle == MediaTime(seconds: 0.5))
+    }
+
+    @Test func badValuesAreErrorsAtTheirLine() {
+        #expect(throws: ConfigError.self) { try load("usb: sometimes\nitems: [/srv/a.mp4]\n") }
+        do {
+            _ = try load("usb:\n  mode: play\n  mount_root: relative\n  min_free: lots\n  copy: x\nitems: [/srv/a.mp4]\n")
+            Issue.record("accepted")
+        } catch {
+            let lines = error.diagnostics.map(\.line)
+            #expect(lines.contains(3) && lines.contains(4) && lines.contains(5), "\(error.diagnostics)")
+        }
+    }
+
+    @Test func aChangeOfUsbWaitsForARestartAndSettleIsLive() throws {
+        let old = try load("items: [/srv/a.mp4]\n"), new = try load("usb: play\nplayback: {settle: 5}\nitems: [/srv/a.mp4]\n")
+        let changes = ConfigChanges(from: old, to: new)
+        #expect(changes.waitingForRestart == [.usb])
+        #expect(changes.playbackSettings == [.settle])
+        #expect(new.appliedLive(to: old).usb == old.usb)
+    }
+}
