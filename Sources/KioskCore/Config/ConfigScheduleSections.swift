@@ -83,11 +83,7 @@ extension ConfigWalker {
     /// dates: {...}, priority: 1}.
     private func readEntry(_ node: Node, number: Int, playlistNames: [String]) -> ScheduleEntry? {
         let label = "schedule entry \(number)"
-        guard node.mapping != nil else {
-            report(node, "\(label) is \(describe(node)); expected a map of \(Self.entryKeys.joined(separator: ", "))")
-            return nil
-        }
-        guard let section = section(node, name: label, allowedKeys: Self.entryKeys) else { return nil }
+        guard let section = listedSection(node, label: label, allowedKeys: Self.entryKeys) else { return nil }
         let before = diagnostics.count
         let name = string(section, "name", expected: "the entry's name for messages") ?? label
         // A required key that is missing is most likely a misspelt one already reported.
@@ -107,11 +103,7 @@ extension ConfigWalker {
     private func readInsert(_ node: Node, number: Int, playlistNames: [String], baseDirectory: String,
                             fileSystem: any PlaylistFileSystem) -> TimedInsert? {
         let label = "insert \(number)"
-        guard node.mapping != nil else {
-            report(node, "\(label) is \(describe(node)); expected a map of \(Self.insertKeys.joined(separator: ", "))")
-            return nil
-        }
-        guard let section = section(node, name: label, allowedKeys: Self.insertKeys) else { return nil }
+        guard let section = listedSection(node, label: label, allowedKeys: Self.insertKeys) else { return nil }
         let before = diagnostics.count
         let name = string(section, "name", expected: "the insert's name for messages") ?? label
         if section["at"] == nil && !section.hasUntakenKeys {

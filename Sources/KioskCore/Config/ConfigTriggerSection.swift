@@ -44,11 +44,7 @@ extension ConfigWalker {
     private func readTrigger(_ node: Node, number: Int, keys: KeyMap, playlistNames: [String], baseDirectory: String,
                              fileSystem: any PlaylistFileSystem) -> TriggerConfig? {
         let label = "trigger \(number)"
-        guard node.mapping != nil else {
-            report(node, "\(label) is \(describe(node)); expected a map of \(Self.triggerKeys.joined(separator: ", "))")
-            return nil
-        }
-        guard let section = section(node, name: label, allowedKeys: Self.triggerKeys) else { return nil }
+        guard let section = listedSection(node, label: label, allowedKeys: Self.triggerKeys) else { return nil }
         let before = diagnostics.count
         if section["name"] == nil && !section.hasUntakenKeys {
             report(node, "\(label) has no 'name'; expected name: followed by a word for logs and `kiosk ctl trigger NAME`")

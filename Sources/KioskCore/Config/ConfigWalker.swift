@@ -46,6 +46,16 @@ final class ConfigWalker {
 
     /// The mapping in `node`, keyed by name; unknown keys are reported with a suggestion.
     /// `node` nil or an empty value gives an empty map (all defaults).
+    /// An element of a list that must be a map (a schedule entry, an insert, a trigger, a
+    /// power window): one error naming it by `label` ("trigger 2") when it is not.
+    func listedSection(_ node: Node, label: String, allowedKeys: [String]) -> SectionMap? {
+        guard node.mapping != nil else {
+            report(node, "\(label) is \(describe(node)); expected a map of \(allowedKeys.joined(separator: ", "))")
+            return nil
+        }
+        return section(node, name: label, allowedKeys: allowedKeys)
+    }
+
     func section(_ node: Node?, name: String, allowedKeys: [String]) -> SectionMap? {
         guard let node, !isNull(node) else { return nil }
         guard let mapping = node.mapping else {

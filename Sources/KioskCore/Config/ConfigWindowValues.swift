@@ -130,11 +130,7 @@ extension ConfigWalker {
         var windows: [ScheduleWindow] = []
         for (index, element) in elements.enumerated() {
             let name = "display.power window \(index + 1)"
-            guard element.mapping != nil else {
-                report(element, "\(name) is \(describe(element)); expected a map of \(Self.windowKeys.joined(separator: ", "))")
-                continue
-            }
-            guard let section = section(element, name: name, allowedKeys: Self.windowKeys) else { continue }
+            guard let section = listedSection(element, label: name, allowedKeys: Self.windowKeys) else { continue }
             if let window = window(section) { windows.append(window) }
         }
         return windows
