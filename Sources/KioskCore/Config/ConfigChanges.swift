@@ -22,6 +22,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case playlists
     /// schedule (entries, inserts, timezone, switch) and display.power: when what plays.
     case schedule
+    /// mqtt: the broker, names, credentials and TLS files of fleet control.
+    case mqtt
 
     /// How a running kiosk takes a change of this part.
     public var application: ReloadApplication {
@@ -35,6 +37,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         case .control: return .onRestart
         // The proof-of-play writer opens its file once, at start.
         case .logging: return .onRestart
+        // The broker connection, its will and its subscriptions are made once, at start.
+        case .mqtt: return .onRestart
         // The presenter loads the new font and settings between two frames.
         case .overlay: return .live
         // The input service is closed (grabs released) and opened again with the new settings.
@@ -93,6 +97,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.schedule.withoutLocations != new.schedule.withoutLocations || old.display.power != new.display.power {
             parts.append(.schedule)
         }
+        if old.mqtt != new.mqtt { parts.append(.mqtt) }
         self.parts = parts
         playbackSettings = settings
     }

@@ -17,6 +17,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var playlists: [PlaylistConfig] = []
     /// `schedule`: entries, inserts, time zone, switch mode. Empty: the default playlist plays.
     public var schedule = ScheduleConfig()
+    /// `mqtt`: fleet control over an MQTT broker; off without it.
+    public var mqtt = MQTTConfig()
 
     public init() {}
 }

@@ -22,6 +22,7 @@ extension KioskConfig {
             case .overlay: merged.overlay = running.overlay
             case .control: merged.control = running.control
             case .logging: merged.logging = running.logging
+            case .mqtt: merged.mqtt = running.mqtt
             case .items: merged.items = running.items
             case .playlists: merged.playlists = running.playlists
             case .schedule:
@@ -50,7 +51,7 @@ extension PlayerSettings {
             // The scheduler reads the new rules at its next tick (ConfigPart.application).
             case .schedule: next.schedule = ScheduleSettings(config)
             // Opened at start from these settings: taking them live would mean opening again.
-            case .display, .audioDevice, .control, .logging: break
+            case .display, .audioDevice, .control, .logging, .mqtt: break
             // Entries are expanded from the file system and handed over beside the settings.
             case .items, .playlists: break
             }

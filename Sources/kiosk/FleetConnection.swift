@@ -1,0 +1,177 @@
+import Foundation
+import KioskControl
+import KioskCore
+import KioskMQTT
+import KioskPlayer
+import Logging
+
+/// kiosk.conf's `mqtt` for `kiosk run`: one libmosquitto client and the bridge that speaks the
+/// control socket's vocabulary over it (KioskControl's `FleetBridge`). The broker is never
+/// waited for: the connect runs on a thread of its own, libmosquitto's network thread
+/// reconnects with backoff (1, 2, 4 ... 60 s), and every problem (unreachable, refused, TLS) is
+/// one line naming the broker and the reason, once per outage; playback goes on regardless.
+final class FleetConnection: @unchecked Sendable {
+    // Safe to share: the client is thread-safe; `outage` (what was last logged) is guarded by
+    // `lock`; the rest is immutable after init.
+    let bridge: FleetBridge
+    private let client: MQTTClient
+    private let config: MQTTConfig
+    private let broker: MQTTBroker
+    private let logger: Logger
+    private let lock = NSLock()
+    /// nil while connected (or before the first try); else the reason last logged, so a
+    /// broker that stays away, or refuses every retry, is one line and not one per attempt.
+    private var outage: String?
+    private var everConnected = false
+    private var connectThread: WorkerThread?
+
+    /// The connection kiosk.conf asks for; nil when `mqtt` is off, or when it cannot be set up
+    /// at all (an unreadable password file or TLS file: logged, and kiosk plays without it).
+    static func make(_ config: MQTTConfig, logger: Logger) -> FleetConnection? {
+        guard let broker = config.broker else { return nil }
+        let topics = FleetTopics(name: config.name ?? FleetTopics.defaultName(hostName: Self.hostName()), groups: config.groups)
+        do {
+            return try FleetConnection(config: config, broker: broker, topics: topics, logger: logger)
+        } catch {
+            logger.error("mqtt: \(broker): \(error); fleet control is off, playback goes on")
+            return nil
+        }
+    }
+
+    private init(config: MQTTConfig, broker: MQTTBroker, topics: FleetTopics, logger: Logger) throws {
+        self.config = config
+        self.broker = broker
+        self.logger = logger
+        let box = WeakConnection()
+        client = try MQTTClient(clientID: "kiosk-\(topics.name)", handlers: MQTTHandlers(
+            connected: { box.connection?.connected($0) },
+            disconnected: { box.connection?.disconnected($0) },
+            received: { box.connection?.bridge.received(command: $0.text, on: $0.topic) }))
+        bridge = FleetBridge(topics: topics, link: box, logger: logger)
+        box.connection = self
+        try client.setWill(topic: topics.status, payload: FleetStatus.offline(version: KioskVersion.text), qos: config.qos, retain: true)
+        if let username = config.username {
+            try client.setCredentials(username: username, password: try config.passwordFile.map(Self.readPassword) ?? config.password)
+        }
+        if broker.usesTLS {
+            try client.setTLS(caFile: config.caFile, caPath: config.caFile == nil ? "/etc/ssl/certs" : nil,
+                              certFile: config.certFile, keyFile: config.keyFile)
+        }
+        try client.setReconnectDelay(initial: 1, maximum: 60)
+    }
+
+    /// Starts the bridge for `player`, then connects on a thread of its own.
+    func start(player: any ControlledPlayer, schedule: (any ScheduleControl)?) {
+        bridge.start(player: player, schedule: schedule)
+        logger.info("mqtt: connecting to \(broker) as \(bridge.topics.status.dropLast("/status".count))")
+        connectThread = WorkerThread.start(name: "kiosk-mqtt-connect") { [self] in
+            if let error = client.connect(host: broker.host, port: broker.port, keepalive: config.keepalive) {
+                noteOutage("cannot reach \(broker): \(error.reason); retrying with backoff, playback goes on")
+            }
+            do {
+                try client.startLoop()
+            } catch {
+                logger.error("mqtt: \(broker): \(error); fleet control is off, playback goes on")
+            }
+        }
+    }
+
+    /// The offline status, a clean disconnect (the broker drops the will), the thread ended.
+    func stop() {
+        connectThread?.join(timeout: 2)
+        bridge.stop()
+        client.disconnect()
+        // libmosquitto ends its thread once the DISCONNECT is out; a broker that does not
+        // answer must not hold kiosk's exit, so the wait is bounded.
+        let stopper = WorkerThread.start(name: "kiosk-mqtt-stop") { [client] in client.stopLoop() }
+        stopper.join(timeout: 1)
+    }
+
+    /// Proof-of-play lines for the plays topic (`mqtt.proof_of_play`).
+    var playRecorded: @Sendable (String) -> Void {
+        { [bridge] line in bridge.recorded(play: line) }
+    }
+
+    /// The player's event handler: the bridge's, then `next`.
+    func handler(then next: (@Sendable (PlayerEvent) -> Void)?) -> @Sendable (PlayerEvent) -> Void {
+        { [bridge] event in
+            bridge.post(event)
+            next?(event)
+        }
+    }
+
+    /// The bridge's link (through `WeakConnection`): queued with kiosk.conf's qos.
+    func publish(topic: String, payload: String, retain: Bool) {
+        do {
+            try client.publish(topic: topic, payload: payload, qos: config.qos, retain: retain)
+        } catch {
+            logger.debug("mqtt: \(error)")   // the connection's own line says why it is down
+        }
+    }
+
+    // MARK: libmosquitto's network thread
+
+    private func connected(_ result: MQTTConnectResult) {
+        switch result {
+        case .accepted:
+            let again = lock.withLock { () -> Bool in
+                defer { outage = nil; everConnected = true }
+                return everConnected
+            }
+            logger.notice("mqtt: connected to \(broker)\(again ? " again" : "") as \(bridge.topics.status.dropLast("/status".count))")
+            for topic in bridge.topics.commandTopics {
+                do { try client.subscribe(topic: topic, qos: config.qos) } catch { logger.error("mqtt: \(broker): \(error)") }
+            }
+            bridge.connectionOpened()
+        case .refused(let reason):
+            noteOutage("\(broker) refused the connection: \(reason); retrying with backoff, playback goes on")
+        }
+    }
+
+    private func disconnected(_ reason: String?) {
+        bridge.connectionLost()
+        guard let reason else { return }   // kiosk's own disconnect
+        noteOutage("lost the connection to \(broker): \(reason); reconnecting with backoff, playback goes on")
+    }
+
+    /// One line per kind of trouble until the broker accepts kiosk again.
+    private func noteOutage(_ text: String) {
+        let isNew = lock.withLock { () -> Bool in
+            // A refusal is followed by the broker closing the connection: keep the refusal's line.
+            guard outage != text, !(outage?.contains("refused") == true && text.hasPrefix("lost the connection")) else { return false }
+            outage = text
+            return true
+        }
+        if isNew { logger.error("mqtt: \(text)") }
+    }
+
+    private static func readPassword(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw FleetSetupError("cannot read the password file \(path)")
+        }
+        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+    }
+
+    private static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// The client's handlers and the bridge's link are made before the connection they call into
+/// exists (both are needed at its init); this holds the connection once it does, without a
+/// retain cycle.
+private final class WeakConnection: FleetLink, @unchecked Sendable {
+    // Safe to share: set once, before libmosquitto's thread or the bridge's can use it.
+    weak var connection: FleetConnection?
+
+    func publish(topic: String, payload: String, retain: Bool) {
+        connection?.publish(topic: topic, payload: payload, retain: retain)
+    }
+}
+
+struct FleetSetupError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
