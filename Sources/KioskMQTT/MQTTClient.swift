@@ -116,7 +116,7 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// libmosquitto's text for an error code, lower-cased and without its full stop.
     static func reason(_ code: Int32) -> String {
-        if code == Int32(MOSQ_ERR_ERRNO.rawValue) { return String(cString: strerror(errno)) }
+        if code == Int32(MOSQ_ERR_ERRNO.rawValue) { return MQTTError.tidy(String(cString: strerror(errno))) }
         return MQTTError.tidy(String(cString: mosquitto_strerror(code)))
     }
 

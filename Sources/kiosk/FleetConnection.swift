@@ -11,8 +11,9 @@ import Logging
 /// reconnects with backoff (1, 2, 4 ... 60 s), and every problem (unreachable, refused, TLS) is
 /// one line naming the broker and the reason, once per outage; playback goes on regardless.
 final class FleetConnection: @unchecked Sendable {
-    // Safe to share: the client is thread-safe; `outage` (what was last logged) is guarded by
-    // `lock`; the rest is immutable after init.
+    // Safe to share: the client is thread-safe; `outage` and `everConnected` are guarded by
+    // `lock`, `stopping` by `stopSignal`; `connectThread` is set in `start` before `stop` can
+    // run (both on the main thread); the rest is immutable after init.
     let bridge: FleetBridge
     private let client: MQTTClient
     private let config: MQTTConfig
@@ -24,6 +25,9 @@ final class FleetConnection: @unchecked Sendable {
     private var outage: String?
     private var everConnected = false
     private var connectThread: WorkerThread?
+    /// Set by `stop`; wakes the first connect's wait between two tries.
+    private let stopSignal = NSCondition()
+    private var stopping = false
 
     /// The connection kiosk.conf asks for; nil when `mqtt` is off, or when it cannot be set up
     /// at all (an unreadable password file or TLS file: logged, and kiosk plays without it).
@@ -64,20 +68,40 @@ final class FleetConnection: @unchecked Sendable {
     func start(player: any ControlledPlayer, schedule: (any ScheduleControl)?) {
         bridge.start(player: player, schedule: schedule)
         logger.info("mqtt: connecting to \(broker) as \(bridge.topics.status.dropLast("/status".count))")
-        connectThread = WorkerThread.start(name: "kiosk-mqtt-connect") { [self] in
+        connectThread = WorkerThread.start(name: "kiosk-mqtt-connect") { [self] in firstConnect() }
+    }
+
+    /// Until the first TCP connect succeeds, kiosk retries itself (1, 2, 4 ... 60 s): libmosquitto
+    /// 2.0's network thread does not retry a connect that failed before it started (tried: a
+    /// broker that came up later was never reached). From then on its thread reconnects.
+    private func firstConnect() {
+        var delay = 1.0
+        while !isStopping {
             if let error = client.connect(host: broker.host, port: broker.port, keepalive: config.keepalive) {
                 noteOutage("cannot reach \(broker): \(error.reason); retrying with backoff, playback goes on")
+                stopSignal.lock()
+                if !stopping { _ = stopSignal.wait(until: Date(timeIntervalSinceNow: delay)) }
+                stopSignal.unlock()
+                delay = min(delay * 2, 60)
+                continue
             }
             do {
                 try client.startLoop()
             } catch {
                 logger.error("mqtt: \(broker): \(error); fleet control is off, playback goes on")
             }
+            return
         }
     }
 
-    /// The offline status, a clean disconnect (the broker drops the will), the thread ended.
+    private var isStopping: Bool { stopSignal.withLock { stopping } }
+
+    /// The offline status, a clean disconnect (the broker drops the will), the threads ended.
     func stop() {
+        stopSignal.withLock {
+            stopping = true
+            stopSignal.broadcast()
+        }
         connectThread?.join(timeout: 2)
         bridge.stop()
         client.disconnect()
