@@ -3,16 +3,16 @@ import Foundation
 
 /// A thin typed wrapper of one libmosquitto client (MQTT 3.1.1). libmosquitto owns the
 /// protocol, TLS, keepalive and reconnection; kiosk only says where to connect and what to
-/// send. Its network thread (`mosquitto_loop_start`) calls the handlers, so they must only hand
-/// work over, and `publish` only queues: nothing here waits for the network except
-/// `connect` (name lookup and the TCP connect), which callers run on a thread of their own.
+/// send. Its network loop (`runLoop`, libmosquitto's `mosquitto_loop_forever`, the body of the
+/// thread `mosquitto_loop_start` would start) calls the handlers, so they must only hand work
+/// over, and `publish` only queues: nothing here waits for the network except `connect` and
+/// (name lookup and the TCP connect), which runs on the loop's thread.
 public final class MQTTClient: @unchecked Sendable {
-    // Safe to share: libmosquitto's calls used here are thread-safe once its loop runs
-    // (it locks its own state); `handlers` is immutable; `looping` is guarded by `lock`.
+    // Safe to share: libmosquitto locks its own state (`mosquitto_threaded_set`), so publish
+    // and disconnect may come from any thread while the loop runs on its own; `handlers` is
+    // immutable.
     private let handle: OpaquePointer
     private let handlers: Unmanaged<MQTTHandlers>
-    private let lock = NSLock()
-    private var looping = false
 
     /// A client that says it is `clientID` to the broker (one per kiosk: a second connection
     /// with the same ID makes the broker drop the first). `cleanSession`: the broker keeps no
@@ -27,6 +27,8 @@ public final class MQTTClient: @unchecked Sendable {
         self.handle = handle
         self.handlers = retained
         _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        // Publish comes from kiosk's threads while the loop runs on its own.
+        _ = mosquitto_threaded_set(handle, true)
         mosquitto_connect_callback_set(handle) { _, userdata, code in
             MQTTHandlers.from(userdata)?.connected(code == 0 ? .accepted : .refused(MQTTClient.connackReason(code)))
         }
@@ -41,8 +43,8 @@ public final class MQTTClient: @unchecked Sendable {
         }
     }
 
+    /// Only once the loop's thread has ended (its owner joins it first).
     deinit {
-        stopLoop()
         mosquitto_destroy(handle)
         handlers.release()
     }
@@ -72,17 +74,19 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     /// Starts connecting (name lookup and the TCP connect happen now, on the calling thread;
-    /// the MQTT handshake on the network thread). An error is returned, not thrown: the
-    /// network thread retries regardless once started.
+    /// the MQTT handshake in `runLoop`). nil when the TCP connection is under way.
     public func connect(host: String, port: Int, keepalive: Int) -> MQTTError? {
         let code = mosquitto_connect_async(handle, host, Int32(port), Int32(keepalive))
         return code == Int32(MOSQ_ERR_SUCCESS.rawValue) ? nil : MQTTError(code: code, doing: "connect")
     }
 
-    /// libmosquitto's network thread: reads, writes, pings, and reconnects with the delay.
-    public func startLoop() throws(MQTTError) {
-        try check(mosquitto_loop_start(handle), doing: "start the network thread")
-        lock.withLock { looping = true }
+    /// libmosquitto's network loop, on the calling thread: reads, writes, pings, and reconnects
+    /// with the delay after a lost connection or a refusal. Returns after `disconnect` (nil), or
+    /// with the error libmosquitto does not retry itself (TLS, protocol), which
+    /// `mosquitto_loop_start`'s thread would end on silently.
+    public func runLoop() -> MQTTError? {
+        let code = mosquitto_loop_forever(handle, -1, 1)
+        return code == Int32(MOSQ_ERR_SUCCESS.rawValue) ? nil : MQTTError(code: code, doing: "keep the connection")
     }
 
     /// Queues a message; never waits for the network (libmosquitto's thread sends it).
@@ -95,19 +99,10 @@ public final class MQTTClient: @unchecked Sendable {
         try check(mosquitto_subscribe(handle, nil, topic, Int32(qos)), doing: "subscribe to \(topic)")
     }
 
-    /// A clean disconnect: the broker drops the will. What was queued before is sent first.
+    /// A clean disconnect: the broker drops the will. What was queued before is sent first;
+    /// `runLoop` returns once the DISCONNECT is out (or within its 1 s wait when unconnected).
     public func disconnect() {
         _ = mosquitto_disconnect(handle)
-    }
-
-    /// Ends the network thread (after `disconnect`, it ends once the DISCONNECT is out, or at
-    /// once when there was no connection); waits for it.
-    public func stopLoop() {
-        let wasLooping = lock.withLock { () -> Bool in
-            defer { looping = false }
-            return looping
-        }
-        if wasLooping { _ = mosquitto_loop_stop(handle, false) }
     }
 
     private func check(_ code: Int32, doing action: String) throws(MQTTError) {
@@ -165,6 +160,8 @@ public final class MQTTHandlers: Sendable {
 /// A libmosquitto call that failed: what kiosk was doing and libmosquitto's reason.
 public struct MQTTError: Error, Equatable, CustomStringConvertible {
     public let code: Int32
+    /// A TLS failure: a certificate, key or CA that does not match the broker's.
+    public var isTLS: Bool { code == Int32(MOSQ_ERR_TLS.rawValue) }
     public let action: String
     public let reason: String
 

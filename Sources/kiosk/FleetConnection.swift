@@ -7,12 +7,12 @@ import Logging
 
 /// kiosk.conf's `mqtt` for `kiosk run`: one libmosquitto client and the bridge that speaks the
 /// control socket's vocabulary over it (KioskControl's `FleetBridge`). The broker is never
-/// waited for: the connect runs on a thread of its own, libmosquitto's network thread
-/// reconnects with backoff (1, 2, 4 ... 60 s), and every problem (unreachable, refused, TLS) is
+/// waited for: the connection lives on a thread of its own, which runs libmosquitto's loop
+/// (reconnecting with backoff, 1, 2, 4 ... 60 s), and every problem (unreachable, refused, TLS) is
 /// one line naming the broker and the reason, once per outage; playback goes on regardless.
 final class FleetConnection: @unchecked Sendable {
-    // Safe to share: the client is thread-safe; `outage` and `everConnected` are guarded by
-    // `lock`, `stopping` by `stopSignal`; `connectThread` is set in `start` before `stop` can
+    // Safe to share: the client is thread-safe; `outage`, `everConnected`, `connected` and `retryDelay` are
+    // guarded by `lock`, `stopping` by `stopSignal`; `networkThread` is set in `start` before `stop` can
     // run (both on the main thread); the rest is immutable after init.
     let bridge: FleetBridge
     private let client: MQTTClient
@@ -20,12 +20,16 @@ final class FleetConnection: @unchecked Sendable {
     private let broker: MQTTBroker
     private let logger: Logger
     private let lock = NSLock()
-    /// nil while connected (or before the first try); else the reason last logged, so a
+    /// nil while connected (or before the first try); else the kind of trouble last logged, so a
     /// broker that stays away, or refuses every retry, is one line and not one per attempt.
     private var outage: String?
     private var everConnected = false
-    private var connectThread: WorkerThread?
-    /// Set by `stop`; wakes the first connect's wait between two tries.
+    /// Between the broker's CONNACK and the connection's end.
+    private var connected = false
+    private var networkThread: WorkerThread?
+    /// The wait before kiosk's next try (`network`); back to 1 s once connected.
+    private var retryDelay = 1.0
+    /// Set by `stop`; wakes the network thread's wait between two tries.
     private let stopSignal = NSCondition()
     private var stopping = false
 
@@ -68,47 +72,52 @@ final class FleetConnection: @unchecked Sendable {
     func start(player: any ControlledPlayer, schedule: (any ScheduleControl)?) {
         bridge.start(player: player, schedule: schedule)
         logger.info("mqtt: connecting to \(broker) as \(bridge.topics.status.dropLast("/status".count))")
-        connectThread = WorkerThread.start(name: "kiosk-mqtt-connect") { [self] in firstConnect() }
+        networkThread = WorkerThread.start(name: "kiosk-mqtt-net") { [self] in network() }
     }
 
-    /// Until the first TCP connect succeeds, kiosk retries itself (1, 2, 4 ... 60 s): libmosquitto
-    /// 2.0's network thread does not retry a connect that failed before it started (tried: a
-    /// broker that came up later was never reached). From then on its thread reconnects.
-    private func firstConnect() {
-        var delay = 1.0
+    /// The connection's thread. libmosquitto's loop (`runLoop`) reconnects by itself, with its
+    /// delay, after a lost connection or a refusal; kiosk retries what it does not: a first
+    /// connect that failed (libmosquitto 2.0 never retries one: a broker that came up later was
+    /// never reached) and a loop that ended on an error (a TLS failure ends
+    /// `mosquitto_loop_start`'s thread without a word). Same backoff: 1, 2, 4 ... 60 s.
+    private func network() {
         while !isStopping {
             if let error = client.connect(host: broker.host, port: broker.port, keepalive: config.keepalive) {
-                noteOutage("cannot reach \(broker): \(error.reason); retrying with backoff, playback goes on")
-                stopSignal.lock()
-                if !stopping { _ = stopSignal.wait(until: Date(timeIntervalSinceNow: delay)) }
-                stopSignal.unlock()
-                delay = min(delay * 2, 60)
-                continue
+                noteOutage("cannot reach \(broker): \(describe(error)); retrying with backoff, playback goes on", reason: describe(error))
+            } else if let error = client.runLoop() {
+                if isStopping { return }
+                noteOutage("the connection to \(broker) failed: \(describe(error)); retrying with backoff, playback goes on",
+                           reason: describe(error))
+            } else {
+                return   // kiosk's own disconnect
             }
-            do {
-                try client.startLoop()
-            } catch {
-                logger.error("mqtt: \(broker): \(error); fleet control is off, playback goes on")
+            let delay = lock.withLock { () -> Double in
+                defer { retryDelay = min(retryDelay * 2, 60) }
+                return retryDelay
             }
-            return
+            stopSignal.lock()
+            if !stopping { _ = stopSignal.wait(until: Date(timeIntervalSinceNow: delay)) }
+            stopSignal.unlock()
         }
+    }
+
+    private func describe(_ error: MQTTError) -> String {
+        error.isTLS ? "\(error.reason) (check ca_file, cert_file and key_file against the broker's certificate)" : error.reason
     }
 
     private var isStopping: Bool { stopSignal.withLock { stopping } }
 
-    /// The offline status, a clean disconnect (the broker drops the will), the threads ended.
+    /// The offline status, a clean disconnect (the broker drops the will), the thread ended.
     func stop() {
         stopSignal.withLock {
             stopping = true
             stopSignal.broadcast()
         }
-        connectThread?.join(timeout: 2)
         bridge.stop()
         client.disconnect()
-        // libmosquitto ends its thread once the DISCONNECT is out; a broker that does not
-        // answer must not hold kiosk's exit, so the wait is bounded.
-        let stopper = WorkerThread.start(name: "kiosk-mqtt-stop") { [client] in client.stopLoop() }
-        stopper.join(timeout: 1)
+        // The loop ends once the DISCONNECT is out (within its 1 s wait when unconnected); a
+        // broker that does not answer must not hold kiosk's exit, so the wait is bounded.
+        networkThread?.join(timeout: 1.5)
     }
 
     /// Proof-of-play lines for the plays topic (`mqtt.proof_of_play`).
@@ -139,7 +148,7 @@ final class FleetConnection: @unchecked Sendable {
         switch result {
         case .accepted:
             let again = lock.withLock { () -> Bool in
-                defer { outage = nil; everConnected = true }
+                defer { outage = nil; everConnected = true; connected = true; retryDelay = 1 }
                 return everConnected
             }
             logger.notice("mqtt: connected to \(broker)\(again ? " again" : "") as \(bridge.topics.status.dropLast("/status".count))")
@@ -148,22 +157,35 @@ final class FleetConnection: @unchecked Sendable {
             }
             bridge.connectionOpened()
         case .refused(let reason):
-            noteOutage("\(broker) refused the connection: \(reason); retrying with backoff, playback goes on")
+            noteOutage("\(broker) refused the connection: \(reason); retrying with backoff, playback goes on", reason: "refused: \(reason)")
         }
     }
 
     private func disconnected(_ reason: String?) {
         bridge.connectionLost()
+        let wasConnected = lock.withLock { () -> Bool in
+            defer { connected = false }
+            return connected
+        }
         guard let reason else { return }   // kiosk's own disconnect
-        noteOutage("lost the connection to \(broker): \(reason); reconnecting with backoff, playback goes on")
+        if wasConnected {
+            noteOutage("lost the connection to \(broker): \(reason); reconnecting with backoff, playback goes on", reason: "lost")
+        } else {
+            // A TCP connect that failed in the loop (libmosquitto connects without blocking),
+            // or the broker closing the connection it just refused.
+            noteOutage("cannot reach \(broker): \(reason); retrying with backoff, playback goes on", reason: reason,
+                       unlessRefused: true)
+        }
     }
 
-    /// One line per kind of trouble until the broker accepts kiosk again.
-    private func noteOutage(_ text: String) {
+    /// One line per kind of trouble (`reason`: the same TLS failure at the connect and in the
+    /// loop is one) until the broker accepts kiosk again.
+    /// `unlessRefused`: a connection's end, which follows each refusal (the broker closes the
+    /// connection it refused): the refusal's line says why.
+    private func noteOutage(_ text: String, reason: String, unlessRefused: Bool = false) {
         let isNew = lock.withLock { () -> Bool in
-            // A refusal is followed by the broker closing the connection: keep the refusal's line.
-            guard outage != text, !(outage?.contains("refused") == true && text.hasPrefix("lost the connection")) else { return false }
-            outage = text
+            guard outage != reason, !(unlessRefused && outage?.hasPrefix("refused") == true) else { return false }
+            outage = reason
             return true
         }
         if isNew { logger.error("mqtt: \(text)") }

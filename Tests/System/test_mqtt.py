@@ -6,8 +6,10 @@ mosquitto-clients) and through kiosk's control socket.
 Checked: the retained status appears; a `pause` on a group topic pauses two kiosks (their
 control sockets and statuses say paused) and each replies on its reply topic; a broker killed
 and started again is reconnected to (one line each way) and the status published again while
-frames never stop; a wrong password is one clear line and kiosk plays on; a SIGKILLed kiosk's
-status becomes the will, `offline`, and a SIGTERMed one says so itself. Every wait is for an
+frames never stop, and proof-of-play lines follow on the plays topic; a wrong password is one
+clear line and kiosk plays on; a SIGKILLed kiosk's status becomes the will, `offline`, and a
+SIGTERMed one says so itself; a broker that comes up after kiosk is reached; TLS with the
+broker's CA (certificates made here with openssl) connects, a wrong CA is one line. Every wait is for an
 event with a deadline meant for a hang, never for a speed."""
 import getpass
 import json
@@ -42,7 +44,7 @@ def free_port():
 class Broker:
     """One mosquitto on 127.0.0.1: anonymous, or with a password file (users given)."""
 
-    def __init__(self, directory: Path, users=None, port=None):
+    def __init__(self, directory: Path, users=None, port=None, tls=None):
         self.port = port or free_port()
         self.directory = directory
         self.conf = directory / f"mosquitto-{self.port}.conf"
@@ -59,6 +61,8 @@ class Broker:
             lines += ["allow_anonymous false", f"password_file {passwords}"]
         else:
             lines.append("allow_anonymous true")
+        if tls:
+            lines += [f"cafile {tls['ca']}", f"certfile {tls['cert']}", f"keyfile {tls['key']}"]
         self.conf.write_text("\n".join(lines) + "\n")
         self.process = None
         self.start()
@@ -81,9 +85,10 @@ class Broker:
         self.process.kill()
         self.process.wait(timeout=10)
 
-    def retained(self, topic, timeout=10):
+    def retained(self, topic, timeout=10, tls=None):
         """The retained message on `topic` as JSON, or None when there is none."""
-        result = subprocess.run(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(self.port), "-t", topic,
+        secure = ["--cafile", str(tls["ca"]), "-h", "localhost"] if tls else ["-h", "127.0.0.1"]
+        result = subprocess.run(["mosquitto_sub", *secure, "-p", str(self.port), "-t", topic,
                                  "-C", "1", "-W", str(timeout), "--retained-only"],
                                 capture_output=True, text=True)
         return json.loads(result.stdout) if result.returncode == 0 and result.stdout.strip() else None
@@ -119,14 +124,14 @@ class Subscriber:
 class Kiosk:
     """One headless `kiosk run` with an mqtt section: its stats file, log and control socket."""
 
-    def __init__(self, directory: Path, clip: Path, name: str, mqtt: str):
+    def __init__(self, directory: Path, clip: Path, name: str, mqtt: str, extra: str = ""):
         self.name = name
         self.stats = directory / f"stats-{name}.jsonl"
         self.log = directory / f"log-{name}.txt"
         self.socket = directory / f"control-{name}.sock"
         config = directory / f"kiosk-{name}.conf"
         config.write_text("display: {output: headless}\naudio: {device: none}\ninput: {enabled: false}\n"
-                          f"mqtt:\n{mqtt}items: [{clip}]\n")
+                          f"{extra}mqtt:\n{mqtt}items: [{clip}]\n")
         with open(self.log, "w") as log:
             self.process = subprocess.Popen(
                 [str(KIOSK), "run", "--config", str(config), "--display", "headless:320x240", "--audio", "none",
@@ -157,8 +162,27 @@ class Kiosk:
         return self.process.wait(timeout=20)
 
 
-def section(port, name, extra=""):
-    return f"  broker: mqtt://127.0.0.1:{port}\n  name: {name}\n{extra}"
+def section(port, name, extra="", scheme="mqtt", host="127.0.0.1"):
+    return f"  broker: {scheme}://{host}:{port}\n  name: {name}\n{extra}"
+
+
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory):
+    """A CA, the broker's certificate from it (for localhost and 127.0.0.1), and another CA."""
+    directory = tmp_path_factory.mktemp("mqtt-tls")
+
+    def openssl(*words):
+        subprocess.run(["openssl", *words], check=True, capture_output=True, cwd=directory)
+
+    for ca in ("ca", "other"):
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN=kiosk test {ca}",
+                "-keyout", f"{ca}.key", "-out", f"{ca}.pem")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "server.key", "-out", "server.csr")
+    (directory / "san.ext").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+            "-extfile", "san.ext", "-out", "server.pem")
+    return {"ca": directory / "ca.pem", "cert": directory / "server.pem", "key": directory / "server.key",
+            "other": directory / "other.pem"}
 
 
 @pytest.fixture(scope="module")
@@ -229,7 +253,9 @@ def test_a_group_pause_pauses_two_kiosks_and_each_replies(tmp_path, clip, runnin
 def test_a_broker_restart_is_survived_and_playback_never_stops(tmp_path, clip, running):
     broker = Broker(tmp_path)
     running.append(broker)
-    kiosk = Kiosk(tmp_path, clip, "k1", section(broker.port, "k1", "  keepalive: 5\n"))
+    plays = tmp_path / "plays.jsonl"
+    kiosk = Kiosk(tmp_path, clip, "k1", section(broker.port, "k1", "  keepalive: 5\n  proof_of_play: true\n"),
+                  extra=f"logging: {{proof_of_play: {plays}}}\n")
     running.append(kiosk)
     assert wait_until(lambda: broker.retained("kiosk/k1/status"), timeout=EVENT_TIMEOUT)
     broker.kill()
@@ -245,6 +271,12 @@ def test_a_broker_restart_is_survived_and_playback_never_stops(tmp_path, clip, r
     frames = kiosk.frames()
     assert wait_until(lambda: kiosk.frames() > frames + 25, timeout=EVENT_TIMEOUT)
     assert kiosk.process.poll() is None
+    # Proof of play (mqtt.proof_of_play): the clip's next completed play, as the file has it.
+    watcher = Subscriber(broker, "kiosk/k1/plays", "plays")
+    running.append(watcher)
+    published = wait_until(lambda: watcher.messages("kiosk/k1/plays"), timeout=EVENT_TIMEOUT)
+    assert published and published[0]["outcome"] == "completed" and published[0]["path"] == str(clip)
+    assert published[0] in [json.loads(line) for line in plays.read_text().splitlines()]
 
 
 def test_a_wrong_password_is_one_line_and_kiosk_plays_on(tmp_path, clip, running):
@@ -297,3 +329,25 @@ def test_an_unreachable_broker_is_one_line_then_reached_when_it_comes(tmp_path, 
     assert wait_until(lambda: kiosk.lines("mqtt: connected to"), timeout=90), kiosk.log.read_text()
     assert len(kiosk.lines("mqtt: cannot reach")) == 1
     assert broker.retained("kiosk/k1/status")
+
+
+def test_tls_with_the_brokers_ca_connects_and_a_wrong_ca_is_one_line(tmp_path, clip, certificates, running):
+    broker = Broker(tmp_path, tls=certificates)
+    running.append(broker)
+    good = Kiosk(tmp_path, clip, "tls", section(broker.port, "tls", f"  ca_file: {certificates['ca']}\n",
+                                                scheme="mqtts", host="localhost"))
+    running.append(good)
+    assert wait_until(lambda: good.lines("mqtt: connected to mqtts://localhost:"), timeout=EVENT_TIMEOUT), good.log.read_text()
+    status = wait_until(lambda: broker.retained("kiosk/tls/status", tls=certificates), timeout=EVENT_TIMEOUT)
+    assert status and status["online"] is True
+    wrong = Kiosk(tmp_path, clip, "wrongca", section(broker.port, "wrongca", f"  ca_file: {certificates['other']}\n",
+                                                     scheme="mqtts", host="localhost"))
+    running.append(wrong)
+    line = wait_until(lambda: wrong.lines("mqtt: "), timeout=EVENT_TIMEOUT)
+    assert line and f"mqtts://localhost:{broker.port}" in line[0] and "TLS" in line[0], wrong.log.read_text()
+    # Tried again with backoff (the broker sees each handshake fail), still the one line.
+    assert wait_until(lambda: broker.log.read_text().count("unknown ca") >= 3, timeout=EVENT_TIMEOUT), broker.log.read_text()
+    assert [entry for entry in wrong.log.read_text().splitlines() if "mqtt:" in entry] == line
+    frames = wrong.frames()
+    assert wait_until(lambda: wrong.frames() > frames + 25, timeout=EVENT_TIMEOUT)
+    assert broker.retained("kiosk/wrongca/status", timeout=2, tls=certificates) is None
