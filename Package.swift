@@ -76,6 +76,7 @@ let package = Package(
         .testTarget(name: "KioskCECTests", dependencies: ["KioskCEC", "KioskCore", "KioskTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskPlayerTests", dependencies: ["KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
                                                            .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "KioskMQTTTests", dependencies: ["KioskMQTT"]),
         .testTarget(name: "KioskControlTests", dependencies: ["KioskControl", "KioskCore", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),
     ]

@@ -62,6 +62,12 @@ final class FleetConnection: @unchecked Sendable {
             try client.setCredentials(username: username, password: try config.passwordFile.map(Self.readPassword) ?? config.password)
         }
         if broker.usesTLS {
+            // libmosquitto says only "invalid function arguments" for a file it cannot open.
+            for (key, path) in [("ca_file", config.caFile), ("cert_file", config.certFile), ("key_file", config.keyFile)] {
+                if let path, !FileManager.default.isReadableFile(atPath: path) {
+                    throw FleetSetupError("cannot read \(key) \(path)")
+                }
+            }
             try client.setTLS(caFile: config.caFile, caPath: config.caFile == nil ? "/etc/ssl/certs" : nil,
                               certFile: config.certFile, keyFile: config.keyFile)
         }
