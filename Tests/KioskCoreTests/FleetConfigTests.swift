@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import KioskCore
 
@@ -117,6 +118,23 @@ struct FleetConfigTests {
         #expect(diagnostics("mqtt: {broker: 'mqtts://x', cert_file: c.pem}\n")
                 == ["mqtt has only one of 'cert_file' and 'key_file'; expected both (a client certificate and its key) or neither"])
         #expect(diagnostics("mqtt: {broker: 'mqtts://x', ca_file: ca.pem}\n").isEmpty)
+    }
+
+    /// The annotated kiosk.conf shows the section commented out (it is off by default); taken in,
+    /// it must read as it says (`password` is shown with `password_file` as its alternative).
+    @Test func theExamplesCommentedSectionParses() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let example = try String(contentsOf: root.appendingPathComponent("kiosk.conf"), encoding: .utf8)
+        let lines = example.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex(of: "# mqtt:"))
+        let section = lines[start...].prefix { $0.hasPrefix("#") }.map { $0.dropFirst(2) }.joined(separator: "\n")
+        let config = try parse(section + "\n", files: ["/etc/kiosk/mqtt-ca.pem", "/etc/kiosk/client.pem", "/etc/kiosk/client.key"])
+        #expect(config.mqtt.broker == MQTTBroker(host: "broker.example", port: 8883, usesTLS: true))
+        #expect(config.mqtt.username == "kiosk" && config.mqtt.password == "secret")
+        #expect(config.mqtt.caFile == "/etc/kiosk/mqtt-ca.pem" && config.mqtt.keyFile == "/etc/kiosk/client.key")
+        #expect(config.mqtt.name == "lobby-1" && config.mqtt.groups == ["wall-a"])
+        #expect(config.mqtt.keepalive == MQTTConfig().keepalive && config.mqtt.qos == MQTTConfig().qos)
+        #expect(config.mqtt.proofOfPlay == MQTTConfig().proofOfPlay)
     }
 
     @Test func aChangedSectionWaitsForARestart() throws {
