@@ -77,7 +77,7 @@ final class FleetConnection: @unchecked Sendable {
     /// Starts the bridge for `player`, then connects on a thread of its own.
     func start(player: any ControlledPlayer, schedule: (any ScheduleControl)?) {
         bridge.start(player: player, schedule: schedule)
-        logger.info("mqtt: connecting to \(broker) as \(bridge.topics.status.dropLast("/status".count))")
+        logger.info("mqtt: connecting to \(broker) as \(bridge.topics.root)")
         networkThread = WorkerThread.start(name: "kiosk-mqtt-net") { [self] in network() }
     }
 
@@ -157,7 +157,7 @@ final class FleetConnection: @unchecked Sendable {
                 defer { outage = nil; everConnected = true; connected = true; retryDelay = 1 }
                 return everConnected
             }
-            logger.notice("mqtt: connected to \(broker)\(again ? " again" : "") as \(bridge.topics.status.dropLast("/status".count))")
+            logger.notice("mqtt: connected to \(broker)\(again ? " again" : "") as \(bridge.topics.root)")
             for topic in bridge.topics.commandTopics {
                 do { try client.subscribe(topic: topic, qos: config.qos) } catch { logger.error("mqtt: \(broker): \(error)") }
             }

@@ -148,6 +148,7 @@ struct FleetConfigTests {
 
     @Test func topicsAreUnderTheKiosksNameAndItsGroups() {
         let topics = FleetTopics(name: "lobby-1", groups: ["wall", "floor2"])
+        #expect(topics.root == "kiosk/lobby-1")
         #expect(topics.status == "kiosk/lobby-1/status")
         #expect(topics.event == "kiosk/lobby-1/event")
         #expect(topics.plays == "kiosk/lobby-1/plays")

@@ -10,17 +10,18 @@ public struct FleetTopics: Sendable, Equatable {
         self.groups = groups
     }
 
-    private var base: String { "kiosk/\(name)" }
+    /// `kiosk/<name>`, as log lines name the kiosk.
+    public var root: String { "kiosk/\(name)" }
     /// Retained JSON: online, state, item, title, time...; the will sets it offline.
-    public var status: String { "\(base)/status" }
+    public var status: String { "\(root)/status" }
     /// The control socket's event lines.
-    public var event: String { "\(base)/event" }
+    public var event: String { "\(root)/event" }
     /// Proof-of-play lines, when `mqtt.proof_of_play` is on.
-    public var plays: String { "\(base)/plays" }
+    public var plays: String { "\(root)/plays" }
     /// Commands for this kiosk: the control socket's request lines.
-    public var command: String { "\(base)/cmd" }
+    public var command: String { "\(root)/cmd" }
     /// Replies to the commands (from this kiosk's topic and its groups' alike).
-    public var reply: String { "\(base)/reply" }
+    public var reply: String { "\(root)/reply" }
     /// Every topic kiosk takes commands from: its own, then each group's.
     public var commandTopics: [String] { [command] + groups.map { "kiosk/group/\($0)/cmd" } }
 
