@@ -9,7 +9,8 @@ and started again is reconnected to (one line each way) and the status published
 frames never stop, and proof-of-play lines follow on the plays topic; a wrong password is one
 clear line and kiosk plays on; a SIGKILLed kiosk's status becomes the will, `offline`, and a
 SIGTERMed one says so itself; a broker that comes up after kiosk is reached; TLS with the
-broker's CA (certificates made here with openssl) connects, a wrong CA is one line. Every wait is for an
+broker's CA (certificates made here with openssl) connects, a wrong CA is one line; a SIGTERM is
+not held by a broker that is away. Every wait is for an
 event with a deadline meant for a hang, never for a speed."""
 import getpass
 import json
@@ -355,3 +356,17 @@ def test_tls_with_the_brokers_ca_connects_and_a_wrong_ca_is_one_line(tmp_path, c
     frames = wrong.frames()
     assert wait_until(lambda: wrong.frames() > frames + 25, timeout=EVENT_TIMEOUT)
     assert broker.retained("kiosk/wrongca/status", timeout=2, tls=certificates) is None
+
+
+def test_a_stop_is_not_held_by_a_broker_that_is_away(tmp_path, clip, running):
+    # A broker that refuses the TCP connection: libmosquitto sleeps its reconnect delay between
+    # tries, which nothing can wake; kiosk's stop must still take less than a second (SIGTERM's
+    # contract, test_signals.py).
+    kiosk = Kiosk(tmp_path, clip, "k1", section(free_port(), "k1"))
+    running.append(kiosk)
+    assert wait_until(lambda: kiosk.lines("mqtt: cannot reach"), timeout=EVENT_TIMEOUT), kiosk.log.read_text()
+    time.sleep(1.5)   # into the reconnect delay (1 s, then 2 s)
+    started = time.monotonic()
+    assert kiosk.stop() == 0
+    took = time.monotonic() - started
+    assert took < 1.0, f"exit took {took:.2f} s after SIGTERM"
