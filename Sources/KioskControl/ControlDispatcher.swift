@@ -8,12 +8,15 @@ import KioskPlayer
 public final class ControlDispatcher {
     let player: any ControlledPlayer
     let schedule: (any ScheduleControl)?
+    let triggers: (any TriggerControl)?
     let baseDirectory: String
     private var names = ControlEventNames()
 
-    public init(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil, baseDirectory: String) {
+    public init(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil, triggers: (any TriggerControl)? = nil,
+         baseDirectory: String) {
         self.player = player
         self.schedule = schedule
+        self.triggers = triggers
         self.baseDirectory = baseDirectory
     }
 
@@ -59,6 +62,8 @@ public final class ControlDispatcher {
                 // No schedule (`kiosk play`): auto means the screen's default, on.
                 player.send(.setDisplayPower(on: mode != .off))
             }
+        case .trigger(let name):
+            return fire(name)
         case .commands:
             return .success(ControlMessage.commandList)
         case .screenshot(let path):
@@ -83,7 +88,7 @@ public final class ControlDispatcher {
             guard player.status == .readyToPlay else {
                 return ControlRequestError("seek: the current item is not ready to play (status \(ControlEventNames.name(of: player.status)))")
             }
-        case .goto(let index), .playOnce(.entry(let index), _):
+        case .goto(let index), .playOnce(.entry(let index), _, _):
             let count = player.playlistCount
             guard index < count else {
                 let word = if case .goto = request { "goto" } else { "play_item_once" }
@@ -93,6 +98,21 @@ public final class ControlDispatcher {
             break
         }
         return nil
+    }
+
+    /// kiosk.conf's trigger `name`, as its key or zone would fire it.
+    private func fire(_ name: String) -> Result<ControlValue, ControlRequestError> {
+        let table = triggers?.triggers ?? TriggerSet()
+        guard !table.isEmpty else { return .failure(ControlRequestError("trigger: kiosk.conf defines no triggers")) }
+        guard let trigger = table.trigger(named: name) else {
+            return .failure(ControlRequestError("trigger: no trigger '\(name)': kiosk.conf defines "
+                                                + table.names.map { "'\($0)'" }.joined(separator: ", ")))
+        }
+        guard let request = trigger.request else {
+            return .failure(ControlRequestError("trigger: '\(name)' has nothing to play: \(trigger.problem ?? "no entries")"))
+        }
+        player.send(request)
+        return .success(.null)
     }
 
     /// A new playlist, expanded like kiosk.conf's items, played from its first entry.

@@ -31,4 +31,10 @@ public protocol ScheduleControl: AnyObject, Sendable {
     var scheduleStatus: ControlValue { get }
 }
 
+/// kiosk.conf's triggers as the control socket's `trigger NAME` finds them: the table in force
+/// now (a reload replaces it). Without one (`kiosk play`) the command is refused.
+public protocol TriggerControl: AnyObject, Sendable {
+    var triggers: TriggerSet { get }
+}
+
 extension QueuePlayer: ControlledPlayer {}

@@ -54,8 +54,9 @@ public final class FleetBridge: @unchecked Sendable {
 
     /// Starts answering for `player` (see `ControlServer.start`). Events posted before wait.
     public func start(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
+                      triggers: (any TriggerControl)? = nil,
                       baseDirectory: String = FileManager.default.currentDirectoryPath) {
-        let dispatcher = ControlDispatcher(player: player, schedule: schedule, baseDirectory: baseDirectory)
+        let dispatcher = ControlDispatcher(player: player, schedule: schedule, triggers: triggers, baseDirectory: baseDirectory)
         lock.withLock {
             self.dispatcher = dispatcher
             running = true

@@ -39,6 +39,7 @@ final class InputReader {
     let screen: InputScreen
     let thresholds: GestureThresholds
     let keys: KeyTranslator
+    let triggerInput: TriggerInput
     let player: PlayerRequestSink
     let logger: Logger
     var mapper: InputActionMapper
@@ -52,13 +53,15 @@ final class InputReader {
     /// Delays between attempts to open a new node whose permissions may still be changing.
     static let retryDelays = [0.05, 0.1, 0.2, 0.4, 0.8, 1.6]
 
-    init(config: InputConfig, screen: InputScreen, player: PlayerRequestSink, logger: Logger, directory: String) {
+    init(config: InputConfig, screen: InputScreen, player: PlayerRequestSink, logger: Logger, directory: String,
+         triggers: TriggerSet = TriggerSet()) {
         self.directory = directory
         selection = DeviceSelection(config.devices)
         grab = config.grab
         self.screen = screen
         thresholds = GestureThresholds(doubleTapEnabled: config.gestures.doubleTap, scrubEnabled: config.gestures.scrub)
         keys = KeyTranslator(keyMap: config.keys)
+        triggerInput = TriggerInput(triggers: triggers, screen: screen.viewer)
         self.player = player
         self.logger = logger
         mapper = InputActionMapper(settings: InputActionSettings(
@@ -74,6 +77,10 @@ final class InputReader {
         if !keys.unknownNames.isEmpty {
             logger.warning("input.keys: \(keys.unknownNames.joined(separator: ", ")) not known to this system's evdev; ignored")
         }
+        if !triggerInput.unknownNames.isEmpty {
+            logger.warning("triggers: \(triggerInput.unknownNames.joined(separator: ", ")) not known to this system's evdev; ignored")
+        }
+        for line in triggerInput.unreachableZones { logger.warning("\(line)") }
         var denied: [InputDeviceError] = []
         for path in nodePaths() {
             do throws(InputDeviceError) { try open(path) } catch {
@@ -132,7 +139,7 @@ final class InputReader {
         let caps = device.capabilities
         var paths = [path]
         if case .listed = selection.devices { paths += resolvedPaths(path) }
-        let roles = selection.roles(paths: paths, capabilities: caps, boundKeys: keys.boundCodes)
+        let roles = selection.roles(paths: paths, capabilities: caps, boundKeys: keys.boundCodes.union(triggerInput.boundCodes))
         guard !roles.isEmpty else {
             ignored.insert(path)
             if selection.lists(paths: paths, name: caps.name) {
@@ -232,7 +239,9 @@ final class InputReader {
 
     private func handle(_ event: InputEvent, from open: OpenDevice) {
         if event.type == EvdevCode.synType && event.code == EvdevCode.synDropped { return }
-        if open.roles.contains(.keys), let action = keys.action(for: event) {
+        if open.roles.contains(.keys), triggerInput.owns(event) {
+            if let trigger = triggerInput.trigger(for: event) { fire(trigger, from: "\(open.device.path)") }
+        } else if open.roles.contains(.keys), let action = keys.action(for: event) {
             logger.debug("input: \(action) from \(open.device.path)")
             send(mapper.requests(for: action))
         }
@@ -258,10 +267,24 @@ final class InputReader {
 
     private func act(on gestures: [Gesture], at time: Double) {
         for gesture in gestures {
+            if let trigger = triggerInput.trigger(for: gesture) {
+                fire(trigger, from: "a tap in its zone")
+                continue
+            }
             let requests = mapper.requests(for: gesture, at: time, player: PlayerView(player))
             logger.debug("input: \(gesture) -> \(requests)")
             send(requests)
         }
+    }
+
+    /// A trigger's request, or one line saying why it has nothing to play.
+    private func fire(_ trigger: TriggerSet.Trigger, from source: String) {
+        guard let request = trigger.request else {
+            logger.warning("input: trigger '\(trigger.name)' has nothing to play: \(trigger.problem ?? "no entries")")
+            return
+        }
+        logger.notice("input: trigger '\(trigger.name)' from \(source)")
+        send([request])
     }
 
     private func send(_ requests: [PlayerRequest]) {

@@ -24,9 +24,11 @@ public final class InputService: @unchecked Sendable {
     ///   - config: kiosk.conf's `input` section (enabled is the caller's business).
     ///   - screen: the display touches map to.
     ///   - directory: where device nodes live (tests may point elsewhere).
+    ///   - triggers: kiosk.conf's triggers, fired by their keys and zones.
     public init(config: InputConfig, screen: InputScreen, player: PlayerRequestSink, logger: Logger,
-                directory: String = "/dev/input") {
-        reader = InputReader(config: config, screen: screen, player: player, logger: logger, directory: directory)
+                directory: String = "/dev/input", triggers: TriggerSet = TriggerSet()) {
+        reader = InputReader(config: config, screen: screen, player: player, logger: logger, directory: directory,
+                             triggers: triggers)
         // pipe2 is not visible to Swift (it needs _GNU_SOURCE): pipe, then the flags.
         if let (readEnd, writeEnd) = try? FileDescriptor.pipe() {
             for fd in [readEnd.rawValue, writeEnd.rawValue] {

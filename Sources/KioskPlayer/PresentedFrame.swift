@@ -30,7 +30,8 @@ protocol PresentedFrameObserver: AnyObject {
 extension StatsWriter: PresentedFrameObserver {
     func presented(_ frame: PresentedFrame) {
         write(.init(flipTime: frame.flipTime, item: frame.item, pts: frame.pts, dropped: frame.dropped, video: frame.video,
-                    generation: frame.generation, event: frame.event, scanout: frame.buffer == nil ? "plane" : "cpu"))
+                    generation: frame.generation, event: frame.event, scanout: frame.buffer == nil ? "plane" : "cpu",
+                    realTime: StatsWriter.realTime(atMonotonic: frame.flipTime)))
     }
 }
 

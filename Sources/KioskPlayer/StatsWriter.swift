@@ -3,7 +3,8 @@ import Foundation
 /// `--stats-file`: one JSON line per presented frame, for tests and benchmarks:
 /// `{"t": <CLOCK_MONOTONIC seconds of the flip>, "item": <playlist index>, "pts": <media
 /// seconds>, "dropped": <frames dropped so far>, "video": <a decoded video frame, or filler>,
-/// "scanout": "plane" | "cpu"}`.
+/// "scanout": "plane" | "cpu", "rt": <CLOCK_REALTIME seconds of the flip>}`. `rt` lets frame
+/// sync across boxes (whose real-time clocks chrony or linuxptp keep together) be measured.
 final class StatsWriter {
     private let handle: FileHandle
     private var line = ""
@@ -32,6 +33,8 @@ final class StatsWriter {
         /// Which path showed the picture: "plane" (a YUV plane scanned the frame out) or "cpu"
         /// (converted into the primary plane's XRGB buffer; filler too).
         var scanout = "cpu"
+        /// CLOCK_REALTIME seconds of the flip.
+        var realTime = 0.0
     }
 
     func write(_ record: Record) {
@@ -40,10 +43,20 @@ final class StatsWriter {
         line += ",\"item\":\(record.item),\"pts\":" + String(format: "%.6f", record.pts)
         line += ",\"dropped\":\(record.dropped),\"video\":\(record.video),\"gen\":\(record.generation)"
         if let event = record.event { line += ",\"event\":\"\(event)\"" }
-        line += ",\"scanout\":\"\(record.scanout)\""
+        line += ",\"scanout\":\"\(record.scanout)\",\"rt\":" + String(format: "%.6f", record.realTime)
         line += "}\n"
         // One write per line: a reader tailing the file never sees half a record.
         handle.write(Data(line.utf8))
+    }
+
+    /// The real-time clock's reading at the monotonic instant `monotonic` (seconds): both
+    /// clocks read now, the monotonic distance carried over (a flip is at most a frame away).
+    static func realTime(atMonotonic monotonic: Double) -> Double {
+        var real = timespec(), mono = timespec()
+        clock_gettime(CLOCK_REALTIME, &real)
+        clock_gettime(CLOCK_MONOTONIC, &mono)
+        let seconds = { (time: timespec) in Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 }
+        return seconds(real) - (seconds(mono) - monotonic)
     }
 
     deinit {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import KioskCore
+import KioskInput
 import Logging
 
 struct CheckCommand: ParsableCommand {
@@ -19,6 +20,15 @@ struct CheckCommand: ParsableCommand {
         // Ambiguous overlaps of schedule entries are legal (the entry listed first wins) but
         // worth a look: warnings, like a compiler's, on stderr; the exit code stays 0.
         for warning in config.scheduleWarnings { writeStandardError("\(warning)") }
+        // A key name of the right form that this kernel does not know (KEY_F13 is one, KEY_FOO
+        // is not) is legal in the file, since another box may know it, but does nothing here.
+        for trigger in config.triggers {
+            for key in trigger.keys where EvdevCode.keyCode(named: key) == nil {
+                writeStandardError("\(ConfigDiagnostic(location: trigger.location, message: "warning: \(key) in trigger '\(trigger.name)' is not a key this system's evdev knows; that key fires nothing (the names are linux/input-event-codes.h's)"))")
+            }
+        }
+        // Logs, like the playlists below, each trigger that has nothing to play now.
+        let triggers = TriggerWiring.resolve(config, defaultEntries: entries, logger: logger)
         var summary = "\(file): OK, \(entries.count) playlist \(entries.count == 1 ? "entry" : "entries") now"
         for playlist in config.playlists {
             let expansion = PlaylistExpander().expand(playlist.items)
@@ -26,6 +36,7 @@ struct CheckCommand: ParsableCommand {
             let count = expansion.entries.count
             summary += "; \(playlist.name): \(count) \(count == 1 ? "entry" : "entries")"
         }
+        if !triggers.isEmpty { summary += "; \(triggers.triggers.count) trigger\(triggers.triggers.count == 1 ? "" : "s")" }
         print(summary)
     }
 }

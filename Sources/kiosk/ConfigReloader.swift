@@ -32,10 +32,15 @@ final class ConfigReloader: @unchecked Sendable {
     private var lastWasRejected = false
     /// With a schedule (before or after the reload), the playlist is the scheduler's to send.
     private let schedule: ScheduleDriver?
+    /// kiosk.conf's triggers, expanded again at every reload (`item: N` follows the default
+    /// playlist, a playlist's folder may have changed).
+    private let triggers: LiveTriggers?
 
     init(path: String, config: KioskConfig, entries: [PlaylistEntry], settings: PlayerSettings, player: QueuePlayer,
-         input: LiveInput, schedule: ScheduleDriver? = nil, replaced: Set<ConfigPart>, logger: Logger) {
+         input: LiveInput, schedule: ScheduleDriver? = nil, triggers: LiveTriggers? = nil, replaced: Set<ConfigPart>,
+         logger: Logger) {
         self.schedule = schedule
+        self.triggers = triggers
         self.path = path
         running = config
         self.settings = settings
@@ -93,7 +98,8 @@ final class ConfigReloader: @unchecked Sendable {
             // Its first look at the new rules sends the playlist (at the seam, or now) and power.
             schedule.replace(settings.schedule, requests: ScheduleDriver.requests(for: new, defaultEntries: entries, logger: logger))
         }
-        if changes.contains(.input) { input.apply(settings.input) }
+        let triggersChanged = triggers?.replace(with: TriggerWiring.resolve(new, defaultEntries: entries, logger: logger)) ?? false
+        if changes.contains(.input) { input.apply(settings.input) } else if triggersChanged { input.reopenForTriggers() }
         var applied = changes.appliedSummary
         if playlistChanged && !changes.contains(.items) {
             applied += (applied.isEmpty ? "" : ", ") + "items (the folders' files changed)"

@@ -13,6 +13,7 @@ struct CtlCommand: ParsableCommand {
         discussion: """
             Examples: kiosk ctl pause; kiosk ctl seek 30; kiosk ctl seek -5 relative;
             kiosk ctl get time_control_status; kiosk ctl load a.mp4 b.mp4; kiosk ctl screenshot now.png;
+            kiosk ctl trigger welcome (a trigger of kiosk.conf);
             kiosk ctl watch
             """)
 

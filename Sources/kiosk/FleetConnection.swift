@@ -75,8 +75,8 @@ final class FleetConnection: @unchecked Sendable {
     }
 
     /// Starts the bridge for `player`, then connects on a thread of its own.
-    func start(player: any ControlledPlayer, schedule: (any ScheduleControl)?) {
-        bridge.start(player: player, schedule: schedule)
+    func start(player: any ControlledPlayer, schedule: (any ScheduleControl)?, triggers: (any TriggerControl)?) {
+        bridge.start(player: player, schedule: schedule, triggers: triggers)
         logger.info("mqtt: connecting to \(broker) as \(bridge.topics.root)")
         networkThread = WorkerThread.start(name: "kiosk-mqtt-net") { [self] in network() }
     }

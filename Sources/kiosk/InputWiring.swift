@@ -41,9 +41,12 @@ enum InputWiring {
     /// Starts reading touch and keys for `player`, touches mapped to `output` as the viewer
     /// sees it; nil when input is switched off. Never fails: devices that cannot be read are
     /// logged, and ones plugged in later are picked up.
-    static func start(_ config: InputConfig, output: VideoOutput, player: QueuePlayer, logger: Logger) -> InputService? {
+    /// `triggers` fire by their keys and zones.
+    static func start(_ config: InputConfig, output: VideoOutput, player: QueuePlayer, logger: Logger,
+                      triggers: TriggerSet = TriggerSet()) -> InputService? {
         guard config.enabled else { return nil }
-        let service = InputService(config: config, screen: screen(of: output), player: OverlayRelay(player), logger: logger)
+        let service = InputService(config: config, screen: screen(of: output), player: OverlayRelay(player),
+                                   logger: logger, triggers: triggers)
         service.start()
         return service
     }

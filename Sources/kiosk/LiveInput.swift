@@ -6,8 +6,8 @@ import Logging
 
 /// The input service of a running kiosk, which a reload of kiosk.conf's `input` section
 /// replaces: the old one is stopped (devices closed, grabs released) and a new one opened with
-/// the new devices, grab, keys, gestures and seek step. Touch and keys pause for the moment
-/// that takes; the picture and sound do not.
+/// the new devices, grab, keys, gestures and seek step, and so is a change of the triggers
+/// (`LiveTriggers`). Touch and keys pause for the moment that takes; the picture and sound do not.
 final class LiveInput: @unchecked Sendable {
     // Safe to share: `service` and `stopped` are guarded by `lock`.
     private let lock = NSLock()
@@ -16,20 +16,33 @@ final class LiveInput: @unchecked Sendable {
     private let output: VideoOutput
     private let player: QueuePlayer
     private let logger: Logger
+    private let triggers: LiveTriggers?
+    /// The input settings in force, for a reopen that only the triggers ask for.
+    private var config: InputConfig?
 
-    init(output: VideoOutput, player: QueuePlayer, logger: Logger) {
+    init(output: VideoOutput, player: QueuePlayer, logger: Logger, triggers: LiveTriggers? = nil) {
         self.output = output
         self.player = player
         self.logger = logger
+        self.triggers = triggers
     }
 
     /// Starts input with `config`, or swaps the running service for one with `config`.
     func apply(_ config: InputConfig) {
         lock.withLock {
             guard !stopped else { return }
+            self.config = config
             service?.stop()
-            service = InputWiring.start(config, output: output, player: player, logger: logger)
+            service = InputWiring.start(config, output: output, player: player, logger: logger,
+                                        triggers: triggers?.triggers ?? TriggerSet())
         }
+    }
+
+    /// The triggers changed: input opened again with the settings in force (before the player
+    /// started, nothing: `apply` opens it with the new table).
+    func reopenForTriggers() {
+        guard let config = lock.withLock({ self.config }) else { return }
+        apply(config)
     }
 
     /// For good: a reload arriving during shutdown opens nothing again.

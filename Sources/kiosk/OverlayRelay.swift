@@ -9,7 +9,9 @@ import KioskPlayer
 final class OverlayRelay: PlayerRequestSink {
     let player: QueuePlayer
 
-    init(_ player: QueuePlayer) { self.player = player }
+    init(_ player: QueuePlayer) {
+        self.player = player
+    }
 
     var duration: MediaTime? { player.duration }
     var rate: Rational { player.rate }

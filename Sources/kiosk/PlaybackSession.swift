@@ -15,7 +15,7 @@ enum PlaybackSession {
     static func run(_ player: QueuePlayer, on output: VideoOutput, input: InputConfig, duration: Double?,
                     logger: Logger, reload: (@Sendable () -> Void)? = nil, liveInput: LiveInput? = nil,
                     control: ControlServer? = nil, schedule: (any ScheduleControl)? = nil,
-                    controlled: (any ControlledPlayer)? = nil, started: (() -> Void)? = nil) {
+                    triggers: (any TriggerControl)? = nil, controlled: (any ControlledPlayer)? = nil, started: (() -> Void)? = nil) {
         let service = ServiceSupervisor(player: player, notifier: SystemdNotifier(), logger: logger)
         let abandoned = StopOutcome()
         let signals = SignalWatcher(stop: { _ in
@@ -28,7 +28,7 @@ enum PlaybackSession {
         // A stop that came while the display was being opened: never start.
         if !signals.stoppedEarly {
             DisplayOpener.announce(output, logger: logger)
-            control?.start(player: controlled ?? player, schedule: schedule)
+            control?.start(player: controlled ?? player, schedule: schedule, triggers: triggers)
             player.start()
             started?()
             service.start()

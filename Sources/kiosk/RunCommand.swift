@@ -67,6 +67,8 @@ struct RunCommand: ParsableCommand {
         let logger = common.makeLogger()
         let config = try ConfigReading.load(self.config)
         var entries = ConfigReading.entries(of: config, logger: logger)
+        // Keys, zones and the control socket's `trigger NAME` (item N counts in the default playlist).
+        let triggers = LiveTriggers(TriggerWiring.resolve(config, defaultEntries: entries, logger: logger))
         var settings = PlayerSettings(config: config, overrides: overrides)
         // The schedule's first look picks the playlist the player starts with.
         let scheduleRequests = ScheduleDriver.requests(for: config, defaultEntries: entries, logger: logger)
@@ -94,11 +96,11 @@ struct RunCommand: ParsableCommand {
         operations.resume?.attach(player)
         // SIGHUP and a change of the file take one path (ConfigReloader): what changed applies
         // live where it can; a bad file is rejected and the old configuration plays on.
-        let input = LiveInput(output: output, player: player, logger: logger)
+        let input = LiveInput(output: output, player: player, logger: logger, triggers: triggers)
         let schedule = ScheduleDriver(settings: settings.schedule, ticker: firstLook.ticker, requests: scheduleRequests,
                                       sink: player, logger: logger)
         for request in firstLook.then { player.send(request) }
-        fleet?.start(player: player, schedule: schedule)
+        fleet?.start(player: player, schedule: schedule, triggers: triggers)
         defer { fleet?.stop() }
         // The TV may be in standby from the night before: wake it (and take its input) when the
         // schedule says the screen is on now; off, the player's event sends it to standby.
@@ -106,13 +108,13 @@ struct RunCommand: ParsableCommand {
         schedule.start()
         defer { schedule.stop() }
         let reloader = ConfigReloader(path: self.config, config: config, entries: entries, settings: settings,
-                                      player: player, input: input, schedule: schedule,
+                                      player: player, input: input, schedule: schedule, triggers: triggers,
                                       replaced: overrides.replacedParts, logger: logger)
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control,
-                            schedule: schedule, controlled: player,
+                            schedule: schedule, triggers: triggers, controlled: player,
                             started: { operations.resume?.begin(player) })
         operations.playerStopping()
         operations.finish()

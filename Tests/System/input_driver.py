@@ -6,17 +6,19 @@ Started in the work directory with Debian's python3. It makes a multi-touch touc
 ("touch": protocol B slots, INPUT_PROP_DIRECT, 0..4095 on both axes) and a keyboard ("keys"),
 writes devices-ready, then polls for cmd-NNNN files (one command line each, numbered from 1)
 and answers each with done-NNNN: JSON with the guest's CLOCK_MONOTONIC when it finished
-(`t`, the clock kiosk's stats use) and `error` if it failed. It ends when driver-quit appears.
+(`t`, the clock kiosk's stats use) and when it began (`t0`), and `error` if it failed. It ends when driver-quit appears.
 
 Commands: create NAME touch|keys, destroy NAME, tap X Y, stroke X0 Y0 X1 Y1 SECONDS STEPS
 (positions as fractions of the panel), key NAME KEY_X, grabbed NAME KEY_X (press while reading
-the node: how many bytes a second reader saw), flood MOVES (SYN_DROPPED, see `flood`).
+the node: how many bytes a second reader saw), flood MOVES (SYN_DROPPED, see `flood`), run
+PROGRAM ARGS... (a command in the guest, such as `kiosk ctl`: its status and output).
 """
 import fcntl
 import json
 import os
 import signal
 import struct
+import subprocess
 import time
 
 UI_SET_EVBIT, UI_SET_KEYBIT, UI_SET_ABSBIT, UI_SET_PROPBIT = 0x40045564, 0x40045565, 0x40045567, 0x4004556e
@@ -24,7 +26,8 @@ UI_DEV_CREATE, UI_DEV_DESTROY = 0x5501, 0x5502
 EV_SYN, EV_KEY, EV_ABS = 0, 1, 3
 ABS_X, ABS_Y, ABS_MT_SLOT, ABS_MT_POSITION_X, ABS_MT_POSITION_Y, ABS_MT_TRACKING_ID = 0, 1, 0x2f, 0x35, 0x36, 0x39
 BTN_TOUCH, INPUT_PROP_DIRECT = 0x14a, 1
-KEYS = {"KEY_SPACE": 57, "KEY_RIGHT": 106, "KEY_LEFT": 105, "KEY_N": 49, "KEY_P": 25, "KEY_M": 50}
+# KEY_F1 (59): the key a Raspberry Pi's gpio-key overlay gives a button in the README (test_triggers.py).
+KEYS = {"KEY_SPACE": 57, "KEY_RIGHT": 106, "KEY_LEFT": 105, "KEY_N": 49, "KEY_P": 25, "KEY_M": 50, "KEY_F1": 59}
 RAW_MAX = 4095
 devices = {}     # name -> (uinput fd, event node)
 tracking = [100]
@@ -179,6 +182,9 @@ def run(words):
         return grabbed(args[0], args[1])
     elif op == "flood":
         return flood(int(args[0]))
+    elif op == "run":
+        done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        return {"rc": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
     else:
         raise ValueError("unknown command " + op)
     return {}
@@ -194,11 +200,13 @@ def main():
         if not os.path.exists(name):
             time.sleep(0.01)
             continue
+        began = time.clock_gettime(time.CLOCK_MONOTONIC)
         try:
             result = run(open(name).read().split())
         except Exception as e:
             result = {"error": repr(e)}
         result["t"] = time.clock_gettime(time.CLOCK_MONOTONIC)
+        result["t0"] = began
         open("done-%04d.tmp" % n, "w").write(json.dumps(result))
         os.rename("done-%04d.tmp" % n, "done-%04d" % n)
         n += 1

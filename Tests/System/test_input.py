@@ -84,12 +84,10 @@ watch_events() {
 await devices-ready
 '''
 
-GUEST_COMMAND = DRIVER_PREAMBLE + r'''"$K" probe --json > probe.json 2> probe.err
-setpriv --reuid=nobody --regid=nogroup --clear-groups "$K" probe > probe-nobody.txt 2>&1
-touch probed; await kiosk-go
-"$K" play red.mp4 blue.mp4 --loop --display drm --seek-step @SEEK_STEP@ --grab-input \
-    --control-socket $SOCKET --stats-file stats.jsonl > kiosk.log 2>&1 &
-pid=$!
+# The end of such a script, once kiosk was started in the background: its pid noted, its
+# events watched, and when the host touches `finish` it is stopped with SIGTERM, its exit status
+# kept in kiosk.rc, and the driver told to quit.
+DRIVER_EPILOGUE = r'''pid=$!
 echo $pid > kiosk.pid
 watch_events
 await finish
@@ -99,10 +97,17 @@ touch driver-quit
 wait
 '''
 
+GUEST_COMMAND = DRIVER_PREAMBLE + r'''"$K" probe --json > probe.json 2> probe.err
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$K" probe > probe-nobody.txt 2>&1
+touch probed; await kiosk-go
+"$K" play red.mp4 blue.mp4 --loop --display drm --seek-step @SEEK_STEP@ --grab-input \
+    --control-socket $SOCKET --stats-file stats.jsonl > kiosk.log 2>&1 &
+''' + DRIVER_EPILOGUE
 
-def make_clip(path: Path, colour: str) -> None:
+
+def make_clip(path: Path, colour: str, seconds: int = CLIP_SECONDS) -> None:
     # A white square crosses the picture in 3 s, so consecutive frames always differ.
-    graph = (f"color=c={colour}:s=320x240:r=10:d={CLIP_SECONDS}[bg];color=c=white:s=24x24:r=10[sq];"
+    graph = (f"color=c={colour}:s=320x240:r=10:d={seconds}[bg];color=c=white:s=24x24:r=10[sq];"
              "[bg][sq]overlay=x='mod(t*100,296)':y=108:shortest=1")
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-filter_complex", graph, "-c:v", "libx264",
                     "-preset", "ultrafast", "-g", "10", "-pix_fmt", "yuv420p", str(path)], check=True)

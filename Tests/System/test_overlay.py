@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 sys.path.insert(0, str(HERE))
 
 from bed import BOOT_TIMEOUT, Bed, read_png  # noqa: E402
-from test_input import DRIVER, DRIVER_PREAMBLE, GUEST_PYTHON, KIOSK, Session  # noqa: E402
+from test_input import DRIVER, DRIVER_EPILOGUE, DRIVER_PREAMBLE, GUEST_PYTHON, KIOSK, Session  # noqa: E402
 
 SIZE = (640, 480)
 CLIP_SECONDS = 20
@@ -45,14 +45,7 @@ TRACK = (0x50, 0x50, 0x50)
 
 GUEST_COMMAND = DRIVER_PREAMBLE + r'''"$K" play clip.mp4 --loop --display drm --audio none --overlay --overlay-hide-after @HIDE_AFTER@ \
     --control-socket $SOCKET --stats-file stats.jsonl > kiosk.log 2>&1 &
-pid=$!
-watch_events
-await finish
-kill -TERM $pid
-wait $pid; echo $? > kiosk.rc
-touch driver-quit
-wait
-'''
+''' + DRIVER_EPILOGUE
 
 
 def make_clip(path: Path) -> None:

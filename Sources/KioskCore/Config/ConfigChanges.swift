@@ -22,6 +22,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case playlists
     /// schedule (entries, inserts, timezone, switch) and display.power: when what plays.
     case schedule
+    /// triggers: keys, zones and the control socket's `trigger` names, and what they play.
+    case triggers
     /// mqtt: the broker, names, credentials and TLS files of fleet control.
     case mqtt
 
@@ -51,6 +53,9 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         // schedule chooses them. (The engine does not follow the schedule yet: README,
         // "Schedules"; until it does, these changes are held in the settings only.)
         case .playlists, .schedule: return .live
+        // The control socket's `trigger` takes the new table at once; input is closed and opened
+        // again (as for `input`), since a new key may make another device worth reading.
+        case .triggers: return .reopened
         }
     }
 }
@@ -97,6 +102,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.schedule.withoutLocations != new.schedule.withoutLocations || old.display.power != new.display.power {
             parts.append(.schedule)
         }
+        if old.triggers.map(\.withoutLocation) != new.triggers.map(\.withoutLocation) { parts.append(.triggers) }
         if old.mqtt != new.mqtt { parts.append(.mqtt) }
         self.parts = parts
         playbackSettings = settings

@@ -6,7 +6,7 @@ import Yams
 /// hand rather than decoded with Codable, because Codable drops the positions.
 public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
-                                      "items", "playlists", "schedule", "mqtt"]
+                                      "items", "playlists", "schedule", "triggers", "mqtt"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
@@ -108,6 +108,8 @@ extension ConfigWalker {
             config.items = readItems(top["items"], root: root, baseDirectory: baseDirectory, fileSystem: fileSystem)
         }
         config.schedule = readSchedule(top["schedule"], playlistNames: config.playlistNames,
+                                       baseDirectory: baseDirectory, fileSystem: fileSystem)
+        config.triggers = readTriggers(top["triggers"], keys: config.input.keys, playlistNames: config.playlistNames,
                                        baseDirectory: baseDirectory, fileSystem: fileSystem)
         return config
     }

@@ -145,7 +145,7 @@ extension ConfigWalker {
     }
 
     /// The name of a playlist the file defines.
-    private func playlistReference(_ section: SectionMap, _ key: String, playlistNames: [String]) -> String? {
+    func playlistReference(_ section: SectionMap, _ key: String, playlistNames: [String]) -> String? {
         guard let name = string(section, key, expected: "the name of a playlist: " + playlistNames.joined(separator: ", ")) else {
             return nil
         }

@@ -19,6 +19,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var schedule = ScheduleConfig()
     /// `mqtt`: fleet control over an MQTT broker; off without it.
     public var mqtt = MQTTConfig()
+    /// `triggers`: keys, touch zones and control commands that play something once.
+    public var triggers: [TriggerConfig] = []
 
     public init() {}
 }

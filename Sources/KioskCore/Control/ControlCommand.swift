@@ -37,6 +37,8 @@ public enum ControlCommand: Sendable, Equatable {
     case unobserve(ControlProperty)
     /// The screen on or off until told otherwise, or `auto`: following `display.power` again.
     case displayPower(DisplayPowerMode)
+    /// Fires kiosk.conf's trigger of this name (as its key or zone would).
+    case trigger(name: String)
     /// The list of commands, properties and events.
     case commands
     /// What is on screen now saved as a PNG at `path` (absolute: the client's directory is not

@@ -79,6 +79,12 @@ public enum ControlRequestParser {
                 when = chosen
             }
             return .request(.playOnce(.entry(index: index), when: when))
+        case "trigger":
+            // Looked up when it is carried out: the names are kiosk.conf's, which a reload changes.
+            try reader.expectCount(1...1)
+            let name = try reader.string(0, "name")
+            guard !name.isEmpty else { throw reader.error("name is empty") }
+            return .trigger(name: name)
         case "load":
             guard !arguments.isEmpty else { throw reader.error("needs at least one source (a file, directory, glob or URL)") }
             return .load(sources: try arguments.indices.map { index throws(ControlRequestError) in
@@ -155,7 +161,7 @@ extension ControlCommand {
     public static let usage: [(name: String, arguments: String)] = [
         ("play", ""), ("pause", ""), ("toggle", ""),
         ("seek", "<seconds> [absolute|relative]"), ("next", ""), ("previous", ""), ("goto", "<index>"),
-        ("play_item_once", "<index> [now|seam]"),
+        ("play_item_once", "<index> [now|seam]"), ("trigger", "<name>"),
         ("load", "<source>..."), ("volume", "<0-100>"), ("mute", "[true|false|toggle]"),
         ("rate", "<0.25-4>"), ("get", "<property>"), ("observe", "<property>"), ("unobserve", "<property>"),
         ("display_power", "on|off|auto"), ("screenshot", "<absolute path.png>"), ("commands", ""),

@@ -63,8 +63,10 @@ public enum PlayOutcome: Sendable, Equatable {
 public enum InterruptionCause: String, Sendable, CaseIterable {
     /// The schedule switched playlists at once (`switch: now`).
     case scheduleSwitch = "schedule switch"
-    /// An insert or trigger cut in (a timed insert, `play_item_once`).
+    /// An insert cut in (a timed insert, `play_item_once`).
     case insert
+    /// A trigger of kiosk.conf cut in (a key, a touch zone, the control socket's `trigger`).
+    case trigger
     /// next, previous or goto from the control socket.
     case next, previous, goto
     /// A new playlist was loaded (the control socket's `load`).

@@ -117,7 +117,10 @@ public struct PlayRecorder: Sendable {
         case .goto: .goto
         case .load: .load
         case .switchPlaylist(_, let when): when == .now ? .scheduleSwitch : nil
-        case .playOnce(_, let when): when == .now ? .insert : nil
+        // A trigger always cuts in at once (even when it waits behind an insert, which then
+        // ends by itself and is recorded completed).
+        case .playOnce(_, _, _?): .trigger
+        case .playOnce(_, let when, nil): when == .now ? .insert : nil
         case .play, .pause, .togglePlayPause, .setRate, .setDefaultRate, .setSpeed, .setVolume, .adjustVolume,
              .setMuted, .toggleMute, .seek, .skip, .setDisplayPower:
             nil

@@ -47,8 +47,9 @@ public enum PlayerRequest: Sendable, Equatable {
     case switchPlaylist([PlaylistEntry], when: ScheduleSwitch)
     /// Plays something once, then gives the loop back: `now` interrupts the item playing,
     /// which then resumes where it was; `atSeam` plays it after that item (a timed insert,
-    /// the control socket's `play_item_once`).
-    case playOnce(OnceContent, when: ScheduleSwitch)
+    /// the control socket's `play_item_once`). `trigger`: a kiosk.conf trigger asked, with
+    /// its own rules for the return and for meeting another trigger (`PlaylistProgram`).
+    case playOnce(OnceContent, when: ScheduleSwitch, trigger: TriggerPlay? = nil)
     /// The screen on or off (`display.power`, the control socket's `display_power`). Off: the
     /// display is blanked and nothing is decoded; on: the item that played comes back where
     /// it was.
@@ -61,6 +62,38 @@ public enum OnceContent: Sendable, Equatable {
     case entry(index: Int)
     /// Entries of their own (a timed insert's item or playlist).
     case entries([PlaylistEntry])
+}
+
+/// A trigger's play-once (kiosk.conf `triggers:`): which trigger, and its rules. A trigger
+/// always interrupts at once; what differs from an insert is decided in `PlaylistProgram`.
+public struct TriggerPlay: Sendable, Equatable {
+    /// What the loop does when the trigger's entries have played (`then`).
+    public enum Return: String, Sendable, CaseIterable {
+        /// The interrupted item comes back where it was.
+        case resume
+        /// The loop starts again from its first item.
+        case restart
+    }
+
+    /// What this trigger does when it fires while another trigger's entries play
+    /// (`during_trigger`).
+    public enum Overlap: String, Sendable, CaseIterable {
+        /// Its entries take over at once; the loop it returns to stays the one first interrupted.
+        case replace
+        /// It is ignored (one log line): the trigger playing plays on.
+        case ignore
+    }
+
+    /// kiosk.conf's `name`, for logs and proof of play.
+    public var name: String
+    public var then: Return
+    public var duringTrigger: Overlap
+
+    public init(name: String, then: Return = .resume, duringTrigger: Overlap = .replace) {
+        self.name = name
+        self.then = then
+        self.duringTrigger = duringTrigger
+    }
 }
 
 extension PlayerRequest {

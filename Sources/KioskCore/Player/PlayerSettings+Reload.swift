@@ -28,6 +28,7 @@ extension KioskConfig {
             case .schedule:
                 merged.schedule = running.schedule
                 merged.display.power = running.display.power
+            case .triggers: merged.triggers = running.triggers
             }
         }
         return merged
@@ -54,6 +55,8 @@ extension PlayerSettings {
             case .display, .audioDevice, .control, .logging, .mqtt: break
             // Entries are expanded from the file system and handed over beside the settings.
             case .items, .playlists: break
+            // Expanded like items and handed to input and the control socket beside the settings.
+            case .triggers: break
             }
         }
         return next

@@ -33,16 +33,23 @@ extension PlaylistNavigator {
             return .begin(PlaylistProgram.Step(step))
         case .switchPlaylist(let list, let timing):
             return .programChanged(beginNow: switchPlaylist(to: list, when: timing))
-        case .playOnce(let content, let timing):
+        case .playOnce(let content, let timing, let trigger):
+            let list: [PlaylistEntry]
             switch content {
-            case .entries(let list):
-                return .programChanged(beginNow: insert(list, when: timing, position: position))
+            case .entries(let entries):
+                list = entries
             case .entry(let index):
                 let loop = loopEntries
                 guard loop.indices.contains(index) else {
                     return .refused("no item \(index) to play once: the playlist has \(loop.count)")
                 }
-                return .programChanged(beginNow: insert([loop[index]], when: timing, position: position))
+                list = [loop[index]]
+            }
+            guard let trigger else { return .programChanged(beginNow: insert(list, when: timing, position: position)) }
+            switch insertTrigger(list, trigger: trigger, position: position) {
+            case .begins(let step): return .programChanged(beginNow: step)
+            case .waits: return .programChanged(beginNow: nil)
+            case .ignored(let line): return .refused(line)
             }
         case .load(let list):
             return .loaded(load(list))
@@ -56,7 +63,10 @@ extension PlaylistNavigator {
         case .switchPlaylist(let list, _):
             _ = switchPlaylist(to: list, when: .atSeam)
             return .deferred
-        case .playOnce(.entries(let list), _):
+        case .playOnce(_, _, let trigger?):
+            // A press at night is not kept for the morning.
+            return .refused("the display is off: trigger '\(trigger.name)' is not played")
+        case .playOnce(.entries(let list), _, nil):
             _ = insert(list, when: .atSeam, position: nil)
             return .deferred
         case .playOnce:

@@ -75,6 +75,11 @@ public struct PlaylistNavigator: Sendable, Equatable {
         program.insert(entries, when: timing, position: position, cursor: &cursor)
     }
 
+    public mutating func insertTrigger(_ entries: [PlaylistEntry], trigger: TriggerPlay,
+                                       position: MediaTime?) -> PlaylistProgram.TriggerOutcome {
+        program.insertTrigger(entries, trigger: trigger, position: position, cursor: &cursor)
+    }
+
     public mutating func replaceLoopEntries(_ entries: [PlaylistEntry]) -> ReplaceOutcome? {
         program.replaceLoopEntries(entries, cursor: &cursor)
     }

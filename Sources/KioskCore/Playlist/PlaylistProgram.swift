@@ -13,6 +13,14 @@
 /// - While an insert plays, a switch is not taken in the middle of it: it replaces the loop
 ///   the insert returns to (its first entry then plays, not the interrupted item), and a
 ///   second insert is queued after the first.
+/// - A trigger (`TriggerPlay`) interrupts at once like an insert `now`; when its entries have
+///   played the loop resumes, or restarts from its first entry (`then: restart`). Fired while
+///   another trigger's entries play, it replaces them (the loop it returns to stays the one
+///   first interrupted) or is ignored, as its `during_trigger` says. Fired while a timed insert
+///   or `play_item_once` plays, it waits for that insert to end (the schedule's content is
+///   not cut short by a visitor's button), then plays; a second one waiting replaces the first
+///   or is ignored, by the same rule. While the screen is off a trigger is refused
+///   (`PlaylistNavigator`): a press at night is not kept for the morning.
 public struct PlaylistProgram: Sendable, Equatable {
     /// The loop an insert took over from, given back when the insert ends.
     public struct Interruption: Sendable, Equatable {
@@ -20,6 +28,31 @@ public struct PlaylistProgram: Sendable, Equatable {
         /// Where the interrupted entry resumes (`cursor.currentIndex`); nil: the loop goes on
         /// with the entry after it (or from its first, for a list switched in meanwhile).
         public var position: MediaTime?
+        /// A trigger's `then: restart`: the loop begins again at its first entry.
+        public var restartsLoop = false
+    }
+
+    /// The trigger whose entries open the insert playing: the first `entryCount` of its list
+    /// (inserts queued behind it follow them).
+    public struct PlayingTrigger: Sendable, Equatable {
+        public var trigger: TriggerPlay
+        public var entryCount: Int
+    }
+
+    /// A trigger fired while a timed insert played: it begins when that insert ends.
+    public struct WaitingTrigger: Sendable, Equatable {
+        public var trigger: TriggerPlay
+        public var entries: [PlaylistEntry]
+    }
+
+    /// What became of a trigger fired (`insertTrigger`).
+    public enum TriggerOutcome: Sendable, Equatable {
+        /// Its first entry begins now.
+        case begins(PlaylistStep)
+        /// It waits for the insert playing to end.
+        case waits
+        /// Ignored (`during_trigger: ignore`): the line to log.
+        case ignored(String)
     }
 
     /// The step to take and, when it gives an interrupted entry back, where in it to start.
@@ -39,6 +72,10 @@ public struct PlaylistProgram: Sendable, Equatable {
     public private(set) var pendingInsert: [PlaylistEntry] = []
     /// Set while an insert plays.
     public private(set) var interrupted: Interruption?
+    /// Set while an insert that a trigger began plays.
+    public private(set) var playingTrigger: PlayingTrigger?
+    /// A trigger waiting for the insert playing to end.
+    public private(set) var waitingTrigger: WaitingTrigger?
 
     public init() {}
 
@@ -90,6 +127,43 @@ public struct PlaylistProgram: Sendable, Equatable {
         return cursor.advance()
     }
 
+    /// A trigger's entries to play once, at once (`TriggerPlay`'s rules, in the type's comment).
+    /// `position`: where the entry playing is now, for `then: resume`.
+    public mutating func insertTrigger(_ entries: [PlaylistEntry], trigger: TriggerPlay, position: MediaTime?,
+                                       cursor: inout PlaylistCursor) -> TriggerOutcome {
+        guard !entries.isEmpty else { return .ignored("trigger '\(trigger.name)' has nothing to play") }
+        guard var given = interrupted else {
+            interrupted = Interruption(cursor: cursor, position: cursor.currentIndex == nil ? nil : position,
+                                       restartsLoop: trigger.then == .restart)
+            return .begins(beginTrigger(trigger, entries, keeping: [], cursor: &cursor))
+        }
+        if let playing = playingTrigger, let index = cursor.currentIndex, index < playing.entryCount {
+            guard trigger.duringTrigger == .replace else {
+                return .ignored("trigger '\(trigger.name)' ignored: trigger '\(playing.trigger.name)' is playing "
+                                + "(during_trigger: ignore)")
+            }
+            given.restartsLoop = trigger.then == .restart
+            interrupted = given
+            // Inserts queued behind the trigger playing stay queued behind this one.
+            let behind = Array(cursor.entries.dropFirst(playing.entryCount))
+            return .begins(beginTrigger(trigger, entries, keeping: behind, cursor: &cursor))
+        }
+        if let waiting = waitingTrigger, trigger.duringTrigger == .ignore {
+            return .ignored("trigger '\(trigger.name)' ignored: trigger '\(waiting.trigger.name)' is waiting for "
+                            + "the insert playing to end (during_trigger: ignore)")
+        }
+        waitingTrigger = WaitingTrigger(trigger: trigger, entries: entries)
+        return .waits
+    }
+
+    /// The insert's cursor becomes the trigger's entries (then `behind`), from the first.
+    private mutating func beginTrigger(_ trigger: TriggerPlay, _ entries: [PlaylistEntry], keeping behind: [PlaylistEntry],
+                                       cursor: inout PlaylistCursor) -> PlaylistStep {
+        playingTrigger = PlayingTrigger(trigger: trigger, entryCount: entries.count)
+        cursor = PlaylistCursor(entries: entries + behind, loopMode: .none, backoff: cursor.backoff)
+        return cursor.advance()
+    }
+
     /// The step at an item change: what waits is taken first, then `move` asks the cursor
     /// (`advance()` at an item's end or failure, `next()` for a user's skip). An insert that
     /// has nothing more to play gives the loop back.
@@ -113,9 +187,22 @@ public struct PlaylistProgram: Sendable, Equatable {
         guard let given = interrupted else { return Step(next) }
         if case .play = next { return Step(next) }
         // The insert is over (played, skipped to its end, or nothing in it could play).
+        if let waiting = waitingTrigger {
+            waitingTrigger = nil
+            interrupted?.restartsLoop = waiting.trigger.then == .restart
+            let first = beginTrigger(waiting.trigger, waiting.entries, keeping: [], cursor: &cursor)
+            if case .play = first { return Step(first) }
+        }
+        let returnTo = interrupted ?? given
         interrupted = nil
-        cursor = given.cursor
-        if let position = given.position, let index = cursor.currentIndex {
+        playingTrigger = nil
+        if returnTo.restartsLoop {
+            cursor = PlaylistCursor(entries: returnTo.cursor.entries, loopMode: returnTo.cursor.loopMode,
+                                    backoff: returnTo.cursor.backoff)
+            return step(&cursor)
+        }
+        cursor = returnTo.cursor
+        if let position = returnTo.position, let index = cursor.currentIndex {
             return Step(.play(index), resumeAt: position)
         }
         return step(&cursor)
@@ -144,5 +231,7 @@ public struct PlaylistProgram: Sendable, Equatable {
         pendingSwitch = nil
         pendingInsert = []
         interrupted = nil
+        playingTrigger = nil
+        waitingTrigger = nil
     }
 }
