@@ -36,9 +36,10 @@ final class RecordingLink: FleetLink {
 
 private let topics = FleetTopics(name: "k1", groups: ["wall"])
 
-private func startedBridge(_ link: RecordingLink, player: FakePlayer, connected: Bool = true) -> FleetBridge {
+private func startedBridge(_ link: RecordingLink, player: FakePlayer, connected: Bool = true,
+                           triggers: FakeTriggers? = nil) -> FleetBridge {
     let bridge = FleetBridge(topics: topics, link: link, statusInterval: 3600, logger: Logger(label: "test"))
-    bridge.start(player: player, baseDirectory: "/media")
+    bridge.start(player: player, triggers: triggers, baseDirectory: "/media")
     if connected { bridge.connectionOpened() }
     return bridge
 }
@@ -58,6 +59,23 @@ private func startedBridge(_ link: RecordingLink, player: FakePlayer, connected:
     ])
     #expect(link.on(topics.reply).allSatisfy { !$0.retain })
     #expect(player.requests == [.pause])
+}
+
+@Test func aTriggerFiresOverMQTTAsOnTheSocket() {
+    let location = SourceLocation(file: "kiosk.conf", line: 1, column: 1)
+    let entries = ["a", "b"].map { name in
+        PlaylistEntry(media: .file("/m/" + name), item: ItemConfig(source: .file("/m/" + name), location: location), itemIndex: 0)
+    }
+    let triggers = FakeTriggers(TriggerSet([TriggerConfig(name: "welcome", keys: ["KEY_F1"], content: .item(1), then: .restart,
+                                                          location: location)],
+                                           defaultEntries: entries, playlists: [:]) { _ in ([], []) })
+    let link = RecordingLink(), player = FakePlayer()
+    let bridge = startedBridge(link, player: player, triggers: triggers)
+    defer { bridge.stop() }
+    bridge.received(command: #"{"command": ["trigger", "welcome"], "request_id": 3}"#, on: "kiosk/group/wall/cmd")
+    #expect(link.wait { !$0.on(topics.reply).isEmpty })
+    #expect(link.on(topics.reply).first?.payload == #"{"request_id":3,"error":"success","data":null}"#)
+    #expect(player.requests == [triggers.triggers.trigger(forKey: "KEY_F1")!.request!])
 }
 
 @Test func observeIsRefusedWithoutAConnectionToSendChangesOn() {
