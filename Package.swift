@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // The kernel's HDMI-CEC API: no library, only <linux/cec.h> and ioctls (static inline in shim.h).
         .systemLibrary(name: "CCEC"),
         // What Swift cannot import: function-like macros (AVERROR, AVERROR_EOF) and variadic
@@ -44,13 +45,15 @@ let package = Package(
         .target(name: "KioskText", dependencies: ["KioskCore", "CFreeType"]),
         .target(name: "KioskCEC", dependencies: ["KioskCore", "CCEC", .product(name: "SystemPackage", package: "swift-system"),
                                                  .product(name: "Logging", package: "swift-log")]),
+        // Fleet control: thin typed wrappers of libmosquitto (the bridge is KioskControl's).
+        .target(name: "KioskMQTT", dependencies: ["CMosquitto"]),
         .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskText",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The control socket (JSON lines, like mpv's IPC) on top of the engine.
         .target(name: "KioskControl", dependencies: ["KioskCore", "KioskPlayer", .product(name: "SystemPackage", package: "swift-system"),
                                                      .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
@@ -73,6 +76,7 @@ let package = Package(
         .testTarget(name: "KioskCECTests", dependencies: ["KioskCEC", "KioskCore", "KioskTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskPlayerTests", dependencies: ["KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
                                                            .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "KioskMQTTTests", dependencies: ["KioskMQTT"]),
         .testTarget(name: "KioskControlTests", dependencies: ["KioskControl", "KioskCore", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),
     ]

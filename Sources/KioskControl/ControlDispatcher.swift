@@ -2,15 +2,17 @@ import KioskCore
 import KioskPlayer
 
 /// Carries out parsed requests on the player (sending its requests, reading its properties)
-/// and turns its events into event lines. Used only by the server thread.
-final class ControlDispatcher {
+/// and turns its events into event lines: the one vocabulary of the control socket and of
+/// MQTT (`FleetBridge`). Each user has its own, used from one thread only (the socket's
+/// server thread, the bridge's thread).
+public final class ControlDispatcher {
     let player: any ControlledPlayer
     let schedule: (any ScheduleControl)?
     let triggers: (any TriggerControl)?
     let baseDirectory: String
     private var names = ControlEventNames()
 
-    init(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil, triggers: (any TriggerControl)? = nil,
+    public init(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil, triggers: (any TriggerControl)? = nil,
          baseDirectory: String) {
         self.player = player
         self.schedule = schedule
@@ -18,8 +20,14 @@ final class ControlDispatcher {
         self.baseDirectory = baseDirectory
     }
 
+    /// The reply for a request line from a client with no connection of its own (MQTT): the
+    /// same commands, but `observe` has no connection to send property changes on.
+    public func reply(to line: String) -> ControlValue {
+        reply(to: line, from: nil)
+    }
+
     /// The reply line's value for one request line.
-    func reply(to line: String, from connection: ControlConnection) -> ControlValue {
+    func reply(to line: String, from connection: ControlConnection?) -> ControlValue {
         let request: ControlRequest
         do {
             request = try ControlRequestParser.parse(line)
@@ -32,7 +40,7 @@ final class ControlDispatcher {
         }
     }
 
-    private func perform(_ command: ControlCommand, for connection: ControlConnection) -> Result<ControlValue, ControlRequestError> {
+    private func perform(_ command: ControlCommand, for connection: ControlConnection?) -> Result<ControlValue, ControlRequestError> {
         switch command {
         case .request(let request):
             if let refusal = refusal(of: request) { return .failure(refusal) }
@@ -42,8 +50,10 @@ final class ControlDispatcher {
         case .get(let property):
             return .success(value(of: property))
         case .observe(let property):
+            guard let connection else { return .failure(Self.noObservations("observe")) }
             connection.observed.updateValue(nil, forKey: property)   // the current value follows as an event
         case .unobserve(let property):
+            guard let connection else { return .failure(Self.noObservations("unobserve")) }
             connection.observed.removeValue(forKey: property)
         case .displayPower(let mode):
             if let schedule {
@@ -65,6 +75,10 @@ final class ControlDispatcher {
             return .success(.string(path))
         }
         return .success(.null)
+    }
+
+    static func noObservations(_ word: String) -> ControlRequestError {
+        ControlRequestError("\(word): only on a control socket connection, which is where property changes are sent")
     }
 
     /// Why the player would only log a refusal of `request`, checked here so the client hears it.
@@ -117,7 +131,7 @@ final class ControlDispatcher {
         return .success(.object([("playlist_count", .integer(Int64(expansion.entries.count))), ("warnings", .array(warnings))]))
     }
 
-    func value(of property: ControlProperty) -> ControlValue {
+    public func value(of property: ControlProperty) -> ControlValue {
         switch property {
         case .status: return .string(ControlEventNames.name(of: player.status))
         case .timeControlStatus: return .string(player.timeControlStatus.rawValue)
@@ -137,7 +151,7 @@ final class ControlDispatcher {
     }
 
     /// The event line for a player event; nil for what is only a property change.
-    func message(for event: PlayerEvent) -> ControlValue? {
+    public func message(for event: PlayerEvent) -> ControlValue? {
         let time = player.currentTime.seconds
         switch event {
         case .playback(let playback, let item):

@@ -11,10 +11,12 @@ final class OperationsWiring: @unchecked Sendable {
     let proofOfPlay: ProofOfPlayWriter?
     let resume: ResumeKeeper?
 
-    init(config: KioskConfig, configPath: String, stateDirectory: String, entries: [PlaylistEntry], logger: Logger) {
+    /// `playRecorded`: told each proof-of-play line too (MQTT's plays topic), on the writer's queue.
+    init(config: KioskConfig, configPath: String, stateDirectory: String, entries: [PlaylistEntry], logger: Logger,
+         playRecorded: (@Sendable (String) -> Void)? = nil) {
         proofOfPlay = config.logging.proofOfPlayPath.map { path in
             logger.info("proof of play: \(path) (rotated at \(config.logging.proofOfPlayLimit) bytes)")
-            return ProofOfPlayWriter(logging: config.logging, logger: logger)
+            return ProofOfPlayWriter(logging: config.logging, logger: logger, recorded: playRecorded)
         }
         if config.playback.resume == .off {
             resume = nil

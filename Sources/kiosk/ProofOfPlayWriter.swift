@@ -25,9 +25,13 @@ final class ProofOfPlayWriter: @unchecked Sendable {
     /// The source of the item that failed last: the skip that follows names it by index only.
     private var lastFailedSource = ""
 
-    init(logging: LoggingConfig, logger: Logger) {
+    /// Told each line as it is written (MQTT's plays topic); it must only queue.
+    private let recorded: (@Sendable (String) -> Void)?
+
+    init(logging: LoggingConfig, logger: Logger, recorded: (@Sendable (String) -> Void)? = nil) {
         rotation = LogRotation(path: logging.proofOfPlayPath ?? "", limit: logging.proofOfPlayLimit)
         self.logger = logger
+        self.recorded = recorded
     }
 
     /// The player's event, on the presenter thread: only the few kinds a play is made of are
@@ -66,7 +70,11 @@ final class ProofOfPlayWriter: @unchecked Sendable {
     }
 
     private func feed(_ observation: PlayObservation, at now: PlayInstant) {
-        for record in recorder.observe(observation, at: now) { append(record.jsonLine() + "\n") }
+        for record in recorder.observe(observation, at: now) {
+            let line = record.jsonLine()
+            append(line + "\n")
+            recorded?(line)
+        }
     }
 
     private func append(_ line: String) {

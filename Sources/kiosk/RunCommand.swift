@@ -86,11 +86,17 @@ struct RunCommand: ParsableCommand {
         let cursor = PlaylistCursor(entries: entries, loopMode: settings.playback.loop)
         let control = try ControlWiring.open(settings.control.socketPath, logger: logger)
         let cec = DisplayPowerWiring.cecFollower(settings.display.powerControl, logger: logger)
+        // Fleet control over MQTT (kiosk.conf `mqtt`), when configured: one more observer of the
+        // player's events and one more source of the control socket's commands.
+        let fleet = FleetConnection.make(config.mqtt, logger: logger)
         // Proof of play and resume observe the player's events.
         let operations = OperationsWiring(config: config, configPath: self.config, stateDirectory: stateDir,
-                                          entries: entries, logger: logger)
+                                          entries: entries, logger: logger,
+                                          playRecorded: config.mqtt.proofOfPlay ? fleet?.playRecorded : nil)
+        let observers = DisplayPowerWiring.handler(control: control, cec: cec)
+        let onEvent = operations.handler(then: fleet?.handler(then: observers) ?? observers)
         let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound, logger: logger,
-                                     onEvent: operations.handler(then: DisplayPowerWiring.handler(control: control, cec: cec)))
+                                     onEvent: onEvent)
         operations.resume?.attach(player)
         // SIGHUP and a change of the file take one path (ConfigReloader): what changed applies
         // live where it can; a bad file is rejected and the old configuration plays on.
@@ -98,6 +104,8 @@ struct RunCommand: ParsableCommand {
         let schedule = ScheduleDriver(settings: settings.schedule, ticker: firstLook.ticker, requests: scheduleRequests,
                                       sink: player, logger: logger)
         for request in firstLook.then { player.send(request) }
+        fleet?.start(player: player, schedule: schedule, triggers: triggers)
+        defer { fleet?.stop() }
         // The TV may be in standby from the night before: wake it (and take its input) when the
         // schedule says the screen is on now; off, the player's event sends it to standby.
         if firstLook.ticker.state?.powerOn ?? true { cec?.displayPowerChanged(on: true) }

@@ -26,6 +26,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case triggers
     /// usb: sticks (mode, mount_root, copy_to, min_free).
     case usb
+    /// mqtt: the broker, names, credentials and TLS files of fleet control.
+    case mqtt
 
     /// How a running kiosk takes a change of this part.
     public var application: ReloadApplication {
@@ -41,6 +43,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         case .logging: return .onRestart
         // The stick watcher is started (or not) with its settings at start.
         case .usb: return .onRestart
+        // The broker connection, its will and its subscriptions are made once, at start.
+        case .mqtt: return .onRestart
         // The presenter loads the new font and settings between two frames.
         case .overlay: return .live
         // The input service is closed (grabs released) and opened again with the new settings.
@@ -104,6 +108,7 @@ public struct ConfigChanges: Sendable, Equatable {
         }
         if old.triggers.map(\.withoutLocation) != new.triggers.map(\.withoutLocation) { parts.append(.triggers) }
         if old.usb != new.usb { parts.append(.usb) }
+        if old.mqtt != new.mqtt { parts.append(.mqtt) }
         self.parts = parts
         playbackSettings = settings
     }

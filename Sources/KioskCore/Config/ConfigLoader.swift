@@ -6,7 +6,7 @@ import Yams
 /// hand rather than decoded with Codable, because Codable drops the positions.
 public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
-                                      "items", "playlists", "schedule", "triggers", "usb"]
+                                      "items", "playlists", "schedule", "triggers", "usb", "mqtt"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
@@ -93,6 +93,7 @@ extension ConfigWalker {
         config.overlay = readOverlay(top["overlay"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.control = readControl(top["control"], baseDirectory: baseDirectory)
         config.logging = readLogging(top["logging"], baseDirectory: baseDirectory)
+        config.mqtt = readMQTT(top["mqtt"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         // The default playlist is `items:` or `playlists.default:`, never both.
         let playlists = readPlaylists(top["playlists"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.playlists = playlists.named

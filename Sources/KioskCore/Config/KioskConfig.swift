@@ -17,6 +17,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var playlists: [PlaylistConfig] = []
     /// `schedule`: entries, inserts, time zone, switch mode. Empty: the default playlist plays.
     public var schedule = ScheduleConfig()
+    /// `mqtt`: fleet control over an MQTT broker; off without it.
+    public var mqtt = MQTTConfig()
     /// `triggers`: keys, touch zones and control commands that play something once.
     public var triggers: [TriggerConfig] = []
     /// `usb`: sticks played (or copied and played) when they are plugged in.

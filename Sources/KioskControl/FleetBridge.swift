@@ -1,0 +1,187 @@
+import Foundation
+import KioskCore
+import KioskPlayer
+import Logging
+
+/// Where the bridge publishes: the MQTT client in `kiosk run` (KioskMQTT), a recorder in tests.
+/// `publish` must only queue, never wait for the network.
+public protocol FleetLink: AnyObject, Sendable {
+    func publish(topic: String, payload: String, retain: Bool)
+}
+
+/// Fleet control (README, "Fleet control over MQTT"): the control socket's vocabulary over a
+/// broker. Commands from `kiosk/<name>/cmd` and the group topics go through a
+/// `ControlDispatcher` like the socket's lines, replies go to the reply topic; the player's
+/// events become the socket's event lines on the event topic and refresh the retained status.
+///
+/// Nothing here runs on the caller's thread beyond queueing: events come from the presenter
+/// thread, commands and connection news from libmosquitto's network thread, and one thread of
+/// the bridge's own does the JSON and the dispatching. While the broker is away nothing is
+/// published (libmosquitto would queue it without bound); the status is sent again on reconnect.
+public final class FleetBridge: @unchecked Sendable {
+    // Safe to share: `pending`, `connected`, `running` and `dispatcher` are guarded by `lock`
+    // (the dispatcher is used only on the bridge's thread after `start`); the rest is immutable.
+    public let topics: FleetTopics
+    private let link: any FleetLink
+    private let logger: Logger
+    private let statusInterval: Double
+    private let lock = NSCondition()
+    private var pending: [Work] = []
+    private var connected = false
+    private var running = false
+    private var stopped = false
+    private var dispatcher: ControlDispatcher?
+    private let worker = WorkerThread(name: "kiosk-mqtt")
+
+    private enum Work {
+        case event(PlayerEvent)
+        case command(String, topic: String)
+        case play(String)
+        case connected
+    }
+
+    /// At most this many items wait; beyond it the oldest half goes (a broker far away, a
+    /// bridge thread starved), as the socket's server does with its events.
+    static let pendingLimit = 4096
+
+    /// `statusInterval`: seconds between status refreshes while nothing changes (the `time`).
+    public init(topics: FleetTopics, link: any FleetLink, statusInterval: Double = 10, logger: Logger) {
+        self.topics = topics
+        self.link = link
+        self.statusInterval = statusInterval
+        self.logger = logger
+    }
+
+    /// Starts answering for `player` (see `ControlServer.start`). Events posted before wait.
+    public func start(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
+                      triggers: (any TriggerControl)? = nil,
+                      baseDirectory: String = FileManager.default.currentDirectoryPath) {
+        let dispatcher = ControlDispatcher(player: player, schedule: schedule, triggers: triggers, baseDirectory: baseDirectory)
+        lock.withLock {
+            self.dispatcher = dispatcher
+            running = true
+        }
+        worker.start { [self] in serve() }
+    }
+
+    /// Publishes the offline status (retained) when connected, and ends the thread.
+    public func stop() {
+        let wasRunning = lock.withLock { () -> Bool in
+            defer { running = false; stopped = true; lock.broadcast() }
+            return running
+        }
+        guard wasRunning else { return }
+        worker.join(timeout: 2)
+        if isConnected { link.publish(topic: topics.status, payload: FleetStatus.offline(version: KioskVersion.text), retain: true) }
+    }
+
+    // MARK: What other threads hand over (queue only)
+
+    /// The player's event handler, on the presenter thread.
+    public func post(_ event: PlayerEvent) { enqueue(.event(event)) }
+
+    /// A command line from one of `topics.commandTopics`, on libmosquitto's thread.
+    public func received(command line: String, on topic: String) { enqueue(.command(line, topic: topic)) }
+
+    /// A proof-of-play line (`mqtt.proof_of_play`), from the writer's queue.
+    public func recorded(play line: String) { enqueue(.play(line)) }
+
+    /// The broker accepted the connection: the status goes out again at once.
+    public func connectionOpened() {
+        lock.withLock { connected = true }
+        enqueue(.connected)
+    }
+
+    public func connectionLost() { lock.withLock { connected = false } }
+
+    private var isConnected: Bool { lock.withLock { connected } }
+
+    private func enqueue(_ work: Work) {
+        lock.withLock {
+            guard !stopped else { return }
+            if pending.count >= Self.pendingLimit { pending.removeFirst(pending.count / 2) }
+            pending.append(work)
+            lock.signal()
+        }
+    }
+
+    // MARK: The bridge's thread
+
+    /// What one turn of the bridge's thread works on.
+    private struct Batch {
+        let work: [Work]
+        let dispatcher: ControlDispatcher
+        let online: Bool
+    }
+
+    /// Waits for work, or until `deadline` (monotonic seconds); nil once stopped.
+    private func nextBatch(until deadline: Double) -> Batch? {
+        lock.lock()
+        defer { lock.unlock() }
+        while running && pending.isEmpty {
+            let wait = deadline - MonotonicClock().now()
+            if wait <= 0 || !lock.wait(until: Date(timeIntervalSinceNow: wait)) { break }
+        }
+        guard running, let dispatcher else { return nil }
+        let work = pending
+        pending.removeAll(keepingCapacity: true)
+        return Batch(work: work, dispatcher: dispatcher, online: connected)
+    }
+
+    private func serve() {
+        var nextStatus = MonotonicClock().now()
+        while let batch = nextBatch(until: nextStatus) {
+            var statusDue = MonotonicClock().now() >= nextStatus
+            for work in batch.work where handle(work, in: batch) { statusDue = true }
+            if statusDue {
+                if batch.online { link.publish(topic: topics.status, payload: status(from: batch.dispatcher), retain: true) }
+                nextStatus = MonotonicClock().now() + statusInterval
+            }
+        }
+    }
+
+    /// Carries out one piece of work; true when the status may have changed.
+    private func handle(_ work: Work, in batch: Batch) -> Bool {
+        switch work {
+        case .event(let event):
+            if case .time = event { return false }   // the status carries the time; once a second is noise for a fleet
+            if batch.online, let message = batch.dispatcher.message(for: event) {
+                link.publish(topic: topics.event, payload: message.json, retain: false)
+            }
+            return true
+        case .command(let line, let topic):
+            let reply = batch.dispatcher.reply(to: line)
+            if case .string(let error)? = reply["error"], error != "success" {
+                logger.warning("mqtt: command from \(topic) refused: \(error)")
+            }
+            link.publish(topic: topics.reply, payload: reply.json, retain: false)
+            return true
+        case .play(let line):
+            if batch.online { link.publish(topic: topics.plays, payload: line, retain: false) }
+            return false
+        case .connected:
+            return true
+        }
+    }
+
+    private func status(from dispatcher: ControlDispatcher) -> String {
+        FleetStatus(version: KioskVersion.text,
+                    state: dispatcher.value(of: .timeControlStatus).plainText,
+                    item: dispatcher.value(of: .item).integerValue,
+                    title: dispatcher.value(of: .title).stringValue,
+                    time: dispatcher.value(of: .time).numberValue ?? 0,
+                    displayOn: dispatcher.value(of: .displayPower) == .string("on")).json
+    }
+}
+
+private extension ControlValue {
+    var integerValue: Int? { if case .integer(let value) = self { Int(value) } else { nil } }
+    var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    var numberValue: Double? {
+        switch self {
+        case .number(let value): value
+        case .integer(let value): Double(value)
+        default: nil
+        }
+    }
+}

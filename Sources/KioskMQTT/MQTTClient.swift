@@ -1,0 +1,191 @@
+import CMosquitto
+import Foundation
+
+/// A thin typed wrapper of one libmosquitto client (MQTT 3.1.1). libmosquitto owns the
+/// protocol, TLS, keepalive and reconnection; kiosk only says where to connect and what to
+/// send. Its network loop (`runLoop`, libmosquitto's `mosquitto_loop_forever`, the body of the
+/// thread `mosquitto_loop_start` would start) calls the handlers, so they must only hand work
+/// over, and `publish` only queues: nothing here waits for the network except `connect` and
+/// (name lookup and the TCP connect), which runs on the loop's thread.
+public final class MQTTClient: @unchecked Sendable {
+    // Safe to share: libmosquitto locks its own state (`mosquitto_threaded_set`), so publish
+    // and disconnect may come from any thread while the loop runs on its own; `handlers` is
+    // immutable.
+    private let handle: OpaquePointer
+    private let handlers: Unmanaged<MQTTHandlers>
+
+    /// A client that says it is `clientID` to the broker (one per kiosk: a second connection
+    /// with the same ID makes the broker drop the first). `cleanSession`: the broker keeps no
+    /// subscriptions or queued messages between connections.
+    public init(clientID: String, cleanSession: Bool = true, handlers: MQTTHandlers) throws(MQTTError) {
+        MQTTLibrary.initializeOnce()
+        let retained = Unmanaged.passRetained(handlers)
+        guard let handle = mosquitto_new(clientID, cleanSession, retained.toOpaque()) else {
+            retained.release()
+            throw MQTTError(code: Int32(MOSQ_ERR_NOMEM.rawValue), doing: "create a client")
+        }
+        self.handle = handle
+        self.handlers = retained
+        _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        // Publish comes from kiosk's threads while the loop runs on its own.
+        _ = mosquitto_threaded_set(handle, true)
+        mosquitto_connect_callback_set(handle) { _, userdata, code in
+            MQTTHandlers.from(userdata)?.connected(code == 0 ? .accepted : .refused(MQTTClient.connackReason(code)))
+        }
+        mosquitto_disconnect_callback_set(handle) { _, userdata, code in
+            MQTTHandlers.from(userdata)?.disconnected(code == 0 ? nil : MQTTClient.reason(code))
+        }
+        mosquitto_message_callback_set(handle) { _, userdata, message in
+            guard let message, let topic = message.pointee.topic else { return }
+            let count = Int(max(message.pointee.payloadlen, 0))
+            let payload = message.pointee.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+            MQTTHandlers.from(userdata)?.received(MQTTMessage(topic: String(cString: topic), payload: payload))
+        }
+    }
+
+    /// Only once the loop's thread has ended (its owner joins it first).
+    deinit {
+        mosquitto_destroy(handle)
+        handlers.release()
+    }
+
+    /// What the broker publishes for this client when it goes without a clean disconnect
+    /// (power cut, SIGKILL, a dead link after 1.5 x keepalive). Before `connect`.
+    public func setWill(topic: String, payload: String, qos: Int, retain: Bool) throws(MQTTError) {
+        let bytes = Array(payload.utf8)
+        try check(mosquitto_will_set(handle, topic, Int32(bytes.count), bytes, Int32(qos), retain), doing: "set the last will")
+    }
+
+    public func setCredentials(username: String, password: String?) throws(MQTTError) {
+        try check(mosquitto_username_pw_set(handle, username, password), doing: "set the user name and password")
+    }
+
+    /// TLS with the broker's CA (`caFile`, else the CA certificates in `caPath`) and optionally
+    /// a client certificate and its key. libmosquitto opens the files here (a missing one is an
+    /// error now) and reads them at each connect.
+    public func setTLS(caFile: String?, caPath: String?, certFile: String?, keyFile: String?) throws(MQTTError) {
+        try check(mosquitto_tls_set(handle, caFile, caPath, certFile, keyFile, nil), doing: "set up TLS")
+    }
+
+    /// How long libmosquitto waits before each reconnect: `initial` seconds, doubled after
+    /// each failure up to `maximum` (reset once connected).
+    public func setReconnectDelay(initial: UInt32, maximum: UInt32) throws(MQTTError) {
+        try check(mosquitto_reconnect_delay_set(handle, initial, maximum, true), doing: "set the reconnect delay")
+    }
+
+    /// Starts connecting (name lookup and the TCP connect happen now, on the calling thread;
+    /// the MQTT handshake in `runLoop`). nil when the TCP connection is under way.
+    public func connect(host: String, port: Int, keepalive: Int) -> MQTTError? {
+        let code = mosquitto_connect_async(handle, host, Int32(port), Int32(keepalive))
+        return code == Int32(MOSQ_ERR_SUCCESS.rawValue) ? nil : MQTTError(code: code, doing: "connect")
+    }
+
+    /// libmosquitto's network loop, on the calling thread: reads, writes, pings, and reconnects
+    /// with the delay after a lost connection or a refusal. Returns after `disconnect` (nil), or
+    /// with the error libmosquitto does not retry itself (TLS, protocol), which
+    /// `mosquitto_loop_start`'s thread would end on silently.
+    public func runLoop() -> MQTTError? {
+        let code = mosquitto_loop_forever(handle, -1, 1)
+        return code == Int32(MOSQ_ERR_SUCCESS.rawValue) ? nil : MQTTError(code: code, doing: "keep the connection")
+    }
+
+    /// Queues a message; never waits for the network (libmosquitto's thread sends it).
+    public func publish(topic: String, payload: String, qos: Int, retain: Bool) throws(MQTTError) {
+        let bytes = Array(payload.utf8)
+        try check(mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes, Int32(qos), retain), doing: "publish to \(topic)")
+    }
+
+    public func subscribe(topic: String, qos: Int) throws(MQTTError) {
+        try check(mosquitto_subscribe(handle, nil, topic, Int32(qos)), doing: "subscribe to \(topic)")
+    }
+
+    /// A clean disconnect: the broker drops the will. What was queued before is sent first;
+    /// `runLoop` returns once the DISCONNECT is out (or within its 1 s wait when unconnected).
+    public func disconnect() {
+        _ = mosquitto_disconnect(handle)
+    }
+
+    private func check(_ code: Int32, doing action: String) throws(MQTTError) {
+        guard code == Int32(MOSQ_ERR_SUCCESS.rawValue) else { throw MQTTError(code: code, doing: action) }
+    }
+
+    /// libmosquitto's text for an error code, lower-cased and without its full stop.
+    static func reason(_ code: Int32) -> String {
+        if code == Int32(MOSQ_ERR_ERRNO.rawValue) { return MQTTError.tidy(String(cString: strerror(errno))) }
+        return MQTTError.tidy(String(cString: mosquitto_strerror(code)))
+    }
+
+    /// The broker's CONNACK refusal ("Connection Refused: not authorised." -> "not authorized").
+    static func connackReason(_ code: Int32) -> String {
+        var text = MQTTError.tidy(String(cString: mosquitto_connack_string(code)))
+        if let colon = text.range(of: ": ") { text = String(text[colon.upperBound...]) }
+        return text.replacingOccurrences(of: "authorised", with: "authorized")
+    }
+}
+
+/// One message from a subscribed topic.
+public struct MQTTMessage: Sendable, Equatable {
+    public let topic: String
+    public let payload: [UInt8]
+    public var text: String { String(decoding: payload, as: UTF8.self) }
+}
+
+/// What the broker said to a CONNECT.
+public enum MQTTConnectResult: Sendable, Equatable {
+    case accepted
+    /// The broker's reason, like "not authorized" or "bad user name or password".
+    case refused(String)
+}
+
+/// The client's handlers, called on libmosquitto's network thread: hand work over, never block.
+public final class MQTTHandlers: Sendable {
+    let connected: @Sendable (MQTTConnectResult) -> Void
+    /// nil: a disconnect kiosk asked for; else why the connection was lost.
+    let disconnected: @Sendable (String?) -> Void
+    let received: @Sendable (MQTTMessage) -> Void
+
+    public init(connected: @escaping @Sendable (MQTTConnectResult) -> Void,
+                disconnected: @escaping @Sendable (String?) -> Void,
+                received: @escaping @Sendable (MQTTMessage) -> Void) {
+        self.connected = connected
+        self.disconnected = disconnected
+        self.received = received
+    }
+
+    static func from(_ userdata: UnsafeMutableRawPointer?) -> MQTTHandlers? {
+        userdata.map { Unmanaged<MQTTHandlers>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
+/// A libmosquitto call that failed: what kiosk was doing and libmosquitto's reason.
+public struct MQTTError: Error, Equatable, CustomStringConvertible {
+    public let code: Int32
+    /// A TLS failure: a certificate, key or CA that does not match the broker's.
+    public var isTLS: Bool { code == Int32(MOSQ_ERR_TLS.rawValue) }
+    public let action: String
+    public let reason: String
+
+    init(code: Int32, doing action: String) {
+        self.code = code
+        self.action = action
+        reason = MQTTClient.reason(code)
+    }
+
+    public var description: String { "cannot \(action): \(reason)" }
+
+    static func tidy(_ text: String) -> String {
+        var text = text
+        if text.hasSuffix(".") { text.removeLast() }
+        guard let first = text.first else { return text }
+        return first.lowercased() + text.dropFirst()
+    }
+}
+
+/// `mosquitto_lib_init` is not thread-safe and must run once per process.
+enum MQTTLibrary {
+    private static let initialized: Bool = {
+        _ = mosquitto_lib_init()
+        return true
+    }()
+    static func initializeOnce() { _ = initialized }
+}

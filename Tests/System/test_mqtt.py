@@ -1,0 +1,372 @@
+"""Fleet control over MQTT (issue 16), on the host: headless `kiosk run`s (320x240, no sound)
+against a real `mosquitto` that each test starts on 127.0.0.1 on a free port with a config file
+of its own, observed with `mosquitto_sub` and driven with `mosquitto_pub` (package
+mosquitto-clients) and through kiosk's control socket.
+
+Checked: the retained status appears; a `pause` on a group topic pauses two kiosks (their
+control sockets and statuses say paused) and each replies on its reply topic; a broker killed
+and started again is reconnected to (one line each way) and the status published again while
+frames never stop, and proof-of-play lines follow on the plays topic; a wrong password is one
+clear line and kiosk plays on; a SIGKILLed kiosk's status becomes the will, `offline`, and a
+SIGTERMed one says so itself; a broker that comes up after kiosk is reached; TLS with the
+broker's CA (certificates made here with openssl) connects, a wrong CA is one line; a SIGTERM is
+not held by a broker that is away. Every wait is for an
+event with a deadline meant for a hang, never for a speed."""
+import getpass
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from control_client import ControlClient, wait_until
+
+REPO = Path(__file__).resolve().parents[2]
+KIOSK = REPO / ".build" / "debug" / "kiosk"
+CLIP_SECONDS = 4
+START_TIMEOUT = 30
+EVENT_TIMEOUT = 30
+
+# Debian puts the broker in /usr/sbin, which a user's PATH may lack.
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Broker:
+    """One mosquitto on 127.0.0.1: anonymous, or with a password file (users given)."""
+
+    def __init__(self, directory: Path, users=None, port=None, tls=None):
+        self.port = port or free_port()
+        self.directory = directory
+        self.conf = directory / f"mosquitto-{self.port}.conf"
+        self.log = directory / f"mosquitto-{self.port}.log"
+        # Started as root, mosquitto would switch to the user `mosquitto`, who cannot read the
+        # test's private folder (the password file): it stays who runs the test.
+        lines = [f"listener {self.port} 127.0.0.1", "persistence false", "log_type all", f"user {getpass.getuser()}"]
+        if users:
+            passwords = directory / f"passwords-{self.port}"
+            for user, password in users.items():
+                subprocess.run(["mosquitto_passwd", "-b", *([] if passwords.exists() else ["-c"]), str(passwords),
+                                user, password], check=True, capture_output=True)
+            passwords.chmod(0o644)
+            lines += ["allow_anonymous false", f"password_file {passwords}"]
+        else:
+            lines.append("allow_anonymous true")
+        if tls:
+            lines += [f"cafile {tls['ca']}", f"certfile {tls['cert']}", f"keyfile {tls['key']}"]
+        self.conf.write_text("\n".join(lines) + "\n")
+        self.process = None
+        self.start()
+
+    def start(self):
+        with open(self.log, "a") as log:
+            self.process = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=log, stderr=log)
+        if not wait_until(self.accepts, timeout=START_TIMEOUT):
+            self.process.kill()
+            pytest.fail(f"mosquitto did not start: {self.log.read_text()}")
+
+    def accepts(self):
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    def kill(self):
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+    def retained(self, topic, timeout=10, tls=None):
+        """The retained message on `topic` as JSON, or None when there is none."""
+        secure = ["--cafile", str(tls["ca"]), "-h", "localhost"] if tls else ["-h", "127.0.0.1"]
+        result = subprocess.run(["mosquitto_sub", *secure, "-p", str(self.port), "-t", topic,
+                                 "-C", "1", "-W", str(timeout), "--retained-only"],
+                                capture_output=True, text=True)
+        return json.loads(result.stdout) if result.returncode == 0 and result.stdout.strip() else None
+
+    def publish(self, topic, payload):
+        subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(self.port), "-t", topic, "-q", "1",
+                        "-m", json.dumps(payload)], check=True, timeout=30)
+
+
+class Subscriber:
+    """mosquitto_sub on a topic filter, writing `topic payload` lines to a file."""
+
+    def __init__(self, broker: Broker, topic: str, name: str):
+        self.out = broker.directory / f"sub-{name}.txt"
+        self.file = open(self.out, "w")
+        self.process = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker.port), "-t", topic,
+                                         "-v", "-q", "1"], stdout=self.file, stderr=subprocess.STDOUT)
+
+    def messages(self, topic):
+        found = []
+        for line in self.out.read_text().splitlines():
+            name, _, payload = line.partition(" ")
+            if name == topic:
+                found.append(json.loads(payload))
+        return found
+
+    def close(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        self.file.close()
+
+
+class Kiosk:
+    """One headless `kiosk run` with an mqtt section: its stats file, log and control socket."""
+
+    def __init__(self, directory: Path, clip: Path, name: str, mqtt: str, extra: str = ""):
+        self.name = name
+        self.stats = directory / f"stats-{name}.jsonl"
+        self.log = directory / f"log-{name}.txt"
+        self.socket = directory / f"control-{name}.sock"
+        config = directory / f"kiosk-{name}.conf"
+        config.write_text("display: {output: headless}\naudio: {device: none}\ninput: {enabled: false}\n"
+                          f"{extra}mqtt:\n{mqtt}items: [{clip}]\n")
+        with open(self.log, "w") as log:
+            self.process = subprocess.Popen(
+                [str(KIOSK), "run", "--config", str(config), "--display", "headless:320x240", "--audio", "none",
+                 "--stats-file", str(self.stats), "--control-socket", str(self.socket), "--duration", "600"],
+                stderr=log)
+        if not wait_until(lambda: self.socket.exists() and self.frames() > 0, timeout=START_TIMEOUT):
+            self.process.kill()
+            pytest.fail(f"kiosk did not start: {self.log.read_text()}")
+
+    def frames(self):
+        if not self.stats.exists():
+            return 0
+        return sum(1 for line in self.stats.read_text().splitlines() if line.endswith("}"))
+
+    def lines(self, word):
+        return [line for line in self.log.read_text().splitlines() if word in line]
+
+    def get(self, name):
+        client = ControlClient(self.socket)
+        try:
+            return client.ok("get", name)
+        finally:
+            client.close()
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        return self.process.wait(timeout=20)
+
+
+def section(port, name, extra="", scheme="mqtt", host="127.0.0.1"):
+    return f"  broker: {scheme}://{host}:{port}\n  name: {name}\n{extra}"
+
+
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory):
+    """A CA, the broker's certificate from it (for localhost and 127.0.0.1), and another CA."""
+    directory = tmp_path_factory.mktemp("mqtt-tls")
+
+    def openssl(*words):
+        subprocess.run(["openssl", *words], check=True, capture_output=True, cwd=directory)
+
+    for ca in ("ca", "other"):
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN=kiosk test {ca}",
+                "-keyout", f"{ca}.key", "-out", f"{ca}.pem")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "server.key", "-out", "server.csr")
+    (directory / "san.ext").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+            "-extfile", "san.ext", "-out", "server.pem")
+    return {"ca": directory / "ca.pem", "cert": directory / "server.pem", "key": directory / "server.key",
+            "other": directory / "other.pem"}
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+    # Missing tools fail the test rather than skip it: deploy/setup installs them, and a skip
+    # would pass a CI that lost them.
+    for tool in (MOSQUITTO, "mosquitto_sub", "mosquitto_pub", "mosquitto_passwd", "openssl"):
+        if not shutil.which(tool):
+            pytest.fail(f"{tool} is missing: deploy/setup installs mosquitto, mosquitto-clients and openssl")
+    path = tmp_path_factory.mktemp("mqtt-clips") / "clip.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
+                    "-i", f"testsrc2=size=320x240:rate=25:duration={CLIP_SECONDS}",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path)], check=True)
+    return path
+
+
+@pytest.fixture
+def running(tmp_path):
+    """Brokers, subscribers and kiosks made by a test, all stopped after it."""
+    made = []
+    yield made
+    for thing in reversed(made):
+        if isinstance(thing, Kiosk):
+            thing.stop()
+        elif isinstance(thing, Subscriber):
+            thing.close()
+        elif isinstance(thing, Broker) and thing.process.poll() is None:
+            thing.kill()
+
+
+def test_a_group_pause_pauses_two_kiosks_and_each_replies(tmp_path, clip, running):
+    broker = Broker(tmp_path)
+    running.append(broker)
+    kiosks = [Kiosk(tmp_path, clip, name, section(broker.port, name, "  group: [wall, lobby]\n")) for name in ("k1", "k2")]
+    running.extend(kiosks)
+    for kiosk in kiosks:
+        # The retained status, as a dashboard that subscribes later sees it.
+        status = wait_until(lambda: (s := broker.retained(f"kiosk/{kiosk.name}/status")) and s["state"] == "playing" and s,
+                            timeout=EVENT_TIMEOUT)
+        assert status, f"no playing status for {kiosk.name}: {kiosk.log.read_text()}"
+        assert status["online"] is True and status["item"] == 0 and status["title"] == "clip.mp4"
+        assert status["display_power"] == "on" and status["version"]
+        assert kiosk.lines("mqtt: connected to"), kiosk.log.read_text()
+    watcher = Subscriber(broker, "kiosk/#", "group")
+    running.append(watcher)
+    time.sleep(0.5)   # mosquitto_sub's SUBSCRIBE on its way; a missed reply would show as a failure, not a pass
+    broker.publish("kiosk/group/lobby/cmd", {"command": ["pause"], "request_id": 42})
+    for kiosk in kiosks:
+        assert wait_until(lambda: kiosk.get("time_control_status") == "paused", timeout=EVENT_TIMEOUT), kiosk.name
+        replies = wait_until(lambda: watcher.messages(f"kiosk/{kiosk.name}/reply"), timeout=EVENT_TIMEOUT)
+        assert replies == [{"request_id": 42, "error": "success", "data": None}]
+        statuses = wait_until(lambda: [s for s in watcher.messages(f"kiosk/{kiosk.name}/status") if s["state"] == "paused"],
+                              timeout=EVENT_TIMEOUT)
+        assert statuses, watcher.out.read_text()
+        events = watcher.messages(f"kiosk/{kiosk.name}/event")
+        assert {"event": "time_control_status", "time_control_status": "paused"}.items() <= next(
+            e for e in events if e.get("time_control_status") == "paused").items()
+    # A command for one kiosk reaches only that one, and a bad one is refused in the reply.
+    broker.publish("kiosk/k1/cmd", {"command": ["play"], "request_id": 1})
+    broker.publish("kiosk/k1/cmd", {"command": ["goto", 9], "request_id": 2})
+    assert wait_until(lambda: kiosks[0].get("time_control_status") == "playing", timeout=EVENT_TIMEOUT)
+    assert wait_until(lambda: len(watcher.messages("kiosk/k1/reply")) == 3, timeout=EVENT_TIMEOUT)
+    assert watcher.messages("kiosk/k1/reply")[2] == {
+        "request_id": 2, "error": "goto: no item 9: the playlist has 1 item, counted from 0"}
+    assert kiosks[1].get("time_control_status") == "paused"
+    # A clean stop says offline itself (retained).
+    assert kiosks[1].stop() == 0
+    assert wait_until(lambda: (broker.retained("kiosk/k2/status") or {}).get("state") == "offline", timeout=EVENT_TIMEOUT)
+
+
+def test_a_broker_restart_is_survived_and_playback_never_stops(tmp_path, clip, running):
+    broker = Broker(tmp_path)
+    running.append(broker)
+    plays = tmp_path / "plays.jsonl"
+    kiosk = Kiosk(tmp_path, clip, "k1", section(broker.port, "k1", "  keepalive: 5\n  proof_of_play: true\n"),
+                  extra=f"logging: {{proof_of_play: {plays}}}\n")
+    running.append(kiosk)
+    assert wait_until(lambda: broker.retained("kiosk/k1/status"), timeout=EVENT_TIMEOUT)
+    broker.kill()
+    assert wait_until(lambda: kiosk.lines("mqtt: lost the connection to"), timeout=EVENT_TIMEOUT), kiosk.log.read_text()
+    # Frames keep coming while the broker is away (not a speed: only that they come).
+    frames = kiosk.frames()
+    assert wait_until(lambda: kiosk.frames() > frames + 25, timeout=EVENT_TIMEOUT)
+    broker.start()   # the same port; persistence off, so the status must come from kiosk again
+    status = wait_until(lambda: broker.retained("kiosk/k1/status", timeout=2), timeout=90)
+    assert status and status["online"] is True, kiosk.log.read_text()
+    assert kiosk.lines("mqtt: connected to") and kiosk.lines(" again as kiosk/k1"), kiosk.log.read_text()
+    assert len(kiosk.lines("mqtt: lost the connection")) == 1, kiosk.log.read_text()
+    frames = kiosk.frames()
+    assert wait_until(lambda: kiosk.frames() > frames + 25, timeout=EVENT_TIMEOUT)
+    assert kiosk.process.poll() is None
+    # Proof of play (mqtt.proof_of_play): the clip's next completed play, as the file has it.
+    watcher = Subscriber(broker, "kiosk/k1/plays", "plays")
+    running.append(watcher)
+    published = wait_until(lambda: watcher.messages("kiosk/k1/plays"), timeout=EVENT_TIMEOUT)
+    assert published and published[0]["outcome"] == "completed" and published[0]["path"] == str(clip)
+    assert published[0] in [json.loads(line) for line in plays.read_text().splitlines()]
+
+
+def test_a_wrong_password_is_one_line_and_kiosk_plays_on(tmp_path, clip, running):
+    broker = Broker(tmp_path, users={"kiosk": "right"})
+    running.append(broker)
+    wrong = Kiosk(tmp_path, clip, "wrong", section(broker.port, "wrong", "  username: kiosk\n  password: nope\n"))
+    running.append(wrong)
+    refused = wait_until(lambda: wrong.lines("refused the connection"), timeout=EVENT_TIMEOUT)
+    assert refused, wrong.log.read_text()
+    assert f"mqtt://127.0.0.1:{broker.port}" in refused[0] and "not authorized" in refused[0]
+    # libmosquitto tries again with backoff (1, 2 ... s): after further refusals, still one line.
+    assert wait_until(lambda: broker.log.read_text().count("not authorised") >= 3, timeout=EVENT_TIMEOUT), \
+        broker.log.read_text()
+    assert [line for line in wrong.log.read_text().splitlines() if "mqtt:" in line and "error" in line] == refused
+    frames = wrong.frames()
+    assert wait_until(lambda: wrong.frames() > frames + 25, timeout=EVENT_TIMEOUT)
+    assert broker.retained("kiosk/wrong/status", timeout=2) is None
+    # The right password on the same broker is let in: the refusal was about the password.
+    right = Kiosk(tmp_path, clip, "right", section(broker.port, "right", "  username: kiosk\n  password: right\n"))
+    running.append(right)
+    assert wait_until(lambda: right.lines("mqtt: connected to"), timeout=EVENT_TIMEOUT), right.log.read_text()
+
+
+def test_a_killed_kiosk_is_reported_offline_by_its_will(tmp_path, clip, running):
+    broker = Broker(tmp_path)
+    running.append(broker)
+    kiosk = Kiosk(tmp_path, clip, "k1", section(broker.port, "k1"))
+    running.append(kiosk)
+    assert wait_until(lambda: (broker.retained("kiosk/k1/status") or {}).get("online"), timeout=EVENT_TIMEOUT)
+    kiosk.stop(signal.SIGKILL)
+    status = wait_until(lambda: (s := broker.retained("kiosk/k1/status", timeout=2)) and not s["online"] and s,
+                        timeout=EVENT_TIMEOUT)
+    assert status and status["state"] == "offline", broker.log.read_text()
+    # mosquitto's words for a connection that ended without a DISCONNECT: the will's case.
+    assert "Client kiosk-k1 closed its connection." in broker.log.read_text()
+    assert "Client kiosk-k1 disconnected." not in broker.log.read_text()
+
+
+def test_an_unreachable_broker_is_one_line_then_reached_when_it_comes(tmp_path, clip, running):
+    port = free_port()
+    kiosk = Kiosk(tmp_path, clip, "k1", section(port, "k1"))
+    running.append(kiosk)
+    line = wait_until(lambda: kiosk.lines("mqtt: cannot reach"), timeout=EVENT_TIMEOUT)
+    assert line and f"mqtt://127.0.0.1:{port}" in line[0] and "connection refused" in line[0], kiosk.log.read_text()
+    frames = kiosk.frames()
+    assert wait_until(lambda: kiosk.frames() > frames + 25, timeout=EVENT_TIMEOUT)
+    running.append(Broker(tmp_path, port=port))
+    broker = running[-1]
+    # kiosk's own retries back off to 60 s at most: within that it is there.
+    assert wait_until(lambda: kiosk.lines("mqtt: connected to"), timeout=90), kiosk.log.read_text()
+    assert len(kiosk.lines("mqtt: cannot reach")) == 1
+    assert broker.retained("kiosk/k1/status")
+
+
+def test_tls_with_the_brokers_ca_connects_and_a_wrong_ca_is_one_line(tmp_path, clip, certificates, running):
+    broker = Broker(tmp_path, tls=certificates)
+    running.append(broker)
+    good = Kiosk(tmp_path, clip, "tls", section(broker.port, "tls", f"  ca_file: {certificates['ca']}\n",
+                                                scheme="mqtts", host="localhost"))
+    running.append(good)
+    assert wait_until(lambda: good.lines("mqtt: connected to mqtts://localhost:"), timeout=EVENT_TIMEOUT), good.log.read_text()
+    status = wait_until(lambda: broker.retained("kiosk/tls/status", tls=certificates), timeout=EVENT_TIMEOUT)
+    assert status and status["online"] is True
+    wrong = Kiosk(tmp_path, clip, "wrongca", section(broker.port, "wrongca", f"  ca_file: {certificates['other']}\n",
+                                                     scheme="mqtts", host="localhost"))
+    running.append(wrong)
+    line = wait_until(lambda: wrong.lines("mqtt: "), timeout=EVENT_TIMEOUT)
+    assert line and f"mqtts://localhost:{broker.port}" in line[0] and "TLS" in line[0], wrong.log.read_text()
+    # Tried again with backoff (the broker sees each handshake fail), still the one line.
+    assert wait_until(lambda: broker.log.read_text().count("unknown ca") >= 3, timeout=EVENT_TIMEOUT), broker.log.read_text()
+    assert [entry for entry in wrong.log.read_text().splitlines() if "mqtt:" in entry] == line
+    frames = wrong.frames()
+    assert wait_until(lambda: wrong.frames() > frames + 25, timeout=EVENT_TIMEOUT)
+    assert broker.retained("kiosk/wrongca/status", timeout=2, tls=certificates) is None
+
+
+def test_a_stop_is_not_held_by_a_broker_that_is_away(tmp_path, clip, running):
+    # A broker that refuses the TCP connection: libmosquitto sleeps its reconnect delay between
+    # tries, which nothing can wake; kiosk's stop must still take less than a second (SIGTERM's
+    # contract, test_signals.py).
+    kiosk = Kiosk(tmp_path, clip, "k1", section(free_port(), "k1"))
+    running.append(kiosk)
+    assert wait_until(lambda: kiosk.lines("mqtt: cannot reach"), timeout=EVENT_TIMEOUT), kiosk.log.read_text()
+    time.sleep(1.5)   # into the reconnect delay (1 s, then 2 s)
+    started = time.monotonic()
+    assert kiosk.stop() == 0
+    took = time.monotonic() - started
+    assert took < 1.0, f"exit took {took:.2f} s after SIGTERM"
