@@ -29,6 +29,7 @@ public final class Asset {
         self.source = source
         self.interrupt = interrupt
         try Asset.checkLocalFile(source)
+        let capture = try Asset.captureInput(source)
         let isNetwork = NetworkURL.isNetwork(source)
         if isNetwork { NetworkOpenOptions.initializeNetworkOnce() }
         kiosk_av_clear_first_error()
@@ -37,7 +38,7 @@ public final class Asset {
         var options = isNetwork ? NetworkOpenOptions.dictionary(for: source) : nil
         if isNetwork { interrupt.setDeadline(afterSeconds: openTimeout) }
         defer { if isNetwork { interrupt.setDeadline(afterSeconds: nil) } }
-        let openResult = avformat_open_input(&context, source, nil, &options)
+        let openResult = avformat_open_input(&context, capture?.device ?? source, capture?.format, &options)
         av_dict_free(&options)
         guard openResult >= 0, let context else {
             throw MediaError(source: source, reason: Asset.describeOpenFailure(openResult, timeout: isNetwork && !interrupt.isCancelled ? openTimeout : nil))
@@ -80,6 +81,26 @@ public final class Asset {
     }
 
     /// Local paths get a precise reason before FFmpeg's generic "Invalid data".
+    /// For a capture item (`v4l2:///dev/video0`): its device node and FFmpeg's demuxer for it,
+    /// libavdevice loaded first. nil for anything else; a clear error when the item is malformed,
+    /// libavdevice is missing, or the device node is not there.
+    private static func captureInput(_ source: String) throws -> (device: String, format: UnsafePointer<AVInputFormat>)? {
+        guard CaptureSource.isCapture(source) else { return nil }
+        guard let capture = CaptureSource(source) else {
+            throw MediaError(source: source, reason: "not a capture device: write v4l2:///dev/videoN")
+        }
+        if let failure = kiosk_avdevice_load() {
+            throw MediaError(source: source, reason: "capture devices need libavdevice: \(String(cString: failure))")
+        }
+        guard let format = av_find_input_format(capture.format) else {
+            throw MediaError(source: source, reason: "this FFmpeg has no \(capture.format) input")
+        }
+        guard access(capture.device, F_OK) == 0 else {
+            throw MediaError(source: source, reason: "no such device \(capture.device) (unplugged, or its driver is not loaded)")
+        }
+        return (capture.device, format)
+    }
+
     private static func checkLocalFile(_ source: String) throws {
         if source.contains("://") || source.hasPrefix("lavfi:") { return }
         var status = stat()

@@ -62,6 +62,10 @@ void kiosk_av_clear_first_error(void);
 /// Swift cannot implement. NULL restores alsa-lib's default (stderr).
 void kiosk_alsa_log_install(kiosk_log_sink sink);
 
+/// libavdevice is opened on first use (avdevice_loader.c), not linked, and its input formats
+/// registered (a capture item, v4l2://). Returns NULL once they are, else why not.
+const char *kiosk_avdevice_load(void);
+
 /// libavfilter is opened on first use (avfilter_loader.c), not linked. Returns NULL once it is
 /// usable, else why not. The kiosk_avfilter_* calls below are valid only after a NULL here.
 const char *kiosk_avfilter_load(void);

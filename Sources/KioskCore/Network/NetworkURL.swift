@@ -13,10 +13,10 @@ public enum NetworkURL {
     public static func scheme(of source: String) -> String? { ItemSource.urlScheme(of: source) }
 
     /// True for `scheme://...` with any scheme but `file`: http(s), HLS over http(s), rtsp...
-    /// FFmpeg's pseudo-sources (`lavfi:`) and paths are local.
+    /// FFmpeg's pseudo-sources (`lavfi:`), capture devices (`v4l2://`) and paths are local.
     public static func isNetwork(_ source: String) -> Bool {
         guard let scheme = ItemSource.urlScheme(of: source) else { return false }
-        return scheme != "file"
+        return scheme != "file" && !CaptureSource.isCapture(source)
     }
 
     /// `source` with the password of `user:password@` (or a whole `token@`) and the values of
