@@ -8,8 +8,16 @@ extension ItemSequencer {
     /// the state machine.
     func carryOut(_ request: PlayerRequest) {
         guard request.isPlaylistRequest else { return time.apply(request) }
-        let answer = navigator.answer(request, position: current.map { _ in time.currentTime }, displayOff: power.isOff)
+        let answer = answerOf(request)
         if case .refused = answer {} else { onEvent?(.playlistRequest(request)) }
+        act(on: answer)
+    }
+
+    private func answerOf(_ request: PlayerRequest) -> PlaylistAnswer {
+        navigator.answer(request, position: current.map { _ in time.currentTime }, displayOff: power.isOff)
+    }
+
+    private func act(on answer: PlaylistAnswer) {
         switch answer {
         case .begin(let step):
             begin(step, seamFrom: nil)
@@ -28,7 +36,9 @@ extension ItemSequencer {
             case .currentRemoved, .notStarted: begin(navigator.advance(), seamFrom: nil)
             }
             finished = false
-            carryOut(.goto(index: 0))   // a loaded list plays from its start
+            // A loaded list plays from its start: the load's own step, not a request of its own
+            // (observers heard of the load, the reason its item changes).
+            act(on: answerOf(.goto(index: 0)))
         case .setDisplayPower(let on):
             setDisplayPower(on: on)
         case .refused(let line):

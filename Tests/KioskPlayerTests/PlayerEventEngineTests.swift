@@ -62,4 +62,22 @@ import Testing
         })
         #expect(insertEnded < resumed)
     }
+
+    @Test func aLoadIsReportedOnceAsALoad() throws {
+        let a = try PlaylistProgramEngineTests.entry("events-a.mp4", seconds: 6)
+        let b = try PlaylistProgramEngineTests.entry("events-b.mp4", seconds: 1)
+        let events = Events()
+        let player = try QueuePlayer(output: HeadlessDisplay(size: PixelSize(width: 320, height: 240)),
+                                     playlist: PlaylistCursor(entries: [a], loopMode: .playlist),
+                                     logger: CapturedLog().logger, onEvent: { events.add($0) })
+        player.start()
+        defer { _ = player.stop() }
+        #expect(waitUntil(20) { player.currentTime.seconds > 0.5 }, "a plays")
+        player.send(.load([b]))
+        #expect(waitUntil(20) { events.started.contains { $0.source == b.media.description } }, "b plays")
+        let requests = events.all.compactMap { if case .playlistRequest(let request) = $0 { request } else { nil } }
+        // Proof of play blames the change on the load; the load's own step to its first entry is
+        // not a second request.
+        #expect(requests == [.load([b])])
+    }
 }
