@@ -22,11 +22,18 @@ import Testing
             all.compactMap { if case .playback(.itemStarted(let reference), _) = $0 { reference } else { nil } }
         }
 
+        /// The playlist requests reported as carried out, in order.
+        var requests: [PlayerRequest] {
+            all.compactMap { if case .playlistRequest(let request) = $0 { request } else { nil } }
+        }
+
         /// The position of the first event `matching` says yes to.
         func position(_ matching: (PlayerEvent) -> Bool) -> Int? { all.firstIndex(where: matching) }
     }
 
-    @Test func anInsertIsReportedWithItsRequestItsSourceAndItsFlag() throws {
+    /// A player of a 6 s clip `a`, started and under way, its events gathered; `b` a 1 s clip
+    /// to send. The caller stops the player.
+    static func playingA() throws -> (QueuePlayer, Events, PlaylistEntry, PlaylistEntry) {
         let a = try PlaylistProgramEngineTests.entry("events-a.mp4", seconds: 6)
         let b = try PlaylistProgramEngineTests.entry("events-b.mp4", seconds: 1)
         let events = Events()
@@ -34,8 +41,13 @@ import Testing
                                      playlist: PlaylistCursor(entries: [a], loopMode: .playlist),
                                      logger: CapturedLog().logger, onEvent: { events.add($0) })
         player.start()
-        defer { _ = player.stop() }
         #expect(waitUntil(20) { player.currentTime.seconds > 0.5 }, "a plays")
+        return (player, events, a, b)
+    }
+
+    @Test func anInsertIsReportedWithItsRequestItsSourceAndItsFlag() throws {
+        let (player, events, a, b) = try Self.playingA()
+        defer { _ = player.stop() }
         player.send(.goto(index: 7))   // refused: not reported as carried out
         player.send(.playOnce(.entries([b]), when: .now))
         #expect(waitUntil(20) { events.started.count >= 3 }, "a, the insert b, a again: \(events.started)")
@@ -44,7 +56,7 @@ import Testing
         #expect(started.map(\.source) == [a.media.description, b.media.description, a.media.description])
         #expect(started.map(\.isInsert) == [false, true, false])
         #expect(started.map(\.name) == [a.title, b.title, a.title])
-        let requests = events.all.compactMap { if case .playlistRequest(let request) = $0 { request } else { nil } }
+        let requests = events.requests
         #expect(requests == [.playOnce(.entries([b]), when: .now)], "only the request carried out")
         let asked = try #require(events.position { if case .playlistRequest = $0 { true } else { false } })
         let insertStarted = try #require(events.position {
@@ -64,18 +76,11 @@ import Testing
     }
 
     @Test func aLoadIsReportedOnceAsALoad() throws {
-        let a = try PlaylistProgramEngineTests.entry("events-a.mp4", seconds: 6)
-        let b = try PlaylistProgramEngineTests.entry("events-b.mp4", seconds: 1)
-        let events = Events()
-        let player = try QueuePlayer(output: HeadlessDisplay(size: PixelSize(width: 320, height: 240)),
-                                     playlist: PlaylistCursor(entries: [a], loopMode: .playlist),
-                                     logger: CapturedLog().logger, onEvent: { events.add($0) })
-        player.start()
+        let (player, events, _, b) = try Self.playingA()
         defer { _ = player.stop() }
-        #expect(waitUntil(20) { player.currentTime.seconds > 0.5 }, "a plays")
         player.send(.load([b]))
         #expect(waitUntil(20) { events.started.contains { $0.source == b.media.description } }, "b plays")
-        let requests = events.all.compactMap { if case .playlistRequest(let request) = $0 { request } else { nil } }
+        let requests = events.requests
         // Proof of play blames the change on the load; the load's own step to its first entry is
         // not a second request.
         #expect(requests == [.load([b])])
