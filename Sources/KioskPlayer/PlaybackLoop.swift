@@ -72,7 +72,7 @@ final class PlaybackLoop {
                 mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 4))
                 continue
             }
-            time.followAudio(item)
+            sequencer.followMasterClock(item)
             step(item)
             sequencer.watchForStall()
             refreshOverlayIfStale()

@@ -6,7 +6,7 @@ import Yams
 /// hand rather than decoded with Codable, because Codable drops the positions.
 public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
-                                      "items", "playlists", "schedule", "triggers", "usb", "mqtt"]
+                                      "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
@@ -112,6 +112,7 @@ extension ConfigWalker {
         config.triggers = readTriggers(top["triggers"], keys: config.input.keys, playlistNames: config.playlistNames,
                                        baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.usb = readUsb(top["usb"], baseDirectory: baseDirectory)
+        config.sync = readSync(top["sync"], playback: config.playback)
         return config
     }
 
