@@ -24,16 +24,28 @@ extension ItemSequencer {
         switch TimelineSteering.decide(timeline: timeline, playLengths: follower.playLengths, entry: item.index,
                                        position: position, isStarting: time.needsFirstFrame, realtime: TimelineFollower.realtime(atHost: now)) {
         case .none:
-            break
+            steerSound(of: item)
         case .follow(let target):
             // The first frame sets the clock itself; a stopped clock (waiting) is not moved.
             guard !time.needsFirstFrame, time.clock.isRunning else { return }
             time.clock.seek(to: target + item.plan.start, atHost: now)
+            steerSound(of: item)
         case .jump(let entry, let offset):
             if let last = follower.lastJump, now - last < MediaTime(value: 1, timescale: 1) { return }
             follower.lastJump = now
             jump(to: entry, offset: offset, from: item)
         }
+    }
+
+    /// The sound stays on the timeline by being played a few parts per million longer or
+    /// shorter (`TimelineSteering.soundCompensation`); the item after it is decoded ahead at the
+    /// same correction.
+    private func steerSound(of item: ActiveItem) {
+        guard let audio, time.clock.isRunning,
+              let (heard, host, _) = audio.heardTime(ofItem: Int(item.reference.serial), notBefore: item.plan.start) else { return }
+        let ppm = TimelineSteering.soundCompensation(error: heard - time.clock.mediaTime(atHost: host))
+        item.pipeline.setAudioCompensation(ppm: ppm)
+        upcoming?.pipeline.setAudioCompensation(ppm: ppm)
     }
 
     /// Moves to the timeline's item and position: a seek within the item playing, else the

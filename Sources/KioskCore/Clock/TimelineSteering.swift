@@ -63,6 +63,20 @@ public enum TimelineSteering {
         return (play, slotOffset - length * Rational(play, 1))
     }
 
+    /// The sound plays on the sound card's crystal, tens of parts per million off real time:
+    /// seconds a day. A synchronised player stretches or shortens it by that much (swresample's
+    /// soft compensation, no audible step) so that it stays on the timeline too. `error` is
+    /// what is heard minus where the timeline is: ahead (positive) plays longer. Proportional,
+    /// absorbing a difference over about 4 s, at most 1 % (17 cents of pitch, briefly, after a
+    /// join); a card 50 ppm off stays 0.2 ms from the timeline.
+    public static func soundCompensation(error: MediaTime) -> Int {
+        let ppm = (error.seconds / soundCorrectionTime * 1e6).rounded()
+        return Int(Swift.max(-maximumSoundCompensation, Swift.min(maximumSoundCompensation, ppm)))
+    }
+
+    static let soundCorrectionTime = 4.0
+    static let maximumSoundCompensation = 10_000.0
+
     /// Whether a player request can be honoured on a synchronised player, or the line that
     /// says why not. The timeline decides what plays where; pausing, the sound's level, the
     /// display's power, triggers and schedules stay with the box (it rejoins afterwards).
