@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import KioskCore
 
@@ -97,6 +98,15 @@ struct SyncTimelineTests {
         #expect(decide(entry: 1, position: 1.0, at: 3.5, playLengths: lengths) == .jump(entry: 0, offset: Self.t(1.5)))
     }
 
+    @Test func theSoundIsStretchedWhenAheadShortenedWhenBehindAtMostOnePercent() {
+        #expect(TimelineSteering.soundCompensation(error: .zero) == 0)
+        // 2 ms ahead: 500 ppm longer (absorbed over 4 s); 2 ms behind: 500 ppm shorter.
+        #expect(TimelineSteering.soundCompensation(error: Self.t(0.002)) == 500)
+        #expect(TimelineSteering.soundCompensation(error: Self.t(-0.002)) == -500)
+        #expect(TimelineSteering.soundCompensation(error: Self.t(0.3)) == 10_000)
+        #expect(TimelineSteering.soundCompensation(error: Self.t(-5)) == -10_000)
+    }
+
     @Test func requestsThatMoveThePlayerAreRefusedTheRestPass() {
         for request in [PlayerRequest.seek(to: .zero), .skip(by: Self.t(10)), .nextItem, .previousItem, .goto(index: 1),
                         .setRate(Rational(2, 1)), .setSpeed(Rational(2, 1))] {
@@ -146,6 +156,18 @@ struct SyncTimelineTests {
             #expect(diagnostics.contains { $0.line == line && $0.column == column && $0.message.contains(fragment) },
                     "\(yaml): \(diagnostics)")
         }
+    }
+
+    /// The annotated kiosk.conf shows the section commented out; taken in, it reads as it says.
+    @Test func theExamplesCommentedSectionParses() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let example = try String(contentsOf: root.appendingPathComponent("kiosk.conf"), encoding: .utf8)
+        let lines = example.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex(of: "# sync:"))
+        let section = lines[start...].prefix { $0.hasPrefix("#") }.map { $0.dropFirst(2) }.joined(separator: "\n")
+        let config = try ConfigLoader.parse(text: section + "\nitems: [a.mp4]\n", fileName: "kiosk.conf",
+                                            baseDirectory: "/srv", fileSystem: FakeFileSystem(files: []))
+        #expect(config.sync.epoch == Self.epoch)
     }
 
     @Test func aNewEpochIsALiveChange() throws {
