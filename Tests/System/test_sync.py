@@ -71,7 +71,7 @@ def wall(tmp_path_factory):
     runs[RESTARTED].append(start(directory, RESTARTED, SECONDS / 2 - 2))
     for processes in runs.values():
         for process, _, _ in processes:
-            assert process.wait(timeout=120) in (0, -signal.SIGKILL)
+            assert process.wait(timeout=SECONDS + 60) in (0, -signal.SIGKILL)
     return slots, runs, directory
 
 
