@@ -1,0 +1,75 @@
+import CFFmpeg
+import CKioskShim
+import KioskCore
+
+/// `kiosk record`'s work: a V4L2 capture device (FFmpeg's v4l2 demuxer through libavdevice,
+/// opened like a `v4l2://` item) encoded to H.264 in an mp4 with the device's own timestamps,
+/// until a length of pts is reached or a stop is asked for; either way the file is finished
+/// (its index written) so what was recorded plays. Runs on the calling thread.
+public final class Recorder {
+    public let device: String
+    public let asset: Asset
+    private let reader: VideoFrameReader
+
+    /// Opens `device` (/dev/videoN); a missing or busy one throws one line naming it.
+    public init(device: String) throws {
+        self.device = device
+        asset = try Asset(source: "v4l2://" + device)
+        reader = try VideoFrameReader(asset: asset, threads: 1)
+    }
+
+    /// Cancels a read the device does not answer (a stop while it is silent).
+    public var interrupt: InterruptFlag { asset.interrupt }
+
+    public struct Result: Sendable {
+        public var frames: Int
+        /// From the first frame's pts to the end of the last one.
+        public var seconds: Double
+        public var size: PixelSize
+    }
+
+    /// The timestamps' unit in the file.
+    static let timeBase = Rational(1, 90_000)
+
+    /// Records into `path` until `duration` seconds of pts, `shouldStop()` or the device's end.
+    public func record(to path: String, duration: Double, shouldStop: () -> Bool,
+                       progress: (Double) -> Void) throws -> Result {
+        guard let first = try reader.nextFrame() else {
+            throw MediaError(source: device, reason: "the device sent no picture")
+        }
+        let video = asset.info.bestVideo
+        let rate = video?.frameRate.flatMap { $0.isKnownAndPositive ? $0 : nil } ?? Rational(30, 1)
+        // 4:2:0 needs even sizes: an odd one loses its last row or column.
+        let size = PixelSize(width: max(2, first.size.width & ~1), height: max(2, first.size.height & ~1))
+        let muxer = try Muxer(path: path)
+        // Live: the fastest preset, so a small box keeps up with the device.
+        let encoder = try VideoEncoder(size: size, timeBase: Self.timeBase, frameRate: rate, preset: "ultrafast", crf: 23)
+        let stream = try muxer.addStream(from: encoder)
+        try muxer.start()
+        let origin = first.pts
+        let frameLength = MediaTime(value: rate.denominator, timescale: Int32(clamping: rate.numerator))
+        let limit = MediaTime(seconds: duration)
+        var frames = 0
+        var lastPTS: Int64 = -1
+        var end = MediaTime.zero
+        var frame: DecodedFrame? = first
+        while let current = frame {
+            let time = current.pts - origin
+            if time >= limit { break }
+            let pts = time.ticks(in: Self.timeBase)
+            // Timestamps from a device are untrusted: one that does not move on is dropped.
+            if pts > lastPTS {
+                try encoder.encode(current, pts: pts) { try muxer.write($0, stream: stream) }
+                lastPTS = pts
+                frames += 1
+                end = time + frameLength
+                progress(time.seconds)
+            }
+            if shouldStop() { break }
+            frame = try reader.nextFrame()
+        }
+        try encoder.finish { try muxer.write($0, stream: stream) }
+        try muxer.finish()
+        return Result(frames: frames, seconds: min(end.seconds, duration), size: size)
+    }
+}
