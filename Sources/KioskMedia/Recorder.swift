@@ -46,6 +46,8 @@ public final class Recorder {
         let encoder = try VideoEncoder(size: size, timeBase: Self.timeBase, frameRate: rate, preset: "ultrafast", crf: 23)
         let stream = try muxer.addStream(from: encoder)
         try muxer.start()
+        let tail = HeldPacket()
+        let write = { (packet: UnsafeMutablePointer<AVPacket>) throws in try tail.pass(packet) { try muxer.write($0, stream: stream) } }
         let origin = first.pts
         let frameLength = MediaTime(value: rate.denominator, timescale: Int32(clamping: rate.numerator))
         let limit = MediaTime(seconds: duration)
@@ -55,11 +57,13 @@ public final class Recorder {
         var frame: DecodedFrame? = first
         while let current = frame {
             let time = current.pts - origin
-            if time >= limit { break }
+            // A frame at or past the limit ends the recording exactly there: the last one shown
+            // stays until then (the device's clock says so, not the time the box took).
+            if time >= limit { end = limit; break }
             let pts = time.ticks(in: Self.timeBase)
             // Timestamps from a device are untrusted: one that does not move on is dropped.
             if pts > lastPTS {
-                try encoder.encode(current, pts: pts) { try muxer.write($0, stream: stream) }
+                try encoder.encode(current, pts: pts, sink: write)
                 lastPTS = pts
                 frames += 1
                 end = time + frameLength
@@ -68,8 +72,37 @@ public final class Recorder {
             if shouldStop() { break }
             frame = try reader.nextFrame()
         }
-        try encoder.finish { try muxer.write($0, stream: stream) }
+        try encoder.finish(sink: write)
+        try tail.flush(lastEnd: end.ticks(in: Self.timeBase)) { try muxer.write($0, stream: stream) }
         try muxer.finish()
-        return Result(frames: frames, seconds: min(end.seconds, duration), size: size)
+        return Result(frames: frames, seconds: end.seconds, size: size)
+    }
+}
+
+/// Keeps back the latest packet so that the last one's duration can be set when the recording
+/// ends: an mp4's length is its last sample's time plus that duration.
+final class HeldPacket {
+    private let packet = av_packet_alloc()!
+    private var holding = false
+
+    deinit {
+        var pointer: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&pointer)
+    }
+
+    /// Writes the one held before and keeps `next` instead.
+    func pass(_ next: UnsafeMutablePointer<AVPacket>, write: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        if holding { try write(packet); av_packet_unref(packet) }
+        guard av_packet_ref(packet, next) >= 0 else { throw EncoderError("out of memory") }
+        holding = true
+    }
+
+    /// Writes the last packet, lasting until `lastEnd` (in its time base) when that is later than its pts.
+    func flush(lastEnd: Int64, write: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        guard holding else { return }
+        if lastEnd > packet.pointee.pts { packet.pointee.duration = lastEnd - packet.pointee.pts }
+        try write(packet)
+        av_packet_unref(packet)
+        holding = false
     }
 }

@@ -1,0 +1,123 @@
+"""`kiosk record` in the VM bed, from the kernel's vivid driver (issue 17, "recording").
+
+The guest loads vivid (Bed(modules=["vivid"]), as test_capture.py does) and runs, in its shared
+work directory:
+
+1. `kiosk record` of a device that is not there: one line naming it, exit 1, nothing written;
+2. `kiosk record --device <vivid's capture node> --duration 3 -o rec/clip.mp4`: exit 0, and on
+   the host ffprobe finds 3 s of H.264 (by the file's timestamps, which are the device's: within
+   two frames) that decodes cleanly, and no temporary file is left in rec/;
+3. a long recording stopped with SIGTERM once its progress line says it is past half a second
+   (an event, not a time): exit 0, a finished, playable file of what was recorded, no temporary.
+
+Every wait is for a file or a log line, with deadlines meant for a hang (TCG is slow, and a debug
+kiosk encodes 720p there at a few frames a second). Needs the debug kiosk: `swift build` first.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "deploy" / "vm"))
+
+from bed import Bed  # noqa: E402
+
+KIOSK = REPO / ".build" / "debug" / "kiosk"
+BOOT_TIMEOUT = 300
+RUN_TIMEOUT = 900
+
+GUEST_COMMAND = r'''
+K=@KIOSK@
+for n in /sys/class/video4linux/video*; do
+    if grep -q 'vid-cap' "$n/name"; then echo "/dev/$(basename "$n")" > capture-node; fi
+done
+CAP=$(cat capture-node)
+mkdir -p rec
+"$K" record --device /dev/video9 --duration 3 -o rec/missing.mp4 > missing.log 2>&1; echo $? > missing.rc
+"$K" record --device "$CAP" --duration 3 -o rec/clip.mp4 > record.log 2>&1; echo $? > record.rc
+ls -a rec > after-record.ls
+"$K" record --device "$CAP" --duration 600 -o rec/stopped.mp4 > stopped.log 2>&1 &
+pid=$!
+i=0
+while ! grep -Eq 'record: ([1-9][0-9]*|0\.[5-9])' stopped.log && [ $i -lt 6000 ] && kill -0 $pid 2>/dev/null; do
+    sleep 0.1; i=$((i+1))
+done
+ls -a rec > during-stop.ls
+kill -TERM $pid; wait $pid; echo $? > stopped.rc
+ls -a rec > after-stop.ls
+echo done > all-done
+'''
+
+
+def probe(path: Path) -> dict:
+    out = subprocess.run(["ffprobe", "-v", "error", "-count_packets", "-show_entries",
+                          "format=duration:stream=codec_name,width,height,nb_read_packets,duration",
+                          "-of", "json", str(path)], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def decodes(path: Path) -> str:
+    # The device's timestamps as they are: a variable rate (vivid in a TCG guest stamps frames
+    # 8 to 25 ms apart); ffmpeg's default would put them on a grid of its guessed rate and
+    # complain where two land in one slot.
+    result = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", str(path), "-fps_mode", "passthrough",
+                             "-enc_time_base:v", "1/90000", "-f", "null", "-"],
+                            capture_output=True, text=True)
+    return f"exit {result.returncode}: {result.stderr}" if result.returncode or result.stderr else ""
+
+
+@pytest.fixture(scope="module")
+def guest(tmp_path_factory):
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+    workdir = tmp_path_factory.mktemp("record")
+    with Bed(driver="bochs", size=(640, 480), workdir=workdir, modules=["vivid"]) as bed:
+        bed.start(GUEST_COMMAND.replace("@KIOSK@", str(KIOSK)))
+        bed.wait_for_file("capture-node", timeout=BOOT_TIMEOUT)
+        bed.wait_for_file("all-done", timeout=RUN_TIMEOUT)
+        code = bed.wait(timeout=120)
+    assert code == 0, bed.console_log()[-3000:]
+    return workdir
+
+
+def read(workdir: Path, name: str) -> str:
+    return (workdir / name).read_text(errors="replace")
+
+
+def test_a_missing_device_is_one_line(guest):
+    log = read(guest, "missing.log")
+    assert read(guest, "missing.rc").strip() == "1", log
+    assert log.count("\n") == 1 and "/dev/video9" in log and "no such device" in log, log
+    assert "missing.mp4" not in read(guest, "after-record.ls")
+
+
+def test_a_recording_has_its_length_and_decodes(guest):
+    log = read(guest, "record.log")
+    assert read(guest, "record.rc").strip() == "0", log
+    clip = guest / "rec" / "clip.mp4"
+    info = probe(clip)
+    video = info["streams"][0]
+    assert video["codec_name"] == "h264", info
+    assert int(video["nb_read_packets"]) >= 2, info
+    # By the device's timestamps: 3 s within two frames (vivid sends 30 or fewer a second).
+    assert abs(float(video["duration"]) - 3.0) <= 2 / 30 + 0.001, info
+    assert decodes(clip) == ""
+    # Renamed into place: no .clip.mp4.part beside it.
+    assert [n for n in read(guest, "after-record.ls").split() if n.endswith(".part")] == []
+
+
+def test_a_stop_keeps_a_playable_file(guest):
+    log = read(guest, "stopped.log")
+    assert ".stopped.mp4.part" in read(guest, "during-stop.ls"), read(guest, "during-stop.ls")
+    assert read(guest, "stopped.rc").strip() == "0", log
+    clip = guest / "rec" / "stopped.mp4"
+    info = probe(clip)
+    assert 0.5 <= float(info["streams"][0]["duration"]) < 600, info
+    assert decodes(clip) == ""
+    assert [n for n in read(guest, "after-stop.ls").split() if n.endswith(".part")] == []
