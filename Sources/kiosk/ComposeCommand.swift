@@ -78,19 +78,13 @@ struct ComposeCommand: ParsableCommand {
         composer.isCancelled = { SignalHub.shared.stopRequested }
         composer.progress = { seconds in done = seconds; reporter.update(seconds) }
         do {
-            try composer.write(to: file.temporaryPath)
-            if SignalHub.shared.stopRequested { throw ComposeStopped() }
-            try file.commit()
+            try file.produce { path in
+                try composer.write(to: path)
+                if SignalHub.shared.stopRequested { throw ComposeStopped() }
+            }
         } catch let error as ComposeStopped {
-            file.discard()
             writeStandardError("kiosk: compose: \(error); \(output) not written")
             Glibc.exit(128 + (SignalHub.shared.stopSignal ?? SIGTERM))
-        } catch let error as EncoderError {
-            file.discard()
-            throw RuntimeFailure("\(error)")
-        } catch {
-            file.discard()
-            throw error
         }
         reporter.finish(done)
     }

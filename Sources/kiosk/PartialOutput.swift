@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import KioskCore
+import KioskMedia
 
 /// A file written under a temporary name beside its final one (`PartialFile`) and renamed
 /// into place with rename(2) only when complete; removed on failure or a stop. `kiosk compose`
@@ -24,6 +25,22 @@ final class PartialOutput {
         }
         if stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
             throw RuntimeFailure("\(path): is a directory")
+        }
+    }
+
+    /// Runs `body` with the temporary path, then moves the file into place; on any error the
+    /// temporary file is removed (an encoder's or muxer's error becomes the one-line failure).
+    func produce<T>(_ body: (String) throws -> T) throws -> T {
+        do {
+            let value = try body(temporaryPath)
+            try commit()
+            return value
+        } catch let error as EncoderError {
+            discard()
+            throw RuntimeFailure("\(error)")
+        } catch {
+            discard()
+            throw error
         }
     }
 

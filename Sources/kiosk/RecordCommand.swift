@@ -41,19 +41,11 @@ struct RecordCommand: ParsableCommand {
         let watcher = SignalWatcher(stop: { _ in interrupt.cancel() }, reload: nil)
         defer { withExtendedLifetime(watcher) {} }
         var reporter = ProgressReporter(label: "record", total: duration)
-        do {
-            let result = try recorder.record(to: file.temporaryPath, duration: duration,
-                                             shouldStop: { SignalHub.shared.stopRequested },
-                                             progress: { reporter.update($0) })
-            try file.commit()
-            reporter.finish(result.seconds)
-            logger.notice("record: \(output): \(result.frames) frames, \(String(format: "%.2f", result.seconds)) s, \(result.size)")
-        } catch let error as EncoderError {
-            file.discard()
-            throw RuntimeFailure("\(error)")
-        } catch {
-            file.discard()
-            throw error
+        let result = try file.produce { path in
+            try recorder.record(to: path, duration: duration, shouldStop: { SignalHub.shared.stopRequested },
+                                progress: { reporter.update($0) })
         }
+        reporter.finish(result.seconds)
+        logger.notice("record: \(output): \(result.frames) frames, \(String(format: "%.2f", result.seconds)) s, \(result.size)")
     }
 }

@@ -27,6 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import Bed  # noqa: E402
+from vivid_node import FIND_CAPTURE_NODE  # noqa: E402
 
 KIOSK = REPO / ".build" / "debug" / "kiosk"
 BOOT_TIMEOUT = 300
@@ -34,11 +35,7 @@ RUN_TIMEOUT = 900
 
 GUEST_COMMAND = r'''
 K=@KIOSK@
-for n in /sys/class/video4linux/video*; do
-    if grep -q 'vid-cap' "$n/name"; then echo "/dev/$(basename "$n")" > capture-node; fi
-done
-CAP=$(cat capture-node)
-mkdir -p rec
+@FIND_CAPTURE_NODE@mkdir -p rec
 "$K" record --device /dev/video9 --duration 3 -o rec/missing.mp4 > missing.log 2>&1; echo $? > missing.rc
 "$K" record --device "$CAP" --duration 3 -o rec/clip.mp4 > record.log 2>&1; echo $? > record.rc
 ls -a rec > after-record.ls
@@ -78,7 +75,7 @@ def guest(tmp_path_factory):
         pytest.fail(f"{KIOSK} is missing: run swift build first")
     workdir = tmp_path_factory.mktemp("record")
     with Bed(driver="bochs", size=(640, 480), workdir=workdir, modules=["vivid"]) as bed:
-        bed.start(GUEST_COMMAND.replace("@KIOSK@", str(KIOSK)))
+        bed.start(GUEST_COMMAND.replace("@KIOSK@", str(KIOSK)).replace("@FIND_CAPTURE_NODE@", FIND_CAPTURE_NODE))
         bed.wait_for_file("capture-node", timeout=BOOT_TIMEOUT)
         bed.wait_for_file("all-done", timeout=RUN_TIMEOUT)
         code = bed.wait(timeout=120)
