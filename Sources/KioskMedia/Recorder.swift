@@ -1,3 +1,4 @@
+import Foundation
 import CFFmpeg
 import CKioskShim
 import KioskCore
@@ -31,12 +32,15 @@ public final class Recorder {
     /// The timestamps' unit in the file.
     static let timeBase = Rational(1, 90_000)
 
-    /// Records into `path` until `duration` seconds of pts, `shouldStop()` or the device's end.
-    public func record(to path: String, duration: Double, shouldStop: () -> Bool,
+    /// Records into `path` until `duration` seconds of pts, `shouldStop()` or the device's end;
+    /// with `audio` (started already) its sound too, lined up by the devices' timestamps and
+    /// cut or padded to the pictures' length.
+    public func record(to path: String, duration: Double, audio: AudioCapture? = nil, shouldStop: () -> Bool,
                        progress: (Double) -> Void) throws -> Result {
         guard let first = try reader.nextFrame() else {
             throw MediaError(source: device, reason: "the device sent no picture")
         }
+        let arrival = ProcessInfo.processInfo.systemUptime
         let video = asset.info.bestVideo
         let rate = video?.frameRate.flatMap { $0.isKnownAndPositive ? $0 : nil } ?? Rational(30, 1)
         // 4:2:0 needs even sizes: an odd one loses its last row or column.
@@ -45,7 +49,17 @@ public final class Recorder {
         // Live: the fastest preset, so a small box keeps up with the device.
         let encoder = try VideoEncoder(size: size, timeBase: Self.timeBase, frameRate: rate, preset: "ultrafast", crf: 23)
         let stream = try muxer.addStream(from: encoder)
+        let sound = audio == nil ? nil : try AudioEncoder()
+        let soundStream = try sound.map { try muxer.addStream(from: $0) }
         try muxer.start()
+        let videoStart = AudioCapture.VideoStart(timestamp: (asset.startSeconds ?? 0) + first.pts.seconds,
+                                                 arrival: arrival)
+        let sampleRate = Rational(1, Int64(AudioEncoder.inputFormat.sampleRate))
+        func addSound(until time: MediaTime, pad: Bool) throws {
+            guard let audio, let sound, let soundStream else { return }
+            let bytes = audio.take(until: time.ticks(in: sampleRate), video: videoStart, pad: pad)
+            try sound.append(interleaved: bytes) { try muxer.write($0, stream: soundStream) }
+        }
         let tail = HeldPacket()
         let write = { (packet: UnsafeMutablePointer<AVPacket>) throws in try tail.pass(packet) { try muxer.write($0, stream: stream) } }
         let origin = first.pts
@@ -67,6 +81,7 @@ public final class Recorder {
                 lastPTS = pts
                 frames += 1
                 end = time + frameLength
+                try addSound(until: time, pad: false)
                 progress(time.seconds)
             }
             if shouldStop() { break }
@@ -74,6 +89,11 @@ public final class Recorder {
         }
         try encoder.finish(sink: write)
         try tail.flush(lastEnd: end.ticks(in: Self.timeBase)) { try muxer.write($0, stream: stream) }
+        if let audio, let sound, let soundStream {
+            audio.stop()
+            try addSound(until: end, pad: true)
+            try sound.finish { try muxer.write($0, stream: soundStream) }
+        }
         try muxer.finish()
         return Result(frames: frames, seconds: end.seconds, size: size)
     }

@@ -8,7 +8,10 @@ work directory:
    the host ffprobe finds 3 s of H.264 (by the file's timestamps, which are the device's: within
    two frames) that decodes cleanly, and no temporary file is left in rec/;
 3. a long recording stopped with SIGTERM once its progress line says it is past half a second
-   (an event, not a time): exit 0, a finished, playable file of what was recorded, no temporary.
+   (an event, not a time): exit 0, a finished, playable file of what was recorded, no temporary;
+4. `--audio` from snd-aloop's capture side while aplay plays a steady 440 Hz tone into its
+   playback side: an AAC track as long as the pictures, the tone heard in it without a gap; a
+   PCM that is not there is one line and exit 1.
 
 Every wait is for a file or a log line, with deadlines meant for a hang (TCG is slow, and a debug
 kiosk encodes 720p there at a few frames a second). Needs the debug kiosk: `swift build` first.
@@ -48,6 +51,13 @@ done
 ls -a rec > during-stop.ls
 kill -TERM $pid; wait $pid; echo $? > stopped.rc
 ls -a rec > after-stop.ls
+"$K" record --device "$CAP" --audio hw:9,0 --duration 3 -o rec/no-pcm.mp4 > no-pcm.log 2>&1; echo $? > no-pcm.rc
+# Sound: a steady 440 Hz tone played into snd-aloop's playback side, recorded from its capture side.
+aplay -q -D hw:Loopback,0,0 tone.wav > aplay.log 2>&1 &
+tone=$!
+"$K" record --device "$CAP" --audio hw:Loopback,1,0 --duration 3 -o rec/sound.mp4 > sound.log 2>&1; echo $? > sound.rc
+kill $tone
+ls -a rec > after-sound.ls
 echo done > all-done
 '''
 
@@ -74,6 +84,8 @@ def guest(tmp_path_factory):
     if not KIOSK.exists():
         pytest.fail(f"{KIOSK} is missing: run swift build first")
     workdir = tmp_path_factory.mktemp("record")
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=30:sample_rate=48000",
+                    "-ac", "2", "-c:a", "pcm_s16le", str(workdir / "tone.wav")], check=True)
     with Bed(driver="bochs", size=(640, 480), workdir=workdir, modules=["vivid"]) as bed:
         bed.start(GUEST_COMMAND.replace("@KIOSK@", str(KIOSK)).replace("@FIND_CAPTURE_NODE@", FIND_CAPTURE_NODE))
         bed.wait_for_file("capture-node", timeout=BOOT_TIMEOUT)
@@ -118,3 +130,36 @@ def test_a_stop_keeps_a_playable_file(guest):
     assert 0.5 <= float(info["streams"][0]["duration"]) < 600, info
     assert decodes(clip) == ""
     assert [n for n in read(guest, "after-stop.ls").split() if n.endswith(".part")] == []
+
+
+def level(path: Path, start: float, end: float) -> float:
+    """The mean level (0...32768) of the sound between two times, decoded to mono."""
+    raw = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", str(path), "-ss", str(start), "-to", str(end),
+                          "-vn", "-ac", "1", "-ar", "8000", "-f", "s16le", "-"], check=True, capture_output=True).stdout
+    samples = [int.from_bytes(raw[i:i + 2], "little", signed=True) for i in range(0, len(raw) - 1, 2)]
+    return sum(abs(s) for s in samples) / max(1, len(samples))
+
+
+def test_a_missing_pcm_is_one_line(guest):
+    log = read(guest, "no-pcm.log")
+    assert read(guest, "no-pcm.rc").strip() == "1", log
+    assert log.count("\n") == 1 and "hw:9,0" in log, log
+    assert "no-pcm.mp4" not in read(guest, "after-sound.ls")
+
+
+def test_sound_is_recorded_beside_the_pictures(guest):
+    log = read(guest, "sound.log")
+    assert read(guest, "sound.rc").strip() == "0", log
+    clip = guest / "rec" / "sound.mp4"
+    info = probe(clip)
+    kinds = {s["codec_name"]: s for s in info["streams"]}
+    assert set(kinds) == {"h264", "aac"}, info
+    assert abs(float(kinds["aac"]["duration"]) - float(kinds["h264"]["duration"])) < 0.05, info
+    assert decodes(clip) == ""
+    # ffmpeg's sine is at -18 dBFS: well above the silence of an idle loopback; and no gap in it.
+    assert level(clip, 1.0, 2.5) > 1000, level(clip, 1.0, 2.5)
+    gaps = subprocess.run(["ffmpeg", "-nostdin", "-i", str(clip), "-vn", "-af", "silencedetect=n=-40dB:d=0.05", "-f", "null", "-"],
+                          capture_output=True, text=True).stderr
+    starts = [float(line.split("silence_start: ")[1]) for line in gaps.splitlines() if "silence_start: " in line]
+    assert [t for t in starts if 0.3 < t < 2.7] == [], gaps[-2000:]
+    assert [n for n in read(guest, "after-sound.ls").split() if n.endswith(".part")] == []
