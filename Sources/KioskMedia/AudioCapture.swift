@@ -21,6 +21,8 @@ public final class AudioCapture: @unchecked Sendable {
     private var toDrop = 0
     private var aligned = false
     private var given: Int64 = 0
+    /// How the sound was lined up with the pictures, for the log: "by timestamps, sound +0.120 s".
+    public private(set) var alignment: String?
     private static let bytesPerFrame = AudioEncoder.inputFormat.bytesPerFrame
 
     /// Opens `pcm` (hw:1,0, an ALSA PCM name); a missing or busy one throws one line naming it.
@@ -77,8 +79,10 @@ public final class AudioCapture: @unchecked Sendable {
             // The sound began after the first picture: silence first; before it: cut. By the
             // devices' timestamps when they share a clock, else by when each first came.
             var seconds = start - video.timestamp
-            if abs(seconds) > Self.sameClock { seconds = arrival - video.arrival }
+            var how = "by timestamps"
+            if abs(seconds) > Self.sameClock { seconds = arrival - video.arrival; how = "by arrival (the devices' clocks differ)" }
             seconds = min(max(seconds, -Self.sameClock), Self.sameClock)
+            alignment = how + String(format: ", sound %+.3f s", seconds)
             let offset = Int((seconds * Double(AudioEncoder.inputFormat.sampleRate)).rounded())
             if offset > 0 { pending.insert(contentsOf: repeatElement(0, count: offset * Self.bytesPerFrame), at: 0) }
             toDrop = max(0, -offset) * Self.bytesPerFrame

@@ -55,6 +55,6 @@ struct RecordCommand: ParsableCommand {
                                 progress: { reporter.update($0) })
         }
         reporter.finish(result.seconds)
-        logger.notice("record: \(output): \(result.frames) frames, \(String(format: "%.2f", result.seconds)) s, \(result.size)")
+        logger.notice("record: \(output): \(result.frames) frames, \(String(format: "%.2f", result.seconds)) s, \(result.size)\(sound?.alignment.map { "; sound lined up \($0)" } ?? "")")
     }
 }
