@@ -9,6 +9,7 @@ work directory:
    two frames) that decodes cleanly, and no temporary file is left in rec/;
 3. a long recording stopped with SIGTERM once its progress line says it is past half a second
    (an event, not a time): exit 0, a finished, playable file of what was recorded, no temporary;
+   while it records, a second recorder of the same device is refused: busy, one line, exit 1;
 4. `--audio` from snd-aloop's capture side while aplay plays a steady 440 Hz tone into its
    playback side: an AAC track as long as the pictures, the tone heard in it without a gap; a
    PCM that is not there is one line and exit 1.
@@ -49,6 +50,8 @@ while ! grep -Eq 'record: ([1-9][0-9]*|0\.[5-9])' stopped.log && [ $i -lt 6000 ]
     sleep 0.1; i=$((i+1))
 done
 ls -a rec > during-stop.ls
+# The device is busy now: a second recorder of it is refused.
+"$K" record --device "$CAP" --duration 1 -o rec/busy.mp4 > busy.log 2>&1; echo $? > busy.rc
 kill -TERM $pid; wait $pid; echo $? > stopped.rc
 ls -a rec > after-stop.ls
 "$K" record --device "$CAP" --audio hw:9,0 --duration 3 -o rec/no-pcm.mp4 > no-pcm.log 2>&1; echo $? > no-pcm.rc
@@ -104,6 +107,13 @@ def test_a_missing_device_is_one_line(guest):
     assert read(guest, "missing.rc").strip() == "1", log
     assert log.count("\n") == 1 and "/dev/video9" in log and "no such device" in log, log
     assert "missing.mp4" not in read(guest, "after-record.ls")
+
+
+def test_a_busy_device_is_one_line(guest):
+    log = read(guest, "busy.log")
+    assert read(guest, "busy.rc").strip() == "1", log
+    assert log.count("\n") == 1 and "/dev/video" in log, log
+    assert "busy.mp4" not in read(guest, "after-stop.ls")
 
 
 def test_a_recording_has_its_length_and_decodes(guest):
