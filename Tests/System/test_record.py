@@ -41,7 +41,7 @@ GUEST_COMMAND = r'''
 K=@KIOSK@
 @FIND_CAPTURE_NODE@mkdir -p rec
 "$K" record --device /dev/video9 --duration 3 -o rec/missing.mp4 > missing.log 2>&1; echo $? > missing.rc
-"$K" record --device "$CAP" --duration 3 -o rec/clip.mp4 > record.log 2>&1; echo $? > record.rc
+"$K" record --device "$CAP" --duration 3 -o rec/clip.mp4 > clip.log 2>&1; echo $? > clip.rc
 ls -a rec > after-record.ls
 "$K" record --device "$CAP" --duration 600 -o rec/stopped.mp4 > stopped.log 2>&1 &
 pid=$!
@@ -102,44 +102,49 @@ def read(workdir: Path, name: str) -> str:
     return (workdir / name).read_text(errors="replace")
 
 
+def assert_refused(guest: Path, run: str, words: tuple[str, ...], listing: str) -> None:
+    """Recording `run` ended with exit 1 and one line holding `words`, and wrote nothing."""
+    log = read(guest, f"{run}.log")
+    assert read(guest, f"{run}.rc").strip() == "1", log
+    assert log.count("\n") == 1 and all(word in log for word in words), log
+    assert f"{run}.mp4" not in read(guest, listing)
+
+
+def finished(guest: Path, run: str, listing: str) -> tuple[Path, dict]:
+    """Recording `run` ended with exit 0 in a file that decodes, renamed into place (no .part
+    left in the listing taken after it); the file and ffprobe's view of it."""
+    assert read(guest, f"{run}.rc").strip() == "0", read(guest, f"{run}.log")
+    clip = guest / "rec" / f"{run}.mp4"
+    assert decodes(clip) == ""
+    assert [n for n in read(guest, listing).split() if n.endswith(".part")] == []
+    return clip, probe(clip)
+
+
 def test_a_missing_device_is_one_line(guest):
-    log = read(guest, "missing.log")
-    assert read(guest, "missing.rc").strip() == "1", log
-    assert log.count("\n") == 1 and "/dev/video9" in log and "no such device" in log, log
-    assert "missing.mp4" not in read(guest, "after-record.ls")
+    assert_refused(guest, "missing", ("/dev/video9", "no such device"), "after-record.ls")
 
 
 def test_a_busy_device_is_one_line(guest):
-    log = read(guest, "busy.log")
-    assert read(guest, "busy.rc").strip() == "1", log
-    assert log.count("\n") == 1 and "/dev/video" in log, log
-    assert "busy.mp4" not in read(guest, "after-stop.ls")
+    assert_refused(guest, "busy", ("/dev/video", "busy"), "after-stop.ls")
+
+
+def test_a_missing_pcm_is_one_line(guest):
+    assert_refused(guest, "no-pcm", ("hw:9,0",), "after-sound.ls")
 
 
 def test_a_recording_has_its_length_and_decodes(guest):
-    log = read(guest, "record.log")
-    assert read(guest, "record.rc").strip() == "0", log
-    clip = guest / "rec" / "clip.mp4"
-    info = probe(clip)
+    _, info = finished(guest, "clip", "after-record.ls")
     video = info["streams"][0]
     assert video["codec_name"] == "h264", info
     assert int(video["nb_read_packets"]) >= 2, info
     # By the device's timestamps: 3 s within two frames (vivid sends 30 or fewer a second).
     assert abs(float(video["duration"]) - 3.0) <= 2 / 30 + 0.001, info
-    assert decodes(clip) == ""
-    # Renamed into place: no .clip.mp4.part beside it.
-    assert [n for n in read(guest, "after-record.ls").split() if n.endswith(".part")] == []
 
 
 def test_a_stop_keeps_a_playable_file(guest):
-    log = read(guest, "stopped.log")
     assert ".stopped.mp4.part" in read(guest, "during-stop.ls"), read(guest, "during-stop.ls")
-    assert read(guest, "stopped.rc").strip() == "0", log
-    clip = guest / "rec" / "stopped.mp4"
-    info = probe(clip)
+    _, info = finished(guest, "stopped", "after-stop.ls")
     assert 0.5 <= float(info["streams"][0]["duration"]) < 600, info
-    assert decodes(clip) == ""
-    assert [n for n in read(guest, "after-stop.ls").split() if n.endswith(".part")] == []
 
 
 def level(path: Path, start: float, end: float) -> float:
@@ -150,26 +155,14 @@ def level(path: Path, start: float, end: float) -> float:
     return sum(abs(s) for s in samples) / max(1, len(samples))
 
 
-def test_a_missing_pcm_is_one_line(guest):
-    log = read(guest, "no-pcm.log")
-    assert read(guest, "no-pcm.rc").strip() == "1", log
-    assert log.count("\n") == 1 and "hw:9,0" in log, log
-    assert "no-pcm.mp4" not in read(guest, "after-sound.ls")
-
-
 def test_sound_is_recorded_beside_the_pictures(guest):
-    log = read(guest, "sound.log")
-    assert read(guest, "sound.rc").strip() == "0", log
-    clip = guest / "rec" / "sound.mp4"
-    info = probe(clip)
+    clip, info = finished(guest, "sound", "after-sound.ls")
     kinds = {s["codec_name"]: s for s in info["streams"]}
     assert set(kinds) == {"h264", "aac"}, info
     assert abs(float(kinds["aac"]["duration"]) - float(kinds["h264"]["duration"])) < 0.05, info
-    assert decodes(clip) == ""
     # ffmpeg's sine is at -18 dBFS: well above the silence of an idle loopback; and no gap in it.
     assert level(clip, 1.0, 2.5) > 1000, level(clip, 1.0, 2.5)
     gaps = subprocess.run(["ffmpeg", "-nostdin", "-i", str(clip), "-vn", "-af", "silencedetect=n=-40dB:d=0.05", "-f", "null", "-"],
                           capture_output=True, text=True).stderr
     starts = [float(line.split("silence_start: ")[1]) for line in gaps.splitlines() if "silence_start: " in line]
     assert [t for t in starts if 0.3 < t < 2.7] == [], gaps[-2000:]
-    assert [n for n in read(guest, "after-sound.ls").split() if n.endswith(".part")] == []
