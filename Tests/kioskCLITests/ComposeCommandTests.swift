@@ -105,7 +105,7 @@ import KioskTestSupport
         #expect(try Self.probe(filled, "stream=width,height,r_frame_rate,nb_read_packets", stream: "v:0") == ["320,240,30/1,30"])
         let image = try Kiosk.snapshot(filled, size: "320x240", gravity: "fit", extra: ["--at", "0.5"])
         #expect(image.blackColumns(atRow: 120) == 0 && image.blackRows(atColumn: 160) == 0)
-        // No sound in C? It has: the output keeps it.
+        // C has sound: the output keeps it.
         #expect(try Self.probe(filled, "stream=codec_name", stream: "a:0") == ["aac"])
     }
 
