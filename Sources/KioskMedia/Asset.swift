@@ -24,12 +24,19 @@ public final class Asset {
     /// that names the source and says why in one line. A URL is opened with FFmpeg's network
     /// options (`NetworkOpenOptions`); `interrupt` cancels the open and every later read, and
     /// `openTimeout` bounds the open and probe of a URL.
+    /// `deviceFormat` names a libavdevice input (e.g. "alsa" for `kiosk record --audio`) that
+    /// reads `source` as its device name instead of a file or URL.
     public init(source: String, interrupt: InterruptFlag = InterruptFlag(),
-                openTimeout: Double = NetworkOpenOptions.openTimeoutSeconds) throws {
+                openTimeout: Double = NetworkOpenOptions.openTimeoutSeconds, deviceFormat: String? = nil) throws {
         self.source = source
         self.interrupt = interrupt
-        try Asset.checkLocalFile(source)
-        let capture = try Asset.captureInput(source)
+        let capture: (device: String, format: UnsafePointer<AVInputFormat>)?
+        if let deviceFormat {
+            capture = (source, try Asset.deviceInput(deviceFormat, source: source))
+        } else {
+            try Asset.checkLocalFile(source)
+            capture = try Asset.captureInput(source)
+        }
         let isNetwork = NetworkURL.isNetwork(source)
         if isNetwork { NetworkOpenOptions.initializeNetworkOnce() }
         kiosk_av_clear_first_error()
@@ -89,16 +96,29 @@ public final class Asset {
         guard let capture = CaptureSource(source) else {
             throw MediaError(source: source, reason: "not a capture device: write v4l2:///dev/videoN")
         }
-        if let failure = kiosk_avdevice_load() {
-            throw MediaError(source: source, reason: "capture devices need libavdevice: \(String(cString: failure))")
-        }
-        guard let format = av_find_input_format(capture.format) else {
-            throw MediaError(source: source, reason: "this FFmpeg has no \(capture.format) input")
-        }
+        let format = try deviceInput(capture.format, source: source)
         guard access(capture.device, F_OK) == 0 else {
             throw MediaError(source: source, reason: "no such device \(capture.device) (unplugged, or its driver is not loaded)")
         }
         return (capture.device, format)
+    }
+
+    /// libavdevice's input `name`, the library loaded first.
+    private static func deviceInput(_ name: String, source: String) throws -> UnsafePointer<AVInputFormat> {
+        if let failure = kiosk_avdevice_load() {
+            throw MediaError(source: source, reason: "capture devices need libavdevice: \(String(cString: failure))")
+        }
+        guard let format = av_find_input_format(name) else {
+            throw MediaError(source: source, reason: "this FFmpeg has no \(name) input")
+        }
+        return format
+    }
+
+    /// Where the file's time 0 is, in its own clock (a capture device's: the wall clock's
+    /// microseconds); nil when the container does not say.
+    public var startSeconds: Double? {
+        let start = context.pointee.start_time
+        return start == kiosk_nopts_value() ? nil : Double(start) / Double(AV_TIME_BASE)
     }
 
     private static func checkLocalFile(_ source: String) throws {

@@ -10,7 +10,7 @@ struct KioskCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiosk",
         abstract: "A lean video player for Linux signage boxes: FFmpeg -> DRM/KMS, ALSA, evdev.",
-        subcommands: [RunCommand.self, CheckCommand.self, ScheduleCommand.self, PlayCommand.self, SnapshotCommand.self, BenchCommand.self, ProbeCommand.self, CtlCommand.self, CECCommand.self, ReportCommand.self])
+        subcommands: [RunCommand.self, CheckCommand.self, ScheduleCommand.self, PlayCommand.self, SnapshotCommand.self, BenchCommand.self, ProbeCommand.self, CtlCommand.self, CECCommand.self, ReportCommand.self, ComposeCommand.self, RecordCommand.self])
 }
 
 /// Options every subcommand takes.
@@ -58,7 +58,7 @@ enum Entry {
         SignalHub.shared.install()
         do {
             var command = try KioskCommand.parseAsRoot()
-            if command is RunCommand || command is PlayCommand {
+            if command is RunCommand || command is PlayCommand || command is ComposeCommand || command is RecordCommand {
                 SignalHub.shared.holdStops()
             } else {
                 SignalHub.shared.exitOnStop()

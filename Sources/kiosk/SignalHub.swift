@@ -89,6 +89,9 @@ final class SignalHub: @unchecked Sendable {
     /// True once a stop came, handled or not.
     var stopRequested: Bool { lock.withLock { pendingStop != nil } }
 
+    /// The first stop's signal number (SIGINT, SIGTERM), nil before one came.
+    var stopSignal: Int32? { lock.withLock { pendingStop } }
+
     private func receive(_ number: Int32) {
         var handler: (() -> Void)?
         lock.lock()

@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import Bed  # noqa: E402
+from vivid_node import FIND_CAPTURE_NODE  # noqa: E402
 from pngread import read_png  # noqa: E402
 
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -39,12 +40,7 @@ PLAY_TIMEOUT = 240
 
 GUEST_COMMAND = r'''
 K=@KIOSK@
-# vivid's capture node, by its name (the output node is the other one).
-for n in /sys/class/video4linux/video*; do
-    if grep -q 'vid-cap' "$n/name"; then echo "/dev/$(basename "$n")" > capture-node; fi
-done
-CAP=$(cat capture-node)
-cat > kiosk.conf <<CONF
+@FIND_CAPTURE_NODE@cat > kiosk.conf <<CONF
 items:
   - v4l2:///dev/video9
   - v4l2://$CAP
@@ -95,7 +91,7 @@ def guest(tmp_path_factory):
         pytest.fail(f"{KIOSK} is missing: run swift build first")
     workdir = tmp_path_factory.mktemp("capture")
     with Bed(driver="bochs", size=SIZE, workdir=workdir, modules=["vivid"]) as bed:
-        bed.start(GUEST_COMMAND.replace("@KIOSK@", str(KIOSK)))
+        bed.start(GUEST_COMMAND.replace("@KIOSK@", str(KIOSK)).replace("@FIND_CAPTURE_NODE@", FIND_CAPTURE_NODE))
         bed.wait_for_file("started", timeout=BOOT_TIMEOUT)
         deadline = time.monotonic() + PLAY_TIMEOUT
         while len(capture_frames(workdir)) < 10 and time.monotonic() < deadline and bed.running:
