@@ -23,6 +23,9 @@ public struct KioskConfig: Sendable, Equatable {
     public var triggers: [TriggerConfig] = []
     /// `usb`: sticks played (or copied and played) when they are plugged in.
     public var usb = UsbConfig()
+    /// `displays`: several screens (separate playlists, a mirror or a span); nil: the single
+    /// `display` section.
+    public var displays: DisplaysConfig?
 
     public init() {}
 }
