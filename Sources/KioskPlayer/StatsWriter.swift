@@ -12,12 +12,10 @@ final class StatsWriter {
     private let display: String?
     private var line = ""
 
-    /// Empties the file: every engine of a run makes its writer before any plays.
+    /// Empties the file (in place: every engine of a run makes its writer before any plays,
+    /// and all keep writing to the one file) or creates it.
     init(path: String, display: String? = nil) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw StatsError(path: path)
-        }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StatsError(path: path) }
         handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)   // deinit closes it
         self.display = display

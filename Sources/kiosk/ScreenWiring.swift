@@ -23,6 +23,8 @@ struct ScreenWiring {
         }
         let paced = !settings.untimed
         guard displays.layout == .separate else {
+            // One engine for all: its stats lines name every screen it draws on.
+            settings.displayName = displays.outputs.map(\.name).joined(separator: "+")
             return ScreenWiring(output: try DisplayOpener.openCombined(displays, paced: paced), others: [])
         }
         let screens = try DisplayOpener.openScreens(displays, paced: paced)
