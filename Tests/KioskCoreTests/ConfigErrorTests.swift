@@ -178,8 +178,9 @@ let configErrorTable: [ConfigErrorCase] = [
 
 @Suite("Config errors")
 struct ConfigErrorTests {
-    // triggers: has its table of its own (TriggerConfigTests.swift), checked the same way here.
-    @Test(arguments: configErrorTable + triggerConfigErrorTable)
+    // triggers: and displays: have tables of their own (TriggerConfigTests.swift,
+    // DisplaysConfigTests.swift), checked the same way here.
+    @Test(arguments: configErrorTable + triggerConfigErrorTable + displaysConfigErrorTable)
     func reportsOneDiagnosticWithPosition(_ testCase: ConfigErrorCase) {
         let diagnostics = parseDiagnostics(testCase.yaml)
         #expect(diagnostics.count == 1, "\(diagnostics)")

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import KioskCore
 
@@ -78,18 +79,26 @@ struct DisplaysConfigTests {
         #expect(defaulted.displays?.bezel == 0)
     }
 
-    @Test(arguments: displaysConfigErrorTable)
-    func reportsOneDiagnosticWithPosition(_ testCase: ConfigErrorCase) {
-        let diagnostics = parseDiagnostics(testCase.yaml)
-        #expect(diagnostics.count == 1, "\(diagnostics)")
-        #expect(diagnostics.first?.line == testCase.line, "\(diagnostics)")
-        #expect(diagnostics.first?.column == testCase.column, "\(diagnostics)")
-        #expect(diagnostics.first?.message.contains(testCase.fragment) == true, "\(diagnostics)")
+    /// The annotated kiosk.conf shows the section commented out (one display is the default);
+    /// taken in, it reads as it says.
+    @Test func theExamplesCommentedSectionParses() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let lines = try String(contentsOf: root.appendingPathComponent("kiosk.conf"), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex(of: "# displays:"))
+        let section = lines[start...].prefix { $0.hasPrefix("#") }.map { $0.dropFirst(2) }.joined(separator: "\n")
+        let displays = try #require(try parse(section + "\n").displays)
+        #expect(displays.layout == .separate && displays.audioFrom == "left")
+        #expect(displays.outputs.map(\.name) == ["left", "right"])
+        #expect(displays.outputs.map(\.display.connector) == [.named("HDMI-A-1"), .named("HDMI-A-2")])
+        #expect(displays.outputs.allSatisfy { $0.items.count == 1 })
     }
+
 }
 
 private let items = "items: [a.mp4]\n"
 
+/// Checked with the other config errors (ConfigErrorTests): one diagnostic each, at its place.
 let displaysConfigErrorTable: [ConfigErrorCase] = [
     ConfigErrorCase(name: "unknown layout", yaml: "displays:\n  layout: wall\n  outputs: [{}]\n" + items, line: 2, column: 11,
                     fragment: "'layout' in displays is the string 'wall'; expected one of: separate, mirror, span"),

@@ -62,19 +62,23 @@ done
 '''
 
 
+def lavfi_clip(path: Path, source: str, size: str = "320x180", rate: int = 10,
+               extra: tuple[str, ...] = ()) -> Path:
+    """An H.264 clip of an FFmpeg test source ("color=c=red:duration=4"); also the host test's."""
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
+                    "-i", f"{source}:size={size}:rate={rate}", *extra,
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path)], check=True)
+    return path
+
+
 def make_clips(directory: Path) -> None:
-    def clip(name: str, source: str, size: str = "320x180", extra: tuple[str, ...] = ()) -> None:
-        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
-                        "-i", f"{source}:size={size}:rate=10", *extra,
-                        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(directory / name)],
-                       check=True)
-    clip("red.mp4", "color=c=red:duration=4")
-    clip("blue.mp4", "color=c=blue:duration=4")
-    clip("bars.mp4", "smptehdbars=duration=4")
+    lavfi_clip(directory / "red.mp4", "color=c=red:duration=4")
+    lavfi_clip(directory / "blue.mp4", "color=c=blue:duration=4")
+    lavfi_clip(directory / "bars.mp4", "smptehdbars=duration=4")
     # The span's canvas is 2 x 640 + 40 = 1320 x 360: a 660x180 clip fills it at twice its size.
     # Red climbs 3 levels a clip pixel (1.5 a canvas pixel) across the middle, where the seam is.
-    clip("ramp.mp4", "color=c=black:duration=4", size="660x180",
-         extra=("-vf", "geq=r='clip((X-W/2)*3+128,0,255)':g='64':b='64'"))
+    lavfi_clip(directory / "ramp.mp4", "color=c=black:duration=4", size="660x180",
+               extra=("-vf", "geq=r='clip((X-W/2)*3+128,0,255)':g='64':b='64'"))
 
 
 def stats(workdir: Path, layout: str) -> list[dict]:

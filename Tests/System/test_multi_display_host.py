@@ -14,16 +14,10 @@ from pathlib import Path
 import pytest
 
 from control_client import wait_until
+from test_multi_display import lavfi_clip
 from test_resume import KIOSK
 
 EVENT_TIMEOUT = 30
-
-
-def clip(path: Path, rate: int, colour: str, seconds: int = 3) -> Path:
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
-                    "-i", f"color=c={colour}:size=320x180:rate={rate}:duration={seconds}",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path)], check=True)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +26,8 @@ def clips(tmp_path_factory):
         pytest.fail(f"{KIOSK} is missing: run swift build first")
     directory = tmp_path_factory.mktemp("multi-display-clips")
     # Distinct frame rates: a screen's pts steps say whose items it plays.
-    return {"red": clip(directory / "red.mp4", 25, "red"), "green": clip(directory / "green.mp4", 25, "green"),
-            "blue": clip(directory / "blue.mp4", 10, "blue")}
+    return {colour: lavfi_clip(directory / f"{colour}.mp4", f"color=c={colour}:duration=3", rate=rate)
+            for colour, rate in (("red", 25), ("green", 25), ("blue", 10))}
 
 
 class Kiosk:
