@@ -79,6 +79,13 @@ struct DisplaysConfigTests {
         #expect(defaulted.displays?.bezel == 0)
     }
 
+    @Test func aChangedSpanWaitsForARestart() throws {
+        let old = try parse("displays:\n  layout: span\n  outputs: [{}, {}]\nitems: [a.mp4]\n")
+        let new = try parse("displays:\n  layout: span\n  bezel: 40\n  outputs: [{}, {}]\nitems: [a.mp4]\n")
+        let changes = ConfigChanges(from: old.primaryScreen, to: new.primaryScreen)
+        #expect(changes.parts == [.display] && changes.waitingForRestart == [.display])
+    }
+
     /// The annotated kiosk.conf shows the section commented out (one display is the default);
     /// taken in, it reads as it says.
     @Test func theExamplesCommentedSectionParses() throws {

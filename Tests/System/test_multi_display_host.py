@@ -107,3 +107,14 @@ items: [{clips['red']}]
     canvas = "320x180" if layout == "mirror" else "680x180"
     assert f"display: {layout} of {canvas} on 2 screens" in kiosk.log.read_text() or \
         f"display: {layout} 2x1, bezel 40 px of {canvas} on 2 screens" in kiosk.log.read_text(), kiosk.log.read_text()
+
+
+def test_check_counts_each_screens_playlist(tmp_path, clips):
+    config = tmp_path / "kiosk.conf"
+    config.write_text(HEADER + f"""displays:
+  - {{name: left, output: headless, items: [{clips['red']}, {clips['green']}]}}
+  - {{name: right, output: headless, items: [{clips['blue']}]}}
+""")
+    result = subprocess.run([str(KIOSK), "check", str(config)], capture_output=True, text=True, timeout=EVENT_TIMEOUT)
+    assert result.returncode == 0, result.stderr
+    assert "; screen left: 2 entries; screen right: 1 entry" in result.stdout, result.stdout
