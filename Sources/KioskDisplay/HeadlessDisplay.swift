@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import KioskCore
 
@@ -27,12 +28,16 @@ public final class HeadlessDisplay: VideoOutput {
     /// a flip on a CRTC that is off). Tests read it.
     public private(set) var isPoweredOn = true
 
-    public init(size: PixelSize, refreshRate: Int = 60, bufferCount: Int = 2, paced: Bool = true,
+    public init(size: PixelSize, refreshRate: Double = 60, bufferCount: Int = 2, paced: Bool = true,
                 pacing: HeadlessPacing = .interval, rotation: Rotation = .none) {
-        precondition(!size.isEmpty && bufferCount >= 2 && refreshRate > 0)
+        precondition(!size.isEmpty && bufferCount >= 2 && refreshRate > 0 && refreshRate.isFinite)
         self.size = size
         self.softwareRotation = rotation
-        self.refreshInterval = MediaTime(value: 1, timescale: Int32(refreshRate))
+        // Whole hertz exactly; a fractional rate (59.94) to the nanosecond.
+        self.refreshInterval = refreshRate == refreshRate.rounded() && refreshRate <= Double(Int32.max)
+            ? MediaTime(value: 1, timescale: Int32(refreshRate))
+            : MediaTime(seconds: 1 / refreshRate, timescale: 1_000_000_000)
+
         self.paced = paced
         self.pacing = pacing
         vblankOrigin = HeadlessDisplay.monotonicSeconds()
@@ -95,7 +100,7 @@ public final class HeadlessDisplay: VideoOutput {
     public var summary: String {
         let flips = !paced ? "at once (untimed)" : pacing == .vblank ? "on a simulated vblank grid" : "a refresh apart"
         let turn = softwareRotation == .none ? "" : ", rotation \(softwareRotation.degrees)° (CPU)"
-        return "headless \(size) at \(Int((1 / refreshInterval.seconds).rounded())) Hz in memory, flips \(flips)\(turn)"
+        return "headless \(size) at \(String(format: "%g", (1 / refreshInterval.seconds * 1000).rounded() / 1000)) Hz in memory, flips \(flips)\(turn)"
     }
 
     public static func monotonicSeconds() -> Double { MonotonicClock().now() }

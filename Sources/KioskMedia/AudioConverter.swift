@@ -16,6 +16,8 @@ public final class AudioConverter {
     public let itemTag: Int
     private let resampler: Resampler
     private var tempo: TempoFilter?
+    /// Parts per million the sound is played longer (positive) or shorter by (`Resampler`).
+    public private(set) var compensationPPM = 0
     private var anchor: MediaTime?
     private var framesSinceAnchor: Int64 = 0
     private var converted: [UInt8] = []
@@ -62,12 +64,34 @@ public final class AudioConverter {
         converted.removeAll(keepingCapacity: true)
         let tail = try stretchAndStamp(finishing: true)
         if let anchor {
-            self.anchor = anchor + output.duration(ofFrames: Int(framesSinceAnchor)) * rate
+            self.anchor = anchor + output.duration(ofFrames: Int(framesSinceAnchor)) * mediaPerOutput
             framesSinceAnchor = 0
         }
         rate = newRate
         tempo = replacement
         return tail
+    }
+
+    /// Plays the sound `ppm` parts per million longer or shorter from now on. The chunks'
+    /// times stay the media's: the frames produced since the anchor count at the new length.
+    public func setCompensation(ppm: Int) {
+        let ppm = Swift.max(-100_000, Swift.min(100_000, ppm))
+        guard ppm != compensationPPM else { return }
+        if let anchor {
+            self.anchor = anchor + output.duration(ofFrames: Int(framesSinceAnchor)) * mediaPerOutput
+            framesSinceAnchor = 0
+        }
+        compensationPPM = ppm
+        resampler.setCompensation(ppm: ppm)
+    }
+
+    /// Media time per output second: the rate, shortened while the sound is stretched.
+    private var mediaPerOutput: Rational {
+        guard compensationPPM != 0 else { return rate }
+        let (numerator, overflowN) = rate.numerator.multipliedReportingOverflow(by: 1_000_000)
+        let (denominator, overflowD) = rate.denominator.multipliedReportingOverflow(by: Int64(1_000_000 + compensationPPM))
+        guard !overflowN, !overflowD else { return rate }
+        return Rational(numerator, denominator)
     }
 
     /// Forgets everything held (seeks); the next frame anchors the timeline.
@@ -90,7 +114,7 @@ public final class AudioConverter {
         }
         let frameCount = bytes.count / output.bytesPerFrame
         guard frameCount > 0, let anchor else { return nil }
-        let start = anchor + output.duration(ofFrames: Int(framesSinceAnchor)) * rate
+        let start = anchor + output.duration(ofFrames: Int(framesSinceAnchor)) * mediaPerOutput
         framesSinceAnchor += Int64(frameCount)
         return PCMChunk(bytes: bytes, frameCount: frameCount, startTime: start, rate: rate, itemTag: itemTag)
     }

@@ -19,6 +19,9 @@ public final class Resampler {
     /// The speaker of each swresample output channel (0 where unnamed).
     private let nativeSpeakers: [UInt64]
     private let isIdentityOrder: Bool
+    /// Output samples added (positive) or taken out per million, spread evenly (a
+    /// synchronised player keeps its sound on the shared timeline with it).
+    private var compensationPPM = 0
     private var scratch: UnsafeMutableRawPointer?
     private var scratchFrames = 0
 
@@ -57,6 +60,7 @@ public final class Resampler {
     @discardableResult
     public func convert(_ frame: DecodedAudioFrame, appendingTo destination: inout [UInt8]) throws -> Int {
         try prepare(for: frame)
+        try applyCompensation()
         let input = UnsafeMutableRawPointer(frame.frame.pointee.extended_data!)
             .assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
         return try run(input: input, count: Int32(frame.frameCount), appendingTo: &destination)
@@ -69,10 +73,30 @@ public final class Resampler {
         return try run(input: nil, count: 0, appendingTo: &destination)
     }
 
+    /// Plays the sound `ppm` parts per million longer (positive: slower) or shorter, by
+    /// swresample's soft compensation: a resampling ratio a hair off 1, no audible step.
+    public func setCompensation(ppm: Int) {
+        compensationPPM = ppm
+    }
+
+    /// Over the next 10 s of output, renewed at each frame while it is wanted (swresample
+    /// stops compensating after the distance given).
+    private func applyCompensation() throws {
+        guard let context, compensationPPM != 0 || compensating else { return }
+        let distance: Int32 = Int32(output.sampleRate) * 10
+        let delta = Int32((Int64(compensationPPM) * Int64(distance) / 1_000_000))
+        let result = swr_set_compensation(context, delta, delta == 0 ? 0 : distance)
+        guard result >= 0 else { throw MediaError(source: "audio", reason: "cannot compensate the sound's timing: \(ffmpegErrorText(result))") }
+        compensating = delta != 0
+    }
+
+    private var compensating = false
+
     /// Forgets held samples (seeks).
     public func reset() {
         swr_free(&context)
         inputKey = nil
+        compensating = false
     }
 
     private func prepare(for frame: DecodedAudioFrame) throws {

@@ -42,10 +42,10 @@ final class ActiveItem {
     /// The item's length as the user sees it (after trimming), when known.
     var duration: MediaTime? {
         if let still = plan.stillDuration { return still }
-        guard let seconds = pipeline.info?.durationSeconds else { return plan.end.map { $0 - plan.start } }
-        var end = MediaTime(seconds: seconds)
-        if let trimEnd = plan.end, trimEnd < end { end = trimEnd }
-        return Swift.max(.zero, end - plan.start)
+        var trimmed = entry
+        trimmed.item.start = plan.start
+        trimmed.item.end = plan.end
+        return trimmed.playLength(mediaSeconds: pipeline.info?.durationSeconds, imageDuration: .zero)
     }
 
     /// The first frame is decoded and waiting: the item can take over without a stall.

@@ -34,7 +34,8 @@ extension ItemPipeline {
         var skipBefore = plan.start
         var outputGeneration = currentGeneration
         while let message = audioPackets.pop() {
-            let wanted = lock.withLock { requestedRate }
+            let (wanted, compensation) = lock.withLock { (requestedRate, requestedCompensation) }
+            converter.setCompensation(ppm: compensation)
             if wanted != converter.rate, wanted.isKnownAndPositive {
                 // What the old tempo still held comes out first, stamped at the old rate.
                 if let tail = try? converter.setRate(wanted), !audio.push(.chunk(tail, generation: outputGeneration)) { return }

@@ -62,6 +62,7 @@ final class ItemPipeline: @unchecked Sendable {
     /// frame as long as it allows.
     private var timelineTuning = FrameTimelineTuning.strict
     var requestedRate: Rational
+    var requestedCompensation = 0
     let logger: Logger
     /// Cancelled by `close()`: a network open or read blocked on a dead socket gives up at once.
     let interrupt = InterruptFlag()
@@ -105,6 +106,8 @@ final class ItemPipeline: @unchecked Sendable {
 
     /// The tempo for the item's sound from now on (the video side follows the clock).
     func setRate(_ rate: Rational) { lock.withLock { requestedRate = rate } }
+    /// A synchronised player's correction of the sound's timing (parts per million longer).
+    func setAudioCompensation(ppm: Int) { lock.withLock { requestedCompensation = ppm } }
 
     /// Decodes again from the keyframe before `time`; frames before `time` are skipped.
     func seek(to time: MediaTime) {

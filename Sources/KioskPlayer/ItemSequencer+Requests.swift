@@ -7,6 +7,9 @@ extension ItemSequencer {
     /// requests go to the navigator (KioskCore's `PlaylistNavigator.answer`), the others to
     /// the state machine.
     func carryOut(_ request: PlayerRequest) {
+        if settings.sync.epoch != nil, let refusal = TimelineSteering.refusal(of: request) {
+            return logger.warning("\(request): \(refusal)")
+        }
         guard request.isPlaylistRequest else { return time.apply(request) }
         let answer = answerOf(request)
         if case .refused = answer {} else { onEvent?(.playlistRequest(request)) }

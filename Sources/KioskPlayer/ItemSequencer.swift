@@ -22,6 +22,8 @@ final class ItemSequencer {
     let screen: FramePresenter
     let stall: StallWatch
     let power: DisplayPowerSwitch
+    /// The shared timeline, when `sync: epoch:` is set (ItemSequencer+Timeline.swift).
+    let follower: TimelineFollower
     let audio: AudioPath?
     let logger: Logger
     let onEvent: (@Sendable (PlayerEvent) -> Void)?
@@ -38,6 +40,7 @@ final class ItemSequencer {
         self.screen = screen
         self.stall = stall
         power = DisplayPowerSwitch(screen: screen, logger: logger)
+        follower = TimelineFollower(logger: logger)
         self.audio = audio
         self.logger = logger
         self.onEvent = onEvent

@@ -72,7 +72,7 @@ final class PlaybackLoop {
                 mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 4))
                 continue
             }
-            time.followAudio(item)
+            sequencer.followMasterClock(item)
             step(item)
             sequencer.watchForStall()
             refreshOverlayIfStale()
@@ -120,7 +120,9 @@ final class PlaybackLoop {
         case .frame(let frame, let frameGeneration):
             guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
             frame.applyShift(item.videoShift)
-            if time.needsFirstFrame || settings.untimed {
+            // Untimed (tests, benchmarks) shows each frame as it comes while playing; paused, it
+            // holds like a timed player (the frame pacer waits for the stopped clock).
+            if time.needsFirstFrame || (settings.untimed && time.clock.isRunning) {
                 guard item.hasRefilled(for: frame, logger: logger) else {   // a stalled stream refills first
                     mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
                     return

@@ -65,6 +65,10 @@ final class PlaybackTimekeeper {
         changed()
     }
 
+    /// A synchronised player's move to the shared timeline's position within the item (not a
+    /// seek anyone asked for, so no seek event): the next frame goes up at once.
+    func jump(to target: MediaTime) { performSeek(to: target) }
+
     private func performSeek(to target: MediaTime) {
         guard let item = items.current else { return }
         let fileTime = target + item.plan.start

@@ -44,6 +44,32 @@ import KioskMedia
         #expect(chunks.first?.startTime == .zero)
     }
 
+    /// A synchronised player's sound correction (swresample's soft compensation): +1 % makes
+    /// 1 % more output from the same second of media, -1 % 1 % less, the pitch moved by as much;
+    /// the chunks' times stay the media's (the last chunk ends where the second ends).
+    @Test(arguments: [10_000, -10_000, 500])
+    func compensationStretchesTheSoundAndKeepsMediaTimes(ppm: Int) throws {
+        let clip = try AudioFixtures.tone("stereo440-48k-2s.wav", expression: "0.5*sin(2*PI*440*t)", layout: "stereo",
+                                          sampleRate: 48_000, seconds: 2)
+        let reader = try AudioSampleReader(asset: Asset(source: clip), output: Self.stereoFloat)
+        reader.converter.setCompensation(ppm: ppm)
+        var bytes: [UInt8] = []
+        var chunks: [PCMChunk] = []
+        while let chunk = try reader.nextChunk() {
+            bytes += chunk.bytes
+            chunks.append(chunk)
+        }
+        let frames = bytes.count / Self.stereoFloat.bytesPerFrame
+        let expected = 96_000.0 * (1 + Double(ppm) / 1e6)
+        #expect(abs(Double(frames) - expected) < 96_000 * 0.002 + 64, "\(frames) frames, expected about \(expected)")
+        let last = try #require(chunks.last)
+        let end = last.startTime.seconds + Double(last.frameCount) / 48_000 / (1 + Double(ppm) / 1e6)
+        #expect(abs(end - 2.0) < 0.005, "the chunks end at \(end) s of media")
+        let channels = Signal.channels(of: bytes, format: .float, channelCount: 2)
+        let pitch = Signal.frequency(of: channels[0], sampleRate: 48_000)
+        #expect(abs(pitch - 440 / (1 + Double(ppm) / 1e6)) < 1.0, "\(pitch) Hz")
+    }
+
     @Test func fiveOneFoldsDownToStereoWithTheFrontLeftToneOnTheLeft() throws {
         let clip = try AudioFixtures.tone("fl-only-5.1.wav", expression: "0.5*sin(2*PI*440*t)|0|0|0|0|0", layout: "5.1")
         let (channels, _) = try Self.convertAll(clip, to: Self.stereoFloat)

@@ -28,6 +28,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case usb
     /// mqtt: the broker, names, credentials and TLS files of fleet control.
     case mqtt
+    /// sync: the timeline's epoch.
+    case sync
 
     /// How a running kiosk takes a change of this part.
     public var application: ReloadApplication {
@@ -50,6 +52,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         // The input service is closed (grabs released) and opened again with the new settings.
         case .input: return .reopened
         case .audioLevel, .playback, .items: return .live
+        // The engine asks the settings for the timeline at every frame: a new epoch is followed at once.
+        case .sync: return .live
         // The schedule is asked from scratch at every tick (ScheduleTicker, at least once a
         // second): new rules take effect at the next tick, a playlist switch they cause lands
         // as `switch` says (the next seam, or at once). Named playlists are expanded again
@@ -113,6 +117,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.triggers.map(\.withoutLocation) != new.triggers.map(\.withoutLocation) { parts.append(.triggers) }
         if old.usb != new.usb { parts.append(.usb) }
         if old.mqtt != new.mqtt { parts.append(.mqtt) }
+        if old.sync != new.sync { parts.append(.sync) }
         self.parts = parts
         playbackSettings = settings
     }

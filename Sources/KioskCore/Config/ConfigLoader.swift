@@ -6,7 +6,7 @@ import Yams
 /// hand rather than decoded with Codable, because Codable drops the positions.
 public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
-                                      "items", "playlists", "schedule", "triggers", "usb", "mqtt",
+                                      "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
                                       "displays"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title"]
 
@@ -120,6 +120,7 @@ extension ConfigWalker {
         config.triggers = readTriggers(top["triggers"], keys: config.input.keys, playlistNames: config.playlistNames,
                                        baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.usb = readUsb(top["usb"], baseDirectory: baseDirectory)
+        config.sync = readSync(top["sync"], playback: config.playback)
         return config
     }
 

@@ -23,6 +23,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var triggers: [TriggerConfig] = []
     /// `usb`: sticks played (or copied and played) when they are plugged in.
     public var usb = UsbConfig()
+    /// `sync`: the playlist as a timeline shared by every box; off without it.
+    public var sync = SyncConfig()
     /// `displays`: several screens (separate playlists, a mirror or a span); nil: the single
     /// `display` section.
     public var displays: DisplaysConfig?

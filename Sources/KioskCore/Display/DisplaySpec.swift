@@ -5,8 +5,9 @@ public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
     /// nil fields choose automatically: the first card with a connected connector, its first
     /// connected connector, the preferred mode.
     case drm(card: String?, connector: String?, mode: ModeRequest?)
-    /// `pacing` says how the memory display's flips complete: see `HeadlessPacing`.
-    case headless(PixelSize, refreshRate: Int, pacing: HeadlessPacing = .interval)
+    /// `pacing` says how the memory display's flips complete: see `HeadlessPacing`. The rate
+    /// may be fractional (59.94: a panel's clock is never exactly 60 Hz; sync tests need that).
+    case headless(PixelSize, refreshRate: Double, pacing: HeadlessPacing = .interval)
 
     public init?(parsing text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
@@ -32,7 +33,7 @@ public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
                 guard let named = HeadlessPacing(rawValue: parts[2].lowercased()) else { return nil }
                 pacing = named
             }
-            self = .headless(mode.size, refreshRate: mode.refreshRate ?? 60, pacing: pacing)
+            self = .headless(mode.size, refreshRate: mode.refreshHz ?? 60, pacing: pacing)
         default:
             return nil
         }
@@ -44,7 +45,7 @@ public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
         case .drm(let card, let connector, let mode):
             return "drm:\(card ?? "auto"):\(connector ?? "auto"):\(mode?.description ?? "preferred")"
         case .headless(let size, let rate, let pacing):
-            return "headless:\(size)@\(rate)" + (pacing == .interval ? "" : ":\(pacing.rawValue)")
+            return "headless:\(ModeRequest(size: size, refreshHz: rate))" + (pacing == .interval ? "" : ":\(pacing.rawValue)")
         }
     }
 }

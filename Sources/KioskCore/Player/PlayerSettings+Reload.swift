@@ -24,6 +24,7 @@ extension KioskConfig {
             case .logging: merged.logging = running.logging
             case .usb: merged.usb = running.usb
             case .mqtt: merged.mqtt = running.mqtt
+            case .sync: merged.sync = running.sync
             case .items: merged.items = running.items
             case .playlists: merged.playlists = running.playlists
             case .schedule:
@@ -50,6 +51,7 @@ extension PlayerSettings {
             case .input: next.input = config.input
             case .playback: next.playback = config.playback
             case .overlay: next.overlay = config.overlay
+            case .sync: next.sync = config.sync
             // The scheduler reads the new rules at its next tick (ConfigPart.application).
             case .schedule: next.schedule = ScheduleSettings(config)
             // Opened at start from these settings: taking them live would mean opening again.

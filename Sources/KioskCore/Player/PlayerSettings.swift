@@ -23,6 +23,8 @@ public struct PlayerSettings: Sendable, Equatable {
     /// Which playlist plays when, timed inserts and when the screen is on (`schedule:`,
     /// `display.power`); empty rules: the default playlist, the screen always on.
     public var schedule = ScheduleSettings()
+    /// `sync`: the playlist follows a timeline shared by every box (`SyncTimeline`).
+    public var sync = SyncConfig()
 
     // Of this run only: the command line sets them, kiosk.conf has no key for them.
 
@@ -60,6 +62,7 @@ public struct PlayerSettings: Sendable, Equatable {
         overlay = config.overlay
         control = config.control
         schedule = ScheduleSettings(config)
+        sync = config.sync
         if let socket = overrides.controlSocket { control.socketPath = socket }
         statsPath = overrides.statsPath
         untimed = overrides.untimed

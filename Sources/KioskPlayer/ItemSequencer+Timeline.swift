@@ -1,0 +1,62 @@
+import KioskCore
+
+/// Where the master clock's time comes from: the sound as it is heard (DESIGN.md), or, on a
+/// synchronised player (`sync: epoch:`), the shared timeline read from CLOCK_REALTIME
+/// (`TimelineSteering`): every box and every screen then shows the frame due on the timeline
+/// at each refresh, whatever its own refresh rate, and a box that starts, restarts or reloads
+/// jumps to the timeline's item and position.
+extension ItemSequencer {
+    /// Before each step of the loop.
+    func followMasterClock(_ item: ActiveItem) {
+        guard let epoch = settings.sync.epoch else { return time.followAudio(item) }
+        // An insert, a trigger, a pause, the screen off: the box's own; it rejoins afterwards.
+        guard !item.reference.isInsert, !navigator.program.isPlayingInsert, time.state.rate.numerator != 0,
+              !finished, !power.isOff, idleUntil == nil, item === current else { return }
+        let entries = navigator.entries
+        guard entries.indices.contains(item.index), entries[item.index].media == item.entry.media,
+              let timeline = follower.timeline(for: entries, epoch: epoch, imageDuration: settings.playback.imageDuration)
+        else { return }
+        if time.needsFirstFrame, follower.jumpedTo == item.reference.serial { return }   // the jump's frame is coming
+        follower.jumpedTo = nil
+        // Before its first frame an item is where it was opened (its start) or last shown.
+        let position = time.needsFirstFrame ? (item.lastPresentedPTS.map { $0 - item.plan.start } ?? .zero) : time.currentTime
+        let now = MonotonicClock.hostTime()
+        switch TimelineSteering.decide(timeline: timeline, playLengths: follower.playLengths, entry: item.index,
+                                       position: position, isStarting: time.needsFirstFrame, realtime: TimelineFollower.realtime(atHost: now)) {
+        case .none:
+            steerSound(of: item)
+        case .follow(let target):
+            // The first frame sets the clock itself; a stopped clock (waiting) is not moved.
+            guard !time.needsFirstFrame, time.clock.isRunning else { return }
+            time.clock.seek(to: target + item.plan.start, atHost: now)
+            steerSound(of: item)
+        case .jump(let entry, let offset):
+            if let last = follower.lastJump, now - last < MediaTime(value: 1, timescale: 1) { return }
+            follower.lastJump = now
+            jump(to: entry, offset: offset, from: item)
+        }
+    }
+
+    /// The sound stays on the timeline by being played a few parts per million longer or
+    /// shorter (`TimelineSteering.soundCompensation`); the item after it is decoded ahead at the
+    /// same correction.
+    private func steerSound(of item: ActiveItem) {
+        guard let audio, time.clock.isRunning,
+              let (heard, host, _) = audio.heardTime(ofItem: Int(item.reference.serial), notBefore: item.plan.start) else { return }
+        let ppm = TimelineSteering.soundCompensation(error: heard - time.clock.mediaTime(atHost: host))
+        item.pipeline.setAudioCompensation(ppm: ppm)
+        upcoming?.pipeline.setAudioCompensation(ppm: ppm)
+    }
+
+    /// Moves to the timeline's item and position: a seek within the item playing, else the
+    /// item begun there.
+    private func jump(to entry: Int, offset: MediaTime, from item: ActiveItem) {
+        logger.notice("sync: joining the timeline at item \(entry) (\(navigator.entries[entry].title)) + \(String(format: "%.3f", offset.seconds)) s")
+        if entry == item.index {
+            time.jump(to: offset)
+        } else if let step = navigator.jump(to: entry) {
+            begin(step, seamFrom: nil, resumingAt: offset > .zero ? offset : nil)
+        }
+        if let current { follower.jumpedTo = current.reference.serial }
+    }
+}
