@@ -55,7 +55,7 @@ enum DisplayOpener {
         var screens: [VideoOutput] = []
         do {
             for output in displays.outputs {
-                let settings = DisplaySettings(output.display, override: nil)
+                let settings = DisplaySettings(output.display, override: output.target)
                 var shared: SharedCard?
                 if case .drm(let card, _, _) = settings.target {
                     let path = try card ?? DRMDevices.cardPaths().first ?? "/dev/dri/card0"

@@ -67,6 +67,15 @@ struct DisplaysConfigTests {
         #expect(config.separateScreen(1).items.map(\.source) == config.items.map(\.source))
     }
 
+    @Test func anEntryMayBeWrittenAsDisplayText() throws {
+        let config = try parse("displays:\n  - headless:640x360@30\n  - drm:card1:HDMI-A-2:1920x1080\nitems: [a.mp4]\n")
+        let outputs = try #require(config.displays?.outputs)
+        #expect(outputs.map(\.target) == [.headless(PixelSize(width: 640, height: 360), refreshRate: 30),
+                                          .drm(card: "/dev/dri/card1", connector: "HDMI-A-2", mode: ModeRequest(parsing: "1920x1080"))])
+        #expect(outputs.map(\.name) == ["display-1", "display-2"])
+        #expect(outputs.allSatisfy { $0.items.isEmpty })
+    }
+
     @Test func mirrorAndSpan() throws {
         let mirror = try parse("displays:\n  layout: mirror\n  outputs: [{connector: Virtual-1}, {connector: Virtual-2}]\nitems: [a.mp4]\n")
         #expect(mirror.displays?.layout == .mirror)
@@ -115,6 +124,8 @@ let displaysConfigErrorTable: [ConfigErrorCase] = [
                     fragment: "'outputs' in displays is the string 'left'; expected a list of screens"),
     ConfigErrorCase(name: "typo in an output", yaml: "displays:\n  outputs:\n    - {conector: HDMI-A-1}\n" + items,
                     line: 3, column: 8, fragment: "unknown key 'conector' in displays.outputs[1]; expected one of: name, output, card, connector, mode, rotation, headless_size, video_plane, gravity, items (did you mean 'connector'?)"),
+    ConfigErrorCase(name: "display text that does not parse", yaml: "displays:\n  - headless:big\n" + items, line: 2, column: 5,
+                    fragment: "displays.outputs[1] is 'headless:big'; expected a map of name, output, card"),
     ConfigErrorCase(name: "bad mode in an output", yaml: "displays:\n  - {mode: big}\n" + items, line: 2, column: 12,
                     fragment: "'mode' in displays.outputs[1] is 'big'; expected preferred, WxH or WxH@HZ"),
     ConfigErrorCase(name: "bad rotation in an output", yaml: "displays:\n  - {}\n  - {rotation: 45}\n" + items, line: 3, column: 16,

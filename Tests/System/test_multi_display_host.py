@@ -118,3 +118,22 @@ def test_check_counts_each_screens_playlist(tmp_path, clips):
     result = subprocess.run([str(KIOSK), "check", str(config)], capture_output=True, text=True, timeout=EVENT_TIMEOUT)
     assert result.returncode == 0, result.stderr
     assert "; screen left: 2 entries; screen right: 1 entry" in result.stdout, result.stdout
+
+
+def test_a_screen_written_as_display_text_plays_the_top_level_items(tmp_path, clips):
+    # `headless:WxH@HZ` as a list entry: its own refresh rate, no playlist of its own.
+    kiosk = Kiosk(tmp_path, HEADER + f"""displays:
+  - headless:320x180@30
+  - {{output: headless, headless_size: 320x180, items: [{clips['blue']}]}}
+items: [{clips['red']}]
+""")
+    try:
+        assert wait_until(lambda: any(f["pts"] >= 1.0 for f in kiosk.frames("display-1"))
+                          and kiosk.frames("display-2"), timeout=EVENT_TIMEOUT), kiosk.log.read_text()
+    finally:
+        assert kiosk.stop() == 0, kiosk.log.read_text()
+    assert "display: headless 320x180 at 30 Hz" in kiosk.log.read_text()
+    # The red clip is 25 fps: the first screen plays the top-level items, the second its own (10 fps).
+    assert {round(b["pts"] - a["pts"], 2) for a, b in zip(kiosk.frames("display-1"), kiosk.frames("display-1")[1:])
+            if b["dropped"] == a["dropped"] and b["pts"] > a["pts"]} == {0.04}
+    assert {round(f["pts"] * 10, 3) % 1 for f in kiosk.frames("display-2")} == {0.0}

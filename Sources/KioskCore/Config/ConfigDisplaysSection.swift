@@ -41,8 +41,16 @@ extension ConfigWalker {
         var names: [String: Node] = [:]
         for (index, element) in sequence.enumerated() {
             let label = "displays.outputs[\(index + 1)]"
-            guard let section = listedSection(element, label: label, allowedKeys: Self.outputKeys) else { continue }
             var output = DisplayOutputConfig(name: "display-\(index + 1)")
+            if let text = element.scalar?.string, !isNull(element) {
+                // `--display`'s text: a screen with no playlist of its own, and a headless
+                // one with its refresh rate (headless:WxH@HZ[:vblank]).
+                if let target = DisplaySpec(parsing: text) { output.target = target; outputs.append(output) }
+                else { report(element, "\(label) is '\(text)'; expected a map of \(Self.outputKeys.joined(separator: ", ")) "
+                              + "or a display like headless:640x360@60 or drm:card0:HDMI-A-1:1920x1080") }
+                continue
+            }
+            guard let section = listedSection(element, label: label, allowedKeys: Self.outputKeys) else { continue }
             if let name = string(section, "name", expected: "a name for the screen, like left") {
                 if let first = names[name] {
                     let at = location(of: first)

@@ -39,6 +39,9 @@ public struct DisplayOutputConfig: Sendable, Equatable {
     public var name: String
     /// The screen itself, read with the single `display` section's keys and rules.
     public var display = DisplayConfig()
+    /// An entry written as `--display` text (`headless:640x360@30`, `drm:card0:HDMI-A-2`):
+    /// the screen it names, over `display` (as `--display` is over kiosk.conf's).
+    public var target: DisplaySpec?
     /// `gravity`: this screen's default gravity (separate); nil: `playback.gravity`.
     public var gravity: VideoGravity?
     /// `items`: this screen's playlist (separate only; mirror and span play the top-level one).
