@@ -37,6 +37,9 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     let savedState: SavedDisplayState
     let flipWaiter: FlipWaiter
     let flipTimeout: Double
+    /// The card when other screens share it (`SharedCard`): close leaves master and the
+    /// descriptor to it.
+    public let sharedCard: SharedCard?
     private var buffers: [DumbBuffer]
     /// The XRGB buffer on the primary plane; -1 while it shows the direct path's black buffer.
     var frontIndex = 0
@@ -62,11 +65,14 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     var vblank: VblankPredictor
 
     /// Opens the display: picks card, connector, mode, CRTC and plane, becomes DRM master,
-    /// allocates `options.bufferCount` buffers and sets the mode showing a black one.
-    public init(options: DRMDisplayOptions = DRMDisplayOptions()) throws(DRMError) {
-        let output = try SelectedOutput.open(options)
+    /// allocates `options.bufferCount` buffers and sets the mode showing a black one. With
+    /// `shared`, on that card (its master held already) and a CRTC its other screens do not use.
+    public init(options: DRMDisplayOptions = DRMDisplayOptions(), on shared: SharedCard? = nil) throws(DRMError) {
+        let output = try SelectedOutput.open(options, on: shared)
         let card = output.card
         try card.becomeMaster()
+        // Only a card of its own is given back when opening fails; a shared one stays its owner's.
+        let dropOwnMaster = { if shared == nil { card.dropMaster() } }
         let planeRotates = options.rotation != .none && card.hasAtomic && options.api != .legacy
             && output.primaryPlane?.supports(options.rotation) == true
         let bufferSize = planeRotates && options.rotation.swapsAxes ? output.mode.size.transposed : output.mode.size
@@ -86,7 +92,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
             }
         } catch {
             buffers.forEach { $0.destroy() }
-            card.dropMaster()
+            dropOwnMaster()
             throw error
         }
         let presenter: any ScanoutPresenter
@@ -98,14 +104,16 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
             // The screen may be half-configured: hand it back before failing.
             try? LegacyPresenter(card: card, target: target).restore(saved)
             buffers.forEach { $0.destroy() }
-            card.dropMaster()
+            dropOwnMaster()
             throw error
         }
         self.card = card
         self.presenter = presenter
         self.savedState = saved
         self.buffers = buffers
-        flipWaiter = FlipWaiter(fd: card.fd)
+        flipWaiter = FlipWaiter(fd: card.fd, sharedEvents: shared?.events)
+        sharedCard = shared
+        shared?.claim(crtc: output.crtc.id)
         flipTimeout = options.flipTimeout
         cardPath = card.path
         driverName = card.driverName
@@ -229,8 +237,12 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
             if !lentIndices.contains(index) { buffer.unmap() }
         }
         presenter.release()
-        card.dropMaster()
-        card.close()
+        if let sharedCard {
+            sharedCard.release(crtc: crtcID)
+        } else {
+            card.dropMaster()
+            card.close()
+        }
         if let firstError { throw firstError }
     }
 

@@ -14,7 +14,12 @@ struct SelectedOutput {
     let primaryPlane: DisplayPlaneInfo?
 
     /// Opens the card of `options` (or tries every card in order) and picks the output there.
-    static func open(_ options: DRMDisplayOptions) throws(DRMError) -> SelectedOutput {
+    /// With `shared`, the output is picked on that card (already open, its master held)
+    /// among the CRTCs its other screens do not drive.
+    static func open(_ options: DRMDisplayOptions, on shared: SharedCard? = nil) throws(DRMError) -> SelectedOutput {
+        if let shared {
+            return try select(on: shared.card, options, taken: shared.busyCRTCs)
+        }
         if let card = options.card {
             return try select(on: DRMDevices.resolve(card, in: options.deviceDirectory), options)
         }
@@ -42,18 +47,23 @@ struct SelectedOutput {
         let card = try Card(path: path, wantAtomic: options.api != .legacy)
         if options.api == .atomic && !card.hasAtomic { throw .atomicUnsupported(path: path) }
         guard card.capability(DRM_CAP_DUMB_BUFFER) ?? 0 != 0 else { throw .noDumbBuffers(path: path) }
+        return try select(on: card, options, taken: [])
+    }
+
+    private static func select(on card: Card, _ options: DRMDisplayOptions,
+                               taken: Set<UInt32>) throws(DRMError) -> SelectedOutput {
         let snapshot = try card.snapshot()
         do {
             let connector = try ConnectorSelection.choose(named: options.connector, from: snapshot.connectors)
             let mode = try ModeSelection.choose(options.mode, from: connector.modes, connector: connector.name)
             let crtc = try CRTCSelection.choose(for: connector, connectors: snapshot.connectors,
-                                                encoders: snapshot.encoders, crtcs: snapshot.crtcs)
+                                                encoders: snapshot.encoders, crtcs: snapshot.crtcs, taken: taken)
             let plane = card.hasUniversalPlanes
                 ? try PlaneSelection.primaryPlane(crtcIndex: crtc.index, crtcID: crtc.id, planes: snapshot.planes) : nil
             return SelectedOutput(card: card, snapshot: snapshot, connector: connector, mode: mode, crtc: crtc,
                                   primaryPlane: plane)
         } catch {
-            throw .selection(path: path, error)
+            throw .selection(path: card.path, error)
         }
     }
 

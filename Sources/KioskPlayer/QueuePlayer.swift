@@ -45,7 +45,7 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     public init(output: VideoOutput, playlist: PlaylistCursor, settings: PlayerSettings = PlayerSettings(),
                 audioOutput: AudioOutput? = nil, logger: Logger,
                 onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) throws {
-        let stats = try settings.statsPath.map { try StatsWriter(path: $0) }
+        let stats = try settings.statsPath.map { try StatsWriter(path: $0, display: settings.displayName) }
         var audio: AudioPath?
         if let device = audioOutput {
             do {

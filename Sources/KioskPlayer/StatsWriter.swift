@@ -3,18 +3,22 @@ import Foundation
 /// `--stats-file`: one JSON line per presented frame, for tests and benchmarks:
 /// `{"t": <CLOCK_MONOTONIC seconds of the flip>, "item": <playlist index>, "pts": <media
 /// seconds>, "dropped": <frames dropped so far>, "video": <a decoded video frame, or filler>,
-/// "scanout": "plane" | "cpu", "rt": <CLOCK_REALTIME seconds of the flip>}`. `rt` lets frame
-/// sync across boxes (whose real-time clocks chrony or linuxptp keep together) be measured.
+/// "scanout": "plane" | "cpu", "rt": <CLOCK_REALTIME seconds of the flip>}`, and with several
+/// screens `"display": <the screen's name>`. `rt` lets frame sync across boxes (whose real-time
+/// clocks chrony or linuxptp keep together) be measured. Several screens' engines share one
+/// file: it is opened for appending, each line one write, so their lines never mix.
 final class StatsWriter {
     private let handle: FileHandle
+    private let display: String?
     private var line = ""
 
-    init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw StatsError(path: path)
-        }
-        guard let handle = FileHandle(forWritingAtPath: path) else { throw StatsError(path: path) }
-        self.handle = handle
+    /// Empties the file (in place: every engine of a run makes its writer before any plays,
+    /// and all keep writing to the one file) or creates it.
+    init(path: String, display: String? = nil) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StatsError(path: path) }
+        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)   // deinit closes it
+        self.display = display
     }
 
     struct StatsError: Error, CustomStringConvertible {
@@ -43,6 +47,7 @@ final class StatsWriter {
         line += ",\"item\":\(record.item),\"pts\":" + String(format: "%.6f", record.pts)
         line += ",\"dropped\":\(record.dropped),\"video\":\(record.video),\"gen\":\(record.generation)"
         if let event = record.event { line += ",\"event\":\"\(event)\"" }
+        if let display { line += ",\"display\":\"\(display)\"" }
         line += ",\"scanout\":\"\(record.scanout)\",\"rt\":" + String(format: "%.6f", record.realTime)
         line += "}\n"
         // One write per line: a reader tailing the file never sees half a record.

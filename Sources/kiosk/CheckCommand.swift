@@ -36,6 +36,13 @@ struct CheckCommand: ParsableCommand {
             let count = expansion.entries.count
             summary += "; \(playlist.name): \(count) \(count == 1 ? "entry" : "entries")"
         }
+        // Separate screens play their own playlists (displays.outputs[].items).
+        if let displays = config.displays, displays.layout == .separate {
+            for (index, output) in displays.outputs.enumerated() {
+                let count = ConfigReading.entries(of: config.separateScreen(index), logger: logger).count
+                summary += "; screen \(output.name): \(count) \(count == 1 ? "entry" : "entries")"
+            }
+        }
         if !triggers.isEmpty { summary += "; \(triggers.triggers.count) trigger\(triggers.triggers.count == 1 ? "" : "s")" }
         print(summary)
     }

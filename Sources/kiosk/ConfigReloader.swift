@@ -102,9 +102,9 @@ final class ConfigReloader: @unchecked Sendable {
         let new: KioskConfig
         do throws(ConfigError) {
             if let contents {
-                new = try ConfigLoader.load(contents: contents, path: path)
+                new = try ConfigLoader.load(contents: contents, path: path).primaryScreen
             } else {
-                new = try ConfigLoader.load(path: path)   // unreadable: it names the reason
+                new = try ConfigLoader.load(path: path).primaryScreen   // unreadable: it names the reason
             }
         } catch {
             logger.error("\(path): not reloaded, the old configuration keeps playing; its errors:")

@@ -30,18 +30,64 @@ enum DisplayOpener {
         }
     }
 
-    private static func open(_ display: DisplaySettings, paced: Bool) throws(DRMError) -> VideoOutput {
+    /// `shared`: the card when several screens are opened (`openScreens`); each DRM screen
+    /// then takes its own connector and CRTC on it.
+    private static func open(_ display: DisplaySettings, paced: Bool, shared: SharedCard? = nil) throws(DRMError) -> VideoOutput {
         switch display.target {
         case .headless(let size, let rate, let pacing):
             return HeadlessDisplay(size: size, refreshRate: rate, paced: paced, pacing: pacing, rotation: display.rotation)
         case .auto:
             var options = DRMDisplayOptions(rotation: display.rotation)
             options.videoPlane = display.videoPlane
-            return try DRMDisplay(options: options)
+            return try DRMDisplay(options: options, on: shared)
         case .drm(let card, let connector, let mode):
             var options = DRMDisplayOptions(card: card, connector: connector, mode: mode, rotation: display.rotation)
             options.videoPlane = display.videoPlane
-            return try DRMDisplay(options: options)
+            return try DRMDisplay(options: options, on: shared)
+        }
+    }
+
+    /// Every screen of `displays.outputs`, in order. DRM screens on one card share it (one
+    /// descriptor, one master, a CRTC each); `card: auto` is the first card. A failure closes
+    /// what was opened and names the screen.
+    static func openScreens(_ displays: DisplaysConfig, paced: Bool) throws -> [VideoOutput] {
+        var cards: [String: SharedCard] = [:]
+        var screens: [VideoOutput] = []
+        do {
+            for output in displays.outputs {
+                let settings = DisplaySettings(output.display, override: output.target)
+                var shared: SharedCard?
+                if case .drm(let card, _, _) = settings.target {
+                    let path = try card ?? DRMDevices.cardPaths().first ?? "/dev/dri/card0"
+                    if cards[path] == nil { cards[path] = try SharedCard(path: path) }
+                    shared = cards[path]
+                }
+                do { screens.append(try open(settings, paced: paced, shared: shared)) }
+                catch { throw RuntimeFailure("display \(output.name): \(error)") }
+            }
+        } catch {
+            for screen in screens { try? screen.close() }
+            // A card whose every screen closed was given back with the last; one that none
+            // opened on is given back here.
+            for card in cards.values where !screens.contains(where: { ($0 as? DRMDisplay)?.sharedCard === card }) { card.close() }
+            throw error
+        }
+        return screens
+    }
+
+    /// Mirror or span: the screens as one output the single engine draws on.
+    static func openCombined(_ displays: DisplaysConfig, paced: Bool) throws -> VideoOutput {
+        let screens = try openScreens(displays, paced: paced)
+        let names = displays.outputs.map(\.name)
+        switch displays.layout {
+        case .mirror, .separate:
+            return MultiScreenOutput(mirroring: screens, names: names)
+        case .span:
+            guard let span = MultiScreenOutput(spanning: screens, names: names, grid: displays.grid, bezel: displays.bezel) else {
+                for screen in screens { try? screen.close() }
+                throw RuntimeFailure("displays: a span of \(displays.grid) needs \(displays.grid.count) screens, not \(screens.count)")
+            }
+            return span
         }
     }
 

@@ -12,16 +12,21 @@ enum PlaybackSession {
     /// Plays until the player finishes, a signal stops it, or `duration` seconds pass; then
     /// gives the screen back. `reload` runs on SIGHUP. `controlled` is what the control socket
     /// drives (by default the player); `started` runs right after the player starts.
+    /// `companions`: the other screens' engines of a separate layout, started after the player,
+    /// stopped and their screens given back with it.
     static func run(_ player: QueuePlayer, on output: VideoOutput, input: InputConfig, duration: Double?,
                     logger: Logger, reload: (@Sendable () -> Void)? = nil, liveInput: LiveInput? = nil,
                     control: ControlServer? = nil, schedule: (any ScheduleControl)? = nil,
-                    triggers: (any TriggerControl)? = nil, controlled: (any ControlledPlayer)? = nil, started: (() -> Void)? = nil) {
+                    triggers: (any TriggerControl)? = nil, controlled: (any ControlledPlayer)? = nil,
+                    companions: [Companion] = [], started: (() -> Void)? = nil) {
         let service = ServiceSupervisor(player: player, notifier: SystemdNotifier(), logger: logger)
         let abandoned = StopOutcome()
+        let companionPlayers = companions.map(\.player)
         let signals = SignalWatcher(stop: { _ in
             service.stopping()
             // A presenter stuck in a call cannot obey: the screen is given back regardless.
             if !player.stop() { abandoned.presenterIgnoredStop() }
+            for companion in companionPlayers { _ = companion.stop() }
         }, reload: reload)
         // `run` hands in its own, which a reload of kiosk.conf's input section swaps.
         let inputService = liveInput ?? LiveInput(output: output, player: player, logger: logger)
@@ -30,6 +35,10 @@ enum PlaybackSession {
             DisplayOpener.announce(output, logger: logger)
             control?.start(player: controlled ?? player, schedule: schedule, triggers: triggers)
             player.start()
+            for companion in companions {
+                DisplayOpener.announce(companion.output, logger: logger)
+                companion.player.start()
+            }
             started?()
             service.start()
             inputService.apply(input)
@@ -39,7 +48,9 @@ enum PlaybackSession {
         if abandoned.isSet { logger.error("the presenter did not stop within 2 s; giving the screen back anyway") }
         // The console comes back first (the CRTC, mode and framebuffer that were there before):
         // it is what a person sees, and SIGTERM must be done within a second.
+        for companion in companions { _ = companion.player.stop() }
         DisplayOpener.close(output, logger: logger)
+        for companion in companions { DisplayOpener.close(companion.output, logger: logger) }
         inputService.stop()
         control?.stop()   // removes the socket file
         withExtendedLifetime(signals) {}

@@ -65,7 +65,9 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let logger = common.makeLogger()
-        let config = try ConfigReading.load(self.config)
+        let file = try ConfigReading.load(self.config)
+        // With several screens: what the main engine plays by (ScreenWiring).
+        let config = file.primaryScreen
         // Directory and glob items are watched: a clip being copied in while kiosk starts is
         // left out until it is complete (FolderWatcher).
         let folders = FolderWatcher(settle: config.playback.settle.seconds, logger: logger)
@@ -78,7 +80,8 @@ struct RunCommand: ParsableCommand {
         let scheduleRequests = ScheduleDriver.requests(for: config, defaultEntries: entries, logger: logger)
         let firstLook = ScheduleDriver.firstLook(settings.schedule, requests: scheduleRequests)
         entries = firstLook.entries
-        let output = try DisplayOpener.open(&settings, logger: logger)
+        let screens = try ScreenWiring.open(file, settings: &settings, logger: logger)
+        let output = screens.output
         if let snapshotDirectory = settings.snapshotDirectory {
             try FileManager.default.createDirectory(atPath: snapshotDirectory, withIntermediateDirectories: true)
         }
@@ -98,6 +101,7 @@ struct RunCommand: ParsableCommand {
         let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound, logger: logger,
                                      onEvent: onEvent)
         operations.resume?.attach(player)
+        let companions = try screens.companions(of: file, overrides: overrides, logger: logger)
         // SIGHUP and a change of the file take one path (ConfigReloader): what changed applies
         // live where it can; a bad file is rejected and the old configuration plays on.
         let input = LiveInput(output: output, player: player, logger: logger, triggers: triggers)
@@ -123,7 +127,7 @@ struct RunCommand: ParsableCommand {
         let sticks = UsbWiring.start(config.usb, reloader: reloader, sink: player, logger: logger)
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control,
-                            schedule: schedule, triggers: triggers, controlled: player,
+                            schedule: schedule, triggers: triggers, controlled: player, companions: companions,
                             started: { operations.resume?.begin(player) })
         operations.playerStopping()
         operations.finish()

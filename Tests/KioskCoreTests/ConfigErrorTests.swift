@@ -17,7 +17,7 @@ private let items = "items: [a.mp4]\n"
 let configErrorTable: [ConfigErrorCase] = [
     // Unknown keys, at each level, with and without a suggestion.
     ConfigErrorCase(name: "unknown section", yaml: "displya:\n  output: drm\n" + items, line: 1, column: 1,
-                    fragment: "unknown key 'displya' in the file; expected one of: display, audio, input, playback, overlay, control, logging, items, playlists, schedule, triggers, usb, mqtt, sync (did you mean 'display'?)"),
+                    fragment: "unknown key 'displya' in the file; expected one of: display, audio, input, playback, overlay, control, logging, items, playlists, schedule, triggers, usb, mqtt, sync, displays (did you mean 'display'?)"),
     ConfigErrorCase(name: "typo in playback", yaml: "playback:\n  gravty: fill\n" + items, line: 2, column: 3,
                     fragment: "unknown key 'gravty' in playback; expected one of: loop, gravity, start_paused, rate, image_duration, stall_timeout, resume, settle (did you mean 'gravity'?)"),
     ConfigErrorCase(name: "typo in display", yaml: "display:\n  rotaton: 90\n" + items, line: 2, column: 3,
@@ -178,8 +178,9 @@ let configErrorTable: [ConfigErrorCase] = [
 
 @Suite("Config errors")
 struct ConfigErrorTests {
-    // triggers: has its table of its own (TriggerConfigTests.swift), checked the same way here.
-    @Test(arguments: configErrorTable + triggerConfigErrorTable)
+    // triggers: and displays: have tables of their own (TriggerConfigTests.swift,
+    // DisplaysConfigTests.swift), checked the same way here.
+    @Test(arguments: configErrorTable + triggerConfigErrorTable + displaysConfigErrorTable)
     func reportsOneDiagnosticWithPosition(_ testCase: ConfigErrorCase) {
         let diagnostics = parseDiagnostics(testCase.yaml)
         #expect(diagnostics.count == 1, "\(diagnostics)")

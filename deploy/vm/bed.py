@@ -128,15 +128,21 @@ class Bed:
              ["vivid"] for two HDMI-CEC adapters on one virtual bus.
     usb:     an xHCI controller (-device qemu-xhci,id=xhci) and the "usb" module set, so that
              plug_usb_stick() can hot-plug a USB mass-storage device while the guest runs.
+    heads:   outputs of the virtio-gpu (max_outputs; connectors Virtual-1, Virtual-2, ...), each
+             `size`. QEMU enables only the first without a UI, so the kernel is told to force
+             the others on (video=Virtual-N:WxHe). screendump(head=N) shows one.
     """
 
     def __init__(self, driver: str = "bochs", size: tuple[int, int] = (1024, 768),
                  workdir: str | os.PathLike | None = None, memory: str = "1G",
                  cpus: int = 2, qemu: str = "qemu-system-x86_64",
                  extra_qemu_args: list[str] | tuple[str, ...] = (),
-                 modules: list[str] | tuple[str, ...] = (), usb: bool = False):
+                 modules: list[str] | tuple[str, ...] = (), usb: bool = False, heads: int = 1):
         if driver not in DRIVERS:
             raise ValueError(f"driver must be one of {DRIVERS}, not {driver!r}")
+        if not 1 <= heads <= 16 or (heads > 1 and driver != "virtio-gpu"):
+            raise ValueError(f"heads must be 1, or up to 16 on virtio-gpu, not {heads} on {driver}")
+        self.heads = heads
         width, height = size
         if not (64 <= width <= 8192 and 64 <= height <= 8192):
             raise ValueError(f"size {width}x{height} out of range (64..8192)")
@@ -196,7 +202,8 @@ class Bed:
                 vram *= 2
             cmd += ["-device", f"VGA,xres={w},yres={h},vgamem_mb={vram}"]
         else:
-            cmd += ["-device", f"virtio-gpu-pci,xres={w},yres={h}"]
+            outputs = f",max_outputs={self.heads}" if self.heads > 1 else ""
+            cmd += ["-device", f"virtio-gpu-pci,id=gpu,xres={w},yres={h}{outputs}"]
         if self.usb:
             cmd += ["-device", "qemu-xhci,id=xhci"]
         return cmd + self.extra_qemu_args
@@ -204,9 +211,12 @@ class Bed:
     def kernel_args(self) -> str:
         """KERNEL_ARGS, and the optional module sets for guest-init (a dotted word: the kernel
         takes it for a module's parameter, keeps quiet about it and leaves it in /proc/cmdline)."""
+        args = KERNEL_ARGS
+        w, h = self.size
+        args += "".join(f" video=Virtual-{n}:{w}x{h}e" for n in range(2, self.heads + 1))
         if not self.modules:
-            return KERNEL_ARGS
-        return f"{KERNEL_ARGS} kiosk.modules={','.join(self.modules)}"
+            return args
+        return f"{args} kiosk.modules={','.join(self.modules)}"
 
     def start(self, command: str, cwd: str | os.PathLike | None = None,
               env: dict[str, str] | None = None) -> "Bed":
@@ -317,8 +327,9 @@ class Bed:
                                    f"{self._where()}")
             time.sleep(0.05)
 
-    def screendump(self, path: str | os.PathLike, timeout: float = 20.0) -> Path:
-        """Save the guest's display as a PNG file at `path` (via QMP); return the path."""
+    def screendump(self, path: str | os.PathLike, timeout: float = 20.0, head: int | None = None) -> Path:
+        """Save the guest's display as a PNG file at `path` (via QMP); return the path.
+        head: which output of a Bed(heads=N) (0 is the first; QMP names the GPU and the head)."""
         self._require_started()
         if not self.running:
             raise BedError(f"cannot take a screenshot: the guest has stopped "
@@ -326,8 +337,10 @@ class Bed:
         path = Path(os.path.abspath(path))
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._qmp.execute("screendump", {"filename": str(path), "format": "png"},
-                              timeout=timeout)
+            arguments = {"filename": str(path), "format": "png"}
+            if head is not None:
+                arguments.update(device="gpu", head=head)
+            self._qmp.execute("screendump", arguments, timeout=timeout)
         except (OSError, BedError, QMPError) as e:
             if not self.running:
                 raise BedError(f"cannot take a screenshot: the guest stopped "

@@ -96,7 +96,11 @@ public struct ConfigChanges: Sendable, Equatable {
 
     public init(from old: KioskConfig, to new: KioskConfig) {
         var parts: [ConfigPart] = []
-        if old.display.withoutPowerWindows != new.display.withoutPowerWindows { parts.append(.display) }
+        // A mirror's or span's screens (`displays`) are the display too (a separate layout's
+        // main screen comes here as `display`: KioskConfig.primaryScreen).
+        if old.display.withoutPowerWindows != new.display.withoutPowerWindows || old.displays != new.displays {
+            parts.append(.display)
+        }
         if old.audio.device != new.audio.device { parts.append(.audioDevice) }
         if old.audio.volume != new.audio.volume || old.audio.muted != new.audio.muted { parts.append(.audioLevel) }
         if old.input != new.input { parts.append(.input) }

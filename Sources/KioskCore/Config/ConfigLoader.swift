@@ -6,7 +6,8 @@ import Yams
 /// hand rather than decoded with Codable, because Codable drops the positions.
 public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
-                                      "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync"]
+                                      "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
+                                      "displays"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
@@ -94,11 +95,18 @@ extension ConfigWalker {
         config.control = readControl(top["control"], baseDirectory: baseDirectory)
         config.logging = readLogging(top["logging"], baseDirectory: baseDirectory)
         config.mqtt = readMQTT(top["mqtt"], baseDirectory: baseDirectory, fileSystem: fileSystem)
+        config.displays = readDisplays(top["displays"], baseDirectory: baseDirectory, fileSystem: fileSystem)
+        if config.displays != nil, let display = top.keyNode("display") {
+            report(display, "'display' and 'displays' are both set; expected one of them "
+                   + "(with several screens each of displays.outputs says which screen and how)")
+        }
         // The default playlist is `items:` or `playlists.default:`, never both.
         let playlists = readPlaylists(top["playlists"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.playlists = playlists.named
         if let written = playlists.defaultPlaylist, top["items"] == nil {
             config.items = written.items
+        } else if top["items"] == nil, config.displays?.everyOutputHasItems == true {
+            // Separate screens that each name their playlist need no top-level one.
         } else {
             if let written = playlists.defaultPlaylist, let itemsKey = top.keyNode("items") {
                 let items = location(of: itemsKey)

@@ -6,41 +6,9 @@ extension ConfigWalker {
     func readDisplay(_ node: Node?, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> DisplayConfig {
         var display = DisplayConfig()
         guard let section = section(node, name: "display", allowedKeys:
-            ["output", "card", "connector", "mode", "rotation", "headless_size", "video_plane", "power", "power_control",
-             "splash"])
+            Self.screenKeys + ["power", "power_control", "splash"])
         else { return display }
-        if let output = choice(section, "output", DisplayConfig.Output.allCases.map { ($0.rawValue, $0) }) {
-            display.output = output
-        }
-        if let card = string(section, "card", expected: "auto or a device path like /dev/dri/card0") {
-            if card == "auto" { display.card = .auto }
-            else if card.hasPrefix("/") { display.card = .path(card) }
-            else { report(section["card"], "'card' in display is '\(card)'; expected auto or a device path like /dev/dri/card0") }
-        }
-        if let connector = string(section, "connector", expected: "auto or a connector name like HDMI-A-1") {
-            display.connector = connector == "auto" ? .auto : .named(connector)
-        }
-        if let mode = string(section, "mode", expected: "preferred, WxH or WxH@HZ") {
-            if let parsed = Self.parseMode(mode) { display.mode = parsed }
-            else { report(section["mode"], "'mode' in display is '\(mode)'; expected preferred, WxH or WxH@HZ (like 1920x1080 or 1280x720@60)") }
-        }
-        if let node = section["rotation"] {
-            if let degrees = node.int, node.scalar?.style == .plain, let rotation = Rotation(rawValue: degrees) {
-                display.rotation = rotation
-            } else {
-                report(node, "'rotation' in display is \(describe(node)); expected one of: 0, 90, 180, 270")
-            }
-        }
-        if let text = string(section, "headless_size", expected: "a size WxH like 1280x720") {
-            if let size = PixelSize(parsing: text), size.width <= Self.largestFrameSide, size.height <= Self.largestFrameSide {
-                display.headlessSize = size
-            } else {
-                report(section["headless_size"], "'headless_size' in display is '\(text)'; expected a size WxH like 1280x720 (sides 1-\(Self.largestFrameSide))")
-            }
-        }
-        if let policy = choice(section, "video_plane", VideoPlanePolicy.allCases.map { ($0.rawValue, $0) }) {
-            display.videoPlane = policy
-        }
+        readScreen(section, into: &display)
         display.power = powerWindows(section["power"])
         if let control = choice(section, "power_control", DisplayPowerControl.allCases.map { ($0.rawValue, $0) }) {
             display.powerControl = control
@@ -51,6 +19,47 @@ extension ConfigWalker {
             else { report(section["splash"], "splash image '\(path)' does not exist; expected none or the path of an image (PNG, JPEG)") }
         }
         return display
+    }
+
+    /// The keys that say which screen and how it is driven: `display`'s, and each of
+    /// `displays.outputs`.
+    static let screenKeys = ["output", "card", "connector", "mode", "rotation", "headless_size", "video_plane"]
+
+    /// `screenKeys` of `section` (named in messages by its `name`: "display", "displays.outputs[2]").
+    func readScreen(_ section: SectionMap, into display: inout DisplayConfig) {
+        let owner = section.name
+        if let output = choice(section, "output", DisplayConfig.Output.allCases.map { ($0.rawValue, $0) }) {
+            display.output = output
+        }
+        if let card = string(section, "card", expected: "auto or a device path like /dev/dri/card0") {
+            if card == "auto" { display.card = .auto }
+            else if card.hasPrefix("/") { display.card = .path(card) }
+            else { report(section["card"], "'card' in \(owner) is '\(card)'; expected auto or a device path like /dev/dri/card0") }
+        }
+        if let connector = string(section, "connector", expected: "auto or a connector name like HDMI-A-1") {
+            display.connector = connector == "auto" ? .auto : .named(connector)
+        }
+        if let mode = string(section, "mode", expected: "preferred, WxH or WxH@HZ") {
+            if let parsed = Self.parseMode(mode) { display.mode = parsed }
+            else { report(section["mode"], "'mode' in \(owner) is '\(mode)'; expected preferred, WxH or WxH@HZ (like 1920x1080 or 1280x720@60)") }
+        }
+        if let node = section["rotation"] {
+            if let degrees = node.int, node.scalar?.style == .plain, let rotation = Rotation(rawValue: degrees) {
+                display.rotation = rotation
+            } else {
+                report(node, "'rotation' in \(owner) is \(describe(node)); expected one of: 0, 90, 180, 270")
+            }
+        }
+        if let text = string(section, "headless_size", expected: "a size WxH like 1280x720") {
+            if let size = PixelSize(parsing: text), size.width <= Self.largestFrameSide, size.height <= Self.largestFrameSide {
+                display.headlessSize = size
+            } else {
+                report(section["headless_size"], "'headless_size' in \(owner) is '\(text)'; expected a size WxH like 1280x720 (sides 1-\(Self.largestFrameSide))")
+            }
+        }
+        if let policy = choice(section, "video_plane", VideoPlanePolicy.allCases.map { ($0.rawValue, $0) }) {
+            display.videoPlane = policy
+        }
     }
 
     /// DRM's own limit on a framebuffer side; beyond it a size is a typo.

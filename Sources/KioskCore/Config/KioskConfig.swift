@@ -25,6 +25,9 @@ public struct KioskConfig: Sendable, Equatable {
     public var usb = UsbConfig()
     /// `sync`: the playlist as a timeline shared by every box; off without it.
     public var sync = SyncConfig()
+    /// `displays`: several screens (separate playlists, a mirror or a span); nil: the single
+    /// `display` section.
+    public var displays: DisplaysConfig?
 
     public init() {}
 }

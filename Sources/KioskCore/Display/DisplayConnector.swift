@@ -95,13 +95,15 @@ public enum CRTCSelection {
     /// encoders can use that is not driving another connector.
     public static func choose(for connector: DisplayConnectorInfo, connectors: [DisplayConnectorInfo],
                               encoders: [DisplayEncoderInfo],
-                              crtcs: [DisplayCRTCInfo]) throws(DisplaySelectionError) -> DisplayCRTCInfo {
+                              crtcs: [DisplayCRTCInfo], taken: Set<UInt32> = []) throws(DisplaySelectionError) -> DisplayCRTCInfo {
         let encoderByID = Dictionary(encoders.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         if let current = encoderByID[connector.currentEncoderID], current.currentCRTCID != 0,
+           !taken.contains(current.currentCRTCID),
            let crtc = crtcs.first(where: { $0.id == current.currentCRTCID }) {
             return crtc
         }
-        let busy = Set(connectors.filter { $0.id != connector.id }
+        // `taken`: CRTCs this kiosk drives already for its other screens on the card.
+        let busy = taken.union(connectors.filter { $0.id != connector.id }
             .compactMap { encoderByID[$0.currentEncoderID]?.currentCRTCID }.filter { $0 != 0 })
         for encoderID in connector.encoderIDs {
             guard let encoder = encoderByID[encoderID] else { continue }

@@ -30,6 +30,9 @@ public struct PlayerSettings: Sendable, Equatable {
 
     /// `--stats-file`: one JSON line per presented frame.
     public var statsPath: String?
+    /// The screen's name with several screens (`displays.outputs[].name`): stats lines and the
+    /// log say which screen; nil with one.
+    public var displayName: String?
     /// `--untimed`: present every frame as soon as it is decoded, ignoring the clock (soak
     /// tests, benchmarks); a headless display then flips at once.
     public var untimed = false
