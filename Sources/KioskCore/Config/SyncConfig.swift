@@ -59,10 +59,9 @@ public enum InstantText {
         } else {
             return nil
         }
-        guard index == chars.count, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+        guard index == chars.count, let date = LocalDate(year: year, month: month, day: day),
               hour <= 23, minute <= 59, second <= 59 else { return nil }
-        let days = daysSince1970(year: year, month: month, day: day)
-        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
+        let seconds = Int64(date.dayNumber) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
         return seconds * 1_000_000_000 + Int64(nanos)
     }
 
@@ -72,9 +71,9 @@ public enum InstantText {
         let fraction = nanoseconds - seconds * 1_000_000_000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let time = seconds - days * 86_400
-        let (year, month, day) = civil(daysSince1970: Int(days))
+        let date = LocalDate(dayNumber: Int(days))
         func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        var text = "\(year)-\(two(Int64(month)))-\(two(Int64(day)))T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60))"
+        var text = "\(date)T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60))"
         if fraction != 0 {
             var digits = String(fraction)
             digits = String(repeating: "0", count: 9 - digits.count) + digits
@@ -82,34 +81,5 @@ public enum InstantText {
             text += "." + digits
         }
         return text + "Z"
-    }
-
-    private static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-    }
-
-    /// Days from 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
-    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The inverse (civil_from_days).
-    static func civil(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
