@@ -8,21 +8,20 @@ import KioskCore
 extension ItemSequencer {
     /// Before each step of the loop.
     func followMasterClock(_ item: ActiveItem) {
-        guard let epoch = settings.sync.epoch else { return time.followAudio(item) }
-        // An insert, a trigger, a pause, the screen off: the box's own; it rejoins afterwards.
-        guard !item.reference.isInsert, !navigator.program.isPlayingInsert, time.state.rate.numerator != 0,
-              !finished, !power.isOff, idleUntil == nil, item === current else { return }
-        let entries = navigator.entries
-        guard entries.indices.contains(item.index), entries[item.index].media == item.entry.media,
-              let timeline = follower.timeline(for: entries, epoch: epoch, imageDuration: settings.playback.imageDuration)
-        else { return }
+        // An insert, a trigger, a pause, the screen off, a list with no lengths: the box's own
+        // clock (its sound) leads; it rejoins the timeline afterwards.
+        guard let epoch = settings.sync.epoch, !item.reference.isInsert, !navigator.program.isPlayingInsert,
+              time.state.rate.numerator != 0, !finished, !power.isOff, idleUntil == nil, item === current,
+              navigator.entries.indices.contains(item.index), navigator.entries[item.index].media == item.entry.media,
+              let timeline = follower.timeline(for: navigator.entries, epoch: epoch, imageDuration: settings.playback.imageDuration)
+        else { return time.followAudio(item) }
         if time.needsFirstFrame, follower.jumpedTo == item.reference.serial { return }   // the jump's frame is coming
         follower.jumpedTo = nil
         // Before its first frame an item is where it was opened (its start) or last shown.
         let position = time.needsFirstFrame ? (item.lastPresentedPTS.map { $0 - item.plan.start } ?? .zero) : time.currentTime
         let now = MonotonicClock.hostTime()
         switch TimelineSteering.decide(timeline: timeline, playLengths: follower.playLengths, entry: item.index,
-                                       position: position, isStarting: time.needsFirstFrame, realtime: TimelineFollower.realtime(atHost: now)) {
+                                       position: position, isStarting: time.needsFirstFrame, realtime: MonotonicClock.realtimeNanoseconds(atHost: now)) {
         case .none:
             steerSound(of: item)
         case .follow(let target):

@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 
 /// `--stats-file`: one JSON line per presented frame, for tests and benchmarks:
 /// `{"t": <CLOCK_MONOTONIC seconds of the flip>, "item": <playlist index>, "pts": <media
@@ -54,14 +55,10 @@ final class StatsWriter {
         handle.write(Data(line.utf8))
     }
 
-    /// The real-time clock's reading at the monotonic instant `monotonic` (seconds): both
-    /// clocks read now, the monotonic distance carried over (a flip is at most a frame away).
+    /// The real-time clock's reading at the monotonic instant `monotonic` (seconds; a flip is
+    /// at most a frame away), as frame sync reads it (`MonotonicClock.realtimeNanoseconds`).
     static func realTime(atMonotonic monotonic: Double) -> Double {
-        var real = timespec(), mono = timespec()
-        clock_gettime(CLOCK_REALTIME, &real)
-        clock_gettime(CLOCK_MONOTONIC, &mono)
-        let seconds = { (time: timespec) in Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 }
-        return seconds(real) - (seconds(mono) - monotonic)
+        Double(MonotonicClock.realtimeNanoseconds(atHost: MonotonicClock.hostTime(seconds: monotonic))) / 1e9
     }
 
     deinit {

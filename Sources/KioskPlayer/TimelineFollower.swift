@@ -1,4 +1,3 @@
-import Glibc
 import KioskCore
 import KioskMedia
 import Logging
@@ -36,7 +35,7 @@ final class TimelineFollower {
             logger.warning("sync: item '\(entry.title)' has no fixed length (a stream, a capture device or a file that cannot be read): it is left out of the timeline")
         }
         if let timeline {
-            let place = timeline.place(atRealtime: Self.realtimeNow())
+            let place = timeline.place(atRealtime: MonotonicClock.realtimeNanoseconds(atHost: MonotonicClock.hostTime()))
             logger.notice("sync: \(entries.count) items on a timeline from \(InstantText.text(nanoseconds: epoch)), one turn \(String(format: "%.3f", Double(timeline.loopLength) / 1e9)) s; now at item \(place.entry) + \(String(format: "%.3f", place.offset.seconds)) s")
         } else {
             logger.error("sync: no item has a known length: playing without the timeline")
@@ -50,20 +49,5 @@ final class TimelineFollower {
         guard case .file(let path) = entry.media, !CaptureSource.isCapture(path),
               let asset = try? Asset(source: path), let seconds = asset.info.durationSeconds else { return nil }
         return entry.playLength(mediaSeconds: seconds, imageDuration: imageDuration)
-    }
-
-    /// CLOCK_REALTIME in nanoseconds.
-    static func realtimeNow() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-    }
-
-    /// CLOCK_REALTIME at the host (CLOCK_MONOTONIC) time `host`: both read now, the distance
-    /// carried over.
-    static func realtime(atHost host: MediaTime) -> Int64 {
-        let real = realtimeNow()
-        let mono = MonotonicClock.hostTime().ticks(in: Rational(1, 1_000_000_000))
-        return real - (mono - host.ticks(in: Rational(1, 1_000_000_000)))
     }
 }
