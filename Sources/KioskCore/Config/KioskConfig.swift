@@ -25,6 +25,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var usb = UsbConfig()
     /// `sync`: the playlist as a timeline shared by every box; off without it.
     public var sync = SyncConfig()
+    /// `audio_track`: a music bed heard across the items; nil without one.
+    public var audioTrack: MusicBedConfig?
 
     public init() {}
 }
