@@ -117,6 +117,20 @@ struct MusicBedTests {
         #expect(ConfigChanges(from: old, to: try parse("\naudio_track: music/\n")).isEmpty)
     }
 
+    /// kiosk.conf shows the section commented out (no bed by default); taken in, it must read
+    /// as its comments say: the defaults.
+    @Test func theExamplesCommentedSectionParses() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let example = try String(contentsOf: root.appendingPathComponent("kiosk.conf"), encoding: .utf8)
+        let lines = example.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex(of: "# audio_track:"))
+        let section = lines[start...].prefix { $0.hasPrefix("#") }.map { $0.dropFirst(2) }.joined(separator: "\n")
+        let bed = try #require(try parse(section + "\n").audioTrack)
+        #expect(bed.items.map(\.source) == [.directory("/srv/kiosk/music")])
+        #expect(bed == MusicBedConfig(items: bed.items))
+        #expect(try parse("").audioTrack == nil)
+    }
+
     // MARK: The level
 
     /// 48 kHz, a 0.1 s fade (4800 frames), ducked to 0.25: a full swing of 0.75 in 4800 frames.
