@@ -120,11 +120,7 @@ struct MusicBedTests {
     /// kiosk.conf shows the section commented out (no bed by default); taken in, it must read
     /// as its comments say: the defaults.
     @Test func theExamplesCommentedSectionParses() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let example = try String(contentsOf: root.appendingPathComponent("kiosk.conf"), encoding: .utf8)
-        let lines = example.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = try #require(lines.firstIndex(of: "# audio_track:"))
-        let section = lines[start...].prefix { $0.hasPrefix("#") }.map { $0.dropFirst(2) }.joined(separator: "\n")
+        let section = try #require(try ExampleConfigFile.commentedSection("# audio_track:"))
         let bed = try #require(try parse(section + "\n").audioTrack)
         #expect(bed.items.map(\.source) == [.directory("/srv/kiosk/music")])
         #expect(bed == MusicBedConfig(items: bed.items))

@@ -38,11 +38,7 @@ extension ConfigWalker {
     /// The bed's files: one scalar or a list of scalars (no per-item options: the bed plays
     /// each file whole).
     private func bedItems(_ node: Node, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> [ItemConfig] {
-        let elements: [Node]
-        switch node {
-        case .sequence(let sequence): elements = Array(sequence)
-        case .scalar where !isNull(node): elements = [node]
-        default:
+        guard let elements = scalarOrList(node) else {
             report(node, "audio_track's items are \(describe(node)); expected \(Self.expectedBedItems)")
             return []
         }
