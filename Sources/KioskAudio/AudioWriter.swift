@@ -135,6 +135,12 @@ public final class AudioWriter: @unchecked Sendable {
         var lastTag: Int? = nil
         var bedMixer = bed.map { BedMixer(queue: $0, mix: bedMix!, chunkFrames: chunkFrames, rampFrames: rampFrames) }
         defer { bedMixer?.deallocate() }
+        // Silence need only keep the device from running dry; a bed is heard, and a device
+        // underrun is a gap in it, so it keeps the buffer nearly as full as an item's sound
+        // does (a starved box underran with the silence's margin: test_music_bed_aloop.py),
+        // looking for the item's samples more often meanwhile.
+        let fillBelowFrames = (bed == nil ? 2 : 3) * chunkFrames
+        let popTimeout = bed == nil ? options.chunkTime : options.chunkTime / 2
 
         while true {
             let (stop, wantPaused, flush) = locked {
@@ -161,7 +167,7 @@ public final class AudioWriter: @unchecked Sendable {
             // the samples enter the device. A device failing here fails the write below too.
             try? output.waitForRoom(frames: chunkFrames, timeout: 4 * options.chunkTime)
             gain.setTarget(locked { SoftwareGain.linearGain(volume: volume, isMuted: muted) })
-            if let slice = queue.pop(maxFrames: chunkFrames, into: scratch, timeout: options.chunkTime) {
+            if let slice = queue.pop(maxFrames: chunkFrames, into: scratch, timeout: popTimeout) {
                 let bytes = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<(slice.frameCount * format.bytesPerFrame)])
                 gain.apply(to: bytes, format: format.sampleFormat, channels: format.channels)
                 bedMixer?.mix(into: bytes, itemSounds: true, level: locked { bedLevel })
@@ -174,7 +180,7 @@ public final class AudioWriter: @unchecked Sendable {
                     hasPlayed = true
                     publish(slice, gaps: gaps)
                 }
-            } else if options.keepAliveWithSilence && (hasPlayed || bedMixer != nil) && output.delayFrames <= 2 * chunkFrames
+            } else if options.keepAliveWithSilence && (hasPlayed || bedMixer != nil) && output.delayFrames <= fillBelowFrames
                         && !locked({ stopRequested }) {
                 // Only when the device is about to run dry (less than two chunks left, one of
                 // which the next wait may take): samples arriving a little late must not be
