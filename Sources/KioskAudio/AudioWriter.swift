@@ -9,6 +9,10 @@ public struct AudioWriterStatistics: Sendable, Hashable {
     public var silenceFrames: Int64 = 0
     /// Why the output cannot play now; nil while it can.
     public var failure: AudioOutputError?
+    /// Times the player paused the sound (a pause, or waiting for frames or an item).
+    public var pauses = 0
+    /// Times what the device held was dropped (seeks, skips, failed items, the screen off).
+    public var drops = 0
 }
 
 /// The body of the engine's audio writer thread: takes a period of converted samples off the
@@ -136,11 +140,12 @@ public final class AudioWriter: @unchecked Sendable {
         var bedMixer = bed.map { BedMixer(queue: $0, mix: bedMix!, chunkFrames: chunkFrames, rampFrames: rampFrames) }
         defer { bedMixer?.deallocate() }
         // Silence need only keep the device from running dry; a bed is heard, and a device
-        // underrun is a gap in it, so it keeps the buffer nearly as full as an item's sound
-        // does (a starved box underran with the silence's margin: test_music_bed_aloop.py),
-        // looking for the item's samples more often meanwhile.
-        let fillBelowFrames = (bed == nil ? 2 : 3) * chunkFrames
-        let popTimeout = bed == nil ? options.chunkTime : options.chunkTime / 2
+        // underrun is a gap in it, so it is written like an item's sound: as soon as there is
+        // room (the wait for room paces the loop), without waiting a period for the item's
+        // samples or for the device's delay to fall (a starved guest underran 20 to 50 times in
+        // 25 s that way: test_music_bed_aloop.py). An item's next samples are queued well
+        // ahead at a seam, so they are never passed over for the bed there.
+        let popTimeout = bed == nil ? options.chunkTime : 0
 
         while true {
             let (stop, wantPaused, flush) = locked {
@@ -150,12 +155,14 @@ public final class AudioWriter: @unchecked Sendable {
             if stop { break }
             if flush {
                 perform("drop") { try output.drop() }
+                locked { statistics.drops += 1 }
                 hasPlayed = false
                 paddedSinceMedia = false
             }
             if wantPaused != isPaused {
                 perform(wantPaused ? "pause" : "resume") { wantPaused ? try output.pause() : try output.resume() }
                 isPaused = wantPaused
+                if wantPaused { locked { statistics.pauses += 1 } }
             }
             if isPaused {
                 control.lock()
@@ -180,7 +187,7 @@ public final class AudioWriter: @unchecked Sendable {
                     hasPlayed = true
                     publish(slice, gaps: gaps)
                 }
-            } else if options.keepAliveWithSilence && (hasPlayed || bedMixer != nil) && output.delayFrames <= fillBelowFrames
+            } else if options.keepAliveWithSilence && (bedMixer != nil || (hasPlayed && output.delayFrames <= 2 * chunkFrames))
                         && !locked({ stopRequested }) {
                 // Only when the device is about to run dry (less than two chunks left, one of
                 // which the next wait may take): samples arriving a little late must not be

@@ -68,6 +68,12 @@ final class AudioPath: @unchecked Sendable {
         // Short: at SIGTERM the process must be gone within a second, and the kernel releases
         // a PCM left open anyway; a recording's writer is never blocked by a device.
         if writerThread.join(timeout: 0.25) {
+            if bed != nil {
+                // Where a bed has gaps, this tells the device's underruns from the player's pauses.
+                let statistics = writer.currentStatistics
+                let underruns = statistics.output.underruns, pauses = statistics.pauses, drops = statistics.drops
+                logger.notice("audio_track: the device underran \(underruns) time(s); the player paused the sound \(pauses) time(s) and dropped what the device held \(drops) time(s)")
+            }
             output.close()
         } else {
             logger.notice("sound: the writer did not stop within 0.25 s; leaving \(output.deviceName) to the exit")
