@@ -5,7 +5,8 @@ import Logging
 /// What the writer has done, for the stats overlay.
 public struct AudioWriterStatistics: Sendable, Hashable {
     public var output = AudioOutputCounters()
-    /// Silence written because the queue ran dry while playing (keeps the PCM running).
+    /// Silence written because the queue ran dry while playing (keeps the PCM running); with a
+    /// music bed, the frames written with the bed alone.
     public var silenceFrames: Int64 = 0
     /// Why the output cannot play now; nil while it can.
     public var failure: AudioOutputError?
