@@ -5,10 +5,15 @@ import Logging
 /// What the writer has done, for the stats overlay.
 public struct AudioWriterStatistics: Sendable, Hashable {
     public var output = AudioOutputCounters()
-    /// Silence written because the queue ran dry while playing (keeps the PCM running).
+    /// Silence written because the queue ran dry while playing (keeps the PCM running); with a
+    /// music bed, the frames written with the bed alone.
     public var silenceFrames: Int64 = 0
     /// Why the output cannot play now; nil while it can.
     public var failure: AudioOutputError?
+    /// Times the player paused the sound (a pause, or waiting for frames or an item).
+    public var pauses = 0
+    /// Times what the device held was dropped (seeks, skips, failed items, the screen off).
+    public var drops = 0
 }
 
 /// The body of the engine's audio writer thread: takes a period of converted samples off the
@@ -38,6 +43,10 @@ public final class AudioWriter: @unchecked Sendable {
 
     public let output: AudioOutput
     public let queue: PCMQueue
+    /// The music bed's PCM (`audio_track`), mixed under whatever the item queue gives; never
+    /// flushed here: the bed runs on across seeks, skips and seams.
+    public let bed: PCMQueue?
+    public let bedMix: MusicBedMix?
     public let options: Options
     private let format: AudioFormat
     private let logger: Logger
@@ -48,17 +57,24 @@ public final class AudioWriter: @unchecked Sendable {
     private var flushRequested = false
     private var volume = 100
     private var muted = false
+    private var bedVolume = 100
+    private var bedMuted = false
     private var report: AudioClockReport?
     private var statistics = AudioWriterStatistics()
     private var reportHandler: (@Sendable (AudioClockReport) -> Void)?
     private var failureHandler: (@Sendable (AudioOutputError?) -> Void)?
 
     /// `output` must be configured already; `queue` holds samples in its format.
-    public init(output: AudioOutput, queue: PCMQueue, options: Options = Options(), volume: Int = 100,
+    /// `bed`: the music bed's samples, in the same format, heard at `bedMix`'s levels.
+    public init(output: AudioOutput, queue: PCMQueue, bed: PCMQueue? = nil, bedMix: MusicBedMix? = nil,
+                options: Options = Options(), volume: Int = 100,
                 isMuted: Bool = false, logger: Logger = Logger(label: "kiosk.audio")) {
         precondition(output.format == queue.format, "the queue must hold samples in the output's format")
+        precondition(bed == nil || bed?.format == queue.format, "the bed must hold samples in the output's format")
         self.output = output
         self.queue = queue
+        self.bed = bed
+        self.bedMix = bed == nil ? nil : (bedMix ?? MusicBedMix(underItemSound: 1, fadeSeconds: 0, volume: 100))
         self.options = options
         self.format = queue.format
         self.logger = logger
@@ -71,6 +87,8 @@ public final class AudioWriter: @unchecked Sendable {
     /// Volume in percent (clamped to 0...100), heard within about the device buffer.
     public func setVolume(_ percent: Int) { command { volume = min(100, max(0, percent)) } }
     public func setMuted(_ isMuted: Bool) { command { muted = isMuted } }
+    /// The player's volume and mute for the bed (an item's own level and mute are not the bed's).
+    public func setBedLevel(volume: Int, isMuted: Bool) { command { bedVolume = volume; bedMuted = isMuted } }
     public func pause() { command { pauseRequested = true } }
     public func resume() { command { pauseRequested = false } }
 
@@ -120,6 +138,15 @@ public final class AudioWriter: @unchecked Sendable {
         var paddedSinceMedia = false
         var underrunsSeen = output.counters.underruns
         var lastTag: Int? = nil
+        var bedMixer = bed.map { BedMixer(queue: $0, mix: bedMix!, chunkFrames: chunkFrames, rampFrames: rampFrames) }
+        defer { bedMixer?.deallocate() }
+        // Silence need only keep the device from running dry; a bed is heard, and a device
+        // underrun is a gap in it, so it is written like an item's sound: as soon as there is
+        // room (the wait for room paces the loop), without waiting a period for the item's
+        // samples or for the device's delay to fall (a starved guest underran 20 to 50 times in
+        // 25 s that way: test_music_bed_aloop.py). An item's next samples are queued well
+        // ahead at a seam, so they are never passed over for the bed there.
+        let popTimeout = bed == nil ? options.chunkTime : 0
 
         while true {
             let (stop, wantPaused, flush) = locked {
@@ -129,12 +156,14 @@ public final class AudioWriter: @unchecked Sendable {
             if stop { break }
             if flush {
                 perform("drop") { try output.drop() }
+                locked { statistics.drops += 1 }
                 hasPlayed = false
                 paddedSinceMedia = false
             }
             if wantPaused != isPaused {
                 perform(wantPaused ? "pause" : "resume") { wantPaused ? try output.pause() : try output.resume() }
                 isPaused = wantPaused
+                if wantPaused { locked { statistics.pauses += 1 } }
             }
             if isPaused {
                 control.lock()
@@ -146,9 +175,10 @@ public final class AudioWriter: @unchecked Sendable {
             // the samples enter the device. A device failing here fails the write below too.
             try? output.waitForRoom(frames: chunkFrames, timeout: 4 * options.chunkTime)
             gain.setTarget(locked { SoftwareGain.linearGain(volume: volume, isMuted: muted) })
-            if let slice = queue.pop(maxFrames: chunkFrames, into: scratch, timeout: options.chunkTime) {
+            if let slice = queue.pop(maxFrames: chunkFrames, into: scratch, timeout: popTimeout) {
                 let bytes = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<(slice.frameCount * format.bytesPerFrame)])
                 gain.apply(to: bytes, format: format.sampleFormat, channels: format.channels)
+                bedMixer?.mix(into: bytes, itemSounds: true, level: locked { bedLevel })
                 if write(UnsafeRawBufferPointer(bytes)) {
                     let underruns = output.counters.underruns
                     if hasPlayed && slice.itemTag == lastTag && (paddedSinceMedia || underruns > underrunsSeen) { gaps += 1 }
@@ -158,12 +188,14 @@ public final class AudioWriter: @unchecked Sendable {
                     hasPlayed = true
                     publish(slice, gaps: gaps)
                 }
-            } else if options.keepAliveWithSilence && hasPlayed && output.delayFrames <= 2 * chunkFrames
+            } else if options.keepAliveWithSilence && (bedMixer != nil || (hasPlayed && output.delayFrames <= 2 * chunkFrames))
                         && !locked({ stopRequested }) {
                 // Only when the device is about to run dry (less than two chunks left, one of
                 // which the next wait may take): samples arriving a little late must not be
-                // pushed back behind silence the device did not need.
+                // pushed back behind silence the device did not need. With a music bed this
+                // "silence" is the bed at full level (a silent item, a still, a gap).
                 scratch.initializeMemory(as: UInt8.self, repeating: 0)
+                bedMixer?.mix(into: scratch, itemSounds: false, level: locked { bedLevel })
                 if write(UnsafeRawBufferPointer(scratch)) {
                     paddedSinceMedia = true
                     locked { statistics.silenceFrames += Int64(chunkFrames) }
@@ -211,6 +243,11 @@ public final class AudioWriter: @unchecked Sendable {
             return reportHandler
         }
         handler?(report)
+    }
+
+    /// The bed's gain from the player's volume and mute and the bed's own volume; guarded.
+    private var bedLevel: Double {
+        SoftwareGain.linearGain(volume: bedVolume, isMuted: bedMuted) * Double(bedMix?.volume ?? 100) / 100
     }
 
     private func perform(_ what: String, _ call: () throws -> Void) {

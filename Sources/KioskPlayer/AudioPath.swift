@@ -24,12 +24,18 @@ final class AudioPath: @unchecked Sendable {
     private let logger: Logger
     private let output: AudioOutput
     private let writerThread = WorkerThread(name: "kiosk-audio-write", qos: .userInteractive)
+    /// The music bed's decoder, when kiosk.conf has an `audio_track`; the writer mixes its queue in.
+    private let bed: MusicBed?
 
     /// Opens `output` for 48 kHz stereo (it says what it really took) and starts the threads.
-    init(output: AudioOutput, volume: Int, isMuted: Bool, logger: Logger) throws {
-        format = try output.configure(.stereo48k)
+    /// `musicBed`: a bed to play under the items, decoded on a thread of its own.
+    init(output: AudioOutput, volume: Int, isMuted: Bool, musicBed: MusicBedSettings? = nil, logger: Logger) throws {
+        let format = try output.configure(.stereo48k)
+        self.format = format
         queue = PCMQueue(format: format, capacity: MediaTime(value: 1, timescale: 4))
-        writer = AudioWriter(output: output, queue: queue, volume: volume, isMuted: isMuted, logger: logger)
+        bed = musicBed.map { MusicBed(settings: $0, format: format, logger: logger) }
+        writer = AudioWriter(output: output, queue: queue, bed: bed?.queue, bedMix: musicBed?.mix,
+                             volume: volume, isMuted: isMuted, logger: logger)
         self.logger = logger
         self.output = output
         writerThread.start { [writer] in writer.run() }
@@ -56,11 +62,18 @@ final class AudioPath: @unchecked Sendable {
             lock.broadcast()
         }
         writer.stop()
+        bed?.stop()
         // The device (or recording) is closed only once the writer is done with it: a WAV
         // recording gets its sizes written, an ALSA PCM is released for the next user.
         // Short: at SIGTERM the process must be gone within a second, and the kernel releases
         // a PCM left open anyway; a recording's writer is never blocked by a device.
         if writerThread.join(timeout: 0.25) {
+            if bed != nil {
+                // Where a bed has gaps, this tells the device's underruns from the player's pauses.
+                let statistics = writer.currentStatistics
+                let underruns = statistics.output.underruns, pauses = statistics.pauses, drops = statistics.drops
+                logger.notice("audio_track: the device underran \(underruns) time(s); the player paused the sound \(pauses) time(s) and dropped what the device held \(drops) time(s)")
+            }
             output.close()
         } else {
             logger.notice("sound: the writer did not stop within 0.25 s; leaving \(output.deviceName) to the exit")

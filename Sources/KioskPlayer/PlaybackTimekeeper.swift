@@ -96,6 +96,8 @@ final class PlaybackTimekeeper {
         let item = items.current?.entry.item
         audio.writer.setVolume(state.volume * (item?.volume ?? 100) / 100)
         audio.writer.setMuted(state.isMuted || (item?.muted ?? false))
+        // The music bed follows the player's volume and mute, not the item's own.
+        audio.writer.setBedLevel(volume: state.volume, isMuted: state.isMuted)
     }
 
     /// Where the current item is, trimmed start at 0; zero while nothing plays.

@@ -50,7 +50,7 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
         if let device = audioOutput {
             do {
                 audio = try AudioPath(output: device, volume: settings.audio.volume, isMuted: settings.audio.muted,
-                                      logger: logger)
+                                      musicBed: settings.musicBed, logger: logger)
             } catch {
                 logger.error("sound: \(device.deviceName): \(error); playing without sound")
             }

@@ -123,11 +123,7 @@ struct FleetConfigTests {
     /// The annotated kiosk.conf shows the section commented out (it is off by default); taken in,
     /// it must read as it says (`password` is shown with `password_file` as its alternative).
     @Test func theExamplesCommentedSectionParses() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let example = try String(contentsOf: root.appendingPathComponent("kiosk.conf"), encoding: .utf8)
-        let lines = example.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = try #require(lines.firstIndex(of: "# mqtt:"))
-        let section = lines[start...].prefix { $0.hasPrefix("#") }.map { $0.dropFirst(2) }.joined(separator: "\n")
+        let section = try #require(try ExampleConfigFile.commentedSection("# mqtt:"))
         let config = try parse(section + "\n", files: ["/etc/kiosk/mqtt-ca.pem", "/etc/kiosk/client.pem", "/etc/kiosk/client.key"])
         #expect(config.mqtt.broker == MQTTBroker(host: "broker.example", port: 8883, usesTLS: true))
         #expect(config.mqtt.username == "kiosk" && config.mqtt.password == "secret")

@@ -160,11 +160,7 @@ struct SyncTimelineTests {
 
     /// The annotated kiosk.conf shows the section commented out; taken in, it reads as it says.
     @Test func theExamplesCommentedSectionParses() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let example = try String(contentsOf: root.appendingPathComponent("kiosk.conf"), encoding: .utf8)
-        let lines = example.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = try #require(lines.firstIndex(of: "# sync:"))
-        let section = lines[start...].prefix { $0.hasPrefix("#") }.map { $0.dropFirst(2) }.joined(separator: "\n")
+        let section = try #require(try ExampleConfigFile.commentedSection("# sync:"))
         let config = try ConfigLoader.parse(text: section + "\nitems: [a.mp4]\n", fileName: "kiosk.conf",
                                             baseDirectory: "/srv", fileSystem: FakeFileSystem(files: []))
         #expect(config.sync.epoch == Self.epoch)

@@ -30,6 +30,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case mqtt
     /// sync: the timeline's epoch.
     case sync
+    /// audio_track: the music bed's files and levels.
+    case audioTrack = "audio_track"
 
     /// How a running kiosk takes a change of this part.
     public var application: ReloadApplication {
@@ -47,6 +49,9 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         case .usb: return .onRestart
         // The broker connection, its will and its subscriptions are made once, at start.
         case .mqtt: return .onRestart
+        // The bed's decoder thread and its mix are made with the sound path, at start: a new
+        // bed would restart it from its first file anyway, so a restart is as good.
+        case .audioTrack: return .onRestart
         // The presenter loads the new font and settings between two frames.
         case .overlay: return .live
         // The input service is closed (grabs released) and opened again with the new settings.
@@ -118,6 +123,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.usb != new.usb { parts.append(.usb) }
         if old.mqtt != new.mqtt { parts.append(.mqtt) }
         if old.sync != new.sync { parts.append(.sync) }
+        if old.audioTrack?.withoutLocations != new.audioTrack?.withoutLocations { parts.append(.audioTrack) }
         self.parts = parts
         playbackSettings = settings
     }

@@ -7,7 +7,7 @@ import Yams
 public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
-                                      "displays"]
+                                      "displays", "audio_track"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
@@ -121,6 +121,7 @@ extension ConfigWalker {
                                        baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.usb = readUsb(top["usb"], baseDirectory: baseDirectory)
         config.sync = readSync(top["sync"], playback: config.playback)
+        config.audioTrack = readMusicBed(top["audio_track"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         return config
     }
 

@@ -121,11 +121,7 @@ extension ConfigWalker {
         var written: [(action: KeyAction, name: String, node: Node)] = []
         for action in KeyAction.allCases {
             guard let value = section[action.rawValue] else { continue }
-            let elements: [Node]
-            switch value {
-            case .sequence(let sequence): elements = Array(sequence)
-            case .scalar where !isNull(value): elements = [value]
-            default:
+            guard let elements = scalarOrList(value) else {
                 report(value, "'\(action.rawValue)' in input.keys is \(describe(value)); expected a list of key names like [KEY_SPACE, BTN_LEFT]")
                 continue
             }

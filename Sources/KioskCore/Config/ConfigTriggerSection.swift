@@ -65,11 +65,7 @@ extension ConfigWalker {
     /// one bound only by default is taken over by the trigger (README, "Triggers").
     private func triggerKeys(_ section: SectionMap, keys: KeyMap, name: String) -> [String] {
         guard let node = section["key"] else { return [] }
-        let elements: [Node]
-        switch node {
-        case .sequence(let sequence): elements = Array(sequence)
-        case .scalar where !isNull(node): elements = [node]
-        default:
+        guard let elements = scalarOrList(node) else {
             report(node, "'key' in \(section.name) is \(describe(node)); expected a key name like KEY_F1 or a list of them")
             return []
         }

@@ -188,14 +188,20 @@ final class ConfigWalker {
         return nil
     }
 
+    /// The elements of a list, where a single (non-empty) scalar counts as a list of one; nil
+    /// for anything else (a map, an empty value), which the caller reports in its words.
+    func scalarOrList(_ node: Node) -> [Node]? {
+        switch node {
+        case .sequence(let sequence): return Array(sequence)
+        case .scalar where !isNull(node): return [node]
+        default: return nil
+        }
+    }
+
     /// A list of non-empty scalars; a single scalar counts as a list of one.
     func stringList(_ section: SectionMap, _ key: String, expected: String) -> [String]? {
         guard let node = section[key] else { return nil }
-        let elements: [Node]
-        switch node {
-        case .sequence(let sequence): elements = Array(sequence)
-        case .scalar where !isNull(node): elements = [node]
-        default:
+        guard let elements = scalarOrList(node) else {
             report(node, "'\(key)' in \(section.name) is \(describe(node)); expected a list of \(expected)")
             return nil
         }

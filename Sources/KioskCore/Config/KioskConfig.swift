@@ -28,6 +28,8 @@ public struct KioskConfig: Sendable, Equatable {
     /// `displays`: several screens (separate playlists, a mirror or a span); nil: the single
     /// `display` section.
     public var displays: DisplaysConfig?
+    /// `audio_track`: a music bed heard across the items; nil without one.
+    public var audioTrack: MusicBedConfig?
 
     public init() {}
 }

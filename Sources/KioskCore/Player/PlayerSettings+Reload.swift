@@ -25,6 +25,7 @@ extension KioskConfig {
             case .usb: merged.usb = running.usb
             case .mqtt: merged.mqtt = running.mqtt
             case .sync: merged.sync = running.sync
+            case .audioTrack: merged.audioTrack = running.audioTrack
             case .items: merged.items = running.items
             case .playlists: merged.playlists = running.playlists
             case .schedule:
@@ -55,7 +56,7 @@ extension PlayerSettings {
             // The scheduler reads the new rules at its next tick (ConfigPart.application).
             case .schedule: next.schedule = ScheduleSettings(config)
             // Opened at start from these settings: taking them live would mean opening again.
-            case .display, .audioDevice, .control, .logging, .usb, .mqtt: break
+            case .display, .audioDevice, .control, .logging, .usb, .mqtt, .audioTrack: break
             // Entries are expanded from the file system and handed over beside the settings.
             case .items, .playlists: break
             // Expanded like items and handed to input and the control socket beside the settings.

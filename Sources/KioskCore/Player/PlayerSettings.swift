@@ -25,6 +25,9 @@ public struct PlayerSettings: Sendable, Equatable {
     public var schedule = ScheduleSettings()
     /// `sync`: the playlist follows a timeline shared by every box (`SyncTimeline`).
     public var sync = SyncConfig()
+    /// `audio_track`: the music bed, its files expanded at start (`MusicBedSettings`); nil
+    /// without one. Taken on restart only.
+    public var musicBed: MusicBedSettings?
 
     // Of this run only: the command line sets them, kiosk.conf has no key for them.
 
@@ -63,6 +66,7 @@ public struct PlayerSettings: Sendable, Equatable {
         control = config.control
         schedule = ScheduleSettings(config)
         sync = config.sync
+        musicBed = config.audioTrack.map { MusicBedSettings($0) }
         if let socket = overrides.controlSocket { control.socketPath = socket }
         statsPath = overrides.statsPath
         untimed = overrides.untimed

@@ -65,10 +65,19 @@ public struct PlaylistExpander: Sendable {
     ]
     public static let stillImageExtensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "webp"]
     public static let mediaExtensions: Set<String> = videoExtensions.union(stillImageExtensions)
+    /// What a music bed (`audio_track`) lists from directories and globs.
+    public static let soundExtensions: Set<String> = [
+        "mp3", "m4a", "aac", "flac", "wav", "ogg", "oga", "opus", "mka", "aif", "aiff", "wma", "ac3",
+    ]
 
     public var fileSystem: any PlaylistFileSystem
+    /// The file name endings directories and globs list: media for items, sound for a bed.
+    public var extensions: Set<String>
 
-    public init(fileSystem: any PlaylistFileSystem = LocalFileSystem()) { self.fileSystem = fileSystem }
+    public init(fileSystem: any PlaylistFileSystem = LocalFileSystem(), extensions: Set<String> = mediaExtensions) {
+        self.fileSystem = fileSystem
+        self.extensions = extensions
+    }
 
     public func expand(_ items: [ItemConfig]) -> PlaylistExpansion {
         var expansion = PlaylistExpansion()
@@ -106,7 +115,7 @@ public struct PlaylistExpander: Sendable {
                 .filter { fileSystem.kind(ofItemAt: $0) == .file }
             guard !files.isEmpty else {
                 return ([], "directory '\(path)' holds no media files; expected files ending in "
-                        + Self.mediaExtensions.sorted().joined(separator: ", ") + "; skipped")
+                        + extensions.sorted().joined(separator: ", ") + "; skipped")
             }
             return (files.map(MediaReference.file), nil)
         case .glob(let pattern):
@@ -117,7 +126,7 @@ public struct PlaylistExpander: Sendable {
     }
 
     private func isMediaName(_ name: String) -> Bool {
-        !name.hasPrefix(".") && Self.mediaExtensions.contains(PathText.lowercasedExtension(name))
+        !name.hasPrefix(".") && extensions.contains(PathText.lowercasedExtension(name))
     }
 
     /// fnmatch(3) one path component at a time, through `fileSystem`: "*" and "?" do not

@@ -1,0 +1,77 @@
+import Foundation
+import KioskAudio
+import KioskCore
+import KioskMedia
+import Logging
+
+/// The music bed's decoder (`audio_track`, README "A music bed across items"): one thread for
+/// the player's life that decodes the bed's files in order, over and over, converts them to
+/// the device's format and queues them for the writer, which mixes them under the items'
+/// sound. Each file's samples follow the previous file's last one directly (the queue is
+/// never flushed: the items' seeks and skips do not reach it), so the bed is gapless at its
+/// own seams. A file that cannot be played is one log line and left out from then on; a bed
+/// with no playable file is one line and silence.
+final class MusicBed: @unchecked Sendable {
+    // Immutable after init; the queue is thread-safe.
+    let queue: PCMQueue
+    let settings: MusicBedSettings
+    private let logger: Logger
+
+    init(settings: MusicBedSettings, format: AudioFormat, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+        // Half a second ahead: rides over opening the next file and a slow disk, and small
+        // enough that a bed never holds much memory.
+        queue = PCMQueue(format: format, capacity: MediaTime(value: 1, timescale: 2))
+        for problem in settings.problems { logger.warning("audio_track: \(problem.message)") }
+        WorkerThread.start(name: "kiosk-bed-decode") { [self] in run() }
+    }
+
+    /// Ends the thread (at its next push) and the writer's reads of the bed.
+    func stop() { queue.close() }
+
+    private func run() {
+        var unplayable: Set<String> = []
+        while true {
+            var playedAny = false
+            for file in settings.files where !unplayable.contains(file) {
+                switch play(file) {
+                case .played: playedAny = true
+                case .failed(let reason):
+                    logger.warning("audio_track: \(reason); skipped")
+                    unplayable.insert(file)
+                case .stopped: return
+                }
+            }
+            if !playedAny {
+                logger.warning("audio_track: no playable sound file among \(settings.files.count); the music bed is silent")
+                return
+            }
+        }
+    }
+
+    private enum Outcome { case played, failed(String), stopped }
+
+    /// Queues one file's sound whole; `.stopped` once the queue is closed. A failure's text
+    /// names the file (FFmpeg's errors do already).
+    private func play(_ file: String) -> Outcome {
+        let reader: AudioSampleReader
+        do {
+            reader = try AudioSampleReader(asset: Asset(source: file), output: queue.format, itemTag: -1)
+        } catch {
+            return .failed("\(error)")
+        }
+        var frames = 0
+        while true {
+            let chunk: PCMChunk?
+            do { chunk = try reader.nextChunk() } catch {
+                // What decoded before the damage was heard; the file is left out from now on.
+                return .failed("\(error)")
+            }
+            guard let chunk else { break }
+            guard queue.push(chunk) else { return .stopped }
+            frames += chunk.frameCount
+        }
+        return frames > 0 ? .played : .failed("\(file): no sound in it")
+    }
+}
