@@ -8,7 +8,7 @@ kiosk runs with MALLOC_ARENA_MAX=2, as deploy/kiosk.service sets it: glibc's def
 does not give back, which lifted RSS by 25 MiB and made it drift by megabytes from run to run.
 
 Warm-up is the first 2,000 item plays: allocator arenas, FFmpeg's codec tables and the decoder
-threads' stacks settle there. After it, RSS may grow by 2 MiB at the most, measured on the
+threads' stacks settle there. After it, RSS may grow by 3 MiB at the most, measured on the
 floor of the memory: the 10th percentile of the samples over the last 2,000 plays against the
 one over plays 2,000 to 4,000. Single samples swing by up to +-8 MiB with the decoder threads
 and frames in flight at that instant, and 2,000-play medians by +-1.5 MiB from run to run (a CI
@@ -166,7 +166,12 @@ def test_memory_and_descriptors_stay_flat(soak):
           f"{min(s[1] for s in running) / 1024:.1f}-{max(s[1] for s in running) / 1024:.1f} MiB); threads "
           f"{min(s[2] for s in running)}-{max(s[2] for s in running)}; fds {min(s[3] for s in running)}-"
           f"{max(s[3] for s in running)}; {len(samples)} samples")
-    assert growth <= 2 * 1024, f"RSS grew {growth} KiB after warm-up"
+    # The floors themselves move from run to run: 2026-11-24, the same build's growth at 10,000
+    # plays was +1.5, +1.6, +2.0 and +2.4 MiB in four runs (after a change that only made the
+    # item pipeline 8 bytes larger; before it -0.3 and +0.1), and +0.07 MiB over 31,500 plays,
+    # where a leak of the size those numbers would mean (250 bytes a play) shows as +7 MiB. So
+    # 3 MiB: a leak of 400 bytes a play still fails here.
+    assert growth <= 3 * 1024, f"RSS grew {growth} KiB after warm-up"
     # Threads and descriptors of items being opened and closed come and go; a leak raises the
     # floor, and the descriptors' peak after warm-up stays within one of those seen during it.
     # The floor is the rare sample taken between one item's close and the next one's open: on a
