@@ -10,7 +10,9 @@ final class TimelineFollower {
     private(set) var timeline: SyncTimeline?
     /// One play of each entry of the list the timeline was made from; nil: not on it.
     private(set) var playLengths: [MediaTime?] = []
-    private var madeFor: (epoch: Int64, entries: [PlaylistEntry])?
+    /// What the timeline was made from: a still's slot is `playback.image_duration` when the
+    /// item names none, so a reload changing that makes it again too.
+    private var madeFor: (epoch: Int64, imageDuration: MediaTime, entries: [PlaylistEntry])?
     /// The item a jump began: not steered again until its first frame is up.
     var jumpedTo: UInt64?
     /// When the last jump was made (host time): jumps are at most one a second, so an entry
@@ -24,8 +26,10 @@ final class TimelineFollower {
 
     /// The timeline for `entries`; nil when none of them has a known length.
     func timeline(for entries: [PlaylistEntry], epoch: Int64, imageDuration: MediaTime) -> SyncTimeline? {
-        if let madeFor, madeFor.epoch == epoch, madeFor.entries == entries { return timeline }
-        madeFor = (epoch, entries)
+        if let madeFor, madeFor.epoch == epoch, madeFor.imageDuration == imageDuration, madeFor.entries == entries {
+            return timeline
+        }
+        madeFor = (epoch, imageDuration, entries)
         playLengths = entries.map { Self.playLength(of: $0, imageDuration: imageDuration) }
         let slots = zip(entries, playLengths).map { entry, length in
             length.map { $0 * Rational(Int64(entry.repeatCount), 1) }
