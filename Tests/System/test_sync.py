@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import pytest
+import seam_clips
 
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -37,14 +38,10 @@ CLIPS = [("a.mp4", 25, 4.0, True), ("b.mp4", 30, 3.0, False), ("c.mp4", 25, 2.6,
 
 
 def make_clip(directory, name, fps, seconds, sound):
-    args = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
-            "-i", f"testsrc2=size=320x180:rate={fps}:duration={seconds}"]
-    if sound:
-        args += ["-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}", "-c:a", "aac"]
-    args += ["-c:v", "libx264", "-preset", "ultrafast", "-g", str(fps), "-pix_fmt", "yuv420p", str(directory / name)]
-    subprocess.run(args, check=True)
-    probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
-                            str(directory / name)], check=True, capture_output=True, text=True)
+    """A seam clip at 320x180 with a keyframe a second; its length as the container says."""
+    path = seam_clips.make_clip(directory, name, "320x180", fps, seconds, sound, gop=fps)
+    probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(path)],
+                           check=True, capture_output=True, text=True)
     return float(probe.stdout)
 
 
