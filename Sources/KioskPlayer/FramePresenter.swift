@@ -11,6 +11,8 @@ final class FramePresenter {
     let logger: Logger
     /// The on-screen display and idle-screen text; nil without a font.
     var overlay: OverlayState?
+    /// kiosk.conf `layers` (a clock, text, a logo); nil for none.
+    private(set) var layers: LayerState?
     /// The direct video path; nil when the display has no planes.
     let directVideo: DirectVideoPath?
     var observers: [PresentedFrameObserver]
@@ -34,13 +36,14 @@ final class FramePresenter {
         case plane(DecodedFrame, GravityLayout)
     }
 
-    init(output: VideoOutput, overlay: OverlayConfig?, splash: String? = nil, observers: [PresentedFrameObserver],
-         heartbeat: PresenterHeartbeat, logger: Logger) {
+    init(output: VideoOutput, overlay: OverlayConfig?, layers: [LayerConfig] = [], splash: String? = nil,
+         observers: [PresentedFrameObserver], heartbeat: PresenterHeartbeat, logger: Logger) {
         self.output = output
         self.logger = logger
         self.observers = observers
         self.splash = splash.flatMap { Self.loadSplash($0, logger: logger) }
         self.overlay = OverlayState.make(overlay, logger: logger)
+        self.layers = LayerState.make(layers, font: overlay?.font ?? .auto, logger: logger)
         directVideo = output.directVideo.map { DirectVideoPath(output: $0, heartbeat: heartbeat, logger: logger) }
     }
 
@@ -48,6 +51,11 @@ final class FramePresenter {
     /// overlay and idle text off.
     func configureOverlay(_ config: OverlayConfig?) {
         overlay = OverlayState.make(config, logger: logger)
+    }
+
+    /// New layers (a live reload of kiosk.conf); an empty list turns them off.
+    func configureLayers(_ configs: [LayerConfig], font: OverlayConfig.Font) {
+        layers = LayerState.make(configs, font: font, logger: logger)
     }
 
     func noteDropped() { dropped += 1 }
@@ -74,7 +82,8 @@ final class FramePresenter {
             // once, in `draw`.
             if let directVideo,
                let planeFlip = directVideo.present(frame, layout: layout,
-                                                   overlayVisible: overlay?.content(at: MonotonicClock.hostTime(), over: view) != nil) {
+                                                   overlayVisible: layers != nil
+                                                    || overlay?.content(at: MonotonicClock.hostTime(), over: view) != nil) {
                 overlay?.drawn = nil
                 shown.flipTime = planeFlip
                 onScreen = .plane(frame, layout)
@@ -82,6 +91,7 @@ final class FramePresenter {
                 let drawStart = MonotonicClock().now()
                 let back = try output.backBuffer()
                 try scaler.draw(frame, layout: layout, into: back)
+                layers?.draw(into: back, rotation: output.softwareRotation)
                 overlay?.draw(into: back, over: view, rotation: output.softwareRotation)
                 drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
                 shown.flipTime = try output.present(back)

@@ -32,7 +32,7 @@ final class PlaybackLoop {
         let snapshots = settings.snapshotDirectory.map {
             SnapshotSaver(directory: $0, interval: settings.snapshotInterval, logger: logger)
         }
-        screen = FramePresenter(output: output, overlay: settings.overlay, splash: settings.display.splash,
+        screen = FramePresenter(output: output, overlay: settings.overlay, layers: settings.layers, splash: settings.display.splash,
                                 observers: [stats as PresentedFrameObserver?, snapshots].compactMap { $0 },
                                 heartbeat: mailbox.heartbeat, logger: logger)
         stall = StallWatch(heartbeat: mailbox.heartbeat)
@@ -116,7 +116,10 @@ final class PlaybackLoop {
             case .forClock: mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
             case .until(let wake):
                 stall.awaitingEnd(dueAt: wake, of: item)
-                mailbox.wait(untilHost: stall.wake(for: wake))
+                // A still shows one frame for its whole duration: a layer's clock turning
+                // meanwhile wakes the loop to draw it again (refreshOverlayIfStale).
+                let until = stall.wake(for: wake)
+                mailbox.wait(untilHost: screen.layers?.nextChange(afterHost: MonotonicClock.hostTime()).map { min($0, until) } ?? until)
             }
         case .frame(let frame, let frameGeneration):
             guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
@@ -194,18 +197,22 @@ final class PlaybackLoop {
         if item.lastPresentedPTS != frame.pts { stall.progressed() }   // an overlay redraw is no progress
         item.notePresented(frame.pts)
         screen.overlay?.keep(frame, of: item)
+        screen.layers?.keep(frame, of: item)
         publishSnapshot()
         return MonotonicClock.hostTime(seconds: flip)
     }
 
     /// Paused, waiting or on a still, no frame comes to carry the overlay's change: the last
     /// picture goes up again with it. Its stats line says `"event":"overlay"`.
+    /// The same for a layer whose text changed by itself (a clock's minute): `"event":"layers"`.
     private func refreshOverlayIfStale() {
-        guard let item = current, let frame = screen.overlay?.frameToRedraw(
-            of: item, over: time.overlayView,
-            carriedByFrames: time.state.timeControlStatus == .playing && item.plan.stillDuration == nil)
-        else { return }
-        present(frame, of: item, event: "overlay")
+        guard let item = current else { return }
+        let carried = time.state.timeControlStatus == .playing && item.plan.stillDuration == nil
+        if let frame = screen.overlay?.frameToRedraw(of: item, over: time.overlayView, carriedByFrames: carried) {
+            present(frame, of: item, event: "overlay")
+        } else if let frame = screen.layers?.frameToRedraw(of: item, carriedByFrames: carried) {
+            present(frame, of: item, event: "layers")
+        }
     }
 
     private func publishSnapshot() {

@@ -26,6 +26,7 @@ extension KioskConfig {
             case .mqtt: merged.mqtt = running.mqtt
             case .sync: merged.sync = running.sync
             case .audioTrack: merged.audioTrack = running.audioTrack
+            case .layers: merged.layers = running.layers
             case .items: merged.items = running.items
             case .playlists: merged.playlists = running.playlists
             case .schedule:
@@ -52,6 +53,7 @@ extension PlayerSettings {
             case .input: next.input = config.input
             case .playback: next.playback = config.playback
             case .overlay: next.overlay = config.overlay
+            case .layers: next.layers = config.layers
             case .sync: next.sync = config.sync
             // The scheduler reads the new rules at its next tick (ConfigPart.application).
             case .schedule: next.schedule = ScheduleSettings(config)
