@@ -31,18 +31,18 @@ public final class VideoDecoder: FrameDecoding {
                              reason: "picture is \(width)x\(height); kiosk plays up to \(limit.width)x\(limit.height)")
         }
         still = StillOrientation(asset: asset, streamIndex: streamIndex)
-        var wanted = 0, applied = 0
+        var level = 0
         if still != nil, let stillScreen, parameters.pointee.codec_id == AV_CODEC_ID_MJPEG {
-            wanted = StillDecodeScale.lowres(picture: PixelSize(width: width, height: height), screen: stillScreen)
+            level = StillDecodeScale.lowres(picture: PixelSize(width: width, height: height), screen: stillScreen)
         }
         stream = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "") { context in
             context.pointee.thread_count = Int32(threads)
             context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
-            // The decoder's own ceiling (mjpeg: 3) wins if lower.
-            applied = min(wanted, Int(context.pointee.codec.pointee.max_lowres))
-            context.pointee.lowres = Int32(applied)
+            // mjpeg's ceiling is 3, StillDecodeScale's too (avcodec_open2 would clamp it anyway;
+            // AVCodec.max_lowres is not read, to stay off fields FFmpeg may move).
+            context.pointee.lowres = Int32(level)
         }
-        lowres = applied
+        lowres = level
         let sar = avStream.pointee.sample_aspect_ratio.num > 0 ? avStream.pointee.sample_aspect_ratio : parameters.pointee.sample_aspect_ratio
         sampleAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : .one
         rotation = Rotation(degrees: Asset.rotationDegrees(of: avStream)) ?? .none
