@@ -32,8 +32,16 @@ public final class VideoDecoder: FrameDecoding {
         }
         still = StillOrientation(asset: asset, streamIndex: streamIndex)
         var level = 0
-        if still != nil, let stillScreen, parameters.pointee.codec_id == AV_CODEC_ID_MJPEG {
+        let isJPEG = parameters.pointee.codec_id == AV_CODEC_ID_MJPEG
+        if still != nil, let stillScreen, isJPEG {
             level = StillDecodeScale.lowres(picture: PixelSize(width: width, height: height), screen: stillScreen)
+        }
+        if still != nil {
+            let bits = av_pix_fmt_desc_get(AVPixelFormat(parameters.pointee.format)).map { Int(av_get_bits_per_pixel($0)) } ?? 0
+            if let refusal = StillSizeLimit.refusal(picture: PixelSize(width: width, height: height), lowres: level,
+                                                    bitsPerPixel: bits, reducible: isJPEG) {
+                throw MediaError(source: asset.source, reason: refusal)
+            }
         }
         stream = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "") { context in
             context.pointee.thread_count = Int32(threads)

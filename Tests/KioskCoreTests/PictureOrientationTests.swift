@@ -132,3 +132,24 @@ private func ffmpegMatrix(clockwiseDegrees: Double, hflip: Bool) -> [Int32] {
         #expect(StillDecodeScale.lowres(picture: size(8000, 6000), screen: size(1920, 1080), maximum: 0) == 0)
     }
 }
+
+@Suite struct StillSizeLimitTests {
+    private func size(_ w: Int, _ h: Int) -> PixelSize { PixelSize(width: w, height: h) }
+
+    @Test func jpegIsMeasuredAtItsReducedSize() {
+        // 48 MP 4:2:0 (12 bits a pixel): 68 MiB whole, 17 MiB at 1/2.
+        #expect(StillSizeLimit.refusal(picture: size(8000, 6000), lowres: 0, bitsPerPixel: 12, reducible: true)
+                == "picture is 8000x6000 (48.0 MP, 68 MiB decoded); kiosk decodes a still into at most 64 MiB")
+        #expect(StillSizeLimit.refusal(picture: size(8000, 6000), lowres: 1, bitsPerPixel: 12, reducible: true) == nil)
+        #expect(StillSizeLimit.refusal(picture: size(8000, 6000), lowres: 0, bitsPerPixel: 8, reducible: true) == nil)
+    }
+
+    @Test func pngAndWebpPast16MegapixelsAreRefused() {
+        #expect(StillSizeLimit.refusal(picture: size(4000, 4000), lowres: 0, bitsPerPixel: 32, reducible: false) == nil)
+        #expect(StillSizeLimit.refusal(picture: size(5472, 3648), lowres: 0, bitsPerPixel: 24, reducible: false)
+                == "picture is 5472x3648 (20.0 MP); kiosk shows PNG and WebP stills up to 16 MP")
+        // Unknown depth counts as 32 bits: 4096x4096 is 64 MiB exactly, allowed, but past 16 MP.
+        #expect(StillSizeLimit.refusal(picture: size(4096, 4096), lowres: 0, bitsPerPixel: 0, reducible: true) == nil)
+        #expect(StillSizeLimit.refusal(picture: size(4097, 4096), lowres: 0, bitsPerPixel: 0, reducible: true) != nil)
+    }
+}

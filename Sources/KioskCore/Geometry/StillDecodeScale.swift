@@ -24,3 +24,33 @@ public enum StillDecodeScale {
         return chosen
     }
 }
+
+/// What a still may cost once decoded (issue 22): a signage box has little memory to spare, and
+/// one photo must not take it all. A JPEG is measured at the `lowres` size it decodes at.
+public enum StillSizeLimit {
+    public static let maximumDecodedBytes = 64 * 1024 * 1024
+    /// PNG and WebP have no reduced decode: past 16 MP they are refused whole.
+    public static let maximumFullDecodePixels = 16_000_000
+
+    /// Why a still of `picture` (its stored size) is not shown, nil when it may be: decoded at
+    /// `lowres` with `bitsPerPixel` (0 when unknown: 32 is assumed), `reducible` when its
+    /// decoder has a `lowres` (JPEG).
+    public static func refusal(picture: PixelSize, lowres: Int, bitsPerPixel: Int, reducible: Bool) -> String? {
+        guard !picture.isEmpty else { return nil }
+        let pixels = picture.width * picture.height
+        if !reducible && pixels > maximumFullDecodePixels {
+            return "picture is \(picture) (\(megapixels(pixels)) MP); kiosk shows PNG and WebP stills up to 16 MP"
+        }
+        let scale = 1 << max(0, lowres)
+        let decodedPixels = ((picture.width + scale - 1) / scale) * ((picture.height + scale - 1) / scale)
+        let bytes = decodedPixels * (bitsPerPixel > 0 ? bitsPerPixel : 32) / 8
+        guard bytes > maximumDecodedBytes else { return nil }
+        let reduced = lowres > 0 ? " at 1/\(scale) size" : ""
+        return "picture is \(picture) (\(megapixels(pixels)) MP, \(bytes / (1024 * 1024)) MiB decoded\(reduced)); kiosk decodes a still into at most 64 MiB"
+    }
+
+    private static func megapixels(_ pixels: Int) -> String {
+        let tenths = (pixels + 50_000) / 100_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}
