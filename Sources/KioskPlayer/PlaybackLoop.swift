@@ -48,7 +48,8 @@ final class PlaybackLoop {
     var current: ActiveItem? { items.current }
 
     func run() {
-        // The sound waits for the first picture: the clock starts there, not when decoding does.
+        // The sound waits for the first picture: the clock starts there, not when decoding does
+        // (PlaybackTimekeeper.holdSound takes it from here: a music bed begins as the item opens).
         audio?.writer.pause()
         time.apply(.setVolume(settings.audio.volume))
         time.apply(.setMuted(settings.audio.muted))
