@@ -36,7 +36,9 @@ public final class VideoDecoder: FrameDecoding {
         if still != nil, let stillScreen, isJPEG {
             level = StillDecodeScale.lowres(picture: PixelSize(width: width, height: height), screen: stillScreen)
         }
-        if still != nil {
+        // A song's cover picture is not refused: the item's sound plays whatever its cover costs.
+        let isCover = (avStream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0
+        if still != nil && !isCover {
             let bits = av_pix_fmt_desc_get(AVPixelFormat(parameters.pointee.format)).map { Int(av_get_bits_per_pixel($0)) } ?? 0
             if let refusal = StillSizeLimit.refusal(picture: PixelSize(width: width, height: height), lowres: level,
                                                     bitsPerPixel: bits, reducible: isJPEG) {

@@ -23,7 +23,8 @@ struct ItemPlan: Sendable {
     var end: MediaTime?
     /// A still image (one frame) is shown this long.
     var stillDuration: MediaTime?
-    /// The screen a large JPEG still is decoded for (at a `lowres` size still covering it).
+    /// The screen a large JPEG still (or cover picture) is decoded for, at a `lowres` size
+    /// still covering it; videos ignore it.
     var stillScreen: PixelSize?
     var decoderThreads = 0
     /// The sound device's format, nil to ignore the item's sound (no device, or a still).
@@ -160,7 +161,7 @@ final class ItemPipeline: @unchecked Sendable {
                 throw MediaError(source: plan.source, reason: "no video stream (has \(kinds))")
             }
             decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: plan.decoderThreads,
-                                       stillScreen: plan.stillDuration != nil ? plan.stillScreen : nil)
+                                       stillScreen: plan.stillScreen)
             lock.withLock { openedInfo = asset.info }
             try startAudio(asset: asset, demuxer: demuxer)
         } catch let error as MediaError {
