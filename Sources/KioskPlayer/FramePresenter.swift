@@ -41,7 +41,7 @@ final class FramePresenter {
         self.output = output
         self.logger = logger
         self.observers = observers
-        self.splash = splash.flatMap { Self.loadSplash($0, logger: logger) }
+        self.splash = splash.flatMap { Self.loadSplash($0, screen: output.size, logger: logger) }
         self.overlay = OverlayState.make(overlay, logger: logger)
         self.layers = LayerState.make(layers, font: overlay?.font ?? .auto, logger: logger)
         directVideo = output.directVideo.map { DirectVideoPath(output: $0, heartbeat: heartbeat, logger: logger) }
@@ -111,9 +111,10 @@ final class FramePresenter {
     }
 
     /// The splash, decoded; nil (one error line) when it cannot be: black then.
-    private static func loadSplash(_ path: String, logger: Logger) -> DecodedFrame? {
+    private static func loadSplash(_ path: String, screen: PixelSize, logger: Logger) -> DecodedFrame? {
         do {
-            let reader = try VideoFrameReader(asset: try Asset(source: path))
+            // A splash photo stands upright and, if a large JPEG, decodes no larger than the screen needs.
+            let reader = try VideoFrameReader(asset: try Asset(source: path), stillScreen: screen)
             guard let frame = try reader.nextFrame() else { throw MediaError(source: path, reason: "no picture in it") }
             return frame
         } catch {

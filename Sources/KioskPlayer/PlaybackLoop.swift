@@ -28,7 +28,7 @@ final class PlaybackLoop {
         self.mailbox = mailbox
         self.logger = logger
         self.audio = audio
-        items = PlayingItems(audio: audio, logger: logger)
+        items = PlayingItems(audio: audio, screen: output.size, logger: logger)
         let snapshots = settings.snapshotDirectory.map {
             SnapshotSaver(directory: $0, interval: settings.snapshotInterval, logger: logger)
         }
