@@ -46,9 +46,9 @@ struct LayerTests {
         ConfigBadValue(yaml: "layers: [{clock: {timezone: Europe/Berln}}]\n", line: 2, column: 29,
                  fragment: "timezone 'Europe/Berln' is not a time zone this system knows"),
         ConfigBadValue(yaml: "layers: [{clok: {}}]\n", line: 2, column: 11,
-                 fragment: "layer 1 is a 'clok'; expected one of clock, text, image (did you mean 'clock'?)"),
-        ConfigBadValue(yaml: "layers: [{ticker: {text: hi}}]\n", line: 2, column: 11,
-                 fragment: "a moving ticker is not built yet"),
+                 fragment: "layer 1 is a 'clok'; expected one of clock, text, image, ticker (did you mean 'clock'?)"),
+        ConfigBadValue(yaml: "layers: [{tickr: {text: hi}}]\n", line: 2, column: 11,
+                 fragment: "(did you mean 'ticker'?)"),
         ConfigBadValue(yaml: "layers: [{image: {path: missing.png}}]\n", line: 2, column: 25,
                  fragment: "picture '/srv/kiosk/missing.png' does not exist"),
         ConfigBadValue(yaml: "layers: [{image: {width: 10%}}]\n", line: 2, column: 11,
@@ -64,7 +64,7 @@ struct LayerTests {
         ConfigBadValue(yaml: "layers: [{clock: {opacity: 2}}]\n", line: 2, column: 28,
                  fragment: "'opacity' in layer 1 (clock)"),
         ConfigBadValue(yaml: "layers: [{clock: {}, text: {text: a}}]\n", line: 2, column: 10,
-                 fragment: "layer 1 is a map; expected one of clock, text, image with its settings"),
+                 fragment: "layer 1 is a map; expected one of clock, text, image, ticker with its settings"),
         ConfigBadValue(yaml: "layers: {clock: {}}\n", line: 2, column: 9,
                  fragment: "layers is a map; expected a list"),
         ConfigBadValue(yaml: "layers: [{text: {text: a, name: x}}, {clock: {name: x}}]\n", line: 2, column: 53,
@@ -159,7 +159,8 @@ extension LayerTests {
         let disk = FakeFileSystem(files: ["/srv/kiosk/logo.png"])
         let layers = try ConfigLoader.parse(text: items + section + "\n", fileName: "kiosk.conf", baseDirectory: "/srv/kiosk",
                                             fileSystem: disk).layers
-        #expect(layers.map(\.name) == ["clock-1", "image-2", "text-3"])
+        #expect(layers.map(\.name) == ["clock-1", "image-2", "text-3", "ticker-4"])
+        #expect(layers[3].content == .ticker(.text("Opening hours: 9-18"), speed: 120, separator: "   •   "))
         #expect(layers[0].content == .clock(format: "EEE d MMM HH:mm", timeZone: "Europe/Berlin", locale: "en_GB"))
         #expect(layers[0].background == LayerColor(rgb: 0, alpha: 0x80) && layers[0].size == .percent(4))
     }

@@ -122,3 +122,55 @@ def test_a_broken_picture_is_one_line_and_the_rest_goes_on(played):
     lines = [l for l in log.splitlines() if "broken.png" in l]
     assert len(lines) == 1 and "left out" in lines[0], log
     assert {r["item"] for r in records} == {0, 1}
+
+
+TICKER_CONFIG = """input: {enabled: false}
+playback: {loop: playlist}
+items:
+  - clip.mp4
+layers:
+  - ticker: {text: "Breaking: a ticker runs over the video", speed: 120, size: 30px, background: "#000000a0"}
+"""
+REFRESH = 1 / 60
+
+
+@pytest.fixture(scope="module")
+def ticked(tmp_path_factory):
+    """A 25 fps clip with a ticker on a 60 Hz vblank grid, and the same clip without it."""
+    directory = tmp_path_factory.mktemp("ticker")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=4", "-c:v", "libx264", "-preset", "ultrafast",
+           "-pix_fmt", "yuv420p", str(directory / "clip.mp4"))
+    runs = {}
+    for name, config in (("ticker", TICKER_CONFIG), ("alone", TICKER_CONFIG.split("layers:")[0])):
+        conf, stats = directory / f"{name}.conf", directory / f"{name}.jsonl"
+        conf.write_text(config)
+        result = subprocess.run([str(KIOSK), "run", "--config", str(conf), "--display", "headless:640x360@60:vblank",
+                                 "--audio", "none", "--stats-file", str(stats), "--duration", "3.5"],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        runs[name] = [json.loads(line) for line in stats.read_text().splitlines()]
+    return runs
+
+
+def test_the_ticker_takes_every_refresh_and_moves_on_the_grid(ticked):
+    records = ticked["ticker"]
+    assert all("ticker" in r for r in records), "a flip without the ticker's position"
+    gaps = [round((b["t"] - a["t"]) / REFRESH) for a, b in zip(records, records[1:])]
+    one = sum(1 for g in gaps if g == 1)
+    print(f"ticker: {len(records)} flips, {one} a refresh after the one before, {len(gaps) - one} not")
+    assert one >= 0.95 * len(gaps), f"flips not at every refresh: {sorted(set(gaps))}"
+    # 120 px/s at 60 Hz: 2 px a refresh, whole pixels; a refresh missed is two steps, never less.
+    for (a, b), refreshes in zip(zip(records, records[1:]), gaps):
+        moved = a["ticker"] - b["ticker"]
+        assert moved == 2 * refreshes or b["ticker"] > a["ticker"], (a, b)   # or it came round again
+
+
+def test_the_video_under_the_ticker_plays_as_without_it(ticked):
+    def video(records):
+        return [(r["item"], round(r["pts"], 3)) for r in records if r.get("event") is None]
+    with_ticker, alone = video(ticked["ticker"]), video(ticked["alone"])
+    print(f"video frames: {len(with_ticker)} with the ticker, {len(alone)} alone")
+    # The same frames in the same order (a run may end a frame or two apart).
+    common = min(len(with_ticker), len(alone)) - 2
+    assert common > 70 and with_ticker[:common] == alone[:common]
+    assert ticked["ticker"][-1]["dropped"] <= ticked["alone"][-1]["dropped"] + 1

@@ -42,3 +42,27 @@ public enum LayerPlacement {
         return PixelSize(width: target, height: height)
     }
 }
+
+extension LayerPlacement {
+    /// A rectangle in the viewer's upright coordinates as it lies in a buffer the engine fills
+    /// turned by `rotation` (the strip a ticker's refresh copies).
+    public static func bufferRect(_ rect: PixelRect, viewer: PixelSize, rotation: Rotation) -> PixelRect {
+        guard rect.width > 0, rect.height > 0 else { return PixelRect(x: rect.x, y: rect.y, width: 0, height: 0) }
+        let a = PixelBuffer.bufferPoint(x: rect.x, y: rect.y, viewer: viewer, rotation: rotation)
+        let b = PixelBuffer.bufferPoint(x: rect.maxX - 1, y: rect.maxY - 1, viewer: viewer, rotation: rotation)
+        let x = min(a.0, b.0), y = min(a.1, b.1)
+        return PixelRect(x: x, y: y, width: abs(a.0 - b.0) + 1, height: abs(a.1 - b.1) + 1)
+    }
+
+    /// A ticker's strip: the screen's whole width, the text's height plus padding, at the top,
+    /// the bottom (`margin` in from the edge) or the middle.
+    public static func tickerStrip(height: Int, at position: LayerPosition, margin: Int, on screen: PixelSize) -> PixelRect {
+        let y: Int
+        switch position {
+        case .top, .topLeft, .topRight: y = margin
+        case .left, .center, .right: y = (screen.height - height) / 2
+        case .bottom, .bottomLeft, .bottomRight: y = screen.height - margin - height
+        }
+        return PixelRect(x: 0, y: y, width: screen.width, height: height)
+    }
+}
