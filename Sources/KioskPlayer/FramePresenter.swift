@@ -62,6 +62,14 @@ final class FramePresenter {
         composed.forget()
     }
 
+    /// `kiosk ctl layer`: nil when done, else why not (no such layer, no text to change).
+    func changeLayer(_ name: String, _ change: LayerChange) -> String? {
+        guard let layers else { return "kiosk.conf has no layers" }
+        let refusal = layers.change(name, change)
+        if refusal == nil { composed.forget() }   // the still layers are composed again
+        return refusal
+    }
+
     /// Stops what the layers run beside the presenter (a feed's thread).
     func stop() { layers?.stop() }
 

@@ -27,6 +27,11 @@ final class LayerState {
     private var tickers: [Int: TickerRun] = [:]
     /// Feeds fetched on threads of their own, by layer.
     private let feeds: [Int: TickerFeed]
+    /// `kiosk ctl layer`: the layers hidden, the texts replaced, and whether the picture on
+    /// screen predates a change.
+    private var hidden: Set<Int> = []
+    private var replacedTexts: [Int: String] = [:]
+    private var changedSinceDrawn = false
     private var keptFrame: DecodedFrame?
     private weak var keptOwner: AnyObject?
 
@@ -46,6 +51,24 @@ final class LayerState {
                 clocks[index] = ClockText(pattern: format, timeZone: zone, locale: locale)
             }
         }
+    }
+
+    /// `kiosk ctl layer show|hide|text NAME`: nil when done, else why not.
+    func change(_ name: String, _ change: LayerChange) -> String? {
+        guard let index = layers.firstIndex(where: { $0.name == name }) else {
+            return "no such layer; kiosk.conf names " + layers.map(\.name).joined(separator: ", ")
+        }
+        switch change {
+        case .show: hidden.remove(index)
+        case .hide: hidden.insert(index)
+        case .text(let text):
+            switch layers[index].content {
+            case .text, .textFile, .ticker: replacedTexts[index] = text
+            case .clock, .image: return "a \(layers[index].content.kind) layer has no text to change"
+            }
+        }
+        changedSinceDrawn = true
+        return nil
     }
 
     /// Stops the feeds' threads (a reload made new layers, or the player stops).
@@ -73,7 +96,8 @@ final class LayerState {
             failed.removeAll()
         }
         var drawn: [Int: String] = [:]
-        for (index, layer) in layers.enumerated() where !failed.contains(index) && !layer.moves {
+        changedSinceDrawn = false
+        for (index, layer) in layers.enumerated() where !failed.contains(index) && !layer.moves && !hidden.contains(index) {
             let margin = layer.margin.pixels(of: min(viewer.width, viewer.height))
             let opacity = UInt8((layer.opacity * 255).rounded())
             if case .image(let path, let width) = layer.content {
@@ -120,13 +144,13 @@ final class LayerState {
         guard let rasterizer else { return nil }
         let viewer = OverlayLayout.viewerSize(buffer: buffer.size, rotation: rotation)
         var first: Int? = nil
-        for (index, layer) in layers.enumerated() where layer.moves {
+        for (index, layer) in layers.enumerated() where layer.moves && !hidden.contains(index) {
             guard case .ticker(let source, let speed, let separator) = layer.content else { continue }
             let strip = strip(of: layer, viewer: viewer)
             let (pixelSize, padding) = LayerPlacement.textMetrics(size: layer.size, screen: viewer)
             let opacity = UInt8((layer.opacity * 255).rounded())
             var run = tickers[index] ?? TickerRun(motion: TickerMotion(speed: speed, refreshInterval: refreshInterval))
-            let text = tickerText(index, source, separator: separator, now: now)
+            let text = replacedTexts[index] ?? tickerText(index, source, separator: separator, now: now)
             let x = run.advance(to: flipTime, text: text, stripWidth: strip.width) { text in
                 rasterizer.render(text, pixelSize: pixelSize)
             }
@@ -162,6 +186,7 @@ final class LayerState {
     /// Whether a layer's text differs from what the picture on screen shows (a clock's minute
     /// turned, a text file changed).
     func isStale(now: Date = Date()) -> Bool {
+        if changedSinceDrawn { return true }
         for (index, layer) in layers.enumerated() where layer.changesByItself && !failed.contains(index) {
             if text(of: index, layer, now: now) != drawnTexts[index] { return true }
         }
@@ -182,8 +207,8 @@ final class LayerState {
     }
 
     /// After the flip: `frame` of `owner` is on screen, kept to be drawn again with new text.
+    /// (Always: `kiosk ctl layer` may change any layer on a still.)
     func keep(_ frame: DecodedFrame, of owner: AnyObject) {
-        guard layers.contains(where: \.changesByItself) else { return }
         keptFrame = frame
         keptOwner = owner
     }
@@ -200,8 +225,8 @@ final class LayerState {
     private func text(of index: Int, _ layer: LayerConfig, now: Date) -> String? {
         switch layer.content {
         case .clock: return clocks[index]?.text(at: now)
-        case .text(let text): return text
-        case .textFile(let path): return fileText(index, path: path, now: now, allLines: false)
+        case .text(let text): return replacedTexts[index] ?? text
+        case .textFile(let path): return replacedTexts[index] ?? fileText(index, path: path, now: now, allLines: false)
         case .image, .ticker: return nil
         }
     }

@@ -61,8 +61,12 @@ final class PlaybackLoop {
         if screen.hasSplash { screen.presentFiller(item: -1, splash: true) }
         sequencer.start()
         while !stopping {
-            for command in mailbox.takeAll() { handle(command) }
+            let commands = mailbox.takeAll()
+            for command in commands { handle(command) }
             if stopping { break }
+            // A command that changed what is drawn over the picture (a layer hidden, a text
+            // changed) shows at once on a still, not when the still's wait ends.
+            if !commands.isEmpty, current != nil, !sequencer.finished { refreshOverlayIfStale() }
             if current == nil || sequencer.finished { sequencer.watchForStall() }   // stands down: nothing should be playing
             if let until = sequencer.idleUntil {
                 if MonotonicClock.hostTime() < until { mailbox.wait(untilHost: until); continue }

@@ -174,3 +174,60 @@ def test_the_video_under_the_ticker_plays_as_without_it(ticked):
     common = min(len(with_ticker), len(alone)) - 2
     assert common > 70 and with_ticker[:common] == alone[:common]
     assert ticked["ticker"][-1]["dropped"] <= ticked["alone"][-1]["dropped"] + 1
+
+
+def test_kiosk_ctl_hides_a_layer_and_changes_a_text_on_a_still(tmp_path):
+    """`kiosk ctl layer hide|text|show NAME`: on a still (no new frame comes) the picture is
+    drawn again at once with the change; an unknown name is refused in the log, play goes on."""
+    ffmpeg("-f", "lavfi", "-i", "color=c=0x808080:s=160x120", "-frames:v", "1", str(tmp_path / "gray.png"))
+    socket = tmp_path / "kiosk.sock"
+    (tmp_path / "kiosk.conf").write_text(f"""input: {{enabled: false}}
+playback: {{loop: playlist}}
+control: {{socket: {socket}}}
+items:
+  - {{path: gray.png, duration: 30}}
+layers:
+  - text: {{text: "HELLO", name: hello, size: 40px, color: "#ffffff", background: "#000000", position: bottom}}
+""")
+    stats, shots = tmp_path / "stats.jsonl", tmp_path / "shots"
+    kiosk = subprocess.Popen([str(KIOSK), "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                              "--audio", "none", "--stats-file", str(stats), "--snapshots", str(shots),
+                              "--snapshot-every", "0.001", "--duration", "8"], stderr=subprocess.PIPE, text=True)
+    try:
+        import time
+        deadline = time.monotonic() + 60
+        while not (socket.exists() and stats.exists() and stats.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+        def ctl(*words):
+            return subprocess.run([str(KIOSK), "ctl", "--socket", str(socket), *words], capture_output=True, text=True, timeout=30)
+
+        def box_pixel():
+            # The newest snapshot's pixel in the text box's lower padding (5 px margin, 10 px padding).
+            _, _, rows = rgb_rows(sorted(shots.glob("shot-*.png"))[-1])
+            return pixel(rows, SCREEN[0] // 2, SCREEN[1] - 12)
+
+        def wait_for(what, predicate):
+            end = time.monotonic() + 20
+            while time.monotonic() < end:
+                if predicate():
+                    return
+                time.sleep(0.05)
+            pytest.fail(f"{what}: box pixel {box_pixel()}")
+
+        wait_for("the box shows", lambda: close(box_pixel(), (0, 0, 0), 10))
+        assert ctl("layer", "hide", "hello").returncode == 0
+        wait_for("hidden", lambda: close(box_pixel(), (128, 128, 128), 10))
+        assert ctl("layer", "show", "hello").returncode == 0
+        wait_for("shown again", lambda: close(box_pixel(), (0, 0, 0), 10))
+        before = sorted(shots.glob("shot-*.png"))[-1]
+        assert ctl("layer", "text", "hello", "A MUCH LONGER LINE").returncode == 0
+        wait_for("a new text", lambda: sorted(shots.glob("shot-*.png"))[-1] != before)
+        assert ctl("layer", "hide", "nosuch").returncode == 0   # accepted by the socket, refused by the engine
+    finally:
+        _, err = kiosk.communicate(timeout=60)
+    assert kiosk.returncode == 0, err
+    refused = [line for line in err.splitlines() if "layer nosuch" in line]
+    assert len(refused) == 1 and "no such layer" in refused[0], err
+    events = [json.loads(line).get("event") for line in stats.read_text().splitlines()]
+    assert events.count("layers") >= 3, events

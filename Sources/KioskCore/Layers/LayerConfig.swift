@@ -18,6 +18,16 @@ public struct LayerConfig: Sendable, Equatable {
         /// A line moving right to left across the screen's width, `speed` pixels a second,
         /// its items joined by `separator`.
         case ticker(TickerSource, speed: Double, separator: String)
+
+        /// Its word in kiosk.conf.
+        public var kind: String {
+            switch self {
+            case .clock: "clock"
+            case .text, .textFile: "text"
+            case .image: "image"
+            case .ticker: "ticker"
+            }
+        }
     }
 
     /// What a ticker shows.
