@@ -75,10 +75,18 @@ final class FramePresenter {
 
     func noteDropped() { dropped += 1 }
 
-    /// Where `frame` of `item` goes on screen: the item's gravity, else `gravity`.
-    func layout(of frame: DecodedFrame, in item: ActiveItem, gravity: VideoGravity) -> GravityLayout {
-        Scaler.layout(for: frame, on: output.size, gravity: item.entry.item.gravity ?? gravity,
-                      displayRotation: output.softwareRotation)
+    /// Where `frame` of `item` goes on screen: the item's gravity, else `gravity`, on the whole
+    /// screen or within `region` (kiosk.conf `playback.region`, in the viewer's coordinates).
+    func layout(of frame: DecodedFrame, in item: ActiveItem, gravity: VideoGravity, region: ScreenRegion? = nil) -> GravityLayout {
+        let gravity = item.entry.item.gravity ?? gravity
+        let rotation = output.softwareRotation
+        let viewer = OverlayLayout.viewerSize(buffer: output.size, rotation: rotation)
+        guard let region, let rect = region.rect(on: viewer) else {
+            return Scaler.layout(for: frame, on: output.size, gravity: gravity, displayRotation: rotation)
+        }
+        let inBuffer = LayerPlacement.bufferRect(rect, viewer: viewer, rotation: rotation)
+        return Scaler.layout(for: frame, on: inBuffer.size, gravity: gravity, displayRotation: rotation)
+            .placed(in: inBuffer, of: output.size)
     }
 
     /// When a flip asked for now would reach the screen, once this frame is drawn.

@@ -221,7 +221,8 @@ final class PlaybackLoop {
     private func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
         let shown = PresentedFrame(item: item.index, pts: (frame.pts - item.plan.start).seconds, dropped: screen.dropped,
                                    video: true, generation: item.pipeline.currentGeneration, event: event)
-        guard let flip = screen.present(frame, layout: screen.layout(of: frame, in: item, gravity: settings.playback.gravity),
+        guard let flip = screen.present(frame, layout: screen.layout(of: frame, in: item, gravity: settings.playback.gravity,
+                                                                    region: settings.playback.region),
                                         scaler: item.scaler, overlay: time.overlayView, shown: shown) else { return nil }
         items.closeRetired()
         if item.lastPresentedPTS != frame.pts { stall.progressed() }   // an overlay redraw is no progress

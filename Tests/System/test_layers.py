@@ -231,3 +231,26 @@ layers:
     assert len(refused) == 1 and "no such layer" in refused[0], err
     events = [json.loads(line).get("event") for line in stats.read_text().splitlines()]
     assert events.count("layers") >= 3, events
+
+
+def test_the_video_keeps_to_its_region_and_a_layer_fills_the_rest(tmp_path):
+    """`playback.region: [0, 0, 75%, 100%]` on 320x240: a 4:3 blue clip filled into the left
+    240x240 (cropped), black to its right where a clock layer sits."""
+    ffmpeg("-f", "lavfi", "-i", "color=c=blue:s=160x120:r=25:d=2", "-c:v", "libx264", "-preset", "ultrafast",
+           "-pix_fmt", "yuv420p", str(tmp_path / "blue.mp4"))
+    (tmp_path / "kiosk.conf").write_text("""input: {enabled: false}
+playback: {loop: none, gravity: fill, region: [0, 0, 75%, 100%]}
+items: [blue.mp4]
+layers:
+  - clock: {format: "HH:mm", position: right, size: 20px, margin: 4}
+""")
+    shots = tmp_path / "shots"
+    result = subprocess.run([str(KIOSK), "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                             "--audio", "none", "--snapshots", str(shots), "--snapshot-every", "0.5", "--duration", "1.5"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    _, _, rows = rgb_rows(sorted(shots.glob("shot-*.png"))[-1])
+    assert all(close(pixel(rows, x, y), (0, 0, 255), 40) for x in (0, 120, 239) for y in (0, 120, 239))
+    assert all(close(pixel(rows, x, y), (0, 0, 0), 3) for x in (240, 250, 319) for y in (0, 239))
+    clock_band = [pixel(rows, x, y) for x in range(250, 320) for y in range(105, 135)]
+    assert sum(1 for p in clock_band if p[0] > 128) > 20, "no clock text to the right of the video"

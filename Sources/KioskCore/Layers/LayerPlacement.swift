@@ -66,3 +66,38 @@ extension LayerPlacement {
         return PixelRect(x: 0, y: y, width: screen.width, height: height)
     }
 }
+
+/// kiosk.conf `playback.region`: a rectangle of the screen, each side in pixels or a share of
+/// the screen's width or height.
+public struct ScreenRegion: Sendable, Equatable {
+    public var x: LayerLength
+    public var y: LayerLength
+    public var width: LayerLength
+    public var height: LayerLength
+
+    public init(x: LayerLength, y: LayerLength, width: LayerLength, height: LayerLength) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
+
+    /// In pixels on a screen of `screen` (the viewer's upright size), cut to the screen; nil
+    /// when nothing of it is left (a region in pixels larger than a smaller screen's edge).
+    public func rect(on screen: PixelSize) -> PixelRect? {
+        let x0 = max(0, x.pixels(of: screen.width)), y0 = max(0, y.pixels(of: screen.height))
+        let x1 = min(screen.width, x0 + width.pixels(of: screen.width))
+        let y1 = min(screen.height, y0 + height.pixels(of: screen.height))
+        guard x1 > x0, y1 > y0 else { return nil }
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+}
+
+extension GravityLayout {
+    /// The layout moved into `region` (buffer coordinates) of a `target` buffer: laid out on
+    /// the region as on a screen of its size, then placed there.
+    public func placed(in region: PixelRect, of target: PixelSize) -> GravityLayout {
+        var moved = self
+        moved.destination.x += region.x
+        moved.destination.y += region.y
+        moved.target = target
+        return moved
+    }
+}
