@@ -37,6 +37,8 @@ public enum WatchedFolders {
         for item in items {
             switch item.source {
             case .url: continue
+            // The sync thread hands over its switches itself; its store is never half-written.
+            case .synced: continue
             case .directory(let path): add(path)
             case .file(let path):
                 if fileSystem.kind(ofItemAt: path) == .directory { add(path) }
