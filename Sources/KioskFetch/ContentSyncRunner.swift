@@ -1,0 +1,210 @@
+import KioskCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one pass of content sync did.
+public enum ContentSyncOutcome: Equatable, Sendable {
+    /// The manifest was not modified (304), or lists the set that plays already.
+    case unchanged
+    /// A new set is current (its id); the playlist should be expanded again.
+    case switched(String)
+    /// `--dry-run`: what would be fetched.
+    case planned(SyncPlan, freeBytes: Int64?)
+    /// Nothing was switched; the line says why (the current set plays on).
+    case failed(String)
+}
+
+/// One pass of content sync: poll the manifest (If-None-Match), check it, check the space,
+/// fetch what is missing (`parallel` at once, resumed, hashed as written), and switch when every
+/// file is there. Every problem is one line naming the URL or file, given to `log`; the current
+/// set is never touched until the new one is whole. One runner per store; not thread-safe
+/// (the sync thread owns it); `status` is read from other threads through `statusBox`.
+public final class ContentSyncRunner {
+    public let config: ContentSyncConfig
+    public let store: SyncStore
+    private let log: (String) -> Void
+    private var ledger = HashMismatchLedger()
+    public let statusBox = ContentSyncStatusBox()
+    /// Bytes downloaded by the last pass (what resumes saved is not in it).
+    public private(set) var lastFetchedBytes: Int64 = 0
+    /// The largest manifest read: a bigger body is not a manifest.
+    static let maximumManifestBytes = 16 << 20
+
+    public init(config: ContentSyncConfig, log: @escaping (String) -> Void) {
+        self.config = config
+        self.store = SyncStore(directory: config.directory)
+        self.log = log
+    }
+
+    var options: HTTPOptions {
+        // max_rate is for all downloads together: each of the parallel ones gets its share.
+        HTTPOptions(caFile: config.caFile, maxRecvSpeed: Int64(config.maxRate / max(1, config.parallel)))
+    }
+
+    @discardableResult
+    public func runOnce(dryRun: Bool = false, shouldStop: @escaping () -> Bool = { false }) -> ContentSyncOutcome {
+        let outcome = pass(dryRun: dryRun, shouldStop: shouldStop)
+        statusBox.update { status in
+            status.currentSet = store.currentSetID()
+            switch outcome {
+            case .failed(let line): status.state = .failed; status.lastError = line
+            case .switched: status.state = .switched; status.lastError = nil
+            case .unchanged: status.state = .idle; status.lastError = nil
+            case .planned: status.state = .idle
+            }
+        }
+        if case .failed(let line) = outcome { log(line) }
+        return outcome
+    }
+
+    private func pass(dryRun: Bool, shouldStop: @escaping () -> Bool) -> ContentSyncOutcome {
+        guard let url = config.manifest else { return .failed("content sync is off: sync.manifest is none") }
+        if config.publicKey != nil {
+            // Refused rather than accepted unchecked: a key promises that only signed sets play.
+            return .failed("\(url): sync.public_key is set but this kiosk cannot check manifest signatures yet; not syncing")
+        }
+        do { try store.prepare() } catch { return .failed(error.description) }
+        statusBox.update { $0.state = .checking }
+        let known = store.currentSetID() != nil ? store.manifestETag() : nil
+        let fetched: (body: [UInt8], etag: String?)
+        switch fetchManifest(url, ifNoneMatch: dryRun ? nil : known) {
+        case .failure(let failure): return .failed(failure.line)
+        case .success(nil): return .unchanged
+        case .success(let result?): fetched = result
+        }
+        let manifest: SyncManifest
+        do {
+            manifest = try SyncManifestParser.parse(String(decoding: fetched.body, as: UTF8.self), source: url, baseURL: url)
+        } catch {
+            let more = error.diagnostics.count > 1 ? " (and \(error.diagnostics.count - 1) more)" : ""
+            return .failed("\(error.diagnostics.first?.description ?? url)\(more); the current set plays on")
+        }
+        let identity = fetched.etag ?? SyncStore.setID(of: manifest)
+        ledger.use(manifest: identity)
+        if ledger.blocksSwitch {
+            return .failed("\(url): a file did not match its sha256 \(HashMismatchLedger.limit) times; not switching until the manifest changes")
+        }
+        var plan = SyncPlan(manifest: manifest, objects: store.objectHashes(), partialSizes: store.resumableSizes())
+        let free = store.freeBytes()
+        if dryRun { return .planned(plan, freeBytes: free) }
+        if let free, let problem = plan.spaceProblem(freeBytes: free, minFree: Int64(config.minFree)) {
+            return .failed("\(url): \(problem); nothing fetched")
+        }
+        statusBox.update { status in
+            status.state = .fetching
+            status.filesTotal = manifest.files.count
+            status.filesDone = plan.filesPresent
+            status.bytesTotal = manifest.totalBytes
+            status.bytesDone = manifest.totalBytes - plan.bytesToFetch
+        }
+        if let failure = fetch(plan.toFetch, shouldStop: shouldStop) { return .failed(failure) }
+        plan = SyncPlan(manifest: manifest, objects: store.objectHashes(), partialSizes: [:])
+        guard plan.isComplete else { return .failed("\(url): \(plan.toFetch.count) files still missing; the current set plays on") }
+        if store.currentSetID() == SyncStore.setID(of: manifest) {
+            store.saveManifestETag(fetched.etag)
+            return .unchanged
+        }
+        do {
+            let id = try store.switchTo(manifest)
+            store.saveManifestETag(fetched.etag)
+            log("content sync: switched to set \(id) from \(url) (\(manifest.files.count) files, "
+                + "\(ByteCountText.text(manifest.totalBytes)); fetched \(ByteCountText.text(lastFetchedBytes)))")
+            return .switched(id)
+        } catch {
+            return .failed(error.description)
+        }
+    }
+
+    /// The manifest's bytes and ETag; nil for a 304.
+    private func fetchManifest(_ url: String, ifNoneMatch: String?) -> Result<([UInt8], String?)?, ManifestFailure> {
+        let transfer = HTTPTransfer(url: url, headers: ifNoneMatch.map { ["If-None-Match: \($0)"] } ?? [], options: options)
+        var body: [UInt8] = []
+        var etag: String?
+        var notModified = false
+        transfer.onHeaders = { response, headers in
+            switch response.action(offset: 0, expectedSize: nil) {
+            case .notModified: notModified = true; return nil
+            case .fail(let reason): return reason
+            default: etag = headers["etag"]; return nil
+            }
+        }
+        transfer.onBody = { bytes in
+            guard !notModified else { return nil }
+            guard body.count + bytes.count <= Self.maximumManifestBytes else { return "more than 16 MiB: not a manifest" }
+            body.append(contentsOf: bytes)
+            return nil
+        }
+        var failure: String?
+        HTTPMultiRunner().run([transfer], parallel: 1, shouldStop: { false }) { _, line in failure = line }
+        if let failure { return .failure(ManifestFailure(line: "\(url): \(failure); the current set plays on")) }
+        return .success(notModified ? nil : (body, etag))
+    }
+
+    /// Fetches `files` (each once per hash); nil when all are stored, else the first line.
+    private func fetch(_ files: [SyncManifestFile], shouldStop: @escaping () -> Bool) -> String? {
+        lastFetchedBytes = 0
+        var queue = files
+        var firstFailure: String?
+        let started = monotonicSeconds()
+        while !queue.isEmpty && !shouldStop() {
+            let downloads = queue.map { ObjectDownload(file: $0, store: store) }
+            queue = []
+            let byHandle = Dictionary(uniqueKeysWithValues: downloads.map { ($0, $0.transfer(options: options)) }.map { ($1.handle, ($0, $1)) })
+            HTTPMultiRunner().run(byHandle.values.map(\.1), parallel: config.parallel, shouldStop: shouldStop) { transfer, line in
+                guard let (download, _) = byHandle[transfer.handle] else { return }
+                lastFetchedBytes += download.fetched
+                switch download.finish(line) {
+                case .stored:
+                    statusBox.update { status in
+                        status.filesDone += 1
+                        status.bytesDone += download.fetched
+                        let elapsed = max(monotonicSeconds() - started, 0.001)
+                        status.bytesPerSecond = Int64(Double(lastFetchedBytes) / elapsed)
+                    }
+                case .retryFromStart:
+                    log("\(download.file.url): HTTP 416, the partial was longer than the file; fetching it again from 0")
+                    queue.append(download.file)
+                case .hashMismatch(let reason):
+                    let again = ledger.recordMismatch(download.file.sha256)
+                    let line = "\(download.file.url): \(reason)" + (again ? "; fetching it again" : "; not switching until the manifest changes")
+                    log(line)
+                    if again { queue.append(download.file) } else { firstFailure = firstFailure ?? line }
+                case .failed(let reason):
+                    let line = "\(download.file.url): \(reason)"
+                    log(line)
+                    firstFailure = firstFailure ?? line
+                }
+            }
+        }
+        if shouldStop() { return firstFailure ?? "content sync stopped" }
+        return firstFailure.map { "not switching: \($0)" }
+    }
+}
+
+struct ManifestFailure: Error { let line: String }
+
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// The status, shared between the sync thread and readers (the control socket, the CLI).
+public final class ContentSyncStatusBox: @unchecked Sendable {
+    private var lock = pthread_mutex_t()
+    private var value = ContentSyncStatus()
+
+    public init() { pthread_mutex_init(&lock, nil) }
+    deinit { pthread_mutex_destroy(&lock) }
+
+    public var status: ContentSyncStatus {
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        return value
+    }
+
+    public func update(_ change: (inout ContentSyncStatus) -> Void) {
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        change(&value)
+    }
+}
