@@ -1,0 +1,286 @@
+"""Content sync (issue 21) on the host, loopback only: `kiosk manifest` makes the manifest,
+http_media_server.py serves it (with ETags, dying mid-file, ignoring Range, HTML, 404), and
+`kiosk sync --once --json` fetches into a store in tmp_path. Each case checks the store on disk
+(which set `current` names, what objects/ and partial/ hold) and the one line on stderr."""
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+KIOSK = REPO / ".build" / "debug" / "kiosk"
+SERVER = Path(__file__).resolve().parent / "http_media_server.py"
+
+
+class Server:
+    """http_media_server.py serving `root` as a child process, with the given flags."""
+
+    def __init__(self, root: Path, *flags, port=0):
+        self.root, self.flags, self.port = root, [str(f) for f in flags], port
+
+    def __enter__(self):
+        if getattr(self, "process", None) is not None:
+            return self   # started already (to learn its port for the manifest)
+        self.process = subprocess.Popen([sys.executable, str(SERVER), str(self.root), str(self.port), *self.flags],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.port = int(self.process.stdout.readline())
+        return self
+
+    def __exit__(self, *exc):
+        self.process.kill()
+        self.process.wait()
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}/{path}"
+
+
+class Box:
+    """A kiosk.conf whose sync section points at a server, and its store."""
+
+    def __init__(self, tmp_path: Path, manifest_url: str, **keys):
+        self.store = tmp_path / "store"
+        self.config = tmp_path / "kiosk.conf"
+        lines = ["sync:", f"  manifest: {manifest_url}", f"  dir: {self.store}", "  min_free: 1M"]
+        lines += [f"  {key}: {value}" for key, value in keys.items()]
+        self.config.write_text("\n".join(lines + ["items:", "  - sync: true", ""]))
+
+    def sync(self, *extra):
+        started = time.monotonic()
+        result = subprocess.run([str(KIOSK), "sync", "--once", "--json", "--config", str(self.config), *extra],
+                                capture_output=True, text=True, timeout=60)
+        result.seconds = time.monotonic() - started
+        result.report = json.loads(result.stdout) if result.stdout.strip() else None
+        return result
+
+    def current(self):
+        link = self.store / "current"
+        return os.readlink(link) if link.is_symlink() else None
+
+    def played(self):
+        """The current set as the playlist lists it: (name, bytes) in order."""
+        current = self.store / "current"
+        return [(file.name, file.read_bytes()) for slot in sorted(current.iterdir()) for file in slot.iterdir()]
+
+    def partials(self):
+        folder = self.store / "partial"
+        return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def write_media(folder: Path, sizes: dict):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, size in sizes.items():
+        (folder / name).write_bytes(os.urandom(size))
+
+
+def make_manifest(root: Path, base_url: str):
+    subprocess.run([str(KIOSK), "manifest", str(root / "media"), "--base-url", base_url, "-o", str(root / "manifest.json")],
+                   check=True, capture_output=True)
+    return json.loads((root / "manifest.json").read_text())
+
+
+@pytest.fixture(autouse=True)
+def built():
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+
+
+def served(tmp_path, sizes, *flags):
+    root = tmp_path / "www"
+    write_media(root / "media", sizes)
+    server = Server(root, *flags).__enter__()
+    manifest = make_manifest(root, server.url("media/"))
+    return root, server, manifest
+
+
+def test_first_sync_downloads_and_switches_then_304_does_no_work(tmp_path):
+    root, server, manifest = served(tmp_path, {"b.mp4": 300_000, "a.mp4": 2_000_000, "c.png": 0}, "--etag")
+    with server:
+        box = Box(tmp_path, server.url("manifest.json"))
+        first = box.sync()
+        assert first.returncode == 0, first.stderr
+        assert first.report["outcome"] == "switched"
+        assert first.report["fetched_bytes"] == 2_300_000
+        assert [name for name, _ in box.played()] == ["a.mp4", "b.mp4", "c.png"]   # manifest order
+        for name, data in box.played():
+            assert data == (root / "media" / name).read_bytes()
+        assert box.partials() == []
+        assert "switched to set" in first.stderr and first.stderr.count("\n") == 1
+        second = box.sync()
+        assert second.returncode == 0, second.stderr
+        assert second.report["outcome"] == "unchanged" and second.report["fetched_bytes"] == 0
+        assert second.stderr == ""
+        print(f"first sync of 3 files, 2.3 MB: {first.seconds:.2f} s; 304 pass: {second.seconds:.2f} s")
+
+
+def test_server_killed_mid_file_is_resumed_with_few_bytes_fetched_again(tmp_path):
+    size = 8_000_000
+    root = tmp_path / "www"
+    write_media(root / "media", {"big.mp4": size})
+    with Server(root, "--etag") as probe:
+        port = probe.port
+    manifest = make_manifest(root, f"http://127.0.0.1:{port}/media/")
+    manifest_bytes = (root / "manifest.json").stat().st_size
+    box = Box(tmp_path, f"http://127.0.0.1:{port}/manifest.json")
+    cut = 3_000_000
+    with Server(root, "--etag", "--die-after", manifest_bytes + cut, port=port):
+        first = box.sync()
+    assert first.returncode == 1
+    assert "big.mp4" in first.stderr and "resumed next time" in first.stderr
+    assert box.current() is None
+    held = (box.store / "partial" / manifest["files"][0]["sha256"]).stat().st_size
+    assert 0 < held <= cut
+    with Server(root, "--etag", port=port):
+        second = box.sync()
+    assert second.returncode == 0, second.stderr
+    assert second.report["outcome"] == "switched"
+    assert box.played() == [("big.mp4", (root / "media" / "big.mp4").read_bytes())]
+    refetched = second.report["fetched_bytes"] - (size - held)
+    assert second.report["fetched_bytes"] == size - held   # exactly the rest: nothing fetched twice
+    print(f"killed after {held} of {size} bytes; the resume fetched {second.report['fetched_bytes']} "
+          f"({refetched} bytes again)")
+
+
+def test_a_file_changed_before_the_resume_is_fetched_whole(tmp_path):
+    root = tmp_path / "www"
+    write_media(root / "media", {"clip.mp4": 2_000_000})
+    with Server(root, "--etag") as probe:
+        port = probe.port
+    make_manifest(root, f"http://127.0.0.1:{port}/media/")
+    box = Box(tmp_path, f"http://127.0.0.1:{port}/manifest.json")
+    with Server(root, "--etag", "--die-after", (root / "manifest.json").stat().st_size + 500_000, port=port):
+        assert box.sync().returncode == 1
+    write_media(root / "media", {"clip.mp4": 2_000_000})   # new bytes, new ETag, new manifest
+    make_manifest(root, f"http://127.0.0.1:{port}/media/")
+    with Server(root, "--etag", port=port):
+        result = box.sync()
+    assert result.returncode == 0, result.stderr
+    assert result.report["fetched_bytes"] == 2_000_000   # If-Range did not match: 200, from 0
+    assert box.played() == [("clip.mp4", (root / "media" / "clip.mp4").read_bytes())]
+
+
+def test_a_server_that_ignores_range_restarts_the_file(tmp_path):
+    root, server, manifest = served(tmp_path, {"a.mp4": 1_000_000}, "--etag", "--ignore-range")
+    with server:
+        box = Box(tmp_path, server.url("manifest.json"))
+        sha = manifest["files"][0]["sha256"]
+        (box.store / "partial").mkdir(parents=True)
+        (box.store / "partial" / sha).write_bytes(b"x" * 400_000)          # a partial of other bytes
+        (box.store / "partial" / (sha + ".validator")).write_text('"stale"\n')
+        result = box.sync()
+    assert result.returncode == 0, result.stderr
+    assert result.report["fetched_bytes"] == 1_000_000
+    assert box.played()[0][1] == (root / "media" / "a.mp4").read_bytes()
+
+
+def test_hash_mismatch_is_fetched_three_times_then_no_switch(tmp_path):
+    root, server, manifest = served(tmp_path, {"good.mp4": 1000, "bad.mp4": 1000})
+    with server:
+        box = Box(tmp_path, server.url("manifest.json"))
+        manifest["files"][0]["sha256"] = "0" * 64
+        (root / "manifest.json").write_text(json.dumps(manifest))
+        result = box.sync()
+    assert result.returncode == 1
+    lines = result.stderr.strip().split("\n")
+    mismatches = [line for line in lines if "bad.mp4: sha256 is" in line]
+    assert len(mismatches) == 4, result.stderr   # 3 attempts, then the pass's own line
+    assert mismatches[0].endswith("; fetching it again")
+    assert "not switching until the manifest changes" in mismatches[2]
+    assert box.current() is None
+    assert box.partials() == []   # bytes that hashed wrong are not kept
+
+
+def test_bad_manifest_is_one_line_with_its_place_and_the_old_set_plays_on(tmp_path):
+    root, server, manifest = served(tmp_path, {"a.mp4": 1000})
+    with server:
+        box = Box(tmp_path, server.url("manifest.json"))
+        assert box.sync().returncode == 0
+        before = box.current()
+        text = (root / "manifest.json").read_text().replace(manifest["files"][0]["sha256"], "abc123")
+        (root / "manifest.json").write_text(text)
+        result = box.sync()
+    assert result.returncode == 1
+    line = result.stderr.strip()
+    assert "\n" not in line
+    assert line.startswith(server.url("manifest.json") + ":2:"), line
+    assert "sha256 must be 64 hex digits; the current set plays on" in line
+    assert box.current() == before and box.played()[0][0] == "a.mp4"
+
+
+@pytest.mark.parametrize("bad_name", ["../evil.mp4", "..", "sub/clip.mp4"])
+def test_names_that_leave_the_set_are_refused(tmp_path, bad_name):
+    root, server, manifest = served(tmp_path, {"a.mp4": 1000})
+    with server:
+        manifest["files"][0]["name"] = bad_name
+        (root / "manifest.json").write_text(json.dumps(manifest))
+        box = Box(tmp_path, server.url("manifest.json"))
+        result = box.sync()
+    assert result.returncode == 1
+    assert f"name '{bad_name}'" in result.stderr and result.stderr.count("\n") == 1
+    assert box.current() is None and not (tmp_path / "evil.mp4").exists()
+    assert not (box.store / "objects").exists() or not any((box.store / "objects").iterdir())
+
+
+def test_404_and_html_are_one_line_each_and_nothing_switches(tmp_path):
+    root, server, manifest = served(tmp_path, {"a.mp4": 5000, "page.mp4": 7000}, "--html", "page.mp4")
+    with server:
+        manifest["files"][0]["url"] = server.url("media/gone.mp4")
+        (root / "manifest.json").write_text(json.dumps(manifest))
+        box = Box(tmp_path, server.url("manifest.json"))
+        result = box.sync()
+    assert result.returncode == 1
+    assert f"{server.url('media/gone.mp4')}: HTTP 404" in result.stderr
+    assert f"{server.url('media/page.mp4')}: got text/html, not 7000 bytes" in result.stderr
+    assert box.current() is None
+
+
+def test_a_manifest_that_is_not_there_is_one_line(tmp_path):
+    root, server, _ = served(tmp_path, {"a.mp4": 10})
+    with server:
+        box = Box(tmp_path, server.url("nothing.json"))
+        result = box.sync()
+    assert result.returncode == 1
+    assert result.stderr.strip() == f"{server.url('nothing.json')}: HTTP 404; the current set plays on"
+
+
+def test_no_space_is_said_before_any_byte_is_fetched(tmp_path):
+    root, server, _ = served(tmp_path, {"a.mp4": 100_000})
+    with server:
+        box = Box(tmp_path, server.url("manifest.json"))
+        box.config.write_text(box.config.read_text().replace("min_free: 1M", "min_free: 4000G"))
+        result = box.sync()
+    assert result.returncode == 1
+    assert "need " in result.stderr and " more, " in result.stderr and " free (" in result.stderr
+    assert "nothing fetched" in result.stderr
+    assert box.partials() == [] and box.current() is None
+
+
+def test_dry_run_says_what_would_be_fetched(tmp_path):
+    root, server, _ = served(tmp_path, {"a.mp4": 4000, "b.mp4": 6000})
+    with server:
+        box = Box(tmp_path, server.url("manifest.json"))
+        result = subprocess.run([str(KIOSK), "sync", "--dry-run", "--json", "--config", str(box.config)],
+                                capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["outcome"] == "planned" and report["bytes_to_fetch"] == 10_000
+    assert [f["name"] for f in report["files_to_fetch"]] == ["a.mp4", "b.mp4"]
+    assert box.current() is None
+
+
+def test_a_changed_file_fetches_only_it(tmp_path):
+    root, server, _ = served(tmp_path, {f"clip{i}.mp4": 50_000 for i in range(20)}, "--etag")
+    with server:
+        box = Box(tmp_path, server.url("manifest.json"), parallel=4)
+        assert box.sync().report["fetched_bytes"] == 20 * 50_000
+        (root / "media" / "clip7.mp4").write_bytes(os.urandom(60_000))
+        make_manifest(root, server.url("media/"))
+        result = box.sync()
+    assert result.report["outcome"] == "switched"
+    assert result.report["fetched_bytes"] == 60_000
+    assert len(list((box.store / "objects").iterdir())) == 20   # the old clip7 is gone
+    assert len(list((box.store / "sets").iterdir())) == 1
