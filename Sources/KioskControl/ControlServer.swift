@@ -70,9 +70,10 @@ public final class ControlServer: @unchecked Sendable {
     /// `schedule`: where `display_power` goes and what `schedule` reads (nil: to the player).
     /// `triggers`: what `trigger NAME` fires (nil: the command is refused).
     public func start(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
-                      triggers: (any TriggerControl)? = nil,
+                      triggers: (any TriggerControl)? = nil, contentSync: (any ContentSyncControl)? = nil,
                       baseDirectory: String = FileManager.default.currentDirectoryPath) {
-        dispatcher = ControlDispatcher(player: player, schedule: schedule, triggers: triggers, baseDirectory: baseDirectory)
+        dispatcher = ControlDispatcher(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync,
+                                       baseDirectory: baseDirectory)
         worker.start { [self] in serve() }
         logger.info("control socket at \(path)")
     }
