@@ -37,10 +37,9 @@ public final class ContentSyncRunner {
         self.log = log
     }
 
-    var options: HTTPOptions {
-        // max_rate is for all downloads together: each of the parallel ones gets its share.
-        HTTPOptions(caFile: config.caFile, maxRecvSpeed: Int64(config.maxRate / max(1, config.parallel)))
-    }
+    /// libcurl's own limit stays as a ceiling per transfer; the budget shared by all of them
+    /// (`fetch`) is what holds max_rate.
+    var options: HTTPOptions { HTTPOptions(caFile: config.caFile, maxRecvSpeed: Int64(config.maxRate)) }
 
     @discardableResult
     public func runOnce(dryRun: Bool = false, shouldStop: @escaping () -> Bool = { false }) -> ContentSyncOutcome {
@@ -147,10 +146,15 @@ public final class ContentSyncRunner {
         var queue = files
         var firstFailure: String?
         let started = monotonicSeconds()
+        let gate = config.maxRate > 0 ? SharedRateBudget(bytesPerSecond: Int64(config.maxRate)) : nil
         while !queue.isEmpty && !shouldStop() {
             let downloads = queue.map { ObjectDownload(file: $0, store: store) }
             queue = []
-            let byHandle = Dictionary(uniqueKeysWithValues: downloads.map { ($0, $0.transfer(options: options)) }.map { ($1.handle, ($0, $1)) })
+            let byHandle = Dictionary(uniqueKeysWithValues: downloads.map { download in
+                let transfer = download.transfer(options: options)
+                transfer.rateGate = gate
+                return (transfer.handle, (download, transfer))
+            })
             HTTPMultiRunner().run(byHandle.values.map(\.1), parallel: config.parallel, shouldStop: shouldStop) { transfer, line in
                 guard let (download, _) = byHandle[transfer.handle] else { return }
                 lastFetchedBytes += download.fetched

@@ -40,6 +40,10 @@ final class HTTPTransfer {
     var onBody: (UnsafeRawBufferPointer) -> String? = { _ in nil }
     /// Body bytes received in this transfer.
     private(set) var received: Int64 = 0
+    /// `sync.max_rate`, shared by the transfers of one run; nil: no limit.
+    var rateGate: SharedRateBudget?
+    /// The body callback paused the transfer (the budget was empty); the runner resumes it.
+    var isPaused = false
 
     init(url: String, headers: [String], options: HTTPOptions) {
         _ = Self.globalSetup
@@ -86,7 +90,7 @@ final class HTTPTransfer {
         kiosk_curl_set_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, user in
             let transfer = Unmanaged<HTTPTransfer>.fromOpaque(user!).takeUnretainedValue()
             let length = size * count
-            return transfer.body(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+            return transfer.body(UnsafeRawBufferPointer(start: data, count: length))
         }
     }
 
@@ -117,8 +121,19 @@ final class HTTPTransfer {
         return true
     }
 
-    private func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard headersSeen else { return true }   // a redirect's or an interim response's body
+    /// CURL_WRITEFUNC_PAUSE: libcurl keeps the chunk and hands it again after curl_easy_pause.
+    static let pauseWrite = 0x1000_0001
+
+    private func body(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard headersSeen else { return bytes.count }   // a redirect's or an interim response's body
+        if let rateGate, !rateGate.take(bytes.count) {
+            isPaused = true
+            return Self.pauseWrite
+        }
+        return deliver(bytes) ? bytes.count : 0
+    }
+
+    private func deliver(_ bytes: UnsafeRawBufferPointer) -> Bool {
         received += Int64(bytes.count)
         if let reason = onBody(bytes) {
             abortReason = reason
@@ -174,8 +189,29 @@ final class HTTPMultiRunner {
                 finished(transfer, transfer.failure(code))
             }
             fill()
-            if !active.isEmpty { curl_multi_poll(multi, nil, 0, 250, nil) }
+            var paused = false
+            for transfer in active.values where transfer.isPaused {
+                if transfer.rateGate?.hasBudget() ?? true {
+                    transfer.isPaused = false
+                    curl_easy_pause(transfer.handle, 0)   // CURLPAUSE_CONT
+                } else {
+                    paused = true
+                }
+            }
+            // Paused by the rate budget: look again soon, as the bucket fills in milliseconds.
+            if !active.isEmpty { curl_multi_poll(multi, nil, 0, paused ? 10 : 250, nil) }
         }
         for (handle, _) in active { curl_multi_remove_handle(multi, handle) }
     }
+}
+
+/// One `TransferRateBudget` for the transfers of a run, on the monotonic clock. Used from the
+/// sync thread only (libcurl's callbacks run inside curl_multi_perform there).
+final class SharedRateBudget {
+    private var budget: TransferRateBudget
+
+    init(bytesPerSecond: Int64) { budget = TransferRateBudget(bytesPerSecond: bytesPerSecond, now: monotonicSeconds()) }
+
+    func take(_ bytes: Int) -> Bool { budget.take(bytes, now: monotonicSeconds()) }
+    func hasBudget() -> Bool { budget.hasBudget(now: monotonicSeconds()) }
 }

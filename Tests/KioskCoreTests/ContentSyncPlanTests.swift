@@ -96,3 +96,27 @@ struct ContentSyncPlanTests {
                 + "\"rate\":0,\"last_error\":\"http://h/a.mp4: HTTP 404\",\"next_check\":null,\"current_set\":null}")
     }
 }
+
+struct TransferRateBudgetTests {
+    @Test func holdsTheAverageToTheRate() {
+        // A chunk of 16 KiB whenever allowed, over 10 simulated seconds at 1 MiB/s.
+        var budget = TransferRateBudget(bytesPerSecond: 1 << 20, now: 0)
+        var taken = 0
+        var now = 0.0
+        while now < 10 {
+            if budget.take(16 << 10, now: now) { taken += 16 << 10 }
+            now += 0.001
+        }
+        let rate = Double(taken) / 10
+        #expect(rate > Double(1 << 20) * 0.97 && rate < Double(1 << 20) * 1.05, "\(rate)")
+    }
+
+    @Test func aBurstIsAQuarterSecondAtMost() {
+        var budget = TransferRateBudget(bytesPerSecond: 1000, now: 0)
+        // An idle minute and a half does not pile up: 250 bytes (a quarter second) at most.
+        let first = budget.take(200, now: 100), second = budget.take(100, now: 100), third = budget.take(1, now: 100)
+        #expect(first && second && !third)
+        let soon = budget.hasBudget(now: 100.04), later = budget.hasBudget(now: 100.06)
+        #expect(!soon && later)
+    }
+}

@@ -17,9 +17,11 @@ Content sync's tests (test_content_sync.py) add behaviours with flags after thos
   --hang SUFFIX      paths ending so get their headers and then nothing (a hung server)
   --ignore-range     Range is ignored: always 200 and the whole file
   --html SUFFIX      paths ending so are served as text/html (a captive portal's page)
+  --tls CERT KEY     HTTPS with that certificate chain and key (PEM)
 Without them it behaves as before."""
 import argparse
 import os
+import ssl
 import sys
 import time
 from functools import partial
@@ -128,11 +130,16 @@ def main():
     parser.add_argument("--hang")
     parser.add_argument("--ignore-range", action="store_true")
     parser.add_argument("--html")
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     arguments = parser.parse_args()
     RangeHandler.rate = arguments.rate
     RangeHandler.options = arguments
     server = QuietServer(("127.0.0.1", arguments.port), partial(RangeHandler, directory=arguments.directory))
     server.daemon_threads = True
+    if arguments.tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*arguments.tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 

@@ -337,3 +337,100 @@ def test_kiosk_run_plays_the_set_and_sync_now_switches_to_a_new_one(tmp_path):
             process.terminate()
             output = process.communicate(timeout=20)[0]
     assert "content sync: switched to set" in output, output
+
+
+def test_max_rate_holds_the_download_back(tmp_path):
+    root, server, _ = served(tmp_path, {"a.mp4": 3_000_000})
+    with server:
+        box = Box(tmp_path, server.url("manifest.json"), max_rate="1M", parallel=1)
+        result = box.sync()
+    assert result.returncode == 0, result.stderr
+    rate = result.report["fetched_bytes"] / result.report["seconds"]
+    print(f"max_rate 1M (1048576 B/s): {rate:.0f} B/s over {result.report['seconds']:.2f} s")
+    assert result.report["seconds"] >= 3_000_000 / 1_048_576 * 0.9
+    assert rate <= 1_048_576 * 1.1
+
+
+def openssl(*args, cwd):
+    subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True, cwd=cwd)
+
+
+def make_ca(folder: Path, name: str):
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.pem",
+            "-days", "2", "-subj", f"/CN={name}", cwd=folder)
+
+
+def make_server_cert(folder: Path, ca: str, start: str, end: str):
+    """A certificate for 127.0.0.1 signed by `ca`, valid from `start` to `end` (YYYYMMDDHHMMSSZ):
+    `openssl ca`, since `openssl x509` of OpenSSL 3.0 cannot set a start date."""
+    (folder / "db").mkdir(exist_ok=True)
+    (folder / "db" / "index.txt").write_text("")
+    (folder / "ca.cnf").write_text(f"""[ca]
+default_ca = test
+[test]
+database = db/index.txt
+new_certs_dir = db
+serial = db/serial
+default_md = sha256
+policy = anything
+copy_extensions = copy
+unique_subject = no
+[anything]
+commonName = supplied
+""")
+    (folder / "db" / "serial").write_text("1000\n")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", cwd=folder)
+    openssl("ca", "-batch", "-config", "ca.cnf", "-cert", f"{ca}.pem", "-keyfile", f"{ca}.key", "-in", "server.csr",
+            "-out", "server.pem", "-startdate", start, "-enddate", end, cwd=folder)
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pki")
+    make_ca(folder, "ca")
+    make_ca(folder, "other-ca")
+    make_server_cert(folder, "ca", "20240101000000Z", "20991231000000Z")
+    future = folder / "future"
+    future.mkdir()
+    for name in ("ca.pem", "ca.key"):
+        (future / name).write_bytes((folder / name).read_bytes())
+    make_server_cert(future, "ca", "20900101000000Z", "20991231000000Z")
+    return folder
+
+
+def https_box(tmp_path, pki, cert_folder, ca_file):
+    root = tmp_path / "www"
+    write_media(root / "media", {"a.mp4": 20_000})
+    server = Server(root, "--tls", cert_folder / "server.pem", cert_folder / "server.key").__enter__()
+    base = f"https://127.0.0.1:{server.port}/"
+    make_manifest(root, base + "media/")
+    return server, Box(tmp_path, base + "manifest.json", ca_file=ca_file)
+
+
+def test_https_with_the_right_ca_file_syncs(tmp_path, pki):
+    server, box = https_box(tmp_path, pki, pki, pki / "ca.pem")
+    with server:
+        result = box.sync()
+    assert result.returncode == 0, result.stderr
+    assert result.report["outcome"] == "switched"
+
+
+@pytest.mark.parametrize("ca", ["other-ca.pem", "system"])
+def test_https_with_a_certificate_not_trusted_is_one_line(tmp_path, pki, ca):
+    server, box = https_box(tmp_path, pki, pki, pki / ca if ca != "system" else "system")
+    with server:
+        result = box.sync()
+    assert result.returncode == 1
+    line = result.stderr.strip()
+    assert "\n" not in line and line.startswith(f"https://127.0.0.1:{server.port}/manifest.json: "), line
+    assert "certificate" in line and box.current() is None
+
+
+def test_a_certificate_not_yet_valid_is_refused(tmp_path, pki):
+    server, box = https_box(tmp_path, pki, pki / "future", pki / "ca.pem")
+    with server:
+        result = box.sync()
+    assert result.returncode == 1
+    assert "certificate is not yet valid" in result.stderr, result.stderr
+    assert box.current() is None
