@@ -29,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // Content sync's downloads; curl_easy_setopt is variadic: typed setters in shim.h.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Signed manifests: Ed25519 and BLAKE2b in minisign's format.
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // The kernel's HDMI-CEC API: no library, only <linux/cec.h> and ioctls (static inline in shim.h).
         .systemLibrary(name: "CCEC"),
         // What Swift cannot import: function-like macros (AVERROR, AVERROR_EOF) and variadic
@@ -48,7 +50,7 @@ let package = Package(
         .target(name: "KioskCEC", dependencies: ["KioskCore", "CCEC", .product(name: "SystemPackage", package: "swift-system"),
                                                  .product(name: "Logging", package: "swift-log")]),
         // Content sync: libcurl transfers, SHA-256 (libavutil's av_sha) and the store on disk.
-        .target(name: "KioskFetch", dependencies: ["KioskCore", "CCurl", "CFFmpeg"]),
+        .target(name: "KioskFetch", dependencies: ["KioskCore", "CCurl", "CFFmpeg", "CSodium"]),
         // Fleet control: thin typed wrappers of libmosquitto (the bridge is KioskControl's).
         .target(name: "KioskMQTT", dependencies: ["CMosquitto"]),
         .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskText",

@@ -59,18 +59,38 @@ public final class ContentSyncRunner {
 
     private func pass(dryRun: Bool, shouldStop: @escaping () -> Bool) -> ContentSyncOutcome {
         guard let url = config.manifest else { return .failed("content sync is off: sync.manifest is none") }
-        if config.publicKey != nil {
-            // Refused rather than accepted unchecked: a key promises that only signed sets play.
-            return .failed("\(url): sync.public_key is set but this kiosk cannot check manifest signatures yet; not syncing")
+        var publicKey: MinisignPublicKey?
+        switch config.publicKey {
+        case nil: break
+        case .text(let text): publicKey = MinisignPublicKey(base64: text)
+        case .file(let path):
+            publicKey = SyncStore.readWhole(path).flatMap { MinisignPublicKey(fileText: String(decoding: $0, as: UTF8.self)) }
+            if publicKey == nil { return .failed("\(path): not a minisign public key (sync.public_key); not syncing") }
         }
+        if config.publicKey != nil && publicKey == nil { return .failed("sync.public_key is not a minisign public key; not syncing") }
         do { try store.prepare() } catch { return .failed(error.description) }
         statusBox.update { $0.state = .checking }
         let known = store.currentSetID() != nil ? store.manifestETag() : nil
         let fetched: (body: [UInt8], etag: String?)
-        switch fetchManifest(url, ifNoneMatch: dryRun ? nil : known) {
-        case .failure(let failure): return .failed(failure.line)
+        switch fetchSmall(url, ifNoneMatch: dryRun ? nil : known) {
+        case .failure(let failure): return .failed("\(url): \(failure.line); the current set plays on")
         case .success(nil): return .unchanged
         case .success(let result?): fetched = result
+        }
+        // With a key, only a manifest signed with it is read at all (a hijacked server or DNS
+        // cannot put its own pictures on the screen).
+        if let publicKey {
+            let signatureURL = url + ".minisig"
+            switch fetchSmall(signatureURL, ifNoneMatch: nil) {
+            case .failure(let failure):
+                return .failed("\(signatureURL): \(failure.line); a manifest without its signature is refused while "
+                               + "sync.public_key is set; the current set plays on")
+            case .success(let signature):
+                let text = String(decoding: signature?.0 ?? [], as: UTF8.self)
+                if let problem = Minisign.problem(verifying: fetched.body, signatureText: text, key: publicKey) {
+                    return .failed("\(url): \(problem); refused, the current set plays on")
+                }
+            }
         }
         let manifest: SyncManifest
         do {
@@ -115,8 +135,8 @@ public final class ContentSyncRunner {
         }
     }
 
-    /// The manifest's bytes and ETag; nil for a 304.
-    private func fetchManifest(_ url: String, ifNoneMatch: String?) -> Result<([UInt8], String?)?, ManifestFailure> {
+    /// A manifest's (or its signature's) bytes and ETag; nil for a 304.
+    private func fetchSmall(_ url: String, ifNoneMatch: String?) -> Result<([UInt8], String?)?, ManifestFailure> {
         let transfer = HTTPTransfer(url: url, headers: ifNoneMatch.map { ["If-None-Match: \($0)"] } ?? [], options: options)
         var body: [UInt8] = []
         var etag: String?
@@ -136,7 +156,7 @@ public final class ContentSyncRunner {
         }
         var failure: String?
         HTTPMultiRunner().run([transfer], parallel: 1, shouldStop: { false }) { _, line in failure = line }
-        if let failure { return .failure(ManifestFailure(line: "\(url): \(failure); the current set plays on")) }
+        if let failure { return .failure(ManifestFailure(line: failure)) }
         return .success(notModified ? nil : (body, etag))
     }
 

@@ -189,6 +189,21 @@ public struct SyncStore: Sendable {
         rename(temporary, path)
     }
 
+    /// A small file's bytes (a key), nil when it cannot be read.
+    public static func readWhole(_ path: String) -> [UInt8]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let got = fread(&buffer, 1, buffer.count, file)
+            if got == 0 { break }
+            bytes += buffer[0..<got]
+            if bytes.count > 1 << 20 { return nil }
+        }
+        return bytes
+    }
+
     public func manifestETag() -> String? { Self.readText(layout.manifestETag) }
     public func saveManifestETag(_ etag: String?) {
         if let etag { Self.writeText(etag, to: layout.manifestETag) } else { unlink(layout.manifestETag) }

@@ -22,7 +22,11 @@ struct ManifestCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The file to write (default: standard output).")
     var output: String?
 
+    @Option(help: "Also write OUTPUT.minisig, signed with this minisign secret key (made with minisign -G -W: not encrypted).")
+    var sign: String?
+
     func validate() throws {
+        if sign != nil && output == nil { throw ValidationError("--sign needs -o: the signature goes beside the file, as OUTPUT.minisig") }
         guard let scheme = baseURL.split(separator: ":").first?.lowercased(), scheme == "http" || scheme == "https" else {
             throw ValidationError("--base-url '\(baseURL)' is not an http(s) URL")
         }
@@ -52,18 +56,35 @@ struct ManifestCommand: ParsableCommand {
         let lines = files.map { "    " + $0.json }.joined(separator: ",\n")
         let text = "{\"version\": 1, \"files\": [\n\(lines)\n]}\n"
         guard let output else { print(text, terminator: ""); return }
-        let temporary = output + ".tmp"
+        var signature: String?
+        if let sign {
+            guard let keyBytes = SyncStore.readWhole(sign) else { throw RuntimeFailure("\(sign): cannot read the secret key") }
+            let name = output.split(separator: "/").last.map(String.init) ?? output
+            switch MinisignSecretKey.parse(String(decoding: keyBytes, as: UTF8.self)).flatMap({
+                Minisign.sign(Array(text.utf8), fileName: name, key: $0, timestamp: Int64(time(nil)))
+            }) {
+            case .failure(let error): throw RuntimeFailure("\(sign): \(error)")
+            case .success(let text): signature = text
+            }
+        }
+        try Self.writeAtomically(text, to: output)
+        if let signature { try Self.writeAtomically(signature, to: output + ".minisig") }
+        writeStandardError("\(output): \(files.count) files" + (signature != nil ? ", signed in \(output).minisig" : ""))
+    }
+
+    /// Written under a temporary name, fsynced and renamed: a server never serves half of it.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RuntimeFailure("\(output): cannot write: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw RuntimeFailure("\(path): cannot write: \(String(cString: strerror(errno)))") }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         fsync(fd)
         close(fd)
-        guard written == bytes.count, rename(temporary, output) == 0 else {
+        guard written == bytes.count, rename(temporary, path) == 0 else {
             unlink(temporary)
-            throw RuntimeFailure("\(output): cannot write: \(String(cString: strerror(errno)))")
+            throw RuntimeFailure("\(path): cannot write: \(String(cString: strerror(errno)))")
         }
-        writeStandardError("\(output): \(files.count) files")
     }
 
     /// A name as a URL path segment (RFC 3986 unreserved characters kept).

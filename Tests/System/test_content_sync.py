@@ -434,3 +434,69 @@ def test_a_certificate_not_yet_valid_is_refused(tmp_path, pki):
     assert result.returncode == 1
     assert "certificate is not yet valid" in result.stderr, result.stderr
     assert box.current() is None
+
+
+def minisign_keys(folder: Path, name: str):
+    subprocess.run(["minisign", "-G", "-W", "-p", str(folder / f"{name}.pub"), "-s", str(folder / f"{name}.key")],
+                   check=True, capture_output=True)
+    return folder / f"{name}.pub", folder / f"{name}.key"
+
+
+def signed_box(tmp_path, key_name="k"):
+    keys = tmp_path / "keys"
+    keys.mkdir(exist_ok=True)
+    public, secret = minisign_keys(keys, key_name)
+    root = tmp_path / "www"
+    write_media(root / "media", {"a.mp4": 30_000})
+    server = Server(root).__enter__()
+    return root, server, public, secret
+
+
+def test_a_manifest_signed_by_minisign_is_taken(tmp_path):
+    root, server, public, secret = signed_box(tmp_path)
+    with server:
+        make_manifest(root, server.url("media/"))
+        subprocess.run(["minisign", "-S", "-W", "-s", str(secret), "-m", str(root / "manifest.json")], check=True,
+                       capture_output=True)
+        box = Box(tmp_path, server.url("manifest.json"), public_key=public)
+        result = box.sync()
+    assert result.returncode == 0, result.stderr
+    assert result.report["outcome"] == "switched"
+
+
+def test_kiosk_manifest_sign_is_checked_by_minisign_and_by_kiosk(tmp_path):
+    root, server, public, secret = signed_box(tmp_path)
+    with server:
+        subprocess.run([str(KIOSK), "manifest", str(root / "media"), "--base-url", server.url("media/"),
+                        "-o", str(root / "manifest.json"), "--sign", str(secret)], check=True, capture_output=True)
+        subprocess.run(["minisign", "-V", "-p", str(public), "-m", str(root / "manifest.json")], check=True,
+                       capture_output=True)
+        key_text = public.read_text().split("\n")[1]
+        box = Box(tmp_path, server.url("manifest.json"), public_key=key_text)
+        result = box.sync()
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("case", ["changed after signing", "no signature", "another key"])
+def test_a_manifest_not_signed_with_the_key_is_refused_in_one_line(tmp_path, case):
+    root, server, public, secret = signed_box(tmp_path)
+    with server:
+        sign = ["--sign", str(secret)] if case != "no signature" else []
+        if case == "another key":
+            sign = ["--sign", str(minisign_keys(tmp_path / "keys", "other")[1])]
+        subprocess.run([str(KIOSK), "manifest", str(root / "media"), "--base-url", server.url("media/"),
+                        "-o", str(root / "manifest.json"), *sign], check=True, capture_output=True)
+        if case == "changed after signing":
+            manifest = root / "manifest.json"
+            manifest.write_text(manifest.read_text().replace("a.mp4\"", "b.mp4\"", 1))
+        box = Box(tmp_path, server.url("manifest.json"), public_key=public)
+        result = box.sync()
+    assert result.returncode == 1
+    line = result.stderr.strip()
+    assert "\n" not in line, line
+    expected = {"changed after signing": "the signature does not match the manifest",
+                "no signature": ".minisig: HTTP 404; a manifest without its signature is refused",
+                "another key": "signed with key "}[case]
+    assert expected in line and server.url("manifest.json") in line, line
+    assert box.current() is None
+    assert not (box.store / "objects").exists() or not any((box.store / "objects").iterdir())
