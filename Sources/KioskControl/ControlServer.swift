@@ -20,6 +20,8 @@ public final class ControlServer: @unchecked Sendable {
     private let logger: Logger
     private let eventLock = NSLock()
     private var pendingEvents: [PlayerEvent] = []
+    /// Ready-made event lines (`post(line:)`), also guarded by `eventLock`.
+    private var pendingLines: [ControlValue] = []
     private var running = true
     private let worker = WorkerThread(name: "kiosk-control")
     private var connections: [ControlConnection] = []
@@ -65,6 +67,17 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     static let pendingEventLimit = 4096
+
+    /// An event line that is not the player's (content sync's `sync_progress`, `sync_failed`,
+    /// `sync_switched`): sent to every client as it is. Any thread.
+    public func post(line event: ControlValue) {
+        eventLock.withLock {
+            guard running else { return }
+            if pendingLines.count >= Self.pendingEventLimit { pendingLines.removeFirst(pendingLines.count / 2) }
+            pendingLines.append(event)
+            wakeLocked()
+        }
+    }
 
     /// Starts serving `player`; `baseDirectory` resolves relative sources of `load`.
     /// `schedule`: where `display_power` goes and what `schedule` reads (nil: to the player).
@@ -168,9 +181,15 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     private func broadcastEvents() {
-        let events = eventLock.withLock { () -> [PlayerEvent] in
-            defer { pendingEvents.removeAll(keepingCapacity: true) }
-            return pendingEvents
+        let (events, lines) = eventLock.withLock { () -> ([PlayerEvent], [ControlValue]) in
+            defer {
+                pendingEvents.removeAll(keepingCapacity: true)
+                pendingLines.removeAll(keepingCapacity: true)
+            }
+            return (pendingEvents, pendingLines)
+        }
+        for line in lines.map(\.json) {
+            for connection in connections { connection.send(line) }
         }
         guard let dispatcher, !events.isEmpty else { return }
         for event in events {

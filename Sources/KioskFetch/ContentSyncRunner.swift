@@ -26,6 +26,9 @@ public final class ContentSyncRunner {
     private let log: (String) -> Void
     private var ledger = HashMismatchLedger()
     public let statusBox = ContentSyncStatusBox()
+    /// Event lines for the control socket: `sync_progress` (at most once a second while
+    /// fetching), `sync_failed`, `sync_switched`. Set before the first pass.
+    public var onEvent: (ControlValue) -> Void = { _ in }
     /// Bytes downloaded by the last pass (what resumes saved is not in it).
     public private(set) var lastFetchedBytes: Int64 = 0
     /// The largest manifest read: a bigger body is not a manifest.
@@ -53,8 +56,21 @@ public final class ContentSyncRunner {
             case .planned: status.state = .idle
             }
         }
-        if case .failed(let line) = outcome { log(line) }
+        switch outcome {
+        case .failed(let line):
+            log(line)
+            onEvent(Self.event("sync_failed", [("error", .string(line))]))
+        case .switched(let id):
+            onEvent(Self.event("sync_switched", [("set", .string(id)), ("files", .integer(Int64(statusBox.status.filesTotal)))]))
+        default:
+            break
+        }
         return outcome
+    }
+
+    /// Shaped as the player's events (`item` null, `time` 0: they are about no item).
+    static func event(_ name: String, _ fields: [(String, ControlValue)]) -> ControlValue {
+        ControlMessage.event(name, item: nil, time: 0, fields)
     }
 
     private func pass(dryRun: Bool, shouldStop: @escaping () -> Bool) -> ContentSyncOutcome {
@@ -117,7 +133,7 @@ public final class ContentSyncRunner {
             status.bytesTotal = manifest.totalBytes
             status.bytesDone = manifest.totalBytes - plan.bytesToFetch
         }
-        if let failure = fetch(plan.toFetch, shouldStop: shouldStop) { return .failed(failure) }
+        if let failure = fetch(plan.toFetch, manifestURL: url, shouldStop: shouldStop) { return .failed(failure) }
         plan = SyncPlan(manifest: manifest, objects: store.objectHashes(), partialSizes: [:])
         guard plan.isComplete else { return .failed("\(url): \(plan.toFetch.count) files still missing; the current set plays on") }
         if store.currentSetID() == SyncStore.setID(of: manifest) {
@@ -160,13 +176,16 @@ public final class ContentSyncRunner {
         return .success(notModified ? nil : (body, etag))
     }
 
-    /// Fetches `files` (each once per hash); nil when all are stored, else the first line.
-    private func fetch(_ files: [SyncManifestFile], shouldStop: @escaping () -> Bool) -> String? {
+    /// Fetches `files` (each once per hash); nil when all are stored, else the pass's line (each
+    /// file's own line was logged as it failed).
+    private func fetch(_ files: [SyncManifestFile], manifestURL: String, shouldStop: @escaping () -> Bool) -> String? {
         lastFetchedBytes = 0
         var queue = files
-        var firstFailure: String?
+        var failed = Set<String>()
         let started = monotonicSeconds()
         let gate = config.maxRate > 0 ? SharedRateBudget(bytesPerSecond: Int64(config.maxRate)) : nil
+        let bytesBefore = statusBox.status.bytesDone
+        var lastProgress = started
         while !queue.isEmpty && !shouldStop() {
             let downloads = queue.map { ObjectDownload(file: $0, store: store) }
             queue = []
@@ -175,14 +194,33 @@ public final class ContentSyncRunner {
                 transfer.rateGate = gate
                 return (transfer.handle, (download, transfer))
             })
-            HTTPMultiRunner().run(byHandle.values.map(\.1), parallel: config.parallel, shouldStop: shouldStop) { transfer, line in
+            var finishedHandles = Set<UnsafeMutableRawPointer>()
+            let tick = { [self] in
+                let now = monotonicSeconds()
+                guard now - lastProgress >= 1 else { return }
+                lastProgress = now
+                let inFlight = byHandle.filter { !finishedHandles.contains($0.key) }.values.reduce(Int64(0)) { $0 + $1.0.fetched }
+                let fetchedNow = lastFetchedBytes + inFlight
+                statusBox.update { status in
+                    status.bytesDone = bytesBefore + fetchedNow
+                    status.bytesPerSecond = Int64(Double(fetchedNow) / max(now - started, 0.001))
+                }
+                let status = statusBox.status
+                onEvent(Self.event("sync_progress", [("files_done", .integer(Int64(status.filesDone))),
+                                                     ("files_total", .integer(Int64(status.filesTotal))),
+                                                     ("bytes_done", .integer(status.bytesDone)),
+                                                     ("bytes_total", .integer(status.bytesTotal)),
+                                                     ("rate", .integer(status.bytesPerSecond))]))
+            }
+            HTTPMultiRunner().run(byHandle.values.map(\.1), parallel: config.parallel, shouldStop: shouldStop, tick: tick) { transfer, line in
                 guard let (download, _) = byHandle[transfer.handle] else { return }
+                finishedHandles.insert(transfer.handle)
                 lastFetchedBytes += download.fetched
                 switch download.finish(line) {
                 case .stored:
                     statusBox.update { status in
                         status.filesDone += 1
-                        status.bytesDone += download.fetched
+                        status.bytesDone = bytesBefore + lastFetchedBytes
                         let elapsed = max(monotonicSeconds() - started, 0.001)
                         status.bytesPerSecond = Int64(Double(lastFetchedBytes) / elapsed)
                     }
@@ -193,16 +231,17 @@ public final class ContentSyncRunner {
                     let again = ledger.recordMismatch(download.file.sha256)
                     let line = "\(download.file.url): \(reason)" + (again ? "; fetching it again" : "; not switching until the manifest changes")
                     log(line)
-                    if again { queue.append(download.file) } else { firstFailure = firstFailure ?? line }
+                    if again { queue.append(download.file) } else { failed.insert(download.file.sha256) }
                 case .failed(let reason):
                     let line = "\(download.file.url): \(reason)"
                     log(line)
-                    firstFailure = firstFailure ?? line
+                    failed.insert(download.file.sha256)
                 }
             }
         }
-        if shouldStop() { return firstFailure ?? "content sync stopped" }
-        return firstFailure.map { "not switching: \($0)" }
+        if shouldStop() { return "\(manifestURL): content sync stopped; the current set plays on" }
+        guard !failed.isEmpty else { return nil }
+        return "\(manifestURL): \(failed.count) of \(files.count) files to fetch failed (above); not switching, the current set plays on"
     }
 }
 

@@ -165,7 +165,8 @@ final class HTTPMultiRunner {
     deinit { curl_multi_cleanup(multi) }
 
     /// `finished` is called for each transfer as it ends, with its failure line or nil.
-    func run(_ transfers: [HTTPTransfer], parallel: Int, shouldStop: () -> Bool,
+    /// `tick` runs at every turn of the loop (a few times a second at least), for progress.
+    func run(_ transfers: [HTTPTransfer], parallel: Int, shouldStop: () -> Bool, tick: () -> Void = {},
              finished: (HTTPTransfer, String?) -> Void) {
         var waiting = transfers[...]
         var active: [UnsafeMutableRawPointer: HTTPTransfer] = [:]
@@ -189,6 +190,7 @@ final class HTTPMultiRunner {
                 finished(transfer, transfer.failure(code))
             }
             fill()
+            tick()
             var paused = false
             for transfer in active.values where transfer.isPaused {
                 if transfer.rateGate?.hasBudget() ?? true {

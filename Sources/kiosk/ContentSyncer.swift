@@ -24,9 +24,11 @@ final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
     }
 
     /// Starts the thread when `sync.manifest` is set; nil otherwise.
-    static func start(_ config: ContentSyncConfig, reloader: ConfigReloader, logger: Logger) -> ContentSyncer? {
+    static func start(_ config: ContentSyncConfig, reloader: ConfigReloader, control: ControlServer?,
+                      logger: Logger) -> ContentSyncer? {
         guard config.isEnabled else { return nil }
         let syncer = ContentSyncer(config: config, logger: logger)
+        if let control { syncer.runner.onEvent = { control.post(line: $0) } }
         syncer.thread.start { [syncer] in syncer.loop(reloader: reloader, logger: logger) }
         logger.notice("content sync: \(config.manifest ?? "") every \(Int(syncer.interval)) s into \(config.directory)")
         return syncer

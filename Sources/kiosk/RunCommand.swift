@@ -127,7 +127,8 @@ struct RunCommand: ParsableCommand {
         let sticks = UsbWiring.start(config.usb, reloader: reloader, sink: player, logger: logger)
         // Content sync (sync.manifest): fetches beside playback; a switch reaches the player as a
         // watched folder's change does. Its keys apply on restart.
-        let contentSync = ContentSyncer.start(config.sync.content, reloader: reloader, logger: logger)
+        let contentSync = ContentSyncer.start(config.sync.content, reloader: reloader, control: control,
+                                               logger: logger)
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control,
                             schedule: schedule, triggers: triggers, controlled: player, contentSync: contentSync,

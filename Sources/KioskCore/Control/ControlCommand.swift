@@ -52,7 +52,8 @@ public enum ControlCommand: Sendable, Equatable {
 
     /// The events the socket sends, for `commands`.
     public static let eventNames = ["status", "time_control_status", "time", "item_started", "item_ended",
-                                    "item_failed", "seek", "error", "finished", "display_power", "property_change"]
+                                    "item_failed", "seek", "error", "finished", "display_power", "property_change",
+                                    "sync_progress", "sync_failed", "sync_switched"]
 }
 
 /// A parsed request line: the command and the `request_id` to echo in the reply.
