@@ -57,26 +57,21 @@ public final class ControlServer: @unchecked Sendable {
 
     /// The player's `onEvent` handler: called on the presenter thread, so it only queues.
     public func post(_ event: PlayerEvent) {
-        eventLock.withLock {
-            guard running else { return }
-            // Bounded, should the server thread ever fall behind: the oldest events go first.
-            if pendingEvents.count >= Self.pendingEventLimit { pendingEvents.removeFirst(pendingEvents.count / 2) }
-            pendingEvents.append(event)
-            wakeLocked()
-        }
+        eventLock.withLock { if running { Self.queue(event, in: &pendingEvents); wakeLocked() } }
     }
-
-    static let pendingEventLimit = 4096
 
     /// An event line that is not the player's (content sync's `sync_progress`, `sync_failed`,
     /// `sync_switched`): sent to every client as it is. Any thread.
     public func post(line event: ControlValue) {
-        eventLock.withLock {
-            guard running else { return }
-            if pendingLines.count >= Self.pendingEventLimit { pendingLines.removeFirst(pendingLines.count / 2) }
-            pendingLines.append(event)
-            wakeLocked()
-        }
+        eventLock.withLock { if running { Self.queue(event, in: &pendingLines); wakeLocked() } }
+    }
+
+    static let pendingEventLimit = 4096
+
+    /// Bounded, should the server thread ever fall behind: the oldest events go first.
+    private static func queue<Event>(_ event: Event, in pending: inout [Event]) {
+        if pending.count >= pendingEventLimit { pending.removeFirst(pending.count / 2) }
+        pending.append(event)
     }
 
     /// Starts serving `player`; `baseDirectory` resolves relative sources of `load`.
