@@ -120,3 +120,22 @@ struct ContentSyncConfigTests {
         #expect(config.sync.content.parallel == 4)
     }
 }
+
+struct ContentSyncReloadTests {
+    func parse(_ yaml: String) throws -> KioskConfig {
+        try ConfigLoader.parse(text: yaml + "items: [a.mp4]\n", fileName: "kiosk.conf", baseDirectory: "/srv",
+                               fileSystem: FakeFileSystem(files: []))
+    }
+
+    @Test func contentKeysWaitForARestartWhileTheEpochIsLive() throws {
+        let old = try parse("sync: {epoch: 2026-01-01T00:00:00Z, manifest: 'http://a/m.json'}\n")
+        let newManifest = try parse("sync: {epoch: 2026-01-01T00:00:00Z, manifest: 'http://b/m.json'}\n")
+        let changes = ConfigChanges(from: old, to: newManifest)
+        #expect(changes.parts == [.contentSync])
+        #expect(changes.waitingForRestart == [.contentSync])
+        #expect(newManifest.appliedLive(to: old).sync.content.manifest == "http://a/m.json")
+        let newEpoch = try parse("sync: {epoch: 2026-02-01T00:00:00Z, manifest: 'http://a/m.json'}\n")
+        #expect(ConfigChanges(from: old, to: newEpoch).parts == [.sync])
+        #expect(PlayerSettings(config: old).reloaded(from: newEpoch).sync.epoch == newEpoch.sync.epoch)
+    }
+}
