@@ -37,6 +37,8 @@ public protocol ContentSyncControl: AnyObject, Sendable {
     /// Asks for a pass now; the sync thread starts it as soon as the one under way (if any) ends.
     func syncNow()
     var syncStatus: ControlValue { get }
+    /// For the service's STATUS= line (nil: nothing to add).
+    var serviceStatus: String? { get }
 }
 
 /// kiosk.conf's triggers as the control socket's `trigger NAME` finds them: the table in force

@@ -40,6 +40,8 @@ final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
 
     var syncStatus: ControlValue { runner.statusBox.status.value }
 
+    var serviceStatus: String? { runner.statusBox.status.serviceText }
+
     private func loop(reloader: ConfigReloader, logger: Logger) {
         while !thread.shouldStop {
             lock.withLock { wanted = false }

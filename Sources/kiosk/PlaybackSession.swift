@@ -21,6 +21,7 @@ enum PlaybackSession {
                     contentSync: (any ContentSyncControl)? = nil,
                     companions: [Companion] = [], started: (() -> Void)? = nil) {
         let service = ServiceSupervisor(player: player, notifier: SystemdNotifier(), logger: logger)
+        if let contentSync { service.extraStatus = { contentSync.serviceStatus } }
         let abandoned = StopOutcome()
         let companionPlayers = companions.map(\.player)
         let signals = SignalWatcher(stop: { _ in

@@ -12,6 +12,7 @@ final class FakeContentSync: ContentSyncControl {
     init(status: ContentSyncStatus) { self.status = status }
     func syncNow() { asked.withLock { $0 += 1 } }
     var syncStatus: ControlValue { status.value }
+    var serviceStatus: String? { status.serviceText }
     var timesAsked: Int { asked.withLock { $0 } }
 }
 

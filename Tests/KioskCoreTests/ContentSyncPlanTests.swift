@@ -87,6 +87,22 @@ struct ContentSyncPlanTests {
                 == "SSL: no alternative certificate subject name")
     }
 
+    @Test func statusForTheServiceLine() {
+        var status = ContentSyncStatus()
+        #expect(status.serviceText == nil)
+        status.state = .fetching
+        status.filesDone = 2; status.filesTotal = 5; status.bytesDone = 1_500_000; status.bytesTotal = 73_400_320
+        #expect(status.serviceText == "sync: 2/5 files, 1.5 MB of 73.4 MB")
+        status.state = .failed
+        status.lastError = "http://h/m.json: HTTP 404; the current set plays on"
+        #expect(status.serviceText == "sync failed: http://h/m.json: HTTP 404; the current set plays on")
+        status.lastError = String(repeating: "x", count: 200)
+        #expect(status.serviceText?.count == "sync failed: ".count + 80)
+        status.state = .idle
+        status.currentSet = "2ca890fcfd180d80"
+        #expect(status.serviceText == "sync: set 2ca890fcfd180d80")
+    }
+
     @Test func statusAsJSON() {
         var status = ContentSyncStatus()
         status.state = .fetching

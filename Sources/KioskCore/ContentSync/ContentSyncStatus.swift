@@ -20,6 +20,21 @@ public struct ContentSyncStatus: Sendable, Equatable {
 
     public init() {}
 
+    /// For systemd's STATUS= line, after what plays: short, and nil when there is nothing to say.
+    public var serviceText: String? {
+        switch state {
+        case .off: return nil
+        case .checking: return "sync: checking"
+        case .fetching:
+            return "sync: \(filesDone)/\(filesTotal) files, \(ByteCountText.text(bytesDone)) of \(ByteCountText.text(bytesTotal))"
+        case .failed:
+            let error = lastError ?? "failed"
+            return "sync failed: " + (error.count > 80 ? error.prefix(79) + "…" : error)
+        case .idle, .switched:
+            return currentSet.map { "sync: set \($0)" } ?? "sync: no set yet"
+        }
+    }
+
     /// As a JSON object, members in a fixed order.
     public var value: ControlValue {
         .object([("state", .string(state.rawValue)),
