@@ -236,3 +236,24 @@ def test_a_hung_server_is_a_stall_after_30_seconds_and_nothing_switches(tmp_path
     assert 29 < result.seconds < 45, result.seconds
     assert box.current() is None
     assert (box.store / "objects" / manifest["files"][0]["sha256"]).exists()
+
+
+def test_416_drops_the_partial_and_starts_again_from_zero(tmp_path):
+    """A partial longer than the server's file (the file shrank, the manifest is stale): the
+    resume gets 416, the partial is dropped and the file fetched again from 0 in the same pass."""
+    root, server, manifest = served(tmp_path, {"a.mp4": 1000}, "--etag")
+    with server:
+        manifest["files"][0]["size"] = 2000           # stale: the server's file has 1000 bytes
+        (root / "manifest.json").write_text(json.dumps(manifest))
+        box = Box(tmp_path, server.url("manifest.json"))
+        sha = manifest["files"][0]["sha256"]
+        info = (root / "media" / "a.mp4").stat()
+        (box.store / "partial").mkdir(parents=True)
+        (box.store / "partial" / sha).write_bytes(b"x" * 1500)
+        (box.store / "partial" / (sha + ".validator")).write_text(f'"{info.st_size:x}-{info.st_mtime_ns:x}"\n')
+        result = box.sync()
+    assert result.returncode == 1
+    assert f"{server.url('media/a.mp4')}: HTTP 416, the partial was longer than the file; fetching it again from 0" in result.stderr
+    assert "the body ended at 1000 of 2000 bytes" in result.stderr
+    assert (box.store / "partial" / sha).read_bytes() == (root / "media" / "a.mp4").read_bytes()
+    assert box.current() is None
