@@ -168,3 +168,21 @@ def test_a_manifest_not_signed_with_the_key_is_refused_in_one_line(tmp_path, cas
     assert expected in line and server.url("manifest.json") in line, line
     assert box.current() is None
     assert not (box.store / "objects").exists() or not any((box.store / "objects").iterdir())
+
+
+def test_a_clock_at_2001_is_named_when_tls_refuses_and_the_sync_finishes_once_it_is_set(tmp_path, pki):
+    """faketime's LD_PRELOAD sets kiosk's clock to 2001 (a box without RTC or NTP yet): the
+    certificate is not valid yet by that clock, and the line says it is the clock; with the
+    clock right, the same store syncs."""
+    server, box = https_box(tmp_path, pki, pki, pki / "ca.pem")
+    with server:
+        early = subprocess.run(["faketime", "2001-01-01 00:00:00", str(KIOSK), "sync", "--once", "--config", str(box.config)],
+                               capture_output=True, text=True, timeout=60)
+        later = box.sync()
+    assert early.returncode == 1
+    line = early.stderr.strip()
+    print(line)
+    assert "\n" not in line, line
+    assert line.startswith(f"https://127.0.0.1:{server.port}/manifest.json: certificate not accepted ("), line
+    assert line.endswith("clock says 2001-01-01; retrying when the clock is set; the current set plays on"), line
+    assert later.returncode == 0 and later.report["outcome"] == "switched", later.stderr
