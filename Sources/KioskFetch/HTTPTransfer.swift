@@ -142,6 +142,34 @@ final class HTTPTransfer {
         return true
     }
 
+    /// When the server's certificate begins to be valid (libcurl's CERTINFO "Start date"), from a
+    /// connection made only to see it (CONNECT_ONLY: no request is sent, no byte is used).
+    static func certificateStart(_ url: String) -> Int64? {
+        guard let probe = curl_easy_init() else { return nil }
+        defer { curl_easy_cleanup(probe) }
+        kiosk_curl_set_string(probe, CURLOPT_URL, url)
+        kiosk_curl_set_string(probe, CURLOPT_PROTOCOLS_STR, "https")
+        kiosk_curl_set_long(probe, CURLOPT_SSL_VERIFYPEER, 0)
+        kiosk_curl_set_long(probe, CURLOPT_SSL_VERIFYHOST, 0)
+        kiosk_curl_set_long(probe, CURLOPT_CERTINFO, 1)
+        kiosk_curl_set_long(probe, CURLOPT_CONNECT_ONLY, 1)
+        kiosk_curl_set_long(probe, CURLOPT_CONNECTTIMEOUT, 5)
+        kiosk_curl_set_long(probe, CURLOPT_NOSIGNAL, 1)
+        guard curl_easy_perform(probe) == CURLE_OK else { return nil }
+        var pointer: UnsafeMutableRawPointer?
+        guard kiosk_curl_get_pointer(probe, CURLINFO_CERTINFO, &pointer) == CURLE_OK,
+              let info = pointer?.assumingMemoryBound(to: curl_certinfo.self), info.pointee.num_of_certs > 0,
+              var entry = info.pointee.certinfo?[0] else { return nil }
+        while true {
+            let text = String(cString: entry.pointee.data)
+            if text.hasPrefix("Start date:") {
+                return CertificateClock.seconds(parsingCertificateDate: String(text.dropFirst("Start date:".count)))
+            }
+            guard let next = entry.pointee.next else { return nil }
+            entry = next
+        }
+    }
+
     /// The line for a transfer libcurl ended with `code`, nil for success.
     func failure(_ code: CURLcode) -> String? {
         if let abortReason { return abortReason }
@@ -149,7 +177,11 @@ final class HTTPTransfer {
         let detail = String(cString: errorBuffer)
         let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE || code == CURLE_SSL_CONNECT_ERROR {
-            return CertificateClock.message(tlsError: text, now: Int64(time(nil)), notBefore: nil)
+            let now = Int64(time(nil))
+            // With the clock unset, the certificate's start date makes the line plain: it is
+            // read with a second handshake that checks nothing and fetches nothing.
+            let notBefore = now < CertificateClock.plausibleSeconds ? Self.certificateStart(url) : nil
+            return CertificateClock.message(tlsError: text, now: now, notBefore: notBefore)
         }
         if code == CURLE_OPERATION_TIMEDOUT { return "stalled (\(text))" }
         return text

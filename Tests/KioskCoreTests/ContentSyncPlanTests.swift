@@ -87,6 +87,13 @@ struct ContentSyncPlanTests {
                 == "SSL: no alternative certificate subject name")
     }
 
+    @Test func certificateDatesAsLibcurlGivesThem() {
+        #expect(CertificateClock.seconds(parsingCertificateDate: "Mar  1 00:00:00 2025 GMT") == 1_740_787_200)
+        #expect(CertificateClock.seconds(parsingCertificateDate: "Jan 1 12:30:05 2090 GMT") == 3_786_957_005)
+        #expect(CertificateClock.seconds(parsingCertificateDate: "Feb 30 00:00:00 2025 GMT") == nil)
+        #expect(CertificateClock.seconds(parsingCertificateDate: "2025-03-01") == nil)
+    }
+
     @Test func statusForTheServiceLine() {
         var status = ContentSyncStatus()
         #expect(status.serviceText == nil)

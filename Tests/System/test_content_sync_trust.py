@@ -183,6 +183,7 @@ def test_a_clock_at_2001_is_named_when_tls_refuses_and_the_sync_finishes_once_it
     line = early.stderr.strip()
     print(line)
     assert "\n" not in line, line
-    assert line.startswith(f"https://127.0.0.1:{server.port}/manifest.json: certificate not accepted ("), line
+    # The test CA's server certificate starts 2024-01-01 (make_server_cert).
+    assert line.startswith(f"https://127.0.0.1:{server.port}/manifest.json: certificate valid from 2024-01-01, "), line
     assert line.endswith("clock says 2001-01-01; retrying when the clock is set; the current set plays on"), line
     assert later.returncode == 0 and later.report["outcome"] == "switched", later.stderr

@@ -36,6 +36,19 @@ public enum CertificateClock {
     /// Before this (2024-01-01) the clock is taken as unset.
     public static let plausibleSeconds: Int64 = 1_704_067_200
 
+    /// OpenSSL's date as libcurl's certificate information gives it ("Start date:" value):
+    /// `Mar  1 00:00:00 2025 GMT`, as seconds since 1970; nil for anything else.
+    public static func seconds(parsingCertificateDate text: String) -> Int64? {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let words = text.split(separator: " ").map(String.init)
+        guard words.count == 5, words[4] == "GMT", let month = months.firstIndex(of: words[0]),
+              let day = Int(words[1]), let year = Int(words[3]), let date = LocalDate(year: year, month: month + 1, day: day)
+        else { return nil }
+        let clock = words[2].split(separator: ":").compactMap { Int($0) }
+        guard clock.count == 3, (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else { return nil }
+        return Int64(date.dayNumber) * 86_400 + Int64(clock[0] * 3600 + clock[1] * 60 + clock[2])
+    }
+
     /// The line for a TLS failure seen at `now` (seconds since 1970); `notBefore` when known.
     public static func message(tlsError: String, now: Int64, notBefore: Int64?) -> String {
         guard now < plausibleSeconds else { return tlsError }
