@@ -85,6 +85,12 @@ public final class ContentSyncRunner {
         }
         if config.publicKey != nil && publicKey == nil { return .failed("sync.public_key is not a minisign public key; not syncing") }
         do { try store.prepare() } catch { return .failed(error.description) }
+        let held: Int32?
+        do { held = try store.lock() } catch { return .failed(error.description) }
+        guard let held else {
+            return .failed("\(store.layout.directory): another content sync pass is running on this store; not syncing now")
+        }
+        defer { store.unlock(held) }
         statusBox.update { $0.state = .checking }
         let known = store.currentSetID() != nil ? store.manifestETag() : nil
         let fetched: (body: [UInt8], etag: String?)

@@ -36,6 +36,21 @@ public struct SyncStore: Sendable {
         throw SyncStoreError(path, "cannot create the folder")
     }
 
+    /// Takes the store for one pass: nil when another process (kiosk run's thread, a
+    /// `kiosk sync --once`) holds it. Released by `unlock`, or when the process ends.
+    public func lock() throws(SyncStoreError) -> Int32? {
+        let fd = open(layout.lock, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SyncStoreError(layout.lock, "cannot open") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            if errno == EWOULDBLOCK { return nil }
+            throw SyncStoreError(layout.lock, "cannot lock")
+        }
+        return fd
+    }
+
+    public func unlock(_ fd: Int32) { close(fd) }
+
     // MARK: What is there
 
     public func names(in directory: String) -> [String] {

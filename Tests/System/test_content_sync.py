@@ -257,3 +257,18 @@ def test_416_drops_the_partial_and_starts_again_from_zero(tmp_path):
     assert "the body ended at 1000 of 2000 bytes" in result.stderr
     assert (box.store / "partial" / sha).read_bytes() == (root / "media" / "a.mp4").read_bytes()
     assert box.current() is None
+
+
+def test_two_passes_on_one_store_never_run_at_once(tmp_path):
+    import fcntl
+    root, server, _ = served(tmp_path, {"a.mp4": 1000})
+    with server:
+        box = Box(tmp_path, server.url("manifest.json"))
+        box.store.mkdir()
+        with open(box.store / "lock", "w") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)      # as kiosk run's thread holds it during a pass
+            busy = box.sync()
+        free = box.sync()
+    assert busy.returncode == 1
+    assert busy.stderr.strip() == f"{box.store}: another content sync pass is running on this store; not syncing now"
+    assert free.returncode == 0 and free.report["outcome"] == "switched"

@@ -7,6 +7,7 @@
 ///                                  a hard link to an object under the file's manifest name
 ///     current -> sets/<id>         the set that plays, swapped by rename(2) of a symlink
 ///     manifest.etag                the manifest's ETag, for If-None-Match
+///     lock                         flock(2)ed by the pass under way (`kiosk run`'s or `kiosk sync`'s)
 ///
 /// Start-up reads only `current`: no network and no clock are needed to play the last set.
 public struct SyncStoreLayout: Sendable, Equatable {
@@ -19,6 +20,7 @@ public struct SyncStoreLayout: Sendable, Equatable {
     public var sets: String { PathText.join(directory, "sets") }
     public var current: String { PathText.join(directory, "current") }
     public var manifestETag: String { PathText.join(directory, "manifest.etag") }
+    public var lock: String { PathText.join(directory, "lock") }
 
     public func object(_ sha256: String) -> String { PathText.join(objects, sha256) }
     public func partial(_ sha256: String) -> String { PathText.join(partials, sha256) }
