@@ -12,6 +12,11 @@ struct BedMixer {
     private var level: SoftwareGain
     private let scratch: UnsafeMutableRawBufferPointer
     private let format: AudioFormat
+    /// Frames of periods written without the bed under them because its decoder was behind
+    /// (its queue empty): a gap in the bed that is not the device's. Counted from the bed's
+    /// first sample on: before it, the decoder is opening its first file.
+    private(set) var missingFrames: Int64 = 0
+    private var hasBegun = false
 
     init(queue: PCMQueue, mix: MusicBedMix, chunkFrames: Int, rampFrames: Int) {
         self.queue = queue
@@ -42,6 +47,8 @@ struct BedMixer {
             PCMMixer.add(UnsafeRawBufferPointer(bed), into: target, format: format.sampleFormat, channels: format.channels,
                          gainFrom: from, to: to)
             done += slice.frameCount
+            hasBegun = true
         }
+        if hasBegun { missingFrames += Int64(frames - done) }
     }
 }

@@ -7,6 +7,12 @@ import Logging
 public enum FFmpegLog {
     nonisolated(unsafe) private static var logger = Logger(label: "ffmpeg")
 
+    /// kiosk's own note on what FFmpeg handed it (a malformed EXIF tag), at debug level like
+    /// FFmpeg's lines: the picture still shows.
+    static func debug(_ text: String) {
+        logger.debug("\(text)")
+    }
+
     public static func route(to logger: Logger) {
         FFmpegLog.logger = logger
         let level: Int32 = logger.logLevel <= .debug ? AV_LOG_VERBOSE : AV_LOG_QUIET

@@ -8,8 +8,14 @@ public final class VideoDecoder: FrameDecoding {
     let stream: StreamDecoder
     let sampleAspect: Rational
     let rotation: Rotation
+    /// A still's EXIF orientation, applied to each of its frames; nil for a video.
+    private let still: StillOrientation?
+    /// The mjpeg decoder's `lowres` level for a large JPEG still (0: full size).
+    public let lowres: Int
 
-    public init(asset: Asset, streamIndex: Int, threads: Int = 0) throws {
+    /// `stillScreen`: the screen a JPEG still will be shown on; when given, a large one is
+    /// decoded at the smallest `lowres` size that still covers it (`StillDecodeScale`).
+    public init(asset: Asset, streamIndex: Int, threads: Int = 0, stillScreen: PixelSize? = nil) throws {
         let avStream = asset.stream(at: streamIndex)
         let parameters = avStream.pointee.codecpar!
         let codecName = StreamDecoder.codecName(of: parameters)
@@ -24,10 +30,29 @@ public final class VideoDecoder: FrameDecoding {
             throw MediaError(source: asset.source,
                              reason: "picture is \(width)x\(height); kiosk plays up to \(limit.width)x\(limit.height)")
         }
+        still = StillOrientation(asset: asset, streamIndex: streamIndex)
+        var level = 0
+        let isJPEG = parameters.pointee.codec_id == AV_CODEC_ID_MJPEG
+        if still != nil, let stillScreen, isJPEG {
+            level = StillDecodeScale.lowres(picture: PixelSize(width: width, height: height), screen: stillScreen)
+        }
+        // A song's cover picture is not refused: the item's sound plays whatever its cover costs.
+        let isCover = (avStream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0
+        if still != nil && !isCover {
+            let bits = av_pix_fmt_desc_get(AVPixelFormat(parameters.pointee.format)).map { Int(av_get_bits_per_pixel($0)) } ?? 0
+            if let refusal = StillSizeLimit.refusal(picture: PixelSize(width: width, height: height), lowres: level,
+                                                    bitsPerPixel: bits, reducible: isJPEG) {
+                throw MediaError(source: asset.source, reason: refusal)
+            }
+        }
         stream = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "") { context in
             context.pointee.thread_count = Int32(threads)
             context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+            // mjpeg's ceiling is 3, StillDecodeScale's too (avcodec_open2 would clamp it anyway;
+            // AVCodec.max_lowres is not read, to stay off fields FFmpeg may move).
+            context.pointee.lowres = Int32(level)
         }
+        lowres = level
         let sar = avStream.pointee.sample_aspect_ratio.num > 0 ? avStream.pointee.sample_aspect_ratio : parameters.pointee.sample_aspect_ratio
         sampleAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : .one
         rotation = Rotation(degrees: Asset.rotationDegrees(of: avStream)) ?? .none
@@ -49,7 +74,9 @@ public final class VideoDecoder: FrameDecoding {
         let pts = stream.mediaTime(ticks: ticks ?? stream.startTicks)
         let sar = frame.pointee.sample_aspect_ratio
         let frameAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : sampleAspect
-        return .frame(DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: rotation,
+        // A still's turn is its own frame's (its EXIF), its mirror already applied to the pixels.
+        let turn = still?.uprightTurn(for: frame) ?? rotation
+        return .frame(DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn,
                                    hadNoTimestamp: ticks == nil))
     }
 

@@ -10,15 +10,20 @@ public final class VideoFrameReader {
     private let loop: FrameReaderLoop<VideoDecoder>
 
     /// Opens the best video stream of `asset`; `threads` 0 lets FFmpeg choose (one per core + 1).
-    public init(asset: Asset, threads: Int = 0) throws {
+    /// `stillScreen`: decode a large JPEG still only as large as covering it needs (`lowres`).
+    public init(asset: Asset, threads: Int = 0, stillScreen: PixelSize? = nil) throws {
         guard let video = asset.info.bestVideo else {
             throw MediaError(source: asset.source, reason: "no video stream (only \(asset.info.streams.map(\.kind.rawValue).joined(separator: ", ")))")
         }
         self.asset = asset
-        loop = FrameReaderLoop(asset: asset, decoder: try VideoDecoder(asset: asset, streamIndex: video.index, threads: threads))
+        loop = FrameReaderLoop(asset: asset, decoder: try VideoDecoder(asset: asset, streamIndex: video.index, threads: threads,
+                                                                        stillScreen: stillScreen))
     }
 
     public var damagedPackets: Int { loop.decoder.damagedPackets }
+
+    /// The `lowres` level a large JPEG still is decoded at (0: full size).
+    public var lowres: Int { loop.decoder.lowres }
 
     /// The next frame in presentation order, or nil at the end of the stream.
     public func nextFrame() throws -> DecodedFrame? {

@@ -7,13 +7,15 @@ import Logging
 /// refilling, drifting from the clock, and how long a wait for it is believed.
 extension ActiveItem {
     /// Opens `entry` at playlist `index` with the engine's settings; its threads start at once.
+    /// `screen`: the output's size, for decoding a large JPEG still no larger than it needs.
     static func open(_ entry: PlaylistEntry, index: Int, settings: PlayerSettings, audioFormat: AudioFormat?,
-                     rate: Rational, serial: UInt64, logger: Logger) -> ActiveItem {
+                     rate: Rational, serial: UInt64, screen: PixelSize?, logger: Logger) -> ActiveItem {
         var plan = ItemPlan(source: entry.media.description)
         plan.start = entry.item.start ?? .zero
         plan.end = entry.item.end
         plan.decoderThreads = settings.decoderThreads
         if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }
+        plan.stillScreen = screen
         plan.audioFormat = entry.isStillImage ? nil : audioFormat
         plan.rate = rate
         plan.tag = Int(serial)

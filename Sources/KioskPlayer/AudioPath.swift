@@ -38,7 +38,14 @@ final class AudioPath: @unchecked Sendable {
                              volume: volume, isMuted: isMuted, logger: logger)
         self.logger = logger
         self.output = output
-        writerThread.start { [writer] in writer.run() }
+        writerThread.start { [writer, logger] in
+            switch RealtimeScheduling.raiseCurrentThread() {
+            case .raised(let priority): logger.debug("audio: the writer thread runs at real-time priority \(priority) (SCHED_FIFO)")
+            case .refused(let reason):
+                logger.info("audio: the writer thread keeps normal scheduling (real-time refused: \(reason)); under load the device may underrun. kiosk.service allows it with LimitRTPRIO=")
+            }
+            writer.run()
+        }
         WorkerThread.start(name: "kiosk-audio-feed") { [self] in feed() }
     }
 
@@ -72,7 +79,7 @@ final class AudioPath: @unchecked Sendable {
                 // Where a bed has gaps, this tells the device's underruns from the player's pauses.
                 let statistics = writer.currentStatistics
                 let underruns = statistics.output.underruns, pauses = statistics.pauses, drops = statistics.drops
-                logger.notice("audio_track: the device underran \(underruns) time(s); the player paused the sound \(pauses) time(s) and dropped what the device held \(drops) time(s)")
+                logger.notice("audio_track: the device underran \(underruns) time(s); the player paused the sound \(pauses) time(s), held the item's sound under the bed \(statistics.holds) time(s) and dropped what the device held \(drops) time(s); the bed's decoder was behind for \(statistics.bedMissingFrames) frame(s)")
             }
             output.close()
         } else {

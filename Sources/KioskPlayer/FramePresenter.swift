@@ -11,6 +11,8 @@ final class FramePresenter {
     let logger: Logger
     /// The on-screen display and idle-screen text; nil without a font.
     var overlay: OverlayState?
+    /// kiosk.conf `layers` (a clock, text, a logo); nil for none.
+    private(set) var layers: LayerState?
     /// The direct video path; nil when the display has no planes.
     let directVideo: DirectVideoPath?
     var observers: [PresentedFrameObserver]
@@ -26,6 +28,8 @@ final class FramePresenter {
     /// kiosk.conf `display.splash`, decoded once at start; nil: black.
     private let splash: DecodedFrame?
     private let splashScaler = Scaler()
+    /// The picture with its still layers, composed once per frame when a layer moves.
+    private let composed = ComposedPicture()
 
     private enum OnScreen {
         /// A CPU-drawn buffer, the one last flipped (the front buffer: nothing draws into it).
@@ -34,13 +38,14 @@ final class FramePresenter {
         case plane(DecodedFrame, GravityLayout)
     }
 
-    init(output: VideoOutput, overlay: OverlayConfig?, splash: String? = nil, observers: [PresentedFrameObserver],
-         heartbeat: PresenterHeartbeat, logger: Logger) {
+    init(output: VideoOutput, overlay: OverlayConfig?, layers: [LayerConfig] = [], splash: String? = nil,
+         observers: [PresentedFrameObserver], heartbeat: PresenterHeartbeat, logger: Logger) {
         self.output = output
         self.logger = logger
         self.observers = observers
-        self.splash = splash.flatMap { Self.loadSplash($0, logger: logger) }
+        self.splash = splash.flatMap { Self.loadSplash($0, screen: output.size, logger: logger) }
         self.overlay = OverlayState.make(overlay, logger: logger)
+        self.layers = LayerState.make(layers, font: overlay?.font ?? .auto, feedFetch: nil, logger: logger)
         directVideo = output.directVideo.map { DirectVideoPath(output: $0, heartbeat: heartbeat, logger: logger) }
     }
 
@@ -49,6 +54,16 @@ final class FramePresenter {
     func configureOverlay(_ config: OverlayConfig?) {
         overlay = OverlayState.make(config, logger: logger)
     }
+
+    /// New layers (a live reload of kiosk.conf); an empty list turns them off.
+    func configureLayers(_ configs: [LayerConfig], font: OverlayConfig.Font) {
+        layers?.stop()
+        layers = LayerState.make(configs, font: font, feedFetch: nil, logger: logger)
+        composed.forget()
+    }
+
+    /// Stops what the layers run beside the presenter (a feed's thread).
+    func stop() { layers?.stop() }
 
     func noteDropped() { dropped += 1 }
 
@@ -74,15 +89,31 @@ final class FramePresenter {
             // once, in `draw`.
             if let directVideo,
                let planeFlip = directVideo.present(frame, layout: layout,
-                                                   overlayVisible: overlay?.content(at: MonotonicClock.hostTime(), over: view) != nil) {
+                                                   overlayVisible: layers != nil
+                                                    || overlay?.content(at: MonotonicClock.hostTime(), over: view) != nil) {
                 overlay?.drawn = nil
                 shown.flipTime = planeFlip
                 onScreen = .plane(frame, layout)
             } else {
                 let drawStart = MonotonicClock().now()
                 let back = try output.backBuffer()
-                try scaler.draw(frame, layout: layout, into: back)
+                if let layers, layers.moves {
+                    // Composed in memory, then brought over whole: the refreshes until the
+                    // next frame copy only the moving layers' strips from it.
+                    let canvas = composed.canvas(size: back.size)
+                    try scaler.draw(frame, layout: layout, into: canvas)
+                    layers.draw(into: canvas, rotation: output.softwareRotation)
+                    composed.composed()
+                    composed.bring(into: back, strips: [])
+                    shown.ticker = layers.drawMoving(into: back, rotation: output.softwareRotation,
+                                                     flipTime: output.expectedFlip(after: drawStart + drawSeconds),
+                                                     refreshInterval: output.refreshInterval.seconds)
+                } else {
+                    try scaler.draw(frame, layout: layout, into: back)
+                    layers?.draw(into: back, rotation: output.softwareRotation)
+                }
                 overlay?.draw(into: back, over: view, rotation: output.softwareRotation)
+                if overlay?.drawn != nil { composed.spoil(back) }
                 drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
                 shown.flipTime = try output.present(back)
                 shown.buffer = back
@@ -100,10 +131,41 @@ final class FramePresenter {
         }
     }
 
-    /// The splash, decoded; nil (one error line) when it cannot be: black then.
-    private static func loadSplash(_ path: String, logger: Logger) -> DecodedFrame? {
+    /// A refresh for the moving layers alone (a ticker) while the picture under them stays:
+    /// the composed picture's strips are brought back and the layers drawn one step on, the
+    /// overlay over them. False when there is nothing to refresh (no moving layer, no picture
+    /// composed, the display failed).
+    func refreshMovingLayers(overlay view: OverlayPlayerView?, shown: PresentedFrame) -> Bool {
+        guard let layers, layers.moves, composed.hasPicture, case .buffer = onScreen else { return false }
         do {
-            let reader = try VideoFrameReader(asset: try Asset(source: path))
+            var shown = shown
+            let back = try output.backBuffer()
+            let rotation = output.softwareRotation
+            composed.bring(into: back, strips: layers.movingStrips(bufferSize: back.size, rotation: rotation))
+            let flipEstimate = output.expectedFlip(after: MonotonicClock().now() + drawSeconds)
+            shown.ticker = layers.drawMoving(into: back, rotation: rotation, flipTime: flipEstimate,
+                                             refreshInterval: output.refreshInterval.seconds)
+            overlay?.draw(into: back, over: view, rotation: rotation)
+            if overlay?.drawn != nil { composed.spoil(back) }
+            shown.flipTime = try output.present(back)
+            shown.buffer = back
+            onScreen = .buffer(back)
+            lastDisplayError = nil
+            observers.forEach { $0.presented(shown) }
+            return true
+        } catch {
+            let text = "\(error)"
+            if text != lastDisplayError { logger.error("display: \(text)") }
+            lastDisplayError = text
+            return false
+        }
+    }
+
+    /// The splash, decoded; nil (one error line) when it cannot be: black then.
+    private static func loadSplash(_ path: String, screen: PixelSize, logger: Logger) -> DecodedFrame? {
+        do {
+            // A splash photo stands upright and, if a large JPEG, decodes no larger than the screen needs.
+            let reader = try VideoFrameReader(asset: try Asset(source: path), stillScreen: screen)
             guard let frame = try reader.nextFrame() else { throw MediaError(source: path, reason: "no picture in it") }
             return frame
         } catch {
@@ -119,6 +181,7 @@ final class FramePresenter {
     /// `splash` asks for it (at start, the idle screen), else black (a screen kept dark). With a
     /// font, one centered line over it gives `reason`.
     func presentFiller(item: Int, reason: String? = nil, splash useSplash: Bool = false) {
+        composed.forget()
         do {
             let buffer = try output.backBuffer()
             if useSplash, let splash {

@@ -23,6 +23,9 @@ struct ItemPlan: Sendable {
     var end: MediaTime?
     /// A still image (one frame) is shown this long.
     var stillDuration: MediaTime?
+    /// The screen a large JPEG still (or cover picture) is decoded for, at a `lowres` size
+    /// still covering it; videos ignore it.
+    var stillScreen: PixelSize?
     var decoderThreads = 0
     /// The sound device's format, nil to ignore the item's sound (no device, or a still).
     var audioFormat: AudioFormat?
@@ -157,7 +160,8 @@ final class ItemPipeline: @unchecked Sendable {
                 }
                 throw MediaError(source: plan.source, reason: "no video stream (has \(kinds))")
             }
-            decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: plan.decoderThreads)
+            decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: plan.decoderThreads,
+                                       stillScreen: plan.stillScreen)
             lock.withLock { openedInfo = asset.info }
             try startAudio(asset: asset, demuxer: demuxer)
         } catch let error as MediaError {

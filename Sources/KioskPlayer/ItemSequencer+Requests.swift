@@ -113,6 +113,7 @@ extension ItemSequencer {
         for request in reload.requests { time.apply(request) }
         time.applyVolume()   // an item's own volume or mute may have changed
         if let overlay = reload.overlay { screen.configureOverlay(overlay) }
+        if let layers = reload.layers { screen.configureLayers(layers, font: new.overlay?.font ?? .auto) }
         changed()
     }
 

@@ -20,9 +20,10 @@ final class MusicBed: @unchecked Sendable {
     init(settings: MusicBedSettings, format: AudioFormat, logger: Logger) {
         self.settings = settings
         self.logger = logger
-        // Half a second ahead: rides over opening the next file and a slow disk, and small
-        // enough that a bed never holds much memory.
-        queue = PCMQueue(format: format, capacity: MediaTime(value: 1, timescale: 2))
+        // Two seconds ahead (750 KiB of float stereo): rides over opening the next file, a
+        // slow disk, and this thread waiting behind the decoders on a busy box. Half a second
+        // ran dry for 0.2 to 0.7 s in 25 s in a starved VM guest (test_music_bed_aloop.py).
+        queue = PCMQueue(format: format, capacity: MediaTime(value: 2, timescale: 1))
         for problem in settings.problems { logger.warning("audio_track: \(problem.message)") }
         WorkerThread.start(name: "kiosk-bed-decode") { [self] in run() }
     }

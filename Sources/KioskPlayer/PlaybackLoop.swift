@@ -22,17 +22,19 @@ final class PlaybackLoop {
     let mailbox: CommandMailbox
     let logger: Logger
     var stopping = false
+    /// When the moving layers were last refreshed on their own (host time).
+    private var lastLayerRefresh: MediaTime?
 
     init(output: VideoOutput, cursor: PlaylistCursor, settings: PlayerSettings, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
         self.mailbox = mailbox
         self.logger = logger
         self.audio = audio
-        items = PlayingItems(audio: audio, logger: logger)
+        items = PlayingItems(audio: audio, screen: output.size, logger: logger)
         let snapshots = settings.snapshotDirectory.map {
             SnapshotSaver(directory: $0, interval: settings.snapshotInterval, logger: logger)
         }
-        screen = FramePresenter(output: output, overlay: settings.overlay, splash: settings.display.splash,
+        screen = FramePresenter(output: output, overlay: settings.overlay, layers: settings.layers, splash: settings.display.splash,
                                 observers: [stats as PresentedFrameObserver?, snapshots].compactMap { $0 },
                                 heartbeat: mailbox.heartbeat, logger: logger)
         stall = StallWatch(heartbeat: mailbox.heartbeat)
@@ -48,7 +50,8 @@ final class PlaybackLoop {
     var current: ActiveItem? { items.current }
 
     func run() {
-        // The sound waits for the first picture: the clock starts there, not when decoding does.
+        // The sound waits for the first picture: the clock starts there, not when decoding does
+        // (PlaybackTimekeeper.holdSound takes it from here: a music bed begins as the item opens).
         audio?.writer.pause()
         time.apply(.setVolume(settings.audio.volume))
         time.apply(.setMuted(settings.audio.muted))
@@ -81,6 +84,7 @@ final class PlaybackLoop {
             if item === current, item.lastPresentedPTS != nil { sequencer.prepareUpcomingIfDue(after: item) }
         }
         audio?.stop()
+        screen.stop()
         items.closeAll()
         publishSnapshot()
     }
@@ -115,7 +119,11 @@ final class PlaybackLoop {
             case .forClock: mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
             case .until(let wake):
                 stall.awaitingEnd(dueAt: wake, of: item)
-                mailbox.wait(untilHost: stall.wake(for: wake))
+                if refreshMovingLayers(item, orWaitUntil: stall.wake(for: wake)) { return }
+                // A still shows one frame for its whole duration: a layer's clock turning
+                // meanwhile wakes the loop to draw it again (refreshOverlayIfStale).
+                let until = stall.wake(for: wake)
+                mailbox.wait(untilHost: screen.layers?.nextChange(afterHost: MonotonicClock.hostTime()).map { min($0, until) } ?? until)
             }
         case .frame(let frame, let frameGeneration):
             guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }
@@ -154,8 +162,11 @@ final class PlaybackLoop {
                 screen.noteDropped()
             case .wait(let until):
                 stall.awaitingFrame(dueAt: until, of: item)
+                // The frame is not due at the coming flip: a moving layer may take that flip.
+                if refreshMovingLayers(item, orWaitUntil: until) { return }
                 mailbox.wait(untilHost: stall.wake(for: until))
             case .waitForClock:
+                if refreshMovingLayers(item, orWaitUntil: now + MediaTime(value: 1, timescale: 20)) { return }
                 mailbox.wait(untilHost: now + MediaTime(value: 1, timescale: 20))
             }
         }
@@ -182,6 +193,25 @@ final class PlaybackLoop {
         time.apply(.bufferReady)
     }
 
+    /// A ticker moves at every refresh, whatever the video does (between two frames, on a
+    /// still, paused): the loop gives it the refreshes no frame takes. At most one a refresh
+    /// interval (a display that flips at once would otherwise be asked without pause): before
+    /// that, the loop waits until then or `until`, whichever comes first. False when no layer
+    /// moves or nothing is on screen to move over: the caller waits as before.
+    private func refreshMovingLayers(_ item: ActiveItem, orWaitUntil until: MediaTime) -> Bool {
+        guard screen.layers?.moves == true, let pts = item.lastPresentedPTS else { return false }
+        let now = MonotonicClock.hostTime()
+        if let last = lastLayerRefresh, now < last + output.refreshInterval - MediaTime(value: 1, timescale: 1000) {
+            mailbox.wait(untilHost: min(until, last + output.refreshInterval))
+            return true
+        }
+        let shown = PresentedFrame(item: item.index, pts: (pts - item.plan.start).seconds, dropped: screen.dropped,
+                                   video: true, generation: item.pipeline.currentGeneration, event: "ticker")
+        guard screen.refreshMovingLayers(overlay: time.overlayView, shown: shown) else { return false }
+        lastLayerRefresh = now
+        return true
+    }
+
     /// Puts `frame` up (FramePresenter); the flip's host time, or nil if the display failed.
     @discardableResult
     private func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
@@ -193,18 +223,22 @@ final class PlaybackLoop {
         if item.lastPresentedPTS != frame.pts { stall.progressed() }   // an overlay redraw is no progress
         item.notePresented(frame.pts)
         screen.overlay?.keep(frame, of: item)
+        screen.layers?.keep(frame, of: item)
         publishSnapshot()
         return MonotonicClock.hostTime(seconds: flip)
     }
 
     /// Paused, waiting or on a still, no frame comes to carry the overlay's change: the last
     /// picture goes up again with it. Its stats line says `"event":"overlay"`.
+    /// The same for a layer whose text changed by itself (a clock's minute): `"event":"layers"`.
     private func refreshOverlayIfStale() {
-        guard let item = current, let frame = screen.overlay?.frameToRedraw(
-            of: item, over: time.overlayView,
-            carriedByFrames: time.state.timeControlStatus == .playing && item.plan.stillDuration == nil)
-        else { return }
-        present(frame, of: item, event: "overlay")
+        guard let item = current else { return }
+        let carried = time.state.timeControlStatus == .playing && item.plan.stillDuration == nil
+        if let frame = screen.overlay?.frameToRedraw(of: item, over: time.overlayView, carriedByFrames: carried) {
+            present(frame, of: item, event: "overlay")
+        } else if let frame = screen.layers?.frameToRedraw(of: item, carriedByFrames: carried) {
+            present(frame, of: item, event: "layers")
+        }
     }
 
     private func publishSnapshot() {

@@ -15,6 +15,9 @@ final class PlaybackTimekeeper {
     /// The host time of the last audio report the clock followed.
     private var lastAudioObservation: MediaTime?
     private var lastTimeEvent: MediaTime?
+    /// What the writer was last told; the loop pauses it before the first picture.
+    private var soundHold = SoundHold.all
+    private enum SoundHold { case none, itemSound, all }
     private let items: PlayingItems
     private let audio: AudioPath?
     private let stall: StallWatch
@@ -57,12 +60,30 @@ final class PlaybackTimekeeper {
             onEvent?(.playback(event, item: items.current?.index))
         }
         let now = MonotonicClock.hostTime()
-        if clock.rate != state.clockRate {
-            clock.setRate(state.clockRate, atHost: now)
-            // The sound stops and starts with the clock (paused, waiting for frames).
-            if state.clockRate.numerator == 0 { audio?.writer.pause() } else { audio?.writer.resume() }
-        }
+        if clock.rate != state.clockRate { clock.setRate(state.clockRate, atHost: now) }
+        holdSound()
         changed()
+    }
+
+    /// The sound stops and starts with the clock: paused by a pause, held while the player
+    /// waits for frames or an item to open (a music bed plays on then: `holdItemSound`), and
+    /// paused outright when there is no item to play (the screen off, nothing playable).
+    private func holdSound() {
+        let hold: SoundHold
+        if state.clockRate.numerator != 0 {
+            hold = .none
+        } else if let reason = state.reasonForWaitingToPlay, reason != .noItemToPlay {
+            hold = .itemSound
+        } else {
+            hold = .all
+        }
+        guard hold != soundHold else { return }
+        soundHold = hold
+        switch hold {
+        case .none: audio?.writer.resume()
+        case .itemSound: audio?.writer.holdItemSound()
+        case .all: audio?.writer.pause()
+        }
     }
 
     /// A synchronised player's move to the shared timeline's position within the item (not a

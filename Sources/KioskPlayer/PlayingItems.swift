@@ -14,10 +14,13 @@ final class PlayingItems {
     /// Stamped on each opened item's sound so the clock knows whose samples it hears.
     private var serial: UInt64 = 0
     private let audio: AudioPath?
+    /// The output's size: a large JPEG still is decoded no larger than covering it.
+    private let screen: PixelSize?
     private let logger: Logger
 
-    init(audio: AudioPath?, logger: Logger) {
+    init(audio: AudioPath?, screen: PixelSize? = nil, logger: Logger) {
         self.audio = audio
+        self.screen = screen
         self.logger = logger
     }
 
@@ -25,7 +28,7 @@ final class PlayingItems {
     func open(_ entry: PlaylistEntry, index: Int, settings: PlayerSettings, rate: Rational) -> ActiveItem {
         serial += 1
         return ActiveItem.open(entry, index: index, settings: settings, audioFormat: audio?.format, rate: rate,
-                               serial: serial, logger: logger)
+                               serial: serial, screen: screen, logger: logger)
     }
 
     /// `entry` at `index` goes on screen next: the prepared item when it is that entry and

@@ -41,7 +41,8 @@ struct SnapshotCommand: ParsableCommand {
         if let duration = asset.info.durationSeconds, at > duration {
             throw MediaError(source: media, reason: String(format: "--at %.3f s is past the end (%.3f s)", at, duration))
         }
-        let reader = try VideoFrameReader(asset: asset)
+        // A large JPEG still decodes at the smallest size still covering --size, as on a screen.
+        let reader = try VideoFrameReader(asset: asset, stillScreen: size)
         guard let frame = try reader.frame(at: MediaTime(seconds: at)) else {
             throw MediaError(source: media, reason: "no picture could be decoded")
         }

@@ -23,10 +23,11 @@ import Testing
         let writer: AudioWriter
         private let done = DispatchSemaphore(value: 0)
 
-        init(options: AudioWriter.Options = AudioWriter.Options(), capacity: MediaTime = MediaTime(value: 2, timescale: 1)) throws {
+        init(options: AudioWriter.Options = AudioWriter.Options(), capacity: MediaTime = MediaTime(value: 2, timescale: 1),
+             bed: PCMQueue? = nil) throws {
             _ = try output.configure(AudioWriterTests.format)
             queue = PCMQueue(format: AudioWriterTests.format, capacity: capacity)
-            writer = AudioWriter(output: output, queue: queue, options: options)
+            writer = AudioWriter(output: output, queue: queue, bed: bed, options: options)
             let thread = Thread { [writer, done] in writer.run(); done.signal() }
             thread.start()
         }
@@ -130,6 +131,55 @@ import Testing
         run.finish()
         #expect(run.output.calls.starts(with: ["pause", "resume"]))
         #expect(run.output.bytes.count == Int(0.4 * 48_000) * Self.format.bytesPerFrame)
+    }
+
+    /// Waiting for frames holds the item's sound with its clock, but a music bed is not the
+    /// item's: it is written on, alone, and the device is never paused; the item goes on from
+    /// where it was held, every sample once.
+    @Test func aHoldStopsTheItemsSoundWhileTheBedPlaysOn() throws {
+        let bed = PCMQueue(format: Self.format, capacity: MediaTime(value: 4, timescale: 1))
+        bed.push(Self.level(0.125, seconds: 3, tag: -1))
+        let run = try Running(bed: bed)
+        run.queue.push(Self.level(0.25, seconds: 0.4))
+        Thread.sleep(forTimeInterval: 0.1)
+        run.writer.holdItemSound()
+        Thread.sleep(forTimeInterval: 0.05)
+        let queuedAtHold = run.queue.queuedFrames
+        let bytesAtHold = run.output.bytes.count
+        Thread.sleep(forTimeInterval: 0.25)
+        #expect(run.queue.queuedFrames == queuedAtHold && queuedAtHold > 0, "nothing taken from the item's queue while held")
+        let writtenWhileHeld = (run.output.bytes.count - bytesAtHold) / Self.format.bytesPerFrame
+        #expect(writtenWhileHeld > Int(0.15 * 48_000), "the bed is written on while held: \(writtenWhileHeld) frames")
+        run.writer.resume()
+        run.waitUntilPlayed()
+        Thread.sleep(forTimeInterval: 0.05)
+        run.finish()
+        #expect(!run.output.calls.contains("pause"), "a hold does not pause the device: \(run.output.calls)")
+        #expect(run.writer.currentStatistics.holds == 1)
+        // Item over bed is 0.375, bed alone 0.125: the item's 0.4 s heard once, in two runs
+        // with the bed alone between them.
+        let samples = run.channel0
+        let mixed = samples.filter { abs($0 - 0.375) < 1e-6 }.count
+        #expect(mixed == Int(0.4 * 48_000), "every item sample once, over the bed: \(mixed)")
+        var runs: [Bool] = []
+        for sample in samples where abs(sample - 0.375) < 1e-6 || abs(sample - 0.125) < 1e-6 {
+            let isItem = abs(sample - 0.375) < 1e-6
+            if runs.last != isItem { runs.append(isItem) }
+        }
+        #expect(runs.starts(with: [true, false, true]), "item, bed alone while held, item again: \(runs)")
+    }
+
+    @Test func holdWithoutABedIsAPause() throws {
+        let run = try Running()
+        run.queue.push(Self.level(0.25, seconds: 0.3))
+        Thread.sleep(forTimeInterval: 0.05)
+        run.writer.holdItemSound()
+        Thread.sleep(forTimeInterval: 0.05)
+        run.writer.resume()
+        run.waitUntilPlayed()
+        run.finish()
+        #expect(run.output.calls.starts(with: ["pause", "resume"]))
+        #expect(run.writer.currentStatistics.holds == 0 && run.writer.currentStatistics.pauses == 1)
     }
 
     @Test func flushDropsWhatIsQueuedAndRefusesStaleChunks() throws {

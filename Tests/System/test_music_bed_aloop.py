@@ -3,17 +3,20 @@
 looped over more than 20 seams) with a bed of two 1 kHz WAVs, into hw:Loopback,0,0 through
 PCMSink and the one writer thread, while arecord records the capture end.
 
-What is judged here is what a starved emulated guest cannot disturb: the bed is heard under
-both kinds of item, at full level under the silent ones (the median) and 12 dB down (the median
-within 1.5 dB) under the tones. Continuity sample by sample (the phase test) and the fades are
-judged on the host by test_music_bed.py. In the guest (TCG, a loaded 2-core host, 20-30 video
-frames dropped per item) the device underruns (0 to 39 times in a 25 s run, kiosk's closing
-`audio_track:` line counts them, beside the player's pauses and drops), and almost only while
-the silent clips play: 4 % to 27 % of those windows had no bed in the runs so far, none under
-the clips with sound. Why the starved guest underruns there and not under the items' sound is
-not settled (the writer now writes the bed exactly as it writes an item's sound: as soon as
-the device has room). So the share of heard windows is only required to be over half, and
-the phase jumps are printed.
+What is judged here: the bed is heard under both kinds of item, at full level under the
+silent ones (the median) and 12 dB down (the median within 1.5 dB) under the tones, and in
+all but 2 % of the windows where no item sounds. Continuity sample by sample (the phase test)
+and the fades are judged on the host by test_music_bed.py; here the phase jumps are printed,
+with kiosk's closing `audio_track:` line (the device's underruns, the player's pauses, holds
+and drops, and how long the bed's decoder was behind).
+
+What this found (a TCG guest on a loaded 2-core host, 20-30 video frames dropped per item):
+before the writer thread ran at real-time priority, the device underran 4 to 39 times in a
+25 s run, and 4 to 27 % of the windows without an item's tone had no bed. "Almost only under
+the silent clips" was the judging's: a gap under a clip with sound silences its tone too, so
+the window counted as a silent one. Since (RealtimeScheduling, a 2 s bed queue, the bed played
+on while the player waits for frames, and the silence after kiosk stopped no longer judged):
+0 or 1 underrun, no window without the bed between the first and the last.
 
 Needs the debug kiosk: `swift build` in this worktree first.
 """
@@ -98,5 +101,6 @@ def test_the_bed_is_full_under_silent_items_and_ducked_under_sound(recorded):
     quiet_share = quiet / max(1, classes.count("silent"))
     print(f"aloop: bed ducked by {ducked:.2f} dB; {jumps} phase jumps over 5 degrees in {len(bed)} windows; "
           f"{quiet_share:.0%} of the silent items' windows without the bed")
-    assert quiet_share < 0.5, f"the bed is missing from {quiet_share:.0%} of the silent items' windows"
+    print("\n".join(line for line in log.splitlines() if "audio_track:" in line or "dropped" in line))
+    assert quiet_share < 0.02, f"the bed is missing from {quiet_share:.1%} of the silent items' windows"
     assert abs(ducked - DUCK_DB) < 1.5, f"ducked by {ducked:.2f} dB"

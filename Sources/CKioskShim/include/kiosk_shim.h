@@ -45,6 +45,12 @@ static inline const int32_t *kiosk_stream_display_matrix(const AVStream *stream)
 #endif
 }
 
+/// Mirrors a decoded picture left-right in place (copying it first when its buffers are shared),
+/// for a still whose EXIF orientation has a mirror (frame_mirror.c). 0, or AVERROR(ENOSYS) for
+/// a pixel format it cannot reverse (hardware, Bayer, packed 4:2:2, 4-bit): then nothing changed.
+struct AVFrame;
+int kiosk_frame_mirror_horizontally(struct AVFrame *frame);
+
 /// A line of FFmpeg's log, already formatted (no trailing newline).
 typedef void (*kiosk_log_sink)(int level, const char *line);
 

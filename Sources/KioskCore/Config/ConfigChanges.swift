@@ -35,6 +35,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case contentSync = "sync (content)"
     /// audio_track: the music bed's files and levels.
     case audioTrack = "audio_track"
+    /// layers: the clock, text and pictures over every item.
+    case layers
 
     /// How a running kiosk takes a change of this part.
     public var application: ReloadApplication {
@@ -57,6 +59,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         case .audioTrack: return .onRestart
         // The presenter loads the new font and settings between two frames.
         case .overlay: return .live
+        // Like the overlay: the presenter makes the new layers between two frames.
+        case .layers: return .live
         // The input service is closed (grabs released) and opened again with the new settings.
         case .input: return .reopened
         case .audioLevel, .playback, .items: return .live
@@ -117,6 +121,7 @@ public struct ConfigChanges: Sendable, Equatable {
         let settings = Self.playbackSettings(old.playback, new.playback)
         if !settings.isEmpty { parts.append(.playback) }
         if old.overlay != new.overlay { parts.append(.overlay) }
+        if old.layers.map(\.withoutLocation) != new.layers.map(\.withoutLocation) { parts.append(.layers) }
         if old.control != new.control { parts.append(.control) }
         if old.logging != new.logging { parts.append(.logging) }
         if !Self.sameItems(old.items, new.items) { parts.append(.items) }
@@ -186,6 +191,8 @@ public struct SettingsReload: Sendable, Equatable {
     public var preparesUpcomingAgain = false
     /// The overlay's new settings; `.some(nil)` turns overlay and idle text off.
     public var overlay: OverlayConfig??
+    /// The layers' new settings, when they changed (an empty list turns them off).
+    public var layers: [LayerConfig]?
 
     /// `newPlaylist`: the reload also brings a new list of entries.
     public init(from old: PlayerSettings, to new: PlayerSettings, newPlaylist: Bool) {
@@ -208,6 +215,7 @@ public struct SettingsReload: Sendable, Equatable {
         if old.audio.volume != new.audio.volume { requests.append(.setVolume(new.audio.volume)) }
         if old.audio.muted != new.audio.muted { requests.append(.setMuted(new.audio.muted)) }
         if old.overlay != new.overlay { overlay = .some(new.overlay) }
+        if old.layers.map(\.withoutLocation) != new.layers.map(\.withoutLocation) { layers = new.layers }
     }
 }
 

@@ -7,7 +7,7 @@ import Yams
 public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
-                                      "displays", "audio_track"]
+                                      "displays", "audio_track", "layers"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
@@ -123,6 +123,7 @@ extension ConfigWalker {
         config.usb = readUsb(top["usb"], baseDirectory: baseDirectory)
         config.sync = readSync(top["sync"], playback: config.playback, baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.audioTrack = readMusicBed(top["audio_track"], baseDirectory: baseDirectory, fileSystem: fileSystem)
+        config.layers = readLayers(top["layers"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         return config
     }
 

@@ -30,6 +30,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var displays: DisplaysConfig?
     /// `audio_track`: a music bed heard across the items; nil without one.
     public var audioTrack: MusicBedConfig?
+    /// `layers`: a clock, text and pictures drawn over every item; none by default.
+    public var layers: [LayerConfig] = []
 
     public init() {}
 }

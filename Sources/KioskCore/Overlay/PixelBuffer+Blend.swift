@@ -59,7 +59,7 @@ extension PixelBuffer {
         }
     }
 
-    private static func blend(_ pointer: UnsafeMutablePointer<UInt32>, color: UInt32, alpha: Int) {
+    static func blend(_ pointer: UnsafeMutablePointer<UInt32>, color: UInt32, alpha: Int) {
         if alpha >= 255 { pointer.pointee = color & 0x00FF_FFFF; return }
         let dst = pointer.pointee
         let keep = 255 - alpha
@@ -73,7 +73,7 @@ extension PixelBuffer {
 /// A viewer rectangle cut to the screen, walked row by row: a viewer row is a straight run in
 /// the buffer (along a buffer row, or down a column when turned 90°/270°), so each pixel is
 /// one pointer step from the last, with no per-pixel rotation arithmetic.
-private struct ViewerRuns {
+struct ViewerRuns {
     let rows: Range<Int>
     let columns: Range<Int>
     /// In pixels (UInt32s): +1/-1 along a buffer row, +/- a row's length down a column.

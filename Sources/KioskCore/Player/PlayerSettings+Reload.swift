@@ -27,6 +27,7 @@ extension KioskConfig {
             case .sync: merged.sync.epoch = running.sync.epoch
             case .contentSync: merged.sync.content = running.sync.content
             case .audioTrack: merged.audioTrack = running.audioTrack
+            case .layers: merged.layers = running.layers
             case .items: merged.items = running.items
             case .playlists: merged.playlists = running.playlists
             case .schedule:
@@ -53,6 +54,7 @@ extension PlayerSettings {
             case .input: next.input = config.input
             case .playback: next.playback = config.playback
             case .overlay: next.overlay = config.overlay
+            case .layers: next.layers = config.layers
             case .sync: next.sync.epoch = config.sync.epoch
             // The scheduler reads the new rules at its next tick (ConfigPart.application).
             case .schedule: next.schedule = ScheduleSettings(config)

@@ -19,6 +19,8 @@ public struct PlayerSettings: Sendable, Equatable {
     /// The on-screen display and the idle screen's font; nil draws neither, the idle screen
     /// plain black (tests and benchmarks: a kiosk.conf always has an overlay section).
     public var overlay: OverlayConfig?
+    /// kiosk.conf `layers`, drawn over every picture.
+    public var layers: [LayerConfig] = []
     public var control = ControlConfig()
     /// Which playlist plays when, timed inserts and when the screen is on (`schedule:`,
     /// `display.power`); empty rules: the default playlist, the screen always on.
@@ -63,6 +65,7 @@ public struct PlayerSettings: Sendable, Equatable {
         input = config.input
         playback = config.playback
         overlay = config.overlay
+        layers = config.layers
         control = config.control
         schedule = ScheduleSettings(config)
         sync = config.sync

@@ -1,0 +1,137 @@
+import Foundation
+
+/// kiosk.conf `layers`: what is drawn over every item (a clock, a line of text, a logo), each
+/// in a corner or along an edge of the screen, above the picture and below the on-screen
+/// display. The presenter draws them after the picture is scaled (`LayerState`, KioskPlayer).
+public struct LayerConfig: Sendable, Equatable {
+    public enum Content: Sendable, Equatable {
+        /// The time now, as `format` (Unicode date pattern: `HH:mm`, `EEE d MMM HH:mm`), in
+        /// `timeZone` (an IANA name; nil: the box's zone), with `locale`'s names (nil: English).
+        case clock(format: String, timeZone: String?, locale: String?)
+        /// A line of text as written.
+        case text(String)
+        /// A line of text read from a file (its first line), read again when the file changes.
+        case textFile(path: String)
+        /// A picture file (PNG with its transparency, JPEG...), `width` wide on the screen, its
+        /// height kept in proportion (nil: its own size).
+        case image(path: String, width: LayerLength?)
+        /// A line moving right to left across the screen's width, `speed` pixels a second,
+        /// its items joined by `separator`.
+        case ticker(TickerSource, speed: Double, separator: String)
+    }
+
+    /// What a ticker shows.
+    public enum TickerSource: Sendable, Equatable {
+        case text(String)
+        /// A text file's lines, each an item (looked at again once a second).
+        case file(path: String)
+        /// An RSS or Atom feed's item titles, fetched every `refresh`.
+        case feed(url: String, refresh: MediaTime)
+    }
+
+    /// How `kiosk ctl layer` and messages name it: `name:`, else the kind and its place in the list.
+    public var name: String
+    public var content: Content
+    public var position: LayerPosition
+    /// From the screen's edges.
+    public var margin: LayerLength
+    /// Text height (the font's pixel size); not used by images.
+    public var size: LayerLength
+    public var color: LayerColor
+    /// A box behind text, with `padding` around it; nil: none.
+    public var background: LayerColor?
+    /// 0 to 1, the whole layer's opacity (an image's own transparency is kept under it).
+    public var opacity: Double
+    public var location: SourceLocation?
+
+    public init(name: String, content: Content, position: LayerPosition = .topRight,
+                margin: LayerLength = .percent(2), size: LayerLength = .percent(5),
+                color: LayerColor = .white, background: LayerColor? = nil, opacity: Double = 1,
+                location: SourceLocation? = nil) {
+        self.name = name; self.content = content; self.position = position; self.margin = margin
+        self.size = size; self.color = color; self.background = background; self.opacity = opacity
+        self.location = location
+    }
+
+    /// Whether it moves at every refresh (a ticker): the presenter then flips each refresh.
+    public var moves: Bool {
+        if case .ticker = content { return true }
+        return false
+    }
+
+    /// The same layer wherever it is written (a reload compares layers by what they say).
+    public var withoutLocation: LayerConfig {
+        var copy = self
+        copy.location = nil
+        return copy
+    }
+
+    /// Whether what it shows changes with time (a clock) or a file: the presenter asks again.
+    public var changesByItself: Bool {
+        switch content {
+        case .clock, .textFile, .ticker: return true
+        case .text, .image: return false
+        }
+    }
+}
+
+/// Where a layer sits: a corner, the middle of an edge, or the centre.
+public enum LayerPosition: String, Sendable, CaseIterable {
+    case topLeft = "top-left", top, topRight = "top-right"
+    case left, center, right
+    case bottomLeft = "bottom-left", bottom, bottomRight = "bottom-right"
+}
+
+/// A length on the screen: pixels, or a percentage of the screen's height (text size, margin)
+/// or width (an image's width), as `LayerPlacement` says for each.
+public enum LayerLength: Sendable, Equatable {
+    case pixels(Int)
+    case percent(Double)
+
+    /// In pixels, for a screen dimension of `whole` pixels.
+    public func pixels(of whole: Int) -> Int {
+        switch self {
+        case .pixels(let value): return value
+        case .percent(let share): return Int((Double(whole) * share / 100).rounded())
+        }
+    }
+
+    /// `48`, `48px` or `5%`; nil for anything else (negative, over 100 %, over 10,000 px).
+    public init?(text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if trimmed.hasSuffix("%") {
+            guard let value = Double(trimmed.dropLast().trimmingCharacters(in: .whitespaces)), value.isFinite,
+                  (0...100).contains(value) else { return nil }
+            self = .percent(value)
+        } else {
+            let digits = trimmed.hasSuffix("px") ? String(trimmed.dropLast(2)).trimmingCharacters(in: .whitespaces) : trimmed
+            guard let value = Int(digits), (0...10_000).contains(value) else { return nil }
+            self = .pixels(value)
+        }
+    }
+}
+
+/// A colour with its opacity, written `#rrggbb` or `#rrggbbaa` (aa: 00 transparent, ff opaque).
+public struct LayerColor: Sendable, Equatable {
+    /// 0x00RRGGBB, as PixelBuffer's blends take it.
+    public var rgb: UInt32
+    public var alpha: UInt8
+
+    public init(rgb: UInt32, alpha: UInt8 = 255) { self.rgb = rgb & 0xFF_FFFF; self.alpha = alpha }
+
+    public static let white = LayerColor(rgb: 0xFF_FFFF)
+    public static let expected = "a colour like #ffffff or #000000a0 (red, green, blue and optionally opacity, in hex)"
+
+    public init?(text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("#") else { return nil }
+        let hex = trimmed.dropFirst()
+        guard hex.count == 6 || hex.count == 8, let value = UInt32(hex, radix: 16),
+              hex.allSatisfy(\.isHexDigit) else { return nil }
+        if hex.count == 6 {
+            self.init(rgb: value)
+        } else {
+            self.init(rgb: value >> 8, alpha: UInt8(value & 0xFF))
+        }
+    }
+}

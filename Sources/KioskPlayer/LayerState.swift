@@ -1,0 +1,252 @@
+import Foundation
+import KioskCore
+import KioskMedia
+import KioskText
+import Logging
+
+/// kiosk.conf's `layers` on the presenter thread: each layer's text or picture made once (and
+/// again only when its text changes or the screen does), blended over the picture after the
+/// scaler drew it and before the overlay. A clock's text changes by itself: while frames come
+/// they carry it; on a still or while paused the last picture is drawn again when it changed
+/// (`frameToRedraw`), once a minute for "HH:mm". A layer that cannot be drawn (a picture
+/// that does not decode, no font) is one error line and left out; playback goes on.
+final class LayerState {
+    private let layers: [LayerConfig]
+    private let logger: Logger
+    private let rasterizer: TextRasterizer?
+    private var clocks: [Int: ClockText] = [:]
+    private var images: [Int: LayerImage] = [:]
+    /// Layers left out (an image that failed for this screen), by index.
+    private var failed: Set<Int> = []
+    private var texts: [Int: (text: String, pixelSize: Int, rendered: RenderedText)] = [:]
+    private var fileTexts: [Int: (checked: Date, modified: Date?, text: String)] = [:]
+    private var screen: PixelSize?
+    /// The text each layer had when the picture on screen was drawn.
+    private(set) var drawnTexts: [Int: String] = [:]
+    /// Each ticker's line and where its run across the screen began.
+    private var tickers: [Int: TickerRun] = [:]
+    /// Feeds fetched on threads of their own, by layer.
+    private let feeds: [Int: TickerFeed]
+    private var keptFrame: DecodedFrame?
+    private weak var keptOwner: AnyObject?
+
+    private init(layers: [LayerConfig], rasterizer: TextRasterizer?, feedFetch: FeedFetch?, logger: Logger) {
+        self.layers = layers
+        self.rasterizer = rasterizer
+        self.logger = logger
+        var feeds: [Int: TickerFeed] = [:]
+        for (index, layer) in layers.enumerated() {
+            if case .ticker(.feed(let url, let refresh), _, _) = layer.content {
+                feeds[index] = TickerFeed(url: url, refresh: refresh, fetch: feedFetch, logger: logger)
+            }
+        }
+        self.feeds = feeds
+        for (index, layer) in layers.enumerated() {
+            if case .clock(let format, let zone, let locale) = layer.content {
+                clocks[index] = ClockText(pattern: format, timeZone: zone, locale: locale)
+            }
+        }
+    }
+
+    /// Stops the feeds' threads (a reload made new layers, or the player stops).
+    func stop() { feeds.values.forEach { $0.stop() } }
+
+    /// The layers for kiosk.conf's list; nil for none. `font`: the overlay's font setting.
+    static func make(_ layers: [LayerConfig], font: OverlayConfig.Font, feedFetch: FeedFetch?, logger: Logger) -> LayerState? {
+        guard !layers.isEmpty else { return nil }
+        var rasterizer: TextRasterizer? = nil
+        if layers.contains(where: { if case .image = $0.content { return false } else { return true } }) {
+            do { rasterizer = try FontLocator.open(font) } catch {
+                logger.error("layers: \(error); the clock and text layers are left out")
+            }
+        }
+        return LayerState(layers: layers, rasterizer: rasterizer, feedFetch: feedFetch, logger: logger)
+    }
+
+    /// The presenter's hook: after the scaler drew the picture, before the overlay.
+    func draw(into buffer: PixelBuffer, rotation: Rotation, now: Date = Date()) {
+        let viewer = OverlayLayout.viewerSize(buffer: buffer.size, rotation: rotation)
+        if viewer != screen {
+            screen = viewer
+            images.removeAll()
+            texts.removeAll()
+            failed.removeAll()
+        }
+        var drawn: [Int: String] = [:]
+        for (index, layer) in layers.enumerated() where !failed.contains(index) && !layer.moves {
+            let margin = layer.margin.pixels(of: min(viewer.width, viewer.height))
+            let opacity = UInt8((layer.opacity * 255).rounded())
+            if case .image(let path, let width) = layer.content {
+                guard let image = image(index, path: path, width: width, screen: viewer) else { continue }
+                let rect = LayerPlacement.rect(of: image.size, at: layer.position, margin: margin, on: viewer)
+                buffer.blend(image, at: (rect.x, rect.y), opacity: opacity, rotation: rotation)
+                continue
+            }
+            guard let text = text(of: index, layer, now: now) else { continue }
+            drawn[index] = text
+            guard let rasterizer, !text.isEmpty else { continue }
+            let (pixelSize, padding) = LayerPlacement.textMetrics(size: layer.size, screen: viewer)
+            let rendered = rendering(index, text: text, pixelSize: pixelSize, rasterizer: rasterizer)
+            let box = PixelSize(width: rendered.mask.width + 2 * padding, height: pixelSize + 2 * padding)
+            let rect = LayerPlacement.rect(of: box, at: layer.position, margin: margin, on: viewer)
+            if let background = layer.background {
+                buffer.blendFill(rect, color: background.rgb, opacity: UInt8(Int(background.alpha) * Int(opacity) / 255), rotation: rotation)
+            }
+            // The line's baseline sits where the font's ascent puts it in a box one size tall.
+            let baseline = rect.y + padding + pixelSize * 4 / 5
+            buffer.blend(rendered.mask, at: (rect.x + padding, baseline - rendered.ascent), color: layer.color.rgb,
+                         opacity: UInt8(Int(layer.color.alpha) * Int(opacity) / 255), rotation: rotation)
+        }
+        drawnTexts = drawn
+    }
+
+    /// Whether a layer moves at every refresh (a ticker that can be drawn).
+    var moves: Bool { rasterizer != nil && layers.contains(where: \.moves) }
+
+    /// The moving layers' strips, in the buffer's coordinates: what a refresh brings back from
+    /// the composed picture before drawing them again.
+    func movingStrips(bufferSize: PixelSize, rotation: Rotation) -> [PixelRect] {
+        let viewer = OverlayLayout.viewerSize(buffer: bufferSize, rotation: rotation)
+        return layers.enumerated().filter { $0.element.moves }.map { _, layer in
+            LayerPlacement.bufferRect(strip(of: layer, viewer: viewer), viewer: viewer, rotation: rotation)
+        }
+    }
+
+    /// Draws the moving layers over the picture for a flip at `flipTime` (monotonic seconds);
+    /// the first ticker's line position (its left edge in the strip), for the stats line.
+    @discardableResult
+    func drawMoving(into buffer: PixelBuffer, rotation: Rotation, flipTime: Double, refreshInterval: Double,
+                    now: Date = Date()) -> Int? {
+        guard let rasterizer else { return nil }
+        let viewer = OverlayLayout.viewerSize(buffer: buffer.size, rotation: rotation)
+        var first: Int? = nil
+        for (index, layer) in layers.enumerated() where layer.moves {
+            guard case .ticker(let source, let speed, let separator) = layer.content else { continue }
+            let strip = strip(of: layer, viewer: viewer)
+            let (pixelSize, padding) = LayerPlacement.textMetrics(size: layer.size, screen: viewer)
+            let opacity = UInt8((layer.opacity * 255).rounded())
+            var run = tickers[index] ?? TickerRun(motion: TickerMotion(speed: speed, refreshInterval: refreshInterval))
+            let text = tickerText(index, source, separator: separator, now: now)
+            let x = run.advance(to: flipTime, text: text, stripWidth: strip.width) { text in
+                rasterizer.render(text, pixelSize: pixelSize)
+            }
+            tickers[index] = run
+            if let background = layer.background {
+                buffer.blendFill(strip, color: background.rgb, opacity: UInt8(Int(background.alpha) * Int(opacity) / 255), rotation: rotation)
+            }
+            if let line = run.line {
+                let baseline = strip.y + padding + pixelSize * 4 / 5
+                buffer.blend(line.mask, at: (x, baseline - line.ascent), color: layer.color.rgb,
+                             opacity: UInt8(Int(layer.color.alpha) * Int(opacity) / 255), rotation: rotation)
+            }
+            first = first ?? x
+        }
+        return first
+    }
+
+    private func strip(of layer: LayerConfig, viewer: PixelSize) -> PixelRect {
+        let (pixelSize, padding) = LayerPlacement.textMetrics(size: layer.size, screen: viewer)
+        return LayerPlacement.tickerStrip(height: pixelSize + 2 * padding, at: layer.position,
+                                          margin: layer.margin.pixels(of: min(viewer.width, viewer.height)), on: viewer)
+    }
+
+    /// A ticker's line now: its text, a file's lines or a feed's titles, joined by `separator`.
+    private func tickerText(_ index: Int, _ source: LayerConfig.TickerSource, separator: String, now: Date) -> String {
+        switch source {
+        case .text(let text): return text
+        case .file(let path): return fileText(index, path: path, now: now, allLines: true).replacingOccurrences(of: "\n", with: separator)
+        case .feed: return feeds[index]?.titles.joined(separator: separator) ?? ""
+        }
+    }
+
+    /// Whether a layer's text differs from what the picture on screen shows (a clock's minute
+    /// turned, a text file changed).
+    func isStale(now: Date = Date()) -> Bool {
+        for (index, layer) in layers.enumerated() where layer.changesByItself && !failed.contains(index) {
+            if text(of: index, layer, now: now) != drawnTexts[index] { return true }
+        }
+        return false
+    }
+
+    /// The host time by which a layer's text may have changed by itself (a clock's next
+    /// second or minute; a text file is looked at once a second); nil when none can.
+    func nextChange(afterHost now: MediaTime) -> MediaTime? {
+        let wall = Date()
+        var soonest: Double? = nil
+        for (index, layer) in layers.enumerated() where layer.changesByItself && !failed.contains(index) {
+            let seconds = clocks[index].map { $0.nextChange(after: wall).timeIntervalSince(wall) } ?? 1
+            soonest = min(soonest ?? seconds, seconds)
+        }
+        // A few milliseconds past the turn, so the text read then is the new one.
+        return soonest.map { now + MediaTime(seconds: $0 + 0.005) }
+    }
+
+    /// After the flip: `frame` of `owner` is on screen, kept to be drawn again with new text.
+    func keep(_ frame: DecodedFrame, of owner: AnyObject) {
+        guard layers.contains(where: \.changesByItself) else { return }
+        keptFrame = frame
+        keptOwner = owner
+    }
+
+    /// The last picture of `owner` to draw again, when a layer's text changed and no new frame
+    /// comes to carry it (a still, paused, waiting).
+    func frameToRedraw(of owner: AnyObject, carriedByFrames: Bool) -> DecodedFrame? {
+        guard !carriedByFrames, let keptFrame, keptOwner === owner, isStale() else { return nil }
+        return keptFrame
+    }
+
+    // MARK: Making each layer's content
+
+    private func text(of index: Int, _ layer: LayerConfig, now: Date) -> String? {
+        switch layer.content {
+        case .clock: return clocks[index]?.text(at: now)
+        case .text(let text): return text
+        case .textFile(let path): return fileText(index, path: path, now: now, allLines: false)
+        case .image, .ticker: return nil
+        }
+    }
+
+    /// A text file's first line (`allLines`: its non-empty lines, joined by newlines), looked
+    /// at again at most once a second (its modification time); a file that went is one line
+    /// in the log and its last text stays.
+    private func fileText(_ index: Int, path: String, now: Date, allLines: Bool) -> String {
+        if let cached = fileTexts[index], now.timeIntervalSince(cached.checked) < 1 { return cached.text }
+        let previous = fileTexts[index]
+        let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+        if let previous, modified == previous.modified {
+            fileTexts[index] = (now, modified, previous.text)
+            return previous.text
+        }
+        guard modified != nil, let data = FileManager.default.contents(atPath: path) else {
+            if previous?.modified != nil || previous == nil { logger.error("layers: cannot read '\(path)'; its layer keeps its last text") }
+            fileTexts[index] = (now, nil, previous?.text ?? "")
+            return previous?.text ?? ""
+        }
+        let lines = String(decoding: data.prefix(allLines ? 65_536 : 4096), as: UTF8.self)
+            .split(whereSeparator: \.isNewline).map { String($0.prefix(500)).trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        let line = allLines ? lines.joined(separator: "\n") : (lines.first ?? "")
+        fileTexts[index] = (now, modified, line)
+        return line
+    }
+
+    private func rendering(_ index: Int, text: String, pixelSize: Int, rasterizer: TextRasterizer) -> RenderedText {
+        if let cached = texts[index], cached.text == text, cached.pixelSize == pixelSize { return cached.rendered }
+        let rendered = rasterizer.render(text, pixelSize: pixelSize)
+        texts[index] = (text, pixelSize, rendered)
+        return rendered
+    }
+
+    private func image(_ index: Int, path: String, width: LayerLength?, screen: PixelSize) -> LayerImage? {
+        if let image = images[index] { return image }
+        do {
+            let image = try LayerImageLoader.load(path) { LayerPlacement.imageSize($0, width: width, screen: screen) }
+            images[index] = image
+            return image
+        } catch {
+            logger.error("layers: \(error); the layer '\(layers[index].name)' is left out")
+            failed.insert(index)
+            return nil
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import KioskCore
+
+/// kiosk.conf's `layers`: the forms, each bad value at its line:column, the placement on the
+/// screen, a clock across Berlin's change to summer time, and a picture's alpha blended.
+@Suite("Layers: config, placement, clock, image blend")
+struct LayerTests {
+    private let items = "items: [a.mp4]\n"
+    private let disk = FakeFileSystem(files: ["/srv/kiosk/logo.png", "/srv/kiosk/news.txt"])
+
+    private func parse(_ yaml: String) throws(ConfigError) -> KioskConfig {
+        try ConfigLoader.parse(text: items + yaml, fileName: "kiosk.conf", baseDirectory: "/srv/kiosk", fileSystem: disk)
+    }
+
+    @Test func noLayersByDefault() throws {
+        #expect(try parse("").layers.isEmpty)
+    }
+
+    @Test func eachKindWithItsSettingsAndDefaults() throws {
+        let layers = try parse("""
+            layers:
+              - clock: {format: "EEE d MMM HH:mm", timezone: Europe/Berlin, position: top-right}
+              - image: {path: logo.png, width: 10%, opacity: 0.5}
+              - text: {text: Welcome, background: "#000000a0", size: 48px, color: "#ffcc00", name: hello}
+              - text: {file: news.txt, margin: 0}
+              - clock:
+
+            """).layers
+        #expect(layers.count == 5)
+        #expect(layers[0].content == .clock(format: "EEE d MMM HH:mm", timeZone: "Europe/Berlin", locale: nil))
+        #expect(layers[0].position == .topRight && layers[0].name == "clock-1")
+        #expect(layers[1].content == .image(path: "/srv/kiosk/logo.png", width: .percent(10)))
+        #expect(layers[1].position == .topLeft && layers[1].opacity == 0.5)
+        #expect(layers[2].content == .text("Welcome") && layers[2].name == "hello" && layers[2].position == .bottom)
+        #expect(layers[2].background == LayerColor(rgb: 0, alpha: 0xA0) && layers[2].size == .pixels(48))
+        #expect(layers[2].color == LayerColor(rgb: 0xFFCC00))
+        #expect(layers[3].content == .textFile(path: "/srv/kiosk/news.txt") && layers[3].margin == .pixels(0))
+        #expect(layers[4].content == .clock(format: "HH:mm", timeZone: nil, locale: nil))
+        #expect(PlayerSettings(config: try parse("layers: [{clock: }]\n")).layers.count == 1)
+    }
+
+    static let badValues: [ConfigBadValue] = [
+        ConfigBadValue(yaml: "layers: [{text: {text: hi, color: \"#ff00zz\"}}]\n", line: 2, column: 35,
+                 fragment: "'color' in layer 1 (text) is the string '#ff00zz'; expected a colour like #ffffff"),
+        ConfigBadValue(yaml: "layers: [{clock: {timezone: Europe/Berln}}]\n", line: 2, column: 29,
+                 fragment: "timezone 'Europe/Berln' is not a time zone this system knows"),
+        ConfigBadValue(yaml: "layers: [{clok: {}}]\n", line: 2, column: 11,
+                 fragment: "layer 1 is a 'clok'; expected one of clock, text, image, ticker (did you mean 'clock'?)"),
+        ConfigBadValue(yaml: "layers: [{tickr: {text: hi}}]\n", line: 2, column: 11,
+                 fragment: "(did you mean 'ticker'?)"),
+        ConfigBadValue(yaml: "layers: [{image: {path: missing.png}}]\n", line: 2, column: 25,
+                 fragment: "picture '/srv/kiosk/missing.png' does not exist"),
+        ConfigBadValue(yaml: "layers: [{image: {width: 10%}}]\n", line: 2, column: 11,
+                 fragment: "layer 1 (image) has no 'path'"),
+        ConfigBadValue(yaml: "layers: [{text: {text: a, file: news.txt}}]\n", line: 2, column: 27,
+                 fragment: "layer 1 (text) has both 'text' and 'file'"),
+        ConfigBadValue(yaml: "layers: [{text: {}}]\n", line: 2, column: 11,
+                 fragment: "layer 1 (text) has no 'text' or 'file'"),
+        ConfigBadValue(yaml: "layers: [{clock: {position: top-rigth}}]\n", line: 2, column: 29,
+                 fragment: "expected one of: top-left, top, top-right, left, center, right, bottom-left, bottom, bottom-right (did you mean 'top-right'?)"),
+        ConfigBadValue(yaml: "layers: [{clock: {margin: 120%}}]\n", line: 2, column: 27,
+                 fragment: "'margin' in layer 1 (clock) is the string '120%'; expected pixels (48) or a percentage of the screen (5%)"),
+        ConfigBadValue(yaml: "layers: [{clock: {opacity: 2}}]\n", line: 2, column: 28,
+                 fragment: "'opacity' in layer 1 (clock)"),
+        ConfigBadValue(yaml: "layers: [{clock: {}, text: {text: a}}]\n", line: 2, column: 10,
+                 fragment: "layer 1 is a map; expected one of clock, text, image, ticker with its settings"),
+        ConfigBadValue(yaml: "layers: {clock: {}}\n", line: 2, column: 9,
+                 fragment: "layers is a map; expected a list"),
+        ConfigBadValue(yaml: "layers: [{text: {text: a, name: x}}, {clock: {name: x}}]\n", line: 2, column: 53,
+                 fragment: "layer name 'x' is used twice (first at 2:33)"),
+        ConfigBadValue(yaml: "layers: [{image: {path: logo.png, size: 10}}]\n", line: 2, column: 35,
+                 fragment: "unknown key 'size' in layer 1 (image)"),
+    ]
+
+    @Test(arguments: badValues)
+    func badValueIsReportedAtItsPlace(_ bad: ConfigBadValue) {
+        bad.expectReported { (yaml) throws(ConfigError) in try parse(yaml) }
+    }
+
+    @Test func aChangeAppliesLiveAndMovingItChangesNothing() throws {
+        let old = try parse("layers: [{clock: {}}]\n")
+        let new = try parse("layers: [{clock: {position: bottom-left}}]\n")
+        let changes = ConfigChanges(from: old, to: new)
+        #expect(changes.parts == [.layers] && changes.waitingForRestart.isEmpty)
+        #expect(new.appliedLive(to: old).layers == new.layers)
+        #expect(ConfigChanges(from: old, to: try parse("\n\nlayers: [{clock: {}}]\n")).isEmpty)
+        let settings = PlayerSettings(config: old)
+        #expect(SettingsReload(from: settings, to: settings.reloaded(from: new), newPlaylist: false).layers == new.layers)
+        #expect(SettingsReload(from: settings, to: settings.reloaded(from: old), newPlaylist: false).layers == nil)
+    }
+
+    @Test func lengthsAndColoursAsWritten() {
+        #expect(LayerLength(text: "48") == .pixels(48) && LayerLength(text: "48px") == .pixels(48))
+        #expect(LayerLength(text: "5%") == .percent(5) && LayerLength(text: "-1") == nil && LayerLength(text: "101%") == nil)
+        #expect(LayerLength.percent(5).pixels(of: 1080) == 54)
+        #expect(LayerColor(text: "#0a0B0c") == LayerColor(rgb: 0x0A0B0C))
+        #expect(LayerColor(text: "#ffffff80") == LayerColor(rgb: 0xFFFFFF, alpha: 0x80))
+        for bad in ["ffffff", "#fff", "#ff00zz", "#ff00ff0", "#+fffff", "#ffffff 80"] { #expect(LayerColor(text: bad) == nil, "\(bad)") }
+    }
+
+    @Test(arguments: [
+        (LayerPosition.topLeft, 10, 10), (.top, 860, 10), (.topRight, 1710, 10),
+        (.left, 10, 490), (.center, 860, 490), (.right, 1710, 490),
+        (.bottomLeft, 10, 970), (.bottom, 860, 970), (.bottomRight, 1710, 970),
+    ])
+    func placedByPositionAndMargin(_ position: LayerPosition, _ x: Int, _ y: Int) {
+        let rect = LayerPlacement.rect(of: PixelSize(width: 200, height: 100), at: position, margin: 10,
+                                       on: PixelSize(width: 1920, height: 1080))
+        #expect(rect == PixelRect(x: x, y: y, width: 200, height: 100))
+    }
+
+    @Test func imagesKeepTheirProportionAndTextItsPadding() {
+        let screen = PixelSize(width: 1920, height: 1080)
+        #expect(LayerPlacement.imageSize(PixelSize(width: 400, height: 100), width: .percent(10), screen: screen) == PixelSize(width: 192, height: 48))
+        #expect(LayerPlacement.imageSize(PixelSize(width: 400, height: 100), width: nil, screen: screen) == PixelSize(width: 400, height: 100))
+        #expect(LayerPlacement.imageSize(PixelSize(width: 400, height: 100), width: .pixels(1), screen: screen) == PixelSize(width: 1, height: 1))
+        #expect(LayerPlacement.textMetrics(size: .percent(5), screen: screen) == (54, 13))
+    }
+
+    /// Berlin goes from 01:59 CET to 03:00 CEST at 01:00 UTC on the last Sunday of March; the
+    /// text changes at whole minutes.
+    @Test func aClockInBerlinAcrossTheChangeToSummerTime() throws {
+        let clock = try #require(ClockText(pattern: "EEE d MMM HH:mm", timeZone: "Europe/Berlin", locale: nil))
+        let before = Date(timeIntervalSince1970: 1_774_745_999)   // 2026-03-29T00:59:59Z
+        #expect(clock.text(at: before) == "Sun 29 Mar 01:59")
+        #expect(clock.text(at: before.addingTimeInterval(1)) == "Sun 29 Mar 03:00")
+        #expect(clock.nextChange(after: before) == before.addingTimeInterval(1))
+        let german = try #require(ClockText(pattern: "EEEE HH:mm", timeZone: "Europe/Berlin", locale: "de_DE"))
+        #expect(german.text(at: before) == "Sonntag 01:59")
+        #expect(ClockText(pattern: "HH:mm", timeZone: "Europe/Berln", locale: nil) == nil)
+        let seconds = try #require(ClockText(pattern: "HH:mm:ss", timeZone: "UTC", locale: nil))
+        #expect(seconds.nextChange(after: Date(timeIntervalSince1970: 10.5)) == Date(timeIntervalSince1970: 11))
+    }
+
+    @Test func aPictureIsBlendedByItsAlphaTimesTheOpacity() {
+        let size = PixelSize(width: 8, height: 4)
+        let stride = 8 * 4
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: stride * 4, alignment: 64)
+        defer { memory.deallocate() }
+        let buffer = PixelBuffer(base: memory, size: size, stride: stride, index: 0)
+        buffer.fill(PixelRect(size: size), color: 0x0000FF)
+        // Opaque red, half-transparent green, transparent white.
+        let image = LayerImage(width: 3, height: 1, pixels: [0xFFFF0000, 0x8000FF00, 0x00FFFFFF])
+        buffer.blend(image, at: (x: 6, y: 1))            // the third pixel is off the screen
+        #expect(buffer.pixel(x: 6, y: 1) == 0xFF0000)
+        #expect(buffer.pixel(x: 7, y: 1) == 0x00807F)     // green 128/255 over blue
+        #expect(buffer.pixel(x: 5, y: 1) == 0x0000FF && buffer.pixel(x: 6, y: 0) == 0x0000FF)
+        buffer.blend(image, at: (x: 0, y: 2), opacity: 128)
+        #expect(buffer.pixel(x: 0, y: 2) == 0x80007F)
+        #expect(buffer.pixel(x: 2, y: 2) == 0x0000FF)
+    }
+}
+
+extension LayerTests {
+    /// kiosk.conf shows the section commented out (no layers by default); taken in, it reads.
+    @Test func theExamplesCommentedSectionParses() throws {
+        let section = try #require(try ExampleConfigFile.commentedSection("# layers:"))
+        let disk = FakeFileSystem(files: ["/srv/kiosk/logo.png"])
+        let layers = try ConfigLoader.parse(text: items + section + "\n", fileName: "kiosk.conf", baseDirectory: "/srv/kiosk",
+                                            fileSystem: disk).layers
+        #expect(layers.map(\.name) == ["clock-1", "image-2", "text-3", "ticker-4"])
+        #expect(layers[3].content == .ticker(.text("Opening hours: 9-18"), speed: 120, separator: "   •   "))
+        #expect(layers[0].content == .clock(format: "EEE d MMM HH:mm", timeZone: "Europe/Berlin", locale: "en_GB"))
+        #expect(layers[0].background == LayerColor(rgb: 0, alpha: 0x80) && layers[0].size == .percent(4))
+    }
+}

@@ -1,0 +1,176 @@
+"""Layers over every item (issue 22, kiosk.conf `layers`), on the host, headless, one `kiosk run`:
+
+- a half-transparent red logo (PNG with alpha) at the top left, 25 % of the screen wide: over
+  the blue clip each of its pixels is red at 128/255 over blue, and its size is 80x40 on 320x240;
+- a text line at the bottom on an opaque black box: white glyph pixels inside the box, the box
+  centred along the bottom edge 4 px up;
+- a clock with seconds at the top right: while a still image plays (no new frame comes), the
+  picture is drawn again when the clock's text changes (stats lines `"event":"layers"`, about
+  one a second), and every flip carries the layers;
+- a layer whose picture is garbage: one error line naming it, the other layers and playback go on.
+
+What the screen showed comes from `--snapshots` taken at every flip."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from screen_geometry import rgb_rows  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+KIOSK = REPO / ".build" / "debug" / "kiosk"
+SCREEN = (320, 240)
+CONFIG = """input: {enabled: false}
+playback: {loop: none, gravity: fill}
+items:
+  - blue.mp4
+  - {path: gray.png, duration: 3.5}
+layers:
+  - image: {path: logo.png, width: 25%, margin: 0, position: top-left}
+  - text: {text: "HELLO", size: 40px, color: "#ffffff", background: "#000000", margin: 4, position: bottom}
+  - clock: {format: "HH:mm:ss", timezone: UTC, size: 20px, position: top-right, background: "#000000"}
+  - image: {path: broken.png, position: center, name: broken}
+"""
+
+
+def ffmpeg(*args):
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", *args], check=True)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+    directory = tmp_path_factory.mktemp("layers")
+    ffmpeg("-f", "lavfi", "-i", "color=c=blue:s=160x120:r=25:d=2", "-c:v", "libx264", "-preset", "ultrafast",
+           "-pix_fmt", "yuv420p", str(directory / "blue.mp4"))
+    ffmpeg("-f", "lavfi", "-i", "color=c=0x808080:s=160x120", "-frames:v", "1", str(directory / "gray.png"))
+    # Red at alpha 128, 40x20: drawn 80x40 (25 % of 320, height in proportion).
+    ffmpeg("-f", "lavfi", "-i", "color=c=red:s=40x20,format=rgba,colorchannelmixer=aa=0.50196",
+           "-frames:v", "1", str(directory / "logo.png"))
+    (directory / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"not really a picture" * 20)
+    conf, stats, shots = directory / "kiosk.conf", directory / "stats.jsonl", directory / "shots"
+    conf.write_text(CONFIG)
+    result = subprocess.run([str(KIOSK), "run", "--config", str(conf), "--display", f"headless:{SCREEN[0]}x{SCREEN[1]}",
+                             "--audio", "none", "--stats-file", str(stats), "--snapshots", str(shots),
+                             "--snapshot-every", "0.001", "--duration", "6.5"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in stats.read_text().splitlines()]
+    return records, sorted(shots.glob("shot-*.png")), result.stderr
+
+
+def pixel(rows, x, y):
+    return tuple(rows[y][3 * x:3 * x + 3])
+
+
+def close(a, b, tolerance=3):
+    return all(abs(p - q) <= tolerance for p, q in zip(a, b))
+
+
+def first_shot_of(played, item):
+    """A snapshot taken while `item` was on screen (snapshots are named by their frame)."""
+    records, shots, _ = played
+    for shot in shots:
+        _, _, rows = rgb_rows(shot)
+        centre = pixel(rows, SCREEN[0] // 2, SCREEN[1] // 2)
+        if item == 0 and close(centre, (0, 0, 255), 40):
+            return rows
+        if item == 1 and close(centre, (128, 128, 128), 12):
+            return rows
+    pytest.fail(f"no snapshot of item {item} among {len(shots)}")
+
+
+def test_the_logo_is_blended_by_its_alpha_at_its_size(played):
+    rows = first_shot_of(played, 0)
+    inside = [pixel(rows, x, y) for x in (0, 40, 79) for y in (0, 20, 39)]
+    assert all(close(p, (128, 0, 127), 6) for p in inside), inside
+    outside = [pixel(rows, 80, 10), pixel(rows, 10, 40)]
+    assert all(close(p, (0, 0, 255), 40) for p in outside), f"the logo is not 80x40: {outside}"
+
+
+def test_the_text_sits_on_its_box_at_the_bottom(played):
+    rows = first_shot_of(played, 0)
+    # The box: 40 px text + 10 px padding each side = 60 high, 4 px up from the bottom.
+    box_rows = range(SCREEN[1] - 4 - 60, SCREEN[1] - 4)
+    line = [pixel(rows, x, y) for y in box_rows for x in range(SCREEN[0])]
+    white = sum(1 for p in line if close(p, (255, 255, 255), 30))
+    black = sum(1 for p in line if close(p, (0, 0, 0), 30))
+    assert white > 200, f"only {white} white text pixels in the box"
+    assert black > 2000, f"only {black} black box pixels"
+    assert close(pixel(rows, SCREEN[0] // 2, SCREEN[1] - 2), (0, 0, 255), 40), "the box is not 4 px up"
+    assert close(pixel(rows, 2, SCREEN[1] - 30), (0, 0, 255), 40), "the box is not centred: it reaches the left edge"
+
+
+def test_on_a_still_the_clock_is_drawn_again_when_its_text_changes(played):
+    records, _, _ = played
+    still = [r for r in records if r["item"] == 1]
+    redraws = [r for r in still if r.get("event") == "layers"]
+    span = still[-1]["t"] - still[0]["t"] if still else 0
+    print(f"still: {len(still)} flips over {span:.2f} s, {len(redraws)} for the clock")
+    assert span > 2.5, f"the still played {span:.2f} s"
+    # One a second ("HH:mm:ss"), none more often than the text changes.
+    assert int(span) - 1 <= len(redraws) <= int(span) + 2, (len(redraws), span)
+    gaps = [b["t"] - a["t"] for a, b in zip(redraws, redraws[1:])]
+    assert all(g > 0.5 for g in gaps), gaps
+
+
+def test_a_broken_picture_is_one_line_and_the_rest_goes_on(played):
+    records, _, log = played
+    lines = [l for l in log.splitlines() if "broken.png" in l]
+    assert len(lines) == 1 and "left out" in lines[0], log
+    assert {r["item"] for r in records} == {0, 1}
+
+
+TICKER_CONFIG = """input: {enabled: false}
+playback: {loop: playlist}
+items:
+  - clip.mp4
+layers:
+  - ticker: {text: "Breaking: a ticker runs over the video", speed: 120, size: 30px, background: "#000000a0"}
+"""
+REFRESH = 1 / 60
+
+
+@pytest.fixture(scope="module")
+def ticked(tmp_path_factory):
+    """A 25 fps clip with a ticker on a 60 Hz vblank grid, and the same clip without it."""
+    directory = tmp_path_factory.mktemp("ticker")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=4", "-c:v", "libx264", "-preset", "ultrafast",
+           "-pix_fmt", "yuv420p", str(directory / "clip.mp4"))
+    runs = {}
+    for name, config in (("ticker", TICKER_CONFIG), ("alone", TICKER_CONFIG.split("layers:")[0])):
+        conf, stats = directory / f"{name}.conf", directory / f"{name}.jsonl"
+        conf.write_text(config)
+        result = subprocess.run([str(KIOSK), "run", "--config", str(conf), "--display", "headless:640x360@60:vblank",
+                                 "--audio", "none", "--stats-file", str(stats), "--duration", "3.5"],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        runs[name] = [json.loads(line) for line in stats.read_text().splitlines()]
+    return runs
+
+
+def test_the_ticker_takes_every_refresh_and_moves_on_the_grid(ticked):
+    records = ticked["ticker"]
+    assert all("ticker" in r for r in records), "a flip without the ticker's position"
+    gaps = [round((b["t"] - a["t"]) / REFRESH) for a, b in zip(records, records[1:])]
+    one = sum(1 for g in gaps if g == 1)
+    print(f"ticker: {len(records)} flips, {one} a refresh after the one before, {len(gaps) - one} not")
+    assert one >= 0.95 * len(gaps), f"flips not at every refresh: {sorted(set(gaps))}"
+    # 120 px/s at 60 Hz: 2 px a refresh, whole pixels; a refresh missed is two steps, never less.
+    for (a, b), refreshes in zip(zip(records, records[1:]), gaps):
+        moved = a["ticker"] - b["ticker"]
+        assert moved == 2 * refreshes or b["ticker"] > a["ticker"], (a, b)   # or it came round again
+
+
+def test_the_video_under_the_ticker_plays_as_without_it(ticked):
+    def video(records):
+        return [(r["item"], round(r["pts"], 3)) for r in records if r.get("event") is None]
+    with_ticker, alone = video(ticked["ticker"]), video(ticked["alone"])
+    print(f"video frames: {len(with_ticker)} with the ticker, {len(alone)} alone")
+    # The same frames in the same order (a run may end a frame or two apart).
+    common = min(len(with_ticker), len(alone)) - 2
+    assert common > 70 and with_ticker[:common] == alone[:common]
+    assert ticked["ticker"][-1]["dropped"] <= ticked["alone"][-1]["dropped"] + 1
