@@ -123,7 +123,8 @@ public struct SyncStore: Sendable {
     /// The id of the set a manifest makes: the hash of its names and hashes in order.
     public static func setID(of manifest: SyncManifest) -> String {
         let hasher = SHA256()
-        for file in manifest.files { hasher.update(Array("\(file.name)\n\(file.sha256)\n".utf8)) }
+        // Titles too: a new title is a new set (the playlist shows it).
+        for file in manifest.files { hasher.update(Array("\(file.name)\n\(file.sha256)\n\(file.title ?? "")\n".utf8)) }
         return String(hasher.finalHex().prefix(16))
     }
 
@@ -142,6 +143,7 @@ public struct SyncStore: Sendable {
                 try Self.makeDirectory(slot)
                 let target = PathTextJoin.join(slot, file.name)
                 guard link(layout.object(file.sha256), target) == 0 else { throw SyncStoreError(target, "cannot link the object") }
+                if let title = file.title { Self.writeText(title, to: PathTextJoin.join(slot, SyncStoreLayout.titleFileName)) }
                 Self.syncDirectory(slot)
             }
             Self.syncDirectory(building)

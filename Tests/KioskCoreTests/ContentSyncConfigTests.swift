@@ -96,12 +96,14 @@ struct ContentSyncConfigTests {
         let store = "/var/lib/kiosk/sync"
         let current = store + "/current"
         let files = [current + "/0002/b.mp4", current + "/0010/z.png", current + "/0001/lobby.mp4", current + "/0003/notes.txt"]
-        let expander = PlaylistExpander(fileSystem: FakeFileSystem(files: files))
+        var fileSystem = FakeFileSystem(files: files + [current + "/0002/.title"])
+        fileSystem.texts[current + "/0002/.title"] = "Spring offer\n"   // the manifest's title
+        let expander = PlaylistExpander(fileSystem: fileSystem)
         let item = ItemConfig(source: .synced(store), location: SourceLocation(file: "kiosk.conf", line: 2, column: 5))
         let expansion = expander.expand([item])
         #expect(expansion.entries.map(\.media) == [.file(current + "/0001/lobby.mp4"), .file(current + "/0002/b.mp4"),
                                                    .file(current + "/0010/z.png")])
-        #expect(expansion.entries.map(\.title) == ["lobby.mp4", "b.mp4", "z.png"])
+        #expect(expansion.entries.map(\.title) == ["lobby.mp4", "Spring offer", "z.png"])
         #expect(expansion.diagnostics.isEmpty)
     }
 

@@ -51,6 +51,18 @@ struct SyncStoreTests {
         #expect(first == "second")
     }
 
+    @Test func aManifestTitleIsTheEntrysTitleAndANewTitleIsANewSet() throws {
+        var a = named(try object("titled"), "a.mp4")
+        a.title = "Spring offer"
+        let first = try store.switchTo(SyncManifest(files: [a]))
+        let item = ItemConfig(source: .synced(store.layout.directory), location: SourceLocation(file: "k", line: 1, column: 1))
+        #expect(PlaylistExpander().expand([item]).entries.map(\.title) == ["Spring offer"])
+        a.title = "Summer offer"
+        let second = try store.switchTo(SyncManifest(files: [a]))
+        #expect(second != first)
+        #expect(PlaylistExpander().expand([item]).entries.map(\.title) == ["Summer offer"])
+    }
+
     @Test func aSecondSwitchRemovesWhatTheNewSetDoesNotUse() throws {
         let a = try object("old only"), b = try object("kept")
         let oldID = try store.switchTo(SyncManifest(files: [named(a, "a.mp4"), named(b, "b.mp4")]))

@@ -15,6 +15,8 @@ public struct SettledFileSystem: PlaylistFileSystem {
         hidden.contains(PathText.normalize(path)) ? nil : base.kind(ofItemAt: path)
     }
 
+    public func smallText(atPath path: String) -> String? { base.smallText(atPath: path) }
+
     public func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
         let names = try base.contentsOfDirectory(atPath: path)
         guard !hidden.isEmpty else { return names }

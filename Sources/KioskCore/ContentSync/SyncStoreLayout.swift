@@ -4,7 +4,8 @@
 ///     partial/<sha256>             a download under way (bytes so far)
 ///     partial/<sha256>.validator   the ETag or Last-Modified it was fetched with (for If-Range)
 ///     sets/<id>/0001/<name>        one set: numbered folders keep the manifest's order, each holds
-///                                  a hard link to an object under the file's manifest name
+///                                  a hard link to an object under the file's manifest name, and
+///                                  `.title` when the manifest gives the file a title
 ///     current -> sets/<id>         the set that plays, swapped by rename(2) of a symlink
 ///     manifest.etag                the manifest's ETag, for If-None-Match
 ///     lock                         flock(2)ed by the pass under way (`kiosk run`'s or `kiosk sync`'s)
@@ -29,6 +30,8 @@ public struct SyncStoreLayout: Sendable, Equatable {
 
     /// The folder of the file at `position` (0-based) in a set: "0001", "0002"... (natural order
     /// sorts them right past 9999 too).
+    public static let titleFileName = ".title"
+
     public static func slotName(_ position: Int) -> String {
         let digits = String(position + 1)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits

@@ -83,7 +83,12 @@ public struct PlaylistExpander: Sendable {
         var expansion = PlaylistExpansion()
         for (index, item) in items.enumerated() {
             let (media, problem) = mediaOf(item.source)
-            expansion.entries += media.map { PlaylistEntry(media: $0, item: item, itemIndex: index) }
+            expansion.entries += media.map { reference in
+                var entry = PlaylistEntry(media: reference, item: item, itemIndex: index)
+                if case .synced = item.source, case .file(let path) = reference,
+                   let title = syncedTitle(of: path) { entry.title = title }
+                return entry
+            }
             if let problem {
                 expansion.diagnostics.append(ConfigDiagnostic(location: item.location, message: problem))
             }
@@ -143,6 +148,15 @@ public struct PlaylistExpander: Sendable {
         }
         guard !files.isEmpty else { return ([], "the synced set in '\(store)' holds no media files; skipped") }
         return (files.map(MediaReference.file), nil)
+    }
+
+    /// A synced file's title from its manifest (`.title` beside it in its slot folder); it wins
+    /// over the entry's `title`, which is one for all the set's files.
+    func syncedTitle(of path: String) -> String? {
+        let slot = PathText.normalize(path + "/..")
+        guard let text = fileSystem.smallText(atPath: PathText.join(slot, SyncStoreLayout.titleFileName)) else { return nil }
+        let title = text.trimmingWhitespace()
+        return title.isEmpty ? nil : title
     }
 
     private func isMediaName(_ name: String) -> Bool {
