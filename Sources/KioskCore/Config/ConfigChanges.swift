@@ -30,6 +30,9 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case mqtt
     /// sync: the timeline's epoch.
     case sync
+    /// sync's content keys (manifest, interval, dir, parallel, max_rate, min_free, ca_file,
+    /// public_key).
+    case contentSync = "sync (content)"
     /// audio_track: the music bed's files and levels.
     case audioTrack = "audio_track"
     /// layers: the clock, text and pictures over every item.
@@ -63,6 +66,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         case .audioLevel, .playback, .items: return .live
         // The engine asks the settings for the timeline at every frame: a new epoch is followed at once.
         case .sync: return .live
+        // The content sync thread is made with its settings at start, like the stick watcher.
+        case .contentSync: return .onRestart
         // The schedule is asked from scratch at every tick (ScheduleTicker, at least once a
         // second): new rules take effect at the next tick, a playlist switch they cause lands
         // as `switch` says (the next seam, or at once). Named playlists are expanded again
@@ -127,7 +132,8 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.triggers.map(\.withoutLocation) != new.triggers.map(\.withoutLocation) { parts.append(.triggers) }
         if old.usb != new.usb { parts.append(.usb) }
         if old.mqtt != new.mqtt { parts.append(.mqtt) }
-        if old.sync != new.sync { parts.append(.sync) }
+        if old.sync.epoch != new.sync.epoch { parts.append(.sync) }
+        if old.sync.content != new.sync.content { parts.append(.contentSync) }
         if old.audioTrack?.withoutLocations != new.audioTrack?.withoutLocations { parts.append(.audioTrack) }
         self.parts = parts
         playbackSettings = settings

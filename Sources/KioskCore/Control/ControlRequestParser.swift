@@ -154,6 +154,7 @@ public enum ControlRequestParser {
                 return .displayPower(mode)
             default: throw reader.error("argument must be on, off or auto, got \(arguments[0].json)")
             }
+        case "sync_now": try reader.expectCount(0...0); return .syncNow
         case "get", "observe", "unobserve":
             try reader.expectCount(1...1)
             let word = try reader.string(0, "property")
@@ -182,7 +183,7 @@ extension ControlCommand {
         ("play_item_once", "<index> [now|seam]"), ("trigger", "<name>"), ("layer", "show|hide <name> | text <name> <text>"),
         ("load", "<source>..."), ("volume", "<0-100>"), ("mute", "[true|false|toggle]"),
         ("rate", "<0.25-4>"), ("get", "<property>"), ("observe", "<property>"), ("unobserve", "<property>"),
-        ("display_power", "on|off|auto"), ("screenshot", "<absolute path.png>"), ("commands", ""),
+        ("display_power", "on|off|auto"), ("screenshot", "<absolute path.png>"), ("sync_now", ""), ("commands", ""),
     ]
 }
 
