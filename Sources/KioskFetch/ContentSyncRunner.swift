@@ -159,27 +159,12 @@ public final class ContentSyncRunner {
 
     /// A manifest's (or its signature's) bytes and ETag; nil for a 304.
     private func fetchSmall(_ url: String, ifNoneMatch: String?) -> Result<([UInt8], String?)?, ManifestFailure> {
-        let transfer = HTTPTransfer(url: url, headers: ifNoneMatch.map { ["If-None-Match: \($0)"] } ?? [], options: options)
-        var body: [UInt8] = []
-        var etag: String?
-        var notModified = false
-        transfer.onHeaders = { response, headers in
-            switch response.action(offset: 0, expectedSize: nil) {
-            case .notModified: notModified = true; return nil
-            case .fail(let reason): return reason
-            default: etag = headers["etag"]; return nil
-            }
+        switch SmallHTTPGet.get(url, ifNoneMatch: ifNoneMatch, maxBytes: Self.maximumManifestBytes,
+                                tooLarge: "more than 16 MiB: not a manifest", options: options) {
+        case .body(let body, let etag): return .success((body, etag))
+        case .notModified: return .success(nil)
+        case .failed(let line): return .failure(ManifestFailure(line: line))
         }
-        transfer.onBody = { bytes in
-            guard !notModified else { return nil }
-            guard body.count + bytes.count <= Self.maximumManifestBytes else { return "more than 16 MiB: not a manifest" }
-            body.append(contentsOf: bytes)
-            return nil
-        }
-        var failure: String?
-        HTTPMultiRunner().run([transfer], parallel: 1, shouldStop: { false }) { _, line in failure = line }
-        if let failure { return .failure(ManifestFailure(line: failure)) }
-        return .success(notModified ? nil : (body, etag))
     }
 
     /// Fetches `files` (each once per hash); nil when all are stored, else the pass's line (each

@@ -12,6 +12,9 @@ public struct HTTPOptions: Sendable {
     public var maxRecvSpeed: Int64 = 0
     public var stall = DownloadStallPolicy()
     public var connectTimeoutSeconds = 15
+    /// The whole transfer's limit (a feed: 10 s); 0: none (a large file takes what it takes,
+    /// the stall limit ends a dead one).
+    public var totalTimeoutSeconds = 0
 
     public init(caFile: String? = nil, maxRecvSpeed: Int64 = 0) {
         self.caFile = caFile
@@ -70,6 +73,7 @@ final class HTTPTransfer {
         if let caFile = options.caFile { kiosk_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
         kiosk_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
         kiosk_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeoutSeconds)
+        if options.totalTimeoutSeconds > 0 { kiosk_curl_set_long(handle, CURLOPT_TIMEOUT, options.totalTimeoutSeconds) }
         kiosk_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, options.stall.bytesPerSecond)
         kiosk_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, options.stall.seconds)
         if options.maxRecvSpeed > 0 { kiosk_curl_set_offset(handle, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(options.maxRecvSpeed)) }

@@ -1,4 +1,5 @@
 import KioskCore
+import KioskFetch
 import KioskMedia
 import Logging
 
@@ -45,7 +46,7 @@ final class FramePresenter {
         self.observers = observers
         self.splash = splash.flatMap { Self.loadSplash($0, screen: output.size, logger: logger) }
         self.overlay = OverlayState.make(overlay, logger: logger)
-        self.layers = LayerState.make(layers, font: overlay?.font ?? .auto, feedFetch: nil, logger: logger)
+        self.layers = LayerState.make(layers, font: overlay?.font ?? .auto, feedFetch: SmallHTTPGet.feed, logger: logger)
         directVideo = output.directVideo.map { DirectVideoPath(output: $0, heartbeat: heartbeat, logger: logger) }
     }
 
@@ -58,7 +59,7 @@ final class FramePresenter {
     /// New layers (a live reload of kiosk.conf); an empty list turns them off.
     func configureLayers(_ configs: [LayerConfig], font: OverlayConfig.Font) {
         layers?.stop()
-        layers = LayerState.make(configs, font: font, feedFetch: nil, logger: logger)
+        layers = LayerState.make(configs, font: font, feedFetch: SmallHTTPGet.feed, logger: logger)
         composed.forget()
     }
 

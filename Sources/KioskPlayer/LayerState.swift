@@ -35,7 +35,7 @@ final class LayerState {
     private var keptFrame: DecodedFrame?
     private weak var keptOwner: AnyObject?
 
-    private init(layers: [LayerConfig], rasterizer: TextRasterizer?, feedFetch: FeedFetch?, logger: Logger) {
+    private init(layers: [LayerConfig], rasterizer: TextRasterizer?, feedFetch: @escaping FeedFetch, logger: Logger) {
         self.layers = layers
         self.rasterizer = rasterizer
         self.logger = logger
@@ -75,7 +75,7 @@ final class LayerState {
     func stop() { feeds.values.forEach { $0.stop() } }
 
     /// The layers for kiosk.conf's list; nil for none. `font`: the overlay's font setting.
-    static func make(_ layers: [LayerConfig], font: OverlayConfig.Font, feedFetch: FeedFetch?, logger: Logger) -> LayerState? {
+    static func make(_ layers: [LayerConfig], font: OverlayConfig.Font, feedFetch: @escaping FeedFetch, logger: Logger) -> LayerState? {
         guard !layers.isEmpty else { return nil }
         var rasterizer: TextRasterizer? = nil
         if layers.contains(where: { if case .image = $0.content { return false } else { return true } }) {

@@ -2,20 +2,6 @@ import Foundation
 import KioskCore
 import Logging
 
-/// What one fetch of a feed gave.
-public enum FeedFetchResult: Sendable, Equatable {
-    /// The body (at most `FeedTitles.maxBytes`) and its validator.
-    case body([UInt8], etag: String?)
-    /// 304: nothing changed since `etag`.
-    case notModified
-    /// One line: the status, the network's error, a body too large.
-    case failed(String)
-}
-
-/// Fetches `url`, with If-None-Match `etag` when set; at most `maxBytes`, within `timeout`
-/// seconds. The engine is given one (libcurl's, in the kiosk executable).
-public typealias FeedFetch = @Sendable (_ url: String, _ etag: String?, _ maxBytes: Int, _ timeout: Double) -> FeedFetchResult
-
 /// A ticker's feed (`ticker: {feed: URL, refresh: 5:00}`): a thread that fetches it every
 /// `refresh` and keeps the titles of the last good answer, so the ticker runs on with them
 /// while the server is down, answers garbage or takes too long. A failure is one line (the
@@ -29,13 +15,9 @@ final class TickerFeed: @unchecked Sendable {
     let url: String
     let refresh: MediaTime
 
-    init(url: String, refresh: MediaTime, fetch: FeedFetch?, logger: Logger) {
+    init(url: String, refresh: MediaTime, fetch: @escaping FeedFetch, logger: Logger) {
         self.url = url
         self.refresh = refresh
-        guard let fetch else {
-            logger.error("layers: feed \(NetworkURL.masked(url)) cannot be fetched: this player has no HTTP client; the ticker is empty")
-            return
-        }
         WorkerThread.start(name: "kiosk-feed") { [self] in run(fetch: fetch, logger: logger) }
     }
 
@@ -52,6 +34,7 @@ final class TickerFeed: @unchecked Sendable {
     private func run(fetch: FeedFetch, logger: Logger) {
         var etag: String? = nil
         var lastProblem: String? = nil
+        var hadTitles = false
         let shown = NetworkURL.masked(url)
         while !lock.withLock({ stopped }) {
             var problem: String? = nil
@@ -63,9 +46,11 @@ final class TickerFeed: @unchecked Sendable {
                     let titles = try FeedTitles.parse(bytes)
                     lock.withLock { latest = titles }
                     etag = validator
-                    if lastProblem != nil || titles.isEmpty {
+                    // Said at the first answer and after a failure, not at every refresh.
+                    if lastProblem != nil || !hadTitles {
                         logger.notice("layers: feed \(shown): \(titles.count) title(s)")
                     }
+                    hadTitles = true
                 } catch {
                     problem = "\(error)"
                 }

@@ -254,3 +254,43 @@ layers:
     assert all(close(pixel(rows, x, y), (0, 0, 0), 3) for x in (240, 250, 319) for y in (0, 239))
     clock_band = [pixel(rows, x, y) for x in range(250, 320) for y in range(105, 135)]
     assert sum(1 for p in clock_band if p[0] > 128) > 20, "no clock text to the right of the video"
+
+
+RSS = """<?xml version="1.0"?><rss version="2.0"><channel><title>Lobby news</title>
+<item><title>Opening hours &amp; more</title></item><item><title><![CDATA[Cafe on floor 2]]></title></item>
+<item><title>Lift B out of order</title></item></channel></rss>"""
+
+
+def test_a_ticker_runs_a_feeds_titles_and_a_bad_feed_is_one_line(tmp_path):
+    """A ticker fed by an RSS feed on 127.0.0.1 (http_media_server.py): its three titles are
+    read (one log line) and text runs in the strip; a second ticker whose feed answers an HTML
+    page is one error line and stays empty, and playback goes on."""
+    from content_sync_support import Server
+    (tmp_path / "news.rss").write_text(RSS)
+    (tmp_path / "portal.html").write_text("<html><body>Please log in</body></html>")
+    ffmpeg("-f", "lavfi", "-i", "color=c=blue:s=160x120:r=25:d=2", "-c:v", "libx264", "-preset", "ultrafast",
+           "-pix_fmt", "yuv420p", str(tmp_path / "blue.mp4"))
+    with Server(tmp_path, "--etag", "--html", ".html") as server:
+        (tmp_path / "kiosk.conf").write_text(f"""input: {{enabled: false}}
+playback: {{loop: playlist}}
+items: [blue.mp4]
+layers:
+  - ticker: {{feed: "{server.url('news.rss')}", speed: 200, size: 30px, position: bottom, background: "#000000"}}
+  - ticker: {{feed: "{server.url('portal.html')}", speed: 200, size: 30px, position: top, background: "#000000"}}
+""")
+        shots, stats = tmp_path / "shots", tmp_path / "stats.jsonl"
+        result = subprocess.run([str(KIOSK), "run", "--config", str(tmp_path / "kiosk.conf"),
+                                 "--display", "headless:320x240@60:vblank", "--audio", "none", "--stats-file", str(stats),
+                                 "--snapshots", str(shots), "--snapshot-every", "0.25", "--duration", "4"],
+                                capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    read = [line for line in result.stderr.splitlines() if "news.rss" in line]
+    assert len(read) == 1 and "3 title(s)" in read[0], result.stderr
+    portal = [line for line in result.stderr.splitlines() if "portal.html" in line]
+    assert len(portal) == 1 and "not an RSS or Atom feed" in portal[0], result.stderr
+
+    def strip_text(rows, y0, y1):
+        return sum(1 for y in range(y0, y1) for x in range(0, SCREEN[0], 2) if pixel(rows, x, y)[0] > 160)
+    last = [rgb_rows(path)[2] for path in sorted(shots.glob("shot-*.png"))[-4:]]
+    assert any(strip_text(rows, SCREEN[1] - 50, SCREEN[1] - 5) > 30 for rows in last), "no feed text in the bottom strip"
+    assert all(strip_text(rows, 5, 50) == 0 for rows in last), "the HTML feed's strip is not empty"

@@ -180,3 +180,18 @@ public enum FeedTitles {
         return s.count
     }
 }
+
+/// What one fetch of a feed gave.
+public enum FeedFetchResult: Sendable, Equatable {
+    /// The body (at most `FeedTitles.maxBytes`) and its validator.
+    case body([UInt8], etag: String?)
+    /// 304: nothing changed since `etag`.
+    case notModified
+    /// One line: the status, the network's error, a body too large.
+    case failed(String)
+}
+
+/// Fetches `url`, with If-None-Match `etag` when set; at most `maxBytes`, within `timeout`
+/// seconds (KioskFetch's `SmallHTTPGet.feed`, libcurl).
+public typealias FeedFetch = @Sendable (_ url: String, _ etag: String?, _ maxBytes: Int, _ timeout: Double) -> FeedFetchResult
+
