@@ -30,6 +30,10 @@ let package = Package(
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // Content sync's downloads; curl_easy_setopt is variadic: typed setters in shim.h.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Signed manifests: Ed25519 and BLAKE2b in minisign's format.
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // The kernel's HDMI-CEC API: no library, only <linux/cec.h> and ioctls (static inline in shim.h).
         .systemLibrary(name: "CCEC"),
         // What Swift cannot import: function-like macros (AVERROR, AVERROR_EOF) and variadic
@@ -48,6 +52,8 @@ let package = Package(
         .target(name: "KioskText", dependencies: ["KioskCore", "CFreeType", "CHarfBuzz", "CFriBidi"]),
         .target(name: "KioskCEC", dependencies: ["KioskCore", "CCEC", .product(name: "SystemPackage", package: "swift-system"),
                                                  .product(name: "Logging", package: "swift-log")]),
+        // Content sync: libcurl transfers, SHA-256 (libavutil's av_sha) and the store on disk.
+        .target(name: "KioskFetch", dependencies: ["KioskCore", "CCurl", "CFFmpeg", "CSodium"]),
         // Fleet control: thin typed wrappers of libmosquitto (the bridge is KioskControl's).
         .target(name: "KioskMQTT", dependencies: ["CMosquitto"]),
         .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskText",
@@ -56,7 +62,7 @@ let package = Package(
         .target(name: "KioskControl", dependencies: ["KioskCore", "KioskPlayer", .product(name: "SystemPackage", package: "swift-system"),
                                                      .product(name: "Logging", package: "swift-log")]),
         .executableTarget(name: "kiosk", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT", "KioskFetch",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
@@ -80,6 +86,7 @@ let package = Package(
         .testTarget(name: "KioskPlayerTests", dependencies: ["KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
                                                            .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskMQTTTests", dependencies: ["KioskMQTT"]),
+        .testTarget(name: "KioskFetchTests", dependencies: ["KioskFetch", "KioskCore"]),
         .testTarget(name: "KioskControlTests", dependencies: ["KioskControl", "KioskCore", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),
     ]

@@ -9,14 +9,16 @@ public final class ControlDispatcher {
     let player: any ControlledPlayer
     let schedule: (any ScheduleControl)?
     let triggers: (any TriggerControl)?
+    let contentSync: (any ContentSyncControl)?
     let baseDirectory: String
     private var names = ControlEventNames()
 
     public init(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil, triggers: (any TriggerControl)? = nil,
-         baseDirectory: String) {
+                contentSync: (any ContentSyncControl)? = nil, baseDirectory: String) {
         self.player = player
         self.schedule = schedule
         self.triggers = triggers
+        self.contentSync = contentSync
         self.baseDirectory = baseDirectory
     }
 
@@ -73,6 +75,11 @@ public final class ControlDispatcher {
                 return .failure(ControlRequestError("screenshot: \(error)"))
             }
             return .success(.string(path))
+        case .syncNow:
+            guard let contentSync else {
+                return .failure(ControlRequestError("sync_now: content sync is off (kiosk.conf sync.manifest is none)"))
+            }
+            contentSync.syncNow()
         }
         return .success(.null)
     }
@@ -147,6 +154,7 @@ public final class ControlDispatcher {
         case .framesDropped: return .integer(Int64(player.framesDropped))
         case .displayPower: return .string(player.isDisplayOn ? "on" : "off")
         case .schedule: return schedule?.scheduleStatus ?? .null
+        case .sync: return contentSync?.syncStatus ?? .null
         }
     }
 

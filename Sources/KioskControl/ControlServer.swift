@@ -20,6 +20,8 @@ public final class ControlServer: @unchecked Sendable {
     private let logger: Logger
     private let eventLock = NSLock()
     private var pendingEvents: [PlayerEvent] = []
+    /// Ready-made event lines (`post(line:)`), also guarded by `eventLock`.
+    private var pendingLines: [ControlValue] = []
     private var running = true
     private let worker = WorkerThread(name: "kiosk-control")
     private var connections: [ControlConnection] = []
@@ -55,24 +57,31 @@ public final class ControlServer: @unchecked Sendable {
 
     /// The player's `onEvent` handler: called on the presenter thread, so it only queues.
     public func post(_ event: PlayerEvent) {
-        eventLock.withLock {
-            guard running else { return }
-            // Bounded, should the server thread ever fall behind: the oldest events go first.
-            if pendingEvents.count >= Self.pendingEventLimit { pendingEvents.removeFirst(pendingEvents.count / 2) }
-            pendingEvents.append(event)
-            wakeLocked()
-        }
+        eventLock.withLock { if running { Self.queue(event, in: &pendingEvents); wakeLocked() } }
+    }
+
+    /// An event line that is not the player's (content sync's `sync_progress`, `sync_failed`,
+    /// `sync_switched`): sent to every client as it is. Any thread.
+    public func post(line event: ControlValue) {
+        eventLock.withLock { if running { Self.queue(event, in: &pendingLines); wakeLocked() } }
     }
 
     static let pendingEventLimit = 4096
+
+    /// Bounded, should the server thread ever fall behind: the oldest events go first.
+    private static func queue<Event>(_ event: Event, in pending: inout [Event]) {
+        if pending.count >= pendingEventLimit { pending.removeFirst(pending.count / 2) }
+        pending.append(event)
+    }
 
     /// Starts serving `player`; `baseDirectory` resolves relative sources of `load`.
     /// `schedule`: where `display_power` goes and what `schedule` reads (nil: to the player).
     /// `triggers`: what `trigger NAME` fires (nil: the command is refused).
     public func start(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
-                      triggers: (any TriggerControl)? = nil,
+                      triggers: (any TriggerControl)? = nil, contentSync: (any ContentSyncControl)? = nil,
                       baseDirectory: String = FileManager.default.currentDirectoryPath) {
-        dispatcher = ControlDispatcher(player: player, schedule: schedule, triggers: triggers, baseDirectory: baseDirectory)
+        dispatcher = ControlDispatcher(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync,
+                                       baseDirectory: baseDirectory)
         worker.start { [self] in serve() }
         logger.info("control socket at \(path)")
     }
@@ -167,9 +176,15 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     private func broadcastEvents() {
-        let events = eventLock.withLock { () -> [PlayerEvent] in
-            defer { pendingEvents.removeAll(keepingCapacity: true) }
-            return pendingEvents
+        let (events, lines) = eventLock.withLock { () -> ([PlayerEvent], [ControlValue]) in
+            defer {
+                pendingEvents.removeAll(keepingCapacity: true)
+                pendingLines.removeAll(keepingCapacity: true)
+            }
+            return (pendingEvents, pendingLines)
+        }
+        for line in lines.map(\.json) {
+            for connection in connections { connection.send(line) }
         }
         guard let dispatcher, !events.isEmpty else { return }
         for event in events {

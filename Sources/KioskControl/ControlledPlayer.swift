@@ -31,6 +31,16 @@ public protocol ScheduleControl: AnyObject, Sendable {
     var scheduleStatus: ControlValue { get }
 }
 
+/// Content sync as the control socket reaches it: `sync_now` and the `sync` property. Without
+/// one (`kiosk play`, or sync.manifest none) the command is refused and the property is null.
+public protocol ContentSyncControl: AnyObject, Sendable {
+    /// Asks for a pass now; the sync thread starts it as soon as the one under way (if any) ends.
+    func syncNow()
+    var syncStatus: ControlValue { get }
+    /// For the service's STATUS= line (nil: nothing to add).
+    var serviceStatus: String? { get }
+}
+
 /// kiosk.conf's triggers as the control socket's `trigger NAME` finds them: the table in force
 /// now (a reload replaces it). Without one (`kiosk play`) the command is refused.
 public protocol TriggerControl: AnyObject, Sendable {

@@ -28,6 +28,8 @@ final class FramePresenter {
     /// kiosk.conf `display.splash`, decoded once at start; nil: black.
     private let splash: DecodedFrame?
     private let splashScaler = Scaler()
+    /// The picture with its still layers, composed once per frame when a layer moves.
+    private let composed = ComposedPicture()
 
     private enum OnScreen {
         /// A CPU-drawn buffer, the one last flipped (the front buffer: nothing draws into it).
@@ -43,7 +45,7 @@ final class FramePresenter {
         self.observers = observers
         self.splash = splash.flatMap { Self.loadSplash($0, screen: output.size, logger: logger) }
         self.overlay = OverlayState.make(overlay, logger: logger)
-        self.layers = LayerState.make(layers, font: overlay?.font ?? .auto, logger: logger)
+        self.layers = LayerState.make(layers, font: overlay?.font ?? .auto, feedFetch: nil, logger: logger)
         directVideo = output.directVideo.map { DirectVideoPath(output: $0, heartbeat: heartbeat, logger: logger) }
     }
 
@@ -55,15 +57,36 @@ final class FramePresenter {
 
     /// New layers (a live reload of kiosk.conf); an empty list turns them off.
     func configureLayers(_ configs: [LayerConfig], font: OverlayConfig.Font) {
-        layers = LayerState.make(configs, font: font, logger: logger)
+        layers?.stop()
+        layers = LayerState.make(configs, font: font, feedFetch: nil, logger: logger)
+        composed.forget()
     }
+
+    /// `kiosk ctl layer`: nil when done, else why not (no such layer, no text to change).
+    func changeLayer(_ name: String, _ change: LayerChange) -> String? {
+        guard let layers else { return "kiosk.conf has no layers" }
+        let refusal = layers.change(name, change)
+        if refusal == nil { composed.forget() }   // the still layers are composed again
+        return refusal
+    }
+
+    /// Stops what the layers run beside the presenter (a feed's thread).
+    func stop() { layers?.stop() }
 
     func noteDropped() { dropped += 1 }
 
-    /// Where `frame` of `item` goes on screen: the item's gravity, else `gravity`.
-    func layout(of frame: DecodedFrame, in item: ActiveItem, gravity: VideoGravity) -> GravityLayout {
-        Scaler.layout(for: frame, on: output.size, gravity: item.entry.item.gravity ?? gravity,
-                      displayRotation: output.softwareRotation)
+    /// Where `frame` of `item` goes on screen: the item's gravity, else `gravity`, on the whole
+    /// screen or within `region` (kiosk.conf `playback.region`, in the viewer's coordinates).
+    func layout(of frame: DecodedFrame, in item: ActiveItem, gravity: VideoGravity, region: ScreenRegion? = nil) -> GravityLayout {
+        let gravity = item.entry.item.gravity ?? gravity
+        let rotation = output.softwareRotation
+        let viewer = OverlayLayout.viewerSize(buffer: output.size, rotation: rotation)
+        guard let region, let rect = region.rect(on: viewer) else {
+            return Scaler.layout(for: frame, on: output.size, gravity: gravity, displayRotation: rotation)
+        }
+        let inBuffer = LayerPlacement.bufferRect(rect, viewer: viewer, rotation: rotation)
+        return Scaler.layout(for: frame, on: inBuffer.size, gravity: gravity, displayRotation: rotation)
+            .placed(in: inBuffer, of: output.size)
     }
 
     /// When a flip asked for now would reach the screen, once this frame is drawn.
@@ -90,9 +113,23 @@ final class FramePresenter {
             } else {
                 let drawStart = MonotonicClock().now()
                 let back = try output.backBuffer()
-                try scaler.draw(frame, layout: layout, into: back)
-                layers?.draw(into: back, rotation: output.softwareRotation)
+                if let layers, layers.moves {
+                    // Composed in memory, then brought over whole: the refreshes until the
+                    // next frame copy only the moving layers' strips from it.
+                    let canvas = composed.canvas(size: back.size)
+                    try scaler.draw(frame, layout: layout, into: canvas)
+                    layers.draw(into: canvas, rotation: output.softwareRotation)
+                    composed.composed()
+                    composed.bring(into: back, strips: [])
+                    shown.ticker = layers.drawMoving(into: back, rotation: output.softwareRotation,
+                                                     flipTime: output.expectedFlip(after: drawStart + drawSeconds),
+                                                     refreshInterval: output.refreshInterval.seconds)
+                } else {
+                    try scaler.draw(frame, layout: layout, into: back)
+                    layers?.draw(into: back, rotation: output.softwareRotation)
+                }
                 overlay?.draw(into: back, over: view, rotation: output.softwareRotation)
+                if overlay?.drawn != nil { composed.spoil(back) }
                 drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
                 shown.flipTime = try output.present(back)
                 shown.buffer = back
@@ -107,6 +144,36 @@ final class FramePresenter {
             if text != lastDisplayError { logger.error("display: \(text)") }
             lastDisplayError = text
             return nil
+        }
+    }
+
+    /// A refresh for the moving layers alone (a ticker) while the picture under them stays:
+    /// the composed picture's strips are brought back and the layers drawn one step on, the
+    /// overlay over them. False when there is nothing to refresh (no moving layer, no picture
+    /// composed, the display failed).
+    func refreshMovingLayers(overlay view: OverlayPlayerView?, shown: PresentedFrame) -> Bool {
+        guard let layers, layers.moves, composed.hasPicture, case .buffer = onScreen else { return false }
+        do {
+            var shown = shown
+            let back = try output.backBuffer()
+            let rotation = output.softwareRotation
+            composed.bring(into: back, strips: layers.movingStrips(bufferSize: back.size, rotation: rotation))
+            let flipEstimate = output.expectedFlip(after: MonotonicClock().now() + drawSeconds)
+            shown.ticker = layers.drawMoving(into: back, rotation: rotation, flipTime: flipEstimate,
+                                             refreshInterval: output.refreshInterval.seconds)
+            overlay?.draw(into: back, over: view, rotation: rotation)
+            if overlay?.drawn != nil { composed.spoil(back) }
+            shown.flipTime = try output.present(back)
+            shown.buffer = back
+            onScreen = .buffer(back)
+            lastDisplayError = nil
+            observers.forEach { $0.presented(shown) }
+            return true
+        } catch {
+            let text = "\(error)"
+            if text != lastDisplayError { logger.error("display: \(text)") }
+            lastDisplayError = text
+            return false
         }
     }
 
@@ -130,6 +197,7 @@ final class FramePresenter {
     /// `splash` asks for it (at start, the idle screen), else black (a screen kept dark). With a
     /// font, one centered line over it gives `reason`.
     func presentFiller(item: Int, reason: String? = nil, splash useSplash: Bool = false) {
+        composed.forget()
         do {
             let buffer = try output.backBuffer()
             if useSplash, let splash {

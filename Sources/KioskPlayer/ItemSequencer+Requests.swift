@@ -11,6 +11,10 @@ extension ItemSequencer {
             return logger.warning("\(request): \(refusal)")
         }
         guard request.isPlaylistRequest else { return time.apply(request) }
+        if case .layer(let name, let change) = request {
+            if let refusal = screen.changeLayer(name, change) { logger.warning("layer \(name): \(refusal)") }
+            return
+        }
         let answer = answerOf(request)
         if case .refused = answer {} else { onEvent?(.playlistRequest(request)) }
         act(on: answer)

@@ -128,7 +128,8 @@ final class ItemSequencer {
             if !prepared.isScalerPrepared, let first = prepared.firstFrame {
                 prepared.isScalerPrepared = true
                 _ = try? prepared.scaler.prepare(for: first, layout: screen.layout(of: first, in: prepared,
-                                                                                   gravity: settings.playback.gravity))
+                                                                                   gravity: settings.playback.gravity,
+                                                                                   region: settings.playback.region))
             }
             // Found out ahead of time: skip it now so a good item is prepared instead.
             guard let (failed, error) = items.takeFailedUpcoming() else { return }

@@ -23,13 +23,29 @@ final class LayerState {
     private var screen: PixelSize?
     /// The text each layer had when the picture on screen was drawn.
     private(set) var drawnTexts: [Int: String] = [:]
+    /// Each ticker's line and where its run across the screen began.
+    private var tickers: [Int: TickerRun] = [:]
+    /// Feeds fetched on threads of their own, by layer.
+    private let feeds: [Int: TickerFeed]
+    /// `kiosk ctl layer`: the layers hidden, the texts replaced, and whether the picture on
+    /// screen predates a change.
+    private var hidden: Set<Int> = []
+    private var replacedTexts: [Int: String] = [:]
+    private var changedSinceDrawn = false
     private var keptFrame: DecodedFrame?
     private weak var keptOwner: AnyObject?
 
-    private init(layers: [LayerConfig], rasterizer: TextRasterizer?, logger: Logger) {
+    private init(layers: [LayerConfig], rasterizer: TextRasterizer?, feedFetch: FeedFetch?, logger: Logger) {
         self.layers = layers
         self.rasterizer = rasterizer
         self.logger = logger
+        var feeds: [Int: TickerFeed] = [:]
+        for (index, layer) in layers.enumerated() {
+            if case .ticker(.feed(let url, let refresh), _, _) = layer.content {
+                feeds[index] = TickerFeed(url: url, refresh: refresh, fetch: feedFetch, logger: logger)
+            }
+        }
+        self.feeds = feeds
         for (index, layer) in layers.enumerated() {
             if case .clock(let format, let zone, let locale) = layer.content {
                 clocks[index] = ClockText(pattern: format, timeZone: zone, locale: locale)
@@ -37,8 +53,29 @@ final class LayerState {
         }
     }
 
+    /// `kiosk ctl layer show|hide|text NAME`: nil when done, else why not.
+    func change(_ name: String, _ change: LayerChange) -> String? {
+        guard let index = layers.firstIndex(where: { $0.name == name }) else {
+            return "no such layer; kiosk.conf names " + layers.map(\.name).joined(separator: ", ")
+        }
+        switch change {
+        case .show: hidden.remove(index)
+        case .hide: hidden.insert(index)
+        case .text(let text):
+            switch layers[index].content {
+            case .text, .textFile, .ticker: replacedTexts[index] = text
+            case .clock, .image: return "a \(layers[index].content.kind) layer has no text to change"
+            }
+        }
+        changedSinceDrawn = true
+        return nil
+    }
+
+    /// Stops the feeds' threads (a reload made new layers, or the player stops).
+    func stop() { feeds.values.forEach { $0.stop() } }
+
     /// The layers for kiosk.conf's list; nil for none. `font`: the overlay's font setting.
-    static func make(_ layers: [LayerConfig], font: OverlayConfig.Font, logger: Logger) -> LayerState? {
+    static func make(_ layers: [LayerConfig], font: OverlayConfig.Font, feedFetch: FeedFetch?, logger: Logger) -> LayerState? {
         guard !layers.isEmpty else { return nil }
         var rasterizer: TextRasterizer? = nil
         if layers.contains(where: { if case .image = $0.content { return false } else { return true } }) {
@@ -50,7 +87,7 @@ final class LayerState {
                 logger.error("layers: \(error); the clock and text layers are left out")
             }
         }
-        return LayerState(layers: layers, rasterizer: rasterizer, logger: logger)
+        return LayerState(layers: layers, rasterizer: rasterizer, feedFetch: feedFetch, logger: logger)
     }
 
     /// The presenter's hook: after the scaler drew the picture, before the overlay.
@@ -63,7 +100,8 @@ final class LayerState {
             failed.removeAll()
         }
         var drawn: [Int: String] = [:]
-        for (index, layer) in layers.enumerated() where !failed.contains(index) {
+        changedSinceDrawn = false
+        for (index, layer) in layers.enumerated() where !failed.contains(index) && !layer.moves && !hidden.contains(index) {
             let margin = layer.margin.pixels(of: min(viewer.width, viewer.height))
             let opacity = UInt8((layer.opacity * 255).rounded())
             if case .image(let path, let width) = layer.content {
@@ -90,9 +128,69 @@ final class LayerState {
         drawnTexts = drawn
     }
 
+    /// Whether a layer moves at every refresh (a ticker that can be drawn).
+    var moves: Bool { rasterizer != nil && layers.contains(where: \.moves) }
+
+    /// The moving layers' strips, in the buffer's coordinates: what a refresh brings back from
+    /// the composed picture before drawing them again.
+    func movingStrips(bufferSize: PixelSize, rotation: Rotation) -> [PixelRect] {
+        let viewer = OverlayLayout.viewerSize(buffer: bufferSize, rotation: rotation)
+        return layers.enumerated().filter { $0.element.moves }.map { _, layer in
+            LayerPlacement.bufferRect(strip(of: layer, viewer: viewer), viewer: viewer, rotation: rotation)
+        }
+    }
+
+    /// Draws the moving layers over the picture for a flip at `flipTime` (monotonic seconds);
+    /// the first ticker's line position (its left edge in the strip), for the stats line.
+    @discardableResult
+    func drawMoving(into buffer: PixelBuffer, rotation: Rotation, flipTime: Double, refreshInterval: Double,
+                    now: Date = Date()) -> Int? {
+        guard let rasterizer else { return nil }
+        let viewer = OverlayLayout.viewerSize(buffer: buffer.size, rotation: rotation)
+        var first: Int? = nil
+        for (index, layer) in layers.enumerated() where layer.moves && !hidden.contains(index) {
+            guard case .ticker(let source, let speed, let separator) = layer.content else { continue }
+            let strip = strip(of: layer, viewer: viewer)
+            let (pixelSize, padding) = LayerPlacement.textMetrics(size: layer.size, screen: viewer)
+            let opacity = UInt8((layer.opacity * 255).rounded())
+            var run = tickers[index] ?? TickerRun(motion: TickerMotion(speed: speed, refreshInterval: refreshInterval))
+            let text = replacedTexts[index] ?? tickerText(index, source, separator: separator, now: now)
+            let x = run.advance(to: flipTime, text: text, stripWidth: strip.width) { text in
+                rasterizer.render(text, pixelSize: pixelSize)
+            }
+            tickers[index] = run
+            if let background = layer.background {
+                buffer.blendFill(strip, color: background.rgb, opacity: UInt8(Int(background.alpha) * Int(opacity) / 255), rotation: rotation)
+            }
+            if let line = run.line {
+                let baseline = strip.y + padding + pixelSize * 4 / 5
+                buffer.blend(line.mask, at: (x, baseline - line.ascent), color: layer.color.rgb,
+                             opacity: UInt8(Int(layer.color.alpha) * Int(opacity) / 255), rotation: rotation)
+            }
+            first = first ?? x
+        }
+        return first
+    }
+
+    private func strip(of layer: LayerConfig, viewer: PixelSize) -> PixelRect {
+        let (pixelSize, padding) = LayerPlacement.textMetrics(size: layer.size, screen: viewer)
+        return LayerPlacement.tickerStrip(height: pixelSize + 2 * padding, at: layer.position,
+                                          margin: layer.margin.pixels(of: min(viewer.width, viewer.height)), on: viewer)
+    }
+
+    /// A ticker's line now: its text, a file's lines or a feed's titles, joined by `separator`.
+    private func tickerText(_ index: Int, _ source: LayerConfig.TickerSource, separator: String, now: Date) -> String {
+        switch source {
+        case .text(let text): return text
+        case .file(let path): return fileText(index, path: path, now: now, allLines: true).replacingOccurrences(of: "\n", with: separator)
+        case .feed: return feeds[index]?.titles.joined(separator: separator) ?? ""
+        }
+    }
+
     /// Whether a layer's text differs from what the picture on screen shows (a clock's minute
     /// turned, a text file changed).
     func isStale(now: Date = Date()) -> Bool {
+        if changedSinceDrawn { return true }
         for (index, layer) in layers.enumerated() where layer.changesByItself && !failed.contains(index) {
             if text(of: index, layer, now: now) != drawnTexts[index] { return true }
         }
@@ -113,8 +211,8 @@ final class LayerState {
     }
 
     /// After the flip: `frame` of `owner` is on screen, kept to be drawn again with new text.
+    /// (Always: `kiosk ctl layer` may change any layer on a still.)
     func keep(_ frame: DecodedFrame, of owner: AnyObject) {
-        guard layers.contains(where: \.changesByItself) else { return }
         keptFrame = frame
         keptOwner = owner
     }
@@ -131,15 +229,16 @@ final class LayerState {
     private func text(of index: Int, _ layer: LayerConfig, now: Date) -> String? {
         switch layer.content {
         case .clock: return clocks[index]?.text(at: now)
-        case .text(let text): return text
-        case .textFile(let path): return fileText(index, path: path, now: now)
-        case .image: return nil
+        case .text(let text): return replacedTexts[index] ?? text
+        case .textFile(let path): return replacedTexts[index] ?? fileText(index, path: path, now: now, allLines: false)
+        case .image, .ticker: return nil
         }
     }
 
-    /// A text file's first line, looked at again at most once a second (its modification
-    /// time); a file that went is one line in the log and its last text stays.
-    private func fileText(_ index: Int, path: String, now: Date) -> String {
+    /// A text file's first line (`allLines`: its non-empty lines, joined by newlines), looked
+    /// at again at most once a second (its modification time); a file that went is one line
+    /// in the log and its last text stays.
+    private func fileText(_ index: Int, path: String, now: Date, allLines: Bool) -> String {
         if let cached = fileTexts[index], now.timeIntervalSince(cached.checked) < 1 { return cached.text }
         let previous = fileTexts[index]
         let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
@@ -152,8 +251,10 @@ final class LayerState {
             fileTexts[index] = (now, nil, previous?.text ?? "")
             return previous?.text ?? ""
         }
-        let line = String(decoding: data.prefix(4096), as: UTF8.self)
-            .split(whereSeparator: \.isNewline).first.map { String($0.prefix(500)) } ?? ""
+        let lines = String(decoding: data.prefix(allLines ? 65_536 : 4096), as: UTF8.self)
+            .split(whereSeparator: \.isNewline).map { String($0.prefix(500)).trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        let line = allLines ? lines.joined(separator: "\n") : (lines.first ?? "")
         fileTexts[index] = (now, modified, line)
         return line
     }

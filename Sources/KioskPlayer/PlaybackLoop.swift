@@ -22,6 +22,8 @@ final class PlaybackLoop {
     let mailbox: CommandMailbox
     let logger: Logger
     var stopping = false
+    /// When the moving layers were last refreshed on their own (host time).
+    private var lastLayerRefresh: MediaTime?
 
     init(output: VideoOutput, cursor: PlaylistCursor, settings: PlayerSettings, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
@@ -59,8 +61,12 @@ final class PlaybackLoop {
         if screen.hasSplash { screen.presentFiller(item: -1, splash: true) }
         sequencer.start()
         while !stopping {
-            for command in mailbox.takeAll() { handle(command) }
+            let commands = mailbox.takeAll()
+            for command in commands { handle(command) }
             if stopping { break }
+            // A command that changed what is drawn over the picture (a layer hidden, a text
+            // changed) shows at once on a still, not when the still's wait ends.
+            if !commands.isEmpty, current != nil, !sequencer.finished { refreshOverlayIfStale() }
             if current == nil || sequencer.finished { sequencer.watchForStall() }   // stands down: nothing should be playing
             if let until = sequencer.idleUntil {
                 if MonotonicClock.hostTime() < until { mailbox.wait(untilHost: until); continue }
@@ -82,6 +88,7 @@ final class PlaybackLoop {
             if item === current, item.lastPresentedPTS != nil { sequencer.prepareUpcomingIfDue(after: item) }
         }
         audio?.stop()
+        screen.stop()
         items.closeAll()
         publishSnapshot()
     }
@@ -116,6 +123,7 @@ final class PlaybackLoop {
             case .forClock: mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
             case .until(let wake):
                 stall.awaitingEnd(dueAt: wake, of: item)
+                if refreshMovingLayers(item, orWaitUntil: stall.wake(for: wake)) { return }
                 // A still shows one frame for its whole duration: a layer's clock turning
                 // meanwhile wakes the loop to draw it again (refreshOverlayIfStale).
                 let until = stall.wake(for: wake)
@@ -158,8 +166,11 @@ final class PlaybackLoop {
                 screen.noteDropped()
             case .wait(let until):
                 stall.awaitingFrame(dueAt: until, of: item)
+                // The frame is not due at the coming flip: a moving layer may take that flip.
+                if refreshMovingLayers(item, orWaitUntil: until) { return }
                 mailbox.wait(untilHost: stall.wake(for: until))
             case .waitForClock:
+                if refreshMovingLayers(item, orWaitUntil: now + MediaTime(value: 1, timescale: 20)) { return }
                 mailbox.wait(untilHost: now + MediaTime(value: 1, timescale: 20))
             }
         }
@@ -186,12 +197,32 @@ final class PlaybackLoop {
         time.apply(.bufferReady)
     }
 
+    /// A ticker moves at every refresh, whatever the video does (between two frames, on a
+    /// still, paused): the loop gives it the refreshes no frame takes. At most one a refresh
+    /// interval (a display that flips at once would otherwise be asked without pause): before
+    /// that, the loop waits until then or `until`, whichever comes first. False when no layer
+    /// moves or nothing is on screen to move over: the caller waits as before.
+    private func refreshMovingLayers(_ item: ActiveItem, orWaitUntil until: MediaTime) -> Bool {
+        guard screen.layers?.moves == true, let pts = item.lastPresentedPTS else { return false }
+        let now = MonotonicClock.hostTime()
+        if let last = lastLayerRefresh, now < last + output.refreshInterval - MediaTime(value: 1, timescale: 1000) {
+            mailbox.wait(untilHost: min(until, last + output.refreshInterval))
+            return true
+        }
+        let shown = PresentedFrame(item: item.index, pts: (pts - item.plan.start).seconds, dropped: screen.dropped,
+                                   video: true, generation: item.pipeline.currentGeneration, event: "ticker")
+        guard screen.refreshMovingLayers(overlay: time.overlayView, shown: shown) else { return false }
+        lastLayerRefresh = now
+        return true
+    }
+
     /// Puts `frame` up (FramePresenter); the flip's host time, or nil if the display failed.
     @discardableResult
     private func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
         let shown = PresentedFrame(item: item.index, pts: (frame.pts - item.plan.start).seconds, dropped: screen.dropped,
                                    video: true, generation: item.pipeline.currentGeneration, event: event)
-        guard let flip = screen.present(frame, layout: screen.layout(of: frame, in: item, gravity: settings.playback.gravity),
+        guard let flip = screen.present(frame, layout: screen.layout(of: frame, in: item, gravity: settings.playback.gravity,
+                                                                    region: settings.playback.region),
                                         scaler: item.scaler, overlay: time.overlayView, shown: shown) else { return nil }
         items.closeRetired()
         if item.lastPresentedPTS != frame.pts { stall.progressed() }   // an overlay redraw is no progress

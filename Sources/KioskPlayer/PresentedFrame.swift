@@ -21,6 +21,8 @@ struct PresentedFrame {
     var event: String?
     /// The CPU-drawn buffer on screen; nil when a plane scanned the frame out.
     var buffer: PixelBuffer?
+    /// The first ticker's line position (its left edge, in pixels), when a ticker runs.
+    var ticker: Int?
 }
 
 protocol PresentedFrameObserver: AnyObject {
@@ -30,7 +32,7 @@ protocol PresentedFrameObserver: AnyObject {
 extension StatsWriter: PresentedFrameObserver {
     func presented(_ frame: PresentedFrame) {
         write(.init(flipTime: frame.flipTime, item: frame.item, pts: frame.pts, dropped: frame.dropped, video: frame.video,
-                    generation: frame.generation, event: frame.event, scanout: frame.buffer == nil ? "plane" : "cpu",
+                    generation: frame.generation, event: frame.event, ticker: frame.ticker, scanout: frame.buffer == nil ? "plane" : "cpu",
                     realTime: StatsWriter.realTime(atMonotonic: frame.flipTime)))
     }
 }

@@ -25,6 +25,8 @@ public final class ServiceSupervisor: @unchecked Sendable {
     public let stallLimit: Double
     /// How often the player is looked at: a quarter of the watchdog period (at most 1 s).
     public let checkInterval: Double
+    /// More for the STATUS line after what plays (content sync's state); set before `start`.
+    public var extraStatus: @Sendable () -> String? = { nil }
 
     public init(player: QueuePlayer, notifier: ServiceNotifier, logger: Logger) {
         self.player = player
@@ -57,6 +59,7 @@ public final class ServiceSupervisor: @unchecked Sendable {
                                             timeControl: player.timeControlStatus,
                                             waiting: player.reasonForWaitingToPlay, verdict: verdict,
                                             hasShownPicture: health.firstPicture != nil)
+            + (extraStatus().map { "; " + $0 } ?? "")
         var messages: [ServiceNotification] = []
         let (becameStalled, recovered) = lock.withLock { () -> (Bool, Bool) in
             guard !ended else { return (false, false) }

@@ -35,6 +35,8 @@ final class StatsWriter {
         var video: Bool
         var generation: Int
         var event: String? = nil
+        /// The first ticker's line position, when a ticker runs (layers).
+        var ticker: Int? = nil
         /// Which path showed the picture: "plane" (a YUV plane scanned the frame out) or "cpu"
         /// (converted into the primary plane's XRGB buffer; filler too).
         var scanout = "cpu"
@@ -48,6 +50,7 @@ final class StatsWriter {
         line += ",\"item\":\(record.item),\"pts\":" + String(format: "%.6f", record.pts)
         line += ",\"dropped\":\(record.dropped),\"video\":\(record.video),\"gen\":\(record.generation)"
         if let event = record.event { line += ",\"event\":\"\(event)\"" }
+        if let ticker = record.ticker { line += ",\"ticker\":\(ticker)" }
         if let display { line += ",\"display\":\"\(display)\"" }
         line += ",\"scanout\":\"\(record.scanout)\",\"rt\":" + String(format: "%.6f", record.realTime)
         line += "}\n"

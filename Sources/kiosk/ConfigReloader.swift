@@ -80,6 +80,12 @@ final class ConfigReloader: @unchecked Sendable {
         }
     }
 
+    /// Content sync switched to a new set: the items are expanded again (a `- sync: true`
+    /// entry lists the new set) and a changed list handed over as for a watched folder.
+    func contentSynced() {
+        lock.withLock { reloadLocked(.foldersChanged) }
+    }
+
     /// The items of the configuration playing, for the folder watcher.
     var items: [ItemConfig] { lock.withLock { running.items } }
 

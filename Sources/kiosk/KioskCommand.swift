@@ -10,7 +10,7 @@ struct KioskCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiosk",
         abstract: "A lean video player for Linux signage boxes: FFmpeg -> DRM/KMS, ALSA, evdev.",
-        subcommands: [RunCommand.self, CheckCommand.self, ScheduleCommand.self, PlayCommand.self, SnapshotCommand.self, BenchCommand.self, ProbeCommand.self, CtlCommand.self, CECCommand.self, ReportCommand.self, ComposeCommand.self, RecordCommand.self])
+        subcommands: [RunCommand.self, CheckCommand.self, ScheduleCommand.self, PlayCommand.self, SnapshotCommand.self, BenchCommand.self, ProbeCommand.self, CtlCommand.self, CECCommand.self, ReportCommand.self, ComposeCommand.self, RecordCommand.self, SyncCommand.self, ManifestCommand.self])
 }
 
 /// Options every subcommand takes.

@@ -18,8 +18,10 @@ enum PlaybackSession {
                     logger: Logger, reload: (@Sendable () -> Void)? = nil, liveInput: LiveInput? = nil,
                     control: ControlServer? = nil, schedule: (any ScheduleControl)? = nil,
                     triggers: (any TriggerControl)? = nil, controlled: (any ControlledPlayer)? = nil,
+                    contentSync: (any ContentSyncControl)? = nil,
                     companions: [Companion] = [], started: (() -> Void)? = nil) {
         let service = ServiceSupervisor(player: player, notifier: SystemdNotifier(), logger: logger)
+        if let contentSync { service.extraStatus = { contentSync.serviceStatus } }
         let abandoned = StopOutcome()
         let companionPlayers = companions.map(\.player)
         let signals = SignalWatcher(stop: { _ in
@@ -33,7 +35,7 @@ enum PlaybackSession {
         // A stop that came while the display was being opened: never start.
         if !signals.stoppedEarly {
             DisplayOpener.announce(output, logger: logger)
-            control?.start(player: controlled ?? player, schedule: schedule, triggers: triggers)
+            control?.start(player: controlled ?? player, schedule: schedule, triggers: triggers, contentSync: contentSync)
             player.start()
             for companion in companions {
                 DisplayOpener.announce(companion.output, logger: logger)

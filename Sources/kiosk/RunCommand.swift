@@ -125,10 +125,15 @@ struct RunCommand: ParsableCommand {
         folders.start(directories: { WatchedFolders.directories(of: reloader.items) },
                       onLook: { reloader.foldersChanged(hidden: $0) })
         let sticks = UsbWiring.start(config.usb, reloader: reloader, sink: player, logger: logger)
+        // Content sync (sync.manifest): fetches beside playback; a switch reaches the player as a
+        // watched folder's change does. Its keys apply on restart.
+        let contentSync = ContentSyncer.start(config.sync.content, reloader: reloader, control: control,
+                                               logger: logger)
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control,
-                            schedule: schedule, triggers: triggers, controlled: player, companions: companions,
-                            started: { operations.resume?.begin(player) })
+                            schedule: schedule, triggers: triggers, controlled: player, contentSync: contentSync,
+                            companions: companions, started: { operations.resume?.begin(player) })
+        contentSync?.stop()
         operations.playerStopping()
         operations.finish()
         sticks?.stop()

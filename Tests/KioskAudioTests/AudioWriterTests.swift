@@ -166,7 +166,9 @@ import Testing
             let isItem = abs(sample - 0.375) < 1e-6
             if runs.last != isItem { runs.append(isItem) }
         }
-        #expect(runs.starts(with: [true, false, true]), "item, bed alone while held, item again: \(runs)")
+        // (The bed may be written alone before the item's first samples arrive: the writer runs
+        // before the test pushes them.)
+        #expect(runs.drop(while: { !$0 }).starts(with: [true, false, true]), "item, bed alone while held, item again: \(runs)")
     }
 
     @Test func holdWithoutABedIsAPause() throws {

@@ -19,7 +19,7 @@ let configErrorTable: [ConfigErrorCase] = [
     ConfigErrorCase(name: "unknown section", yaml: "displya:\n  output: drm\n" + items, line: 1, column: 1,
                     fragment: "unknown key 'displya' in the file; expected one of: display, audio, input, playback, overlay, control, logging, items, playlists, schedule, triggers, usb, mqtt, sync, displays, audio_track, layers (did you mean 'display'?)"),
     ConfigErrorCase(name: "typo in playback", yaml: "playback:\n  gravty: fill\n" + items, line: 2, column: 3,
-                    fragment: "unknown key 'gravty' in playback; expected one of: loop, gravity, start_paused, rate, image_duration, stall_timeout, resume, settle (did you mean 'gravity'?)"),
+                    fragment: "unknown key 'gravty' in playback; expected one of: loop, gravity, start_paused, rate, image_duration, stall_timeout, resume, settle, region (did you mean 'gravity'?)"),
     ConfigErrorCase(name: "typo in display", yaml: "display:\n  rotaton: 90\n" + items, line: 2, column: 3,
                     fragment: "(did you mean 'rotation'?)"),
     ConfigErrorCase(name: "unknown in audio, nothing close", yaml: "audio:\n  speakers: 2\n" + items, line: 2, column: 3,
@@ -29,7 +29,7 @@ let configErrorTable: [ConfigErrorCase] = [
     ConfigErrorCase(name: "unknown key action", yaml: "input:\n  keys:\n    pause: [KEY_P]\n" + items, line: 3, column: 5,
                     fragment: "unknown key 'pause' in input.keys"),
     ConfigErrorCase(name: "typo in an item", yaml: "items:\n  - path: a.mp4\n    volme: 80\n", line: 3, column: 5,
-                    fragment: "unknown key 'volme' in item 1; expected one of: path, gravity, volume, muted, start, end, loop, duration, title (did you mean 'volume'?)"),
+                    fragment: "unknown key 'volme' in item 1; expected one of: path, gravity, volume, muted, start, end, loop, duration, title, sync (did you mean 'volume'?)"),
     ConfigErrorCase(name: "typo in control", yaml: "control:\n  sockets: none\n" + items, line: 2, column: 3,
                     fragment: "(did you mean 'socket'?)"),
     ConfigErrorCase(name: "typo in overlay", yaml: "overlay:\n  hide_afer: 2\n" + items, line: 2, column: 3,
@@ -180,7 +180,7 @@ let configErrorTable: [ConfigErrorCase] = [
 struct ConfigErrorTests {
     // triggers: and displays: have tables of their own (TriggerConfigTests.swift,
     // DisplaysConfigTests.swift), checked the same way here.
-    @Test(arguments: configErrorTable + triggerConfigErrorTable + displaysConfigErrorTable)
+    @Test(arguments: configErrorTable + triggerConfigErrorTable + displaysConfigErrorTable + contentSyncConfigErrorTable)
     func reportsOneDiagnosticWithPosition(_ testCase: ConfigErrorCase) {
         let diagnostics = parseDiagnostics(testCase.yaml)
         #expect(diagnostics.count == 1, "\(diagnostics)")

@@ -155,3 +155,15 @@ private func refusal(_ line: String) -> String {
     #expect(refusal(#"{"command": ["screenshot"]}"#).contains("takes 1 argument (<absolute path.png>), got 0"))
     #expect(refusal(#"{"command": ["screenshot", 5]}"#).contains("path must be a string"))
 }
+
+@Test func parsesLayerCommands() throws {
+    #expect(try command(#"{"command": ["layer", "show", "logo"]}"#) == .request(.layer(name: "logo", .show)))
+    #expect(try command(#"{"command": ["layer", "hide", "logo"]}"#) == .request(.layer(name: "logo", .hide)))
+    #expect(try command(#"{"command": ["layer", "text", "news", "Closed today"]}"#) == .request(.layer(name: "news", .text("Closed today"))))
+    #expect(refusal(#"{"command": ["layer", "blink", "logo"]}"#).contains("action must be show, hide or text"))
+    #expect(refusal(#"{"command": ["layer", "text", "news"]}"#).contains("takes 3 arguments"))
+    #expect(refusal(#"{"command": ["layer", "show", "logo", "x"]}"#).contains("takes 2 arguments"))
+    #expect(refusal(#"{"command": ["layer", "show", ""]}"#).contains("name is empty"))
+    #expect(PlayerRequest.layer(name: "x", .show).isPlaylistRequest, "the engine carries it out, not PlaybackState")
+    #expect(TimelineSteering.refusal(of: .layer(name: "x", .hide)) == nil)
+}

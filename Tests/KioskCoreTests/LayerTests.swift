@@ -46,9 +46,9 @@ struct LayerTests {
         ConfigBadValue(yaml: "layers: [{clock: {timezone: Europe/Berln}}]\n", line: 2, column: 29,
                  fragment: "timezone 'Europe/Berln' is not a time zone this system knows"),
         ConfigBadValue(yaml: "layers: [{clok: {}}]\n", line: 2, column: 11,
-                 fragment: "layer 1 is a 'clok'; expected one of clock, text, image (did you mean 'clock'?)"),
-        ConfigBadValue(yaml: "layers: [{ticker: {text: hi}}]\n", line: 2, column: 11,
-                 fragment: "a moving ticker is not built yet"),
+                 fragment: "layer 1 is a 'clok'; expected one of clock, text, image, ticker (did you mean 'clock'?)"),
+        ConfigBadValue(yaml: "layers: [{tickr: {text: hi}}]\n", line: 2, column: 11,
+                 fragment: "(did you mean 'ticker'?)"),
         ConfigBadValue(yaml: "layers: [{image: {path: missing.png}}]\n", line: 2, column: 25,
                  fragment: "picture '/srv/kiosk/missing.png' does not exist"),
         ConfigBadValue(yaml: "layers: [{image: {width: 10%}}]\n", line: 2, column: 11,
@@ -64,7 +64,7 @@ struct LayerTests {
         ConfigBadValue(yaml: "layers: [{clock: {opacity: 2}}]\n", line: 2, column: 28,
                  fragment: "'opacity' in layer 1 (clock)"),
         ConfigBadValue(yaml: "layers: [{clock: {}, text: {text: a}}]\n", line: 2, column: 10,
-                 fragment: "layer 1 is a map; expected one of clock, text, image with its settings"),
+                 fragment: "layer 1 is a map; expected one of clock, text, image, ticker with its settings"),
         ConfigBadValue(yaml: "layers: {clock: {}}\n", line: 2, column: 9,
                  fragment: "layers is a map; expected a list"),
         ConfigBadValue(yaml: "layers: [{text: {text: a, name: x}}, {clock: {name: x}}]\n", line: 2, column: 53,
@@ -159,8 +159,42 @@ extension LayerTests {
         let disk = FakeFileSystem(files: ["/srv/kiosk/logo.png"])
         let layers = try ConfigLoader.parse(text: items + section + "\n", fileName: "kiosk.conf", baseDirectory: "/srv/kiosk",
                                             fileSystem: disk).layers
-        #expect(layers.map(\.name) == ["clock-1", "image-2", "text-3"])
+        #expect(layers.map(\.name) == ["clock-1", "image-2", "text-3", "ticker-4"])
+        #expect(layers[3].content == .ticker(.text("Opening hours: 9-18"), speed: 120, separator: "   •   "))
         #expect(layers[0].content == .clock(format: "EEE d MMM HH:mm", timeZone: "Europe/Berlin", locale: "en_GB"))
         #expect(layers[0].background == LayerColor(rgb: 0, alpha: 0x80) && layers[0].size == .percent(4))
+    }
+}
+
+extension LayerTests {
+    @Test func aRegionForTheVideo() throws {
+        let region = try #require(try parse("playback: {region: [0, 0, 75%, 100%]}\n").playback.region)
+        #expect(region == ScreenRegion(x: .pixels(0), y: .pixels(0), width: .percent(75), height: .percent(100)))
+        #expect(region.rect(on: PixelSize(width: 1920, height: 1080)) == PixelRect(x: 0, y: 0, width: 1440, height: 1080))
+        // Pixels past a smaller screen are cut; nothing left is nil.
+        #expect(ScreenRegion(x: .pixels(100), y: .pixels(0), width: .pixels(4000), height: .percent(50))
+            .rect(on: PixelSize(width: 640, height: 360)) == PixelRect(x: 100, y: 0, width: 540, height: 180))
+        #expect(ScreenRegion(x: .pixels(700), y: .pixels(0), width: .pixels(10), height: .pixels(10))
+            .rect(on: PixelSize(width: 640, height: 360)) == nil)
+        // A 16:9 picture fitted into a 4:3 region at the right: bars above and below, inside it.
+        let layout = GravityLayout(source: PixelSize(width: 1600, height: 900), target: PixelSize(width: 400, height: 300), gravity: .fit)
+            .placed(in: PixelRect(x: 240, y: 0, width: 400, height: 300), of: PixelSize(width: 640, height: 300))
+        #expect(layout.destination == PixelRect(x: 240, y: 37, width: 400, height: 225) && layout.target == PixelSize(width: 640, height: 300))
+        let changes = ConfigChanges(from: try parse(""), to: try parse("playback: {region: [0, 0, 50%, 50%]}\n"))
+        #expect(changes.parts == [.playback] && changes.playbackSettings == [.region])
+    }
+
+    static let badRegions: [ConfigBadValue] = [
+        ConfigBadValue(yaml: "playback: {region: [0, 0, 75%]}\n", line: 2, column: 20,
+                       fragment: "'region' in playback is a list; expected [x, y, width, height]"),
+        ConfigBadValue(yaml: "playback: {region: [0, 0, 75%, tall]}\n", line: 2, column: 32,
+                       fragment: "an entry of 'region' in playback is the string 'tall'"),
+        ConfigBadValue(yaml: "playback: {region: [50%, 0, 75%, 100%]}\n", line: 2, column: 20,
+                       fragment: "reaches past the screen's right edge (125.0%)"),
+    ]
+
+    @Test(arguments: badRegions)
+    func badRegionIsReportedAtItsPlace(_ bad: ConfigBadValue) {
+        bad.expectReported { (yaml) throws(ConfigError) in try parse(yaml) }
     }
 }

@@ -21,6 +21,11 @@ struct FakeFileSystem: PlaylistFileSystem {
         self.unreadable = Set(unreadable)
     }
 
+    /// Contents of small text files (a synced file's `.title`), by path.
+    var texts: [String: String] = [:]
+
+    func smallText(atPath path: String) -> String? { texts[PathText.normalize(path)] }
+
     func kind(ofItemAt path: String) -> FileKind? {
         let path = PathText.normalize(path)
         if files.contains(path) { return .file }

@@ -37,6 +37,19 @@ import Testing
         #expect(notifier.messages.last == .status("stopping"), "nothing more after STOPPING")
     }
 
+    @Test func contentSyncJoinsTheStatusLine() throws {
+        let notifier = RecordingNotifier(watchdogInterval: 4)
+        let player = try PlayerFixture.player(on: HeadlessDisplay(size: PixelSize(width: 320, height: 240)),
+                                              clipName: "service-sync-status.mp4")
+        let supervisor = ServiceSupervisor(player: player, notifier: notifier, logger: PlayerFixture.logger)
+        supervisor.extraStatus = { "sync: 2/5 files, 1.5 MB of 73.4 MB" }
+        player.start()
+        defer { player.stop() }
+        let playing = PlayerFixture.poll(supervisor, timeout: 30) { player.framesPresented > 3 }
+        #expect(playing)
+        #expect(notifier.statuses.last == "playing item 0: service-sync-status.mp4; sync: 2/5 files, 1.5 MB of 73.4 MB")
+    }
+
     @Test func aHungPresenterStarvesTheWatchdog() throws {
         // Watchdog 2 s: a presenter with no sign of life for 1 s is stalled.
         let notifier = RecordingNotifier(watchdogInterval: 2)

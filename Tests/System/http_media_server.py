@@ -8,8 +8,20 @@ when a real server dies) and start it again on the same port:
 BYTES_PER_SECOND paces every response (a slow link): without it a whole file lands in the
 socket buffers at once and a kill would not interrupt anything.
 
-It prints the port on its first line once it listens."""
+It prints the port on its first line once it listens.
+
+Content sync's tests (test_content_sync.py) add behaviours with flags after those arguments:
+  --etag             a strong ETag per file (size and mtime): If-None-Match gives 304, an If-Range
+                     that does not match gives the whole file (200), as a real server does
+  --die-after N      the process exits after N body bytes in all (a server killed mid-file)
+  --hang SUFFIX      paths ending so get their headers and then nothing (a hung server)
+  --ignore-range     Range is ignored: always 200 and the whole file
+  --html SUFFIX      paths ending so are served as text/html (a captive portal's page)
+  --tls CERT KEY     HTTPS with that certificate chain and key (PEM)
+Without them it behaves as before."""
+import argparse
 import os
+import ssl
 import sys
 import time
 from functools import partial
@@ -22,6 +34,9 @@ class RangeHandler(SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    options = argparse.Namespace(etag=False, die_after=None, hang=None, ignore_range=False, html=None)
+    sent = 0   # body bytes sent by the whole process (for --die-after)
+
     def send_head(self):
         path = self.translate_path(self.path)
         if not os.path.isfile(path):
@@ -29,7 +44,23 @@ class RangeHandler(SimpleHTTPRequestHandler):
             return None
         size = os.path.getsize(path)
         start, end = 0, size - 1
+        options = RangeHandler.options
+        etag = None
+        if options.etag:
+            info = os.stat(path)
+            etag = f'"{info.st_size:x}-{info.st_mtime_ns:x}"'
+            if self.headers.get("If-None-Match") == etag:
+                self.send_response(304)
+                self.send_header("ETag", etag)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return None
         header = self.headers.get("Range")
+        if options.ignore_range:
+            header = None
+        if_range = self.headers.get("If-Range")
+        if header and if_range is not None and if_range != etag:
+            header = None   # the file changed since the partial was fetched: all of it again
         if header and header.startswith("bytes="):
             first, _, last = header[len("bytes="):].split(",")[0].partition("-")
             if first:
@@ -48,13 +79,20 @@ class RangeHandler(SimpleHTTPRequestHandler):
             self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
         else:
             self.send_response(200)
-        self.send_header("Accept-Ranges", "bytes")
-        self.send_header("Content-Type", self.guess_type(path))
+        if not options.ignore_range:
+            self.send_header("Accept-Ranges", "bytes")
+        if etag:
+            self.send_header("ETag", etag)
+        html = options.html and self.path.endswith(options.html)
+        self.send_header("Content-Type", "text/html; charset=utf-8" if html else self.guess_type(path))
         self.send_header("Content-Length", str(end - start + 1))
         self.end_headers()
         handle = open(path, "rb")
         handle.seek(start)
         self.remaining = end - start + 1
+        if options.hang and self.path.endswith(options.hang):
+            self.wfile.flush()
+            time.sleep(3600)
         return handle
 
     rate = 0
@@ -65,7 +103,13 @@ class RangeHandler(SimpleHTTPRequestHandler):
             chunk = source.read(min(chunk_size, self.remaining))
             if not chunk:
                 break
+            limit = RangeHandler.options.die_after
+            if limit is not None and RangeHandler.sent + len(chunk) >= limit:
+                destination.write(chunk[:limit - RangeHandler.sent])
+                destination.flush()
+                os._exit(0)   # as a killed server: every connection drops
             destination.write(chunk)
+            RangeHandler.sent += len(chunk)
             self.remaining -= len(chunk)
             if self.rate:
                 time.sleep(len(chunk) / self.rate)
@@ -77,10 +121,25 @@ class QuietServer(ThreadingHTTPServer):
 
 
 def main():
-    directory, port = sys.argv[1], int(sys.argv[2])
-    RangeHandler.rate = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-    server = QuietServer(("127.0.0.1", port), partial(RangeHandler, directory=directory))
+    parser = argparse.ArgumentParser()
+    parser.add_argument("directory")
+    parser.add_argument("port", type=int)
+    parser.add_argument("rate", type=int, nargs="?", default=0)
+    parser.add_argument("--etag", action="store_true")
+    parser.add_argument("--die-after", type=int)
+    parser.add_argument("--hang")
+    parser.add_argument("--ignore-range", action="store_true")
+    parser.add_argument("--html")
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
+    arguments = parser.parse_args()
+    RangeHandler.rate = arguments.rate
+    RangeHandler.options = arguments
+    server = QuietServer(("127.0.0.1", arguments.port), partial(RangeHandler, directory=arguments.directory))
     server.daemon_threads = True
+    if arguments.tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*arguments.tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     server.serve_forever()
 

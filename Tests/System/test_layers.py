@@ -122,3 +122,135 @@ def test_a_broken_picture_is_one_line_and_the_rest_goes_on(played):
     lines = [l for l in log.splitlines() if "broken.png" in l]
     assert len(lines) == 1 and "left out" in lines[0], log
     assert {r["item"] for r in records} == {0, 1}
+
+
+TICKER_CONFIG = """input: {enabled: false}
+playback: {loop: playlist}
+items:
+  - clip.mp4
+layers:
+  - ticker: {text: "Breaking: a ticker runs over the video", speed: 120, size: 30px, background: "#000000a0"}
+"""
+REFRESH = 1 / 60
+
+
+@pytest.fixture(scope="module")
+def ticked(tmp_path_factory):
+    """A 25 fps clip with a ticker on a 60 Hz vblank grid, and the same clip without it."""
+    directory = tmp_path_factory.mktemp("ticker")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=4", "-c:v", "libx264", "-preset", "ultrafast",
+           "-pix_fmt", "yuv420p", str(directory / "clip.mp4"))
+    runs = {}
+    for name, config in (("ticker", TICKER_CONFIG), ("alone", TICKER_CONFIG.split("layers:")[0])):
+        conf, stats = directory / f"{name}.conf", directory / f"{name}.jsonl"
+        conf.write_text(config)
+        result = subprocess.run([str(KIOSK), "run", "--config", str(conf), "--display", "headless:640x360@60:vblank",
+                                 "--audio", "none", "--stats-file", str(stats), "--duration", "3.5"],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        runs[name] = [json.loads(line) for line in stats.read_text().splitlines()]
+    return runs
+
+
+def test_the_ticker_takes_every_refresh_and_moves_on_the_grid(ticked):
+    records = ticked["ticker"]
+    assert all("ticker" in r for r in records), "a flip without the ticker's position"
+    gaps = [round((b["t"] - a["t"]) / REFRESH) for a, b in zip(records, records[1:])]
+    one = sum(1 for g in gaps if g == 1)
+    print(f"ticker: {len(records)} flips, {one} a refresh after the one before, {len(gaps) - one} not")
+    assert one >= 0.95 * len(gaps), f"flips not at every refresh: {sorted(set(gaps))}"
+    # 120 px/s at 60 Hz: 2 px a refresh, whole pixels; a refresh missed is two steps, never less.
+    for (a, b), refreshes in zip(zip(records, records[1:]), gaps):
+        moved = a["ticker"] - b["ticker"]
+        assert moved == 2 * refreshes or b["ticker"] > a["ticker"], (a, b)   # or it came round again
+
+
+def test_the_video_under_the_ticker_plays_as_without_it(ticked):
+    def video(records):
+        return [(r["item"], round(r["pts"], 3)) for r in records if r.get("event") is None]
+    with_ticker, alone = video(ticked["ticker"]), video(ticked["alone"])
+    print(f"video frames: {len(with_ticker)} with the ticker, {len(alone)} alone")
+    # The same frames in the same order (a run may end a frame or two apart).
+    common = min(len(with_ticker), len(alone)) - 2
+    assert common > 70 and with_ticker[:common] == alone[:common]
+    assert ticked["ticker"][-1]["dropped"] <= ticked["alone"][-1]["dropped"] + 1
+
+
+def test_kiosk_ctl_hides_a_layer_and_changes_a_text_on_a_still(tmp_path):
+    """`kiosk ctl layer hide|text|show NAME`: on a still (no new frame comes) the picture is
+    drawn again at once with the change; an unknown name is refused in the log, play goes on."""
+    ffmpeg("-f", "lavfi", "-i", "color=c=0x808080:s=160x120", "-frames:v", "1", str(tmp_path / "gray.png"))
+    socket = tmp_path / "kiosk.sock"
+    (tmp_path / "kiosk.conf").write_text(f"""input: {{enabled: false}}
+playback: {{loop: playlist}}
+control: {{socket: {socket}}}
+items:
+  - {{path: gray.png, duration: 30}}
+layers:
+  - text: {{text: "HELLO", name: hello, size: 40px, color: "#ffffff", background: "#000000", position: bottom}}
+""")
+    stats, shots = tmp_path / "stats.jsonl", tmp_path / "shots"
+    kiosk = subprocess.Popen([str(KIOSK), "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                              "--audio", "none", "--stats-file", str(stats), "--snapshots", str(shots),
+                              "--snapshot-every", "0.001", "--duration", "8"], stderr=subprocess.PIPE, text=True)
+    try:
+        import time
+        deadline = time.monotonic() + 60
+        while not (socket.exists() and stats.exists() and stats.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+        def ctl(*words):
+            return subprocess.run([str(KIOSK), "ctl", "--socket", str(socket), *words], capture_output=True, text=True, timeout=30)
+
+        def box_pixel():
+            # The newest snapshot's pixel in the text box's lower padding (5 px margin, 10 px padding).
+            _, _, rows = rgb_rows(sorted(shots.glob("shot-*.png"))[-1])
+            return pixel(rows, SCREEN[0] // 2, SCREEN[1] - 12)
+
+        def wait_for(what, predicate):
+            end = time.monotonic() + 20
+            while time.monotonic() < end:
+                if predicate():
+                    return
+                time.sleep(0.05)
+            pytest.fail(f"{what}: box pixel {box_pixel()}")
+
+        wait_for("the box shows", lambda: close(box_pixel(), (0, 0, 0), 10))
+        assert ctl("layer", "hide", "hello").returncode == 0
+        wait_for("hidden", lambda: close(box_pixel(), (128, 128, 128), 10))
+        assert ctl("layer", "show", "hello").returncode == 0
+        wait_for("shown again", lambda: close(box_pixel(), (0, 0, 0), 10))
+        before = sorted(shots.glob("shot-*.png"))[-1]
+        assert ctl("layer", "text", "hello", "A MUCH LONGER LINE").returncode == 0
+        wait_for("a new text", lambda: sorted(shots.glob("shot-*.png"))[-1] != before)
+        assert ctl("layer", "hide", "nosuch").returncode == 0   # accepted by the socket, refused by the engine
+    finally:
+        _, err = kiosk.communicate(timeout=60)
+    assert kiosk.returncode == 0, err
+    refused = [line for line in err.splitlines() if "layer nosuch" in line]
+    assert len(refused) == 1 and "no such layer" in refused[0], err
+    events = [json.loads(line).get("event") for line in stats.read_text().splitlines()]
+    assert events.count("layers") >= 3, events
+
+
+def test_the_video_keeps_to_its_region_and_a_layer_fills_the_rest(tmp_path):
+    """`playback.region: [0, 0, 75%, 100%]` on 320x240: a 4:3 blue clip filled into the left
+    240x240 (cropped), black to its right where a clock layer sits."""
+    ffmpeg("-f", "lavfi", "-i", "color=c=blue:s=160x120:r=25:d=2", "-c:v", "libx264", "-preset", "ultrafast",
+           "-pix_fmt", "yuv420p", str(tmp_path / "blue.mp4"))
+    (tmp_path / "kiosk.conf").write_text("""input: {enabled: false}
+playback: {loop: none, gravity: fill, region: [0, 0, 75%, 100%]}
+items: [blue.mp4]
+layers:
+  - clock: {format: "HH:mm", position: right, size: 20px, margin: 4}
+""")
+    shots = tmp_path / "shots"
+    result = subprocess.run([str(KIOSK), "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                             "--audio", "none", "--snapshots", str(shots), "--snapshot-every", "0.5", "--duration", "1.5"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    _, _, rows = rgb_rows(sorted(shots.glob("shot-*.png"))[-1])
+    assert all(close(pixel(rows, x, y), (0, 0, 255), 40) for x in (0, 120, 239) for y in (0, 120, 239))
+    assert all(close(pixel(rows, x, y), (0, 0, 0), 3) for x in (240, 250, 319) for y in (0, 239))
+    clock_band = [pixel(rows, x, y) for x in range(250, 320) for y in range(105, 135)]
+    assert sum(1 for p in clock_band if p[0] > 128) > 20, "no clock text to the right of the video"

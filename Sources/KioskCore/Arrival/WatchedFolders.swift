@@ -15,6 +15,8 @@ public struct SettledFileSystem: PlaylistFileSystem {
         hidden.contains(PathText.normalize(path)) ? nil : base.kind(ofItemAt: path)
     }
 
+    public func smallText(atPath path: String) -> String? { base.smallText(atPath: path) }
+
     public func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
         let names = try base.contentsOfDirectory(atPath: path)
         guard !hidden.isEmpty else { return names }
@@ -37,6 +39,8 @@ public enum WatchedFolders {
         for item in items {
             switch item.source {
             case .url: continue
+            // The sync thread hands over its switches itself; its store is never half-written.
+            case .synced: continue
             case .directory(let path): add(path)
             case .file(let path):
                 if fileSystem.kind(ofItemAt: path) == .directory { add(path) }

@@ -30,6 +30,9 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case mqtt
     /// sync: the timeline's epoch.
     case sync
+    /// sync's content keys (manifest, interval, dir, parallel, max_rate, min_free, ca_file,
+    /// public_key).
+    case contentSync = "sync (content)"
     /// audio_track: the music bed's files and levels.
     case audioTrack = "audio_track"
     /// layers: the clock, text and pictures over every item.
@@ -63,6 +66,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         case .audioLevel, .playback, .items: return .live
         // The engine asks the settings for the timeline at every frame: a new epoch is followed at once.
         case .sync: return .live
+        // The content sync thread is made with its settings at start, like the stick watcher.
+        case .contentSync: return .onRestart
         // The schedule is asked from scratch at every tick (ScheduleTicker, at least once a
         // second): new rules take effect at the next tick, a playlist switch they cause lands
         // as `switch` says (the next seam, or at once). Named playlists are expanded again
@@ -91,7 +96,7 @@ public enum ReloadApplication: Sendable, Equatable {
 /// `playbackSettings(_:_:)` and given its reload step in `SettingsReload` (the compiler asks).
 public enum PlaybackSetting: String, Sendable, CaseIterable {
     case loop, gravity, startPaused = "start_paused", rate, imageDuration = "image_duration", stallTimeout = "stall_timeout"
-    case resume, settle
+    case resume, settle, region
 }
 
 /// What differs between the configuration playing and a newly read one. Pure: the reload
@@ -127,7 +132,8 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.triggers.map(\.withoutLocation) != new.triggers.map(\.withoutLocation) { parts.append(.triggers) }
         if old.usb != new.usb { parts.append(.usb) }
         if old.mqtt != new.mqtt { parts.append(.mqtt) }
-        if old.sync != new.sync { parts.append(.sync) }
+        if old.sync.epoch != new.sync.epoch { parts.append(.sync) }
+        if old.sync.content != new.sync.content { parts.append(.contentSync) }
         if old.audioTrack?.withoutLocations != new.audioTrack?.withoutLocations { parts.append(.audioTrack) }
         self.parts = parts
         playbackSettings = settings
@@ -160,6 +166,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.stallTimeout != new.stallTimeout { changed.append(.stallTimeout) }
         if old.resume != new.resume { changed.append(.resume) }
         if old.settle != new.settle { changed.append(.settle) }
+        if old.region != new.region { changed.append(.region) }
         return changed
     }
 
@@ -196,7 +203,7 @@ public struct SettingsReload: Sendable, Equatable {
             case .loop: loopMode = new.playback.loop
             // A playing player changes speed at once, a paused one stays paused: mpv's speed.
             case .rate: requests.append(.setSpeed(new.playback.defaultRate))
-            case .gravity, .imageDuration, .stallTimeout: break
+            case .gravity, .imageDuration, .stallTimeout, .region: break
             // Read when kiosk starts (where to resume, whether to keep saving): nothing to do now.
             case .resume: break
             // The folder watcher's, not the engine's: the reloader hands it over (settleChanged).

@@ -5,14 +5,17 @@ import Yams
 /// `image`) mapped to its settings. A missing image or text file is an error here (the
 /// presenter would only skip it); a wrong colour, zone or position names its line and column.
 extension ConfigWalker {
-    static let layerKinds = ["clock", "text", "image"]
+    static let layerKinds = ["clock", "text", "image", "ticker"]
     static let commonLayerKeys = ["name", "position", "margin", "opacity"]
     static let textLayerKeys = ["size", "color", "background"]
     static let layerKeys: [String: [String]] = [
         "clock": ["format", "timezone", "locale"] + commonLayerKeys + textLayerKeys,
         "text": ["text", "file"] + commonLayerKeys + textLayerKeys,
         "image": ["path", "width"] + commonLayerKeys,
+        "ticker": ["text", "file", "feed", "refresh", "speed", "separator"] + commonLayerKeys + textLayerKeys,
     ]
+    /// A ticker runs across the whole width: at the top, the bottom or the middle.
+    static let tickerPositions: [LayerPosition] = [.bottom, .top, .center]
 
     func readLayers(_ node: Node?, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> [LayerConfig] {
         guard let node, !isNull(node) else { return [] }
@@ -31,8 +34,7 @@ extension ConfigWalker {
                 continue
             }
             guard let allowed = Self.layerKeys[kind] else {
-                let hint = kind == "ticker" ? " (a moving ticker is not built yet: text: shows a still line)"
-                    : suggestion(for: kind, among: Self.layerKinds)
+                let hint = suggestion(for: kind, among: Self.layerKinds)
                 report(kindNode, "\(label) is a '\(kind)'; expected one of \(Self.layerKinds.joined(separator: ", "))\(hint)")
                 continue
             }
@@ -46,7 +48,7 @@ extension ConfigWalker {
                                              fileSystem: fileSystem) else { continue }
             var layer = LayerConfig(name: "\(kind)-\(index + 1)", content: content, location: location(of: kindNode))
             if kind == "image" { layer.position = .topLeft }
-            if kind == "text" { layer.position = .bottom }
+            if kind == "text" || kind == "ticker" { layer.position = .bottom }
             if let name = string(section, "name", expected: "a name for kiosk ctl layer") {
                 if let earlier = names[name] {
                     report(section["name"], "layer name '\(name)' is used twice (first at \(earlier.line):\(earlier.column)); expected a name of its own")
@@ -55,7 +57,14 @@ extension ConfigWalker {
             }
             names[layer.name] = names[layer.name] ?? location(of: section["name"] ?? kindNode)
             let positions = LayerPosition.allCases.map { (name: $0.rawValue, value: $0) }
-            if let position = choice(section, "position", positions) { layer.position = position }
+            if let position = choice(section, "position", positions) {
+                if kind == "ticker", !Self.tickerPositions.contains(position) {
+                    report(section["position"], "'position' in \(section.name) is \(position.rawValue); a ticker runs across the "
+                           + "screen: expected one of: " + Self.tickerPositions.map(\.rawValue).joined(separator: ", "))
+                } else {
+                    layer.position = position
+                }
+            }
             if let margin = length(section, "margin") { layer.margin = margin }
             if let size = length(section, "size") { layer.size = size }
             if let color = color(section, "color") { layer.color = color }
@@ -96,6 +105,8 @@ extension ConfigWalker {
                 report(kindNode, "\(section.name) has no 'text' or 'file'; expected text: \"...\" or file: PATH")
             }
             return nil
+        case "ticker":
+            return tickerContent(section, kindNode: kindNode, baseDirectory: baseDirectory, fileSystem: fileSystem)
         default:
             guard let file = string(section, "path", expected: "the path of a picture (PNG, JPEG)") else {
                 if section["path"] == nil { report(kindNode, "\(section.name) has no 'path'; expected path: logo.png") }
@@ -108,6 +119,55 @@ extension ConfigWalker {
             }
             return .image(path: path, width: length(section, "width"))
         }
+    }
+
+    private func tickerContent(_ section: SectionMap, kindNode: Node, baseDirectory: String,
+                               fileSystem: any PlaylistFileSystem) -> LayerConfig.Content? {
+        let speed = number(section, "speed", in: 1...5000) ?? 120
+        let separator = section["separator"].flatMap { $0.scalar?.string } ?? "   •   "
+        let text = string(section, "text", expected: "the text to run across")
+        let file = string(section, "file", expected: "the path of a text file (a line an item)")
+        let feed = string(section, "feed", expected: "the URL of an RSS or Atom feed")
+        let given = [text, file, feed].compactMap { $0 }.count
+        if given > 1 {
+            report(kindNode, "\(section.name) has more than one of 'text', 'file', 'feed'; expected one of them")
+            return nil
+        }
+        var refresh = MediaTime(value: 300, timescale: 1)
+        if let value = seconds(section, "refresh") {
+            if feed == nil, let key = section.keyNode("refresh") {
+                report(key, "\(section.name) has 'refresh' but no 'feed'; expected refresh only with feed: URL")
+                return nil
+            }
+            guard value.seconds >= 10 else {
+                report(section["refresh"], "'refresh' in \(section.name) is \(value.seconds) s; expected 10 s or more (a feed is not a chat)")
+                return nil
+            }
+            refresh = value
+        }
+        let source: LayerConfig.TickerSource
+        if let text {
+            source = .text(text)
+        } else if let file {
+            let path = PathText.resolve(file, against: baseDirectory)
+            guard fileSystem.kind(ofItemAt: path) == .file else {
+                report(section["file"], "text file '\(path)' does not exist; expected the path of a text file")
+                return nil
+            }
+            source = .file(path: path)
+        } else if let feed {
+            guard let scheme = NetworkURL.scheme(of: feed), ["http", "https"].contains(scheme) else {
+                report(section["feed"], "'feed' in \(section.name) is '\(feed)'; expected an http:// or https:// URL")
+                return nil
+            }
+            source = .feed(url: feed, refresh: refresh)
+        } else {
+            if given == 0 && (section["text"] == nil && section["file"] == nil && section["feed"] == nil) {
+                report(kindNode, "\(section.name) has no 'text', 'file' or 'feed'; expected one of them")
+            }
+            return nil
+        }
+        return .ticker(source, speed: speed, separator: separator)
     }
 
     private func length(_ section: SectionMap, _ key: String) -> LayerLength? {

@@ -8,7 +8,7 @@ public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
                                       "displays", "audio_track", "layers"]
-    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title"]
+    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
     public static func load(path: String,
@@ -91,6 +91,7 @@ extension ConfigWalker {
         config.audio = readAudio(top["audio"])
         config.input = readInput(top["input"])
         config.playback = readPlayback(top["playback"])
+        syncDirectory = contentSyncDirectory(top["sync"], baseDirectory: baseDirectory)
         config.overlay = readOverlay(top["overlay"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.control = readControl(top["control"], baseDirectory: baseDirectory)
         config.logging = readLogging(top["logging"], baseDirectory: baseDirectory)
@@ -120,7 +121,7 @@ extension ConfigWalker {
         config.triggers = readTriggers(top["triggers"], keys: config.input.keys, playlistNames: config.playlistNames,
                                        baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.usb = readUsb(top["usb"], baseDirectory: baseDirectory)
-        config.sync = readSync(top["sync"], playback: config.playback)
+        config.sync = readSync(top["sync"], playback: config.playback, baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.audioTrack = readMusicBed(top["audio_track"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.layers = readLayers(top["layers"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         return config
@@ -182,8 +183,21 @@ extension ConfigWalker {
         guard let section = section(node, name: name, allowedKeys: ConfigLoader.itemKeys) else { return nil }
         var item = ItemConfig(source: .file(""), location: location(of: node))
         var valid = true
-        if section["path"] == nil {
-            report(node, "\(name) has no 'path'; expected path: followed by a file, directory, glob or URL")
+        if let syncNode = section["sync"] {
+            if section["path"] != nil {
+                report(syncNode, "\(name) has both 'path' and 'sync'; expected one of them")
+                valid = false
+            } else if bool(section, "sync") == true {
+                item.source = .synced(syncDirectory)
+                item.location = location(of: syncNode)
+            } else {
+                if syncNode.bool == false {
+                    report(syncNode, "'sync' in \(name) is false; expected true (the synced files), or leave the entry out")
+                }
+                valid = false
+            }
+        } else if section["path"] == nil {
+            report(node, "\(name) has no 'path'; expected path: followed by a file, directory, glob or URL (or sync: true)")
             valid = false
         } else if let path = string(section, "path", expected: "a file, directory, glob or URL") {
             item.source = classify(path)

@@ -164,7 +164,7 @@ extension ConfigWalker {
     func readPlayback(_ node: Node?) -> PlaybackConfig {
         var playback = PlaybackConfig()
         guard let section = section(node, name: "playback", allowedKeys:
-            ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout", "resume", "settle"]) else { return playback }
+            ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout", "resume", "settle", "region"]) else { return playback }
         if let loop = choice(section, "loop", PlaybackConfig.LoopMode.allCases.map { ($0.rawValue, $0) }) {
             playback.loop = loop
         }
@@ -177,7 +177,36 @@ extension ConfigWalker {
         }
         if let resume = choice(section, "resume", ResumeMode.allCases.map { ($0.rawValue, $0) }) { playback.resume = resume }
         if let settle = seconds(section, "settle", allowingMinimum: true) { playback.settle = settle }
+        if let node = section["region"] { playback.region = readRegion(node) }
         return playback
+    }
+
+    /// `[x, y, width, height]`, each pixels or a percentage of the screen's width (x, width)
+    /// or height (y, height).
+    private func readRegion(_ node: Node) -> ScreenRegion? {
+        let expected = "expected [x, y, width, height] in pixels or percentages, like [0, 0, 75%, 100%]"
+        guard case .sequence(let elements) = node, elements.count == 4 else {
+            report(node, "'region' in playback is \(describe(node)); \(expected)")
+            return nil
+        }
+        var lengths: [LayerLength] = []
+        for element in elements {
+            guard let text = element.scalar?.string, !isNull(element), let length = LayerLength(text: text) else {
+                report(element, "an entry of 'region' in playback is \(describe(element)); \(expected)")
+                return nil
+            }
+            lengths.append(length)
+        }
+        let region = ScreenRegion(x: lengths[0], y: lengths[1], width: lengths[2], height: lengths[3])
+        if case .percent(let x) = region.x, case .percent(let w) = region.width, x + w > 100 {
+            report(node, "'region' in playback reaches past the screen's right edge (\(x + w)%); \(expected)")
+            return nil
+        }
+        if case .percent(let y) = region.y, case .percent(let h) = region.height, y + h > 100 {
+            report(node, "'region' in playback reaches past the screen's bottom edge (\(y + h)%); \(expected)")
+            return nil
+        }
+        return region
     }
 
     /// fit | fill | stretch, or AVFoundation's resizeAspect / resizeAspectFill / resize.

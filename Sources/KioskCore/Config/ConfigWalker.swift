@@ -27,6 +27,8 @@ final class ConfigWalker {
     let fileName: String
     let ignoredKeys: Set<TextPosition>
     private(set) var diagnostics: [ConfigDiagnostic] = []
+    /// The content sync store, known before the items are read: `- sync: true` lists it.
+    var syncDirectory = ContentSyncConfig.defaultDirectory
 
     init(fileName: String, ignoredKeys: Set<TextPosition>) {
         self.fileName = fileName

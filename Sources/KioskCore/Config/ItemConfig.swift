@@ -9,9 +9,12 @@ public enum ItemSource: Sendable, Hashable, CustomStringConvertible {
     case directory(String)
     /// A pattern with * ? [...] in fnmatch(3) syntax, matched component by component.
     case glob(String)
+    /// `- sync: true`: the content sync store's current set (the store's folder), in manifest order.
+    case synced(String)
 
     public var description: String {
         switch self {
+        case .synced(let store): return "the synced set in " + store
         case .file(let path): return path
         case .url(let url): return url
         case .directory(let path): return path + "/"

@@ -180,6 +180,9 @@ public struct PlaybackConfig: Sendable, Equatable {
     /// `settle`: seconds a new file in a watched folder (a directory or glob item) must keep
     /// its size when its writer does not close it, before it joins the playlist.
     public var settle = MediaTime(value: 2, timescale: 1)
+    /// `region`: where on the screen the video goes (its gravity applies inside it); the
+    /// rest stays black for the layers. nil: the whole screen.
+    public var region: ScreenRegion?
 
     public init() {}
 }

@@ -5,6 +5,8 @@ public struct SyncConfig: Sendable, Equatable {
     /// `epoch`: when the timeline began, as nanoseconds of CLOCK_REALTIME since 1970 (UTC).
     /// nil: not synchronised, each box plays from its own start.
     public var epoch: Int64?
+    /// The content keys (`manifest`, `interval`, `dir`...): media fetched from a server.
+    public var content = ContentSyncConfig()
 
     public init(epoch: Int64? = nil) { self.epoch = epoch }
 }

@@ -21,6 +21,9 @@ public enum ControlProperty: String, Sendable, Hashable, CaseIterable {
     case displayPower = "display_power"
     /// What the schedule chose and why, and its next change (ScheduleStatus); null without one.
     case schedule
+    /// Content sync: state, files and bytes done of total, rate, last error, next check
+    /// (ContentSyncStatus); null when sync.manifest is none.
+    case sync
 }
 
 /// One command, checked: the right arguments, of the right types, in range. What the socket
@@ -44,10 +47,13 @@ public enum ControlCommand: Sendable, Equatable {
     /// What is on screen now saved as a PNG at `path` (absolute: the client's directory is not
     /// kiosk's), at the display's size; the player's own buffers, never a read-back of the CRTC.
     case screenshot(path: String)
+    /// Content sync polls its manifest now rather than at the next interval.
+    case syncNow
 
     /// The events the socket sends, for `commands`.
     public static let eventNames = ["status", "time_control_status", "time", "item_started", "item_ended",
-                                    "item_failed", "seek", "error", "finished", "display_power", "property_change"]
+                                    "item_failed", "seek", "error", "finished", "display_power", "property_change",
+                                    "sync_progress", "sync_failed", "sync_switched"]
 }
 
 /// A parsed request line: the command and the `request_id` to echo in the reply.

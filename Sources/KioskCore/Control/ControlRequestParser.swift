@@ -85,6 +85,24 @@ public enum ControlRequestParser {
             let name = try reader.string(0, "name")
             guard !name.isEmpty else { throw reader.error("name is empty") }
             return .trigger(name: name)
+        case "layer":
+            // Looked up when it is carried out, like a trigger: the names are kiosk.conf's.
+            try reader.expectCount(2...3)
+            let action = try reader.string(0, "action")
+            let name = try reader.string(1, "name")
+            guard !name.isEmpty else { throw reader.error("name is empty") }
+            switch action {
+            case "show", "hide":
+                try reader.expectCount(2...2)
+                return .request(.layer(name: name, action == "show" ? .show : .hide))
+            case "text":
+                try reader.expectCount(3...3)
+                let text = try reader.string(2, "text")
+                guard text.count <= 4000 else { throw reader.error("text is \(text.count) characters; at most 4000") }
+                return .request(.layer(name: name, .text(text)))
+            default:
+                throw reader.error("action must be show, hide or text, got \"\(action.prefix(40))\"")
+            }
         case "load":
             guard !arguments.isEmpty else { throw reader.error("needs at least one source (a file, directory, glob or URL)") }
             return .load(sources: try arguments.indices.map { index throws(ControlRequestError) in
@@ -136,6 +154,7 @@ public enum ControlRequestParser {
                 return .displayPower(mode)
             default: throw reader.error("argument must be on, off or auto, got \(arguments[0].json)")
             }
+        case "sync_now": try reader.expectCount(0...0); return .syncNow
         case "get", "observe", "unobserve":
             try reader.expectCount(1...1)
             let word = try reader.string(0, "property")
@@ -161,10 +180,10 @@ extension ControlCommand {
     public static let usage: [(name: String, arguments: String)] = [
         ("play", ""), ("pause", ""), ("toggle", ""),
         ("seek", "<seconds> [absolute|relative]"), ("next", ""), ("previous", ""), ("goto", "<index>"),
-        ("play_item_once", "<index> [now|seam]"), ("trigger", "<name>"),
+        ("play_item_once", "<index> [now|seam]"), ("trigger", "<name>"), ("layer", "show|hide <name> | text <name> <text>"),
         ("load", "<source>..."), ("volume", "<0-100>"), ("mute", "[true|false|toggle]"),
         ("rate", "<0.25-4>"), ("get", "<property>"), ("observe", "<property>"), ("unobserve", "<property>"),
-        ("display_power", "on|off|auto"), ("screenshot", "<absolute path.png>"), ("commands", ""),
+        ("display_power", "on|off|auto"), ("screenshot", "<absolute path.png>"), ("sync_now", ""), ("commands", ""),
     ]
 }
 

@@ -15,6 +15,28 @@ public struct LayerConfig: Sendable, Equatable {
         /// A picture file (PNG with its transparency, JPEG...), `width` wide on the screen, its
         /// height kept in proportion (nil: its own size).
         case image(path: String, width: LayerLength?)
+        /// A line moving right to left across the screen's width, `speed` pixels a second,
+        /// its items joined by `separator`.
+        case ticker(TickerSource, speed: Double, separator: String)
+
+        /// Its word in kiosk.conf.
+        public var kind: String {
+            switch self {
+            case .clock: "clock"
+            case .text, .textFile: "text"
+            case .image: "image"
+            case .ticker: "ticker"
+            }
+        }
+    }
+
+    /// What a ticker shows.
+    public enum TickerSource: Sendable, Equatable {
+        case text(String)
+        /// A text file's lines, each an item (looked at again once a second).
+        case file(path: String)
+        /// An RSS or Atom feed's item titles, fetched every `refresh`.
+        case feed(url: String, refresh: MediaTime)
     }
 
     /// How `kiosk ctl layer` and messages name it: `name:`, else the kind and its place in the list.
@@ -41,6 +63,12 @@ public struct LayerConfig: Sendable, Equatable {
         self.location = location
     }
 
+    /// Whether it moves at every refresh (a ticker): the presenter then flips each refresh.
+    public var moves: Bool {
+        if case .ticker = content { return true }
+        return false
+    }
+
     /// The same layer wherever it is written (a reload compares layers by what they say).
     public var withoutLocation: LayerConfig {
         var copy = self
@@ -51,7 +79,7 @@ public struct LayerConfig: Sendable, Equatable {
     /// Whether what it shows changes with time (a clock) or a file: the presenter asks again.
     public var changesByItself: Bool {
         switch content {
-        case .clock, .textFile: return true
+        case .clock, .textFile, .ticker: return true
         case .text, .image: return false
         }
     }

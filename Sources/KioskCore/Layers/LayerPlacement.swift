@@ -42,3 +42,62 @@ public enum LayerPlacement {
         return PixelSize(width: target, height: height)
     }
 }
+
+extension LayerPlacement {
+    /// A rectangle in the viewer's upright coordinates as it lies in a buffer the engine fills
+    /// turned by `rotation` (the strip a ticker's refresh copies).
+    public static func bufferRect(_ rect: PixelRect, viewer: PixelSize, rotation: Rotation) -> PixelRect {
+        guard rect.width > 0, rect.height > 0 else { return PixelRect(x: rect.x, y: rect.y, width: 0, height: 0) }
+        let a = PixelBuffer.bufferPoint(x: rect.x, y: rect.y, viewer: viewer, rotation: rotation)
+        let b = PixelBuffer.bufferPoint(x: rect.maxX - 1, y: rect.maxY - 1, viewer: viewer, rotation: rotation)
+        let x = min(a.0, b.0), y = min(a.1, b.1)
+        return PixelRect(x: x, y: y, width: abs(a.0 - b.0) + 1, height: abs(a.1 - b.1) + 1)
+    }
+
+    /// A ticker's strip: the screen's whole width, the text's height plus padding, at the top,
+    /// the bottom (`margin` in from the edge) or the middle.
+    public static func tickerStrip(height: Int, at position: LayerPosition, margin: Int, on screen: PixelSize) -> PixelRect {
+        let y: Int
+        switch position {
+        case .top, .topLeft, .topRight: y = margin
+        case .left, .center, .right: y = (screen.height - height) / 2
+        case .bottom, .bottomLeft, .bottomRight: y = screen.height - margin - height
+        }
+        return PixelRect(x: 0, y: y, width: screen.width, height: height)
+    }
+}
+
+/// kiosk.conf `playback.region`: a rectangle of the screen, each side in pixels or a share of
+/// the screen's width or height.
+public struct ScreenRegion: Sendable, Equatable {
+    public var x: LayerLength
+    public var y: LayerLength
+    public var width: LayerLength
+    public var height: LayerLength
+
+    public init(x: LayerLength, y: LayerLength, width: LayerLength, height: LayerLength) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
+
+    /// In pixels on a screen of `screen` (the viewer's upright size), cut to the screen; nil
+    /// when nothing of it is left (a region in pixels larger than a smaller screen's edge).
+    public func rect(on screen: PixelSize) -> PixelRect? {
+        let x0 = max(0, x.pixels(of: screen.width)), y0 = max(0, y.pixels(of: screen.height))
+        let x1 = min(screen.width, x0 + width.pixels(of: screen.width))
+        let y1 = min(screen.height, y0 + height.pixels(of: screen.height))
+        guard x1 > x0, y1 > y0 else { return nil }
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+}
+
+extension GravityLayout {
+    /// The layout moved into `region` (buffer coordinates) of a `target` buffer: laid out on
+    /// the region as on a screen of its size, then placed there.
+    public func placed(in region: PixelRect, of target: PixelSize) -> GravityLayout {
+        var moved = self
+        moved.destination.x += region.x
+        moved.destination.y += region.y
+        moved.target = target
+        return moved
+    }
+}

@@ -122,7 +122,7 @@ public struct PlayRecorder: Sendable {
         case .playOnce(_, _, _?): .trigger
         case .playOnce(_, let when, nil): when == .now ? .insert : nil
         case .play, .pause, .togglePlayPause, .setRate, .setDefaultRate, .setSpeed, .setVolume, .adjustVolume,
-             .setMuted, .toggleMute, .seek, .skip, .setDisplayPower:
+             .setMuted, .toggleMute, .seek, .skip, .setDisplayPower, .layer:
             nil
         }
     }

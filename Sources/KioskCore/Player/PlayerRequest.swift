@@ -54,6 +54,9 @@ public enum PlayerRequest: Sendable, Equatable {
     /// display is blanked and nothing is decoded; on: the item that played comes back where
     /// it was.
     case setDisplayPower(on: Bool)
+    /// Shows or hides kiosk.conf's layer `name`, or changes its text (a text or ticker
+    /// layer): `kiosk ctl layer show|hide|text NAME [TEXT]`. The presenter's, not the cursor's.
+    case layer(name: String, LayerChange)
 }
 
 /// What a `playOnce` request plays.
@@ -96,13 +99,21 @@ public struct TriggerPlay: Sendable, Equatable {
     }
 }
 
+/// What `PlayerRequest.layer` does to a layer.
+public enum LayerChange: Sendable, Equatable {
+    case show
+    case hide
+    /// The text a text or ticker layer shows from now on (until a reload).
+    case text(String)
+}
+
 extension PlayerRequest {
     /// Whether the engine carries this out (its playlist cursor and program, the display's
     /// power); the others go to `PlaybackState`. Exhaustive on purpose: a new case is routed
     /// where it is declared, and the two handlers need no list of what is not theirs.
     public var isPlaylistRequest: Bool {
         switch self {
-        case .nextItem, .previousItem, .goto, .load, .switchPlaylist, .playOnce, .setDisplayPower:
+        case .nextItem, .previousItem, .goto, .load, .switchPlaylist, .playOnce, .setDisplayPower, .layer:
             true
         case .play, .pause, .togglePlayPause, .setRate, .setDefaultRate, .setSpeed, .setVolume, .adjustVolume,
              .setMuted, .toggleMute, .seek, .skip:

@@ -24,7 +24,8 @@ extension KioskConfig {
             case .logging: merged.logging = running.logging
             case .usb: merged.usb = running.usb
             case .mqtt: merged.mqtt = running.mqtt
-            case .sync: merged.sync = running.sync
+            case .sync: merged.sync.epoch = running.sync.epoch
+            case .contentSync: merged.sync.content = running.sync.content
             case .audioTrack: merged.audioTrack = running.audioTrack
             case .layers: merged.layers = running.layers
             case .items: merged.items = running.items
@@ -54,11 +55,11 @@ extension PlayerSettings {
             case .playback: next.playback = config.playback
             case .overlay: next.overlay = config.overlay
             case .layers: next.layers = config.layers
-            case .sync: next.sync = config.sync
+            case .sync: next.sync.epoch = config.sync.epoch
             // The scheduler reads the new rules at its next tick (ConfigPart.application).
             case .schedule: next.schedule = ScheduleSettings(config)
             // Opened at start from these settings: taking them live would mean opening again.
-            case .display, .audioDevice, .control, .logging, .usb, .mqtt, .audioTrack: break
+            case .display, .audioDevice, .control, .logging, .usb, .mqtt, .audioTrack, .contentSync: break
             // Entries are expanded from the file system and handed over beside the settings.
             case .items, .playlists: break
             // Expanded like items and handed to input and the control socket beside the settings.

@@ -83,7 +83,12 @@ public struct PlaylistExpander: Sendable {
         var expansion = PlaylistExpansion()
         for (index, item) in items.enumerated() {
             let (media, problem) = mediaOf(item.source)
-            expansion.entries += media.map { PlaylistEntry(media: $0, item: item, itemIndex: index) }
+            expansion.entries += media.map { reference in
+                var entry = PlaylistEntry(media: reference, item: item, itemIndex: index)
+                if case .synced = item.source, case .file(let path) = reference,
+                   let title = syncedTitle(of: path) { entry.title = title }
+                return entry
+            }
             if let problem {
                 expansion.diagnostics.append(ConfigDiagnostic(location: item.location, message: problem))
             }
@@ -118,11 +123,40 @@ public struct PlaylistExpander: Sendable {
                         + extensions.sorted().joined(separator: ", ") + "; skipped")
             }
             return (files.map(MediaReference.file), nil)
+        case .synced(let store):
+            return syncedMedia(store)
         case .glob(let pattern):
             let files = globMatches(pattern).filter { isMediaName(PathText.lastComponent($0)) && fileSystem.kind(ofItemAt: $0) == .file }
             guard !files.isEmpty else { return ([], "'\(pattern)' matches no media files; skipped") }
             return (files.map(MediaReference.file), nil)
         }
+    }
+
+    /// The files of the store's `current` set: one numbered folder per file, in manifest order,
+    /// holding it under its manifest name (so titles are the names, and the order is kept).
+    func syncedMedia(_ store: String) -> ([MediaReference], String?) {
+        let current = SyncStoreLayout(directory: store).current
+        guard fileSystem.kind(ofItemAt: current) == .directory,
+              let slots = try? fileSystem.contentsOfDirectory(atPath: current) else {
+            return ([], "no synced set in '\(store)' yet; skipped until a sync completes")
+        }
+        var files: [String] = []
+        for slot in NaturalOrder.sorted(slots.filter { !$0.hasPrefix(".") }) {
+            let folder = PathText.join(current, slot)
+            guard let names = try? fileSystem.contentsOfDirectory(atPath: folder) else { continue }
+            files += names.filter(isMediaName).sorted().map { PathText.join(folder, $0) }
+        }
+        guard !files.isEmpty else { return ([], "the synced set in '\(store)' holds no media files; skipped") }
+        return (files.map(MediaReference.file), nil)
+    }
+
+    /// A synced file's title from its manifest (`.title` beside it in its slot folder); it wins
+    /// over the entry's `title`, which is one for all the set's files.
+    func syncedTitle(of path: String) -> String? {
+        let slot = PathText.normalize(path + "/..")
+        guard let text = fileSystem.smallText(atPath: PathText.join(slot, SyncStoreLayout.titleFileName)) else { return nil }
+        let title = text.trimmingWhitespace()
+        return title.isEmpty ? nil : title
     }
 
     private func isMediaName(_ name: String) -> Bool {

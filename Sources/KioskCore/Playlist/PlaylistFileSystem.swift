@@ -20,6 +20,12 @@ public protocol PlaylistFileSystem: Sendable {
     func kind(ofItemAt path: String) -> FileKind?
     /// The names (not paths) in a directory, in no particular order.
     func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String]
+    /// A small text file's contents (a synced file's `.title`), nil when there is none.
+    func smallText(atPath path: String) -> String?
+}
+
+extension PlaylistFileSystem {
+    public func smallText(atPath path: String) -> String? { nil }
 }
 
 /// The real file system, through Foundation's FileManager.
@@ -30,6 +36,11 @@ public struct LocalFileSystem: PlaylistFileSystem {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
         return isDirectory.boolValue ? .directory : .file
+    }
+
+    public func smallText(atPath path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path), data.count <= 4096 else { return nil }
+        return String(data: data, encoding: .utf8)
     }
 
     public func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {

@@ -1,0 +1,70 @@
+"""Content sync's numbers for BENCHMARKS.md ("Content sync"), on loopback with the system tests'
+server (Tests/System/http_media_server.py) and `kiosk sync --once --json` (debug build):
+bytes fetched again after the server is killed at 50% of 200 MB, 500 files + a 50 MB file
+(first sync, one changed file of each size, a pass with nothing new), and max_rate 1M over 30 s.
+
+    python3 Benchmarks/content_sync.py        # about a minute; needs ~500 MB in /tmp
+"""
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "Tests" / "System"))
+from content_sync_support import Box, Server, make_manifest, write_media  # noqa: E402
+
+
+def killed_at_half(base: Path):
+    size = 200_000_000
+    root = base / "www"
+    write_media(root / "media", {"big.mp4": size})
+    with Server(root, "--etag") as probe:
+        port = probe.port
+    manifest = make_manifest(root, f"http://127.0.0.1:{port}/media/")
+    box = Box(base, f"http://127.0.0.1:{port}/manifest.json")
+    with Server(root, "--etag", "--die-after", (root / "manifest.json").stat().st_size + size // 2, port=port):
+        box.sync()
+    held = (box.store / "partial" / manifest["files"][0]["sha256"]).stat().st_size
+    with Server(root, "--etag", port=port):
+        resumed = box.sync()
+    fetched = resumed.report["fetched_bytes"]
+    print(f"killed at 50% of 200 MB: {held} bytes kept, the resume fetched {fetched} "
+          f"({fetched - (size - held)} bytes again) in {resumed.seconds:.2f} s: {resumed.report['outcome']}")
+
+
+def many_files(base: Path):
+    root = base / "www"
+    write_media(root / "media", {f"clip{i:03}.mp4": 400_000 for i in range(500)})
+    write_media(root / "media", {"big.mp4": 50_000_000})
+    with Server(root, "--etag") as server:
+        make_manifest(root, server.url("media/"))
+        box = Box(base, server.url("manifest.json"))
+        first = box.sync()
+        print(f"501 files, 250 MB, first sync: {first.seconds:.2f} s, {first.report['fetched_bytes']} bytes")
+        for name, size in (("big.mp4", 50_000_000), ("clip250.mp4", 400_000)):
+            write_media(root / "media", {name: size})
+            make_manifest(root, server.url("media/"))
+            changed = box.sync()
+            print(f"{name} changed ({size} bytes): {changed.seconds:.2f} s, {changed.report['fetched_bytes']} bytes fetched, "
+                  f"{changed.report['outcome']}")
+        same = box.sync()
+        print(f"nothing new (304): {same.seconds:.2f} s, {same.report['outcome']}")
+
+
+def max_rate(base: Path):
+    root = base / "www"
+    write_media(root / "media", {"a.mp4": 30 * 1_048_576})
+    with Server(root) as server:
+        make_manifest(root, server.url("media/"))
+        result = Box(base, server.url("manifest.json"), max_rate="1M").sync()
+    rate = result.report["fetched_bytes"] / result.report["seconds"]
+    print(f"max_rate 1M: 30 MiB in {result.report['seconds']:.2f} s = {rate:.0f} B/s, {rate / 1_048_576:.3f}x the limit")
+
+
+if __name__ == "__main__":
+    for measure in (killed_at_half, many_files, max_rate):
+        folder = Path(tempfile.mkdtemp(prefix="kiosk-sync-bench-"))
+        try:
+            measure(folder)
+        finally:
+            shutil.rmtree(folder)

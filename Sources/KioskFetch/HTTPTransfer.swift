@@ -1,0 +1,251 @@
+import CCurl
+import KioskCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How every transfer is made: TLS always verified (with `caFile` when set), http(s) only,
+/// redirects followed, a stall (under 1 KiB/s for 30 s) ends the transfer.
+public struct HTTPOptions: Sendable {
+    public var caFile: String?
+    /// Bytes per second for this one transfer; 0 is unlimited.
+    public var maxRecvSpeed: Int64 = 0
+    public var stall = DownloadStallPolicy()
+    public var connectTimeoutSeconds = 15
+
+    public init(caFile: String? = nil, maxRecvSpeed: Int64 = 0) {
+        self.caFile = caFile
+        self.maxRecvSpeed = maxRecvSpeed
+    }
+}
+
+/// One libcurl easy handle and what it does with the response. `onHeaders` sees the final
+/// response's status and headers before any body byte (it returns a line to abort with);
+/// `onBody` takes the bytes (false aborts).
+final class HTTPTransfer {
+    private static let globalSetup: Void = { curl_global_init(3) }()   // CURL_GLOBAL_DEFAULT
+
+    let url: String
+    let handle: UnsafeMutableRawPointer
+    private var requestHeaders: UnsafeMutablePointer<curl_slist>?
+    /// libcurl writes its error text here; it must stay put while the handle lives.
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    /// Headers of the response being read, names lowercased (a redirect's are replaced).
+    private(set) var headers: [String: String] = [:]
+    private(set) var status = 0
+    /// The line that ended the transfer from inside (a refused response, a full disk).
+    private(set) var abortReason: String?
+    private var headersSeen = false
+    var onHeaders: (DownloadResponse, [String: String]) -> String? = { _, _ in nil }
+    var onBody: (UnsafeRawBufferPointer) -> String? = { _ in nil }
+    /// Body bytes received in this transfer.
+    private(set) var received: Int64 = 0
+    /// `sync.max_rate`, shared by the transfers of one run; nil: no limit.
+    var rateGate: SharedRateBudget?
+    /// The body callback paused the transfer (the budget was empty); the runner resumes it.
+    var isPaused = false
+
+    init(url: String, headers: [String], options: HTTPOptions) {
+        _ = Self.globalSetup
+        self.url = url
+        handle = curl_easy_init()
+        for header in headers { requestHeaders = curl_slist_append(requestHeaders, header) }
+        configure(options)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(requestHeaders)
+        errorBuffer.deallocate()
+    }
+
+    private func configure(_ options: HTTPOptions) {
+        kiosk_curl_set_string(handle, CURLOPT_URL, url)
+        kiosk_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        kiosk_curl_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        kiosk_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        kiosk_curl_set_long(handle, CURLOPT_MAXREDIRS, 5)
+        kiosk_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
+        kiosk_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        if let caFile = options.caFile { kiosk_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
+        kiosk_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
+        kiosk_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeoutSeconds)
+        kiosk_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, options.stall.bytesPerSecond)
+        kiosk_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, options.stall.seconds)
+        if options.maxRecvSpeed > 0 { kiosk_curl_set_offset(handle, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(options.maxRecvSpeed)) }
+        // Media is already compressed; a gzip'd body would not match the manifest's size.
+        kiosk_curl_set_string(handle, CURLOPT_USERAGENT, "kiosk-sync/1")
+        kiosk_curl_set_list(handle, CURLOPT_HTTPHEADER, requestHeaders)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        kiosk_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        kiosk_curl_set_pointer(handle, CURLOPT_HEADERDATA, me)
+        kiosk_curl_set_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, user in
+            let transfer = Unmanaged<HTTPTransfer>.fromOpaque(user!).takeUnretainedValue()
+            let length = size * count
+            let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+            return transfer.header(line) ? length : 0
+        }
+        kiosk_curl_set_pointer(handle, CURLOPT_WRITEDATA, me)
+        kiosk_curl_set_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, user in
+            let transfer = Unmanaged<HTTPTransfer>.fromOpaque(user!).takeUnretainedValue()
+            let length = size * count
+            return transfer.body(UnsafeRawBufferPointer(start: data, count: length))
+        }
+    }
+
+    private func header(_ line: String) -> Bool {
+        if line.hasPrefix("HTTP/") {
+            headers = [:]
+            return true
+        }
+        let text = line.trimmedLine
+        if !text.isEmpty {
+            if let colon = text.firstIndex(of: ":") {
+                headers[text[..<colon].lowercased()] = String(text[text.index(after: colon)...]).trimmedLine
+            }
+            return true
+        }
+        // The blank line ends a response's headers: interim (1xx) and followed redirects go on.
+        var code = 0
+        kiosk_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        if code < 200 || (300..<400).contains(code) && code != 304 && headers["location"] != nil { return true }
+        status = code
+        headersSeen = true
+        let response = DownloadResponse(status: code, contentType: headers["content-type"],
+                                        rangeStart: headers["content-range"].flatMap(DownloadResponse.rangeStart(ofContentRange:)))
+        if let reason = onHeaders(response, headers) {
+            abortReason = reason
+            return false
+        }
+        return true
+    }
+
+    /// CURL_WRITEFUNC_PAUSE: libcurl keeps the chunk and hands it again after curl_easy_pause.
+    static let pauseWrite = 0x1000_0001
+
+    private func body(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard headersSeen else { return bytes.count }   // a redirect's or an interim response's body
+        if let rateGate, !rateGate.take(bytes.count) {
+            isPaused = true
+            return Self.pauseWrite
+        }
+        return deliver(bytes) ? bytes.count : 0
+    }
+
+    private func deliver(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        received += Int64(bytes.count)
+        if let reason = onBody(bytes) {
+            abortReason = reason
+            return false
+        }
+        return true
+    }
+
+    /// When the server's certificate begins to be valid (libcurl's CERTINFO "Start date"), from a
+    /// connection made only to see it (CONNECT_ONLY: no request is sent, no byte is used).
+    static func certificateStart(_ url: String) -> Int64? {
+        guard let probe = curl_easy_init() else { return nil }
+        defer { curl_easy_cleanup(probe) }
+        kiosk_curl_set_string(probe, CURLOPT_URL, url)
+        kiosk_curl_set_string(probe, CURLOPT_PROTOCOLS_STR, "https")
+        kiosk_curl_set_long(probe, CURLOPT_SSL_VERIFYPEER, 0)
+        kiosk_curl_set_long(probe, CURLOPT_SSL_VERIFYHOST, 0)
+        kiosk_curl_set_long(probe, CURLOPT_CERTINFO, 1)
+        kiosk_curl_set_long(probe, CURLOPT_CONNECT_ONLY, 1)
+        kiosk_curl_set_long(probe, CURLOPT_CONNECTTIMEOUT, 5)
+        kiosk_curl_set_long(probe, CURLOPT_NOSIGNAL, 1)
+        guard curl_easy_perform(probe) == CURLE_OK else { return nil }
+        var pointer: UnsafeMutableRawPointer?
+        guard kiosk_curl_get_pointer(probe, CURLINFO_CERTINFO, &pointer) == CURLE_OK,
+              let info = pointer?.assumingMemoryBound(to: curl_certinfo.self), info.pointee.num_of_certs > 0,
+              var entry = info.pointee.certinfo?[0] else { return nil }
+        while true {
+            let text = String(cString: entry.pointee.data)
+            if text.hasPrefix("Start date:") {
+                return CertificateClock.seconds(parsingCertificateDate: String(text.dropFirst("Start date:".count)))
+            }
+            guard let next = entry.pointee.next else { return nil }
+            entry = next
+        }
+    }
+
+    /// The line for a transfer libcurl ended with `code`, nil for success.
+    func failure(_ code: CURLcode) -> String? {
+        if let abortReason { return abortReason }
+        guard code != CURLE_OK else { return nil }
+        let detail = String(cString: errorBuffer)
+        let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE || code == CURLE_SSL_CONNECT_ERROR {
+            let now = Int64(time(nil))
+            // With the clock unset, the certificate's start date makes the line plain: it is
+            // read with a second handshake that checks nothing and fetches nothing.
+            let notBefore = now < CertificateClock.plausibleSeconds ? Self.certificateStart(url) : nil
+            return CertificateClock.message(tlsError: text, now: now, notBefore: notBefore)
+        }
+        if code == CURLE_OPERATION_TIMEDOUT { return "stalled (\(text))" }
+        return text
+    }
+}
+
+/// Runs transfers on one libcurl multi handle, at most `parallel` at once, until all ended or
+/// `shouldStop` says so (then the rest are left as they are: partials resume next time).
+final class HTTPMultiRunner {
+    private let multi: UnsafeMutableRawPointer
+
+    init() { multi = curl_multi_init() }
+    deinit { curl_multi_cleanup(multi) }
+
+    /// `finished` is called for each transfer as it ends, with its failure line or nil.
+    /// `tick` runs at every turn of the loop (a few times a second at least), for progress.
+    func run(_ transfers: [HTTPTransfer], parallel: Int, shouldStop: () -> Bool, tick: () -> Void = {},
+             finished: (HTTPTransfer, String?) -> Void) {
+        var waiting = transfers[...]
+        var active: [UnsafeMutableRawPointer: HTTPTransfer] = [:]
+        func fill() {
+            while active.count < max(1, parallel), let next = waiting.popFirst() {
+                curl_multi_add_handle(multi, next.handle)
+                active[next.handle] = next
+            }
+        }
+        fill()
+        while !active.isEmpty {
+            if shouldStop() { break }
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                      let transfer = active.removeValue(forKey: easy) else { continue }
+                let code = message.pointee.data.result
+                curl_multi_remove_handle(multi, easy)
+                finished(transfer, transfer.failure(code))
+            }
+            fill()
+            tick()
+            var paused = false
+            for transfer in active.values where transfer.isPaused {
+                if transfer.rateGate?.hasBudget() ?? true {
+                    transfer.isPaused = false
+                    curl_easy_pause(transfer.handle, 0)   // CURLPAUSE_CONT
+                } else {
+                    paused = true
+                }
+            }
+            // Paused by the rate budget: look again soon, as the bucket fills in milliseconds.
+            if !active.isEmpty { curl_multi_poll(multi, nil, 0, paused ? 10 : 250, nil) }
+        }
+        for (handle, _) in active { curl_multi_remove_handle(multi, handle) }
+    }
+}
+
+/// One `TransferRateBudget` for the transfers of a run, on the monotonic clock. Used from the
+/// sync thread only (libcurl's callbacks run inside curl_multi_perform there).
+final class SharedRateBudget {
+    private var budget: TransferRateBudget
+
+    init(bytesPerSecond: Int64) { budget = TransferRateBudget(bytesPerSecond: bytesPerSecond, now: monotonicSeconds()) }
+
+    func take(_ bytes: Int) -> Bool { budget.take(bytes, now: monotonicSeconds()) }
+    func hasBudget() -> Bool { budget.hasBudget(now: monotonicSeconds()) }
+}

@@ -1,0 +1,128 @@
+import KioskCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How one file's download ended.
+enum DownloadOutcome: Equatable {
+    /// Whole, hash right, now in objects/.
+    case stored
+    /// 416: the partial was dropped; fetch again from 0 now.
+    case retryFromStart
+    /// The bytes hashed to something else; the partial was dropped.
+    case hashMismatch(String)
+    /// Anything else (the line to log); the partial stays to be resumed next time.
+    case failed(String)
+}
+
+/// One file of the manifest fetched into partial/<sha256>: resumed with Range + If-Range when a
+/// partial and its validator are there, hashed as written, fsynced and renamed into objects/.
+final class ObjectDownload {
+    let file: SyncManifestFile
+    let store: SyncStore
+    /// Bytes of the partial this download continues from (a Range was asked for when > 0).
+    let offset: Int64
+    private let validator: String?
+    private var fd: Int32 = -1
+    private var hasher = SHA256()
+    /// Bytes the partial holds now.
+    private(set) var written: Int64 = 0
+    /// Bytes written by this download (what a resume saved is `offset`).
+    private(set) var fetched: Int64 = 0
+    private var dropped = false
+
+    init(file: SyncManifestFile, store: SyncStore) {
+        self.file = file
+        self.store = store
+        let validator = store.validator(file.sha256)
+        let size = SyncStore.size(of: store.layout.partial(file.sha256)) ?? 0
+        // Without a validator a Range could join two versions of the file: start again.
+        self.validator = validator
+        offset = validator != nil && size > 0 && size < file.size ? size : 0
+    }
+
+    var requestHeaders: [String] {
+        guard offset > 0, let validator else { return [] }
+        return ["Range: bytes=\(offset)-", "If-Range: \(validator)"]
+    }
+
+    func transfer(options: HTTPOptions) -> HTTPTransfer {
+        let transfer = HTTPTransfer(url: file.url, headers: requestHeaders, options: options)
+        transfer.onHeaders = { [unowned self] response, headers in begin(response, headers) }
+        transfer.onBody = { [unowned self] bytes in append(bytes) }
+        return transfer
+    }
+
+    private func begin(_ response: DownloadResponse, _ headers: [String: String]) -> String? {
+        let partial = store.layout.partial(file.sha256)
+        switch response.action(offset: offset, expectedSize: file.size) {
+        case .append:
+            guard hasher.update(fileAt: partial, length: offset) else { return "\(partial): cannot read the partial to resume it" }
+            fd = open(partial, O_WRONLY | O_APPEND | O_CLOEXEC)
+            written = offset
+        case .restart:
+            hasher = SHA256()
+            // The validator first: a partial is only resumed with the version it came from.
+            store.saveValidator(Self.validator(headers), for: file.sha256)
+            fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            written = 0
+        case .dropPartial:
+            store.dropPartial(file.sha256)
+            dropped = true
+            return nil
+        case .notModified:
+            return "HTTP 304"
+        case .fail(let reason):
+            return reason
+        }
+        return fd >= 0 ? nil : "\(partial): cannot write: \(String(cString: strerror(errno)))"
+    }
+
+    /// A strong ETag, else Last-Modified: what If-Range accepts (a weak ETag never matches).
+    static func validator(_ headers: [String: String]) -> String? {
+        if let etag = headers["etag"], !etag.hasPrefix("W/"), !etag.isEmpty { return etag }
+        return headers["last-modified"]
+    }
+
+    private func append(_ bytes: UnsafeRawBufferPointer) -> String? {
+        guard fd >= 0 else { return nil }   // a 416's body
+        guard written + Int64(bytes.count) <= file.size else {
+            return "more than the manifest's \(file.size) bytes"
+        }
+        var done = 0
+        while done < bytes.count {
+            let n = write(fd, bytes.baseAddress! + done, bytes.count - done)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return "\(store.layout.partial(file.sha256)): cannot write: \(String(cString: strerror(errno)))" }
+            done += n
+        }
+        hasher.update(bytes)
+        written += Int64(bytes.count)
+        fetched += Int64(bytes.count)
+        return nil
+    }
+
+    /// Ends the download after its transfer ended with `failure` (nil: the body is complete).
+    func finish(_ failure: String?) -> DownloadOutcome {
+        defer { if fd >= 0 { close(fd); fd = -1 } }
+        if dropped { return .retryFromStart }
+        if let failure {
+            if fd >= 0 { fsync(fd) }   // what arrived is kept for the resume
+            return .failed(failure + (written > 0 ? " (at \(written) of \(file.size) bytes; resumed next time)" : ""))
+        }
+        guard written == file.size else {
+            if fd >= 0 { fsync(fd) }
+            return .failed("the body ended at \(written) of \(file.size) bytes; resumed next time")
+        }
+        let hash = hasher.finalHex()
+        guard hash == file.sha256 else {
+            close(fd); fd = -1
+            store.dropPartial(file.sha256)
+            return .hashMismatch("sha256 is \(hash), not \(file.sha256) as the manifest says")
+        }
+        guard fsync(fd) == 0 else { return .failed("cannot fsync the partial: \(String(cString: strerror(errno)))") }
+        close(fd); fd = -1
+        do { try store.commitPartial(file.sha256) } catch { return .failed(error.description) }
+        return .stored
+    }
+}

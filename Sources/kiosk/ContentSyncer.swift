@@ -1,0 +1,57 @@
+import Foundation
+import KioskControl
+import KioskCore
+import KioskFetch
+import Logging
+
+/// Content sync inside `kiosk run`: a thread that runs a pass at start and then every
+/// `sync.interval` (or at once on `sync_now`), and after a switch has the reloader expand the
+/// items again, so a `- sync: true` entry plays the new set through the live reload's path
+/// (the item on screen plays on when it is still listed). Playback never waits for it: start-up
+/// played the last set before the first pass began.
+final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
+    // Safe to share: `runner` is used by the thread only; `wanted` is guarded by `lock`;
+    // the status box locks itself.
+    private let runner: ContentSyncRunner
+    private let interval: Double
+    private let thread = StoppableThread(name: "kiosk-content-sync")
+    private let lock = NSLock()
+    private var wanted = false
+
+    init(config: ContentSyncConfig, logger: Logger) {
+        runner = ContentSyncRunner(config: config) { line in logger.warning("\(line)") }
+        interval = max(1, config.interval.seconds)
+    }
+
+    /// Starts the thread when `sync.manifest` is set; nil otherwise.
+    static func start(_ config: ContentSyncConfig, reloader: ConfigReloader, control: ControlServer?,
+                      logger: Logger) -> ContentSyncer? {
+        guard config.isEnabled else { return nil }
+        let syncer = ContentSyncer(config: config, logger: logger)
+        if let control { syncer.runner.onEvent = { control.post(line: $0) } }
+        syncer.thread.start { [syncer] in syncer.loop(reloader: reloader, logger: logger) }
+        logger.notice("content sync: \(config.manifest ?? "") every \(Int(syncer.interval)) s into \(config.directory)")
+        return syncer
+    }
+
+    func stop() { thread.stop(timeout: 5) }
+
+    func syncNow() { lock.withLock { wanted = true } }
+
+    var syncStatus: ControlValue { runner.statusBox.status.value }
+
+    var serviceStatus: String? { runner.statusBox.status.serviceText }
+
+    private func loop(reloader: ConfigReloader, logger: Logger) {
+        while !thread.shouldStop {
+            lock.withLock { wanted = false }
+            if case .switched = runner.runOnce(shouldStop: { [thread] in thread.shouldStop }) {
+                reloader.contentSynced()
+            }
+            let next = Date().addingTimeInterval(interval)
+            runner.statusBox.update { $0.nextCheck = Int64(next.timeIntervalSince1970) }
+            // Sleeps in tenths of a second: a stop or a sync_now ends the wait.
+            while !thread.shouldStop, Date() < next, !lock.withLock({ wanted }) { thread.sleep(seconds: 0.1) }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Glibc
+import KioskCore
+import KioskFetch
+
+/// `kiosk manifest DIR --base-url URL`: the manifest content sync reads, made from a folder.
+struct ManifestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "manifest",
+        abstract: "Write a content sync manifest (JSON: names, urls, sizes, sha256) for the media files of a folder.",
+        discussion: """
+            Files are listed in natural name order (clip2 before clip10); hidden files and files
+            that are not media are left out. Each url is --base-url with the file's name.
+            """)
+
+    @Argument(help: "The folder whose files the manifest lists.")
+    var directory: String
+
+    @Option(name: .customLong("base-url"), help: "Where the files will be served from, like https://media.example.com/lobby/.")
+    var baseURL: String
+
+    @Option(name: .shortAndLong, help: "The file to write (default: standard output).")
+    var output: String?
+
+    @Option(help: "Also write OUTPUT.minisig, signed with this minisign secret key (made with minisign -G -W: not encrypted).")
+    var sign: String?
+
+    func validate() throws {
+        if sign != nil && output == nil { throw ValidationError("--sign needs -o: the signature goes beside the file, as OUTPUT.minisig") }
+        guard let scheme = baseURL.split(separator: ":").first?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw ValidationError("--base-url '\(baseURL)' is not an http(s) URL")
+        }
+    }
+
+    func run() throws {
+        let store = SyncStore(directory: directory)
+        var isDirectory = stat()
+        guard stat(directory, &isDirectory) == 0, (isDirectory.st_mode & S_IFMT) == S_IFDIR else {
+            throw RuntimeFailure("\(directory): not a folder")
+        }
+        let names = NaturalOrder.sorted(store.names(in: directory).filter {
+            !$0.hasPrefix(".") && PlaylistExpander.mediaExtensions.contains(($0.split(separator: ".").last ?? "").lowercased())
+                && $0.contains(".")
+        })
+        let base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+        var files: [ControlValue] = []
+        for name in names {
+            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            guard let size = SyncStore.size(of: path), let sha = SHA256.hexOfFile(at: path) else {
+                throw RuntimeFailure("\(path): cannot read it")
+            }
+            files.append(.object([("name", .string(name)), ("url", .string(base + Self.percentEncoded(name))),
+                                  ("size", .integer(size)), ("sha256", .string(sha))]))
+        }
+        // One file a line: a diff of two manifests shows what changed.
+        let lines = files.map { "    " + $0.json }.joined(separator: ",\n")
+        let text = "{\"version\": 1, \"files\": [\n\(lines)\n]}\n"
+        guard let output else { print(text, terminator: ""); return }
+        var signature: String?
+        if let sign {
+            guard let keyBytes = SyncStore.readWhole(sign) else { throw RuntimeFailure("\(sign): cannot read the secret key") }
+            let name = output.split(separator: "/").last.map(String.init) ?? output
+            switch MinisignSecretKey.parse(String(decoding: keyBytes, as: UTF8.self)).flatMap({
+                Minisign.sign(Array(text.utf8), fileName: name, key: $0, timestamp: Int64(time(nil)))
+            }) {
+            case .failure(let error): throw RuntimeFailure("\(sign): \(error)")
+            case .success(let text): signature = text
+            }
+        }
+        try Self.writeAtomically(text, to: output)
+        if let signature { try Self.writeAtomically(signature, to: output + ".minisig") }
+        writeStandardError("\(output): \(files.count) files" + (signature != nil ? ", signed in \(output).minisig" : ""))
+    }
+
+    /// Written under a temporary name, fsynced and renamed: a server never serves half of it.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RuntimeFailure("\(path): cannot write: \(String(cString: strerror(errno)))") }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        fsync(fd)
+        close(fd)
+        guard written == bytes.count, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw RuntimeFailure("\(path): cannot write: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// A name as a URL path segment (RFC 3986 unreserved characters kept).
+    static func percentEncoded(_ name: String) -> String {
+        var text = ""
+        for byte in name.utf8 {
+            let char = Character(Unicode.Scalar(byte))
+            if byte < 128, char.isLetter || char.isNumber || "-._~".contains(char) { text.append(char) }
+            else { text += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) }
+        }
+        return text
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}

@@ -1,0 +1,88 @@
+"""What the content sync tests share (test_content_sync.py, test_content_sync_trust.py,
+test_content_sync_run.py): http_media_server.py as a child process, a kiosk.conf whose sync
+section points at it, `kiosk sync --once --json`, and a look at the store on disk."""
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+KIOSK = REPO / ".build" / "debug" / "kiosk"
+SERVER = Path(__file__).resolve().parent / "http_media_server.py"
+
+class Server:
+    """http_media_server.py serving `root` as a child process, with the given flags."""
+
+    def __init__(self, root: Path, *flags, port=0):
+        self.root, self.flags, self.port = root, [str(f) for f in flags], port
+
+    def __enter__(self):
+        if getattr(self, "process", None) is not None:
+            return self   # started already (to learn its port for the manifest)
+        self.process = subprocess.Popen([sys.executable, str(SERVER), str(self.root), str(self.port), *self.flags],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.port = int(self.process.stdout.readline())
+        return self
+
+    def __exit__(self, *exc):
+        self.process.kill()
+        self.process.wait()
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}/{path}"
+
+
+class Box:
+    """A kiosk.conf whose sync section points at a server, and its store."""
+
+    def __init__(self, tmp_path: Path, manifest_url: str, **keys):
+        self.store = tmp_path / "store"
+        self.config = tmp_path / "kiosk.conf"
+        lines = ["sync:", f"  manifest: {manifest_url}", f"  dir: {self.store}", "  min_free: 1M"]
+        lines += [f"  {key}: {value}" for key, value in keys.items()]
+        self.config.write_text("\n".join(lines + ["items:", "  - sync: true", ""]))
+
+    def sync(self, *extra):
+        started = time.monotonic()
+        result = subprocess.run([str(KIOSK), "sync", "--once", "--json", "--config", str(self.config), *extra],
+                                capture_output=True, text=True, timeout=60)
+        result.seconds = time.monotonic() - started
+        result.report = json.loads(result.stdout) if result.stdout.strip() else None
+        return result
+
+    def current(self):
+        link = self.store / "current"
+        return os.readlink(link) if link.is_symlink() else None
+
+    def played(self):
+        """The current set as the playlist lists it: (name, bytes) in order."""
+        current = self.store / "current"
+        return [(file.name, file.read_bytes()) for slot in sorted(current.iterdir()) for file in slot.iterdir()]
+
+    def partials(self):
+        folder = self.store / "partial"
+        return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def write_media(folder: Path, sizes: dict):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, size in sizes.items():
+        (folder / name).write_bytes(os.urandom(size))
+
+
+def make_manifest(root: Path, base_url: str):
+    subprocess.run([str(KIOSK), "manifest", str(root / "media"), "--base-url", base_url, "-o", str(root / "manifest.json")],
+                   check=True, capture_output=True)
+    return json.loads((root / "manifest.json").read_text())
+
+
+def served(tmp_path, sizes, *flags):
+    root = tmp_path / "www"
+    write_media(root / "media", sizes)
+    server = Server(root, *flags).__enter__()
+    manifest = make_manifest(root, server.url("media/"))
+    return root, server, manifest
