@@ -28,8 +28,9 @@ public struct ShapedLine {
 
     /// Longer text is cut: shaping time grows with it and no screen shows more.
     static let maximumScalars = 8192
-    /// The widest mask drawn: a ticker's long line, not an unbounded allocation.
-    static let maximumWidth = 16384
+    /// The widest mask drawn: room for a ticker's long line (8192 characters at ~8 px, a few
+    /// hundred at 48 px), not an unbounded allocation (65536 x 60 px is 3.75 MiB).
+    static let maximumWidth = 65536
 
     public init(_ text: String, faces: [FontFace], pixelSize: Int) {
         // Swift strings are valid Unicode: invalid UTF-8 was replaced (U+FFFD) when read.

@@ -79,7 +79,7 @@ import Testing
         #expect(throws: FontError.self) { try FontLocator.open(.list([.file("/nonexistent/a.ttf"), .file("/nonexistent/b.ttf")])) }
     }
 
-    @Test(arguments: ["", "\u{FFFD}\u{FFFD}", String(repeating: "ticker ", count: 3000), "\u{202E}abc\u{202C} \u{200F}", "\u{0301}", "e\u{0301}\u{0301}\u{0301}"])
+    @Test(arguments: ["", "\u{FFFD}\u{FFFD}", String(repeating: "ticker ", count: 3000), String(repeating: "W", count: 8000), "\u{202E}abc\u{202C} \u{200F}", "\u{0301}", "e\u{0301}\u{0301}\u{0301}"])
     func anyTextRendersWithoutCrashingAndLongLinesAreClipped(_ text: String) throws {
         let stack = try FontLocator.open(.auto)
         let rendered = stack.render(text, pixelSize: 40)
