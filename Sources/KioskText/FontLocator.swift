@@ -13,14 +13,15 @@ public enum FontLocator {
         "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
     ]
     /// Appended after the configured fonts when installed (Debian's paths): scripts the first
-    /// font may lack. Noto Color Emoji is not here: its glyphs are CBDT bitmaps at one size,
-    /// which `FontFace` does not load (see the README).
+    /// font may lack, and last Noto Color Emoji (CBDT colour bitmaps at one size, scaled and
+    /// drawn as coverage in the text's one colour).
     public static let fallbacks = [
         "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
         "/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf",
         "/usr/share/fonts/truetype/noto/NotoSansHebrew-Regular.ttf",
         "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
         "/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf",
+        "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",
     ]
     public static let folders = ["/usr/share/fonts", "/usr/local/share/fonts"]
 

@@ -11,8 +11,9 @@ enum ShapingReference {
 
     /// `hb-shape` with FreeType's functions at `pixelSize` px, hinted like kiosk: a font size
     /// of pixelSize * 64 puts positions in 1/64 px (26.6), as kiosk's are.
-    static func hbShape(font: String, text: String, pixelSize: Int) throws -> [Glyph] {
-        let output = try run("/usr/bin/hb-shape", ["--font-funcs=ft", "--ft-load-flags=0", "--font-size=\(pixelSize * 64)",
+    /// `functions` "ot": HarfBuzz's own metrics, as kiosk uses them for colour bitmap fonts.
+    static func hbShape(font: String, text: String, pixelSize: Int, functions: String = "ft") throws -> [Glyph] {
+        let output = try run("/usr/bin/hb-shape", ["--font-funcs=\(functions)", "--ft-load-flags=0", "--font-size=\(pixelSize * 64)",
                                                    "--no-glyph-names", "--output-format=json", font, text])
         return try JSONDecoder().decode([Glyph].self, from: Data(output.utf8))
     }

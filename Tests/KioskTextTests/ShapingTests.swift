@@ -64,6 +64,27 @@ import Testing
         #expect(fallback != alone)
     }
 
+    /// Noto Color Emoji (fonts-noto-color-emoji) is CBDT: one strike of BGRA bitmaps, scaled to
+    /// the line's size and drawn as coverage (its alpha), since a line's mask is one colour.
+    @Test func colourEmojiAreScaledFromTheirStrikeAndDrawnAsCoverage() throws {
+        let emojiPath = "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"
+        let sans = try FontFace(path: Self.dejaVu), emoji = try FontFace(path: emojiPath)
+        #expect(emoji.isColorBitmap && !sans.isColorBitmap)
+        let thumbsUp: UInt32 = 0x1F44D
+        #expect(!sans.hasGlyph(for: thumbsUp) && emoji.hasGlyph(for: thumbsUp), "DejaVu Sans has no U+1F44D")
+        let stack = FontStack(faces: [sans, emoji])
+        let line = stack.shape("a\u{1F44D}\u{1F3FD}b", pixelSize: 32)
+        // The skin tone joins the thumb in one glyph (the font's ligature), from the emoji face.
+        #expect(line.glyphs.map(\.face) == [0, 1, 0])
+        let reference = try ShapingReference.hbShape(font: emojiPath, text: "\u{1F44D}\u{1F3FD}", pixelSize: 32, functions: "ot")
+        #expect(line.glyphs[1].glyphID == reference.first?.g)
+        #expect(line.glyphs[1].xAdvance == reference.first?.ax, "advance at 32 px, not at the strike's 109")
+        let drawn = stack.render("\u{1F44D}", pixelSize: 32), plain = FontStack(faces: [sans]).render("\u{1F44D}", pixelSize: 32)
+        #expect(drawn.mask.width >= 28 && drawn.mask.width <= 48, "about an em wide: \(drawn.mask.width)")
+        #expect(drawn.mask.coveredCount > 300 && drawn.mask.coveredCount != plain.mask.coveredCount)
+        #expect(drawn.mask.height <= 64)
+    }
+
     @Test func marksStayWithTheirBasesFont() throws {
         let serif = try FontFace(path: Self.dejaVuSerif), sans = try FontFace(path: Self.dejaVu)
         // U+05E9 U+05B8 (shin, qamats): the point goes with the letter's face even if the
