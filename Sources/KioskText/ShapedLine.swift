@@ -42,16 +42,20 @@ public struct ShapedLine {
         guard let buffer = hb_buffer_create() else { return }
         defer { hb_buffer_destroy(buffer) }
         let fontOfScalar = Self.chooseFaces(scalars, faces: faces)
+        let scriptOfScalar = Self.scripts(scalars)
+        // One key per face and script: a piece is shaped with one font and one script's rules.
+        let pieceKey = zip(fontOfScalar, scriptOfScalar).map { $0 << 32 | Int($1.rawValue) }
         for run in BidiLine.runs(scalars) {
-            var pieces = Self.split(run.range, by: fontOfScalar)
+            var pieces = Self.split(run.range, by: pieceKey)
             if run.isRightToLeft { pieces.reverse() }
             for piece in pieces {
-                shape(piece.range, face: piece.face, rightToLeft: run.isRightToLeft, buffer: buffer)
+                shape(piece.range, face: fontOfScalar[piece.range.lowerBound], script: scriptOfScalar[piece.range.lowerBound],
+                      rightToLeft: run.isRightToLeft, buffer: buffer)
             }
         }
     }
 
-    private mutating func shape(_ range: Range<Int>, face: Int, rightToLeft: Bool, buffer: OpaquePointer) {
+    private mutating func shape(_ range: Range<Int>, face: Int, script: hb_script_t, rightToLeft: Bool, buffer: OpaquePointer) {
         guard let font = faces[face].shapingFont else { return }
         hb_buffer_clear_contents(buffer)
         // The whole line goes in as context (joining across a font change), the piece as the item.
@@ -59,8 +63,11 @@ public struct ShapedLine {
             hb_buffer_add_utf32(buffer, text.baseAddress, Int32(text.count), UInt32(range.lowerBound), Int32(range.count))
         }
         // The direction is FriBidi's (digits inside Hebrew are a left-to-right run at level 2,
-        // which guessing from the script could not know); script and language are guessed.
+        // which guessing from the script could not know); the script is the piece's own (a run
+        // of Hebrew then Arabic would otherwise be guessed Hebrew whole, and the Arabic left
+        // unjoined); the language is guessed (the locale's).
         hb_buffer_set_direction(buffer, rightToLeft ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
+        hb_buffer_set_script(buffer, script)
         hb_buffer_guess_segment_properties(buffer)
         hb_shape(font, buffer, nil, 0)
         var count: UInt32 = 0
@@ -86,6 +93,22 @@ public struct ShapedLine {
             chosen.append(faces.firstIndex { $0.hasGlyph(for: value) } ?? 0)
         }
         return chosen
+    }
+
+    /// Each scalar's script (HarfBuzz's Unicode data); spaces, digits, punctuation and marks
+    /// (Common, Inherited) take the script before them, or at the start the first one after.
+    static func scripts(_ scalars: [UInt32]) -> [hb_script_t] {
+        let unicode = hb_unicode_funcs_get_default()
+        var scripts = scalars.map { hb_unicode_script(unicode, $0) }
+        let neutral: Set<UInt32> = [HB_SCRIPT_COMMON.rawValue, HB_SCRIPT_INHERITED.rawValue, HB_SCRIPT_UNKNOWN.rawValue]
+        var last: hb_script_t? = nil
+        for index in scripts.indices {
+            if neutral.contains(scripts[index].rawValue) { if let last { scripts[index] = last } } else { last = scripts[index] }
+        }
+        if let first = scripts.first(where: { !neutral.contains($0.rawValue) }) {
+            for index in scripts.indices where neutral.contains(scripts[index].rawValue) { scripts[index] = first }
+        }
+        return scripts
     }
 
     static func attachesToBase(_ value: UInt32) -> Bool {

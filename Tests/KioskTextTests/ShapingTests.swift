@@ -42,6 +42,17 @@ import Testing
         }
     }
 
+    /// Hebrew then Arabic make one right-to-left run; each script is shaped by its own rules
+    /// (the Arabic joined), as hb-shape shapes each alone.
+    @Test func aRunOfTwoScriptsIsShapedScriptByScript() throws {
+        let line = ShapedLine("עולם مرحبا", faces: [try FontFace(path: Self.dejaVu)], pixelSize: 32)
+        let arabic = try ShapingReference.hbShape(font: Self.dejaVu, text: "مرحبا", pixelSize: 32).map(\.g)
+        let hebrew = try ShapingReference.hbShape(font: Self.dejaVu, text: "עולם", pixelSize: 32).map(\.g)
+        // Visual order: the Arabic (logically last) on the left, the space, the Hebrew.
+        #expect(Array(line.glyphs.map(\.glyphID).prefix(arabic.count)) == arabic)
+        #expect(Array(line.glyphs.map(\.glyphID).suffix(hebrew.count)) == hebrew)
+    }
+
     @Test func levelsAreReversedByRuleL2() {
         let runs = [BidiRun(range: 0..<2, level: 0), BidiRun(range: 2..<4, level: 1), BidiRun(range: 4..<6, level: 2),
                     BidiRun(range: 6..<8, level: 1), BidiRun(range: 8..<9, level: 0)]
