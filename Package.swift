@@ -26,6 +26,9 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        // Text shaping: HarfBuzz shapes a run (joining, marks, ligatures), FriBidi orders runs.
+        .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
+        .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // Content sync's downloads; curl_easy_setopt is variadic: typed setters in shim.h.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -46,7 +49,7 @@ let package = Package(
         .target(name: "KioskInput", dependencies: ["KioskCore", "CEvdev", .product(name: "SystemPackage", package: "swift-system"),
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskSystemd", dependencies: ["KioskCore", "CSystemd"]),
-        .target(name: "KioskText", dependencies: ["KioskCore", "CFreeType"]),
+        .target(name: "KioskText", dependencies: ["KioskCore", "CFreeType", "CHarfBuzz", "CFriBidi"]),
         .target(name: "KioskCEC", dependencies: ["KioskCore", "CCEC", .product(name: "SystemPackage", package: "swift-system"),
                                                  .product(name: "Logging", package: "swift-log")]),
         // Content sync: libcurl transfers, SHA-256 (libavutil's av_sha) and the store on disk.

@@ -79,7 +79,11 @@ final class LayerState {
         guard !layers.isEmpty else { return nil }
         var rasterizer: TextRasterizer? = nil
         if layers.contains(where: { if case .image = $0.content { return false } else { return true } }) {
-            do { rasterizer = try FontLocator.open(font) } catch {
+            do {
+                let fonts = try FontLocator.open(font)
+                for problem in fonts.problems { logger.error("layers: \(problem); the other fonts are used") }
+                rasterizer = fonts
+            } catch {
                 logger.error("layers: \(error); the clock and text layers are left out")
             }
         }

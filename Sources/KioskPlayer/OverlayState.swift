@@ -39,7 +39,8 @@ final class OverlayState {
         guard let config else { return nil }
         do {
             let face = try FontLocator.open(config.font)
-            logger.debug("overlay font: \(face.path) (\(face.familyName))")
+            for problem in face.problems { logger.error("overlay: \(problem); the other fonts are used") }
+            logger.debug("overlay font: \(face.path) (\(face.familyName)), \(face.faces.count - 1) fallbacks")
             return OverlayState(model: OverlayModel(hideAfter: config.hideAfter),
                                 painter: OverlayPainter(rasterizer: face), isEnabled: config.enabled)
         } catch {

@@ -52,3 +52,24 @@ import Testing
         #expect(face.familyName == "DejaVu Sans")
     }
 }
+
+/// Shaping must not change how plain Latin text looked: the width of the unshaped renderer
+/// (FreeType's hinted advances, glyph by glyph) is kept, as HarfBuzz takes the same advances.
+@Suite struct LatinWidthTests {
+    static let dejaVu = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+    /// Widths the glyph-by-glyph renderer of 52d404c gave (the same algorithm in C against
+    /// FreeType on this font, 2026-11-24).
+    @Test(arguments: [("12:34", 32, 91), ("10:00:01", 24, 106), ("Sunday 24 November 08:15", 40, 559), ("Hello 12345", 28, 170)])
+    func latinLinesWithoutKerningPairsKeepTheirWidth(_ text: String, _ size: Int, _ before: Int) throws {
+        let face = try FontFace(path: Self.dejaVu)
+        #expect(face.render(text, pixelSize: size).mask.width == before, "\(text) at \(size) px")
+    }
+
+    /// Kerning (GPOS in DejaVu Sans) is the one change: "AV", "AT", "To", "Wo" close up.
+    @Test func kerningPairsCloseUp() throws {
+        let face = try FontFace(path: Self.dejaVu)
+        #expect(face.render("AVATAR Today", pixelSize: 28).mask.width < 207, "207 px unshaped")
+        #expect(face.render("Hello, World", pixelSize: 28).mask.width < 172, "172 px unshaped")
+    }
+}

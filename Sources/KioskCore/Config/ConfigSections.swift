@@ -219,15 +219,38 @@ extension ConfigWalker {
         guard let section = section(node, name: "overlay", allowedKeys: ["enabled", "hide_after", "font"]) else { return overlay }
         if let enabled = bool(section, "enabled") { overlay.enabled = enabled }
         if let hideAfter = seconds(section, "hide_after") { overlay.hideAfter = hideAfter }
-        if let font = string(section, "font", expected: "auto or the path of a TrueType font") {
-            if font == "auto" { overlay.font = .auto }
-            else {
-                let path = PathText.resolve(font, against: baseDirectory)
-                if fileSystem.kind(ofItemAt: path) == .file { overlay.font = .file(path) }
-                else { report(section["font"], "font file '\(path)' does not exist; expected auto or the path of a TrueType font") }
-            }
-        }
+        if let node = section["font"] { overlay.font = readFont(node, baseDirectory: baseDirectory, fileSystem: fileSystem) ?? .auto }
         return overlay
+    }
+
+    /// `font`: auto, a path, or a list of those (the first, then fallbacks for what it lacks).
+    /// One path must exist (as always); in a list a missing one is left to the font loader,
+    /// which reports it in one line and uses the others.
+    func readFont(_ node: Node, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> OverlayConfig.Font? {
+        let expected = "auto, the path of a TrueType font, or a list of those like [/path/a.ttf, auto]"
+        if case .sequence(let sequence) = node {
+            guard !sequence.isEmpty else { report(node, "'font' in overlay is an empty list; expected \(expected)"); return nil }
+            var fonts: [OverlayConfig.Font] = []
+            for element in sequence {
+                guard let text = element.scalar?.string, !isNull(element), !text.isEmpty else {
+                    report(element, "a font in the list of 'font' in overlay is \(describe(element)); expected auto or the path of a TrueType font")
+                    continue
+                }
+                fonts.append(text == "auto" ? .auto : .file(PathText.resolve(text, against: baseDirectory)))
+            }
+            return fonts.isEmpty ? nil : .list(fonts)
+        }
+        guard let text = node.scalar?.string, !isNull(node), !text.isEmpty else {
+            report(node, "'font' in overlay is \(describe(node)); expected \(expected)")
+            return nil
+        }
+        if text == "auto" { return .auto }
+        let path = PathText.resolve(text, against: baseDirectory)
+        guard fileSystem.kind(ofItemAt: path) == .file else {
+            report(node, "font file '\(path)' does not exist; expected auto or the path of a TrueType font")
+            return nil
+        }
+        return .file(path)
     }
 
     func readControl(_ node: Node?, baseDirectory: String) -> ControlConfig {

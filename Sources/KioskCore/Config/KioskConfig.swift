@@ -204,13 +204,16 @@ public struct OverlayConfig: Sendable, Equatable {
         case auto
         /// A TrueType file, resolved against the config file's directory.
         case file(String)
+        /// `[a.ttf, auto]`: the first font, then the next for the characters it lacks (a list
+        /// holds files and auto, not lists).
+        case list([Font])
     }
 
     /// `enabled`.
     public var enabled = true
     /// `hide_after`: seconds the overlay stays after the last touch or key, > 0.
     public var hideAfter = MediaTime(value: 3, timescale: 1)
-    /// `font`: auto | a path to a TTF.
+    /// `font`: auto | a path to a TTF | a list of those (fallbacks in order).
     public var font: Font = .auto
 
     public init() {}
