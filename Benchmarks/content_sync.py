@@ -4,6 +4,12 @@ bytes fetched again after the server is killed at 50% of 200 MB, 500 files + a 5
 (first sync, one changed file of each size, a pass with nothing new), and max_rate 1M over 30 s.
 
     python3 Benchmarks/content_sync.py        # about a minute; needs ~500 MB in /tmp
+    python3 Benchmarks/content_sync.py --during-playback [KIOSK]   # 2 GB fetched while a clip plays
+
+--during-playback: `kiosk run` (the release build unless KIOSK is given) plays a 1080p30 clip on
+a headless 1280x720 screen flipping on a 60 Hz vblank grid for 60 s, once while its sync thread
+fetches, hashes, fsyncs and switches a 2 GB set (4 x 500 MB) from the loopback server, once
+without sync: the frames dropped in each (issue 21: no extra dropped frames). Needs ~4.5 GB.
 """
 import shutil
 import sys
@@ -61,7 +67,49 @@ def max_rate(base: Path):
     print(f"max_rate 1M: 30 MiB in {result.report['seconds']:.2f} s = {rate:.0f} B/s, {rate / 1_048_576:.3f}x the limit")
 
 
+def during_playback(base: Path, kiosk: Path):
+    import json
+    import subprocess
+    root = base / "www"
+    media = root / "media"
+    media.mkdir(parents=True)
+    import os
+    for i in range(4):
+        # Sparse but each one different: a random head, so four objects are fetched and hashed.
+        with open(media / f"part{i}.mp4", "wb") as f:
+            f.write(os.urandom(65536))
+            f.truncate(500_000_000)
+    clip = base / "clip.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=20",
+                    "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", str(clip)], check=True)
+    with Server(root, "--etag") as server:
+        make_manifest(root, server.url("media/"))
+        results = {}
+        for name in ("with a 2 GB sync", "without sync"):
+            conf, stats = base / f"{name[:4]}.conf", base / f"{name[:4]}.jsonl"
+            sync = (f"sync:\n  manifest: {server.url('manifest.json')}\n  dir: {base / 'store'}\n  min_free: 1M\n"
+                    if name.startswith("with") else "")
+            conf.write_text(f"input: {{enabled: false}}\nplayback: {{loop: playlist}}\nitems: ['{clip}']\n{sync}")
+            result = subprocess.run([str(kiosk), "run", "--config", str(conf), "--display", "headless:1280x720@60:vblank",
+                                     "--audio", "none", "--control-socket", "none", "--stats-file", str(stats), "--duration", "60"],
+                                    capture_output=True, text=True, timeout=300)
+            records = [json.loads(line) for line in stats.read_text().splitlines()]
+            switched = [line for line in result.stderr.splitlines() if "content sync" in line and ("switch" in line or "fail" in line)]
+            results[name] = (records[-1]["dropped"], len(records), switched[:2])
+            print(f"{name}: {len(records)} frames shown in 60 s, {records[-1]['dropped']} dropped; {switched[:2]}", flush=True)
+        store = sum(f.stat().st_size for f in (base / "store" / "objects").iterdir()) if (base / "store" / "objects").exists() else 0
+        print(f"store after the sync: {store} bytes in objects/")
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--during-playback":
+        folder = Path(tempfile.mkdtemp(prefix="kiosk-sync-bench-"))
+        kiosk = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).resolve().parents[1] / ".build" / "release" / "kiosk"
+        try:
+            during_playback(folder, kiosk)
+        finally:
+            shutil.rmtree(folder)
+        sys.exit(0)
     for measure in (killed_at_half, many_files, max_rate):
         folder = Path(tempfile.mkdtemp(prefix="kiosk-sync-bench-"))
         try:

@@ -125,6 +125,14 @@ final class LayerState {
             buffer.blend(rendered.mask, at: (rect.x + padding, baseline - rendered.ascent), color: layer.color.rgb,
                          opacity: UInt8(Int(layer.color.alpha) * Int(opacity) / 255), rotation: rotation)
         }
+        // A ticker's box does not move: it is drawn with the still layers (into the composed
+        // picture), and each refresh only brings it back and draws the line over it.
+        for (index, layer) in layers.enumerated() where layer.moves && !hidden.contains(index) && rasterizer != nil {
+            guard let background = layer.background else { continue }
+            let opacity = Int((layer.opacity * 255).rounded())
+            buffer.blendFill(strip(of: layer, viewer: viewer), color: background.rgb,
+                             opacity: UInt8(Int(background.alpha) * opacity / 255), rotation: rotation)
+        }
         drawnTexts = drawn
     }
 
@@ -159,9 +167,6 @@ final class LayerState {
                 rasterizer.render(text, pixelSize: pixelSize)
             }
             tickers[index] = run
-            if let background = layer.background {
-                buffer.blendFill(strip, color: background.rgb, opacity: UInt8(Int(background.alpha) * Int(opacity) / 255), rotation: rotation)
-            }
             if let line = run.line {
                 let baseline = strip.y + padding + pixelSize * 4 / 5
                 buffer.blend(line.mask, at: (x, baseline - line.ascent), color: layer.color.rgb,

@@ -101,19 +101,8 @@ private func reading(_ bytes: [UInt8]) -> (Int, Int) -> [UInt8] {
 /// Random damage to good EXIF and PNG bytes (a fixed seed: the same cases every run): the
 /// readers answer something for each and never trap.
 @Suite struct ExifOrientationReaderDamageTests {
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func randomlyDamagedBytesNeverTrap() {
-        var random = SplitMix(state: 22)
+        var random = SeededGenerator(state: 22)
         let tiff = exif(bigEndian: false, entries: [(0x0100, 3, 1, 64), (0x0112, 3, 1, 7), (0x8769, 4, 1, 60)])
         let file = png([("IHDR", [UInt8](repeating: 0, count: 13)), ("eXIf", tiff), ("IDAT", [1, 2, 3]), ("IEND", [])])
         var found = 0
