@@ -21,7 +21,7 @@ set, and the sync's length); a last boot only looks. Every wait is for a file th
 the only sleep is the cut's delay.
 
 Each set has its own manifest URL. An earlier form of this test alternated two manifests and
-found a bug that way (reported on issue 21, not fixed here): a cut just after the switch leaves
+found a bug that way (not fixed here): a cut just after the switch leaves
 the store's manifest.etag naming the old manifest while `current` is the new set (SyncStore's
 switchTo renames `current` and fsyncs the folder; ContentSyncRunner then saves the ETag with
 writeText, which fsyncs the file but not the folder, up to ext4's 5 s commit later), so when the
