@@ -128,6 +128,9 @@ class Bed:
              ["vivid"] for two HDMI-CEC adapters on one virtual bus.
     usb:     an xHCI controller (-device qemu-xhci,id=xhci) and the "usb" module set, so that
              plug_usb_stick() can hot-plug a USB mass-storage device while the guest runs.
+    drives:  raw disk images attached at boot as virtio-blk disks (/dev/vda, /dev/vdb... in that
+             order; the guest loads virtio_blk itself: `modprobe virtio_blk` in its command).
+             cache=writeback, see qemu_command. power_cut() ends the guest as a power cut would.
     heads:   outputs of the virtio-gpu (max_outputs; connectors Virtual-1, Virtual-2, ...), each
              `size`. QEMU enables only the first without a UI, so the kernel is told to force
              the others on (video=Virtual-N:WxHe). screendump(head=N) shows one.
@@ -137,7 +140,8 @@ class Bed:
                  workdir: str | os.PathLike | None = None, memory: str = "1G",
                  cpus: int = 2, qemu: str = "qemu-system-x86_64",
                  extra_qemu_args: list[str] | tuple[str, ...] = (),
-                 modules: list[str] | tuple[str, ...] = (), usb: bool = False, heads: int = 1):
+                 modules: list[str] | tuple[str, ...] = (), usb: bool = False, heads: int = 1,
+                 drives: list[str | os.PathLike] | tuple[str | os.PathLike, ...] = ()):
         if driver not in DRIVERS:
             raise ValueError(f"driver must be one of {DRIVERS}, not {driver!r}")
         if not 1 <= heads <= 16 or (heads > 1 and driver != "virtio-gpu"):
@@ -157,6 +161,7 @@ class Bed:
                 raise ValueError(f"module set names are letters, digits, _ and -, not {name!r}")
         self.modules = list(modules)
         self.usb = usb
+        self.drives = [Path(os.path.abspath(d)) for d in drives]
         if usb and "usb" not in self.modules:
             self.modules.append("usb")
         if workdir is None:
@@ -206,6 +211,15 @@ class Bed:
             cmd += ["-device", f"virtio-gpu-pci,id=gpu,xres={w},yres={h}{outputs}"]
         if self.usb:
             cmd += ["-device", "qemu-xhci,id=xhci"]
+        for drive in self.drives:
+            # cache=writeback: QEMU writes through the host's page cache and tells the guest its
+            # disk has a volatile write cache, so the guest kernel sends flushes (fsync, the ext4
+            # journal's barriers) as on a real disk. A QMP quit then loses what only the guest's
+            # own page cache held, which is what a power cut does to an OS; what reached QEMU stays
+            # (the host does not lose power). Not cache=unsafe: it drops the guest's flushes and
+            # with them the write ordering the guest relies on. Not cache=none (O_DIRECT): the
+            # same for a quit, but tmpfs and some other host file systems refuse O_DIRECT.
+            cmd += ["-drive", f"file={_qemu_escape(str(drive))},format=raw,if=virtio,cache=writeback"]
         return cmd + self.extra_qemu_args
 
     def kernel_args(self) -> str:
@@ -387,6 +401,22 @@ class Bed:
                 if time.monotonic() > deadline:
                     raise BedError(f"the USB stick {stick_id}'s disk stayed in use {timeout:g} s after device_del") from None
                 time.sleep(0.1)
+
+    def power_cut(self, timeout: float = 20.0) -> None:
+        """End the guest at once, as a power cut would (QMP quit: QEMU stops the CPUs and exits;
+        the guest flushes nothing, its page cache is lost, its disks keep what reached them).
+        Falls back to SIGKILL if QMP does not answer."""
+        self._require_started()
+        if self.running:
+            try:
+                self._qmp.execute("quit", timeout=timeout)
+            except (OSError, QMPError, BedError):
+                pass   # QEMU may exit before it answers
+            try:
+                self._proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
 
     def kill(self) -> None:
         """Stop QEMU now (SIGKILL). Safe to call more than once."""
