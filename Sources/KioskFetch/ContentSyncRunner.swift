@@ -142,13 +142,13 @@ public final class ContentSyncRunner {
         if let failure = fetch(plan.toFetch, manifestURL: url, shouldStop: shouldStop) { return .failed(failure) }
         plan = SyncPlan(manifest: manifest, objects: store.objectHashes(), partialSizes: [:])
         guard plan.isComplete else { return .failed("\(url): \(plan.toFetch.count) files still missing; the current set plays on") }
-        if store.currentSetID() == SyncStore.setID(of: manifest) {
-            store.saveManifestETag(fetched.etag)
+        if let current = store.currentSetID(), current == SyncStore.setID(of: manifest) {
+            store.saveManifestETag(fetched.etag, forSet: current)
             return .unchanged
         }
         do {
             let id = try store.switchTo(manifest)
-            store.saveManifestETag(fetched.etag)
+            store.saveManifestETag(fetched.etag, forSet: id)
             log("content sync: switched to set \(id) from \(url) (\(manifest.files.count) files, "
                 + "\(ByteCountText.text(manifest.totalBytes)); fetched \(ByteCountText.text(lastFetchedBytes)))")
             return .switched(id)

@@ -1,3 +1,4 @@
+import Foundation
 import KioskCore
 #if canImport(Glibc)
 import Glibc
@@ -221,9 +222,24 @@ public struct SyncStore: Sendable {
         return bytes
     }
 
-    public func manifestETag() -> String? { Self.readText(layout.manifestETag) }
-    public func saveManifestETag(_ etag: String?) {
-        if let etag { Self.writeText(etag, to: layout.manifestETag) } else { unlink(layout.manifestETag) }
+    /// The ETag of the manifest the current set came from; nil when none is known, or when it
+    /// was saved for another set. It is saved after the switch, and a power cut between the two
+    /// (the switch's rename durable, the ETag's not) left the old manifest's ETag beside the new
+    /// set: a server that went back to the old manifest then answered 304 and the box stayed on
+    /// the new set without a word (found by test_content_sync_power.py). So the line names its
+    /// set, and an ETag for another set is no ETag.
+    public func manifestETag() -> String? {
+        guard let line = Self.readText(layout.manifestETag), let space = line.firstIndex(of: " ") else { return nil }
+        let set = String(line[..<space])
+        guard set == currentSetID() else { return nil }
+        return String(line[line.index(after: space)...])
+    }
+
+    /// Saves `etag` as the ETag of the manifest of set `set` (nil forgets it), durably: the
+    /// folder is fsynced after the rename.
+    public func saveManifestETag(_ etag: String?, forSet set: String) {
+        if let etag { Self.writeText(set + " " + etag, to: layout.manifestETag) } else { unlink(layout.manifestETag) }
+        Self.syncDirectory((layout.manifestETag as NSString).deletingLastPathComponent)
     }
 
     static func syncDirectory(_ path: String) {

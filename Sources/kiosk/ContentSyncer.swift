@@ -43,6 +43,13 @@ final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
     var serviceStatus: String? { runner.statusBox.status.serviceText }
 
     private func loop(reloader: ConfigReloader, logger: Logger) {
+        // Behind the decoders and the presenter: hashing and writing 2 GB on a 2-core box at
+        // the same priority as playback dropped 10 frames in 60 s (Benchmarks/content_sync.py
+        // --during-playback); a sync that takes longer costs nothing on screen. (Linux's nice
+        // is per thread, and `who` 0 names the calling thread; raising it needs no privilege.)
+        if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) != 0 {
+            logger.debug("content sync: the thread keeps its priority: \(String(cString: strerror(errno)))")
+        }
         while !thread.shouldStop {
             lock.withLock { wanted = false }
             if case .switched = runner.runOnce(shouldStop: { [thread] in thread.shouldStop }) {
