@@ -21,12 +21,11 @@ set, and the sync's length); a last boot only looks. Every wait is for a file th
 the only sleep is the cut's delay.
 
 Each set has its own manifest URL. An earlier form of this test alternated two manifests and
-found a bug that way (not fixed here): a cut just after the switch leaves
-the store's manifest.etag naming the old manifest while `current` is the new set (SyncStore's
-switchTo renames `current` and fsyncs the folder; ContentSyncRunner then saves the ETag with
-writeText, which fsyncs the file but not the folder, up to ext4's 5 s commit later), so when the
-server serves the old manifest again (a rollback) the next pass gets 304, says "unchanged", and
-stays on the new set.
+found a bug that way, fixed since: a cut just after the switch left the store's manifest.etag
+naming the old manifest while `current` was the new set (the ETag's save came after the switch
+and its rename was not yet durable), so when the server served the old manifest again (a
+rollback) the next pass got 304, said "unchanged", and stayed on the new set. The ETag file now
+names its set and an ETag for another set is ignored (SyncStoreTests).
 """
 import json
 import os
