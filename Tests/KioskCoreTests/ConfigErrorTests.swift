@@ -8,7 +8,24 @@ struct ConfigErrorCase: Sendable, CustomStringConvertible {
     let line: Int
     let column: Int
     let fragment: String
+    /// Files that exist under /srv/kiosk while it is read (a section that checks its paths).
+    var files: [String] = []
     var description: String { name }
+}
+
+extension ConfigErrorCase {
+    /// A section's own case (music bed, layers, ticker): `yaml` after a playable items list,
+    /// named by the message it must give.
+    init(afterItems yaml: String, line: Int, column: Int, fragment: String) {
+        self.init(name: fragment, yaml: items + yaml, line: line, column: column, fragment: fragment)
+    }
+}
+
+extension Array where Element == ConfigErrorCase {
+    /// The cases read with `files` present.
+    func reading(_ files: [String]) -> [ConfigErrorCase] {
+        map { var withFiles = $0; withFiles.files = files; return withFiles }
+    }
 }
 
 /// A playable `items` list appended to cases that are about something else.
@@ -178,11 +195,12 @@ let configErrorTable: [ConfigErrorCase] = [
 
 @Suite("Config errors")
 struct ConfigErrorTests {
-    // triggers: and displays: have tables of their own (TriggerConfigTests.swift,
-    // DisplaysConfigTests.swift), checked the same way here.
-    @Test(arguments: configErrorTable + triggerConfigErrorTable + displaysConfigErrorTable + contentSyncConfigErrorTable)
+    // triggers:, displays:, sync:, audio_track:, layers: and playback.region have tables of
+    // their own (beside their other tests), checked the same way here.
+    @Test(arguments: configErrorTable + triggerConfigErrorTable + displaysConfigErrorTable + contentSyncConfigErrorTable
+          + MusicBedTests.badValues + LayerTests.badValues + LayerTests.badRegions + TickerTests.badValues)
     func reportsOneDiagnosticWithPosition(_ testCase: ConfigErrorCase) {
-        let diagnostics = parseDiagnostics(testCase.yaml)
+        let diagnostics = parseDiagnostics(testCase.yaml, files: testCase.files)
         #expect(diagnostics.count == 1, "\(diagnostics)")
         let diagnostic = diagnostics.first
         #expect(diagnostic?.file == "kiosk.conf")
@@ -234,10 +252,10 @@ struct ConfigErrorTests {
 }
 
 /// The diagnostics of parsing `yaml` as kiosk.conf in /srv/kiosk, on an empty fake disk.
-func parseDiagnostics(_ yaml: String) -> [ConfigDiagnostic] {
+func parseDiagnostics(_ yaml: String, files: [String] = []) -> [ConfigDiagnostic] {
     do {
         _ = try ConfigLoader.parse(text: yaml, fileName: "kiosk.conf", baseDirectory: "/srv/kiosk",
-                                   fileSystem: FakeFileSystem(files: []))
+                                   fileSystem: FakeFileSystem(files: files))
         return []
     } catch {
         return error.diagnostics

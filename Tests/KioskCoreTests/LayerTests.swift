@@ -7,7 +7,8 @@ import Testing
 @Suite("Layers: config, placement, clock, image blend")
 struct LayerTests {
     private let items = "items: [a.mp4]\n"
-    private let disk = FakeFileSystem(files: ["/srv/kiosk/logo.png", "/srv/kiosk/news.txt"])
+    static let layerFiles = ["/srv/kiosk/logo.png", "/srv/kiosk/news.txt"]
+    private let disk = FakeFileSystem(files: layerFiles)
 
     private func parse(_ yaml: String) throws(ConfigError) -> KioskConfig {
         try ConfigLoader.parse(text: items + yaml, fileName: "kiosk.conf", baseDirectory: "/srv/kiosk", fileSystem: disk)
@@ -40,43 +41,39 @@ struct LayerTests {
         #expect(PlayerSettings(config: try parse("layers: [{clock: }]\n")).layers.count == 1)
     }
 
-    static let badValues: [ConfigBadValue] = [
-        ConfigBadValue(yaml: "layers: [{text: {text: hi, color: \"#ff00zz\"}}]\n", line: 2, column: 35,
+    static let badValues: [ConfigErrorCase] = [
+        ConfigErrorCase(afterItems: "layers: [{text: {text: hi, color: \"#ff00zz\"}}]\n", line: 2, column: 35,
                  fragment: "'color' in layer 1 (text) is the string '#ff00zz'; expected a colour like #ffffff"),
-        ConfigBadValue(yaml: "layers: [{clock: {timezone: Europe/Berln}}]\n", line: 2, column: 29,
+        ConfigErrorCase(afterItems: "layers: [{clock: {timezone: Europe/Berln}}]\n", line: 2, column: 29,
                  fragment: "timezone 'Europe/Berln' is not a time zone this system knows"),
-        ConfigBadValue(yaml: "layers: [{clok: {}}]\n", line: 2, column: 11,
+        ConfigErrorCase(afterItems: "layers: [{clok: {}}]\n", line: 2, column: 11,
                  fragment: "layer 1 is a 'clok'; expected one of clock, text, image, ticker (did you mean 'clock'?)"),
-        ConfigBadValue(yaml: "layers: [{tickr: {text: hi}}]\n", line: 2, column: 11,
+        ConfigErrorCase(afterItems: "layers: [{tickr: {text: hi}}]\n", line: 2, column: 11,
                  fragment: "(did you mean 'ticker'?)"),
-        ConfigBadValue(yaml: "layers: [{image: {path: missing.png}}]\n", line: 2, column: 25,
+        ConfigErrorCase(afterItems: "layers: [{image: {path: missing.png}}]\n", line: 2, column: 25,
                  fragment: "picture '/srv/kiosk/missing.png' does not exist"),
-        ConfigBadValue(yaml: "layers: [{image: {width: 10%}}]\n", line: 2, column: 11,
+        ConfigErrorCase(afterItems: "layers: [{image: {width: 10%}}]\n", line: 2, column: 11,
                  fragment: "layer 1 (image) has no 'path'"),
-        ConfigBadValue(yaml: "layers: [{text: {text: a, file: news.txt}}]\n", line: 2, column: 27,
+        ConfigErrorCase(afterItems: "layers: [{text: {text: a, file: news.txt}}]\n", line: 2, column: 27,
                  fragment: "layer 1 (text) has both 'text' and 'file'"),
-        ConfigBadValue(yaml: "layers: [{text: {}}]\n", line: 2, column: 11,
+        ConfigErrorCase(afterItems: "layers: [{text: {}}]\n", line: 2, column: 11,
                  fragment: "layer 1 (text) has no 'text' or 'file'"),
-        ConfigBadValue(yaml: "layers: [{clock: {position: top-rigth}}]\n", line: 2, column: 29,
+        ConfigErrorCase(afterItems: "layers: [{clock: {position: top-rigth}}]\n", line: 2, column: 29,
                  fragment: "expected one of: top-left, top, top-right, left, center, right, bottom-left, bottom, bottom-right (did you mean 'top-right'?)"),
-        ConfigBadValue(yaml: "layers: [{clock: {margin: 120%}}]\n", line: 2, column: 27,
+        ConfigErrorCase(afterItems: "layers: [{clock: {margin: 120%}}]\n", line: 2, column: 27,
                  fragment: "'margin' in layer 1 (clock) is the string '120%'; expected pixels (48) or a percentage of the screen (5%)"),
-        ConfigBadValue(yaml: "layers: [{clock: {opacity: 2}}]\n", line: 2, column: 28,
+        ConfigErrorCase(afterItems: "layers: [{clock: {opacity: 2}}]\n", line: 2, column: 28,
                  fragment: "'opacity' in layer 1 (clock)"),
-        ConfigBadValue(yaml: "layers: [{clock: {}, text: {text: a}}]\n", line: 2, column: 10,
+        ConfigErrorCase(afterItems: "layers: [{clock: {}, text: {text: a}}]\n", line: 2, column: 10,
                  fragment: "layer 1 is a map; expected one of clock, text, image, ticker with its settings"),
-        ConfigBadValue(yaml: "layers: {clock: {}}\n", line: 2, column: 9,
+        ConfigErrorCase(afterItems: "layers: {clock: {}}\n", line: 2, column: 9,
                  fragment: "layers is a map; expected a list"),
-        ConfigBadValue(yaml: "layers: [{text: {text: a, name: x}}, {clock: {name: x}}]\n", line: 2, column: 53,
+        ConfigErrorCase(afterItems: "layers: [{text: {text: a, name: x}}, {clock: {name: x}}]\n", line: 2, column: 53,
                  fragment: "layer name 'x' is used twice (first at 2:33)"),
-        ConfigBadValue(yaml: "layers: [{image: {path: logo.png, size: 10}}]\n", line: 2, column: 35,
+        ConfigErrorCase(afterItems: "layers: [{image: {path: logo.png, size: 10}}]\n", line: 2, column: 35,
                  fragment: "unknown key 'size' in layer 1 (image)"),
-    ]
+    ].reading(layerFiles)
 
-    @Test(arguments: badValues)
-    func badValueIsReportedAtItsPlace(_ bad: ConfigBadValue) {
-        bad.expectReported { (yaml) throws(ConfigError) in try parse(yaml) }
-    }
 
     @Test func aChangeAppliesLiveAndMovingItChangesNothing() throws {
         let old = try parse("layers: [{clock: {}}]\n")
@@ -184,17 +181,13 @@ extension LayerTests {
         #expect(changes.parts == [.playback] && changes.playbackSettings == [.region])
     }
 
-    static let badRegions: [ConfigBadValue] = [
-        ConfigBadValue(yaml: "playback: {region: [0, 0, 75%]}\n", line: 2, column: 20,
+    static let badRegions: [ConfigErrorCase] = [
+        ConfigErrorCase(afterItems: "playback: {region: [0, 0, 75%]}\n", line: 2, column: 20,
                        fragment: "'region' in playback is a list; expected [x, y, width, height]"),
-        ConfigBadValue(yaml: "playback: {region: [0, 0, 75%, tall]}\n", line: 2, column: 32,
+        ConfigErrorCase(afterItems: "playback: {region: [0, 0, 75%, tall]}\n", line: 2, column: 32,
                        fragment: "an entry of 'region' in playback is the string 'tall'"),
-        ConfigBadValue(yaml: "playback: {region: [50%, 0, 75%, 100%]}\n", line: 2, column: 20,
+        ConfigErrorCase(afterItems: "playback: {region: [50%, 0, 75%, 100%]}\n", line: 2, column: 20,
                        fragment: "reaches past the screen's right edge (125.0%)"),
-    ]
+    ].reading(layerFiles)
 
-    @Test(arguments: badRegions)
-    func badRegionIsReportedAtItsPlace(_ bad: ConfigBadValue) {
-        bad.expectReported { (yaml) throws(ConfigError) in try parse(yaml) }
-    }
 }

@@ -56,27 +56,23 @@ struct TickerTests {
                                              speed: 120, separator: "   •   "))
     }
 
-    static let badValues: [ConfigBadValue] = [
-        ConfigBadValue(yaml: "layers: [{ticker: {text: a, position: top-left}}]\n", line: 2, column: 39,
+    static let badValues: [ConfigErrorCase] = [
+        ConfigErrorCase(afterItems: "layers: [{ticker: {text: a, position: top-left}}]\n", line: 2, column: 39,
                        fragment: "a ticker runs across the screen: expected one of: bottom, top, center"),
-        ConfigBadValue(yaml: "layers: [{ticker: {feed: ftp://x/y}}]\n", line: 2, column: 26,
+        ConfigErrorCase(afterItems: "layers: [{ticker: {feed: ftp://x/y}}]\n", line: 2, column: 26,
                        fragment: "expected an http:// or https:// URL"),
-        ConfigBadValue(yaml: "layers: [{ticker: {text: a, refresh: 60}}]\n", line: 2, column: 29,
+        ConfigErrorCase(afterItems: "layers: [{ticker: {text: a, refresh: 60}}]\n", line: 2, column: 29,
                        fragment: "has 'refresh' but no 'feed'"),
-        ConfigBadValue(yaml: "layers: [{ticker: {feed: \"http://x/\", refresh: 2}}]\n", line: 2, column: 48,
+        ConfigErrorCase(afterItems: "layers: [{ticker: {feed: \"http://x/\", refresh: 2}}]\n", line: 2, column: 48,
                        fragment: "expected 10 s or more"),
-        ConfigBadValue(yaml: "layers: [{ticker: {text: a, file: news.txt}}]\n", line: 2, column: 11,
+        ConfigErrorCase(afterItems: "layers: [{ticker: {text: a, file: news.txt}}]\n", line: 2, column: 11,
                        fragment: "has more than one of 'text', 'file', 'feed'"),
-        ConfigBadValue(yaml: "layers: [{ticker: {speed: 50}}]\n", line: 2, column: 11,
+        ConfigErrorCase(afterItems: "layers: [{ticker: {speed: 50}}]\n", line: 2, column: 11,
                        fragment: "has no 'text', 'file' or 'feed'"),
-        ConfigBadValue(yaml: "layers: [{ticker: {text: a, speed: 0}}]\n", line: 2, column: 36,
+        ConfigErrorCase(afterItems: "layers: [{ticker: {text: a, speed: 0}}]\n", line: 2, column: 36,
                        fragment: "'speed' in layer 1 (ticker)"),
-    ]
+    ].reading(["/srv/kiosk/news.txt"])
 
-    @Test(arguments: badValues)
-    func badValueIsReportedAtItsPlace(_ bad: ConfigBadValue) {
-        bad.expectReported { (yaml) throws(ConfigError) in try parse(yaml) }
-    }
 
     // MARK: Feeds
 
