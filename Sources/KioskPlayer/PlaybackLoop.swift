@@ -123,10 +123,10 @@ final class PlaybackLoop {
             case .forClock: mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
             case .until(let wake):
                 stall.awaitingEnd(dueAt: wake, of: item)
-                if refreshMovingLayers(item, orWaitUntil: stall.wake(for: wake)) { return }
+                let until = stall.wake(for: wake)
+                if refreshMovingLayers(item, orWaitUntil: until) { return }
                 // A still shows one frame for its whole duration: a layer's clock turning
                 // meanwhile wakes the loop to draw it again (refreshOverlayIfStale).
-                let until = stall.wake(for: wake)
                 mailbox.wait(untilHost: screen.layers?.nextChange(afterHost: MonotonicClock.hostTime()).map { min($0, until) } ?? until)
             }
         case .frame(let frame, let frameGeneration):
