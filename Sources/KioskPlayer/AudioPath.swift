@@ -110,8 +110,10 @@ final class AudioPath: @unchecked Sendable {
         while true {
             guard let source = nextSource(skipping: &finished, seenFlushes: &seenFlushes) else { return }
             switch source.audio.pop(timeout: 0.05) {
-            case .chunk(let chunk, let generation)?:
+            case .chunk(var chunk, let generation)?:
                 guard generation == source.currentGeneration else { continue }
+                let envelope = source.soundEnvelope   // a transition's fade (SeamTransitions)
+                if !envelope.isEmpty { envelope.apply(to: &chunk, format: format) }
                 _ = queue.push(chunk, generation: queue.generation)
             case .end(let generation)?:
                 if generation == source.currentGeneration { finished.insert(ObjectIdentifier(source)) }

@@ -24,8 +24,18 @@ final class ComposedPicture {
         return made.buffer
     }
 
-    /// The canvas holds a new picture.
-    func composed() { generation += 1 }
+    /// The picture alone, without the still layers: a transition mixes it at each flip and
+    /// draws the layers over the mix (they do not fade).
+    private(set) var isBare = false
+
+    /// The canvas holds a new picture; `bare`: without the still layers.
+    func composed(bare: Bool = false) {
+        generation += 1
+        isBare = bare
+    }
+
+    /// The composed picture, if any.
+    var buffer: PixelBuffer? { hasPicture ? picture?.buffer : nil }
 
     /// Whether there is a picture to refresh the moving layers over.
     var hasPicture: Bool { picture != nil && generation > 0 }

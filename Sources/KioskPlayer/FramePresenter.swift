@@ -29,8 +29,13 @@ final class FramePresenter {
     /// kiosk.conf `display.splash`, decoded once at start; nil: black.
     private let splash: DecodedFrame?
     private let splashScaler = Scaler()
-    /// The picture with its still layers, composed once per frame when a layer moves.
+    /// The picture with its still layers, composed once per frame when a layer moves (or the
+    /// picture alone during a transition).
     private let composed = ComposedPicture()
+    /// Fades and crossfades at seams: the look of each flip.
+    let transitions: SeamTransitions
+    /// The last video frame put up and where, for a crossfade's held picture.
+    private var lastVideo: (frame: DecodedFrame, layout: GravityLayout)?
 
     private enum OnScreen {
         /// A CPU-drawn buffer, the one last flipped (the front buffer: nothing draws into it).
@@ -48,6 +53,7 @@ final class FramePresenter {
         self.overlay = OverlayState.make(overlay, logger: logger)
         self.layers = LayerState.make(layers, font: overlay?.font ?? .auto, feedFetch: SmallHTTPGet.feed, logger: logger)
         directVideo = output.directVideo.map { DirectVideoPath(output: $0, heartbeat: heartbeat, logger: logger) }
+        transitions = SeamTransitions(logger: logger)
     }
 
     /// New overlay settings (a live reload of kiosk.conf): the font is loaded again; nil turns
@@ -102,19 +108,29 @@ final class FramePresenter {
                  shown: PresentedFrame) -> Double? {
         do {
             var shown = shown
+            let now = MonotonicClock.hostTime()
+            lastVideo = (frame, layout)
+            transitions.releaseIfOver(atHost: now)
             // Asked only where a plane could take the frame: the CPU path works the overlay out
-            // once, in `draw`.
+            // once, in `draw`. A transition mixes on the CPU path.
             if let directVideo,
                let planeFlip = directVideo.present(frame, layout: layout,
-                                                   overlayVisible: layers != nil
-                                                    || overlay?.content(at: MonotonicClock.hostTime(), over: view) != nil) {
+                                                   overlayVisible: layers != nil || transitions.isMoving(atHost: now)
+                                                    || overlay?.content(at: now, over: view) != nil) {
                 overlay?.drawn = nil
                 shown.flipTime = planeFlip
                 onScreen = .plane(frame, layout)
             } else {
                 let drawStart = MonotonicClock().now()
                 let back = try output.backBuffer()
-                if let layers, layers.moves {
+                let flipEstimate = output.expectedFlip(after: drawStart + drawSeconds)
+                if transitions.isMoving(atHost: now) {
+                    // The picture alone in memory; each flip until the transition ends mixes it.
+                    let canvas = composed.canvas(size: back.size)
+                    try scaler.draw(frame, layout: layout, into: canvas)
+                    composed.composed(bare: true)
+                    drawTransition(into: back, flipTime: flipEstimate, shown: &shown)
+                } else if let layers, layers.moves {
                     // Composed in memory, then brought over whole: the refreshes until the
                     // next frame copy only the moving layers' strips from it.
                     let canvas = composed.canvas(size: back.size)
@@ -123,8 +139,7 @@ final class FramePresenter {
                     composed.composed()
                     composed.bring(into: back, strips: [])
                     shown.ticker = layers.drawMoving(into: back, rotation: output.softwareRotation,
-                                                     flipTime: output.expectedFlip(after: drawStart + drawSeconds),
-                                                     refreshInterval: output.refreshInterval.seconds)
+                                                     flipTime: flipEstimate, refreshInterval: output.refreshInterval.seconds)
                 } else {
                     try scaler.draw(frame, layout: layout, into: back)
                     layers?.draw(into: back, rotation: output.softwareRotation)
@@ -148,20 +163,37 @@ final class FramePresenter {
         }
     }
 
-    /// A refresh for the moving layers alone (a ticker) while the picture under them stays:
-    /// the composed picture's strips are brought back and the layers drawn one step on, the
-    /// overlay over them. False when there is nothing to refresh (no moving layer, no picture
+    /// Whether the screen changes at every refresh now, whatever the video does: a moving
+    /// layer (a ticker) or a transition.
+    var animates: Bool { layers?.moves == true || transitions.isMoving(atHost: MonotonicClock.hostTime()) }
+
+    /// A refresh while the picture under it stays: a transition's next look, or the moving
+    /// layers (a ticker) one step on over the composed picture's strips, brought back; the
+    /// overlay over them. False when there is nothing to refresh (nothing animates, no picture
     /// composed, the display failed).
-    func refreshMovingLayers(overlay view: OverlayPlayerView?, shown: PresentedFrame) -> Bool {
-        guard let layers, layers.moves, composed.hasPicture, case .buffer = onScreen else { return false }
+    func refreshAnimation(overlay view: OverlayPlayerView?, shown: PresentedFrame) -> Bool {
+        guard animates, composed.hasPicture, case .buffer = onScreen else { return false }
         do {
             var shown = shown
             let back = try output.backBuffer()
             let rotation = output.softwareRotation
-            composed.bring(into: back, strips: layers.movingStrips(bufferSize: back.size, rotation: rotation))
             let flipEstimate = output.expectedFlip(after: MonotonicClock().now() + drawSeconds)
-            shown.ticker = layers.drawMoving(into: back, rotation: rotation, flipTime: flipEstimate,
-                                             refreshInterval: output.refreshInterval.seconds)
+            if transitions.isMoving(atHost: MonotonicClock.hostTime()) {
+                shown.event = "transition"
+                drawTransition(into: back, flipTime: flipEstimate, shown: &shown)
+            } else if let layers {
+                shown.event = "ticker"
+                if composed.isBare, let canvas = composed.buffer {
+                    // A transition ended between frames: the still layers join the picture.
+                    layers.draw(into: canvas, rotation: rotation)
+                    composed.composed()
+                }
+                composed.bring(into: back, strips: layers.movingStrips(bufferSize: back.size, rotation: rotation))
+                shown.ticker = layers.drawMoving(into: back, rotation: rotation, flipTime: flipEstimate,
+                                                 refreshInterval: output.refreshInterval.seconds)
+            } else {
+                return false
+            }
             overlay?.draw(into: back, over: view, rotation: rotation)
             if overlay?.drawn != nil { composed.spoil(back) }
             shown.flipTime = try output.present(back)
@@ -176,6 +208,39 @@ final class FramePresenter {
             lastDisplayError = text
             return false
         }
+    }
+
+    /// A transition's flip: the composed picture (alone) mixed at this flip's look into `back`,
+    /// the layers drawn over the mix (they stay put while items change under them).
+    private func drawTransition(into back: PixelBuffer, flipTime: Double, shown: inout PresentedFrame) {
+        guard let canvas = composed.buffer else { return }
+        let look = transitions.look(atHost: MonotonicClock.hostTime(seconds: flipTime))
+        back.mix(canvas, over: transitions.held?.buffer, look: look)
+        // Over the mix at full strength (a canvas composed with them before the transition began,
+        // between frames, has them at the same places already).
+        layers?.draw(into: back, rotation: output.softwareRotation)
+        if let layers, layers.moves {
+            shown.ticker = layers.drawMoving(into: back, rotation: output.softwareRotation, flipTime: flipTime,
+                                             refreshInterval: output.refreshInterval.seconds)
+        }
+        composed.spoil(back)   // the next plain flip brings the whole composition back
+        transitions.shown(look)
+        if !look.isPlain { shown.look = look }
+    }
+
+    /// The last video frame drawn alone at the screen's size, as a crossfade's outgoing
+    /// picture (by `scaler`, the outgoing item's, still open); nil before any frame.
+    func holdLastPicture(scaler: Scaler) -> CapturedPicture? {
+        guard let (frame, layout) = lastVideo else { return nil }
+        let picture = CapturedPicture(size: output.size)
+        picture.buffer.fill(PixelRect(size: output.size))
+        do {
+            try scaler.draw(frame, layout: layout, into: picture.buffer)
+        } catch {
+            logger.error("transition: cannot draw the outgoing picture (\(error)); cutting")
+            return nil
+        }
+        return picture
     }
 
     /// The splash, decoded; nil (one error line) when it cannot be: black then.

@@ -74,6 +74,8 @@ final class ItemPipeline: @unchecked Sendable {
     /// Set when a network source stayed away too long; the decode thread fails the item with
     /// it once the frames before the loss are out (under `lock`).
     var streamLoss: MediaError?
+    /// A transition's fade of this item's sound (under `lock`); the sound feeder applies it.
+    private var envelope = SoundEnvelope()
 
     enum PacketMessage {
         case packet(Packet)
@@ -99,6 +101,13 @@ final class ItemPipeline: @unchecked Sendable {
         packets.close()
         audio.close()
         audioPackets.close()
+    }
+
+    /// How a transition fades this item's sound in and out (set by the presenter thread,
+    /// read by the sound feeder).
+    var soundEnvelope: SoundEnvelope {
+        get { lock.withLock { envelope } }
+        set { lock.withLock { envelope = newValue } }
     }
 
     /// Whether the opened item has sound that is being decoded (false until opened).

@@ -81,8 +81,11 @@ final class ItemSequencer {
                 time.clock.rebase(from: seam, to: Swift.max(next.plan.start, first.pts))
                 time.apply(.advanced(to: next.reference, duration: next.duration))
                 next.hasReportedReady = true
+                // A transition committed for it begins (the outgoing item's scaler is still open).
+                screen.transitions.enter(next, atSeam: true) { outgoing.flatMap { screen.holdLastPicture(scaler: $0.scaler) } }
                 if let outgoing { items.retire(outgoing) }
             } else {
+                screen.transitions.enter(next, atSeam: false) { nil }
                 // Not ready yet (or a skip): the last picture stays up until the first frame.
                 // An item that played to its end (a seam the next item was not prepared for,
                 // an insert giving the loop back) ended: its observers hear so before the next.
@@ -124,12 +127,18 @@ final class ItemSequencer {
     /// Opens the item that will follow `item` once it is close to its end (or at once for a
     /// short or still item), so its first frame is decoded before the seam.
     func prepareUpcomingIfDue(after item: ActiveItem) {
+        screen.transitions.withdraw(from: item, unlessFollowedBy: upcoming)
         if let prepared = upcoming {
             if !prepared.isScalerPrepared, let first = prepared.firstFrame {
                 prepared.isScalerPrepared = true
                 _ = try? prepared.scaler.prepare(for: first, layout: screen.layout(of: first, in: prepared,
                                                                                    gravity: settings.playback.gravity,
                                                                                    region: settings.playback.region))
+            }
+            // Its first frame is decoded: the seam's transition is decided now (else it cuts).
+            if prepared.isPrimed, !screen.transitions.hasDecided(for: prepared) {
+                screen.transitions.decide(prepared.entry.item.transition ?? settings.playback.transition,
+                                          from: item, into: prepared)
             }
             // Found out ahead of time: skip it now so a good item is prepared instead.
             guard let (failed, error) = items.takeFailedUpcoming() else { return }
@@ -155,6 +164,14 @@ final class ItemSequencer {
         // With the next item prepared, hand over now: the clock is renamed, not moved, so its
         // first frame is still paced to the seam like any frame, and the switching work is
         // done while the outgoing picture is still up instead of delaying the incoming one.
+        // A still's end comes right after its one frame, its seam only after its duration: until
+        // then it stays current (the loop may refresh it for a transition or a ticker), so the
+        // next item's sound and clock do not start early.
+        if item.plan.stillDuration != nil, !settings.untimed {
+            let wait = SeamTiming.wait(before: seam, clock: time.clock, now: MonotonicClock.hostTime(),
+                                       refreshInterval: screen.output.refreshInterval)
+            if wait != .none { return wait }
+        }
         let preview = navigator.preview()
         if preview.next.resumeAt == nil, case .play(let index) = preview.next.step, let prepared = upcoming,
            prepared.index == index, prepared.entry.media == preview.entry?.media, prepared.isPrimed {

@@ -22,8 +22,8 @@ final class PlaybackLoop {
     let mailbox: CommandMailbox
     let logger: Logger
     var stopping = false
-    /// When the moving layers were last refreshed on their own (host time).
-    private var lastLayerRefresh: MediaTime?
+    /// When the screen was last refreshed for an animation alone (host time).
+    private var lastAnimationRefresh: MediaTime?
 
     init(output: VideoOutput, cursor: PlaylistCursor, settings: PlayerSettings, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
@@ -43,6 +43,10 @@ final class PlaybackLoop {
                                   stall: stall, audio: audio, logger: logger, onEvent: onEvent)
         // The parts live as long as the loop that owns them, on its thread.
         time.changed = { [unowned self] in publishSnapshot() }
+        // A transition's look follows the item's position on the clock.
+        screen.transitions.position = { [unowned self] host in
+            current.map { time.clock.mediaTime(atHost: host) - $0.plan.start }
+        }
         sequencer.changed = { [unowned self] in publishSnapshot() }
     }
 
@@ -124,7 +128,7 @@ final class PlaybackLoop {
             case .until(let wake):
                 stall.awaitingEnd(dueAt: wake, of: item)
                 let until = stall.wake(for: wake)
-                if refreshMovingLayers(item, orWaitUntil: until) { return }
+                if refreshAnimation(item, orWaitUntil: until) { return }
                 // A still shows one frame for its whole duration: a layer's clock turning
                 // meanwhile wakes the loop to draw it again (refreshOverlayIfStale).
                 mailbox.wait(untilHost: screen.layers?.nextChange(afterHost: MonotonicClock.hostTime()).map { min($0, until) } ?? until)
@@ -167,10 +171,10 @@ final class PlaybackLoop {
             case .wait(let until):
                 stall.awaitingFrame(dueAt: until, of: item)
                 // The frame is not due at the coming flip: a moving layer may take that flip.
-                if refreshMovingLayers(item, orWaitUntil: until) { return }
+                if refreshAnimation(item, orWaitUntil: until) { return }
                 mailbox.wait(untilHost: stall.wake(for: until))
             case .waitForClock:
-                if refreshMovingLayers(item, orWaitUntil: now + MediaTime(value: 1, timescale: 20)) { return }
+                if refreshAnimation(item, orWaitUntil: now + MediaTime(value: 1, timescale: 20)) { return }
                 mailbox.wait(untilHost: now + MediaTime(value: 1, timescale: 20))
             }
         }
@@ -197,22 +201,23 @@ final class PlaybackLoop {
         time.apply(.bufferReady)
     }
 
-    /// A ticker moves at every refresh, whatever the video does (between two frames, on a
-    /// still, paused): the loop gives it the refreshes no frame takes. At most one a refresh
-    /// interval (a display that flips at once would otherwise be asked without pause): before
-    /// that, the loop waits until then or `until`, whichever comes first. False when no layer
-    /// moves or nothing is on screen to move over: the caller waits as before.
-    private func refreshMovingLayers(_ item: ActiveItem, orWaitUntil until: MediaTime) -> Bool {
-        guard screen.layers?.moves == true, let pts = item.lastPresentedPTS else { return false }
+    /// A ticker moves and a transition changes at every refresh, whatever the video does
+    /// (between two frames, on a still, paused): the loop gives them the refreshes no frame
+    /// takes. At most one a refresh interval (a display that flips at once would otherwise be
+    /// asked without pause): before that, the loop waits until then or `until`, whichever comes
+    /// first. False when nothing animates or nothing is on screen to animate: the caller waits
+    /// as before.
+    private func refreshAnimation(_ item: ActiveItem, orWaitUntil until: MediaTime) -> Bool {
+        guard screen.animates, let pts = item.lastPresentedPTS else { return false }
         let now = MonotonicClock.hostTime()
-        if let last = lastLayerRefresh, now < last + output.refreshInterval - MediaTime(value: 1, timescale: 1000) {
+        if let last = lastAnimationRefresh, now < last + output.refreshInterval - MediaTime(value: 1, timescale: 1000) {
             mailbox.wait(untilHost: min(until, last + output.refreshInterval))
             return true
         }
         let shown = PresentedFrame(item: item.index, pts: (pts - item.plan.start).seconds, dropped: screen.dropped,
-                                   video: true, generation: item.pipeline.currentGeneration, event: "ticker")
-        guard screen.refreshMovingLayers(overlay: time.overlayView, shown: shown) else { return false }
-        lastLayerRefresh = now
+                                   video: true, generation: item.pipeline.currentGeneration)
+        guard screen.refreshAnimation(overlay: time.overlayView, shown: shown) else { return false }
+        lastAnimationRefresh = now
         return true
     }
 

@@ -23,6 +23,8 @@ struct PresentedFrame {
     var buffer: PixelBuffer?
     /// The first ticker's line position (its left edge, in pixels), when a ticker runs.
     var ticker: Int?
+    /// The transition's look when the flip showed one (not plain).
+    var look: TransitionLook?
 }
 
 protocol PresentedFrameObserver: AnyObject {
@@ -32,7 +34,7 @@ protocol PresentedFrameObserver: AnyObject {
 extension StatsWriter: PresentedFrameObserver {
     func presented(_ frame: PresentedFrame) {
         write(.init(flipTime: frame.flipTime, item: frame.item, pts: frame.pts, dropped: frame.dropped, video: frame.video,
-                    generation: frame.generation, event: frame.event, ticker: frame.ticker, scanout: frame.buffer == nil ? "plane" : "cpu",
+                    generation: frame.generation, event: frame.event, ticker: frame.ticker, mix: frame.look?.incoming, level: frame.look?.level, scanout: frame.buffer == nil ? "plane" : "cpu",
                     realTime: StatsWriter.realTime(atMonotonic: frame.flipTime)))
     }
 }

@@ -37,6 +37,9 @@ final class StatsWriter {
         var event: String? = nil
         /// The first ticker's line position, when a ticker runs (layers).
         var ticker: Int? = nil
+        /// A transition's look (0-255 each), when the flip showed one.
+        var mix: Int? = nil
+        var level: Int? = nil
         /// Which path showed the picture: "plane" (a YUV plane scanned the frame out) or "cpu"
         /// (converted into the primary plane's XRGB buffer; filler too).
         var scanout = "cpu"
@@ -51,6 +54,8 @@ final class StatsWriter {
         line += ",\"dropped\":\(record.dropped),\"video\":\(record.video),\"gen\":\(record.generation)"
         if let event = record.event { line += ",\"event\":\"\(event)\"" }
         if let ticker = record.ticker { line += ",\"ticker\":\(ticker)" }
+        if let mix = record.mix { line += ",\"mix\":\(mix)" }
+        if let level = record.level { line += ",\"level\":\(level)" }
         if let display { line += ",\"display\":\"\(display)\"" }
         line += ",\"scanout\":\"\(record.scanout)\",\"rt\":" + String(format: "%.6f", record.realTime)
         line += "}\n"

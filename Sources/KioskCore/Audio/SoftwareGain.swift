@@ -53,7 +53,7 @@ public struct SoftwareGain: Sendable, Hashable {
         Self.scale(base, format: format, from: rampFrames * channels, count: (frameCount - rampFrames) * channels, by: current)
     }
 
-    private static func scale(_ base: UnsafeMutableRawPointer, format: PCMSampleFormat, from start: Int, count: Int, by gain: Double) {
+    static func scale(_ base: UnsafeMutableRawPointer, format: PCMSampleFormat, from start: Int, count: Int, by gain: Double) {
         switch format {
         case .s16:
             let samples = base.assumingMemoryBound(to: Int16.self) + start

@@ -96,7 +96,7 @@ public enum ReloadApplication: Sendable, Equatable {
 /// `playbackSettings(_:_:)` and given its reload step in `SettingsReload` (the compiler asks).
 public enum PlaybackSetting: String, Sendable, CaseIterable {
     case loop, gravity, startPaused = "start_paused", rate, imageDuration = "image_duration", stallTimeout = "stall_timeout"
-    case resume, settle, region
+    case resume, settle, region, transition
 }
 
 /// What differs between the configuration playing and a newly read one. Pure: the reload
@@ -167,6 +167,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.resume != new.resume { changed.append(.resume) }
         if old.settle != new.settle { changed.append(.settle) }
         if old.region != new.region { changed.append(.region) }
+        if old.transition != new.transition { changed.append(.transition) }
         return changed
     }
 
@@ -204,6 +205,8 @@ public struct SettingsReload: Sendable, Equatable {
             // A playing player changes speed at once, a paused one stays paused: mpv's speed.
             case .rate: requests.append(.setSpeed(new.playback.defaultRate))
             case .gravity, .imageDuration, .stallTimeout, .region: break
+            // Read at each seam; one already decided (its sound faded ahead) goes on as it began.
+            case .transition: break
             // Read when kiosk starts (where to resume, whether to keep saving): nothing to do now.
             case .resume: break
             // The folder watcher's, not the engine's: the reloader hands it over (settleChanged).

@@ -8,7 +8,7 @@ public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
                                       "displays", "audio_track", "layers"]
-    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync"]
+    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
     public static func load(path: String,
@@ -217,6 +217,7 @@ extension ConfigWalker {
         item.loopCount = integer(section, "loop", in: 1...1_000_000, unit: " (plays in a row)") ?? 1
         item.duration = seconds(section, "duration")
         item.title = string(section, "title", expected: "the text the overlay shows")
+        item.transition = transition(section)
         return valid ? item : nil
     }
 }

@@ -164,7 +164,7 @@ extension ConfigWalker {
     func readPlayback(_ node: Node?) -> PlaybackConfig {
         var playback = PlaybackConfig()
         guard let section = section(node, name: "playback", allowedKeys:
-            ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout", "resume", "settle", "region"]) else { return playback }
+            ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout", "resume", "settle", "region", "transition"]) else { return playback }
         if let loop = choice(section, "loop", PlaybackConfig.LoopMode.allCases.map { ($0.rawValue, $0) }) {
             playback.loop = loop
         }
@@ -178,6 +178,7 @@ extension ConfigWalker {
         if let resume = choice(section, "resume", ResumeMode.allCases.map { ($0.rawValue, $0) }) { playback.resume = resume }
         if let settle = seconds(section, "settle", allowingMinimum: true) { playback.settle = settle }
         if let node = section["region"] { playback.region = readRegion(node) }
+        if let transition = transition(section) { playback.transition = transition }
         return playback
     }
 

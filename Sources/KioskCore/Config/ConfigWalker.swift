@@ -220,7 +220,7 @@ final class ConfigWalker {
         return valid ? result : nil
     }
 
-    private func formatted(_ value: Double) -> String {
+    func formatted(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }

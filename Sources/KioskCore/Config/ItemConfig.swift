@@ -60,6 +60,8 @@ public struct ItemConfig: Sendable, Equatable {
     public var source: ItemSource
     /// `gravity`: this item's fit/fill/stretch.
     public var gravity: VideoGravity?
+    /// `transition`: how this item comes in at a seam; nil: `playback.transition`.
+    public var transition: Transition?
     /// `volume`: 0-100.
     public var volume: Int?
     /// `muted`.

@@ -183,6 +183,9 @@ public struct PlaybackConfig: Sendable, Equatable {
     /// `region`: where on the screen the video goes (its gravity applies inside it); the
     /// rest stays black for the layers. nil: the whole screen.
     public var region: ScreenRegion?
+    /// `transition`: how one item gives way to the next at a seam (cut, fade, crossfade);
+    /// an item's own `transition` is how that item comes in.
+    public var transition = Transition.cut
 
     public init() {}
 }

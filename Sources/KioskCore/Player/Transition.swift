@@ -1,0 +1,129 @@
+import Foundation
+
+/// kiosk.conf `playback.transition`, or an item's own `transition`: how the picture (and the
+/// sound) change where one item plays to its end and the next follows. `cut` is the default:
+/// the next item's first frame replaces the last one at the seam (no black frame, no stall).
+/// An item's own transition is how it comes in.
+public struct Transition: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// The next picture at once.
+        case cut
+        /// Via black: the outgoing item fades out over its last half of `duration`, the
+        /// incoming one in over its first half; the sound follows.
+        case fade
+        /// The incoming item's pictures over the outgoing item's last one, from none to
+        /// whole over `duration`; the incoming sound rises with it.
+        case crossfade
+    }
+
+    public var kind: Kind
+    /// The whole transition, both halves of a fade.
+    public var duration: MediaTime
+
+    public static let defaultDuration = MediaTime(value: 4, timescale: 5)
+    /// Bounds for `duration`: shorter is a cut with extra work, longer is no longer a seam.
+    public static let shortest = MediaTime(value: 1, timescale: 10)
+    public static let longest = MediaTime(value: 10, timescale: 1)
+    public static let cut = Transition(kind: .cut)
+
+    public init(kind: Kind, duration: MediaTime = Transition.defaultDuration) {
+        self.kind = kind
+        self.duration = duration
+    }
+
+    public var description: String {
+        kind == .cut ? "cut" : "\(kind.rawValue) \(String(format: "%g", duration.seconds)) s"
+    }
+}
+
+/// What one flip shows: the current item's picture at weight `incoming` over the outgoing
+/// item's held picture (1: only the current one), the result at brightness `level` (0: black).
+/// Both in 1/255 steps, as they are blended, so what a stats line says is what was drawn.
+public struct TransitionLook: Sendable, Hashable {
+    /// 0...255: the current picture's weight over the held one.
+    public var incoming: Int
+    /// 0...255: the brightness.
+    public var level: Int
+
+    public static let plain = TransitionLook(incoming: 255, level: 255)
+
+    public init(incoming: Int, level: Int) {
+        self.incoming = Swift.min(255, Swift.max(0, incoming))
+        self.level = Swift.min(255, Swift.max(0, level))
+    }
+
+    /// Fractions 0...1, rounded to the nearest 1/255.
+    public init(incomingFraction: Double, levelFraction: Double) {
+        self.init(incoming: Self.steps(incomingFraction), level: Self.steps(levelFraction))
+    }
+
+    public var isPlain: Bool { incoming == 255 && level == 255 }
+
+    private static func steps(_ fraction: Double) -> Int {
+        fraction.isFinite ? Int((Swift.min(1, Swift.max(0, fraction)) * 255).rounded()) : 255
+    }
+}
+
+/// The transitions touching the item on screen, by its position (media time from its trimmed
+/// start): how it came in, if a transition was carried out, and the fade it goes out with, if
+/// one was committed. Pure: the presenter asks it for each flip's look.
+public struct TransitionSchedule: Sendable, Hashable {
+    /// How the current item came in (fade or crossfade), when that transition was carried out.
+    public var entry: Transition?
+    /// The fade out of the current item: its whole duration (the item uses its last half) and
+    /// the item's end (its length).
+    public var exit: (duration: MediaTime, end: MediaTime)? {
+        get { exitFade.map { ($0.duration, $0.end) } }
+        set { exitFade = newValue.map { ExitFade(duration: $0.duration, end: $0.end) } }
+    }
+    private var exitFade: ExitFade?
+
+    private struct ExitFade: Sendable, Hashable {
+        var duration: MediaTime
+        var end: MediaTime
+    }
+
+    public init(entry: Transition? = nil) {
+        self.entry = entry?.kind == .cut ? nil : entry
+    }
+
+    /// What a flip at `position` shows.
+    public func look(at position: MediaTime) -> TransitionLook {
+        var incoming = 1.0, level = 1.0
+        if let entry {
+            let progress = position.seconds / entry.duration.seconds
+            switch entry.kind {
+            case .crossfade: incoming = progress
+            case .fade: level = progress * 2
+            case .cut: break
+            }
+        }
+        if let exitFade {
+            level = Swift.min(level, (exitFade.end - position).seconds / (exitFade.duration.seconds / 2))
+        }
+        return TransitionLook(incomingFraction: incoming, levelFraction: level)
+    }
+
+    /// Whether a flip at `position` shows more than the plain picture, or the entry has just
+    /// ended (the plain picture is not up yet): the presenter refreshes at every flip then,
+    /// also between a video's frames and on a still.
+    public func isMoving(at position: MediaTime) -> Bool {
+        if let entry {
+            let length = entry.kind == .fade ? entry.duration * Rational(1, 2) : entry.duration
+            if position < length + MediaTime(value: 1, timescale: 10) { return true }
+        }
+        if let exitFade, position >= exitFade.end - exitFade.duration * Rational(1, 2) - MediaTime(value: 1, timescale: 10) { return true }
+        return false
+    }
+
+    /// Whether a transition into the next item may still be committed while the outgoing item is
+    /// at `position` of `end`: it needs the outgoing item's end, and its fade-out (a fade's
+    /// first half) must start after `lead` from now (the sound is queued ahead of the picture,
+    /// so a fade decided later would cut into sound already on its way). A crossfade starts at
+    /// the seam: it needs only the end's lead.
+    public static func mayCommit(_ transition: Transition, position: MediaTime, end: MediaTime?, lead: MediaTime) -> Bool {
+        guard transition.kind != .cut, let end else { return false }
+        let fadeOut = transition.kind == .fade ? transition.duration * Rational(1, 2) : .zero
+        return end - fadeOut - position >= lead
+    }
+}

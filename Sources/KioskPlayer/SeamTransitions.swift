@@ -1,0 +1,118 @@
+import KioskCore
+import KioskMedia
+import Logging
+
+/// Fades and crossfades at seams (issue 22), beside the playback loop rather than in it: the
+/// sequencer commits a transition once the next item's first frame is decoded (else the seam
+/// cuts as before) and tells this at the seam; the presenter asks it for each flip's look
+/// (`TransitionSchedule`) and mixes the picture with it; the sound feeder fades each item's
+/// samples by the envelope set here on its pipeline. Lives on the presenter thread.
+final class SeamTransitions {
+    /// Where the current item is at a host time (media time from its trimmed start); nil while
+    /// nothing plays. The loop wires it to its clock.
+    var position: (MediaTime) -> MediaTime? = { _ in nil }
+    /// The transitions touching the item on screen.
+    private(set) var schedule = TransitionSchedule()
+    /// The outgoing item's last picture, during a crossfade.
+    private(set) var held: CapturedPicture?
+    /// A transition decided for the prepared item (its serial), not yet begun.
+    private var committed: (serial: UInt64, transition: Transition)?
+    /// The last flip showed a transition's look: one more puts the plain picture up.
+    private var showingLook = false
+    private let logger: Logger
+
+    /// How far ahead of its fade the sound is decided: the feeder queues up to a quarter of a
+    /// second, the device holds about as much; the rest is margin for a slow machine.
+    static let soundLead = MediaTime(value: 1, timescale: 1)
+
+    init(logger: Logger) { self.logger = logger }
+
+    /// What a flip at `host` shows.
+    func look(atHost host: MediaTime) -> TransitionLook {
+        guard let position = position(host) else { return .plain }
+        return schedule.look(at: position)
+    }
+
+    /// Whether the screen should flip at every refresh around `host` (a look changing, or the
+    /// plain picture still to go up after one).
+    func isMoving(atHost host: MediaTime) -> Bool {
+        if showingLook { return true }
+        guard let position = position(host) else { return false }
+        return schedule.isMoving(at: position)
+    }
+
+    /// A flip showed `look`.
+    func shown(_ look: TransitionLook) { showingLook = !look.isPlain }
+
+    /// Whether the prepared `upcoming` has its transition decided (committed or refused).
+    func hasDecided(for upcoming: ActiveItem) -> Bool { decidedSerial == upcoming.reference.serial }
+    private var decidedSerial: UInt64?
+
+    /// Decides the transition from `current` into the prepared, primed `upcoming`: committed
+    /// when it is no cut, not a self-repeat and there is time for the sound to follow
+    /// (`TransitionSchedule.mayCommit`); the fade-out and the incoming sound's rise are set now.
+    func decide(_ transition: Transition, from current: ActiveItem, into upcoming: ActiveItem) {
+        decidedSerial = upcoming.reference.serial
+        guard transition.kind != .cut else { return }
+        // A clip looping itself keeps its seamless cut: a fade would blink every pass.
+        guard upcoming.entry.media != current.entry.media else { return }
+        let end = current.duration
+        guard let now = position(MonotonicClock.hostTime()), let end,
+              TransitionSchedule.mayCommit(transition, position: now, end: end, lead: Self.soundLead) else {
+            logger.debug("transition: \(transition) into item \(upcoming.index) cut instead (its first frame came too late, or the item's end is unknown)")
+            return
+        }
+        committed = (upcoming.reference.serial, transition)
+        var incoming = SoundEnvelope()
+        switch transition.kind {
+        case .fade:
+            let half = transition.duration * Rational(1, 2)
+            schedule.exit = (transition.duration, end)
+            var outgoing = current.pipeline.soundEnvelope
+            outgoing.fadeOut = (current.plan.start + end, half)
+            current.pipeline.soundEnvelope = outgoing
+            incoming.fadeIn = (upcoming.plan.start, half)
+        case .crossfade:
+            incoming.fadeIn = (upcoming.plan.start, transition.duration)
+        case .cut:
+            return
+        }
+        upcoming.pipeline.soundEnvelope = incoming
+    }
+
+    /// The prepared item a transition was committed for no longer follows (a skip, a reload):
+    /// `current` plays to its end at full picture and sound.
+    func withdraw(from current: ActiveItem?, unlessFollowedBy upcoming: ActiveItem?) {
+        guard let committed, committed.serial != upcoming?.reference.serial else { return }
+        self.committed = nil
+        decidedSerial = nil
+        schedule.exit = nil
+        if let current {
+            var envelope = current.pipeline.soundEnvelope
+            envelope.fadeOut = nil
+            current.pipeline.soundEnvelope = envelope
+        }
+    }
+
+    /// `next` is on screen from now: with the transition committed for it, when it played in at
+    /// a seam; else plainly. `holdPicture` draws the outgoing picture a crossfade mixes under.
+    func enter(_ next: ActiveItem, atSeam: Bool, holdPicture: () -> CapturedPicture?) {
+        defer { committed = nil; decidedSerial = nil }
+        guard atSeam, let committed, committed.serial == next.reference.serial else {
+            schedule = TransitionSchedule()
+            held = nil
+            return
+        }
+        schedule = TransitionSchedule(entry: committed.transition)
+        held = committed.transition.kind == .crossfade ? holdPicture() : nil
+        if committed.transition.kind == .crossfade, held == nil {
+            schedule = TransitionSchedule()   // nothing to cross from (nothing drawn yet): a cut
+        }
+    }
+
+    /// The entry's transition is over: the held picture goes.
+    func releaseIfOver(atHost host: MediaTime) {
+        guard held != nil, !showingLook, let position = position(host), !schedule.isMoving(at: position) else { return }
+        held = nil
+    }
+}
