@@ -163,6 +163,12 @@ final class FramePresenter {
         }
     }
 
+    /// When what is drawn over a still changes next (a layer's clock turns, a fade-out may
+    /// begin); nil: nothing scheduled.
+    func nextChange(afterHost now: MediaTime) -> MediaTime? {
+        [layers?.nextChange(afterHost: now), transitions.nextWake(afterHost: now)].compactMap { $0 }.min()
+    }
+
     /// Whether the screen changes at every refresh now, whatever the video does: a moving
     /// layer (a ticker) or a transition.
     var animates: Bool { layers?.moves == true || transitions.isMoving(atHost: MonotonicClock.hostTime()) }

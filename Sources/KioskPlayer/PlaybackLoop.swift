@@ -129,9 +129,9 @@ final class PlaybackLoop {
                 stall.awaitingEnd(dueAt: wake, of: item)
                 let until = stall.wake(for: wake)
                 if refreshAnimation(item, orWaitUntil: until) { return }
-                // A still shows one frame for its whole duration: a layer's clock turning
-                // meanwhile wakes the loop to draw it again (refreshOverlayIfStale).
-                mailbox.wait(untilHost: screen.layers?.nextChange(afterHost: MonotonicClock.hostTime()).map { min($0, until) } ?? until)
+                // A still shows one frame for its whole duration: a layer's clock turning or a
+                // fade beginning meanwhile wakes the loop to draw it again.
+                mailbox.wait(untilHost: screen.nextChange(afterHost: MonotonicClock.hostTime()).map { min($0, until) } ?? until)
             }
         case .frame(let frame, let frameGeneration):
             guard frameGeneration == generation else { _ = item.pipeline.frames.pop(timeout: 0); return }

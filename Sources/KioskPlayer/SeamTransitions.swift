@@ -41,6 +41,12 @@ final class SeamTransitions {
         return schedule.isMoving(at: position)
     }
 
+    /// While a fade-out is committed, the loop looks again every 50 ms (a still's wait until
+    /// its seam would otherwise sleep through the fade's start); nil otherwise.
+    func nextWake(afterHost now: MediaTime) -> MediaTime? {
+        schedule.exit != nil ? now + MediaTime(value: 1, timescale: 20) : nil
+    }
+
     /// A flip showed `look`.
     func shown(_ look: TransitionLook) { showingLook = !look.isPlain }
 

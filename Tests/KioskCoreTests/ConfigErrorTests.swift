@@ -36,7 +36,7 @@ let configErrorTable: [ConfigErrorCase] = [
     ConfigErrorCase(name: "unknown section", yaml: "displya:\n  output: drm\n" + items, line: 1, column: 1,
                     fragment: "unknown key 'displya' in the file; expected one of: display, audio, input, playback, overlay, control, logging, items, playlists, schedule, triggers, usb, mqtt, sync, displays, audio_track, layers (did you mean 'display'?)"),
     ConfigErrorCase(name: "typo in playback", yaml: "playback:\n  gravty: fill\n" + items, line: 2, column: 3,
-                    fragment: "unknown key 'gravty' in playback; expected one of: loop, gravity, start_paused, rate, image_duration, stall_timeout, resume, settle, region (did you mean 'gravity'?)"),
+                    fragment: "unknown key 'gravty' in playback; expected one of: loop, gravity, start_paused, rate, image_duration, stall_timeout, resume, settle, region, transition (did you mean 'gravity'?)"),
     ConfigErrorCase(name: "typo in display", yaml: "display:\n  rotaton: 90\n" + items, line: 2, column: 3,
                     fragment: "(did you mean 'rotation'?)"),
     ConfigErrorCase(name: "unknown in audio, nothing close", yaml: "audio:\n  speakers: 2\n" + items, line: 2, column: 3,
@@ -46,7 +46,7 @@ let configErrorTable: [ConfigErrorCase] = [
     ConfigErrorCase(name: "unknown key action", yaml: "input:\n  keys:\n    pause: [KEY_P]\n" + items, line: 3, column: 5,
                     fragment: "unknown key 'pause' in input.keys"),
     ConfigErrorCase(name: "typo in an item", yaml: "items:\n  - path: a.mp4\n    volme: 80\n", line: 3, column: 5,
-                    fragment: "unknown key 'volme' in item 1; expected one of: path, gravity, volume, muted, start, end, loop, duration, title, sync (did you mean 'volume'?)"),
+                    fragment: "unknown key 'volme' in item 1; expected one of: path, gravity, volume, muted, start, end, loop, duration, title, sync, transition (did you mean 'volume'?)"),
     ConfigErrorCase(name: "typo in control", yaml: "control:\n  sockets: none\n" + items, line: 2, column: 3,
                     fragment: "(did you mean 'socket'?)"),
     ConfigErrorCase(name: "typo in overlay", yaml: "overlay:\n  hide_afer: 2\n" + items, line: 2, column: 3,
@@ -195,10 +195,11 @@ let configErrorTable: [ConfigErrorCase] = [
 
 @Suite("Config errors")
 struct ConfigErrorTests {
-    // triggers:, displays:, sync:, audio_track:, layers: and playback.region have tables of
+    // triggers:, displays:, sync:, audio_track:, layers:, playback.region and transitions have tables of
     // their own (beside their other tests), checked the same way here.
     @Test(arguments: configErrorTable + triggerConfigErrorTable + displaysConfigErrorTable + contentSyncConfigErrorTable
-          + MusicBedTests.badValues + LayerTests.badValues + LayerTests.badRegions + TickerTests.badValues)
+          + MusicBedTests.badValues + LayerTests.badValues + LayerTests.badRegions + TickerTests.badValues
+          + TransitionTests.badValues)
     func reportsOneDiagnosticWithPosition(_ testCase: ConfigErrorCase) {
         let diagnostics = parseDiagnostics(testCase.yaml, files: testCase.files)
         #expect(diagnostics.count == 1, "\(diagnostics)")
