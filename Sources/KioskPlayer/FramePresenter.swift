@@ -234,9 +234,16 @@ final class FramePresenter {
         if !look.isPlain { shown.look = look }
     }
 
+    /// `next` is the current item from now: at a seam (`outgoing` is the item it follows, still
+    /// open) a transition committed for it begins; else it shows plainly.
+    func enter(_ next: ActiveItem, atSeam: Bool, outgoing: ActiveItem?) {
+        transitions.enter(next, atSeam: atSeam) { outgoing.flatMap { holdLastPicture(scaler: $0.scaler) } }
+        if transitions.schedule.entry != nil { composed.prepare(size: output.size) }
+    }
+
     /// The last video frame drawn alone at the screen's size, as a crossfade's outgoing
     /// picture (by `scaler`, the outgoing item's, still open); nil before any frame.
-    func holdLastPicture(scaler: Scaler) -> CapturedPicture? {
+    private func holdLastPicture(scaler: Scaler) -> CapturedPicture? {
         guard let (frame, layout) = lastVideo else { return nil }
         let picture = CapturedPicture(size: output.size)
         picture.buffer.fill(PixelRect(size: output.size))

@@ -82,10 +82,10 @@ final class ItemSequencer {
                 time.apply(.advanced(to: next.reference, duration: next.duration))
                 next.hasReportedReady = true
                 // A transition committed for it begins (the outgoing item's scaler is still open).
-                screen.transitions.enter(next, atSeam: true) { outgoing.flatMap { screen.holdLastPicture(scaler: $0.scaler) } }
+                screen.enter(next, atSeam: true, outgoing: outgoing)
                 if let outgoing { items.retire(outgoing) }
             } else {
-                screen.transitions.enter(next, atSeam: false) { nil }
+                screen.enter(next, atSeam: false, outgoing: nil)
                 // Not ready yet (or a skip): the last picture stays up until the first frame.
                 // An item that played to its end (a seam the next item was not prepared for,
                 // an insert giving the loop back) ended: its observers hear so before the next.
