@@ -13,12 +13,14 @@ What the screen showed comes from `--snapshots` taken at every flip."""
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from screen_geometry import rgb_rows  # noqa: E402
+from kiosk_until import run_until, since_first  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -54,12 +56,13 @@ def played(tmp_path_factory):
     (directory / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"not really a picture" * 20)
     conf, stats, shots = directory / "kiosk.conf", directory / "stats.jsonl", directory / "shots"
     conf.write_text(CONFIG)
-    result = subprocess.run([str(KIOSK), "run", "--config", str(conf), "--display", f"headless:{SCREEN[0]}x{SCREEN[1]}",
-                             "--audio", "none", "--stats-file", str(stats), "--snapshots", str(shots),
-                             "--snapshot-every", "0.001", "--duration", "6.5"], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    records = [json.loads(line) for line in stats.read_text().splitlines()]
-    return records, sorted(shots.glob("shot-*.png")), result.stderr
+    # Until the 3.5 s still has played out (then nothing more flips: loop none).
+    code, records, log = run_until([str(KIOSK), "run", "--config", str(conf), "--display", f"headless:{SCREEN[0]}x{SCREEN[1]}",
+                                    "--audio", "none", "--stats-file", str(stats), "--snapshots", str(shots),
+                                    "--snapshot-every", "0.001"], stats,
+                                   lambda records, _: since_first(records, 1, 3.8), directory / "kiosk.log")
+    assert code == 0, log
+    return records, sorted(shots.glob("shot-*.png")), log
 
 
 def pixel(rows, x, y):
@@ -144,11 +147,12 @@ def ticked(tmp_path_factory):
     for name, config in (("ticker", TICKER_CONFIG), ("alone", TICKER_CONFIG.split("layers:")[0])):
         conf, stats = directory / f"{name}.conf", directory / f"{name}.jsonl"
         conf.write_text(config)
-        result = subprocess.run([str(KIOSK), "run", "--config", str(conf), "--display", "headless:640x360@60:vblank",
-                                 "--audio", "none", "--stats-file", str(stats), "--duration", "3.5"],
-                                capture_output=True, text=True, timeout=120)
-        assert result.returncode == 0, result.stderr
-        runs[name] = [json.loads(line) for line in stats.read_text().splitlines()]
+        # Until 90 of the clip's frames are up (the comparison takes the first 70 or more).
+        code, runs[name], log = run_until([str(KIOSK), "run", "--config", str(conf), "--display", "headless:640x360@60:vblank",
+                                           "--audio", "none", "--stats-file", str(stats)], stats,
+                                          lambda records, _: sum(1 for r in records if r.get("event") is None) >= 90,
+                                          directory / f"{name}.log")
+        assert code == 0, log
     return runs
 
 
@@ -256,12 +260,14 @@ items: [blue.mp4]
 layers:
   - clock: {format: "HH:mm", position: right, size: 20px, margin: 4}
 """)
-    shots = tmp_path / "shots"
-    result = subprocess.run([str(KIOSK), "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
-                             "--audio", "none", "--snapshots", str(shots), "--snapshot-every", "0.5", "--duration", "1.5"],
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    _, _, rows = rgb_rows(sorted(shots.glob("shot-*.png"))[-1])
+    shots, stats = tmp_path / "shots", tmp_path / "stats.jsonl"
+    # Until the clip has played a second (its snapshots every half second: the clock is drawn).
+    code, _, log = run_until([str(KIOSK), "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                              "--audio", "none", "--stats-file", str(stats), "--snapshots", str(shots),
+                              "--snapshot-every", "0.5"], stats,
+                             lambda records, _: any(r["pts"] >= 1.0 for r in records), tmp_path / "kiosk.log")
+    assert code == 0, log
+    _, _, rows = rgb_rows(sorted(shots.glob("shot-*.png"))[-2])   # the newest may be half written
     assert all(close(pixel(rows, x, y), (0, 0, 255), 40) for x in (0, 120, 239) for y in (0, 120, 239))
     assert all(close(pixel(rows, x, y), (0, 0, 0), 3) for x in (240, 250, 319) for y in (0, 239))
     clock_band = [pixel(rows, x, y) for x in range(250, 320) for y in range(105, 135)]
@@ -291,18 +297,24 @@ layers:
   - ticker: {{feed: "{server.url('portal.html')}", speed: 200, size: 30px, position: top, background: "#000000"}}
 """)
         shots, stats = tmp_path / "shots", tmp_path / "stats.jsonl"
-        result = subprocess.run([str(KIOSK), "run", "--config", str(tmp_path / "kiosk.conf"),
-                                 "--display", "headless:320x240@60:vblank", "--audio", "none", "--stats-file", str(stats),
-                                 "--snapshots", str(shots), "--snapshot-every", "0.25", "--duration", "4"],
-                                capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    read = [line for line in result.stderr.splitlines() if "news.rss" in line]
-    assert len(read) == 1 and "3 title(s)" in read[0], result.stderr
-    portal = [line for line in result.stderr.splitlines() if "portal.html" in line]
-    assert len(portal) == 1 and "not an RSS or Atom feed" in portal[0], result.stderr
+        # Until both feeds were answered and the line has run 2 s since (snapshots every 0.25 s).
+        feeds_done_at = []
+
+        def done(records, log):
+            if not feeds_done_at and "news.rss" in log and "portal.html" in log:
+                feeds_done_at.append(time.monotonic())
+            return bool(feeds_done_at) and time.monotonic() - feeds_done_at[0] >= 2
+        code, _, log = run_until([str(KIOSK), "run", "--config", str(tmp_path / "kiosk.conf"),
+                                  "--display", "headless:320x240@60:vblank", "--audio", "none", "--stats-file", str(stats),
+                                  "--snapshots", str(shots), "--snapshot-every", "0.25"], stats, done, tmp_path / "kiosk.log")
+    assert code == 0, log
+    read = [line for line in log.splitlines() if "news.rss" in line]
+    assert len(read) == 1 and "3 title(s)" in read[0], log
+    portal = [line for line in log.splitlines() if "portal.html" in line]
+    assert len(portal) == 1 and "not an RSS or Atom feed" in portal[0], log
 
     def strip_text(rows, y0, y1):
         return sum(1 for y in range(y0, y1) for x in range(0, SCREEN[0], 2) if pixel(rows, x, y)[0] > 160)
-    last = [rgb_rows(path)[2] for path in sorted(shots.glob("shot-*.png"))[-4:]]
+    last = [rgb_rows(path)[2] for path in sorted(shots.glob("shot-*.png"))[-5:-1]]   # the newest may be half written
     assert any(strip_text(rows, SCREEN[1] - 50, SCREEN[1] - 5) > 30 for rows in last), "no feed text in the bottom strip"
     assert all(strip_text(rows, 5, 50) == 0 for rows in last), "the HTML feed's strip is not empty"

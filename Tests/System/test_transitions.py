@@ -14,13 +14,10 @@ last item well under way (no fixed run length: a slow machine only takes longer)
   comes late (a slow HTTP server) cuts as before.
 
 What the screen showed comes from `--snapshots` taken at every flip, one per stats line."""
-import json
 import math
-import signal
 import struct
 import subprocess
 import sys
-import time
 import wave
 from pathlib import Path
 
@@ -28,6 +25,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from screen_geometry import rgb_rows  # noqa: E402
+from kiosk_until import run_until  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -53,9 +51,9 @@ def media(tmp_path_factory):
     return directory
 
 
-def run_until(directory, config, done, name, snapshots=True, timeout=120):
+def run(directory, config, done, name, snapshots=True, timeout=180):
     """Runs kiosk on `config` until `done(records)` holds for the stats so far; its records,
-    snapshots (one per stats line) and recorded sound (a WAV)."""
+    snapshots (one per stats line), recorded sound (a WAV) and log."""
     conf, stats, shots, sound = (directory / f"{name}.conf", directory / f"{name}.jsonl",
                                  directory / f"{name}-shots", directory / f"{name}.wav")
     conf.write_text(config)
@@ -63,26 +61,9 @@ def run_until(directory, config, done, name, snapshots=True, timeout=120):
                "--audio", f"file:{sound}", "--stats-file", str(stats)]
     if snapshots:
         command += ["--snapshots", str(shots), "--snapshot-every", "0.0001"]
-    log = directory / f"{name}.log"
-    kiosk = subprocess.Popen(command, stderr=log.open("w"))
-    deadline = time.monotonic() + timeout
-    records = []
-    try:
-        while time.monotonic() < deadline:
-            if stats.exists():
-                lines = stats.read_text().splitlines()
-                records = [json.loads(line) for line in lines[:-1]]   # the last may be half written
-                if done(records):
-                    break
-            assert kiosk.poll() is None, log.read_text()
-            time.sleep(0.1)
-        else:
-            pytest.fail(f"{name}: not done in {timeout} s; {len(records)} flips; {log.read_text()[-2000:]}")
-    finally:
-        kiosk.send_signal(signal.SIGTERM)
-        kiosk.wait(timeout=60)
-    records = [json.loads(line) for line in stats.read_text().splitlines()]
-    return records, sorted(shots.glob("shot-*.png")) if snapshots else [], sound, log.read_text()
+    code, records, log = run_until(command, stats, lambda records, _: done(records), directory / f"{name}.log", timeout)
+    assert code == 0, log
+    return records, sorted(shots.glob("shot-*.png")) if snapshots else [], sound, log
 
 
 def centre(shot):
@@ -120,7 +101,7 @@ def crossfaded(media):
 playback: {loop: none, transition: {type: crossfade, duration: 1}}
 items: [red.mp4, blue.mp4]
 """
-    return run_until(media, config, last_item_under_way(1, 1.4), "crossfade")
+    return run(media, config, last_item_under_way(1, 1.4), "crossfade")
 
 
 def test_a_crossfade_flips_at_every_refresh_with_a_rising_weight(crossfaded):
@@ -182,7 +163,7 @@ items:
   - {path: green.png, duration: 2}
   - blue.mp4
 """
-    return run_until(media, config, last_item_under_way(2, 1.0), "fade")
+    return run(media, config, last_item_under_way(2, 1.0), "fade")
 
 
 def test_a_fade_goes_out_and_in_through_black_with_refreshes_on_the_still(faded):
@@ -229,7 +210,7 @@ playback: {loop: playlist, transition: crossfade}
 items: [red.mp4]
 """
     passes = lambda records: sum(1 for a, b in zip(records, records[1:]) if b["pts"] < a["pts"]) >= 2
-    records, _, _, log = run_until(media, config, passes, "self", snapshots=False)
+    records, _, _, log = run(media, config, passes, "self", snapshots=False)
     assert not [r for r in records if "mix" in r or "level" in r], log
 
 
@@ -244,7 +225,7 @@ def test_a_next_item_that_comes_late_cuts(media):
 playback: {{loop: none, transition: {{type: fade, duration: 1}}}}
 items: [red.mp4, "http://127.0.0.1:{port}/blue.mp4"]
 """
-        records, _, _, log = run_until(media, config, last_item_under_way(1, 0.2), "late", snapshots=False, timeout=240)
+        records, _, _, log = run(media, config, last_item_under_way(1, 0.2), "late", snapshots=False, timeout=240)
     finally:
         server.kill()
         server.wait()
