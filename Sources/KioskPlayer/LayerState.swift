@@ -122,7 +122,7 @@ final class LayerState {
             }
             // The line's baseline sits where the font's ascent puts it in a box one size tall.
             let baseline = rect.y + padding + pixelSize * 4 / 5
-            buffer.blend(rendered.mask, at: (rect.x + padding, baseline - rendered.ascent), color: layer.color.rgb,
+            buffer.blend(rendered, at: (rect.x + padding, baseline - rendered.ascent), color: layer.color.rgb,
                          opacity: UInt8(Int(layer.color.alpha) * Int(opacity) / 255), rotation: rotation)
         }
         // A ticker's box does not move: it is drawn with the still layers (into the composed
@@ -169,7 +169,7 @@ final class LayerState {
             tickers[index] = run
             if let line = run.line {
                 let baseline = strip.y + padding + pixelSize * 4 / 5
-                buffer.blend(line.mask, at: (x, baseline - line.ascent), color: layer.color.rgb,
+                buffer.blend(line, at: (x, baseline - line.ascent), color: layer.color.rgb,
                              opacity: UInt8(Int(layer.color.alpha) * Int(opacity) / 255), rotation: rotation)
             }
             first = first ?? x

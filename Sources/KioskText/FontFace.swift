@@ -184,7 +184,9 @@ public final class FontFace: TextRasterizer {
         return glyph
     }
 
-    /// A colour glyph's alpha (coverage), box-filtered from its strike to the pixel size.
+    /// A colour glyph's picture (and its alpha as coverage), box-filtered from its strike to the
+    /// pixel size. FreeType's BGRA is premultiplied: averaged so, then made straight for
+    /// `LayerImage`.
     private func colorGlyph(_ id: UInt32) -> GlyphBitmap? {
         // FT_LOAD_COLOR (1 << 20): the BGRA bitmap; FT_PIXEL_MODE_BGRA is 7.
         guard let face, strikePixels > 0, FT_Load_Glyph(face, id, 1 << 20) == 0, let slot = face.pointee.glyph,
@@ -194,19 +196,29 @@ public final class FontFace: TextRasterizer {
         let scale = Double(pixelSize) / Double(strikePixels)
         let width = Int((Double(sourceWidth) * scale).rounded(.up)), rows = Int((Double(sourceRows) * scale).rounded(.up))
         var mask = AlphaMask(width: width, height: rows)
+        var pixels = [UInt32](repeating: 0, count: width * rows)
         for y in 0..<rows {
             let top = Int(Double(y) / scale), bottom = Swift.max(top + 1, Swift.min(sourceRows, Int(Double(y + 1) / scale)))
             for x in 0..<width {
                 let left = Int(Double(x) / scale), right = Swift.max(left + 1, Swift.min(sourceWidth, Int(Double(x + 1) / scale)))
-                var sum = 0, count = 0
+                var sums = (b: 0, g: 0, r: 0, a: 0), count = 0
                 for row in top..<Swift.min(bottom, sourceRows) {
-                    for column in left..<Swift.min(right, sourceWidth) { sum += Int(buffer[row * pitch + column * 4 + 3]); count += 1 }
+                    for column in left..<Swift.min(right, sourceWidth) {
+                        let p = buffer + row * pitch + column * 4
+                        sums.b += Int(p[0]); sums.g += Int(p[1]); sums.r += Int(p[2]); sums.a += Int(p[3])
+                        count += 1
+                    }
                 }
-                mask[x, y] = count > 0 ? UInt8(sum / count) : 0
+                guard count > 0, sums.a > 0 else { continue }
+                let alpha = sums.a / count
+                mask[x, y] = UInt8(alpha)
+                let straight = { (sum: Int) in UInt32(Swift.min(255, (sum * 255 + sums.a / 2) / sums.a)) }
+                pixels[y * width + x] = UInt32(alpha) << 24 | straight(sums.r) << 16 | straight(sums.g) << 8 | straight(sums.b)
             }
         }
         return GlyphBitmap(mask: mask, left: Int((Double(slot.pointee.bitmap_left) * scale).rounded()),
-                           top: Int((Double(slot.pointee.bitmap_top) * scale).rounded()))
+                           top: Int((Double(slot.pointee.bitmap_top) * scale).rounded()),
+                           color: LayerImage(width: width, height: rows, pixels: pixels))
     }
 }
 
@@ -216,4 +228,6 @@ struct GlyphBitmap {
     let mask: AlphaMask
     let left: Int
     let top: Int
+    /// A colour glyph's own picture (an emoji); nil: drawn in the text's colour through `mask`.
+    var color: LayerImage? = nil
 }

@@ -158,7 +158,13 @@ public struct ShapedLine {
             right = Swift.max(right, (pen + 32) >> 6)
         }
         var line = AlphaMask(width: Swift.min(right, Self.maximumWidth), height: ascent + descent)
+        var colorGlyphs: [ColorGlyph] = []
         for (originX, originY, bitmap) in placed {
+            // A colour glyph keeps its own colours: drawn over the mask, not through it.
+            if let image = bitmap.color {
+                colorGlyphs.append(ColorGlyph(x: originX, y: originY, image: image))
+                continue
+            }
             let mask = bitmap.mask
             for row in 0..<mask.height {
                 let y = originY + row
@@ -170,6 +176,6 @@ public struct ShapedLine {
                 }
             }
         }
-        return RenderedText(mask: line, ascent: ascent)
+        return RenderedText(mask: line, ascent: ascent, colorGlyphs: colorGlyphs)
     }
 }

@@ -76,8 +76,8 @@ import Testing
     }
 
     /// Noto Color Emoji (fonts-noto-color-emoji) is CBDT: one strike of BGRA bitmaps, scaled to
-    /// the line's size and drawn as coverage (its alpha), since a line's mask is one colour.
-    @Test func colourEmojiAreScaledFromTheirStrikeAndDrawnAsCoverage() throws {
+    /// the line's size and kept in their colours beside the line's one-colour mask.
+    @Test func colourEmojiAreScaledFromTheirStrikeAndKeepTheirColours() throws {
         let emojiPath = "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"
         let sans = try FontFace(path: Self.dejaVu), emoji = try FontFace(path: emojiPath)
         #expect(emoji.isColorBitmap && !sans.isColorBitmap)
@@ -92,8 +92,23 @@ import Testing
         #expect(line.glyphs[1].xAdvance == reference.first?.ax, "advance at 32 px, not at the strike's 109")
         let drawn = stack.render("\u{1F44D}", pixelSize: 32), plain = FontStack(faces: [sans]).render("\u{1F44D}", pixelSize: 32)
         #expect(drawn.mask.width >= 28 && drawn.mask.width <= 48, "about an em wide: \(drawn.mask.width)")
-        #expect(drawn.mask.coveredCount > 300 && drawn.mask.coveredCount != plain.mask.coveredCount)
         #expect(drawn.mask.height <= 64)
+        // The thumb is a picture of its own (the mask stays empty), in the font's yellow.
+        #expect(drawn.mask.coveredCount == 0 && plain.mask.coveredCount > 0 && plain.colorGlyphs.isEmpty)
+        let thumb = try #require(drawn.colorGlyphs.first?.image)
+        #expect(drawn.colorGlyphs.count == 1 && thumb.width >= 28 && thumb.width <= 48)
+        let opaque = thumb.pixels.filter { $0 >> 24 == 255 }
+        let yellow = opaque.filter { ($0 >> 16) & 0xFF > 200 && ($0 >> 8) & 0xFF > 140 && $0 & 0xFF < 110 }
+        #expect(opaque.count > 300 && yellow.count > opaque.count / 3, "\(yellow.count) yellow of \(opaque.count) opaque")
+        // Drawn over white through a half opacity: yellow halfway, the text's colour unused.
+        let memory = UnsafeMutablePointer<UInt32>.allocate(capacity: 64 * 64)
+        defer { memory.deallocate() }
+        memory.initialize(repeating: 0x00FF_FFFF, count: 64 * 64)
+        let screen = PixelBuffer(base: UnsafeMutableRawPointer(memory), size: PixelSize(width: 64, height: 64), stride: 256, index: 0)
+        screen.blend(drawn, at: (0, 0), color: 0x0000_00FF, opacity: 128)
+        let drawnPixels = (0..<(64 * 64)).map { memory[$0] }
+        #expect(!drawnPixels.contains { $0 & 0xFF > 0xF0 && ($0 >> 16) & 0xFF < 0x80 }, "blue text colour where the emoji is")
+        #expect(drawnPixels.contains { ($0 >> 16) & 0xFF > 0xF0 && $0 & 0xFF < 0xC0 })
     }
 
     @Test func marksStayWithTheirBasesFont() throws {

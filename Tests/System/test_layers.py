@@ -318,3 +318,38 @@ layers:
     last = [rgb_rows(path)[2] for path in sorted(shots.glob("shot-*.png"))[-5:-1]]   # the newest may be half written
     assert any(strip_text(rows, SCREEN[1] - 50, SCREEN[1] - 5) > 30 for rows in last), "no feed text in the bottom strip"
     assert all(strip_text(rows, 5, 50) == 0 for rows in last), "the HTML feed's strip is not empty"
+
+
+def readable_shot(shots):
+    """The first snapshot's rows once it is whole (a still flips once: one snapshot)."""
+    for shot in sorted(shots.glob("shot-*.png"))[:1]:
+        try:
+            return rgb_rows(shot)[2]
+        except Exception:
+            return None
+    return None
+
+
+def test_an_emoji_in_a_text_layer_keeps_its_colours(tmp_path):
+    """A text layer with U+1F44D (THUMBS UP SIGN, which DejaVu Sans lacks: Noto Color Emoji, a
+    bitmap font, draws it) in white over a grey still: yellow pixels in the text's box, not white."""
+    ffmpeg("-f", "lavfi", "-i", "color=c=0x808080:s=160x120", "-frames:v", "1", str(tmp_path / "gray.png"))
+    (tmp_path / "kiosk.conf").write_text("""input: {enabled: false}
+playback: {loop: none}
+items: [{path: gray.png, duration: 30}]
+layers:
+  - text: {text: "OK \U0001F44D", size: 48px, color: "#ffffff", background: "#000000", position: center}
+""")
+    shots, stats = tmp_path / "shots", tmp_path / "stats.jsonl"
+    code, _, log = run_until([str(KIOSK), "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                              "--audio", "none", "--stats-file", str(stats), "--snapshots", str(shots),
+                              "--snapshot-every", "0.001"], stats,
+                             lambda records, _: readable_shot(shots) is not None, tmp_path / "kiosk.log")
+    assert code == 0, log
+    rows = readable_shot(shots)
+    box = [pixel(rows, x, y) for x in range(SCREEN[0]) for y in range(80, 160)]
+    yellow = sum(1 for r, g, b in box if r > 200 and g > 140 and b < 110)
+    white = sum(1 for p in box if close(p, (255, 255, 255), 30))
+    print(f"emoji: {yellow} yellow pixels, {white} white")
+    assert yellow > 200 and white > 100, log
+

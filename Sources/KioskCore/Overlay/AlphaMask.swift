@@ -27,9 +27,23 @@ public struct AlphaMask: Sendable, Equatable {
 
 /// A line of text rasterized: its mask, and where its baseline is (rows from the mask's top).
 public struct RenderedText: Sendable, Equatable {
+    /// The glyphs drawn in the text's one colour.
     public let mask: AlphaMask
     public let ascent: Int
-    public init(mask: AlphaMask, ascent: Int) { self.mask = mask; self.ascent = ascent }
+    /// Glyphs with colours of their own (emoji), drawn over the mask at their place in it.
+    public let colorGlyphs: [ColorGlyph]
+
+    public init(mask: AlphaMask, ascent: Int, colorGlyphs: [ColorGlyph] = []) {
+        self.mask = mask; self.ascent = ascent; self.colorGlyphs = colorGlyphs
+    }
+}
+
+/// A colour glyph's picture and its top-left corner in a line's mask.
+public struct ColorGlyph: Sendable, Equatable {
+    public let x: Int
+    public let y: Int
+    public let image: LayerImage
+    public init(x: Int, y: Int, image: LayerImage) { self.x = x; self.y = y; self.image = image }
 }
 
 /// Turns text into masks: FreeType in KioskText; tests may use a fake.

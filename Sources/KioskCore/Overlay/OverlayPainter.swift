@@ -40,14 +40,14 @@ public final class OverlayPainter {
 
         let title = text(fitting(content.title, pixelSize: layout.titlePixelSize, width: layout.textWidth),
                          pixelSize: layout.titlePixelSize)
-        buffer.blend(title.mask, at: layout.titleOrigin(ascent: title.ascent), color: Self.textColor, rotation: rotation)
+        buffer.blend(title, at: layout.titleOrigin(ascent: title.ascent), color: Self.textColor, rotation: rotation)
 
         buffer.blendFill(layout.bar, color: Self.barTrackColor, rotation: rotation)
         buffer.blendFill(layout.fill(fraction: content.fraction), color: Self.barFillColor, rotation: rotation)
         let elapsed = text(content.elapsed, pixelSize: layout.labelPixelSize)
-        buffer.blend(elapsed.mask, at: layout.elapsedOrigin(ascent: elapsed.ascent), color: Self.textColor, rotation: rotation)
+        buffer.blend(elapsed, at: layout.elapsedOrigin(ascent: elapsed.ascent), color: Self.textColor, rotation: rotation)
         let total = text(content.total, pixelSize: layout.labelPixelSize)
-        buffer.blend(total.mask, at: layout.totalOrigin(width: total.mask.width, ascent: total.ascent),
+        buffer.blend(total, at: layout.totalOrigin(width: total.mask.width, ascent: total.ascent),
                      color: Self.textColor, rotation: rotation)
 
         let side = layout.glyph.width
@@ -75,7 +75,7 @@ public final class OverlayPainter {
             line = text(reason, pixelSize: pixelSize)
         }
         let origin = layout.centeredOrigin(size: PixelSize(width: line.mask.width, height: line.mask.height))
-        buffer.blend(line.mask, at: origin, color: Self.idleTextColor, rotation: rotation)
+        buffer.blend(line, at: origin, color: Self.idleTextColor, rotation: rotation)
     }
 
     /// `text` cut with an ellipsis so that it fits in `width`.

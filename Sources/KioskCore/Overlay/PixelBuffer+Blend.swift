@@ -41,6 +41,16 @@ extension PixelBuffer {
         }
     }
 
+    /// Blends a line of text: its mask in `color`, then its colour glyphs (emoji) with their own
+    /// colours, both through `opacity`; the mask's top-left corner at `origin`.
+    public func blend(_ text: RenderedText, at origin: (x: Int, y: Int), color: UInt32, opacity: UInt8 = 255,
+                      rotation: Rotation = .none) {
+        blend(text.mask, at: origin, color: color, opacity: opacity, rotation: rotation)
+        for glyph in text.colorGlyphs {
+            blend(glyph.image, at: (origin.x + glyph.x, origin.y + glyph.y), opacity: opacity, rotation: rotation)
+        }
+    }
+
     /// The pixel the viewer sees at (x, y), as stored in this buffer.
     public func viewerPixel(x: Int, y: Int, rotation: Rotation) -> UInt32 {
         let viewer = OverlayLayout.viewerSize(buffer: size, rotation: rotation)
