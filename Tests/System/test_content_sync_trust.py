@@ -145,6 +145,46 @@ def test_kiosk_manifest_sign_is_checked_by_minisign_and_by_kiosk(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
+def test_a_password_protected_minisign_key_signs_with_its_password_only(tmp_path):
+    """minisign's default key (no -W) is encrypted: scrypt at 1 GiB, the password typed twice
+    (here on standard input, which minisign reads when it is not a tty). kiosk takes the password
+    from --password-file or $KIOSK_MINISIGN_PASSWORD; a wrong or missing one is one line naming
+    the key file, and no signature is written."""
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    public, secret = keys / "p.pub", keys / "p.key"
+    subprocess.run(["minisign", "-G", "-p", str(public), "-s", str(secret)], input="kiosk pass\nkiosk pass\n",
+                   check=True, capture_output=True, text=True, timeout=120)
+    root = tmp_path / "www"
+    write_media(root / "media", {"a.mp4": 30_000})
+    manifest = root / "manifest.json"
+
+    def sign(*extra, env_password=None):
+        env = {k: v for k, v in os.environ.items() if k != "KIOSK_MINISIGN_PASSWORD"}
+        if env_password is not None:
+            env["KIOSK_MINISIGN_PASSWORD"] = env_password
+        return subprocess.run([str(KIOSK), "manifest", str(root / "media"), "--base-url", "http://127.0.0.1:1/media/",
+                               "-o", str(manifest), "--sign", str(secret), *extra],
+                              capture_output=True, text=True, env=env, timeout=120)
+
+    (tmp_path / "right").write_text("kiosk pass\n")   # one line, as an editor saves it
+    (tmp_path / "wrong").write_text("kiosk pas\n")
+    refused = {"none": sign(), "wrong file": sign("--password-file", str(tmp_path / "wrong")),
+               "wrong env": sign(env_password="Kiosk pass")}
+    for case, result in refused.items():
+        line = result.stderr.strip().removeprefix("kiosk: ")
+        assert result.returncode != 0 and "\n" not in line and line.startswith(f"{secret}: "), (case, line)
+        assert not (root / "manifest.json.minisig").exists(), case
+    assert "encrypted with a password; give --password-file FILE or set KIOSK_MINISIGN_PASSWORD" in refused["none"].stderr
+    assert f"wrong password (from --password-file {tmp_path / 'wrong'})" in refused["wrong file"].stderr
+    assert "wrong password (from $KIOSK_MINISIGN_PASSWORD)" in refused["wrong env"].stderr
+    for how in ({"extra": ["--password-file", str(tmp_path / "right")]}, {"env_password": "kiosk pass"}):
+        result = sign(*how.get("extra", []), env_password=how.get("env_password"))
+        assert result.returncode == 0, (how, result.stderr)
+        subprocess.run(["minisign", "-V", "-p", str(public), "-m", str(manifest)], check=True, capture_output=True)
+        (root / "manifest.json.minisig").unlink()
+
+
 @pytest.mark.parametrize("case", ["changed after signing", "no signature", "another key"])
 def test_a_manifest_not_signed_with_the_key_is_refused_in_one_line(tmp_path, case):
     root, server, public, secret = signed_box(tmp_path)
