@@ -93,9 +93,9 @@ def openssl(*args, cwd):
     subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True, cwd=cwd)
 
 
-def make_ca(folder: Path, name: str):
+def make_ca(folder: Path, name: str, days: int = 2):
     openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.pem",
-            "-days", "2", "-subj", f"/CN={name}", cwd=folder)
+            "-days", str(days), "-subj", f"/CN={name}", cwd=folder)
 
 
 def make_server_cert(folder: Path, ca: str, start: str, end: str):

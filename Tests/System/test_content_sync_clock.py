@@ -10,8 +10,12 @@ A with the clock right, then sets the clock to 2001-01-01 and serves set B (a.mp
 must log the clock line (`certificate valid from 2024-01-01, clock says 2001-01-01; retrying
 when the clock is set`) and leave the next check in 2001. Then the guest sets the clock right
 again with `date -s` and nothing else: sync.interval is an hour, so only the clock change can
-start the next pass, which must switch to set B (b.mp4 starts). Every wait is for a file or a
-line the guest writes."""
+start the next pass, which must switch to set B (b.mp4 starts). Then the other way: the clock
+set to 2030 (that jump runs a pass: set B again, the next check in 2030), set C served, and the
+clock set back to now, which alone must start the pass to C (c.mp4 starts): the wait for the next
+pass is counted on the monotonic clock and ends when the wall clock is set, in either direction
+(a wall-clock deadline would wait until 2030). Every wait is for a file or a line the guest
+writes."""
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +63,15 @@ wait_until next_in_2001 || exit 9
 mark clock-set
 date -u -s "@$RIGHT" > /dev/null || exit 10
 wait_until started_after b.mp4 clock-set || exit 11
+# A clock set back from the future (a bad RTC corrected): a pass at 2030 (the jump forward starts
+# it: B again, 304), set C served, then the clock back; that alone must start the pass to C.
+date -u -s "2030-01-01 00:00:00" > /dev/null || exit 12
+next_in_2030() { $K ctl --socket /tmp/ctl.sock get sync > sync-2030.json 2>&1; grep -q '"next_check":18934' sync-2030.json; }
+wait_until next_in_2030 || exit 13
+cp www/manifest-c.json www/manifest.json.tmp && mv www/manifest.json.tmp www/manifest.json
+mark clock-back
+date -u -s "@$RIGHT" > /dev/null || exit 14
+wait_until started_after c.mp4 clock-back || exit 15
 $K ctl --socket /tmp/ctl.sock get sync > sync-after.json 2>&1
 kill -TERM $KIOSK_PID; wait $KIOSK_PID; echo $? > kiosk.rc
 '''
@@ -74,7 +87,7 @@ def test_a_guest_at_2001_plays_its_cache_names_the_clock_and_syncs_once_the_cloc
     work = tmp_path
     pki = work / "pki"
     pki.mkdir()
-    make_ca(pki, "ca")
+    make_ca(pki, "ca", days=36500)   # still valid at 2030, where the guest's clock goes too
     make_server_cert(pki, "ca", "20240101000000Z", "20991231000000Z")
     www = work / "www"
     (www / "media").mkdir(parents=True)
@@ -85,6 +98,9 @@ def test_a_guest_at_2001_plays_its_cache_names_the_clock_and_syncs_once_the_cloc
     make_clip(www / "media" / "b.mp4", "smptebars")
     make_manifest(www, base)
     (www / "manifest.json").rename(www / "manifest-b.json")
+    make_clip(www / "media" / "c.mp4", "rgbtestsrc")
+    make_manifest(www, base)
+    (www / "manifest.json").rename(www / "manifest-c.json")
     (work / "kiosk.conf").write_text(
         "display: {output: drm}\ninput: {enabled: false}\nplayback: {loop: playlist}\n"
         f"sync:\n  manifest: https://127.0.0.1:{PORT}/manifest.json\n  dir: {work}/store\n"
@@ -99,7 +115,7 @@ def test_a_guest_at_2001_plays_its_cache_names_the_clock_and_syncs_once_the_cloc
         path = work / name
         return path.read_text() if path.exists() else f"({name} missing)"
     where = (f"exit {code}; first sync: {read('first-sync.log')}\nkiosk.log: {read('kiosk.log')}\n"
-             f"sync-2001.json: {read('sync-2001.json')}\nconsole: {bed.console_log()[-3000:]}")
+             f"sync-2001.json: {read('sync-2001.json')}\nsync-2030.json: {read('sync-2030.json')}\nconsole: {bed.console_log()[-3000:]}")
     assert code == 0, where
     assert read("clock.txt").strip() == "2001-01-01", where
     log = read("kiosk.log")
@@ -107,6 +123,9 @@ def test_a_guest_at_2001_plays_its_cache_names_the_clock_and_syncs_once_the_cloc
     assert clock_lines, where
     assert (f"https://127.0.0.1:{PORT}/manifest.json: certificate valid from 2024-01-01, clock says 2001-01-01; "
             "retrying when the clock is set") in clock_lines[0], where
-    assert "content sync: switched to set" in log, where
+    assert log.count("content sync: switched to set") == 2, where   # to B, then to C
+    assert '"last_error":null' in read("sync-2030.json"), where   # the pass at 2030 took B again (304)
+    # Both clock changes ended the hour's wait (forwards to 2030, back from it).
+    assert log.count("content sync: the clock was set; checking now") >= 3, where
     assert read("kiosk.rc").strip() == "0", where
     print(clock_lines[0].strip())
