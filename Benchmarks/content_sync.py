@@ -1,9 +1,11 @@
 """Content sync's numbers for BENCHMARKS.md ("Content sync"), on loopback with the system tests'
 server (Tests/System/http_media_server.py) and `kiosk sync --once --json` (debug build):
 bytes fetched again after the server is killed at 50% of 200 MB, 500 files + a 50 MB file
-(first sync, one changed file of each size, a pass with nothing new), and max_rate 1M over 30 s.
+(first sync, one changed file of each size, a pass with nothing new), 500 files of 4 MB (2 GB:
+changing one fetches only it), and max_rate 1M over 30 s.
 
-    python3 Benchmarks/content_sync.py        # about a minute; needs ~500 MB in /tmp
+    python3 Benchmarks/content_sync.py [NAME...]   # a few minutes; needs ~4.5 GB in /tmp
+                                                   # NAME: killed_at_half many_files two_gigabytes max_rate
     python3 Benchmarks/content_sync.py --during-playback [KIOSK]   # 2 GB fetched while a clip plays
 
 --during-playback: `kiosk run` (the release build unless KIOSK is given) plays a 1080p30 clip on
@@ -13,6 +15,7 @@ without sync: the frames dropped in each (issue 21: no extra dropped frames). Ne
 """
 import shutil
 import sys
+import time
 import tempfile
 from pathlib import Path
 
@@ -53,6 +56,30 @@ def many_files(base: Path):
             changed = box.sync()
             print(f"{name} changed ({size} bytes): {changed.seconds:.2f} s, {changed.report['fetched_bytes']} bytes fetched, "
                   f"{changed.report['outcome']}")
+        same = box.sync()
+        print(f"nothing new (304): {same.seconds:.2f} s, {same.report['outcome']}")
+
+
+def two_gigabytes(base: Path):
+    """Issue 21's "500 files, 2 GB: changing one fetches only it": 500 files of 4 MB of random
+    bytes, a first sync, then one file's bytes changed and the manifest made again."""
+    root = base / "www"
+    write_media(root / "media", {f"clip{i:03}.mp4": 4_000_000 for i in range(500)})
+    with Server(root, "--etag") as server:
+        made = time.monotonic()
+        make_manifest(root, server.url("media/"))
+        made = time.monotonic() - made
+        box = Box(base, server.url("manifest.json"))
+        first = box.sync()
+        print(f"500 files, 2 GB, first sync: {first.seconds:.2f} s, {first.report['fetched_bytes']} bytes, "
+              f"{first.report['outcome']} (kiosk manifest of the 500: {made:.2f} s)")
+        write_media(root / "media", {"clip250.mp4": 4_000_000})
+        make_manifest(root, server.url("media/"))
+        changed = box.sync()
+        objects = box.store / "objects"
+        print(f"clip250.mp4 changed (4,000,000 bytes) among the 500: {changed.seconds:.2f} s, "
+              f"{changed.report['fetched_bytes']} bytes fetched, {changed.report['outcome']}; "
+              f"{len(list(objects.iterdir()))} objects, {sum(f.stat().st_size for f in objects.iterdir())} bytes in objects/")
         same = box.sync()
         print(f"nothing new (304): {same.seconds:.2f} s, {same.report['outcome']}")
 
@@ -110,7 +137,8 @@ if __name__ == "__main__":
         finally:
             shutil.rmtree(folder)
         sys.exit(0)
-    for measure in (killed_at_half, many_files, max_rate):
+    chosen = [m for m in (killed_at_half, many_files, two_gigabytes, max_rate) if len(sys.argv) < 2 or m.__name__ in sys.argv[1:]]
+    for measure in chosen:
         folder = Path(tempfile.mkdtemp(prefix="kiosk-sync-bench-"))
         try:
             measure(folder)

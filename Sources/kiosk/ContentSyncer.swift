@@ -55,10 +55,22 @@ final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
             if case .switched = runner.runOnce(shouldStop: { [thread] in thread.shouldStop }) {
                 reloader.contentSynced()
             }
-            let next = Date().addingTimeInterval(interval)
-            runner.statusBox.update { $0.nextCheck = Int64(next.timeIntervalSince1970) }
-            // Sleeps in tenths of a second: a stop or a sync_now ends the wait.
-            while !thread.shouldStop, Date() < next, !lock.withLock({ wanted }) { thread.sleep(seconds: 0.1) }
+            let wallStart = Date().timeIntervalSince1970, start = monotonicNow()
+            runner.statusBox.update { $0.nextCheck = Int64(wallStart + interval) }
+            // Sleeps in tenths of a second: a stop or a sync_now ends the wait. The interval is
+            // counted on the monotonic clock, and a wall clock set meanwhile (date -s, NTP's first
+            // answer, a resume) ends it: a pass refused for the clock ("retrying when the clock is
+            // set") runs again at once. A wall-clock deadline did the first only forwards: a clock
+            // set back from the future (a bad RTC) waited years for its next pass.
+            while !thread.shouldStop, !lock.withLock({ wanted }) {
+                let elapsed = monotonicNow() - start
+                if elapsed >= interval { break }
+                if abs(Date().timeIntervalSince1970 - wallStart - elapsed) > 2 {
+                    logger.notice("content sync: the clock was set; checking now")
+                    break
+                }
+                thread.sleep(seconds: 0.1)
+            }
         }
     }
 }

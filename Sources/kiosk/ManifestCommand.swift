@@ -22,10 +22,19 @@ struct ManifestCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The file to write (default: standard output).")
     var output: String?
 
-    @Option(help: "Also write OUTPUT.minisig, signed with this minisign secret key (made with minisign -G -W: not encrypted).")
+    @Option(help: "Also write OUTPUT.minisig, signed with this minisign secret key (minisign -G; one made with -W has no password).")
     var sign: String?
 
+    @Option(name: .customLong("password-file"),
+            help: "The password of an encrypted --sign key: the file's first line (else $KIOSK_MINISIGN_PASSWORD; kiosk never prompts).")
+    var passwordFile: String?
+
+    /// Where an encrypted key's password comes from when --password-file is not given. kiosk does
+    /// not prompt on a tty: it signs from scripts and CI, where no one is there to type.
+    static let passwordVariable = "KIOSK_MINISIGN_PASSWORD"
+
     func validate() throws {
+        if passwordFile != nil && sign == nil { throw ValidationError("--password-file is for the key of --sign") }
         if sign != nil && output == nil { throw ValidationError("--sign needs -o: the signature goes beside the file, as OUTPUT.minisig") }
         guard let scheme = baseURL.split(separator: ":").first?.lowercased(), scheme == "http" || scheme == "https" else {
             throw ValidationError("--base-url '\(baseURL)' is not an http(s) URL")
@@ -60,9 +69,9 @@ struct ManifestCommand: ParsableCommand {
         if let sign {
             guard let keyBytes = SyncStore.readWhole(sign) else { throw RuntimeFailure("\(sign): cannot read the secret key") }
             let name = output.split(separator: "/").last.map(String.init) ?? output
-            switch MinisignSecretKey.parse(String(decoding: keyBytes, as: UTF8.self)).flatMap({
-                Minisign.sign(Array(text.utf8), fileName: name, key: $0, timestamp: Int64(time(nil)))
-            }) {
+            var key = MinisignSecretKey.parse(String(decoding: keyBytes, as: UTF8.self))
+            if case .success(let parsed) = key { key = try unlocked(parsed, keyFile: sign) }
+            switch key.flatMap({ Minisign.sign(Array(text.utf8), fileName: name, key: $0, timestamp: Int64(time(nil))) }) {
             case .failure(let error): throw RuntimeFailure("\(sign): \(error)")
             case .success(let text): signature = text
             }
@@ -70,6 +79,35 @@ struct ManifestCommand: ParsableCommand {
         try Self.writeAtomically(text, to: output)
         if let signature { try Self.writeAtomically(signature, to: output + ".minisig") }
         writeStandardError("\(output): \(files.count) files" + (signature != nil ? ", signed in \(output).minisig" : ""))
+    }
+
+    /// The key itself: an encrypted one is decrypted with the password from --password-file or
+    /// the environment; the error names where the password came from, so a wrong one is traced.
+    func unlocked(_ key: MinisignSecretKey, keyFile: String) throws -> Result<MinisignSecretKey, MinisignFormatError> {
+        guard key.scrypt != nil else { return .success(key) }
+        let password: [UInt8]
+        let source: String
+        if let passwordFile {
+            guard let bytes = SyncStore.readWhole(passwordFile) else { throw RuntimeFailure("\(passwordFile): cannot read the password file") }
+            password = Self.firstLine(bytes)
+            source = "--password-file \(passwordFile)"
+        } else if let value = getenv(Self.passwordVariable) {
+            password = Self.firstLine(Array(String(cString: value).utf8))
+            source = "$\(Self.passwordVariable)"
+        } else {
+            throw RuntimeFailure("\(keyFile): the secret key is encrypted with a password; give --password-file FILE or set "
+                                 + "\(Self.passwordVariable) (kiosk does not prompt)")
+        }
+        return Minisign.decrypted(key, password: password).mapError {
+            $0.description.hasPrefix("wrong password") ? MinisignFormatError("wrong password (from \(source)) for this secret key") : $0
+        }
+    }
+
+    /// The password as minisign reads it from its prompt: the first line, without "\n" or "\r\n".
+    static func firstLine(_ bytes: [UInt8]) -> [UInt8] {
+        var line = Array(bytes.prefix { $0 != UInt8(ascii: "\n") })
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        return line
     }
 
     /// Written under a temporary name, fsynced and renamed: a server never serves half of it.

@@ -1,6 +1,7 @@
 """What the content sync tests share (test_content_sync.py, test_content_sync_trust.py,
 test_content_sync_run.py): http_media_server.py as a child process, a kiosk.conf whose sync
-section points at it, `kiosk sync --once --json`, and a look at the store on disk."""
+section points at it, `kiosk sync --once --json`, a look at the store on disk, and a test CA
+made with openssl (also for test_content_sync_clock.py in the VM bed)."""
 import json
 import os
 import subprocess
@@ -86,3 +87,37 @@ def served(tmp_path, sizes, *flags):
     server = Server(root, *flags).__enter__()
     manifest = make_manifest(root, server.url("media/"))
     return root, server, manifest
+
+
+def openssl(*args, cwd):
+    subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True, cwd=cwd)
+
+
+def make_ca(folder: Path, name: str, days: int = 2):
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.pem",
+            "-days", str(days), "-subj", f"/CN={name}", cwd=folder)
+
+
+def make_server_cert(folder: Path, ca: str, start: str, end: str):
+    """A certificate for 127.0.0.1 signed by `ca`, valid from `start` to `end` (YYYYMMDDHHMMSSZ):
+    `openssl ca`, since `openssl x509` of OpenSSL 3.0 cannot set a start date."""
+    (folder / "db").mkdir(exist_ok=True)
+    (folder / "db" / "index.txt").write_text("")
+    (folder / "ca.cnf").write_text(f"""[ca]
+default_ca = test
+[test]
+database = db/index.txt
+new_certs_dir = db
+serial = db/serial
+default_md = sha256
+policy = anything
+copy_extensions = copy
+unique_subject = no
+[anything]
+commonName = supplied
+""")
+    (folder / "db" / "serial").write_text("1000\n")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", cwd=folder)
+    openssl("ca", "-batch", "-config", "ca.cnf", "-cert", f"{ca}.pem", "-keyfile", f"{ca}.key", "-in", "server.csr",
+            "-out", "server.pem", "-startdate", start, "-enddate", end, cwd=folder)

@@ -23,6 +23,7 @@ import argparse
 import os
 import ssl
 import sys
+import threading
 import time
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -36,6 +37,7 @@ class RangeHandler(SimpleHTTPRequestHandler):
 
     options = argparse.Namespace(etag=False, die_after=None, hang=None, ignore_range=False, html=None)
     sent = 0   # body bytes sent by the whole process (for --die-after)
+    lock = threading.Lock()
 
     def send_head(self):
         path = self.translate_path(self.path)
@@ -104,12 +106,18 @@ class RangeHandler(SimpleHTTPRequestHandler):
             if not chunk:
                 break
             limit = RangeHandler.options.die_after
-            if limit is not None and RangeHandler.sent + len(chunk) >= limit:
-                destination.write(chunk[:limit - RangeHandler.sent])
+            # Counted before it is written, under a lock: counted after, a thread preempted
+            # between its write and its count let another send its bytes too (a 188-byte
+            # manifest written, not yet counted, gave the file 188 bytes past --die-after).
+            with RangeHandler.lock:
+                if limit is not None:
+                    chunk = chunk[:max(0, limit - RangeHandler.sent)]
+                RangeHandler.sent += len(chunk)
+                dying = limit is not None and RangeHandler.sent >= limit
+            destination.write(chunk)
+            if dying:
                 destination.flush()
                 os._exit(0)   # as a killed server: every connection drops
-            destination.write(chunk)
-            RangeHandler.sent += len(chunk)
             self.remaining -= len(chunk)
             if self.rate:
                 time.sleep(len(chunk) / self.rate)

@@ -48,7 +48,15 @@ def test_kiosk_run_plays_the_set_and_sync_now_switches_to_a_new_one(tmp_path):
             while not control.exists():
                 assert process.poll() is None and time.monotonic() < deadline, "no control socket"
                 time.sleep(0.05)
-            client = ControlClient(control, timeout=10)
+            # The socket file exists from bind(2) on, connections are taken from listen(2) on: a
+            # loaded machine showed the gap (ConnectionRefusedError).
+            while True:
+                try:
+                    client = ControlClient(control, timeout=10)
+                    break
+                except ConnectionRefusedError:
+                    assert process.poll() is None and time.monotonic() < deadline, "the control socket refused"
+                    time.sleep(0.05)
             client.ok("observe", "status")
             deadline = time.monotonic() + 20
             while client.ok("get", "sync")["state"] != "switched":

@@ -10,47 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from content_sync_support import KIOSK, Box, Server, make_manifest, served, write_media
+from content_sync_support import KIOSK, Box, Server, make_ca, make_manifest, make_server_cert, served, write_media
 
 
 @pytest.fixture(autouse=True)
 def built():
     if not KIOSK.exists():
         pytest.fail(f"{KIOSK} is missing: run swift build first")
-
-
-def openssl(*args, cwd):
-    subprocess.run(["openssl", *map(str, args)], check=True, capture_output=True, cwd=cwd)
-
-
-def make_ca(folder: Path, name: str):
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.pem",
-            "-days", "2", "-subj", f"/CN={name}", cwd=folder)
-
-
-def make_server_cert(folder: Path, ca: str, start: str, end: str):
-    """A certificate for 127.0.0.1 signed by `ca`, valid from `start` to `end` (YYYYMMDDHHMMSSZ):
-    `openssl ca`, since `openssl x509` of OpenSSL 3.0 cannot set a start date."""
-    (folder / "db").mkdir(exist_ok=True)
-    (folder / "db" / "index.txt").write_text("")
-    (folder / "ca.cnf").write_text(f"""[ca]
-default_ca = test
-[test]
-database = db/index.txt
-new_certs_dir = db
-serial = db/serial
-default_md = sha256
-policy = anything
-copy_extensions = copy
-unique_subject = no
-[anything]
-commonName = supplied
-""")
-    (folder / "db" / "serial").write_text("1000\n")
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", cwd=folder)
-    openssl("ca", "-batch", "-config", "ca.cnf", "-cert", f"{ca}.pem", "-keyfile", f"{ca}.key", "-in", "server.csr",
-            "-out", "server.pem", "-startdate", start, "-enddate", end, cwd=folder)
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +109,46 @@ def test_kiosk_manifest_sign_is_checked_by_minisign_and_by_kiosk(tmp_path):
         box = Box(tmp_path, server.url("manifest.json"), public_key=key_text)
         result = box.sync()
     assert result.returncode == 0, result.stderr
+
+
+def test_a_password_protected_minisign_key_signs_with_its_password_only(tmp_path):
+    """minisign's default key (no -W) is encrypted: scrypt at 1 GiB, the password typed twice
+    (here on standard input, which minisign reads when it is not a tty). kiosk takes the password
+    from --password-file or $KIOSK_MINISIGN_PASSWORD; a wrong or missing one is one line naming
+    the key file, and no signature is written."""
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    public, secret = keys / "p.pub", keys / "p.key"
+    subprocess.run(["minisign", "-G", "-p", str(public), "-s", str(secret)], input="kiosk pass\nkiosk pass\n",
+                   check=True, capture_output=True, text=True, timeout=120)
+    root = tmp_path / "www"
+    write_media(root / "media", {"a.mp4": 30_000})
+    manifest = root / "manifest.json"
+
+    def sign(*extra, env_password=None):
+        env = {k: v for k, v in os.environ.items() if k != "KIOSK_MINISIGN_PASSWORD"}
+        if env_password is not None:
+            env["KIOSK_MINISIGN_PASSWORD"] = env_password
+        return subprocess.run([str(KIOSK), "manifest", str(root / "media"), "--base-url", "http://127.0.0.1:1/media/",
+                               "-o", str(manifest), "--sign", str(secret), *extra],
+                              capture_output=True, text=True, env=env, timeout=120)
+
+    (tmp_path / "right").write_text("kiosk pass\n")   # one line, as an editor saves it
+    (tmp_path / "wrong").write_text("kiosk pas\n")
+    refused = {"none": sign(), "wrong file": sign("--password-file", str(tmp_path / "wrong")),
+               "wrong env": sign(env_password="Kiosk pass")}
+    for case, result in refused.items():
+        line = result.stderr.strip().removeprefix("kiosk: ")
+        assert result.returncode != 0 and "\n" not in line and line.startswith(f"{secret}: "), (case, line)
+        assert not (root / "manifest.json.minisig").exists(), case
+    assert "encrypted with a password; give --password-file FILE or set KIOSK_MINISIGN_PASSWORD" in refused["none"].stderr
+    assert f"wrong password (from --password-file {tmp_path / 'wrong'})" in refused["wrong file"].stderr
+    assert "wrong password (from $KIOSK_MINISIGN_PASSWORD)" in refused["wrong env"].stderr
+    for how in ({"extra": ["--password-file", str(tmp_path / "right")]}, {"env_password": "kiosk pass"}):
+        result = sign(*how.get("extra", []), env_password=how.get("env_password"))
+        assert result.returncode == 0, (how, result.stderr)
+        subprocess.run(["minisign", "-V", "-p", str(public), "-m", str(manifest)], check=True, capture_output=True)
+        (root / "manifest.json.minisig").unlink()
 
 
 @pytest.mark.parametrize("case", ["changed after signing", "no signature", "another key"])

@@ -6,6 +6,16 @@ public struct MinisignPublicKey: Sendable, Equatable {
     public var keyID: [UInt8]
     public var key: [UInt8]
 
+    public init(keyID: [UInt8], key: [UInt8]) {
+        self.keyID = keyID
+        self.key = key
+    }
+
+    /// The `.pub` file's text, as minisign writes it.
+    public var fileText: String {
+        "untrusted comment: minisign public key \(keyIDText)\n\(Data(Array("Ed".utf8) + keyID + key).base64EncodedString())\n"
+    }
+
     public init?(base64 text: String) {
         guard let data = Data(base64Encoded: text.trimmingWhitespace()), data.count == 42,
               data.prefix(2) == Data("Ed".utf8) else { return nil }
@@ -84,14 +94,41 @@ public struct MinisignFormatError: Error, Sendable, Equatable, CustomStringConve
     public init(_ description: String) { self.description = description }
 }
 
-/// A minisign secret key file whose key is not encrypted (`minisign -G -W`): its id and the
-/// 64-byte Ed25519 secret key (seed and public key, libsodium's layout).
+/// A minisign secret key file: "Ed", the kdf ("Sc" for scrypt, or two zero bytes for a key made
+/// with `minisign -G -W`), "B2", the scrypt salt and limits, then the key id, the 64-byte Ed25519
+/// secret key (seed and public key, libsodium's layout) and their checksum. With a password, those
+/// last 104 bytes are XORed with scrypt's output (minisign.c's encrypt_key); Minisign.decrypted
+/// undoes that (it needs libsodium, which KioskCore does not link).
 public struct MinisignSecretKey: Sendable {
+    /// The scrypt parameters of an encrypted key (minisign writes its SENSITIVE limits: 1 GiB).
+    public struct Scrypt: Sendable, Equatable {
+        public var salt: [UInt8]
+        public var opsLimit: UInt64
+        public var memLimit: UInt64
+
+        public init(salt: [UInt8], opsLimit: UInt64, memLimit: UInt64) {
+            self.salt = salt
+            self.opsLimit = opsLimit
+            self.memLimit = memLimit
+        }
+    }
+    /// nil once decrypted or when the file has no password.
+    public var scrypt: Scrypt?
     public var keyID: [UInt8]
     public var secretKey: [UInt8]
     /// The checksum the file carries: BLAKE2b-256 of "Ed", the id and the key (checked by the
-    /// signer, which has BLAKE2b).
+    /// signer, which has BLAKE2b; for an encrypted key it is how a wrong password shows).
     public var checksum: [UInt8]
+
+    public init(scrypt: Scrypt?, keyID: [UInt8], secretKey: [UInt8], checksum: [UInt8]) {
+        self.scrypt = scrypt
+        self.keyID = keyID
+        self.secretKey = secretKey
+        self.checksum = checksum
+    }
+
+    /// The 104 bytes scrypt's output is XORed with: id, key, checksum.
+    public var sealedPart: [UInt8] { keyID + secretKey + checksum }
 
     public static func parse(_ text: String) -> Result<MinisignSecretKey, MinisignFormatError> {
         let lines = text.split(whereSeparator: \.isNewline).map(String.init)
@@ -101,11 +138,30 @@ public struct MinisignSecretKey: Sendable {
             return .failure(MinisignFormatError("not a minisign secret key"))
         }
         let bytes = Array(data)
-        guard bytes[2] == 0, bytes[3] == 0 else {
-            return .failure(MinisignFormatError("the secret key is encrypted with a password; kiosk signs only with "
-                                                + "keys made by minisign -G -W (no password)"))
+        guard bytes[4] == UInt8(ascii: "B"), bytes[5] == UInt8(ascii: "2") else {
+            return .failure(MinisignFormatError("checksum algorithm is not B2 (BLAKE2b)"))
         }
-        return .success(MinisignSecretKey(keyID: Array(bytes[54..<62]), secretKey: Array(bytes[62..<126]),
+        var scrypt: Scrypt?
+        if bytes[2] == UInt8(ascii: "S"), bytes[3] == UInt8(ascii: "c") {
+            func le64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+            scrypt = Scrypt(salt: Array(bytes[6..<38]), opsLimit: le64(38), memLimit: le64(46))
+        } else if bytes[2] != 0 || bytes[3] != 0 {
+            return .failure(MinisignFormatError("key derivation '\(String(decoding: bytes[2..<4], as: UTF8.self))' is not Sc (scrypt) or none"))
+        }
+        return .success(MinisignSecretKey(scrypt: scrypt, keyID: Array(bytes[54..<62]), secretKey: Array(bytes[62..<126]),
                                           checksum: Array(bytes[126..<158])))
+    }
+
+    /// The file's text (used by tests to make keys, encrypted or not).
+    public var fileText: String {
+        var bytes = Array("Ed".utf8)
+        if let scrypt {
+            bytes += Array("Sc".utf8) + Array("B2".utf8) + scrypt.salt
+            for limit in [scrypt.opsLimit, scrypt.memLimit] { bytes += (0..<8).map { UInt8(truncatingIfNeeded: limit >> (8 * UInt64($0))) } }
+        } else {
+            bytes += [0, 0] + Array("B2".utf8) + [UInt8](repeating: 0, count: 48)
+        }
+        bytes += sealedPart
+        return "untrusted comment: minisign encrypted secret key\n\(Data(bytes).base64EncodedString())\n"
     }
 }
