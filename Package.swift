@@ -36,12 +36,14 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // The kernel's HDMI-CEC API: no library, only <linux/cec.h> and ioctls (static inline in shim.h).
         .systemLibrary(name: "CCEC"),
+        // HEIC/HEIF (and AVIF, where libheif has an AV1 decoder) stills: FFmpeg 5.1 cannot open them.
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         // What Swift cannot import: function-like macros (AVERROR, AVERROR_EOF) and variadic
         // callbacks (av_log's va_list).
         .target(name: "CKioskShim", dependencies: ["CFFmpeg", "CALSA"]),
 
         .target(name: "KioskCore", dependencies: [.product(name: "Yams", package: "Yams")]),
-        .target(name: "KioskMedia", dependencies: ["KioskCore", "CFFmpeg", "CKioskShim", .product(name: "SystemPackage", package: "swift-system"),
+        .target(name: "KioskMedia", dependencies: ["KioskCore", "CFFmpeg", "CKioskShim", "CHeif", .product(name: "SystemPackage", package: "swift-system"),
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "KioskAudio", dependencies: ["KioskCore", "CALSA", "CKioskShim", .product(name: "SystemPackage", package: "swift-system"),

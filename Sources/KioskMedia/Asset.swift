@@ -121,7 +121,7 @@ public final class Asset {
         return start == kiosk_nopts_value() ? nil : Double(start) / Double(AV_TIME_BASE)
     }
 
-    private static func checkLocalFile(_ source: String) throws {
+    static func checkLocalFile(_ source: String) throws {
         if source.contains("://") || source.hasPrefix("lavfi:") { return }
         var status = stat()
         guard stat(source, &status) == 0 else {

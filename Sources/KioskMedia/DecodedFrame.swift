@@ -48,3 +48,12 @@ public final class DecodedFrame: @unchecked Sendable {
         av_get_pix_fmt_name(AVPixelFormat(frame.pointee.format)).map { String(cString: $0) } ?? "unknown"
     }
 }
+
+extension DecodedFrame {
+    /// Another frame over the same pixels (av_frame_clone: a new reference, no copy), at the
+    /// start of the item; nil when out of memory. For a still handed out again after a seek.
+    public func newReference() -> DecodedFrame? {
+        guard let copy = av_frame_clone(frame) else { return nil }
+        return DecodedFrame(taking: copy, pts: .zero, sampleAspect: sampleAspect, rotation: rotation)
+    }
+}

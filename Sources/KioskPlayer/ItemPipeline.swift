@@ -56,10 +56,11 @@ final class ItemPipeline: @unchecked Sendable {
     let audioPackets = BoundedQueue<PacketMessage>(capacity: 512)
     /// Also wakes the demux thread parked at the end of the file (a seek or close).
     let lock = NSCondition()
-    private var pendingSeek: (target: MediaTime, generation: Int)?
-    private var closing = false
+    // Internal, not private, for the HEIF still's thread (ItemPipeline+Heif.swift).
+    var pendingSeek: (target: MediaTime, generation: Int)?
+    var closing = false
     private var generation = 0
-    private var openedInfo: MediaInfo?
+    var openedInfo: MediaInfo?
     var hasAudioStream = false
     /// How strict the video's `FrameTimeline` is (under `lock`); the presenter waits for a
     /// frame as long as it allows.
@@ -157,6 +158,8 @@ final class ItemPipeline: @unchecked Sendable {
     // MARK: Demux thread
 
     private func runDemux() {
+        // FFmpeg 5.1 cannot open HEIC: libheif decodes it whole on this thread instead.
+        if HeifStill.handles(plan.source, sniff: plan.stillDuration != nil) { return runHeifStill() }
         let demuxer: Demuxer
         let decoder: VideoDecoder
         do {

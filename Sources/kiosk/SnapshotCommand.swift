@@ -37,6 +37,7 @@ struct SnapshotCommand: ParsableCommand {
 
     func run() throws {
         _ = common.makeLogger()
+        if let still = try HeifStill.decodeIfHeif(media) { return try write(still) }
         let asset = try Asset(source: media)
         if let duration = asset.info.durationSeconds, at > duration {
             throw MediaError(source: media, reason: String(format: "--at %.3f s is past the end (%.3f s)", at, duration))
@@ -46,6 +47,11 @@ struct SnapshotCommand: ParsableCommand {
         guard let frame = try reader.frame(at: MediaTime(seconds: at)) else {
             throw MediaError(source: media, reason: "no picture could be decoded")
         }
+        try write(frame)
+    }
+
+    /// Draws `frame` on a --size screen, as the player would, and writes it as a PNG.
+    private func write(_ frame: DecodedFrame) throws {
         let displayRotation = Rotation(degrees: rotation)!
         // --size is the panel's mode, as scanned out; a turned screen gets the picture turned.
         let display = HeadlessDisplay(size: size, paced: false)

@@ -152,4 +152,15 @@ private func ffmpegMatrix(clockwiseDegrees: Double, hflip: Bool) -> [Int32] {
         #expect(StillSizeLimit.refusal(picture: size(4096, 4096), lowres: 0, bitsPerPixel: 0, reducible: true) == nil)
         #expect(StillSizeLimit.refusal(picture: size(4097, 4096), lowres: 0, bitsPerPixel: 0, reducible: true) != nil)
     }
+
+    @Test func heifIsMeasuredWholeAndSaysWhy() {
+        // 44 MP 8-bit 4:2:0 is 63 MiB: shown; 48 MP is 68 MiB; an alpha plane adds 8 bits.
+        #expect(StillSizeLimit.heifRefusal(picture: size(7680, 5760), bitsPerPixel: 12) == nil)
+        #expect(StillSizeLimit.heifRefusal(picture: size(8000, 6000), bitsPerPixel: 12)
+                == "picture is 8000x6000 (48.0 MP, 68 MiB decoded); kiosk decodes a still into at most 64 MiB and libheif 1.15 cannot decode a HEIF at a reduced size")
+        // 35 MP: 50 MiB without alpha, 83 MiB with it.
+        #expect(StillSizeLimit.heifRefusal(picture: size(7000, 5000), bitsPerPixel: 12) == nil)
+        #expect(StillSizeLimit.heifRefusal(picture: size(7000, 5000), bitsPerPixel: 20)?.hasPrefix("picture is 7000x5000 (35.0 MP, 83 MiB") == true)
+        #expect(StillSizeLimit.heifRefusal(picture: size(0, 0), bitsPerPixel: 12) == nil)
+    }
 }

@@ -90,7 +90,7 @@ struct PlaylistExpansionTests {
         let messages = expansion.diagnostics.map(\.description)
         #expect(messages.count == 5)
         #expect(messages[0] == "kiosk.conf:3:5: file '/media/gone.mp4' does not exist; skipped until it appears")
-        #expect(messages[1].hasPrefix("kiosk.conf:4:5: directory '/empty' holds no media files; expected files ending in avi, bmp"))
+        #expect(messages[1].hasPrefix("kiosk.conf:4:5: directory '/empty' holds no media files; expected files ending in avi, avif, bmp"))
         #expect(messages[2] == "kiosk.conf:5:5: directory '/nowhere' does not exist; skipped until it appears")
         #expect(messages[3] == "kiosk.conf:6:5: '/media/*.avi' matches no media files; skipped")
         #expect(messages[4] == "kiosk.conf:7:5: cannot list directory '/locked': permission denied; skipped")

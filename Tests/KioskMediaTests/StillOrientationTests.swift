@@ -93,6 +93,11 @@ struct StillOrientationCase: Sendable, CustomStringConvertible {
     static func shownByKiosk(_ path: String, stillScreen: PixelSize? = nil) throws -> (image: RGBImage, lowres: Int) {
         let reader = try VideoFrameReader(asset: try Asset(source: path), stillScreen: stillScreen)
         let frame = try #require(try reader.nextFrame())
+        return (try drawn(frame), reader.lowres)
+    }
+
+    /// `frame` drawn 1:1 (turned upright when it carries a turn) by the scaler, as on a screen.
+    static func drawn(_ frame: DecodedFrame) throws -> RGBImage {
         let upright = frame.rotation.swapsAxes ? frame.size.transposed : frame.size
         let layout = Scaler.layout(for: frame, on: upright, gravity: .stretch)
         let stride = upright.width * 4
@@ -105,7 +110,7 @@ struct StillOrientationCase: Sendable, CustomStringConvertible {
             let pixel = memory.load(fromByteOffset: index * 4, as: UInt32.self)   // XRGB8888
             bytes += [UInt8((pixel >> 16) & 0xFF), UInt8((pixel >> 8) & 0xFF), UInt8(pixel & 0xFF)]
         }
-        return (RGBImage(width: upright.width, height: upright.height, bytes: bytes), reader.lowres)
+        return RGBImage(width: upright.width, height: upright.height, bytes: bytes)
     }
 
     /// Which quadrant colour `color` is.

@@ -49,6 +49,18 @@ public enum StillSizeLimit {
         return "picture is \(picture) (\(megapixels(pixels)) MP, \(bytes / (1024 * 1024)) MiB decoded\(reduced)); kiosk decodes a still into at most 64 MiB"
     }
 
+    /// Why a HEIF still (HEIC, AVIF) of `picture` is not shown, nil when it may be. libheif
+    /// 1.15 has no reduced-size decode (nothing like JPEG's `lowres`), so it decodes whole into
+    /// `bitsPerPixel` (12 for 8-bit 4:2:0, plus 8 with an alpha plane) and a larger one is
+    /// refused, not shrunk.
+    public static func heifRefusal(picture: PixelSize, bitsPerPixel: Int) -> String? {
+        guard !picture.isEmpty else { return nil }
+        let pixels = picture.width * picture.height
+        let bytes = pixels * bitsPerPixel / 8
+        guard bytes > maximumDecodedBytes else { return nil }
+        return "picture is \(picture) (\(megapixels(pixels)) MP, \(bytes / (1024 * 1024)) MiB decoded); kiosk decodes a still into at most 64 MiB and libheif 1.15 cannot decode a HEIF at a reduced size"
+    }
+
     private static func megapixels(_ pixels: Int) -> String {
         let tenths = (pixels + 50_000) / 100_000
         return "\(tenths / 10).\(tenths % 10)"

@@ -27,7 +27,7 @@ public struct PlaylistEntry: Sendable, Equatable {
     public var itemIndex: Int
     /// The item's title, else the file name (the whole URL for streams).
     public var title: String
-    /// png/jpg/jpeg/bmp/webp: shown for `item.duration` or `playback.image_duration`.
+    /// png/jpg/jpeg/bmp/webp/heic/heif/avif: shown for `item.duration` or `playback.image_duration`.
     public var isStillImage: Bool
 
     public init(media: MediaReference, item: ItemConfig, itemIndex: Int) {
@@ -63,7 +63,13 @@ public struct PlaylistExpander: Sendable {
     public static let videoExtensions: Set<String> = [
         "mp4", "m4v", "mov", "mkv", "webm", "avi", "ts", "m2ts", "mpg", "mpeg", "ogv", "flv", "wmv", "gif",
     ]
-    public static let stillImageExtensions: Set<String> = ["png", "jpg", "jpeg", "bmp", "webp"]
+    /// Phone photos FFmpeg 5.1 cannot open: libheif decodes them (KioskMedia's `HeifStill`).
+    public static let heifImageExtensions: Set<String> = ["heic", "heif", "avif"]
+    public static let stillImageExtensions: Set<String> = heifImageExtensions.union(["png", "jpg", "jpeg", "bmp", "webp"])
+    /// Whether `path` is named as a HEIF still (any letter case): .heic, .heif, .avif.
+    public static func hasHeifExtension(_ path: String) -> Bool {
+        heifImageExtensions.contains(PathText.lowercasedExtension(path))
+    }
     public static let mediaExtensions: Set<String> = videoExtensions.union(stillImageExtensions)
     /// What a music bed (`audio_track`) lists from directories and globs.
     public static let soundExtensions: Set<String> = [

@@ -1,0 +1,162 @@
+import CHeif
+import Foundation
+import KioskCore
+
+// Thin typed wrappers of libheif's C API: each class owns one libheif object and frees it in
+// deinit, each failure is a `MediaError` naming the file with libheif's own reason.
+
+/// libheif's error as a Swift error: the message is copied at once (it lives in the context).
+struct HeifFailure: Error {
+    let reason: String
+
+    /// nil when `error` says success.
+    init?(_ error: heif_error) {
+        guard error.code != heif_error_Ok else { return nil }
+        let text = error.message.map { String(cString: $0) } ?? ""
+        // Some of libheif's messages end in a newline: the error stays one line.
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        reason = lines.isEmpty ? "libheif error \(error.code.rawValue)" : lines.joined(separator: "; ")
+    }
+}
+
+/// A HEIF file opened with libheif (its boxes read, nothing decoded yet).
+final class HeifContext {
+    let path: String
+    private let context: OpaquePointer
+
+    /// libheif wants one heif_init before use (it loads its decoder plugins there, where it has
+    /// any); done once for the process and never undone: plugins stay loaded.
+    private static let initialized: Bool = heif_init(nil).code == heif_error_Ok
+
+    init(path: String) throws {
+        _ = HeifContext.initialized
+        self.path = path
+        guard let context = heif_context_alloc() else { throw MediaError(source: path, reason: "out of memory opening libheif") }
+        self.context = context
+        if let failure = HeifFailure(heif_context_read_from_file(context, path, nil)) {
+            throw MediaError(source: path, reason: "libheif cannot read it: \(failure.reason)")
+        }
+    }
+
+    deinit {
+        heif_context_free(context)
+    }
+
+    /// The picture a viewer shows for the file (a phone's photo; others are thumbnails, depth maps).
+    func primaryImage() throws -> HeifImageHandle {
+        var handle: OpaquePointer?
+        if let failure = HeifFailure(heif_context_get_primary_image_handle(context, &handle)) {
+            throw MediaError(source: path, reason: "libheif finds no picture in it: \(failure.reason)")
+        }
+        // The handle refers to the context: it keeps it alive.
+        return HeifImageHandle(handle!, context: self)
+    }
+}
+
+/// One image of a HEIF file, not decoded: its size and layout come from the file's boxes.
+final class HeifImageHandle {
+    private let handle: OpaquePointer
+    private let context: HeifContext
+
+    fileprivate init(_ handle: OpaquePointer, context: HeifContext) {
+        self.handle = handle
+        self.context = context
+    }
+
+    deinit {
+        heif_image_handle_release(handle)
+    }
+
+    /// The size as shown: libheif reports it after the file's rotation and crop (irot, clap).
+    var size: PixelSize {
+        PixelSize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
+    }
+
+    var hasAlpha: Bool { heif_image_handle_has_alpha_channel(handle) != 0 }
+
+    /// Decodes to 8-bit YCbCr 4:2:0, whatever the file holds (4:4:4, monochrome, 10-bit HDR
+    /// are converted by libheif): the one layout the scaler and the plane path both take, at
+    /// 12 bits a pixel, half of RGB's 24 within the same memory ceiling.
+    func decodeYUV420() throws -> HeifImage {
+        guard let options = heif_decoding_options_alloc() else {
+            throw MediaError(source: context.path, reason: "out of memory decoding with libheif")
+        }
+        defer { heif_decoding_options_free(options) }
+        // HEIF keeps a photo's orientation in its irot/imir/clap boxes (not EXIF, which the
+        // spec says to ignore when irot is there): libheif applies them, so the frame comes
+        // out upright and nothing else turns it again.
+        options.pointee.ignore_transformations = 0
+        options.pointee.convert_hdr_to_8bit = 1
+        var image: OpaquePointer?
+        if let failure = HeifFailure(heif_decode_image(handle, &image, heif_colorspace_YCbCr, heif_chroma_420, options)) {
+            throw MediaError(source: context.path, reason: "libheif cannot decode it: \(failure.reason)")
+        }
+        return HeifImage(image!)
+    }
+}
+
+/// A decoded HEIF picture: libheif's planes, released when its owner is done.
+final class HeifImage {
+    /// nil once handed to an AVFrame (`takeImage`), which releases it then.
+    private var image: OpaquePointer?
+
+    fileprivate init(_ image: OpaquePointer) {
+        self.image = image
+    }
+
+    deinit {
+        if let image { heif_image_release(image) }
+    }
+
+    /// One plane's pixels and the bytes from one row to the next; nil when the image has no
+    /// such plane or it is not 8-bit.
+    func plane(_ channel: heif_channel) -> (base: UnsafePointer<UInt8>, stride: Int)? {
+        guard let image, heif_image_get_bits_per_pixel_range(image, channel) == 8 else { return nil }
+        var stride: Int32 = 0
+        guard let base = heif_image_get_plane_readonly(image, channel, &stride), stride > 0 else { return nil }
+        return (base, Int(stride))
+    }
+
+    var isYUV420: Bool {
+        guard let image else { return false }
+        return heif_image_get_colorspace(image) == heif_colorspace_YCbCr && heif_image_get_chroma_format(image) == heif_chroma_420
+    }
+
+    /// How the planes encode colour: the decoded image's nclx (the file's colr box, else the
+    /// codec's), nil when it says nothing.
+    var colour: (matrix: Int, primaries: Int, transfer: Int, fullRange: Bool)? {
+        guard let image else { return nil }
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+        guard HeifFailure(heif_image_get_nclx_color_profile(image, &nclx)) == nil, let nclx else { return nil }
+        defer { heif_nclx_color_profile_free(nclx) }
+        return (Int(nclx.pointee.matrix_coefficients.rawValue), Int(nclx.pointee.color_primaries.rawValue),
+                Int(nclx.pointee.transfer_characteristics.rawValue), nclx.pointee.full_range_flag != 0)
+    }
+
+    /// Gives up ownership: the caller releases the returned image with heif_image_release.
+    func takeImage() -> OpaquePointer? {
+        defer { image = nil }
+        return image
+    }
+}
+
+/// What a file's first bytes say, for routing a still to libheif when its name does not.
+enum HeifSniff {
+    /// Whether `bytes` (a file's start, 12 bytes at least) are a HEIF file's: an ftyp box with
+    /// a HEIF brand (heic, heix, mif1, avif...).
+    static func isHeif(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 12 else { return false }
+        switch heif_check_filetype(bytes, Int32(bytes.count)) {
+        case heif_filetype_yes_supported, heif_filetype_yes_unsupported: return true
+        default: return false
+        }
+    }
+
+    /// "image/heic", "image/avif"...; "" when the bytes are not HEIF.
+    static func mimeType(_ bytes: [UInt8]) -> String {
+        heif_get_file_mime_type(bytes, Int32(bytes.count)).map { String(cString: $0) } ?? ""
+    }
+
+    /// Whether this libheif can decode AV1 (AVIF): Debian's builds it with dav1d or aom.
+    static var decodesAV1: Bool { heif_have_decoder_for_format(heif_compression_AV1) != 0 }
+}
