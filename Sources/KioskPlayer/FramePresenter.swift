@@ -54,6 +54,9 @@ final class FramePresenter {
         self.layers = LayerState.make(layers, font: overlay?.font ?? .auto, feedFetch: SmallHTTPGet.feed, logger: logger)
         directVideo = output.directVideo.map { DirectVideoPath(output: $0, heartbeat: heartbeat, logger: logger) }
         transitions = SeamTransitions(logger: logger)
+        // A ticker composes every frame in memory: made now, not on the first frame (whose
+        // flip it would make late).
+        if self.layers?.moves == true { composed.prepare(size: output.size) }
     }
 
     /// New overlay settings (a live reload of kiosk.conf): the font is loaded again; nil turns
@@ -67,6 +70,7 @@ final class FramePresenter {
         layers?.stop()
         layers = LayerState.make(configs, font: font, feedFetch: SmallHTTPGet.feed, logger: logger)
         composed.forget()
+        if layers?.moves == true { composed.prepare(size: output.size) }
     }
 
     /// `kiosk ctl layer`: nil when done, else why not (no such layer, no text to change).
@@ -115,7 +119,7 @@ final class FramePresenter {
             // once, in `draw`. A transition mixes on the CPU path.
             if let directVideo,
                let planeFlip = directVideo.present(frame, layout: layout,
-                                                   overlayVisible: layers != nil || transitions.isMoving(atHost: now)
+                                                   overlayVisible: layers != nil || transitions.shows(atHost: now)
                                                     || overlay?.content(at: now, over: view) != nil) {
                 overlay?.drawn = nil
                 shown.flipTime = planeFlip
@@ -124,7 +128,7 @@ final class FramePresenter {
                 let drawStart = MonotonicClock().now()
                 let back = try output.backBuffer()
                 let flipEstimate = output.expectedFlip(after: drawStart + drawSeconds)
-                if transitions.isMoving(atHost: now) {
+                if transitions.shows(atHost: MonotonicClock.hostTime(seconds: flipEstimate)) {
                     // The picture alone in memory; each flip until the transition ends mixes it.
                     let canvas = composed.canvas(size: back.size)
                     try scaler.draw(frame, layout: layout, into: canvas)
@@ -184,7 +188,7 @@ final class FramePresenter {
             let back = try output.backBuffer()
             let rotation = output.softwareRotation
             let flipEstimate = output.expectedFlip(after: MonotonicClock().now() + drawSeconds)
-            if transitions.isMoving(atHost: MonotonicClock.hostTime()) {
+            if transitions.shows(atHost: MonotonicClock.hostTime(seconds: flipEstimate)) {
                 shown.event = "transition"
                 drawTransition(into: back, flipTime: flipEstimate, shown: &shown)
             } else if let layers {

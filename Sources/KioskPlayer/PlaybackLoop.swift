@@ -43,9 +43,12 @@ final class PlaybackLoop {
                                   stall: stall, audio: audio, logger: logger, onEvent: onEvent)
         // The parts live as long as the loop that owns them, on its thread.
         time.changed = { [unowned self] in publishSnapshot() }
-        // A transition's look follows the item's position on the clock.
+        // A transition's look follows the item's position on the clock; while the clock waits
+        // for a first frame (a resume, a rebuffer) it is not yet anchored: the last frame's.
         screen.transitions.position = { [unowned self] host in
-            current.map { time.clock.mediaTime(atHost: host) - $0.plan.start }
+            guard let item = current else { return nil }
+            if time.needsFirstFrame { return (item.lastPresentedPTS ?? item.plan.start) - item.plan.start }
+            return time.clock.mediaTime(atHost: host) - item.plan.start
         }
         sequencer.changed = { [unowned self] in publishSnapshot() }
     }

@@ -33,12 +33,19 @@ final class SeamTransitions {
         return schedule.look(at: position)
     }
 
-    /// Whether the screen should flip at every refresh around `host` (a look changing, or the
-    /// plain picture still to go up after one).
+    /// Whether a flip at `host` is drawn by the transition's path: a look shows, or the plain
+    /// picture is still to go up after one.
+    func shows(atHost host: MediaTime) -> Bool {
+        showingLook || !look(atHost: host).isPlain
+    }
+
+    /// Whether the screen should flip at every refresh around `host`: the look changes from
+    /// the one last shown (not while paused: the clock stands, the look with it).
     func isMoving(atHost host: MediaTime) -> Bool {
-        if showingLook { return true }
-        guard let position = position(host) else { return false }
-        return schedule.isMoving(at: position)
+        guard let position = position(host) else { return showingLook }
+        guard showingLook || schedule.isMoving(at: position) else { return false }
+        let soon = self.position(host + MediaTime(value: 1, timescale: 20)) ?? position
+        return schedule.look(at: position) != lastShown || schedule.look(at: soon) != lastShown
     }
 
     /// While a fade-out is committed, the loop looks again every 50 ms (a still's wait until
@@ -48,7 +55,11 @@ final class SeamTransitions {
     }
 
     /// A flip showed `look`.
-    func shown(_ look: TransitionLook) { showingLook = !look.isPlain }
+    func shown(_ look: TransitionLook) {
+        showingLook = !look.isPlain
+        lastShown = look
+    }
+    private var lastShown = TransitionLook.plain
 
     /// Whether the prepared `upcoming` has its transition decided (committed or refused).
     func hasDecided(for upcoming: ActiveItem) -> Bool { decidedSerial == upcoming.reference.serial }

@@ -220,3 +220,13 @@ def colours_where_different(a: Path, b: Path) -> set[tuple[int, int, int]]:
     _, _, rows_b = rgb_rows(b)
     return {tuple(rb[x:x + 3]) for ra, rb in zip(rows_a, rows_b) if ra != rb
             for x in range(0, len(ra), 3) if ra[x:x + 3] != rb[x:x + 3]}
+
+
+def pixel(rows: list[bytes], x: int, y: int) -> tuple[int, int, int]:
+    """The (r, g, b) at (x, y) of `rgb_rows`' rows."""
+    return tuple(rows[y][3 * x:3 * x + 3])
+
+
+def nearest(colours: dict, value) -> str:
+    """The name of the colour in `colours` (name -> (r, g, b)) closest to `value`."""
+    return min(colours, key=lambda name: sum((a - b) ** 2 for a, b in zip(colours[name], value)))

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from screen_geometry import rgb_rows  # noqa: E402
+from generated_media import ffmpeg  # noqa: E402
+from screen_geometry import nearest as nearest_colour, pixel, rgb_rows  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -33,18 +34,6 @@ items:
   - {path: photo.heic, duration: 1.5}
   - {path: blue.mp4}
 """
-
-
-def ffmpeg(*args):
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", *args], check=True)
-
-
-def nearest(pixel):
-    return min(COLOURS, key=lambda name: sum((a - b) ** 2 for a, b in zip(COLOURS[name], pixel)))
-
-
-def pixel(rows, x, y):
-    return tuple(rows[y][3 * x:3 * x + 3])
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +68,7 @@ def test_clip_then_photo_are_shown(played):
     seen = []
     for shot in shots:
         _, _, rows = rgb_rows(shot)
-        colour = nearest(pixel(rows, 40, 40))
+        colour = nearest_colour(COLOURS, pixel(rows, 40, 40))
         if not seen or seen[-1] != colour:
             seen.append(colour)
     assert seen == ["lime", "red", "blue"], f"colours at (40, 40) in order: {seen}"
@@ -87,11 +76,11 @@ def test_clip_then_photo_are_shown(played):
 
 def test_photo_quadrants_are_where_the_png_has_them(played):
     _, shots, _ = played
-    photo = [rows for _, _, rows in map(rgb_rows, shots) if nearest(pixel(rows, 40, 40)) == "red"]
+    photo = [rows for _, _, rows in map(rgb_rows, shots) if nearest_colour(COLOURS, pixel(rows, 40, 40)) == "red"]
     assert photo, "the HEIC never reached the screen"
     rows = photo[-1]
     for (x, y), expected in {(40, 40): "red", (250, 40): "lime", (40, 180): "blue", (250, 180): "yellow"}.items():
-        assert nearest(pixel(rows, x, y)) == expected, f"({x}, {y}) of the HEIC on screen is not {expected}"
+        assert nearest_colour(COLOURS, pixel(rows, x, y)) == expected, f"({x}, {y}) of the HEIC on screen is not {expected}"
         assert max(abs(a - b) for a, b in zip(pixel(rows, x, y), COLOURS[expected])) <= 12
 
 

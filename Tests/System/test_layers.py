@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from screen_geometry import rgb_rows  # noqa: E402
+from generated_media import ffmpeg  # noqa: E402
+from screen_geometry import pixel, rgb_rows  # noqa: E402
 from kiosk_until import run_until, since_first  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,10 +37,6 @@ layers:
   - clock: {format: "HH:mm:ss", timezone: UTC, size: 20px, position: top-right, background: "#000000"}
   - image: {path: broken.png, position: center, name: broken}
 """
-
-
-def ffmpeg(*args):
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", *args], check=True)
 
 
 @pytest.fixture(scope="module")
@@ -63,10 +60,6 @@ def played(tmp_path_factory):
                                    lambda records, _: since_first(records, 1, 3.8), directory / "kiosk.log")
     assert code == 0, log
     return records, sorted(shots.glob("shot-*.png")), log
-
-
-def pixel(rows, x, y):
-    return tuple(rows[y][3 * x:3 * x + 3])
 
 
 def close(a, b, tolerance=3):
@@ -164,7 +157,9 @@ def test_the_ticker_takes_every_refresh_and_moves_on_the_grid(ticked):
     print(f"ticker: {len(records)} flips, {one} a refresh after the one before, {len(gaps) - one} not")
     assert one >= 0.95 * len(gaps), f"flips not at every refresh: {sorted(set(gaps))}"
     # 120 px/s at 60 Hz: 2 px a refresh, whole pixels; a refresh missed is two steps, never less.
-    for (a, b), refreshes in zip(zip(records, records[1:]), gaps):
+    # From the second flip: the first has no drawing time measured yet to foresee its flip by
+    # (a slow machine may put it up a refresh after the one its line was placed for).
+    for (a, b), refreshes in list(zip(zip(records, records[1:]), gaps))[1:]:
         moved = a["ticker"] - b["ticker"]
         assert moved == 2 * refreshes or b["ticker"] > a["ticker"], (a, b)   # or it came round again
 

@@ -18,13 +18,15 @@ import math
 import struct
 import subprocess
 import sys
+import time
 import wave
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from screen_geometry import rgb_rows  # noqa: E402
+from generated_media import ffmpeg  # noqa: E402
+from screen_geometry import pixel, rgb_rows  # noqa: E402
 from kiosk_until import run_until  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,10 +34,6 @@ KIOSK = REPO / ".build" / "debug" / "kiosk"
 HERE = Path(__file__).resolve().parent
 REFRESH = 1 / 60
 SCREEN = (160, 90)
-
-
-def ffmpeg(*args):
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", *args], check=True)
 
 
 @pytest.fixture(scope="module")
@@ -51,19 +49,19 @@ def media(tmp_path_factory):
     return directory
 
 
-def run(directory, config, done, name, snapshots=True, timeout=180):
+def run(directory, config, done, name, snapshots=True, timeout=180, sound=True):
     """Runs kiosk on `config` until `done(records)` holds for the stats so far; its records,
-    snapshots (one per stats line), recorded sound (a WAV) and log."""
-    conf, stats, shots, sound = (directory / f"{name}.conf", directory / f"{name}.jsonl",
-                                 directory / f"{name}-shots", directory / f"{name}.wav")
+    snapshots (one per stats line), recorded sound (a WAV, when `sound`) and log."""
+    conf, stats, shots, wav = (directory / f"{name}.conf", directory / f"{name}.jsonl",
+                               directory / f"{name}-shots", directory / f"{name}.wav")
     conf.write_text(config)
     command = [str(KIOSK), "run", "--config", str(conf), "--display", f"headless:{SCREEN[0]}x{SCREEN[1]}@60:vblank",
-               "--audio", f"file:{sound}", "--stats-file", str(stats)]
+               "--audio", f"file:{wav}" if sound else "none", "--stats-file", str(stats)]
     if snapshots:
         command += ["--snapshots", str(shots), "--snapshot-every", "0.0001"]
     code, records, log = run_until(command, stats, lambda records, _: done(records), directory / f"{name}.log", timeout)
     assert code == 0, log
-    return records, sorted(shots.glob("shot-*.png")) if snapshots else [], sound, log
+    return records, sorted(shots.glob("shot-*.png")) if snapshots else [], wav, log
 
 
 def centre(shot):
@@ -231,3 +229,38 @@ items: [red.mp4, "http://127.0.0.1:{port}/blue.mp4"]
         server.wait()
     assert [r for r in records if r["item"] == 1], log
     assert not [r for r in records if "mix" in r or "level" in r], log
+
+
+def test_a_paused_crossfade_holds_its_look_without_flipping(media, tmp_path):
+    """Paused (kiosk ctl) a third of the way into a 2 s crossfade: the look stands and nothing
+    flips (no redraw of an unchanged picture 60 times a second); played again, it goes on from
+    where it stood."""
+    socket = tmp_path / "kiosk.sock"
+    config = f"""input: {{enabled: false}}
+control: {{socket: {socket}}}
+playback: {{loop: none, transition: {{type: crossfade, duration: 2}}}}
+items: [red.mp4, blue.mp4]
+"""
+    ctl = lambda word: subprocess.run([str(KIOSK), "ctl", "--socket", str(socket), word], capture_output=True, timeout=30)
+    state = {}
+
+    def steps(records):
+        mixed = [r for r in records if "mix" in r]
+        if "paused" not in state and mixed and mixed[-1]["mix"] >= 60:
+            assert ctl("pause").returncode == 0
+            state["paused"] = len(records)
+            state["since"] = time.monotonic()   # answered: the engine takes it at its next look (a flip at most)
+        elif "paused" in state and "played" not in state and time.monotonic() - state["since"] >= 2:
+            state["flips_paused"] = [r for r in records if r["t"] > state["since"] + 0.1]
+            assert ctl("play").returncode == 0
+            state["played"] = True
+        # Done at the blue clip's last frame (the 2 s crossfade ends about there too).
+        return "played" in state and any(r["item"] == 1 and r["pts"] >= 1.9 for r in records[state["paused"]:])
+    # No sound device: `file:` (a WAV, written ahead without a device's pace) is heard ahead
+    # of the picture, and its clock jumps at a pause; `none` keeps a device's time.
+    records, _, _, log = run(media, config, steps, "paused", snapshots=False, sound=False)
+    assert state["flips_paused"] == [], f"flipped while paused: {state['flips_paused'][:3]}"
+    weights = [r["mix"] for r in records if "mix" in r]
+    assert weights == sorted(weights) and weights[-1] >= 245, "the crossfade goes on from where it stood"
+    resumed = [r for r in records if r["t"] > state["since"] + 2][:5]
+    assert all("mix" in r for r in resumed), f"a plain picture right after the resume: {resumed}"

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from screen_geometry import rgb_rows  # noqa: E402
+from generated_media import ffmpeg  # noqa: E402
+from screen_geometry import nearest as nearest_colour, pixel, rgb_rows  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -33,18 +34,6 @@ items:
   - {path: red.png, duration: 1.5, gravity: fill}
   - {path: blue.jpg, duration: 1.5}
 """
-
-
-def ffmpeg(*args):
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", *args], check=True)
-
-
-def nearest(pixel):
-    return min(COLOURS, key=lambda name: sum((a - b) ** 2 for a, b in zip(COLOURS[name], pixel)))
-
-
-def pixel(rows, x, y):
-    return tuple(rows[y][3 * x:3 * x + 3])
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +73,7 @@ def test_trim_shows_only_the_kept_seconds(played):
     seen = []
     for shot in shots:
         _, _, rows = rgb_rows(shot)
-        colour = nearest(pixel(rows, SCREEN[0] // 2, SCREEN[1] // 2))
+        colour = nearest_colour(COLOURS, pixel(rows, SCREEN[0] // 2, SCREEN[1] // 2))
         if not seen or seen[-1] != colour:
             seen.append(colour)
     assert seen == ["lime", "cyan", "red", "blue"], f"colours on screen in order: {seen}"
@@ -106,11 +95,11 @@ def test_stills_use_the_items_gravity(played):
     by_centre = {}
     for shot in shots:
         _, _, rows = rgb_rows(shot)
-        by_centre.setdefault(nearest(pixel(rows, SCREEN[0] // 2, SCREEN[1] // 2)), rows)
+        by_centre.setdefault(nearest_colour(COLOURS, pixel(rows, SCREEN[0] // 2, SCREEN[1] // 2)), rows)
     w, h = SCREEN
     red = by_centre["red"]   # fill: edge to edge, the sides cropped
-    assert {nearest(pixel(red, x, y)) for x in (0, w - 1) for y in (0, h - 1)} == {"red"}
+    assert {nearest_colour(COLOURS, pixel(red, x, y)) for x in (0, w - 1) for y in (0, h - 1)} == {"red"}
     blue = by_centre["blue"]   # fit: 320x160 in the middle, bars of 40 px
     for y, expected in [(0, "black"), (37, "black"), (43, "blue"), (120, "blue"), (196, "blue"), (202, "black"), (239, "black")]:
         for x in (2, w // 2, w - 3):
-            assert nearest(pixel(blue, x, y)) == expected, f"({x}, {y}) of the fit image is not {expected}"
+            assert nearest_colour(COLOURS, pixel(blue, x, y)) == expected, f"({x}, {y}) of the fit image is not {expected}"
