@@ -23,8 +23,10 @@ debian_mirror() {
 }
 
 # make_root NAME ARCH SUITE PACKAGE... -> prints the root's path.
-# The root is rebuilt only when the package list (or arch/suite) changes: a stamp file holds
-# the list it was made with, so adding a package to a script makes the next run rebuild.
+# A stamp file holds the list the root was made with. A list that only gained packages (a new C
+# library in kiosk) installs those into the cached root with apt (seconds, not a new root of
+# hundreds of MiB); any other change (arch, suite, a package dropped) rebuilds it, so a root
+# never holds a package its list no longer names (the package test's clean roots rely on that).
 make_root() {
     local name=$1 arch=$2 suite=$3; shift 3
     local dir=$KIOSK_ROOTS/$name stamp want mirror
@@ -36,6 +38,7 @@ make_root() {
     exec {lock}>"$KIOSK_ROOTS/.$name.lock"
     flock -n "$lock" || { echo "debian-root: waiting for another run making $dir" >&2; flock "$lock"; }
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then echo "$dir"; return; fi
+    if [ -f "$stamp" ] && add_to_root "$dir" "$stamp" "$arch" "$suite" "$@"; then echo "$dir"; return; fi
     mirror=$(debian_mirror)
     echo "debian-root: making $dir ($suite/$arch from $mirror); a first run downloads a few hundred MiB" >&2
     rm -rf "$dir" "$dir.new"
@@ -51,6 +54,28 @@ make_root() {
     echo "$want" >"$dir.new/.kiosk-root"
     mv "$dir.new" "$dir"
     echo "$dir"
+}
+
+# add_to_root DIR STAMP ARCH SUITE PACKAGE...: installs into the root the packages its stamp
+# lacks and records the new list; fails (the caller rebuilds) when arch or suite differ or the
+# stamp names a package the list does not. The saved apt lists may be older than the mirror
+# (a point release removes the versions they name), so they are updated first.
+add_to_root() {
+    local dir=$1 stamp=$2 arch=$3 suite=$4; shift 4
+    local old=() added=() p
+    read -r -a old <"$stamp"
+    [ "${old[0]:-}" = "$arch" ] && [ "${old[1]:-}" = "$suite" ] || return 1
+    for p in "${old[@]:2}"; do
+        [[ " $* " == *" $p "* ]] || return 1
+    done
+    for p in "$@"; do
+        [[ " ${old[*]:2} " == *" $p "* ]] || added+=("$p")
+    done
+    echo "debian-root: adding ${added[*]} to $dir" >&2
+    in_root "$dir" -- env DEBIAN_FRONTEND=noninteractive sh -c \
+        'apt-get update -q && apt-get install -y -q --no-install-recommends "$@"' add_to_root "${added[@]}" >&2 ||
+        return 1
+    echo "$arch $suite $*" >"$stamp"
 }
 
 # in_root DIR [--overlay STATE] [--bind HOSTPATH[:INSIDE]]... -- COMMAND...

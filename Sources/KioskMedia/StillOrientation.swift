@@ -41,7 +41,10 @@ final class StillOrientation {
            let found = StillOrientation.orientation(matrix: UnsafeRawPointer(side.pointee.data)) {
             return (found, "the frame's display matrix")
         }
-        if let matrix = kiosk_stream_display_matrix(stream), let found = StillOrientation.orientation(matrix: matrix) {
+        // One overload, a raw pointer: with a second for UnsafePointer<Int32>, Swift 6.0 (trixie's)
+        // calls this ambiguous (the implicit pointer conversion ranks the same there).
+        if let matrix = kiosk_stream_display_matrix(stream),
+           let found = StillOrientation.orientation(matrix: UnsafeRawPointer(matrix)) {
             return (found, "the stream's display matrix")
         }
         if let entry = av_dict_get(frame.pointee.metadata, "Orientation", nil, 0), let value = entry.pointee.value {
@@ -68,10 +71,6 @@ final class StillOrientation {
     private static func orientation(matrix: UnsafeRawPointer) -> PictureOrientation? {
         let entries = (0..<9).map { matrix.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self) }
         return PictureOrientation(displayMatrix: entries)
-    }
-
-    private static func orientation(matrix: UnsafePointer<Int32>) -> PictureOrientation? {
-        orientation(matrix: UnsafeRawPointer(matrix))
     }
 
     /// The Orientation in a local PNG's eXIf chunk; nil when it has none, it is not a local

@@ -37,8 +37,20 @@ import Testing
 
     @Test func aDeviceThatIsNotCECFailsAtItsFirstCall() throws {
         let adapter = try CECAdapter(path: "/dev/null")
-        #expect(throws: CECError.callFailed(path: "/dev/null", call: "CEC_ADAP_G_CAPS", errno: ENOTTY)) { try adapter.info() }
-        #expect(throws: CECError.callFailed(path: "/dev/null", call: "CEC_S_MODE", errno: ENOTTY)) { try adapter.standby() }
+        // ENOTTY from a kernel; ENOSYS under qemu-user (deploy/arm64 runs these tests there), which
+        // answers an ioctl it does not know so instead of passing it on. (Not a `catch` pattern on
+        // the typed error: Swift 6.3's SIL verifier crashes on that here.)
+        func failure(_ body: () throws -> Void) -> CECError? {
+            do { try body() } catch { return error as? CECError }
+            return nil
+        }
+        func notAnIoctl(_ call: String) -> [CECError] {
+            [ENOTTY, ENOSYS].map { CECError.callFailed(path: "/dev/null", call: call, errno: $0) }
+        }
+        let info = failure { _ = try adapter.info() }
+        #expect(notAnIoctl("CEC_ADAP_G_CAPS").contains { $0 == info }, "\(String(describing: info))")
+        let standby = failure { _ = try adapter.standby() }
+        #expect(notAnIoctl("CEC_S_MODE").contains { $0 == standby }, "\(String(describing: standby))")
     }
 
     @Test func errorsSayWhatToDo() {

@@ -84,17 +84,25 @@ import Testing
              "  \(date) 18:00 \(offset) \(name)  playlist default, entry default, display on",
              "  \(date) 20:00 \(offset) \(name)  playlist default, entry default, display off"]
         }
-        let expected = [
+        // Appended piece by piece: as one `+` chain, Swift 6.0 (deploy/arm64) gives up type-checking it.
+        var expected: [String] = [
             "timezone Europe/Berlin",
             "at 2026-10-22 12:00:00 +02:00 thursday: playlist shop, entry 'opening hours', display on",
             "changes until 2026-10-29 11:00:00 +01:00:",
             "  2026-10-22 18:00 +02:00 thu  playlist default, entry default, display on",
             "  2026-10-22 20:00 +02:00 thu  playlist default, entry default, display off",
-        ] + weekday("2026-10-23", "fri", "+02:00") + weekday("2026-10-24", "sat", "+02:00") + [
+        ]
+        expected += weekday("2026-10-23", "fri", "+02:00")
+        expected += weekday("2026-10-24", "sat", "+02:00")
+        expected += [
             "  2026-10-25 08:00 +01:00 sun  playlist default, entry default, display on",
             "  2026-10-25 20:00 +01:00 sun  playlist default, entry default, display off",
-        ] + weekday("2026-10-26", "mon", "+01:00") + weekday("2026-10-27", "tue", "+01:00")
-          + weekday("2026-10-28", "wed", "+01:00") + Array(weekday("2026-10-29", "thu", "+01:00").prefix(2)) + [
+        ]
+        expected += weekday("2026-10-26", "mon", "+01:00")
+        expected += weekday("2026-10-27", "tue", "+01:00")
+        expected += weekday("2026-10-28", "wed", "+01:00")
+        expected += weekday("2026-10-29", "thu", "+01:00").prefix(2)
+        expected += [
             "inserts until 2026-10-29 11:00:00 +01:00:",
             "  2026-10-25 12:00 +01:00 sun  insert 'noon': item /srv/kiosk/noon.mp4",
         ]

@@ -109,9 +109,11 @@ def test_control_fields(debs):
     assert field(first, "Package") == "kiosk" and field(first, "Version") == V1
     assert field(first, "Architecture") == arch
     depends = [d.strip().split(" ")[0] for d in field(first, "Depends").split(",")]
-    # What the binary links, with the sonames of this release (libavcodec59 on bookworm, 61 on trixie).
+    # What the binary links, with the sonames of this release (libavcodec59 on bookworm, 61 on trixie;
+    # libcurl4 there, libcurl4t64 on trixie).
     for prefix in ("libavcodec", "libavformat", "libswscale", "libswresample", "libasound2", "libdrm2",
-                   "libevdev2", "libfreetype", "libharfbuzz0b", "libfribidi0", "libsystemd0", "libmosquitto1", "libc6"):
+                   "libevdev2", "libfreetype", "libharfbuzz0b", "libfribidi0", "libsystemd0", "libmosquitto1", "libc6",
+                   "libcurl4", "libsodium23"):
         assert any(d.startswith(prefix) for d in depends), (prefix, depends)
     # postinst's useradd, the unit's ExecReload=/usr/bin/kill.
     assert "passwd" in depends and "procps" in depends

@@ -15,7 +15,10 @@ import KioskTestSupport
     @Test func aDeviceThatIsNotCECSaysWhichCallFailed() throws {
         let result = try Kiosk.run("cec", "--device", "/dev/null", "wake")
         #expect(result.status == 1)
-        #expect(result.stderr == "kiosk: /dev/null: CEC_S_MODE failed: Inappropriate ioctl for device\n")
+        // ENOTTY's text from a kernel; ENOSYS's under qemu-user (deploy/arm64), which answers an
+        // ioctl it does not know so instead of passing it on.
+        #expect(["kiosk: /dev/null: CEC_S_MODE failed: Inappropriate ioctl for device\n",
+                 "kiosk: /dev/null: CEC_S_MODE failed: Function not implemented\n"].contains(result.stderr), "\(result.stderr)")
     }
 
     @Test func anUnknownActionIsAUsageError() throws {

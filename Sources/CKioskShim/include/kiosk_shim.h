@@ -6,17 +6,16 @@
 
 #include <stdint.h>
 #include <errno.h>
-#include <libavutil/error.h>
-#include <libavutil/avutil.h>
-#include <libavformat/avformat.h>
-#include <libavcodec/packet.h>
-#include <libavcodec/version.h>
+// FFmpeg's headers through CFFmpeg's own header, not directly: Swift then sees CFFmpeg's module
+// as the one owning FFmpeg's declarations. With a second copy here, Swift 6.0 (trixie's) could
+// give an enum's constants (AV_PIX_FMT_NV12, AV_SAMPLE_FMT_S16) to this module and not find them
+// in a file that imports CFFmpeg alone ("cannot find in scope"); Swift 6.3 finds them either way.
+#include "../../CFFmpeg/shim.h"
 
 // An #if on an undefined macro is silently false: make a missing version header loud instead.
 #ifndef LIBAVCODEC_VERSION_INT
 #error "libavcodec/version.h did not define LIBAVCODEC_VERSION_INT"
 #endif
-#include <libavfilter/avfilter.h>
 
 static inline int kiosk_averror(int posix_errno) { return AVERROR(posix_errno); }
 static inline int kiosk_averror_eof(void) { return AVERROR_EOF; }
