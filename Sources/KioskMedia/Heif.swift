@@ -142,15 +142,18 @@ final class HeifImage {
 
 /// What a file's first bytes say, for routing a still to libheif when its name does not.
 enum HeifSniff {
-    /// Whether `bytes` (a file's start, 12 bytes at least) are a HEIF file's: an ftyp box with
-    /// a HEIF brand (heic, heix, mif1, avif...).
+    /// Whether `bytes` (a file's start) are a HEIF still's: an ftyp box whose major brand is a
+    /// HEIF image brand (heic, heix, mif1, avif...). Read here rather than asked of
+    /// `heif_check_filetype`: trixie's libheif 1.23 answers "yes, unsupported" for any ISO
+    /// BMFF file, so every .mp4 would have gone to libheif (deploy/trixie found it).
     static func isHeif(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 12 else { return false }
-        switch heif_check_filetype(bytes, Int32(bytes.count)) {
-        case heif_filetype_yes_supported, heif_filetype_yes_unsupported: return true
-        default: return false
-        }
+        guard bytes.count >= 12, bytes[4..<8].elementsEqual("ftyp".utf8) else { return false }
+        return imageBrands.contains(String(decoding: bytes[8..<12], as: UTF8.self))
     }
+
+    /// ISO/IEC 23008-12's and AVIF's brands of files whose primary item is a picture; not the
+    /// sequence brands (msf1, hevc, avis), which a video player's FFmpeg path may take.
+    static let imageBrands: Set<String> = ["heic", "heix", "heim", "heis", "mif1", "mif2", "avif"]
 
     /// "image/heic", "image/avif"...; "" when the bytes are not HEIF.
     static func mimeType(_ bytes: [UInt8]) -> String {

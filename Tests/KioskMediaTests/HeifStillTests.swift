@@ -153,6 +153,23 @@ import Testing
         #expect(HeifStill.info(of: heic, frame: frame).bestVideo?.isStillImage == true)
     }
 
+    /// The major brand decides, not libheif's `heif_check_filetype` (trixie's says "yes,
+    /// unsupported" for any ISO BMFF file: every .mp4 went to libheif there).
+    @Test(arguments: [("heic", true), ("heix", true), ("mif1", true), ("avif", true), ("isom", false),
+                      ("mp42", false), ("msf1", false), ("qt  ", false), ("M4V ", false)])
+    func aStillIsHeifByItsMajorBrand(_ brand: String, _ isHeif: Bool) {
+        let box: [UInt8] = [0, 0, 0, 24] + Array("ftyp".utf8) + Array(brand.utf8) + [0, 0, 0, 0] + Array("mif1isom".utf8)
+        #expect(HeifSniff.isHeif(box) == isHeif)
+        #expect(!HeifSniff.isHeif(Array(box.prefix(11))), "too short to say")
+        #expect(!HeifSniff.isHeif([0, 0, 0, 24] + Array("moov".utf8) + Array(brand.utf8)), "no ftyp box")
+    }
+
+    @Test func anMP4IsNotTakenForHeif() throws {
+        let clip = try MediaFixtures.pattern("sniff-clip.mp4", width: 64, height: 48, seconds: 0.5)
+        #expect(!HeifStill.handles(clip))
+        #expect(try HeifStill.decodeIfHeif(clip) == nil)
+    }
+
     /// AVIF goes the same way where libheif has an AV1 decoder (Debian 12's has dav1d and aom).
     @Test func avifShowsItsPictureWhereLibheifDecodesAV1() throws {
         try #require(HeifSniff.decodesAV1, "this libheif has no AV1 decoder")
