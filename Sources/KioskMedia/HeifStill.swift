@@ -17,6 +17,16 @@ public enum HeifStill {
         return sniff && HeifSniff.isHeif(firstBytes(of: source))
     }
 
+    /// A picture file's one frame, upright, whoever decodes it: libheif for a HEIF still, else
+    /// FFmpeg (a large JPEG no larger than covering `stillScreen`, when given). For the splash
+    /// and the layers' pictures, which take any still a playlist does.
+    public static func firstFrame(of path: String, stillScreen: PixelSize? = nil) throws -> DecodedFrame {
+        if let heif = try decodeIfHeif(path) { return heif }
+        let reader = try VideoFrameReader(asset: try Asset(source: path), stillScreen: stillScreen)
+        guard let frame = try reader.nextFrame() else { throw MediaError(source: path, reason: "no picture in it") }
+        return frame
+    }
+
     /// The frame of `path` when libheif decodes it (see `handles`), nil for anything else.
     public static func decodeIfHeif(_ path: String) throws -> DecodedFrame? {
         handles(path) ? try decode(path) : nil

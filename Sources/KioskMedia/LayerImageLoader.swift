@@ -16,14 +16,7 @@ public enum LayerImageLoader {
     /// The first frame, checked for a size a layer can take (a 16k logo is an error, not a
     /// gigabyte of pixels).
     static func firstFrame(of path: String) throws -> DecodedFrame {
-        let frame: DecodedFrame
-        if let heif = try HeifStill.decodeIfHeif(path) {
-            frame = heif
-        } else {
-            let reader = try VideoFrameReader(asset: try Asset(source: path))
-            guard let first = try reader.nextFrame() else { throw MediaError(source: path, reason: "no picture in it") }
-            frame = first
-        }
+        let frame = try HeifStill.firstFrame(of: path)
         let size = frame.size
         guard size.width > 0, size.height > 0, size.width <= 8192, size.height <= 8192 else {
             throw MediaError(source: path, reason: "a \(size.width)x\(size.height) picture; a layer takes up to 8192x8192")

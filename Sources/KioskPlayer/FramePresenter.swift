@@ -264,10 +264,7 @@ final class FramePresenter {
     private static func loadSplash(_ path: String, screen: PixelSize, logger: Logger) -> DecodedFrame? {
         do {
             // A splash photo stands upright and, if a large JPEG, decodes no larger than the screen needs.
-            if let heif = try HeifStill.decodeIfHeif(path) { return heif }
-            let reader = try VideoFrameReader(asset: try Asset(source: path), stillScreen: screen)
-            guard let frame = try reader.nextFrame() else { throw MediaError(source: path, reason: "no picture in it") }
-            return frame
+            return try HeifStill.firstFrame(of: path, stillScreen: screen)
         } catch {
             logger.error("splash: \(error); the idle screen is black")
             return nil

@@ -84,13 +84,13 @@ final class SeamTransitions {
         switch transition.kind {
         case .fade:
             let half = transition.duration * Rational(1, 2)
-            schedule.exit = (transition.duration, end)
+            schedule.exit = .init(duration: transition.duration, end: end)
             var outgoing = current.pipeline.soundEnvelope
-            outgoing.fadeOut = (current.plan.start + end, half)
+            outgoing.fadeOut = .init(start: current.plan.start + end, length: half)
             current.pipeline.soundEnvelope = outgoing
-            incoming.fadeIn = (upcoming.plan.start, half)
+            incoming.fadeIn = .init(start: upcoming.plan.start, length: half)
         case .crossfade:
-            incoming.fadeIn = (upcoming.plan.start, transition.duration)
+            incoming.fadeIn = .init(start: upcoming.plan.start, length: transition.duration)
         case .cut:
             return
         }

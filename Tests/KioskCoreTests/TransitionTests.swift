@@ -74,7 +74,7 @@ struct TransitionTests {
         #expect(schedule.look(at: .zero).level == 0)
         #expect(schedule.look(at: seconds(0.25)).level == 128)
         #expect(schedule.look(at: seconds(0.5)) == .plain)
-        schedule.exit = (seconds(2), seconds(10))   // the next item fades in over 1 s; this one out over its last 1 s
+        schedule.exit = .init(duration: seconds(2), end: seconds(10))   // the next item fades in over 1 s; this one out over its last 1 s
         #expect(schedule.look(at: seconds(8.9)) == .plain)
         #expect(schedule.look(at: seconds(9.5)).level == 128)
         #expect(schedule.look(at: seconds(10)).level == 0)
@@ -83,7 +83,7 @@ struct TransitionTests {
 
     @Test func aShortItemTakesTheDarkerOfItsFadeInAndOut() {
         var schedule = TransitionSchedule(entry: Transition(kind: .fade, duration: seconds(2)))
-        schedule.exit = (seconds(2), seconds(1.5))
+        schedule.exit = .init(duration: seconds(2), end: seconds(1.5))
         // In: 0.5/1 = 128; out: (1.5 - 0.5)/1 = 255: the in wins. At 1.0: in 255, out 128.
         #expect(schedule.look(at: seconds(0.5)).level == 128)
         #expect(schedule.look(at: seconds(1.0)).level == 128)
@@ -94,7 +94,7 @@ struct TransitionTests {
         #expect(schedule.isMoving(at: seconds(0.3)))
         #expect(schedule.isMoving(at: seconds(0.55)))   // the plain picture's flip after it
         #expect(!schedule.isMoving(at: seconds(0.7)))
-        schedule.exit = (seconds(1), seconds(10))
+        schedule.exit = .init(duration: seconds(1), end: seconds(10))
         #expect(!schedule.isMoving(at: seconds(9)))
         #expect(schedule.isMoving(at: seconds(9.45)))
         #expect(!TransitionSchedule().isMoving(at: .zero))
@@ -118,8 +118,8 @@ struct TransitionTests {
     @Test func theEnvelopeRisesAfterTheStartAndFallsBeforeTheEnd() {
         var envelope = SoundEnvelope()
         #expect(envelope.isEmpty && envelope.gain(at: seconds(3)) == 1)
-        envelope.fadeIn = (seconds(2), seconds(1))
-        envelope.fadeOut = (seconds(10), seconds(0.5))
+        envelope.fadeIn = .init(start: seconds(2), length: seconds(1))
+        envelope.fadeOut = .init(start: seconds(10), length: seconds(0.5))
         #expect(envelope.gain(at: seconds(1)) == 0)
         #expect(envelope.gain(at: seconds(2.25)) == 0.25)
         #expect(envelope.gain(at: seconds(5)) == 1)
@@ -129,7 +129,7 @@ struct TransitionTests {
 
     @Test func aChunkIsScaledFrameByFrameByItsMediaTime() {
         var envelope = SoundEnvelope()
-        envelope.fadeIn = (.zero, MediaTime(value: 4, timescale: 1000))   // 4 ms: 4 frames at 1 kHz
+        envelope.fadeIn = .init(start: .zero, length: MediaTime(value: 4, timescale: 1000))   // 4 ms: 4 frames at 1 kHz
         let format = AudioFormat(sampleFormat: .s16, sampleRate: 1000, channels: 2)
         let samples: [Int16] = Array(repeating: 1000, count: 12)   // 6 frames, both channels
         var chunk = PCMChunk(bytes: samples.withUnsafeBytes { Array($0) }, frameCount: 6, startTime: .zero)

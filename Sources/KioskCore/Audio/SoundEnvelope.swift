@@ -4,35 +4,29 @@
 /// Applied by the feeder as it moves an item's chunks to the writer, before the writer's own
 /// volume; the music bed is not touched (it plays under every item).
 public struct SoundEnvelope: Sendable, Hashable {
-    /// Media time the rise starts at (the item's trimmed start) and how long it takes.
-    public var fadeIn: (start: MediaTime, length: MediaTime)? {
-        get { rise.map { ($0.start, $0.length) } }
-        set { rise = newValue.map { Ramp(start: $0.start, length: $0.length) } }
-    }
-    /// Media time the item ends at and how long the fall before it takes.
-    public var fadeOut: (end: MediaTime, length: MediaTime)? {
-        get { fall.map { ($0.start, $0.length) } }
-        set { fall = newValue.map { Ramp(start: $0.end, length: $0.length) } }
-    }
-    private var rise: Ramp?
-    private var fall: Ramp?
+    /// The rise after the item's start: from silence at `start` to full `length` later.
+    public var fadeIn: Ramp?
+    /// The fall before the item's end: from full `length` before `start` (the end) to silence there.
+    public var fadeOut: Ramp?
 
-    private struct Ramp: Sendable, Hashable {
-        var start: MediaTime
-        var length: MediaTime
+    /// A straight ramp: where it is anchored (media time) and how long it takes.
+    public struct Ramp: Sendable, Hashable {
+        public var start: MediaTime
+        public var length: MediaTime
+        public init(start: MediaTime, length: MediaTime) { self.start = start; self.length = length }
     }
 
     public init() {}
 
-    public var isEmpty: Bool { rise == nil && fall == nil }
+    public var isEmpty: Bool { fadeIn == nil && fadeOut == nil }
 
     /// The gain at media time `time`: 0...1.
     public func gain(at time: MediaTime) -> Double { gain(atSeconds: time.seconds) }
 
     private func gain(atSeconds time: Double) -> Double {
         var gain = 1.0
-        if let rise, rise.length > .zero { gain = Swift.min(gain, (time - rise.start.seconds) / rise.length.seconds) }
-        if let fall, fall.length > .zero { gain = Swift.min(gain, (fall.start.seconds - time) / fall.length.seconds) }
+        if let rise = fadeIn, rise.length > .zero { gain = Swift.min(gain, (time - rise.start.seconds) / rise.length.seconds) }
+        if let fall = fadeOut, fall.length > .zero { gain = Swift.min(gain, (fall.start.seconds - time) / fall.length.seconds) }
         return Swift.min(1, Swift.max(0, gain))
     }
 
@@ -54,8 +48,8 @@ public struct SoundEnvelope: Sendable, Hashable {
 
     /// Whether any of [first, last] lies before the rise's end or after the fall's start.
     private func touchesRamp(from first: Double, to last: Double) -> Bool {
-        if let rise, first < (rise.start + rise.length).seconds { return true }
-        if let fall, last > (fall.start - fall.length).seconds { return true }
+        if let rise = fadeIn, first < (rise.start + rise.length).seconds { return true }
+        if let fall = fadeOut, last > (fall.start - fall.length).seconds { return true }
         return false
     }
 }

@@ -70,17 +70,14 @@ public struct TransitionLook: Sendable, Hashable {
 public struct TransitionSchedule: Sendable, Hashable {
     /// How the current item came in (fade or crossfade), when that transition was carried out.
     public var entry: Transition?
-    /// The fade out of the current item: its whole duration (the item uses its last half) and
-    /// the item's end (its length).
-    public var exit: (duration: MediaTime, end: MediaTime)? {
-        get { exitFade.map { ($0.duration, $0.end) } }
-        set { exitFade = newValue.map { ExitFade(duration: $0.duration, end: $0.end) } }
-    }
-    private var exitFade: ExitFade?
+    /// The fade out of the current item, when one was committed.
+    public var exit: ExitFade?
 
-    private struct ExitFade: Sendable, Hashable {
-        var duration: MediaTime
-        var end: MediaTime
+    /// A fade's whole duration (the item uses its last half) and the item's end (its length).
+    public struct ExitFade: Sendable, Hashable {
+        public var duration: MediaTime
+        public var end: MediaTime
+        public init(duration: MediaTime, end: MediaTime) { self.duration = duration; self.end = end }
     }
 
     public init(entry: Transition? = nil) {
@@ -98,8 +95,8 @@ public struct TransitionSchedule: Sendable, Hashable {
             case .cut: break
             }
         }
-        if let exitFade {
-            level = Swift.min(level, (exitFade.end - position).seconds / (exitFade.duration.seconds / 2))
+        if let exit {
+            level = Swift.min(level, (exit.end - position).seconds / (exit.duration.seconds / 2))
         }
         return TransitionLook(incomingFraction: incoming, levelFraction: level)
     }
@@ -112,7 +109,7 @@ public struct TransitionSchedule: Sendable, Hashable {
             let length = entry.kind == .fade ? entry.duration * Rational(1, 2) : entry.duration
             if position < length + MediaTime(value: 1, timescale: 10) { return true }
         }
-        if let exitFade, position >= exitFade.end - exitFade.duration * Rational(1, 2) - MediaTime(value: 1, timescale: 10) { return true }
+        if let exit, position >= exit.end - exit.duration * Rational(1, 2) - MediaTime(value: 1, timescale: 10) { return true }
         return false
     }
 
