@@ -63,7 +63,17 @@ let package = Package(
         // The control socket (JSON lines, like mpv's IPC) on top of the engine.
         .target(name: "KioskControl", dependencies: ["KioskCore", "KioskPlayer", .product(name: "SystemPackage", package: "swift-system"),
                                                      .product(name: "Logging", package: "swift-log")]),
+        // The application layer: the services `kiosk run` and `kiosk play` start around the engine
+        // (reloader, watchers, USB sticks, content sync, the fleet connection, schedule driver,
+        // resume, proof of play, signals), made once into one `Services` value that every
+        // request source is handed.
+        .target(name: "KioskService", dependencies: [
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT", "KioskFetch",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .executableTarget(name: "kiosk", dependencies: [
+            "KioskService",
             "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT", "KioskFetch",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import KioskService
 import ArgumentParser
 import Glibc
 import KioskCore
@@ -43,12 +44,6 @@ extension PixelSize: ExpressibleByArgument {
 extension VideoGravity: ExpressibleByArgument {
     public init?(argument: String) { self.init(name: argument) }
     public static var allValueStrings: [String] { allCases.map(\.rawValue) }
-}
-
-/// A failure to report as one line on stderr with exit code 1.
-struct RuntimeFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 @main

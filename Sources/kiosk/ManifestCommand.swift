@@ -1,3 +1,4 @@
+import KioskService
 import ArgumentParser
 import Glibc
 import KioskCore

@@ -1,3 +1,4 @@
+import KioskService
 import ArgumentParser
 import Foundation
 import KioskCore
@@ -140,33 +141,4 @@ struct RunCommand: ParsableCommand {
         folders.stop()
         watcher.stop()
     }
-}
-
-/// Reading kiosk.conf for `run` and `check`.
-enum ConfigReading {
-    /// The validated configuration; its errors, one per line with file:line:column, as a
-    /// usage failure (exit 2).
-    static func load(_ path: String) throws -> KioskConfig {
-        do {
-            return try ConfigLoader.load(path: path)
-        } catch {
-            throw ConfigFailure(text: "\(error)")
-        }
-    }
-
-    /// The playlist entries; what cannot be expanded now (a missing file, an empty folder) is
-    /// logged and skipped, since it may appear later.
-    /// `fileSystem` leaves out files of watched folders still being written (`SettledFileSystem`).
-    static func entries(of config: KioskConfig, logger: Logger,
-                        fileSystem: any PlaylistFileSystem = LocalFileSystem()) -> [PlaylistEntry] {
-        let expansion = PlaylistExpander(fileSystem: fileSystem).expand(config.items)
-        for diagnostic in expansion.diagnostics { logger.warning("\(diagnostic)") }
-        return expansion.entries
-    }
-}
-
-/// kiosk.conf has errors: exit 2, each on its own line.
-struct ConfigFailure: Error, CustomStringConvertible {
-    let text: String
-    var description: String { text }
 }

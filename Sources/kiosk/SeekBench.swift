@@ -1,3 +1,4 @@
+import KioskService
 import Foundation
 import KioskCore
 import KioskPlayer

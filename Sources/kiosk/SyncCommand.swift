@@ -1,3 +1,4 @@
+import KioskService
 import ArgumentParser
 import Glibc
 import KioskCore
@@ -38,9 +39,9 @@ struct SyncCommand: ParsableCommand {
             throw ConfigFailure(text: "\(config): sync.manifest is none; expected the URL of a manifest to sync from")
         }
         let runner = ContentSyncRunner(config: content) { line in writeStandardError(line) }
-        let started = monotonicNow()
+        let started = MonotonicClock().now()
         let outcome = runner.runOnce(dryRun: dryRun)
-        let seconds = monotonicNow() - started
+        let seconds = MonotonicClock().now() - started
         let status = runner.statusBox.status
         var fields: [(String, ControlValue)] = []
         var text: String
@@ -71,10 +72,4 @@ struct SyncCommand: ParsableCommand {
         print(json ? ControlValue.object(fields).json : text)
         if case .failed = outcome { throw ExitCode(1) }
     }
-}
-
-func monotonicNow() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

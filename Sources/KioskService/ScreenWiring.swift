@@ -9,15 +9,15 @@ import Logging
 /// screen `audio_from` names is the main engine's (everything in `run` drives it as it drives
 /// a single display); every other screen gets an engine of its own (a companion) playing its
 /// own playlist without sound, on the same monotonic host clock.
-struct ScreenWiring {
+package struct ScreenWiring {
     /// The main engine's screen.
-    let output: VideoOutput
+    package let output: VideoOutput
     /// Separate layout: the other screens, not yet with their engines.
     private let others: [(index: Int, output: VideoOutput)]
 
     /// Opens the screens `file` names (its `displays`, or the single `display` through
     /// `DisplayOpener.open` as always). `settings` are the main engine's.
-    static func open(_ file: KioskConfig, settings: inout PlayerSettings, logger: Logger) throws -> ScreenWiring {
+    package static func open(_ file: KioskConfig, settings: inout PlayerSettings, logger: Logger) throws -> ScreenWiring {
         guard let displays = file.displays else {
             return ScreenWiring(output: try DisplayOpener.open(&settings, logger: logger), others: [])
         }
@@ -37,7 +37,7 @@ struct ScreenWiring {
     /// The other screens' engines: each its output's playlist and gravity, no sound, no
     /// control socket (the main engine has it); the stats file is shared, each line naming
     /// its screen.
-    func companions(of file: KioskConfig, overrides: SettingsOverrides, logger: Logger) throws -> [Companion] {
+    package func companions(of file: KioskConfig, overrides: SettingsOverrides, logger: Logger) throws -> [Companion] {
         guard let displays = file.displays else { return [] }
         return try others.map { index, output in
             let screen = file.separateScreen(index)
@@ -57,8 +57,8 @@ struct ScreenWiring {
 
 /// Another screen's engine in a separate layout: started, stopped and given back with the
 /// main one (PlaybackSession).
-struct Companion {
-    let name: String
-    let output: VideoOutput
-    let player: QueuePlayer
+package struct Companion {
+    package let name: String
+    package let output: VideoOutput
+    package let player: QueuePlayer
 }

@@ -7,10 +7,10 @@ import Logging
 /// HDMI-CEC beside KMS for `kiosk run` (`display.power_control`): the player's display-power
 /// events go to the TV as well as to the control socket. KMS itself is the engine's
 /// (ItemSequencer+Requests.swift, DisplayPowerSwitch.swift); CEC observes what the engine did, it does not decide.
-enum DisplayPowerWiring {
+package enum DisplayPowerWiring {
     /// The follower `control` asks for: `cec` and `both` always (no adapter is then logged when
     /// the screen is first switched), `auto` where the box has a CEC adapter, `kms` none.
-    static func cecFollower(_ control: DisplayPowerControl, logger: Logger) -> CECPowerFollower? {
+    package static func cecFollower(_ control: DisplayPowerControl, logger: Logger) -> CECPowerFollower? {
         switch control {
         case .kms: return nil
         case .cec, .both: return CECPowerFollower(logger: logger)
@@ -19,7 +19,7 @@ enum DisplayPowerWiring {
     }
 
     /// The player's event handler: the control socket's, and the TV told of display power.
-    static func handler(control: ControlServer?, cec: CECPowerFollower?) -> (@Sendable (PlayerEvent) -> Void)? {
+    package static func handler(control: ControlServer?, cec: CECPowerFollower?) -> (@Sendable (PlayerEvent) -> Void)? {
         let post = ControlWiring.handler(control)
         guard let cec else { return post }
         return { event in

@@ -9,7 +9,7 @@ import Logging
 /// items again, so a `- sync: true` entry plays the new set through the live reload's path
 /// (the item on screen plays on when it is still listed). Playback never waits for it: start-up
 /// played the last set before the first pass began.
-final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
+package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
     // Safe to share: `runner` is used by the thread only; `wanted` is guarded by `lock`;
     // the status box locks itself.
     private let runner: ContentSyncRunner
@@ -18,13 +18,13 @@ final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
     private let lock = NSLock()
     private var wanted = false
 
-    init(config: ContentSyncConfig, logger: Logger) {
+    package init(config: ContentSyncConfig, logger: Logger) {
         runner = ContentSyncRunner(config: config) { line in logger.warning("\(line)") }
         interval = max(1, config.interval.seconds)
     }
 
     /// Starts the thread when `sync.manifest` is set; nil otherwise.
-    static func start(_ config: ContentSyncConfig, reloader: ConfigReloader, control: ControlServer?,
+    package static func start(_ config: ContentSyncConfig, reloader: ConfigReloader, control: ControlServer?,
                       logger: Logger) -> ContentSyncer? {
         guard config.isEnabled else { return nil }
         let syncer = ContentSyncer(config: config, logger: logger)
@@ -34,13 +34,13 @@ final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
         return syncer
     }
 
-    func stop() { thread.stop(timeout: 5) }
+    package func stop() { thread.stop(timeout: 5) }
 
-    func syncNow() { lock.withLock { wanted = true } }
+    package func syncNow() { lock.withLock { wanted = true } }
 
-    var syncStatus: ControlValue { runner.statusBox.status.value }
+    package var syncStatus: ControlValue { runner.statusBox.status.value }
 
-    var serviceStatus: String? { runner.statusBox.status.serviceText }
+    package var serviceStatus: String? { runner.statusBox.status.serviceText }
 
     private func loop(reloader: ConfigReloader, logger: Logger) {
         // Behind the decoders and the presenter: hashing and writing 2 GB on a 2-core box at
@@ -55,7 +55,7 @@ final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
             if case .switched = runner.runOnce(shouldStop: { [thread] in thread.shouldStop }) {
                 reloader.contentSynced()
             }
-            let wallStart = Date().timeIntervalSince1970, start = monotonicNow()
+            let wallStart = Date().timeIntervalSince1970, start = MonotonicClock().now()
             runner.statusBox.update { $0.nextCheck = Int64(wallStart + interval) }
             // Sleeps in tenths of a second: a stop or a sync_now ends the wait. The interval is
             // counted on the monotonic clock, and a wall clock set meanwhile (date -s, NTP's first
@@ -63,7 +63,7 @@ final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
             // set") runs again at once. A wall-clock deadline did the first only forwards: a clock
             // set back from the future (a bad RTC) waited years for its next pass.
             while !thread.shouldStop, !lock.withLock({ wanted }) {
-                let elapsed = monotonicNow() - start
+                let elapsed = MonotonicClock().now() - start
                 if elapsed >= interval { break }
                 if abs(Date().timeIntervalSince1970 - wallStart - elapsed) > 2 {
                     logger.notice("content sync: the clock was set; checking now")

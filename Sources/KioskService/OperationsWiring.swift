@@ -6,13 +6,13 @@ import Logging
 /// Proof of play and resume for `kiosk run`: both observe the player's events (which name each
 /// item's source, whether it is an insert, and the playlist requests carried out, whichever
 /// source sent them). Made before the player, since its event handler is given at init.
-final class OperationsWiring: @unchecked Sendable {
+package final class OperationsWiring: @unchecked Sendable {
     // Safe to share: both are set once in init and are thread-safe themselves.
-    let proofOfPlay: ProofOfPlayWriter?
-    let resume: ResumeKeeper?
+    package let proofOfPlay: ProofOfPlayWriter?
+    package let resume: ResumeKeeper?
 
     /// `playRecorded`: told each proof-of-play line too (MQTT's plays topic), on the writer's queue.
-    init(config: KioskConfig, configPath: String, stateDirectory: String, entries: [PlaylistEntry], logger: Logger,
+    package init(config: KioskConfig, configPath: String, stateDirectory: String, entries: [PlaylistEntry], logger: Logger,
          playRecorded: (@Sendable (String) -> Void)? = nil) {
         proofOfPlay = config.logging.proofOfPlayPath.map { path in
             logger.info("proof of play: \(path) (rotated at \(config.logging.proofOfPlayLimit) bytes)")
@@ -28,7 +28,7 @@ final class OperationsWiring: @unchecked Sendable {
     }
 
     /// The player's event handler: `next` (the control socket's and CEC's) and then ours.
-    func handler(then next: (@Sendable (PlayerEvent) -> Void)?) -> (@Sendable (PlayerEvent) -> Void)? {
+    package func handler(then next: (@Sendable (PlayerEvent) -> Void)?) -> (@Sendable (PlayerEvent) -> Void)? {
         guard proofOfPlay != nil || resume != nil else { return next }
         return { [proofOfPlay, resume] event in
             next?(event)
@@ -38,6 +38,6 @@ final class OperationsWiring: @unchecked Sendable {
     }
 
     /// A clean stop: the place saved while the player still knows it; then plays closed.
-    func playerStopping() { resume?.finish() }
-    func finish() { proofOfPlay?.finish() }
+    package func playerStopping() { resume?.finish() }
+    package func finish() { proofOfPlay?.finish() }
 }

@@ -7,17 +7,17 @@ import Logging
 /// and held here for the two sources that fire them, input (keys, zones; reopened when the
 /// table changes) and the control socket's `trigger NAME` (which reads the table in force).
 /// Triggers are a source of `PlayerRequest`s like the others: nothing of them is in the engine.
-final class LiveTriggers: TriggerControl, @unchecked Sendable {
+package final class LiveTriggers: TriggerControl, @unchecked Sendable {
     // Safe to share: `current` is only touched with `lock` held.
     private let lock = NSLock()
     private var current: TriggerSet
 
-    init(_ triggers: TriggerSet) { current = triggers }
+    package init(_ triggers: TriggerSet) { current = triggers }
 
-    var triggers: TriggerSet { lock.withLock { current } }
+    package var triggers: TriggerSet { lock.withLock { current } }
 
     /// Takes `new`; true when it differs from the table in force.
-    func replace(with new: TriggerSet) -> Bool {
+    package func replace(with new: TriggerSet) -> Bool {
         lock.withLock {
             defer { current = new }
             return current != new
@@ -25,11 +25,11 @@ final class LiveTriggers: TriggerControl, @unchecked Sendable {
     }
 }
 
-enum TriggerWiring {
+package enum TriggerWiring {
     /// The triggers of `config`, their content expanded: `item: N` from `defaultEntries`,
     /// `playlist:` from the named playlists, `items:` like kiosk.conf's items. One line per
     /// trigger that has nothing to play now (it is kept: firing it says so again).
-    static func resolve(_ config: KioskConfig, defaultEntries: [PlaylistEntry], logger: Logger) -> TriggerSet {
+    package static func resolve(_ config: KioskConfig, defaultEntries: [PlaylistEntry], logger: Logger) -> TriggerSet {
         guard !config.triggers.isEmpty else { return TriggerSet() }
         var playlists = [KioskConfig.defaultPlaylistName: defaultEntries]
         for playlist in config.playlists where config.triggers.contains(where: { $0.content == .playlist(playlist.name) }) {

@@ -15,11 +15,11 @@ import KioskCore
 /// - commands that do not play (`check`, `probe`, `snapshot`, `bench`) keep the usual meaning:
 ///   a stop ends the process at once with 128 + the signal's number;
 /// - SIGHUP before a session, or in a command that does not reload, is ignored.
-final class SignalHub: @unchecked Sendable {
+package final class SignalHub: @unchecked Sendable {
     // Safe to share: every field is read and written with `lock` (the condition) held.
-    static let shared = SignalHub()
+    package static let shared = SignalHub()
 
-    enum Mode { case undecided, holdStops, exitOnStop }
+    package enum Mode { case undecided, holdStops, exitOnStop }
 
     private let lock = NSCondition()
     /// Handlers running now on the signal thread (`unregister` waits for them).
@@ -33,7 +33,7 @@ final class SignalHub: @unchecked Sendable {
     private init() {}
 
     /// Blocks the signals and starts the receiving thread. Call once, before anything else.
-    func install() {
+    package func install() {
         var set = sigset_t()
         sigemptyset(&set)
         for number in Self.watched { sigaddset(&set, number) }
@@ -49,12 +49,12 @@ final class SignalHub: @unchecked Sendable {
     }
 
     /// `run` and `play`: stops wait for the session (they restore the screen and exit 0).
-    func holdStops() {
+    package func holdStops() {
         lock.withLock { mode = .holdStops }
     }
 
     /// The other commands: a stop ends the process; one that came while parsing does it now.
-    func exitOnStop() {
+    package func exitOnStop() {
         let pending = lock.withLock { () -> Int32? in
             mode = .exitOnStop
             return pendingStop
@@ -65,7 +65,7 @@ final class SignalHub: @unchecked Sendable {
     /// The session's handlers. Returns true if a stop arrived before them: the caller then
     /// does not start playing and ends the session at once.
     @discardableResult
-    func register(stop: @escaping @Sendable (Int32) -> Void, reload: (@Sendable () -> Void)?) -> Bool {
+    package func register(stop: @escaping @Sendable (Int32) -> Void, reload: (@Sendable () -> Void)?) -> Bool {
         let pending = lock.withLock { () -> Int32? in
             stopHandler = stop
             reloadHandler = reload
@@ -77,7 +77,7 @@ final class SignalHub: @unchecked Sendable {
     /// After the session: later signals find no handler; the process is ending anyway. A
     /// handler still running (a stop returns just after the player ended) is waited for, up
     /// to 3 s, so no thread is inside the session's objects when the process exits.
-    func unregister() {
+    package func unregister() {
         let deadline = Date(timeIntervalSinceNow: 3)
         lock.withLock {
             stopHandler = nil
@@ -87,10 +87,10 @@ final class SignalHub: @unchecked Sendable {
     }
 
     /// True once a stop came, handled or not.
-    var stopRequested: Bool { lock.withLock { pendingStop != nil } }
+    package var stopRequested: Bool { lock.withLock { pendingStop != nil } }
 
     /// The first stop's signal number (SIGINT, SIGTERM), nil before one came.
-    var stopSignal: Int32? { lock.withLock { pendingStop } }
+    package var stopSignal: Int32? { lock.withLock { pendingStop } }
 
     private func receive(_ number: Int32) {
         var handler: (() -> Void)?

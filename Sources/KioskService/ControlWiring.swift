@@ -3,10 +3,10 @@ import KioskPlayer
 import Logging
 
 /// The control socket for `run` and `play`.
-enum ControlWiring {
+package enum ControlWiring {
     /// The server listening at `path` (nil: no socket). A path that belongs to another user or
     /// is in use is a configuration error: one line, exit 2, like kiosk.conf's errors.
-    static func open(_ path: String?, logger: Logger) throws -> ControlServer? {
+    package static func open(_ path: String?, logger: Logger) throws -> ControlServer? {
         guard let path else { return nil }
         do {
             return try ControlServer(path: path, logger: logger)
@@ -16,7 +16,7 @@ enum ControlWiring {
     }
 
     /// The player's event handler: the server queues events for its clients.
-    static func handler(_ control: ControlServer?) -> (@Sendable (PlayerEvent) -> Void)? {
+    package static func handler(_ control: ControlServer?) -> (@Sendable (PlayerEvent) -> Void)? {
         guard let control else { return nil }
         return { control.post($0) }
     }

@@ -3,18 +3,18 @@ import KioskCore
 
 /// A watch thread that runs until asked to stop: the file, folder and stick watchers' shared
 /// start and stop. Their loops wake at least every quarter second and end once `shouldStop`.
-final class StoppableThread: @unchecked Sendable {
+package final class StoppableThread: @unchecked Sendable {
     // Safe to share: `stopRequested` is guarded by `lock`; the worker is thread-safe.
     private let lock = NSLock()
     private var stopRequested = false
     private let worker: WorkerThread
 
-    init(name: String) { worker = WorkerThread(name: name) }
+    package init(name: String) { worker = WorkerThread(name: name) }
 
-    func start(_ body: @escaping @Sendable () -> Void) { worker.start(body) }
+    package func start(_ body: @escaping @Sendable () -> Void) { worker.start(body) }
 
     /// Asks the loop to end and waits up to `timeout` seconds for it.
-    func stop(timeout: Double = 2) {
+    package func stop(timeout: Double = 2) {
         let started = lock.withLock { () -> Bool in
             defer { stopRequested = true }
             return worker.hasStarted && !stopRequested
@@ -22,10 +22,10 @@ final class StoppableThread: @unchecked Sendable {
         if started { _ = worker.join(timeout: timeout) }
     }
 
-    var shouldStop: Bool { lock.withLock { stopRequested } }
+    package var shouldStop: Bool { lock.withLock { stopRequested } }
 
     /// Sleeps `seconds` in tenths, returning early once a stop is asked for.
-    func sleep(seconds: Double) {
+    package func sleep(seconds: Double) {
         var left = seconds
         while left > 0, !shouldStop {
             usleep(100_000)

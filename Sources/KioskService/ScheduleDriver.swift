@@ -9,7 +9,7 @@ import Logging
 /// new rules; its first look after that says again which playlist and power state apply.
 /// The control socket's `display_power on|off` holds the screen's power against the schedule
 /// until `display_power auto`.
-final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
+package final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
     // Safe to share: everything mutable is guarded by `condition`.
     private let condition = NSCondition()
     private var settings: ScheduleSettings
@@ -24,7 +24,7 @@ final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
     private let logger: Logger
 
     /// `ticker` has had its first tick (what the player starts with was taken from it).
-    init(settings: ScheduleSettings, ticker: ScheduleTicker, requests: ScheduleRequests, sink: PlayerRequestSink,
+    package init(settings: ScheduleSettings, ticker: ScheduleTicker, requests: ScheduleRequests, sink: PlayerRequestSink,
          logger: Logger) {
         self.settings = settings
         self.ticker = ticker
@@ -34,7 +34,7 @@ final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
         self.logger = logger
     }
 
-    func setDisplayPowerMode(_ mode: DisplayPowerMode) {
+    package func setDisplayPowerMode(_ mode: DisplayPowerMode) {
         condition.withLock {
             powerMode = mode
             logger.notice("control: display power \(mode.rawValue)")
@@ -42,13 +42,13 @@ final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
         }
     }
 
-    var scheduleStatus: ControlValue {
+    package var scheduleStatus: ControlValue {
         condition.withLock { settings.dryRun(at: Date()).status(powerMode: powerMode) }
     }
 
     /// The first look: what the player must start with (the playlist's entries) and the
     /// requests to send once it runs (the screen off, outside `display.power`).
-    static func firstLook(_ settings: ScheduleSettings, requests: ScheduleRequests,
+    package static func firstLook(_ settings: ScheduleSettings, requests: ScheduleRequests,
                           now: Date = Date()) -> (ticker: ScheduleTicker, entries: [PlaylistEntry], then: [PlayerRequest]) {
         var ticker = settings.ticker
         var entries = requests.playlists["default"] ?? []
@@ -64,7 +64,7 @@ final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
     }
 
     /// The playlists and inserts' items of `config`, expanded (what cannot be now is logged).
-    static func requests(for config: KioskConfig, defaultEntries: [PlaylistEntry], logger: Logger) -> ScheduleRequests {
+    package static func requests(for config: KioskConfig, defaultEntries: [PlaylistEntry], logger: Logger) -> ScheduleRequests {
         var playlists = ["default": defaultEntries]
         for playlist in config.playlists {
             let expansion = PlaylistExpander().expand(playlist.items)
@@ -81,11 +81,11 @@ final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
         return ScheduleRequests(playlists: playlists, insertItems: items, switchMode: config.scheduleRules.switchMode)
     }
 
-    func start() {
+    package func start() {
         thread = WorkerThread.start(name: "kiosk-schedule") { [self] in run() }
     }
 
-    func stop() {
+    package func stop() {
         condition.withLock {
             stopping = true
             condition.broadcast()
@@ -93,7 +93,7 @@ final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
     }
 
     /// New rules from a reload: looked at at once, as at start.
-    func replace(_ settings: ScheduleSettings, requests: ScheduleRequests) {
+    package func replace(_ settings: ScheduleSettings, requests: ScheduleRequests) {
         condition.withLock {
             self.settings = settings
             ticker = settings.ticker

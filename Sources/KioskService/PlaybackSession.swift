@@ -8,13 +8,13 @@ import Logging
 
 /// What `play` and `run` share once the player is made: input, signals, the service manager,
 /// the wait, and the orderly end.
-enum PlaybackSession {
+package enum PlaybackSession {
     /// Plays until the player finishes, a signal stops it, or `duration` seconds pass; then
     /// gives the screen back. `reload` runs on SIGHUP. `controlled` is what the control socket
     /// drives (by default the player); `started` runs right after the player starts.
     /// `companions`: the other screens' engines of a separate layout, started after the player,
     /// stopped and their screens given back with it.
-    static func run(_ player: QueuePlayer, on output: VideoOutput, input: InputConfig, duration: Double?,
+    package static func run(_ player: QueuePlayer, on output: VideoOutput, input: InputConfig, duration: Double?,
                     logger: Logger, reload: (@Sendable () -> Void)? = nil, liveInput: LiveInput? = nil,
                     control: ControlServer? = nil, schedule: (any ScheduleControl)? = nil,
                     triggers: (any TriggerControl)? = nil, controlled: (any ControlledPlayer)? = nil,
@@ -75,6 +75,6 @@ private final class StopOutcome: @unchecked Sendable {
     // Safe to share: `ignored` is only touched with `lock` held.
     private let lock = NSLock()
     private var ignored = false
-    func presenterIgnoredStop() { lock.withLock { ignored = true } }
-    var isSet: Bool { lock.withLock { ignored } }
+    package func presenterIgnoredStop() { lock.withLock { ignored = true } }
+    package var isSet: Bool { lock.withLock { ignored } }
 }

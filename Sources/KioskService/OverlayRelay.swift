@@ -6,17 +6,17 @@ import KioskPlayer
 /// playing state first), and a scrub's seek (the only absolute seek input makes) moves its
 /// bar with the finger. The control socket sends to the player directly, so scripted commands
 /// do not pop the overlay up.
-final class OverlayRelay: PlayerRequestSink {
-    let player: QueuePlayer
+package final class OverlayRelay: PlayerRequestSink {
+    package let player: QueuePlayer
 
-    init(_ player: QueuePlayer) {
+    package init(_ player: QueuePlayer) {
         self.player = player
     }
 
-    var duration: MediaTime? { player.duration }
-    var rate: Rational { player.rate }
+    package var duration: MediaTime? { player.duration }
+    package var rate: Rational { player.rate }
 
-    func send(_ request: PlayerRequest) {
+    package func send(_ request: PlayerRequest) {
         player.send(request)
         if case .seek(let time) = request {
             player.showOverlay(scrubbingTo: time)

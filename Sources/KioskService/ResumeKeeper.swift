@@ -7,14 +7,14 @@ import Logging
 /// says it was; while it plays, saves where it is every `interval` seconds (when that
 /// changed) and once more on a clean stop. The disk is written on a queue of its own; the
 /// presenter thread only hands events over.
-final class ResumeKeeper: @unchecked Sendable {
+package final class ResumeKeeper: @unchecked Sendable {
     /// Seconds between two saves: a restart loses at most this much, and an SD card sees
     /// under 30,000 small writes a day.
-    static let interval = 3.0
+    package static let interval = 3.0
     /// How long the start may take to reach the saved place before saving begins anyway.
-    static let settleTimeout = 15.0
+    package static let settleTimeout = 15.0
     /// The player publishes its snapshot right after the events of a change.
-    static let snapshotDelay = 0.2
+    package static let snapshotDelay = 0.2
 
     // Safe to share: every mutable field is touched only on `queue`.
     private let queue = DispatchQueue(label: "kiosk-resume")
@@ -33,7 +33,7 @@ final class ResumeKeeper: @unchecked Sendable {
 
     /// Reads the state file in `directory` for `configPath`'s playlist `entries`; one line
     /// when it is missing, torn or foreign, or its item is gone.
-    init(mode: ResumeMode, directory: String, configPath: String, entries: [PlaylistEntry], logger: Logger) {
+    package init(mode: ResumeMode, directory: String, configPath: String, entries: [PlaylistEntry], logger: Logger) {
         self.mode = mode
         path = (directory as NSString).appendingPathComponent("resume.json")
         self.configPath = configPath
@@ -68,12 +68,12 @@ final class ResumeKeeper: @unchecked Sendable {
     }
 
     /// The player, before it starts: the seek is sent to it once the item is ready.
-    func attach(_ player: QueuePlayer) {
+    package func attach(_ player: QueuePlayer) {
         queue.sync { self.player = player }
     }
 
     /// Right after the player started: the goto (the seek follows once the item is ready).
-    func begin(_ player: QueuePlayer) {
+    package func begin(_ player: QueuePlayer) {
         for request in queue.sync(execute: { start.initialRequests }) { player.send(request) }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval)
@@ -84,7 +84,7 @@ final class ResumeKeeper: @unchecked Sendable {
     }
 
     /// The player's event, on the presenter thread.
-    func observe(_ event: PlayerEvent) {
+    package func observe(_ event: PlayerEvent) {
         switch event {
         case .playback(.itemStarted(let reference), let index?):
             queue.async { self.playing = reference.isInsert ? nil : (index, reference.source) }
@@ -104,7 +104,7 @@ final class ResumeKeeper: @unchecked Sendable {
 
     /// The last save, on a clean stop (call before the player stops: its position is then
     /// still that of the item playing).
-    func finish() {
+    package func finish() {
         queue.sync {
             saveIfChanged()
             timer?.cancel()

@@ -11,11 +11,11 @@ import SystemPackage
 /// file that would leave less than `min_free` is not copied (one line). Media files the stick
 /// does not have are removed from the folder once everything was copied: the folder mirrors
 /// the last stick. Nothing outside the folder is touched.
-struct UsbCopier {
-    let config: UsbConfig
-    let logger: Logger
+package struct UsbCopier {
+    package let config: UsbConfig
+    package let logger: Logger
 
-    func copy(from volume: UsbVolume) {
+    package func copy(from volume: UsbVolume) {
         let folder = config.copyTo
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -104,7 +104,7 @@ struct UsbCopier {
     }
 
     /// Regular media files at the top of `folder` (not hidden, a media extension).
-    static func mediaFiles(in folder: String) -> [UsbCopyPlan.File] {
+    package static func mediaFiles(in folder: String) -> [UsbCopyPlan.File] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return NaturalOrder.sorted(names.filter(WatchedFolders.isCandidate)).compactMap { name in
             var info = stat()

@@ -12,7 +12,7 @@ import SystemPackage
 /// systemd-mount) are followed wherever they are; a pulled stick's mount is undone lazily.
 /// What the sticks hold (copy mode: the copy folder) goes to `UsbPlaylistChoice`, whose
 /// request (`switchPlaylist` now) goes to the player like any other source's.
-final class UsbStickWatcher: @unchecked Sendable {
+package final class UsbStickWatcher: @unchecked Sendable {
     // Safe to share: the thread is; the rest is touched by the watch thread only.
     private let config: UsbConfig
     private let reloader: ConfigReloader
@@ -30,17 +30,17 @@ final class UsbStickWatcher: @unchecked Sendable {
     private var mountedHere: Set<String> = []
     private var mountRefusedSaid = false
 
-    init(config: UsbConfig, reloader: ConfigReloader, sink: any PlayerRequestSink, logger: Logger) {
+    package init(config: UsbConfig, reloader: ConfigReloader, sink: any PlayerRequestSink, logger: Logger) {
         self.config = config
         self.reloader = reloader
         self.sink = sink
         self.logger = logger
     }
 
-    func start() { thread.start { [self] in watch() } }
+    package func start() { thread.start { [self] in watch() } }
 
     /// Waits for a copy under way to finish its file (a stick's file is some MB at most).
-    func stop() { thread.stop(timeout: 5) }
+    package func stop() { thread.stop(timeout: 5) }
 
     private var shouldStop: Bool { thread.shouldStop }
 
@@ -188,8 +188,8 @@ final class UsbStickWatcher: @unchecked Sendable {
 }
 
 /// `kiosk run`'s start of the stick watcher, when `usb.mode` asks for one.
-enum UsbWiring {
-    static func start(_ config: UsbConfig, reloader: ConfigReloader, sink: any PlayerRequestSink, logger: Logger) -> UsbStickWatcher? {
+package enum UsbWiring {
+    package static func start(_ config: UsbConfig, reloader: ConfigReloader, sink: any PlayerRequestSink, logger: Logger) -> UsbStickWatcher? {
         guard config.mode != .off else { return nil }
         let watcher = UsbStickWatcher(config: config, reloader: reloader, sink: sink, logger: logger)
         watcher.start()
@@ -198,8 +198,8 @@ enum UsbWiring {
 }
 
 /// Block devices as sysfs lists them (/sys/class/block).
-enum SysfsBlockDevices {
-    static func read(root: String = "/sys/class/block") -> [BlockDevice] {
+package enum SysfsBlockDevices {
+    package static func read(root: String = "/sys/class/block") -> [BlockDevice] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         return names.map { name in
             let directory = root + "/" + name

@@ -8,7 +8,7 @@ import Logging
 /// replaces: the old one is stopped (devices closed, grabs released) and a new one opened with
 /// the new devices, grab, keys, gestures and seek step, and so is a change of the triggers
 /// (`LiveTriggers`). Touch and keys pause for the moment that takes; the picture and sound do not.
-final class LiveInput: @unchecked Sendable {
+package final class LiveInput: @unchecked Sendable {
     // Safe to share: `service` and `stopped` are guarded by `lock`.
     private let lock = NSLock()
     private var service: InputService?
@@ -20,7 +20,7 @@ final class LiveInput: @unchecked Sendable {
     /// The input settings in force, for a reopen that only the triggers ask for.
     private var config: InputConfig?
 
-    init(output: VideoOutput, player: QueuePlayer, logger: Logger, triggers: LiveTriggers? = nil) {
+    package init(output: VideoOutput, player: QueuePlayer, logger: Logger, triggers: LiveTriggers? = nil) {
         self.output = output
         self.player = player
         self.logger = logger
@@ -28,7 +28,7 @@ final class LiveInput: @unchecked Sendable {
     }
 
     /// Starts input with `config`, or swaps the running service for one with `config`.
-    func apply(_ config: InputConfig) {
+    package func apply(_ config: InputConfig) {
         lock.withLock {
             guard !stopped else { return }
             self.config = config
@@ -40,13 +40,13 @@ final class LiveInput: @unchecked Sendable {
 
     /// The triggers changed: input opened again with the settings in force (before the player
     /// started, nothing: `apply` opens it with the new table).
-    func reopenForTriggers() {
+    package func reopenForTriggers() {
         guard let config = lock.withLock({ self.config }) else { return }
         apply(config)
     }
 
     /// For good: a reload arriving during shutdown opens nothing again.
-    func stop() {
+    package func stop() {
         lock.withLock {
             stopped = true
             service?.stop()

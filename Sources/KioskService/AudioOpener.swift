@@ -5,8 +5,8 @@ import Logging
 /// The sound device `--audio` or kiosk.conf names: an ALSA PCM, retried with backoff while it
 /// is missing or busy (the picture plays on meanwhile), or none; for tests and benchmarks,
 /// `null` (nowhere, in real time) and `file:PATH` (the same, recorded to a WAV or raw file).
-enum AudioOpener {
-    static func open(_ device: AudioConfig.Device, logger: Logger) -> AudioOutput? {
+package enum AudioOpener {
+    package static func open(_ device: AudioConfig.Device, logger: Logger) -> AudioOutput? {
         switch device {
         case .none: return nil
         case .pcm("null"): return NullSink()
@@ -16,7 +16,7 @@ enum AudioOpener {
     }
 
     /// `--audio`: a PCM name, or none.
-    static func parse(_ text: String) -> AudioConfig.Device {
+    package static func parse(_ text: String) -> AudioConfig.Device {
         text.lowercased() == "none" ? .none : .pcm(text)
     }
 }

@@ -13,7 +13,7 @@ import SystemPackage
 /// The list of folders is asked for again every second (`directories`), so a folder that is
 /// created, removed and created again, or that a reload of kiosk.conf adds, is watched
 /// without a restart; a folder that cannot be watched is looked for again every second.
-final class FolderWatcher: @unchecked Sendable {
+package final class FolderWatcher: @unchecked Sendable {
     // Safe to share: `settling` is guarded by `lock`; the rest is touched by the watch thread
     // only (the first look runs before that thread starts).
     private let lock = NSLock()
@@ -28,7 +28,7 @@ final class FolderWatcher: @unchecked Sendable {
     private static let events = UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE
                                        | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB | IN_ONLYDIR)
 
-    init(settle: Double, logger: Logger) {
+    package init(settle: Double, logger: Logger) {
         settling = FileSettling(settle: settle)
         self.logger = logger
     }
@@ -37,21 +37,21 @@ final class FolderWatcher: @unchecked Sendable {
     /// watch thread starts (the playlist kiosk begins with leaves out a clip that is being
     /// copied while kiosk starts), and for a reload of kiosk.conf, which must not list a file
     /// that arrived since the watch thread's last look.
-    func notReady(in folders: [String]) -> Set<String> { look(folders).hidden }
+    package func notReady(in folders: [String]) -> Set<String> { look(folders).hidden }
 
     /// `directories`: the folders to watch now (asked every second); `onLook`: the files not
     /// ready after each look.
-    func start(directories: @escaping @Sendable () -> [String], onLook: @escaping @Sendable (Set<String>) -> Void) {
+    package func start(directories: @escaping @Sendable () -> [String], onLook: @escaping @Sendable (Set<String>) -> Void) {
         self.directories = directories
         self.onLook = onLook
         thread.start { [self] in watch() }
     }
 
     /// Ends the watch thread (within a quarter second: its poll wakes that often).
-    func stop() { thread.stop() }
+    package func stop() { thread.stop() }
 
     /// A reload changed `playback.settle`.
-    func setSettle(_ seconds: Double) { lock.withLock { settling.settle = seconds } }
+    package func setSettle(_ seconds: Double) { lock.withLock { settling.settle = seconds } }
 
     private var shouldStop: Bool { thread.shouldStop }
 

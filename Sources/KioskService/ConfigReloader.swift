@@ -8,8 +8,8 @@ import Logging
 /// logs each error with file:line:column and leaves the old configuration playing. Watched
 /// folders come through here too (`foldersChanged`): the same expansion and hand-over, from the
 /// last valid file, without reading it again.
-final class ConfigReloader: @unchecked Sendable {
-    enum Trigger { case signal, fileChanged, foldersChanged }
+package final class ConfigReloader: @unchecked Sendable {
+    package enum Trigger { case signal, fileChanged, foldersChanged }
 
     // Safe to share: every var is touched only inside `lock` (SIGHUP and the file watch may
     // ask at the same time; one reload runs after the other).
@@ -45,12 +45,12 @@ final class ConfigReloader: @unchecked Sendable {
     private var heldByStick = false
     /// Told a reloaded `playback.settle` (the folder watcher takes it at its next look). Set
     /// before the first reload can come.
-    var settleChanged: (@Sendable (Double) -> Void)?
+    package var settleChanged: (@Sendable (Double) -> Void)?
     /// The watched folders' files not ready now, for the items of a file just read (set
     /// before the first reload can come).
-    var notReadyNow: (@Sendable ([ItemConfig]) -> Set<String>)?
+    package var notReadyNow: (@Sendable ([ItemConfig]) -> Set<String>)?
 
-    init(path: String, config: KioskConfig, entries: [PlaylistEntry], settings: PlayerSettings, player: QueuePlayer,
+    package init(path: String, config: KioskConfig, entries: [PlaylistEntry], settings: PlayerSettings, player: QueuePlayer,
          input: LiveInput, schedule: ScheduleDriver? = nil, triggers: LiveTriggers? = nil, replaced: Set<ConfigPart>,
          logger: Logger, notReady: Set<String> = []) {
         hidden = notReady
@@ -68,12 +68,12 @@ final class ConfigReloader: @unchecked Sendable {
         lastContents = .some(FileManager.default.contents(atPath: path))
     }
 
-    func reload(_ trigger: Trigger) {
+    package func reload(_ trigger: Trigger) {
         lock.withLock { reloadLocked(trigger) }
     }
 
     /// The folder watcher looked again: `hidden` are the files not ready yet.
-    func foldersChanged(hidden: Set<String>) {
+    package func foldersChanged(hidden: Set<String>) {
         lock.withLock {
             self.hidden = hidden
             reloadLocked(.foldersChanged)
@@ -82,18 +82,18 @@ final class ConfigReloader: @unchecked Sendable {
 
     /// Content sync switched to a new set: the items are expanded again (a `- sync: true`
     /// entry lists the new set) and a changed list handed over as for a watched folder.
-    func contentSynced() {
+    package func contentSynced() {
         lock.withLock { reloadLocked(.foldersChanged) }
     }
 
     /// The items of the configuration playing, for the folder watcher.
-    var items: [ItemConfig] { lock.withLock { running.items } }
+    package var items: [ItemConfig] { lock.withLock { running.items } }
 
     /// The stick watcher decides, from the configured playlist as expanded last, whether a
     /// stick's media play instead of it (`held`: reloads then keep new entries for later and
     /// hand the player none) and sends its request, all in one turn of the lock, so a reload
     /// cannot slip a list in between.
-    func steer(_ decide: ([PlaylistEntry]) -> Bool) {
+    package func steer(_ decide: ([PlaylistEntry]) -> Bool) {
         lock.withLock { heldByStick = decide(runningEntries) }
     }
 

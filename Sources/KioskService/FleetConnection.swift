@@ -10,11 +10,11 @@ import Logging
 /// waited for: the connection lives on a thread of its own, which runs libmosquitto's loop
 /// (reconnecting with backoff, 1, 2, 4 ... 60 s), and every problem (unreachable, refused, TLS) is
 /// one line naming the broker and the reason, once per outage; playback goes on regardless.
-final class FleetConnection: @unchecked Sendable {
+package final class FleetConnection: @unchecked Sendable {
     // Safe to share: the client is thread-safe; `outage`, `everConnected`, `connected` and `retryDelay` are
     // guarded by `lock`, `stopping` by `stopSignal`; `networkThread` is set in `start` before `stop` can
     // run (both on the main thread); the rest is immutable after init.
-    let bridge: FleetBridge
+    package let bridge: FleetBridge
     private let client: MQTTClient
     private let config: MQTTConfig
     private let broker: MQTTBroker
@@ -35,7 +35,7 @@ final class FleetConnection: @unchecked Sendable {
 
     /// The connection kiosk.conf asks for; nil when `mqtt` is off, or when it cannot be set up
     /// at all (an unreadable password file or TLS file: logged, and kiosk plays without it).
-    static func make(_ config: MQTTConfig, logger: Logger) -> FleetConnection? {
+    package static func make(_ config: MQTTConfig, logger: Logger) -> FleetConnection? {
         guard let broker = config.broker else { return nil }
         let topics = FleetTopics(name: config.name ?? FleetTopics.defaultName(hostName: Self.hostName()), groups: config.groups)
         do {
@@ -75,7 +75,7 @@ final class FleetConnection: @unchecked Sendable {
     }
 
     /// Starts the bridge for `player`, then connects on a thread of its own.
-    func start(player: any ControlledPlayer, schedule: (any ScheduleControl)?, triggers: (any TriggerControl)?) {
+    package func start(player: any ControlledPlayer, schedule: (any ScheduleControl)?, triggers: (any TriggerControl)?) {
         bridge.start(player: player, schedule: schedule, triggers: triggers)
         logger.info("mqtt: connecting to \(broker) as \(bridge.topics.root)")
         networkThread = WorkerThread.start(name: "kiosk-mqtt-net") { [self] in network() }
@@ -114,7 +114,7 @@ final class FleetConnection: @unchecked Sendable {
     private var isStopping: Bool { stopSignal.withLock { stopping } }
 
     /// The offline status, a clean disconnect (the broker drops the will), the thread ended.
-    func stop() {
+    package func stop() {
         stopSignal.withLock {
             stopping = true
             stopSignal.broadcast()
@@ -128,12 +128,12 @@ final class FleetConnection: @unchecked Sendable {
     }
 
     /// Proof-of-play lines for the plays topic (`mqtt.proof_of_play`).
-    var playRecorded: @Sendable (String) -> Void {
+    package var playRecorded: @Sendable (String) -> Void {
         { [bridge] line in bridge.recorded(play: line) }
     }
 
     /// The player's event handler: the bridge's, then `next`.
-    func handler(then next: (@Sendable (PlayerEvent) -> Void)?) -> @Sendable (PlayerEvent) -> Void {
+    package func handler(then next: (@Sendable (PlayerEvent) -> Void)?) -> @Sendable (PlayerEvent) -> Void {
         { [bridge] event in
             bridge.post(event)
             next?(event)
@@ -141,7 +141,7 @@ final class FleetConnection: @unchecked Sendable {
     }
 
     /// The bridge's link (through `WeakConnection`): queued with kiosk.conf's qos.
-    func publish(topic: String, payload: String, retain: Bool) {
+    package func publish(topic: String, payload: String, retain: Bool) {
         do {
             try client.publish(topic: topic, payload: payload, qos: config.qos, retain: retain)
         } catch {
@@ -217,14 +217,14 @@ final class FleetConnection: @unchecked Sendable {
 /// retain cycle.
 private final class WeakConnection: FleetLink, @unchecked Sendable {
     // Safe to share: set once, before libmosquitto's thread or the bridge's can use it.
-    weak var connection: FleetConnection?
+    package weak var connection: FleetConnection?
 
-    func publish(topic: String, payload: String, retain: Bool) {
+    package func publish(topic: String, payload: String, retain: Bool) {
         connection?.publish(topic: topic, payload: payload, retain: retain)
     }
 }
 
-struct FleetSetupError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct FleetSetupError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

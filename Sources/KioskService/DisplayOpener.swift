@@ -5,13 +5,13 @@ import Logging
 
 /// The one place kiosk opens a screen (`run`, `play`, `bench --seek`): the display the
 /// settings name, and at the end gives the screen back.
-enum DisplayOpener {
+package enum DisplayOpener {
     /// The display `settings.display` names. A box with no DRM device at all previews headless,
     /// with snapshots, where the settings allow it (kiosk.conf's DRM display): `settings` then
     /// say so, and the log says where the pictures go. `--untimed`: a headless display flips at
     /// once instead of at its refresh rate, so untimed runs go as fast as decoding; a DRM
     /// screen always flips on its vblank.
-    static func open(_ settings: inout PlayerSettings, logger: Logger) throws -> VideoOutput {
+    package static func open(_ settings: inout PlayerSettings, logger: Logger) throws -> VideoOutput {
         let opened = Result { () throws(DRMError) in try open(settings.display, paced: !settings.untimed) }
         switch opened {
         case .success(let output):
@@ -50,7 +50,7 @@ enum DisplayOpener {
     /// Every screen of `displays.outputs`, in order. DRM screens on one card share it (one
     /// descriptor, one master, a CRTC each); `card: auto` is the first card. A failure closes
     /// what was opened and names the screen.
-    static func openScreens(_ displays: DisplaysConfig, paced: Bool) throws -> [VideoOutput] {
+    package static func openScreens(_ displays: DisplaysConfig, paced: Bool) throws -> [VideoOutput] {
         var cards: [String: SharedCard] = [:]
         var screens: [VideoOutput] = []
         do {
@@ -76,7 +76,7 @@ enum DisplayOpener {
     }
 
     /// Mirror or span: the screens as one output the single engine draws on.
-    static func openCombined(_ displays: DisplaysConfig, paced: Bool) throws -> VideoOutput {
+    package static func openCombined(_ displays: DisplaysConfig, paced: Bool) throws -> VideoOutput {
         let screens = try openScreens(displays, paced: paced)
         let names = displays.outputs.map(\.name)
         switch displays.layout {
@@ -93,11 +93,11 @@ enum DisplayOpener {
 
     /// One line on what is driven, as mpv names its video output: an integrator reading the
     /// journal sees the card, connector, mode, API and how flips are paced.
-    static func announce(_ output: VideoOutput, logger: Logger) {
+    package static func announce(_ output: VideoOutput, logger: Logger) {
         logger.notice("display: \(output.summary)")
     }
 
-    static func close(_ output: VideoOutput, logger: Logger) {
+    package static func close(_ output: VideoOutput, logger: Logger) {
         do { try output.close() } catch { logger.error("display: \(error)") }
     }
 }

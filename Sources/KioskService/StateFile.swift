@@ -7,12 +7,12 @@ import Glibc
 /// Small files that must survive a power loss whole: written to a temporary file in the same
 /// directory, fsynced, renamed over the old one, and the directory fsynced so the rename
 /// itself is on disk. A reader then finds the old contents or the new, never a mix.
-enum StateFile {
-    struct Failure: Error, CustomStringConvertible {
+package enum StateFile {
+    package struct Failure: Error, CustomStringConvertible {
         let step: String
         let path: String
         let code: Int32
-        var description: String { "\(step) \(path): \(String(cString: strerror(code)))" }
+        package var description: String { "\(step) \(path): \(String(cString: strerror(code)))" }
 
         init(step: String, path: String, code: Int32) {
             self.step = step; self.path = path; self.code = code
@@ -23,7 +23,7 @@ enum StateFile {
         }
     }
 
-    static func writeAtomically(_ data: Data, to path: String) throws(Failure) {
+    package static func writeAtomically(_ data: Data, to path: String) throws(Failure) {
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = path + ".tmp"
         let fd: FileDescriptor

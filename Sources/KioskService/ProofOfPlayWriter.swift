@@ -12,7 +12,7 @@ import Glibc
 /// was left), and appends one JSON line per play. Everything after the event
 /// arrives runs on a queue of its own: the presenter thread only hands the event over, never
 /// waits for the disk.
-final class ProofOfPlayWriter: @unchecked Sendable {
+package final class ProofOfPlayWriter: @unchecked Sendable {
     // Safe to share: every mutable field is touched only on `queue`.
     private let queue = DispatchQueue(label: "kiosk-proof-of-play")
     private var recorder = PlayRecorder()
@@ -28,7 +28,7 @@ final class ProofOfPlayWriter: @unchecked Sendable {
     /// Told each line as it is written (MQTT's plays topic); it must only queue.
     private let recorded: (@Sendable (String) -> Void)?
 
-    init(logging: LoggingConfig, logger: Logger, recorded: (@Sendable (String) -> Void)? = nil) {
+    package init(logging: LoggingConfig, logger: Logger, recorded: (@Sendable (String) -> Void)? = nil) {
         rotation = LogRotation(path: logging.proofOfPlayPath ?? "", limit: logging.proofOfPlayLimit)
         self.logger = logger
         self.recorded = recorded
@@ -36,7 +36,7 @@ final class ProofOfPlayWriter: @unchecked Sendable {
 
     /// The player's event, on the presenter thread: only the few kinds a play is made of are
     /// queued (not the periodic time ticks).
-    func observe(_ event: PlayerEvent) {
+    package func observe(_ event: PlayerEvent) {
         let now = Self.now()
         switch event {
         case .playback(.itemStarted(let reference), let index?):
@@ -56,7 +56,7 @@ final class ProofOfPlayWriter: @unchecked Sendable {
     }
 
     /// kiosk stops: what plays is recorded as interrupted and the file closed.
-    func finish() {
+    package func finish() {
         let now = Self.now()
         queue.sync {
             feed(.stopping, at: now)

@@ -9,7 +9,7 @@ import SystemPackage
 /// writing a temp file and renaming it over (vim, nano's backup, `sed -i`), which leaves a
 /// watch on the old inode seeing nothing; `cp` and delete+recreate are seen the same way.
 /// A directory that vanishes (an unmounted stick, `rm -r`) is looked for again every second.
-final class ConfigFileWatcher: @unchecked Sendable {
+package final class ConfigFileWatcher: @unchecked Sendable {
     // Safe to share: the thread is; everything else is touched by the watch thread only (or
     // is immutable).
     private let directory: String
@@ -23,7 +23,7 @@ final class ConfigFileWatcher: @unchecked Sendable {
     private static let events = UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE
                                        | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB)
 
-    init(path: String, logger: Logger, onChange: @escaping @Sendable () -> Void) {
+    package init(path: String, logger: Logger, onChange: @escaping @Sendable () -> Void) {
         let url = URL(fileURLWithPath: path)
         directory = url.deletingLastPathComponent().path
         fileName = url.lastPathComponent
@@ -31,12 +31,12 @@ final class ConfigFileWatcher: @unchecked Sendable {
         self.onChange = onChange
     }
 
-    func start() {
+    package func start() {
         thread.start { [self] in watch() }
     }
 
     /// Ends the watch thread (within a quarter second: its poll wakes that often).
-    func stop() { thread.stop() }
+    package func stop() { thread.stop() }
 
     private var shouldStop: Bool { thread.shouldStop }
 
