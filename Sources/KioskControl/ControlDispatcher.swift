@@ -6,20 +6,16 @@ import KioskPlayer
 /// MQTT (`FleetBridge`). Each user has its own, used from one thread only (the socket's
 /// server thread, the bridge's thread).
 public final class ControlDispatcher {
-    let player: any ControlledPlayer
-    let schedule: (any ScheduleControl)?
-    let triggers: (any TriggerControl)?
-    let contentSync: (any ContentSyncControl)?
-    let baseDirectory: String
+    let services: Services
+    var player: any ControlledPlayer { services.player }
+    var schedule: (any ScheduleControl)? { services.schedule }
+    var triggers: (any TriggerControl)? { services.triggers }
+    var contentSync: (any ContentSyncControl)? { services.contentSync }
+    var baseDirectory: String { services.baseDirectory }
     private var names = ControlEventNames()
 
-    public init(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil, triggers: (any TriggerControl)? = nil,
-                contentSync: (any ContentSyncControl)? = nil, baseDirectory: String) {
-        self.player = player
-        self.schedule = schedule
-        self.triggers = triggers
-        self.contentSync = contentSync
-        self.baseDirectory = baseDirectory
+    public init(services: Services) {
+        self.services = services
     }
 
     /// The reply for a request line from a client with no connection of its own (MQTT): the

@@ -9,7 +9,7 @@ import SystemPackage
 /// listening socket, every client and a wake-up pipe. Commands go to the player's mailbox (never
 /// blocking), replies and events go to per-client bounded buffers, so no client can stall
 /// playback. Events come from the presenter thread through `post`, which only queues them.
-public final class ControlServer: @unchecked Sendable {
+public final class ControlServer: PlayerEventObserver, ServiceEventObserver, @unchecked Sendable {
     // Safe to share: `pendingEvents` is guarded by `eventLock`; `running` is set once before the
     // thread starts and cleared under `eventLock`; everything else belongs to the server thread.
     public let path: String
@@ -55,7 +55,9 @@ public final class ControlServer: @unchecked Sendable {
         try? wakeWrite.close()
     }
 
-    /// The player's `onEvent` handler: called on the presenter thread, so it only queues.
+    /// One of the player's event observers: called on the presenter thread, so it only queues.
+    public func observe(_ event: PlayerEvent) { post(event) }
+
     public func post(_ event: PlayerEvent) {
         eventLock.withLock { if running { Self.queue(event, in: &pendingEvents); wakeLocked() } }
     }
@@ -74,14 +76,9 @@ public final class ControlServer: @unchecked Sendable {
         pending.append(event)
     }
 
-    /// Starts serving `player`; `baseDirectory` resolves relative sources of `load`.
-    /// `schedule`: where `display_power` goes and what `schedule` reads (nil: to the player).
-    /// `triggers`: what `trigger NAME` fires (nil: the command is refused).
-    public func start(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
-                      triggers: (any TriggerControl)? = nil, contentSync: (any ContentSyncControl)? = nil,
-                      baseDirectory: String = FileManager.default.currentDirectoryPath) {
-        dispatcher = ControlDispatcher(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync,
-                                       baseDirectory: baseDirectory)
+    /// Starts answering with `services` (the same value MQTT is given).
+    public func start(_ services: Services) {
+        dispatcher = ControlDispatcher(services: services)
         worker.start { [self] in serve() }
         logger.info("control socket at \(path)")
     }

@@ -18,7 +18,7 @@ public protocol FleetLink: AnyObject, Sendable {
 /// thread, commands and connection news from libmosquitto's network thread, and one thread of
 /// the bridge's own does the JSON and the dispatching. While the broker is away nothing is
 /// published (libmosquitto would queue it without bound); the status is sent again on reconnect.
-public final class FleetBridge: @unchecked Sendable {
+public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unchecked Sendable {
     // Safe to share: `pending`, `connected`, `running` and `dispatcher` are guarded by `lock`
     // (the dispatcher is used only on the bridge's thread after `start`); the rest is immutable.
     public let topics: FleetTopics
@@ -35,6 +35,7 @@ public final class FleetBridge: @unchecked Sendable {
 
     private enum Work {
         case event(PlayerEvent)
+        case line(ControlValue)
         case command(String, topic: String)
         case play(String)
         case connected
@@ -52,11 +53,10 @@ public final class FleetBridge: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Starts answering for `player` (see `ControlServer.start`). Events posted before wait.
-    public func start(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
-                      triggers: (any TriggerControl)? = nil,
-                      baseDirectory: String = FileManager.default.currentDirectoryPath) {
-        let dispatcher = ControlDispatcher(player: player, schedule: schedule, triggers: triggers, baseDirectory: baseDirectory)
+    /// Starts answering with `services`, the same value the control socket is given
+    /// (`ControlServer.start`). Events posted before wait.
+    public func start(_ services: Services) {
+        let dispatcher = ControlDispatcher(services: services)
         lock.withLock {
             self.dispatcher = dispatcher
             running = true
@@ -77,8 +77,15 @@ public final class FleetBridge: @unchecked Sendable {
 
     // MARK: What other threads hand over (queue only)
 
+    /// One of the player's event observers, on the presenter thread.
+    public func observe(_ event: PlayerEvent) { enqueue(.event(event)) }
+
     /// The player's event handler, on the presenter thread.
     public func post(_ event: PlayerEvent) { enqueue(.event(event)) }
+
+    /// An event line that is not the player's (content sync's), published on the event topic
+    /// as the socket sends it to its clients. Any thread.
+    public func post(line event: ControlValue) { enqueue(.line(event)) }
 
     /// A command line from one of `topics.commandTopics`, on libmosquitto's thread.
     public func received(command line: String, on topic: String) { enqueue(.command(line, topic: topic)) }
@@ -149,6 +156,9 @@ public final class FleetBridge: @unchecked Sendable {
                 link.publish(topic: topics.event, payload: message.json, retain: false)
             }
             return true
+        case .line(let message):
+            if batch.online { link.publish(topic: topics.event, payload: message.json, retain: false) }
+            return false
         case .command(let line, let topic):
             let reply = batch.dispatcher.reply(to: line)
             if case .string(let error)? = reply["error"], error != "success" {

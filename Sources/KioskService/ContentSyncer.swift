@@ -24,11 +24,12 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
     }
 
     /// Starts the thread when `sync.manifest` is set; nil otherwise.
-    package static func start(_ config: ContentSyncConfig, reloader: ConfigReloader, control: ControlServer?,
+    /// `events`: where its event lines go (the control socket, MQTT), in that order.
+    package static func start(_ config: ContentSyncConfig, reloader: ConfigReloader, events: [any ServiceEventObserver],
                       logger: Logger) -> ContentSyncer? {
         guard config.isEnabled else { return nil }
         let syncer = ContentSyncer(config: config, logger: logger)
-        if let control { syncer.runner.onEvent = { control.post(line: $0) } }
+        if !events.isEmpty { syncer.runner.onEvent = { line in for observer in events { observer.post(line: line) } } }
         syncer.thread.start { [syncer] in syncer.loop(reloader: reloader, logger: logger) }
         logger.notice("content sync: \(config.manifest ?? "") every \(Int(syncer.interval)) s into \(config.directory)")
         return syncer

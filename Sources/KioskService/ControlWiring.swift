@@ -14,10 +14,4 @@ package enum ControlWiring {
             throw ConfigFailure(text: "kiosk: \(error)")
         }
     }
-
-    /// The player's event handler: the server queues events for its clients.
-    package static func handler(_ control: ControlServer?) -> (@Sendable (PlayerEvent) -> Void)? {
-        guard let control else { return nil }
-        return { control.post($0) }
-    }
 }

@@ -18,13 +18,18 @@ package enum DisplayPowerWiring {
         }
     }
 
-    /// The player's event handler: the control socket's, and the TV told of display power.
-    package static func handler(control: ControlServer?, cec: CECPowerFollower?) -> (@Sendable (PlayerEvent) -> Void)? {
-        let post = ControlWiring.handler(control)
-        guard let cec else { return post }
-        return { event in
-            post?(event)
-            if case .displayPower(let on) = event { cec.displayPowerChanged(on: on) }
-        }
+}
+
+/// The TV told of the display power the engine switched (the follower queues the CEC work).
+package final class CECObserver: PlayerEventObserver {
+    private let follower: CECPowerFollower
+
+    package init?(_ follower: CECPowerFollower?) {
+        guard let follower else { return nil }
+        self.follower = follower
+    }
+
+    package func observe(_ event: PlayerEvent) {
+        if case .displayPower(let on) = event { follower.displayPowerChanged(on: on) }
     }
 }

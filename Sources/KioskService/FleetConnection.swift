@@ -74,9 +74,10 @@ package final class FleetConnection: @unchecked Sendable {
         try client.setReconnectDelay(initial: 1, maximum: 60)
     }
 
-    /// Starts the bridge for `player`, then connects on a thread of its own.
-    package func start(player: any ControlledPlayer, schedule: (any ScheduleControl)?, triggers: (any TriggerControl)?) {
-        bridge.start(player: player, schedule: schedule, triggers: triggers)
+    /// Starts the bridge with `services` (the control socket's value), then connects on a
+    /// thread of its own.
+    package func start(_ services: Services) {
+        bridge.start(services)
         logger.info("mqtt: connecting to \(broker) as \(bridge.topics.root)")
         networkThread = WorkerThread.start(name: "kiosk-mqtt-net") { [self] in network() }
     }
@@ -132,13 +133,6 @@ package final class FleetConnection: @unchecked Sendable {
         { [bridge] line in bridge.recorded(play: line) }
     }
 
-    /// The player's event handler: the bridge's, then `next`.
-    package func handler(then next: (@Sendable (PlayerEvent) -> Void)?) -> @Sendable (PlayerEvent) -> Void {
-        { [bridge] event in
-            bridge.post(event)
-            next?(event)
-        }
-    }
 
     /// The bridge's link (through `WeakConnection`): queued with kiosk.conf's qos.
     package func publish(topic: String, payload: String, retain: Bool) {

@@ -27,14 +27,10 @@ package final class OperationsWiring: @unchecked Sendable {
         }
     }
 
-    /// The player's event handler: `next` (the control socket's and CEC's) and then ours.
-    package func handler(then next: (@Sendable (PlayerEvent) -> Void)?) -> (@Sendable (PlayerEvent) -> Void)? {
-        guard proofOfPlay != nil || resume != nil else { return next }
-        return { [proofOfPlay, resume] event in
-            next?(event)
-            proofOfPlay?.observe(event)
-            resume?.observe(event)
-        }
+    /// Proof of play, then resume, after the observers added before.
+    package func observe(in observers: PlayerEventObservers) {
+        observers.add(proofOfPlay)
+        observers.add(resume)
     }
 
     /// A clean stop: the place saved while the player still knows it; then plays closed.

@@ -10,18 +10,16 @@ import Logging
 /// the wait, and the orderly end.
 package enum PlaybackSession {
     /// Plays until the player finishes, a signal stops it, or `duration` seconds pass; then
-    /// gives the screen back. `reload` runs on SIGHUP. `controlled` is what the control socket
-    /// drives (by default the player); `started` runs right after the player starts.
+    /// gives the screen back. `reload` runs on SIGHUP. `services` is what the control socket
+    /// answers with (by default the player alone); `started` runs right after the player starts.
     /// `companions`: the other screens' engines of a separate layout, started after the player,
     /// stopped and their screens given back with it.
     package static func run(_ player: QueuePlayer, on output: VideoOutput, input: InputConfig, duration: Double?,
                     logger: Logger, reload: (@Sendable () -> Void)? = nil, liveInput: LiveInput? = nil,
-                    control: ControlServer? = nil, schedule: (any ScheduleControl)? = nil,
-                    triggers: (any TriggerControl)? = nil, controlled: (any ControlledPlayer)? = nil,
-                    contentSync: (any ContentSyncControl)? = nil,
+                    control: ControlServer? = nil, services: Services? = nil,
                     companions: [Companion] = [], started: (() -> Void)? = nil) {
         let service = ServiceSupervisor(player: player, notifier: SystemdNotifier(), logger: logger)
-        if let contentSync { service.extraStatus = { contentSync.serviceStatus } }
+        if let contentSync = services?.contentSync { service.extraStatus = { contentSync.serviceStatus } }
         let abandoned = StopOutcome()
         let companionPlayers = companions.map(\.player)
         let signals = SignalWatcher(stop: { _ in
@@ -35,7 +33,7 @@ package enum PlaybackSession {
         // A stop that came while the display was being opened: never start.
         if !signals.stoppedEarly {
             DisplayOpener.announce(output, logger: logger)
-            control?.start(player: controlled ?? player, schedule: schedule, triggers: triggers, contentSync: contentSync)
+            control?.start(services ?? Services(player: player))
             player.start()
             for companion in companions {
                 DisplayOpener.announce(companion.output, logger: logger)

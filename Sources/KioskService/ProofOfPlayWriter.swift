@@ -12,7 +12,7 @@ import Glibc
 /// was left), and appends one JSON line per play. Everything after the event
 /// arrives runs on a queue of its own: the presenter thread only hands the event over, never
 /// waits for the disk.
-package final class ProofOfPlayWriter: @unchecked Sendable {
+package final class ProofOfPlayWriter: PlayerEventObserver, @unchecked Sendable {
     // Safe to share: every mutable field is touched only on `queue`.
     private let queue = DispatchQueue(label: "kiosk-proof-of-play")
     private var recorder = PlayRecorder()

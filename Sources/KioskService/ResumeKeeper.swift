@@ -7,7 +7,7 @@ import Logging
 /// says it was; while it plays, saves where it is every `interval` seconds (when that
 /// changed) and once more on a clean stop. The disk is written on a queue of its own; the
 /// presenter thread only hands events over.
-package final class ResumeKeeper: @unchecked Sendable {
+package final class ResumeKeeper: PlayerEventObserver, @unchecked Sendable {
     /// Seconds between two saves: a restart loses at most this much, and an SD card sees
     /// under 30,000 small writes a day.
     package static let interval = 3.0

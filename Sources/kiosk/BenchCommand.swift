@@ -1,10 +1,10 @@
-import KioskService
 import ArgumentParser
 import Foundation
 import KioskCore
 import KioskDisplay
 import KioskMedia
 import KioskPlayer
+import KioskService
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
-import KioskService
 import ArgumentParser
 import KioskCEC
 import KioskCore
+import KioskService
 
 /// `kiosk cec`: what the box's HDMI-CEC adapters say, and a Standby or a wake-up sent by hand, so
 /// an operator can see whether the TV reacts before trusting display.power to it.

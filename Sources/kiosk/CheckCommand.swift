@@ -1,7 +1,7 @@
-import KioskService
 import ArgumentParser
 import KioskCore
 import KioskInput
+import KioskService
 import Logging
 
 struct CheckCommand: ParsableCommand {

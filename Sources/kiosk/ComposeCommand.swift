@@ -1,8 +1,8 @@
-import KioskService
 import ArgumentParser
 import Glibc
 import KioskCore
 import KioskMedia
+import KioskService
 
 /// `kiosk compose A B C -o out.mp4`: the clips one after the other in one file.
 struct ComposeCommand: ParsableCommand {

@@ -1,8 +1,8 @@
-import KioskService
 import ArgumentParser
 import Foundation
 import KioskControl
 import KioskCore
+import KioskService
 
 /// `kiosk ctl`: the shell client of the control socket. Prints the reply's data (plain for
 /// scalars, JSON otherwise); exit 0 on success, 1 on an error reply, 2 on a usage or

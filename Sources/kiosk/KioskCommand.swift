@@ -1,8 +1,8 @@
-import KioskService
 import ArgumentParser
 import Glibc
 import KioskCore
 import KioskMedia
+import KioskService
 import Logging
 
 /// The `kiosk` command line. Exit codes are part of the public contract: 0 success,

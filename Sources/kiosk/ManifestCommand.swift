@@ -1,8 +1,8 @@
-import KioskService
 import ArgumentParser
 import Glibc
 import KioskCore
 import KioskFetch
+import KioskService
 
 /// `kiosk manifest DIR --base-url URL`: the manifest content sync reads, made from a folder.
 struct ManifestCommand: ParsableCommand {

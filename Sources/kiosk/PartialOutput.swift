@@ -1,8 +1,8 @@
-import KioskService
 import Foundation
 import Glibc
 import KioskCore
 import KioskMedia
+import KioskService
 
 /// A file written under a temporary name beside its final one (`PartialFile`) and renamed
 /// into place with rename(2) only when complete; removed on failure or a stop. `kiosk compose`

@@ -1,9 +1,9 @@
-import KioskService
 import ArgumentParser
 import Foundation
 import KioskCore
 import KioskMedia
 import KioskPlayer
+import KioskService
 import Logging
 
 struct PlayCommand: ParsableCommand {
@@ -106,11 +106,10 @@ struct PlayCommand: ParsableCommand {
         let cursor = PlaylistCursor(entries: expansion.entries, loopMode: settings.playback.loop)
         let control = try ControlWiring.open(settings.control.socketPath, logger: logger)
         let nothingPlayed = NothingPlayedFlag()
-        let forward = ControlWiring.handler(control)
         let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound,
                                      logger: logger, onEvent: { event in
                                          if case .nothingPlayable = event { nothingPlayed.set() }
-                                         forward?(event)
+                                         control?.observe(event)
                                      })
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger, control: control)
         // Without --loop every item failed once: a media error, exit 1 (the reasons are logged).

@@ -1,10 +1,10 @@
-import KioskService
 import ArgumentParser
 import Foundation
 import Glibc
 import KioskAudio
 import KioskCore
 import KioskMedia
+import KioskService
 
 /// `kiosk record --device /dev/video0 --duration 30 -o library/clip.mp4`.
 struct RecordCommand: ParsableCommand {

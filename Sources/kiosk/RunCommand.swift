@@ -1,8 +1,9 @@
-import KioskService
 import ArgumentParser
 import Foundation
+import KioskControl
 import KioskCore
 import KioskPlayer
+import KioskService
 import Logging
 
 /// The service's command: read kiosk.conf, play its playlist forever, reload on SIGHUP.
@@ -97,10 +98,14 @@ struct RunCommand: ParsableCommand {
         let operations = OperationsWiring(config: config, configPath: self.config, stateDirectory: stateDir,
                                           entries: entries, logger: logger,
                                           playRecorded: config.mqtt.proofOfPlay ? fleet?.playRecorded : nil)
-        let observers = DisplayPowerWiring.handler(control: control, cec: cec)
-        let onEvent = operations.handler(then: fleet?.handler(then: observers) ?? observers)
+        // The player's event observers, told in this order (ARCHITECTURE.md, "Events").
+        let observers = PlayerEventObservers()
+        observers.add(control)
+        observers.add(CECObserver(cec))
+        observers.add(fleet?.bridge)
+        operations.observe(in: observers)
         let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound, logger: logger,
-                                     onEvent: onEvent)
+                                     onEvent: observers.handler)
         operations.resume?.attach(player)
         let companions = try screens.companions(of: file, overrides: overrides, logger: logger)
         // SIGHUP and a change of the file take one path (ConfigReloader): what changed applies
@@ -109,8 +114,6 @@ struct RunCommand: ParsableCommand {
         let schedule = ScheduleDriver(settings: settings.schedule, ticker: firstLook.ticker, requests: scheduleRequests,
                                       sink: player, logger: logger)
         for request in firstLook.then { player.send(request) }
-        fleet?.start(player: player, schedule: schedule, triggers: triggers)
-        defer { fleet?.stop() }
         // The TV may be in standby from the night before: wake it (and take its input) when the
         // schedule says the screen is on now; off, the player's event sends it to standby.
         if firstLook.ticker.state?.powerOn ?? true { cec?.displayPowerChanged(on: true) }
@@ -128,11 +131,14 @@ struct RunCommand: ParsableCommand {
         let sticks = UsbWiring.start(config.usb, reloader: reloader, sink: player, logger: logger)
         // Content sync (sync.manifest): fetches beside playback; a switch reaches the player as a
         // watched folder's change does. Its keys apply on restart.
-        let contentSync = ContentSyncer.start(config.sync.content, reloader: reloader, control: control,
-                                               logger: logger)
+        let syncEvents = [control as (any ServiceEventObserver)?, fleet?.bridge].compactMap { $0 }
+        let contentSync = ContentSyncer.start(config.sync.content, reloader: reloader, events: syncEvents, logger: logger)
+        // Every service exists now: one value for every request source (socket, MQTT).
+        let services = Services(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync)
+        fleet?.start(services)
+        defer { fleet?.stop() }
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
-                            reload: { reloader.reload(.signal) }, liveInput: input, control: control,
-                            schedule: schedule, triggers: triggers, controlled: player, contentSync: contentSync,
+                            reload: { reloader.reload(.signal) }, liveInput: input, control: control, services: services,
                             companions: companions, started: { operations.resume?.begin(player) })
         contentSync?.stop()
         operations.playerStopping()

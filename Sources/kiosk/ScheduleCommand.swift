@@ -1,7 +1,7 @@
-import KioskService
 import ArgumentParser
 import Foundation
 import KioskCore
+import KioskService
 
 /// `kiosk schedule`: a dry run of kiosk.conf's schedule for operators and scripts (the output
 /// is a public contract: `ScheduleDryRun` documents the JSON).

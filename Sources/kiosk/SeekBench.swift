@@ -1,7 +1,7 @@
-import KioskService
 import Foundation
 import KioskCore
 import KioskPlayer
+import KioskService
 import Logging
 
 /// `kiosk bench --seek N`: seek latency as the engine itself times it. Plays the media in real

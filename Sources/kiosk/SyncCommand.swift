@@ -1,8 +1,8 @@
-import KioskService
 import ArgumentParser
 import Glibc
 import KioskCore
 import KioskFetch
+import KioskService
 
 /// `kiosk sync --once | --dry-run`: one pass of content sync from the command line, with the
 /// configuration's `sync:` keys (README, "Content sync").

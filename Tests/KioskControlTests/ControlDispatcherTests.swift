@@ -62,7 +62,7 @@ final class FakeSchedule: ScheduleControl {
 }
 
 private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule? = nil) -> String {
-    let dispatcher = ControlDispatcher(player: player, schedule: schedule, baseDirectory: "/media")
+    let dispatcher = ControlDispatcher(services: Services(player: player, schedule: schedule, baseDirectory: "/media"))
     return dispatcher.reply(to: line, from: ControlConnection(fd: FileDescriptor(rawValue: -1))).json
 }
 

@@ -39,7 +39,7 @@ private let topics = FleetTopics(name: "k1", groups: ["wall"])
 private func startedBridge(_ link: RecordingLink, player: FakePlayer, connected: Bool = true,
                            triggers: FakeTriggers? = nil) -> FleetBridge {
     let bridge = FleetBridge(topics: topics, link: link, statusInterval: 3600, logger: Logger(label: "test"))
-    bridge.start(player: player, triggers: triggers, baseDirectory: "/media")
+    bridge.start(Services(player: player, triggers: triggers, baseDirectory: "/media"))
     if connected { bridge.connectionOpened() }
     return bridge
 }

@@ -17,7 +17,7 @@ final class FakeContentSync: ContentSyncControl {
 }
 
 private func reply(_ line: String, contentSync: FakeContentSync?) -> String {
-    let dispatcher = ControlDispatcher(player: FakePlayer(), contentSync: contentSync, baseDirectory: "/media")
+    let dispatcher = ControlDispatcher(services: Services(player: FakePlayer(), contentSync: contentSync, baseDirectory: "/media"))
     return dispatcher.reply(to: line, from: ControlConnection(fd: FileDescriptor(rawValue: -1))).json
 }
 

@@ -30,7 +30,7 @@ private func playlistEntries(_ names: String...) -> [PlaylistEntry] {
 }
 
 private func reply(_ line: String, to player: FakePlayer, triggers: FakeTriggers?) -> String {
-    let dispatcher = ControlDispatcher(player: player, triggers: triggers, baseDirectory: "/media")
+    let dispatcher = ControlDispatcher(services: Services(player: player, triggers: triggers, baseDirectory: "/media"))
     return dispatcher.reply(to: line, from: ControlConnection(fd: FileDescriptor(rawValue: -1))).json
 }
 
@@ -66,7 +66,7 @@ private func reply(_ line: String, to player: FakePlayer, triggers: FakeTriggers
 @Test func triggerReadsTheTableInForce() {
     let player = FakePlayer()
     let triggers = FakeTriggers(table(TriggerConfig(name: "old", content: .item(0), location: location)))
-    let dispatcher = ControlDispatcher(player: player, triggers: triggers, baseDirectory: "/media")
+    let dispatcher = ControlDispatcher(services: Services(player: player, triggers: triggers, baseDirectory: "/media"))
     let connection = ControlConnection(fd: FileDescriptor(rawValue: -1))
     triggers.triggers = table(TriggerConfig(name: "new", content: .item(0), location: location))
     #expect(dispatcher.reply(to: #"{"command": ["trigger", "new"]}"#, from: connection).json == #"{"error":"success","data":null}"#)

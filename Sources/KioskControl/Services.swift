@@ -1,0 +1,40 @@
+import Foundation
+import KioskCore
+import KioskPlayer
+
+/// What every request source is handed: the player and the application's services. `kiosk run`
+/// makes one value once every service exists and gives the same value to the control socket and
+/// to MQTT (and to the sources that come next), so a command one source reaches, all reach: a
+/// source handed its services one at a time once missed content sync (`sync_now` over MQTT said
+/// "content sync is off" while the socket worked). `kiosk play` has the player alone.
+public struct Services: @unchecked Sendable {
+    // Safe to share: every member is Sendable or a protocol whose conformers are thread-safe
+    // (`ControlledPlayer` reads a snapshot under a lock).
+    /// What requests go to and properties are read from: the engine, or a wrapper of it.
+    public let player: any ControlledPlayer
+    /// Where `display_power` goes and what `schedule` reads; nil: `display_power` goes to the player.
+    public let schedule: (any ScheduleControl)?
+    /// What `trigger NAME` fires; nil: the command is refused.
+    public let triggers: (any TriggerControl)?
+    /// `sync_now` and the `sync` property; nil: refused, and null.
+    public let contentSync: (any ContentSyncControl)?
+    /// Resolves relative sources of `load` (kiosk.conf's directory for `run`).
+    public let baseDirectory: String
+
+    public init(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
+                triggers: (any TriggerControl)? = nil, contentSync: (any ContentSyncControl)? = nil,
+                baseDirectory: String = FileManager.default.currentDirectoryPath) {
+        self.player = player
+        self.schedule = schedule
+        self.triggers = triggers
+        self.contentSync = contentSync
+        self.baseDirectory = baseDirectory
+    }
+}
+
+/// Where event lines that are not the player's go (content sync's `sync_progress`,
+/// `sync_failed`, `sync_switched`): the socket's clients and the fleet's event topic alike.
+public protocol ServiceEventObserver: AnyObject, Sendable {
+    /// Any thread; must only queue.
+    func post(line event: ControlValue)
+}
