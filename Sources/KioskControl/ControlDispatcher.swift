@@ -161,17 +161,17 @@ public final class ControlDispatcher {
         case .playback(let playback, let item):
             return names.event(for: playback, current: item, time: time)
         case .time(let mediaTime, let item):
-            return ControlMessage.event("time", item: item, time: mediaTime.seconds)
+            return ControlMessage.event(.time, item: item, time: mediaTime.seconds)
         case .itemSkipped(let index, let reason):
-            return ControlMessage.event("item_failed", item: index, time: 0, [("reason", .string(reason))])
+            return ControlMessage.event(.itemFailed, item: index, time: 0, [("reason", .string(reason))])
         case .nothingPlayable(let retryAfter):
-            return ControlMessage.event("error", item: nil, time: 0,
+            return ControlMessage.event(.error, item: nil, time: 0,
                                         [("message", .string("nothing in the playlist can play")),
                                          ("retry_after", .number(ControlMessage.rounded(retryAfter.seconds)))])
         case .finished:
-            return ControlMessage.event("finished", item: player.currentItemIndex, time: time)
+            return ControlMessage.event(.finished, item: player.currentItemIndex, time: time)
         case .displayPower(let on):
-            return ControlMessage.event("display_power", item: nil, time: time, [("on", .bool(on))])
+            return ControlMessage.event(.displayPower, item: nil, time: time, [("on", .bool(on))])
         case .playlistRequest, .currentItemMoved:
             return nil   // the item events that follow say what changed
         }

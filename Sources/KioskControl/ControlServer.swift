@@ -202,7 +202,7 @@ public final class ControlServer: PlayerEventObserver, ServiceEventObserver, @un
                 values[property] = value
                 if last != value {
                     connection.observed[property] = value
-                    connection.send(ControlValue.object([("event", .string("property_change")), ("name", .string(property.rawValue)),
+                    connection.send(ControlValue.object([("event", .string(ControlEventName.propertyChange.rawValue)), ("name", .string(property.rawValue)),
                                                          ("data", value)]).json)
                 }
             }

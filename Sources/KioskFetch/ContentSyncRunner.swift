@@ -59,9 +59,9 @@ public final class ContentSyncRunner {
         switch outcome {
         case .failed(let line):
             log(line)
-            onEvent(Self.event("sync_failed", [("error", .string(line))]))
+            onEvent(Self.event(.syncFailed, [("error", .string(line))]))
         case .switched(let id):
-            onEvent(Self.event("sync_switched", [("set", .string(id)), ("files", .integer(Int64(statusBox.status.filesTotal)))]))
+            onEvent(Self.event(.syncSwitched, [("set", .string(id)), ("files", .integer(Int64(statusBox.status.filesTotal)))]))
         default:
             break
         }
@@ -69,7 +69,7 @@ public final class ContentSyncRunner {
     }
 
     /// Shaped as the player's events (`item` null, `time` 0: they are about no item).
-    static func event(_ name: String, _ fields: [(String, ControlValue)]) -> ControlValue {
+    static func event(_ name: ControlEventName, _ fields: [(String, ControlValue)]) -> ControlValue {
         ControlMessage.event(name, item: nil, time: 0, fields)
     }
 
@@ -197,7 +197,7 @@ public final class ContentSyncRunner {
                     status.bytesPerSecond = Int64(Double(fetchedNow) / max(now - started, 0.001))
                 }
                 let status = statusBox.status
-                onEvent(Self.event("sync_progress", [("files_done", .integer(Int64(status.filesDone))),
+                onEvent(Self.event(.syncProgress, [("files_done", .integer(Int64(status.filesDone))),
                                                      ("files_total", .integer(Int64(status.filesTotal))),
                                                      ("bytes_done", .integer(status.bytesDone)),
                                                      ("bytes_total", .integer(status.bytesTotal)),

@@ -118,15 +118,15 @@ private func refusal(_ line: String) -> String {
     #expect(ControlMessage.success(.null, requestID: nil).json == #"{"error":"success","data":null}"#)
     #expect(ControlMessage.failure("seek: \"x\"\n", requestID: .string("a")).json
             == #"{"request_id":"a","error":"seek: \"x\"\n"}"#)
-    #expect(ControlMessage.event("item_started", item: 0, time: 12.5).json == #"{"event":"item_started","item":0,"time":12.5}"#)
-    #expect(ControlMessage.event("time", item: nil, time: 2).json == #"{"event":"time","item":null,"time":2.0}"#)
+    #expect(ControlMessage.event(.itemStarted, item: 0, time: 12.5).json == #"{"event":"item_started","item":0,"time":12.5}"#)
+    #expect(ControlMessage.event(.time, item: nil, time: 2).json == #"{"event":"time","item":null,"time":2.0}"#)
     #expect(ControlValue.number(.nan).json == "null")
     #expect(ControlValue.number(0.000001).json == "0.000001")
     #expect(ControlValue.number(-2.5).json == "-2.5")
     #expect(ControlValue.number(3).json == "3.0")
     #expect(ControlValue.string("tab\there \u{1}").json == #""tab\there \u0001""#)
     // What the server writes, a client parses back to the same value.
-    let round = ControlMessage.event("seek", item: 3, time: 1.25, [("target", .number(1.25))])
+    let round = ControlMessage.event(.seek, item: 3, time: 1.25, [("target", .number(1.25))])
     #expect(ControlValue.parse(round.json) == .object([("event", .string("seek")), ("item", .integer(3)),
                                                       ("target", .number(1.25)), ("time", .number(1.25))]))
 }

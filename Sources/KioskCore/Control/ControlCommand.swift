@@ -51,9 +51,26 @@ public enum ControlCommand: Sendable, Equatable {
     case syncNow
 
     /// The events the socket sends, for `commands`.
-    public static let eventNames = ["status", "time_control_status", "time", "item_started", "item_ended",
-                                    "item_failed", "seek", "error", "finished", "display_power", "property_change",
-                                    "sync_progress", "sync_failed", "sync_switched"]
+    public static var eventNames: [String] { ControlEventName.allCases.map(\.rawValue) }
+}
+
+/// Every event line's name (`{"event": "item_started", ...}`): the socket's, MQTT's event topic
+/// and `commands` all spell them from here.
+public enum ControlEventName: String, Sendable, CaseIterable {
+    case status
+    case timeControlStatus = "time_control_status"
+    case time
+    case itemStarted = "item_started"
+    case itemEnded = "item_ended"
+    case itemFailed = "item_failed"
+    case seek
+    case error
+    case finished
+    case displayPower = "display_power"
+    case propertyChange = "property_change"
+    case syncProgress = "sync_progress"
+    case syncFailed = "sync_failed"
+    case syncSwitched = "sync_switched"
 }
 
 /// A parsed request line: the command and the `request_id` to echo in the reply.

@@ -19,8 +19,8 @@ public enum ControlMessage {
 
     /// `{"event":"item_started","item":0,"time":12.5,...}`: every event names the item
     /// (null when there is none) and the media time in it.
-    public static func event(_ name: String, item: Int?, time: Double, _ extra: [(String, ControlValue)] = []) -> ControlValue {
-        .object([("event", .string(name)), ("item", item.map { .integer(Int64($0)) } ?? .null),
+    public static func event(_ name: ControlEventName, item: Int?, time: Double, _ extra: [(String, ControlValue)] = []) -> ControlValue {
+        .object([("event", .string(name.rawValue)), ("item", item.map { .integer(Int64($0)) } ?? .null),
                  ("time", .number(rounded(time)))] + extra)
     }
 
@@ -52,9 +52,9 @@ public struct ControlEventNames: Sendable {
         case .statusChanged(let status):
             var extra: [(String, ControlValue)] = [("status", .string(Self.name(of: status)))]
             if case .failed(let reason) = status { extra.append(("reason", .string(reason))) }
-            return ControlMessage.event("status", item: current, time: time, extra)
+            return ControlMessage.event(.status, item: current, time: time, extra)
         case .timeControlStatusChanged(let status, let reason):
-            return ControlMessage.event("time_control_status", item: current, time: time,
+            return ControlMessage.event(.timeControlStatus, item: current, time: time,
                                         [("time_control_status", .string(status.rawValue)),
                                          ("reason", reason.map { .string($0.rawValue) } ?? .null)])
         case .itemStarted(let reference):
@@ -62,12 +62,12 @@ public struct ControlEventNames: Sendable {
                 indexOfSerial[reference.serial] = current
                 if indexOfSerial.count > 64 { indexOfSerial = [reference.serial: current] }   // stays small
             }
-            return ControlMessage.event("item_started", item: current, time: time, [("path", .string(reference.name))])
+            return ControlMessage.event(.itemStarted, item: current, time: time, [("path", .string(reference.name))])
         case .itemEnded(let reference):
-            return ControlMessage.event("item_ended", item: indexOfSerial[reference.serial], time: time,
+            return ControlMessage.event(.itemEnded, item: indexOfSerial[reference.serial], time: time,
                                         [("path", .string(reference.name))])
         case .seek(let target):
-            return ControlMessage.event("seek", item: current, time: time, [("target", .number(ControlMessage.rounded(target.seconds)))])
+            return ControlMessage.event(.seek, item: current, time: time, [("target", .number(ControlMessage.rounded(target.seconds)))])
         case .itemFailed, .rateChanged, .defaultRateChanged, .volumeChanged, .mutedChanged:
             // item_failed comes with the failed item's index from the engine's skip report.
             return nil
