@@ -195,16 +195,10 @@ public struct SyncStore: Sendable {
         return trimmed.isEmpty ? nil : trimmed
     }
 
-    /// Written to a temporary name, fsynced and renamed: never half there.
+    /// Whole or not at all (`AtomicFile`); a failure leaves the old file, which the next pass
+    /// writes again.
     static func writeText(_ text: String, to path: String) {
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        let bytes = Array((text + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        fsync(fd)
-        close(fd)
-        rename(temporary, path)
+        try? AtomicFile.write(text + "\n", to: path)
     }
 
     /// A small file's bytes (a key), nil when it cannot be read.

@@ -52,26 +52,13 @@ public enum PNGWriter {
         sws_scale(sws, &sourcePlanes, &sourceStrides, 0, h, destinationPlanes, destinationStrides)
     }
 
-    /// Writes to a temporary name and renames, so a reader never sees half a picture.
+    /// Whole or not at all, so a reader never sees half a picture; not fsynced (`durable`:
+    /// a screenshot is not worth a stall on a slow card).
     private static func writeFile(_ path: String, bytes: UnsafeRawBufferPointer) throws {
-        let temporary = path + ".partial"
-        let fd: FileDescriptor
         do {
-            fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .closeOnExec],
-                                         permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            try AtomicFile.write(bytes, to: path, durable: false)
         } catch {
-            throw fail(path, "cannot write: \(text(error))")
-        }
-        do {
-            _ = try fd.closeAfter { try fd.writeAll(bytes) }   // short writes continued, EINTR retried
-        } catch {
-            unlink(temporary)
-            throw fail(path, "cannot write: \(text(error))")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw fail(path, "cannot write: \(reason)")
+            throw fail(path, "cannot write: \(String(cString: strerror(error.code)))")
         }
     }
 

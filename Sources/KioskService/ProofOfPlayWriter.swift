@@ -82,7 +82,7 @@ package final class ProofOfPlayWriter: PlayerEventObserver, @unchecked Sendable 
         do {
             if fd != nil, rotation.needsRotation(currentSize: size, adding: bytes.count) { try rotate() }
             let file = try fd ?? openFile()
-            do { _ = try file.writeAll(bytes) } catch { throw StateFile.Failure(step: "cannot write", path: rotation.path, error) }
+            do { _ = try file.writeAll(bytes) } catch { throw AtomicFile.Failure(step: "cannot write", path: rotation.path, error) }
             size += bytes.count
             // A play is evidence someone pays for: on disk before the next one begins.
             _ = fdatasync(file.rawValue)
@@ -107,7 +107,7 @@ package final class ProofOfPlayWriter: PlayerEventObserver, @unchecked Sendable 
             opened = try FileDescriptor.open(rotation.path, .writeOnly, options: [.append, .create, .closeOnExec],
                                              permissions: [.ownerReadWrite, .groupRead, .otherRead])
         } catch {
-            throw StateFile.Failure(step: "cannot open", path: rotation.path, error)
+            throw AtomicFile.Failure(step: "cannot open", path: rotation.path, error)
         }
         var status = stat()
         size = fstat(opened.rawValue, &status) == 0 ? Int(status.st_size) : 0
@@ -119,7 +119,7 @@ package final class ProofOfPlayWriter: PlayerEventObserver, @unchecked Sendable 
         try? fd?.close()
         fd = nil
         for step in rotation.renames where rename(step.from, step.to) != 0 && errno != ENOENT {
-            throw StateFile.Failure(step: "cannot rotate to", path: step.to, code: errno)
+            throw AtomicFile.Failure(step: "cannot rotate to", path: step.to, code: errno)
         }
         _ = try openFile()
     }

@@ -122,7 +122,7 @@ package final class ResumeKeeper: PlayerEventObserver, @unchecked Sendable {
             return
         }
         do {
-            try StateFile.writeAtomically(state.encoded(), to: path)
+            try AtomicFile.write(state.encoded(), to: path)
             lastSaved = state
             if loggedFailure != nil {
                 logger.notice("resume: saving to \(path) again")

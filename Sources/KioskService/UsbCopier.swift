@@ -87,12 +87,12 @@ package struct UsbCopier {
         // modification time: the next plug of the same stick finds the copy unchanged.
         var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: Int(file.modified), tv_nsec: 0)]
         futimens(output.rawValue, &times)
-        guard rename(temporary, target) == 0 else { throw CopyError(description: "cannot rename onto \(target): \(String(cString: strerror(errno)))") }
-        written = true
-        if let directory = try? FileDescriptor.open(folder, .readOnly, options: [.directory, .closeOnExec]) {
-            fsync(directory.rawValue)
-            try? directory.close()
+        do {
+            try AtomicFile.commit(temporary, to: target, synced: true)
+        } catch {
+            throw CopyError(description: "\(error)")
         }
+        written = true
     }
 
     /// Temporaries a power cut or a pulled stick left behind (kiosk's own names only).

@@ -11,6 +11,8 @@ struct KioskCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiosk",
         abstract: "A lean video player for Linux signage boxes: FFmpeg -> DRM/KMS, ALSA, evdev.",
+        // The MQTT status's `version` too (KioskVersion).
+        version: KioskVersion.text,
         subcommands: [RunCommand.self, CheckCommand.self, ScheduleCommand.self, PlayCommand.self, SnapshotCommand.self, BenchCommand.self, ProbeCommand.self, CtlCommand.self, CECCommand.self, ReportCommand.self, ComposeCommand.self, RecordCommand.self, SyncCommand.self, ManifestCommand.self])
 }
 

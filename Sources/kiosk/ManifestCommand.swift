@@ -77,8 +77,13 @@ struct ManifestCommand: ParsableCommand {
             case .success(let text): signature = text
             }
         }
-        try Self.writeAtomically(text, to: output)
-        if let signature { try Self.writeAtomically(signature, to: output + ".minisig") }
+        // Whole or not at all: a server never serves half of it.
+        do {
+            try AtomicFile.write(text, to: output)
+            if let signature { try AtomicFile.write(signature, to: output + ".minisig") }
+        } catch {
+            throw RuntimeFailure("\(error)")
+        }
         writeStandardError("\(output): \(files.count) files" + (signature != nil ? ", signed in \(output).minisig" : ""))
     }
 
@@ -109,21 +114,6 @@ struct ManifestCommand: ParsableCommand {
         var line = Array(bytes.prefix { $0 != UInt8(ascii: "\n") })
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         return line
-    }
-
-    /// Written under a temporary name, fsynced and renamed: a server never serves half of it.
-    static func writeAtomically(_ text: String, to path: String) throws {
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RuntimeFailure("\(path): cannot write: \(String(cString: strerror(errno)))") }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        fsync(fd)
-        close(fd)
-        guard written == bytes.count, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw RuntimeFailure("\(path): cannot write: \(String(cString: strerror(errno)))")
-        }
     }
 
     /// A name as a URL path segment (RFC 3986 unreserved characters kept).

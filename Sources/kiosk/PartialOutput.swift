@@ -45,12 +45,14 @@ final class PartialOutput {
         }
     }
 
-    /// Moves the complete file into place.
+    /// Moves the complete file into place, durably (`AtomicFile`: a power cut right after
+    /// leaves the whole file or none).
     func commit() throws {
-        guard rename(temporaryPath, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        do {
+            try AtomicFile.commit(temporaryPath, to: path)
+        } catch {
             discard()
-            throw RuntimeFailure("\(path): cannot rename the finished file into place: \(reason)")
+            throw RuntimeFailure("\(path): cannot put the finished file into place: \(error)")
         }
         settled = true
     }

@@ -6,11 +6,12 @@ included (it once answered "content sync is off" over MQTT while the socket work
 and `unobserve` need a connection to send changes on: over MQTT they are refused, saying so.
 Every wait is for an event with a deadline meant for a hang, never for a speed."""
 import json
+import subprocess
 import time
 
 from content_sync_support import served
 from control_client import ControlClient, wait_until
-from test_mqtt import EVENT_TIMEOUT, Broker, Kiosk, Subscriber, clip, running, section  # noqa: F401 (fixtures)
+from test_mqtt import EVENT_TIMEOUT, KIOSK, Broker, Kiosk, Subscriber, clip, running, section  # noqa: F401 (fixtures)
 
 # Arguments for the commands that take some; chosen so that a reply does not depend on the
 # moment it is asked (no `get time` while playing) and nothing leaves the clip for long.
@@ -48,7 +49,11 @@ def test_every_command_gets_the_same_reply_over_mqtt_and_the_socket_with_content
         triggers = "triggers:\n  - {name: welcome, item: 0}\n"
         kiosk = Kiosk(tmp_path, clip, "k1", section(broker.port, "k1"), extra=sync + triggers)
         running.append(kiosk)
-        assert wait_until(lambda: broker.retained("kiosk/k1/status"), timeout=EVENT_TIMEOUT), kiosk.log.read_text()
+        status = wait_until(lambda: broker.retained("kiosk/k1/status"), timeout=EVENT_TIMEOUT)
+        assert status, kiosk.log.read_text()
+        # `kiosk --version` is what the fleet sees.
+        assert status["version"] == subprocess.run([str(KIOSK), "--version"], capture_output=True, text=True,
+                                                   check=True).stdout.strip()
         watcher = Subscriber(broker, "kiosk/k1/reply", "parity")
         running.append(watcher)
         time.sleep(0.5)   # mosquitto_sub's SUBSCRIBE on its way; a missed reply fails below, never passes

@@ -10,6 +10,14 @@ import KioskTestSupport
         #expect(result.stdout.contains("USAGE: kiosk \(command)"))
     }
 
+    /// `--version` is the version MQTT's status reports (test_mqtt_socket_parity compares them).
+    @Test func versionPrintsTheVersionAlone() throws {
+        let result = try Kiosk.run("--version")
+        #expect(result.status == 0)
+        let version = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(version.split(separator: ".").count == 3 && version.split(separator: ".").allSatisfy { Int($0) != nil }, "\(version)")
+    }
+
     @Test func probeDescribesStreams() throws {
         let clip = try MediaFixtures.clip("av.mkv", ["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=1",
                                                      "-f", "lavfi", "-i", "sine=frequency=440:duration=1:sample_rate=48000",
