@@ -1,4 +1,5 @@
 import Glibc
+import KioskCore
 import SystemPackage
 
 /// A change under /dev/input that may concern a device.
@@ -18,53 +19,31 @@ enum HotplugChange: Equatable {
 /// watched until it does.
 final class HotplugWatcher {
     let directory: String
-    let fd: FileDescriptor
+    private let inotify: Inotify
+    /// For the input thread's poll.
+    var fd: FileDescriptor { FileDescriptor(rawValue: inotify.descriptor) }
     private var directoryWatch: Int32 = -1
     private var parentWatch: Int32 = -1
 
     /// nil if inotify is unavailable (then devices present at start are all there is).
     init?(directory: String) {
         self.directory = directory
-        let raw = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard raw >= 0 else { return nil }
-        fd = FileDescriptor(rawValue: raw)
+        guard let inotify = try? Inotify() else { return nil }
+        self.inotify = inotify
         if !watchDirectory() {
             let parent = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
-            parentWatch = inotify_add_watch(fd.rawValue, parent.isEmpty ? "/" : parent, UInt32(IN_CREATE))
+            parentWatch = (try? inotify.watch(parent.isEmpty ? "/" : parent, for: IN_CREATE)) ?? -1
         }
     }
 
-    deinit { try? fd.close() }
-
     private func watchDirectory() -> Bool {
-        directoryWatch = inotify_add_watch(fd.rawValue, directory, UInt32(IN_CREATE | IN_ATTRIB | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM))
+        directoryWatch = (try? inotify.watch(directory, for: IN_CREATE | IN_ATTRIB | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM)) ?? -1
         return directoryWatch >= 0
     }
 
-    /// Reads the pending inotify records (the fd is non-blocking).
+    /// Reads the pending inotify records (the descriptor is non-blocking).
     func readChanges() -> [HotplugChange] {
-        var changes: [HotplugChange] = []
-        let capacity = 8192
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
-        defer { buffer.deallocate() }
-        while true {
-            // Until it would block (EAGAIN) or fails; an interrupted read is tried again.
-            guard let count = try? fd.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)),
-                  count > 0 else { break }
-            var offset = 0
-            // struct inotify_event: wd, mask, cookie, len, then `len` bytes of NUL-padded name.
-            // Its name is a flexible array member, which Swift cannot reach: read by offset.
-            while offset + 16 <= count {
-                let watch = buffer.load(fromByteOffset: offset, as: Int32.self)
-                let mask = buffer.load(fromByteOffset: offset + 4, as: UInt32.self)
-                let length = Int(buffer.load(fromByteOffset: offset + 12, as: UInt32.self))
-                let nameBytes = UnsafeRawBufferPointer(start: buffer + offset + 16, count: min(length, count - offset - 16))
-                let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                offset += 16 + length
-                if let change = change(watch: watch, mask: mask, name: name) { changes.append(change) }
-            }
-        }
-        return changes
+        inotify.readEvents().compactMap { change(watch: $0.watch, mask: $0.mask, name: $0.name) }
     }
 
     private func change(watch: Int32, mask: UInt32, name: String) -> HotplugChange? {
@@ -72,7 +51,7 @@ final class HotplugWatcher {
             guard mask & UInt32(IN_CREATE) != 0, directory.hasSuffix("/" + name), directoryWatch < 0, watchDirectory() else {
                 return nil
             }
-            inotify_rm_watch(fd.rawValue, parentWatch)
+            inotify.removeWatch(parentWatch)
             parentWatch = -1
             return .directoryAppeared
         }

@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import KioskCore
 import Logging
-import SystemPackage
 
 /// Watches kiosk.conf with inotify and calls `onChange` once a burst of changes has settled.
 /// It watches the file's directory and filters by name, not the file itself: editors save by
@@ -41,23 +40,23 @@ package final class ConfigFileWatcher: @unchecked Sendable {
     private var shouldStop: Bool { thread.shouldStop }
 
     private func watch() {
-        let raw = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard raw >= 0 else {
-            logger.error("\(directory)/\(fileName): cannot watch for changes (inotify: \(String(cString: strerror(errno)))); SIGHUP still reloads")
+        let inotify: Inotify
+        do {
+            inotify = try Inotify()
+        } catch {
+            logger.error("\(directory)/\(fileName): cannot watch for changes (\(error)); SIGHUP still reloads")
             return
         }
-        let fd = FileDescriptor(rawValue: raw)
-        defer { try? fd.close() }
         var watchDescriptor: Int32 = -1
         var debounce = ChangeDebounce()
         var reportedMissing = false
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while !shouldStop {
             if watchDescriptor < 0 {
-                watchDescriptor = inotify_add_watch(fd.rawValue, directory, Self.events)
-                if watchDescriptor < 0 {
+                do {
+                    watchDescriptor = try inotify.watch(directory, for: Self.events)
+                } catch {
                     if !reportedMissing {
-                        logger.warning("\(directory): cannot watch it (\(String(cString: strerror(errno)))); looking again every second")
+                        logger.warning("\(directory): cannot watch it (\(String(cString: strerror(error.code)))); looking again every second")
                         reportedMissing = true
                     }
                     thread.sleep(seconds: 1)
@@ -73,17 +72,13 @@ package final class ConfigFileWatcher: @unchecked Sendable {
             if let deadline = debounce.deadline {
                 timeout = Int32(max(0, min(250, (deadline - Self.now()) * 1000)).rounded(.up))
             }
-            var poller = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, timeout) > 0 {
-                let length = (try? buffer.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? -1
-                if length > 0 {
-                    let (changed, gone) = parse(buffer, length: length, watching: watchDescriptor)
-                    if changed { debounce.noteChange(at: Self.now()) }
-                    if gone {
-                        // The directory was removed or moved away: the watch died with it.
-                        inotify_rm_watch(fd.rawValue, watchDescriptor)
-                        watchDescriptor = -1
-                    }
+            if inotify.wait(milliseconds: timeout) {
+                let (changed, gone) = look(at: inotify.readEvents(), watching: watchDescriptor)
+                if changed { debounce.noteChange(at: Self.now()) }
+                if gone {
+                    // The directory was removed or moved away: the watch died with it.
+                    inotify.removeWatch(watchDescriptor)
+                    watchDescriptor = -1
                 }
             }
             if debounce.takeIfDue(at: Self.now()) { onChange() }
@@ -91,23 +86,14 @@ package final class ConfigFileWatcher: @unchecked Sendable {
     }
 
     /// Whether any event names the file, and whether the watched directory itself is gone.
-    private func parse(_ buffer: [UInt8], length: Int, watching descriptor: Int32) -> (changed: Bool, gone: Bool) {
+    private func look(at events: [InotifyEvent], watching descriptor: Int32) -> (changed: Bool, gone: Bool) {
         var changed = false, gone = false
-        var offset = 0
-        let headerSize = MemoryLayout<inotify_event>.size
-        buffer.withUnsafeBytes { bytes in
-            while offset + headerSize <= length {
-                let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                let nameLength = Int(event.len)
-                if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0, event.wd == descriptor {
-                    gone = true
-                    changed = true
-                } else if nameLength > 0 {
-                    let nameBytes = bytes[(offset + headerSize)..<(offset + headerSize + nameLength)]
-                    let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                    if name == fileName { changed = true }
-                }
-                offset += headerSize + nameLength
+        for event in events {
+            if event.has(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED), event.watch == descriptor {
+                gone = true
+                changed = true
+            } else if event.name == fileName {
+                changed = true
             }
         }
         return (changed, gone)

@@ -56,32 +56,29 @@ package final class FolderWatcher: @unchecked Sendable {
     private var shouldStop: Bool { thread.shouldStop }
 
     private func watch() {
-        let raw = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard raw >= 0 else {
-            logger.error("watched folders: cannot watch for new files (inotify: \(String(cString: strerror(errno)))); SIGHUP still reads them again")
+        let inotify: Inotify
+        do {
+            inotify = try Inotify()
+        } catch {
+            logger.error("watched folders: cannot watch for new files (\(error)); SIGHUP still reads them again")
             return
         }
-        let fd = FileDescriptor(rawValue: raw)
-        defer { try? fd.close() }
         var watches: [Int32: String] = [:]
         var unwatchable: Set<String> = []
         var debounce = ChangeDebounce(quiet: 0.25, longest: 2)
         var recheckAt: Double?
         var nextFolderCheck = 0.0
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while !shouldStop {
             let now = Self.now()
             if now >= nextFolderCheck {
                 nextFolderCheck = now + 1
-                if updateWatches(fd, &watches, &unwatchable) { debounce.noteChange(at: now) }
+                if updateWatches(inotify, &watches, &unwatchable) { debounce.noteChange(at: now) }
             }
             var wake = nextFolderCheck
             for deadline in [debounce.deadline, recheckAt].compactMap({ $0 }) { wake = min(wake, deadline) }
             let timeout = Int32(max(0, min(250, (wake - Self.now()) * 1000)).rounded(.up))
-            var poller = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, timeout) > 0 {
-                let length = (try? buffer.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? -1
-                if length > 0, read(buffer, length: length, watches: &watches) { debounce.noteChange(at: Self.now()) }
+            if inotify.wait(milliseconds: timeout), note(inotify.readEvents(), watches: &watches) {
+                debounce.noteChange(at: Self.now())
             }
             let due = debounce.takeIfDue(at: Self.now())
             if due || (recheckAt.map { Self.now() >= $0 } ?? false) {
@@ -95,18 +92,20 @@ package final class FolderWatcher: @unchecked Sendable {
     /// Adds watches for folders not watched yet and drops those no longer asked for; true
     /// when a folder was added (it appeared, a glob matches a new one, a reload named it:
     /// its files may be new to the playlist).
-    private func updateWatches(_ fd: FileDescriptor, _ watches: inout [Int32: String], _ unwatchable: inout Set<String>) -> Bool {
+    private func updateWatches(_ inotify: Inotify, _ watches: inout [Int32: String], _ unwatchable: inout Set<String>) -> Bool {
         let wanted = directories()
         var appeared = false
         for (descriptor, folder) in watches where !wanted.contains(folder) {
-            inotify_rm_watch(fd.rawValue, descriptor)
+            inotify.removeWatch(descriptor)
             watches[descriptor] = nil
         }
         for folder in wanted where !watches.values.contains(folder) {
-            let descriptor = inotify_add_watch(fd.rawValue, folder, Self.events)
-            if descriptor < 0 {
+            let descriptor: Int32
+            do {
+                descriptor = try inotify.watch(folder, for: Self.events)
+            } catch {
                 if unwatchable.insert(folder).inserted {
-                    logger.warning("watched folder \(folder): cannot watch it (\(String(cString: strerror(errno)))); looking again every second")
+                    logger.warning("watched folder \(folder): cannot watch it (\(String(cString: strerror(error.code)))); looking again every second")
                 }
                 continue
             }
@@ -119,35 +118,26 @@ package final class FolderWatcher: @unchecked Sendable {
 
     /// Notes each event's meaning for the file it names; true when anything in a folder
     /// changed. A folder removed or moved away loses its watch (added again when it is back).
-    private func read(_ buffer: [UInt8], length: Int, watches: inout [Int32: String]) -> Bool {
+    private func note(_ events: [InotifyEvent], watches: inout [Int32: String]) -> Bool {
         var changed = false
-        var offset = 0
-        let headerSize = MemoryLayout<inotify_event>.size
         let now = Self.now()
-        buffer.withUnsafeBytes { bytes in
-            while offset + headerSize <= length {
-                let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                let nameLength = Int(event.len)
-                defer { offset += headerSize + nameLength }
-                // Events were lost (the kernel's queue overflowed): look at everything again.
-                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { changed = true }
-                guard let folder = watches[event.wd] else { continue }
-                if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
-                    watches[event.wd] = nil
-                    changed = true
-                    continue
-                }
-                guard nameLength > 0 else { continue }
-                let nameBytes = bytes[(offset + headerSize)..<(offset + headerSize + nameLength)]
-                let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                changed = true   // a new subfolder matters to globs; a temporary's rename to its name
-                guard WatchedFolders.isCandidate(name: name) else { continue }
-                let path = WatchedFolders.path(in: folder, name: name)
-                lock.withLock {
-                    if event.mask & UInt32(IN_CLOSE_WRITE) != 0 { settling.note(.closedAfterWrite, path: path, at: now) }
-                    else if event.mask & UInt32(IN_MOVED_TO) != 0 { settling.note(.movedIn, path: path, at: now) }
-                    else if event.mask & UInt32(IN_MODIFY | IN_CREATE) != 0 { settling.note(.written, path: path, at: now) }
-                }
+        for event in events {
+            // Events were lost (the kernel's queue overflowed): look at everything again.
+            if event.has(IN_Q_OVERFLOW) { changed = true }
+            guard let folder = watches[event.watch] else { continue }
+            if event.has(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) {
+                watches[event.watch] = nil
+                changed = true
+                continue
+            }
+            guard !event.name.isEmpty else { continue }
+            changed = true   // a new subfolder matters to globs; a temporary's rename to its name
+            guard WatchedFolders.isCandidate(name: event.name) else { continue }
+            let path = WatchedFolders.path(in: folder, name: event.name)
+            lock.withLock {
+                if event.has(IN_CLOSE_WRITE) { settling.note(.closedAfterWrite, path: path, at: now) }
+                else if event.has(IN_MOVED_TO) { settling.note(.movedIn, path: path, at: now) }
+                else if event.has(IN_MODIFY | IN_CREATE) { settling.note(.written, path: path, at: now) }
             }
         }
         return changed
