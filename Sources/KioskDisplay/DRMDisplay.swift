@@ -208,6 +208,13 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         try queue(buffer)
     }
 
+    /// A page flip queued now and waited for when the caller asks: the screens of a mirror or a
+    /// span all flip on one refresh.
+    public func submitFlip(_ buffer: PixelBuffer) throws -> () throws -> Double {
+        try submit(buffer)
+        return { [self] in try waitForFlip().seconds }
+    }
+
     /// Waits for the flip `submit` queued; returns at once with the last flip if none is.
     public func waitForFlip() throws -> FlipEvent {
         lock.lock(); defer { lock.unlock() }

@@ -77,12 +77,9 @@ public final class MultiScreenOutput: VideoOutput, @unchecked Sendable {
             drawn.append(target)
         }
         back = (buffer.index + 1) % canvases.count
-        let drmScreens = screens.compactMap { $0 as? DRMDisplay }
-        if drmScreens.count == screens.count {
-            for (screen, target) in zip(drmScreens, drawn) { try screen.submit(target) }
-            return try drmScreens.map { try $0.waitForFlip().seconds }.first!
-        }
-        return try zip(screens, drawn).map { try $0.present($1) }.first!
+        // Every flip queued before any is waited for: one refresh for all screens.
+        let waits = try zip(screens, drawn).map { try $0.submitFlip($1) }
+        return try waits.map { try $0() }.first!
     }
 
     public func expectedFlip(after host: Double) -> Double {

@@ -53,23 +53,28 @@ package enum DisplayOpener {
     package static func openScreens(_ displays: DisplaysConfig, paced: Bool) throws -> [VideoOutput] {
         var cards: [String: SharedCard] = [:]
         var screens: [VideoOutput] = []
+        /// The cards a screen opened on (such a card is given back with its last screen).
+        var cardsInUse = Set<String>()
         do {
             for output in displays.outputs {
                 let settings = DisplaySettings(output.display, override: output.target)
                 var shared: SharedCard?
+                var cardPath: String?
                 if case .drm(let card, _, _) = settings.target {
                     let path = try card ?? DRMDevices.cardPaths().first ?? "/dev/dri/card0"
                     if cards[path] == nil { cards[path] = try SharedCard(path: path) }
                     shared = cards[path]
+                    cardPath = path
                 }
                 do { screens.append(try open(settings, paced: paced, shared: shared)) }
                 catch { throw RuntimeFailure("display \(output.name): \(error)") }
+                if let cardPath { cardsInUse.insert(cardPath) }
             }
         } catch {
             for screen in screens { try? screen.close() }
             // A card whose every screen closed was given back with the last; one that none
             // opened on is given back here.
-            for card in cards.values where !screens.contains(where: { ($0 as? DRMDisplay)?.sharedCard === card }) { card.close() }
+            for (path, card) in cards where !cardsInUse.contains(path) { card.close() }
             throw error
         }
         return screens

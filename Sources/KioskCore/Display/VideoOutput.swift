@@ -102,9 +102,18 @@ public protocol VideoOutput: AnyObject {
     /// switches the CRTC off); on again, the last picture shows. False when the display has no
     /// such control: the engine then shows black while off. The default: no control.
     func setPower(on: Bool) throws -> Bool
+    /// Queues `buffer`'s flip and returns the wait for it, so screens that must flip on one
+    /// refresh (a mirror, a span) queue every flip before waiting for any, each through its own
+    /// display's code rather than a downcast. The default presents at once.
+    func submitFlip(_ buffer: PixelBuffer) throws -> () throws -> Double
 }
 
 extension VideoOutput {
+    public func submitFlip(_ buffer: PixelBuffer) throws -> () throws -> Double {
+        let flipped = try present(buffer)
+        return { flipped }
+    }
+
     /// Most outputs show buffers as they are drawn.
     public var softwareRotation: Rotation { .none }
 
