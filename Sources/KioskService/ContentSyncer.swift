@@ -24,13 +24,14 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
     }
 
     /// Starts the thread when `sync.manifest` is set; nil otherwise.
+    /// `switched`: after a switch to a new set (`kiosk run`: the reloader expands the items again).
     /// `events`: where its event lines go (the control socket, MQTT), in that order.
-    package static func start(_ config: ContentSyncConfig, reloader: ConfigReloader, events: [any ServiceEventObserver],
-                      logger: Logger) -> ContentSyncer? {
+    package static func start(_ config: ContentSyncConfig, switched: @escaping @Sendable () -> Void,
+                              events: [any ServiceEventObserver], logger: Logger) -> ContentSyncer? {
         guard config.isEnabled else { return nil }
         let syncer = ContentSyncer(config: config, logger: logger)
         if !events.isEmpty { syncer.runner.onEvent = { line in for observer in events { observer.post(line: line) } } }
-        syncer.thread.start { [syncer] in syncer.loop(reloader: reloader, logger: logger) }
+        syncer.thread.start { [syncer] in syncer.loop(switched: switched, logger: logger) }
         logger.notice("content sync: \(config.manifest ?? "") every \(Int(syncer.interval)) s into \(config.directory)")
         return syncer
     }
@@ -43,7 +44,7 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
 
     package var serviceStatus: String? { runner.statusBox.status.serviceText }
 
-    private func loop(reloader: ConfigReloader, logger: Logger) {
+    private func loop(switched: @Sendable () -> Void, logger: Logger) {
         // Behind the decoders and the presenter: hashing and writing 2 GB on a 2-core box at
         // the same priority as playback dropped 10 frames in 60 s (Benchmarks/content_sync.py
         // --during-playback); a sync that takes longer costs nothing on screen. (Linux's nice
@@ -54,7 +55,7 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
         while !thread.shouldStop {
             lock.withLock { wanted = false }
             if case .switched = runner.runOnce(shouldStop: { [thread] in thread.shouldStop }) {
-                reloader.contentSynced()
+                switched()
             }
             let wallStart = Date().timeIntervalSince1970, start = MonotonicClock().now()
             runner.statusBox.update { $0.nextCheck = Int64(wallStart + interval) }

@@ -132,7 +132,8 @@ struct RunCommand: ParsableCommand {
         // Content sync (sync.manifest): fetches beside playback; a switch reaches the player as a
         // watched folder's change does. Its keys apply on restart.
         let syncEvents = [control as (any ServiceEventObserver)?, fleet?.bridge].compactMap { $0 }
-        let contentSync = ContentSyncer.start(config.sync.content, reloader: reloader, events: syncEvents, logger: logger)
+        let contentSync = ContentSyncer.start(config.sync.content, switched: { reloader.contentSynced() },
+                                               events: syncEvents, logger: logger)
         // Every service exists now: one value for every request source (socket, MQTT).
         let services = Services(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync)
         fleet?.start(services)
