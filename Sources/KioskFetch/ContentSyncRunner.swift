@@ -173,11 +173,22 @@ public final class ContentSyncRunner {
         lastFetchedBytes = 0
         var queue = files
         var failed = Set<String>()
+        /// Resumes of a broken transfer made in this pass, by hash.
+        var resumes: [String: Int] = [:]
         let started = monotonicSeconds()
         let gate = config.maxRate > 0 ? SharedRateBudget(bytesPerSecond: Int64(config.maxRate)) : nil
         let bytesBefore = statusBox.status.bytesDone
         var lastProgress = started
         while !queue.isEmpty && !shouldStop() {
+            // Resumed transfers wait a little, longer each time (a server restarting, a link
+            // coming back), in tenths so a stop is obeyed at once.
+            let backoff = queue.map { Self.resumeDelay(attempt: resumes[$0.sha256] ?? 0) }.max() ?? 0
+            var waited = 0.0
+            while waited < backoff && !shouldStop() {
+                usleep(100_000)
+                waited += 0.1
+            }
+            if shouldStop() { break }
             let downloads = queue.map { ObjectDownload(file: $0, store: store) }
             queue = []
             let byHandle = Dictionary(uniqueKeysWithValues: downloads.map { download in
@@ -223,6 +234,16 @@ public final class ContentSyncRunner {
                     let line = "\(download.file.url): \(reason)" + (again ? "; fetching it again" : "; not switching until the manifest changes")
                     log(line)
                     if again { queue.append(download.file) } else { failed.insert(download.file.sha256) }
+                case .interrupted(let reason):
+                    let attempt = resumes[download.file.sha256, default: 0] + 1
+                    resumes[download.file.sha256] = attempt
+                    if attempt <= Self.resumesPerPass {
+                        log("\(download.file.url): \(reason); resuming it now (\(attempt) of \(Self.resumesPerPass))")
+                        queue.append(download.file)
+                    } else {
+                        log("\(download.file.url): \(reason); resumed next time")
+                        failed.insert(download.file.sha256)
+                    }
                 case .failed(let reason):
                     let line = "\(download.file.url): \(reason)"
                     log(line)
@@ -233,6 +254,17 @@ public final class ContentSyncRunner {
         if shouldStop() { return "\(manifestURL): content sync stopped; the current set plays on" }
         guard !failed.isEmpty else { return nil }
         return "\(manifestURL): \(failed.count) of \(files.count) files to fetch failed (above); not switching, the current set plays on"
+    }
+}
+
+extension ContentSyncRunner {
+    /// How often one file's broken transfer is resumed within a pass before the pass gives up
+    /// on it (the partial stays for the next pass).
+    static let resumesPerPass = 3
+
+    /// Seconds before the `attempt`th resume: 0 for a first fetch, then 0.2, 0.4, 0.8.
+    static func resumeDelay(attempt: Int) -> Double {
+        attempt == 0 ? 0 : 0.2 * Double(1 << min(attempt - 1, 4))
     }
 }
 

@@ -174,6 +174,9 @@ final class HTTPTransfer {
         }
     }
 
+    /// How a stalled transfer's line begins (not resumed at once: it would stall again).
+    static let stallPrefix = "stalled "
+
     /// The line for a transfer libcurl ended with `code`, nil for success.
     func failure(_ code: CURLcode) -> String? {
         if let abortReason { return abortReason }
@@ -187,7 +190,7 @@ final class HTTPTransfer {
             let notBefore = now < CertificateClock.plausibleSeconds ? Self.certificateStart(url) : nil
             return CertificateClock.message(tlsError: text, now: now, notBefore: notBefore)
         }
-        if code == CURLE_OPERATION_TIMEDOUT { return "stalled (\(text))" }
+        if code == CURLE_OPERATION_TIMEDOUT { return Self.stallPrefix + "(\(text))" }
         return text
     }
 }

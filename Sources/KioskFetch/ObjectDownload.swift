@@ -13,6 +13,9 @@ enum DownloadOutcome: Equatable {
     case hashMismatch(String)
     /// Anything else (the line to log); the partial stays to be resumed next time.
     case failed(String)
+    /// The connection broke after bytes arrived (a reset, a body cut short): the partial is
+    /// kept and the pass resumes it at once, a few times, as curl --retry and wget do.
+    case interrupted(String)
 }
 
 /// One file of the manifest fetched into partial/<sha256>: resumed with Range + If-Range when a
@@ -30,6 +33,9 @@ final class ObjectDownload {
     /// Bytes written by this download (what a resume saved is `offset`).
     private(set) var fetched: Int64 = 0
     private var dropped = false
+    /// Set when kiosk itself ended the transfer (a refused response, a local write error,
+    /// more bytes than the manifest says): such a failure is not the network's, and not retried.
+    private var refused = false
 
     init(file: SyncManifestFile, store: SyncStore) {
         self.file = file
@@ -48,9 +54,14 @@ final class ObjectDownload {
 
     func transfer(options: HTTPOptions) -> HTTPTransfer {
         let transfer = HTTPTransfer(url: file.url, headers: requestHeaders, options: options)
-        transfer.onHeaders = { [unowned self] response, headers in begin(response, headers) }
-        transfer.onBody = { [unowned self] bytes in append(bytes) }
+        transfer.onHeaders = { [unowned self] response, headers in noteRefusal(begin(response, headers)) }
+        transfer.onBody = { [unowned self] bytes in noteRefusal(append(bytes)) }
         return transfer
+    }
+
+    private func noteRefusal(_ reason: String?) -> String? {
+        if reason != nil { refused = true }
+        return reason
     }
 
     private func begin(_ response: DownloadResponse, _ headers: [String: String]) -> String? {
@@ -106,13 +117,21 @@ final class ObjectDownload {
     func finish(_ failure: String?) -> DownloadOutcome {
         defer { if fd >= 0 { close(fd); fd = -1 } }
         if dropped { return .retryFromStart }
+        // Bytes came and the network, not kiosk, ended it: worth resuming at once. Not a
+        // stall: a link that hangs would hold the pass a stall timeout per try.
+        let interrupted = !refused && fetched > 0 && !(failure?.hasPrefix(HTTPTransfer.stallPrefix) ?? false)
         if let failure {
             if fd >= 0 { fsync(fd) }   // what arrived is kept for the resume
-            return .failed(failure + (written > 0 ? " (at \(written) of \(file.size) bytes; resumed next time)" : ""))
+            // What the partial holds: this transfer's bytes, or the resume's start when it
+            // never began (the server gone).
+            let held = max(written, offset)
+            let line = failure + (held > 0 ? " (at \(held) of \(file.size) bytes)" : "")
+            return interrupted ? .interrupted(line) : .failed(line + (held > 0 ? "; resumed next time" : ""))
         }
         guard written == file.size else {
             if fd >= 0 { fsync(fd) }
-            return .failed("the body ended at \(written) of \(file.size) bytes; resumed next time")
+            let line = "the body ended at \(written) of \(file.size) bytes"
+            return interrupted ? .interrupted(line) : .failed(line + "; resumed next time")
         }
         let hash = hasher.finalHex()
         guard hash == file.sha256 else {

@@ -14,6 +14,8 @@ Content sync's tests (test_content_sync.py) add behaviours with flags after thos
   --etag             a strong ETag per file (size and mtime): If-None-Match gives 304, an If-Range
                      that does not match gives the whole file (200), as a real server does
   --die-after N      the process exits after N body bytes in all (a server killed mid-file)
+  --cut-first N      each path's first body is cut after N bytes (the connection closed, the
+                     Content-Length promised more); later requests for it are served whole
   --hang SUFFIX      paths ending so get their headers and then nothing (a hung server)
   --ignore-range     Range is ignored: always 200 and the whole file
   --html SUFFIX      paths ending so are served as text/html (a captive portal's page)
@@ -35,9 +37,10 @@ class RangeHandler(SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    options = argparse.Namespace(etag=False, die_after=None, hang=None, ignore_range=False, html=None)
+    options = argparse.Namespace(etag=False, die_after=None, hang=None, ignore_range=False, html=None, cut_first=None)
     sent = 0   # body bytes sent by the whole process (for --die-after)
     lock = threading.Lock()
+    cut_paths = set()   # the paths whose first body was cut (for --cut-first)
 
     def send_head(self):
         path = self.translate_path(self.path)
@@ -101,7 +104,19 @@ class RangeHandler(SimpleHTTPRequestHandler):
 
     def copyfile(self, source, destination):
         chunk_size = min(64 * 1024, self.rate // 10) if self.rate else 64 * 1024
+        cut_at = None
+        if RangeHandler.options.cut_first is not None:
+            with RangeHandler.lock:
+                if self.path not in RangeHandler.cut_paths:
+                    RangeHandler.cut_paths.add(self.path)
+                    cut_at = RangeHandler.options.cut_first
+        sent_here = 0
         while self.remaining > 0:
+            if cut_at is not None and sent_here >= cut_at:
+                destination.flush()
+                self.close_connection = True
+                self.connection.shutdown(2)   # a dropped connection, mid-body
+                return
             chunk = source.read(min(chunk_size, self.remaining))
             if not chunk:
                 break
@@ -114,7 +129,10 @@ class RangeHandler(SimpleHTTPRequestHandler):
                     chunk = chunk[:max(0, limit - RangeHandler.sent)]
                 RangeHandler.sent += len(chunk)
                 dying = limit is not None and RangeHandler.sent >= limit
+            if cut_at is not None:
+                chunk = chunk[:max(0, cut_at - sent_here)]
             destination.write(chunk)
+            sent_here += len(chunk)
             if dying:
                 destination.flush()
                 os._exit(0)   # as a killed server: every connection drops
@@ -135,6 +153,7 @@ def main():
     parser.add_argument("rate", type=int, nargs="?", default=0)
     parser.add_argument("--etag", action="store_true")
     parser.add_argument("--die-after", type=int)
+    parser.add_argument("--cut-first", type=int)
     parser.add_argument("--hang")
     parser.add_argument("--ignore-range", action="store_true")
     parser.add_argument("--html")

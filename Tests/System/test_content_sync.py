@@ -69,6 +69,25 @@ def test_server_killed_mid_file_is_resumed_with_few_bytes_fetched_again(tmp_path
           f"({refetched} bytes again)")
 
 
+def test_a_transfer_cut_short_is_resumed_within_the_pass(tmp_path):
+    # Each file's first transfer is cut after 100 KB, the Content-Length having promised more
+    # (issue 34): one pass resumes each at once (Range + If-Range) and switches, fetching no
+    # byte twice; without the resume it failed and waited a whole interval.
+    sizes = {"a.mp4": 700_000, "b.mp4": 400_000, "c.png": 250_000}
+    root, server, manifest = served(tmp_path, sizes, "--etag", "--cut-first", 100_000)
+    with server:
+        box = Box(tmp_path, server.url("manifest.json"))
+        result = box.sync()
+    assert result.returncode == 0, result.stderr
+    assert result.report["outcome"] == "switched", result.stderr
+    assert result.report["fetched_bytes"] == sum(sizes.values())
+    assert result.stderr.count("resuming it now (1 of 3)") == 3, result.stderr
+    assert "resumed next time" not in result.stderr
+    for name, data in box.played():
+        assert data == (root / "media" / name).read_bytes()
+    assert box.partials() == []
+
+
 def test_a_file_changed_before_the_resume_is_fetched_whole(tmp_path):
     root = tmp_path / "www"
     write_media(root / "media", {"clip.mp4": 2_000_000})
