@@ -23,7 +23,7 @@ public enum ContentSyncOutcome: Equatable, Sendable {
 public final class ContentSyncRunner {
     public let config: ContentSyncConfig
     public let store: SyncStore
-    private let log: (String) -> Void
+    private let log: (ContentSyncLine, String) -> Void
     private var ledger = HashMismatchLedger()
     public let statusBox = ContentSyncStatusBox()
     /// Event lines for the control socket: `sync_progress` (at most once a second while
@@ -34,7 +34,8 @@ public final class ContentSyncRunner {
     /// The largest manifest read: a bigger body is not a manifest.
     static let maximumManifestBytes = 16 << 20
 
-    public init(config: ContentSyncConfig, log: @escaping (String) -> Void) {
+    /// `log`: each line and what kind it is (a service logs a problem as a warning, news as a notice).
+    public init(config: ContentSyncConfig, log: @escaping (ContentSyncLine, String) -> Void) {
         self.config = config
         self.store = SyncStore(directory: config.directory)
         self.log = log
@@ -58,7 +59,7 @@ public final class ContentSyncRunner {
         }
         switch outcome {
         case .failed(let line):
-            log(line)
+            log(.problem, line)
             onEvent(Self.event(.syncFailed, [("error", .string(line))]))
         case .switched(let id):
             onEvent(Self.event(.syncSwitched, [("set", .string(id)), ("files", .integer(Int64(statusBox.status.filesTotal)))]))
@@ -149,7 +150,7 @@ public final class ContentSyncRunner {
         do {
             let id = try store.switchTo(manifest)
             store.saveManifestETag(fetched.etag, forSet: id)
-            log("content sync: switched to set \(id) from \(url) (\(manifest.files.count) files, "
+            log(.news, "content sync: switched to set \(id) from \(url) (\(manifest.files.count) files, "
                 + "\(ByteCountText.text(manifest.totalBytes)); fetched \(ByteCountText.text(lastFetchedBytes)))")
             return .switched(id)
         } catch {
@@ -227,26 +228,26 @@ public final class ContentSyncRunner {
                         status.bytesPerSecond = Int64(Double(lastFetchedBytes) / elapsed)
                     }
                 case .retryFromStart:
-                    log("\(download.file.url): HTTP 416, the partial was longer than the file; fetching it again from 0")
+                    log(.problem, "\(download.file.url): HTTP 416, the partial was longer than the file; fetching it again from 0")
                     queue.append(download.file)
                 case .hashMismatch(let reason):
                     let again = ledger.recordMismatch(download.file.sha256)
                     let line = "\(download.file.url): \(reason)" + (again ? "; fetching it again" : "; not switching until the manifest changes")
-                    log(line)
+                    log(.problem, line)
                     if again { queue.append(download.file) } else { failed.insert(download.file.sha256) }
                 case .interrupted(let reason):
                     let attempt = resumes[download.file.sha256, default: 0] + 1
                     resumes[download.file.sha256] = attempt
                     if attempt <= Self.resumesPerPass {
-                        log("\(download.file.url): \(reason); resuming it now (\(attempt) of \(Self.resumesPerPass))")
+                        log(.news, "\(download.file.url): \(reason); resuming it now (\(attempt) of \(Self.resumesPerPass))")
                         queue.append(download.file)
                     } else {
-                        log("\(download.file.url): \(reason); resumed next time")
+                        log(.problem, "\(download.file.url): \(reason); resumed next time")
                         failed.insert(download.file.sha256)
                     }
                 case .failed(let reason):
                     let line = "\(download.file.url): \(reason)"
-                    log(line)
+                    log(.problem, line)
                     failed.insert(download.file.sha256)
                 }
             }
@@ -266,6 +267,14 @@ extension ContentSyncRunner {
     static func resumeDelay(attempt: Int) -> Double {
         attempt == 0 ? 0 : 0.2 * Double(1 << min(attempt - 1, 4))
     }
+}
+
+/// What kind of line the runner logs.
+public enum ContentSyncLine: Sendable {
+    /// Something failed (a file, the manifest, the store): the operator should look.
+    case problem
+    /// Progress worth a line: a switch, a transfer resumed.
+    case news
 }
 
 struct ManifestFailure: Error { let line: String }

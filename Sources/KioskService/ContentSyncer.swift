@@ -19,7 +19,12 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
     private var wanted = false
 
     package init(config: ContentSyncConfig, logger: Logger) {
-        runner = ContentSyncRunner(config: config) { line in logger.warning("\(line)") }
+        runner = ContentSyncRunner(config: config) { kind, line in
+            switch kind {
+            case .problem: logger.warning("\(line)")
+            case .news: logger.notice("\(line)")
+            }
+        }
         interval = max(1, config.interval.seconds)
     }
 

@@ -38,7 +38,7 @@ struct SyncCommand: ParsableCommand {
         guard content.isEnabled else {
             throw ConfigFailure(text: "\(config): sync.manifest is none; expected the URL of a manifest to sync from")
         }
-        let runner = ContentSyncRunner(config: content) { line in writeStandardError(line) }
+        let runner = ContentSyncRunner(config: content) { _, line in writeStandardError(line) }
         let started = MonotonicClock().now()
         let outcome = runner.runOnce(dryRun: dryRun)
         let seconds = MonotonicClock().now() - started
