@@ -40,13 +40,9 @@ package final class ConfigFileWatcher: @unchecked Sendable {
     private var shouldStop: Bool { thread.shouldStop }
 
     private func watch() {
-        let inotify: Inotify
-        do {
-            inotify = try Inotify()
-        } catch {
+        guard let inotify = Inotify.opened(else: { [self] error in
             logger.error("\(directory)/\(fileName): cannot watch for changes (\(error)); SIGHUP still reloads")
-            return
-        }
+        }) else { return }
         var watchDescriptor: Int32 = -1
         var debounce = ChangeDebounce()
         var reportedMissing = false

@@ -56,13 +56,9 @@ package final class FolderWatcher: @unchecked Sendable {
     private var shouldStop: Bool { thread.shouldStop }
 
     private func watch() {
-        let inotify: Inotify
-        do {
-            inotify = try Inotify()
-        } catch {
+        guard let inotify = Inotify.opened(else: { [logger] error in
             logger.error("watched folders: cannot watch for new files (\(error)); SIGHUP still reads them again")
-            return
-        }
+        }) else { return }
         var watches: [Int32: String] = [:]
         var unwatchable: Set<String> = []
         var debounce = ChangeDebounce(quiet: 0.25, longest: 2)

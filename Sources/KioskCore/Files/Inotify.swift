@@ -59,6 +59,17 @@ public final class Inotify {
 
     deinit { close(descriptor) }
 
+    /// A new instance, or nil after `failed` was told why (a watcher's one line: the kernel's
+    /// inotify instances are a per-user limit).
+    public static func opened(else failed: (InotifyError) -> Void) -> Inotify? {
+        do {
+            return try Inotify()
+        } catch {
+            failed(error)
+            return nil
+        }
+    }
+
     /// A watch on `path` for `mask`; its number, which events carry.
     public func watch(_ path: String, for mask: some BinaryInteger) throws(InotifyError) -> Int32 {
         let watch = inotify_add_watch(descriptor, path, UInt32(truncatingIfNeeded: mask))
