@@ -49,8 +49,15 @@ final class ItemSequencer {
     var current: ActiveItem? { items.current }
     var upcoming: ActiveItem? { items.upcoming }
 
-    /// The first item, at start.
-    func start() { begin(navigator.advance(), seamFrom: nil) }
+    /// The first item, at start: the playlist's first, or `point`'s entry opened at its place
+    /// (a position past the item's end is clamped by the seek, like any seek).
+    func start(at point: PlaylistStartPoint? = nil) {
+        if let point, navigator.entries.indices.contains(point.index),
+           case .begin(let step) = navigator.answer(.goto(index: point.index), position: nil, displayOff: false) {
+            return begin(step.step, seamFrom: nil, resumingAt: point.position.flatMap { $0 > .zero ? $0 : nil })
+        }
+        begin(navigator.advance(), seamFrom: nil)
+    }
 
     /// Acts on the program's answer: its step, and a position to resume the entry at.
     func begin(_ next: PlaylistProgram.Step, seamFrom seam: MediaTime?) {

@@ -56,7 +56,7 @@ final class PlaybackLoop {
     var settings: PlayerSettings { sequencer.settings }
     var current: ActiveItem? { items.current }
 
-    func run() {
+    func run(startingAt point: PlaylistStartPoint? = nil) {
         // The sound waits for the first picture: the clock starts there, not when decoding does
         // (PlaybackTimekeeper.holdSound takes it from here: a music bed begins as the item opens).
         audio?.writer.pause()
@@ -66,7 +66,7 @@ final class PlaybackLoop {
         if !settings.playback.startPaused { time.apply(.play) }
         // Up until the first frame replaces it (no console text in between).
         if screen.hasSplash { screen.presentFiller(item: -1, splash: true) }
-        sequencer.start()
+        sequencer.start(at: point)
         while !stopping {
             let commands = mailbox.takeAll()
             for command in commands { handle(command) }

@@ -66,8 +66,10 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     }
 
     /// Starts the presenter thread: playback begins (or waits paused, per the options).
-    public func start() {
-        presenter.start(handingOver: loop) { $0.run() }
+    /// Starts playback at the playlist's start, or at `point` (resume after a power cut): the
+    /// entry is opened at its position before a first frame is shown.
+    public func start(at point: PlaylistStartPoint? = nil) {
+        presenter.start(handingOver: loop) { $0.run(startingAt: point) }
     }
 
     /// Stops playback and waits (up to `timeout` seconds) for the presenter thread to end.

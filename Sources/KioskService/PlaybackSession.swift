@@ -16,7 +16,7 @@ package enum PlaybackSession {
     /// stopped and their screens given back with it.
     package static func run(_ player: QueuePlayer, on output: VideoOutput, input: InputConfig, duration: Double?,
                     logger: Logger, reload: (@Sendable () -> Void)? = nil, liveInput: LiveInput? = nil,
-                    control: ControlServer? = nil, services: Services? = nil,
+                    control: ControlServer? = nil, services: Services? = nil, startingAt point: PlaylistStartPoint? = nil,
                     companions: [Companion] = [], started: (() -> Void)? = nil) {
         let service = ServiceSupervisor(player: player, notifier: SystemdNotifier(), logger: logger)
         if let contentSync = services?.contentSync { service.extraStatus = { contentSync.serviceStatus } }
@@ -34,7 +34,7 @@ package enum PlaybackSession {
         if !signals.stoppedEarly {
             DisplayOpener.announce(output, logger: logger)
             control?.start(services ?? Services(player: player))
-            player.start()
+            player.start(at: point)
             for companion in companions {
                 DisplayOpener.announce(companion.output, logger: logger)
                 companion.player.start()

@@ -72,9 +72,12 @@ package final class ResumeKeeper: PlayerEventObserver, @unchecked Sendable {
         queue.sync { self.player = player }
     }
 
-    /// Right after the player started: the goto (the seek follows once the item is ready).
+    /// Where the player is to start: the saved entry at the saved place, opened there before
+    /// its first frame (nil: the playlist's start).
+    package var startPoint: PlaylistStartPoint? { queue.sync { start.startPoint } }
+
+    /// Right after the player started: saving begins (once the start reached its place).
     package func begin(_ player: QueuePlayer) {
-        for request in queue.sync(execute: { start.initialRequests }) { player.send(request) }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval)
         timer.setEventHandler { [weak self] in self?.saveIfChanged() }
@@ -87,16 +90,14 @@ package final class ResumeKeeper: PlayerEventObserver, @unchecked Sendable {
     package func observe(_ event: PlayerEvent) {
         switch event {
         case .playback(.itemStarted(let reference), let index?):
-            queue.async { self.playing = reference.isInsert ? nil : (index, reference.source) }
+            queue.async {
+                self.playing = reference.isInsert ? nil : (index, reference.source)
+                self.start.itemStarted(index: index)
+            }
             // A new item is saved at once, not at the next tick: a cut soon after a seam then
             // resumes the item that was on screen. A moment later, once the player's snapshot
             // (which the save reads) shows it.
             queue.asyncAfter(deadline: .now() + Self.snapshotDelay) { self.saveIfChanged() }
-        case .playback(.statusChanged(.readyToPlay), let index):
-            queue.async {
-                if let seek = self.start.itemReady(index: index) { self.player?.send(seek) }
-            }
-        case .playback(.seek, let index): queue.async { self.start.seekPerformed(index: index) }
         case .currentItemMoved(let index): queue.async { self.playing?.index = index }
         default: break
         }

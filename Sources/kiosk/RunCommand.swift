@@ -140,6 +140,7 @@ struct RunCommand: ParsableCommand {
         defer { fleet?.stop() }
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control, services: services,
+                            startingAt: operations.resume?.startPoint,
                             companions: companions, started: { operations.resume?.begin(player) })
         contentSync?.stop()
         operations.playerStopping()

@@ -70,29 +70,27 @@ import Testing
         #expect(find([]) == .itemGone)
     }
 
-    @Test func theStartSendsGotoThenSeeksOnceTheItemIsReady() {
+    @Test func thePlayerStartsAtTheSavedEntryAndPlaceAndSettlesWhenItBegins() {
         var start = ResumeStart(.entry(index: 2, position: 12.5))
-        #expect(start.initialRequests == [.goto(index: 2)])
+        // Opened there, seeked before its first frame: no goto, no seek after the item's start.
+        #expect(start.startPoint == PlaylistStartPoint(index: 2, position: MediaTime(seconds: 12.5, timescale: 1000)))
         #expect(!start.isSettled)
-        #expect(start.itemReady(index: 0) == nil)   // the first entry, opened before the goto
-        #expect(start.itemReady(index: 2) == .seek(to: MediaTime(seconds: 12.5, timescale: 1000)))
-        #expect(start.itemReady(index: 2) == nil)   // once
-        start.seekPerformed(index: 0)
+        start.itemStarted(index: 0)   // not the saved entry: the place is not reached yet
         #expect(!start.isSettled)
-        start.seekPerformed(index: 2)
+        start.itemStarted(index: 2)
         #expect(start.isSettled)
     }
 
-    @Test func theFirstEntryNeedsNoGotoAndItemModeNoSeek() {
-        var first = ResumeStart(.entry(index: 0, position: 3))
-        #expect(first.initialRequests.isEmpty)
-        #expect(first.itemReady(index: 0) == .seek(to: MediaTime(seconds: 3, timescale: 1000)))
+    @Test func theFirstEntryStartsAtItsPlaceAndItemModeAtItsStart() {
+        let first = ResumeStart(.entry(index: 0, position: 3))
+        #expect(first.startPoint == PlaylistStartPoint(index: 0, position: MediaTime(seconds: 3, timescale: 1000)))
         var itemOnly = ResumeStart(.entry(index: 4, position: nil))
-        #expect(itemOnly.initialRequests == [.goto(index: 4)])
-        #expect(itemOnly.itemReady(index: 4) == nil && itemOnly.isSettled)
+        #expect(itemOnly.startPoint == PlaylistStartPoint(index: 4, position: nil))
+        itemOnly.itemStarted(index: 4)
+        #expect(itemOnly.isSettled)
         for point in [nil, ResumePoint.itemGone] {
             let none = ResumeStart(point)
-            #expect(none.isSettled && none.initialRequests.isEmpty)
+            #expect(none.isSettled && none.startPoint == nil)
         }
         var refused = ResumeStart(.entry(index: 1, position: 8))
         refused.giveUp()

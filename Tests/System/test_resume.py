@@ -3,7 +3,8 @@
 
 Resume: kiosk is killed with SIGKILL (a power cut, as far as its files can tell) at random
 moments, measured in playback progress from its --stats-file, not in wall time; started again
-it must show the same item within a few seconds of where the stats file last saw it. A torn
+it must show the same item within a few seconds of where the stats file last saw it, from its
+first frame on (the item is opened at the saved place, never shown from its start). A torn
 state file is ignored with one line and play starts from the first item.
 
 Proof of play: a user's `next`, a natural end and a SIGTERM give one JSON line each, and
@@ -127,6 +128,7 @@ def test_resumes_where_a_sigkill_left_it(tmp_path, clips):
     config = write_config(tmp_path, clips, "playback: {resume: position}\n")
     killed = None
     for round_number in range(4):
+        saved_position = json.loads((state / "resume.json").read_text())["position"] if killed is not None else 0
         run = Run(tmp_path, config, state, f"round{round_number}")
         if killed is not None:
             # Past the seek: a few frames after the first one at the resumed item.
@@ -134,6 +136,15 @@ def test_resumes_where_a_sigkill_left_it(tmp_path, clips):
                               or len(run.frames()) > 60, timeout=EVENT_TIMEOUT)
             resumed = resumed_frame(run.frames())
             gap = behind(timeline(killed), timeline(resumed))
+            # The first frame on screen is already at the saved place (issue 34): the item was
+            # opened there, not shown from its start and then seeked.
+            first = run.frames()[0]
+            first_gap = behind(timeline(killed), timeline(first))
+            assert -1.5 <= first_gap <= SAVE_INTERVAL + 1.5, (
+                f"seed {seed}, round {round_number}: killed at item {killed['item']} {killed['pts']:.2f} s, "
+                f"the first frame after the restart was item {first['item']} {first['pts']:.2f} s")
+            if saved_position > SAVE_INTERVAL:
+                assert first["pts"] > 0.5, f"the item's start flashed up: {first}, saved at {saved_position} s"
             # The socket says the same item as the stats file.
             client = ControlClient(run.socket)
             assert client.ok("get", "item") in (resumed["item"], (resumed["item"] + 1) % len(CLIPS))

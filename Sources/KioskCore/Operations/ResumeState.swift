@@ -109,7 +109,6 @@ public enum ResumePoint: Sendable, Equatable {
 public struct ResumeStart: Sendable, Equatable {
     public let index: Int
     public let position: Double?
-    private var seekSent = false
     /// The player is where it should be (or will not get there): the position may be saved.
     public private(set) var isSettled = false
 
@@ -124,26 +123,31 @@ public struct ResumeStart: Sendable, Equatable {
         }
     }
 
-    /// Sent right after the player starts. The first entry is where it starts anyway, so a
-    /// goto there would only open it twice.
-    public var initialRequests: [PlayerRequest] { isSettled || index == 0 ? [] : [.goto(index: index)] }
-
-    /// The entry at `index` reports ready to play: the seek to send, once.
-    public mutating func itemReady(index readyIndex: Int?) -> PlayerRequest? {
-        guard !isSettled, !seekSent, readyIndex == index else { return nil }
-        guard let position else {
-            isSettled = true
-            return nil
-        }
-        seekSent = true
-        return .seek(to: MediaTime(seconds: position, timescale: 1000))
+    /// Where the player starts: the entry, opened at the position before its first frame is
+    /// shown (AVFoundation's seek(to:) before play()), so the item's start never flashes up
+    /// before the saved place. Nil: the playlist's start.
+    public var startPoint: PlaylistStartPoint? {
+        isSettled && index == 0 && position == nil ? nil
+            : PlaylistStartPoint(index: index, position: position.map { MediaTime(seconds: $0, timescale: 1000) })
     }
 
-    /// The engine carried the seek out (its `seek` event): from now on the position is real.
-    public mutating func seekPerformed(index performedIndex: Int?) {
-        if seekSent, performedIndex == index { isSettled = true }
+    /// The entry at `index` began (`itemStarted`): from then on the position is real.
+    public mutating func itemStarted(index startedIndex: Int?) {
+        if startedIndex == index { isSettled = true }
     }
 
     /// No event came in time (a refused seek, an item that never opens): save what plays.
     public mutating func giveUp() { isSettled = true }
+}
+
+/// An entry and a place in it to begin playback at, instead of the playlist's start.
+public struct PlaylistStartPoint: Sendable, Equatable {
+    public let index: Int
+    /// Media time in the entry; nil: its start.
+    public let position: MediaTime?
+
+    public init(index: Int, position: MediaTime?) {
+        self.index = index
+        self.position = position
+    }
 }
