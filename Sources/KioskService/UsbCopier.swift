@@ -4,8 +4,9 @@ import KioskCore
 import Logging
 import SystemPackage
 
-/// Copy mode: the media files at the top of a stick copied into `usb.copy_to` (`UsbCopyPlan`
-/// decides what). Each copy is written under a hidden temporary name, fsynced, given the
+/// Copy mode: the media files of a stick, in its folders too, copied into `usb.copy_to` with
+/// the stick's folders mirrored (`UsbCopyPlan` decides what; names are paths relative to the
+/// stick). Each copy is written under a hidden temporary name, fsynced, given the
 /// source's modification time and renamed into place, so a file in the folder is always whole
 /// (a stick pulled mid-copy leaves the old file or nothing, and the temporary is removed). A
 /// file that would leave less than `min_free` is not copied (one line). Media files the stick
@@ -58,8 +59,15 @@ package struct UsbCopier {
 
     private func copyFile(_ file: UsbCopyPlan.File, from source: String, to folder: String) throws {
         let from = WatchedFolders.path(in: source, name: file.name)
-        let temporary = WatchedFolders.path(in: folder, name: UsbCopyPlan.temporaryName(for: file.name))
         let target = WatchedFolders.path(in: folder, name: file.name)
+        // Beside its target, in the stick's folder mirrored here.
+        let subfolder = (target as NSString).deletingLastPathComponent
+        let temporary = WatchedFolders.path(in: subfolder, name: UsbCopyPlan.temporaryName(for: (file.name as NSString).lastPathComponent))
+        do {
+            try FileManager.default.createDirectory(atPath: subfolder, withIntermediateDirectories: true)
+        } catch {
+            throw CopyError(description: "cannot create \(subfolder): \(error.localizedDescription)")
+        }
         func failure(_ step: String, _ error: any Error) -> CopyError {
             CopyError(description: "\(step): \((error as? Errno).map { String(cString: strerror($0.rawValue)) } ?? "\(error)")")
         }
@@ -95,21 +103,27 @@ package struct UsbCopier {
         written = true
     }
 
-    /// Temporaries a power cut or a pulled stick left behind (kiosk's own names only).
+    /// Temporaries a power cut or a pulled stick left behind (kiosk's own names only), in the
+    /// folder and the stick's folders mirrored in it.
     private func removeTemporaries(in folder: String) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        where name.hasPrefix(".kiosk-copy.") && name.hasSuffix(".tmp") {
-            unlink(WatchedFolders.path(in: folder, name: name))
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return }
+        while let relative = walker.nextObject() as? String {
+            let name = (relative as NSString).lastPathComponent
+            if name.hasPrefix(".kiosk-copy.") && name.hasSuffix(".tmp") { unlink(WatchedFolders.path(in: folder, name: relative)) }
         }
     }
 
-    /// Regular media files at the top of `folder` (not hidden, a media extension).
+    /// Regular media files of `folder` and its subfolders (`MediaTree`), named by their path
+    /// relative to it.
     package static func mediaFiles(in folder: String) -> [UsbCopyPlan.File] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return NaturalOrder.sorted(names.filter(WatchedFolders.isCandidate)).compactMap { name in
+        let tree = MediaTree.list(folder, fileSystem: LocalFileSystem()) { WatchedFolders.isCandidate(name: $0) }
+        // The expander's paths are the folder's, joined: its own prefix comes off.
+        let prefix = WatchedFolders.path(in: folder, name: "x").dropLast()
+        return tree.files.compactMap { path -> UsbCopyPlan.File? in
             var info = stat()
-            guard stat(WatchedFolders.path(in: folder, name: name), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-            return UsbCopyPlan.File(name: name, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec))
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, path.hasPrefix(prefix) else { return nil }
+            let relative = String(path.dropFirst(prefix.count))
+            return UsbCopyPlan.File(name: relative, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec))
         }
     }
 }

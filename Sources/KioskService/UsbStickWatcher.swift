@@ -26,6 +26,8 @@ package final class UsbStickWatcher: @unchecked Sendable {
     private var known: [UsbVolume] = []
     /// Copy mode: volumes copied already (a stick is copied once per plug).
     private var copied: Set<UsbVolume> = []
+    /// Bound lines (`MediaTree`) already said: once each, not at every look.
+    private var saidLimits: Set<String> = []
     /// Volumes kiosk mounted (their mount line says where; no second line for them).
     private var mountedHere: Set<String> = []
     private var mountRefusedSaid = false
@@ -97,7 +99,7 @@ package final class UsbStickWatcher: @unchecked Sendable {
         case .play:
             found = media(in: volumes.map(\.mountPoint))
             for volume in arrived where media(in: [volume.mountPoint]).isEmpty {
-                logger.notice("USB stick \(volume.device): no media files at its top (\(volume.mountPoint)); nothing of it plays")
+                logger.notice("USB stick \(volume.device): no media files on it, in its folders either (\(volume.mountPoint)); nothing of it plays")
             }
         case .copy:
             for volume in volumes where !copied.contains(volume) {
@@ -119,19 +121,24 @@ package final class UsbStickWatcher: @unchecked Sendable {
         }
     }
 
-    /// The media files at the top of each folder, natural order; junk (hidden files, macOS
-    /// forks, `System Volume Information`, empty files) is not listed.
+    /// The media files of each folder and its subfolders (`MediaTree`: depth first, natural
+    /// order of the path); junk (hidden files, macOS forks, `System Volume Information`, empty
+    /// files) is not listed. A bound reached is one line per stick.
     private func media(in folders: [String]) -> [PlaylistEntry] {
-        let items = folders.map { ItemConfig(source: .directory($0), location: SourceLocation(file: "usb", line: 0, column: 0)) }
+        let items = folders.map { ItemConfig(source: .tree($0), location: SourceLocation(file: "usb", line: 0, column: 0)) }
         let expansion = PlaylistExpander(fileSystem: SettledFileSystem(hidden: Self.emptyFiles(in: folders))).expand(items)
+        for diagnostic in expansion.diagnostics where expansion.entries.count > 0 && !saidLimits.contains(diagnostic.message) {
+            saidLimits.insert(diagnostic.message)
+            logger.notice("USB: \(diagnostic.message)")
+        }
         return expansion.entries
     }
 
     private static func emptyFiles(in folders: [String]) -> Set<String> {
         var empty = Set<String>()
         for folder in folders {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where WatchedFolders.isCandidate(name: name) {
-                let path = WatchedFolders.path(in: folder, name: name)
+            let tree = MediaTree.list(folder, fileSystem: LocalFileSystem()) { WatchedFolders.isCandidate(name: $0) }
+            for path in tree.files {
                 var info = stat()
                 if stat(path, &info) == 0, info.st_size == 0 { empty.insert(path) }
             }

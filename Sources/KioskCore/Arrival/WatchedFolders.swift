@@ -41,7 +41,7 @@ public enum WatchedFolders {
             case .url: continue
             // The sync thread hands over its switches itself; its store is never half-written.
             case .synced: continue
-            case .directory(let path): add(path)
+            case .directory(let path), .tree(let path): add(path)
             case .file(let path):
                 if fileSystem.kind(ofItemAt: path) == .directory { add(path) }
             case .glob(let pattern):

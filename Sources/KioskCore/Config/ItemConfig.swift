@@ -11,6 +11,9 @@ public enum ItemSource: Sendable, Hashable, CustomStringConvertible {
     case glob(String)
     /// `- sync: true`: the content sync store's current set (the store's folder), in manifest order.
     case synced(String)
+    /// A folder and its subfolders' media, depth first in natural order of the path
+    /// (`MediaTree`): what a USB stick plays.
+    case tree(String)
 
     public var description: String {
         switch self {
@@ -18,6 +21,7 @@ public enum ItemSource: Sendable, Hashable, CustomStringConvertible {
         case .file(let path): return path
         case .url(let url): return url
         case .directory(let path): return path + "/"
+        case .tree(let path): return path + "/**"
         case .glob(let pattern): return pattern
         }
     }

@@ -129,6 +129,15 @@ public struct PlaylistExpander: Sendable {
                         + extensions.sorted().joined(separator: ", ") + "; skipped")
             }
             return (files.map(MediaReference.file), nil)
+        case .tree(let path):
+            guard fileSystem.kind(ofItemAt: path) == .directory else {
+                return ([], "directory '\(path)' does not exist; skipped until it appears")
+            }
+            let tree = MediaTree.list(path, fileSystem: fileSystem, isMedia: isMediaName)
+            guard !tree.files.isEmpty else {
+                return ([], "'\(path)' holds no media files, in its folders either; skipped")
+            }
+            return (tree.files.map(MediaReference.file), tree.limitReached)
         case .synced(let store):
             return syncedMedia(store)
         case .glob(let pattern):
