@@ -47,4 +47,12 @@ import Testing
         let top = PlaylistExpander(fileSystem: stick).expand([ItemConfig(source: .directory("/s"), location: location)])
         #expect(top.entries.count == 3)
     }
+
+    @Test func aRecursiveDirectoryItemIsATreeAndItsFoldersAreWatched() throws {
+        let config = try ConfigLoader.parse(text: "items:\n  - {path: /s/, recursive: true}\n  - /s/\n", fileName: "kiosk.conf",
+                                            baseDirectory: "/srv/kiosk", fileSystem: stick)
+        #expect(config.items.map(\.source) == [.tree("/s"), .directory("/s")])
+        let watched = WatchedFolders.directories(of: config.items, fileSystem: stick)
+        #expect(watched == ["/s", "/s/Folder", "/s/Folder/Sub", "/s/Folder 9", "/s/Folder 10"], "junk folders are not watched")
+    }
 }

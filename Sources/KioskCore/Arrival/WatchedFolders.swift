@@ -41,7 +41,11 @@ public enum WatchedFolders {
             case .url: continue
             // The sync thread hands over its switches itself; its store is never half-written.
             case .synced: continue
-            case .directory(let path), .tree(let path): add(path)
+            case .directory(let path): add(path)
+            // Its folders too: a file copied into a subfolder is seen like one at the top.
+            case .tree(let path):
+                add(path)
+                for folder in MediaTree.folders(path, fileSystem: fileSystem) { add(folder) }
             case .file(let path):
                 if fileSystem.kind(ofItemAt: path) == .directory { add(path) }
             case .glob(let pattern):

@@ -8,7 +8,7 @@ public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
                                       "displays", "audio_track", "layers"]
-    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition"]
+    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
     public static func load(path: String,
@@ -204,6 +204,18 @@ extension ConfigWalker {
             item.location = location(of: section["path"])
         } else {
             valid = false
+        }
+        if bool(section, "recursive") == true {
+            // A directory's subfolders too (`MediaTree`), as a USB stick plays; without it a
+            // directory item is its top level, as documented.
+            if case .directory(let path) = item.source {
+                item.source = .tree(path)
+            } else if valid {
+                let written = section["path"]?.scalar?.string ?? "\(item.source)"
+                report(section["recursive"], "'recursive' in \(name) applies to a directory, and '\(written)' is not one; "
+                       + "expected a directory path (ending in /)")
+                valid = false
+            }
         }
         item.gravity = gravityChoice(section)
         item.volume = integer(section, "volume", in: 0...100)

@@ -23,6 +23,23 @@ public struct MediaTree: Sendable, Equatable {
         self.limitReached = limitReached
     }
 
+    /// The folders below `root` that `list` enters (to watch them), within the same bounds.
+    public static func folders(_ root: String, fileSystem: any PlaylistFileSystem, maximumDepth: Int = maximumDepth) -> [String] {
+        var found: [String] = []
+        func walk(_ folder: String, depth: Int) {
+            guard depth < maximumDepth, found.count < maximumFiles,
+                  let names = try? fileSystem.contentsOfDirectory(atPath: folder) else { return }
+            for name in NaturalOrder.sorted(names) where !name.hasPrefix(".") && !junkFolders.contains(name.lowercased()) {
+                let path = PathText.join(folder, name)
+                guard fileSystem.kind(ofItemAt: path) == .directory else { continue }
+                found.append(path)
+                walk(path, depth: depth + 1)
+            }
+        }
+        walk(root, depth: 0)
+        return found
+    }
+
     /// Lists `root` through `fileSystem`; `isMedia` says which names are media files.
     public static func list(_ root: String, fileSystem: any PlaylistFileSystem, isMedia: (String) -> Bool,
                             maximumDepth: Int = maximumDepth, maximumFiles: Int = maximumFiles) -> MediaTree {
