@@ -76,6 +76,20 @@ import Testing
         #expect(times == stamps.compactMap { $0 })
     }
 
+    @Test func unevenStepsAtTheEndOfAGIFKeepTheirOwnTimes() {
+        // A GIF's delays: 70 ms frames, then a 300 ms hold and a 330 ms one, the file's last.
+        let stamps: [Int64?] = steady(from: 0, count: 12, step: 70) + [770 + 300 - 70, 770 + 300 - 70 + 330].map { $0 }
+        let (times, timeline) = run(stamps, tuning: .keepingGaps, nominal: 70)
+        #expect(times == stamps.compactMap { $0 })
+        #expect(timeline.corrections == 0)
+        // Variable delays all through (30 to 330 ms), forward: every one kept.
+        let delays: [Int64] = [30, 330, 70, 300, 40, 250, 30, 30, 330, 100, 300, 330]
+        let uneven = delays.indices.map { index in Int64?(delays[..<index].reduce(0, +)) }
+        #expect(run(uneven, tuning: .keepingGaps, nominal: 100).times == uneven.compactMap { $0 })
+        // Where gaps are not believed, the strict tuning still takes a jump out.
+        #expect(run(stamps, tuning: .strict, nominal: 70).times != stamps.compactMap { $0 })
+    }
+
     @Test func gapsAreKeptWithSoundOrWhereTimestampsDoNotJump() {
         #expect(FrameTimelineTuning.choose(hasSound: true, timestampsMayJump: true) == .keepingGaps)
         #expect(FrameTimelineTuning.choose(hasSound: false, timestampsMayJump: false) == .keepingGaps)   // a GIF held 2 s

@@ -6,6 +6,8 @@
 /// time handed out and the stream's recent cadence (the median of its last steps, at first the
 /// frame rate the stream declares), with one frame of look-ahead:
 /// - a step of more than `cadenceFactor` cadences, or one that does not go forward, is suspect;
+/// - where gaps are believed (`longestGap`), a suspect frame in order between its neighbours and
+///   within the gap is kept: uneven delays (a GIF, a variable frame rate) are the file's own;
 /// - a suspect frame whose successor goes on from the previous frame is a lone outlier (or a
 ///   frame with no timestamp): it is placed between its neighbours;
 /// - a suspect frame whose successor goes on from it starts a new timeline: a jump back, or
@@ -108,6 +110,13 @@ public struct FrameTimeline<Frame> {
     private mutating func place(_ current: MediaTime?, after previous: MediaTime, next: MediaTime?) -> (MediaTime, Correction) {
         let predicted = previous + cadence
         if let current, isNormalStep(current - previous) { return (current, .kept) }
+        // Where gaps are believed, a frame in order (after the previous, before its successor,
+        // or the last) and within the longest gap is the file's own time: a GIF's delays are
+        // uneven (70 ms, then 300, then 330) without being damaged (issue 34: the last frames of
+        // such a GIF came 230 ms early). A gap that the following frames continue is the same.
+        if let current, current > previous, current - previous <= tuning.longestGap, next.map({ $0 > current }) ?? true {
+            return (current, .kept)
+        }
         // Does the successor go on from the previous frame? Then this one is a lone outlier
         // (or has no time): it goes between its neighbours.
         if let next, next > previous, next - previous <= longestStep + cadence {
@@ -116,9 +125,6 @@ public struct FrameTimeline<Frame> {
             return (placed, current.map { .outlierReplaced(was: $0) } ?? .missingFilledIn)
         }
         guard let current else { return (predicted, .missingFilledIn) }
-        // A real gap: the successor goes on from this frame, which is not too far ahead.
-        let confirmed = next.map { isNormalStep($0 - current) } ?? true
-        if confirmed, current > previous, current - previous <= tuning.longestGap { return (current, .kept) }
         // A new timeline (backwards, or too far ahead): it goes on one cadence after the last.
         offset = offset + (predicted - current)
         return (predicted, .jumpTakenOut(was: current))
