@@ -15,6 +15,9 @@ package final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
     private var settings: ScheduleSettings
     private var ticker: ScheduleTicker
     private var requests: ScheduleRequests
+    /// Set by a reload: the state and requests before it, so its first look does not switch
+    /// to what already plays.
+    private var reloadedFrom: (state: ScheduleState?, requests: ScheduleRequests)?
     private var powerMode = DisplayPowerMode.auto
     /// The power last asked of the player (the first look's requests set it).
     private var sentPower: Bool
@@ -92,9 +95,11 @@ package final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
         }
     }
 
-    /// New rules from a reload: looked at at once, as at start.
+    /// New rules from a reload: looked at at once, as at start, but what already plays is not
+    /// switched to again (`ScheduleRequests.afterReload`).
     package func replace(_ settings: ScheduleSettings, requests: ScheduleRequests) {
         condition.withLock {
+            reloadedFrom = (ticker.state, self.requests)
             self.settings = settings
             ticker = settings.ticker
             self.requests = requests
@@ -107,7 +112,11 @@ package final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
         defer { condition.unlock() }
         while !stopping {
             let now = Date()
-            let actions = ticker.tick(now: now)
+            var actions = ticker.tick(now: now)
+            if let (state, before) = reloadedFrom {
+                actions = requests.afterReload(actions, playing: state, before: before)
+                reloadedFrom = nil
+            }
             for action in actions {
                 logger.notice("schedule: \(Self.describe(action))")
                 // The screen's power is settled below, with the control socket's hold.

@@ -112,3 +112,43 @@ private func eventually(_ condition: () -> Bool) -> Bool {
     #expect(lines[0].hasPrefix(#"socket {"event":"sync_failed""#), "\(lines)")
     #expect(lines[1] == lines[0].replacingOccurrences(of: "socket ", with: "mqtt "))
 }
+
+/// Records the requests a source sends.
+private final class RecordingSink: PlayerRequestSink {
+    private let sent = Mutex<[PlayerRequest]>([])
+    var requests: [PlayerRequest] { sent.withLock { $0 } }
+    func send(_ request: PlayerRequest) { sent.withLock { $0.append(request) } }
+    var duration: MediaTime? { nil }
+    var rate: Rational { .one }
+}
+
+@Test func aReloadThatLeavesTheSchedulesAnswerAsItWasSendsNoSwitch() throws {
+    // An entry that covers every moment: its playlist plays whatever the clock says.
+    func load(_ lunch: String) throws -> KioskConfig {
+        try ConfigLoader.parse(text: """
+            items: [/m/a.mp4]
+            playlists:
+              lunch: [\(lunch)]
+            schedule:
+              entries:
+                - {playlist: lunch, from: "00:00", to: "24:00"}
+            """, fileName: "kiosk.conf", baseDirectory: "/m", fileSystem: LocalFileSystem())
+    }
+    let logger = Logger(label: "test")
+    let first = try load("http://cdn.example/lunch.mp4")
+    let settings = PlayerSettings(config: first)
+    let requests = ScheduleDriver.requests(for: first, defaultEntries: [], logger: logger)
+    let look = ScheduleDriver.firstLook(settings.schedule, requests: requests)
+    let sink = RecordingSink()
+    let driver = ScheduleDriver(settings: settings.schedule, ticker: look.ticker, requests: requests, sink: sink, logger: logger)
+    driver.start()
+    defer { driver.stop() }
+    // The same answer after a reload (a window elsewhere edited): nothing is sent.
+    driver.replace(settings.schedule, requests: ScheduleDriver.requests(for: first, defaultEntries: [], logger: logger))
+    Thread.sleep(forTimeInterval: 1.5)   // more than a tick: a switch would have been sent by now
+    #expect(!sink.requests.contains { if case .switchPlaylist = $0 { true } else { false } }, "\(sink.requests)")
+    // The playlist's entries changed: its new entries are switched to.
+    let second = try load("http://cdn.example/lunch-2.mp4")
+    driver.replace(PlayerSettings(config: second).schedule, requests: ScheduleDriver.requests(for: second, defaultEntries: [], logger: logger))
+    #expect(eventually { sink.requests.contains { if case .switchPlaylist(let entries, _) = $0 { entries.count == 1 } else { false } } })
+}

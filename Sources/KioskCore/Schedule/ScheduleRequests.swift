@@ -15,6 +15,17 @@ public struct ScheduleRequests: Sendable {
         self.switchMode = switchMode
     }
 
+    /// After a reload: `actions` of the new schedule's first look, less a switch to what already
+    /// plays (the same playlist, its entries unchanged since `before`): a reload that leaves the
+    /// schedule's answer as it was changes nothing on screen and sends nothing.
+    public func afterReload(_ actions: [ScheduleTicker.Action], playing previous: ScheduleState?,
+                            before: ScheduleRequests) -> [ScheduleTicker.Action] {
+        actions.filter { action in
+            guard case .switchPlaylist(let state) = action, let previous, previous.playlist == state.playlist else { return true }
+            return playlists[state.playlist] != before.playlists[state.playlist]
+        }
+    }
+
     /// The requests for one action. A playlist with no playable entry (its files missing now)
     /// is still switched to: the player shows its idle screen and retries, as for `items`.
     public func requests(for action: ScheduleTicker.Action) -> [PlayerRequest] {
