@@ -44,7 +44,9 @@ items:
   - /tmp/watched/
 """
 
-GUEST_COMMAND = r'''
+# The guest script's shell helpers (test_usb_folders.py uses them too): marks and kiosk's events
+# in one log, waits for an event, a kiosk started and stopped.
+GUEST_HELPERS = r'''
 K=@KIOSK@
 mark() { echo "MARK $1" >> events.log; }
 started() { grep -q "\"item_started\".*\"path\":\"$1\"" events.log; }
@@ -60,6 +62,9 @@ start_kiosk() {
 }
 # SIGTERM, and its exit status into $1.
 stop_kiosk() { kill -TERM $KIOSK_PID; wait $KIOSK_PID; echo $? > "$1"; }
+'''
+
+GUEST_COMMAND = GUEST_HELPERS + r'''
 # An old file, as one that was there before kiosk started (a new one would wait for settle).
 mkdir -p /tmp/watched && cp a.mp4 /tmp/watched/ && touch -d 2020-01-01 /tmp/watched/a.mp4
 : > events.log

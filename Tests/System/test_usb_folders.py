@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "deploy" / "vm"))
 from bed import Bed  # noqa: E402
-from test_media_arrival import STEP_TIMEOUT, make_clip, started_titles, wait_for_line  # noqa: E402
+from test_media_arrival import GUEST_HELPERS, STEP_TIMEOUT, make_clip, started_titles, wait_for_line  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -35,19 +35,7 @@ items:
 TREE = ["a.mp4", "B.MP4", "Folder/d e.mp4", "Folder/Sub/f.mkv", "Folder/Sub/More/g.mp4", "z.mp4"]
 JUNK = ["System Volume Information/IndexerVolumeGuid.mp4", ".Trashes/501/old.mp4", "._a.mp4"]
 
-GUEST_COMMAND = r'''
-K=@KIOSK@
-mark() { echo "MARK $1" >> events.log; }
-started() { grep -q "\"item_started\".*\"path\":\"$1\"" events.log; }
-started_after() { sed -n "/MARK $2/,\$p" events.log | grep -q "\"item_started\".*\"path\":\"$1\""; }
-wait_until() { n=0; until "$@"; do sleep 0.2; n=$((n + 1)); [ $n -lt 1200 ] || { echo "timed out: $*"; return 1; }; done; }
-start_kiosk() {
-    $K run --config "$1" --audio none --control-socket "$2" > "$3" 2>&1 &
-    KIOSK_PID=$!
-    wait_until test -S "$2" || exit 3
-    $K ctl --socket "$2" watch >> events.log 2>&1 &
-}
-stop_kiosk() { kill -TERM $KIOSK_PID; wait $KIOSK_PID; echo $? > "$1"; }
+GUEST_COMMAND = GUEST_HELPERS + r'''
 mkdir -p /tmp/local && cp local.mp4 /tmp/local/
 : > events.log
 start_kiosk kiosk.conf /tmp/ctl.sock kiosk.log
