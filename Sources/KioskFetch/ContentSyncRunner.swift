@@ -176,7 +176,7 @@ public final class ContentSyncRunner {
         var failed = Set<String>()
         /// Resumes of a broken transfer made in this pass, by hash.
         var resumes: [String: Int] = [:]
-        let started = monotonicSeconds()
+        let started = MonotonicClock().now()
         let gate = config.maxRate > 0 ? SharedRateBudget(bytesPerSecond: Int64(config.maxRate)) : nil
         let bytesBefore = statusBox.status.bytesDone
         var lastProgress = started
@@ -199,7 +199,7 @@ public final class ContentSyncRunner {
             })
             var finishedHandles = Set<UnsafeMutableRawPointer>()
             let tick = { [self] in
-                let now = monotonicSeconds()
+                let now = MonotonicClock().now()
                 guard now - lastProgress >= 1 else { return }
                 lastProgress = now
                 let inFlight = byHandle.filter { !finishedHandles.contains($0.key) }.values.reduce(Int64(0)) { $0 + $1.0.fetched }
@@ -219,12 +219,12 @@ public final class ContentSyncRunner {
                 guard let (download, _) = byHandle[transfer.handle] else { return }
                 finishedHandles.insert(transfer.handle)
                 lastFetchedBytes += download.fetched
-                switch download.finish(line) {
+                switch download.finish(line, stalled: transfer.stalled) {
                 case .stored:
                     statusBox.update { status in
                         status.filesDone += 1
                         status.bytesDone = bytesBefore + lastFetchedBytes
-                        let elapsed = max(monotonicSeconds() - started, 0.001)
+                        let elapsed = max(MonotonicClock().now() - started, 0.001)
                         status.bytesPerSecond = Int64(Double(lastFetchedBytes) / elapsed)
                     }
                 case .retryFromStart:
@@ -278,12 +278,6 @@ public enum ContentSyncLine: Sendable {
 }
 
 struct ManifestFailure: Error { let line: String }
-
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
 
 /// The status, shared between the sync thread and readers (the control socket, the CLI).
 public final class ContentSyncStatusBox: @unchecked Sendable {

@@ -174,8 +174,9 @@ final class HTTPTransfer {
         }
     }
 
-    /// How a stalled transfer's line begins (not resumed at once: it would stall again).
-    static let stallPrefix = "stalled "
+    /// The transfer ended because no byte came for the stall timeout (not resumed at once
+    /// within a pass: it would stall again).
+    private(set) var stalled = false
 
     /// The line for a transfer libcurl ended with `code`, nil for success.
     func failure(_ code: CURLcode) -> String? {
@@ -190,7 +191,10 @@ final class HTTPTransfer {
             let notBefore = now < CertificateClock.plausibleSeconds ? Self.certificateStart(url) : nil
             return CertificateClock.message(tlsError: text, now: now, notBefore: notBefore)
         }
-        if code == CURLE_OPERATION_TIMEDOUT { return Self.stallPrefix + "(\(text))" }
+        if code == CURLE_OPERATION_TIMEDOUT {
+            stalled = true
+            return "stalled (\(text))"
+        }
         return text
     }
 }
@@ -251,8 +255,8 @@ final class HTTPMultiRunner {
 final class SharedRateBudget {
     private var budget: TransferRateBudget
 
-    init(bytesPerSecond: Int64) { budget = TransferRateBudget(bytesPerSecond: bytesPerSecond, now: monotonicSeconds()) }
+    init(bytesPerSecond: Int64) { budget = TransferRateBudget(bytesPerSecond: bytesPerSecond, now: MonotonicClock().now()) }
 
-    func take(_ bytes: Int) -> Bool { budget.take(bytes, now: monotonicSeconds()) }
-    func hasBudget() -> Bool { budget.hasBudget(now: monotonicSeconds()) }
+    func take(_ bytes: Int) -> Bool { budget.take(bytes, now: MonotonicClock().now()) }
+    func hasBudget() -> Bool { budget.hasBudget(now: MonotonicClock().now()) }
 }

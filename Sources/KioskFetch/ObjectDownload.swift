@@ -114,12 +114,13 @@ final class ObjectDownload {
     }
 
     /// Ends the download after its transfer ended with `failure` (nil: the body is complete).
-    func finish(_ failure: String?) -> DownloadOutcome {
+    /// `stalled`: the transfer timed out with no bytes coming (not worth resuming at once).
+    func finish(_ failure: String?, stalled: Bool = false) -> DownloadOutcome {
         defer { if fd >= 0 { close(fd); fd = -1 } }
         if dropped { return .retryFromStart }
         // Bytes came and the network, not kiosk, ended it: worth resuming at once. Not a
         // stall: a link that hangs would hold the pass a stall timeout per try.
-        let interrupted = !refused && fetched > 0 && !(failure?.hasPrefix(HTTPTransfer.stallPrefix) ?? false)
+        let interrupted = !refused && fetched > 0 && !stalled
         if let failure {
             if fd >= 0 { fsync(fd) }   // what arrived is kept for the resume
             // What the partial holds: this transfer's bytes, or the resume's start when it
