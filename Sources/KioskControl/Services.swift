@@ -7,9 +7,7 @@ import KioskPlayer
 /// to MQTT (and to the sources that come next), so a command one source reaches, all reach: a
 /// source handed its services one at a time once missed content sync (`sync_now` over MQTT said
 /// "content sync is off" while the socket worked). `kiosk play` has the player alone.
-public struct Services: @unchecked Sendable {
-    // Safe to share: every member is Sendable or a protocol whose conformers are thread-safe
-    // (`ControlledPlayer` reads a snapshot under a lock).
+public struct Services: Sendable {
     /// What requests go to and properties are read from: the engine, or a wrapper of it.
     public let player: any ControlledPlayer
     /// Where `display_power` goes and what `schedule` reads; nil: `display_power` goes to the player.
