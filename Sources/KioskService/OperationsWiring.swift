@@ -27,11 +27,8 @@ package final class OperationsWiring: @unchecked Sendable {
         }
     }
 
-    /// Proof of play, then resume, after the observers added before.
-    package func observe(in observers: PlayerEventObservers) {
-        observers.add(proofOfPlay)
-        observers.add(resume)
-    }
+    /// Proof of play, then resume: the last of the player's observers.
+    package var observers: [(any PlayerEventObserver)?] { [proofOfPlay, resume] }
 
     /// A clean stop: the place saved while the player still knows it; then plays closed.
     package func playerStopping() { resume?.finish() }

@@ -99,11 +99,7 @@ struct RunCommand: ParsableCommand {
                                           entries: entries, logger: logger,
                                           playRecorded: config.mqtt.proofOfPlay ? fleet?.playRecorded : nil)
         // The player's event observers, told in this order (ARCHITECTURE.md, "Events").
-        let observers = PlayerEventObservers()
-        observers.add(control)
-        observers.add(CECObserver(cec))
-        observers.add(fleet?.bridge)
-        operations.observe(in: observers)
+        let observers = PlayerEventObservers([control, CECObserver(cec), fleet?.bridge] + operations.observers)
         let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound, logger: logger,
                                      onEvent: observers.handler)
         operations.resume?.attach(player)

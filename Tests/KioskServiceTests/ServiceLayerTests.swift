@@ -48,9 +48,9 @@ private func eventually(_ condition: () -> Bool) -> Bool {
 
 @Test func theObserversAreToldEachEventInTheOrderTheyWereAdded() {
     let log = SharedLog()
-    let observers = PlayerEventObservers()
-    for name in ["socket", "cec", "mqtt", "proof", "resume"] { observers.add(RecordingObserver(name, log: log)) }
-    observers.add(nil)   // a service that is off
+    var listed: [(any PlayerEventObserver)?] = ["socket", "cec", "mqtt", "proof", "resume"].map { RecordingObserver($0, log: log) }
+    listed.insert(nil, at: 2)   // a service that is off
+    let observers = PlayerEventObservers(listed)
     observers.handler(.finished)
     observers.handler(.displayPower(on: false))
     #expect(log.all == ["socket", "cec", "mqtt", "proof", "resume", "socket", "cec", "mqtt", "proof", "resume"])
