@@ -98,7 +98,7 @@ struct RunCommand: ParsableCommand {
         let operations = OperationsWiring(config: config, configPath: self.config, stateDirectory: stateDir,
                                           entries: entries, logger: logger,
                                           playRecorded: config.mqtt.proofOfPlay ? fleet?.playRecorded : nil)
-        // The player's event observers, told in this order (ARCHITECTURE.md, "Events").
+        // The player's event observers, told in this order (ARCHITECTURE.md, "What comes out").
         let observers = PlayerEventObservers([control, CECObserver(cec), fleet?.bridge] + operations.observers)
         let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound, logger: logger,
                                      onEvent: observers.handler)
