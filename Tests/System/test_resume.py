@@ -127,7 +127,8 @@ def test_resumes_where_a_sigkill_left_it(tmp_path, clips):
     state.mkdir()
     config = write_config(tmp_path, clips, "playback: {resume: position}\n")
     killed = None
-    for round_number in range(4):
+    # RESUME_ROUNDS=50 for the long run issue 34 asks for (by hand; CI runs 4).
+    for round_number in range(int(os.environ.get("RESUME_ROUNDS", "4"))):
         saved_position = json.loads((state / "resume.json").read_text())["position"] if killed is not None else 0
         run = Run(tmp_path, config, state, f"round{round_number}")
         if killed is not None:
