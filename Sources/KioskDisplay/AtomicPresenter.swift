@@ -12,6 +12,10 @@ final class AtomicPresenter: ScanoutPresenter {
     private let crtcProps: [String: UInt32]
     private let planeProps: [String: UInt32]
     private var modeBlobs: [UInt32] = []
+    /// The writeback connector's CRTC_ID property, and whether the modeset attached it (a
+    /// driver may refuse it: the display then works without, and screenshots are composed).
+    private let writebackCRTCProperty: UInt32?
+    private(set) var writebackAttached = false
     var kind: ScanoutPresenterKind { .atomic(self) }
 
     init(card: Card, target: ScanoutTarget) throws(DRMError) {
@@ -22,6 +26,9 @@ final class AtomicPresenter: ScanoutPresenter {
         connectorProps = Self.ids(card, target.connectorID, UInt32(DRM_MODE_OBJECT_CONNECTOR))
         crtcProps = Self.ids(card, target.crtcID, UInt32(DRM_MODE_OBJECT_CRTC))
         planeProps = Self.ids(card, planeID, UInt32(DRM_MODE_OBJECT_PLANE))
+        writebackCRTCProperty = target.writebackConnectorID.flatMap {
+            Self.ids(card, $0, UInt32(DRM_MODE_OBJECT_CONNECTOR))["CRTC_ID"]
+        }
         try require(connectorProps, ["CRTC_ID"], object: "connector \(target.connectorID)")
         try require(crtcProps, ["MODE_ID", "ACTIVE"], object: "CRTC \(target.crtcID)")
         try require(planeProps, ["FB_ID", "CRTC_ID", "SRC_X", "SRC_Y", "SRC_W", "SRC_H",
@@ -60,8 +67,20 @@ final class AtomicPresenter: ScanoutPresenter {
                 request.add(other, crtc, 0)
             }
         }
-        try commit(request, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), userData: nil,
-                   what: "setting mode \(target.mode)")
+        let flags = UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)
+        if let writeback = target.writebackConnectorID, let property = writebackCRTCProperty {
+            // Attached now, in the one modeset: attaching it later would be another modeset.
+            var withWriteback = request
+            withWriteback.add(writeback, property, UInt64(target.crtcID))
+            do {
+                try commit(withWriteback, flags: flags, userData: nil, what: "setting mode \(target.mode) with writeback")
+                writebackAttached = true
+                return
+            } catch {
+                // Refused with the writeback connector: the mode alone below.
+            }
+        }
+        try commit(request, flags: flags, userData: nil, what: "setting mode \(target.mode)")
     }
 
     func queueFlip(framebufferID: UInt32, userData: UnsafeMutableRawPointer) throws(DRMError) {
@@ -98,6 +117,9 @@ final class AtomicPresenter: ScanoutPresenter {
 
     func restore(_ saved: SavedDisplayState) throws(DRMError) {
         var request = AtomicRequest()
+        if writebackAttached, let writeback = target.writebackConnectorID, let property = writebackCRTCProperty {
+            request.add(writeback, property, 0)
+        }
         if let mode = saved.restorableMode {
             let blob = try createModeBlob(mode)
             request.add(target.connectorID, connectorProps["CRTC_ID"]!, UInt64(target.crtcID))

@@ -14,6 +14,9 @@ final class Card {
     let hasUniversalPlanes: Bool
     /// DRM_CLIENT_CAP_ATOMIC accepted (only asked for when `wantAtomic`).
     let hasAtomic: Bool
+    /// DRM_CLIENT_CAP_WRITEBACK_CONNECTORS accepted (atomic clients only): writeback connectors
+    /// are listed (`CardSnapshot.writebacks`, never among the screens).
+    let listsWriteback: Bool
 
     /// Opens `path` read-write. Asks for universal planes always and atomic if `wantAtomic`.
     init(path: String, wantAtomic: Bool) throws(DRMError) {
@@ -42,6 +45,9 @@ final class Card {
         hasUniversalPlanes = drmSetClientCap(fd.rawValue, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1) == 0
         // Atomic implies universal planes; the kernel refuses it to clients that cannot do both.
         hasAtomic = wantAtomic && hasUniversalPlanes && drmSetClientCap(fd.rawValue, UInt64(DRM_CLIENT_CAP_ATOMIC), 1) == 0
+        // Kernels before 4.19 and drivers without writeback refuse nothing here: the list is then
+        // simply empty. DRM_CLIENT_CAP_WRITEBACK_CONNECTORS is 5 (libdrm 2.4.114 defines it).
+        listsWriteback = hasAtomic && drmSetClientCap(fd.rawValue, 5, 1) == 0
     }
 
     deinit { close() }

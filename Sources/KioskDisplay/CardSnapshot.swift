@@ -9,6 +9,8 @@ struct CardSnapshot {
     var encoders: [DisplayEncoderInfo]
     var crtcs: [DisplayCRTCInfo]
     var planes: [DisplayPlaneInfo]
+    /// Writeback connectors (Writeback.swift), apart from the screens: nothing selects them as one.
+    var writebacks: [WritebackConnectorInfo]
     var minSize: PixelSize
     var maxSize: PixelSize
 }
@@ -22,18 +24,24 @@ extension Card {
         defer { drmModeFreeResources(resources) }
         let res = resources.pointee
         let crtcIDs = (0..<Int(res.count_crtcs)).map { res.crtcs[$0] }
-        let connectors = (0..<Int(res.count_connectors)).compactMap { connector(res.connectors[$0]) }
+        var connectors: [DisplayConnectorInfo] = [], writebacks: [WritebackConnectorInfo] = []
+        for index in 0..<Int(res.count_connectors) {
+            guard let pointer = drmModeGetConnector(fd.rawValue, res.connectors[index]) else { continue }
+            defer { drmModeFreeConnector(pointer) }
+            if pointer.pointee.connector_type == writebackConnectorType {
+                writebacks.append(writebackConnector(pointer))
+            } else {
+                connectors.append(connector(pointer.pointee))
+            }
+        }
         let encoders = (0..<Int(res.count_encoders)).compactMap { encoder(res.encoders[$0]) }
         let crtcs = crtcIDs.enumerated().compactMap { crtc($0.element, index: $0.offset) }
-        return CardSnapshot(connectors: connectors, encoders: encoders, crtcs: crtcs, planes: planes(),
+        return CardSnapshot(connectors: connectors, encoders: encoders, crtcs: crtcs, planes: planes(), writebacks: writebacks,
                             minSize: PixelSize(width: Int(res.min_width), height: Int(res.min_height)),
                             maxSize: PixelSize(width: Int(res.max_width), height: Int(res.max_height)))
     }
 
-    private func connector(_ id: UInt32) -> DisplayConnectorInfo? {
-        guard let pointer = drmModeGetConnector(fd.rawValue, id) else { return nil }
-        defer { drmModeFreeConnector(pointer) }
-        let c = pointer.pointee
+    private func connector(_ c: drmModeConnector) -> DisplayConnectorInfo {
         let status: ConnectorStatus = switch c.connection.rawValue {
         case DRM_MODE_CONNECTED.rawValue: .connected
         case DRM_MODE_DISCONNECTED.rawValue: .disconnected

@@ -60,6 +60,12 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     var videoPlane: VideoPlane?
     var blackBuffer: DumbBuffer?
     var directRefusal: String?
+    /// Screenshots read back from the display (DRMDisplay+Writeback.swift): the writeback
+    /// connector the modeset attached, its buffer once a screenshot was asked for, and why
+    /// reading back stopped for good if the driver refused it.
+    let writebackConnector: WritebackConnectorInfo?
+    var writebackCapture: WritebackCapture?
+    var writebackRefusal: String?
     /// When flips complete: on the vblank grid the flip events trace, or at once on a driver
     /// without vblanks.
     var vblank: VblankPredictor
@@ -80,7 +86,10 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
             connectorID: output.connector.id, crtcID: output.crtc.id, planeID: output.primaryPlane?.id,
             mode: output.mode, bufferSize: bufferSize, planeRotation: planeRotates ? options.rotation : .none,
             planeHasRotationProperty: output.primaryPlane?.rotation != nil,
-            previousCRTCOfConnector: output.previousCRTCOfConnector, planesToDisable: output.planesToDisable)
+            previousCRTCOfConnector: output.previousCRTCOfConnector, planesToDisable: output.planesToDisable,
+            // Not on a shared card: one writeback connector may serve several of its CRTCs.
+            writebackConnectorID: options.writeback && shared == nil
+                ? output.snapshot.writebacks.first { $0.serves(crtcIndex: output.crtc.index) }?.id : nil)
         let saved = SavedDisplayState.capture(card: card, crtcID: output.crtc.id, connector: output.connector,
                                               encoders: output.snapshot.encoders, planeID: output.primaryPlane?.id)
         var buffers: [DumbBuffer] = []
@@ -133,6 +142,8 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         videoPlanePolicy = options.videoPlane
         planes = output.snapshot.planes
         crtcIndex = output.crtc.index
+        let attached = presenter.kind.atomicCommits?.writebackAttached == true
+        writebackConnector = attached ? output.snapshot.writebacks.first { $0.id == target.writebackConnectorID } : nil
     }
 
     deinit { try? close() }
@@ -239,6 +250,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         do { try presenter.restore(savedState) } catch { firstError = firstError ?? error }
         videoPlane?.destroy()
         blackBuffer?.destroy()
+        writebackCapture?.destroy()
         for (index, buffer) in buffers.enumerated() {
             buffer.releaseKernelObjects()
             if !lentIndices.contains(index) { buffer.unmap() }

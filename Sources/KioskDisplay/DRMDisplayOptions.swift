@@ -30,6 +30,9 @@ public struct DRMDisplayOptions: Sendable, Hashable {
     /// kiosk.conf `display.video_plane`: scan decoded YUV frames out on an overlay plane
     /// where the driver has one that takes them (DRMDisplay+DirectVideo.swift).
     public var videoPlane: VideoPlanePolicy = .auto
+    /// Attach a writeback connector of the CRTC, where the card has one, so screenshots read
+    /// back what the display composes (Writeback.swift); off: kiosk composes them itself.
+    public var writeback = true
 
     public init(card: String? = nil, connector: String? = nil, mode: ModeRequest? = nil, rotation: Rotation = .none,
                 api: API = .auto, bufferCount: Int = 2, flipTimeout: Double = 1.0,

@@ -59,6 +59,8 @@ public struct DRMProbe: Sendable, Codable {
         public var planes: [PlaneReport] = []
         /// Which plane would show NV12/YUV420 video (DRMProbeVideoPlane.swift).
         public var videoPlanes: [VideoPlaneReport] = []
+        /// Writeback connectors: screenshots of what a CRTC composes (Writeback.swift).
+        public var writebacks: [WritebackConnectorInfo] = []
     }
 
     /// Probes every card in `directory`.
@@ -96,6 +98,7 @@ public struct DRMProbe: Sendable, Codable {
                 ConnectorReport(info: $0, properties: properties(card, $0.id, DRM_MODE_OBJECT_CONNECTOR))
             }
             result.encoders = snapshot.encoders
+            result.writebacks = snapshot.writebacks
             result.crtcs = snapshot.crtcs.map { CRTCReport(info: $0, properties: properties(card, $0.id, DRM_MODE_OBJECT_CRTC)) }
             result.planes = snapshot.planes.map {
                 PlaneReport(info: $0, rotations: $0.rotation?.rotations.map(\.degrees) ?? [],

@@ -30,6 +30,10 @@ extension DRMProbe.CardReport {
             }
             lines += propertyLines(connector.properties)
         }
+        for writeback in writebacks {
+            lines.append("  writeback connector \(writeback.id) \(writeback.name): CRTCs \(crtcIndices(writeback.possibleCRTCs)), "
+                         + "formats " + writeback.formats.map(\.description).joined(separator: " "))
+        }
         for encoder in encoders {
             lines.append("  encoder \(encoder.id): CRTCs \(crtcIndices(encoder.possibleCRTCs))"
                          + (encoder.currentCRTCID != 0 ? ", on CRTC \(encoder.currentCRTCID)" : ""))

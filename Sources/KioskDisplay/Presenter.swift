@@ -19,6 +19,9 @@ struct ScanoutTarget {
     let previousCRTCOfConnector: UInt32?
     /// Overlay and cursor planes another client left on this CRTC (atomic only).
     let planesToDisable: [UInt32]
+    /// A writeback connector the modeset attaches to the CRTC, for screenshots of what the
+    /// display composes (atomic only; Writeback.swift).
+    var writebackConnectorID: UInt32? = nil
 }
 
 /// The two ways to put a framebuffer on screen: atomic commits, or the legacy SetCrtc/PageFlip

@@ -26,6 +26,8 @@ final class FramePresenter {
     private var lastDisplayError: String?
     /// What the screen shows now, for a screenshot.
     private var onScreen: OnScreen?
+    /// How screenshots were last taken (read back or composed), logged when it changes.
+    fileprivate var screenshotSourceLogged: String?
     /// kiosk.conf `display.splash`, decoded once at start; nil: black.
     private let splash: DecodedFrame?
     private let splashScaler = Scaler()
@@ -309,6 +311,8 @@ final class FramePresenter {
     /// some drivers cannot read a CRTC back (raspberrypi/linux #6867). Copied here, between two
     /// frames; the caller encodes it on its own thread, so playback does not wait for that.
     func captureScreen() -> Result<CapturedPicture, ScreenshotError> {
+        guard onScreen != nil else { return .failure(ScreenshotError(description: "nothing has been shown yet")) }
+        if let picture = readBackScreen() { return .success(picture) }
         let picture: CapturedPicture
         switch onScreen {
         case nil:
@@ -329,6 +333,35 @@ final class FramePresenter {
             }
         }
         return .success(picture)
+    }
+}
+
+extension FramePresenter {
+    /// The display's own picture where it can read it back (a writeback connector: planes and
+    /// all, as composed); nil: compose it from kiosk's buffers. How shots are taken is logged
+    /// at the first and whenever it changes (a driver that refused writeback once).
+    fileprivate func readBackScreen() -> CapturedPicture? {
+        var picture: CapturedPicture?
+        let readBack: Bool
+        do {
+            readBack = try output.readBack { buffer in
+                let copy = CapturedPicture(size: buffer.size)
+                for row in 0..<buffer.size.height {
+                    copy.buffer.base.advanced(by: row * copy.buffer.stride)
+                        .copyMemory(from: buffer.base.advanced(by: row * buffer.stride), byteCount: buffer.size.width * 4)
+                }
+                picture = copy
+            }
+        } catch {
+            logger.warning("screenshot: reading the display back failed (\(error)); composing it instead")
+            return nil
+        }
+        let source = output.screenshotSource
+        if source != screenshotSourceLogged {
+            logger.notice("screenshots: \(source)")
+            screenshotSourceLogged = source
+        }
+        return readBack ? picture : nil
     }
 }
 

@@ -60,7 +60,10 @@ final class PlaybackTimekeeper {
             onEvent?(.playback(event, item: items.current?.index))
         }
         let now = MonotonicClock.hostTime()
-        if clock.rate != state.clockRate { clock.setRate(state.clockRate, atHost: now) }
+        if clock.rate != state.clockRate {
+            clock.setRate(state.clockRate, atHost: now)
+            if state.clockRate.numerator == 0 { stopOnShownFrame(at: now) }
+        }
         holdSound()
         changed()
     }
@@ -84,6 +87,16 @@ final class PlaybackTimekeeper {
         case .itemSound: audio?.writer.holdItemSound()
         case .all: audio?.writer.pause()
         }
+    }
+
+    /// A stopped clock names the frame on screen: the presenter puts up the frame due at the
+    /// flip (a refresh ahead on a panel with vblanks), so at a pause the screen can already show
+    /// a frame a little past the clock. The clock moves up to it, so `currentTime`, a snapshot
+    /// taken at it and a screenshot all name one frame (a frame names [pts, next pts)).
+    private func stopOnShownFrame(at host: MediaTime) {
+        guard !needsFirstFrame, let item = items.current, let shown = item.lastPresentedPTS,
+              shown > clock.mediaTime(atHost: host) else { return }
+        clock.seek(to: shown, atHost: host)
     }
 
     /// A synchronised player's move to the shared timeline's position within the item (not a

@@ -83,6 +83,8 @@ final class MonitoredOutput: VideoOutput {
     var directVideo: DirectVideoOutput? { base.directVideo }
     func expectedFlip(after host: Double) -> Double { base.expectedFlip(after: host) }
     func setPower(on: Bool) throws -> Bool { try base.setPower(on: on) }
+    func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool { try base.readBack(body) }
+    var screenshotSource: String { base.screenshotSource }
     func backBuffer() throws -> PixelBuffer {
         do { return try base.backBuffer() } catch { heartbeat.displayFailed(error); throw error }
     }

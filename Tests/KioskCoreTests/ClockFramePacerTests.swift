@@ -48,6 +48,10 @@ private func millis(_ ms: Int64) -> MediaTime { MediaTime(value: ms, timescale: 
     // Frames decoded before a paused seek target are dropped up to the target's frame.
     #expect(FramePacer.decide(framePTS: millis(1960), nextFramePTS: millis(2000), clock: paused,
                               refreshInterval: refresh60, now: now) == .drop)
+    // A frame less than half a refresh past the stopped clock is not its frame: held, on a
+    // slow screen too (playing, it would be shown at the refresh nearest its time).
+    #expect(FramePacer.decide(framePTS: millis(2008), nextFramePTS: nil, clock: paused,
+                              refreshInterval: millis(100), now: now) == .waitForClock)
 }
 
 struct CadenceCase: Sendable, CustomStringConvertible {

@@ -18,7 +18,7 @@ public enum FrameDecision: Sendable, Hashable {
 /// when it is late by more than a frame, that is when the next frame is due too: then showing
 /// this one would only delay the newer one (rate 2 on a screen as fast as the video drops
 /// every other frame). The last frame in the queue is never dropped: late is better than a
-/// hole.
+/// hole. A stopped clock (paused, waiting) shows no frame past its position.
 public enum FramePacer {
     /// - Parameters:
     ///   - framePTS: the frame's time on the clock's timeline.
@@ -31,9 +31,11 @@ public enum FramePacer {
                               refreshInterval: MediaTime, now: MediaTime) -> FrameDecision {
         let position = clock.mediaTime(atHost: now)
         let halfRefresh = refreshInterval * Rational(1, 2)
-        // Half a refresh of host time is this much media time; while stopped, take a rate of 1
-        // so the frame at a paused position (after a seek) still counts as due.
-        let tolerance = clock.isRunning ? halfRefresh * clock.rate : halfRefresh
+        // Half a refresh of host time is this much media time. A stopped clock names one frame
+        // (the one at or before its position, shown after a paused seek): nothing past it is
+        // due, or a paused screen would show a frame its time does not name, up to half a
+        // refresh ahead (found on vkms: paused at 1.559 s, the screen at 1.567 s).
+        let tolerance = clock.isRunning ? halfRefresh * clock.rate : .zero
         let horizon = position + tolerance
 
         if let next = nextFramePTS, next > framePTS, next <= horizon { return .drop }

@@ -106,6 +106,13 @@ public protocol VideoOutput: AnyObject {
     /// refresh (a mirror, a span) queue every flip before waiting for any, each through its own
     /// display's code rather than a downcast. The default presents at once.
     func submitFlip(_ buffer: PixelBuffer) throws -> () throws -> Double
+    /// The picture the display hardware composes (every plane, as scanned out, in the panel's
+    /// orientation), read back from the driver (a DRM writeback connector): `body` sees it only
+    /// during the call. False where the display cannot: the caller composes its own copy from
+    /// what it drew. The default: cannot.
+    func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool
+    /// How a screenshot of this display is taken, for the log.
+    var screenshotSource: String { get }
 }
 
 extension VideoOutput {
@@ -128,6 +135,9 @@ extension VideoOutput {
     public var rotation: Rotation { softwareRotation }
 
     public var directVideo: DirectVideoOutput? { nil }
+
+    public func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool { false }
+    public var screenshotSource: String { "composed by kiosk from its own buffers" }
 
     public func setPower(on: Bool) throws -> Bool { false }
 }

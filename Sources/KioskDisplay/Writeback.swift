@@ -1,0 +1,105 @@
+import CDRM
+import Glibc
+import KioskCore
+
+/// A writeback connector: a connector that, instead of driving a screen, writes what its CRTC
+/// composes (every plane, as scanned out) into a framebuffer. vkms, Rockchip and Mali-DP have
+/// one per CRTC; vc4's TXP is a CRTC of its own (not the HDMI one kiosk drives), so it never
+/// matches there. Listed only to clients that set DRM_CLIENT_CAP_WRITEBACK_CONNECTORS.
+public struct WritebackConnectorInfo: Sendable, Codable, Hashable {
+    public var id: UInt32
+    public var name: String
+    /// The CRTCs (bitmask of indices) it can be attached to, from its encoders.
+    public var possibleCRTCs: UInt32
+    /// The formats it writes (WRITEBACK_PIXEL_FORMATS).
+    public var formats: [FourCC]
+
+    /// Can write back the CRTC of index `crtcIndex` in a format kiosk reads (XRGB8888).
+    func serves(crtcIndex: Int) -> Bool {
+        crtcIndex < 32 && possibleCRTCs & (1 << UInt32(crtcIndex)) != 0 && formats.contains(.xrgb8888)
+    }
+}
+
+/// DRM_MODE_CONNECTOR_WRITEBACK, from drm_mode.h.
+let writebackConnectorType: UInt32 = 18
+
+extension Card {
+    /// A connector of type WRITEBACK, its CRTCs and formats.
+    func writebackConnector(_ pointer: UnsafeMutablePointer<drmModeConnector>) -> WritebackConnectorInfo {
+        let c = pointer.pointee
+        var crtcs: UInt32 = 0
+        for index in 0..<Int(c.count_encoders) {
+            guard let encoder = drmModeGetEncoder(fd.rawValue, c.encoders[index]) else { continue }
+            crtcs |= encoder.pointee.possible_crtcs
+            drmModeFreeEncoder(encoder)
+        }
+        var formats: [FourCC] = []
+        let props = properties(of: c.connector_id, type: UInt32(DRM_MODE_OBJECT_CONNECTOR))
+        if let blobID = props.first(where: { $0.name == "WRITEBACK_PIXEL_FORMATS" })?.value,
+           let blob = drmModeGetPropertyBlob(fd.rawValue, UInt32(truncatingIfNeeded: blobID)) {
+            let count = Int(blob.pointee.length) / 4
+            if let data = blob.pointee.data {
+                formats = (0..<count).map { FourCC(rawValue: data.load(fromByteOffset: $0 * 4, as: UInt32.self)) }
+            }
+            drmModeFreePropertyBlob(blob)
+        }
+        return WritebackConnectorInfo(id: c.connector_id,
+                                      name: ConnectorType.connectorName(type: c.connector_type, typeID: c.connector_type_id),
+                                      possibleCRTCs: crtcs, formats: formats)
+    }
+}
+
+/// Screenshots read back from the display: one blocking atomic commit that hands the writeback
+/// connector a framebuffer, then a wait on its out-fence (the kernel signals it once the
+/// composed picture is in the buffer). The connector was attached to the CRTC in the modeset
+/// (attaching it later is a full modeset, which would blank a real screen), so the commit
+/// changes no plane: it captures exactly what the screen shows.
+final class WritebackCapture {
+    let connector: WritebackConnectorInfo
+    private let card: Card
+    private let buffer: DumbBuffer
+    private let framebufferProperty: UInt32
+    private let fenceProperty: UInt32
+
+    init(card: Card, connector: WritebackConnectorInfo, size: PixelSize) throws(DRMError) {
+        let props = Dictionary(card.properties(of: connector.id, type: UInt32(DRM_MODE_OBJECT_CONNECTOR))
+            .map { ($0.name, $0.id) }, uniquingKeysWith: { a, _ in a })
+        guard let framebuffer = props["WRITEBACK_FB_ID"] else {
+            throw .missingProperty(object: "writeback connector \(connector.id)", name: "WRITEBACK_FB_ID")
+        }
+        guard let fence = props["WRITEBACK_OUT_FENCE_PTR"] else {
+            throw .missingProperty(object: "writeback connector \(connector.id)", name: "WRITEBACK_OUT_FENCE_PTR")
+        }
+        self.card = card
+        self.connector = connector
+        framebufferProperty = framebuffer
+        fenceProperty = fence
+        // The CRTC's mode size: drivers refuse a writeback buffer of another size.
+        buffer = try DumbBuffer(card: card, size: size)
+    }
+
+    /// Captures the CRTC's picture and lets `body` read it (valid only during the call).
+    func capture(with atomic: AtomicPresenter, timeout: Double, _ body: (PixelBuffer) -> Void) throws(DRMError) {
+        var fence: Int32 = -1
+        try withUnsafeMutablePointer(to: &fence) { (pointer) throws(DRMError) in
+            var request = AtomicRequest()
+            request.add(connector.id, framebufferProperty, UInt64(buffer.framebufferID))
+            request.add(connector.id, fenceProperty, UInt64(UInt(bitPattern: pointer)))
+            try atomic.commit(request, flags: 0, userData: nil, what: "reading the screen back through writeback connector \(connector.id)")
+        }
+        guard fence >= 0 else {
+            throw .callFailed(what: "reading the screen back (the kernel gave no writeback fence)", call: "drmModeAtomicCommit", errno: EINVAL)
+        }
+        defer { Glibc.close(fence) }
+        var poller = pollfd(fd: fence, events: Int16(POLLIN), revents: 0)
+        var result: Int32
+        repeat { result = poll(&poller, 1, Int32(timeout * 1000)) } while result < 0 && errno == EINTR
+        guard result > 0 else {
+            throw .callFailed(what: "waiting for the writeback picture (\(result == 0 ? "no signal within \(timeout) s" : "poll failed"))",
+                              call: "poll", errno: result == 0 ? ETIMEDOUT : errno)
+        }
+        body(buffer.pixelBuffer(index: -1))
+    }
+
+    func destroy() { buffer.destroy() }
+}
