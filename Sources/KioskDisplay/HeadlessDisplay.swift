@@ -79,6 +79,9 @@ public final class HeadlessDisplay: VideoOutput {
         return now
     }
 
+    /// A flip made elsewhere (HeadlessPlaneDisplay's plane) at `time`: the next is paced after it.
+    func noteFlip(at time: Double) { lastFlip = time }
+
     /// When a flip asked for at `host` completes; `present` waits until then.
     public func expectedFlip(after host: Double) -> Double {
         guard paced else { return host }
@@ -113,5 +116,12 @@ public final class HeadlessDisplay: VideoOutput {
 
 public enum HeadlessDisplayError: Error, CustomStringConvertible {
     case poweredOff
-    public var description: String { "a flip while the screen is off" }
+    /// A frame the simulated plane's buffer layout cannot hold.
+    case unsupportedFrame(String)
+    public var description: String {
+        switch self {
+        case .poweredOff: "a flip while the screen is off"
+        case .unsupportedFrame(let what): "the simulated plane cannot hold \(what)"
+        }
+    }
 }

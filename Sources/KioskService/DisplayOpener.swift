@@ -34,7 +34,10 @@ package enum DisplayOpener {
     /// then takes its own connector and CRTC on it.
     private static func open(_ display: DisplaySettings, paced: Bool, shared: SharedCard? = nil) throws(DRMError) -> VideoOutput {
         switch display.target {
-        case .headless(let size, let rate, let pacing):
+        case .headless(let size, let rate, let pacing, let planes):
+            if planes, display.videoPlane == .auto {
+                return HeadlessPlaneDisplay(size: size, refreshRate: rate, paced: paced, pacing: pacing, rotation: display.rotation)
+            }
             return HeadlessDisplay(size: size, refreshRate: rate, paced: paced, pacing: pacing, rotation: display.rotation)
         case .auto:
             var options = DRMDisplayOptions(rotation: display.rotation)

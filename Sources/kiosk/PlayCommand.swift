@@ -20,7 +20,7 @@ struct PlayCommand: ParsableCommand {
     @Flag(help: "Loop the playlist forever.")
     var loop = false
 
-    @Option(help: "drm[:CARD[:CONNECTOR[:MODE]]], headless:WxH[@HZ][:vblank] or auto.")
+    @Option(help: "drm[:CARD[:CONNECTOR[:MODE]]], headless:WxH[@HZ][:vblank][:planes] or auto.")
     var display: String = "auto"
 
     @Option(help: "Display rotation, clockwise degrees: 0, 90, 180 or 270 (portrait screens).")
@@ -73,7 +73,7 @@ struct PlayCommand: ParsableCommand {
     func validate() throws {
         guard !media.isEmpty else { throw ValidationError("give at least one media file") }
         guard DisplaySpec(parsing: display) != nil else {
-            throw ValidationError("--display must be auto, drm[:CARD[:CONNECTOR[:MODE]]] or headless:WxH[@HZ][:vblank]")
+            throw ValidationError("--display must be auto, drm[:CARD[:CONNECTOR[:MODE]]] or headless:WxH[@HZ][:vblank][:planes]")
         }
         guard Rotation(degrees: rotation) != nil, (0..<360).contains(rotation) else {
             throw ValidationError("--rotation must be 0, 90, 180 or 270")

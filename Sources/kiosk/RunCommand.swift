@@ -15,7 +15,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The configuration file.")
     var config: String = "/etc/kiosk/kiosk.conf"
 
-    @Option(help: "Override kiosk.conf's display: drm[:CARD[:CONNECTOR[:MODE]]], headless:WxH[@HZ][:vblank] or auto.")
+    @Option(help: "Override kiosk.conf's display: drm[:CARD[:CONNECTOR[:MODE]]], headless:WxH[@HZ][:vblank][:planes] or auto.")
     var display: String?
 
     @Option(help: "Override kiosk.conf's sound device: an ALSA PCM name or none.")
@@ -46,7 +46,7 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if let display, DisplaySpec(parsing: display) == nil {
-            throw ValidationError("--display must be auto, drm[:CARD[:CONNECTOR[:MODE]]] or headless:WxH[@HZ][:vblank]")
+            throw ValidationError("--display must be auto, drm[:CARD[:CONNECTOR[:MODE]]] or headless:WxH[@HZ][:vblank][:planes]")
         }
         guard snapshotEvery > 0 else { throw ValidationError("--snapshot-every must be more than 0") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0") }

@@ -135,6 +135,17 @@ func fillCropInside(rotation: Rotation) {
     #expect(DisplaySpec(parsing: "headless:640x360") == .headless(size(640, 360), refreshRate: 60))
     #expect(DisplaySpec(parsing: "headless:640x360@30") == .headless(size(640, 360), refreshRate: 30))
     #expect(DisplaySpec(parsing: "headless:640x360@50:vblank") == .headless(size(640, 360), refreshRate: 50, pacing: .vblank))
+    // A simulated YUV/ARGB plane (benchmarks of the plane path), with or without a pacing.
+    #expect(DisplaySpec(parsing: "headless:640x360:planes") == .headless(size(640, 360), refreshRate: 60, planes: true))
+    #expect(DisplaySpec(parsing: "headless:640x360@50:vblank:planes")
+            == .headless(size(640, 360), refreshRate: 50, pacing: .vblank, planes: true))
+    #expect(DisplaySpec(parsing: "headless:640x360:planes:vblank")
+            == .headless(size(640, 360), refreshRate: 60, pacing: .vblank, planes: true))
+    #expect(DisplaySpec(parsing: "headless:640x360:planes")?.description == "headless:640x360@60:planes")
+    for wrong in ["headless:640x360:planes:planes", "headless:640x360:vblank:interval", "headless:640x360:plane",
+                  "headless:640x360:vblank:planes:x"] {
+        #expect(DisplaySpec(parsing: wrong) == nil, "\(wrong)")
+    }
     #expect(DisplaySpec(parsing: "headless:640x360@50:vblank")?.description == "headless:640x360@50:vblank")
     #expect(DisplaySpec(parsing: "headless:640x360:interval")?.description == "headless:640x360@60")
     #expect(DisplaySpec(parsing: "headless:640x360@60:grid") == nil)

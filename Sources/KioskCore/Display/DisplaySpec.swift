@@ -1,5 +1,5 @@
 /// Where to show the picture, as `--display` says: `drm[:CARD[:CONNECTOR[:MODE]]]`,
-/// `headless:WxH[@HZ][:vblank]`, or `auto` (the first DRM card with a connected screen).
+/// `headless:WxH[@HZ][:vblank][:planes]`, or `auto` (the first DRM card with a connected screen).
 public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
     case auto
     /// nil fields choose automatically: the first card with a connected connector, its first
@@ -7,7 +7,9 @@ public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
     case drm(card: String?, connector: String?, mode: ModeRequest?)
     /// `pacing` says how the memory display's flips complete: see `HeadlessPacing`. The rate
     /// may be fractional (59.94: a panel's clock is never exactly 60 Hz; sync tests need that).
-    case headless(PixelSize, refreshRate: Double, pacing: HeadlessPacing = .interval)
+    /// `planes`: with a simulated YUV/ARGB overlay plane (HeadlessPlaneDisplay), so the direct
+    /// video path runs as on a box with planes (benchmarks, previews).
+    case headless(PixelSize, refreshRate: Double, pacing: HeadlessPacing = .interval, planes: Bool = false)
 
     public init?(parsing text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
@@ -26,14 +28,20 @@ public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
             }
             let card = field(1).map { $0.hasPrefix("/") ? $0 : "/dev/dri/\($0)" }
             self = .drm(card: card, connector: field(2), mode: mode)
-        case "headless" where parts.count == 2 || parts.count == 3:
+        case "headless" where (2...4).contains(parts.count):
             guard let mode = ModeRequest(parsing: parts[1]) else { return nil }
-            var pacing = HeadlessPacing.interval
-            if parts.count == 3 {
-                guard let named = HeadlessPacing(rawValue: parts[2].lowercased()) else { return nil }
-                pacing = named
+            // The pacing and `planes`, each at most once, in either order.
+            var pacing: HeadlessPacing?, planes = false
+            for word in parts.dropFirst(2).map({ $0.lowercased() }) {
+                if word == "planes", !planes {
+                    planes = true
+                } else if let named = HeadlessPacing(rawValue: word), pacing == nil {
+                    pacing = named
+                } else {
+                    return nil
+                }
             }
-            self = .headless(mode.size, refreshRate: mode.refreshHz ?? 60, pacing: pacing)
+            self = .headless(mode.size, refreshRate: mode.refreshHz ?? 60, pacing: pacing ?? .interval, planes: planes)
         default:
             return nil
         }
@@ -44,8 +52,9 @@ public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
         case .auto: return "auto"
         case .drm(let card, let connector, let mode):
             return "drm:\(card ?? "auto"):\(connector ?? "auto"):\(mode?.description ?? "preferred")"
-        case .headless(let size, let rate, let pacing):
+        case .headless(let size, let rate, let pacing, let planes):
             return "headless:\(ModeRequest(size: size, refreshHz: rate))" + (pacing == .interval ? "" : ":\(pacing.rawValue)")
+                + (planes ? ":planes" : "")
         }
     }
 }

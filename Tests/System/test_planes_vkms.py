@@ -1,0 +1,204 @@
+"""The video plane and writeback screenshots on a real KMS driver with planes: vkms in the bed.
+
+vkms (the bed's second kernel, deploy/vm/bed-kernel) has overlay planes that take YU12 and NV12
+with COLOR_ENCODING and COLOR_RANGE, a writeback connector, vblank events and no plane scaling.
+One guest plays each case with the debug kiosk on vkms's card and, through the control socket,
+pauses it twice, asks `get time` and takes `screenshot`: with a writeback connector that is
+the picture the display composes (the video plane included), read back by the driver. The host
+draws the frame `get time` names with `kiosk snapshot` (kiosk's CPU path, another code path
+than the kernel's YUV conversion) and compares: PSNR >= 35 dB. So a paused player shows the frame
+its time names, on the plane path and on the CPU path, for BT.601 and BT.709 clips.
+
+Cases: 640x360 clips fit on 640x480 (the plane: no scaling, bars above and below), BT.709 and
+BT.601; a 640x360 clip on 800x600 (the plane would have to scale: vkms's TEST_ONLY refuses, one
+line, the CPU path); a screen turned 90 degrees with a 360x640 portrait clip (the plane rotates
+where vkms offers it, else the CPU does).
+
+Needs the debug kiosk (`swift build`) and the bed's 7.3 kernel with vkms (deploy/setup makes it;
+without it the test fails with bed-kernel's reason).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "deploy" / "vm"))
+
+from bed import BOOT_TIMEOUT, Bed  # noqa: E402
+
+KIOSK = REPO / ".build" / "debug" / "kiosk"
+VKMS = "vkms enable_overlay=1 enable_writeback=1"
+PAUSES = 2
+MIN_PSNR = 35.0
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    clip: str          # a key of CLIPS
+    mode: tuple[int, int]
+    gravity: str = "fit"
+    rotation: int = 0
+    plane: bool = True   # the video plane carries the picture (else the CPU path, after one line)
+
+
+CLIPS = {
+    # (size, the matrix the YUV is made with and tagged as)
+    "bt709": ((640, 360), "bt709"),
+    "bt601": ((640, 360), "smpte170m"),
+    "portrait": ((360, 640), "bt709"),
+}
+
+CASES = [
+    Case("bt709-fit", "bt709", (640, 480)),
+    Case("bt601-fit", "bt601", (640, 480)),
+    Case("bt709-scaled", "bt709", (800, 600), plane=False),
+    Case("portrait-rot90", "portrait", (640, 480), rotation=90),
+]
+
+GUEST = r'''
+import json, os, signal, subprocess, sys, time
+from pathlib import Path
+sys.path.insert(0, @TESTS@)
+from control_client import ControlClient, wait_until
+
+kiosk, work = @KIOSK@, Path(@WORK@)
+cards = [c for c in sorted(Path("/sys/class/drm").glob("card[0-9]"))
+         if (c / "device" / "driver").resolve().name == "vkms"]
+if not cards:
+    (work / "no-vkms").write_text(" ".join(os.listdir("/sys/class/drm")))
+    sys.exit(3)
+card = "/dev/dri/" + cards[0].name
+for case in json.loads((work / "cases.json").read_text()):
+    d = work / case["name"]
+    d.mkdir(exist_ok=True)
+    sock, stats = "/tmp/kiosk.sock", "/tmp/stats.jsonl"
+    for stale in (sock, stats):
+        if os.path.exists(stale): os.remove(stale)
+    log = open(d / "kiosk.log", "w")
+    proc = subprocess.Popen([kiosk, "play", "--loop", case["clip"],
+                             "--display", "drm:%s:Virtual-1:%dx%d" % (card, *case["mode"]),
+                             "--gravity", case["gravity"], "--rotation", str(case["rotation"]),
+                             "--no-overlay", "--no-input", "--control-socket", sock,
+                             "--stats-file", stats, "--log-level", "info"],
+                            stdout=log, stderr=subprocess.STDOUT)
+    result = {"shots": []}
+    try:
+        if not wait_until(lambda: os.path.exists(sock) and os.path.getsize(stats) > 0
+                          if os.path.exists(stats) else False, timeout=600):
+            raise RuntimeError("kiosk never showed a frame")
+        client = ControlClient(sock, timeout=120)
+        for n in range(@PAUSES@):
+            client.ok("play")
+            start = client.ok("get", "time")
+            # Playing on for a while (however slowly the guest runs), then paused mid-stream.
+            wait_until(lambda: client.ok("get", "time") > start + 0.7 + 0.13 * n, timeout=600, interval=0.1)
+            client.ok("pause")
+            wait_until(lambda: client.ok("get", "time_control_status") == "paused", timeout=60)
+            at = client.ok("get", "time")
+            shot = d / ("shot-%d.png" % n)
+            client.ok("screenshot", str(shot))
+            result["shots"].append({"time": at, "time_after": client.ok("get", "time"), "shot": str(shot)})
+        client.close()
+    except Exception as error:
+        result["error"] = repr(error)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        result["exit"] = proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        result["exit"] = "killed"
+    if os.path.exists(stats):
+        (d / "stats.jsonl").write_bytes(open(stats, "rb").read())
+    (d / "result.json").write_text(json.dumps(result))
+'''
+
+
+def make_clip(path: Path, size: tuple[int, int], matrix: str) -> None:
+    """testsrc2 converted to YUV with `matrix` and tagged so (limited range), 25 fps, 12 s."""
+    w, h = size
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
+                    "-i", f"testsrc2=s={w}x{h}:r=25:d=12",
+                    "-vf", f"scale=out_color_matrix={'bt601' if matrix == 'smpte170m' else matrix}:out_range=tv",
+                    "-pix_fmt", "yuv420p", "-colorspace", matrix, "-color_range", "tv",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-qp", "12", "-g", "25", str(path)], check=True)
+
+
+def psnr(a: Path, b: Path) -> float:
+    """ffmpeg's PSNR of two pictures of one size (average over R, G, B)."""
+    out = subprocess.run(["ffmpeg", "-nostdin", "-v", "info", "-i", str(a), "-i", str(b),
+                          "-lavfi", "[0:v]format=rgb24[a];[1:v]format=rgb24[b];[a][b]psnr", "-f", "null", "-"],
+                         capture_output=True, text=True, check=True).stderr
+    match = re.search(r"average:(inf|[0-9.]+)", out)
+    assert match, out
+    return float("inf") if match.group(1) == "inf" else float(match.group(1))
+
+
+@pytest.fixture(scope="module")
+def guest(tmp_path_factory) -> Path:
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} missing: run `swift build` first")
+    work = tmp_path_factory.mktemp("planes-vkms")
+    for name, (size, matrix) in CLIPS.items():
+        make_clip(work / f"{name}.mp4", size, matrix)
+    (work / "cases.json").write_text(json.dumps([
+        {"name": c.name, "clip": str(work / f"{c.clip}.mp4"), "mode": list(c.mode), "gravity": c.gravity,
+         "rotation": c.rotation} for c in CASES]))
+    (work / "guest.py").write_text(GUEST.replace("@TESTS@", repr(str(Path(__file__).parent)))
+                                   .replace("@KIOSK@", repr(str(KIOSK))).replace("@WORK@", repr(str(work)))
+                                   .replace("@PAUSES@", str(PAUSES)))
+    with Bed(kernel="7.3", modules=[VKMS], size=(1024, 768), workdir=work) as bed:
+        bed.start("exec python3 ./guest.py")
+        code = bed.wait(timeout=BOOT_TIMEOUT + 600 * len(CASES))
+    assert code == 0, f"guest exited {code}; {(work / 'no-vkms').read_text() if (work / 'no-vkms').exists() else ''}" \
+                      f"\n{bed.console_log()[-3000:]}"
+    return work
+
+
+def case_result(work: Path, case: Case) -> tuple[dict, str, list[dict]]:
+    d = work / case.name
+    result = json.loads((d / "result.json").read_text())
+    log = (d / "kiosk.log").read_text(errors="replace")
+    stats = [json.loads(line) for line in (d / "stats.jsonl").read_text().splitlines() if line.strip()] \
+        if (d / "stats.jsonl").exists() else []
+    assert "error" not in result, f"{case.name}: {result['error']}\n{log[-3000:]}"
+    return result, log, stats
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_the_paused_screen_read_back_is_the_frame_its_time_names(guest: Path, case: Case):
+    result, log, stats = case_result(guest, case)
+    assert "screenshots: read back through writeback connector" in log, log[-3000:]
+    assert len(result["shots"]) == PAUSES
+    for shot in result["shots"]:
+        assert shot["time_after"] == shot["time"], f"time moved while paused: {shot}"
+        reference = Path(shot["shot"]).with_suffix(".expected.png")
+        subprocess.run([str(KIOSK), "snapshot", str(guest / f"{case.clip}.mp4"), "--size", f"{case.mode[0]}x{case.mode[1]}",
+                        "--gravity", case.gravity, "--rotation", str(case.rotation), "--at", repr(shot["time"]),
+                        "-o", str(reference)], check=True)
+        value = psnr(Path(shot["shot"]), reference)
+        assert value >= MIN_PSNR, f"{case.name}: the screen at {shot['time']} s is {value:.1f} dB from the frame that time names"
+    assert result["exit"] == 0, log[-2000:]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_the_plane_carries_the_video_or_the_refusal_is_one_line(guest: Path, case: Case):
+    _, log, stats = case_result(guest, case)
+    video = [s for s in stats if s.get("video")]
+    assert video, "no video frame in the stats"
+    scanouts = {s.get("scanout") for s in video}
+    refusals = [line for line in log.splitlines() if "video plane: not used" in line]
+    if case.plane:
+        assert scanouts == {"plane"}, f"{case.name}: {scanouts}\n{log[-2000:]}"
+        assert "video plane: scanning" in log and not refusals, log[-2000:]
+    else:
+        assert scanouts == {"cpu"}, f"{case.name}: {scanouts}"
+        assert len(refusals) == 1 and "refused" in refusals[0], refusals
