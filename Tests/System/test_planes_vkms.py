@@ -10,7 +10,8 @@ than the kernel's YUV conversion) and compares: PSNR >= 35 dB. So a paused playe
 its time names, on the plane path and on the CPU path, for BT.601 and BT.709 clips.
 
 Cases: 640x360 clips fit on 640x480 (the plane: no scaling, bars above and below), BT.709 and
-BT.601; a 640x360 clip on 800x600 (the plane would have to scale: vkms's TEST_ONLY refuses, one
+BT.601; an 856x480 clip filling 640x480 (cropped at scale 1: the plane's source rectangle); a
+640x360 clip on 800x600 (the plane would have to scale: vkms's TEST_ONLY refuses, one
 line, the CPU path); a screen turned 90 degrees with a 360x640 portrait clip (the plane rotates
 where vkms offers it, else the CPU does).
 
@@ -55,11 +56,13 @@ CLIPS = {
     "bt709": ((640, 360), "bt709"),
     "bt601": ((640, 360), "smpte170m"),
     "portrait": ((360, 640), "bt709"),
+    "wide": ((856, 480), "bt709"),   # fill on 640x480 crops it at scale 1: no plane scaling
 }
 
 CASES = [
     Case("bt709-fit", "bt709", (640, 480)),
     Case("bt601-fit", "bt601", (640, 480)),
+    Case("wide-fill", "wide", (640, 480), gravity="fill"),
     Case("bt709-scaled", "bt709", (800, 600), plane=False),
     Case("portrait-rot90", "portrait", (640, 480), rotation=90),
 ]

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Issue 32's plane benchmark: what the CPU does for 1080p30 in real time when a YUV plane scans
+the frames out, against the players that only decode, measured in the same run:
+
+- kiosk on a headless display with a simulated YUV/ARGB overlay plane
+  (`--display headless:1920x1080@60:vblank:planes`: each frame copied as into a dumb buffer,
+  as on a card; no conversion) and on the plain headless display (today's CPU path: scale and
+  convert to XRGB8888);
+- ffmpeg -re decoding to nothing (decode only) and decoding + scaling to BGR0 (the CPU path's
+  work), mpv --vo=null (decode only), GStreamer's decodebin into a synced fakesink (decode only);
+- goal: kiosk with the plane <= 1.10x ffmpeg -re decode-only CPU-seconds.
+
+    Benchmarks/planes.py [--seconds 30] [--runs 3] [--kiosk .build/release/kiosk]
+
+Interleaved run by run, medians printed. Python 3 standard library only."""
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import playback  # noqa: E402  (make_clip, run_measured)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=int, default=30)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--kiosk", type=Path, default=REPO / ".build" / "release" / "kiosk")
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "kiosk-bench")
+    args = parser.parse_args()
+    clip = playback.make_clip(args.cache / f"testsrc2-1080p30-{args.seconds}s-x264-medium-crf23.mp4", [
+        "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=30:duration={args.seconds}",
+        "-c:v", "libx264", "-preset", "medium", "-crf", "23", "-pix_fmt", "yuv420p", "-movflags", "+faststart"])
+    work = Path(tempfile.mkdtemp(prefix="kiosk-bench-planes-"))
+    conf = work / "kiosk.conf"
+    conf.write_text(f"input: {{enabled: false}}\nplayback: {{loop: none}}\nitems: ['{clip}']\n")
+    tools = {
+        "kiosk, YUV plane": "headless:1920x1080@60:vblank:planes",
+        "kiosk, CPU path": "headless:1920x1080@60:vblank",
+        "ffmpeg -re decode-only": ["ffmpeg", "-nostdin", "-v", "error", "-re", "-i", str(clip), "-f", "null", "-"],
+        "ffmpeg -re decode+scale": ["ffmpeg", "-nostdin", "-v", "error", "-re", "-i", str(clip),
+                                    "-vf", "scale=1920:1080:flags=bilinear,format=bgr0", "-f", "null", "-"],
+    }
+    if shutil.which("mpv"):
+        tools["mpv --vo=null decode-only"] = ["mpv", "--no-config", "--really-quiet", "--vo=null", "--ao=null", str(clip)]
+    if shutil.which("gst-launch-1.0"):
+        tools["GStreamer decodebin decode-only"] = ["gst-launch-1.0", "-q", "filesrc", f"location={clip}", "!", "decodebin",
+                                                    "!", "fakesink", "sync=true"]
+    results = {name: [] for name in tools}
+    for run in range(args.runs):
+        names = list(tools)
+        names = names[run % len(names):] + names[:run % len(names)]
+        for name in names:
+            argv, stats = tools[name], None
+            if isinstance(argv, str):
+                stats = work / f"{name.split(', ')[1].replace(' ', '-')}-{run}.jsonl"
+                argv = [str(args.kiosk), "run", "--config", str(conf), "--display", argv, "--audio", "none",
+                        "--stats-file", str(stats), "--duration", str(args.seconds + 2)]
+            code, wall, cpu, rss, _, err = playback.run_measured(argv)
+            if code != 0:
+                sys.exit(f"{name} failed ({code}): {err[-500:]}")
+            extra = {}
+            if stats:
+                records = [json.loads(line) for line in stats.read_text().splitlines()]
+                video = [r for r in records if r.get("video")]
+                extra = {"dropped": records[-1]["dropped"], "on plane": sum(1 for r in video if r.get("scanout") == "plane"),
+                         "frames": len(video)}
+            results[name].append({"wall": wall, "cpu": cpu, "rss": rss, **extra})
+            print(f"run {run + 1}: {name}: {wall:.1f} s wall, {cpu:.2f} CPU-s, {rss:.0f} MB"
+                  + (f", {extra['frames']} frames ({extra['on plane']} on the plane), {extra['dropped']} dropped" if extra else ""),
+                  flush=True)
+    median = {name: {key: statistics.median(r[key] for r in runs) for key in runs[0]} for name, runs in results.items()}
+    decode = median["ffmpeg -re decode-only"]["cpu"]
+    print("\n| tool | wall s | CPU s | peak RSS MB | frames (on plane) | dropped | CPU x ffmpeg decode-only |")
+    print("|---|---|---|---|---|---|---|")
+    for name, m in median.items():
+        frames = f"{m['frames']:.0f} ({m['on plane']:.0f})" if "frames" in m else ""
+        print(f"| {name} | {m['wall']:.2f} | {m['cpu']:.2f} | {m['rss']:.1f} | {frames} | {m.get('dropped', '')} | "
+              f"{m['cpu'] / decode:.2f} |")
+    plane = median["kiosk, YUV plane"]
+    ratio = plane["cpu"] / decode
+    print(f"\n{'PASS' if ratio <= 1.10 else 'MISS'} kiosk CPU with the YUV plane = {ratio:.2f}x ffmpeg -re decode-only (goal <= 1.10x)")
+    print(f"{'PASS' if plane['on plane'] == plane['frames'] else 'MISS'} {plane['on plane']:.0f} of {plane['frames']:.0f} frames on the plane")
+    print(f"{'PASS' if plane['dropped'] == 0 else 'MISS'} kiosk dropped {plane['dropped']:g} frames with the plane (goal 0)")
+
+
+if __name__ == "__main__":
+    main()
