@@ -177,3 +177,16 @@ def test_a_module_the_kernel_lacks_fails_the_setup_naming_it(tmp_path: Path) -> 
         with pytest.raises(GuestSetupError, match="module 'vkms'"):
             bed.run("true", timeout=300)
     assert not (tmp_path / "exit-code").exists()
+
+
+def test_module_entries_and_kernels_are_checked_before_a_boot(tmp_path: Path) -> None:
+    bed = Bed(kernel="7.3", modules=["vivid", "vkms enable_overlay=1 enable_writeback=1", "usb"],
+              workdir=tmp_path)
+    # Bare set names stay on the kernel command line as before; entries with parameters go to
+    # guest-modules (written at start()).
+    assert bed.kernel_args().endswith(" kiosk.modules=vivid,usb")
+    for bad in ("vkms enable_overlay=1;reboot", "vkms *", "", "a,b", "vkms x=$(id)"):
+        with pytest.raises(ValueError):
+            Bed(modules=[bad], workdir=tmp_path)
+    with pytest.raises(ValueError):
+        Bed(kernel="7.2", workdir=tmp_path)
