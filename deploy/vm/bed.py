@@ -22,7 +22,8 @@ Files the bed keeps in the work directory: guest-command.sh (the command),
 guest-workdir (its path, for the guest), console.log (the guest's serial
 console: boot messages and the command's output), dmesg.log, qemu.log (QEMU's
 own stderr), guest-started (touched just before the command runs), exit-code
-(the command's exit status) and setup-error (only if the guest's setup failed).
+(the command's exit status), setup-error (only if the guest's setup failed) and guest-modules
+(module entries with parameters, for guest-init).
 Inside the guest /tmp and /run are empty tmpfs and the rest of the host root
 is read-only: put inputs and outputs in the work directory.
 """
