@@ -30,8 +30,14 @@ extension DRMDisplay {
             if writebackCapture == nil {
                 writebackCapture = try WritebackCapture(card: card, connector: connector, size: mode.size)
             }
-            try writebackCapture!.capture(with: atomic, timeout: max(flipTimeout, 1), body)
+            // Longer than a flip may take: the driver composes the picture after the vblank
+            // (vkms in a worker), and a screenshot is worth a wait where a frame is not.
+            try writebackCapture!.capture(with: atomic, timeout: max(flipTimeout, 5), body)
             return true
+        } catch .callFailed(_, "poll", ETIMEDOUT) {
+            // Late, not refused: this shot is composed by kiosk (the caller logs it), the next
+            // asks the driver again.
+            throw DRMError.callFailed(what: "waiting for writeback connector \(connector.id)'s picture", call: "poll", errno: ETIMEDOUT)
         } catch {
             writebackRefusal = "writeback connector \(connector.id) failed: \(error)"
             writebackCapture?.destroy()
