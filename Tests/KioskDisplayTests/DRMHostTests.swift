@@ -125,3 +125,19 @@ import Testing
     #expect(probe.text.contains("formats: XR24 NV12"))
     #expect(probe.text.contains("type=Primary [Overlay,Primary,Cursor] (immutable)"))
 }
+
+/// Writeback connectors are listed apart from the screens, with their CRTCs and formats, and only
+/// one that can write back kiosk's CRTC in XRGB8888 serves its screenshots.
+@Test func writebackConnectorsAreReportedAndMatchedToTheirCRTC() throws {
+    let writeback = WritebackConnectorInfo(id: 87, name: "Writeback-1", possibleCRTCs: 0b10,
+                                           formats: [.xrgb8888, .argb8888, "RG16"])
+    var card = DRMProbe.CardReport(path: "/dev/dri/card1", driver: "vkms")
+    card.writebacks = [writeback]
+    let probe = DRMProbe(directory: "/dev/dri", cards: [card], error: nil)
+    #expect(probe.text.contains("writeback connector 87 Writeback-1: CRTCs #1, formats XR24 AR24 RG16"), "\(probe.text)")
+    let json = try JSONEncoder().encode(probe)
+    #expect(try JSONDecoder().decode(DRMProbe.self, from: json).cards.first?.writebacks == [writeback])
+    #expect(writeback.serves(crtcIndex: 1) && !writeback.serves(crtcIndex: 0) && !writeback.serves(crtcIndex: 40))
+    let rgb565Only = WritebackConnectorInfo(id: 88, name: "Writeback-2", possibleCRTCs: 0b1, formats: ["RG16"])
+    #expect(!rgb565Only.serves(crtcIndex: 0), "kiosk reads XRGB8888 back")
+}

@@ -59,6 +59,13 @@ CLIPS = {
     "wide": ((856, 480), "bt709"),   # fill on 640x480 crops it at scale 1: no plane scaling
     "phone": ((480, 270), "bt709"),  # tagged as turned 90 degrees, as phones film: shown 270x480
 }
+# Two short clips crossfaded into each other on vkms (CROSSFADE): vkms's planes have no alpha
+# property, so the mix is drawn on the CPU path and the video goes back to the plane after it.
+SHORT_CLIPS = {"short-a": ((640, 360), "bt709"), "short-b": ((640, 360), "smpte170m")}
+CROSSFADE_CONFIG = """input: {enabled: false}
+playback: {loop: none, transition: {type: crossfade, duration: 1}}
+items: ['{dir}/short-a.mp4', '{dir}/short-b.mp4']
+"""
 
 CASES = [
     Case("bt709-fit", "bt709", (640, 480)),
@@ -124,15 +131,26 @@ for case in json.loads((work / "cases.json").read_text()):
     if os.path.exists(stats):
         (d / "stats.jsonl").write_bytes(open(stats, "rb").read())
     (d / "result.json").write_text(json.dumps(result))
+
+# The crossfade: `kiosk run` of its kiosk.conf until a while into the second clip.
+d = work / "crossfade"
+d.mkdir(exist_ok=True)
+(d / "kiosk.conf").write_text(open(work / "crossfade.conf").read())
+with open(d / "kiosk.log", "w") as log:
+    code = subprocess.call([kiosk, "run", "--config", str(d / "kiosk.conf"), "--display", "drm:%s::640x480" % card,
+                            "--audio", "none", "--stats-file", "/tmp/crossfade.jsonl", "--duration", "7",
+                            "--log-level", "info"], stdout=log, stderr=subprocess.STDOUT, cwd=str(work))
+(d / "stats.jsonl").write_bytes(open("/tmp/crossfade.jsonl", "rb").read())
+(d / "exit").write_text(str(code))
 '''
 
 
-def make_clip(path: Path, size: tuple[int, int], matrix: str, turned: bool = False) -> None:
-    """testsrc2 converted to YUV with `matrix` and tagged so (limited range), 25 fps, 12 s;
+def make_clip(path: Path, size: tuple[int, int], matrix: str, turned: bool = False, seconds: int = 12) -> None:
+    """testsrc2 converted to YUV with `matrix` and tagged so (limited range), 25 fps;
     `turned`: tagged as filmed turned 90 degrees (the display matrix phones write)."""
     w, h = size
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
-                    "-i", f"testsrc2=s={w}x{h}:r=25:d=12",
+                    "-i", f"testsrc2=s={w}x{h}:r=25:d={seconds}",
                     "-vf", f"scale=out_color_matrix={'bt601' if matrix == 'smpte170m' else matrix}:out_range=tv",
                     "-pix_fmt", "yuv420p", "-colorspace", matrix, "-color_range", "tv",
                     "-c:v", "libx264", "-preset", "ultrafast", "-qp", "12", "-g", "25", str(path)], check=True)
@@ -172,6 +190,9 @@ def guest(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("planes-vkms")
     for name, (size, matrix) in CLIPS.items():
         make_clip(work / f"{name}.mp4", size, matrix, turned=name == "phone")
+    for name, (size, matrix) in SHORT_CLIPS.items():
+        make_clip(work / f"{name}.mp4", size, matrix, seconds=3)
+    (work / "crossfade.conf").write_text(CROSSFADE_CONFIG.replace("{dir}", str(work)))
     (work / "cases.json").write_text(json.dumps([
         {"name": c.name, "clip": str(work / f"{c.clip}.mp4"), "mode": list(c.mode), "gravity": c.gravity,
          "rotation": c.rotation} for c in CASES]))
@@ -242,3 +263,24 @@ def test_the_plane_carries_the_video_or_the_refusal_is_one_line(guest: Path, cas
     else:
         assert scanouts == {"cpu"}, f"{case.name}: {scanouts}"
         assert len(refusals) == 1 and "refused" in refusals[0], refusals
+
+
+def test_a_crossfade_over_plane_video_mixes_on_the_cpu_and_the_plane_comes_back(guest: Path):
+    """vkms's planes have no alpha: the seam's crossfade is the CPU path's mix (the weight
+    rising flip by flip), the first clip before it and the second after it on the plane, and no
+    black (filler) anywhere."""
+    d = guest / "crossfade"
+    log = (d / "kiosk.log").read_text(errors="replace")
+    assert (d / "exit").read_text() == "0", log[-3000:]
+    records = [json.loads(line) for line in (d / "stats.jsonl").read_text().splitlines() if line.strip()]
+    assert records and all(r.get("video", True) for r in records), "a filler (black) frame was shown"
+    mixed = [r for r in records if "mix" in r]
+    assert len(mixed) >= 3, f"no crossfade flips: {records[-5:]}\n{log[-2000:]}"
+    weights = [r["mix"] for r in mixed]
+    assert weights == sorted(weights) and weights[-1] > weights[0], weights
+    assert all(r["scanout"] == "cpu" and r["item"] == 1 for r in mixed), mixed[:3]
+    before = [r for r in records if r["item"] == 0 and "mix" not in r]
+    after = [r for r in records if r["item"] == 1 and "mix" not in r and r["t"] > mixed[-1]["t"]]
+    assert before and all(r["scanout"] == "plane" for r in before[:-1]), before[:3]
+    assert after and after[-1]["scanout"] == "plane", after[-3:]
+    assert "video plane: not used" not in log, log[-2000:]
