@@ -158,8 +158,8 @@ public final class ControlDispatcher {
     public func message(for event: PlayerEvent) -> ControlValue? {
         let time = player.currentTime.seconds
         switch event {
-        case .playback(let playback, let item):
-            return names.event(for: playback, current: item, time: time)
+        case .playback(let playback, let item, let emitted):
+            return names.event(for: playback, current: item, time: emitted.seconds)
         case .time(let mediaTime, let item):
             return ControlMessage.event(.time, item: item, time: mediaTime.seconds)
         case .itemSkipped(let index, let reason):

@@ -57,7 +57,7 @@ final class PlaybackTimekeeper {
             case .volumeChanged, .mutedChanged: applyVolume()
             default: break
             }
-            onEvent?(.playback(event, item: items.current?.index))
+            onEvent?(.playback(event, item: items.current?.index, time: currentTime))
         }
         let now = MonotonicClock.hostTime()
         if clock.rate != state.clockRate {

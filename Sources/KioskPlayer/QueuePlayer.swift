@@ -6,7 +6,9 @@ import Logging
 
 /// What the player tells its observers, on the presenter thread: keep handlers short.
 public enum PlayerEvent: Sendable {
-    case playback(PlaybackEvent, item: Int?)
+    /// `time`: the current item's position when the engine emitted it (read then, not when an
+    /// observer's thread gets to it: a socket client under load would see the time it formats).
+    case playback(PlaybackEvent, item: Int?, time: MediaTime)
     /// The periodic time observer's tick: media time in the current item.
     case time(MediaTime, item: Int)
     /// An item could not be played; playback goes on with the next.

@@ -39,10 +39,10 @@ package final class ProofOfPlayWriter: PlayerEventObserver, @unchecked Sendable 
     package func observe(_ event: PlayerEvent) {
         let now = Self.now()
         switch event {
-        case .playback(.itemStarted(let reference), let index?):
+        case .playback(.itemStarted(let reference), let index?, _):
             queue.async { self.feed(.started(reference, index: index, source: reference.source), at: now) }
-        case .playback(.itemEnded(let reference), _): queue.async { self.feed(.ended(reference), at: now) }
-        case .playback(.itemFailed(let reference, let reason), _):
+        case .playback(.itemEnded(let reference), _, _): queue.async { self.feed(.ended(reference), at: now) }
+        case .playback(.itemFailed(let reference, let reason), _, _):
             queue.async {
                 self.lastFailedSource = reference.source
                 self.feed(.failed(reference, reason: reason), at: now)

@@ -89,7 +89,7 @@ package final class ResumeKeeper: PlayerEventObserver, @unchecked Sendable {
     /// The player's event, on the presenter thread.
     package func observe(_ event: PlayerEvent) {
         switch event {
-        case .playback(.itemStarted(let reference), let index?):
+        case .playback(.itemStarted(let reference), let index?, _):
             queue.async {
                 self.playing = reference.isInsert ? nil : (index, reference.source)
                 self.start.itemStarted(index: index)

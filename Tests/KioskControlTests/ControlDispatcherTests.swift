@@ -1,4 +1,5 @@
 import KioskCore
+import KioskPlayer
 import Synchronization
 import SystemPackage
 import Testing
@@ -164,4 +165,15 @@ private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule
     #expect(reply(#"{"command": ["screenshot", "now.png"]}"#, to: player).contains("path must be absolute"))
     #expect(player.screenshots == ["/tmp/now.png", "/tmp/fail.png"])
     #expect(player.requests.isEmpty)
+}
+
+/// An event line carries the time the engine emitted it with, not the player's time when the
+/// socket's thread formats it: under load that came seconds later (a restart's `item_started`
+/// read 5.9 s in the bed's trigger test where the item had begun at 0).
+@Test func anEventsTimeIsTheEnginesWhenItHappened() throws {
+    let dispatcher = ControlDispatcher(services: Services(player: FakePlayer(), baseDirectory: "/media"))
+    let started = PlayerItemReference(serial: 7, name: "red", source: "/media/red.mp4")
+    let line = try #require(dispatcher.message(for: .playback(.itemStarted(started), item: 1, time: MediaTime(value: 3, timescale: 2))))
+    #expect(line.json.contains(#""time":1.5"#), "\(line.json)")
+    #expect(!line.json.contains(#""time":12"#), "the fake player's time now is 12 s")
 }

@@ -19,7 +19,7 @@ import Testing
 
         /// The references of the items started, in order.
         var started: [PlayerItemReference] {
-            all.compactMap { if case .playback(.itemStarted(let reference), _) = $0 { reference } else { nil } }
+            all.compactMap { if case .playback(.itemStarted(let reference), _, _) = $0 { reference } else { nil } }
         }
 
         /// The playlist requests reported as carried out, in order.
@@ -60,17 +60,17 @@ import Testing
         #expect(requests == [.playOnce(.entries([b]), when: .now)], "only the request carried out")
         let asked = try #require(events.position { if case .playlistRequest = $0 { true } else { false } })
         let insertStarted = try #require(events.position {
-            if case .playback(.itemStarted(let reference), _) = $0 { reference.isInsert } else { false }
+            if case .playback(.itemStarted(let reference), _, _) = $0 { reference.isInsert } else { false }
         })
         #expect(asked < insertStarted, "the request comes before the item change it brings")
         // The insert played to its end (the item it gives back is never prepared ahead): it
         // ended, before the interrupted item started again; the interrupted one did not.
-        let ended = events.all.compactMap { if case .playback(.itemEnded(let reference), _) = $0 { reference } else { nil } }
+        let ended = events.all.compactMap { if case .playback(.itemEnded(let reference), _, _) = $0 { reference } else { nil } }
         #expect(ended.first == started[1], "the insert's end: \(ended)")
         #expect(!ended.contains(started[0]), "the interrupted item did not end")
-        let insertEnded = try #require(events.position { if case .playback(.itemEnded, _) = $0 { true } else { false } })
+        let insertEnded = try #require(events.position { if case .playback(.itemEnded, _, _) = $0 { true } else { false } })
         let resumed = try #require(events.position {
-            if case .playback(.itemStarted(let reference), _) = $0 { reference == started[2] } else { false }
+            if case .playback(.itemStarted(let reference), _, _) = $0 { reference == started[2] } else { false }
         })
         #expect(insertEnded < resumed)
     }

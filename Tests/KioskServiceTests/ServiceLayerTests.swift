@@ -64,9 +64,9 @@ private func eventually(_ condition: () -> Bool) -> Bool {
     let forwarded = Mutex<[String]>([])
     let writer = ProofOfPlayWriter(logging: logging, logger: Logger(label: "test")) { line in forwarded.withLock { $0.append(line) } }
     let clip = PlayerItemReference(serial: 1, name: "clip", source: "/media/clip.mp4")
-    writer.observe(.playback(.itemStarted(clip), item: 0))
+    writer.observe(.playback(.itemStarted(clip), item: 0, time: .zero))
     writer.observe(.time(MediaTime(seconds: 1), item: 0))   // not a play: ignored
-    writer.observe(.playback(.itemEnded(clip), item: 0))
+    writer.observe(.playback(.itemEnded(clip), item: 0, time: .zero))
     writer.finish()
     let lines = try String(contentsOfFile: directory + "/plays.jsonl", encoding: .utf8).split(separator: "\n")
     #expect(lines.count == 1)
