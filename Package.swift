@@ -96,7 +96,7 @@ let package = Package(
                                                        .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskInputTests", dependencies: ["KioskInput", "KioskCore", "CEvdev", "KioskTestSupport",
                                                           .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "KioskServiceTests", dependencies: ["KioskService", "KioskControl", "KioskSystemd", "KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
+        .testTarget(name: "KioskServiceTests", dependencies: ["KioskService", "KioskGPIO", "KioskControl", "KioskSystemd", "KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
                                                             .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskTextTests", dependencies: ["KioskText", "KioskCore"]),
         .testTarget(name: "KioskCECTests", dependencies: ["KioskCEC", "KioskCore", "KioskTestSupport", .product(name: "Logging", package: "swift-log")]),

@@ -7,6 +7,11 @@ public struct GPIOEdgeEvent: Sendable, Equatable {
     public var rising: Bool
     /// The kernel's timestamp (CLOCK_MONOTONIC), seconds.
     public var time: Double
+
+    public init(rising: Bool, time: Double) {
+        self.rising = rising
+        self.time = time
+    }
 }
 
 /// One line requested as an input with edge events on both edges. Released when let go.

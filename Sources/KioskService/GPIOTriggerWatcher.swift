@@ -21,15 +21,16 @@ extension GPIOLineRequest: GPIOEdgeSource {}
 ///
 /// A line that cannot be had (no such chip yet, a line held by another program, no line of
 /// that name) is one error line naming the trigger, chip and line; playback goes on, and the
-/// line is tried again every `retryInterval` seconds without another word until it opens (a
+/// line is tried again every `retryInterval` seconds (5) without another word until it opens (a
 /// chip whose driver loads late, a HAT plugged in). A line that fails while held (its chip
 /// removed) is the same: one line, then quiet retries.
 package final class GPIOTriggerWatcher: @unchecked Sendable {
     // Safe to share: the thread is; everything else is touched by the watch thread only.
     package typealias Opener = (GPIOTriggerLine) throws -> any GPIOEdgeSource
 
-    /// Seconds between two tries of a line that could not be opened.
-    package static let retryInterval = 5.0
+    /// Seconds between two tries of a line that could not be opened: a chip that appears is
+    /// used within this, and a box without it pays one open(2) of /dev now and then.
+    package static let defaultRetryInterval = 5.0
     /// How long one wait on the lines lasts: a stop or a reload is seen this often.
     private static let turn = 0.25
 
@@ -48,6 +49,7 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
     private let sink: any PlayerRequestSink
     private let logger: Logger
     private let open: Opener
+    private let retryInterval: Double
     private let thread = StoppableThread(name: "kiosk-gpio")
     private var wanted: [Wanted] = []
     private var held: [Held] = []
@@ -55,11 +57,13 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
     private var waiting: [(wanted: Wanted, due: Double)] = []
 
     package init(triggers: LiveTriggers, sink: any PlayerRequestSink, logger: Logger,
+                 retryInterval: Double = GPIOTriggerWatcher.defaultRetryInterval,
                  open: @escaping Opener = GPIOTriggerWatcher.openLine) {
         self.triggers = triggers
         self.sink = sink
         self.logger = logger
         self.open = open
+        self.retryInterval = retryInterval
     }
 
     package func start() { thread.start { [self] in watch() } }
@@ -84,7 +88,10 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
         return try chip.requestEdges(line: offset, kernelDebounce: line.debounce, consumer: "kiosk")
     }
 
-    private static let goingOn = "playback goes on, trying again every \(Int(retryInterval)) s"
+    private var goingOn: String {
+        let seconds = retryInterval == retryInterval.rounded() ? String(Int(retryInterval)) : String(retryInterval)
+        return "playback goes on, trying again every \(seconds) s"
+    }
 
     private var now: Double { ProcessInfo.processInfo.systemUptime }
 
@@ -112,7 +119,7 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
         held.removeAll { !new.contains($0.wanted) }
         waiting.removeAll { !new.contains($0.wanted) }
         for line in new where !held.contains(where: { $0.wanted == line }) && !waiting.contains(where: { $0.wanted == line }) {
-            if !tryOpen(line) { waiting.append((line, now + Self.retryInterval)) }
+            if !tryOpen(line) { waiting.append((line, now + retryInterval)) }
         }
     }
 
@@ -122,7 +129,7 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
         guard !due.isEmpty else { return }
         waiting.removeAll { $0.due <= time }
         for entry in due where !tryOpen(entry.wanted, retry: true) {
-            waiting.append((entry.wanted, time + Self.retryInterval))
+            waiting.append((entry.wanted, time + retryInterval))
         }
     }
 
@@ -137,7 +144,7 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
             return true
         } catch {
             if !retry {
-                logger.error("gpio: trigger '\(line.trigger)' (\(line.line)): \(error); \(Self.goingOn)")
+                logger.error("gpio: trigger '\(line.trigger)' (\(line.line)): \(error); \(goingOn)")
             }
             return false
         }
@@ -158,12 +165,12 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
                 }
             } catch {
                 let line = held[index].wanted
-                logger.error("gpio: trigger '\(line.trigger)' (\(line.line)): \(error); \(Self.goingOn)")
+                logger.error("gpio: trigger '\(line.trigger)' (\(line.line)): \(error); \(goingOn)")
                 lost.append(index)
             }
         }
         for index in lost.reversed() {
-            waiting.append((held[index].wanted, now + Self.retryInterval))
+            waiting.append((held[index].wanted, now + retryInterval))
             held.remove(at: index)
         }
     }

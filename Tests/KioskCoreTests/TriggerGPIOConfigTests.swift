@@ -94,6 +94,15 @@ struct TriggerGPIOConfigTests {
         #expect(diagnostics.allSatisfy { $0.file == "kiosk.conf" && $0.line == 7 })
     }
 
+    /// The annotated kiosk.conf's triggers, uncommented, read as its comments say.
+    @Test func theAnnotatedExampleReads() throws {
+        let section = try #require(try ExampleConfigFile.commentedSection("# triggers:"))
+        let config = try parse("items: [a.mp4, b.mp4, c.mp4]\nplaylists:\n  lunch: [c.mp4]\n" + section)
+        let button = try #require(config.triggers.first { $0.name == "button" })
+        #expect(button.gpio == GPIOTriggerLine(chip: "gpiochip0", line: .offset(3), edge: .falling, debounce: 0.05))
+        #expect(button.content == .item(2))
+    }
+
     /// A reload that changes only the debounce is a change of the triggers (the line is requested again).
     @Test func aReloadSeesAChangedLine() throws {
         let old = try parse(gpio("chip: gpiochip0, line: 3"))
