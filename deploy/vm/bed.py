@@ -22,7 +22,8 @@ Files the bed keeps in the work directory: guest-command.sh (the command),
 guest-workdir (its path, for the guest), console.log (the guest's serial
 console: boot messages and the command's output), dmesg.log, qemu.log (QEMU's
 own stderr), guest-started (touched just before the command runs), exit-code
-(the command's exit status) and setup-error (only if the guest's setup failed).
+(the command's exit status), setup-error (only if the guest's setup failed) and guest-modules
+(module entries with parameters, for guest-init).
 Inside the guest /tmp and /run are empty tmpfs and the rest of the host root
 is read-only: put inputs and outputs in the work directory.
 """
@@ -43,6 +44,7 @@ from pathlib import Path
 
 from pngread import PngError, PngImage, read_png  # noqa: F401  (re-exported)
 from boot_watch import BOOT_ATTEMPTS, watch_boot
+from bed_kernel import KERNELS, BedKernelError, initramfs_env, split_modules
 from qmp import QMP, QMPError
 
 HERE = Path(__file__).resolve().parent
@@ -51,7 +53,7 @@ DRIVERS = ("bochs", "virtio-gpu")
 # Written by the bed, read by guest-init / the host. Removed before each boot.
 _BED_FILES = ("guest-command.sh", "guest-workdir", "console.log", "dmesg.log",
               "qemu.log", "guest-started", "exit-code", "exit-code.tmp",
-              "setup-error", "guest-expose")
+              "setup-error", "guest-expose", "guest-modules")
 
 # The checkout this bed belongs to: shown in the guest even when it lies under /tmp or /run,
 # which the guest otherwise covers with empty tmpfs (CI may clone anywhere).
@@ -84,11 +86,16 @@ class GuestSetupError(BedError):
     """The guest booted but could not set up the chroot; the command never ran."""
 
 
-def prepare() -> tuple[Path, Path]:
-    """Build (or reuse) the cached initramfs; return (kernel, initrd) paths."""
+def prepare(kernel: str | None = None) -> tuple[Path, Path]:
+    """Build (or reuse) the cached initramfs of `kernel` (see bed_kernel.py; None: this host's
+    own); return (kernel, initrd) paths."""
     script = HERE / "build-initramfs"
     try:
-        out = subprocess.run([str(script)], capture_output=True, text=True, timeout=300)
+        env = dict(os.environ, **initramfs_env(kernel))
+    except BedKernelError as e:
+        raise BedError(str(e)) from None
+    try:
+        out = subprocess.run([str(script)], capture_output=True, text=True, timeout=300, env=env)
     except subprocess.TimeoutExpired:
         raise BedError(f"{script} took more than 300 s") from None
     if out.returncode != 0:
@@ -125,7 +132,10 @@ class Bed:
              created if missing. None: a new directory under /var/tmp, kept.
     memory:  guest memory, in QEMU's -m syntax.
     modules: optional module sets to load at boot (OPTIONAL_MODULES in build-initramfs), e.g.
-             ["vivid"] for two HDMI-CEC adapters on one virtual bus.
+             ["vivid"] for two HDMI-CEC adapters on one virtual bus; an entry may give its
+             module parameters: "vkms enable_overlay=1 enable_writeback=1" (bed_kernel.py).
+    kernel:  None (this host's kernel), "6.1" (the same, checked) or "7.3" (Debian 13's
+             backports kernel with vkms, gpio-sim and vgem, made by deploy/vm/bed-kernel).
     usb:     an xHCI controller (-device qemu-xhci,id=xhci) and the "usb" module set, so that
              plug_usb_stick() can hot-plug a USB mass-storage device while the guest runs.
     drives:  raw disk images attached at boot as virtio-blk disks (/dev/vda, /dev/vdb... in that
@@ -141,7 +151,8 @@ class Bed:
                  cpus: int = 2, qemu: str = "qemu-system-x86_64",
                  extra_qemu_args: list[str] | tuple[str, ...] = (),
                  modules: list[str] | tuple[str, ...] = (), usb: bool = False, heads: int = 1,
-                 drives: list[str | os.PathLike] | tuple[str | os.PathLike, ...] = ()):
+                 drives: list[str | os.PathLike] | tuple[str | os.PathLike, ...] = (),
+                 kernel: str | None = None):
         if driver not in DRIVERS:
             raise ValueError(f"driver must be one of {DRIVERS}, not {driver!r}")
         if not 1 <= heads <= 16 or (heads > 1 and driver != "virtio-gpu"):
@@ -156,9 +167,10 @@ class Bed:
         self.cpus = cpus
         self.qemu = qemu
         self.extra_qemu_args = list(extra_qemu_args)
-        for name in modules:
-            if not name or not all(c.isalnum() or c in "_-" for c in name):
-                raise ValueError(f"module set names are letters, digits, _ and -, not {name!r}")
+        if kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, not {kernel!r}")
+        self.kernel = kernel
+        split_modules(modules)  # ValueError for a malformed entry, before anything starts
         self.modules = list(modules)
         self.usb = usb
         self.drives = [Path(os.path.abspath(d)) for d in drives]
@@ -228,9 +240,10 @@ class Bed:
         args = KERNEL_ARGS
         w, h = self.size
         args += "".join(f" video=Virtual-{n}:{w}x{h}e" for n in range(2, self.heads + 1))
-        if not self.modules:
+        names, _ = split_modules(self.modules)
+        if not names:
             return args
-        return f"{args} kiosk.modules={','.join(self.modules)}"
+        return f"{args} kiosk.modules={','.join(names)}"
 
     def start(self, command: str, cwd: str | os.PathLike | None = None,
               env: dict[str, str] | None = None) -> "Bed":
@@ -246,7 +259,7 @@ class Bed:
             raise BedError("this Bed was already started; make a new one")
         if shutil.which(self.qemu) is None:
             raise BedError(f"{self.qemu} not found (apt-get install qemu-system-x86)")
-        kernel, initrd = prepare()
+        kernel, initrd = prepare(self.kernel)
         cwd = os.path.realpath(cwd) if cwd is not None else str(self.workdir)
         for name in _BED_FILES:
             (self.workdir / name).unlink(missing_ok=True)
@@ -260,6 +273,9 @@ class Bed:
             f"{exports}cd {shlex.quote(cwd)} || exit 125\n"
             f"{command}\n")
         (self.workdir / "guest-workdir").write_text(str(self.workdir))
+        _, with_params = split_modules(self.modules)
+        if with_params:
+            (self.workdir / "guest-modules").write_text("".join(f"{line}\n" for line in with_params))
         (self.workdir / "guest-expose").write_text(f"{_REPOSITORY}\n{cwd}\n")
         for attempt in range(1, BOOT_ATTEMPTS + 1):
             self._launch(kernel, initrd)
