@@ -16,6 +16,8 @@
 
 #ifdef GPIOD_LINE_BULK_MAX_LINES
 #define KIOSK_GPIOD_API 1
+// libgpiod 1.6 on a kernel without uAPI v1: the lines are read through uAPI v2 directly.
+#include "uapi2.h"
 #else
 #define KIOSK_GPIOD_API 2
 #endif
@@ -58,7 +60,9 @@ struct kiosk_gpio_edge {
 /// wants itself, so the two APIs and an active-low line behave the same).
 struct kiosk_gpio_request {
 #if KIOSK_GPIOD_API == 1
+    // libgpiod's line, or NULL where the kernel refused uAPI v1 and `uapi2_fd` is the request.
     struct gpiod_line *line;
+    int uapi2_fd;
 #else
     struct gpiod_line_request *request;
     struct gpiod_edge_event_buffer *buffer;
@@ -92,6 +96,15 @@ static inline int kiosk_gpio_line_describe(struct gpiod_chip *chip, unsigned int
                                            struct kiosk_gpio_line_facts *facts) {
 #if KIOSK_GPIOD_API == 1
     struct gpiod_line *line = gpiod_chip_get_line(chip, offset);
+    if (!line && errno == EINVAL && offset < gpiod_chip_num_lines(chip)) {
+        // A kernel without uAPI v1 answers libgpiod 1.6's line info with EINVAL.
+        struct gpio_v2_line_info info;
+        if (kiosk_gpio_uapi2_line_info(gpiod_chip_name(chip), offset, &info) < 0) return -1;
+        kiosk_gpiod_copy(facts->name, sizeof facts->name, info.name);
+        kiosk_gpiod_copy(facts->consumer, sizeof facts->consumer, info.consumer);
+        facts->used = (info.flags & GPIO_V2_LINE_FLAG_USED) != 0;
+        return 0;
+    }
     if (!line) return -1;
     kiosk_gpiod_copy(facts->name, sizeof facts->name, gpiod_line_name(line));
     kiosk_gpiod_copy(facts->consumer, sizeof facts->consumer, gpiod_line_consumer(line));
@@ -111,7 +124,9 @@ static inline int kiosk_gpio_line_describe(struct gpiod_chip *chip, unsigned int
 /// The offset of the line called `name` on `chip`, or -1 with errno (ENOENT: none).
 static inline int kiosk_gpio_line_offset(struct gpiod_chip *chip, const char *name) {
 #if KIOSK_GPIOD_API == 1
+    errno = 0;
     struct gpiod_line *line = gpiod_chip_find_line(chip, name);
+    if (!line && errno == EINVAL) return kiosk_gpio_uapi2_find_line(gpiod_chip_name(chip), gpiod_chip_num_lines(chip), name);
     if (!line) {
         if (errno == 0) errno = ENOENT;
         return -1;
@@ -124,21 +139,27 @@ static inline int kiosk_gpio_line_offset(struct gpiod_chip *chip, const char *na
 
 /// Requests line `offset` of `chip` as an input with events on both edges, debounced by the
 /// kernel for `debounce_us` where the API offers it; NULL with errno (EBUSY: held elsewhere).
-/// A v1 request lives as long as `chip` stays open.
+/// A v1 request lives as long as `chip` stays open. With libgpiod 1.6 on a kernel that refuses
+/// uAPI v1 (EINVAL), the line is requested through uAPI v2 directly, without kernel debounce,
+/// as libgpiod 1 would have it.
 static inline struct kiosk_gpio_request *kiosk_gpio_request_edges(struct gpiod_chip *chip, unsigned int offset,
                                                                   unsigned long debounce_us, const char *consumer) {
     struct kiosk_gpio_request *request = calloc(1, sizeof *request);
     if (!request) return NULL;
 #if KIOSK_GPIOD_API == 1
     (void)debounce_us;
+    request->uapi2_fd = -1;
     request->line = gpiod_chip_get_line(chip, offset);
-    if (!request->line || gpiod_line_request_both_edges_events(request->line, consumer) < 0) {
-        int saved = errno;
-        free(request);
-        errno = saved;
-        return NULL;
+    if (request->line && gpiod_line_request_both_edges_events(request->line, consumer) == 0) return request;
+    if (errno == EINVAL && offset < gpiod_chip_num_lines(chip)) {
+        request->line = NULL;
+        request->uapi2_fd = kiosk_gpio_uapi2_request_edges(gpiod_chip_name(chip), offset, consumer);
+        if (request->uapi2_fd >= 0) return request;
     }
-    return request;
+    int saved = errno;
+    free(request);
+    errno = saved;
+    return NULL;
 #else
     struct gpiod_line_settings *settings = gpiod_line_settings_new();
     struct gpiod_line_config *line_config = gpiod_line_config_new();
@@ -175,7 +196,8 @@ static inline struct kiosk_gpio_request *kiosk_gpio_request_edges(struct gpiod_c
 static inline void kiosk_gpio_request_release(struct kiosk_gpio_request *request) {
     if (!request) return;
 #if KIOSK_GPIOD_API == 1
-    gpiod_line_release(request->line);
+    if (request->line) gpiod_line_release(request->line);
+    else close(request->uapi2_fd);
 #else
     gpiod_line_request_release(request->request);
     gpiod_edge_event_buffer_free(request->buffer);
@@ -183,10 +205,20 @@ static inline void kiosk_gpio_request_release(struct kiosk_gpio_request *request
     free(request);
 }
 
+/// 1 when the request went around libgpiod 1.6 to the kernel's uAPI v2 (a kernel without uAPI v1).
+static inline int kiosk_gpio_request_is_direct(struct kiosk_gpio_request *request) {
+#if KIOSK_GPIOD_API == 1
+    return request->line == NULL;
+#else
+    (void)request;
+    return 0;
+#endif
+}
+
 /// The file descriptor to poll for edges.
 static inline int kiosk_gpio_request_fd(struct kiosk_gpio_request *request) {
 #if KIOSK_GPIOD_API == 1
-    return gpiod_line_event_get_fd(request->line);
+    return request->line ? gpiod_line_event_get_fd(request->line) : request->uapi2_fd;
 #else
     return gpiod_line_request_get_fd(request->request);
 #endif
@@ -195,7 +227,7 @@ static inline int kiosk_gpio_request_fd(struct kiosk_gpio_request *request) {
 /// The line's physical value, 0 or 1; -1 with errno.
 static inline int kiosk_gpio_request_value(struct kiosk_gpio_request *request) {
 #if KIOSK_GPIOD_API == 1
-    return gpiod_line_get_value(request->line);
+    return request->line ? gpiod_line_get_value(request->line) : kiosk_gpio_uapi2_value(request->uapi2_fd);
 #else
     return (int)gpiod_line_request_get_value(request->request, request->offset);
 #endif
@@ -207,6 +239,16 @@ static inline int kiosk_gpio_request_read(struct kiosk_gpio_request *request, st
                                           unsigned int capacity) {
     if (capacity > 16) capacity = 16;
 #if KIOSK_GPIOD_API == 1
+    if (!request->line) {
+        int rising[16];
+        uint64_t timestamps[16];
+        int count = kiosk_gpio_uapi2_read(request->uapi2_fd, rising, timestamps, capacity);
+        for (int i = 0; i < count; i++) {
+            edges[i].rising = rising[i];
+            edges[i].timestamp_ns = timestamps[i];
+        }
+        return count;
+    }
     struct gpiod_line_event events[16];
     int count = gpiod_line_event_read_fd_multiple(gpiod_line_event_get_fd(request->line), events, capacity);
     for (int i = 0; i < count; i++) {

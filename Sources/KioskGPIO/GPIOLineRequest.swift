@@ -30,6 +30,18 @@ public final class GPIOLineRequest: @unchecked Sendable {
 
     deinit { kiosk_gpio_request_release(request) }
 
+    /// Whether the request went around libgpiod 1.6 to the kernel's uAPI v2: a kernel built
+    /// without uAPI v1 (CONFIG_GPIO_CDEV_V1), which is all libgpiod 1.6 speaks.
+    public var isDirect: Bool { kiosk_gpio_request_is_direct(request) != 0 }
+
+    /// Who debounces and through what, for the line that says the line is read.
+    public var howRead: String {
+        if isDirect {
+            return "kiosk's debounce; through the kernel's GPIO uAPI v2 directly, as this kernel lacks the uAPI v1 libgpiod 1.6 speaks"
+        }
+        return GPIOChip.kernelDebounces ? "the kernel's debounce and kiosk's" : "kiosk's debounce (libgpiod 1: none in the kernel)"
+    }
+
     /// The descriptor that becomes readable when edges wait.
     public var fileDescriptor: Int32 { kiosk_gpio_request_fd(request) }
 

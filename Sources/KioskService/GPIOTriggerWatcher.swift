@@ -10,6 +10,8 @@ package protocol GPIOEdgeSource: AnyObject {
     var fileDescriptor: Int32 { get }
     /// The edges that wait; called when the descriptor is readable.
     func readEdges() throws -> [GPIOEdgeEvent]
+    /// Who debounces and through what, for the log line saying the line is read.
+    var howRead: String { get }
 }
 
 extension GPIOLineRequest: GPIOEdgeSource {}
@@ -138,9 +140,8 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
         do {
             let source = try open(line.line)
             held.append(Held(wanted: line, source: source, debouncer: GPIOEdgeDebouncer(line.line)))
-            let kernel = GPIOChip.kernelDebounces ? "the kernel's and kiosk's" : "kiosk's (libgpiod 1: none in the kernel)"
             let how = "\(line.line.edge.rawValue) edge\(line.line.activeLow ? ", active low" : ""), debounce \(line.line.debounce) s"
-            logger.notice("gpio: trigger '\(line.trigger)' reads \(line.line)\(retry ? " now" : ""): \(how) (\(kernel))")
+            logger.notice("gpio: trigger '\(line.trigger)' reads \(line.line)\(retry ? " now" : ""): \(how) (\(source.howRead))")
             return true
         } catch {
             if !retry {

@@ -37,6 +37,7 @@ private final class PipeLine: GPIOEdgeSource, @unchecked Sendable {
     deinit { close(ends[0]); close(ends[1]) }
 
     var fileDescriptor: Int32 { ends[0] }
+    var howRead: String { "a pipe" }
     /// How many times the watcher read: when it grows past a push, that push was handled.
     var reads: Int { lock.withLock { readCount } }
 
