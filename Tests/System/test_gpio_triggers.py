@@ -28,6 +28,8 @@ watch`) and its log:
   thread reads the line in order), so "exactly once" is a count, never a wait for nothing;
 - the chip labelled kiosk-late, made while kiosk runs, is opened on a retry (within 5 s) and its
   rising edge fires `late`;
+- that chip taken away (gpio-sim's live set to 0) while kiosk holds its line is one error line,
+  and made again it is opened again on a retry, and its line fires `late` again;
 - SIGTERM: exit status 0.
 
 Every wait is for an event, a log line or a file (deadlines are for hangs); the only sleeps are
@@ -110,6 +112,13 @@ late=/sys/kernel/config/gpio-sim/late
 mkdir $late $late/bank0
 echo 2 > $late/bank0/num_lines
 echo kiosk-late > $late/bank0/label
+echo 1 > $late/live
+echo "/sys/devices/platform/$(cat $late/dev_name)/$(cat $late/bank0/chip_name)/sim_gpio0/pull" > late-pull-path
+'''
+# The same chip unplugged, and plugged again (its device and chip names may change).
+UNPLUG_LATE_CHIP = "echo 0 > /sys/kernel/config/gpio-sim/late/live\n"
+REPLUG_LATE_CHIP = r'''
+late=/sys/kernel/config/gpio-sim/late
 echo 1 > $late/live
 echo "/sys/devices/platform/$(cat $late/dev_name)/$(cat $late/bank0/chip_name)/sim_gpio0/pull" > late-pull-path
 '''
@@ -235,6 +244,18 @@ def results(tmp_path_factory) -> dict:
         guest.run('echo pull-up > "$(cat late-pull-path)"\n')
         guest.wait_fires(1, trigger="late")
 
+        # Unplugged while held: one more error line for `late`; plugged again: read again.
+        def late_errors() -> list[str]:
+            return [l for l in guest.log().splitlines() if " error " in l and "gpio: trigger 'late'" in l]
+        guest.run(UNPLUG_LATE_CHIP)
+        guest.wait_until("kiosk to say the late chip went", lambda: len(late_errors()) >= 2)
+        guest.run(REPLUG_LATE_CHIP)
+        guest.wait_until("kiosk to open the late chip again",
+                         lambda: guest.log().count("gpio: trigger 'late' reads kiosk-late line 0 now") >= 2, timeout=120)
+        guest.run('echo pull-up > "$(cat late-pull-path)"\n')
+        guest.wait_fires(2, trigger="late")
+        checks["late_errors"] = late_errors()
+
         (workdir / "finish").touch()
         bed.wait(timeout=120)
         checks["rc"] = (workdir / "kiosk.rc").read_text().strip()
@@ -253,9 +274,18 @@ def test_kiosk_reads_the_line_and_says_so(results):
 
 
 def test_a_chip_not_there_is_one_error_line_then_quiet_retries(results):
-    errors = [l for l in results["log"].splitlines() if "gpio: trigger 'late' (kiosk-late line 0)" in l]
-    assert len(errors) == 1, errors
-    assert "no such chip" in errors[0] and "trying again every 5 s" in errors[0], errors
+    # Several retries passed before the chip was made (it was opened on one): still one line.
+    missing = [l for l in results["log"].splitlines() if "gpio: trigger 'late' (kiosk-late line 0)" in l and "no such chip" in l]
+    assert len(missing) == 1, missing
+    assert "trying again every 5 s" in missing[0], missing
+    assert results["late_errors"][0] == missing[0], results["late_errors"]
+
+
+def test_a_chip_taken_away_is_one_error_line_and_is_read_again_when_back(results):
+    errors = results["late_errors"]
+    assert len(errors) == 2, errors  # the chip missing at start, then its removal
+    assert "gpio: trigger 'late' (kiosk-late line 0): kiosk-late: the chip went away" in errors[1], errors
+    assert "trying again every 5 s" in errors[1], errors
 
 
 def test_each_press_fires_once_and_a_bounce_burst_once(results):
