@@ -38,6 +38,9 @@ let package = Package(
         .systemLibrary(name: "CCEC"),
         // HEIC/HEIF (and AVIF, where libheif has an AV1 decoder) stills: FFmpeg 5.1 cannot open them.
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // GPIO lines as triggers (buttons, PIR sensors): libgpiod 1.6 (Debian 12) or 2.x (Debian 13),
+        // the difference hidden in shim.h's static inline helpers.
+        .systemLibrary(name: "CGpiod", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         // What Swift cannot import: function-like macros (AVERROR, AVERROR_EOF) and variadic
         // callbacks (av_log's va_list).
         .target(name: "CKioskShim", dependencies: ["CFFmpeg", "CALSA"]),
@@ -58,6 +61,8 @@ let package = Package(
         .target(name: "KioskFetch", dependencies: ["KioskCore", "CCurl", "CFFmpeg", "CSodium"]),
         // Fleet control: thin typed wrappers of libmosquitto (the bridge is KioskControl's).
         .target(name: "KioskMQTT", dependencies: ["CMosquitto"]),
+        // GPIO: thin typed wrappers of libgpiod (chips, one line's edges); the debounce rule is KioskCore's.
+        .target(name: "KioskGPIO", dependencies: ["CGpiod"]),
         .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskText", "KioskFetch",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The control socket (JSON lines, like mpv's IPC) on top of the engine.
@@ -68,13 +73,13 @@ let package = Package(
         // resume, proof of play, signals), made once into one `Services` value that every
         // request source is handed.
         .target(name: "KioskService", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT", "KioskFetch",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT", "KioskFetch", "KioskGPIO",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .executableTarget(name: "kiosk", dependencies: [
             "KioskService",
-            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT", "KioskFetch",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT", "KioskFetch", "KioskGPIO",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
@@ -91,7 +96,7 @@ let package = Package(
                                                        .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskInputTests", dependencies: ["KioskInput", "KioskCore", "CEvdev", "KioskTestSupport",
                                                           .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "KioskServiceTests", dependencies: ["KioskService", "KioskControl", "KioskSystemd", "KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
+        .testTarget(name: "KioskServiceTests", dependencies: ["KioskService", "KioskGPIO", "KioskControl", "KioskSystemd", "KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
                                                             .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskTextTests", dependencies: ["KioskText", "KioskCore"]),
         .testTarget(name: "KioskCECTests", dependencies: ["KioskCEC", "KioskCore", "KioskTestSupport", .product(name: "Logging", package: "swift-log")]),

@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import KioskAudio
 import KioskDisplay
+import KioskGPIO
 import KioskInput
 import KioskMedia
 
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
-        abstract: "Show what FFmpeg finds in a media file; with no file, the displays (DRM cards, connectors, modes, CRTCs, planes) and input devices.")
+        abstract: "Show what FFmpeg finds in a media file; with no file, the displays (DRM cards, connectors, modes, CRTCs, planes), GPIO chips, sound and input devices.")
 
     @Argument(help: "A media file or URL; leave out to list the hardware.")
     var media: String?
@@ -35,20 +36,22 @@ struct ProbeCommand: ParsableCommand {
     /// The machine's outputs, for choosing `--display` and kiosk.conf's display section.
     private func probeHardware() throws {
         let displays = DRMProbe.run()
+        let gpio = GPIOProbe.run()
         let input = InputProbe.run()
         let sound = ALSAProbe.probe()
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let report = HardwareReport(displays: displays, sound: sound, input: input)
+            let report = HardwareReport(displays: displays, gpio: gpio, sound: sound, input: input)
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
-            print([displays.text, sound.summary, input.text].joined(separator: "\n\n"))
+            print([displays.text, gpio.text, sound.summary, input.text].joined(separator: "\n\n"))
         }
     }
 
     struct HardwareReport: Encodable {
         let displays: DRMProbe
+        let gpio: GPIOProbe
         let sound: ALSAProbe
         let input: InputProbe
     }

@@ -115,6 +115,10 @@ struct RunCommand: ParsableCommand {
         if firstLook.ticker.state?.powerOn ?? true { cec?.displayPowerChanged(on: true) }
         schedule.start()
         defer { schedule.stop() }
+        // Triggers' GPIO lines (libgpiod): a debounced edge fires its trigger as its key would.
+        let gpio = GPIOTriggerWatcher(triggers: triggers, sink: player, logger: logger)
+        gpio.start()
+        defer { gpio.stop() }
         let reloader = ConfigReloader(path: self.config, config: config, entries: entries, settings: settings,
                                       player: player, input: input, schedule: schedule, triggers: triggers,
                                       replaced: overrides.replacedParts, logger: logger, notReady: notReady)

@@ -197,9 +197,9 @@ let configErrorTable: [ConfigErrorCase] = [
 
 @Suite("Config errors")
 struct ConfigErrorTests {
-    // triggers:, displays:, sync:, audio_track:, layers:, playback.region and transitions have tables of
+    // triggers: (and their gpio:), displays:, sync:, audio_track:, layers:, playback.region and transitions have tables of
     // their own (beside their other tests), checked the same way here.
-    @Test(arguments: configErrorTable + triggerConfigErrorTable + displaysConfigErrorTable + contentSyncConfigErrorTable
+    @Test(arguments: configErrorTable + triggerConfigErrorTable + gpioTriggerConfigErrorTable + displaysConfigErrorTable + contentSyncConfigErrorTable
           + MusicBedTests.badValues + LayerTests.badValues + LayerTests.badRegions + TickerTests.badValues
           + TransitionTests.badValues)
     func reportsOneDiagnosticWithPosition(_ testCase: ConfigErrorCase) {

@@ -19,7 +19,7 @@ let triggerConfigErrorTable: [ConfigErrorCase] = [
     ConfigErrorCase(name: "no name", yaml: trigger("item: 0"), line: 5, column: 5,
                     fragment: "trigger 1 has no 'name'; expected name:"),
     ConfigErrorCase(name: "misspelt key", yaml: trigger("name: a, item: 0, then: resume, durng_trigger: ignore"), line: 5, column: 38,
-                    fragment: "unknown key 'durng_trigger' in trigger 1; expected one of: name, key, zone, item, items, playlist, then, during_trigger (did you mean 'during_trigger'?)"),
+                    fragment: "unknown key 'durng_trigger' in trigger 1; expected one of: name, key, zone, gpio, item, items, playlist, then, during_trigger (did you mean 'during_trigger'?)"),
     ConfigErrorCase(name: "nothing to play", yaml: trigger("name: a, key: KEY_F1"), line: 5, column: 5,
                     fragment: "trigger 'a' plays nothing; expected exactly one of item: N"),
     ConfigErrorCase(name: "two contents", yaml: trigger("name: a, item: 0, playlist: promo"), line: 5, column: 24,

@@ -1,11 +1,11 @@
 import Foundation
 import Yams
 
-/// `triggers:`, a list of {name, key, zone, item | items | playlist, then, during_trigger}.
+/// `triggers:`, a list of {name, key, zone, gpio, item | items | playlist, then, during_trigger}.
 /// Read after `input` and `playlists`: a trigger's key is checked against the keys input.keys
 /// binds, its playlist against the ones the file defines.
 extension ConfigWalker {
-    static let triggerKeys = ["name", "key", "zone", "item", "items", "playlist", "then", "during_trigger"]
+    static let triggerKeys = ["name", "key", "zone", "gpio", "item", "items", "playlist", "then", "during_trigger"]
 
     func readTriggers(_ node: Node?, keys: KeyMap, playlistNames: [String], baseDirectory: String,
                       fileSystem: any PlaylistFileSystem) -> [TriggerConfig] {
@@ -18,6 +18,7 @@ extension ConfigWalker {
         var triggers: [TriggerConfig] = []
         var namesAt: [String: SourceLocation] = [:]
         var keysAt: [String: (trigger: String, at: SourceLocation)] = [:]
+        var gpioLinesAt: [String: (trigger: String, at: SourceLocation)] = [:]
         for (index, element) in sequence.enumerated() {
             guard let trigger = readTrigger(element, number: index + 1, keys: keys, playlistNames: playlistNames,
                                             baseDirectory: baseDirectory, fileSystem: fileSystem) else { continue }
@@ -36,6 +37,15 @@ extension ConfigWalker {
                 }
                 keysAt[key] = (trigger.name, trigger.location)
             }
+            // One line, one trigger: a second request of a line the first holds would be refused.
+            if let gpio = trigger.gpio {
+                if let other = gpioLinesAt[gpio.description] {
+                    report(element, "\(gpio) fires both trigger '\(other.trigger)' (at \(other.at.line):\(other.at.column)) "
+                           + "and trigger '\(trigger.name)'; expected each GPIO line in one trigger")
+                    clash = true
+                }
+                gpioLinesAt[gpio.description] = (trigger.name, trigger.location)
+            }
             if !clash { triggers.append(trigger) }
         }
         return triggers
@@ -52,12 +62,13 @@ extension ConfigWalker {
         let name = string(section, "name", expected: "the trigger's name")
         let boundKeys = triggerKeys(section, keys: keys, name: name ?? label)
         let zone = section["zone"].flatMap { zoneValue($0, of: name ?? label) }
+        let gpio = section["gpio"].flatMap { gpioLine($0, label: label) }
         let content = triggerContent(section, node: node, label: name.map { "trigger '\($0)'" } ?? label,
                                      playlistNames: playlistNames, baseDirectory: baseDirectory, fileSystem: fileSystem)
         let then = choice(section, "then", TriggerPlay.Return.allCases.map { ($0.rawValue, $0) })
         let overlap = choice(section, "during_trigger", TriggerPlay.Overlap.allCases.map { ($0.rawValue, $0) })
         guard diagnostics.count == before, let name, let content else { return nil }
-        return TriggerConfig(name: name, keys: boundKeys, zone: zone, content: content, then: then ?? .resume,
+        return TriggerConfig(name: name, keys: boundKeys, zone: zone, gpio: gpio, content: content, then: then ?? .resume,
                              duringTrigger: overlap ?? .replace, location: location(of: node))
     }
 

@@ -1,6 +1,7 @@
 /// One entry of kiosk.conf's `triggers:`: something that plays content once on demand, then
-/// gives the loop back. Fired by a key (a GPIO button is one, through the kernel's gpio-keys),
-/// a tap in a zone of the screen, or the control socket's `trigger NAME`.
+/// gives the loop back. Fired by a key (a GPIO button can be one, through the kernel's
+/// gpio-keys), a GPIO line read through libgpiod, a tap in a zone of the screen, or the control
+/// socket's `trigger NAME`.
 public struct TriggerConfig: Sendable, Equatable {
     /// What a trigger plays.
     public enum Content: Sendable, Equatable {
@@ -20,6 +21,8 @@ public struct TriggerConfig: Sendable, Equatable {
     public var keys: [String]
     /// `zone`: a tap inside fires it instead of play/pause; nil: no zone.
     public var zone: TouchZone?
+    /// `gpio`: a GPIO line whose debounced edge fires it; nil: none.
+    public var gpio: GPIOTriggerLine?
     public var content: Content
     /// `then`: resume (default) | restart.
     public var then: TriggerPlay.Return
@@ -28,12 +31,13 @@ public struct TriggerConfig: Sendable, Equatable {
     /// Where the entry was written.
     public var location: SourceLocation
 
-    public init(name: String, keys: [String] = [], zone: TouchZone? = nil, content: Content,
+    public init(name: String, keys: [String] = [], zone: TouchZone? = nil, gpio: GPIOTriggerLine? = nil, content: Content,
                 then: TriggerPlay.Return = .resume, duringTrigger: TriggerPlay.Overlap = .replace,
                 location: SourceLocation) {
         self.name = name
         self.keys = keys
         self.zone = zone
+        self.gpio = gpio
         self.content = content
         self.then = then
         self.duringTrigger = duringTrigger

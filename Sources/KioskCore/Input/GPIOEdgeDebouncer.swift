@@ -1,0 +1,46 @@
+/// Which edges of a GPIO line fire its trigger, as pure logic over the kernel's timestamps.
+///
+/// The rule: an edge fires when it is the edge the trigger wants and the line was quiet (no
+/// edge of either kind) for the debounce window before it. A press's contact bounces, and a
+/// release's, are edges closer together than the window, so a press fires once, at its first
+/// edge (no wait for the line to settle). Both edges are always read from the kernel so the
+/// quiet time counts every change; `active_low` swaps what rising and falling mean here rather
+/// than in the kernel, so libgpiod 1 and 2 read the same.
+///
+/// libgpiod 2 also debounces in the kernel (it then reports a change once the line has been
+/// steady for the window); this rule still runs on what it reports, which is already quiet,
+/// so a line behaves the same on Debian 12 (libgpiod 1, no kernel debounce) and 13.
+public struct GPIOEdgeDebouncer: Sendable {
+    public let edge: GPIOTriggerLine.Edge
+    public let activeLow: Bool
+    /// Seconds.
+    public let window: Double
+    /// The kernel's timestamp of the last edge seen, fired or not.
+    private var lastEdge: Double?
+
+    public init(edge: GPIOTriggerLine.Edge, activeLow: Bool = false, window: Double) {
+        self.edge = edge
+        self.activeLow = activeLow
+        self.window = max(0, window)
+    }
+
+    public init(_ line: GPIOTriggerLine) {
+        self.init(edge: line.edge, activeLow: line.activeLow, window: line.debounce)
+    }
+
+    /// An edge the kernel reported: `rising` as the pin went (physical), at `time` seconds on
+    /// the kernel's clock. True when it fires the trigger.
+    public mutating func fires(rising: Bool, at time: Double) -> Bool {
+        // A timestamp going backwards (a clock the kernel changed) counts as quiet, not as a
+        // bounce that would silence the line until the clock caught up.
+        let quiet = lastEdge.map { time - $0 >= window || time < $0 } ?? true
+        lastEdge = time
+        guard quiet else { return false }
+        let logicalRising = rising != activeLow
+        switch edge {
+        case .both: return true
+        case .rising: return logicalRising
+        case .falling: return !logicalRising
+        }
+    }
+}
