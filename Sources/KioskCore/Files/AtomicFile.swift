@@ -36,6 +36,10 @@ public enum AtomicFile {
         let temporary = temporaryPath(for: path)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw Failure(step: "cannot create", path: temporary, code: errno) }
+        // Exactly `mode`, whatever the umask is this moment: the control socket narrows the
+        // process's umask for an instant while it binds (UnixSocket.swift), and a file created
+        // then by another thread came out 0600.
+        _ = fchmod(fd, mode)
         let data = Array(bytes)
         var offset = 0
         while offset < data.count {
