@@ -318,11 +318,7 @@ final class FramePresenter {
         case nil:
             return .failure(ScreenshotError(description: "nothing has been shown yet"))
         case .buffer(let buffer):
-            picture = CapturedPicture(size: buffer.size)
-            for row in 0..<buffer.size.height {
-                picture.buffer.base.advanced(by: row * picture.buffer.stride)
-                    .copyMemory(from: buffer.base.advanced(by: row * buffer.stride), byteCount: buffer.size.width * 4)
-            }
+            picture = CapturedPicture(copying: buffer)
         case .plane(let frame, let layout):
             picture = CapturedPicture(size: output.size)
             picture.buffer.fill(PixelRect(size: output.size))
@@ -344,14 +340,7 @@ extension FramePresenter {
         var picture: CapturedPicture?
         let readBack: Bool
         do {
-            readBack = try output.readBack { buffer in
-                let copy = CapturedPicture(size: buffer.size)
-                for row in 0..<buffer.size.height {
-                    copy.buffer.base.advanced(by: row * copy.buffer.stride)
-                        .copyMemory(from: buffer.base.advanced(by: row * buffer.stride), byteCount: buffer.size.width * 4)
-                }
-                picture = copy
-            }
+            readBack = try output.readBack { picture = CapturedPicture(copying: $0) }
         } catch {
             logger.warning("screenshot: reading the display back failed (\(error)); composing it instead")
             return nil
@@ -375,6 +364,15 @@ final class CapturedPicture: @unchecked Sendable {
         let stride = size.width * 4
         buffer = PixelBuffer(base: UnsafeMutableRawPointer.allocate(byteCount: stride * size.height, alignment: 64),
                              size: size, stride: stride, index: 0)
+    }
+
+    /// A copy of `source` (rows packed; its stride may be padded).
+    convenience init(copying source: PixelBuffer) {
+        self.init(size: source.size)
+        for row in 0..<source.size.height {
+            buffer.base.advanced(by: row * buffer.stride)
+                .copyMemory(from: source.base.advanced(by: row * source.stride), byteCount: source.size.width * 4)
+        }
     }
 
     deinit { buffer.base.deallocate() }
