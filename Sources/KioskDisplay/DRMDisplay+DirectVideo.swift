@@ -43,6 +43,11 @@ extension DRMDisplay: DirectVideoOutput {
     }
 
     public func presentDirect(_ frame: YUVFrameView, on scanout: PlaneScanout) throws -> Double {
+        try presentDirect(frame, on: scanout, layers: .hide)
+    }
+
+    /// The frame on the video plane and, in the same commit, the layers' plane as `layers` says.
+    public func presentDirect(_ frame: YUVFrameView, on scanout: PlaneScanout, layers: LayerPlaneChange) throws -> Double {
         lock.lock(); defer { lock.unlock() }
         guard !isClosed else { throw DRMError.closed }
         guard isPoweredOn else { throw DRMError.displayOff }
@@ -53,22 +58,41 @@ extension DRMDisplay: DirectVideoOutput {
         }
         try plane.ensureBuffers(format: frame.format, frameSize: frame.size)
         if pendingIndex != nil { _ = try finishPendingFlip() }
+        let layerIndex = try layerPlaneIndex(for: layers)
         let index = plane.fill(with: frame)
         var request = atomic.primaryRequest(framebufferID: black.framebufferID)
         request.entries += plane.showRequest(buffer: index, scanout: scanout, matrix: frame.matrix).entries
+        request.entries += layerPlaneRequest(layers, index: layerIndex).entries
         try atomic.commit(request, flags: UInt32(DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT),
                           userData: flipWaiter.userData, what: "showing a frame on plane \(scanout.planeID)")
         let event = try awaitFlipEvent()
         frontIndex = -1   // the primary plane shows the black buffer: every XRGB buffer is free
         plane.noteShown(index)
+        noteLayerPlane(layers, index: layerIndex)
         return event.seconds
     }
 
-    /// Switches the video plane off (close, before the previous screen is restored). Under the lock.
+    /// Switches the video and layers' planes off (close, before the previous screen is
+    /// restored). Under the lock.
     func hideVideoPlane() throws(DRMError) {
-        guard let plane = videoPlane, plane.isShown, let atomic = presenter.kind.atomicCommits else { return }
-        defer { plane.noteHidden() }
-        try atomic.commit(plane.hideRequest(), flags: 0, userData: nil, what: "switching the video plane off")
+        guard let hiding = planesHideRequest(), let atomic = presenter.kind.atomicCommits else { return }
+        defer { notePlanesHidden() }
+        try atomic.commit(hiding, flags: 0, userData: nil, what: "switching the video plane off")
+    }
+
+    /// The part of a commit that switches off whichever of the video and layers' planes shows;
+    /// nil when neither does.
+    func planesHideRequest() -> AtomicRequest? {
+        var request = AtomicRequest()
+        if let videoPlane, videoPlane.isShown { request.entries += videoPlane.hideRequest().entries }
+        if let layerPlane, layerPlane.isShown { request.entries += layerPlane.hideRequest().entries }
+        return request.entries.isEmpty ? nil : request
+    }
+
+    /// After a commit made with `planesHideRequest`.
+    func notePlanesHidden() {
+        if videoPlane?.isShown == true { videoPlane?.noteHidden() }
+        layerPlane?.noteHidden()
     }
 
     /// The path is off for good: remembered, so the engine hears the same reason each time.
@@ -95,7 +119,7 @@ extension DRMDisplay: DirectVideoOutput {
         return plane
     }
 
-    private func blackFramebuffer() throws(DRMError) -> UInt32 {
+    func blackFramebuffer() throws(DRMError) -> UInt32 {
         if let blackBuffer { return blackBuffer.framebufferID }
         let buffer = try DumbBuffer(card: card, size: size)
         buffer.pixelBuffer(index: -1).fill(PixelRect(size: size), color: 0)

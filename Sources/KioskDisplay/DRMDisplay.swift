@@ -60,6 +60,8 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     var videoPlane: VideoPlane?
     var blackBuffer: DumbBuffer?
     var directRefusal: String?
+    /// The layers' plane over the video plane (DRMDisplay+LayerPlane.swift), once prepared.
+    var layerPlane: LayerPlane?
     /// Screenshots read back from the display (DRMDisplay+Writeback.swift): the writeback
     /// connector the modeset attached, its buffer once a screenshot was asked for, and why
     /// reading back stopped for good if the driver refused it.
@@ -249,6 +251,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         if !isPoweredOn { do { try presenter.setActive(true) } catch { firstError = firstError ?? error } }
         do { try presenter.restore(savedState) } catch { firstError = firstError ?? error }
         videoPlane?.destroy()
+        layerPlane?.destroy()
         blackBuffer?.destroy()
         writebackCapture?.destroy()
         for (index, buffer) in buffers.enumerated() {
@@ -294,11 +297,11 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         }
         lentIndices.remove(buffer.index)
         if pendingIndex != nil { _ = try finishPendingFlip() }
-        if let videoPlane, videoPlane.isShown, let atomic = presenter.kind.atomicCommits {
-            // Back from the direct path: the same commit switches the video plane off.
+        if let atomic = presenter.kind.atomicCommits, let hiding = planesHideRequest() {
+            // Back from the direct path: the same commit switches the video and layers' planes off.
             try atomic.queueFlip(framebufferID: buffers[buffer.index].framebufferID, userData: flipWaiter.userData,
-                                 alsoSetting: videoPlane.hideRequest())
-            videoPlane.noteHidden()
+                                 alsoSetting: hiding)
+            notePlanesHidden()
         } else {
             try presenter.queueFlip(framebufferID: buffers[buffer.index].framebufferID, userData: flipWaiter.userData)
         }

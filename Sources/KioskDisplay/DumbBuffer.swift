@@ -4,7 +4,7 @@ import KioskCore
 import SystemPackage
 
 /// A CPU-drawable scanout buffer: a dumb buffer object, mapped into this process, registered as
-/// an XRGB8888 framebuffer. Freed with `destroy()` (idempotent): unmap, remove the framebuffer,
+/// an XRGB8888 framebuffer (ARGB8888 for the layers' plane). Freed with `destroy()` (idempotent): unmap, remove the framebuffer,
 /// destroy the buffer object; or in two steps when a drawer may still hold the memory.
 final class DumbBuffer {
     let size: PixelSize
@@ -13,11 +13,13 @@ final class DumbBuffer {
     private(set) var framebufferID: UInt32 = 0
     private var handle: UInt32 = 0
     private var mapping: UnsafeMutableRawPointer?
+    let format: PixelFormat
     private let fd: FileDescriptor
 
-    init(card: Card, size: PixelSize) throws(DRMError) {
+    init(card: Card, size: PixelSize, format: PixelFormat = .xrgb8888) throws(DRMError) {
         fd = card.fd
         self.size = size
+        self.format = format
         var handle: UInt32 = 0, pitch: UInt32 = 0, byteCount: UInt64 = 0
         guard drmModeCreateDumbBuffer(fd.rawValue, UInt32(size.width), UInt32(size.height), 32, 0,
                                       &handle, &pitch, &byteCount) == 0 else {
@@ -28,7 +30,7 @@ final class DumbBuffer {
         self.byteCount = Int(byteCount)
         do {
             mapping = try DumbBufferCalls.map(fd: fd, handle: handle, byteCount: self.byteCount, what: "a scanout buffer")
-            framebufferID = try DumbBufferCalls.addFramebuffer(fd: fd, size: size, format: .xrgb8888,
+            framebufferID = try DumbBufferCalls.addFramebuffer(fd: fd, size: size, format: format == .argb8888 ? .argb8888 : .xrgb8888,
                                                                planes: [(handle, pitch, 0)])
         } catch {
             destroy()
@@ -40,7 +42,7 @@ final class DumbBuffer {
 
     /// A view of the mapped memory for drawing; valid until `destroy()`.
     func pixelBuffer(index: Int) -> PixelBuffer {
-        PixelBuffer(base: mapping!, size: size, stride: pitch, format: .xrgb8888, index: index)
+        PixelBuffer(base: mapping!, size: size, stride: pitch, format: format, index: index)
     }
 
     func destroy() {

@@ -2,51 +2,70 @@ import Foundation
 import KioskCore
 
 /// A headless display with the planes of a typical signage SoC (`--display
-/// headless:WxH[@HZ]:planes`): a primary XRGB8888 plane and an overlay that takes NV12/YU12
-/// and ARGB8888 and scales. The direct video path runs on it as on a card: the plane is chosen
+/// headless:WxH[@HZ]:planes`): a primary XRGB8888 plane, an overlay that takes NV12/YU12
+/// and ARGB8888 and scales, and an ARGB8888 overlay above it for the layers. The direct video path runs on it as on a card: the plane is chosen
 /// by the same rules (PlaneSelection), every frame is copied into a buffer laid out as a YUV
 /// dumb buffer (YUVBufferLayout, the copy the real path makes) and flips are paced like the
 /// plain headless display's. Benchmarks measure the plane path's CPU cost on a host with no
 /// KMS, and previews behave as a box with planes would. CPU-path frames go to the
 /// HeadlessDisplay inside.
-public final class HeadlessPlaneDisplay: DirectVideoOutput, @unchecked Sendable {
+public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     public static let primaryPlane = DisplayPlaneInfo(id: 31, type: .primary, possibleCRTCs: 1, formats: [.xrgb8888],
                                                       currentCRTCID: 40)
     public static let overlayPlane = DisplayPlaneInfo(id: 33, type: .overlay, possibleCRTCs: 1,
                                                       formats: [.xrgb8888, .argb8888, .nv12, .yuv420], scaling: .yes)
+    public static let layersPlane = DisplayPlaneInfo(id: 35, type: .overlay, possibleCRTCs: 1, formats: [.argb8888, .xrgb8888])
+    static let planes = [primaryPlane, overlayPlane, layersPlane]
     public let screen: HeadlessDisplay
     private let lock = NSLock()
     /// The "dumb buffer" frames are copied into; the presenter thread's only.
     private var planeBuffer: UnsafeMutableRawBufferPointer?
     private var _planePresents = 0
+    private var _layerPresents = 0
+    /// The layers' plane's two ARGB buffers (the presenter thread's only) and the one shown.
+    private var layerBuffers: [UnsafeMutableRawBufferPointer] = []
+    private var layerFront: Int?
 
     public init(size: PixelSize, refreshRate: Double = 60, paced: Bool = true, pacing: HeadlessPacing = .interval,
                 rotation: Rotation = .none) {
         screen = HeadlessDisplay(size: size, refreshRate: refreshRate, paced: paced, pacing: pacing, rotation: rotation)
     }
 
-    deinit { planeBuffer?.deallocate() }
+    deinit {
+        planeBuffer?.deallocate()
+        layerBuffers.forEach { $0.deallocate() }
+    }
 
     /// Frames shown on the overlay plane so far.
     public var planePresents: Int { lock.withLock { _planePresents } }
+    /// Commits that changed the layers' plane so far (with a frame or alone).
+    public var layerPresents: Int { lock.withLock { _layerPresents } }
 
     public var size: PixelSize { screen.size }
     public var refreshInterval: MediaTime { screen.refreshInterval }
     public var softwareRotation: Rotation { screen.softwareRotation }
     public func backBuffer() throws -> PixelBuffer { try screen.backBuffer() }
-    public func present(_ buffer: PixelBuffer) throws -> Double { try screen.present(buffer) }
+    /// A CPU-drawn picture: the overlay planes go off, as on a card.
+    public func present(_ buffer: PixelBuffer) throws -> Double {
+        layerFront = nil
+        return try screen.present(buffer)
+    }
     public func expectedFlip(after host: Double) -> Double { screen.expectedFlip(after: host) }
     public func setPower(on: Bool) throws -> Bool { try screen.setPower(on: on) }
     public var directVideo: DirectVideoOutput? { self }
-    public var summary: String { screen.summary + ", with a simulated YUV/ARGB overlay plane" }
+    public var summary: String { screen.summary + ", with a simulated YUV/ARGB overlay plane and an ARGB layers' plane" }
 
     public func prepareDirectScanout(format: VideoFrameFormat, frameSize: PixelSize, layout: GravityLayout) -> DirectScanoutAnswer {
         PlaneSelection.chooseDirectScanout(format: format, layout: layout, displayRotation: .none,
                                            primaryPlaneID: Self.primaryPlane.id, crtcIndex: 0, crtcID: 40,
-                                           planes: [Self.primaryPlane, Self.overlayPlane])
+                                           planes: Self.planes)
     }
 
     public func presentDirect(_ frame: YUVFrameView, on scanout: PlaneScanout) throws -> Double {
+        try presentDirect(frame, on: scanout, layers: .hide)
+    }
+
+    public func presentDirect(_ frame: YUVFrameView, on scanout: PlaneScanout, layers: LayerPlaneChange) throws -> Double {
         guard screen.isPoweredOn else { throw HeadlessDisplayError.poweredOff }
         let size = YUVBufferLayout.framebufferSize(for: frame.size)
         guard let layout = YUVBufferLayout(format: frame.format, size: size, pitch: (size.width + 63) / 64 * 64) else {
@@ -57,11 +76,60 @@ public final class HeadlessPlaneDisplay: DirectVideoOutput, @unchecked Sendable 
             planeBuffer = .allocate(byteCount: layout.byteCount, alignment: 4096)
         }
         layout.copy(frame, into: planeBuffer!.baseAddress!)
+        let flip = flipNow()
+        lock.withLock { _planePresents += 1 }
+        noteLayers(layers)
+        return flip
+    }
+
+    public func prepareLayerPlane(over scanout: PlaneScanout) -> LayerPlaneAnswer {
+        PlaneSelection.chooseLayerPlane(videoPlaneID: scanout.planeID, primaryPlaneID: Self.primaryPlane.id,
+                                        crtcIndex: 0, planes: Self.planes)
+    }
+
+    public func layerBuffer() throws -> PixelBuffer {
+        let stride = size.width * 4
+        if layerBuffers.isEmpty {
+            for _ in 0..<2 {
+                let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: stride * size.height, alignment: 4096)
+                memory.initializeMemory(as: UInt8.self, repeating: 0)   // transparent
+                layerBuffers.append(memory)
+            }
+        }
+        let index = layerFront.map { 1 - $0 } ?? 0
+        return PixelBuffer(base: layerBuffers[index].baseAddress!, size: size, stride: stride, format: .argb8888, index: index)
+    }
+
+    public func presentLayers(_ layers: PixelBuffer) throws -> Double {
+        guard screen.isPoweredOn else { throw HeadlessDisplayError.poweredOff }
+        let flip = flipNow()
+        noteLayers(.show(layers))
+        return flip
+    }
+
+    /// The layers' plane as shown now (premultiplied ARGB), nil while it is off: for tests.
+    public var shownLayers: PixelBuffer? {
+        layerFront.map { PixelBuffer(base: layerBuffers[$0].baseAddress!, size: size, stride: size.width * 4,
+                                     format: .argb8888, index: $0) }
+    }
+
+    private func noteLayers(_ change: LayerPlaneChange) {
+        switch change {
+        case .keep: return
+        case .show(let buffer): layerFront = buffer.index
+        case .hide:
+            guard layerFront != nil else { return }
+            layerFront = nil
+        }
+        lock.withLock { _layerPresents += 1 }
+    }
+
+    /// A flip paced like the plain headless display's.
+    private func flipNow() -> Double {
         var now = HeadlessDisplay.monotonicSeconds()
         let flip = screen.expectedFlip(after: now)
         if flip > now { HeadlessDisplay.sleep(until: flip); now = flip }
         screen.noteFlip(at: now)
-        lock.withLock { _planePresents += 1 }
         return now
     }
 }

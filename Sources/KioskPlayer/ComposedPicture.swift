@@ -15,10 +15,10 @@ final class ComposedPicture {
     /// Which composition each of the display's buffers holds (by `PixelBuffer.index`).
     private var held: [Int: Int] = [:]
 
-    /// The memory to compose the next picture into, `size` big.
-    func canvas(size: PixelSize) -> PixelBuffer {
-        if let picture, picture.buffer.size == size { return picture.buffer }
-        let made = CapturedPicture(size: size)
+    /// The memory to compose the next picture into, `size` big (ARGB for a layers' plane).
+    func canvas(size: PixelSize, format: PixelFormat = .xrgb8888) -> PixelBuffer {
+        if let picture, picture.buffer.size == size, picture.buffer.format == format { return picture.buffer }
+        let made = CapturedPicture(size: size, format: format)
         picture = made
         held.removeAll()
         return made.buffer

@@ -35,11 +35,24 @@ final class DirectVideoPath {
         self.output = output
         self.heartbeat = heartbeat
         self.logger = logger
+        layerPlane = (output as? LayerPlaneOutput).map { LayerPlanePath(output: $0, logger: logger) }
     }
 
-    /// Shows `frame` on a video plane when the display can; the flip's CLOCK_MONOTONIC
-    /// seconds, or nil when the CPU path must draw it (`overlayVisible`: the OSD is up).
-    func present(_ frame: DecodedFrame, layout: GravityLayout, overlayVisible: Bool) -> Double? {
+    /// The layers' plane, where the display has the capability.
+    let layerPlane: LayerPlanePath?
+
+    /// What the CPU path would draw over the frame and a plane can carry instead: the layers.
+    struct Layers {
+        let state: LayerState
+        let rotation: Rotation
+        let refreshInterval: Double
+    }
+
+    /// Shows `frame` on a video plane when the display can, with `layers` on the layers' plane
+    /// over it; the flip's CLOCK_MONOTONIC seconds and the first ticker's position, or nil when
+    /// the CPU path must draw it (`overlayVisible`: the OSD is up; layers and no plane for them).
+    func present(_ frame: DecodedFrame, layout: GravityLayout, overlayVisible: Bool,
+                 layers: Layers? = nil) -> (flip: Double, ticker: Int?)? {
         guard !isOff else { return nil }
         guard let view = frame.yuvView else {
             noteCPUPath("frames are \(frame.pixelFormatName), not NV12 or YUV420 (limited range)")
@@ -53,14 +66,25 @@ final class DirectVideoPath {
         }
         switch answer! {
         case .ready(let scanout):
+            var change = LayerPlaneChange.hide
+            var ticker: Int?
+            if let layers {
+                guard let layerPlane, layerPlane.prepare(over: scanout),
+                      let drawn = layerPlane.change(for: layers.state, rotation: layers.rotation,
+                                                    flipTime: output.expectedFlip(after: MonotonicClock().now()),
+                                                    refreshInterval: layers.refreshInterval) else { return nil }
+                (change, ticker) = drawn
+            }
             do {
-                let flip = try output.presentDirect(view, on: scanout)
+                let flip = try layerPlane.map { try $0.output.presentDirect(view, on: scanout, layers: change) }
+                    ?? output.presentDirect(view, on: scanout)
+                layerPlane?.committed(change)
                 heartbeat.pictureShown()
                 if announcedPlane != scanout.planeID {
                     announcedPlane = scanout.planeID
                     logger.notice("video plane: scanning \(scanout.format) out on plane \(scanout.planeID) (\(scanout.source) -> \(scanout.destination)), no CPU conversion")
                 }
-                return flip
+                return (flip, ticker)
             } catch {
                 // The watchdog hears of it; the CPU path's present of this frame, next, clears it.
                 heartbeat.displayFailed(error)
@@ -77,6 +101,31 @@ final class DirectVideoPath {
             return nil
         }
     }
+
+    /// A refresh between two frames on the plane path: the moving layers (a ticker) one step
+    /// on, on their plane alone. The flip's time and the ticker's position; nil when the plane
+    /// does not carry the layers now.
+    func refreshLayers(_ layers: Layers) -> (flip: Double, ticker: Int?)? {
+        guard !isOff, let layerPlane, layerPlane.shown != nil else { return nil }
+        guard let drawn = layerPlane.change(for: layers.state, rotation: layers.rotation,
+                                            flipTime: output.expectedFlip(after: MonotonicClock().now()),
+                                            refreshInterval: layers.refreshInterval),
+              case .show(let buffer) = drawn.change else { return nil }
+        do {
+            let flip = try layerPlane.output.presentLayers(buffer)
+            layerPlane.committed(drawn.change)
+            heartbeat.pictureShown()
+            return (flip, drawn.ticker)
+        } catch {
+            heartbeat.displayFailed(error)
+            isOff = true
+            logger.warning("layers' plane: a refresh failed (\(error)); converting on the CPU from now on")
+            return nil
+        }
+    }
+
+    /// A CPU-path flip: the display switched the planes off.
+    func cpuPathShown() { layerPlane?.hidden() }
 
     private func noteCPUPath(_ reason: String) {
         guard reason != loggedReason else { return }

@@ -72,6 +72,7 @@ final class FramePresenter {
         layers?.stop()
         layers = LayerState.make(configs, font: font, feedFetch: SmallHTTPGet.feed, logger: logger)
         composed.forget()
+        directVideo?.layerPlane?.invalidate()
         if layers?.moves == true { composed.prepare(size: output.size) }
     }
 
@@ -79,7 +80,10 @@ final class FramePresenter {
     func changeLayer(_ name: String, _ change: LayerChange) -> String? {
         guard let layers else { return "kiosk.conf has no layers" }
         let refusal = layers.change(name, change)
-        if refusal == nil { composed.forget() }   // the still layers are composed again
+        if refusal == nil {   // the still layers are composed again
+            composed.forget()
+            directVideo?.layerPlane?.invalidate()
+        }
         return refusal
     }
 
@@ -102,6 +106,11 @@ final class FramePresenter {
             .placed(in: inBuffer, of: output.size)
     }
 
+    /// The layers as a plane over the video would carry them; nil without layers.
+    private var planeLayers: DirectVideoPath.Layers? {
+        layers.map { .init(state: $0, rotation: output.softwareRotation, refreshInterval: output.refreshInterval.seconds) }
+    }
+
     /// When a flip asked for now would reach the screen, once this frame is drawn.
     func expectedFlip(afterHost now: MediaTime) -> MediaTime {
         MonotonicClock.hostTime(seconds: output.expectedFlip(after: now.seconds + drawSeconds))
@@ -120,13 +129,16 @@ final class FramePresenter {
             // Asked only where a plane could take the frame: the CPU path works the overlay out
             // once, in `draw`. A transition mixes on the CPU path.
             if let directVideo,
-               let planeFlip = directVideo.present(frame, layout: layout,
-                                                   overlayVisible: layers != nil || transitions.shows(atHost: now)
-                                                    || overlay?.content(at: now, over: view) != nil) {
+               let onPlane = directVideo.present(frame, layout: layout,
+                                                 overlayVisible: transitions.shows(atHost: now)
+                                                    || overlay?.content(at: now, over: view) != nil,
+                                                 layers: planeLayers) {
                 overlay?.drawn = nil
-                shown.flipTime = planeFlip
+                shown.flipTime = onPlane.flip
+                shown.ticker = onPlane.ticker
                 onScreen = .plane(frame, layout)
             } else {
+                directVideo?.cpuPathShown()
                 let drawStart = MonotonicClock().now()
                 let back = try output.backBuffer()
                 let flipEstimate = output.expectedFlip(after: drawStart + drawSeconds)
@@ -184,6 +196,14 @@ final class FramePresenter {
     /// overlay over them. False when there is nothing to refresh (nothing animates, no picture
     /// composed, the display failed).
     func refreshAnimation(overlay view: OverlayPlayerView?, shown: PresentedFrame) -> Bool {
+        if case .plane = onScreen, let planeLayers, let refreshed = directVideo?.refreshLayers(planeLayers) {
+            var shown = shown
+            shown.event = "ticker"
+            shown.flipTime = refreshed.flip
+            shown.ticker = refreshed.ticker
+            observers.forEach { $0.presented(shown) }
+            return true
+        }
         guard animates, composed.hasPicture, case .buffer = onScreen else { return false }
         do {
             var shown = shown
@@ -296,6 +316,7 @@ final class FramePresenter {
                 buffer.fill(PixelRect(size: buffer.size))
             }
             let flip = try output.present(buffer)
+            directVideo?.cpuPathShown()
             onScreen = .buffer(buffer)
             let shown = PresentedFrame(flipTime: flip, item: item, pts: 0, dropped: dropped, video: false,
                                        generation: 0, buffer: buffer)
@@ -306,8 +327,8 @@ final class FramePresenter {
     }
 
     /// A copy of what is on screen, at the display's size: the buffer last flipped as it is,
-    /// or a plane's frame drawn by the CPU path's scaler over black (on the plane path nothing
-    /// is drawn over the video: the overlay forces the CPU path). From kiosk's own buffers:
+    /// or a plane's frame drawn by the CPU path's scaler over black with the layers' plane laid
+    /// over it (the OSD forces the CPU path). Read back where the display can, else from kiosk's own buffers:
     /// some drivers cannot read a CRTC back (raspberrypi/linux #6867). Copied here, between two
     /// frames; the caller encodes it on its own thread, so playback does not wait for that.
     func captureScreen() -> Result<CapturedPicture, ScreenshotError> {
@@ -327,6 +348,7 @@ final class FramePresenter {
             } catch {
                 return .failure(ScreenshotError(description: "cannot draw the plane's frame: \(error)"))
             }
+            if let layers = directVideo?.layerPlane?.shown { picture.buffer.composite(layers) }
         }
         return .success(picture)
     }
@@ -360,10 +382,10 @@ final class CapturedPicture: @unchecked Sendable {
     // Written once on the presenter thread before it is handed over; read-only afterwards.
     let buffer: PixelBuffer
 
-    init(size: PixelSize) {
+    init(size: PixelSize, format: PixelFormat = .xrgb8888) {
         let stride = size.width * 4
         buffer = PixelBuffer(base: UnsafeMutableRawPointer.allocate(byteCount: stride * size.height, alignment: 64),
-                             size: size, stride: stride, index: 0)
+                             size: size, stride: stride, format: format, index: 0)
     }
 
     /// A copy of `source` (rows packed; its stride may be padded).

@@ -2,6 +2,9 @@
 /// buffer: little-endian 32-bit words, bytes B, G, R, X in memory.
 public enum PixelFormat: String, Sendable, Codable {
     case xrgb8888
+    /// A layers' plane (over the video plane): B, G, R, A in memory, colours premultiplied by
+    /// alpha (the KMS default "Pre-multiplied" blend mode); 0 is transparent.
+    case argb8888
     public var bytesPerPixel: Int { 4 }
 }
 

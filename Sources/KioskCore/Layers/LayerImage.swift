@@ -19,6 +19,7 @@ extension PixelBuffer {
     public func blend(_ image: LayerImage, at origin: (x: Int, y: Int), opacity: UInt8 = 255, rotation: Rotation = .none) {
         let rect = PixelRect(x: origin.x, y: origin.y, width: image.width, height: image.height)
         guard let run = ViewerRuns(buffer: self, rect: rect, rotation: rotation) else { return }
+        let keepsAlpha = format == .argb8888
         image.pixels.withUnsafeBufferPointer { pixels in
             for y in run.rows {
                 var pointer = run.start(ofRow: y)
@@ -26,7 +27,7 @@ extension PixelBuffer {
                 for _ in run.columns {
                     let pixel = pixels[index]
                     let alpha = Int(pixel >> 24) * Int(opacity) / 255
-                    if alpha > 0 { Self.blend(pointer, color: pixel & 0xFF_FFFF, alpha: alpha) }
+                    if alpha > 0 { Self.blend(pointer, color: pixel & 0xFF_FFFF, alpha: alpha, keepsAlpha: keepsAlpha) }
                     pointer += run.step
                     index += 1
                 }

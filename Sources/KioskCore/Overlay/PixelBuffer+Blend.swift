@@ -7,14 +7,15 @@ extension PixelBuffer {
         guard let run = ViewerRuns(buffer: self, rect: rect, rotation: rotation) else { return }
         // The scrims behind text are the overlay's largest areas: black at half opacity is
         // each channel halved, one shift and mask a pixel (the general blend rounds the same).
-        let halving = color == 0 && opacity == 128
+        let halving = color == 0 && opacity == 128 && format == .xrgb8888
+        let keepsAlpha = format == .argb8888
         for y in run.rows {
             var pointer = run.start(ofRow: y)
             for _ in run.columns {
                 if halving {
                     pointer.pointee = (pointer.pointee >> 1) & 0x7F7F7F
                 } else {
-                    Self.blend(pointer, color: color, alpha: Int(opacity))
+                    Self.blend(pointer, color: color, alpha: Int(opacity), keepsAlpha: keepsAlpha)
                 }
                 pointer += run.step
             }
@@ -27,13 +28,14 @@ extension PixelBuffer {
                       rotation: Rotation = .none) {
         let rect = PixelRect(x: origin.x, y: origin.y, width: mask.width, height: mask.height)
         guard let run = ViewerRuns(buffer: self, rect: rect, rotation: rotation) else { return }
+        let keepsAlpha = format == .argb8888
         mask.pixels.withUnsafeBufferPointer { coverage in
             for y in run.rows {
                 var pointer = run.start(ofRow: y)
                 var index = (y - rect.y) * mask.width + (run.columns.lowerBound - rect.x)
                 for _ in run.columns {
                     let alpha = Int(coverage[index]) * Int(opacity) / 255
-                    if alpha > 0 { Self.blend(pointer, color: color, alpha: alpha) }
+                    if alpha > 0 { Self.blend(pointer, color: color, alpha: alpha, keepsAlpha: keepsAlpha) }
                     pointer += run.step
                     index += 1
                 }
@@ -69,14 +71,18 @@ extension PixelBuffer {
         }
     }
 
-    static func blend(_ pointer: UnsafeMutablePointer<UInt32>, color: UInt32, alpha: Int) {
-        if alpha >= 255 { pointer.pointee = color & 0x00FF_FFFF; return }
+    /// `color` at `alpha` over the pixel. The colour sum is the same for a premultiplied ARGB
+    /// pixel (its colour already carries its alpha); `keepsAlpha` (an ARGB buffer) also adds
+    /// the coverage: alpha over alpha.
+    static func blend(_ pointer: UnsafeMutablePointer<UInt32>, color: UInt32, alpha: Int, keepsAlpha: Bool = false) {
+        if alpha >= 255 { pointer.pointee = color & 0x00FF_FFFF | (keepsAlpha ? 0xFF00_0000 : 0); return }
         let dst = pointer.pointee
         let keep = 255 - alpha
         let r = (Int((color >> 16) & 0xFF) * alpha + Int((dst >> 16) & 0xFF) * keep + 127) / 255
         let g = (Int((color >> 8) & 0xFF) * alpha + Int((dst >> 8) & 0xFF) * keep + 127) / 255
         let b = (Int(color & 0xFF) * alpha + Int(dst & 0xFF) * keep + 127) / 255
-        pointer.pointee = UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b)
+        let a = keepsAlpha ? (alpha * 255 + Int(dst >> 24) * keep + 127) / 255 : 0
+        pointer.pointee = UInt32(a) << 24 | UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b)
     }
 }
 

@@ -1,0 +1,111 @@
+import Foundation
+import KioskCore
+import KioskDisplay
+import KioskTestSupport
+import Logging
+import Testing
+@testable import KioskPlayer
+
+/// The layers' plane through the whole engine (issue 32), on the headless display with a YUV
+/// plane and an ARGB plane above it: the video stays on its plane while a ticker and a text
+/// box are drawn into the ARGB plane, the ticker moving at each refresh; without that plane the
+/// layers send the video back to the CPU path, as before.
+@Suite(.serialized) struct LayerPlaneEngineTests {
+    static let screen = PixelSize(width: 320, height: 180)
+    static let red = LayerColor(rgb: 0xFF_0000)
+
+    static func clip() throws -> String {
+        try MediaFixtures.clip("layers-plane.mp4", ["-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=2",
+                                                    "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast"])
+    }
+
+    /// A red box with text at the top left, and a ticker on a black strip at the bottom.
+    static var layers: [LayerConfig] {
+        [LayerConfig(name: "box", content: .text("KIOSK"), position: .topLeft, margin: .pixels(0), size: .pixels(24),
+                     color: .white, background: red),
+         LayerConfig(name: "news", content: .ticker(.text("News of the day +++ more news +++"), speed: 120, separator: " +++ "),
+                     position: .bottom, margin: .pixels(0), size: .pixels(20), background: LayerColor(rgb: 0))]
+    }
+
+    static func player(on output: VideoOutput, paused: Bool = false, log: CapturedLog) throws -> QueuePlayer {
+        let item = ItemConfig(source: .file(try clip()), location: SourceLocation(file: "test", line: 1, column: 1))
+        var settings = PlayerSettings()
+        settings.overlay = OverlayConfig()   // the font; the OSD stays hidden without input
+        settings.layers = layers
+        settings.playback.startPaused = paused
+        let player = try QueuePlayer(output: output, playlist: PlaylistCursor(entries: PlaylistExpander().expand([item]).entries,
+                                                                             loopMode: .playlist),
+                                     settings: settings, logger: log.logger)
+        player.start()
+        return player
+    }
+
+    /// The layers' plane's pixels (premultiplied ARGB) in `rect`.
+    static func pixels(_ buffer: PixelBuffer, _ rect: PixelRect) -> [UInt32] {
+        var result: [UInt32] = []
+        for y in rect.y..<rect.maxY { for x in rect.x..<rect.maxX { result.append(buffer.pixel(x: x, y: y)) } }
+        return result
+    }
+
+    @Test func tickerAndTextGoOnTheirPlaneOverPlaneVideo() throws {
+        let display = HeadlessPlaneDisplay(size: Self.screen)
+        let log = CapturedLog()
+        let player = try Self.player(on: display, log: log)
+        defer { player.stop() }
+        #expect(waitUntil(30) { display.planePresents >= 20 }, "frames on the video plane (\(display.planePresents))")
+        #expect(display.screen.frontIndex == nil, "the CPU path drew nothing")
+        #expect(display.layerPresents > display.planePresents / 2, "the layers' plane changes with the ticker")
+        let strip = PixelRect(x: 0, y: 150, width: 320, height: 30)
+        let first = Self.pixels(try #require(display.shownLayers), strip)
+        #expect(first.allSatisfy { $0 >> 24 == 0xFF }, "the ticker's strip is opaque (its black box, the line over it)")
+        #expect(first.contains { $0 & 0xFF_FFFF > 0x80_8080 }, "the ticker's line is drawn")
+        let shown = try #require(display.shownLayers)
+        #expect(shown.pixel(x: 2, y: 2) == 0xFFFF_0000, "the text box, opaque red")
+        #expect(shown.pixel(x: 160, y: 90) == 0, "the middle is transparent: the video shows through")
+        let refreshes = display.layerPresents
+        #expect(waitUntil(10) { display.layerPresents >= refreshes + 5 })
+        let later = Self.pixels(try #require(display.shownLayers), strip)
+        #expect(later != first, "the ticker moved")
+        let lines = log.lines(atLeast: .trace)
+        #expect(lines.contains { $0.contains("layers' plane: the layers are drawn on plane 35 over the video plane 33") }, "\(lines)")
+        #expect(log.lines(atLeast: .warning).isEmpty, "\(log.lines(atLeast: .warning))")
+    }
+
+    @Test func aScreenshotLaysTheLayersOverThePlaneFrame() throws {
+        let display = HeadlessPlaneDisplay(size: Self.screen)
+        let log = CapturedLog()
+        let player = try Self.player(on: display, paused: true, log: log)
+        defer { player.stop() }
+        #expect(waitUntil(20) { display.planePresents >= 1 && display.shownLayers != nil }, "the paused frame and its layers")
+        let path = MediaFixtures.directory.appendingPathComponent("layers-plane-\(UUID().uuidString).png").path
+        try player.saveScreenshot(to: path)
+        let image = try RGBImage(reading: path)
+        let box = image.pixel(2, 2)
+        #expect(box.r > 240 && box.g < 16 && box.b < 16, "the red text box over the frame: \(box)")
+        let strip = image.pixel(1, 178)
+        #expect(strip.r < 16 && strip.g < 16 && strip.b < 16, "the ticker's black strip: \(strip)")
+        #expect(!image.pixel(160, 90).isBlack, "the frame shows through the middle")
+    }
+
+    @Test func withoutALayersPlaneTheLayersGoIntoTheCPUPicture() throws {
+        let display = SimulatedPlaneDisplay(size: Self.screen)
+        let log = CapturedLog()
+        let player = try Self.player(on: display, log: log)
+        defer { player.stop() }
+        #expect(waitUntil(30) { display.cpuPresents >= 20 }, "CPU-path pictures (\(display.cpuPresents))")
+        #expect(display.shown.isEmpty, "no frame on the video plane: the layers are drawn into the picture")
+        let front = try #require(display.screen.frontBuffer)
+        #expect(front.pixel(x: 2, y: 2) & 0xFF_FFFF == 0xFF_0000, "the text box in the CPU picture")
+    }
+
+    @Test func hidingTheLayersTakesThemOffThePlane() throws {
+        let display = HeadlessPlaneDisplay(size: Self.screen)
+        let log = CapturedLog()
+        let player = try Self.player(on: display, log: log)
+        defer { player.stop() }
+        #expect(waitUntil(30) { display.shownLayers?.pixel(x: 2, y: 2) == 0xFFFF_0000 }, "the box on the plane")
+        player.send(.layer(name: "box", .hide))
+        #expect(waitUntil(10) { display.shownLayers?.pixel(x: 2, y: 2) == 0 }, "the box gone from the plane")
+        #expect(display.screen.frontIndex == nil, "still no CPU picture")
+    }
+}
