@@ -67,6 +67,18 @@ playback: {loop: none, transition: {type: crossfade, duration: 1}}
 items: ['{dir}/short-a.mp4', '{dir}/short-b.mp4']
 """
 
+# A red text box at the top left, a clock at the top right and a ticker at the bottom: in the bars
+# of a 640x360 clip fit on 640x480 (60 lines above and below), so the picture between them can
+# be compared with the frame alone.
+LAYERS_CONFIG = """input: {enabled: false}
+playback: {loop: item}
+items: ['{dir}/bt709.mp4']
+layers:
+  - text: {text: "KIOSK", size: 24px, color: "#ffffff", background: "#ff0000", margin: 0, position: top-left}
+  - clock: {format: "HH:mm:ss", timezone: UTC, size: 20px, position: top-right, margin: 0, background: "#000000"}
+  - ticker: {text: "Breaking: the ticker runs on its own plane +++", speed: 120, size: 20px, margin: 0, background: "#000000"}
+"""
+
 CASES = [
     Case("bt709-fit", "bt709", (640, 480)),
     Case("bt601-fit", "bt601", (640, 480)),
@@ -142,6 +154,43 @@ with open(d / "kiosk.log", "w") as log:
                             "--log-level", "info"], stdout=log, stderr=subprocess.STDOUT, cwd=str(work))
 (d / "stats.jsonl").write_bytes(open("/tmp/crossfade.jsonl", "rb").read())
 (d / "exit").write_text(str(code))
+
+# The layers over plane video: `kiosk run` with a text box, a clock and a ticker, paused a while
+# in; two writeback shots with ticker refreshes between them (the stats file grows).
+d, sock, stats = work / "layers", "/tmp/layers.sock", "/tmp/layers.jsonl"
+d.mkdir(exist_ok=True)
+(d / "kiosk.conf").write_text(open(work / "layers.conf").read())
+result = {}
+with open(d / "kiosk.log", "w") as log:
+    proc = subprocess.Popen([kiosk, "run", "--config", str(d / "kiosk.conf"), "--display", "drm:%s::640x480" % card,
+                             "--audio", "none", "--stats-file", stats, "--control-socket", sock, "--log-level", "info"],
+                            stdout=log, stderr=subprocess.STDOUT, cwd=str(work))
+    try:
+        if not wait_until(lambda: os.path.exists(sock) and os.path.exists(stats) and os.path.getsize(stats) > 0, timeout=600):
+            raise RuntimeError("kiosk never showed a frame")
+        client = ControlClient(sock, timeout=120)
+        start = client.ok("get", "time")
+        wait_until(lambda: client.ok("get", "time") > start + 1.0, timeout=600, interval=0.1)
+        client.ok("pause")
+        wait_until(lambda: client.ok("get", "time_control_status") == "paused", timeout=60)
+        result["time"] = client.ok("get", "time")
+        for n in range(2):
+            lines = open(stats).read().count("\n")
+            wait_until(lambda: open(stats).read().count("\n") >= lines + 5, timeout=600, interval=0.1)
+            client.ok("screenshot", str(d / ("shot-%d.png" % n)))
+        result["time_after"] = client.ok("get", "time")
+        client.close()
+    except Exception as error:
+        result["error"] = repr(error)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        result["exit"] = proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        result["exit"] = "killed"
+if os.path.exists(stats):
+    (d / "stats.jsonl").write_bytes(open(stats, "rb").read())
+(d / "result.json").write_text(json.dumps(result))
 '''
 
 
@@ -170,13 +219,14 @@ def make_clip(path: Path, size: tuple[int, int], matrix: str, turned: bool = Fal
         assert probe.strip() in ("-90", "90", "270", "-270"), f"this ffmpeg wrote no rotation into {path}: {probe!r}"
 
 
-def psnr(a: Path, b: Path) -> float:
+def psnr(a: Path, b: Path, crop: str | None = None) -> float:
     """ffmpeg's PSNR of two pictures of one size, over Y, Cb and Cr at full resolution (4:4:4), as
     video is compared. In RGB a driver's own chroma upsampling (vkms repeats each 2x2 block's
     chroma, swscale interpolates) weighs on every saturated colour edge of testsrc2: ~35 dB in
     RGB for the right frame where Y'CbCr gives ~40 (Y' ~47); the neighbouring frames are ~20 either way."""
     out = subprocess.run(["ffmpeg", "-nostdin", "-v", "info", "-i", str(a), "-i", str(b),
-                          "-lavfi", "[0:v]format=yuv444p[a];[1:v]format=yuv444p[b];[a][b]psnr", "-f", "null", "-"],
+                          "-lavfi", "[0:v]{c}format=yuv444p[a];[1:v]{c}format=yuv444p[b];[a][b]psnr".format(
+                              c=f"crop={crop}," if crop else ""), "-f", "null", "-"],
                          capture_output=True, text=True, check=True).stderr
     match = re.search(r"average:(inf|[0-9.]+)", out)
     assert match, out
@@ -193,6 +243,7 @@ def guest(tmp_path_factory) -> Path:
     for name, (size, matrix) in SHORT_CLIPS.items():
         make_clip(work / f"{name}.mp4", size, matrix, seconds=3)
     (work / "crossfade.conf").write_text(CROSSFADE_CONFIG.replace("{dir}", str(work)))
+    (work / "layers.conf").write_text(LAYERS_CONFIG.replace("{dir}", str(work)))
     (work / "cases.json").write_text(json.dumps([
         {"name": c.name, "clip": str(work / f"{c.clip}.mp4"), "mode": list(c.mode), "gravity": c.gravity,
          "rotation": c.rotation} for c in CASES]))
@@ -284,3 +335,55 @@ def test_a_crossfade_over_plane_video_mixes_on_the_cpu_and_the_plane_comes_back(
     assert before and all(r["scanout"] == "plane" for r in before[:-1]), before[:3]
     assert after and after[-1]["scanout"] == "plane", after[-3:]
     assert "video plane: not used" not in log, log[-2000:]
+
+
+def rgb(path: Path) -> tuple[int, int, bytes]:
+    """A PNG's size and its pixels as RGB bytes, read by ffmpeg."""
+    w, h = (int(v) for v in subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of",
+                                            "csv=p=0", str(path)], capture_output=True, text=True, check=True)
+            .stdout.strip().split(","))
+    data = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                          capture_output=True, check=True).stdout
+    return w, h, data
+
+
+def test_ticker_and_clock_on_their_plane_over_plane_video(guest: Path):
+    """The layers on vkms's next overlay plane (ARGB) over the video plane: the read-back screen
+    shows the box, the clock and the ticker in the bars and the paused frame between them; the
+    ticker moves at each refresh while the frame stays."""
+    d = guest / "layers"
+    result = json.loads((d / "result.json").read_text())
+    log = (d / "kiosk.log").read_text(errors="replace")
+    assert "error" not in result, f"{result['error']}\n{log[-3000:]}"
+    assert re.search(r"layers' plane: the layers are drawn on plane \d+ over the video plane \d+", log), log[-3000:]
+    assert "layers' plane: not used" not in log and "video plane: not used" not in log, log[-3000:]
+    assert "screenshots: read back through writeback connector" in log, log[-3000:]
+    records = [json.loads(line) for line in (d / "stats.jsonl").read_text().splitlines() if line.strip()]
+    video = [r for r in records if r.get("video") and r.get("event") != "ticker"]
+    assert video and all(r["scanout"] == "plane" for r in video), video[:3]
+    refreshes = [r for r in records if r.get("event") == "ticker"]
+    assert len(refreshes) >= 10, f"{len(refreshes)} ticker refreshes between frames"
+    positions = [r["ticker"] for r in records if "ticker" in r]
+    assert len(set(positions)) > len(positions) // 2, f"the ticker stood still: {positions[-10:]}"
+
+    assert result["time_after"] == result["time"], result
+    shots = [d / "shot-0.png", d / "shot-1.png"]
+    for shot in shots:
+        w, h, pixels = rgb(shot)
+        assert (w, h) == (640, 480)
+        at = lambda x, y: tuple(pixels[(y * w + x) * 3:(y * w + x) * 3 + 3])  # noqa: E731
+        r, g, b = at(2, 2)
+        assert r > 200 and g < 40 and b < 40, f"{shot.name}: the red box at the top left is {at(2, 2)}"
+        assert at(637, 2) == (0, 0, 0) or max(at(637, 2)) < 40, f"{shot.name}: the clock's black box: {at(637, 2)}"
+        strip = [at(x, 470) for x in range(0, 640, 2)]
+        assert any(min(p) > 160 for p in strip), f"{shot.name}: no ticker text in the bottom strip"
+    # The picture between the bars is the paused frame; the shots differ only in the ticker.
+    reference = d / "expected.png"
+    subprocess.run([str(KIOSK), "snapshot", str(guest / "bt709.mp4"), "--size", "640x480", "--at", repr(result["time"]),
+                    "-o", str(reference)], check=True)
+    for shot in shots:
+        value = psnr(shot, reference, crop="640:360:0:60")
+        assert value >= MIN_PSNR, f"{shot.name}: the picture under the layers is {value:.1f} dB from the paused frame"
+    assert psnr(shots[0], shots[1], crop="640:360:0:60") == float("inf"), "the paused frame changed between the shots"
+    assert psnr(shots[0], shots[1], crop="640:40:0:440") != float("inf"), "the ticker did not move between the shots"
+    assert result["exit"] == 0, log[-2000:]
