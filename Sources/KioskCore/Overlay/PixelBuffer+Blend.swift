@@ -29,12 +29,16 @@ extension PixelBuffer {
         let rect = PixelRect(x: origin.x, y: origin.y, width: mask.width, height: mask.height)
         guard let run = ViewerRuns(buffer: self, rect: rect, rotation: rotation) else { return }
         let keepsAlpha = format == .argb8888
+        // Most of a text mask is empty or fully covered: those pixels skip the arithmetic (a
+        // ticker blends its whole line at every refresh).
+        let opaque = opacity == 255
         mask.pixels.withUnsafeBufferPointer { coverage in
             for y in run.rows {
                 var pointer = run.start(ofRow: y)
                 var index = (y - rect.y) * mask.width + (run.columns.lowerBound - rect.x)
                 for _ in run.columns {
-                    let alpha = Int(coverage[index]) * Int(opacity) / 255
+                    let covered = Int(coverage[index])
+                    let alpha = opaque || covered == 0 ? covered : covered * Int(opacity) / 255
                     if alpha > 0 { Self.blend(pointer, color: color, alpha: alpha, keepsAlpha: keepsAlpha) }
                     pointer += run.step
                     index += 1
