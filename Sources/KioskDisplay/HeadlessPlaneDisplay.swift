@@ -51,7 +51,11 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
         return try screen.present(buffer)
     }
     public func expectedFlip(after host: Double) -> Double { screen.expectedFlip(after: host) }
-    public func setPower(on: Bool) throws -> Bool { try screen.setPower(on: on) }
+    /// Off takes the overlay planes down, as on a card (DRMDisplay+Power).
+    public func setPower(on: Bool) throws -> Bool {
+        if !on { layerFront = nil }
+        return try screen.setPower(on: on)
+    }
     public var directVideo: DirectVideoOutput? { self }
     public var summary: String { screen.summary + ", with a simulated YUV/ARGB overlay plane and an ARGB layers' plane" }
 

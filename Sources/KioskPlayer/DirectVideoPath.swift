@@ -124,8 +124,9 @@ final class DirectVideoPath {
         }
     }
 
-    /// A CPU-path flip: the display switched the planes off.
-    func cpuPathShown() { layerPlane?.hidden() }
+    /// The display switched the planes off (a CPU-path flip, the screen's power): the layers
+    /// are shown again with the next frame on the plane.
+    func planesHidden() { layerPlane?.hidden() }
 
     private func noteCPUPath(_ reason: String) {
         guard reason != loggedReason else { return }

@@ -36,6 +36,7 @@ final class DisplayPowerSwitch {
     func switchOff(viaKMS: Bool) {
         do {
             let switchedOff = viaKMS ? try screen.output.setPower(on: false) : false
+            screen.directVideo?.planesHidden()   // switching off takes the planes down
             if !switchedOff { screen.presentFiller(item: -1) }
             logger.notice("display power off: nothing is decoded until it is on again")
         } catch {

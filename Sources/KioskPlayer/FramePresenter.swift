@@ -138,7 +138,7 @@ final class FramePresenter {
                 shown.ticker = onPlane.ticker
                 onScreen = .plane(frame, layout)
             } else {
-                directVideo?.cpuPathShown()
+                directVideo?.planesHidden()
                 let drawStart = MonotonicClock().now()
                 let back = try output.backBuffer()
                 let flipEstimate = output.expectedFlip(after: drawStart + drawSeconds)
@@ -316,7 +316,7 @@ final class FramePresenter {
                 buffer.fill(PixelRect(size: buffer.size))
             }
             let flip = try output.present(buffer)
-            directVideo?.cpuPathShown()
+            directVideo?.planesHidden()
             onScreen = .buffer(buffer)
             let shown = PresentedFrame(flipTime: flip, item: item, pts: 0, dropped: dropped, video: false,
                                        generation: 0, buffer: buffer)

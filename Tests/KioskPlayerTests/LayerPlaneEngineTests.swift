@@ -27,7 +27,8 @@ import Testing
                      position: .bottom, margin: .pixels(0), size: .pixels(20), background: LayerColor(rgb: 0))]
     }
 
-    static func player(on output: VideoOutput, paused: Bool = false, log: CapturedLog) throws -> QueuePlayer {
+    static func player(on output: VideoOutput, paused: Bool = false, layers: [LayerConfig] = layers,
+                       log: CapturedLog) throws -> QueuePlayer {
         let item = ItemConfig(source: .file(try clip()), location: SourceLocation(file: "test", line: 1, column: 1))
         var settings = PlayerSettings()
         settings.overlay = OverlayConfig()   // the font; the OSD stays hidden without input
@@ -96,6 +97,21 @@ import Testing
         #expect(display.shown.isEmpty, "no frame on the video plane: the layers are drawn into the picture")
         let front = try #require(display.screen.frontBuffer)
         #expect(front.pixel(x: 2, y: 2) & 0xFF_FFFF == 0xFF_0000, "the text box in the CPU picture")
+    }
+
+    @Test func theLayersComeBackOnTheirPlaneWhenTheScreenIsOnAgain() throws {
+        let display = HeadlessPlaneDisplay(size: Self.screen)
+        let log = CapturedLog()
+        // The box alone: still layers are committed only when they change (a ticker is at every refresh).
+        let player = try Self.player(on: display, layers: [Self.layers[0]], log: log)
+        defer { player.stop() }
+        #expect(waitUntil(30) { display.shownLayers?.pixel(x: 2, y: 2) == 0xFFFF_0000 }, "the box on the plane")
+        player.send(.setDisplayPower(on: false))
+        #expect(waitUntil(10) { !display.screen.isPoweredOn && display.shownLayers == nil }, "off: the planes are down")
+        let presents = display.planePresents
+        player.send(.setDisplayPower(on: true))
+        #expect(waitUntil(20) { display.planePresents > presents + 5 }, "frames on the video plane again")
+        #expect(display.shownLayers?.pixel(x: 2, y: 2) == 0xFFFF_0000, "and the layers over them")
     }
 
     @Test func hidingTheLayersTakesThemOffThePlane() throws {
