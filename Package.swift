@@ -45,7 +45,7 @@ let package = Package(
         // callbacks (av_log's va_list).
         .target(name: "CKioskShim", dependencies: ["CFFmpeg", "CALSA"]),
 
-        .target(name: "KioskCore", dependencies: [.product(name: "Yams", package: "Yams")]),
+        .target(name: "KioskCore", dependencies: [.product(name: "Yams", package: "Yams"), .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "KioskMedia", dependencies: ["KioskCore", "CFFmpeg", "CKioskShim", "CHeif", .product(name: "SystemPackage", package: "swift-system"),
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM", .product(name: "SystemPackage", package: "swift-system")]),
@@ -58,11 +58,11 @@ let package = Package(
         .target(name: "KioskCEC", dependencies: ["KioskCore", "CCEC", .product(name: "SystemPackage", package: "swift-system"),
                                                  .product(name: "Logging", package: "swift-log")]),
         // Content sync: libcurl transfers, SHA-256 (libavutil's av_sha) and the store on disk.
-        .target(name: "KioskFetch", dependencies: ["KioskCore", "CCurl", "CFFmpeg", "CSodium"]),
+        .target(name: "KioskFetch", dependencies: ["KioskCore", "CCurl", "CFFmpeg", "CSodium", .product(name: "SystemPackage", package: "swift-system")]),
         // Fleet control: thin typed wrappers of libmosquitto (the bridge is KioskControl's).
-        .target(name: "KioskMQTT", dependencies: ["CMosquitto"]),
+        .target(name: "KioskMQTT", dependencies: ["CMosquitto", .product(name: "SystemPackage", package: "swift-system")]),
         // GPIO: thin typed wrappers of libgpiod (chips, one line's edges); the debounce rule is KioskCore's.
-        .target(name: "KioskGPIO", dependencies: ["CGpiod"]),
+        .target(name: "KioskGPIO", dependencies: ["CGpiod", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskText", "KioskFetch",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The control socket (JSON lines, like mpv's IPC) on top of the engine.

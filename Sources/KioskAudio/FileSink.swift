@@ -64,10 +64,10 @@ public final class FileSink: AudioOutput {
         }
     }
 
-    /// strerror's text for a failed call (what the messages said before typed descriptors).
+    /// The errno text (strerror) for a failed call (what the messages said before typed descriptors).
     private static func text(_ error: any Error) -> String {
         guard let code = error as? Errno else { return "\(error)" }
-        return String(cString: strerror(code.rawValue))
+        return code.description
     }
 
     /// A file always has room.

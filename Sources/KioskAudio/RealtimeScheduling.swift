@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// Real-time scheduling for the one thread that keeps the sound device fed. Its work is small
 /// (a 10 ms period at a time) but due on time: a writer that waits behind the presenter or the
@@ -35,7 +36,7 @@ public enum RealtimeScheduling {
         var parameters = sched_param()
         parameters.sched_priority = wanted
         let result = pthread_setschedparam(pthread_self(), Int32(SCHED_FIFO), &parameters)
-        guard result == 0 else { return .refused(reason: String(cString: strerror(result))) }
+        guard result == 0 else { return .refused(reason: Errno(rawValue: result).description) }
         return .raised(priority: wanted)
     }
 

@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// Why kiosk could not reach the TV over HDMI-CEC. Every case names the device and says what to
 /// do, because the operator reading it is at the box with a TV that did not react.
@@ -72,5 +73,5 @@ public enum CECError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 func errorText(_ code: Int32) -> String {
-    String(cString: strerror(code))
+    Errno(rawValue: code).description
 }

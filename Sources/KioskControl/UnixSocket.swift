@@ -9,7 +9,7 @@ public struct ControlSocketError: Error, CustomStringConvertible, Sendable {
 
 /// Thin wrappers over the Unix-socket system calls the server and `kiosk ctl` use.
 enum UnixSocket {
-    static func systemError(_ number: Int32 = errno) -> String { String(cString: strerror(number)) }
+    static func systemError(_ number: Int32 = errno) -> String { Errno(rawValue: number).description }
 
     /// A listening socket at `path`, mode 0600 from the moment it exists: the umask is narrowed
     /// around bind(), so no other user can connect in a window before a chmod. An existing path

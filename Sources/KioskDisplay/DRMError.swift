@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// Everything that can go wrong opening or driving a DRM/KMS display, each with a message a
 /// person installing a signage box can act on.
@@ -87,5 +88,5 @@ public enum DRMError: Error, Sendable, CustomStringConvertible {
 }
 
 func errnoText(_ code: Int32) -> String {
-    "\(String(cString: strerror(code))) (errno \(code))"
+    "\(Errno(rawValue: code).description) (errno \(code))"
 }

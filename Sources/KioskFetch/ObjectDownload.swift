@@ -2,6 +2,7 @@ import KioskCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemPackage
 
 /// How one file's download ended.
 enum DownloadOutcome: Equatable {
@@ -86,7 +87,7 @@ final class ObjectDownload {
         case .fail(let reason):
             return reason
         }
-        return fd >= 0 ? nil : "\(partial): cannot write: \(String(cString: strerror(errno)))"
+        return fd >= 0 ? nil : "\(partial): cannot write: \(Errno(rawValue: errno).description)"
     }
 
     /// A strong ETag, else Last-Modified: what If-Range accepts (a weak ETag never matches).
@@ -104,7 +105,7 @@ final class ObjectDownload {
         while done < bytes.count {
             let n = write(fd, bytes.baseAddress! + done, bytes.count - done)
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return "\(store.layout.partial(file.sha256)): cannot write: \(String(cString: strerror(errno)))" }
+            guard n > 0 else { return "\(store.layout.partial(file.sha256)): cannot write: \(Errno(rawValue: errno).description)" }
             done += n
         }
         hasher.update(bytes)
@@ -140,7 +141,7 @@ final class ObjectDownload {
             store.dropPartial(file.sha256)
             return .hashMismatch("sha256 is \(hash), not \(file.sha256) as the manifest says")
         }
-        guard fsync(fd) == 0 else { return .failed("cannot fsync the partial: \(String(cString: strerror(errno)))") }
+        guard fsync(fd) == 0 else { return .failed("cannot fsync the partial: \(Errno(rawValue: errno).description)") }
         close(fd); fd = -1
         do { try store.commitPartial(file.sha256) } catch { return .failed(error.description) }
         return .stored

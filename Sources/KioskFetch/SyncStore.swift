@@ -3,12 +3,13 @@ import KioskCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemPackage
 
 /// One line naming the path and why, for what the store could not do on disk.
 public struct SyncStoreError: Error, CustomStringConvertible, Equatable {
     public var description: String
     init(_ path: String, _ what: String, errno code: Int32 = errno) {
-        description = "\(path): \(what): \(String(cString: strerror(code)))"
+        description = "\(path): \(what): \(Errno(rawValue: code).description)"
     }
     init(message: String) { description = message }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// Why a GPIO chip or line could not be used. Each names the chip (and line) and the system's
 /// reason, because the person reading it is at the box with a button that did nothing.
@@ -24,7 +25,7 @@ public struct GPIOError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         var text = chip + (line.map { " \($0)" } ?? "") + ": " + what
-        if let errno { text += ": " + String(cString: strerror(errno)) + hint(errno) }
+        if let errno { text += ": " + Errno(rawValue: errno).description + hint(errno) }
         if let detail { text += " (\(detail))" }
         return text
     }

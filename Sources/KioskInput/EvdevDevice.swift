@@ -25,7 +25,7 @@ public struct InputDeviceError: Error, Sendable, Hashable, CustomStringConvertib
         case EBUSY:
             reason = "another program has grabbed it exclusively"
         default:
-            reason = (what.isEmpty ? "" : what + ": ") + String(cString: strerror(code))
+            reason = (what.isEmpty ? "" : what + ": ") + Errno(rawValue: code).description
         }
         return InputDeviceError(path: path, errno: code, reason: reason)
     }
@@ -113,7 +113,7 @@ final class EvdevDevice {
             } else if status == -EAGAIN {
                 return outcome
             } else {
-                outcome.goneReason = status == -ENODEV ? "unplugged" : String(cString: strerror(-status))
+                outcome.goneReason = status == -ENODEV ? "unplugged" : Errno(rawValue: -status).description
                 return outcome
             }
         }

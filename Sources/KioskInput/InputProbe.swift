@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// The input devices as `kiosk probe` lists them: what each is, and whether kiosk would read it
 /// with the default key map and `devices: auto`. Errors per device are recorded, not thrown.
@@ -35,7 +36,7 @@ public struct InputProbe: Sendable, Codable, Hashable {
     public static func run(directory: String = "/dev/input", keyMap: KeyMap = .defaults) -> InputProbe {
         var probe = InputProbe(directory: directory, devices: [], error: nil)
         guard let dir = opendir(directory) else {
-            probe.error = "\(directory): \(String(cString: strerror(errno))); no input devices"
+            probe.error = "\(directory): \(Errno(rawValue: errno).description); no input devices"
             return probe
         }
         var names: [String] = []

@@ -1,5 +1,6 @@
 import CMosquitto
 import Foundation
+import SystemPackage
 
 /// A thin typed wrapper of one libmosquitto client (MQTT 3.1.1). libmosquitto owns the
 /// protocol, TLS, keepalive and reconnection; kiosk only says where to connect and what to
@@ -111,7 +112,7 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// libmosquitto's text for an error code, lower-cased and without its full stop.
     static func reason(_ code: Int32) -> String {
-        if code == Int32(MOSQ_ERR_ERRNO.rawValue) { return MQTTError.tidy(String(cString: strerror(errno))) }
+        if code == Int32(MOSQ_ERR_ERRNO.rawValue) { return MQTTError.tidy(Errno(rawValue: errno).description) }
         return MQTTError.tidy(String(cString: mosquitto_strerror(code)))
     }
 

@@ -2,6 +2,7 @@ import CFFmpeg
 import CKioskShim
 import Glibc
 import KioskCore
+import SystemPackage
 
 /// An opened media file or URL (AVAsset's role): the demuxer context and what it contains.
 /// Not thread-safe: one Asset is read by one thread at a time (the engine's demux thread).
@@ -125,7 +126,7 @@ public final class Asset {
         if source.contains("://") || source.hasPrefix("lavfi:") { return }
         var status = stat()
         guard stat(source, &status) == 0 else {
-            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
+            let reason = errno == ENOENT ? "no such file" : Errno(rawValue: errno).description
             throw MediaError(source: source, reason: reason)
         }
         if (status.st_mode & S_IFMT) == S_IFDIR {
@@ -140,7 +141,7 @@ public final class Asset {
             throw MediaError(source: source, reason: "empty file (0 bytes)")
         }
         if access(source, R_OK) != 0 {
-            throw MediaError(source: source, reason: "not readable: \(String(cString: strerror(errno)))")
+            throw MediaError(source: source, reason: "not readable: \(Errno(rawValue: errno).description)")
         }
     }
 

@@ -58,14 +58,14 @@ public enum PNGWriter {
         do {
             try AtomicFile.write(bytes, to: path, durable: false)
         } catch {
-            throw fail(path, "cannot write: \(String(cString: strerror(error.code)))")
+            throw fail(path, "cannot write: \(Errno(rawValue: error.code).description)")
         }
     }
 
-    /// strerror's text for a failed call.
+    /// The errno text (strerror) for a failed call.
     private static func text(_ error: any Error) -> String {
         guard let code = error as? Errno else { return "\(error)" }
-        return String(cString: strerror(code.rawValue))
+        return code.description
     }
 
     private static func fail(_ path: String, _ reason: String) -> MediaError {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import KioskCore
 import Logging
+import SystemPackage
 
 /// Watches kiosk.conf with inotify and calls `onChange` once a burst of changes has settled.
 /// It watches the file's directory and filters by name, not the file itself: editors save by
@@ -52,7 +53,7 @@ package final class ConfigFileWatcher: @unchecked Sendable {
                     watchDescriptor = try inotify.watch(directory, for: Self.events)
                 } catch {
                     if !reportedMissing {
-                        logger.warning("\(directory): cannot watch it (\(String(cString: strerror(error.code)))); looking again every second")
+                        logger.warning("\(directory): cannot watch it (\(Errno(rawValue: error.code).description)); looking again every second")
                         reportedMissing = true
                     }
                     thread.sleep(seconds: 1)

@@ -3,6 +3,7 @@ import KioskControl
 import KioskCore
 import KioskFetch
 import Logging
+import SystemPackage
 
 /// Content sync inside `kiosk run`: a thread that runs a pass at start and then every
 /// `sync.interval` (or at once on `sync_now`), and after a switch has the reloader expand the
@@ -55,7 +56,7 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
         // --during-playback); a sync that takes longer costs nothing on screen. (Linux's nice
         // is per thread, and `who` 0 names the calling thread; raising it needs no privilege.)
         if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) != 0 {
-            logger.debug("content sync: the thread keeps its priority: \(String(cString: strerror(errno)))")
+            logger.debug("content sync: the thread keeps its priority: \(Errno(rawValue: errno).description)")
         }
         while !thread.shouldStop {
             lock.withLock { wanted = false }

@@ -101,7 +101,7 @@ package final class FolderWatcher: @unchecked Sendable {
                 descriptor = try inotify.watch(folder, for: Self.events)
             } catch {
                 if unwatchable.insert(folder).inserted {
-                    logger.warning("watched folder \(folder): cannot watch it (\(String(cString: strerror(error.code)))); looking again every second")
+                    logger.warning("watched folder \(folder): cannot watch it (\(Errno(rawValue: error.code).description)); looking again every second")
                 }
                 continue
             }

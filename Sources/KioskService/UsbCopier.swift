@@ -27,7 +27,7 @@ package struct UsbCopier {
         removeTemporaries(in: folder)
         var space = statvfs()
         guard statvfs(folder, &space) == 0 else {
-            logger.error("USB copy: cannot read the free space of \(folder): \(String(cString: strerror(errno))); the stick is not copied")
+            logger.error("USB copy: cannot read the free space of \(folder): \(Errno(rawValue: errno).description); the stick is not copied")
             return
         }
         let available = Int64(space.f_bavail) * Int64(space.f_frsize)
@@ -69,7 +69,7 @@ package struct UsbCopier {
             throw CopyError(description: "cannot create \(subfolder): \(error.localizedDescription)")
         }
         func failure(_ step: String, _ error: any Error) -> CopyError {
-            CopyError(description: "\(step): \((error as? Errno).map { String(cString: strerror($0.rawValue)) } ?? "\(error)")")
+            CopyError(description: "\(step): \((error as? Errno).map { $0.description } ?? "\(error)")")
         }
         let input: FileDescriptor, output: FileDescriptor
         do { input = try FileDescriptor.open(from, .readOnly, options: .closeOnExec) } catch { throw failure("cannot open \(from)", error) }
@@ -90,7 +90,7 @@ package struct UsbCopier {
             if count == 0 { break }
             do { _ = try buffer[..<count].withUnsafeBytes { try output.writeAll($0) } } catch { throw failure("cannot write \(temporary)", error) }
         }
-        guard fsync(output.rawValue) == 0 else { throw CopyError(description: "cannot fsync \(temporary): \(String(cString: strerror(errno)))") }
+        guard fsync(output.rawValue) == 0 else { throw CopyError(description: "cannot fsync \(temporary): \(Errno(rawValue: errno).description)") }
         // The access time left alone (UTIME_OMIT, a macro Swift does not import); the source's
         // modification time: the next plug of the same stick finds the copy unchanged.
         var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: Int(file.modified), tv_nsec: 0)]

@@ -167,12 +167,12 @@ package final class UsbStickWatcher: @unchecked Sendable {
                 rmdir(volume.mountPoint)
                 if !mountRefusedSaid {
                     mountRefusedSaid = true
-                    let reason = String(cString: strerror(error))
+                    let reason = Errno(rawValue: error).description
                     logger.warning("USB stick \(volume.device): kiosk may not mount it (\(reason)): it runs without CAP_SYS_ADMIN; sticks mounted by the system are played (README, \"USB sticks\")")
                 }
                 return false
             }
-            reasons.append("\(type): \(String(cString: strerror(error)))")
+            reasons.append("\(type): \(Errno(rawValue: error).description)")
         }
         rmdir(volume.mountPoint)
         logger.error("USB stick \(volume.device): cannot mount it as \(UsbLook.fileSystemTypes.joined(separator: ", ")) (\(reasons.joined(separator: "; "))); it is ignored until plugged in again")
@@ -182,7 +182,7 @@ package final class UsbStickWatcher: @unchecked Sendable {
     private func unmount(_ folder: String) {
         // MNT_DETACH: a reader blocked on the pulled stick must not hold the unmount up.
         if umount2(folder, Int32(MNT_DETACH)) != 0 {
-            logger.warning("USB stick at \(folder): cannot unmount it: \(String(cString: strerror(errno)))")
+            logger.warning("USB stick at \(folder): cannot unmount it: \(Errno(rawValue: errno).description)")
             return
         }
         rmdir(folder)

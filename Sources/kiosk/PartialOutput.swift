@@ -3,6 +3,7 @@ import Glibc
 import KioskCore
 import KioskMedia
 import KioskService
+import SystemPackage
 
 /// A file written under a temporary name beside its final one (`PartialFile`) and renamed
 /// into place with rename(2) only when complete; removed on failure or a stop. `kiosk compose`
@@ -22,7 +23,7 @@ final class PartialOutput {
             throw RuntimeFailure("\(path): cannot write: no such directory \(directory)")
         }
         guard access(directory, W_OK) == 0 else {
-            throw RuntimeFailure("\(path): cannot write into \(directory): \(String(cString: strerror(errno)))")
+            throw RuntimeFailure("\(path): cannot write into \(directory): \(Errno(rawValue: errno).description)")
         }
         if stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
             throw RuntimeFailure("\(path): is a directory")

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemPackage
 
 /// Files that a reader, or a power cut, must see whole or not at all (resume's state, a
 /// manifest a server serves, a screenshot a client fetches, a copied clip a watcher plays): the
@@ -15,7 +16,7 @@ public enum AtomicFile {
         public let step: String
         public let path: String
         public let code: Int32
-        public var description: String { "\(step) \(path): \(String(cString: strerror(code)))" }
+        public var description: String { "\(step) \(path): \(Errno(rawValue: code).description)" }
 
         public init(step: String, path: String, code: Int32) {
             self.step = step

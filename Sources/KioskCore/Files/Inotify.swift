@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemPackage
 
 /// One inotify record: the watch it came on, what happened, and the name in the watched
 /// directory it concerns ("" for the directory itself).
@@ -41,7 +42,7 @@ public struct InotifyEvent: Sendable, Equatable {
 /// Why an inotify call failed, in one line.
 public struct InotifyError: Error, Sendable, CustomStringConvertible {
     public let code: Int32
-    public var description: String { "inotify: \(String(cString: strerror(code)))" }
+    public var description: String { "inotify: \(Errno(rawValue: code).description)" }
 }
 
 /// An inotify instance, non-blocking: the one reader of the config watcher, the folder watcher
