@@ -24,6 +24,13 @@ public final class ControlDispatcher {
         reply(to: line, from: nil)
     }
 
+    /// Carries out a command trigger's line (KioskService's LiveTriggers): nil when it was
+    /// done, else the reply's reason, as a client would read it.
+    public func refusal(carryingOut line: String) -> String? {
+        guard case .string(let answer)? = reply(to: line, from: nil)["error"], answer != "success" else { return nil }
+        return answer
+    }
+
     /// The reply line's value for one request line.
     func reply(to line: String, from connection: ControlConnection?) -> ControlValue {
         let request: ControlRequest
@@ -110,6 +117,14 @@ public final class ControlDispatcher {
         guard let trigger = table.trigger(named: name) else {
             return .failure(ControlRequestError("trigger: no trigger '\(name)': kiosk.conf defines "
                                                 + table.names.map { "'\($0)'" }.joined(separator: ", ")))
+        }
+        if let line = trigger.commandLine {
+            // Checked when kiosk.conf was read, and never `trigger` itself (no loop).
+            do {
+                return perform(try ControlRequestParser.parse(line).command, for: nil)
+            } catch {
+                return .failure(ControlRequestError("trigger: '\(name)': \(error.description)"))
+            }
         }
         guard let request = trigger.request else {
             return .failure(ControlRequestError("trigger: '\(name)' has nothing to play: \(trigger.problem ?? "no entries")"))

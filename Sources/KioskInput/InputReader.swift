@@ -50,11 +50,14 @@ final class InputReader {
     var retries: [String: (due: Double, attempt: Int)] = [:]
     /// Nodes looked at and not wanted (a power button, a mouse): not reopened on IN_ATTRIB.
     var ignored: Set<String> = []
+    /// Carries out a command trigger's line as the control socket would (nil: done, else why not).
+    let runCommand: (@Sendable (String) -> String?)?
     /// Delays between attempts to open a new node whose permissions may still be changing.
     static let retryDelays = [0.05, 0.1, 0.2, 0.4, 0.8, 1.6]
 
     init(config: InputConfig, screen: InputScreen, player: PlayerRequestSink, logger: Logger, directory: String,
-         triggers: TriggerSet = TriggerSet()) {
+         triggers: TriggerSet = TriggerSet(), runCommand: (@Sendable (String) -> String?)? = nil) {
+        self.runCommand = runCommand
         self.directory = directory
         selection = DeviceSelection(config.devices)
         grab = config.grab
@@ -277,8 +280,14 @@ final class InputReader {
         }
     }
 
-    /// A trigger's request, or one line saying why it has nothing to play.
+    /// A trigger's request (or command), or one line saying why it has nothing to play.
     private func fire(_ trigger: TriggerSet.Trigger, from source: String) {
+        if let command = trigger.commandLine {
+            logger.notice("input: trigger '\(trigger.name)' from \(source): \(command)")
+            let refusal: String? = if let runCommand { runCommand(command) } else { "command triggers run under kiosk run" }
+            if let refusal { logger.warning("input: trigger '\(trigger.name)': \(refusal)") }
+            return
+        }
         guard let request = trigger.request else {
             logger.warning("input: trigger '\(trigger.name)' has nothing to play: \(trigger.problem ?? "no entries")")
             return

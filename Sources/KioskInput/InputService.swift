@@ -25,10 +25,13 @@ public final class InputService: @unchecked Sendable {
     ///   - screen: the display touches map to.
     ///   - directory: where device nodes live (tests may point elsewhere).
     ///   - triggers: kiosk.conf's triggers, fired by their keys and zones.
+    ///   - runCommand: carries out a command trigger's line as the control socket would (nil:
+    ///     done, else why not).
     public init(config: InputConfig, screen: InputScreen, player: PlayerRequestSink, logger: Logger,
-                directory: String = "/dev/input", triggers: TriggerSet = TriggerSet()) {
+                directory: String = "/dev/input", triggers: TriggerSet = TriggerSet(),
+                runCommand: (@Sendable (String) -> String?)? = nil) {
         reader = InputReader(config: config, screen: screen, player: player, logger: logger, directory: directory,
-                             triggers: triggers)
+                             triggers: triggers, runCommand: runCommand)
         // pipe2 is not visible to Swift (it needs _GNU_SOURCE): pipe, then the flags.
         if let (readEnd, writeEnd) = try? FileDescriptor.pipe() {
             for fd in [readEnd.rawValue, writeEnd.rawValue] {

@@ -179,6 +179,11 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
     /// The trigger as the table in force has it, fired as its key would be.
     private func fire(_ line: Wanted, rising: Bool) {
         guard let trigger = triggers.triggers.trigger(named: line.trigger) else { return }
+        if let command = trigger.commandLine {
+            logger.notice("gpio: trigger '\(trigger.name)' from \(line.line) (\(rising ? "rising" : "falling") edge): \(command)")
+            if let refusal = triggers.runCommand(command) { logger.warning("gpio: trigger '\(trigger.name)': \(refusal)") }
+            return
+        }
         guard let request = trigger.request else {
             logger.warning("gpio: trigger '\(trigger.name)' has nothing to play: \(trigger.problem ?? "no entries")")
             return

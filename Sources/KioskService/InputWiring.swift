@@ -9,10 +9,10 @@ package enum InputWiring {
     /// logged, and ones plugged in later are picked up.
     /// `triggers` fire by their keys and zones.
     package static func start(_ config: InputConfig, output: VideoOutput, player: QueuePlayer, logger: Logger,
-                      triggers: TriggerSet = TriggerSet()) -> InputService? {
+                      triggers: TriggerSet = TriggerSet(), runCommand: (@Sendable (String) -> String?)? = nil) -> InputService? {
         guard config.enabled else { return nil }
         let service = InputService(config: config, screen: screen(of: output), player: OverlayRelay(player),
-                                   logger: logger, triggers: triggers)
+                                   logger: logger, triggers: triggers, runCommand: runCommand)
         service.start()
         return service
     }

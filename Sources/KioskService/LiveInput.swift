@@ -34,7 +34,7 @@ package final class LiveInput: @unchecked Sendable {
             self.config = config
             service?.stop()
             service = InputWiring.start(config, output: output, player: player, logger: logger,
-                                        triggers: triggers?.triggers ?? TriggerSet())
+                                        triggers: triggers?.triggers ?? TriggerSet(), runCommand: triggers?.runCommand)
         }
     }
 

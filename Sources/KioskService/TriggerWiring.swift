@@ -12,9 +12,24 @@ package final class LiveTriggers: TriggerControl, @unchecked Sendable {
     private let lock = NSLock()
     private var current: TriggerSet
 
+    /// Where command triggers' lines go (the control dispatcher over `kiosk run`'s services),
+    /// connected once those exist: input and GPIO start before them.
+    private var commandRunner: (@Sendable (String) -> String?)?
+
     package init(_ triggers: TriggerSet) { current = triggers }
 
     package var triggers: TriggerSet { lock.withLock { current } }
+
+    package func connectCommands(_ runner: @escaping @Sendable (String) -> String?) {
+        lock.withLock { commandRunner = runner }
+    }
+
+    /// Carries a command trigger's line out as the control socket would; nil when it was done,
+    /// else why not (the command's own refusal).
+    @Sendable package func runCommand(_ line: String) -> String? {
+        guard let runner = lock.withLock({ commandRunner }) else { return "kiosk is still starting its services" }
+        return runner(line)
+    }
 
     /// Takes `new`; true when it differs from the table in force.
     package func replace(with new: TriggerSet) -> Bool {

@@ -136,6 +136,8 @@ struct RunCommand: ParsableCommand {
                                                events: syncEvents, logger: logger)
         // Every service exists now: one value for every request source (socket, MQTT).
         let services = Services(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync)
+        // Command triggers (a key, a zone or a GPIO line running a row of the command table).
+        triggers.connectCommands { line in ControlDispatcher(services: services).refusal(carryingOut: line) }
         fleet?.start(services)
         defer { fleet?.stop() }
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,

@@ -92,3 +92,34 @@ func everyCommandOfTheTableGetsTheSameReplyOverTheSocketAndMQTT(allServices: Boo
     #expect(try ControlRequestParser.parse(#"{"command": "help"}"#).command == .commands)
     #expect(ControlMessage.commandList["events"] == .array(ControlEventName.allCases.map { .string($0.rawValue) }))
 }
+
+/// The table walked through the third kind of source: a command trigger (what a key, a touch
+/// zone or a GPIO line fires) runs every row a trigger may run, and `trigger NAME` answers what
+/// the row's own line answers, the engine getting the same requests.
+@Test func everyCommandATriggerMayRunGetsTheSameReplyThroughTheTrigger() throws {
+    func word(_ value: ControlValue) -> String {
+        if case .string(let text) = value { return text }
+        return value.json
+    }
+    let runnable = ControlCommandTable.all.filter { !["trigger", "observe", "unobserve"].contains($0.name) }
+    let configs = runnable.enumerated().map { index, spec in
+        TriggerConfig(name: "t\(index)", content: .command([spec.name] + spec.example.map(word)), location: location)
+    }
+    let set = TriggerSet(configs, defaultEntries: [], playlists: [:]) { _ in ([], []) }
+    let directPlayer = FakePlayer(), triggerPlayer = FakePlayer()
+    func services(_ player: FakePlayer) -> Services {
+        Services(player: player, schedule: FakeSchedule(), triggers: FakeTriggers(set),
+                 contentSync: FakeContentSync(status: ContentSyncStatus()), baseDirectory: "/nonexistent-media")
+    }
+    let direct = ControlDispatcher(services: services(directPlayer))
+    let viaTrigger = ControlDispatcher(services: services(triggerPlayer))
+    for (index, spec) in runnable.enumerated() {
+        let own = direct.reply(to: ControlValue.object([("command", .array([.string(spec.name)] + spec.example))]).json)
+        let fired = viaTrigger.reply(to: #"{"command": ["trigger", "t\#(index)"]}"#)
+        #expect(own.json == fired.json, "\(spec.name): its line \(own.json), its trigger \(fired.json)")
+        #expect(!fired.json.contains("unknown command") && !fired.json.contains("\"trigger: "), "\(spec.name): \(fired.json)")
+    }
+    #expect(directPlayer.requests == triggerPlayer.requests)
+    #expect(!triggerPlayer.requests.isEmpty)
+    #expect(runnable.count == ControlCommandTable.all.count - 3)
+}

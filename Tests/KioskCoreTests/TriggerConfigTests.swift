@@ -19,7 +19,7 @@ let triggerConfigErrorTable: [ConfigErrorCase] = [
     ConfigErrorCase(name: "no name", yaml: trigger("item: 0"), line: 5, column: 5,
                     fragment: "trigger 1 has no 'name'; expected name:"),
     ConfigErrorCase(name: "misspelt key", yaml: trigger("name: a, item: 0, then: resume, durng_trigger: ignore"), line: 5, column: 38,
-                    fragment: "unknown key 'durng_trigger' in trigger 1; expected one of: name, key, zone, gpio, item, items, playlist, then, during_trigger (did you mean 'during_trigger'?)"),
+                    fragment: "unknown key 'durng_trigger' in trigger 1; expected one of: name, key, zone, gpio, item, items, playlist, command, then, during_trigger (did you mean 'during_trigger'?)"),
     ConfigErrorCase(name: "nothing to play", yaml: trigger("name: a, key: KEY_F1"), line: 5, column: 5,
                     fragment: "trigger 'a' plays nothing; expected exactly one of item: N"),
     ConfigErrorCase(name: "two contents", yaml: trigger("name: a, item: 0, playlist: promo"), line: 5, column: 24,
@@ -50,10 +50,33 @@ let triggerConfigErrorTable: [ConfigErrorCase] = [
                     fragment: "'during_trigger' in trigger 1 is the string 'queue'; expected one of: replace, ignore"),
     ConfigErrorCase(name: "empty items", yaml: trigger("name: a, items: []"), line: 5, column: 22,
                     fragment: "no items: 'trigger 'a' items' is an empty list"),
+    ConfigErrorCase(name: "unknown command", yaml: trigger("name: a, command: [sync_nwo]"), line: 5, column: 24,
+                    fragment: "'command' of trigger 'a': unknown command \"sync_nwo\": use one of play, pause"),
+    ConfigErrorCase(name: "command with a bad argument", yaml: trigger("name: a, command: [goto, two]"), line: 5, column: 24,
+                    fragment: "'command' of trigger 'a': goto"),
+    ConfigErrorCase(name: "command firing a trigger", yaml: trigger("name: a, command: [trigger, b]"), line: 5, column: 24,
+                    fragment: "'command' of trigger 'a' is 'trigger', which a trigger cannot run"),
+    ConfigErrorCase(name: "command and item", yaml: trigger("name: a, item: 0, command: sync_now"), line: 5, column: 24,
+                    fragment: "trigger 'a' has both 'item' (at 5:15) and 'command'; expected exactly one"),
 ]
 
 @Suite("Trigger config")
 struct TriggerConfigTests {
+    @Test func aCommandTriggerRunsARowOfTheCommandTable() throws {
+        let config = try parse(items + """
+            triggers:
+              - {name: fetch, key: KEY_F5, command: sync_now}
+              - {name: third, gpio: {chip: gpiochip0, line: 4}, command: [goto, 2]}
+              - {name: dark, command: [display_power, "off"]}
+            """)
+        #expect(config.triggers.map(\.content) == [.command(["sync_now"]), .command(["goto", "2"]), .command(["display_power", "off"])])
+        let set = TriggerSet(config.triggers, defaultEntries: [], playlists: [:]) { _ in ([], []) }
+        #expect(set.triggers.allSatisfy { $0.request == nil && $0.problem == nil }, "nothing to play, and nothing wrong")
+        #expect(set.trigger(named: "third")?.commandLine == #"{"command":["goto","2"]}"#)
+        #expect(try ControlRequestParser.parse(set.trigger(named: "third")!.commandLine!).command == .request(.goto(index: 2)))
+        #expect(set.trigger(named: "fetch")?.commandLine == #"{"command":["sync_now"]}"#)
+    }
+
     @Test func everyFormReadsWithItsDefaults() throws {
         let config = try parse(items + """
             triggers:

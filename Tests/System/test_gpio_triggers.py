@@ -71,6 +71,9 @@ triggers:
   - name: late
     gpio: {chip: kiosk-late, line: 0, edge: rising, debounce: 0}
     items: [green.mp4]
+  - name: dark
+    gpio: {chip: @CHIP@, line: 2, edge: falling, debounce: 0}
+    command: [display_power, "off"]
 """
 
 # The guest: the chip, kiosk, its event watcher, then a loop running the host's commands
@@ -86,7 +89,9 @@ echo 1 > $cfg/live
 chip=$(cat $cfg/bank0/chip_name)
 echo "/sys/devices/platform/$(cat $cfg/dev_name)/$chip/sim_gpio1/pull" > pull-path
 echo pull-up > "$(cat pull-path)"
-sed "s/@CHIP@/$chip/" kiosk.conf.in > kiosk.conf
+echo "/sys/devices/platform/$(cat $cfg/dev_name)/$chip/sim_gpio2/pull" > dark-pull-path
+echo pull-up > "$(cat dark-pull-path)"
+sed "s/@CHIP@/$chip/g" kiosk.conf.in > kiosk.conf
 echo "$chip" > chip-name
 "$K" probe > probe.txt 2>&1
 "$K" run --config kiosk.conf > kiosk.log 2>&1 &
@@ -97,7 +102,8 @@ n=1
 while [ ! -e finish ]; do
     cmd=$(printf 'cmd-%04d' $n)
     if [ -e "$cmd" ]; then
-        sh "$cmd" > "$cmd.out" 2>&1; echo $? > "$(printf 'done-%04d' $n)"; n=$((n + 1))
+        # Written whole, then named: the host must never read a status still being written.
+        sh "$cmd" > "$cmd.out" 2>&1; echo $? > done.tmp; mv done.tmp "$(printf 'done-%04d' $n)"; n=$((n + 1))
     else
         sleep 0.05
     fi
@@ -256,6 +262,13 @@ def results(tmp_path_factory) -> dict:
         guest.wait_fires(2, trigger="late")
         checks["late_errors"] = late_errors()
 
+        # A line whose trigger runs a command of the control table: the screen goes dark.
+        guest.run('echo pull-down > "$(cat dark-pull-path)"\n')
+        guest.wait_fires(1, trigger="dark")
+        guest.wait_until("the display_power event", lambda: any(e.get("event") == "display_power" and e.get("on") is False
+                                                                for e in guest.events()))
+        checks["dark_lines"] = [l for l in guest.log().splitlines() if "trigger 'dark'" in l]
+
         (workdir / "finish").touch()
         bed.wait(timeout=120)
         checks["rc"] = (workdir / "kiosk.rc").read_text().strip()
@@ -303,3 +316,11 @@ def test_the_burst_was_inside_the_window(results):
 
 def test_kiosk_stops_cleanly(results):
     assert results["rc"] == "0", results["log"][-2000:]
+
+
+def test_a_line_can_run_a_command_of_the_control_table(results):
+    """`command: [display_power, "off"]`: the GPIO line reaches the command as the socket would
+    (the display_power event came), one line saying so and no refusal."""
+    lines = results["dark_lines"]
+    assert any('gpio: trigger \'dark\' from' in l and '{"command":["display_power","off"]}' in l for l in lines), lines
+    assert not any(" warning " in l for l in lines), lines

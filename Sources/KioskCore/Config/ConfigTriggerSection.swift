@@ -5,7 +5,7 @@ import Yams
 /// Read after `input` and `playlists`: a trigger's key is checked against the keys input.keys
 /// binds, its playlist against the ones the file defines.
 extension ConfigWalker {
-    static let triggerKeys = ["name", "key", "zone", "gpio", "item", "items", "playlist", "then", "during_trigger"]
+    static let triggerKeys = ["name", "key", "zone", "gpio", "item", "items", "playlist", "command", "then", "during_trigger"]
 
     func readTriggers(_ node: Node?, keys: KeyMap, playlistNames: [String], baseDirectory: String,
                       fileSystem: any PlaylistFileSystem) -> [TriggerConfig] {
@@ -143,10 +143,10 @@ extension ConfigWalker {
         return .pixels(value)
     }
 
-    /// Exactly one of `item`, `items`, `playlist`.
+    /// Exactly one of `item`, `items`, `playlist`, `command`.
     private func triggerContent(_ section: SectionMap, node: Node, label: String, playlistNames: [String],
                                 baseDirectory: String, fileSystem: any PlaylistFileSystem) -> TriggerConfig.Content? {
-        let written = ["item", "items", "playlist"].filter { section[$0] != nil }
+        let written = ["item", "items", "playlist", "command"].filter { section[$0] != nil }
         guard written.count == 1 else {
             if written.count > 1 {
                 let first = location(of: section.keyNode(written[0]))
@@ -154,7 +154,8 @@ extension ConfigWalker {
                        + "and '\(written[1])'; expected exactly one: what the trigger plays")
             } else if !section.hasUntakenKeys {
                 report(node, "\(label) plays nothing; expected exactly one of item: N (the default playlist's entry, "
-                       + "from 0), playlist: NAME (one of: \(playlistNames.joined(separator: ", "))) or items: [files...]")
+                       + "from 0), playlist: NAME (one of: \(playlistNames.joined(separator: ", "))), items: [files...] "
+                       + "or command: [word, arguments...] (a control command)")
             }
             return nil
         }
@@ -164,12 +165,42 @@ extension ConfigWalker {
                 .map(TriggerConfig.Content.item)
         case "playlist":
             return playlistReference(section, "playlist", playlistNames: playlistNames).map(TriggerConfig.Content.playlist)
+        case "command":
+            return triggerCommand(section["command"]!, label: label)
         default:
             let before = diagnostics.count
             let items = readItemList(section["items"]!, listName: "\(label) items", baseDirectory: baseDirectory,
                                      fileSystem: fileSystem)
             return diagnostics.count == before ? .items(items) : nil
         }
+    }
+}
+
+extension ConfigWalker {
+    /// `command: sync_now` or `command: [goto, 2]`: a row of the control command table, its
+    /// arguments checked as the socket checks them. Not `trigger` (a trigger firing triggers
+    /// could go round forever), nor what needs a socket connection (`observe`, `unobserve`).
+    func triggerCommand(_ node: Node, label: String) -> TriggerConfig.Content? {
+        let elements = scalarOrList(node) ?? []
+        let words = elements.compactMap { $0.scalar?.string }
+        guard !words.isEmpty, words.count == elements.count else {
+            report(node, "'command' of \(label) is \(describe(node)); expected a command word and its arguments, "
+                   + "like command: sync_now or command: [goto, 2]")
+            return nil
+        }
+        let name = words[0]
+        if ["trigger", "observe", "unobserve"].contains(name) {
+            report(node, "'command' of \(label) is '\(name)', which a trigger cannot run; expected another command of "
+                   + "`kiosk ctl commands`")
+            return nil
+        }
+        do {
+            _ = try ControlCommandTable.parse(name, words.dropFirst().map { .string($0) })
+        } catch {
+            report(node, "'command' of \(label): \(error.description)")
+            return nil
+        }
+        return .command(words)
     }
 }
 

@@ -12,6 +12,10 @@ public struct TriggerConfig: Sendable, Equatable {
         case playlist(String)
         /// `items: [...]`: a list of its own, in the syntax of `items`.
         case items([ItemConfig])
+        /// `command: [goto, 2]`: a row of the control command table with its arguments (as
+        /// words), answered as the socket would: a key, a zone or a GPIO line reaches every
+        /// command. Checked against the table when kiosk.conf is read.
+        case command([String])
     }
 
     /// `name`: what logs, proof of play and `kiosk ctl trigger NAME` call it; unique.

@@ -13,9 +13,16 @@ public struct TriggerSet: Sendable, Equatable {
 
         public var name: String { config.name }
 
-        /// The request firing it sends; nil when it has nothing to play.
+        /// The request firing it sends; nil when it has nothing to play (or runs a command).
         public var request: PlayerRequest? {
             entries.isEmpty ? nil : .playOnce(.entries(entries), when: .now, trigger: config.play)
+        }
+
+        /// A command trigger's request line, as a control socket client would send it; nil
+        /// for a trigger that plays.
+        public var commandLine: String? {
+            guard case .command(let words) = config.content else { return nil }
+            return ControlValue.object([("command", .array(words.map { .string($0) }))]).json
         }
     }
 
@@ -49,6 +56,8 @@ public struct TriggerSet: Sendable, Equatable {
                 let expansion = expand(items)
                 entries = expansion.entries
                 if entries.isEmpty { problem = (["its items have nothing to play now"] + expansion.problems).joined(separator: "; ") }
+            case .command:
+                break   // carried out through the command table, not played
             }
             return Trigger(config: config, entries: entries, problem: problem)
         }
