@@ -29,10 +29,10 @@ extension ItemSequencer {
             guard !time.needsFirstFrame, time.clock.isRunning else { return }
             time.clock.seek(to: target + item.plan.start, atHost: now)
             steerSound(of: item)
-        case .jump(let entry, let offset):
+        case .jump(let entry, let offset, let play):
             if let last = follower.lastJump, now - last < MediaTime(value: 1, timescale: 1) { return }
             follower.lastJump = now
-            jump(to: entry, offset: offset, from: item)
+            jump(to: entry, offset: offset, play: play, from: item)
         }
     }
 
@@ -48,12 +48,15 @@ extension ItemSequencer {
     }
 
     /// Moves to the timeline's item and position: a seek within the item playing, else the
-    /// item begun there.
-    private func jump(to entry: Int, offset: MediaTime, from item: ActiveItem) {
-        logger.notice("sync: joining the timeline at item \(entry) (\(navigator.entries[entry].title)) + \(String(format: "%.3f", offset.seconds)) s")
+    /// item begun there; as its play `play` of a repeated entry, so the plays after it are
+    /// the ones left (a join into the second of two plays plays it once more, not twice).
+    private func jump(to entry: Int, offset: MediaTime, play: Int, from item: ActiveItem) {
+        let which = play > 0 ? ", its play \(play + 1)" : ""
+        logger.notice("sync: joining the timeline at item \(entry) (\(navigator.entries[entry].title)) + \(String(format: "%.3f", offset.seconds)) s\(which)")
         if entry == item.index {
             time.jump(to: offset)
-        } else if let step = navigator.jump(to: entry) {
+            navigator.setPlayOfCurrent(play)
+        } else if let step = navigator.jump(to: entry, play: play) {
             begin(step, seamFrom: nil, resumingAt: offset > .zero ? offset : nil)
         }
         if let current { follower.jumpedTo = current.reference.serial }

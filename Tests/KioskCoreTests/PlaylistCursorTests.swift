@@ -36,6 +36,22 @@ struct PlaylistCursorTests {
         #expect(play(&cursor, 7) == [.play(0), .play(0), .play(0), .play(1), .play(2), .play(2), .finished])
     }
 
+    @Test func aJoinIntoALaterPlayOfARepeatedEntryLeavesOnlyThePlaysAfterIt() {
+        // A synchronised player joining the timeline in the second of `loop: 2`'s plays plays it
+        // to its end, then the next entry (it played it once too often before).
+        var cursor = PlaylistCursor(entries: [playlistEntry("a"), playlistEntry("b", loop: 2), playlistEntry("c")], loopMode: .playlist)
+        #expect(cursor.jump(to: 1, play: 1) == .play(1))
+        #expect(play(&cursor, 3) == [.play(2), .play(0), .play(1)])
+        #expect(cursor.jump(to: 1, play: 0) == .play(1))
+        #expect(play(&cursor, 2) == [.play(1), .play(2)])
+        // Already on the entry, told it is in its second play; a play past the count is its last.
+        #expect(cursor.jump(to: 1) == .play(1))
+        cursor.setPlayOfCurrent(1)
+        #expect(cursor.advance() == .play(2))
+        #expect(cursor.jump(to: 1, play: 7) == .play(1))
+        #expect(cursor.advance() == .play(2))
+    }
+
     @Test func userSkipIgnoresTheLoopCount() {
         var cursor = PlaylistCursor(entries: [playlistEntry("a", loop: 5), playlistEntry("b")], loopMode: .playlist)
         #expect(cursor.advance() == .play(0))

@@ -95,7 +95,9 @@ struct SyncTimelineTests {
         let lengths: [MediaTime?] = [Self.t(2), Self.t(3), Self.t(2.6)]
         #expect(decide(entry: 0, position: 1.0, at: 3.0, playLengths: lengths) == .none)
         #expect(decide(entry: 0, position: 1.0, at: 1.0, playLengths: lengths) == .none)
-        #expect(decide(entry: 1, position: 1.0, at: 3.5, playLengths: lengths) == .jump(entry: 0, offset: Self.t(1.5)))
+        // 3.5 s into its 4 s slot: the second play, 1.5 s in (a join must leave it no third play).
+        #expect(decide(entry: 1, position: 1.0, at: 3.5, playLengths: lengths) == .jump(entry: 0, offset: Self.t(1.5), play: 1))
+        #expect(decide(entry: 1, position: 1.0, at: 1.5, playLengths: lengths) == .jump(entry: 0, offset: Self.t(1.5), play: 0))
     }
 
     @Test func theSoundIsStretchedWhenAheadShortenedWhenBehindAtMostOnePercent() {

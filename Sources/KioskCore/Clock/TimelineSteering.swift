@@ -14,8 +14,9 @@ public enum TimelineSteering {
         case none
         /// Set the clock to show `position` (the current item's trimmed time) now.
         case follow(position: MediaTime)
-        /// Play entry `entry` from `offset` (trimmed time within one play of it).
-        case jump(entry: Int, offset: MediaTime)
+        /// Play entry `entry` from `offset` (trimmed time within one play of it), as its play
+        /// `play` (counted from 0) of a repeated entry (`loop: N`): the plays left follow it.
+        case jump(entry: Int, offset: MediaTime, play: Int = 0)
     }
 
     /// How far the item may be from the timeline and still be steered by the clock alone:
@@ -37,8 +38,8 @@ public enum TimelineSteering {
     public static func decide(timeline: SyncTimeline, playLengths: [MediaTime?], entry: Int, position: MediaTime?,
                               isStarting: Bool = false, realtime: Int64) -> Correction {
         let place = timeline.place(atRealtime: realtime)
-        let (_, placeOffset) = play(at: place.offset, entry: place.entry, timeline: timeline, playLengths: playLengths)
-        let jump = Correction.jump(entry: place.entry, offset: placeOffset)
+        let (placePlay, placeOffset) = play(at: place.offset, entry: place.entry, timeline: timeline, playLengths: playLengths)
+        let jump = Correction.jump(entry: place.entry, offset: placeOffset, play: Int(placePlay))
         guard let position, let slotOffset = timeline.offset(ofEntry: entry, atRealtime: realtime, near: position)
         else { return jump }
         // The play of the entry the timeline is in; before its slot the first, past it the last

@@ -91,11 +91,21 @@ public struct PlaylistCursor: Sendable, Equatable {
 
     /// The user picked an entry. It gets another chance even if it failed in this pass.
     /// nil (and no change) for an index outside the playlist.
-    public mutating func jump(to index: Int) -> PlaylistStep? {
+    /// `play`: which play of a repeated entry (`loop: N`) this is, from 0 (a synchronised
+    /// player joining the timeline in the middle of the repeats); the plays left follow it.
+    public mutating func jump(to index: Int, play: Int = 0) -> PlaylistStep? {
         guard entries.indices.contains(index) else { return nil }
         isFinished = false
         failedThisPass.remove(index)
-        return begin(index)
+        let step = begin(index)
+        setPlayOfCurrent(play)
+        return step
+    }
+
+    /// The current entry is in its play `play` (from 0) of its repeats.
+    public mutating func setPlayOfCurrent(_ play: Int) {
+        guard let currentIndex, entries.indices.contains(currentIndex) else { return }
+        playsOfCurrent = Swift.max(1, Swift.min(play + 1, entries[currentIndex].repeatCount))
     }
 
     /// The entry could not be opened or decoded; call `advance()` next.

@@ -56,7 +56,10 @@ public struct PlaylistNavigator: Sendable, Equatable {
     public mutating func markFailed(_ index: Int) { cursor.markFailed(index) }
 
     public mutating func previous() -> PlaylistStep { cursor.previous() }
-    public mutating func jump(to index: Int) -> PlaylistStep? { cursor.jump(to: index) }
+    public mutating func jump(to index: Int, play: Int = 0) -> PlaylistStep? { cursor.jump(to: index, play: play) }
+
+    /// The current entry is in its play `play` (from 0) of its `loop: N` (a synchronised join).
+    public mutating func setPlayOfCurrent(_ play: Int) { cursor.setPlayOfCurrent(play) }
 
     /// A user's new list (a control `load`): what waited is dropped, an insert ends.
     public mutating func load(_ entries: [PlaylistEntry]) -> ReplaceOutcome {
