@@ -218,7 +218,7 @@ final class PlaybackLoop {
             return true
         }
         let shown = PresentedFrame(item: item.index, pts: (pts - item.plan.start).seconds, dropped: screen.dropped,
-                                   video: true, generation: item.pipeline.currentGeneration)
+                                   video: true, generation: item.pipeline.currentGeneration, insert: item.reference.isInsert)
         guard screen.refreshAnimation(overlay: time.overlayView, shown: shown) else { return false }
         lastAnimationRefresh = now
         return true
@@ -228,7 +228,8 @@ final class PlaybackLoop {
     @discardableResult
     private func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
         let shown = PresentedFrame(item: item.index, pts: (frame.pts - item.plan.start).seconds, dropped: screen.dropped,
-                                   video: true, generation: item.pipeline.currentGeneration, event: event)
+                                   video: true, generation: item.pipeline.currentGeneration, event: event,
+                                   insert: item.reference.isInsert)
         guard let flip = screen.present(frame, layout: screen.layout(of: frame, in: item, gravity: settings.playback.gravity,
                                                                     region: settings.playback.region),
                                         scaler: item.scaler, overlay: time.overlayView, shown: shown) else { return nil }

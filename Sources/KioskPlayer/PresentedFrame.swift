@@ -9,7 +9,8 @@ import Logging
 struct PresentedFrame {
     /// CLOCK_MONOTONIC seconds of the flip.
     var flipTime = 0.0
-    /// The playlist index (-1: the idle screen).
+    /// The playlist index (-1: the idle screen); during an insert, its index in the insert's
+    /// own list (`insert` says so).
     var item: Int
     /// Media seconds in the item (0 for filler).
     var pts: Double
@@ -25,6 +26,8 @@ struct PresentedFrame {
     var ticker: Int?
     /// The transition's look when the flip showed one (not plain).
     var look: TransitionLook?
+    /// An insert (a trigger, `play_item_once`, the schedule's) is on screen, not the loop.
+    var insert = false
 }
 
 protocol PresentedFrameObserver: AnyObject {
@@ -35,7 +38,7 @@ extension StatsWriter: PresentedFrameObserver {
     func presented(_ frame: PresentedFrame) {
         write(.init(flipTime: frame.flipTime, item: frame.item, pts: frame.pts, dropped: frame.dropped, video: frame.video,
                     generation: frame.generation, event: frame.event, ticker: frame.ticker, mix: frame.look?.incoming, level: frame.look?.level, scanout: frame.buffer == nil ? "plane" : "cpu",
-                    realTime: StatsWriter.realTime(atMonotonic: frame.flipTime)))
+                    insert: frame.insert, realTime: StatsWriter.realTime(atMonotonic: frame.flipTime)))
     }
 }
 

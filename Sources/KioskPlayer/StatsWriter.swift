@@ -43,6 +43,8 @@ final class StatsWriter {
         /// Which path showed the picture: "plane" (a YUV plane scanned the frame out) or "cpu"
         /// (converted into the primary plane's XRGB buffer; filler too).
         var scanout = "cpu"
+        /// An insert plays (its `item` counts in the insert's own list).
+        var insert = false
         /// CLOCK_REALTIME seconds of the flip.
         var realTime = 0.0
     }
@@ -57,6 +59,7 @@ final class StatsWriter {
         if let mix = record.mix { line += ",\"mix\":\(mix)" }
         if let level = record.level { line += ",\"level\":\(level)" }
         if let display { line += ",\"display\":\"\(display)\"" }
+        if record.insert { line += ",\"insert\":true" }
         line += ",\"scanout\":\"\(record.scanout)\",\"rt\":" + String(format: "%.6f", record.realTime)
         line += "}\n"
         // One write per line: a reader tailing the file never sees half a record.

@@ -12,6 +12,7 @@ import Testing
         var item: Int
         var pts: Double
         var video: Bool
+        var insert: Bool?
     }
 
     static func entry(_ name: String, seconds: Double) throws -> PlaylistEntry {
@@ -120,6 +121,10 @@ import Testing
         #expect(flips[cuts[0]].pts < 0.1, "the insert from its start")
         #expect(flips[cuts[1] - 1].pts > 0.9, "the insert to its end")
         #expect(abs(flips[cuts[1]].pts - interruptedAt) < 0.5, "a resumed at \(flips[cuts[1]].pts), left at \(interruptedAt)")
+        // Both count from 0 in their own lists: the stats line says which is the insert.
+        #expect(flips[cuts[0]..<cuts[1]].allSatisfy { $0.insert == true }, "the insert's flips are marked")
+        #expect(flips[..<cuts[0]].allSatisfy { $0.insert == nil } && flips[cuts[1]...].allSatisfy { $0.insert == nil },
+                "the loop's are not")
         #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
     }
 
