@@ -200,4 +200,13 @@ final class AtomicPresenter: ScanoutPresenter {
 struct AtomicRequest {
     var entries: [(UInt32, UInt32, UInt64)] = []
     mutating func add(_ object: UInt32, _ property: UInt32, _ value: UInt64) { entries.append((object, property, value)) }
+
+    /// A commit's part that switches plane `plane` off: no framebuffer, no CRTC (`properties`:
+    /// its property ids by name).
+    static func switchingOff(plane: UInt32, properties: [String: UInt32]) -> AtomicRequest {
+        var request = AtomicRequest()
+        request.add(plane, properties["FB_ID"]!, 0)
+        request.add(plane, properties["CRTC_ID"]!, 0)
+        return request
+    }
 }

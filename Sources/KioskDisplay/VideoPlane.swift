@@ -83,12 +83,7 @@ final class VideoPlane {
     }
 
     /// The plane's part of a commit that switches it off.
-    func hideRequest() -> AtomicRequest {
-        var request = AtomicRequest()
-        request.add(info.id, props["FB_ID"]!, 0)
-        request.add(info.id, props["CRTC_ID"]!, 0)
-        return request
-    }
+    func hideRequest() -> AtomicRequest { .switchingOff(plane: info.id, properties: props) }
 
     /// After a committed flip showed buffer `index`: older-size buffers can go now.
     func noteShown(_ index: Int) {

@@ -12,6 +12,8 @@ final class ActiveItem {
     var reference: PlayerItemReference
     /// The pts of the last frame put on screen, and the spacing of frames seen so far.
     var lastPresentedPTS: MediaTime?
+    /// The pts of the last frame the pacer dropped as late (a pause then stops on the next).
+    var lastDroppedPTS: MediaTime?
     var frameDuration: MediaTime?
     var hasReportedReady = false
     /// Each item scales with its own context, set up while it waits for its seam.

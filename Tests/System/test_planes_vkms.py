@@ -101,6 +101,19 @@ if not cards:
     (work / "no-vkms").write_text(" ".join(os.listdir("/sys/class/drm")))
     sys.exit(3)
 card = "/dev/dri/" + cards[0].name
+
+def stop(proc, d, stats, result):
+    """SIGTERM, its exit status, and the run's stats and result kept in `d`."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        result["exit"] = proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        result["exit"] = "killed"
+    if os.path.exists(stats):
+        (d / "stats.jsonl").write_bytes(open(stats, "rb").read())
+    (d / "result.json").write_text(json.dumps(result))
+
 for case in json.loads((work / "cases.json").read_text()):
     d = work / case["name"]
     d.mkdir(exist_ok=True)
@@ -134,15 +147,7 @@ for case in json.loads((work / "cases.json").read_text()):
         client.close()
     except Exception as error:
         result["error"] = repr(error)
-    proc.send_signal(signal.SIGTERM)
-    try:
-        result["exit"] = proc.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        result["exit"] = "killed"
-    if os.path.exists(stats):
-        (d / "stats.jsonl").write_bytes(open(stats, "rb").read())
-    (d / "result.json").write_text(json.dumps(result))
+    stop(proc, d, stats, result)
 
 # The crossfade: `kiosk run` of its kiosk.conf until a while into the second clip.
 d = work / "crossfade"
@@ -182,15 +187,7 @@ with open(d / "kiosk.log", "w") as log:
         client.close()
     except Exception as error:
         result["error"] = repr(error)
-    proc.send_signal(signal.SIGTERM)
-    try:
-        result["exit"] = proc.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        result["exit"] = "killed"
-if os.path.exists(stats):
-    (d / "stats.jsonl").write_bytes(open(stats, "rb").read())
-(d / "result.json").write_text(json.dumps(result))
+    stop(proc, d, stats, result)
 '''
 
 
