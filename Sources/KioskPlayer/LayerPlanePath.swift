@@ -18,6 +18,8 @@ final class LayerPlanePath {
     private var ready = false
     private var isOff = false
     private var loggedReason: String?
+    /// The plane last said to carry the layers.
+    private var announced: UInt32?
     /// The still layers on a transparent canvas, brought into the plane's buffers.
     private let stills = ComposedPicture()
     /// What the plane shows: the buffer last committed (for a composed screenshot); nil: off.
@@ -36,10 +38,15 @@ final class LayerPlanePath {
             switch output.prepareLayerPlane(over: scanout) {
             case .ready(let planeID):
                 ready = true
-                logger.notice("layers' plane: the layers are drawn on plane \(planeID) over the video plane \(scanout.planeID)")
+                // Said once per plane, not at each item's new rectangles.
+                if announced != planeID {
+                    logger.notice("layers' plane: the layers are drawn on plane \(planeID) over the video plane \(scanout.planeID)")
+                }
+                announced = planeID
                 loggedReason = nil
             case .unavailable(let reason):
                 ready = false
+                announced = nil
                 note(reason)
             }
         }
