@@ -13,17 +13,11 @@ test) may show the frame chosen before the stall, and the flips right after it t
 stalled decoder has ready (the freshest is shown, none is skipped ahead of decoding), however well
 the player follows the timeline. The flips within 250 ms of a stall are counted and reported
 apart; stalls must be few (at most 1 in 1,000 flips, 3 in a short run). Every other flip is held
-to the one-frame bound, so a player that does not catch up within 250 ms fails.
-
-The wall mostly waits on its vblank grids (three 320x180 players): run as root, conftest.py begins
-it in the background when the session's tests are collected, its players at a higher priority
-(nice -10, as a box's only job would be scheduled), and runs these tests last, so its ten minutes
-overlap the rest of the suite instead of adding to CI's time. Otherwise it runs in its turn."""
+to the one-frame bound, so a player that does not catch up within 250 ms fails."""
 import json
 import os
 import signal
 import subprocess
-import threading
 import time
 from pathlib import Path
 
@@ -51,63 +45,21 @@ def make_clip(directory, name, fps, seconds, sound):
     return float(probe.stdout)
 
 
-def start(directory, rate, run_for, raised=False):
+def start(directory, rate, run_for):
     stats = directory / f"stats-{rate}-{time.monotonic_ns()}.jsonl"
     log = open(directory / f"log-{rate}.txt", "a")
     process = subprocess.Popen([str(KIOSK), "run", "--config", str(directory / "kiosk.conf"),
                                 "--display", f"headless:320x180@{rate}:vblank", "--audio", "null",
                                 "--stats-file", str(stats), "--control-socket", "none", "--state-dir", str(directory),
-                                "--duration", str(run_for)], stdout=log, stderr=subprocess.STDOUT,
-                               preexec_fn=(lambda: os.nice(-10)) if raised else None)
+                                "--duration", str(run_for)], stdout=log, stderr=subprocess.STDOUT)
     return process, stats, time.time()
-
-
-class Background(threading.Thread):
-    """The wall played beside the rest of the suite (see the module's text): `result()` waits
-    for it and gives what `play_wall` gave, or raises what it raised."""
-    current = None
-
-    def __init__(self, directory):
-        super().__init__(name="sync-wall", daemon=True)
-        self.directory, self.value, self.error, self.processes = directory, None, None, []
-
-    def run(self):
-        try:
-            self.value = play_wall(self.directory, raised=True, started=self.processes)
-        except BaseException as error:  # noqa: BLE001 (handed to the test)
-            self.error = error
-
-    def result(self):
-        self.join()
-        if self.error:
-            raise self.error
-        return self.value
-
-    def stop(self):
-        for process in self.processes:
-            if process.poll() is None:
-                process.kill()
-
-
-def begin_in_background(directory):
-    """conftest.py: start the wall now, as root only (the raised priority needs it)."""
-    if os.geteuid() == 0 and KIOSK.exists():
-        Background.current = Background(directory)
-        Background.current.start()
 
 
 @pytest.fixture(scope="module")
 def wall(tmp_path_factory):
-    if Background.current is not None:
-        return Background.current.result()
     if not KIOSK.exists():
         pytest.fail(f"{KIOSK} is missing: run swift build first")
-    return play_wall(tmp_path_factory.mktemp("sync"))
-
-
-def play_wall(directory, raised=False, started=None):
-    """The run the tests read: three players, one killed and started again half way."""
-    started = [] if started is None else started
+    directory = tmp_path_factory.mktemp("sync")
     slots = [make_clip(directory, *clip) for clip in CLIPS]
     (directory / "kiosk.conf").write_text(
         f"display: {{output: headless}}\nsync: {{epoch: {EPOCH_TEXT}}}\nitems:\n"
@@ -116,14 +68,12 @@ def play_wall(directory, raised=False, started=None):
     began = time.monotonic()
     for rate, delay in zip(RATES, STARTS):
         time.sleep(max(0.0, began + delay - time.monotonic()))
-        runs[rate] = [start(directory, rate, SECONDS - delay, raised)]
-        started.append(runs[rate][0][0])
+        runs[rate] = [start(directory, rate, SECONDS - delay)]
     time.sleep(max(0.0, began + SECONDS / 2 - time.monotonic()))
     first, _, _ = runs[RESTARTED][0]
     first.send_signal(signal.SIGKILL)
     first.wait()
-    runs[RESTARTED].append(start(directory, RESTARTED, SECONDS / 2 - 2, raised))
-    started.append(runs[RESTARTED][1][0])
+    runs[RESTARTED].append(start(directory, RESTARTED, SECONDS / 2 - 2))
     for processes in runs.values():
         for process, _, _ in processes:
             assert process.wait(timeout=SECONDS + 60) in (0, -signal.SIGKILL)
