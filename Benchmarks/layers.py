@@ -11,7 +11,6 @@ vblank grid (kiosk's headless display flipping on a simulated vblank), for 60 s:
     Benchmarks/layers.py [--seconds 60] [--runs 3] [--kiosk .build/release/kiosk]
 
 Interleaved run by run, medians printed. Python 3 standard library only."""
-import argparse
 import json
 import shutil
 import statistics
@@ -20,9 +19,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import playback  # noqa: E402  (make_clip, run_measured)
+import playback  # noqa: E402  (arguments, silent_clip, run_measured)
 
-REPO = Path(__file__).resolve().parents[1]
+
 TICKER_TEXT = "Breaking news: the lobby cafe opens at nine   •   Lift B is out of order today   •   Welcome"
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
@@ -40,15 +39,8 @@ def drawtext(seconds):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=int, default=60)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--kiosk", type=Path, default=REPO / ".build" / "release" / "kiosk")
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "kiosk-bench")
-    args = parser.parse_args()
-    clip = playback.make_clip(args.cache / f"testsrc2-1080p30-{args.seconds}s-x264-medium-crf23.mp4", [
-        "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=30:duration={args.seconds}",
-        "-c:v", "libx264", "-preset", "medium", "-crf", "23", "-pix_fmt", "yuv420p", "-movflags", "+faststart"])
+    args = playback.arguments(__doc__, seconds=60).parse_args()
+    clip = playback.silent_clip(args.cache, args.seconds)
     work = Path(tempfile.mkdtemp(prefix="kiosk-bench-layers-"))
     scale = "scale=1920:1080:flags=bilinear"
     tools = {

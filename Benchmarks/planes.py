@@ -15,7 +15,6 @@ the frames out, against the players that only decode, measured in the same run:
     Benchmarks/planes.py [--seconds 30] [--runs 3] [--kiosk .build/release/kiosk]
 
 Interleaved run by run, medians printed. Python 3 standard library only."""
-import argparse
 import json
 import shutil
 import statistics
@@ -24,21 +23,12 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import playback  # noqa: E402  (make_clip, run_measured)
-
-REPO = Path(__file__).resolve().parents[1]
+import playback  # noqa: E402  (arguments, silent_clip, run_measured)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=int, default=30)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--kiosk", type=Path, default=REPO / ".build" / "release" / "kiosk")
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "kiosk-bench")
-    args = parser.parse_args()
-    clip = playback.make_clip(args.cache / f"testsrc2-1080p30-{args.seconds}s-x264-medium-crf23.mp4", [
-        "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=30:duration={args.seconds}",
-        "-c:v", "libx264", "-preset", "medium", "-crf", "23", "-pix_fmt", "yuv420p", "-movflags", "+faststart"])
+    args = playback.arguments(__doc__, seconds=30).parse_args()
+    clip = playback.silent_clip(args.cache, args.seconds)
     work = Path(tempfile.mkdtemp(prefix="kiosk-bench-planes-"))
     conf = work / "kiosk.conf"
     conf.write_text(f"input: {{enabled: false}}\nplayback: {{loop: none}}\nitems: ['{clip}']\n")

@@ -6,6 +6,7 @@ Timing: every time here is CLOCK_MONOTONIC (Python's time.monotonic on Linux, ki
 taken by this script unless a line says it is a tool's own timing. CPU time and peak RSS come
 from wait4's rusage. Python 3 standard library only.
 """
+import argparse
 import os
 import shutil
 import signal
@@ -69,6 +70,25 @@ def make_clip(path, ffmpeg_args):
         raise SystemExit(f"Benchmarks/run: ffmpeg could not generate {path.name}")
     partial.rename(path)
     return path
+
+
+def silent_clip(cache, seconds, source="testsrc2"):
+    """1080p30 H.264 of lavfi's `source` (x264 medium crf 23), no sound: the layers', planes' and
+    transitions' benchmarks."""
+    return make_clip(cache / f"{source}-1080p30-{seconds}s-x264-medium-crf23.mp4", [
+        "-f", "lavfi", "-i", f"{source}=size=1920x1080:rate=30:duration={seconds}",
+        "-c:v", "libx264", "-preset", "medium", "-crf", "23", "-pix_fmt", "yuv420p", "-movflags", "+faststart"])
+
+
+def arguments(description, seconds):
+    """The options every one-question benchmark takes: --seconds (default `seconds`), --runs,
+    --kiosk (the release build) and --cache (where generated clips are kept)."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=int, default=seconds)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--kiosk", type=Path, default=Path(__file__).resolve().parents[1] / ".build" / "release" / "kiosk")
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "kiosk-bench")
+    return parser
 
 
 def av_clip(cache, seconds, gop=None):

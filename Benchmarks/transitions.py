@@ -19,7 +19,6 @@ Tests/System/test_transitions.py, not here (a PNG per flip would be the benchmar
     Benchmarks/transitions.py [--seconds 6] [--runs 3] [--kiosk .build/release/kiosk]
 
 Interleaved run by run, medians printed. Python 3 standard library only."""
-import argparse
 import json
 import statistics
 import sys
@@ -27,9 +26,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import playback  # noqa: E402  (make_clip, run_measured)
+import playback  # noqa: E402  (arguments, silent_clip, run_measured)
 
-REPO = Path(__file__).resolve().parents[1]
+
 REFRESH = 1 / 60
 SCALE = "scale=1920:1080:flags=bilinear,format=bgr0"
 
@@ -58,16 +57,8 @@ def crossfade_timing(records):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=int, default=6)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--kiosk", type=Path, default=REPO / ".build" / "release" / "kiosk")
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "kiosk-bench")
-    args = parser.parse_args()
-    clips = [playback.make_clip(args.cache / f"{source}-1080p30-{args.seconds}s-x264-medium-crf23.mp4", [
-        "-f", "lavfi", "-i", f"{source}=size=1920x1080:rate=30:duration={args.seconds}",
-        "-c:v", "libx264", "-preset", "medium", "-crf", "23", "-pix_fmt", "yuv420p", "-movflags", "+faststart"])
-        for source in ("testsrc2", "smptehdbars")]
+    args = playback.arguments(__doc__, seconds=6).parse_args()
+    clips = [playback.silent_clip(args.cache, args.seconds, source) for source in ("testsrc2", "smptehdbars")]
     work = Path(tempfile.mkdtemp(prefix="kiosk-bench-transitions-"))
     inputs = ["-re", "-i", str(clips[0]), "-re", "-i", str(clips[1])]
     tools = {
