@@ -39,17 +39,20 @@ public final class ControlDispatcher {
         } catch {
             return ControlMessage.failure(error.description, requestID: error.requestID)
         }
-        switch perform(request.command, for: connection) {
+        switch perform(request.command, named: request.name, for: connection) {
         case .success(let data): return ControlMessage.success(data, requestID: request.requestID)
         case .failure(let error): return ControlMessage.failure(error.description, requestID: request.requestID)
         }
     }
 
-    private func perform(_ command: ControlCommand, for connection: ControlConnection?) -> Result<ControlValue, ControlRequestError> {
+    /// `name`: the command's word, which a refusal's reply begins with.
+    private func perform(_ command: ControlCommand, named name: String,
+                         for connection: ControlConnection?) -> Result<ControlValue, ControlRequestError> {
         switch command {
         case .request(let request):
-            if let refusal = refusal(of: request) { return .failure(refusal) }
-            player.send(request)
+            // The engine decides and says why not (the state machine, the navigator, the
+            // shared timeline, the layers): no check is copied here.
+            if let refusal = player.perform(request) { return .failure(ControlRequestError("\(name): \(refusal)")) }
         case .load(let sources):
             return load(sources)
         case .get(let property):
@@ -91,25 +94,6 @@ public final class ControlDispatcher {
         ControlRequestError("\(word): only on a control socket connection, which is where property changes are sent")
     }
 
-    /// Why the player would only log a refusal of `request`, checked here so the client hears it.
-    private func refusal(of request: PlayerRequest) -> ControlRequestError? {
-        switch request {
-        case .seek, .skip:
-            guard player.status == .readyToPlay else {
-                return ControlRequestError("seek: the current item is not ready to play (status \(ControlEventNames.name(of: player.status)))")
-            }
-        case .goto(let index), .playOnce(.entry(let index), _, _):
-            let count = player.playlistCount
-            guard index < count else {
-                let word = if case .goto = request { "goto" } else { "play_item_once" }
-                return ControlRequestError("\(word): no item \(index): the playlist has \(count) item\(count == 1 ? "" : "s"), counted from 0")
-            }
-        default:
-            break
-        }
-        return nil
-    }
-
     /// kiosk.conf's trigger `name`, as its key or zone would fire it.
     private func fire(_ name: String) -> Result<ControlValue, ControlRequestError> {
         let table = triggers?.triggers ?? TriggerSet()
@@ -121,7 +105,8 @@ public final class ControlDispatcher {
         if let line = trigger.commandLine {
             // Checked when kiosk.conf was read, and never `trigger` itself (no loop).
             do {
-                return perform(try ControlRequestParser.parse(line).command, for: nil)
+                let request = try ControlRequestParser.parse(line)
+                return perform(request.command, named: request.name, for: nil)
             } catch {
                 return .failure(ControlRequestError("trigger: '\(name)': \(error.description)"))
             }
@@ -129,7 +114,7 @@ public final class ControlDispatcher {
         guard let request = trigger.request else {
             return .failure(ControlRequestError("trigger: '\(name)' has nothing to play: \(trigger.problem ?? "no entries")"))
         }
-        player.send(request)
+        if let refusal = player.perform(request) { return .failure(ControlRequestError("trigger: \(refusal)")) }
         return .success(.null)
     }
 
@@ -145,7 +130,7 @@ public final class ControlDispatcher {
             let reasons = expansion.diagnostics.map { "\($0)" }.joined(separator: "; ")
             return .failure(ControlRequestError("load: nothing to play\(reasons.isEmpty ? "" : ": " + reasons)"))
         }
-        player.send(.load(expansion.entries))
+        if let refusal = player.perform(.load(expansion.entries)) { return .failure(ControlRequestError("load: \(refusal)")) }
         return .success(.object([("playlist_count", .integer(Int64(expansion.entries.count))), ("warnings", .array(warnings))]))
     }
 

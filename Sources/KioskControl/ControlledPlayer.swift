@@ -1,9 +1,13 @@
 import KioskCore
 import KioskPlayer
 
-/// What the control socket needs of a player: somewhere to send requests, and the properties
-/// `get` and `observe` read. The engine conforms as it is; a fake can stand in for it.
+/// What the control socket needs of a player: somewhere to send requests and hear whether they
+/// were carried out, and the properties `get` and `observe` read. The engine conforms as it is;
+/// a fake can stand in for it.
 public protocol ControlledPlayer: PlayerRequestSink {
+    /// Sends `request` and waits for the engine's decision: nil when carried out (or taken for
+    /// later), else why not, which the reply carries after the command's word.
+    func perform(_ request: PlayerRequest) -> PlayerRefusal?
     var status: PlayerItemStatus { get }
     var timeControlStatus: TimeControlStatus { get }
     /// Media time in the current item.
@@ -47,4 +51,6 @@ public protocol TriggerControl: AnyObject, Sendable {
     var triggers: TriggerSet { get }
 }
 
-extension QueuePlayer: ControlledPlayer {}
+extension QueuePlayer: ControlledPlayer {
+    public func perform(_ request: PlayerRequest) -> PlayerRefusal? { perform(request, timeout: 5) }
+}

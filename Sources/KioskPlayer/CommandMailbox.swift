@@ -4,8 +4,9 @@ import KioskCore
 /// What other threads (keys, touch, the control socket, signals) ask of the player. The
 /// presenter thread alone carries them out, so the player's state has one owner.
 enum PlayerCommand: Sendable {
-    /// A user's request (keys, touch, the control socket).
-    case request(PlayerRequest)
+    /// A user's request (keys, touch, the control socket); `answer`, when set, hears whether
+    /// the engine carried it out (`QueuePlayer.perform`: the socket's reply).
+    case request(PlayerRequest, answer: PresenterAnswer<PlayerRefusal?>?)
     /// kiosk.conf changed: the engine's own settings, not a user's request; `entries` when
     /// the playlist changed too.
     case reload(PlayerSettings, entries: [PlaylistEntry]?)
@@ -17,21 +18,23 @@ enum PlayerCommand: Sendable {
 }
 
 /// A screenshot asked of the presenter thread, and its answer for the thread that asked.
-final class ScreenshotRequest: @unchecked Sendable {
+typealias ScreenshotRequest = PresenterAnswer<Result<CapturedPicture, ScreenshotError>>
+
+/// An answer the presenter thread gives to a thread that waits for it (a screenshot, a request's
+/// outcome): written once, then signalled.
+final class PresenterAnswer<Value: Sendable>: @unchecked Sendable {
     // `answer` is written once on the presenter thread before `done` is signalled.
     private let done = DispatchSemaphore(value: 0)
-    private var answer: Result<CapturedPicture, ScreenshotError>?
+    private var answer: Value?
 
-    func finish(_ answer: Result<CapturedPicture, ScreenshotError>) {
+    func finish(_ answer: Value) {
         self.answer = answer
         done.signal()
     }
 
-    /// The presenter's answer, or a failure if it gave none within `timeout` seconds.
-    func wait(timeout: Double) -> Result<CapturedPicture, ScreenshotError> {
-        guard done.wait(timeout: .now() + timeout) == .success, let answer else {
-            return .failure(ScreenshotError(description: "the player did not answer within \(Int(timeout)) s"))
-        }
+    /// The presenter's answer, or nil if it gave none within `timeout` seconds.
+    func wait(timeout: Double) -> Value? {
+        guard done.wait(timeout: .now() + timeout) == .success else { return nil }
         return answer
     }
 }
@@ -42,15 +45,31 @@ final class CommandMailbox: @unchecked Sendable {
     // Safe to share: `pending` is only touched with `condition` locked.
     private let condition = NSCondition()
     private var pending: [PlayerCommand] = []
+    /// Whether a presenter loop runs to take commands (between `serve(true)` and `serve(false)`).
+    private var served = false
     /// Only the presenter takes commands and sleeps here: each time it does is a sign of life
     /// for the service watchdog.
     let heartbeat = PresenterHeartbeat()
 
-    func post(_ command: PlayerCommand) {
+    /// Queues `command`; returns whether a presenter loop runs to take it (before playback
+    /// starts a command waits for it, after it ended nobody takes it).
+    @discardableResult
+    func post(_ command: PlayerCommand) -> Bool {
         condition.withLock {
             pending.append(command)
             condition.broadcast()
+            return served
         }
+    }
+
+    /// The presenter loop starts or ends taking commands. At its end the requests still queued
+    /// are answered (nobody will carry them out), so no thread waits for them in vain.
+    func serve(_ on: Bool) {
+        let left: [PlayerCommand] = condition.withLock {
+            served = on
+            return on ? [] : pending
+        }
+        for case .request(_, let answer?) in left { answer.finish(PlayerRefusal("playback has ended")) }
     }
 
     func takeAll() -> [PlayerCommand] {

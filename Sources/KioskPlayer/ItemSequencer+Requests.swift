@@ -6,18 +6,27 @@ extension ItemSequencer {
     /// A request from a source (keys, touch, the control socket, the scheduler): playlist
     /// requests go to the navigator (KioskCore's `PlaylistNavigator.answer`), the others to
     /// the state machine.
-    func carryOut(_ request: PlayerRequest) {
+    /// Returns why not when the request is refused (also logged): the control socket's reply.
+    @discardableResult
+    func carryOut(_ request: PlayerRequest) -> PlayerRefusal? {
         if settings.sync.epoch != nil, let refusal = TimelineSteering.refusal(of: request) {
-            return logger.warning("\(request): \(refusal)")
+            logger.warning("\(request): \(refusal)")
+            return PlayerRefusal(refusal)
         }
         guard request.isPlaylistRequest else { return time.apply(request) }
         if case .layer(let name, let change) = request {
-            if let refusal = screen.changeLayer(name, change) { logger.warning("layer \(name): \(refusal)") }
-            return
+            guard let refusal = screen.changeLayer(name, change) else { return nil }
+            logger.warning("layer \(name): \(refusal)")
+            return PlayerRefusal(refusal)
         }
         let answer = answerOf(request)
-        if case .refused = answer {} else { onEvent?(.playlistRequest(request)) }
+        if case .refused(let line) = answer {
+            logger.warning("\(line)")
+            return PlayerRefusal(line)
+        }
+        onEvent?(.playlistRequest(request))
         act(on: answer)
+        return nil
     }
 
     private func answerOf(_ request: PlayerRequest) -> PlaylistAnswer {

@@ -67,6 +67,8 @@ final class PlaybackLoop {
         if !settings.playback.startPaused { time.apply(.play) }
         // Up until the first frame replaces it (no console text in between).
         if screen.hasSplash { screen.presentFiller(item: -1, splash: true) }
+        mailbox.serve(true)
+        defer { mailbox.serve(false) }
         sequencer.start(at: point)
         while !stopping {
             let commands = mailbox.takeAll()
@@ -103,7 +105,9 @@ final class PlaybackLoop {
 
     private func handle(_ command: PlayerCommand) {
         switch command {
-        case .request(let request): sequencer.carryOut(request)
+        case .request(let request, let answer):
+            let refusal = sequencer.carryOut(request)
+            answer?.finish(refusal)
         case .reload(let settings, let entries): sequencer.applyReload(settings, entries: entries)
         case .stop: stopping = true
         case .overlay(let note): screen.overlay?.note(note)

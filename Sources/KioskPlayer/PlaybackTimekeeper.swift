@@ -38,18 +38,21 @@ final class PlaybackTimekeeper {
 
     /// Applies a request to the state machine; a `skip` counts from the position now, not
     /// from when it was posted. Also the engine's own settings at start and on reload.
-    func apply(_ request: PlayerRequest) {
-        apply(.request(request, position: currentTime))
+    @discardableResult
+    func apply(_ request: PlayerRequest) -> PlayerRefusal? {
+        apply(.request(request, position: currentTime)).map { PlayerRefusal($0.reason) }
     }
 
-    /// Applies an input to the state machine, announces its events and acts on them.
-    func apply(_ input: PlaybackInput) {
+    /// Applies an input to the state machine, announces its events and acts on them; returns
+    /// the state machine's refusal (also logged).
+    @discardableResult
+    func apply(_ input: PlaybackInput) -> PlaybackError? {
         let events: [PlaybackEvent]
         do {
             events = try state.handle(input)
         } catch {
             logger.warning("\(error)")
-            return
+            return error
         }
         for event in events {
             switch event {
@@ -68,6 +71,7 @@ final class PlaybackTimekeeper {
         }
         holdSound()
         changed()
+        return nil
     }
 
     /// The sound stops and starts with the clock: paused by a pause, held while the player

@@ -92,7 +92,19 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
 
     /// The one entry for what keys, touch, the control socket and the overlay ask (AVPlayer's
     /// verbs, as `PlayerRequest` spells them); carried out in order on the presenter thread.
-    public func send(_ request: PlayerRequest) { mailbox.post(.request(request)) }
+    public func send(_ request: PlayerRequest) { mailbox.post(.request(request, answer: nil)) }
+    /// `send`, waiting (up to `timeout` seconds) for the engine's decision: nil when it carried
+    /// the request out (or took it for later), else why not, from the part that decides (the
+    /// state machine, the navigator, the shared timeline, the layers). The control socket's
+    /// reply. Before playback starts the request waits its turn and nil is returned at once.
+    public func perform(_ request: PlayerRequest, timeout: Double = 5) -> PlayerRefusal? {
+        let answer = PresenterAnswer<PlayerRefusal?>()
+        guard mailbox.post(.request(request, answer: answer)) else { return nil }
+        guard let refusal = answer.wait(timeout: timeout) else {
+            return PlayerRefusal("the player did not answer within \(Int(timeout)) s; the request waits its turn")
+        }
+        return refusal
+    }
     /// Live reload of kiosk.conf: the whole new settings value (and the new playlist, when
     /// its entries changed); `SettingsReload` says what of it a playing player takes.
     public func reload(_ settings: PlayerSettings, entries: [PlaylistEntry]? = nil) {
@@ -104,7 +116,10 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     public func saveScreenshot(to path: String) throws {
         let request = ScreenshotRequest()
         mailbox.post(.screenshot(request))
-        let picture = try request.wait(timeout: 10).get()
+        guard let answer = request.wait(timeout: 10) else {
+            throw ScreenshotError(description: "the player did not answer within 10 s")
+        }
+        let picture = try answer.get()
         try PNGWriter.write(picture.buffer, to: path)
     }
     /// The person at the screen touched or pressed something: show the overlay (hidden again

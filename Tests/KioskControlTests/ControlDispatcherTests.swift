@@ -8,11 +8,42 @@ import Testing
 /// The dispatcher against a fake player (it depends on `ControlledPlayer`, not the engine):
 /// which request each command sends, and the replies the socket writes, byte for byte.
 
-/// Records what it is sent; its properties are whatever a test sets.
+/// Records what it is sent; its properties are whatever a test sets. `perform` decides as the
+/// engine does, with the engine's own pure parts (`PlaybackState`, `PlaylistNavigator`) set to
+/// the fake's status and playlist length, so the replies carry the engine's refusals.
 final class FakePlayer: ControlledPlayer {
     private let sent = Mutex<[PlayerRequest]>([])
     var requests: [PlayerRequest] { sent.withLock { $0 } }
     func send(_ request: PlayerRequest) { sent.withLock { $0.append(request) } }
+
+    func perform(_ request: PlayerRequest) -> PlayerRefusal? {
+        send(request)
+        switch request {
+        case .goto, .playOnce(.entry, _, _): return refusalOfNavigator(request)
+        case _ where request.isPlaylistRequest: return nil   // the rest need a playlist the fake has not
+        default: break
+        }
+        var state = PlaybackState()
+        _ = try? state.handle(.itemLoading(PlayerItemReference(serial: 1, name: "b")))
+        if status == .readyToPlay { _ = try? state.handle(.itemReady(duration: duration)) }
+        do {
+            _ = try state.handle(.request(request))
+            return nil
+        } catch {
+            return PlayerRefusal(error.reason)
+        }
+    }
+
+    private func refusalOfNavigator(_ request: PlayerRequest) -> PlayerRefusal? {
+        let entries = (0..<playlistCount).map {
+            PlaylistEntry(media: .file("/m/\($0)"), item: ItemConfig(source: .file("/m/\($0)"),
+                                                                    location: SourceLocation(file: "t", line: $0 + 1, column: 1)),
+                          itemIndex: $0)
+        }
+        var navigator = PlaylistNavigator(cursor: PlaylistCursor(entries: entries, loopMode: .playlist))
+        guard case .refused(let line) = navigator.answer(request, position: nil, displayOff: false) else { return nil }
+        return PlayerRefusal(line)
+    }
 
     private struct Properties {
         var status = PlayerItemStatus.readyToPlay
@@ -83,7 +114,7 @@ private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule
     player.status = .unknown
     #expect(reply(#"{"command": ["seek", 30], "request_id": 2}"#, to: player)
             == #"{"request_id":2,"error":"seek: the current item is not ready to play (status unknown)"}"#)
-    #expect(player.requests == [])
+    #expect(player.requests == [.seek(to: MediaTime(value: 30, timescale: 1))])   // the engine decided
 }
 
 @Test func gotoPastTheEndIsRefusedToTheClient() {
@@ -93,7 +124,7 @@ private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule
     player.playlistCount = 1
     #expect(reply(#"{"command": ["goto", 1]}"#, to: player)
             == #"{"error":"goto: no item 1: the playlist has 1 item, counted from 0"}"#)
-    #expect(player.requests == [])
+    #expect(player.requests == [.goto(index: 2), .goto(index: 1)])   // the engine decided
 }
 
 @Test func loadSendsTheExpandedPlaylist() throws {
@@ -152,7 +183,7 @@ private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule
             == #"{"error":"play_item_once: no item 2: the playlist has 2 items, counted from 0"}"#)
     #expect(reply(#"{"command": ["play_item_once", 0, "later"]}"#, to: player)
             == #"{"error":"play_item_once: when must be now or seam, got \"later\""}"#)
-    #expect(player.requests.count == 2)
+    #expect(player.requests.count == 3)   // the third refused by the engine, the fourth by the parser
 }
 
 @Test func screenshotSavesWherePathSaysAndRepliesWithItOrWhyNot() {

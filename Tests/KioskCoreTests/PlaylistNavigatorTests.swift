@@ -81,7 +81,7 @@ import Testing
         #expect(navigator.answer(.nextItem, position: nil, displayOff: false) == .begin(PlaylistProgram.Step(.play(1))))
         #expect(navigator.answer(.goto(index: 2), position: nil, displayOff: false) == .begin(PlaylistProgram.Step(.play(2))))
         #expect(navigator.answer(.previousItem, position: nil, displayOff: false) == .begin(PlaylistProgram.Step(.play(1))))
-        #expect(navigator.answer(.goto(index: 7), position: nil, displayOff: false) == .refused("no item 7: the playlist has 3"))
+        #expect(navigator.answer(.goto(index: 7), position: nil, displayOff: false) == .refused("no item 7: the playlist has 3 items, counted from 0"))
         #expect(navigator.currentIndex == 1)
     }
 
@@ -104,7 +104,7 @@ import Testing
                 == .programChanged(beginNow: nil))
         #expect(navigator.preview().entry?.media == .file("/m/x"))
         #expect(navigator.answer(.playOnce(.entry(index: 5), when: .now), position: nil, displayOff: false)
-                == .refused("no item 5 to play once: the playlist has 2"))
+                == .refused("no item 5: the playlist has 2 items, counted from 0"))
     }
 
     /// While the screen is dark nothing begins: a switch or an insert of its own waits for it

@@ -230,7 +230,9 @@ layers:
         before = sorted(shots.glob("shot-*.png"))[-1]
         assert ctl("layer", "text", "hello", "A MUCH LONGER LINE").returncode == 0
         wait_for("a new text", lambda: sorted(shots.glob("shot-*.png"))[-1] != before)
-        assert ctl("layer", "hide", "nosuch").returncode == 0   # accepted by the socket, refused by the engine
+        refused = ctl("layer", "hide", "nosuch")   # refused by the engine, which the reply says
+        assert refused.returncode == 1, refused
+        assert "layer: no such layer; kiosk.conf names hello" in refused.stderr, refused.stderr
         wait_for("the refusal logged", lambda: "layer nosuch" in (tmp_path / "kiosk.log").read_text())
     finally:
         # Stopped when the checks are done, however long they took (a slow machine is no failure).

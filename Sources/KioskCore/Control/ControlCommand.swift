@@ -77,10 +77,13 @@ public enum ControlEventName: String, Sendable, CaseIterable {
 public struct ControlRequest: Sendable, Equatable {
     public var command: ControlCommand
     public var requestID: ControlValue?
+    /// The command's word as the line spelled it (`seek`): a refusal's reply begins with it.
+    public var name: String
 
-    public init(command: ControlCommand, requestID: ControlValue? = nil) {
+    public init(command: ControlCommand, requestID: ControlValue? = nil, name: String = "") {
         self.command = command
         self.requestID = requestID
+        self.name = name
     }
 }
 

@@ -29,7 +29,7 @@ public enum ControlRequestParser {
             throw ControlRequestError("malformed request: the command name must be a string", requestID: requestID)
         }
         do {
-            return ControlRequest(command: try ControlCommandTable.parse(name, words), requestID: requestID)
+            return ControlRequest(command: try ControlCommandTable.parse(name, words), requestID: requestID, name: name)
         } catch {
             throw ControlRequestError(error.description, requestID: requestID)
         }

@@ -122,6 +122,14 @@ extension PlayerRequest {
     }
 }
 
+/// Why the engine did not carry out a request, from the part that decided (the state machine,
+/// the navigator, the shared timeline, the layers): a log line, and the socket's reply after
+/// the command's word.
+public struct PlayerRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
 /// Where requests go: the engine (`QueuePlayer`), a wrapper that also shows the overlay, or a
 /// recorder in tests. Sources hold this, not the engine, so each can be tested alone.
 public protocol PlayerRequestSink: AnyObject, Sendable {

@@ -129,6 +129,14 @@ public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidRateText(String)
 
     public var description: String {
+        switch self {
+        case .notSeekable, .noItemToSeek: return "cannot seek: \(reason)"
+        default: return reason
+        }
+    }
+
+    /// Why, without the verb: the control socket's reply puts the command's word before it.
+    public var reason: String {
         let range = "\(PlaybackRate.minimum.doubleValue)...\(PlaybackRate.maximum.doubleValue)"
         switch self {
         case .rateOutOfRange(let rate):
@@ -138,9 +146,9 @@ public enum PlaybackError: Error, Sendable, Hashable, CustomStringConvertible {
         case .volumeOutOfRange(let volume):
             return "volume \(volume) is not allowed: use 0...100 (percent)"
         case .notSeekable(let status):
-            return "cannot seek: the current item is not ready to play (status \(status))"
+            return "the current item is not ready to play (status \(status))"
         case .noItemToSeek:
-            return "cannot seek: there is no current item"
+            return "there is no current item"
         case .invalidRateText(let text):
             return "rate '\(text)' is not a number: use 0 to pause or \(range) to play"
         }

@@ -29,7 +29,7 @@ extension PlaylistNavigator {
         case .previousItem:
             return .begin(PlaylistProgram.Step(previous()))
         case .goto(let index):
-            guard let step = jump(to: index) else { return .refused("no item \(index): the playlist has \(entries.count)") }
+            guard let step = jump(to: index) else { return .refused(Self.noItem(index, count: entries.count)) }
             return .begin(PlaylistProgram.Step(step))
         case .switchPlaylist(let list, let timing):
             return .programChanged(beginNow: switchPlaylist(to: list, when: timing))
@@ -41,7 +41,7 @@ extension PlaylistNavigator {
             case .entry(let index):
                 let loop = loopEntries
                 guard loop.indices.contains(index) else {
-                    return .refused("no item \(index) to play once: the playlist has \(loop.count)")
+                    return .refused(Self.noItem(index, count: loop.count))
                 }
                 list = [loop[index]]
             }
@@ -56,6 +56,11 @@ extension PlaylistNavigator {
         default:
             return .refused("\(request) is not a playlist request")
         }
+    }
+
+    /// The refusal of an index past the end, as the control socket replies it after the word.
+    static func noItem(_ index: Int, count: Int) -> String {
+        "no item \(index): the playlist has \(count) item\(count == 1 ? "" : "s"), counted from 0"
     }
 
     private mutating func answerWhileOff(_ request: PlayerRequest) -> PlaylistAnswer {
