@@ -44,6 +44,13 @@ public final class DecodedFrame: @unchecked Sendable {
 
     public var size: PixelSize { PixelSize(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) }
 
+    /// The bytes its picture takes in memory (the queue's byte budget counts them); 0 for a
+    /// format without a layout in memory (a hardware surface).
+    public var byteCount: Int {
+        Int(Swift.max(0, av_image_get_buffer_size(AVPixelFormat(frame.pointee.format), frame.pointee.width,
+                                                  frame.pointee.height, 1)))
+    }
+
     public var pixelFormatName: String {
         av_get_pix_fmt_name(AVPixelFormat(frame.pointee.format)).map { String(cString: $0) } ?? "unknown"
     }

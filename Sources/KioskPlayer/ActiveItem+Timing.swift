@@ -14,6 +14,7 @@ extension ActiveItem {
         plan.start = entry.item.start ?? .zero
         plan.end = entry.item.end
         plan.decoderThreads = settings.decoderThreads
+        plan.frameMemory = settings.playback.frameMemory
         if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }
         plan.stillScreen = screen
         plan.audioFormat = entry.isStillImage ? nil : audioFormat

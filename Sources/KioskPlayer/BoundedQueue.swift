@@ -3,8 +3,22 @@ import Foundation
 /// A FIFO between two threads with a capacity: the producer blocks when it is full (so a fast
 /// demuxer cannot eat the memory), the consumer when it is empty. `close()` wakes both for
 /// good; `flush()` drops what is queued (a seek) and wakes a blocked producer.
+///
+/// Full can also mean bytes: with a `budget`, a push waits while what is queued and the new
+/// element would weigh more than `budget.bytes`, unless fewer than `budget.minimumCount` are
+/// queued (a 4K frame is 12-25 MB: four of them cost what a small box cannot spare, but the
+/// presenter always needs one ahead).
 final class BoundedQueue<Element>: @unchecked Sendable {
-    // Safe to share: every access to `items`/`closed` holds `condition`'s lock.
+    /// What a queue of large elements may hold.
+    struct ByteBudget {
+        var bytes: Int
+        /// Queued whatever they weigh.
+        var minimumCount: Int
+        /// An element's weight in bytes.
+        var weight: (Element) -> Int
+    }
+
+    // Safe to share: every access to `items`/`closed`/`queuedBytes` holds `condition`'s lock.
     private let condition = NSCondition()
     /// `items[head...]` are queued; the slots before `head` were popped and are cleared at once:
     /// a popped element must not stay referenced until the array is compacted (decoded frames
@@ -12,25 +26,39 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     private var items: [Element?] = []
     private var head = 0
     private var closed = false
+    private var queuedBytes = 0
     let capacity: Int
+    private let budget: ByteBudget?
 
-    init(capacity: Int) {
+    init(capacity: Int, budget: ByteBudget? = nil) {
         precondition(capacity > 0)
         self.capacity = capacity
+        self.budget = budget
     }
 
     var count: Int { condition.withLock { items.count - head } }
     var isClosed: Bool { condition.withLock { closed } }
+    /// What the queued elements weigh (0 without a budget).
+    var bytes: Int { condition.withLock { queuedBytes } }
 
     /// Adds `element`, waiting while the queue is full; false once the queue is closed.
     @discardableResult
     func push(_ element: Element) -> Bool {
+        let weight = budget?.weight(element) ?? 0
         condition.lock(); defer { condition.unlock() }
-        while !closed && items.count - head >= capacity { condition.wait() }
+        while !closed && isFull(adding: weight) { condition.wait() }
         guard !closed else { return false }
         items.append(element)
+        queuedBytes += weight
         condition.broadcast()
         return true
+    }
+
+    private func isFull(adding weight: Int) -> Bool {
+        let count = items.count - head
+        if count >= capacity { return true }
+        guard let budget, count >= budget.minimumCount else { return false }
+        return queuedBytes + weight > budget.bytes
     }
 
     /// The oldest element, waiting up to `timeout` seconds (forever when nil); nil on timeout
@@ -41,6 +69,7 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         let element = items[head]!
         items[head] = nil
         head += 1
+        if let budget { queuedBytes -= budget.weight(element) }
         if head > 64 && head * 2 > items.count { items.removeFirst(head); head = 0 }
         condition.broadcast()
         return element
@@ -62,6 +91,7 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         condition.withLock {
             items.removeAll(keepingCapacity: true)
             head = 0
+            queuedBytes = 0
             condition.broadcast()
         }
     }
@@ -71,6 +101,7 @@ final class BoundedQueue<Element>: @unchecked Sendable {
             closed = true
             items.removeAll()
             head = 0
+            queuedBytes = 0
             condition.broadcast()
         }
     }

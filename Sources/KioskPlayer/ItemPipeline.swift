@@ -27,6 +27,8 @@ struct ItemPlan: Sendable {
     /// still covering it; videos ignore it.
     var stillScreen: PixelSize?
     var decoderThreads = 0
+    /// Bytes of decoded frames queued ahead of the presenter (`playback.frame_memory`).
+    var frameMemory = PlaybackConfig.defaultFrameMemory
     /// The sound device's format, nil to ignore the item's sound (no device, or a still).
     var audioFormat: AudioFormat?
     var rate = Rational.one
@@ -48,7 +50,8 @@ final class ItemPipeline: @unchecked Sendable {
     // Shared state: `frames` and `packets` are thread-safe queues; `pendingSeek` and
     // `generation` are guarded by `lock`; everything else belongs to one thread.
     let plan: ItemPlan
-    let frames = BoundedQueue<PipelineOutput>(capacity: 4)
+    /// Up to 4 frames, fewer when they weigh more than `plan.frameMemory` (at least 2).
+    let frames: BoundedQueue<PipelineOutput>
     /// The item's sound; closed at once when it has none.
     let audio = BoundedQueue<AudioPipelineOutput>(capacity: 24)
     private let packets = BoundedQueue<PacketMessage>(capacity: 128)
@@ -87,6 +90,9 @@ final class ItemPipeline: @unchecked Sendable {
     init(plan: ItemPlan, logger: Logger) {
         self.plan = plan
         self.logger = logger
+        frames = BoundedQueue(capacity: 4, budget: .init(bytes: plan.frameMemory, minimumCount: 2) {
+            if case .frame(let frame, _) = $0 { frame.byteCount } else { 0 }
+        })
         requestedRate = plan.rate
         WorkerThread.start(name: "kiosk-demux") { [self] in runDemux() }
     }

@@ -47,11 +47,11 @@ import Testing
 
     @Test func playbackSettingsAreNamed() throws {
         let new = Self.base.replacingOccurrences(of: "playback: {loop: playlist}",
-                                                 with: "playback: {loop: item, rate: 2, image_duration: 4}")
+                                                 with: "playback: {loop: item, rate: 2, image_duration: 4, frame_memory: 16M}")
         let changes = ConfigChanges(from: try Self.parse(Self.base), to: try Self.parse(new))
         #expect(changes.parts == [.playback])
-        #expect(changes.playbackSettings == [.loop, .rate, .imageDuration])
-        #expect(changes.appliedSummary == "playback (loop, rate, image_duration)")
+        #expect(changes.playbackSettings == [.loop, .rate, .imageDuration, .frameMemory])
+        #expect(changes.appliedSummary == "playback (loop, rate, image_duration, frame_memory)")
     }
 
     @Test func volumeAndMuteApplyLive() throws {

@@ -62,6 +62,14 @@ private let disk = FakeFileSystem(files: ["/srv/kiosk/fonts/big.ttf", "/srv/kios
 
 @Suite("Config parsing")
 struct ConfigParsingTests {
+    @Test func frameMemoryTakesASizeWithItsUnit() throws {
+        for (text, bytes) in [("64MiB", 64 << 20), ("4M", 4 << 20), ("1g", 1 << 30), ("33554432", 32 << 20)] {
+            let config = try ConfigLoader.parse(text: "playback: {frame_memory: \(text)}\nitems: [a.mp4]\n", fileName: "kiosk.conf",
+                                                baseDirectory: "/srv/kiosk", fileSystem: disk)
+            #expect(config.playback.frameMemory == bytes, "\(text)")
+        }
+    }
+
     @Test func fullConfigRoundTrips() throws {
         let config = try ConfigLoader.parse(text: fullConfig, fileName: "kiosk.conf", baseDirectory: "/srv/kiosk", fileSystem: disk)
         var display = DisplayConfig()
@@ -97,6 +105,7 @@ struct ConfigParsingTests {
         #expect(config.playback.rate == 0.5)
         #expect(config.playback.imageDuration == MediaTime(value: 1, timescale: 10))   // exact, not 0.1000000001
         #expect(config.playback.stallTimeout == MediaTime(value: 5, timescale: 2))
+        #expect(config.playback.frameMemory == PlaybackConfig.defaultFrameMemory)
 
         #expect(config.overlay.enabled == false)
         #expect(config.overlay.hideAfter == MediaTime(value: 90, timescale: 1))

@@ -96,7 +96,7 @@ public enum ReloadApplication: Sendable, Equatable {
 /// `playbackSettings(_:_:)` and given its reload step in `SettingsReload` (the compiler asks).
 public enum PlaybackSetting: String, Sendable, CaseIterable {
     case loop, gravity, startPaused = "start_paused", rate, imageDuration = "image_duration", stallTimeout = "stall_timeout"
-    case resume, settle, region, transition
+    case resume, settle, region, transition, frameMemory = "frame_memory"
 }
 
 /// What differs between the configuration playing and a newly read one. Pure: the reload
@@ -168,6 +168,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.settle != new.settle { changed.append(.settle) }
         if old.region != new.region { changed.append(.region) }
         if old.transition != new.transition { changed.append(.transition) }
+        if old.frameMemory != new.frameMemory { changed.append(.frameMemory) }
         return changed
     }
 
@@ -213,6 +214,8 @@ public struct SettingsReload: Sendable, Equatable {
             case .settle: break
             // Only a start is paused or not: a reload never pauses a playing kiosk.
             case .startPaused: break
+            // Each item's queue is made when it opens: the next item opened has the new size.
+            case .frameMemory: break
             }
         }
         preparesUpcomingAgain = newPlaylist || playback.contains(.loop) || playback.contains(.imageDuration)

@@ -164,7 +164,8 @@ extension ConfigWalker {
     func readPlayback(_ node: Node?) -> PlaybackConfig {
         var playback = PlaybackConfig()
         guard let section = section(node, name: "playback", allowedKeys:
-            ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout", "resume", "settle", "region", "transition"]) else { return playback }
+            ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout", "resume", "settle", "region", "transition",
+             "frame_memory"]) else { return playback }
         if let loop = choice(section, "loop", PlaybackConfig.LoopMode.allCases.map { ($0.rawValue, $0) }) {
             playback.loop = loop
         }
@@ -179,6 +180,15 @@ extension ConfigWalker {
         if let settle = seconds(section, "settle", allowingMinimum: true) { playback.settle = settle }
         if let node = section["region"] { playback.region = readRegion(node) }
         if let transition = transition(section) { playback.transition = transition }
+        if let node = section["frame_memory"] {
+            if let text = node.scalar?.string, !isNull(node), let bytes = ByteSizeText.parse(text),
+               bytes >= PlaybackConfig.smallestFrameMemory {
+                playback.frameMemory = bytes
+            } else {
+                report(node, "'frame_memory' in playback is \(describe(node)); expected a size of at least 4M "
+                       + "(like 32M, 64M or 1G): the decoded frames an item may queue")
+            }
+        }
         return playback
     }
 

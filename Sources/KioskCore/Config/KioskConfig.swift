@@ -186,6 +186,12 @@ public struct PlaybackConfig: Sendable, Equatable {
     /// `transition`: how one item gives way to the next at a seam (cut, fade, crossfade);
     /// an item's own `transition` is how that item comes in.
     public var transition = Transition.cut
+    /// `frame_memory`: bytes of decoded frames an item queues ahead of the screen (two are
+    /// queued whatever they weigh). 32M holds the usual four at 1080p, two at 4K.
+    public var frameMemory = PlaybackConfig.defaultFrameMemory
+    public static let defaultFrameMemory = 32 << 20
+    /// Below this a 1080p frame (3 MB) would not fit twice: the bound says what the key is for.
+    public static let smallestFrameMemory = 4 << 20
 
     public init() {}
 }
