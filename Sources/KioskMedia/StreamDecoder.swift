@@ -23,14 +23,15 @@ final class StreamDecoder {
     /// Packets the decoder rejected as damaged; playback goes on past them.
     private(set) var damagedPackets = 0
 
-    /// Opens the decoder of `streamIndex`; `kind` ("audio ", or "" for pictures) goes into the
-    /// reasons, and `configure` sets what is particular to the kind before the codec opens.
-    init(asset: Asset, streamIndex: Int, kind: String,
+    /// Opens the decoder of `streamIndex` (`decoder`, or FFmpeg's for the codec); `kind`
+    /// ("audio ", or "" for pictures) goes into the reasons, and `configure` sets what is
+    /// particular to the kind before the codec opens.
+    init(asset: Asset, streamIndex: Int, kind: String, decoder: UnsafePointer<AVCodec>? = nil,
          configure: (UnsafeMutablePointer<AVCodecContext>) -> Void = { _ in }) throws {
         let stream = asset.stream(at: streamIndex)
         let parameters = stream.pointee.codecpar!
         let codecName = StreamDecoder.codecName(of: parameters)
-        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
+        guard let codec = decoder ?? avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw MediaError(source: asset.source, reason: "unsupported \(kind)codec '\(codecName)': no decoder in this FFmpeg build")
         }
         guard let context = avcodec_alloc_context3(codec) else {

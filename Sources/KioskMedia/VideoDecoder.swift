@@ -12,10 +12,18 @@ public final class VideoDecoder: FrameDecoding {
     private let still: StillOrientation?
     /// The mjpeg decoder's `lowres` level for a large JPEG still (0: full size).
     public let lowres: Int
+    /// The device's pixel format when decoding on one: its frames are copied down.
+    private let hardwareFormat: AVPixelFormat?
+    /// What the `hardware` choice came to, in one line (nil with `hardware: .off`); logged
+    /// once per process through `HardwareDecodeLog`.
+    public let hardwareOutcome: String?
 
     /// `stillScreen`: the screen a JPEG still will be shown on; when given, a large one is
     /// decoded at the smallest `lowres` size that still covers it (`StillDecodeScale`).
-    public init(asset: Asset, streamIndex: Int, threads: Int = 0, stillScreen: PixelSize? = nil) throws {
+    /// `hardware`: the hardware decoders to try first (`playback.hwdec`); each falls back to
+    /// the next, the last to software.
+    public init(asset: Asset, streamIndex: Int, threads: Int = 0, stillScreen: PixelSize? = nil,
+                hardware: HardwareDecoding = .off) throws {
         let avStream = asset.stream(at: streamIndex)
         let parameters = avStream.pointee.codecpar!
         let codecName = StreamDecoder.codecName(of: parameters)
@@ -45,12 +53,41 @@ public final class VideoDecoder: FrameDecoding {
                 throw MediaError(source: asset.source, reason: refusal)
             }
         }
-        stream = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "") { context in
+        let configure = { (context: UnsafeMutablePointer<AVCodecContext>) in
             context.pointee.thread_count = Int32(threads)
             context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
             // mjpeg's ceiling is 3, StillDecodeScale's too (avcodec_open2 would clamp it anyway;
             // AVCodec.max_lowres is not read, to stay off fields FFmpeg may move).
             context.pointee.lowres = Int32(level)
+        }
+        var failures: [String] = []
+        var opened: (StreamDecoder, HardwareDecodeAttempt, AVPixelFormat?)?
+        for attempt in hardware.attempts(codec: codecName) where opened == nil {
+            switch HardwareDecoderSetup.prepare(attempt, codecID: parameters.pointee.codec_id) {
+            case .failure(let why):
+                failures.append("\(attempt): \(why)")
+            case .success(let setup):
+                do {
+                    let decoder = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "", decoder: setup.codec) {
+                        configure($0)
+                        setup.configure($0)
+                    }
+                    opened = (decoder, attempt, setup.hardwareFormat)
+                } catch {
+                    failures.append("\(attempt): \((error as? MediaError)?.reason ?? "\(error)")")
+                }
+            }
+        }
+        if let (decoder, attempt, format) = opened {
+            stream = decoder
+            hardwareFormat = format
+            hardwareOutcome = "hardware decoding: \(attempt) for \(codecName)" + (format == nil ? "" : ", frames copied to memory")
+        } else {
+            stream = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "", configure: configure)
+            hardwareFormat = nil
+            hardwareOutcome = failures.isEmpty ? nil
+                : "hardware decoding (hwdec: \(hardware.rawValue)) not available for \(codecName): "
+                  + failures.joined(separator: "; ") + "; decoding in software"
         }
         lowres = level
         let sar = avStream.pointee.sample_aspect_ratio.num > 0 ? avStream.pointee.sample_aspect_ratio : parameters.pointee.sample_aspect_ratio
@@ -64,11 +101,15 @@ public final class VideoDecoder: FrameDecoding {
     public typealias Output = DecoderOutput<DecodedFrame>
 
     public func receive() -> Output {
-        let frame: UnsafeMutablePointer<AVFrame>
+        var frame: UnsafeMutablePointer<AVFrame>
         switch stream.receive() {
         case .frame(let received): frame = received
         case .needsInput: return .needsInput
         case .finished: return .finished
+        }
+        if let hardwareFormat, frame.pointee.format == hardwareFormat.rawValue {
+            guard let copied = HardwareDecoderSetup.download(frame) else { return receive() }   // dropped like a damaged one
+            frame = copied
         }
         let ticks = stream.ticks(of: frame)
         let pts = stream.mediaTime(ticks: ticks ?? stream.startTicks)

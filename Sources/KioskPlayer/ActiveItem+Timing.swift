@@ -15,6 +15,7 @@ extension ActiveItem {
         plan.end = entry.item.end
         plan.decoderThreads = settings.decoderThreads
         plan.frameMemory = settings.playback.frameMemory
+        plan.hwdec = settings.playback.hwdec
         if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }
         plan.stillScreen = screen
         plan.audioFormat = entry.isStillImage ? nil : audioFormat

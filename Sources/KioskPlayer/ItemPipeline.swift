@@ -29,6 +29,8 @@ struct ItemPlan: Sendable {
     var decoderThreads = 0
     /// Bytes of decoded frames queued ahead of the presenter (`playback.frame_memory`).
     var frameMemory = PlaybackConfig.defaultFrameMemory
+    /// `playback.hwdec`: the hardware decoders to try before software.
+    var hwdec = HardwareDecoding.off
     /// The sound device's format, nil to ignore the item's sound (no device, or a still).
     var audioFormat: AudioFormat?
     var rate = Rational.one
@@ -179,7 +181,8 @@ final class ItemPipeline: @unchecked Sendable {
                 throw MediaError(source: plan.source, reason: "no video stream (has \(kinds))")
             }
             decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: plan.decoderThreads,
-                                       stillScreen: plan.stillScreen)
+                                       stillScreen: plan.stillScreen, hardware: plan.stillDuration == nil ? plan.hwdec : .off)
+            if let line = decoder.hardwareOutcome.flatMap(HardwareDecodeLog.once) { logger.notice("\(plan.source): \(line)") }
             lock.withLock { openedInfo = asset.info }
             try startAudio(asset: asset, demuxer: demuxer)
         } catch let error as MediaError {

@@ -30,6 +30,9 @@ struct PlayCommand: ParsableCommand {
             help: "auto: scan NV12/YUV420 frames out on a hardware plane where the driver has one; off: always convert on the CPU.")
     var videoPlane: VideoPlanePolicy = .auto
 
+    @Option(help: "Hardware decoding through FFmpeg, falling back to software: off, auto, vaapi, drm, cuda or v4l2m2m.")
+    var hwdec: HardwareDecoding = .off
+
     @Option(help: "An ALSA PCM (default, hw:0,0, plughw:1,0, a dmix name) or none.")
     var audio: String = "default"
 
@@ -122,6 +125,7 @@ struct PlayCommand: ParsableCommand {
         var config = KioskConfig()
         config.display.rotation = Rotation(degrees: rotation)!
         config.display.videoPlane = videoPlane
+        config.playback.hwdec = hwdec
         config.audio.device = AudioOpener.parse(audio)
         config.audio.volume = volume
         config.audio.muted = mute

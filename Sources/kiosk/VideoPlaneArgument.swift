@@ -6,3 +6,9 @@ extension VideoPlanePolicy: ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
     public static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }
+
+/// `kiosk play --hwdec off|auto|vaapi|...`, as kiosk.conf's `playback.hwdec`.
+extension HardwareDecoding: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
+}

@@ -70,6 +70,16 @@ struct ConfigParsingTests {
         }
     }
 
+    @Test func hwdecNamesAWayOrOff() throws {
+        for way in HardwareDecoding.allCases {
+            let config = try ConfigLoader.parse(text: "playback: {hwdec: \(way.rawValue)}\nitems: [a.mp4]\n", fileName: "kiosk.conf",
+                                                baseDirectory: "/srv/kiosk", fileSystem: disk)
+            #expect(config.playback.hwdec == way)
+        }
+        #expect(try ConfigLoader.parse(text: "items: [a.mp4]\n", fileName: "kiosk.conf", baseDirectory: "/srv/kiosk",
+                                       fileSystem: disk).playback.hwdec == .off)
+    }
+
     @Test func fullConfigRoundTrips() throws {
         let config = try ConfigLoader.parse(text: fullConfig, fileName: "kiosk.conf", baseDirectory: "/srv/kiosk", fileSystem: disk)
         var display = DisplayConfig()

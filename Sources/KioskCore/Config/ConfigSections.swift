@@ -165,7 +165,7 @@ extension ConfigWalker {
         var playback = PlaybackConfig()
         guard let section = section(node, name: "playback", allowedKeys:
             ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout", "resume", "settle", "region", "transition",
-             "frame_memory"]) else { return playback }
+             "frame_memory", "hwdec"]) else { return playback }
         if let loop = choice(section, "loop", PlaybackConfig.LoopMode.allCases.map { ($0.rawValue, $0) }) {
             playback.loop = loop
         }
@@ -180,6 +180,7 @@ extension ConfigWalker {
         if let settle = seconds(section, "settle", allowingMinimum: true) { playback.settle = settle }
         if let node = section["region"] { playback.region = readRegion(node) }
         if let transition = transition(section) { playback.transition = transition }
+        if let hwdec = choice(section, "hwdec", HardwareDecoding.allCases.map { ($0.rawValue, $0) }) { playback.hwdec = hwdec }
         if let node = section["frame_memory"] {
             if let text = node.scalar?.string, !isNull(node), let bytes = ByteSizeText.parse(text),
                bytes >= PlaybackConfig.smallestFrameMemory {

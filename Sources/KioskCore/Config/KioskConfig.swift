@@ -192,6 +192,8 @@ public struct PlaybackConfig: Sendable, Equatable {
     public static let defaultFrameMemory = 32 << 20
     /// Below this a 1080p frame (3 MB) would not fit twice: the bound says what the key is for.
     public static let smallestFrameMemory = 4 << 20
+    /// `hwdec`: off | auto | vaapi | drm | cuda | v4l2m2m (`HardwareDecoding`).
+    public var hwdec = HardwareDecoding.off
 
     public init() {}
 }

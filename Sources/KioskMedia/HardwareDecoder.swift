@@ -1,0 +1,136 @@
+import CFFmpeg
+import CKioskShim
+import KioskCore
+import Synchronization
+
+/// FFmpeg's generic hardware decoding, as mpv's `--hwdec=...-copy` uses it: a device context
+/// (`av_hwdevice_ctx_create`) on the codec's own decoder, `get_format` choosing the device's
+/// pixel format when the decoder offers it (else the first software format: a profile the
+/// hardware lacks decodes in software), and each frame copied down to memory
+/// (`av_hwframe_transfer_data`), so everything after the decoder (scaler, planes, screenshots)
+/// is the software path's. Or FFmpeg's own `*_v4l2m2m` decoder, whose frames are ordinary.
+struct HardwareDecoderSetup {
+    /// The decoder to open (the codec's own for a device, `h264_v4l2m2m` for a wrapper).
+    let codec: UnsafePointer<AVCodec>
+    /// The device's pixel format, whose frames must be copied down; nil for a wrapper.
+    let hardwareFormat: AVPixelFormat?
+    private let device: HardwareDevice?
+
+    /// How `attempt` would decode a `codecID` stream, or why it cannot here.
+    static func prepare(_ attempt: HardwareDecodeAttempt, codecID: AVCodecID) -> Result<HardwareDecoderSetup, HardwareDecodeFailure> {
+        switch attempt {
+        case .decoder(let name):
+            guard let codec = avcodec_find_decoder_by_name(name) else { return .failure("this FFmpeg build has no \(name)") }
+            return .success(HardwareDecoderSetup(codec: codec, hardwareFormat: nil, device: nil))
+        case .device(let name):
+            guard let codec = avcodec_find_decoder(codecID) else { return .failure("no decoder") }
+            let type = av_hwdevice_find_type_by_name(name)
+            guard type != AV_HWDEVICE_TYPE_NONE else { return .failure("this FFmpeg build has no \(name) support") }
+            guard let format = deviceFormat(of: codec, for: type) else {
+                return .failure("FFmpeg's \(String(cString: codec.pointee.name)) decoder cannot use \(name)")
+            }
+            return HardwareDevice.shared(type, named: name).map {
+                HardwareDecoderSetup(codec: codec, hardwareFormat: format, device: $0)
+            }
+        }
+    }
+
+    /// The pixel format `codec` decodes into on a device of `type`, if it can.
+    private static func deviceFormat(of codec: UnsafePointer<AVCodec>, for type: AVHWDeviceType) -> AVPixelFormat? {
+        var index: Int32 = 0
+        while let config = avcodec_get_hw_config(codec, index) {
+            if config.pointee.methods & Int32(AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) != 0, config.pointee.device_type == type {
+                return config.pointee.pix_fmt
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Sets the device and the format choice on a context about to be opened.
+    func configure(_ context: UnsafeMutablePointer<AVCodecContext>) {
+        guard let device, let hardwareFormat else { return }
+        context.pointee.hw_device_ctx = av_buffer_ref(device.reference)
+        // The callback is a C function: the format it wants rides in `opaque` (+1, never nil).
+        context.pointee.opaque = UnsafeMutableRawPointer(bitPattern: Int(hardwareFormat.rawValue) + 1)
+        context.pointee.get_format = chooseHardwareFormat
+    }
+
+    /// `frame` in memory: a device frame is copied down (its properties kept) and freed; nil
+    /// when the copy fails (the frame is dropped like a damaged one).
+    static func download(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
+        var source: UnsafeMutablePointer<AVFrame>? = frame
+        defer { av_frame_free(&source) }
+        var copy = av_frame_alloc()
+        guard let target = copy, av_hwframe_transfer_data(target, frame, 0) >= 0, av_frame_copy_props(target, frame) >= 0 else {
+            av_frame_free(&copy)
+            return nil
+        }
+        return target
+    }
+}
+
+/// `get_format`: the device's format when offered, else the first software one (FFmpeg lists
+/// them last): the stream then decodes in software on the same decoder.
+private func chooseHardwareFormat(_ context: UnsafeMutablePointer<AVCodecContext>?,
+                                  _ formats: UnsafePointer<AVPixelFormat>?) -> AVPixelFormat {
+    guard let formats else { return AV_PIX_FMT_NONE }
+    let wanted = Int32(truncatingIfNeeded: Int(bitPattern: context?.pointee.opaque) - 1)
+    var software = AV_PIX_FMT_NONE
+    var index = 0
+    while formats[index] != AV_PIX_FMT_NONE {
+        let format = formats[index]
+        if format.rawValue == wanted { return format }
+        if software == AV_PIX_FMT_NONE, let descriptor = av_pix_fmt_desc_get(format),
+           descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_HWACCEL) == 0 {
+            software = format
+        }
+        index += 1
+    }
+    return software
+}
+
+/// Why a hardware way was not taken, in words for the log.
+struct HardwareDecodeFailure: Error, ExpressibleByStringLiteral, ExpressibleByStringInterpolation, CustomStringConvertible {
+    let description: String
+    init(stringLiteral value: String) { description = value }
+    init(stringInterpolation: DefaultStringInterpolation) { description = String(stringInterpolation: stringInterpolation) }
+}
+
+/// One hardware device per type for the whole process, opened the first time an item asks
+/// (opening VA-API or CUDA costs tens of milliseconds; an item opens every few seconds), and
+/// kept: the decoders of the playing and the prepared item share it. A failed open is
+/// remembered too, so a box without the device pays for the attempt once.
+final class HardwareDevice: @unchecked Sendable {
+    // Safe to share: `reference` is set once and only passed to av_buffer_ref.
+    let reference: UnsafeMutablePointer<AVBufferRef>
+    private init(reference: UnsafeMutablePointer<AVBufferRef>) { self.reference = reference }
+
+    private static let opened = Mutex<[String: Result<HardwareDevice, HardwareDecodeFailure>]>([:])
+
+    static func shared(_ type: AVHWDeviceType, named name: String) -> Result<HardwareDevice, HardwareDecodeFailure> {
+        opened.withLock { devices in
+            if let known = devices[name] { return known }
+            var reference: UnsafeMutablePointer<AVBufferRef>?
+            let result = av_hwdevice_ctx_create(&reference, type, nil, nil, 0)
+            let outcome: Result<HardwareDevice, HardwareDecodeFailure> = if result >= 0, let reference {
+                .success(HardwareDevice(reference: reference))
+            } else {
+                .failure("no \(name) device (\(ffmpegErrorText(result)))")
+            }
+            devices[name] = outcome
+            return outcome
+        }
+    }
+}
+
+/// What a hardware choice came to, said once per process for each outcome (a playlist opens
+/// the same kinds of streams every pass).
+public enum HardwareDecodeLog {
+    private static let said = Mutex<Set<String>>([])
+
+    /// `line` the first time it is said; nil after.
+    public static func once(_ line: String) -> String? {
+        said.withLock { $0.insert(line).inserted ? line : nil }
+    }
+}

@@ -1,0 +1,75 @@
+import CFFmpeg
+import Foundation
+import KioskCore
+import KioskTestSupport
+import Testing
+@testable import KioskMedia
+
+/// `playback.hwdec` through FFmpeg's generic API: every hardware way that cannot open here falls
+/// back to software, the same frames come out, and the line says each way's reason. (No machine
+/// that runs this suite has a decoder block; the copy-down of device frames is exercised where a
+/// device exists: ../shared/FIELD-NOTES.md, and the note of issue 33.)
+@Suite struct HardwareDecodeTests {
+    static func clip() throws -> String {
+        try MediaFixtures.clip("hwdec-1s.mp4", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1",
+                                                "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"])
+    }
+
+    /// Every frame of `path`'s picture, decoded with `hardware`; and the decoder's outcome line.
+    static func decode(_ path: String, hardware: HardwareDecoding) throws -> ([DecodedFrame], String?) {
+        let asset = try Asset(source: path)
+        let demuxer = Demuxer(asset: asset, audio: false)
+        let decoder = try VideoDecoder(asset: asset, streamIndex: try #require(demuxer.videoStream), hardware: hardware)
+        var frames: [DecodedFrame] = []
+        func drain() { while case .frame(let frame) = decoder.receive() { frames.append(frame) } }
+        while case .packet(let packet) = demuxer.read() {
+            while !decoder.send(packet) { drain() }
+            drain()
+        }
+        _ = decoder.send(nil as Packet?)
+        drain()
+        return (frames, decoder.hardwareOutcome)
+    }
+
+    @Test func aHardwareWayTheCodecLacksFallsBackToSoftwareWithItsReason() throws {
+        let path = try Self.clip()
+        let (software, none) = try Self.decode(path, hardware: .off)
+        #expect(none == nil, "off says nothing")
+        // Upstream FFmpeg's h264 decoder has no DRM PRIME hwaccel (Raspberry Pi's build adds one).
+        let (frames, outcome) = try Self.decode(path, hardware: .drm)
+        #expect(frames.count == software.count && frames.count == 25)
+        #expect(frames.map(\.pts) == software.map(\.pts))
+        #expect(outcome == "hardware decoding (hwdec: drm) not available for h264: drm: FFmpeg's h264 decoder cannot use drm; decoding in software")
+    }
+
+    @Test func autoTriesEachWayInOrderAndSaysWhy() throws {
+        let path = try Self.clip()
+        let (frames, outcome) = try Self.decode(path, hardware: .auto)
+        #expect(frames.count == 25)
+        let line = try #require(outcome)
+        if line.hasPrefix("hardware decoding: ") { return }   // a box with a device: it decoded there
+        #expect(line.hasPrefix("hardware decoding (hwdec: auto) not available for h264: vaapi: "))
+        #expect(line.contains("; cuda: ") && line.contains("; drm: FFmpeg's h264 decoder cannot use drm; "))
+        #expect(line.contains("; h264_v4l2m2m: ") && line.hasSuffix("; decoding in software"))
+    }
+
+    @Test func aMissingVAAPIDeviceIsSaidOnce() throws {
+        guard !FileManager.default.fileExists(atPath: "/dev/dri/renderD128") else { return }   // a box that may have one
+        let path = try Self.clip()
+        let (frames, outcome) = try Self.decode(path, hardware: .vaapi)
+        #expect(frames.count == 25)
+        #expect(outcome?.hasPrefix("hardware decoding (hwdec: vaapi) not available for h264: vaapi: no vaapi device (") == true)
+        #expect(HardwareDecodeLog.once("hwdec test line") == "hwdec test line")
+        #expect(HardwareDecodeLog.once("hwdec test line") == nil, "the second time: nothing new to say")
+    }
+
+    @Test func theAttemptsFollowTheChoice() {
+        #expect(HardwareDecoding.off.attempts(codec: "h264") == [])
+        #expect(HardwareDecoding.vaapi.attempts(codec: "hevc") == [.device("vaapi")])
+        #expect(HardwareDecoding.v4l2m2m.attempts(codec: "h264") == [.decoder("h264_v4l2m2m")])
+        #expect(HardwareDecoding.v4l2m2m.attempts(codec: "av1") == [], "FFmpeg has no av1_v4l2m2m")
+        #expect(HardwareDecoding.auto.attempts(codec: "hevc")
+                == [.device("vaapi"), .device("cuda"), .device("drm"), .decoder("hevc_v4l2m2m")])
+        #expect(HardwareDecoding.auto.attempts(codec: "mjpeg") == [.device("vaapi"), .device("cuda"), .device("drm")])
+    }
+}

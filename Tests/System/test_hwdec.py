@@ -1,0 +1,38 @@
+"""`playback.hwdec` (host, headless): kiosk play --hwdec auto plays every frame of each item whether
+or not the box has a decoder block, and says once per codec what became of the hardware choice: on
+a box with no device (CI, this host) each way's reason and "decoding in software"; a second item
+of the same codec, and the next pass of the loop, say nothing more."""
+import json
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+KIOSK = REPO / ".build" / "debug" / "kiosk"
+
+
+def test_auto_plays_every_frame_and_says_once_per_codec_why(tmp_path):
+    assert KIOSK.exists(), f"{KIOSK} is missing: run swift build first"
+    clips = []
+    for name, codec in [("a.mp4", "libx264"), ("b.mp4", "libx264"), ("c.mkv", "libx265")]:
+        clip = tmp_path / name
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1",
+                        "-c:v", codec, "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
+                       + (["-x265-params", "log-level=error"] if codec == "libx265" else []) + [str(clip)], check=True)
+        clips.append(str(clip))
+    stats = tmp_path / "stats.jsonl"
+    run = subprocess.run([str(KIOSK), "play", *clips, *clips, "--hwdec", "auto", "--display", "headless:320x240",
+                          "--audio", "none", "--no-input", "--stats-file", str(stats), "--untimed"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    lines = [json.loads(line) for line in stats.read_text().splitlines()]
+    shown = {}
+    for line in lines:
+        shown[line["item"]] = shown.get(line["item"], 0) + 1
+    assert shown == {index: 25 for index in range(6)}, shown
+    said = [line for line in run.stderr.splitlines() if "hardware decoding" in line]
+    assert len(said) == 2, "\n".join(said)   # h264 once (a.mp4), hevc once (c.mkv)
+    for line, codec, clip in zip(said, ["h264", "hevc"], [clips[0], clips[2]]):
+        assert clip in line, line
+        if "hardware decoding: " not in line:   # a box with a device decodes there instead
+            assert f"hardware decoding (hwdec: auto) not available for {codec}: vaapi: " in line, line
+            assert line.endswith("; decoding in software"), line
