@@ -13,7 +13,7 @@ extension ActiveItem {
         var plan = ItemPlan(source: entry.media.description)
         plan.start = entry.item.start ?? .zero
         plan.end = entry.item.end
-        plan.decoderThreads = settings.decoderThreads
+        plan.decoderThreads = settings.decoderThreads ?? settings.playback.decoderThreads
         plan.frameMemory = settings.playback.frameMemory
         plan.hwdec = settings.playback.hwdec
         if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }

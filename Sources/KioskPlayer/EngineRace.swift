@@ -27,7 +27,7 @@ public enum EngineRace {
         guard !entries.isEmpty else { throw MediaError(source: media, reason: "nothing to play") }
         var settings = PlayerSettings()
         settings.playback.gravity = gravity
-        settings.decoderThreads = threads
+        settings.decoderThreads = .fixed(threads)
         settings.untimed = true
         settings.exitWhenFinished = true
         let counter = CountingOutput(display, limit: limit)

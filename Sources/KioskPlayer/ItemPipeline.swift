@@ -26,7 +26,7 @@ struct ItemPlan: Sendable {
     /// The screen a large JPEG still (or cover picture) is decoded for, at a `lowres` size
     /// still covering it; videos ignore it.
     var stillScreen: PixelSize?
-    var decoderThreads = 0
+    var decoderThreads = DecoderThreads.auto
     /// Bytes of decoded frames queued ahead of the presenter (`playback.frame_memory`).
     var frameMemory = PlaybackConfig.defaultFrameMemory
     /// `playback.hwdec`: the hardware decoders to try before software.
@@ -180,7 +180,10 @@ final class ItemPipeline: @unchecked Sendable {
                 }
                 throw MediaError(source: plan.source, reason: "no video stream (has \(kinds))")
             }
-            decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: plan.decoderThreads,
+            let picture = asset.info.streams.first { $0.index == videoIndex }
+            let threads = plan.decoderThreads.count(width: picture?.width, height: picture?.height,
+                                                    cores: ProcessInfo.processInfo.activeProcessorCount)
+            decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: threads,
                                        stillScreen: plan.stillScreen, hardware: plan.stillDuration == nil ? plan.hwdec : .off)
             if let line = decoder.hardwareOutcome.flatMap(HardwareDecodeLog.once) { logger.notice("\(plan.source): \(line)") }
             lock.withLock { openedInfo = asset.info }

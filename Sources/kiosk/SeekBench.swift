@@ -29,7 +29,7 @@ enum SeekBench {
         var settings = PlayerSettings()
         settings.display.target = .headless(size, refreshRate: 60)
         settings.playback.gravity = gravity
-        settings.decoderThreads = threads
+        settings.decoderThreads = .fixed(threads)
         settings.statsPath = stats
         settings.audio.device = AudioOpener.parse(audio)
         let sound = AudioOpener.open(settings.audio.device, logger: logger)

@@ -36,7 +36,7 @@ let configErrorTable: [ConfigErrorCase] = [
     ConfigErrorCase(name: "unknown section", yaml: "displya:\n  output: drm\n" + items, line: 1, column: 1,
                     fragment: "unknown key 'displya' in the file; expected one of: display, audio, input, playback, overlay, control, logging, items, playlists, schedule, triggers, usb, mqtt, sync, displays, audio_track, layers (did you mean 'display'?)"),
     ConfigErrorCase(name: "typo in playback", yaml: "playback:\n  gravty: fill\n" + items, line: 2, column: 3,
-                    fragment: "unknown key 'gravty' in playback; expected one of: loop, gravity, start_paused, rate, image_duration, stall_timeout, resume, settle, region, transition, frame_memory, hwdec (did you mean 'gravity'?)"),
+                    fragment: "unknown key 'gravty' in playback; expected one of: loop, gravity, start_paused, rate, image_duration, stall_timeout, resume, settle, region, transition, frame_memory, hwdec, decoder_threads (did you mean 'gravity'?)"),
     ConfigErrorCase(name: "typo in display", yaml: "display:\n  rotaton: 90\n" + items, line: 2, column: 3,
                     fragment: "(did you mean 'rotation'?)"),
     ConfigErrorCase(name: "unknown in audio, nothing close", yaml: "audio:\n  speakers: 2\n" + items, line: 2, column: 3,

@@ -96,7 +96,7 @@ public enum ReloadApplication: Sendable, Equatable {
 /// `playbackSettings(_:_:)` and given its reload step in `SettingsReload` (the compiler asks).
 public enum PlaybackSetting: String, Sendable, CaseIterable {
     case loop, gravity, startPaused = "start_paused", rate, imageDuration = "image_duration", stallTimeout = "stall_timeout"
-    case resume, settle, region, transition, frameMemory = "frame_memory", hwdec
+    case resume, settle, region, transition, frameMemory = "frame_memory", hwdec, decoderThreads = "decoder_threads"
 }
 
 /// What differs between the configuration playing and a newly read one. Pure: the reload
@@ -170,6 +170,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.transition != new.transition { changed.append(.transition) }
         if old.frameMemory != new.frameMemory { changed.append(.frameMemory) }
         if old.hwdec != new.hwdec { changed.append(.hwdec) }
+        if old.decoderThreads != new.decoderThreads { changed.append(.decoderThreads) }
         return changed
     }
 
@@ -218,7 +219,7 @@ public struct SettingsReload: Sendable, Equatable {
             // Each item's queue is made when it opens: the next item opened has the new size.
             case .frameMemory: break
             // Each item's decoder is chosen when it opens.
-            case .hwdec: break
+            case .hwdec, .decoderThreads: break
             }
         }
         preparesUpcomingAgain = newPlaylist || playback.contains(.loop) || playback.contains(.imageDuration)

@@ -194,6 +194,8 @@ public struct PlaybackConfig: Sendable, Equatable {
     public static let smallestFrameMemory = 4 << 20
     /// `hwdec`: off | auto | vaapi | drm | cuda | v4l2m2m (`HardwareDecoding`).
     public var hwdec = HardwareDecoding.off
+    /// `decoder_threads`: auto (`DecoderThreads`' table of picture size and cores) or 1-16.
+    public var decoderThreads = DecoderThreads.auto
 
     public init() {}
 }

@@ -48,8 +48,8 @@ public struct PlayerSettings: Sendable, Equatable {
     /// End playback when `loop: none` played its last item (`kiosk play`); a kiosk service
     /// instead keeps the last frame on screen.
     public var exitWhenFinished = false
-    /// Decoder threads per item; 0 lets FFmpeg choose (`kiosk bench --threads`).
-    public var decoderThreads = 0
+    /// Decoder threads per item instead of `playback.decoder_threads` (`kiosk bench --threads`).
+    public var decoderThreads: DecoderThreads?
     /// How long before an item ends the next one is opened and its first frame decoded.
     public var prepareAhead = MediaTime(value: 3, timescale: 1)
 

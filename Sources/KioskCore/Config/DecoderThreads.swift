@@ -1,0 +1,30 @@
+/// `playback.decoder_threads`: how many frame threads a video's decoder runs.
+///
+/// FFmpeg's own choice is the box's cores + 1, whatever the picture. Each frame thread keeps a
+/// decoding context and pictures of its own (8-11 MB at 1080p, four times that at 4K: BENCHMARKS,
+/// "Memory") and holds one more frame back before the first comes out (a frame thread decodes
+/// frame N+k while the others finish theirs). So `auto` asks for as many as a picture of that
+/// size needs on a small box and no more: 2 up to 720p, 4 up to 1080p, 8 above (4K), never
+/// more than FFmpeg's own choice. A 2-core box gets what FFmpeg would give it at 1080p and 4K;
+/// an 8-core one spares 5 threads' buffers at 1080p.
+public enum DecoderThreads: Sendable, Equatable {
+    case auto
+    /// This many; 0 lets FFmpeg choose (`kiosk bench --threads 0`, to compare with ffmpeg).
+    case fixed(Int)
+
+    /// The most kiosk.conf may ask for (FFmpeg's own ceiling for frame threads is 16).
+    public static let most = 16
+
+    /// The threads for a picture of `width` x `height` on a box with `cores` (0 for FFmpeg's
+    /// choice: a size the container does not say).
+    public func count(width: Int?, height: Int?, cores: Int) -> Int {
+        switch self {
+        case .fixed(let count): return count
+        case .auto:
+            guard let width, let height, width > 0, height > 0 else { return 0 }
+            let pixels = width * height
+            let wanted = pixels <= 1280 * 720 ? 2 : pixels <= 1920 * 1088 ? 4 : 8
+            return Swift.max(1, Swift.min(wanted, cores + 1, Self.most))
+        }
+    }
+}
