@@ -35,6 +35,23 @@ public enum HeifStill {
     /// Decodes the primary image of `path`. Throws a `MediaError` naming the file: libheif's
     /// reason for a damaged or truncated one, the limit for one too large to decode.
     public static func decode(_ path: String) throws -> DecodedFrame {
+        let (handle, size) = try checkedPrimaryImage(path)
+        let image = try handle.decodeYUV420()
+        return try frame(of: image, size: size, path: path)
+    }
+
+    /// What `kiosk probe` says of a HEIF still, from its boxes alone (the picture is not
+    /// decoded: a 12 MP photo would cost ~20 MB and a second for a size the file states), with
+    /// the checks a play makes before decoding: a damaged header, a size past kiosk's limits,
+    /// AVIF without an AV1 decoder. A coded picture damaged past its boxes shows when it plays,
+    /// as a video's damaged frames do.
+    public static func probe(_ path: String) throws -> MediaInfo {
+        let (_, size) = try checkedPrimaryImage(path)
+        return info(of: path, size: size, pixelFormat: "yuv420p")
+    }
+
+    /// The primary image's handle and size, after every check made before decoding.
+    private static func checkedPrimaryImage(_ path: String) throws -> (HeifImageHandle, PixelSize) {
         try Asset.checkLocalFile(path)
         let start = firstBytes(of: path)
         if HeifSniff.mimeType(start) == "image/avif" && !HeifSniff.decodesAV1 {
@@ -54,19 +71,22 @@ public enum HeifStill {
         if let refusal = StillSizeLimit.heifRefusal(picture: size, bitsPerPixel: handle.hasAlpha ? 20 : 12) {
             throw MediaError(source: path, reason: refusal)
         }
-        let image = try handle.decodeYUV420()
-        return try frame(of: image, size: size, path: path)
+        return (handle, size)
     }
 
     /// What `kiosk probe` and the engine know of a HEIF still (FFmpeg's probe cannot say).
     public static func info(of path: String, frame: DecodedFrame) -> MediaInfo {
+        info(of: path, size: frame.size, pixelFormat: frame.pixelFormatName)
+    }
+
+    private static func info(of path: String, size: PixelSize, pixelFormat: String) -> MediaInfo {
         let mime = HeifSniff.mimeType(firstBytes(of: path))
         let isAVIF = mime == "image/avif"
         var stream = StreamInfo(index: 0, kind: .video, codecName: isAVIF ? "av1" : "hevc", decodable: true,
                                 isDefaultChoice: true)
-        stream.width = frame.size.width
-        stream.height = frame.size.height
-        stream.pixelFormat = frame.pixelFormatName
+        stream.width = size.width
+        stream.height = size.height
+        stream.pixelFormat = pixelFormat
         stream.sampleAspectRatio = .one
         stream.rotation = 0
         stream.isStillImage = true

@@ -22,8 +22,8 @@ struct ProbeCommand: ParsableCommand {
     func run() throws {
         _ = common.makeLogger()
         guard let media else { return try probeHardware() }
-        // FFmpeg 5.1 cannot open HEIC: libheif decodes it, which also proves it plays.
-        let info = try HeifStill.decodeIfHeif(media).map { HeifStill.info(of: media, frame: $0) } ?? Asset(source: media).info
+        // FFmpeg 5.1 cannot open HEIC: libheif reads its boxes (the picture is not decoded).
+        let info = try HeifStill.handles(media) ? HeifStill.probe(media) : Asset(source: media).info
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

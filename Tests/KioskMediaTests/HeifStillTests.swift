@@ -124,6 +124,29 @@ import Testing
         }
     }
 
+    /// `kiosk probe` reads the boxes and does not decode: what it says of a whole HEIC is what
+    /// decoding says; a file whose coded picture is damaged (boxes whole) still probes, which
+    /// a decoding probe could not; what a play refuses before decoding is refused the same way.
+    @Test func probeReadsTheBoxesWithoutDecoding() throws {
+        let heic = try Self.encoded("quadrants.heic", from: try Self.source())
+        let probed = try HeifStill.probe(heic)
+        #expect(probed == HeifStill.info(of: heic, frame: try HeifStill.decode(heic)))
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: heic)))
+        // The boxes kept, the coded picture (the mdat box's payload, after them) overwritten with
+        // 0xFF: its NAL lengths point past the data. The same length, so the boxes still read.
+        let mdat = try #require((0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == Array("mdat".utf8) })
+        let damaged = try MediaFixtures.file("probe-damaged.heic", bytes: Array(bytes.prefix(mdat + 4))
+                                                 + [UInt8](repeating: 0xFF, count: bytes.count - mdat - 4))
+        #expect(StillSizeLimitMediaTests.mediaError { try HeifStill.decode(damaged) } != nil, "the picture is damaged")
+        let cut = try HeifStill.probe(damaged)
+        #expect(cut.streams.first?.width == probed.streams.first?.width && cut.streams.first?.height == probed.streams.first?.height)
+        let huge = try Self.edited(heic, "probe-48mp.heic") { try $0.setImageSize(width: 8000, height: 6000) }
+        #expect(StillSizeLimitMediaTests.mediaError { try HeifStill.probe(huge) }?.reason
+                == StillSizeLimit.heifRefusal(picture: PixelSize(width: 8000, height: 6000), bitsPerPixel: 12))
+        let text = try MediaFixtures.file("probe-text.heif", bytes: Array("not a photo\n".utf8))
+        #expect(StillSizeLimitMediaTests.mediaError { try HeifStill.probe(text) }?.reason.hasPrefix("libheif cannot") == true)
+    }
+
     /// The size libheif reads from the file is checked before anything is decoded: a picture
     /// claiming 8000x6000 is refused though its coded data is small.
     @Test func hugeHeicIsRefusedBeforeDecoding() throws {

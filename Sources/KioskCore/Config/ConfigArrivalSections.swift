@@ -61,9 +61,8 @@ extension ConfigWalker {
             usb.copyTo = PathText.resolve(folder, against: baseDirectory)
             if usb.copyTo == "/" { report(section["copy_to"], "'copy_to' in usb is '/'; expected a folder of kiosk's own like /var/lib/kiosk/usb-media") }
         }
-        if let node = section["min_free"] {
-            if let text = node.scalar?.string, !isNull(node), let bytes = ByteSizeText.parse(text) { usb.minFree = bytes }
-            else { report(node, "'min_free' in usb is \(describe(node)); expected a size (like 64M, 1G, 512K or a number of bytes)") }
+        if let bytes = byteSize(section, "min_free", expected: "a size (like 64M, 1G, 512K or a number of bytes)") {
+            usb.minFree = bytes
         }
         return usb
     }

@@ -190,14 +190,9 @@ extension ConfigWalker {
                 report(node, "'decoder_threads' in playback is \(describe(node)); expected auto or a whole number from 1 to \(DecoderThreads.most)")
             }
         }
-        if let node = section["frame_memory"] {
-            if let text = node.scalar?.string, !isNull(node), let bytes = ByteSizeText.parse(text),
-               bytes >= PlaybackConfig.smallestFrameMemory {
-                playback.frameMemory = bytes
-            } else {
-                report(node, "'frame_memory' in playback is \(describe(node)); expected a size of at least 4M "
-                       + "(like 32M, 64M or 1G): the decoded frames an item may queue")
-            }
+        if let bytes = byteSize(section, "frame_memory", atLeast: PlaybackConfig.smallestFrameMemory,
+                                expected: "a size of at least 4M (like 32M, 64M or 1G): the decoded frames an item may queue") {
+            playback.frameMemory = bytes
         }
         return playback
     }
@@ -292,14 +287,9 @@ extension ConfigWalker {
         if let path = string(section, "proof_of_play", expected: "the path of a file for the plays") {
             logging.proofOfPlayPath = PathText.resolve(path, against: baseDirectory)
         }
-        if let node = section["proof_of_play_max"] {
-            if let text = node.scalar?.string, !isNull(node), let bytes = ByteSizeText.parse(text),
-               bytes >= ByteSizeText.smallestRotationLimit {
-                logging.proofOfPlayLimit = bytes
-            } else {
-                report(node, "'proof_of_play_max' in logging is \(describe(node)); expected a size of at least 4K "
-                       + "(like 10M, 512K, 1G or a number of bytes)")
-            }
+        if let bytes = byteSize(section, "proof_of_play_max", atLeast: ByteSizeText.smallestRotationLimit,
+                                expected: "a size of at least 4K (like 10M, 512K, 1G or a number of bytes)") {
+            logging.proofOfPlayLimit = bytes
         }
         return logging
     }

@@ -90,12 +90,6 @@ extension ConfigWalker {
         return content
     }
 
-    private func byteSize(_ section: SectionMap, _ key: String, expected: String) -> Int? {
-        guard let node = section[key] else { return nil }
-        if let text = node.scalar?.string, !isNull(node), let bytes = ByteSizeText.parse(text) { return bytes }
-        report(node, "'\(key)' in sync is \(describe(node)); expected \(expected)")
-        return nil
-    }
 }
 
 /// A minisign public key as its `.pub` file's second line: base64 of "Ed", an 8-byte key id and

@@ -148,6 +148,15 @@ final class ConfigWalker {
         return value
     }
 
+    /// A size in bytes as people write it (`ByteSizeText`: 32M, 512K, 1G, 4096), at least
+    /// `minimum`; else one error naming the key, its section and `expected`.
+    func byteSize(_ section: SectionMap, _ key: String, atLeast minimum: Int = 0, expected: String) -> Int? {
+        guard let node = section[key] else { return nil }
+        if let text = node.scalar?.string, !isNull(node), let bytes = ByteSizeText.parse(text), bytes >= minimum { return bytes }
+        report(node, "'\(key)' in \(section.name) is \(describe(node)); expected \(expected)")
+        return nil
+    }
+
     /// Seconds, exactly: 10, 2.5, 1:30 (m:ss) or 1:02:03.5 (h:mm:ss). Must be above
     /// `minimum` (or equal to it when `allowingMinimum`).
     func seconds(_ section: SectionMap, _ key: String, above minimum: MediaTime = .zero,
