@@ -29,7 +29,8 @@ let package = Package(
         // Text shaping: HarfBuzz shapes a run (joining, marks, ligatures), FriBidi orders runs.
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
-        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // libmosquitto's header (libmosquitto-dev) and a dlopen of libmosquitto.so.1 on first use.
+        .target(name: "CMosquitto"),
         // Content sync's downloads; curl_easy_setopt is variadic: typed setters in shim.h.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Signed manifests: Ed25519 and BLAKE2b in minisign's format.

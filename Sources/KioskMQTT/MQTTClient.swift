@@ -13,30 +13,32 @@ public final class MQTTClient: @unchecked Sendable {
     // and disconnect may come from any thread while the loop runs on its own; `handlers` is
     // immutable.
     private let handle: OpaquePointer
+    /// libmosquitto's calls (opened on first use: CMosquitto.h).
+    private let api: kiosk_mosquitto_api
     private let handlers: Unmanaged<MQTTHandlers>
 
     /// A client that says it is `clientID` to the broker (one per kiosk: a second connection
     /// with the same ID makes the broker drop the first). `cleanSession`: the broker keeps no
     /// subscriptions or queued messages between connections.
     public init(clientID: String, cleanSession: Bool = true, handlers: MQTTHandlers) throws(MQTTError) {
-        MQTTLibrary.initializeOnce()
+        api = try MQTTLibrary.loaded.get()
         let retained = Unmanaged.passRetained(handlers)
-        guard let handle = mosquitto_new(clientID, cleanSession, retained.toOpaque()) else {
+        guard let handle = api.new_client(clientID, cleanSession, retained.toOpaque()) else {
             retained.release()
             throw MQTTError(code: Int32(MOSQ_ERR_NOMEM.rawValue), doing: "create a client")
         }
         self.handle = handle
         self.handlers = retained
-        _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        _ = api.int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
         // Publish comes from kiosk's threads while the loop runs on its own.
-        _ = mosquitto_threaded_set(handle, true)
-        mosquitto_connect_callback_set(handle) { _, userdata, code in
+        _ = api.threaded_set(handle, true)
+        api.connect_callback_set(handle) { _, userdata, code in
             MQTTHandlers.from(userdata)?.connected(code == 0 ? .accepted : .refused(MQTTClient.connackReason(code)))
         }
-        mosquitto_disconnect_callback_set(handle) { _, userdata, code in
+        api.disconnect_callback_set(handle) { _, userdata, code in
             MQTTHandlers.from(userdata)?.disconnected(code == 0 ? nil : MQTTClient.reason(code))
         }
-        mosquitto_message_callback_set(handle) { _, userdata, message in
+        api.message_callback_set(handle) { _, userdata, message in
             guard let message, let topic = message.pointee.topic else { return }
             let count = Int(max(message.pointee.payloadlen, 0))
             let payload = message.pointee.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
@@ -46,7 +48,7 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Only once the loop's thread has ended (its owner joins it first).
     deinit {
-        mosquitto_destroy(handle)
+        api.destroy(handle)
         handlers.release()
     }
 
@@ -54,30 +56,30 @@ public final class MQTTClient: @unchecked Sendable {
     /// (power cut, SIGKILL, a dead link after 1.5 x keepalive). Before `connect`.
     public func setWill(topic: String, payload: String, qos: Int, retain: Bool) throws(MQTTError) {
         let bytes = Array(payload.utf8)
-        try check(mosquitto_will_set(handle, topic, Int32(bytes.count), bytes, Int32(qos), retain), doing: "set the last will")
+        try check(api.will_set(handle, topic, Int32(bytes.count), bytes, Int32(qos), retain), doing: "set the last will")
     }
 
     public func setCredentials(username: String, password: String?) throws(MQTTError) {
-        try check(mosquitto_username_pw_set(handle, username, password), doing: "set the user name and password")
+        try check(api.username_pw_set(handle, username, password), doing: "set the user name and password")
     }
 
     /// TLS with the broker's CA (`caFile`, else the CA certificates in `caPath`) and optionally
     /// a client certificate and its key. libmosquitto opens the files here (a missing one is an
     /// error now) and reads them at each connect.
     public func setTLS(caFile: String?, caPath: String?, certFile: String?, keyFile: String?) throws(MQTTError) {
-        try check(mosquitto_tls_set(handle, caFile, caPath, certFile, keyFile, nil), doing: "set up TLS")
+        try check(api.tls_set(handle, caFile, caPath, certFile, keyFile, nil), doing: "set up TLS")
     }
 
     /// How long libmosquitto waits before each reconnect: `initial` seconds, doubled after
     /// each failure up to `maximum` (reset once connected).
     public func setReconnectDelay(initial: UInt32, maximum: UInt32) throws(MQTTError) {
-        try check(mosquitto_reconnect_delay_set(handle, initial, maximum, true), doing: "set the reconnect delay")
+        try check(api.reconnect_delay_set(handle, initial, maximum, true), doing: "set the reconnect delay")
     }
 
     /// Starts connecting (name lookup and the TCP connect happen now, on the calling thread;
     /// the MQTT handshake in `runLoop`). nil when the TCP connection is under way.
     public func connect(host: String, port: Int, keepalive: Int) -> MQTTError? {
-        let code = mosquitto_connect_async(handle, host, Int32(port), Int32(keepalive))
+        let code = api.connect_async(handle, host, Int32(port), Int32(keepalive))
         return code == Int32(MOSQ_ERR_SUCCESS.rawValue) ? nil : MQTTError(code: code, doing: "connect")
     }
 
@@ -86,24 +88,24 @@ public final class MQTTClient: @unchecked Sendable {
     /// with the error libmosquitto does not retry itself (TLS, protocol), which
     /// `mosquitto_loop_start`'s thread would end on silently.
     public func runLoop() -> MQTTError? {
-        let code = mosquitto_loop_forever(handle, -1, 1)
+        let code = api.loop_forever(handle, -1, 1)
         return code == Int32(MOSQ_ERR_SUCCESS.rawValue) ? nil : MQTTError(code: code, doing: "keep the connection")
     }
 
     /// Queues a message; never waits for the network (libmosquitto's thread sends it).
     public func publish(topic: String, payload: String, qos: Int, retain: Bool) throws(MQTTError) {
         let bytes = Array(payload.utf8)
-        try check(mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes, Int32(qos), retain), doing: "publish to \(topic)")
+        try check(api.publish(handle, nil, topic, Int32(bytes.count), bytes, Int32(qos), retain), doing: "publish to \(topic)")
     }
 
     public func subscribe(topic: String, qos: Int) throws(MQTTError) {
-        try check(mosquitto_subscribe(handle, nil, topic, Int32(qos)), doing: "subscribe to \(topic)")
+        try check(api.subscribe(handle, nil, topic, Int32(qos)), doing: "subscribe to \(topic)")
     }
 
     /// A clean disconnect: the broker drops the will. What was queued before is sent first;
     /// `runLoop` returns once the DISCONNECT is out (or within its 1 s wait when unconnected).
     public func disconnect() {
-        _ = mosquitto_disconnect(handle)
+        _ = api.disconnect(handle)
     }
 
     private func check(_ code: Int32, doing action: String) throws(MQTTError) {
@@ -113,12 +115,14 @@ public final class MQTTClient: @unchecked Sendable {
     /// libmosquitto's text for an error code, lower-cased and without its full stop.
     static func reason(_ code: Int32) -> String {
         if code == Int32(MOSQ_ERR_ERRNO.rawValue) { return MQTTError.tidy(Errno(rawValue: errno).description) }
-        return MQTTError.tidy(String(cString: mosquitto_strerror(code)))
+        guard case .success(let api) = MQTTLibrary.loaded else { return "error \(code)" }
+        return MQTTError.tidy(api.strerror(code).map { String(cString: $0) } ?? "error \(code)")
     }
 
     /// The broker's CONNACK refusal ("Connection Refused: not authorised." -> "not authorized").
     static func connackReason(_ code: Int32) -> String {
-        var text = MQTTError.tidy(String(cString: mosquitto_connack_string(code)))
+        guard case .success(let api) = MQTTLibrary.loaded else { return "refused (\(code))" }
+        var text = MQTTError.tidy(api.connack_string(code).map { String(cString: $0) } ?? "refused (\(code))")
         if let colon = text.range(of: ": ") { text = String(text[colon.upperBound...]) }
         return text.replacingOccurrences(of: "authorised", with: "authorized")
     }
@@ -172,6 +176,13 @@ public struct MQTTError: Error, Equatable, CustomStringConvertible {
         reason = MQTTClient.reason(code)
     }
 
+    /// libmosquitto itself could not be opened (dlerror's line).
+    init(library reason: String) {
+        code = Int32(MOSQ_ERR_NOT_SUPPORTED.rawValue)
+        action = "open libmosquitto"
+        self.reason = "\(reason) (Debian: apt install libmosquitto1)"
+    }
+
     public var description: String { "cannot \(action): \(reason)" }
 
     static func tidy(_ text: String) -> String {
@@ -182,11 +193,15 @@ public struct MQTTError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// `mosquitto_lib_init` is not thread-safe and must run once per process.
+/// libmosquitto, opened the first time a client is made (`mosquitto_lib_init` run once there,
+/// as it must be: it is not thread-safe), or why it cannot be: a box without libmosquitto1
+/// plays a kiosk.conf without `mqtt:` and says this line for one with it.
 enum MQTTLibrary {
-    private static let initialized: Bool = {
-        _ = mosquitto_lib_init()
-        return true
+    static let loaded: Result<kiosk_mosquitto_api, MQTTError> = {
+        var error: UnsafePointer<CChar>?
+        guard let api = kiosk_mosquitto_load(&error) else {
+            return .failure(MQTTError(library: error.map { String(cString: $0) } ?? "cannot open libmosquitto.so.1"))
+        }
+        return .success(api.pointee)
     }()
-    static func initializeOnce() { _ = initialized }
 }
