@@ -16,7 +16,8 @@ import Testing
     }
 
     @Test func theNavigatorsRefusalComesBackAndACarriedOutRequestAnswersNil() throws {
-        let a = try PlaylistProgramEngineTests.entry("answer-a.mp4", seconds: 4)
+        // Long enough that a slow machine is still in `a` when the refusals are checked.
+        let a = try PlaylistProgramEngineTests.entry("answer-a.mp4", seconds: 30)
         let b = try PlaylistProgramEngineTests.entry("answer-b.mp4", seconds: 4)
         let player = try Self.player([a, b])
         player.start()
