@@ -1,3 +1,4 @@
+import Foundation
 import CDRM
 import Glibc
 import KioskCore
@@ -17,6 +18,8 @@ final class Card {
     /// DRM_CLIENT_CAP_WRITEBACK_CONNECTORS accepted (atomic clients only): writeback connectors
     /// are listed (`CardSnapshot.writebacks`, never among the screens).
     let listsWriteback: Bool
+    /// Who holds each GEM handle: kiosk's dumb buffers and PRIME imports (PrimeFramebuffer).
+    let gemHandles = GEMHandles()
 
     /// Opens `path` read-write. Asks for universal planes always and atomic if `wantAtomic`.
     init(path: String, wantAtomic: Bool) throws(DRMError) {
@@ -124,6 +127,20 @@ final class Card {
         }
         return result
     }
+}
+
+/// The card's `GEMHandleLedger` behind a lock: displays of one card (SharedCard) and their
+/// render threads make and free buffers on it.
+final class GEMHandles: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ledger = GEMHandleLedger()
+
+    func update<T>(_ body: (inout GEMHandleLedger) -> T) -> T {
+        lock.lock(); defer { lock.unlock() }
+        return body(&ledger)
+    }
+
+    var snapshot: GEMHandleLedger { update { $0 } }
 }
 
 /// A KMS property, copied out of libdrm's structures.

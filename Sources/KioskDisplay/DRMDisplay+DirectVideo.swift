@@ -60,6 +60,7 @@ extension DRMDisplay: DirectVideoOutput {
         if pendingIndex != nil { _ = try finishPendingFlip() }
         let layerIndex = try layerPlaneIndex(for: layers)
         let index = plane.fill(with: frame)
+        retirePrimeFront()   // an imported frame shown before this one goes once this flip is done
         var request = atomic.primaryRequest(framebufferID: black.framebufferID)
         request.entries += plane.showRequest(buffer: index, scanout: scanout, matrix: frame.matrix).entries
         request.entries += layerPlaneRequest(layers, index: layerIndex).entries
@@ -76,7 +77,10 @@ extension DRMDisplay: DirectVideoOutput {
     /// restored). Under the lock.
     func hideVideoPlane() throws(DRMError) {
         guard let hiding = planesHideRequest(), let atomic = presenter.kind.atomicCommits else { return }
-        defer { notePlanesHidden() }
+        defer {
+            notePlanesHidden()
+            releaseRetiredPrimeFrames()   // a blocking commit: the planes are off now
+        }
         try atomic.commit(hiding, flags: 0, userData: nil, what: "switching the video plane off")
     }
 
@@ -93,6 +97,7 @@ extension DRMDisplay: DirectVideoOutput {
     func notePlanesHidden() {
         if videoPlane?.isShown == true { videoPlane?.noteHidden() }
         layerPlane?.noteHidden()
+        retirePrimeFront()
     }
 
     /// The path is off for good: remembered, so the engine hears the same reason each time.
@@ -107,7 +112,7 @@ extension DRMDisplay: DirectVideoOutput {
         return .refused(reason: reason)
     }
 
-    private func videoPlane(_ id: UInt32) throws(DRMError) -> VideoPlane {
+    func videoPlane(_ id: UInt32) throws(DRMError) -> VideoPlane {
         if let videoPlane, videoPlane.info.id == id { return videoPlane }
         guard let info = planes.first(where: { $0.id == id }) else {
             throw .callFailed(what: "finding plane \(id)", call: "drmModeGetPlane", errno: ENOENT)

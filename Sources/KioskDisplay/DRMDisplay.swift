@@ -60,6 +60,13 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     var videoPlane: VideoPlane?
     var blackBuffer: DumbBuffer?
     var directRefusal: String?
+    /// The imported frame (another device's buffers) the video plane shows: released once a
+    /// later flip has replaced it (DRMDisplay+Prime).
+    var primeFront: PrimeFramebuffer?
+    /// Imported frames taken off the plane by a commit whose flip has not completed yet.
+    var primeRetired: [PrimeFramebuffer] = []
+    /// Plane configurations of imported frames the driver accepted in a TEST_ONLY commit.
+    var primeTested: Set<PrimeScanoutKey> = []
     /// The layers' plane over the video plane (DRMDisplay+LayerPlane.swift), once prepared.
     var layerPlane: LayerPlane?
     /// Screenshots read back from the display (DRMDisplay+Writeback.swift): the writeback
@@ -247,6 +254,8 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
             do { _ = try finishPendingFlip() } catch { firstError = error }
         }
         do { try hideVideoPlane() } catch { firstError = firstError ?? error }
+        retirePrimeFront()
+        releaseRetiredPrimeFrames()
         // A screen left off would stay dark under whatever comes next (the console, a restart).
         if !isPoweredOn { do { try presenter.setActive(true) } catch { firstError = firstError ?? error } }
         do { try presenter.restore(savedState) } catch { firstError = firstError ?? error }
@@ -320,6 +329,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     /// the last flip, and a point on the vblank grid.
     func awaitFlipEvent() throws(DRMError) -> FlipEvent {
         let event = try flipWaiter.wait(timeout: flipTimeout)
+        releaseRetiredPrimeFrames()   // the flip that replaced them is on screen
         lastFlip = event
         vblank.record(flip: event.seconds)
         return event

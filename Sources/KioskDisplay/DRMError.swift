@@ -33,6 +33,8 @@ public enum DRMError: Error, Sendable, CustomStringConvertible {
     case callFailed(what: String, call: String, errno: Int32)
     case flipTimeout(seconds: Double)
     case foreignBuffer(index: Int)
+    /// Another device's frame (a PRIME import) that cannot be a framebuffer, and why.
+    case badPrimeFrame(PrimeFrameError)
     /// A flip while the screen is switched off (display power): KMS refuses it on a CRTC that is off.
     case displayOff
     case closed
@@ -75,6 +77,8 @@ public enum DRMError: Error, Sendable, CustomStringConvertible {
             return "the page flip did not complete within \(seconds) s (display hung or switched off?)"
         case .foreignBuffer(let index):
             return "buffer #\(index) is not a free back buffer of this display"
+        case .badPrimeFrame(let error):
+            return "another device's frame cannot be shown: \(error)"
         case .displayOff:
             return "the screen is switched off (display power); nothing is shown until it is on"
         case .closed:

@@ -15,9 +15,11 @@ final class DumbBuffer {
     private var mapping: UnsafeMutableRawPointer?
     let format: PixelFormat
     private let fd: FileDescriptor
+    private let gemHandles: GEMHandles
 
     init(card: Card, size: PixelSize, format: PixelFormat = .xrgb8888) throws(DRMError) {
         fd = card.fd
+        gemHandles = card.gemHandles
         self.size = size
         self.format = format
         var handle: UInt32 = 0, pitch: UInt32 = 0, byteCount: UInt64 = 0
@@ -26,6 +28,7 @@ final class DumbBuffer {
             throw .callFailed(what: "allocating a \(size) scanout buffer", call: "drmModeCreateDumbBuffer", errno: errno)
         }
         self.handle = handle
+        gemHandles.update { $0.noteCreated(handle) }
         self.pitch = Int(pitch)
         self.byteCount = Int(byteCount)
         do {
@@ -57,8 +60,17 @@ final class DumbBuffer {
         // Removing a framebuffer that is still scanned out turns its plane off; restore runs
         // first so this never blanks a screen that was handed back.
         if framebufferID != 0 { _ = drmModeRmFB(fd.rawValue, framebufferID); framebufferID = 0 }
-        if handle != 0 { _ = drmModeDestroyDumbBuffer(fd.rawValue, handle); handle = 0 }
+        if handle != 0 {
+            // A dma-buf of this buffer imported back on this card shares the handle: the last
+            // of the two to let go closes it (GEMHandleLedger).
+            let handle = self.handle
+            if gemHandles.update({ $0.destroyCreated(handle) }) { _ = drmModeDestroyDumbBuffer(fd.rawValue, handle) }
+            self.handle = 0
+        }
     }
+
+    /// The buffer object's GEM handle on its card (0 once released).
+    var gemHandle: UInt32 { handle }
 
     /// Where the buffer is mapped; nil once unmapped.
     var baseAddress: UnsafeMutableRawPointer? { mapping }

@@ -68,8 +68,14 @@ final class VideoPlane {
 
     /// The plane's part of a commit showing buffer `index` as `scanout` says.
     func showRequest(buffer index: Int, scanout: PlaneScanout, matrix: YUVMatrix = .bt601) -> AtomicRequest {
+        showRequest(framebufferID: buffers[index].framebufferID, scanout: scanout, matrix: matrix)
+    }
+
+    /// The plane's part of a commit showing framebuffer `framebufferID` (one of these buffers,
+    /// or another device's frame imported as a PrimeFramebuffer).
+    func showRequest(framebufferID: UInt32, scanout: PlaneScanout, matrix: YUVMatrix) -> AtomicRequest {
         var request = AtomicRequest()
-        request.add(info.id, props["FB_ID"]!, UInt64(buffers[index].framebufferID))
+        request.add(info.id, props["FB_ID"]!, UInt64(framebufferID))
         request.add(info.id, props["CRTC_ID"]!, UInt64(crtcID))
         let values = PlanePropertyValues(scanout, planeHasRotationProperty: props["rotation"] != nil)
         for (name, value) in values.named {
@@ -88,6 +94,15 @@ final class VideoPlane {
     /// After a committed flip showed buffer `index`: older-size buffers can go now.
     func noteShown(_ index: Int) {
         frontIndex = index
+        isShown = true
+        retired.forEach { $0.destroy() }
+        retired.removeAll()
+    }
+
+    /// After a committed flip showed a framebuffer that is not one of these buffers (a PRIME
+    /// import): every buffer is free again.
+    func noteShowingImport() {
+        frontIndex = nil
         isShown = true
         retired.forEach { $0.destroy() }
         retired.removeAll()

@@ -14,10 +14,12 @@ final class YUVDumbBuffer {
     private var mapping: UnsafeMutableRawPointer?
     private var mappedBytes = 0
     private let fd: FileDescriptor
+    private let gemHandles: GEMHandles
 
     /// A buffer for frames of `frameSize` (the framebuffer is that size rounded down to even sides).
     init(card: Card, format: VideoFrameFormat, frameSize: PixelSize) throws(DRMError) {
         fd = card.fd
+        gemHandles = card.gemHandles
         let size = YUVBufferLayout.framebufferSize(for: frameSize)
         let what = "allocating a \(size) \(format.drmFormats[0]) video plane buffer"
         var handle: UInt32 = 0, pitch: UInt32 = 0, byteCount: UInt64 = 0
@@ -37,6 +39,7 @@ final class YUVDumbBuffer {
             throw .callFailed(what: what + " (pitch \(pitch), \(byteCount) bytes)", call: "drmModeCreateDumbBuffer", errno: EINVAL)
         }
         self.layout = layout
+        gemHandles.update { $0.noteCreated(handle) }
         mappedBytes = Int(byteCount)
         do {
             mapping = try DumbBufferCalls.map(fd: fd, handle: handle, byteCount: mappedBytes, what: "a video plane buffer")
@@ -60,6 +63,10 @@ final class YUVDumbBuffer {
     func destroy() {
         if let mapping { munmap(mapping, mappedBytes); self.mapping = nil }
         if framebufferID != 0 { _ = drmModeRmFB(fd.rawValue, framebufferID); framebufferID = 0 }
-        if handle != 0 { _ = drmModeDestroyDumbBuffer(fd.rawValue, handle); handle = 0 }
+        if handle != 0 {
+            let handle = self.handle
+            if gemHandles.update({ $0.destroyCreated(handle) }) { _ = drmModeDestroyDumbBuffer(fd.rawValue, handle) }
+            self.handle = 0
+        }
     }
 }

@@ -4,7 +4,9 @@ import KioskAudio
 import KioskDisplay
 import KioskGPIO
 import KioskInput
+import KioskCore
 import KioskMedia
+import KioskService
 
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,10 +19,27 @@ struct ProbeCommand: ParsableCommand {
     @Flag(help: "Print JSON for scripts.")
     var json = false
 
+    @Option(name: .customLong("prime-import"),
+            help: "Instead: check that the display takes frames held in another device's memory (hardware decoding's zero-copy path), in this format: nv12 or p010.")
+    var primeImport: String?
+
+    @Option(name: .customLong("display"), help: "With --prime-import: the card (card1 or /dev/dri/card1); default: the first with a connected screen.")
+    var card: String?
+
+    @Option(help: "With --prime-import: imports in all (most released unshown).")
+    var imports = 10_000
+
+    @Option(help: "With --prime-import: how many of the last imports are flipped onto the screen.")
+    var flips = 60
+
+    @Option(help: "With --prime-import: a PNG of the screen after the last flip (where the driver can read it back).")
+    var screenshot: String?
+
     @OptionGroup var common: CommonOptions
 
     func run() throws {
         _ = common.makeLogger()
+        if let primeImport { return try checkPrimeImport(primeImport) }
         guard let media else { return try probeHardware() }
         // FFmpeg 5.1 cannot open HEIC: libheif reads its boxes (the picture is not decoded).
         let info = try HeifStill.handles(media) ? HeifStill.probe(media) : Asset(source: media).info
@@ -47,6 +66,24 @@ struct ProbeCommand: ParsableCommand {
         } else {
             print([displays.text, gpio.text, sound.summary, input.text].joined(separator: "\n\n"))
         }
+    }
+
+    /// `--prime-import`: the report, and exit status 1 when the check did not pass.
+    private func checkPrimeImport(_ name: String) throws {
+        let formats: [String: FourCC] = ["nv12": .nv12, "p010": .p010]
+        guard let format = formats[name.lowercased()] else {
+            throw ValidationError("--prime-import takes nv12 or p010, not '\(name)'")
+        }
+        let check = PrimeImportCheck(format: format, imports: imports, flips: flips, screenshotPath: screenshot)
+        let report = try check.run(options: DRMDisplayOptions(card: card))
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print(PrimeImportCheck.describe(report))
+        }
+        if !report.passed { throw ExitCode(1) }
     }
 
     struct HardwareReport: Encodable {

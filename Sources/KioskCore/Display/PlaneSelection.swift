@@ -109,23 +109,41 @@ public enum PlaneSelection {
         return .cpu(reason: result.reason)
     }
 
+    /// The plane for another device's frame of DRM format `format` (a PRIME import: NV12,
+    /// P010...), chosen as for a decoded frame; `format` names the layout the planes must take.
+    public static func choosePrimeScanout(format: FourCC, layout: GravityLayout, displayRotation: Rotation = .none,
+                                          crtcIndex: Int, crtcID: UInt32, planes: [DisplayPlaneInfo]) -> VideoScanoutPlan {
+        let subsampled = [FourCC.nv12, .p010, .yuv420].contains(format)
+        let result = videoScanout(drmFormats: [format], chromaSubsampled: subsampled, layout: layout,
+                                  displayRotation: displayRotation, crtcIndex: crtcIndex, crtcID: crtcID, planes: planes)
+        if let best = result.candidates.first { return .plane(best) }
+        return .cpu(reason: result.reason)
+    }
+
     private static func videoScanout(format: VideoFrameFormat, layout: GravityLayout, displayRotation: Rotation,
                                      crtcIndex: Int, crtcID: UInt32,
                                      planes: [DisplayPlaneInfo]) -> (candidates: [PlaneScanout], reason: String) {
+        videoScanout(drmFormats: format.drmFormats, chromaSubsampled: format.isChromaSubsampled, layout: layout,
+                     displayRotation: displayRotation, crtcIndex: crtcIndex, crtcID: crtcID, planes: planes)
+    }
+
+    private static func videoScanout(drmFormats: [FourCC], chromaSubsampled: Bool, layout: GravityLayout,
+                                     displayRotation: Rotation, crtcIndex: Int, crtcID: UInt32,
+                                     planes: [DisplayPlaneInfo]) -> (candidates: [PlaneScanout], reason: String) {
         let rotation = layout.rotation + displayRotation
-        let source = format.isChromaSubsampled ? evenAligned(layout.sourceCrop) : layout.sourceCrop
+        let source = chromaSubsampled ? evenAligned(layout.sourceCrop) : layout.sourceCrop
         let destination = displayRotation.map(layout.destination, in: layout.target)
         let screen = displayRotation.swapsAxes ? layout.target.transposed : layout.target
         let shown = rotation.swapsAxes ? source.size.transposed : source.size
         let needsScaling = shown != destination.size
         let coversScreen = destination == PixelRect(size: screen)
-        let formatNames = format.drmFormats.map(\.description).joined(separator: "/")
+        let formatNames = drmFormats.map(\.description).joined(separator: "/")
 
         // Each stage narrows the planes; the first stage that leaves none names the reason.
         var remaining = planes.filter { $0.type != .cursor && $0.canDrive(crtcIndex: crtcIndex) }
         remaining = remaining.filter { $0.currentCRTCID == 0 || $0.currentCRTCID == crtcID }
         guard !remaining.isEmpty else { return ([], "no free plane on CRTC #\(crtcIndex)") }
-        remaining = remaining.filter { plane in format.drmFormats.contains(where: plane.formats.contains) }
+        remaining = remaining.filter { plane in drmFormats.contains(where: plane.formats.contains) }
         guard !remaining.isEmpty else { return ([], "no plane on CRTC #\(crtcIndex) takes \(formatNames)") }
         remaining = remaining.filter { $0.supports(rotation) }
         guard !remaining.isEmpty else { return ([], "no plane taking \(formatNames) can rotate \(rotation.degrees)°") }
@@ -146,7 +164,7 @@ public enum PlaneSelection {
         }
         let candidates = ranked.map { plane in
             PlaneScanout(planeID: plane.id, planeType: plane.type,
-                         format: format.drmFormats.first(where: plane.formats.contains)!,
+                         format: drmFormats.first(where: plane.formats.contains)!,
                          source: source, destination: destination, rotation: rotation,
                          needsTestCommit: needsScaling && plane.scaling != .yes)
         }

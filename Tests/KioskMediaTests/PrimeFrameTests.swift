@@ -1,0 +1,34 @@
+import CFFmpeg
+import KioskCore
+import Testing
+@testable import KioskMedia
+
+/// A descriptor written into FFmpeg's AVDRMFrameDescriptor (as a hardware decoder hands its
+/// DRM PRIME frames over) and read back is the same descriptor.
+@Test func primeFrameRoundTripsThroughFFmpegsDescriptor() throws {
+    let descriptor = PrimeFrameDescriptor(
+        size: PixelSize(width: 3840, height: 2160),
+        objects: [.init(fd: 11, size: 16 << 20, modifier: 0x0700_0000_0000_0004), .init(fd: 12, size: 8 << 20, modifier: 0)],
+        layers: [.init(format: .r16, planes: [.init(object: 0, offset: 0, pitch: 7680)]),
+                 .init(format: .gr1616, planes: [.init(object: 1, offset: 4096, pitch: 7680)])])
+    let frame = try #require(PrimeFrame.wrapping(descriptor))
+    #expect(frame.descriptor == descriptor)
+    #expect(frame.frame.pointee.format == AV_PIX_FMT_DRM_PRIME.rawValue)
+    #expect(frame.frame.pointee.width == 3840 && frame.frame.pointee.height == 2160)
+    #expect(try frame.descriptor.framebufferPlan().format == .p010)
+}
+
+@Test func primeFrameRefusesWhatFFmpegsArraysCannotHold() {
+    let plane = PrimeFrameDescriptor.Plane(object: 0, offset: 0, pitch: 64)
+    let five = PrimeFrameDescriptor(size: PixelSize(width: 64, height: 64), objects: [.init(fd: 1, size: 0, modifier: 0)],
+                                    layers: Array(repeating: .init(format: .r8, planes: [plane]), count: 5))
+    #expect(PrimeFrame.wrapping(five) == nil)
+}
+
+@Test func anOrdinaryFrameIsNoPrimeFrame() throws {
+    var frame = av_frame_alloc()
+    defer { av_frame_free(&frame) }
+    let pointer = try #require(frame)
+    pointer.pointee.format = AV_PIX_FMT_NV12.rawValue
+    #expect(PrimeFrame(taking: pointer) == nil)
+}

@@ -1,0 +1,137 @@
+"""The zero-copy path of hardware decoding, for real on vkms: frames in another device's memory
+imported onto the display's card and flipped on the video plane (#33).
+
+No machine here has a hardware decoder, so `kiosk probe --prime-import FORMAT` stands in for one:
+it writes colour bars into dma-buf heap buffers (/dev/dma_heap/system: memory of no display
+device, as a decoder's output is), describes each as FFmpeg describes a decoder's DRM PRIME frame
+(an AVDRMFrameDescriptor with one layer per picture plane, as VA-API exports them), and sends it
+through kiosk's import path: drmPrimeFDToHandle per object (counted), one framebuffer over the
+planes (drmModeAddFB2WithModifiers), a TEST_ONLY commit, the flip, the release after a later flip.
+10,000 imports, the last 60 flipped; each shown frame imported a second time. Writeback shows
+the picture; the handles balance, by kiosk's count and by the kernel's (a released handle no longer
+names a buffer); a dma-buf of kiosk's own buffer imported back gets the buffer's own handle and
+its release does not close it. On bochs (no plane takes YUV) the check says why and fails.
+
+Needs the debug kiosk (`swift build`) and the bed's 7.3 kernel with vkms (deploy/setup makes it;
+without it the test fails with bed-kernel's reason).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "deploy" / "vm"))
+
+from bed import BOOT_TIMEOUT, Bed  # noqa: E402
+
+KIOSK = REPO / ".build" / "debug" / "kiosk"
+VKMS = "vkms enable_overlay=1 enable_writeback=1"
+IMPORTS, FLIPS = 10_000, 60
+FORMATS = ("nv12", "p010")
+# The 75% bars the check draws (ColorBarPattern), as RGB.
+BARS = [(191, 191, 191), (191, 191, 0), (0, 191, 191), (0, 191, 0),
+        (191, 0, 191), (191, 0, 0), (0, 0, 191), (0, 0, 0)]
+
+GUEST = r'''
+import json, os, subprocess, sys
+from pathlib import Path
+kiosk, work = @KIOSK@, Path(@WORK@)
+cards = sorted(Path("/sys/class/drm").glob("card[0-9]"))
+vkms = [c.name for c in cards if (c / "device").resolve().name == "vkms"]
+other = [c.name for c in cards if (c / "device").resolve().name != "vkms"]
+(work / "cards.json").write_text(json.dumps({"vkms": vkms, "other": other, "heap": os.path.exists("/dev/dma_heap/system")}))
+if not vkms:
+    sys.exit(3)
+runs = [(f, vkms[0], @IMPORTS@, @FLIPS@) for f in @FORMATS@]
+if other:
+    runs.append(("nv12-on-" + other[0], other[0], 10, 2))
+for name, card, imports, flips in runs:
+    fmt = name.split("-")[0]
+    with open(work / (name + ".json"), "w") as out, open(work / (name + ".log"), "w") as log:
+        code = subprocess.call([kiosk, "probe", "--prime-import", fmt, "--display", card, "--imports", str(imports),
+                                "--flips", str(flips), "--screenshot", str(work / (name + ".png")), "--json",
+                                "--log-level", "info"], stdout=out, stderr=log)
+    (work / (name + ".exit")).write_text(str(code))
+'''
+
+
+@pytest.fixture(scope="module")
+def guest(tmp_path_factory) -> Path:
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} missing: run `swift build` first")
+    work = tmp_path_factory.mktemp("prime-vkms")
+    (work / "guest.py").write_text(GUEST.replace("@KIOSK@", repr(str(KIOSK))).replace("@WORK@", repr(str(work)))
+                                   .replace("@IMPORTS@", str(IMPORTS)).replace("@FLIPS@", str(FLIPS))
+                                   .replace("@FORMATS@", repr(FORMATS)))
+    with Bed(kernel="7.3", modules=[VKMS], workdir=work) as bed:
+        bed.start("exec python3 ./guest.py")
+        code = bed.wait(timeout=BOOT_TIMEOUT + 900)
+    assert code == 0, f"guest exited {code}: cards {(work / 'cards.json').read_text() if (work / 'cards.json').exists() else '?'}" \
+                      f"\n{bed.console_log()[-3000:]}"
+    return work
+
+
+def report(work: Path, name: str) -> tuple[dict, int, str]:
+    log = (work / f"{name}.log").read_text()
+    text = (work / f"{name}.json").read_text()
+    assert text.strip(), f"no report for {name}; log:\n{log[-2000:]}"
+    return json.loads(text), int((work / f"{name}.exit").read_text()), log
+
+
+def pixel_rows(png: Path) -> tuple[int, int, bytes]:
+    """The picture as raw RGB24, through ffmpeg (no imaging library needed)."""
+    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "stream=width,height",
+                            "-of", "csv=p=0", str(png)], capture_output=True, text=True, check=True).stdout
+    width, height = (int(v) for v in probe.strip().split(","))
+    raw = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", str(png), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                         capture_output=True, check=True).stdout
+    assert len(raw) == width * height * 3
+    return width, height, raw
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_frames_of_another_device_scan_out_without_a_copy(guest: Path, fmt: str) -> None:
+    r, code, log = report(guest, fmt)
+    assert r.get("refusal") is None, f"{fmt}: {r.get('refusal')}\n{log[-2000:]}"
+    assert r.get("plane") is not None
+    assert r["layers"] == (["R16 ", "GR32"] if fmt == "p010" else ["R8  ", "GR88"])
+    assert (r["importsDone"], r["flipsDone"]) == (IMPORTS, FLIPS)
+    # One dma-buf, one handle: at most the shown frame and the next one at once, each imported
+    # once more while shown (same handles).
+    assert r["peakHandles"] == 2 and r["peakOpenImports"] == 2, r
+    assert r["repeatImportsShareHandles"] is True
+    # The kernel's view after the loop: only the shown frame's handle still names a buffer.
+    assert r["shownFrameHandles"] and r["handlesStandingAfterLoop"] == r["shownFrameHandles"], r
+    assert (r["handlesAfterClose"], r["openImportsAfterClose"]) == (0, 0)
+    assert (r["ownBufferSameHandle"], r["ownBufferSurvivedRelease"], r["ownBufferClosedAfterFree"]) == (True, True, True)
+    assert r["passed"] is True and code == 0
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_writeback_shows_the_last_frames_bars(guest: Path, fmt: str) -> None:
+    r, _, log = report(guest, fmt)
+    assert r.get("screenshot"), f"no writeback picture: {log[-2000:]}"
+    width, height, raw = pixel_rows(Path(r["screenshot"]))
+    bar_width = max(2, width // 8 & ~1)
+    for bar in range(8):
+        x = min(width - 1, bar * bar_width + bar_width // 2)
+        for y in (height // 4, height // 2, height * 3 // 4):
+            at = (y * width + x) * 3
+            got = tuple(raw[at:at + 3])
+            want = BARS[(bar + r["lastShift"]) % 8]
+            assert all(abs(g - w) <= 8 for g, w in zip(got, want)), f"{fmt} bar {bar} at ({x},{y}): {got}, wanted {want}"
+
+
+def test_a_card_without_a_yuv_plane_says_why(guest: Path) -> None:
+    cards = json.loads((guest / "cards.json").read_text())
+    assert cards["other"], f"the bed has no second card: {cards}"
+    r, code, _ = report(guest, "nv12-on-" + cards["other"][0])
+    assert code == 1 and r["passed"] is False
+    assert r.get("plane") is None and "takes NV12" in r.get("refusal", ""), r
+    assert r["importsDone"] == 0 and r.get("screenshot") is None
