@@ -34,6 +34,9 @@ public struct StreamInfo: Sendable, Codable, Equatable {
     /// Clockwise degrees the picture must turn to be upright (phone videos).
     public var rotation: Int?
     public var isStillImage: Bool?
+    /// How kiosk would decode it with a `playback.hwdec` choice (`kiosk probe --hwdec`): the
+    /// decoder and path, or each hardware way's reason and "decoding in software".
+    public var decoding: String?
     // Audio
     public var sampleRate: Int?
     public var channels: Int?

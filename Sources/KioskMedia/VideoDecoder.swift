@@ -81,6 +81,8 @@ public final class VideoDecoder: FrameDecoding {
         if let (decoder, attempt, format) = opened {
             stream = decoder
             hardwareFormat = format
+            // The zero-copy path (PrimeFramebuffer) is not wired into playback yet: every
+            // device frame is copied down, then takes the software frames' path.
             hardwareOutcome = "hardware decoding: \(attempt) for \(codecName)" + (format == nil ? "" : ", frames copied to memory")
         } else {
             stream = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "", configure: configure)

@@ -19,6 +19,9 @@ struct ProbeCommand: ParsableCommand {
     @Flag(help: "Print JSON for scripts.")
     var json = false
 
+    @Option(help: "With a file: how its video would decode with this playback.hwdec (off, auto, vaapi, drm, cuda, v4l2m2m): the decoder and path, or each way's reason.")
+    var hwdec: HardwareDecoding = .auto
+
     @Option(name: .customLong("prime-import"),
             help: "Instead: check that the display takes frames held in another device's memory (hardware decoding's zero-copy path), in this format: nv12 or p010.")
     var primeImport: String?
@@ -42,7 +45,7 @@ struct ProbeCommand: ParsableCommand {
         if let primeImport { return try checkPrimeImport(primeImport) }
         guard let media else { return try probeHardware() }
         // FFmpeg 5.1 cannot open HEIC: libheif reads its boxes (the picture is not decoded).
-        let info = try HeifStill.handles(media) ? HeifStill.probe(media) : Asset(source: media).info
+        let info = try HeifStill.handles(media) ? HeifStill.probe(media) : Self.probe(media, hardware: hwdec)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -50,6 +53,22 @@ struct ProbeCommand: ParsableCommand {
         } else {
             print(ProbeCommand.describe(info))
         }
+    }
+
+    /// FFmpeg's view of `media`, each video stream with how it would decode with `hardware`
+    /// (the decoder is opened, as playback opens it, and closed; no frame is decoded).
+    static func probe(_ media: String, hardware: HardwareDecoding) throws -> MediaInfo {
+        let asset = try Asset(source: media)
+        var info = asset.info
+        for (index, stream) in info.streams.enumerated() where stream.kind == .video && stream.decodable {
+            do {
+                let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, hardware: hardware)
+                info.streams[index].decoding = decoder.hardwareOutcome ?? "\(stream.codecName) in software (hwdec: \(hardware.rawValue))"
+            } catch {
+                info.streams[index].decoding = "cannot decode: \((error as? MediaError)?.reason ?? "\(error)")"
+            }
+        }
+        return info
     }
 
     /// The machine's outputs, for choosing `--display` and kiosk.conf's display section.
@@ -111,6 +130,7 @@ struct ProbeCommand: ParsableCommand {
             if let seconds = stream.durationSeconds { parts.append(String(format: "%.3f s", seconds)) }
             if stream.isDefaultChoice { parts.append("[default]") }
             lines.append(parts.joined(separator: ", ").replacingOccurrences(of: ": \(stream.kind.rawValue) \(stream.codecName),", with: ": \(stream.kind.rawValue) \(stream.codecName)"))
+            if let decoding = stream.decoding { lines.append("    decoding: \(decoding)") }
         }
         return lines.joined(separator: "\n")
     }

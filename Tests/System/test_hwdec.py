@@ -36,3 +36,27 @@ def test_auto_plays_every_frame_and_says_once_per_codec_why(tmp_path):
         if "hardware decoding: " not in line:   # a box with a device decodes there instead
             assert f"hardware decoding (hwdec: auto) not available for {codec}: vaapi: " in line, line
             assert line.endswith("; decoding in software"), line
+
+
+def test_probe_says_how_each_video_stream_would_decode(tmp_path):
+    """kiosk probe FILE --hwdec MODE: the decoder opened as playback opens it, and its outcome said
+    per video stream (text and JSON); the audio stream gets no such line."""
+    assert KIOSK.exists(), f"{KIOSK} is missing: run swift build first"
+    clip = tmp_path / "main10.mkv"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1",
+                    "-f", "lavfi", "-i", "sine=duration=1", "-c:v", "libx265", "-x265-params", "log-level=error",
+                    "-pix_fmt", "yuv420p10le", "-c:a", "flac", str(clip)], check=True)
+    text = subprocess.run([str(KIOSK), "probe", str(clip)], capture_output=True, text=True, timeout=60, check=True).stdout
+    lines = [line.strip() for line in text.splitlines() if line.strip().startswith("decoding: ")]
+    assert len(lines) == 1, text   # the video stream only
+    said = lines[0].removeprefix("decoding: ")
+    if not said.startswith("hardware decoding: "):   # a box with a device decodes there instead
+        assert said.startswith("hardware decoding (hwdec: auto) not available for hevc: vaapi: "), said
+        assert said.endswith("; decoding in software"), said
+    off = json.loads(subprocess.run([str(KIOSK), "probe", str(clip), "--hwdec", "off", "--json"],
+                                    capture_output=True, text=True, timeout=60, check=True).stdout)
+    by_kind = {s["kind"]: s for s in off["streams"]}
+    assert by_kind["video"]["decoding"] == "hevc in software (hwdec: off)"
+    assert "decoding" not in by_kind["audio"]
+    bad = subprocess.run([str(KIOSK), "probe", str(clip), "--hwdec", "quicksync"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "quicksync" in bad.stderr
