@@ -15,7 +15,18 @@ struct PrimeScanoutKey: Hashable {
 /// driver with a TEST_ONLY commit the first time; a refusal is thrown with the driver's errno
 /// (the caller drops to the copy path). A shown frame is held until a later flip has replaced it
 /// on screen, then released: the decoder's buffer is never scanned out after it was given back.
-extension DRMDisplay {
+extension DRMDisplay: PrimeScanoutOutput {
+    public func presentPrime(_ picture: PrimePicture, on scanout: PlaneScanout, layers: LayerPlaneChange) throws -> Double {
+        let framebuffer = try importPrime(picture.descriptor)
+        framebuffer.keepAlive = picture.owner
+        do {
+            return try presentPrime(framebuffer, on: scanout, matrix: picture.matrix, layers: layers)
+        } catch {
+            framebuffer.release()
+            throw error
+        }
+    }
+
     /// `frame` imported onto this display's card, no pixel copied; the caller owns it until it
     /// is handed to `presentPrime`.
     public func importPrime(_ frame: PrimeFrameDescriptor) throws -> PrimeFramebuffer {

@@ -52,6 +52,14 @@ public final class HeapBuffer {
         }
     }
 
+    /// Lets `body` write into the mapping (`byteCount` bytes) inside the CPU-access bracket.
+    public func write(_ body: (UnsafeMutableRawPointer) -> Void) {
+        guard let mapping else { return }
+        _ = kiosk_dma_buf_cpu_write(fd, 1)
+        defer { _ = kiosk_dma_buf_cpu_write(fd, 0) }
+        body(mapping)
+    }
+
     public func close() {
         if let mapping { munmap(mapping, byteCount); self.mapping = nil }
         if fd >= 0, closed == false { Glibc.close(fd); closed = true }

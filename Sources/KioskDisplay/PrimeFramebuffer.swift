@@ -17,6 +17,12 @@ public final class PrimeFramebuffer: @unchecked Sendable {
     public let handles: [UInt32]
     private let card: Card
     private let lock = NSLock()
+    /// What keeps the frame's memory alive (a decoder's surface): let go with the release.
+    public var keepAlive: AnyObject? {
+        get { lock.withLock { kept } }
+        set { lock.withLock { kept = newValue } }
+    }
+    private var kept: AnyObject?
 
     init(card: Card, frame: PrimeFrameDescriptor) throws(DRMError) {
         let plan: PrimeFramebufferPlan
@@ -55,6 +61,7 @@ public final class PrimeFramebuffer: @unchecked Sendable {
         if framebufferID != 0, card.isOpen { _ = drmModeRmFB(card.fd.rawValue, framebufferID) }
         framebufferID = 0
         Self.release(handles, on: card)
+        kept = nil
     }
 
     private var released = false

@@ -16,6 +16,7 @@ extension ActiveItem {
         plan.decoderThreads = settings.decoderThreads ?? settings.playback.decoderThreads
         plan.frameMemory = settings.playback.frameMemory
         plan.hwdec = settings.playback.hwdec
+        plan.simulatedPrimeDecoder = settings.playback.simulatedPrimeDecoder
         if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }
         plan.stillScreen = screen
         plan.audioFormat = entry.isStillImage ? nil : audioFormat

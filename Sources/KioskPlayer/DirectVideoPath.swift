@@ -36,7 +36,11 @@ final class DirectVideoPath {
         self.heartbeat = heartbeat
         self.logger = logger
         layerPlane = (output as? LayerPlaneOutput).map { LayerPlanePath(output: $0, logger: logger) }
+        zeroCopy = (output as? PrimeScanoutOutput).map { ZeroCopyPath(output: $0, logger: logger) }
     }
+
+    /// Frames in another device's memory shown as they are, where the display can import them.
+    let zeroCopy: ZeroCopyPath?
 
     /// The layers' plane, where the display has the capability.
     let layerPlane: LayerPlanePath?
@@ -52,8 +56,11 @@ final class DirectVideoPath {
     /// over it; the flip's CLOCK_MONOTONIC seconds and the first ticker's position, or nil when
     /// the CPU path must draw it (`overlayVisible`: the OSD is up; layers and no plane for them).
     func present(_ frame: DecodedFrame, layout: GravityLayout, overlayVisible: Bool,
-                 layers: Layers? = nil) -> (flip: Double, ticker: Int?)? {
+                 layers: Layers? = nil) -> (flip: Double, ticker: Int?, zeroCopy: Bool)? {
         guard !isOff else { return nil }
+        if let picture = frame.prime, !overlayVisible, let shown = presentZeroCopy(picture, layout: layout, layers: layers) {
+            return (shown.flip, shown.ticker, true)
+        }
         guard let view = frame.yuvView else {
             noteCPUPath("frames are \(frame.pixelFormatName), not NV12 or YUV420 (limited range)")
             return nil
@@ -66,15 +73,7 @@ final class DirectVideoPath {
         }
         switch answer! {
         case .ready(let scanout):
-            var change = LayerPlaneChange.hide
-            var ticker: Int?
-            if let layers {
-                guard let layerPlane, layerPlane.prepare(over: scanout),
-                      let drawn = layerPlane.change(for: layers.state, rotation: layers.rotation,
-                                                    flipTime: output.expectedFlip(after: MonotonicClock().now()),
-                                                    refreshInterval: layers.refreshInterval) else { return nil }
-                (change, ticker) = drawn
-            }
+            guard let (change, ticker) = layersChange(layers, over: scanout) else { return nil }
             do {
                 let flip = try layerPlane.map { try $0.output.presentDirect(view, on: scanout, layers: change) }
                     ?? output.presentDirect(view, on: scanout)
@@ -84,7 +83,7 @@ final class DirectVideoPath {
                     announcedPlane = scanout.planeID
                     logger.notice("video plane: scanning \(scanout.format) out on plane \(scanout.planeID) (\(scanout.source) -> \(scanout.destination)), no CPU conversion")
                 }
-                return (flip, ticker)
+                return (flip, ticker, false)
             } catch {
                 // The watchdog hears of it; the CPU path's present of this frame, next, clears it.
                 heartbeat.displayFailed(error)
@@ -100,6 +99,17 @@ final class DirectVideoPath {
             noteCPUPath(reason)
             return nil
         }
+    }
+
+    /// The layers' plane's part of a commit over `scanout` (hidden when there are no layers) and
+    /// the first ticker's position; nil when the layers cannot go on a plane now (the CPU path
+    /// draws the frame and them).
+    func layersChange(_ layers: Layers?, over scanout: PlaneScanout) -> (change: LayerPlaneChange, ticker: Int?)? {
+        guard let layers else { return (.hide, nil) }
+        guard let layerPlane, layerPlane.prepare(over: scanout) else { return nil }
+        return layerPlane.change(for: layers.state, rotation: layers.rotation,
+                                 flipTime: output.expectedFlip(after: MonotonicClock().now()),
+                                 refreshInterval: layers.refreshInterval)
     }
 
     /// A refresh between two frames on the plane path: the moving layers (a ticker) one step

@@ -136,6 +136,7 @@ final class FramePresenter {
                 overlay?.drawn = nil
                 shown.flipTime = onPlane.flip
                 shown.ticker = onPlane.ticker
+                shown.zeroCopy = onPlane.zeroCopy
                 onScreen = .plane(frame, layout)
             } else {
                 directVideo?.planesHidden()

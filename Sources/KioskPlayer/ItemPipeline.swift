@@ -31,6 +31,8 @@ struct ItemPlan: Sendable {
     var frameMemory = PlaybackConfig.defaultFrameMemory
     /// `playback.hwdec`: the hardware decoders to try before software.
     var hwdec = HardwareDecoding.off
+    /// `kiosk play --simulate-prime-decoder`: video frames also handed on in dma-buf memory.
+    var simulatedPrimeDecoder = false
     /// The sound device's format, nil to ignore the item's sound (no device, or a still).
     var audioFormat: AudioFormat?
     var rate = Rational.one
@@ -82,6 +84,8 @@ final class ItemPipeline: @unchecked Sendable {
     var streamLoss: MediaError?
     /// A transition's fade of this item's sound (under `lock`); the sound feeder applies it.
     private var envelope = SoundEnvelope()
+    /// `kiosk play --simulate-prime-decoder`'s uploads (the decode thread's).
+    private lazy var primeSimulation = PrimeDecoderSimulation(source: plan.source, logger: logger)
 
     enum PacketMessage {
         case packet(Packet)
@@ -333,6 +337,7 @@ final class ItemPipeline: @unchecked Sendable {
         // streams have frames at every target within a frame period.
         if frame.pts < skipBefore, skipBefore - frame.pts > MediaTime(value: 1, timescale: 1000) { return true }
         produced += 1
+        if plan.simulatedPrimeDecoder, plan.stillDuration == nil { primeSimulation.attach(to: frame) }
         return frames.push(.frame(frame, generation: generation))
     }
 }

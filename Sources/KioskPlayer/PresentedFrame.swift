@@ -28,6 +28,11 @@ struct PresentedFrame {
     var look: TransitionLook?
     /// An insert (a trigger, `play_item_once`, the schedule's) is on screen, not the loop.
     var insert = false
+    /// The plane shows another device's memory, imported without a copy (`buffer` is nil).
+    var zeroCopy = false
+
+    /// How the picture reached the screen, as the stats file says it.
+    var scanout: String { buffer != nil ? "cpu" : zeroCopy ? "prime" : "plane" }
 }
 
 protocol PresentedFrameObserver: AnyObject {
@@ -37,7 +42,7 @@ protocol PresentedFrameObserver: AnyObject {
 extension StatsWriter: PresentedFrameObserver {
     func presented(_ frame: PresentedFrame) {
         write(.init(flipTime: frame.flipTime, item: frame.item, pts: frame.pts, dropped: frame.dropped, video: frame.video,
-                    generation: frame.generation, event: frame.event, ticker: frame.ticker, mix: frame.look?.incoming, level: frame.look?.level, scanout: frame.buffer == nil ? "plane" : "cpu",
+                    generation: frame.generation, event: frame.event, ticker: frame.ticker, mix: frame.look?.incoming, level: frame.look?.level, scanout: frame.scanout,
                     insert: frame.insert, realTime: StatsWriter.realTime(atMonotonic: frame.flipTime)))
     }
 }

@@ -4,7 +4,7 @@ import KioskCore
 /// `--stats-file`: one JSON line per presented frame, for tests and benchmarks:
 /// `{"t": <CLOCK_MONOTONIC seconds of the flip>, "item": <playlist index>, "pts": <media
 /// seconds>, "dropped": <frames dropped so far>, "video": <a decoded video frame, or filler>,
-/// "scanout": "plane" | "cpu", "rt": <CLOCK_REALTIME seconds of the flip>}`, and with several
+/// "scanout": "plane" | "prime" | "cpu", "rt": <CLOCK_REALTIME seconds of the flip>}`, and with several
 /// screens `"display": <the screen's name>`. `rt` lets frame sync across boxes (whose real-time
 /// clocks chrony or linuxptp keep together) be measured. Several screens' engines share one
 /// file: it is opened for appending, each line one write, so their lines never mix.

@@ -33,6 +33,10 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Hardware decoding through FFmpeg, falling back to software: off, auto, vaapi, drm, cuda or v4l2m2m.")
     var hwdec: HardwareDecoding = .off
 
+    @Flag(name: .customLong("simulate-prime-decoder"),
+          help: "Hand each decoded video frame on in dma-buf heap memory as a hardware decoder's DRM PRIME frame would be, so the zero-copy path is tried without a decoder block (tests).")
+    var simulatePrimeDecoder = false
+
     @Option(help: "An ALSA PCM (default, hw:0,0, plughw:1,0, a dmix name) or none.")
     var audio: String = "default"
 
@@ -126,6 +130,7 @@ struct PlayCommand: ParsableCommand {
         config.display.rotation = Rotation(degrees: rotation)!
         config.display.videoPlane = videoPlane
         config.playback.hwdec = hwdec
+        config.playback.simulatedPrimeDecoder = simulatePrimeDecoder
         config.audio.device = AudioOpener.parse(audio)
         config.audio.volume = volume
         config.audio.muted = mute

@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import BOOT_TIMEOUT, Bed  # noqa: E402
+from test_planes_vkms import MIN_PSNR, make_clip, psnr  # noqa: E402  (the same clips and measure)
 
 KIOSK = REPO / ".build" / "debug" / "kiosk"
 VKMS = "vkms enable_overlay=1 enable_writeback=1"
@@ -39,7 +40,7 @@ BARS = [(191, 191, 191), (191, 191, 0), (0, 191, 191), (0, 191, 0),
         (191, 0, 191), (191, 0, 0), (0, 0, 191), (0, 0, 0)]
 
 GUEST = r'''
-import json, os, subprocess, sys
+import json, os, signal, subprocess, sys
 from pathlib import Path
 kiosk, work = @KIOSK@, Path(@WORK@)
 cards = sorted(Path("/sys/class/drm").glob("card[0-9]"))
@@ -58,6 +59,51 @@ for name, card, imports, flips in runs:
                                 "--flips", str(flips), "--screenshot", str(work / (name + ".png")), "--json",
                                 "--log-level", "info"], stdout=out, stderr=log)
     (work / (name + ".exit")).write_text(str(code))
+
+# Playback through the zero-copy path: `kiosk play --simulate-prime-decoder` hands each frame on
+# in heap memory as a decoder's PRIME frame; paused twice, `get time` and a writeback shot each.
+sys.path.insert(0, @TESTS@)
+from control_client import ControlClient, wait_until
+plays = [("play-vkms", vkms[0], True)] + ([("play-" + other[0], other[0], False)] if other else [])
+for name, card, pause in plays:
+    d = work / name
+    d.mkdir(exist_ok=True)
+    sock, stats = "/tmp/%s.sock" % name, "/tmp/%s.jsonl" % name
+    args = [kiosk, "play", "--simulate-prime-decoder", "--display", "drm:/dev/dri/%s::640x480" % card,
+            "--no-overlay", "--no-input", "--audio", "none", "--stats-file", stats, "--log-level", "info"]
+    result = {"shots": []}
+    with open(d / "kiosk.log", "w") as log:
+        if not pause:   # the fallback: the short clip once, to its end
+            result["exit"] = subprocess.call(args + [str(work / "short.mp4")], stdout=log, stderr=subprocess.STDOUT, timeout=600)
+        else:
+            proc = subprocess.Popen(args + ["--loop", "--control-socket", sock, str(work / "clip.mp4")],
+                                    stdout=log, stderr=subprocess.STDOUT)
+            try:
+                if not wait_until(lambda: os.path.exists(sock) and os.path.exists(stats) and os.path.getsize(stats) > 0, timeout=600):
+                    raise RuntimeError("kiosk never showed a frame")
+                client = ControlClient(sock, timeout=120)
+                for n in range(2):
+                    client.ok("play")
+                    start = client.ok("get", "time")
+                    wait_until(lambda: client.ok("get", "time") > start + 0.7 + 0.13 * n, timeout=600, interval=0.1)
+                    client.ok("pause")
+                    wait_until(lambda: client.ok("get", "time_control_status") == "paused", timeout=60)
+                    at = client.ok("get", "time")
+                    shot = d / ("shot-%d.png" % n)
+                    client.ok("screenshot", str(shot))
+                    result["shots"].append({"time": at, "time_after": client.ok("get", "time"), "shot": str(shot)})
+                client.close()
+            except Exception as error:
+                result["error"] = repr(error)
+            proc.send_signal(signal.SIGTERM)
+            try:
+                result["exit"] = proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                result["exit"] = "killed"
+    if os.path.exists(stats):
+        (d / "stats.jsonl").write_bytes(open(stats, "rb").read())
+    (d / "result.json").write_text(json.dumps(result))
 '''
 
 
@@ -66,12 +112,15 @@ def guest(tmp_path_factory) -> Path:
     if not KIOSK.exists():
         pytest.fail(f"{KIOSK} missing: run `swift build` first")
     work = tmp_path_factory.mktemp("prime-vkms")
+    make_clip(work / "clip.mp4", (640, 360), "bt709")
+    make_clip(work / "short.mp4", (640, 360), "bt709", seconds=2)
     (work / "guest.py").write_text(GUEST.replace("@KIOSK@", repr(str(KIOSK))).replace("@WORK@", repr(str(work)))
+                                   .replace("@TESTS@", repr(str(Path(__file__).parent)))
                                    .replace("@IMPORTS@", str(IMPORTS)).replace("@FLIPS@", str(FLIPS))
                                    .replace("@FORMATS@", repr(FORMATS)))
     with Bed(kernel="7.3", modules=[VKMS], workdir=work) as bed:
         bed.start("exec python3 ./guest.py")
-        code = bed.wait(timeout=BOOT_TIMEOUT + 900)
+        code = bed.wait(timeout=BOOT_TIMEOUT + 1800)
     assert code == 0, f"guest exited {code}: cards {(work / 'cards.json').read_text() if (work / 'cards.json').exists() else '?'}" \
                       f"\n{bed.console_log()[-3000:]}"
     return work
@@ -135,3 +184,44 @@ def test_a_card_without_a_yuv_plane_says_why(guest: Path) -> None:
     assert code == 1 and r["passed"] is False
     assert r.get("plane") is None and "takes NV12" in r.get("refusal", ""), r
     assert r["importsDone"] == 0 and r.get("screenshot") is None
+
+
+def play_result(work: Path, name: str) -> tuple[dict, str, list[dict]]:
+    d = work / name
+    result = json.loads((d / "result.json").read_text())
+    log = (d / "kiosk.log").read_text(errors="replace")
+    stats = [json.loads(line) for line in (d / "stats.jsonl").read_text().splitlines() if line.strip()] \
+        if (d / "stats.jsonl").exists() else []
+    assert "error" not in result, f"{name}: {result['error']}\n{log[-3000:]}"
+    return result, log, stats
+
+
+def test_playback_shows_decoder_frames_without_a_copy(guest: Path) -> None:
+    """Every video frame on the plane came through the import (stats "scanout": "prime"), said in
+    one line; paused twice, the writeback picture is the frame `get time` names (>= 35 dB from
+    `kiosk snapshot` of it, as for the copy path's plane)."""
+    result, log, stats = play_result(guest, "play-vkms")
+    video = [s for s in stats if s.get("video")]
+    assert video and {s["scanout"] for s in video} == {"prime"}, f"{[s['scanout'] for s in video][:10]}\n{log[-2000:]}"
+    assert log.count("zero copy: scanning another device's NV12 frames out on plane") == 1, log[-2000:]
+    assert "zero copy: not used" not in log and "simulated PRIME decoder" not in log, log[-2000:]
+    assert "screenshots: read back through writeback connector" in log, log[-2000:]
+    assert len(result["shots"]) == 2
+    for shot in result["shots"]:
+        assert shot["time_after"] == shot["time"], f"time moved while paused: {shot}"
+        reference = Path(shot["shot"]).with_suffix(".expected.png")
+        subprocess.run([str(KIOSK), "snapshot", str(guest / "clip.mp4"), "--size", "640x480", "--at", repr(shot["time"]),
+                        "-o", str(reference)], check=True)
+        value = psnr(Path(shot["shot"]), reference)
+        assert value >= MIN_PSNR, f"the screen at {shot['time']} s is {value:.1f} dB from the frame that time names"
+    assert result["exit"] == 0, log[-2000:]
+
+
+def test_a_card_without_the_plane_copies_with_one_line(guest: Path) -> None:
+    cards = json.loads((guest / "cards.json").read_text())
+    result, log, stats = play_result(guest, "play-" + cards["other"][0])
+    assert result["exit"] == 0, log[-2000:]
+    said = [line for line in log.splitlines() if "zero copy: not used, copying frames" in line]
+    assert len(said) == 1 and "takes NV12" in said[0], said
+    video = [s for s in stats if s.get("video")]
+    assert len(video) == 50 and {s["scanout"] for s in video} == {"cpu"}, log[-2000:]

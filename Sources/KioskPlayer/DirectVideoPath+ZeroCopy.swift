@@ -1,0 +1,82 @@
+import KioskCore
+import Logging
+
+/// The zero-copy path's state: a picture in another device's memory (a hardware decoder's DRM
+/// PRIME frame, `DecodedFrame.prime`) imported and scanned out on the video plane as it is.
+/// Rules (README, "Hardware decoding"), one step down at each failure, each said once:
+/// - asked per configuration (format, size, layout); a refusal (no plane takes the format, no
+///   scaling, a TEST_ONLY refused) or a frame that cannot be a framebuffer turns it off for good:
+///   frames are copied from then on (the video plane's YUV buffers, or the CPU path);
+/// - a commit failing while playing does the same, and the frame is shown by the copy path;
+/// - the OSD and transitions draw on the CPU path, as for the video plane; with kiosk.conf
+///   layers the copy path shows the frames (their plane is tested over its buffers).
+final class ZeroCopyPath {
+    let output: PrimeScanoutOutput
+    private let logger: Logger
+    private var asked: (format: FourCC, size: PixelSize, layout: GravityLayout)?
+    private var answer: DirectScanoutAnswer?
+    private(set) var isOff = false
+    private var announced: UInt32?
+
+    init(output: PrimeScanoutOutput, logger: Logger) {
+        self.output = output
+        self.logger = logger
+    }
+
+    /// The plane for `picture` laid out by `layout`; nil (said once, off for good) when none.
+    func scanout(for picture: PrimePicture, layout: GravityLayout) -> PlaneScanout? {
+        guard !isOff else { return nil }
+        let format: FourCC
+        do {
+            format = try picture.descriptor.framebufferPlan().format
+        } catch {
+            turnOff("another device's frame cannot be a framebuffer (\(error))")
+            return nil
+        }
+        if asked?.format != format || asked?.size != picture.descriptor.size || asked?.layout != layout || answer == nil {
+            asked = (format, picture.descriptor.size, layout)
+            answer = output.preparePrimeScanout(format: format, layout: layout)
+        }
+        switch answer! {
+        case .ready(let scanout): return scanout
+        case .unavailable(let reason), .refused(let reason):
+            turnOff(reason)
+            return nil
+        }
+    }
+
+    func shown(on scanout: PlaneScanout) {
+        guard announced != scanout.planeID else { return }
+        announced = scanout.planeID
+        logger.notice("zero copy: scanning another device's \(scanout.format) frames out on plane \(scanout.planeID) (\(scanout.source) -> \(scanout.destination)), no copy")
+    }
+
+    func turnOff(_ reason: String) {
+        isOff = true
+        logger.notice("zero copy: not used, copying frames: \(reason)")
+    }
+}
+
+extension DirectVideoPath {
+    /// Shows `picture` without a copy where the display can; nil: the copy paths show the frame.
+    func presentZeroCopy(_ picture: PrimePicture, layout: GravityLayout, layers: Layers?) -> (flip: Double, ticker: Int?)? {
+        guard let zeroCopy, !zeroCopy.isOff else { return nil }
+        guard layers == nil else {
+            // The layers' plane is asked for over the video plane's own buffers (TEST_ONLY with
+            // them), so with layers the frames take the copy path, where it is.
+            zeroCopy.turnOff("kiosk.conf has layers, whose plane goes over the copy path's buffers")
+            return nil
+        }
+        guard let scanout = zeroCopy.scanout(for: picture, layout: layout) else { return nil }
+        do {
+            let flip = try zeroCopy.output.presentPrime(picture, on: scanout, layers: .hide)
+            heartbeat.pictureShown()
+            zeroCopy.shown(on: scanout)
+            return (flip, nil)
+        } catch {
+            // The copy path shows this frame next; the watchdog hears only if that fails too.
+            zeroCopy.turnOff("plane \(scanout.planeID) failed while playing (\(error))")
+            return nil
+        }
+    }
+}
