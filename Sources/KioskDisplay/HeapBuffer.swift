@@ -1,4 +1,5 @@
 import CDRM
+import Foundation
 import Glibc
 import KioskCore
 import SystemPackage
@@ -34,6 +35,30 @@ public final class HeapBuffer {
         }
         mapping = address
     }
+
+    /// `byteCount` bytes of a deleted file in /dev/shm (else the temporary directory): memory
+    /// that can be mapped through its descriptor like a dma-buf, where the kernel has no dma-buf
+    /// heap. No card imports it (drmPrimeFDToHandle refuses a plain file); a test display reads it.
+    public init(fileBacked byteCount: Int) throws(DRMError) {
+        let directory = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
+        var template = Array("\(directory)/kiosk-frame-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw .callFailed(what: "making a frame's file in \(directory)", call: "mkstemp", errno: errno) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        guard ftruncate(fd, off_t(byteCount)) == 0,
+              let address = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), address != MAP_FAILED else {
+            let code = errno
+            Glibc.close(fd)
+            throw .callFailed(what: "mapping a \(byteCount)-byte frame file", call: "mmap", errno: code)
+        }
+        self.fd = fd
+        self.byteCount = byteCount
+        mapping = address
+    }
+
+    /// Whether this kernel offers the dma-buf system heap.
+    public static var systemHeapExists: Bool { access("/dev/dma_heap/system", F_OK) == 0 }
 
     deinit { close() }
 

@@ -4,12 +4,13 @@ import KioskMedia
 import Logging
 
 /// `kiosk play --simulate-prime-decoder`: what a hardware decoder hands over, made from a
-/// software frame on the decode thread. Each video frame's planes are copied into a buffer of
-/// the dma-buf system heap (memory of no display device) as NV12, with pitches of 256-byte
-/// multiples, and described as VA-API exports a surface (two layers, R8 + GR88, one object); the
-/// frame carries it as `DecodedFrame.prime`, so the zero-copy path imports and flips it while
-/// everything else (screenshots, the OSD, transitions) still has the frame's own pixels. The
-/// upload is a copy, so this measures nothing: it proves the path on a real driver (vkms).
+/// software frame on the decode thread. Each video frame's planes are copied as NV12 into a
+/// buffer of the dma-buf system heap (memory of no display device; a file's where there is
+/// none), pitches of 256-byte multiples, described as VA-API exports a surface (two layers,
+/// R8 + GR88, one object); the frame carries it as `DecodedFrame.prime`, so the zero-copy path
+/// imports and flips it while everything else (screenshots, the OSD, transitions) still has the
+/// frame's own pixels. The upload is a copy: this measures nothing, it proves the path on a
+/// real driver (vkms) and in the engine's tests.
 final class PrimeDecoderSimulation {
     private let source: String
     private let logger: Logger
@@ -36,7 +37,10 @@ final class PrimeDecoderSimulation {
         let size = YUVBufferLayout.framebufferSize(for: view.size)
         let pitch = (size.width + 255) / 256 * 256
         let chromaOffset = pitch * size.height
-        let buffer = try HeapBuffer(byteCount: (chromaOffset + pitch * size.height / 2 + 4095) / 4096 * 4096)
+        let bytes = (chromaOffset + pitch * size.height / 2 + 4095) / 4096 * 4096
+        // No heap (kernels before 5.6, hosts without the module): a file's memory, which only a
+        // test display can take; a card refuses it and the copy path shows the frames.
+        let buffer = try HeapBuffer.systemHeapExists ? HeapBuffer(byteCount: bytes) : HeapBuffer(fileBacked: bytes)
         buffer.write { base in
             for row in 0..<size.height {
                 (base + row * pitch).copyMemory(from: view.planes[0].base + row * view.planes[0].stride, byteCount: size.width)

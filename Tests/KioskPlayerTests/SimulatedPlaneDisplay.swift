@@ -42,6 +42,13 @@ final class SimulatedPlaneDisplay: DirectVideoOutput, @unchecked Sendable {
         self.failsAfter = failsAfter
     }
 
+    /// The zero-copy path's "driver": a refusal for every configuration, or a commit failing
+    /// after this many presents (set before playing).
+    var primeOptions: (refusal: String?, failsAfter: Int?) = (nil, nil)
+    private var _primeShown: [PrimeShown] = []
+    var primeShown: [PrimeShown] { lock.withLock { _primeShown } }
+    func recordPrime(_ shown: PrimeShown) { lock.withLock { _primeShown.append(shown) } }
+
     var shown: [Shown] { lock.withLock { _shown } }
     var prepared: [DirectScanoutAnswer] { lock.withLock { _prepared } }
     var cpuPresents: Int { lock.withLock { _cpuPresents } }
@@ -91,6 +98,43 @@ final class SimulatedPlaneDisplay: DirectVideoOutput, @unchecked Sendable {
             lastFlip = now
             _shown.append(Shown(scanout: scanout, format: frame.format, frameSize: frame.size, bytes: bytes, layout: layout))
         }
+        return now
+    }
+}
+
+/// The zero-copy path on the simulated plane: "imports" a picture in another device's memory by
+/// mapping its object (a file's memory on a host without a dma-buf heap), and records the first
+/// luma row it finds there. Can be told to refuse, or to fail after some presents.
+extension SimulatedPlaneDisplay: PrimeScanoutOutput {
+    struct PrimeShown {
+        var scanout: PlaneScanout
+        var size: PixelSize
+        var layers: [FourCC]
+        var pitch: Int
+        var firstLumaRow: [UInt8]
+    }
+
+    func preparePrimeScanout(format: FourCC, layout: GravityLayout) -> DirectScanoutAnswer {
+        if let refusal = primeOptions.refusal { return .refused(reason: refusal) }
+        switch PlaneSelection.choosePrimeScanout(format: format, layout: layout, crtcIndex: 0, crtcID: 40,
+                                                 planes: [Self.primary, Self.overlay]) {
+        case .plane(let scanout): return .ready(scanout)
+        case .cpu(let reason): return .refused(reason: reason)
+        }
+    }
+
+    func presentPrime(_ picture: PrimePicture, on scanout: PlaneScanout, layers: LayerPlaneChange) throws -> Double {
+        if let after = primeOptions.failsAfter, primeShown.count >= after { throw CommitFailed() }
+        let frame = picture.descriptor
+        let object = frame.objects[0], luma = frame.layers[0].planes[0]
+        guard let base = mmap(nil, object.size, PROT_READ, MAP_SHARED, object.fd, 0), base != MAP_FAILED else {
+            throw CommitFailed()
+        }
+        defer { munmap(base, object.size) }
+        let row = Array(UnsafeRawBufferPointer(start: base + luma.offset, count: frame.size.width))
+        let now = HeadlessDisplay.monotonicSeconds()
+        recordPrime(PrimeShown(scanout: scanout, size: frame.size, layers: frame.layers.map(\.format), pitch: luma.pitch,
+                               firstLumaRow: row))
         return now
     }
 }

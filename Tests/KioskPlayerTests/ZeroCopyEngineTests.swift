@@ -1,0 +1,103 @@
+import Foundation
+import KioskCore
+import KioskDisplay
+import KioskTestSupport
+import Logging
+import Testing
+@testable import KioskPlayer
+
+/// The zero-copy path through the whole engine, without a card: `--simulate-prime-decoder`'s
+/// frames (here in a file's memory: the host has no dma-buf heap) on SimulatedPlaneDisplay's
+/// plane, which maps each picture as a card would import it.
+@Suite(.serialized) struct ZeroCopyEngineTests {
+    static let screen = PixelSize(width: 640, height: 360)
+    static let size = DirectVideoEngineTests.first   // 312x232: rows padded past the width
+
+    /// Plays the 1 s clip once with simulated PRIME frames; the stats lines.
+    static func play(on display: SimulatedPlaneDisplay, log: CapturedLog, layers: [LayerConfig] = []) throws -> [[String: Any]] {
+        let stats = MediaFixtures.directory.appendingPathComponent("zero-copy-stats-\(UUID().uuidString).jsonl").path
+        var settings = PlayerSettings()
+        settings.exitWhenFinished = true
+        settings.statsPath = stats
+        settings.playback.simulatedPrimeDecoder = true
+        settings.layers = layers
+        let player = try QueuePlayer(output: display, playlist: PlaylistCursor(entries: try DirectVideoEngineTests.entries([size]),
+                                                                               loopMode: .none),
+                                     settings: settings, logger: log.logger)
+        player.start()
+        let finished = player.waitUntilFinished(timeout: 30)
+        if !finished { player.stop() }
+        #expect(finished, "playback ends")
+        let text = try String(contentsOfFile: stats, encoding: .utf8)
+        return try text.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    static func scanouts(_ stats: [[String: Any]]) -> [String] {
+        stats.filter { $0["video"] as? Bool == true }.compactMap { $0["scanout"] as? String }
+    }
+
+    static func zeroCopyLines(_ log: CapturedLog) -> [String] {
+        log.lines(atLeast: .trace).filter { $0.contains("zero copy") }
+    }
+
+    @Test func framesInAnotherDevicesMemoryGoOnThePlaneAsTheyAre() throws {
+        let display = SimulatedPlaneDisplay(size: Self.screen)
+        let log = CapturedLog()
+        let scanouts = Self.scanouts(try Self.play(on: display, log: log))
+        // A slow machine may drop a late frame: counts are lower bounds, the kinds exact.
+        #expect(scanouts.count >= 20 && Set(scanouts) == ["prime"], "\(scanouts)")
+        let shown = display.primeShown
+        #expect(shown.count >= 20 && display.shown.isEmpty && display.cpuPresents == 0, "nothing copied")
+        let first = try #require(shown.first)
+        #expect(first.size == Self.size && first.layers == [.r8, .gr88] && first.pitch == 512)
+        #expect(first.scanout.planeID == 33 && first.scanout.format == .nv12)
+        let layout = GravityLayout(source: Self.size, target: Self.screen, gravity: .fit)
+        #expect(first.scanout.destination == layout.destination)
+        // The luma the "card" found in the buffer is the decoded frame's (FFmpeg's own decode).
+        let raw = MediaFixtures.directory.appendingPathComponent("zero-copy-first.yuv").path
+        let result = try MediaFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", try DirectVideoEngineTests.clip(Self.size),
+                                                      "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", raw])
+        #expect(result.status == 0)
+        let reference = try Data(contentsOf: URL(fileURLWithPath: raw))
+        #expect(first.firstLumaRow == Array(reference.prefix(Self.size.width)))
+        #expect(Self.zeroCopyLines(log).count == 1 && Self.zeroCopyLines(log)[0].contains("scanning another device's NV12"),
+                "\(Self.zeroCopyLines(log))")
+        #expect(log.lines(atLeast: .warning).isEmpty, "\(log.lines(atLeast: .warning))")
+    }
+
+    @Test func aRefusalCopiesFromThenOnWithOneLine() throws {
+        let display = SimulatedPlaneDisplay(size: Self.screen)
+        display.primeOptions.refusal = "plane 33 refused NV12: a TEST_ONLY commit failed: Invalid argument (errno 22)"
+        let log = CapturedLog()
+        let scanouts = Self.scanouts(try Self.play(on: display, log: log))
+        #expect(scanouts.count >= 20 && Set(scanouts) == ["plane"], "the copy path's plane: \(scanouts)")
+        #expect(display.primeShown.isEmpty && display.shown.count >= 20)
+        let said = Self.zeroCopyLines(log)
+        #expect(said.count == 1 && said[0].contains("zero copy: not used, copying frames: plane 33 refused NV12"), "\(said)")
+    }
+
+    @Test func aCommitFailingWhilePlayingCopiesTheSameFrameAndTheRest() throws {
+        let display = SimulatedPlaneDisplay(size: Self.screen)
+        display.primeOptions.failsAfter = 5
+        let log = CapturedLog()
+        let scanouts = Self.scanouts(try Self.play(on: display, log: log))
+        // The five presents that worked, then the copy path: the failing frame itself and the rest.
+        #expect(display.primeShown.count == 5 && scanouts.count >= 20, "\(scanouts)")
+        #expect(Array(scanouts.prefix(5)) == Array(repeating: "prime", count: 5) && scanouts.dropFirst(5).allSatisfy { $0 == "plane" },
+                "\(scanouts)")
+        let said = Self.zeroCopyLines(log).filter { $0.contains("not used") }
+        #expect(said.count == 1 && said[0].contains("failed while playing"), "\(said)")
+    }
+
+    @Test func layersKeepTheCopyPath() throws {
+        let display = SimulatedPlaneDisplay(size: Self.screen)
+        let log = CapturedLog()
+        let text = LayerConfig(name: "box", content: .text("KIOSK"), position: .topLeft)
+        let scanouts = Self.scanouts(try Self.play(on: display, log: log, layers: [text]))
+        #expect(scanouts.count >= 20 && !scanouts.contains("prime"), "\(scanouts)")
+        let said = Self.zeroCopyLines(log)
+        #expect(said.count == 1 && said[0].contains("layers"), "\(said)")
+    }
+}
