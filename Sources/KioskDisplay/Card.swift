@@ -59,8 +59,12 @@ final class Card {
 
     func close() {
         guard isOpen else { return }
-        try? fd.close()
-        fd = FileDescriptor(rawValue: -1)
+        // Under the handles' lock: an imported frame released on another thread reads `fd`
+        // under it (PrimeFramebuffer), and must not reach a number reused by another file.
+        gemHandles.update { _ in
+            try? fd.close()
+            fd = FileDescriptor(rawValue: -1)
+        }
     }
 
     /// DRM_CAP_* value, nil when the kernel does not know the capability.

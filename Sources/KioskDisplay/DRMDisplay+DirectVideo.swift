@@ -60,12 +60,12 @@ extension DRMDisplay: DirectVideoOutput {
         if pendingIndex != nil { _ = try finishPendingFlip() }
         let layerIndex = try layerPlaneIndex(for: layers)
         let index = plane.fill(with: frame)
-        retirePrimeFront()   // an imported frame shown before this one goes once this flip is done
         var request = atomic.primaryRequest(framebufferID: black.framebufferID)
         request.entries += plane.showRequest(buffer: index, scanout: scanout, matrix: frame.matrix).entries
         request.entries += layerPlaneRequest(layers, index: layerIndex).entries
         try atomic.commit(request, flags: UInt32(DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT),
                           userData: flipWaiter.userData, what: "showing a frame on plane \(scanout.planeID)")
+        retirePrimeFront()   // an imported frame shown before this one goes once this flip is done
         let event = try awaitFlipEvent()
         frontIndex = -1   // the primary plane shows the black buffer: every XRGB buffer is free
         plane.noteShown(index)

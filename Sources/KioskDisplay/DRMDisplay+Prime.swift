@@ -22,7 +22,8 @@ extension DRMDisplay: PrimeScanoutOutput {
         do {
             return try presentPrime(framebuffer, on: scanout, matrix: picture.matrix, layers: layers)
         } catch {
-            framebuffer.release()
+            // Past its commit the display holds it (a flip that timed out may still land).
+            if !framebuffer.isHeldByDisplay { framebuffer.release() }
             throw error
         }
     }
@@ -45,16 +46,14 @@ extension DRMDisplay: PrimeScanoutOutput {
             return .refused(reason: "\(driverName) is driven through the legacy API (no atomic commits)")
         }
         let displayRotation = softwareRotation == .none ? rotation : .none
-        switch PlaneSelection.choosePrimeScanout(format: format, layout: layout, displayRotation: displayRotation,
-                                                 crtcIndex: crtcIndex, crtcID: crtcID, planes: planes) {
-        case .plane(let scanout): return .ready(scanout)
-        case .cpu(let reason): return .refused(reason: reason)
-        }
+        return PlaneSelection.choosePrimeScanout(format: format, layout: layout, displayRotation: displayRotation,
+                                                 primaryPlaneID: planeID, crtcIndex: crtcIndex, crtcID: crtcID, planes: planes)
     }
 
     /// Shows `framebuffer` on the plane `scanout` names, the layers' plane as `layers` says, and
-    /// returns the flip's time. The display owns the framebuffer from then on (released after a
-    /// later flip); when this throws, the caller still does.
+    /// returns the flip's time. Once its commit went through the display owns the framebuffer
+    /// (`isHeldByDisplay`; released after a later flip), even if waiting for the flip throws;
+    /// when this throws before that, the caller still does.
     public func presentPrime(_ framebuffer: PrimeFramebuffer, on scanout: PlaneScanout, matrix: YUVMatrix = .bt709,
                              layers: LayerPlaneChange = .hide) throws -> Double {
         lock.lock(); defer { lock.unlock() }
@@ -75,6 +74,7 @@ extension DRMDisplay: PrimeScanoutOutput {
         }
         try atomic.commit(request, flags: UInt32(DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT),
                           userData: flipWaiter.userData, what: what)
+        framebuffer.isHeldByDisplay = true
         if primeFront !== framebuffer {
             retirePrimeFront()   // the frame shown until now goes once this flip is on screen
             primeFront = framebuffer
@@ -83,6 +83,7 @@ extension DRMDisplay: PrimeScanoutOutput {
         plane.noteShowingImport()
         noteLayerPlane(layers, index: layerIndex)
         let event = try awaitFlipEvent()
+        plane.releaseRetiredBuffers()   // YUV buffers of an older size, off the screen now
         return event.seconds
     }
 

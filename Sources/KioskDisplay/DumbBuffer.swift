@@ -64,7 +64,8 @@ final class DumbBuffer {
             // A dma-buf of this buffer imported back on this card shares the handle: the last
             // of the two to let go closes it (GEMHandleLedger).
             let handle = self.handle
-            if gemHandles.update({ $0.destroyCreated(handle) }) { _ = drmModeDestroyDumbBuffer(fd.rawValue, handle) }
+            let fd = self.fd
+            gemHandles.update { if $0.destroyCreated(handle) { _ = drmModeDestroyDumbBuffer(fd.rawValue, handle) } }
             self.handle = 0
         }
     }

@@ -31,6 +31,7 @@ public final class HeapBuffer {
         guard let address, address != MAP_FAILED else {
             let code = errno
             Glibc.close(fd)
+            closed = true   // deinit runs (every property is set) and must not close it again
             throw .callFailed(what: "mapping a \(byteCount)-byte dma-buf", call: "mmap", errno: code)
         }
         mapping = address

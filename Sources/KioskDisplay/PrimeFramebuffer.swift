@@ -23,6 +23,13 @@ public final class PrimeFramebuffer: @unchecked Sendable {
         set { lock.withLock { kept = newValue } }
     }
     private var kept: AnyObject?
+    /// Set once a flip commit showing it went through: from then on the display releases it
+    /// (after a later flip), even when waiting for that flip fails.
+    public internal(set) var isHeldByDisplay: Bool {
+        get { lock.withLock { held } }
+        set { lock.withLock { held = newValue } }
+    }
+    private var held = false
 
     init(card: Card, frame: PrimeFrameDescriptor) throws(DRMError) {
         let plan: PrimeFramebufferPlan
@@ -31,20 +38,30 @@ public final class PrimeFramebuffer: @unchecked Sendable {
         self.card = card
         var handles: [UInt32] = []
         for (index, object) in frame.objects.enumerated() {
-            var handle: UInt32 = 0
-            guard drmPrimeFDToHandle(card.fd.rawValue, object.fd, &handle) == 0 else {
-                let code = errno
-                Self.release(handles, on: card)
-                throw .callFailed(what: "importing object \(index) (dma-buf fd \(object.fd)) of a \(plan.size) \(plan.format) frame",
-                                  call: "drmPrimeFDToHandle", errno: code)
+            // The import and its count in one step: another display of the card releasing the
+            // same buffer cannot close the handle between them.
+            let imported = card.gemHandles.update { ledger -> Result<UInt32, DRMError> in
+                var handle: UInt32 = 0
+                guard drmPrimeFDToHandle(card.fd.rawValue, object.fd, &handle) == 0 else {
+                    return .failure(.callFailed(what: "importing object \(index) (dma-buf fd \(object.fd)) of a \(plan.size) \(plan.format) frame",
+                                                call: "drmPrimeFDToHandle", errno: errno))
+                }
+                ledger.noteImported(handle)
+                return .success(handle)
             }
-            card.gemHandles.update { $0.noteImported(handle) }
-            handles.append(handle)
+            switch imported {
+            case .success(let handle): handles.append(handle)
+            case .failure(let error):
+                Self.release(handles, on: card)
+                throw error
+            }
         }
         self.handles = handles
         do {
             framebufferID = try Self.addFramebuffer(plan, handles: handles, on: card)
         } catch {
+            // Released here; deinit (which runs: every property is set) must not release again.
+            released = true
             Self.release(handles, on: card)
             throw error
         }
@@ -58,7 +75,8 @@ public final class PrimeFramebuffer: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         guard !released else { return }
         released = true
-        if framebufferID != 0, card.isOpen { _ = drmModeRmFB(card.fd.rawValue, framebufferID) }
+        let id = framebufferID
+        if id != 0 { card.gemHandles.update { _ in if card.isOpen { _ = drmModeRmFB(card.fd.rawValue, id) } } }
         framebufferID = 0
         Self.release(handles, on: card)
         kept = nil
@@ -66,9 +84,13 @@ public final class PrimeFramebuffer: @unchecked Sendable {
 
     private var released = false
 
+    /// Each handle's import let go, and the handle closed with its last one, under the ledger's
+    /// lock (which `Card.close` takes too: the descriptor is not closed under the call).
     private static func release(_ handles: [UInt32], on card: Card) {
-        for handle in handles where card.gemHandles.update({ $0.releaseImport(handle) }) {
-            if card.isOpen { _ = drmCloseBufferHandle(card.fd.rawValue, handle) }
+        card.gemHandles.update { ledger in
+            for handle in handles where ledger.releaseImport(handle) && card.isOpen {
+                _ = drmCloseBufferHandle(card.fd.rawValue, handle)
+            }
         }
     }
 

@@ -99,11 +99,15 @@ final class VideoPlane {
         retired.removeAll()
     }
 
-    /// After a committed flip showed a framebuffer that is not one of these buffers (a PRIME
-    /// import): every buffer is free again.
+    /// After a commit showing a framebuffer that is not one of these buffers (a PRIME import):
+    /// every buffer is free once its flip is done (then `releaseRetiredBuffers`).
     func noteShowingImport() {
         frontIndex = nil
         isShown = true
+    }
+
+    /// After the flip of such a commit: buffers of an older size can go.
+    func releaseRetiredBuffers() {
         retired.forEach { $0.destroy() }
         retired.removeAll()
     }

@@ -65,7 +65,8 @@ final class YUVDumbBuffer {
         if framebufferID != 0 { _ = drmModeRmFB(fd.rawValue, framebufferID); framebufferID = 0 }
         if handle != 0 {
             let handle = self.handle
-            if gemHandles.update({ $0.destroyCreated(handle) }) { _ = drmModeDestroyDumbBuffer(fd.rawValue, handle) }
+            let fd = self.fd
+            gemHandles.update { if $0.destroyCreated(handle) { _ = drmModeDestroyDumbBuffer(fd.rawValue, handle) } }
             self.handle = 0
         }
     }

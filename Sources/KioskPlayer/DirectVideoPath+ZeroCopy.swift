@@ -39,8 +39,12 @@ final class ZeroCopyPath {
         }
         switch answer! {
         case .ready(let scanout): return scanout
-        case .unavailable(let reason), .refused(let reason):
+        case .refused(let reason):
             turnOff(reason)
+            return nil
+        case .unavailable(let reason):
+            // For now (the display closed, say): asked again when the configuration changes.
+            note(reason)
             return nil
         }
     }
@@ -53,6 +57,15 @@ final class ZeroCopyPath {
 
     func turnOff(_ reason: String) {
         isOff = true
+        note(reason)
+    }
+
+    private var said: String?
+
+    private func note(_ reason: String) {
+        guard reason != said else { return }
+        said = reason
+        announced = nil
         logger.notice("zero copy: not used, copying frames: \(reason)")
     }
 }

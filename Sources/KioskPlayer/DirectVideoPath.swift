@@ -57,10 +57,12 @@ final class DirectVideoPath {
     /// the CPU path must draw it (`overlayVisible`: the OSD is up; layers and no plane for them).
     func present(_ frame: DecodedFrame, layout: GravityLayout, overlayVisible: Bool,
                  layers: Layers? = nil) -> (flip: Double, ticker: Int?, zeroCopy: Bool)? {
-        guard !isOff else { return nil }
+        // Zero copy has its own off switch: the copy path refused (an earlier item's YU12, say)
+        // says nothing about importing another device's frames.
         if let picture = frame.prime, !overlayVisible, let shown = presentZeroCopy(picture, layout: layout, layers: layers) {
             return (shown.flip, shown.ticker, true)
         }
+        guard !isOff else { return nil }
         guard let view = frame.yuvView else {
             noteCPUPath("frames are \(frame.pixelFormatName), not NV12 or YUV420 (limited range)")
             return nil

@@ -67,6 +67,8 @@ public struct PrimeImportCheck {
 
     /// Runs the check on `options`' display; throws only when the display cannot be opened.
     public func run(options: DRMDisplayOptions) throws -> Report {
+        var options = options
+        options.flipTimeout = max(options.flipTimeout, 5)   // a check, not playback: a slow flip is not a failure
         let display = try DRMDisplay(options: options)
         var report = Report()
         report.card = display.cardPath
@@ -119,7 +121,7 @@ public struct PrimeImportCheck {
                 do {
                     _ = try display.presentPrime(framebuffer, on: scanout)
                 } catch {
-                    framebuffer.release()
+                    if !framebuffer.isHeldByDisplay { framebuffer.release() }
                     throw error
                 }
                 shown = framebuffer

@@ -116,11 +116,8 @@ extension SimulatedPlaneDisplay: PrimeScanoutOutput {
 
     func preparePrimeScanout(format: FourCC, layout: GravityLayout) -> DirectScanoutAnswer {
         if let refusal = primeOptions.refusal { return .refused(reason: refusal) }
-        switch PlaneSelection.choosePrimeScanout(format: format, layout: layout, crtcIndex: 0, crtcID: 40,
-                                                 planes: [Self.primary, Self.overlay]) {
-        case .plane(let scanout): return .ready(scanout)
-        case .cpu(let reason): return .refused(reason: reason)
-        }
+        return PlaneSelection.choosePrimeScanout(format: format, layout: layout, primaryPlaneID: Self.primary.id,
+                                                 crtcIndex: 0, crtcID: 40, planes: [Self.primary, Self.overlay])
     }
 
     func presentPrime(_ picture: PrimePicture, on scanout: PlaneScanout, layers: LayerPlaneChange) throws -> Double {

@@ -89,6 +89,12 @@ for name, card, pause in plays:
                     client.ok("pause")
                     wait_until(lambda: client.ok("get", "time_control_status") == "paused", timeout=60)
                     at = client.ok("get", "time")
+                    # The screen catches up with the paused clock once the frame it names is
+                    # decoded and flipped (late on a busy guest): that flip is the event to wait for.
+                    def flipped():
+                        lines = [json.loads(l) for l in open(stats).read().splitlines() if l.strip()]
+                        return any(l.get("video") and at - 0.041 < l["pts"] <= at + 1e-6 for l in lines)
+                    wait_until(flipped, timeout=120, interval=0.1)
                     shot = d / ("shot-%d.png" % n)
                     client.ok("screenshot", str(shot))
                     result["shots"].append({"time": at, "time_after": client.ok("get", "time"), "shot": str(shot)})

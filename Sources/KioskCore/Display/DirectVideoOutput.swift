@@ -110,4 +110,19 @@ extension PlaneSelection {
         let names = format.drmFormats.map(\.description).joined(separator: "/")
         return .unavailable(reason: "only the primary plane takes \(names); kiosk keeps it for the XRGB picture")
     }
+
+    /// The overlay plane for another device's frame of DRM format `format` (zero copy), as for a
+    /// decoded frame: never the primary plane, which keeps the XRGB picture the copy and CPU
+    /// paths fall back to. No plane: refused, with the reason (zero copy is off from then on).
+    public static func choosePrimeScanout(format: FourCC, layout: GravityLayout, displayRotation: Rotation = .none,
+                                          primaryPlaneID: UInt32?, crtcIndex: Int, crtcID: UInt32,
+                                          planes: [DisplayPlaneInfo]) -> DirectScanoutAnswer {
+        let result = primeScanoutCandidates(format: format, layout: layout, displayRotation: displayRotation,
+                                            crtcIndex: crtcIndex, crtcID: crtcID, planes: planes)
+        if let overlay = result.candidates.first(where: { $0.planeID != primaryPlaneID && $0.planeType == .overlay }) {
+            return .ready(overlay)
+        }
+        return .refused(reason: result.candidates.isEmpty ? result.reason
+                        : "only the primary plane takes \(format); kiosk keeps it for the XRGB picture")
+    }
 }

@@ -109,15 +109,13 @@ public enum PlaneSelection {
         return .cpu(reason: result.reason)
     }
 
-    /// The plane for another device's frame of DRM format `format` (a PRIME import: NV12,
-    /// P010...), chosen as for a decoded frame; `format` names the layout the planes must take.
-    public static func choosePrimeScanout(format: FourCC, layout: GravityLayout, displayRotation: Rotation = .none,
-                                          crtcIndex: Int, crtcID: UInt32, planes: [DisplayPlaneInfo]) -> VideoScanoutPlan {
-        let subsampled = [FourCC.nv12, .p010, .yuv420].contains(format)
-        let result = videoScanout(drmFormats: [format], chromaSubsampled: subsampled, layout: layout,
-                                  displayRotation: displayRotation, crtcIndex: crtcIndex, crtcID: crtcID, planes: planes)
-        if let best = result.candidates.first { return .plane(best) }
-        return .cpu(reason: result.reason)
+    /// Candidates for another device's frame of DRM format `format` (a PRIME import: NV12,
+    /// P010...), ranked as for a decoded frame, or why there are none.
+    static func primeScanoutCandidates(format: FourCC, layout: GravityLayout, displayRotation: Rotation,
+                                       crtcIndex: Int, crtcID: UInt32,
+                                       planes: [DisplayPlaneInfo]) -> (candidates: [PlaneScanout], reason: String) {
+        videoScanout(drmFormats: [format], chromaSubsampled: [FourCC.nv12, .p010, .yuv420].contains(format), layout: layout,
+                     displayRotation: displayRotation, crtcIndex: crtcIndex, crtcID: crtcID, planes: planes)
     }
 
     private static func videoScanout(format: VideoFrameFormat, layout: GravityLayout, displayRotation: Rotation,

@@ -78,6 +78,8 @@ public enum PrimeFrameError: Error, Sendable, Equatable, CustomStringConvertible
     case outOfBounds(plane: Int, needs: Int, objectSize: Int)
     case pitchTooSmall(plane: Int, pitch: Int, needs: Int)
     case badSize(PixelSize)
+    /// Some objects say a modifier and others do not: one framebuffer cannot take both.
+    case mixedModifiers
 
     public var description: String {
         switch self {
@@ -89,6 +91,7 @@ public enum PrimeFrameError: Error, Sendable, Equatable, CustomStringConvertible
         case .outOfBounds(let plane, let needs, let size): "plane \(plane) needs \(needs) bytes of an object of \(size)"
         case .pitchTooSmall(let plane, let pitch, let needs): "plane \(plane)'s pitch \(pitch) is under its row of \(needs) bytes"
         case .badSize(let size): "the frame's size \(size) is not a picture's"
+        case .mixedModifiers: "some of its objects say a format modifier and others do not"
         }
     }
 }
@@ -141,6 +144,8 @@ extension PrimeFrameDescriptor {
             result.append(.init(object: plane.object, offset: UInt32(plane.offset), pitch: UInt32(plane.pitch),
                                 modifier: object.modifier))
         }
+        let said = result.filter { $0.modifier != FormatModifier.invalid }.count
+        guard said == 0 || said == result.count else { throw .mixedModifiers }
         return PrimeFramebufferPlan(format: format, size: size, planes: result)
     }
 }
