@@ -26,11 +26,12 @@ import Testing
         return PlaylistExpander().expand(items).entries
     }
 
-    /// Plays `sizes` once through and returns the stats lines.
+    /// Plays `sizes` once through and returns the stats lines; `configure` changes the settings.
     static func play(_ sizes: [PixelSize], on display: SimulatedPlaneDisplay, gravity: VideoGravity = .fit,
-                     log: CapturedLog) throws -> [[String: Any]] {
+                     log: CapturedLog, configure: (inout PlayerSettings) -> Void = { _ in }) throws -> [[String: Any]] {
         let stats = MediaFixtures.directory.appendingPathComponent("direct-stats-\(UUID().uuidString).jsonl").path
         var settings = PlayerSettings()
+        configure(&settings)
         settings.playback.gravity = gravity
         settings.exitWhenFinished = true
         settings.statsPath = stats

@@ -15,22 +15,9 @@ import Testing
 
     /// Plays the 1 s clip once with simulated PRIME frames; the stats lines.
     static func play(on display: SimulatedPlaneDisplay, log: CapturedLog, layers: [LayerConfig] = []) throws -> [[String: Any]] {
-        let stats = MediaFixtures.directory.appendingPathComponent("zero-copy-stats-\(UUID().uuidString).jsonl").path
-        var settings = PlayerSettings()
-        settings.exitWhenFinished = true
-        settings.statsPath = stats
-        settings.playback.simulatedPrimeDecoder = true
-        settings.layers = layers
-        let player = try QueuePlayer(output: display, playlist: PlaylistCursor(entries: try DirectVideoEngineTests.entries([size]),
-                                                                               loopMode: .none),
-                                     settings: settings, logger: log.logger)
-        player.start()
-        let finished = player.waitUntilFinished(timeout: 30)
-        if !finished { player.stop() }
-        #expect(finished, "playback ends")
-        let text = try String(contentsOfFile: stats, encoding: .utf8)
-        return try text.split(separator: "\n").map {
-            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        try DirectVideoEngineTests.play([size], on: display, log: log) {
+            $0.playback.simulatedPrimeDecoder = true
+            $0.layers = layers
         }
     }
 

@@ -93,6 +93,7 @@ import json, os, signal, subprocess, sys, time
 from pathlib import Path
 sys.path.insert(0, @TESTS@)
 from control_client import ControlClient, wait_until
+from paused_shots import pause_and_shoot
 
 kiosk, work = @KIOSK@, Path(@WORK@)
 # vkms's device is named vkms (a platform or faux device, with no driver link to follow).
@@ -133,17 +134,7 @@ for case in json.loads((work / "cases.json").read_text()):
                           if os.path.exists(stats) else False, timeout=600):
             raise RuntimeError("kiosk never showed a frame")
         client = ControlClient(sock, timeout=120)
-        for n in range(@PAUSES@):
-            client.ok("play")
-            start = client.ok("get", "time")
-            # Playing on for a while (however slowly the guest runs), then paused mid-stream.
-            wait_until(lambda: client.ok("get", "time") > start + 0.7 + 0.13 * n, timeout=600, interval=0.1)
-            client.ok("pause")
-            wait_until(lambda: client.ok("get", "time_control_status") == "paused", timeout=60)
-            at = client.ok("get", "time")
-            shot = d / ("shot-%d.png" % n)
-            client.ok("screenshot", str(shot))
-            result["shots"].append({"time": at, "time_after": client.ok("get", "time"), "shot": str(shot)})
+        result["shots"] = pause_and_shoot(client, d, @PAUSES@, stats)
         client.close()
     except Exception as error:
         result["error"] = repr(error)

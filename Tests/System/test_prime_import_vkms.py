@@ -29,10 +29,9 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import BOOT_TIMEOUT, Bed  # noqa: E402
-from test_planes_vkms import MIN_PSNR, make_clip, psnr  # noqa: E402  (the same clips and measure)
+# The same kiosk, vkms module line, clips and measure as the plane tests.
+from test_planes_vkms import KIOSK, MIN_PSNR, VKMS, make_clip, psnr  # noqa: E402
 
-KIOSK = REPO / ".build" / "debug" / "kiosk"
-VKMS = "vkms enable_overlay=1 enable_writeback=1"
 IMPORTS, FLIPS = 10_000, 60
 FORMATS = ("nv12", "p010")
 # The 75% bars the check draws (ColorBarPattern), as RGB.
@@ -64,6 +63,7 @@ for name, card, imports, flips in runs:
 # in heap memory as a decoder's PRIME frame; paused twice, `get time` and a writeback shot each.
 sys.path.insert(0, @TESTS@)
 from control_client import ControlClient, wait_until
+from paused_shots import pause_and_shoot
 plays = [("play-vkms", vkms[0], True)] + ([("play-" + other[0], other[0], False)] if other else [])
 for name, card, pause in plays:
     d = work / name
@@ -82,22 +82,7 @@ for name, card, pause in plays:
                 if not wait_until(lambda: os.path.exists(sock) and os.path.exists(stats) and os.path.getsize(stats) > 0, timeout=600):
                     raise RuntimeError("kiosk never showed a frame")
                 client = ControlClient(sock, timeout=120)
-                for n in range(2):
-                    client.ok("play")
-                    start = client.ok("get", "time")
-                    wait_until(lambda: client.ok("get", "time") > start + 0.7 + 0.13 * n, timeout=600, interval=0.1)
-                    client.ok("pause")
-                    wait_until(lambda: client.ok("get", "time_control_status") == "paused", timeout=60)
-                    at = client.ok("get", "time")
-                    # The screen catches up with the paused clock once the frame it names is
-                    # decoded and flipped (late on a busy guest): that flip is the event to wait for.
-                    def flipped():
-                        lines = [json.loads(l) for l in open(stats).read().splitlines() if l.strip()]
-                        return any(l.get("video") and at - 0.041 < l["pts"] <= at + 1e-6 for l in lines)
-                    wait_until(flipped, timeout=120, interval=0.1)
-                    shot = d / ("shot-%d.png" % n)
-                    client.ok("screenshot", str(shot))
-                    result["shots"].append({"time": at, "time_after": client.ok("get", "time"), "shot": str(shot)})
+                result["shots"] = pause_and_shoot(client, d, 2, stats)
                 client.close()
             except Exception as error:
                 result["error"] = repr(error)

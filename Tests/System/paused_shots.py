@@ -1,0 +1,36 @@
+"""The guest side of "a paused player shows the frame its time names" (the vkms plane tests):
+play a while, pause through the control socket, read `get time`, wait for the flip of the frame
+that time names (the stats file says it: on a busy guest that frame may be decoded and flipped a
+while after the pause), then take the screenshot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from control_client import wait_until
+
+
+def frame_flipped(stats: str, at: float, period: float) -> bool:
+    """Whether the stats file has a flip of the video frame at `at` (pts in (at - period, at])."""
+    with open(stats) as lines:
+        records = [json.loads(line) for line in lines if line.strip()]
+    return any(r.get("video") and at - period - 0.001 < r["pts"] <= at + 1e-6 for r in records)
+
+
+def pause_and_shoot(client, directory: Path, pauses: int, stats: str, period: float = 0.04) -> list[dict]:
+    """`pauses` times: play on ~0.7 s (however slowly the guest runs), pause, shoot. Each shot's
+    `time`, the `time_after` it (the clock must not move while paused) and its path."""
+    shots = []
+    for n in range(pauses):
+        client.ok("play")
+        start = client.ok("get", "time")
+        wait_until(lambda: client.ok("get", "time") > start + 0.7 + 0.13 * n, timeout=600, interval=0.1)
+        client.ok("pause")
+        wait_until(lambda: client.ok("get", "time_control_status") == "paused", timeout=60)
+        at = client.ok("get", "time")
+        wait_until(lambda: frame_flipped(stats, at, period), timeout=120, interval=0.1)
+        shot = directory / ("shot-%d.png" % n)
+        client.ok("screenshot", str(shot))
+        shots.append({"time": at, "time_after": client.ok("get", "time"), "shot": str(shot)})
+    return shots
