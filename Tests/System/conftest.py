@@ -27,3 +27,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         module = getattr(item, "module", None)
         if module is not None and any(value is Bed for value in vars(module).values()):
             item.add_marker(pytest.mark.bed)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def beside_the_others(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """A run that mostly waits (test_sync's ten-minute wall of three light processes on the
+    host) starts with the session's first test and plays beside the others, instead of holding
+    the suite for its whole length where pytest reaches it: a module selected for this session
+    that defines `start_beside_the_others(tmp_path_factory)` is started here once; its own
+    fixture collects the result (and says any failure to start) when its tests run."""
+    started = set()
+    for item in request.session.items:
+        module = getattr(item, "module", None)
+        begin = getattr(module, "start_beside_the_others", None)
+        if begin is not None and module not in started:
+            started.add(module)
+            begin(tmp_path_factory)
+    yield

@@ -1,0 +1,99 @@
+"""Runs system test files in parallel pytest processes, one file at a time per worker: the half
+of the suite that boots QEMU guests, where one guest under TCG keeps about one core busy and
+the rest of a test's time is spent waiting for it (deploy/test's plain form; the stress form and
+--quick keep one pytest session).
+
+    python3 Tests/System/run_files.py --jobs 2 --beside test_sync.py -- [pytest arguments] -- FILE...
+
+Files are taken from one queue, the longest known first (LONG_FIRST), so no worker is left with a
+long file at the end. A file named with --beside starts at once in a process of its own and does
+not hold a worker: it mostly waits (test_sync's ten-minute wall of three light processes).
+Each file's output goes to its own log, printed whole when the file fails (or has errors) and in
+one line when it passes; the exit status is 1 when any file failed, as pytest's would be.
+A file whose tests were all deselected (pytest's status 5) is not a failure."""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+# The files that took longest in earlier runs (deploy/test --durations), started first.
+LONG_FIRST = [
+    "test_content_sync_power.py", "test_seams.py", "test_bed_seams.py", "test_content_sync_kills.py",
+    "test_planes_vkms.py", "test_prime_import_vkms.py", "test_usb_folders.py", "test_hostile.py",
+]
+NO_TESTS_COLLECTED = 5
+
+
+def run_file(path: Path, pytest_args: list[str], logs: Path) -> tuple[Path, int, float, Path]:
+    log = logs / (path.stem + ".log")
+    began = time.monotonic()
+    with open(log, "w") as out:
+        status = subprocess.call(
+            [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "--durations=3",
+             "--basetemp", tempfile.mkdtemp(prefix=f"kiosk-pytest-{path.stem}-", dir="/var/tmp"),
+             *pytest_args, str(path)],
+            stdout=out, stderr=subprocess.STDOUT)
+    return path, status, time.monotonic() - began, log
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--beside", action="append", default=[], help="a file name run beside the queue")
+    parser.add_argument("rest", nargs=argparse.REMAINDER)
+    options = parser.parse_args()
+    rest = options.rest[1:] if options.rest[:1] == ["--"] else options.rest
+    if "--" not in rest:
+        parser.error("expected: -- [pytest arguments] -- FILE...")
+    split = rest.index("--")
+    pytest_args, files = rest[:split], [Path(name) for name in rest[split + 1:]]
+    beside = [path for path in files if path.name in options.beside]
+    order = {name: rank for rank, name in enumerate(LONG_FIRST)}
+    queue = sorted((path for path in files if path not in beside),
+                   key=lambda path: (order.get(path.name, len(LONG_FIRST)), path.name))
+    logs = Path(tempfile.mkdtemp(prefix="kiosk-pytest-logs-", dir="/var/tmp"))
+    lock = threading.Lock()
+    results = []
+
+    def report(result):
+        path, status, seconds, log = result
+        with lock:
+            results.append(result)
+            if status in (0, NO_TESTS_COLLECTED):
+                lines = log.read_text(errors="replace").strip().splitlines()
+                print(f"{path.name}: {lines[-1] if lines else 'no output'} ({seconds:.0f} s)", flush=True)
+                # A skip says why (-rs), as in one session's summary.
+                for line in lines:
+                    if line.startswith("SKIPPED"):
+                        print(f"  {line}", flush=True)
+            else:
+                print(f"\n===== {path.name}: FAILED (pytest status {status}, {seconds:.0f} s) =====", flush=True)
+                print(log.read_text(errors="replace"), flush=True)
+
+    def worker():
+        while True:
+            with lock:
+                if not queue:
+                    return
+                path = queue.pop(0)
+            report(run_file(path, pytest_args, logs))
+
+    threads = [threading.Thread(target=lambda p=path: report(run_file(p, pytest_args, logs))) for path in beside]
+    threads += [threading.Thread(target=worker) for _ in range(max(1, options.jobs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    failed = [path.name for path, status, _, _ in results if status not in (0, NO_TESTS_COLLECTED)]
+    slowest = sorted(results, key=lambda result: -result[2])[:10]
+    print("\nslowest files: " + ", ".join(f"{path.name} {seconds:.0f} s" for path, _, seconds, _ in slowest))
+    print(f"{len(results)} files, {len(failed)} failed{': ' + ', '.join(failed) if failed else ''} (logs in {logs})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
