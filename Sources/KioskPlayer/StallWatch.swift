@@ -9,6 +9,8 @@ import KioskMedia
 final class StallWatch {
     private var policy = StallGuard()
     private let heartbeat: PresenterHeartbeat
+    /// The item the opening allowance was counted for.
+    private weak var watched: ActiveItem?
 
     init(heartbeat: PresenterHeartbeat) {
         self.heartbeat = heartbeat
@@ -16,15 +18,28 @@ final class StallWatch {
 
     /// Once per turn of the loop: counts while `expectsProgress`, stands down otherwise. The
     /// error to end `item` with when it is a local item that stalled; nil otherwise.
+    /// An item still opening is given `StallGuard.openingAllowance` before the count begins.
     func check(_ item: ActiveItem?, expectsProgress: Bool, timeout: MediaTime, position: MediaTime) -> MediaError? {
         let now = MonotonicClock.hostTime()
         policy.timeout = timeout
-        if expectsProgress {
+        if item !== watched {
+            policy.opened()
+            watched = item
+        }
+        let unopened = item.map { $0.pipeline.info == nil } ?? false
+        if !unopened { policy.opened() }
+        let opening = unopened && policy.opening(at: now)
+        if expectsProgress && !opening {
             policy.expectProgress(at: now)
         } else {
             policy.standDown()
         }
         guard let item, !item.pipeline.isNetwork, policy.isStalled(at: now), let since = policy.overdueSince else { return nil }
+        if unopened, let began = policy.openingSince {
+            let seconds = String(format: "%.1f", (now - began).seconds)
+            return MediaError(source: item.plan.source,
+                              reason: "stalled: not open after \(seconds) s (a device or disk that does not answer?)")
+        }
         let at = String(format: "%.1f", position.seconds)
         let seconds = String(format: "%.1f", (now - since).seconds)
         return MediaError(source: item.plan.source,

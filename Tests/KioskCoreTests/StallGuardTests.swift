@@ -16,6 +16,43 @@ import Testing
         }
     }
 
+    /// As StallWatch looks each turn of the loop at an item that should play but has not
+    /// opened (a capture device's first open loading libavdevice over a slow disk).
+    private func firstStall(openedAt opened: Double?, until end: Double) -> Double? {
+        var guardian = StallGuard(timeout: s(5))
+        for tick in stride(from: 0.0, through: end, by: 0.05) {
+            let unopened = opened.map { tick < $0 } ?? true
+            if !unopened { guardian.opened() }
+            if unopened && guardian.opening(at: s(tick)) { guardian.standDown() } else { guardian.expectProgress(at: s(tick)) }
+            if guardian.isStalled(at: s(tick)) { return tick }
+        }
+        return nil
+    }
+
+    @Test func anItemThatTakesLongerThanTheTimeoutToOpenIsNotAStall() {
+        // Opened after 7 s (the timeout is 5): then frames come, none stalled.
+        #expect(firstStall(openedAt: 7, until: 11.9) == nil)
+        // Opened, but no frame after it: the timeout counts from the open.
+        let stall = firstStall(openedAt: 7, until: 30)
+        #expect(stall != nil && abs(stall! - 12) < 0.06)
+    }
+
+    @Test func anItemThatNeverOpensIsAStallAfterTheAllowanceAndTheTimeout() {
+        let stall = firstStall(openedAt: nil, until: 30)
+        #expect(stall != nil && abs(stall! - 15) < 0.06)   // openingAllowance 10 s + timeout 5 s
+    }
+
+    @Test func eachItemHasItsOwnOpeningAllowance() {
+        var guardian = StallGuard(timeout: s(5))
+        let first = [0, 9.9, 10].map { guardian.opening(at: s($0)) }
+        #expect(first == [true, true, false])
+        #expect(guardian.openingSince == s(0))
+        guardian.opened()   // the next item
+        #expect(guardian.openingSince == nil)
+        let next = [50, 59.9, 60].map { guardian.opening(at: s($0)) }
+        #expect(next == [true, true, false])
+    }
+
     @Test func noProgressForTheTimeoutIsAStall() {
         var guardian = StallGuard(timeout: s(5))
         guardian.expectProgress(at: s(100))

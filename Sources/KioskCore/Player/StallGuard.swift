@@ -15,7 +15,16 @@ public struct StallGuard: Sendable, Equatable {
     /// Shorter would end items on a decoder's hiccup at a seek.
     public static let shortestTimeout = MediaTime(value: 1, timescale: 1)
 
+    /// How long an item may take to open before the count begins: opening is not playing. A
+    /// capture device's first open loads libavdevice and its hundred libraries (seconds from a
+    /// slow card, or over 9p in the test bed's guest), a probe reads a slow disk. An item that
+    /// has not opened after this counts as stalled from then on (`timeout` later it is ended),
+    /// so a device or disk that never answers still cannot hold the playlist.
+    public static let openingAllowance = MediaTime(value: 10, timescale: 1)
+
     public var timeout: MediaTime
+    /// When the item on screen was first seen unopened; nil once it opened (or for the next).
+    public private(set) var openingSince: MediaTime?
     /// The last progress, or when progress began to be expected; nil while none is expected.
     public private(set) var lastProgress: MediaTime?
     /// When what the presenter waits for is due, as far as it is believed.
@@ -53,6 +62,19 @@ public struct StallGuard: Sendable, Equatable {
         var believed = due
         if let longestWait, believed > last + longestWait { believed = last + longestWait }
         awaitedDue = believed
+    }
+
+    /// The item on screen has not opened yet, seen at `host`: whether its `openingAllowance`
+    /// (from the first time it was seen unopened) still runs, during which no progress is due.
+    public mutating func opening(at host: MediaTime) -> Bool {
+        if openingSince == nil { openingSince = host }
+        return host - (openingSince ?? host) < Self.openingAllowance
+    }
+
+    /// The item on screen has opened, or another item took its place: its allowance is over
+    /// (the next unopened item gets one of its own).
+    public mutating func opened() {
+        openingSince = nil
     }
 
     /// Since when progress has been overdue; nil while none is expected.
