@@ -55,6 +55,21 @@ struct GPIOEdgeDebouncerTests {
         #expect(laterFall)
     }
 
+    @Test func aPressWhoseFirstEdgeIsReadLateAsARiseStillFiresOnce() {
+        // CI's bed, a slow guest: after a release (rise at 91.2) and quiet, a bouncing press's
+        // first edge was named by a read made after the contact bounced back up, so it came as
+        // another rise; the press was lost. The rise on a line already high means a fall came first.
+        var debouncer = GPIOEdgeDebouncer(edge: .falling, window: 1)
+        let before = fired(&debouncer, [(false, 88.7), (true, 91.2)])
+        #expect(before == [88.7])
+        let burst = fired(&debouncer, [(true, 93.50), (false, 93.55), (true, 93.60), (false, 93.70)])
+        #expect(burst == [93.50])
+        // The same on a rising trigger: a fall on a line already low means a rise came first.
+        var rising = GPIOEdgeDebouncer(edge: .rising, window: 1)
+        let risingFired = fired(&rising, [(true, 1.0), (false, 3.0), (false, 5.0), (true, 5.1)])
+        #expect(risingFired == [1.0, 5.0])
+    }
+
     @Test func activeLowSwapsWhatRisingAndFallingMean() {
         // A sensor whose line is active low: the pin falling is the logical line rising.
         var debouncer = GPIOEdgeDebouncer(edge: .rising, activeLow: true, window: 0.05)

@@ -17,6 +17,8 @@ public struct GPIOEdgeDebouncer: Sendable {
     public let window: Double
     /// The kernel's timestamp of the last edge seen, fired or not.
     private var lastEdge: Double?
+    /// The pin's level after the last edge seen (true: high).
+    private var lastLevel: Bool?
 
     public init(edge: GPIOTriggerLine.Edge, activeLow: Bool = false, window: Double) {
         self.edge = edge
@@ -34,13 +36,20 @@ public struct GPIOEdgeDebouncer: Sendable {
         // A timestamp going backwards (a clock the kernel changed) counts as quiet, not as a
         // bounce that would silence the line until the clock caught up.
         let quiet = lastEdge.map { time - $0 >= window || time < $0 } ?? true
+        // An edge to the level the line already had: the edge away from it came first and was
+        // not seen as such. With both edges requested the kernel names an edge by reading the
+        // line when its handler runs, so on a busy box (or gpio-sim in a slow guest) a bounce's
+        // first edge can be read after the next one and come as its opposite. That missed edge
+        // is the one the quiet window saw first: it fires when it is the one wanted.
+        let missedOpposite = lastLevel == rising
         lastEdge = time
+        lastLevel = rising
         guard quiet else { return false }
         let logicalRising = rising != activeLow
         switch edge {
         case .both: return true
-        case .rising: return logicalRising
-        case .falling: return !logicalRising
+        case .rising: return logicalRising || missedOpposite
+        case .falling: return !logicalRising || missedOpposite
         }
     }
 }
