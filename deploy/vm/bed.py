@@ -251,7 +251,7 @@ class Bed:
 
         Returns once the command has begun (or the guest stopped, or BOOT_TIMEOUT passed:
         the waits report those); use wait(), wait_for_file() and screendump(). A kernel that
-        hangs while booting is booted again (see boot_watch.py).
+        hangs or panics while booting is booted again (see boot_watch.py).
         cwd: directory the command starts in (default: the work directory).
         env: extra environment variables for the command.
         """
@@ -286,10 +286,10 @@ class Bed:
             self.kill()
             kept = self.workdir / f"console-hung-{attempt}.log"
             self.console_path.replace(kept)
-            print(f"bed: the guest kernel hung while booting ({hung!r}; console kept in "
+            print(f"bed: the guest kernel hung or panicked while booting ({hung!r}; console kept in "
                   f"{kept}); booting it again", file=sys.stderr)
-        raise BedError(f"the guest kernel hung while booting {BOOT_ATTEMPTS} times in a row; "
-                       f"consoles kept as {self.workdir}/console-hung-*.log")
+        raise BedError(f"the guest kernel hung while booting {BOOT_ATTEMPTS} times in a row (hung or "
+                       f"panicked before the command began); consoles kept as {self.workdir}/console-hung-*.log")
 
     def _launch(self, kernel: Path, initrd: Path) -> None:
         # A short path: unix socket paths are limited to 107 bytes.
