@@ -92,7 +92,8 @@ echo pull-up > "$(cat pull-path)"
 echo "/sys/devices/platform/$(cat $cfg/dev_name)/$chip/sim_gpio2/pull" > dark-pull-path
 echo pull-up > "$(cat dark-pull-path)"
 sed "s/@CHIP@/$chip/g" kiosk.conf.in > kiosk.conf
-echo "$chip" > chip-name
+# Whole, then renamed: the host waits for the name and must not read it half written.
+echo "$chip" > chip-name.tmp && mv chip-name.tmp chip-name
 "$K" probe > probe.txt 2>&1
 "$K" run --config kiosk.conf > kiosk.log 2>&1 &
 pid=$!
