@@ -22,10 +22,11 @@ import threading
 import time
 from pathlib import Path
 
-# The files that took longest in earlier runs (deploy/test --durations), started first.
+# The files that took longest in an earlier run (CI, two at a time, 2026-11-25), started first.
 LONG_FIRST = [
-    "test_content_sync_power.py", "test_seams.py", "test_bed_seams.py", "test_content_sync_kills.py",
-    "test_planes_vkms.py", "test_prime_import_vkms.py", "test_usb_folders.py", "test_hostile.py",
+    "test_content_sync_power.py", "test_play.py", "test_power_bed.py", "test_gpio_triggers.py",
+    "test_planes_vkms.py", "test_record.py", "test_triggers.py", "test_media_arrival.py", "test_drm.py",
+    "test_prime_import_vkms.py",
 ]
 NO_TESTS_COLLECTED = 5
 
