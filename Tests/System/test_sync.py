@@ -18,6 +18,7 @@ to the one-frame bound, so a player that does not catch up within 250 ms fails.
 The wall mostly waits, so it does not hold the suite for ten minutes: conftest starts it with the
 session's first test and it plays beside the others (its processes real-time where allowed);
 the tests below collect what it recorded. Run alone, the module plays it then."""
+import atexit
 import json
 import os
 import signal
@@ -84,6 +85,15 @@ class Wall:
         self.failure = None
         self.thread = threading.Thread(target=self._play, name="sync-wall", daemon=True)
         self.thread.start()
+        # A session that ends before the wall's tests (pytest -x after an early failure) leaves
+        # no kiosk playing on for the rest of its ten minutes.
+        atexit.register(self._stop)
+
+    def _stop(self):
+        for processes in list(self.runs.values()):
+            for process, _, _ in processes:
+                if process.poll() is None:
+                    process.kill()
 
     def _play(self):
         try:
