@@ -1,20 +1,18 @@
 """Runs system test files in parallel pytest processes, one file at a time per worker: the half
-of the suite that boots QEMU guests, where one guest under TCG keeps about one core busy and
-the rest of a test's time is spent waiting for it (deploy/test's plain form; the stress form and
---quick keep one pytest session).
+of the suite that boots QEMU guests, where a guest under TCG (2 vCPUs) seldom keeps both cores
+busy and much of a test's time is spent waiting for it (deploy/test's plain form; the stress form
+and --quick keep one pytest session).
 
-    python3 Tests/System/run_files.py --jobs 2 [--alone F]... [--beside F]... -- [pytest args] -- FILE...
+    python3 Tests/System/run_files.py --jobs 2 [--alone F]... -- [pytest args] -- FILE...
 
 Files are taken from one queue, the longest known first (LONG_FIRST), so no worker is left with a
 long file at the end. A file named with --alone runs before the queue, with no other guest beside
 it: one that judges real-time sound in its guest (ALSA loopback underruns when a second guest takes
-the other core: test_music_bed_aloop lost 4 % of its windows so, once). A file named with --beside starts at once in a process of its own and does
-not hold a worker: it mostly waits (test_sync's ten-minute wall of three light processes).
+the other core: test_music_bed_aloop lost 4 % of its windows so, once).
 Each file's output goes to its own log, printed whole when the file fails (or has errors) and in
 one line when it passes; the exit status is 1 when any file failed, as pytest's would be.
 A file whose tests were all deselected (pytest's status 5) is not a failure."""
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -46,7 +44,6 @@ def run_file(path: Path, pytest_args: list[str], logs: Path) -> tuple[Path, int,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--beside", action="append", default=[], help="a file name run beside the queue")
     parser.add_argument("--alone", action="append", default=[], help="a file name run before the queue, alone")
     parser.add_argument("rest", nargs=argparse.REMAINDER)
     options = parser.parse_args()
@@ -55,10 +52,9 @@ def main() -> int:
         parser.error("expected: -- [pytest arguments] -- FILE...")
     split = rest.index("--")
     pytest_args, files = rest[:split], [Path(name) for name in rest[split + 1:]]
-    beside = [path for path in files if path.name in options.beside]
-    alone = [path for path in files if path.name in options.alone and path not in beside]
+    alone = [path for path in files if path.name in options.alone]
     order = {name: rank for rank, name in enumerate(LONG_FIRST)}
-    queue = sorted((path for path in files if path not in beside and path not in alone),
+    queue = sorted((path for path in files if path not in alone),
                    key=lambda path: (order.get(path.name, len(LONG_FIRST)), path.name))
     logs = Path(tempfile.mkdtemp(prefix="kiosk-pytest-logs-", dir="/var/tmp"))
     lock = threading.Lock()
@@ -87,15 +83,12 @@ def main() -> int:
                 path = queue.pop(0)
             report(run_file(path, pytest_args, logs))
 
-    besides = [threading.Thread(target=lambda p=path: report(run_file(p, pytest_args, logs))) for path in beside]
-    for thread in besides:
-        thread.start()
     for path in alone:
         report(run_file(path, pytest_args, logs))
     workers = [threading.Thread(target=worker) for _ in range(max(1, options.jobs))]
     for thread in workers:
         thread.start()
-    for thread in besides + workers:
+    for thread in workers:
         thread.join()
     failed = [path.name for path, status, _, _ in results if status not in (0, NO_TESTS_COLLECTED)]
     slowest = sorted(results, key=lambda result: -result[2])[:10]
