@@ -1,11 +1,15 @@
 """The guest side of "a paused player shows the frame its time names" (the vkms plane tests):
 play a while, pause through the control socket, read `get time`, wait for the flip of the frame
 that time names (the stats file says it: on a busy guest that frame may be decoded and flipped a
-while after the pause), then take the screenshot."""
+while after the pause), then take the screenshot. Also the end of such a run: kiosk stopped, its
+stats and result kept in the case's directory."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 from pathlib import Path
 
 from control_client import wait_until
@@ -34,3 +38,20 @@ def pause_and_shoot(client, directory: Path, pauses: int, stats: str, period: fl
         client.ok("screenshot", str(shot))
         shots.append({"time": at, "time_after": client.ok("get", "time"), "shot": str(shot)})
     return shots
+
+
+def terminate(proc: subprocess.Popen) -> int | str:
+    """SIGTERM, then its exit status ("killed" when it did not end within 120 s)."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return "killed"
+
+
+def keep_run(directory: Path, stats: str, result: dict) -> None:
+    """The run's stats file (from the guest's /tmp) and its result, kept in `directory`."""
+    if os.path.exists(stats):
+        (directory / "stats.jsonl").write_bytes(open(stats, "rb").read())
+    (directory / "result.json").write_text(json.dumps(result))

@@ -93,7 +93,7 @@ import json, os, signal, subprocess, sys, time
 from pathlib import Path
 sys.path.insert(0, @TESTS@)
 from control_client import ControlClient, wait_until
-from paused_shots import pause_and_shoot
+from paused_shots import keep_run, pause_and_shoot, terminate
 
 kiosk, work = @KIOSK@, Path(@WORK@)
 # vkms's device is named vkms (a platform or faux device, with no driver link to follow).
@@ -105,15 +105,8 @@ card = "/dev/dri/" + cards[0].name
 
 def stop(proc, d, stats, result):
     """SIGTERM, its exit status, and the run's stats and result kept in `d`."""
-    proc.send_signal(signal.SIGTERM)
-    try:
-        result["exit"] = proc.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        result["exit"] = "killed"
-    if os.path.exists(stats):
-        (d / "stats.jsonl").write_bytes(open(stats, "rb").read())
-    (d / "result.json").write_text(json.dumps(result))
+    result["exit"] = terminate(proc)
+    keep_run(d, stats, result)
 
 for case in json.loads((work / "cases.json").read_text()):
     d = work / case["name"]

@@ -63,7 +63,7 @@ for name, card, imports, flips in runs:
 # in heap memory as a decoder's PRIME frame; paused twice, `get time` and a writeback shot each.
 sys.path.insert(0, @TESTS@)
 from control_client import ControlClient, wait_until
-from paused_shots import pause_and_shoot
+from paused_shots import keep_run, pause_and_shoot, terminate
 plays = [("play-vkms", vkms[0], True)] + ([("play-" + other[0], other[0], False)] if other else [])
 for name, card, pause in plays:
     d = work / name
@@ -86,15 +86,8 @@ for name, card, pause in plays:
                 client.close()
             except Exception as error:
                 result["error"] = repr(error)
-            proc.send_signal(signal.SIGTERM)
-            try:
-                result["exit"] = proc.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                result["exit"] = "killed"
-    if os.path.exists(stats):
-        (d / "stats.jsonl").write_bytes(open(stats, "rb").read())
-    (d / "result.json").write_text(json.dumps(result))
+            result["exit"] = terminate(proc)
+    keep_run(d, stats, result)
 '''
 
 
