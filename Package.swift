@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // kiosk: a lean video player for Linux signage boxes (FFmpeg -> DRM/KMS, ALSA, evdev).
-// Module layout follows ../shared/DESIGN.md: pure logic in KioskCore (no C import), one small
+// Module layout (ARCHITECTURE.md): pure logic in KioskBasics, KioskPicture and KioskCore (no C import), one small
 // Swift module per C library, the engine on top, the executable last.
 import PackageDescription
 
@@ -46,7 +46,13 @@ let package = Package(
         // callbacks (av_log's va_list).
         .target(name: "CKioskShim", dependencies: ["CFFmpeg", "CALSA"]),
 
-        .target(name: "KioskCore", dependencies: [.product(name: "Yams", package: "Yams"), .product(name: "SystemPackage", package: "swift-system")]),
+        // Pure logic in three layers the compiler keeps acyclic: the basics (time, geometry, sound
+        // formats, files), the picture (pixel buffers, display requests, layers, overlay) and the
+        // core (configuration, playlist, schedule, player state, control vocabulary, policies).
+        // KioskCore re-exports the two below it, so `import KioskCore` sees all three.
+        .target(name: "KioskBasics", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "KioskPicture", dependencies: ["KioskBasics"]),
+        .target(name: "KioskCore", dependencies: ["KioskBasics", "KioskPicture", .product(name: "Yams", package: "Yams"), .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "KioskMedia", dependencies: ["KioskCore", "CFFmpeg", "CKioskShim", "CHeif", .product(name: "SystemPackage", package: "swift-system"),
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM", .product(name: "SystemPackage", package: "swift-system")]),
@@ -90,7 +96,7 @@ let package = Package(
         .target(name: "KioskTestSupport", dependencies: ["KioskCore", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/Support"),
 
-        .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
+        .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore", "KioskBasics", "KioskPicture"]),
         .testTarget(name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskCore", "CDRM"]),
         .testTarget(name: "KioskMediaTests", dependencies: ["KioskMedia", "KioskCore", "KioskTestSupport"]),
         .testTarget(name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskMedia", "KioskCore", "KioskTestSupport",

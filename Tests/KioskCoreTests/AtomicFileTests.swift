@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// The one temporary-fsync-rename writer: a file replaced whole, no temporary left behind, a
 /// failure naming the step, the file and the system's reason.

@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 @Suite struct CaptureSourceTests {
     @Test func aV4L2ItemNamesItsDevice() {

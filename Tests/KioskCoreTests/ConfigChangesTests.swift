@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// The live reload's view of two configurations: what changed and how each change applies.
 @Suite struct ConfigChangesTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// Line-level and character-level damage of the kind hands and tools do to a kiosk.conf.
 private enum ConfigMutation: CaseIterable {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// A small deterministic generator (SplitMix64), so a failing mutation can be replayed.
 struct SeededGenerator: RandomNumberGenerator {

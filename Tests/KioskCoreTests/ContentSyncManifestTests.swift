@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 struct ContentSyncManifestTests {
     static let base = "https://media.example.com/lobby/manifest.json"

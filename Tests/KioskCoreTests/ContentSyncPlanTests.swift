@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 struct ContentSyncPlanTests {
     static func file(_ name: String, _ size: Int64, _ hashDigit: Character) -> SyncManifestFile {

@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 private func command(_ line: String) throws -> ControlCommand { try ControlRequestParser.parse(line).command }
 

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 @Test func fourCCPacksLittleEndian() throws {
     #expect(FourCC.xrgb8888.rawValue == 0x3432_5258)          // drm_fourcc.h DRM_FORMAT_XRGB8888

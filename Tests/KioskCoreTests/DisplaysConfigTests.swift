@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// kiosk.conf's `displays:` (several screens): every form, and each bad value at its line:column.
 @Suite("Several screens: displays config")

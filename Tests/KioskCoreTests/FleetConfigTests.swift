@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// kiosk.conf's `mqtt` section, the topics and the status payload of fleet control.
 @Suite("Fleet control: config, topics, status")

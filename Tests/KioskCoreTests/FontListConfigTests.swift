@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// `overlay.font`: auto, a path, or a list of those (the first font, then fallbacks).
 @Suite struct FontListConfigTests {

@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// Synthetic timestamp sequences through `FrameTimeline`: milliseconds in, milliseconds out.
 @Suite struct FrameTimelineTests {

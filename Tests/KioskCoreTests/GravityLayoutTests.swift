@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 struct GravityCase: Sendable, CustomStringConvertible {
     let source: PixelSize

@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 @Test func defaultBindingsAreTheDocumentedOnes() throws {
     let map = KeyMap.defaults

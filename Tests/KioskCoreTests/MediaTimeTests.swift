@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 @Test func mediaTimeArithmeticIsExact() {
     let frame30 = MediaTime(value: 1001, timescale: 30000)

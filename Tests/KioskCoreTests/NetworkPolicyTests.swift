@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 private func seconds(_ value: Double) -> MediaTime { MediaTime(seconds: value, timescale: 1000) }
 

@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// `count` natural ends in a row: what the engine sees when nothing fails.
 private func play(_ cursor: inout PlaylistCursor, _ count: Int) -> [PlaylistStep] {

@@ -1,4 +1,6 @@
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// Playlist entries for the cursor, program and schedule tests: files under /m that are never
 /// opened, one item each, played `loop` times in a row.

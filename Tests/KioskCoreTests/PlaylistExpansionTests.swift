@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// An in-memory tree: the listed files, and every directory above them.
 struct FakeFileSystem: PlaylistFileSystem {

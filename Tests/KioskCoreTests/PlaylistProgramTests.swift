@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 private func seconds(_ value: Int64) -> MediaTime { MediaTime(value: value, timescale: 1) }
 

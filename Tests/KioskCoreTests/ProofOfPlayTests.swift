@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// Proof of play's pure parts: events into play records, the JSON line, rotation, the report.
 @Suite struct ProofOfPlayTests {

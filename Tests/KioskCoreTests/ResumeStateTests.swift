@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// `playback.resume`'s pure parts: the state file's bytes, what is refused, finding the item
 /// in a changed playlist, and the requests that take a player there.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// `playlists:`, `schedule:` and `display.power` read into the config model, and how a reload
 /// classifies changes of them.

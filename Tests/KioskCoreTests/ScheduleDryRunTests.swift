@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// `kiosk schedule`'s core: reading --at and --for, and the text and JSON it prints.
 @Suite struct ScheduleDryRunTests {

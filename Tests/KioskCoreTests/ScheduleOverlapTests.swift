@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// `kiosk check`'s warning: entries of one priority that can be active at the same time.
 @Suite struct ScheduleOverlapTests {

@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 @Suite("Schedule actions as player requests")
 struct ScheduleRequestsTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// The control socket's `schedule` property and `display_power` modes (ScheduleStatus.swift).
 @Suite struct ScheduleStatusTests {

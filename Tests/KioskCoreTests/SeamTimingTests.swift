@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 @Suite struct SeamTimingTests {
     static func ms(_ value: Int64) -> MediaTime { MediaTime(value: value, timescale: 1000) }

@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// The stall guard on a simulated clock: host times in seconds, progress and waits as the
 /// presenter would report them.

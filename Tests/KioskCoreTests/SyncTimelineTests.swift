@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// The shared timeline of `sync: epoch:` and what a player does at a frame to stay on it.
 @Suite("Frame sync: the timeline, the steering, kiosk.conf's sync")

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// A ticker's motion on the refresh grid, its kiosk.conf forms, and the feed reader's titles
 /// from RSS, Atom and hostile bodies.

@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 @Suite struct TimestampContinuityTests {
     /// Packets of one stream every 40 ms from `start` (microseconds), `count` of them.

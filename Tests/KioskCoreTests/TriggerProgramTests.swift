@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// What a trigger does to the playlist, decided by `PlaylistNavigator.answer` (the engine acts
 /// on the answer and asks `advance()` at every item change, as these tests do).

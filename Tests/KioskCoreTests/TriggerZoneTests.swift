@@ -1,5 +1,7 @@
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 /// Touch zones in the viewer's orientation (the display's rotation applied, as every touch
 /// point is), and the trigger table the sources look triggers up in.

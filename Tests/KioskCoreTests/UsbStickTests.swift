@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import KioskBasics
 @testable import KioskCore
+@testable import KioskPicture
 
 private func entries(_ paths: [String]) -> [PlaylistEntry] {
     paths.map { PlaylistEntry(media: .file($0), item: ItemConfig(source: .file($0), location: SourceLocation(file: "k", line: 1, column: 1)), itemIndex: 0) }

@@ -9,8 +9,9 @@
   config's keys (the config split that declares each key once is not done: reported, not held);
 - Sources/kiosk: its file count (goal <= 20);
 - no downcast of a video output (`as? DRMDisplay` and the like);
-- no import cycle among the package's targets, and the largest reference cycle among
-  KioskCore's folders (reported: splitting KioskCore is not done).
+- no import cycle among the package's targets, and the largest reference cycle among the folders
+  of the pure targets (KioskBasics, KioskPicture, KioskCore): reported, not held, while
+  KioskCore's policy folders still use each other's types.
 
 Prints one line per measure, `ok` or `over`, and exits 1 if a held goal is missed.
 Usage: Tests/System/ring_count.py [--files command|property NAME]"""
@@ -93,21 +94,26 @@ def target_cycles():
     return [c for c in strongly_connected(graph) if len(c) > 1]
 
 
+PURE_TARGETS = ("KioskBasics", "KioskPicture", "KioskCore")
+
+
 def core_folder_cycle():
-    """The largest set of KioskCore folders that reach each other through the types they use."""
-    core = SOURCES / "KioskCore"
-    folders = sorted(d.name for d in core.iterdir() if d.is_dir())
+    """The largest set of folders of the pure targets (KioskBasics, KioskPicture, KioskCore) that
+    reach each other through the types they use; a folder is named `Target/Folder`."""
+    folders = sorted(f"{target}/{d.name}" for target in PURE_TARGETS
+                     for d in (SOURCES / target).iterdir() if d.is_dir())
     declared = {}
     for folder in folders:
-        for path in swift_files(core / folder):
+        for path in swift_files(SOURCES / folder):
             for name in re.findall(r"^(?:public |package |private |fileprivate |final |indirect )*"
                                    r"(?:class|struct|enum|protocol|typealias|actor) (\w+)", ALL[path], re.M):
                 declared.setdefault(name, folder)
     graph = {folder: set() for folder in folders}
     for folder in folders:
         words = set()
-        for path in swift_files(core / folder):
-            words |= set(re.findall(r"\b[A-Z]\w+\b", ALL[path]))
+        for path in swift_files(SOURCES / folder):
+            code = re.sub(r"//.*", "", ALL[path])   # a type named in a comment is not a use
+            words |= set(re.findall(r"\b[A-Z]\w+\b", code))
         graph[folder] = {declared[w] for w in words if w in declared and declared[w] != folder}
     return max(strongly_connected(graph), key=len, default=[])
 
@@ -181,7 +187,7 @@ def main():
     line("downcasts of an output", downcasts(), lambda v: not v)
     line("import cycles among targets", target_cycles(), lambda v: not v)
     cycle = core_folder_cycle()
-    line("KioskCore folders in one reference cycle", len(cycle), lambda v: v <= 1, held=False)
+    line("folders of the pure targets in one reference cycle", len(cycle), lambda v: v <= 1, held=False)
     print(f"{'':16} those folders: {', '.join(cycle)}")
     return 1 if missed else 0
 
