@@ -46,13 +46,16 @@ let package = Package(
         // callbacks (av_log's va_list).
         .target(name: "CKioskShim", dependencies: ["CFFmpeg", "CALSA"]),
 
-        // Pure logic in three layers the compiler keeps acyclic: the basics (time, geometry, sound
-        // formats, files), the picture (pixel buffers, display requests, layers, overlay) and the
-        // core (configuration, playlist, schedule, player state, control vocabulary, policies).
-        // KioskCore re-exports the two below it, so `import KioskCore` sees all three.
+        // Pure logic in four targets the compiler keeps acyclic: the basics (time, geometry, sound
+        // formats, files, diagnostics); under the core, side by side, the picture (pixel buffers,
+        // display requests, layers, overlay) and the policy (playlist, schedule, player state and
+        // requests, clock, input rules, the control vocabulary); the core on top (kiosk.conf read
+        // into those types, content sync, arrival, operations). KioskCore re-exports the three
+        // below it, so `import KioskCore` sees all four.
         .target(name: "KioskBasics", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "KioskPicture", dependencies: ["KioskBasics"]),
-        .target(name: "KioskCore", dependencies: ["KioskBasics", "KioskPicture", .product(name: "Yams", package: "Yams"), .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "KioskPolicy", dependencies: ["KioskBasics"]),
+        .target(name: "KioskCore", dependencies: ["KioskBasics", "KioskPicture", "KioskPolicy", .product(name: "Yams", package: "Yams"), .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "KioskMedia", dependencies: ["KioskCore", "CFFmpeg", "CKioskShim", "CHeif", .product(name: "SystemPackage", package: "swift-system"),
                                                    .product(name: "Logging", package: "swift-log")]),
         .target(name: "KioskDisplay", dependencies: ["KioskCore", "CDRM", .product(name: "SystemPackage", package: "swift-system")]),
@@ -96,7 +99,7 @@ let package = Package(
         .target(name: "KioskTestSupport", dependencies: ["KioskCore", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/Support"),
 
-        .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore", "KioskBasics", "KioskPicture"]),
+        .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore", "KioskBasics", "KioskPicture", "KioskPolicy"]),
         .testTarget(name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskCore", "CDRM"]),
         .testTarget(name: "KioskMediaTests", dependencies: ["KioskMedia", "KioskCore", "KioskTestSupport"]),
         .testTarget(name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskMedia", "KioskCore", "KioskTestSupport",

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// The one temporary-fsync-rename writer: a file replaced whole, no temporary left behind, a
 /// failure naming the step, the file and the system's reason.

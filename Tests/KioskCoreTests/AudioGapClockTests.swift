@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// An underrun or a stretch of padding silence in the sound, and what the master clock makes
 /// of the writer's reports around it (AudioClockReport.gaps, PlaybackClock.observeAudio).

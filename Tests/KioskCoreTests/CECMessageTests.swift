@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// The bytes kiosk puts on the CEC bus, checked against the CEC specification's frames (the same
 /// bytes `cec-ctl --standby`, `--image-view-on` and `--active-source` send).

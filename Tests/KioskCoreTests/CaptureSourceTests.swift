@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 @Suite struct CaptureSourceTests {
     @Test func aV4L2ItemNamesItsDevice() {

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 private let bootHost = MediaTime(hostNanoseconds: 987_654_321_000)
 private let refresh60 = MediaTime(value: 1, timescale: 60)

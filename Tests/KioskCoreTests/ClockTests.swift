@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 private func seconds(_ s: Int64) -> MediaTime { MediaTime(value: s, timescale: 1) }
 private func millis(_ ms: Int64) -> MediaTime { MediaTime(value: ms, timescale: 1000) }

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// `kiosk compose`'s pure decisions: the output's size and rate, when packets are copied, which
 /// output frames each input frame fills, how much sound each clip gets, the temporary name.

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// The live reload's view of two configurations: what changed and how each change applies.
 @Suite struct ConfigChangesTests {

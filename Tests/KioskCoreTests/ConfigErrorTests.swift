@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// One bad config and the one diagnostic it must produce: where, and a piece of the message.
 struct ConfigErrorCase: Sendable, CustomStringConvertible {

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// Line-level and character-level damage of the kind hands and tools do to a kiosk.conf.
 private enum ConfigMutation: CaseIterable {

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// A small deterministic generator (SplitMix64), so a failing mutation can be replayed.
 struct SeededGenerator: RandomNumberGenerator {

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 struct ContentSyncManifestTests {
     static let base = "https://media.example.com/lobby/manifest.json"

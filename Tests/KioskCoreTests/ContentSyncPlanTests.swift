@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 struct ContentSyncPlanTests {
     static func file(_ name: String, _ size: Int64, _ hashDigit: Character) -> SyncManifestFile {

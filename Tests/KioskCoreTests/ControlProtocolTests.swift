@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 private func command(_ line: String) throws -> ControlCommand { try ControlRequestParser.parse(line).command }
 

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// `playback.decoder_threads: auto`: threads by picture size, never more than FFmpeg's own
 /// choice (cores + 1), at least one; a number is taken as it is; 0 is FFmpeg's choice.

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 @Test(arguments: [
     (UInt32(11), UInt32(1), "HDMI-A-1"), (15, 1, "Virtual-1"), (10, 2, "DP-2"), (14, 1, "eDP-1"),

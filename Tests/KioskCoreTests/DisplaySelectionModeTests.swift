@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// Real CEA/DMT timings, as a connector lists them (preferred first, like the kernel sorts).
 enum ModeFixtures {

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 @Test func fourCCPacksLittleEndian() throws {
     #expect(FourCC.xrgb8888.rawValue == 0x3432_5258)          // drm_fourcc.h DRM_FORMAT_XRGB8888

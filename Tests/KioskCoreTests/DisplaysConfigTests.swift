@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// kiosk.conf's `displays:` (several screens): every form, and each bad value at its line:column.
 @Suite("Several screens: displays config")

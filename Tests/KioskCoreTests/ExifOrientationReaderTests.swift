@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// EXIF (TIFF) bytes with one IFD0 entry per (tag, type, count, value), in either byte order.
 private func exif(bigEndian: Bool, entries: [(UInt16, UInt16, UInt32, UInt16)], prefix: [UInt8] = []) -> [UInt8] {

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// kiosk.conf's `mqtt` section, the topics and the status payload of fleet control.
 @Suite("Fleet control: config, topics, status")

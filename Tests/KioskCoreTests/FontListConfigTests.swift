@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// `overlay.font`: auto, a path, or a list of those (the first font, then fallbacks).
 @Suite struct FontListConfigTests {

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// Synthetic timestamp sequences through `FrameTimeline`: milliseconds in, milliseconds out.
 @Suite struct FrameTimelineTests {

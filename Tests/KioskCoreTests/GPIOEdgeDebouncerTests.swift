@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// `GPIOEdgeDebouncer` on synthetic kernel timestamps: a press fires once at its first edge, its
 /// bounces and its release's are ignored, and the next press after a quiet window fires again.

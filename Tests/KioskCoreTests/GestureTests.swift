@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 private let screen = PixelSize(width: 1920, height: 1080)   // tap tolerance 32.4 px, swipe 288 px
 

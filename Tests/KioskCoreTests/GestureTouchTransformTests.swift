@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// A panel whose axes do not start at 0 and differ in resolution, to catch mixed-up ranges.
 private let rawX = 0...32767

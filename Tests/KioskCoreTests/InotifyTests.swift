@@ -4,6 +4,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// The one inotify reader: records parsed by offset (names NUL-padded, a record cut short left
 /// out), and a real instance seeing a file made, written and removed in a watched directory.

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// The layers' plane's pure parts: which plane carries the layers over the video plane, drawing
 /// into premultiplied ARGB, and laying that over a picture as a display composes it.

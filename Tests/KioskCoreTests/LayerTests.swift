@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// kiosk.conf's `layers`: the forms, each bad value at its line:column, the placement on the
 /// screen, a clock across Berlin's change to summer time, and a picture's alpha blended.

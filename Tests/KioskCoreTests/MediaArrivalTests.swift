@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 private func observed(_ size: Int64, modified: Double = 1_000, inode: UInt64 = 7) -> FileObservation {
     FileObservation(size: size, modified: modified, inode: inode)

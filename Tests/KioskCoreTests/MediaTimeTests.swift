@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 @Test func mediaTimeArithmeticIsExact() {
     let frame30 = MediaTime(value: 1001, timescale: 30000)

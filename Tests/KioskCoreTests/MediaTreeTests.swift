@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// A stick's media in folders (issue 34): depth first in natural order of the path, junk
 /// folders not entered, bounds said in one line, and the expander's `.tree` items.

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// kiosk.conf's `audio_track` (the music bed): its forms, each bad value at its line:column,
 /// the files it expands to, and the bed's level as a function of what plays (the envelope and

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 private func seconds(_ value: Double) -> MediaTime { MediaTime(seconds: value, timescale: 1000) }
 

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// A zeroed XRGB8888 buffer with row padding, owned by the test.
 private final class Canvas {

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// One row per EXIF orientation: what it means, and the display matrix FFmpeg 5.1's mjpeg
 /// decoder attaches for it (read from its frames; the 2x2 part, in units of 1.0 = 65536).

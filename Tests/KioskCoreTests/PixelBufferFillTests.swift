@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// A buffer of `size` with `stride` bytes a row, every byte 0xAB (a colour no fill writes), so
 /// a write outside the rectangle or into the row padding shows.

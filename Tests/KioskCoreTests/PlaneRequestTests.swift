@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// The pure part of the direct video path: the property values of a plane request and where a
 /// YUV frame's planes go in a dumb buffer.

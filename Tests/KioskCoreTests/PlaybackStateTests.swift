@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 private let clipA = PlayerItemReference(serial: 1, name: "/media/a.mp4")
 private let clipB = PlayerItemReference(serial: 2, name: "/media/b.mp4")

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// `PlayerRequest`, the one vocabulary: what the control socket's words become, and what the
 /// state machine makes of the requests it did not know before (speed, playlist requests).

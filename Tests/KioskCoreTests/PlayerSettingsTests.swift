@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// kiosk.conf plus the command line's overrides into the one settings value, and what a
 /// running player takes from a new one (the reload diff).

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// `count` natural ends in a row: what the engine sees when nothing fails.
 private func play(_ cursor: inout PlaylistCursor, _ count: Int) -> [PlaylistStep] {

@@ -1,6 +1,7 @@
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// Playlist entries for the cursor, program and schedule tests: files under /m that are never
 /// opened, one item each, played `loop` times in a row.

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// An in-memory tree: the listed files, and every directory above them.
 struct FakeFileSystem: PlaylistFileSystem {

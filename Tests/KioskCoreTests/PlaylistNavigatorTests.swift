@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// The engine's "what plays next": the preview that prepares the next item must agree with the
 /// step taken at the seam, and failures found while preparing are passed over once per pass.

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// Proof of play's pure parts: events into play records, the JSON line, rotation, the report.
 @Suite struct ProofOfPlayTests {

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// `playback.resume`'s pure parts: the state file's bytes, what is refused, finding the item
 /// in a changed playlist, and the requests that take a player there.

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// A playable default playlist for cases that are about something else.
 private let items = "items: [a.mp4]\n"

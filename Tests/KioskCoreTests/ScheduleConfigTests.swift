@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// `playlists:`, `schedule:` and `display.power` read into the config model, and how a reload
 /// classifies changes of them.

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// `kiosk schedule`'s core: reading --at and --for, and the text and JSON it prints.
 @Suite struct ScheduleDryRunTests {

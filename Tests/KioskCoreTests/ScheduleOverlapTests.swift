@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// `kiosk check`'s warning: entries of one priority that can be active at the same time.
 @Suite struct ScheduleOverlapTests {

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// The control socket's `schedule` property and `display_power` modes (ScheduleStatus.swift).
 @Suite struct ScheduleStatusTests {

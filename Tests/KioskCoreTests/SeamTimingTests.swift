@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 @Suite struct SeamTimingTests {
     static func ms(_ value: Int64) -> MediaTime { MediaTime(value: value, timescale: 1000) }

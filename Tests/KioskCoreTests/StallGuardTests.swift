@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// The stall guard on a simulated clock: host times in seconds, progress and waits as the
 /// presenter would report them.

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// The shared timeline of `sync: epoch:` and what a player does at a frame to stay on it.
 @Suite("Frame sync: the timeline, the steering, kiosk.conf's sync")

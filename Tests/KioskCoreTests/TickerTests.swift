@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// A ticker's motion on the refresh grid, its kiosk.conf forms, and the feed reader's titles
 /// from RSS, Atom and hostile bodies.

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 @Suite struct TimestampContinuityTests {
     /// Packets of one stream every 40 ms from `start` (microseconds), `count` of them.

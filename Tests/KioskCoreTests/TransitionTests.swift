@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// Transitions at seams (issue 22): kiosk.conf's forms and bad values, each flip's look through
 /// a fade and a crossfade, when one may still be decided, the sound's envelope, and the pixel

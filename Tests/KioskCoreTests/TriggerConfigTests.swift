@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// kiosk.conf's `triggers:`: what a valid list reads as, and each bad value's one diagnostic at
 /// its line:column (the table below; `ConfigErrorTests` runs it with its own).

@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// A trigger's `gpio: {chip, line, edge, debounce, active_low}`: what a valid one reads as, and
 /// each bad value's one diagnostic at its line:column (the table; `ConfigErrorTests` runs it).

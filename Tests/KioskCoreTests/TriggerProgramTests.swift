@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// What a trigger does to the playlist, decided by `PlaylistNavigator.answer` (the engine acts
 /// on the answer and asks `advance()` at every item change, as these tests do).

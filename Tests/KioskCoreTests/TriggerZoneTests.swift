@@ -2,6 +2,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 /// Touch zones in the viewer's orientation (the display's rotation applied, as every touch
 /// point is), and the trigger table the sources look triggers up in.

@@ -3,6 +3,7 @@ import Testing
 @testable import KioskBasics
 @testable import KioskCore
 @testable import KioskPicture
+@testable import KioskPolicy
 
 private func entries(_ paths: [String]) -> [PlaylistEntry] {
     paths.map { PlaylistEntry(media: .file($0), item: ItemConfig(source: .file($0), location: SourceLocation(file: "k", line: 1, column: 1)), itemIndex: 0) }

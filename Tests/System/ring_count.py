@@ -49,9 +49,9 @@ def enum_cases(file: Path, enum: str):
 
 
 def commands():
-    table = (SOURCES / "KioskCore/Control/ControlCommandTable.swift").read_text(encoding="utf-8")
+    table = (SOURCES / "KioskPolicy/Control/ControlCommandTable.swift").read_text(encoding="utf-8")
     rows = re.findall(r'ControlCommandSpec\("([a-z_]+)"', table)
-    cases = {name for name, _ in enum_cases(SOURCES / "KioskCore/Control/ControlCommand.swift", "ControlCommand")}
+    cases = {name for name, _ in enum_cases(SOURCES / "KioskPolicy/Control/ControlCommand.swift", "ControlCommand")}
     counts = {}
     for word in rows:
         camel = re.sub(r"_(\w)", lambda m: m.group(1).upper(), word)
@@ -64,7 +64,7 @@ def commands():
 
 def properties():
     counts = {}
-    for case, raw in enum_cases(SOURCES / "KioskCore/Control/ControlCommand.swift", "ControlProperty"):
+    for case, raw in enum_cases(SOURCES / "KioskPolicy/Control/ControlCommand.swift", "ControlProperty"):
         # Declared, answered (`case .time:`), read by name (`value(of: .time)`), or spelled.
         counts[raw or case] = len(files_naming(rf"case \.?{case}\b", rf"of: \.{case}\b", f'"{raw or case}"'))
     return counts
@@ -94,7 +94,7 @@ def target_cycles():
     return [c for c in strongly_connected(graph) if len(c) > 1]
 
 
-PURE_TARGETS = ("KioskBasics", "KioskPicture", "KioskCore")
+PURE_TARGETS = ("KioskBasics", "KioskPicture", "KioskPolicy", "KioskCore")
 
 
 def core_folder_cycle():
@@ -154,7 +154,7 @@ def show(kind, name):
     """The files behind one count (`ring_count.py --files command sync_now`)."""
     if kind == "command":
         camel = re.sub(r"_(\w)", lambda m: m.group(1).upper(), name)
-        cases = {case for case, _ in enum_cases(SOURCES / "KioskCore/Control/ControlCommand.swift", "ControlCommand")}
+        cases = {case for case, _ in enum_cases(SOURCES / "KioskPolicy/Control/ControlCommand.swift", "ControlCommand")}
         extra = [rf"case {camel}\b", rf"\.{camel}\b"] if camel in cases else []
         files = files_naming(f'"{name}"', *extra)
     else:

@@ -1,6 +1,6 @@
 """Where kiosk must put a picture on the screen, and how to find it in a screendump.
 
-The layout rules are GravityLayout's (Sources/KioskCore/Geometry/VideoGravity.swift), written
+The layout rules are GravityLayout's (Sources/KioskBasics/Geometry/VideoGravity.swift), written
 again here on purpose: the system tests check kiosk's geometry against an independent reading
 of the rules, not against kiosk's own arithmetic.
 

@@ -238,29 +238,3 @@ extension DisplayConfig {
         return copy
     }
 }
-
-extension ItemConfig {
-    /// The item as it would read anywhere in the file: for comparing what it says.
-    public var withoutLocation: ItemConfig {
-        var copy = self
-        copy.location = SourceLocation(file: "", line: 0, column: 0)
-        return copy
-    }
-}
-
-extension PlaylistEntry {
-    /// The same media with the same options, wherever its item is written in the file.
-    public func playsLike(_ other: PlaylistEntry) -> Bool {
-        var mine = self, theirs = other
-        mine.item = item.withoutLocation
-        theirs.item = other.item.withoutLocation
-        return mine == theirs
-    }
-}
-
-extension [PlaylistEntry] {
-    /// Both lists play the same media with the same options in the same order.
-    public func playLike(_ other: [PlaylistEntry]) -> Bool {
-        count == other.count && zip(self, other).allSatisfy { $0.playsLike($1) }
-    }
-}

@@ -152,14 +152,8 @@ public struct InputConfig: Sendable, Equatable {
 
 /// `playback`: what the player does between and within items.
 public struct PlaybackConfig: Sendable, Equatable {
-    public enum LoopMode: String, Sendable, CaseIterable {
-        /// Play the playlist once, then stop on the last frame.
-        case none
-        /// Repeat the current item forever.
-        case item
-        /// Repeat the whole playlist forever.
-        case playlist
-    }
+    /// The playlist's (`PlaylistLoopMode`), which the cursor keeps without knowing kiosk.conf.
+    public typealias LoopMode = PlaylistLoopMode
 
     /// `loop`: none | item | playlist.
     public var loop: LoopMode = .playlist

@@ -180,7 +180,7 @@ public struct PlaylistExpander: Sendable {
 
     /// fnmatch(3) one path component at a time, through `fileSystem`: "*" and "?" do not
     /// cross "/" and do not match a leading "." (FNM_PERIOD), as in the shell. Natural order.
-    func globMatches(_ pattern: String) -> [String] {
+    package func globMatches(_ pattern: String) -> [String] {
         let isAbsolute = pattern.hasPrefix("/")
         var prefixes = [isAbsolute ? "/" : "."]
         let components = pattern.split(separator: "/").map(String.init)

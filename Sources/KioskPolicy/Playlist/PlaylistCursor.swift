@@ -29,7 +29,7 @@ public enum ReplaceOutcome: Sendable, Equatable {
 /// from `backoff`, growing while whole passes keep failing and reset by any success.
 public struct PlaylistCursor: Sendable, Equatable {
     public private(set) var entries: [PlaylistEntry]
-    public var loopMode: PlaybackConfig.LoopMode
+    public var loopMode: PlaylistLoopMode
     public var backoff: RetryBackoff
     /// The entry playing (or last asked to play); nil before the start and after a removal.
     public private(set) var currentIndex: Int?
@@ -43,7 +43,7 @@ public struct PlaylistCursor: Sendable, Equatable {
     /// Where the next `advance()` starts when nothing is current.
     private var resumeIndex = 0
 
-    public init(entries: [PlaylistEntry], loopMode: PlaybackConfig.LoopMode, backoff: RetryBackoff = .standard) {
+    public init(entries: [PlaylistEntry], loopMode: PlaylistLoopMode, backoff: RetryBackoff = .standard) {
         self.entries = entries
         self.loopMode = loopMode
         self.backoff = backoff

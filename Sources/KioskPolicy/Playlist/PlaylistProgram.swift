@@ -220,7 +220,7 @@ public struct PlaylistProgram: Sendable, Equatable {
     }
 
     /// A reload's loop mode: the loop's, never an insert's (which plays once).
-    public mutating func setLoopMode(_ mode: PlaybackConfig.LoopMode, cursor: inout PlaylistCursor) {
+    public mutating func setLoopMode(_ mode: PlaylistLoopMode, cursor: inout PlaylistCursor) {
         if interrupted != nil { interrupted?.cursor.loopMode = mode } else { cursor.loopMode = mode }
         pendingSwitch?.loopMode = mode
     }

@@ -147,3 +147,25 @@ public struct ScheduleDryRun: Sendable {
                         ("utc_offset", .string(ZoneClock.describeOffset(clock.offset(at: instant))))] + fields)
     }
 }
+
+extension ScheduleDryRun {
+    /// The control socket's `schedule` property: the moment, the zone, what the schedule chose
+    /// (`state`, as `kiosk schedule --json` prints it), the power mode the socket set and the
+    /// screen's power that follows, and the next change (null within 400 days):
+    ///
+    ///     {"at": "...", "timezone": "Europe/Berlin",
+    ///      "state": {"playlist": "lunch", "entry": "lunch", "display_power": "on"},
+    ///      "display_power_mode": "auto", "display_power": "on",
+    ///      "next_change": {"at": "...", "utc_offset": "+01:00", "playlist": "default",
+    ///                      "entry": null, "display_power": "off"}}
+    public func status(powerMode: DisplayPowerMode) -> ControlValue {
+        .object([
+            ("at", .string(ScheduleTimeText.iso8601(at, clock: clock))),
+            ("timezone", .string(zoneName)),
+            ("state", stateObject(state)),
+            ("display_power_mode", .string(powerMode.rawValue)),
+            ("display_power", .string(powerMode.powerOn(scheduled: state.powerOn) ? "on" : "off")),
+            ("next_change", nextChange.map { timed($0.at, stateObject($0.state)) } ?? .null),
+        ])
+    }
+}

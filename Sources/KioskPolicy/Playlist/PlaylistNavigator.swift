@@ -94,7 +94,7 @@ public struct PlaylistNavigator: Sendable, Equatable {
         return outcome
     }
 
-    public mutating func setLoopMode(_ mode: PlaybackConfig.LoopMode) {
+    public mutating func setLoopMode(_ mode: PlaylistLoopMode) {
         program.setLoopMode(mode, cursor: &cursor)
     }
 }

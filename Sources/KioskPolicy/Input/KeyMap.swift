@@ -119,7 +119,7 @@ public struct KeyMap: Sendable, Hashable {
     }
 
     /// evdev's key names: KEY_ or BTN_ followed by capitals, digits and underscores.
-    static func isKeyName(_ name: String) -> Bool {
+    package static func isKeyName(_ name: String) -> Bool {
         let prefixes = ["KEY_", "BTN_"]
         guard let prefix = prefixes.first(where: { name.hasPrefix($0) }), name.count > prefix.count else { return false }
         return name.dropFirst(prefix.count).allSatisfy { ($0.isASCII && ($0.isUppercase || $0.isNumber)) || $0 == "_" }

@@ -48,7 +48,7 @@ public enum ItemSource: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The scheme of "scheme://rest" in lowercase, nil when `text` does not start like a URL.
-    static func urlScheme(of text: String) -> String? {
+    package static func urlScheme(of text: String) -> String? {
         guard let range = text.range(of: "://") else { return nil }
         let scheme = text[..<range.lowerBound]
         guard let first = scheme.first, first.isASCII, first.isLetter,
@@ -86,5 +86,31 @@ public struct ItemConfig: Sendable, Equatable {
     public init(source: ItemSource, location: SourceLocation) {
         self.source = source
         self.location = location
+    }
+}
+
+extension ItemConfig {
+    /// The item as it would read anywhere in the file: for comparing what it says.
+    public var withoutLocation: ItemConfig {
+        var copy = self
+        copy.location = SourceLocation(file: "", line: 0, column: 0)
+        return copy
+    }
+}
+
+extension PlaylistEntry {
+    /// The same media with the same options, wherever its item is written in the file.
+    public func playsLike(_ other: PlaylistEntry) -> Bool {
+        var mine = self, theirs = other
+        mine.item = item.withoutLocation
+        theirs.item = other.item.withoutLocation
+        return mine == theirs
+    }
+}
+
+extension [PlaylistEntry] {
+    /// Both lists play the same media with the same options in the same order.
+    public func playLike(_ other: [PlaylistEntry]) -> Bool {
+        count == other.count && zip(self, other).allSatisfy { $0.playsLike($1) }
     }
 }
