@@ -3,13 +3,14 @@ import KioskCore
 import KioskPlayer
 import Logging
 
-/// Proof of play and resume for `kiosk run`: both observe the player's events (which name each
-/// item's source, whether it is an insert, and the playlist requests carried out, whichever
-/// source sent them). Made before the player, since its event handler is given at init.
+/// Proof of play, resume and metrics for `kiosk run`: all observe the player's events (which
+/// name each item's source, whether it is an insert, and the playlist requests carried out,
+/// whichever source sent them). Made before the player, since its event handler is given at init.
 package final class OperationsWiring: @unchecked Sendable {
     // Safe to share: both are set once in init and are thread-safe themselves.
     package let proofOfPlay: ProofOfPlayWriter?
     package let resume: ResumeKeeper?
+    package let metrics: MetricsWriter?
 
     /// `playRecorded`: told each proof-of-play line too (MQTT's plays topic), on the writer's queue.
     package init(config: KioskConfig, configPath: String, stateDirectory: String, entries: [PlaylistEntry], logger: Logger,
@@ -17,6 +18,11 @@ package final class OperationsWiring: @unchecked Sendable {
         proofOfPlay = config.logging.proofOfPlayPath.map { path in
             logger.info("proof of play: \(path) (rotated at \(config.logging.proofOfPlayLimit) bytes)")
             return ProofOfPlayWriter(logging: config.logging, logger: logger, recorded: playRecorded)
+        }
+        metrics = config.metrics.textfile.map { path in
+            logger.info("metrics: \(path) every \(config.metrics.interval.seconds) s")
+            return MetricsWriter(config: config.metrics, path: path,
+                                 sensors: BoxSensors(stateDirectory: stateDirectory), logger: logger)
         }
         if config.playback.resume == .off {
             resume = nil
@@ -27,10 +33,20 @@ package final class OperationsWiring: @unchecked Sendable {
         }
     }
 
-    /// Proof of play, then resume: the last of the player's observers.
-    package var observers: [(any PlayerEventObserver)?] { [proofOfPlay, resume] }
+    /// Proof of play, then resume, then metrics: the last of the player's observers.
+    package var observers: [(any PlayerEventObserver)?] { [proofOfPlay, resume, metrics] }
 
-    /// A clean stop: the place saved while the player still knows it; then plays closed.
-    package func playerStopping() { resume?.finish() }
+    /// Right after the player started: saving places and writing metrics begin.
+    package func playerStarted(_ player: QueuePlayer) {
+        resume?.begin(player)
+        metrics?.begin(player)
+    }
+
+    /// A clean stop: the place saved and the last figures written while the player still
+    /// knows them; then plays closed.
+    package func playerStopping() {
+        resume?.finish()
+        metrics?.finish()
+    }
     package func finish() { proofOfPlay?.finish() }
 }

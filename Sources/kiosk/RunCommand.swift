@@ -94,7 +94,7 @@ struct RunCommand: ParsableCommand {
         // Fleet control over MQTT (kiosk.conf `mqtt`), when configured: one more observer of the
         // player's events and one more source of the control socket's commands.
         let fleet = FleetConnection.make(config.mqtt, logger: logger)
-        // Proof of play and resume observe the player's events.
+        // Proof of play, resume and metrics observe the player's events.
         let operations = OperationsWiring(config: config, configPath: self.config, stateDirectory: stateDir,
                                           entries: entries, logger: logger,
                                           playRecorded: config.mqtt.proofOfPlay ? fleet?.playRecorded : nil)
@@ -143,7 +143,7 @@ struct RunCommand: ParsableCommand {
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control, services: services,
                             startingAt: operations.resume?.startPoint,
-                            companions: companions, started: { operations.resume?.begin(player) })
+                            companions: companions, started: { operations.playerStarted(player) })
         contentSync?.stop()
         operations.playerStopping()
         operations.finish()

@@ -9,6 +9,7 @@
   config's keys (the config split that declares each key once is not done: reported, not held);
 - Sources/kiosk: its file count (goal <= 20);
 - no downcast of a video output (`as? DRMDisplay` and the like);
+- the README at most 1,000 lines, with no commit hashes;
 - no import cycle among the package's targets, and the largest reference cycle among the folders
   of the pure targets (KioskBasics, KioskPicture, KioskCore): reported, not held, while
   KioskCore's policy folders still use each other's types.
@@ -186,6 +187,11 @@ def main():
     line("Sources/kiosk files", len(list((SOURCES / "kiosk").glob("*.swift"))), lambda v: v <= 20)
     line("downcasts of an output", downcasts(), lambda v: not v)
     line("import cycles among targets", target_cycles(), lambda v: not v)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    line("README lines", len(readme.splitlines()), lambda v: v <= 1000)
+    # A hash is 7-40 hex digits with both a letter and a digit (a plain number is not one).
+    hashes = [h for h in re.findall(r"\b[0-9a-f]{7,40}\b", readme) if re.search(r"[a-f]", h) and re.search(r"[0-9]", h)]
+    line("commit hashes in the README", hashes, lambda v: not v)
     cycle = core_folder_cycle()
     line("folders of the pure targets in one reference cycle", len(cycle), lambda v: v <= 1, held=False)
     print(f"{'':16} those folders: {', '.join(cycle)}")

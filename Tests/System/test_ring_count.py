@@ -16,7 +16,8 @@ def test_the_ring_keeps_its_counts():
     assert result.returncode == 0, result.stdout + result.stderr
     lines = {line[17:].split(":")[0]: line[:16].strip() for line in result.stdout.splitlines() if line[:2] in ("ok", "ov")}
     for measure in ("files naming the least-named command", "files naming the least-named property", "Sources/kiosk files",
-                    "downcasts of an output", "import cycles among targets"):
+                    "downcasts of an output", "import cycles among targets", "README lines",
+                    "commit hashes in the README"):
         assert lines.get(measure) == "ok", (measure, result.stdout)
     # sync_now, the example of a command backed by a service: its row, its case, its answer.
     files = subprocess.run([sys.executable, str(HERE / "ring_count.py"), "--files", "command", "sync_now"],

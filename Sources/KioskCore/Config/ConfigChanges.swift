@@ -16,6 +16,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case control
     /// logging: the proof-of-play file and its limit.
     case logging
+    /// metrics: the textfile and its interval.
+    case metrics
     /// items, with their per-item options.
     case items
     /// playlists: the named playlists besides the default, with their items.
@@ -50,6 +52,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         case .control: return .onRestart
         // The proof-of-play writer opens its file once, at start.
         case .logging: return .onRestart
+        // The metrics writer is made with its file and timer at start, as proof of play is.
+        case .metrics: return .onRestart
         // The stick watcher is started (or not) with its settings at start.
         case .usb: return .onRestart
         // The broker connection, its will and its subscriptions are made once, at start.
@@ -124,6 +128,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.layers.map(\.withoutLocation) != new.layers.map(\.withoutLocation) { parts.append(.layers) }
         if old.control != new.control { parts.append(.control) }
         if old.logging != new.logging { parts.append(.logging) }
+        if old.metrics != new.metrics { parts.append(.metrics) }
         if !Self.sameItems(old.items, new.items) { parts.append(.items) }
         if old.playlists.map(\.withoutLocation) != new.playlists.map(\.withoutLocation) { parts.append(.playlists) }
         if old.schedule.withoutLocations != new.schedule.withoutLocations || old.display.power != new.display.power {

@@ -7,7 +7,7 @@ import Yams
 public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
-                                      "displays", "audio_track", "layers"]
+                                      "displays", "audio_track", "layers", "metrics"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
@@ -95,6 +95,7 @@ extension ConfigWalker {
         config.overlay = readOverlay(top["overlay"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.control = readControl(top["control"], baseDirectory: baseDirectory)
         config.logging = readLogging(top["logging"], baseDirectory: baseDirectory)
+        config.metrics = readMetrics(top["metrics"], baseDirectory: baseDirectory)
         config.mqtt = readMQTT(top["mqtt"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.displays = readDisplays(top["displays"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         if config.displays != nil, let display = top.keyNode("display") {

@@ -293,4 +293,26 @@ extension ConfigWalker {
         }
         return logging
     }
+
+    func readMetrics(_ node: Node?, baseDirectory: String) -> MetricsConfig {
+        var metrics = MetricsConfig()
+        guard let section = section(node, name: "metrics", allowedKeys: ["textfile", "interval"]) else { return metrics }
+        let expected = "the path of a .prom file in node_exporter's textfile directory"
+        if let path = string(section, "textfile", expected: expected) {
+            // node_exporter reads only *.prom there: any other name would be written and never read.
+            if path.hasSuffix(".prom") {
+                metrics.textfile = PathText.resolve(path, against: baseDirectory)
+            } else if let node = section["textfile"] {
+                report(node, "'textfile' in metrics is '\(path)', which node_exporter would not read; expected \(expected)")
+            }
+        }
+        if let interval = seconds(section, "interval", above: MediaTime(value: 1, timescale: 1), allowingMinimum: true) {
+            if interval.seconds > 3600, let node = section["interval"] {
+                report(node, "'interval' in metrics is \(describe(node)); expected seconds from 1 to 3600")
+            } else {
+                metrics.interval = interval
+            }
+        }
+        return metrics
+    }
 }

@@ -10,6 +10,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var control = ControlConfig()
     /// `logging`: records kept for operators (proof of play).
     public var logging = LoggingConfig()
+    /// `metrics`: health in Prometheus' format for a fleet's monitoring; off without it.
+    public var metrics = MetricsConfig()
     /// `items` (or `playlists.default`): the default playlist, the one played outside every
     /// schedule entry; at least one item in a loaded file.
     public var items: [ItemConfig] = []
@@ -252,6 +254,22 @@ public struct LoggingConfig: Sendable, Equatable {
     /// `proof_of_play_max`: bytes (written 10M, 512K, 1G or plain bytes) after which the file
     /// is renamed to .1 (.1 to .2, ...) and a new one begun; at least 4 KiB.
     public var proofOfPlayLimit = LoggingConfig.defaultProofOfPlayLimit
+
+    public init() {}
+}
+
+/// `metrics`: the kiosk's health (`HealthSnapshot`) in Prometheus' text format.
+public struct MetricsConfig: Sendable, Equatable {
+    /// The interval node_exporter's own textfile docs suggest for a cron job is a minute; a
+    /// screen that went dark should show within one scrape (15 s is Prometheus' usual).
+    public static let defaultInterval = MediaTime(value: 15, timescale: 1)
+
+    /// `textfile`: a `.prom` file for node_exporter's textfile collector (its
+    /// `--collector.textfile.directory`), rewritten whole (temporary file and rename) every
+    /// `interval`; nil: none.
+    public var textfile: String?
+    /// `interval`: seconds between two writes, 1-3600.
+    public var interval = MetricsConfig.defaultInterval
 
     public init() {}
 }

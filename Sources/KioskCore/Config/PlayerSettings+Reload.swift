@@ -22,6 +22,7 @@ extension KioskConfig {
             case .overlay: merged.overlay = running.overlay
             case .control: merged.control = running.control
             case .logging: merged.logging = running.logging
+            case .metrics: merged.metrics = running.metrics
             case .usb: merged.usb = running.usb
             case .mqtt: merged.mqtt = running.mqtt
             case .sync: merged.sync.epoch = running.sync.epoch
@@ -59,7 +60,7 @@ extension PlayerSettings {
             // The scheduler reads the new rules at its next tick (ConfigPart.application).
             case .schedule: next.schedule = ScheduleSettings(config)
             // Opened at start from these settings: taking them live would mean opening again.
-            case .display, .audioDevice, .control, .logging, .usb, .mqtt, .audioTrack, .contentSync: break
+            case .display, .audioDevice, .control, .logging, .metrics, .usb, .mqtt, .audioTrack, .contentSync: break
             // Entries are expanded from the file system and handed over beside the settings.
             case .items, .playlists: break
             // Expanded like items and handed to input and the control socket beside the settings.

@@ -1,0 +1,134 @@
+/// What `metrics.textfile` says of one kiosk (README, "Metrics"): the player, the picture and the
+/// box, as Prometheus families. Labels are few and fixed (a state, a sensor's type): never a file
+/// name, so a fleet's series do not grow with its content. A value kiosk does not know is absent.
+public struct HealthSnapshot: Sendable, Equatable {
+    public var version: String
+    /// Wall-clock seconds (Unix time) of the process's start.
+    public var startTime: Double
+    public var state: TimeControlStatus
+    /// The playlist entry on screen (counted from 0); nil: none (the idle screen, an insert).
+    public var itemIndex: Int?
+    public var playlistCount: Int
+    public var framesPresented: Int
+    public var framesDropped: Int
+    /// Wall-clock seconds of the last picture put on screen; nil before the first.
+    public var lastPicture: Double?
+    /// Seconds the next progress (a new frame, sound heard further) has been overdue while the
+    /// player claims to play (`PresenterHealth.progressOverdueSince`): a frame's length while it
+    /// plays, 0 while none is expected (paused), growing on a frozen picture.
+    public var pictureOverdue: Double
+    /// false in the file written at a clean stop: no state then, and nothing overdue.
+    public var running: Bool
+    /// Every attempt to put a picture on screen fails (a display gone, a flip that times out).
+    public var displayFailing: Bool
+    public var counters: HealthCounters
+    /// Thermal zones in degrees Celsius: the zone (`thermal_zone0`) and its kernel type
+    /// (`cpu-thermal`, `x86_pkg_temp`), a few per box.
+    public var temperatures: [Temperature]
+    /// A Raspberry Pi's under-voltage alarm now and whether it fired since boot; nil: not a Pi
+    /// (no `rpi_volt` hwmon).
+    public var underVoltage: UnderVoltage?
+
+    public struct Temperature: Sendable, Equatable {
+        public var zone: String
+        public var sensor: String
+        public var celsius: Double
+        public init(zone: String, sensor: String, celsius: Double) {
+            self.zone = zone
+            self.sensor = sensor
+            self.celsius = celsius
+        }
+    }
+
+    public struct UnderVoltage: Sendable, Equatable {
+        public var now: Bool
+        public var sinceBoot: Bool
+        public init(now: Bool, sinceBoot: Bool) { self.now = now; self.sinceBoot = sinceBoot }
+    }
+
+    public init(version: String, startTime: Double, state: TimeControlStatus = .paused, itemIndex: Int? = nil,
+                playlistCount: Int = 0, framesPresented: Int = 0, framesDropped: Int = 0, lastPicture: Double? = nil,
+                pictureOverdue: Double = 0, running: Bool = true, displayFailing: Bool = false, counters: HealthCounters = HealthCounters(),
+                temperatures: [Temperature] = [], underVoltage: UnderVoltage? = nil) {
+        self.version = version
+        self.startTime = startTime
+        self.state = state
+        self.itemIndex = itemIndex
+        self.playlistCount = playlistCount
+        self.framesPresented = framesPresented
+        self.framesDropped = framesDropped
+        self.lastPicture = lastPicture
+        self.pictureOverdue = pictureOverdue
+        self.running = running
+        self.displayFailing = displayFailing
+        self.counters = counters
+        self.temperatures = temperatures
+        self.underVoltage = underVoltage
+    }
+
+    public var families: [MetricFamily] {
+        func flag(_ value: Bool) -> Double { value ? 1 : 0 }
+        var families: [MetricFamily] = [
+            MetricFamily("kiosk_build_info", .gauge, help: "kiosk's version, as `kiosk --version` prints it.",
+                         samples: [.init(1, labels: [("version", version)])]),
+            MetricFamily("kiosk_start_time_seconds", .gauge, help: "When kiosk started, in Unix time.", value: startTime),
+            MetricFamily("kiosk_running", .gauge, help: "1 while kiosk runs; 0 in the file its clean stop leaves.",
+                         value: flag(running)),
+            MetricFamily("kiosk_state", .gauge,
+                         help: "The player's time control status (AVFoundation's): 1 for the one it is in (none once stopped).",
+                         samples: [TimeControlStatus.playing, .paused, .waitingToPlayAtSpecifiedRate].map {
+                             .init(flag(running && $0 == state), labels: [("state", $0.rawValue)])
+                         }),
+            MetricFamily("kiosk_item_index", .gauge, help: "The playlist entry on screen, counted from 0 (absent: none).",
+                         samples: running ? itemIndex.map { [.init(Double($0))] } ?? [] : []),
+            MetricFamily("kiosk_playlist_items", .gauge, help: "Entries in the playlist playing.", value: Double(playlistCount)),
+            MetricFamily("kiosk_frames_presented_total", .counter, help: "Pictures put on screen.", value: Double(framesPresented)),
+            MetricFamily("kiosk_frames_dropped_total", .counter, help: "Decoded frames dropped as late.", value: Double(framesDropped)),
+            MetricFamily("kiosk_last_frame_timestamp_seconds", .gauge,
+                         help: "When the last picture was put on screen, in Unix time (absent before the first).",
+                         samples: lastPicture.map { [.init($0)] } ?? []),
+            MetricFamily("kiosk_picture_overdue_seconds", .gauge,
+                         help: "How long a new frame (or sound heard further) has been overdue while playing; grows on a frozen picture.",
+                         value: running ? pictureOverdue : 0),
+            MetricFamily("kiosk_display_failing", .gauge, help: "1 while every attempt to put a picture on screen fails.",
+                         value: flag(displayFailing)),
+            MetricFamily("kiosk_items_started_total", .counter, help: "Items that began to play.", value: Double(counters.itemsStarted)),
+            MetricFamily("kiosk_items_failed_total", .counter, help: "Items that could not be played or were ended as stalled.",
+                         value: Double(counters.itemsFailed)),
+            MetricFamily("kiosk_stalls_total", .counter, help: "Items ended because their picture and sound stopped.",
+                         value: Double(counters.stalls)),
+            MetricFamily("kiosk_temperature_celsius", .gauge, help: "The box's thermal zones, with their kernel type.",
+                         samples: temperatures.map { .init($0.celsius, labels: [("zone", $0.zone), ("sensor", $0.sensor)]) }),
+        ]
+        if let underVoltage {
+            families.append(MetricFamily("kiosk_under_voltage", .gauge,
+                                         help: "1 while the Raspberry Pi's supply is below its limit.", value: flag(underVoltage.now)))
+            families.append(MetricFamily("kiosk_under_voltage_since_boot", .gauge,
+                                         help: "1 once the Raspberry Pi's supply fell below its limit since the box booted.",
+                                         value: flag(underVoltage.sinceBoot)))
+        }
+        return families
+    }
+
+    public var text: String { MetricsText.render(families) }
+}
+
+/// The counts kept from the player's events, since the start.
+public struct HealthCounters: Sendable, Equatable {
+    public var itemsStarted = 0
+    public var itemsFailed = 0
+    public var stalls = 0
+
+    public init() {}
+
+    public mutating func count(_ event: PlaybackEvent) {
+        switch event {
+        case .itemStarted: itemsStarted += 1
+        case .itemFailed(_, let reason):
+            itemsFailed += 1
+            // StallWatch's reasons: the one rule that ends an item that stopped moving.
+            if reason.hasPrefix("stalled") { stalls += 1 }
+        default: break
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import KioskCore
+
+/// `metrics.textfile`'s pure parts: Prometheus' text format, the health's families, the counters
+/// kept from events, and the `metrics` section of kiosk.conf.
+@Suite struct MetricsTextTests {
+    @Test func familiesAreHelpTypeAndSamplesWithEscapedLabels() {
+        let text = MetricsText.render([
+            MetricFamily("a_total", .counter, help: "Counted\nhere \\ there.", value: 3),
+            MetricFamily("b", .gauge, help: "B.", samples: [.init(1.5, labels: [("x", "say \"hi\"\n\\")]), .init(0, labels: [("x", "y")])]),
+            MetricFamily("c", .gauge, help: "Absent.", samples: []),
+        ])
+        #expect(text == """
+            # HELP a_total Counted\\nhere \\\\ there.
+            # TYPE a_total counter
+            a_total 3
+            # HELP b B.
+            # TYPE b gauge
+            b{x="say \\"hi\\"\\n\\\\"} 1.5
+            b{x="y"} 0
+
+            """)
+    }
+
+    @Test(arguments: [(0.0, "0"), (1_795_435_200.0, "1795435200"), (-2, "-2"), (0.25, "0.25"), (Double.nan, "NaN"),
+                      (Double.infinity, "+Inf"), (-Double.infinity, "-Inf"), (1e300, "1e+300")])
+    func numbersAreWrittenAsPrometheusReadsThem(value: Double, written: String) {
+        #expect(MetricsText.number(value) == written)
+    }
+
+    static func lines(_ snapshot: HealthSnapshot) -> [String] {
+        snapshot.text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
+    }
+
+    @Test func aPlayingKioskSaysItsStateFramesAndLastPicture() {
+        var counters = HealthCounters()
+        let item = PlayerItemReference(serial: 1, name: "a")
+        for event: PlaybackEvent in [.itemStarted(item), .itemFailed(item, reason: "no video or audio stream"),
+                                     .itemStarted(item), .itemFailed(item, reason: "stalled: no new frame and no sound for 10 s"),
+                                     .itemEnded(item)] {
+            counters.count(event)
+        }
+        let snapshot = HealthSnapshot(version: "0.1.0", startTime: 1_795_435_200, state: .playing, itemIndex: 2,
+                                      playlistCount: 3, framesPresented: 1500, framesDropped: 4, lastPicture: 1_795_435_260.5,
+                                      pictureOverdue: 0.04, counters: counters,
+                                      temperatures: [.init(zone: "thermal_zone0", sensor: "cpu-thermal", celsius: 48.312)])
+        let lines = Self.lines(snapshot)
+        for expected in ["kiosk_build_info{version=\"0.1.0\"} 1", "kiosk_start_time_seconds 1795435200",
+                         "kiosk_state{state=\"playing\"} 1", "kiosk_state{state=\"paused\"} 0",
+                         "kiosk_state{state=\"waitingToPlayAtSpecifiedRate\"} 0", "kiosk_item_index 2", "kiosk_playlist_items 3",
+                         "kiosk_frames_presented_total 1500", "kiosk_frames_dropped_total 4",
+                         "kiosk_last_frame_timestamp_seconds 1795435260.5", "kiosk_picture_overdue_seconds 0.04", "kiosk_display_failing 0", "kiosk_running 1",
+                         "kiosk_items_started_total 2", "kiosk_items_failed_total 2", "kiosk_stalls_total 1",
+                         "kiosk_temperature_celsius{zone=\"thermal_zone0\",sensor=\"cpu-thermal\"} 48.312"] {
+            #expect(lines.contains(expected), "\(expected) in \(lines)")
+        }
+        #expect(!lines.contains { $0.hasPrefix("kiosk_under_voltage") }, "not a Pi: no under-voltage series")
+    }
+
+    @Test func whatIsNotKnownIsAbsentNotZero() {
+        let snapshot = HealthSnapshot(version: "0.1.0", startTime: 10, state: .waitingToPlayAtSpecifiedRate)
+        let text = snapshot.text
+        #expect(!text.contains("kiosk_item_index"))
+        #expect(!text.contains("kiosk_last_frame_timestamp_seconds"))
+        #expect(!text.contains("kiosk_temperature_celsius"))
+        #expect(text.contains("kiosk_state{state=\"waitingToPlayAtSpecifiedRate\"} 1"))
+    }
+
+    /// The file a clean stop leaves: kiosk not running, in no state, on no item, nothing overdue,
+    /// so a rule on the state does not take a stop for a frozen screen.
+    @Test func theFileOfACleanStopSaysStoppedAndNoState() {
+        let snapshot = HealthSnapshot(version: "0.1.0", startTime: 10, state: .playing, itemIndex: 1, framesPresented: 9,
+                                      pictureOverdue: 3, running: false)
+        let lines = Self.lines(snapshot)
+        #expect(lines.contains("kiosk_running 0"))
+        #expect(lines.filter { $0.hasPrefix("kiosk_state{") }.allSatisfy { $0.hasSuffix(" 0") })
+        #expect(!lines.contains { $0.hasPrefix("kiosk_item_index") })
+        #expect(lines.contains("kiosk_picture_overdue_seconds 0"))
+        #expect(lines.contains("kiosk_frames_presented_total 9"), "the counts stay")
+    }
+
+    @Test func aPiSaysItsUnderVoltageNowAndSinceBoot() {
+        let snapshot = HealthSnapshot(version: "0.1.0", startTime: 10, underVoltage: .init(now: false, sinceBoot: true))
+        let lines = Self.lines(snapshot)
+        #expect(lines.contains("kiosk_under_voltage 0"))
+        #expect(lines.contains("kiosk_under_voltage_since_boot 1"))
+    }
+
+    @Test func everyCounterEndsInTotalAndEveryNameIsOneFamily() {
+        let families = HealthSnapshot(version: "0.1.0", startTime: 10, underVoltage: .init(now: true, sinceBoot: true)).families
+        #expect(Set(families.map(\.name)).count == families.count)
+        for family in families {
+            #expect((family.kind == .counter) == family.name.hasSuffix("_total"), "\(family.name)")
+            #expect(family.name.range(of: "^kiosk_[a-z_]+$", options: .regularExpression) != nil, "\(family.name)")
+        }
+    }
+
+    static let items = "items: [a.mp4]\n"
+
+    @Test func theSectionNamesANodeExporterFileAndAnInterval() throws {
+        let config = try ConfigLoader.parse(text: "metrics: {textfile: prom/kiosk.prom, interval: 30}\n" + Self.items,
+                                            fileName: "kiosk.conf", baseDirectory: "/srv/kiosk",
+                                            fileSystem: FakeFileSystem(files: ["/srv/kiosk/a.mp4"]))
+        #expect(config.metrics.textfile == "/srv/kiosk/prom/kiosk.prom")
+        #expect(config.metrics.interval == MediaTime(value: 30, timescale: 1))
+        let plain = try ConfigLoader.parse(text: Self.items, fileName: "kiosk.conf", baseDirectory: "/srv/kiosk",
+                                           fileSystem: FakeFileSystem(files: ["/srv/kiosk/a.mp4"]))
+        #expect(plain.metrics.textfile == nil)
+        #expect(plain.metrics.interval == MetricsConfig.defaultInterval)
+    }
+
+    @Test(arguments: [
+        ("metrics:\n  textfile: /var/lib/node/kiosk.txt\n", 2, 13,
+         "'textfile' in metrics is '/var/lib/node/kiosk.txt', which node_exporter would not read; expected the path of a .prom file"),
+        ("metrics:\n  textfile: a.prom\n  interval: 0.5\n", 3, 13, "'interval' in metrics is 0.5; expected seconds >= 1"),
+        ("metrics:\n  textfile: a.prom\n  interval: 7200\n", 3, 13, "'interval' in metrics is 7200; expected seconds from 1 to 3600"),
+        ("metrics:\n  textfle: a.prom\n", 2, 3, "unknown key 'textfle' in metrics; expected one of: textfile, interval (did you mean 'textfile'?)"),
+    ])
+    func badValuesAreOneDiagnosticAtTheirPlace(yaml: String, line: Int, column: Int, fragment: String) {
+        let diagnostics = parseDiagnostics(yaml + Self.items, files: ["/srv/kiosk/a.mp4"])
+        #expect(diagnostics.count == 1, "\(diagnostics)")
+        #expect(diagnostics.contains { $0.line == line && $0.column == column && $0.message.contains(fragment) },
+                "\(diagnostics)")
+    }
+
+    @Test func theExampleFilesSectionReadsAsItsCommentsSay() throws {
+        let section = try #require(try ExampleConfigFile.commentedSection("# metrics:"))
+        let config = try ConfigLoader.parse(text: section + "\n" + Self.items, fileName: "kiosk.conf", baseDirectory: "/srv/kiosk",
+                                            fileSystem: FakeFileSystem(files: ["/srv/kiosk/a.mp4"]))
+        #expect(config.metrics.textfile == "/var/lib/prometheus/node-exporter/kiosk.prom")
+        #expect(config.metrics.interval == MetricsConfig.defaultInterval)
+    }
+
+    @Test func aChangedSectionAppliesAtRestart() {
+        var old = KioskConfig(), new = KioskConfig()
+        old.metrics.textfile = "/a.prom"
+        new.metrics.textfile = "/b.prom"
+        #expect(ConfigChanges(from: old, to: new).parts == [.metrics])
+        #expect(ConfigPart.metrics.application == .onRestart)
+        #expect(new.appliedLive(to: old).metrics == old.metrics)
+    }
+}
