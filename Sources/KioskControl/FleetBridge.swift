@@ -31,7 +31,10 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
     private var running = false
     private var stopped = false
     private var dispatcher: ControlDispatcher?
+    private var triggers: (any TriggerControl)?
     private let worker = WorkerThread(name: "kiosk-mqtt")
+    /// Home Assistant's discovery prefix (`mqtt.discovery`); nil: no discovery.
+    private let discoveryPrefix: String?
 
     private enum Work {
         case event(PlayerEvent)
@@ -39,6 +42,8 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
         case command(String, topic: String)
         case play(String)
         case connected
+        /// Home Assistant said `online` on its birth topic: the configs again.
+        case homeAssistantStarted
     }
 
     /// At most this many items wait; beyond it the oldest half goes (a broker far away, a
@@ -46,11 +51,22 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
     static let pendingLimit = 4096
 
     /// `statusInterval`: seconds between status refreshes while nothing changes (the `time`).
-    public init(topics: FleetTopics, link: any FleetLink, statusInterval: Double = 10, logger: Logger) {
+    /// `discoveryPrefix`: Home Assistant's discovery prefix, to announce the kiosk there.
+    public init(topics: FleetTopics, link: any FleetLink, statusInterval: Double = 10, discoveryPrefix: String? = nil,
+                logger: Logger) {
         self.topics = topics
         self.link = link
         self.statusInterval = statusInterval
+        self.discoveryPrefix = discoveryPrefix
         self.logger = logger
+    }
+
+    /// The topics to subscribe to once connected: the command topics, and Home Assistant's birth
+    /// topic with discovery on.
+    public var subscriptions: [String] { topics.commandTopics + (discovery(triggers: []).map { [$0.birthTopic] } ?? []) }
+
+    private func discovery(triggers: [String]) -> HomeAssistantDiscovery? {
+        discoveryPrefix.map { HomeAssistantDiscovery(prefix: $0, topics: topics, version: KioskVersion.text, triggers: triggers) }
     }
 
     /// Starts answering with `services`, the same value the control socket is given
@@ -59,6 +75,7 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
         let dispatcher = ControlDispatcher(services: services)
         lock.withLock {
             self.dispatcher = dispatcher
+            triggers = services.triggers
             running = true
         }
         worker.start { [self] in serve() }
@@ -89,6 +106,16 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
 
     /// A command line from one of `topics.commandTopics`, on libmosquitto's thread.
     public func received(command line: String, on topic: String) { enqueue(.command(line, topic: topic)) }
+
+    /// A message on one of `subscriptions`, on libmosquitto's thread: a command line, or Home
+    /// Assistant's birth message.
+    public func received(message payload: String, on topic: String) {
+        if let discovery = discovery(triggers: []), topic == discovery.birthTopic {
+            if payload == "online" { enqueue(.homeAssistantStarted) }
+            return
+        }
+        received(command: payload, on: topic)
+    }
 
     /// A proof-of-play line (`mqtt.proof_of_play`), from the writer's queue.
     public func recorded(play line: String) { enqueue(.play(line)) }
@@ -169,8 +196,19 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
         case .play(let line):
             if batch.online { link.publish(topic: topics.plays, payload: line, retain: false) }
             return false
-        case .connected:
+        case .connected, .homeAssistantStarted:
+            // Before the status, so that Home Assistant has the entities when their state arrives.
+            if batch.online { announce() }
             return true
+        }
+    }
+
+    /// Home Assistant's configs, retained: on each connection and when Home Assistant starts
+    /// (it may have lost them). The triggers are those in force now.
+    private func announce() {
+        let names = lock.withLock { triggers }?.triggers.triggers.map(\.name) ?? []
+        for message in discovery(triggers: names)?.messages ?? [] {
+            link.publish(topic: message.topic, payload: message.payload, retain: true)
         }
     }
 
@@ -180,13 +218,16 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
                     item: dispatcher.value(of: .item).integerValue,
                     title: dispatcher.value(of: .title).stringValue,
                     time: dispatcher.value(of: .time).numberValue ?? 0,
-                    displayOn: dispatcher.value(of: .displayPower) == .string("on")).json
+                    displayOn: dispatcher.value(of: .displayPower) == .string("on"),
+                    volume: dispatcher.value(of: .volume).integerValue,
+                    muted: dispatcher.value(of: .muted).boolValue).json
     }
 }
 
 private extension ControlValue {
     var integerValue: Int? { if case .integer(let value) = self { Int(value) } else { nil } }
     var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
     var numberValue: Double? {
         switch self {
         case .number(let value): value

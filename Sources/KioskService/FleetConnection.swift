@@ -54,8 +54,8 @@ package final class FleetConnection: @unchecked Sendable {
         client = try MQTTClient(clientID: "kiosk-\(topics.name)", handlers: MQTTHandlers(
             connected: { box.connection?.connected($0) },
             disconnected: { box.connection?.disconnected($0) },
-            received: { box.connection?.bridge.received(command: $0.text, on: $0.topic) }))
-        bridge = FleetBridge(topics: topics, link: box, logger: logger)
+            received: { box.connection?.bridge.received(message: $0.text, on: $0.topic) }))
+        bridge = FleetBridge(topics: topics, link: box, discoveryPrefix: config.discovery, logger: logger)
         box.connection = self
         try client.setWill(topic: topics.status, payload: FleetStatus.offline(version: KioskVersion.text), qos: config.qos, retain: true)
         if let username = config.username {
@@ -153,7 +153,7 @@ package final class FleetConnection: @unchecked Sendable {
                 return everConnected
             }
             logger.notice("mqtt: connected to \(broker)\(again ? " again" : "") as \(bridge.topics.root)")
-            for topic in bridge.topics.commandTopics {
+            for topic in bridge.subscriptions {
                 do { try client.subscribe(topic: topic, qos: config.qos) } catch { logger.error("mqtt: \(broker): \(error)") }
             }
             bridge.connectionOpened()

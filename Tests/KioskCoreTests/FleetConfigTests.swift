@@ -134,6 +134,16 @@ struct FleetConfigTests {
         #expect(config.mqtt.name == "lobby-1" && config.mqtt.groups == ["wall-a"])
         #expect(config.mqtt.keepalive == MQTTConfig().keepalive && config.mqtt.qos == MQTTConfig().qos)
         #expect(config.mqtt.proofOfPlay == MQTTConfig().proofOfPlay)
+        #expect(config.mqtt.discovery == nil, "the example shows discovery off")
+    }
+
+    @Test func discoveryIsOffHomeAssistantOrItsPrefix() throws {
+        #expect(try parse("mqtt: {broker: 'mqtt://a'}\n").mqtt.discovery == nil)
+        #expect(try parse("mqtt: {broker: 'mqtt://a', discovery: off}\n").mqtt.discovery == nil)
+        #expect(try parse("mqtt: {broker: 'mqtt://a', discovery: homeassistant}\n").mqtt.discovery == "homeassistant")
+        #expect(try parse("mqtt: {broker: 'mqtt://a', discovery: ha-test}\n").mqtt.discovery == "ha-test")
+        let diagnostics = parseDiagnostics("mqtt: {broker: 'mqtt://a', discovery: 'home/assistant'}\n" + items)
+        #expect(diagnostics.map(\.message) == ["'discovery' in mqtt is 'home/assistant': it holds '/', which MQTT reserves; expected a topic level without / + #"])
     }
 
     @Test func aChangedSectionWaitsForARestart() throws {

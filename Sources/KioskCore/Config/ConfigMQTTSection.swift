@@ -3,7 +3,7 @@ import Yams
 /// kiosk.conf's `mqtt` section (model: `MQTTConfig`).
 extension ConfigWalker {
     static let mqttKeys = ["broker", "name", "group", "username", "password", "password_file", "ca_file", "cert_file",
-                           "key_file", "keepalive", "qos", "proof_of_play"]
+                           "key_file", "keepalive", "qos", "proof_of_play", "discovery"]
 
     func readMQTT(_ node: Node?, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> MQTTConfig {
         var mqtt = MQTTConfig()
@@ -49,6 +49,7 @@ extension ConfigWalker {
         if let keepalive = integer(section, "keepalive", in: 5...3600, unit: " seconds") { mqtt.keepalive = keepalive }
         if let qos = integer(section, "qos", in: 0...2) { mqtt.qos = qos }
         if let plays = bool(section, "proof_of_play") { mqtt.proofOfPlay = plays }
+        if let prefix = topicLevel(section, "discovery"), prefix != "off" { mqtt.discovery = prefix }
         return mqtt
     }
 

@@ -25,6 +25,9 @@ public struct MQTTConfig: Sendable, Equatable {
     /// `proof_of_play`: also publish each proof-of-play line on `kiosk/<name>/plays`
     /// (needs `logging.proof_of_play`, which makes the lines).
     public var proofOfPlay = false
+    /// `discovery`: `homeassistant` (or the discovery prefix Home Assistant is set to): kiosk
+    /// announces itself as a device for Home Assistant's MQTT discovery; nil (`off`): it does not.
+    public var discovery: String?
 
     public init() {}
 

@@ -10,19 +10,26 @@ public struct FleetStatus: Sendable, Equatable {
     /// Seconds into the current item.
     public var time: Double
     public var displayOn: Bool
+    /// The player's volume (0-100) and mute, for dashboards and Home Assistant's entities;
+    /// nil: left out.
+    public var volume: Int?
+    public var muted: Bool?
 
-    public init(version: String, state: String, item: Int?, title: String?, time: Double, displayOn: Bool) {
+    public init(version: String, state: String, item: Int?, title: String?, time: Double, displayOn: Bool,
+                volume: Int? = nil, muted: Bool? = nil) {
         self.version = version
         self.state = state
         self.item = item
         self.title = title
         self.time = time
         self.displayOn = displayOn
+        self.volume = volume
+        self.muted = muted
     }
 
-    /// `{"online":true,"state":"playing","item":1,"title":"Lobby","time":12.5,"display_power":"on","version":"0.1.0"}`
+    /// `{"online":true,"state":"playing","item":1,"title":"Lobby","time":12.5,"display_power":"on","version":"0.1.0","volume":80,"muted":false}`
     public var json: String {
-        ControlValue.object([
+        var members: [(String, ControlValue)] = [
             ("online", .bool(true)),
             ("state", .string(state)),
             ("item", item.map { .integer(Int64($0)) } ?? .null),
@@ -30,7 +37,10 @@ public struct FleetStatus: Sendable, Equatable {
             ("time", .number(ControlMessage.rounded(time))),
             ("display_power", .string(displayOn ? "on" : "off")),
             ("version", .string(version)),
-        ]).json
+        ]
+        if let volume { members.append(("volume", .integer(Int64(volume)))) }
+        if let muted { members.append(("muted", .bool(muted))) }
+        return ControlValue.object(members).json
     }
 
     /// The last will, and what a clean stop publishes: retained, so a dashboard that subscribes
