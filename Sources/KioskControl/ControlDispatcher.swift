@@ -1,3 +1,4 @@
+import Foundation
 import KioskCore
 import KioskPlayer
 
@@ -151,6 +152,7 @@ public final class ControlDispatcher {
         case .displayPower: return .string(player.isDisplayOn ? "on" : "off")
         case .schedule: return schedule?.scheduleStatus ?? .null
         case .sync: return contentSync?.syncStatus ?? .null
+        case .health: return services.health?.health?.controlValue(at: Date().timeIntervalSince1970) ?? .null
         }
     }
 

@@ -54,3 +54,9 @@ public protocol TriggerControl: AnyObject, Sendable {
 extension QueuePlayer: ControlledPlayer {
     public func perform(_ request: PlayerRequest) -> PlayerRefusal? { perform(request, timeout: 5) }
 }
+
+/// The kiosk's health as every request source reads it (`get health`, the MQTT status's alerts):
+/// `kiosk run`'s `HealthSampler`. nil until the player exists.
+public protocol HealthControl: AnyObject, Sendable {
+    var health: HealthSnapshot? { get }
+}

@@ -220,7 +220,8 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
                     time: dispatcher.value(of: .time).numberValue ?? 0,
                     displayOn: dispatcher.value(of: .displayPower) == .string("on"),
                     volume: dispatcher.value(of: .volume).integerValue,
-                    muted: dispatcher.value(of: .muted).boolValue).json
+                    muted: dispatcher.value(of: .muted).boolValue,
+                    alerts: dispatcher.services.health?.health?.alerts).json
     }
 }
 

@@ -16,16 +16,19 @@ public struct Services: Sendable {
     public let triggers: (any TriggerControl)?
     /// `sync_now` and the `sync` property; nil: refused, and null.
     public let contentSync: (any ContentSyncControl)?
+    /// The `health` property and the MQTT status's alerts; nil: null, and none.
+    public let health: (any HealthControl)?
     /// Resolves relative sources of `load` (kiosk.conf's directory for `run`).
     public let baseDirectory: String
 
     public init(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
                 triggers: (any TriggerControl)? = nil, contentSync: (any ContentSyncControl)? = nil,
-                baseDirectory: String = FileManager.default.currentDirectoryPath) {
+                health: (any HealthControl)? = nil, baseDirectory: String = FileManager.default.currentDirectoryPath) {
         self.player = player
         self.schedule = schedule
         self.triggers = triggers
         self.contentSync = contentSync
+        self.health = health
         self.baseDirectory = baseDirectory
     }
 }

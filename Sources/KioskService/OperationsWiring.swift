@@ -11,6 +11,8 @@ package final class OperationsWiring: @unchecked Sendable {
     package let proofOfPlay: ProofOfPlayWriter?
     package let resume: ResumeKeeper?
     package let metrics: MetricsWriter?
+    /// The health every request source can ask (`get health`, MQTT's alerts) and the metrics write.
+    package let health: HealthSampler
 
     /// `playRecorded`: told each proof-of-play line too (MQTT's plays topic), on the writer's queue.
     package init(config: KioskConfig, configPath: String, stateDirectory: String, entries: [PlaylistEntry], logger: Logger,
@@ -19,10 +21,11 @@ package final class OperationsWiring: @unchecked Sendable {
             logger.info("proof of play: \(path) (rotated at \(config.logging.proofOfPlayLimit) bytes)")
             return ProofOfPlayWriter(logging: config.logging, logger: logger, recorded: playRecorded)
         }
+        let health = HealthSampler(sensors: BoxSensors(stateDirectory: stateDirectory))
+        self.health = health
         metrics = config.metrics.textfile.map { path in
             logger.info("metrics: \(path) every \(config.metrics.interval.seconds) s")
-            return MetricsWriter(config: config.metrics, path: path,
-                                 sensors: BoxSensors(stateDirectory: stateDirectory), logger: logger)
+            return MetricsWriter(config: config.metrics, path: path, sampler: health, logger: logger)
         }
         if config.playback.resume == .off {
             resume = nil
@@ -33,13 +36,19 @@ package final class OperationsWiring: @unchecked Sendable {
         }
     }
 
-    /// Proof of play, then resume, then metrics: the last of the player's observers.
-    package var observers: [(any PlayerEventObserver)?] { [proofOfPlay, resume, metrics] }
+    /// Proof of play, then resume, then the health's counts: the last of the player's observers.
+    package var observers: [(any PlayerEventObserver)?] { [proofOfPlay, resume, health] }
+
+    /// The player exists: the health reads it.
+    package func attach(_ player: QueuePlayer) {
+        resume?.attach(player)
+        health.attach(player)
+    }
 
     /// Right after the player started: saving places and writing metrics begin.
     package func playerStarted(_ player: QueuePlayer) {
         resume?.begin(player)
-        metrics?.begin(player)
+        metrics?.begin()
     }
 
     /// A clean stop: the place saved and the last figures written while the player still

@@ -102,7 +102,7 @@ struct RunCommand: ParsableCommand {
         let observers = PlayerEventObservers([control, CECObserver(cec), fleet?.bridge] + operations.observers)
         let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound, logger: logger,
                                      onEvent: observers.handler)
-        operations.resume?.attach(player)
+        operations.attach(player)
         let companions = try screens.companions(of: file, overrides: overrides, logger: logger)
         // SIGHUP and a change of the file take one path (ConfigReloader): what changed applies
         // live where it can; a bad file is rejected and the old configuration plays on.
@@ -135,7 +135,8 @@ struct RunCommand: ParsableCommand {
         let contentSync = ContentSyncer.start(config.sync.content, switched: { reloader.contentSynced() },
                                                events: syncEvents, logger: logger)
         // Every service exists now: one value for every request source (socket, MQTT).
-        let services = Services(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync)
+        let services = Services(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync,
+                                health: operations.health)
         // Command triggers (a key, a zone or a GPIO line running a row of the command table).
         triggers.connectCommands { line in ControlDispatcher(services: services).refusal(carryingOut: line) }
         fleet?.start(services)

@@ -22,6 +22,7 @@ import Testing
     /// command topic and its payloads for what can be commanded; a state topic for what shows.
     static let required: [String: [String]] = [
         "sensor": ["state_topic", "value_template"],
+        "binary_sensor": ["state_topic", "value_template", "device_class"],
         "switch": ["command_topic", "state_topic", "payload_on", "payload_off", "state_on", "state_off", "value_template"],
         "number": ["command_topic", "command_template", "state_topic", "min", "max", "step"],
         "button": ["command_topic", "payload_press"],
@@ -29,7 +30,7 @@ import Testing
 
     @Test func everyEntityIsOneRetainableConfigWithWhatItsPlatformNeeds() throws {
         let messages = Self.discovery.messages
-        #expect(messages.count == 10, "state, title, display power, volume, mute, toggle, next, previous, two triggers")
+        #expect(messages.count == 11, "state, title, alert, display power, volume, mute, toggle, next, previous, two triggers")
         var uniqueIDs: Set<String> = []
         for message in messages {
             let levels = message.topic.split(separator: "/").map(String.init)
@@ -89,17 +90,18 @@ import Testing
         #expect(bridge.subscriptions == ["kiosk/lobby 1/cmd", "homeassistant/status"])
         bridge.connectionOpened()
         let configs = { (link: RecordingLink) in link.all.filter { $0.topic.hasPrefix("homeassistant/") } }
-        #expect(link.wait { configs($0).count == 8 && !$0.on(Self.topics.status).isEmpty })
+        #expect(link.wait { configs($0).count == 9 && !$0.on(Self.topics.status).isEmpty })
         #expect(configs(link).allSatisfy { $0.retain })
         // The configs before the status, so that the entities exist when their state comes.
         let firstStatus = link.all.firstIndex { $0.topic == Self.topics.status }!
         #expect(link.all.lastIndex { $0.topic.hasPrefix("homeassistant/") }! < firstStatus)
         let status = link.on(Self.topics.status).last!.payload
         #expect(status.contains(#""volume":"#) && status.contains(#""muted":"#), "\(status)")
+        #expect(!status.contains("alerts"), "no health in these services: the status leaves alerts out")
 
         bridge.received(message: "offline", on: "homeassistant/status")
         bridge.received(message: "online", on: "homeassistant/status")
-        #expect(link.wait { configs($0).count == 16 })
+        #expect(link.wait { configs($0).count == 18 })
         // Neither birth message was taken for a command.
         #expect(link.on(Self.topics.reply).isEmpty)
         #expect(player.requests.isEmpty)

@@ -96,6 +96,30 @@ import Testing
         }
     }
 
+    /// The alerts a fleet hears (the MQTT status, `get health`): each a few words, none while
+    /// all is well or once stopped.
+    @Test func alertsSayWhatIsWrongInAFewWords() {
+        var snapshot = HealthSnapshot(version: "0.1.0", startTime: 0, state: .playing, pictureOverdue: 0.04,
+                                      temperatures: [.init(zone: "thermal_zone0", sensor: "cpu-thermal", celsius: 55)])
+        #expect(snapshot.alerts == [])
+        snapshot.pictureOverdue = 42.7
+        snapshot.displayFailing = true
+        snapshot.underVoltage = .init(now: false, sinceBoot: true)
+        snapshot.temperatures.append(.init(zone: "thermal_zone1", sensor: "gpu-thermal", celsius: 86.2))
+        #expect(snapshot.alerts == ["picture frozen for 42 s", "display failing", "under-voltage since boot", "gpu-thermal at 86 °C"])
+        snapshot.state = .paused
+        #expect(!snapshot.alerts.contains { $0.hasPrefix("picture frozen") }, "a paused picture is held on purpose")
+        snapshot.running = false
+        #expect(snapshot.alerts == [])
+    }
+
+    @Test func theHealthPropertyGivesAgesNotTimestamps() {
+        let snapshot = HealthSnapshot(version: "0.1.0", startTime: 1000, state: .playing, itemIndex: 0, framesPresented: 10,
+                                      lastPicture: 1099.75, pictureOverdue: 0.25)
+        let value = snapshot.controlValue(at: 1100)
+        #expect(value.json == #"{"alerts":[],"state":"playing","item":0,"frames_presented":10,"frames_dropped":0,"last_frame_age":0.25,"picture_overdue":0.25,"display_failing":false,"items_started":0,"items_failed":0,"stalls":0,"temperatures":[],"under_voltage":null,"uptime":100.0}"#)
+    }
+
     static let items = "items: [a.mp4]\n"
 
     @Test func theSectionNamesANodeExporterFileAndAnInterval() throws {

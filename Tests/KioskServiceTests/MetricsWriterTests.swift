@@ -8,7 +8,7 @@ import Testing
 /// `metrics.textfile`'s service: the file written whole from a player's figures and events, and
 /// the box's sensors read from a tree laid out as sysfs and procfs are.
 @Suite struct MetricsWriterTests {
-    final class FakeSource: MetricsSource, @unchecked Sendable {
+    final class FakeSource: HealthSource, @unchecked Sendable {
         // Safe to share: fields are set before the writer reads them, on the test's thread.
         var timeControlStatus = TimeControlStatus.playing
         var currentItemIndex: Int? = 1
@@ -47,15 +47,16 @@ import Testing
         let source = FakeSource()
         // The last picture 2 s ago on the monotonic clock: 2 s before now in Unix time.
         source.presenterHealth.lastPicture = MonotonicClock().now() - 2
-        let writer = MetricsWriter(config: config, path: path, sensors: BoxSensors(sys: root + "/none", proc: root + "/none",
-                                                                               stateDirectory: root),
-                                   logger: Logger(label: "metrics-tests"), startTime: 1_795_435_200)
+        let sampler = HealthSampler(sensors: BoxSensors(sys: root + "/none", proc: root + "/none", stateDirectory: root),
+                                    startTime: 1_795_435_200)
+        let writer = MetricsWriter(config: config, path: path, sampler: sampler, logger: Logger(label: "metrics-tests"))
         let item = PlayerItemReference(serial: 1, name: "a")
-        writer.observe(.playback(.itemStarted(item), item: 0, time: .zero))
-        writer.observe(.playback(.itemFailed(item, reason: "stalled: no new frame and no sound for 10 s while playing (at 1 s)"),
-                                 item: 0, time: .zero))
-        writer.observe(.time(.zero, item: 0))
-        writer.begin(source)
+        sampler.observe(.playback(.itemStarted(item), item: 0, time: .zero))
+        sampler.observe(.playback(.itemFailed(item, reason: "stalled: no new frame and no sound for 10 s while playing (at 1 s)"),
+                                  item: 0, time: .zero))
+        sampler.observe(.time(.zero, item: 0))
+        sampler.attach(source)
+        writer.begin()
         // The first write is made before `begin` returns.
         let running = Self.samples(try String(contentsOfFile: path, encoding: .utf8))
         #expect(running["kiosk_item_index"] == "1")
@@ -81,15 +82,21 @@ import Testing
         let root = try Self.directory("frozen")
         let source = FakeSource()
         source.presenterHealth.progressOverdueSince = MonotonicClock().now() - 5
-        let writer = MetricsWriter(config: MetricsConfig(), path: root + "/k.prom",
-                                   sensors: BoxSensors(sys: root, proc: root, stateDirectory: root), logger: Logger(label: "t"))
-        writer.begin(source)
-        let first = try #require(writer.snapshot()?.pictureOverdue)
+        let sampler = HealthSampler(sensors: BoxSensors(sys: root, proc: root, stateDirectory: root))
+        let writer = MetricsWriter(config: MetricsConfig(), path: root + "/k.prom", sampler: sampler, logger: Logger(label: "t"))
+        #expect(sampler.health == nil, "no player yet")
+        sampler.attach(source)
+        writer.begin()
+        let first = try #require(sampler.health?.pictureOverdue)
         #expect(first >= 5 && first < 60, "\(first)")
+        #expect(sampler.health?.alerts == [], "5 s overdue is not an alert yet (10 s is)")
         usleep(20_000)
-        #expect(try #require(writer.snapshot()?.pictureOverdue) > first)
+        #expect(try #require(sampler.health?.pictureOverdue) > first)
+        source.presenterHealth.progressOverdueSince = MonotonicClock().now() - 12
+        #expect(sampler.health?.alerts.first?.hasPrefix("picture frozen for 1") == true, "\(String(describing: sampler.health?.alerts))")
         source.presenterHealth.progressOverdueSince = nil
-        #expect(writer.snapshot()?.pictureOverdue == 0)
+        #expect(sampler.health?.pictureOverdue == 0)
+        #expect(sampler.health?.alerts == [])
         writer.finish()
         let samples = Self.samples(try String(contentsOfFile: root + "/k.prom", encoding: .utf8))
         #expect(samples["kiosk_running"] == "0")

@@ -17,6 +17,7 @@ from test_mqtt import EVENT_TIMEOUT, Broker, Kiosk, Subscriber, clip, running, s
 # ("Configuration variables" of sensor, switch, number and button), plus the discovery basics.
 REQUIRED = {
     "sensor": {"state_topic", "value_template"},
+    "binary_sensor": {"state_topic", "value_template", "device_class"},
     "switch": {"command_topic", "state_topic", "payload_on", "payload_off", "state_on", "state_off", "value_template"},
     "number": {"command_topic", "command_template", "state_topic", "min", "max", "step"},
     "button": {"command_topic", "payload_press"},
@@ -61,7 +62,7 @@ def test_home_assistant_finds_the_kiosk_and_its_entities_act_on_it(tmp_path, cli
     running.append(kiosk)
 
     # Retained, so a Home Assistant that starts later finds them.
-    assert wait_until(lambda: len(retained_configs(broker)) == 9, timeout=EVENT_TIMEOUT), \
+    assert wait_until(lambda: len(retained_configs(broker)) == 10, timeout=EVENT_TIMEOUT), \
         (retained_configs(broker), kiosk.log.read_text())
     announced = retained_configs(broker)
     ids = set()
@@ -76,18 +77,22 @@ def test_home_assistant_finds_the_kiosk_and_its_entities_act_on_it(tmp_path, cli
         assert config["availability_topic"] == "kiosk/lobby/status"
     assert len(ids) == len(announced)
     by_object = {topic.split("/")[3]: config for topic, config in announced.items()}
-    assert set(by_object) == {"state", "title", "display_power", "volume", "mute", "toggle", "next", "previous",
+    assert set(by_object) == {"state", "title", "alert", "display_power", "volume", "mute", "toggle", "next", "previous",
                               "trigger_welcome"}
 
     # The status the entities read carries what they show.
     status = broker.retained("kiosk/lobby/status")
     assert status["online"] is True and status["display_power"] == "on"
     assert isinstance(status["volume"], int) and status["muted"] is False
+    # Health: nothing wrong with a headless kiosk playing a good clip (and the socket agrees).
+    assert status["alerts"] == [], status
+    health = kiosk.get("health")
+    assert health["alerts"] == [] and health["state"] == "playing" and health["frames_presented"] > 0, health
 
     # Home Assistant restarted: it says online on its birth topic, kiosk announces again.
     before = len(configs(watcher))
     publish_raw(broker, "homeassistant/status", "online")
-    assert wait_until(lambda: len(configs(watcher)) >= before + 9, timeout=EVENT_TIMEOUT)
+    assert wait_until(lambda: len(configs(watcher)) >= before + 10, timeout=EVENT_TIMEOUT)
 
     # What the entities send, as Home Assistant sends it.
     power = by_object["display_power"]

@@ -111,6 +111,53 @@ public struct HealthSnapshot: Sendable, Equatable {
     }
 
     public var text: String { MetricsText.render(families) }
+
+    /// A picture overdue this long while playing is an alert (the stall guard ends a local
+    /// item after `playback.stall_timeout`, 5 s by default; a live source it cannot end stays).
+    public static let frozenAfter = 10.0
+    /// Above this a sensor is an alert: SoCs throttle from about 80-85 °C.
+    public static let hotAbove = 80.0
+
+    /// What is wrong now, each in a few words; empty: nothing (Homie's `alert` state when not).
+    public var alerts: [String] {
+        guard running else { return [] }
+        var alerts: [String] = []
+        if state == .playing && pictureOverdue >= Self.frozenAfter {
+            alerts.append("picture frozen for \(Int(pictureOverdue)) s")
+        }
+        if displayFailing { alerts.append("display failing") }
+        if let underVoltage, underVoltage.now || underVoltage.sinceBoot {
+            alerts.append(underVoltage.now ? "under-voltage" : "under-voltage since boot")
+        }
+        for sensor in temperatures where sensor.celsius > Self.hotAbove {
+            alerts.append("\(sensor.sensor) at \(Int(sensor.celsius)) °C")
+        }
+        return alerts
+    }
+
+    /// The control socket's `health` property (and MQTT's): the figures, with ages in seconds
+    /// at `now` (Unix time) rather than timestamps, and the alerts.
+    public func controlValue(at now: Double) -> ControlValue {
+        func seconds(_ value: Double) -> ControlValue { .number((value * 1000).rounded() / 1000) }
+        return .object([
+            ("alerts", .array(alerts.map { .string($0) })),
+            ("state", .string(state.rawValue)),
+            ("item", itemIndex.map { .integer(Int64($0)) } ?? .null),
+            ("frames_presented", .integer(Int64(framesPresented))),
+            ("frames_dropped", .integer(Int64(framesDropped))),
+            ("last_frame_age", lastPicture.map { seconds(max(0, now - $0)) } ?? .null),
+            ("picture_overdue", seconds(pictureOverdue)),
+            ("display_failing", .bool(displayFailing)),
+            ("items_started", .integer(Int64(counters.itemsStarted))),
+            ("items_failed", .integer(Int64(counters.itemsFailed))),
+            ("stalls", .integer(Int64(counters.stalls))),
+            ("temperatures", .array(temperatures.map {
+                .object([("zone", .string($0.zone)), ("sensor", .string($0.sensor)), ("celsius", seconds($0.celsius))])
+            })),
+            ("under_voltage", underVoltage.map { .object([("now", .bool($0.now)), ("since_boot", .bool($0.sinceBoot))]) } ?? .null),
+            ("uptime", seconds(max(0, now - startTime))),
+        ])
+    }
 }
 
 /// The counts kept from the player's events, since the start.

@@ -24,6 +24,9 @@ public enum ControlProperty: String, Sendable, Hashable, CaseIterable {
     /// Content sync: state, files and bytes done of total, rate, last error, next check
     /// (ContentSyncStatus); null when sync.manifest is none.
     case sync
+    /// The alerts and figures of `metrics.textfile` (HealthSnapshot), ages in seconds; null in
+    /// `kiosk play`.
+    case health
 }
 
 /// One command, checked: the right arguments, of the right types, in range. What the socket

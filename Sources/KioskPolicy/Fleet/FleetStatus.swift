@@ -14,9 +14,11 @@ public struct FleetStatus: Sendable, Equatable {
     /// nil: left out.
     public var volume: Int?
     public var muted: Bool?
+    /// What is wrong (`HealthSnapshot.alerts`), empty when nothing is; nil: not known (left out).
+    public var alerts: [String]?
 
     public init(version: String, state: String, item: Int?, title: String?, time: Double, displayOn: Bool,
-                volume: Int? = nil, muted: Bool? = nil) {
+                volume: Int? = nil, muted: Bool? = nil, alerts: [String]? = nil) {
         self.version = version
         self.state = state
         self.item = item
@@ -25,9 +27,10 @@ public struct FleetStatus: Sendable, Equatable {
         self.displayOn = displayOn
         self.volume = volume
         self.muted = muted
+        self.alerts = alerts
     }
 
-    /// `{"online":true,"state":"playing","item":1,"title":"Lobby","time":12.5,"display_power":"on","version":"0.1.0","volume":80,"muted":false}`
+    /// `{"online":true,"state":"playing","item":1,"title":"Lobby","time":12.5,"display_power":"on","version":"0.1.0","volume":80,"muted":false,"alerts":[]}`
     public var json: String {
         var members: [(String, ControlValue)] = [
             ("online", .bool(true)),
@@ -40,6 +43,7 @@ public struct FleetStatus: Sendable, Equatable {
         ]
         if let volume { members.append(("volume", .integer(Int64(volume)))) }
         if let muted { members.append(("muted", .bool(muted))) }
+        if let alerts { members.append(("alerts", .array(alerts.map { .string($0) }))) }
         return ControlValue.object(members).json
     }
 

@@ -36,6 +36,13 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
                                  ("icon", .string("mdi:play-pause"))]),
             ("sensor", "title", [("name", .string("Title")), ("value_template", .string("{{ value_json.title }}")),
                                  ("icon", .string("mdi:filmstrip"))]),
+            // On while the status lists alerts (a frozen picture, a failing display, under-voltage,
+            // heat), which it carries as the entity's attributes.
+            ("binary_sensor", "alert", [
+                ("name", .string("Alert")), ("device_class", .string("problem")),
+                ("value_template", .string("{{ 'ON' if value_json.alerts else 'OFF' }}")),
+                ("json_attributes_topic", .string(topics.status)),
+                ("json_attributes_template", .string("{{ {'alerts': value_json.alerts | default([])} | tojson }}"))]),
             ("switch", "display_power", [
                 ("name", .string("Display power")), ("value_template", .string("{{ value_json.display_power }}")),
                 ("state_on", .string("on")), ("state_off", .string("off")),
@@ -76,7 +83,7 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
             // The status carries everything the entities show; its will says offline.
             fields.append(("availability_topic", .string(topics.status)))
             fields.append(("availability_template", .string("{{ 'online' if value_json.online else 'offline' }}")))
-            if ["sensor", "switch", "number"].contains(entity.component) {
+            if ["sensor", "binary_sensor", "switch", "number"].contains(entity.component) {
                 fields.append(("state_topic", .string(topics.status)))
             }
             fields.append(("device", device))

@@ -1,0 +1,67 @@
+import Foundation
+import KioskControl
+import KioskCore
+import KioskPlayer
+
+/// What the health figures read of a player (`QueuePlayer` has all of it; tests hand a fake).
+package protocol HealthSource: AnyObject, Sendable {
+    var timeControlStatus: TimeControlStatus { get }
+    var currentItemIndex: Int? { get }
+    var playlistCount: Int { get }
+    var framesPresented: Int { get }
+    var framesDropped: Int { get }
+    var presenterHealth: PresenterHealth { get }
+}
+
+extension QueuePlayer: HealthSource {}
+
+/// The kiosk's health (`HealthSnapshot`) when asked: the control socket's and MQTT's `health`
+/// property, the MQTT status's alerts, and what `metrics.textfile` writes. One of the player's
+/// event observers (it counts items started, failed and stalled); the player's figures and the
+/// box's sensors are read at each ask, on the asker's thread.
+package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecked Sendable {
+    // Safe to share: `counters`, `source` and `running` are only touched with `lock` held.
+    private let lock = NSLock()
+    private var counters = HealthCounters()
+    private weak var source: (any HealthSource)?
+    private var running = true
+    private let sensors: BoxSensors
+    private let startTime: Double
+
+    package init(sensors: BoxSensors, startTime: Double = Date().timeIntervalSince1970) {
+        self.sensors = sensors
+        self.startTime = startTime
+    }
+
+    /// The player, once it exists.
+    package func attach(_ source: any HealthSource) { lock.withLock { self.source = source } }
+
+    /// A clean stop: what is asked from now on says kiosk is not running.
+    package func stopping() { lock.withLock { running = false } }
+
+    /// The player's event, on the presenter thread: a count under a lock, nothing more.
+    package func observe(_ event: PlayerEvent) {
+        guard case .playback(let playback, _, _) = event else { return }
+        switch playback {
+        case .itemStarted, .itemFailed: lock.withLock { counters.count(playback) }
+        default: break
+        }
+    }
+
+    /// The health now; nil before the player exists (or once it is gone).
+    package var health: HealthSnapshot? {
+        let (source, counters, running) = lock.withLock { (self.source, self.counters, self.running) }
+        guard let source else { return nil }
+        let presenter = source.presenterHealth
+        // The presenter's times are CLOCK_MONOTONIC; the figures are Unix time.
+        let monotonicNow = MonotonicClock().now(), wallNow = Date().timeIntervalSince1970
+        return HealthSnapshot(
+            version: KioskVersion.text, startTime: startTime, state: source.timeControlStatus,
+            itemIndex: source.currentItemIndex, playlistCount: source.playlistCount,
+            framesPresented: source.framesPresented, framesDropped: source.framesDropped,
+            lastPicture: presenter.lastPicture.map { wallNow - (monotonicNow - $0) },
+            pictureOverdue: presenter.progressOverdueSince.map { max(0, monotonicNow - $0) } ?? 0, running: running,
+            displayFailing: presenter.displayFailingSince != nil, counters: counters,
+            temperatures: sensors.temperatures(), underVoltage: sensors.underVoltage())
+    }
+}
