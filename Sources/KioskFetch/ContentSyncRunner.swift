@@ -51,9 +51,9 @@ public final class ContentSyncRunner {
         statusBox.update { status in
             status.currentSet = store.currentSetID()
             switch outcome {
-            case .failed(let line): status.state = .failed; status.lastError = line
-            case .switched: status.state = .switched; status.lastError = nil
-            case .unchanged: status.state = .idle; status.lastError = nil
+            case .failed(let line): status.state = .failed; status.lastError = line; status.failures += 1
+            case .switched: status.state = .switched; status.lastError = nil; status.lastSuccess = Int64(time(nil))
+            case .unchanged: status.state = .idle; status.lastError = nil; status.lastSuccess = Int64(time(nil))
             case .planned: status.state = .idle
             }
         }

@@ -50,6 +50,13 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
 
     package var serviceStatus: String? { runner.statusBox.status.serviceText }
 
+    /// For the health: the last good pass, failures, and the store's free bytes.
+    package var healthFigures: HealthSnapshot.Sync {
+        let status = runner.statusBox.status
+        return HealthSnapshot.Sync(lastSuccess: status.lastSuccess.map(Double.init), failures: status.failures,
+                                   storeFreeBytes: runner.store.freeBytes().map(Double.init))
+    }
+
     private func loop(switched: @Sendable () -> Void, logger: Logger) {
         // Behind the decoders and the presenter: hashing and writing 2 GB on a 2-core box at
         // the same priority as playback dropped 10 frames in 60 s (Benchmarks/content_sync.py

@@ -128,6 +128,9 @@ package final class FleetConnection: @unchecked Sendable {
         networkThread?.join(timeout: 0.5)
     }
 
+    /// Whether the broker has kiosk connected now (the health's `kiosk_mqtt_connected`).
+    package var isConnected: Bool { lock.withLock { connected } }
+
     /// Proof-of-play lines for the plays topic (`mqtt.proof_of_play`).
     package var playRecorded: @Sendable (String) -> Void {
         { [bridge] line in bridge.recorded(play: line) }

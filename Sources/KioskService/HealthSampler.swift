@@ -27,6 +27,8 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
     private var running = true
     private let sensors: BoxSensors
     private let startTime: Double
+    private var sync: (@Sendable () -> HealthSnapshot.Sync)?
+    private var mqttConnected: (@Sendable () -> Bool)?
 
     package init(sensors: BoxSensors, startTime: Double = Date().timeIntervalSince1970) {
         self.sensors = sensors
@@ -35,6 +37,12 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
 
     /// The player, once it exists.
     package func attach(_ source: any HealthSource) { lock.withLock { self.source = source } }
+
+    /// Content sync's figures, once it runs.
+    package func attach(sync: @escaping @Sendable () -> HealthSnapshot.Sync) { lock.withLock { self.sync = sync } }
+
+    /// The fleet connection's state, once it exists.
+    package func attach(mqttConnected: @escaping @Sendable () -> Bool) { lock.withLock { self.mqttConnected = mqttConnected } }
 
     /// A clean stop: what is asked from now on says kiosk is not running.
     package func stopping() { lock.withLock { running = false } }
@@ -50,7 +58,9 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
 
     /// The health now; nil before the player exists (or once it is gone).
     package var health: HealthSnapshot? {
-        let (source, counters, running) = lock.withLock { (self.source, self.counters, self.running) }
+        let (source, counters, running, sync, mqtt) = lock.withLock {
+            (self.source, self.counters, self.running, self.sync, self.mqttConnected)
+        }
         guard let source else { return nil }
         let presenter = source.presenterHealth
         // The presenter's times are CLOCK_MONOTONIC; the figures are Unix time.
@@ -62,6 +72,7 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
             lastPicture: presenter.lastPicture.map { wallNow - (monotonicNow - $0) },
             pictureOverdue: presenter.progressOverdueSince.map { max(0, monotonicNow - $0) } ?? 0, running: running,
             displayFailing: presenter.displayFailingSince != nil, counters: counters,
-            temperatures: sensors.temperatures(), underVoltage: sensors.underVoltage())
+            temperatures: sensors.temperatures(), underVoltage: sensors.underVoltage(), sync: sync?(),
+            mqttConnected: mqtt?())
     }
 }

@@ -134,6 +134,8 @@ struct RunCommand: ParsableCommand {
         let syncEvents = [control as (any ServiceEventObserver)?, fleet?.bridge].compactMap { $0 }
         let contentSync = ContentSyncer.start(config.sync.content, switched: { reloader.contentSynced() },
                                                events: syncEvents, logger: logger)
+        if let contentSync { operations.health.attach(sync: { contentSync.healthFigures }) }
+        if let fleet { operations.health.attach(mqttConnected: { fleet.isConnected }) }
         // Every service exists now: one value for every request source (socket, MQTT).
         let services = Services(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync,
                                 health: operations.health)

@@ -117,7 +117,22 @@ import Testing
         let snapshot = HealthSnapshot(version: "0.1.0", startTime: 1000, state: .playing, itemIndex: 0, framesPresented: 10,
                                       lastPicture: 1099.75, pictureOverdue: 0.25)
         let value = snapshot.controlValue(at: 1100)
-        #expect(value.json == #"{"alerts":[],"state":"playing","item":0,"frames_presented":10,"frames_dropped":0,"last_frame_age":0.25,"picture_overdue":0.25,"display_failing":false,"items_started":0,"items_failed":0,"stalls":0,"temperatures":[],"under_voltage":null,"uptime":100.0}"#)
+        #expect(value.json == #"{"alerts":[],"state":"playing","item":0,"frames_presented":10,"frames_dropped":0,"last_frame_age":0.25,"picture_overdue":0.25,"display_failing":false,"items_started":0,"items_failed":0,"stalls":0,"temperatures":[],"under_voltage":null,"sync":null,"mqtt_connected":null,"uptime":100.0}"#)
+    }
+
+    @Test func contentSyncAndTheBrokerAreSaidWhenConfigured() {
+        let snapshot = HealthSnapshot(version: "0.1.0", startTime: 0,
+                                      sync: .init(lastSuccess: 1_795_435_200, failures: 2, storeFreeBytes: 5e9), mqttConnected: false)
+        let lines = Self.lines(snapshot)
+        #expect(lines.contains("kiosk_sync_last_success_timestamp_seconds 1795435200"))
+        #expect(lines.contains("kiosk_sync_failures_total 2"))
+        #expect(lines.contains("kiosk_store_free_bytes 5000000000"))
+        #expect(lines.contains("kiosk_mqtt_connected 0"))
+        let value = snapshot.controlValue(at: 1_795_435_260)
+        #expect(value["sync"]?.json == #"{"last_success_age":60.0,"failures":2,"store_free_bytes":5000000000}"#)
+        #expect(value["mqtt_connected"] == .bool(false))
+        let off = Self.lines(HealthSnapshot(version: "0.1.0", startTime: 0))
+        #expect(!off.contains { $0.hasPrefix("kiosk_sync") || $0.hasPrefix("kiosk_store") || $0.hasPrefix("kiosk_mqtt") })
     }
 
     static let items = "items: [a.mp4]\n"

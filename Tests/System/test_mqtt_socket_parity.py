@@ -81,6 +81,12 @@ def test_every_command_gets_the_same_reply_over_mqtt_and_the_socket_with_content
                                timeout=EVENT_TIMEOUT)
         assert over_mqtt and isinstance(json.loads(over_mqtt[0])["data"], dict), over_mqtt
         assert isinstance(client.ok("get", "sync"), dict)
+        # The health every source reads knows both services: a good pass and the broker.
+        health = wait_until(lambda: (h := client.ok("get", "health"))["sync"]["last_success_age"] is not None and h,
+                            timeout=EVENT_TIMEOUT)
+        assert health, client.ok("get", "health")
+        assert health["mqtt_connected"] is True and health["sync"]["failures"] == 0, health
+        assert health["sync"]["store_free_bytes"] > 0, health
         client.close()
     finally:
         server.__exit__(None, None, None)

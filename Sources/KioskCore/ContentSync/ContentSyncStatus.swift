@@ -17,6 +17,11 @@ public struct ContentSyncStatus: Sendable, Equatable {
     public var nextCheck: Int64?
     /// The set that plays (its id), nil before the first switch.
     public var currentSet: String?
+    /// When a pass last ended well (unchanged or switched), seconds since 1970; nil: not yet.
+    /// For the health (metrics), not in `value`.
+    public var lastSuccess: Int64?
+    /// Passes that failed since kiosk started.
+    public var failures = 0
 
     public init() {}
 

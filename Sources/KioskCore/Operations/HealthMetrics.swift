@@ -28,6 +28,23 @@ public struct HealthSnapshot: Sendable, Equatable {
     /// A Raspberry Pi's under-voltage alarm now and whether it fired since boot; nil: not a Pi
     /// (no `rpi_volt` hwmon).
     public var underVoltage: UnderVoltage?
+    /// Content sync's figures; nil when `sync.manifest` is none.
+    public var sync: Sync?
+    /// Whether the broker has kiosk connected; nil when `mqtt` is off.
+    public var mqttConnected: Bool?
+
+    public struct Sync: Sendable, Equatable {
+        /// When a pass last ended well, Unix time; nil: none yet.
+        public var lastSuccess: Double?
+        public var failures: Int
+        /// Free bytes for kiosk where the store is; nil: unknown.
+        public var storeFreeBytes: Double?
+        public init(lastSuccess: Double?, failures: Int, storeFreeBytes: Double?) {
+            self.lastSuccess = lastSuccess
+            self.failures = failures
+            self.storeFreeBytes = storeFreeBytes
+        }
+    }
 
     public struct Temperature: Sendable, Equatable {
         public var zone: String
@@ -49,7 +66,8 @@ public struct HealthSnapshot: Sendable, Equatable {
     public init(version: String, startTime: Double, state: TimeControlStatus = .paused, itemIndex: Int? = nil,
                 playlistCount: Int = 0, framesPresented: Int = 0, framesDropped: Int = 0, lastPicture: Double? = nil,
                 pictureOverdue: Double = 0, running: Bool = true, displayFailing: Bool = false, counters: HealthCounters = HealthCounters(),
-                temperatures: [Temperature] = [], underVoltage: UnderVoltage? = nil) {
+                temperatures: [Temperature] = [], underVoltage: UnderVoltage? = nil, sync: Sync? = nil,
+                mqttConnected: Bool? = nil) {
         self.version = version
         self.startTime = startTime
         self.state = state
@@ -64,6 +82,8 @@ public struct HealthSnapshot: Sendable, Equatable {
         self.counters = counters
         self.temperatures = temperatures
         self.underVoltage = underVoltage
+        self.sync = sync
+        self.mqttConnected = mqttConnected
     }
 
     public var families: [MetricFamily] {
@@ -100,6 +120,19 @@ public struct HealthSnapshot: Sendable, Equatable {
             MetricFamily("kiosk_temperature_celsius", .gauge, help: "The box's thermal zones, with their kernel type.",
                          samples: temperatures.map { .init($0.celsius, labels: [("zone", $0.zone), ("sensor", $0.sensor)]) }),
         ]
+        if let sync {
+            families.append(MetricFamily("kiosk_sync_last_success_timestamp_seconds", .gauge,
+                                         help: "When a content sync pass last ended well, in Unix time (absent before the first).",
+                                         samples: sync.lastSuccess.map { [.init($0)] } ?? []))
+            families.append(MetricFamily("kiosk_sync_failures_total", .counter, help: "Content sync passes that failed.",
+                                         value: Double(sync.failures)))
+            families.append(MetricFamily("kiosk_store_free_bytes", .gauge, help: "Free bytes for kiosk where the content sync store is.",
+                                         samples: sync.storeFreeBytes.map { [.init($0)] } ?? []))
+        }
+        if let mqttConnected {
+            families.append(MetricFamily("kiosk_mqtt_connected", .gauge, help: "1 while the MQTT broker has kiosk connected.",
+                                         value: flag(mqttConnected)))
+        }
         if let underVoltage {
             families.append(MetricFamily("kiosk_under_voltage", .gauge,
                                          help: "1 while the Raspberry Pi's supply is below its limit.", value: flag(underVoltage.now)))
@@ -139,24 +172,38 @@ public struct HealthSnapshot: Sendable, Equatable {
     /// at `now` (Unix time) rather than timestamps, and the alerts.
     public func controlValue(at now: Double) -> ControlValue {
         func seconds(_ value: Double) -> ControlValue { .number((value * 1000).rounded() / 1000) }
-        return .object([
+        func integer(_ value: Int) -> ControlValue { .integer(Int64(value)) }
+        let lastFrameAge: ControlValue = lastPicture.map { seconds(max(0, now - $0)) } ?? .null
+        let sensors: [ControlValue] = temperatures.map {
+            .object([("zone", .string($0.zone)), ("sensor", .string($0.sensor)), ("celsius", seconds($0.celsius))])
+        }
+        var voltage = ControlValue.null
+        if let underVoltage { voltage = .object([("now", .bool(underVoltage.now)), ("since_boot", .bool(underVoltage.sinceBoot))]) }
+        var syncValue = ControlValue.null
+        if let sync {
+            let age: ControlValue = sync.lastSuccess.map { seconds(max(0, now - $0)) } ?? .null
+            let free: ControlValue = sync.storeFreeBytes.map { .integer(Int64($0)) } ?? .null
+            syncValue = .object([("last_success_age", age), ("failures", integer(sync.failures)), ("store_free_bytes", free)])
+        }
+        let members: [(String, ControlValue)] = [
             ("alerts", .array(alerts.map { .string($0) })),
             ("state", .string(state.rawValue)),
-            ("item", itemIndex.map { .integer(Int64($0)) } ?? .null),
-            ("frames_presented", .integer(Int64(framesPresented))),
-            ("frames_dropped", .integer(Int64(framesDropped))),
-            ("last_frame_age", lastPicture.map { seconds(max(0, now - $0)) } ?? .null),
+            ("item", itemIndex.map { integer($0) } ?? .null),
+            ("frames_presented", integer(framesPresented)),
+            ("frames_dropped", integer(framesDropped)),
+            ("last_frame_age", lastFrameAge),
             ("picture_overdue", seconds(pictureOverdue)),
             ("display_failing", .bool(displayFailing)),
-            ("items_started", .integer(Int64(counters.itemsStarted))),
-            ("items_failed", .integer(Int64(counters.itemsFailed))),
-            ("stalls", .integer(Int64(counters.stalls))),
-            ("temperatures", .array(temperatures.map {
-                .object([("zone", .string($0.zone)), ("sensor", .string($0.sensor)), ("celsius", seconds($0.celsius))])
-            })),
-            ("under_voltage", underVoltage.map { .object([("now", .bool($0.now)), ("since_boot", .bool($0.sinceBoot))]) } ?? .null),
+            ("items_started", integer(counters.itemsStarted)),
+            ("items_failed", integer(counters.itemsFailed)),
+            ("stalls", integer(counters.stalls)),
+            ("temperatures", .array(sensors)),
+            ("under_voltage", voltage),
+            ("sync", syncValue),
+            ("mqtt_connected", mqttConnected.map { .bool($0) } ?? .null),
             ("uptime", seconds(max(0, now - startTime))),
-        ])
+        ]
+        return .object(members)
     }
 }
 
