@@ -31,6 +31,9 @@ let package = Package(
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         // libmosquitto's header (libmosquitto-dev) and a dlopen of libmosquitto.so.1 on first use.
         .target(name: "CMosquitto"),
+        // libmicrohttpd's header (libmicrohttpd-dev) and a dlopen of libmicrohttpd.so.12 on first use:
+        // the metrics listener (and the web page to come).
+        .target(name: "CMicroHTTPD"),
         // Content sync's downloads; curl_easy_setopt is variadic: typed setters in shim.h.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Signed manifests: Ed25519 and BLAKE2b in minisign's format.
@@ -73,6 +76,8 @@ let package = Package(
         .target(name: "KioskMQTT", dependencies: ["CMosquitto", .product(name: "SystemPackage", package: "swift-system")]),
         // GPIO: thin typed wrappers of libgpiod (chips, one line's edges); the debounce rule is KioskCore's.
         .target(name: "KioskGPIO", dependencies: ["CGpiod", .product(name: "SystemPackage", package: "swift-system")]),
+        // HTTP: a thin typed server over libmicrohttpd (routes are KioskService's).
+        .target(name: "KioskHTTP", dependencies: ["CMicroHTTPD"]),
         .target(name: "KioskPlayer", dependencies: ["KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskText", "KioskFetch",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The control socket (JSON lines, like mpv's IPC) on top of the engine.
@@ -83,7 +88,7 @@ let package = Package(
         // resume, proof of play, signals), made once into one `Services` value that every
         // request source is handed.
         .target(name: "KioskService", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT", "KioskFetch", "KioskGPIO",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT", "KioskFetch", "KioskGPIO", "KioskHTTP",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -106,13 +111,14 @@ let package = Package(
                                                        .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskInputTests", dependencies: ["KioskInput", "KioskCore", "CEvdev", "KioskTestSupport",
                                                           .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "KioskServiceTests", dependencies: ["KioskService", "KioskGPIO", "KioskControl", "KioskSystemd", "KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
+        .testTarget(name: "KioskServiceTests", dependencies: ["KioskService", "KioskGPIO", "KioskHTTP", "KioskControl", "KioskSystemd", "KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
                                                             .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskTextTests", dependencies: ["KioskText", "KioskCore"]),
         .testTarget(name: "KioskCECTests", dependencies: ["KioskCEC", "KioskCore", "KioskTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskPlayerTests", dependencies: ["KioskPlayer", "KioskDisplay", "KioskCore", "KioskTestSupport",
                                                            .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "KioskMQTTTests", dependencies: ["KioskMQTT"]),
+        .testTarget(name: "KioskHTTPTests", dependencies: ["KioskHTTP"]),
         .testTarget(name: "KioskFetchTests", dependencies: ["KioskFetch", "KioskCore"]),
         .testTarget(name: "KioskControlTests", dependencies: ["KioskControl", "KioskCore", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "kioskCLITests", dependencies: ["kiosk", "KioskTestSupport"]),

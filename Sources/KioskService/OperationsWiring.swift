@@ -7,10 +7,14 @@ import Logging
 /// name each item's source, whether it is an insert, and the playlist requests carried out,
 /// whichever source sent them). Made before the player, since its event handler is given at init.
 package final class OperationsWiring: @unchecked Sendable {
-    // Safe to share: both are set once in init and are thread-safe themselves.
+    // Safe to share: the services are set once in init and are thread-safe themselves; `listener`
+    // is set and stopped on the thread that runs the session (`playerStarted`, `playerStopping`).
     package let proofOfPlay: ProofOfPlayWriter?
     package let resume: ResumeKeeper?
     package let metrics: MetricsWriter?
+    private let metricsAddress: ListenAddress?
+    private var listener: MetricsListener?
+    private let logger: Logger
     /// The health every request source can ask (`get health`, MQTT's alerts) and the metrics write.
     package let health: HealthSampler
 
@@ -21,6 +25,8 @@ package final class OperationsWiring: @unchecked Sendable {
             logger.info("proof of play: \(path) (rotated at \(config.logging.proofOfPlayLimit) bytes)")
             return ProofOfPlayWriter(logging: config.logging, logger: logger, recorded: playRecorded)
         }
+        self.logger = logger
+        metricsAddress = config.metrics.listen
         let health = HealthSampler(sensors: BoxSensors(stateDirectory: stateDirectory))
         self.health = health
         metrics = config.metrics.textfile.map { path in
@@ -49,6 +55,7 @@ package final class OperationsWiring: @unchecked Sendable {
     package func playerStarted(_ player: QueuePlayer) {
         resume?.begin(player)
         metrics?.begin()
+        listener = metricsAddress.flatMap { MetricsListener.start($0, sampler: health, logger: logger) }
     }
 
     /// A clean stop: the place saved and the last figures written while the player still
@@ -56,6 +63,7 @@ package final class OperationsWiring: @unchecked Sendable {
     package func playerStopping() {
         resume?.finish()
         metrics?.finish()
+        listener?.stop()
     }
     package func finish() { proofOfPlay?.finish() }
 }

@@ -154,7 +154,9 @@ import Testing
          "'textfile' in metrics is '/var/lib/node/kiosk.txt', which node_exporter would not read; expected the path of a .prom file"),
         ("metrics:\n  textfile: a.prom\n  interval: 0.5\n", 3, 13, "'interval' in metrics is 0.5; expected seconds >= 1"),
         ("metrics:\n  textfile: a.prom\n  interval: 7200\n", 3, 13, "'interval' in metrics is 7200; expected seconds from 1 to 3600"),
-        ("metrics:\n  textfle: a.prom\n", 2, 3, "unknown key 'textfle' in metrics; expected one of: textfile, interval (did you mean 'textfile'?)"),
+        ("metrics:\n  textfle: a.prom\n", 2, 3, "unknown key 'textfle' in metrics; expected one of: textfile, interval, listen (did you mean 'textfile'?)"),
+        ("metrics:\n  listen: localhost:9477\n", 2, 11,
+         "'listen' in metrics is 'localhost:9477'; expected an address and port like 127.0.0.1:9477, [::1]:9477 or 0.0.0.0:9477"),
     ])
     func badValuesAreOneDiagnosticAtTheirPlace(yaml: String, line: Int, column: Int, fragment: String) {
         let diagnostics = parseDiagnostics(yaml + Self.items, files: ["/srv/kiosk/a.mp4"])
@@ -169,6 +171,21 @@ import Testing
                                             fileSystem: FakeFileSystem(files: ["/srv/kiosk/a.mp4"]))
         #expect(config.metrics.textfile == "/var/lib/prometheus/node-exporter/kiosk.prom")
         #expect(config.metrics.interval == MetricsConfig.defaultInterval)
+        #expect(config.metrics.listen == ListenAddress(host: "127.0.0.1", port: 9477))
+    }
+
+    @Test(arguments: [("127.0.0.1:9477", "127.0.0.1", 9477), ("0.0.0.0:80", "0.0.0.0", 80), ("[::1]:9477", "::1", 9477),
+                      ("[fe80::1]:1", "fe80::1", 1)])
+    func listenAddressesAreIPLiteralsWithAPort(text: String, host: String, port: Int) throws {
+        let address = try #require(ListenAddress(parsing: text))
+        #expect(address == ListenAddress(host: host, port: port))
+        #expect(address.description == text)
+    }
+
+    @Test(arguments: ["localhost:9477", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:65536", "256.1.1.1:80", "::1:9477",
+                      "[::1]9477", "[lobby]:80", "1.2.3:80", "127.0.0.1:9x", ""])
+    func anythingElseIsNoListenAddress(text: String) {
+        #expect(ListenAddress(parsing: text) == nil)
     }
 
     @Test func aChangedSectionAppliesAtRestart() {

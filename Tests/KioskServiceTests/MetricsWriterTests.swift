@@ -4,6 +4,7 @@ import KioskPlayer
 import Logging
 import Testing
 @testable import KioskService
+import KioskHTTP
 
 /// `metrics.textfile`'s service: the file written whole from a player's figures and events, and
 /// the box's sensors read from a tree laid out as sysfs and procfs are.
@@ -101,6 +102,17 @@ import Testing
         let samples = Self.samples(try String(contentsOfFile: root + "/k.prom", encoding: .utf8))
         #expect(samples["kiosk_running"] == "0")
         #expect(samples["kiosk_state{state=\"playing\"}"] == "0")
+    }
+
+    @Test func theListenerAnswersMetricsOnlyAndSaysWhy() throws {
+        let health = HealthSnapshot(version: "0.1.0", startTime: 10, framesPresented: 7)
+        let found = MetricsListener.answer(HTTPRequest(method: "GET", path: "/metrics"), health: health)
+        #expect(found.status == 200 && found.contentType == "text/plain; version=0.0.4; charset=utf-8")
+        #expect(String(decoding: found.body, as: UTF8.self) == health.text)
+        #expect(MetricsListener.answer(HTTPRequest(method: "GET", path: "/"), health: health).status == 404)
+        let post = MetricsListener.answer(HTTPRequest(method: "POST", path: "/metrics"), health: health)
+        #expect(post.status == 405 && post.headers.contains { $0 == ("Allow", "GET, HEAD") })
+        #expect(MetricsListener.answer(HTTPRequest(method: "GET", path: "/metrics"), health: nil).status == 503)
     }
 
     @Test func thermalZonesAreReadInZoneOrderWithTheirType() throws {

@@ -1,8 +1,9 @@
 """Libraries a kiosk.conf does not use are not needed to start (issue 34): libmosquitto is opened
-the first time an MQTT client is made, so a box without libmosquitto1 plays, and one whose
-kiosk.conf has `mqtt:` says in one line why fleet control is off and plays on. The library is
-hidden from kiosk in a mount namespace of its own (/dev/null bound over the file: root only, as
-CI runs), not removed from this host."""
+the first time an MQTT client is made and libmicrohttpd the first time a server listens, so a box
+without libmosquitto1 or libmicrohttpd12 plays, and one whose kiosk.conf has `mqtt:` (or
+`metrics.listen`) says in one line why that is off and plays on. The library is hidden from kiosk
+in a mount namespace of its own (/dev/null bound over the file: root only, as CI runs), not
+removed from this host."""
 import json
 import os
 import subprocess
@@ -11,19 +12,20 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
 SONAME = "libmosquitto.so.1"
+HTTPD_SONAME = "libmicrohttpd.so.12"
 
 
-def library_path() -> str:
-    """Where ld.so finds libmosquitto.so.1 on this host."""
+def library_path(soname: str = SONAME) -> str:
+    """Where ld.so finds `soname` on this host."""
     listing = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
-    paths = [line.split("=>")[1].strip() for line in listing.splitlines() if line.strip().startswith(SONAME + " ")]
-    assert paths, f"{SONAME} is not installed here: deploy/setup installs libmosquitto-dev"
+    paths = [line.split("=>")[1].strip() for line in listing.splitlines() if line.strip().startswith(soname + " ")]
+    assert paths, f"{soname} is not installed here: deploy/setup installs libmosquitto-dev and libmicrohttpd-dev"
     return paths[0]
 
 
-def run_without_library(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess:
+def run_without_library(tmp_path: Path, *arguments: str, soname: str = SONAME) -> subprocess.CompletedProcess:
     assert os.geteuid() == 0, "hiding a library in a mount namespace needs root (CI runs as root)"
-    script = f'mount --bind /dev/null "{library_path()}" && exec "$@"'
+    script = f'mount --bind /dev/null "{library_path(soname)}" && exec "$@"'
     return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", str(KIOSK), *arguments],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
 
@@ -43,6 +45,7 @@ def test_the_binary_does_not_need_libmosquitto_to_start():
     assert KIOSK.exists(), f"{KIOSK} is missing: run swift build first"
     needed = subprocess.run(["ldd", str(KIOSK)], capture_output=True, text=True, check=True).stdout
     assert "libmosquitto" not in needed, needed
+    assert "libmicrohttpd" not in needed, needed
 
 
 def test_a_box_without_libmosquitto_plays(tmp_path):
@@ -65,3 +68,18 @@ def test_mqtt_without_libmosquitto_is_one_line_and_playback_goes_on(tmp_path):
     assert len(said) == 1, "\n".join(said)
     assert "cannot open libmosquitto: " in said[0] and "(Debian: apt install libmosquitto1)" in said[0], said[0]
     assert said[0].endswith("fleet control is off, playback goes on"), said[0]
+
+
+def test_a_metrics_listener_without_libmicrohttpd_is_one_line_and_playback_goes_on(tmp_path):
+    (tmp_path / "kiosk.conf").write_text(f"input: {{enabled: false}}\ncontrol: {{socket: none}}\n"
+                                         f"metrics: {{listen: '127.0.0.1:1'}}\nitems: [{clip(tmp_path)}]\n")
+    stats = tmp_path / "stats.jsonl"
+    run = run_without_library(tmp_path, "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                              "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "2",
+                              soname=HTTPD_SONAME)
+    assert run.returncode == 0, run.stderr
+    assert frames(stats) >= 25, run.stderr
+    said = [line for line in run.stderr.splitlines() if "metrics:" in line]
+    assert len(said) == 1, "\n".join(said)
+    assert "cannot open libmicrohttpd: " in said[0] and "(Debian: apt install libmicrohttpd12)" in said[0], said[0]
+    assert said[0].endswith("playback goes on without it"), said[0]

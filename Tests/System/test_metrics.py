@@ -9,8 +9,11 @@ Every wait is for a change of the file, with a deadline meant for a hang."""
 import json
 import shutil
 import signal
+import socket
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -70,10 +73,14 @@ def run(tmp_path_factory):
     textfile = directory / "textfile" / "kiosk.prom"
     textfile.parent.mkdir()
     config = directory / "kiosk.conf"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     config.write_text("display: {output: headless}\naudio: {device: none}\ninput: {enabled: false}\n"
-                      f"metrics: {{textfile: {textfile}, interval: 1}}\n"
+                      f"metrics: {{textfile: {textfile}, interval: 1, listen: '127.0.0.1:{port}'}}\n"
                       f"items: [{clip}, {broken}]\n")
     kiosk = Run(directory, config, state, "metrics")
+    kiosk.metrics_url = f"http://127.0.0.1:{port}/metrics"
     yield kiosk, textfile
     if kiosk.process.poll() is None:
         kiosk.process.kill()
@@ -109,6 +116,28 @@ def test_the_textfile_follows_playback_and_prometheus_reads_it(run):
     assert abs(time.time() - samples["kiosk_last_frame_timestamp_seconds"]["value"]) < TIMEOUT
     assert abs(time.time() - samples["kiosk_start_time_seconds"]["value"]) < 600
     assert not list(textfile.parent.glob("*.tmp")), "only whole files in the collector's directory"
+
+
+def fetch(url: str, method: str = "GET"):
+    """(status, content type, body) of one request."""
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method=method), timeout=TIMEOUT) as answer:
+            return answer.status, answer.headers["Content-Type"], answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["Content-Type"], error.read().decode()
+
+
+def test_a_scraper_reads_the_same_health_from_the_listener(run):
+    kiosk, textfile = run
+    status, kind, body = fetch(kiosk.metrics_url)
+    assert status == 200 and kind == "text/plain; version=0.0.4; charset=utf-8", (status, kind)
+    promtool_accepts(body)
+    scraped = parsed(body)
+    assert scraped["kiosk_frames_presented_total"]["value"] > 0
+    # The same figures (the item index is absent for a moment between two items).
+    assert set(scraped) - {"kiosk_item_index"} == set(read(textfile)) - {"kiosk_item_index"}
+    assert fetch(kiosk.metrics_url.replace("/metrics", "/"))[0] == 404
+    assert fetch(kiosk.metrics_url, method="POST")[0] == 405
 
 
 def test_a_pause_is_said_and_the_last_figures_are_written_at_a_clean_stop(run):

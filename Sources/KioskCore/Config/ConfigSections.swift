@@ -296,7 +296,7 @@ extension ConfigWalker {
 
     func readMetrics(_ node: Node?, baseDirectory: String) -> MetricsConfig {
         var metrics = MetricsConfig()
-        guard let section = section(node, name: "metrics", allowedKeys: ["textfile", "interval"]) else { return metrics }
+        guard let section = section(node, name: "metrics", allowedKeys: ["textfile", "interval", "listen"]) else { return metrics }
         let expected = "the path of a .prom file in node_exporter's textfile directory"
         if let path = string(section, "textfile", expected: expected) {
             // node_exporter reads only *.prom there: any other name would be written and never read.
@@ -312,6 +312,11 @@ extension ConfigWalker {
             } else {
                 metrics.interval = interval
             }
+        }
+        let listen = "an address and port like 127.0.0.1:9477, [::1]:9477 or 0.0.0.0:9477 (the LAN)"
+        if let text = string(section, "listen", expected: listen) {
+            if let address = ListenAddress(parsing: text) { metrics.listen = address }
+            else { report(section["listen"], "'listen' in metrics is '\(text)'; expected \(listen)") }
         }
         return metrics
     }

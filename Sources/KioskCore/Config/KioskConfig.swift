@@ -270,6 +270,46 @@ public struct MetricsConfig: Sendable, Equatable {
     public var textfile: String?
     /// `interval`: seconds between two writes, 1-3600.
     public var interval = MetricsConfig.defaultInterval
+    /// `listen`: `127.0.0.1:9477` (Prometheus' port for it), `[::1]:9477` or `0.0.0.0:9477` (the
+    /// LAN, by choice): `GET /metrics` answered there; nil: no listener.
+    public var listen: ListenAddress?
 
     public init() {}
+}
+
+/// Where a server listens: an IP literal (a name would depend on a resolver at boot) and a port.
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// `127.0.0.1:9477`, `[::1]:9477`; nil for anything else (a name, no port, a port out of 1-65535).
+    public init?(parsing text: String) {
+        let host: Substring, port: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            host = text[text.index(after: text.startIndex)..<close]
+            port = text[text.index(close, offsetBy: 2)...]
+            guard host.contains(":"), host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
+        } else {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return nil }
+            host = parts[0]
+            port = parts[1]
+            let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+            guard octets.count == 4, octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) && Int($0)! <= 255 })
+            else { return nil }
+        }
+        guard !port.isEmpty, port.allSatisfy(\.isNumber), let number = Int(port), (1...65535).contains(number) else { return nil }
+        self.init(host: String(host), port: number)
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// Reachable from this box only.
+    public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
 }

@@ -1,0 +1,89 @@
+// See CMicroHTTPD.h: libmicrohttpd opened with dlopen the first time a server is started.
+// The soname's major version is the library's ABI (libmicrohttpd12 in Debian 12, 12t64 in 13).
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include "CMicroHTTPD.h"
+
+#define KIOSK_MHD_SONAME "libmicrohttpd.so.12"
+
+static struct kiosk_mhd_api api;
+static __typeof__(MHD_start_daemon) *start_daemon;
+static __typeof__(MHD_get_daemon_info) *get_daemon_info;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char load_error[300];
+static int loaded;
+
+static int resolve(void *library, void **slot, const char *symbol) {
+    *slot = dlsym(library, symbol);
+    if (!*slot) snprintf(load_error, sizeof load_error, "%s has no %s", KIOSK_MHD_SONAME, symbol);
+    return *slot != NULL;
+}
+
+static void load(void) {
+    void *library = dlopen(KIOSK_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        const char *reason = dlerror();
+        snprintf(load_error, sizeof load_error, "%s", reason ? reason : "cannot open " KIOSK_MHD_SONAME);
+        return;
+    }
+    loaded = resolve(library, (void **)&start_daemon, "MHD_start_daemon")
+        && resolve(library, (void **)&get_daemon_info, "MHD_get_daemon_info")
+        && resolve(library, (void **)&api.stop_daemon, "MHD_stop_daemon")
+        && resolve(library, (void **)&api.create_response_from_buffer, "MHD_create_response_from_buffer")
+        && resolve(library, (void **)&api.add_response_header, "MHD_add_response_header")
+        && resolve(library, (void **)&api.queue_response, "MHD_queue_response")
+        && resolve(library, (void **)&api.destroy_response, "MHD_destroy_response")
+        && resolve(library, (void **)&api.lookup_connection_value, "MHD_lookup_connection_value");
+}
+
+const struct kiosk_mhd_api *kiosk_mhd_load(const char **error) {
+    pthread_once(&once, load);
+    *error = loaded ? NULL : load_error;
+    return loaded ? &api : NULL;
+}
+
+struct MHD_Daemon *kiosk_mhd_start(const char *host, uint16_t port, unsigned connections, unsigned timeout,
+                                   MHD_AccessHandlerCallback handler, void *context, char *error, size_t error_size) {
+    const char *load_failure = NULL;
+    if (!kiosk_mhd_load(&load_failure)) {
+        snprintf(error, error_size, "%s", load_failure);
+        return NULL;
+    }
+    struct sockaddr_in v4;
+    struct sockaddr_in6 v6;
+    const struct sockaddr *address;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+    memset(&v4, 0, sizeof v4);
+    memset(&v6, 0, sizeof v6);
+    if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(port);
+        address = (const struct sockaddr *)&v4;
+    } else if (inet_pton(AF_INET6, host, &v6.sin6_addr) == 1) {
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(port);
+        address = (const struct sockaddr *)&v6;
+        flags |= MHD_USE_IPv6;
+    } else {
+        snprintf(error, error_size, "'%s' is not an IPv4 or IPv6 address", host);
+        return NULL;
+    }
+    errno = 0;
+    struct MHD_Daemon *daemon = start_daemon(flags, port, NULL, NULL, handler, context,
+                                             MHD_OPTION_SOCK_ADDR, address,
+                                             MHD_OPTION_CONNECTION_LIMIT, connections,
+                                             MHD_OPTION_CONNECTION_TIMEOUT, timeout,
+                                             MHD_OPTION_END);
+    if (!daemon) snprintf(error, error_size, "cannot listen: %s", errno ? strerror(errno) : "the library refused");
+    return daemon;
+}
+
+uint16_t kiosk_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}

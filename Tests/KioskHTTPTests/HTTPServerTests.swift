@@ -1,0 +1,100 @@
+import Foundation
+import Glibc
+import Testing
+@testable import KioskHTTP
+
+/// The server against a client that speaks HTTP/1.1 over a plain socket: what a scraper, curl or a
+/// browser sends, and what comes back, headers included.
+@Suite struct HTTPServerTests {
+    /// One request on a fresh connection; the whole answer (the server closes after it).
+    static func exchange(port: Int, _ request: String) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)   // a deadline for a hang
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        let bytes = Array(request.utf8)
+        try #require(send(fd, bytes, bytes.count, 0) == bytes.count)
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            answer += buffer[..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    static func get(_ path: String, port: Int, method: String = "GET") throws -> String {
+        try exchange(port: port, "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    }
+
+    @Test func aRouteIsAnsweredWithItsStatusTypeAndBody() throws {
+        let seen = Seen()
+        let server = try HTTPServer(host: "127.0.0.1", port: 0) { request in
+            seen.add(request)
+            return request.path == "/metrics"
+                ? HTTPResponse(status: 200, text: "kiosk_up 1\n", contentType: "text/plain; version=0.0.4")
+                : HTTPResponse(status: 404, text: "not found\n")
+        }
+        defer { server.stop() }
+        #expect(server.port > 0)
+        let found = try Self.get("/metrics?x=1", port: server.port)
+        #expect(found.hasPrefix("HTTP/1.1 200"), "\(found)")
+        #expect(found.contains("Content-Type: text/plain; version=0.0.4"))
+        #expect(found.contains("Cache-Control: no-store"))
+        #expect(found.contains("X-Content-Type-Options: nosniff"))
+        #expect(found.hasSuffix("\r\n\r\nkiosk_up 1\n"))
+        let missing = try Self.get("/other", port: server.port)
+        #expect(missing.hasPrefix("HTTP/1.1 404"), "\(missing)")
+        #expect(seen.requests == [HTTPRequest(method: "GET", path: "/metrics"), HTTPRequest(method: "GET", path: "/other")])
+    }
+
+    /// A body is not read: the first call answers, whatever follows (a large upload to a route
+    /// that takes none costs nothing).
+    @Test func aRequestWithABodyIsAnsweredWithoutReadingIt() throws {
+        let server = try HTTPServer(host: "127.0.0.1", port: 0) { request in
+            HTTPResponse(status: request.method == "GET" ? 200 : 405, text: "", headers: [("Allow", "GET")])
+        }
+        defer { server.stop() }
+        let body = String(repeating: "x", count: 100_000)
+        let answer = try Self.exchange(port: server.port, "POST /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                       + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+        #expect(answer.hasPrefix("HTTP/1.1 405"), "\(answer.prefix(200))")
+        #expect(answer.contains("Allow: GET"))
+    }
+
+    @Test func whatCannotBeListenedOnIsOneClearError() throws {
+        #expect(throws: HTTPServerError(description: "'lobby.local' is not an IPv4 or IPv6 address")) {
+            try HTTPServer(host: "lobby.local", port: 0) { _ in HTTPResponse(status: 200, text: "") }
+        }
+        let first = try HTTPServer(host: "127.0.0.1", port: 0) { _ in HTTPResponse(status: 200, text: "") }
+        defer { first.stop() }
+        #expect(throws: HTTPServerError(description: "cannot listen: Address already in use")) {
+            try HTTPServer(host: "127.0.0.1", port: first.port) { _ in HTTPResponse(status: 200, text: "") }
+        }
+    }
+
+    @Test func anIPv6LoopbackListens() throws {
+        let server = try HTTPServer(host: "::1", port: 0) { _ in HTTPResponse(status: 204, text: "") }
+        defer { server.stop() }
+        #expect(server.port > 0)
+    }
+}
+
+/// Requests as the server's thread handed them over.
+final class Seen: @unchecked Sendable {
+    // Safe to share: `list` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var list: [HTTPRequest] = []
+    func add(_ request: HTTPRequest) { lock.withLock { list.append(request) } }
+    var requests: [HTTPRequest] { lock.withLock { list } }
+}
