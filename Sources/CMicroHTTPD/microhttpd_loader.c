@@ -69,6 +69,8 @@ struct MHD_Daemon *kiosk_mhd_start(const char *host, uint16_t port, unsigned con
         v6.sin6_port = htons(port);
         address = (const struct sockaddr *)&v6;
         flags |= MHD_USE_IPv6;
+        // `::` (every address): IPv4 too, as a server on 0.0.0.0 would be reached.
+        if (IN6_IS_ADDR_UNSPECIFIED(&v6.sin6_addr)) flags |= MHD_USE_DUAL_STACK;
     } else {
         snprintf(error, error_size, "'%s' is not an IPv4 or IPv6 address", host);
         return NULL;

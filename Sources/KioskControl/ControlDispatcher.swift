@@ -1,4 +1,3 @@
-import Foundation
 import KioskCore
 import KioskPlayer
 
@@ -152,7 +151,7 @@ public final class ControlDispatcher {
         case .displayPower: return .string(player.isDisplayOn ? "on" : "off")
         case .schedule: return schedule?.scheduleStatus ?? .null
         case .sync: return contentSync?.syncStatus ?? .null
-        case .health: return services.health?.health?.controlValue(at: Date().timeIntervalSince1970) ?? .null
+        case .health: return services.health?.health.map { $0.controlValue(at: $0.sampledAt) } ?? .null
         }
     }
 

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 
 /// One request as the handler sees it: what kiosk's routes need, no body (the server answers
 /// requests that carry one before reading it).
@@ -47,14 +48,29 @@ public struct HTTPServerError: Error, CustomStringConvertible, Equatable {
 /// the player). Headers every answer carries: `Cache-Control: no-store`,
 /// `X-Content-Type-Options: nosniff`.
 public final class HTTPServer: @unchecked Sendable {
-    // Safe to share: set once in init; libmicrohttpd's thread only reads `handler`.
+    // Safe to share: `daemon` and `context` are only touched with `lock` held; the daemon's
+    // thread reaches only `Route`, which is immutable.
+    private let lock = PThreadLock()
     private let api: UnsafePointer<kiosk_mhd_api>
     private var daemon: OpaquePointer?
-    private let handler: @Sendable (HTTPRequest) -> HTTPResponse
+    /// The daemon's context, retained for it until its thread has ended (`stop`): the callback
+    /// never holds the server itself, so the server's last release never happens on that thread.
+    private var context: Unmanaged<Route>?
     /// The port it listens on (the free one chosen when 0 was asked).
-    public private(set) var port: Int = 0
+    public let port: Int
 
-    /// Listens on `host` (an IPv4 or IPv6 literal) and `port` (0: any free port).
+    /// What the daemon's thread calls: the handler and the library's calls.
+    private final class Route: @unchecked Sendable {
+        // Safe to share: immutable.
+        let api: UnsafePointer<kiosk_mhd_api>
+        let handler: @Sendable (HTTPRequest) -> HTTPResponse
+        init(api: UnsafePointer<kiosk_mhd_api>, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+            self.api = api
+            self.handler = handler
+        }
+    }
+
+    /// Listens on `host` (an IPv4 or IPv6 literal; `::` takes IPv4 too) and `port` (0: any free port).
     public init(host: String, port: Int, connections: Int = 16, idleTimeout: Int = 10,
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(HTTPServerError) {
         var loadError: UnsafePointer<CChar>?
@@ -64,16 +80,16 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard (0...65535).contains(port) else { throw HTTPServerError(description: "port \(port) is out of range") }
         self.api = api
-        self.handler = handler
+        let context = Unmanaged.passRetained(Route(api: api, handler: handler))
         var message = [CChar](repeating: 0, count: 300)
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        let started = kiosk_mhd_start(host, UInt16(port), UInt32(connections), UInt32(idleTimeout), HTTPServer.access,
-                                      context, &message, message.count)
-        guard let started else {
+        guard let started = kiosk_mhd_start(host, UInt16(port), UInt32(connections), UInt32(idleTimeout), HTTPServer.access,
+                                            context.toOpaque(), &message, message.count) else {
+            context.release()
             throw HTTPServerError(description: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
                                                       as: UTF8.self))
         }
         daemon = started
+        self.context = context
         self.port = Int(kiosk_mhd_bound_port(started))
     }
 
@@ -81,21 +97,26 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Closes the listening socket and waits for the daemon's thread (requests under way end).
     public func stop() {
+        let (daemon, context) = lock.withLock { () -> (OpaquePointer?, Unmanaged<Route>?) in
+            defer { self.daemon = nil; self.context = nil }
+            return (self.daemon, self.context)
+        }
         if let daemon { api.pointee.stop_daemon(daemon) }
-        daemon = nil
+        context?.release()
     }
 
     /// libmicrohttpd's access handler. It is called again for each piece of a request's body;
     /// kiosk's routes take none, so the first call answers (a body is then discarded unread).
     private static let access: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, _, _ in
         guard let context, let connection else { return .NO }
-        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let route = Unmanaged<Route>.fromOpaque(context).takeUnretainedValue()
         let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "",
                                   path: url.map { String(cString: $0) } ?? "/")
-        return server.answer(server.handler(request), on: connection)
+        return answer(route.handler(request), on: connection, api: route.api)
     }
 
-    private func answer(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    private static func answer(_ response: HTTPResponse, on connection: OpaquePointer,
+                               api: UnsafePointer<kiosk_mhd_api>) -> MHD_Result {
         let created = response.body.withUnsafeBytes { bytes in
             api.pointee.create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
                                                     .RESPMEM_MUST_COPY)
@@ -108,5 +129,18 @@ public final class HTTPServer: @unchecked Sendable {
             guard api.pointee.add_response_header(created, name, value) == .YES else { return .NO }
         }
         return api.pointee.queue_response(connection, UInt32(response.status), created)
+    }
+}
+
+/// A pthread mutex (KioskHTTP imports no Foundation).
+private final class PThreadLock: @unchecked Sendable {
+    // Safe to share: a mutex.
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+    func withLock<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return body()
     }
 }

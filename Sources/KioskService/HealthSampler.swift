@@ -29,14 +29,25 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
     private let startTime: Double
     private var sync: (@Sendable () -> HealthSnapshot.Sync)?
     private var mqttConnected: (@Sendable () -> Bool)?
+    /// The last sample and when (monotonic): asks within `freshness` get it again, so an
+    /// `observe health` (compared every 100 ms) reads sysfs once a second and changes at most as often.
+    private var cached: (snapshot: HealthSnapshot, at: Double)?
+    private let freshness: Double
 
-    package init(sensors: BoxSensors, startTime: Double = Date().timeIntervalSince1970) {
+    /// `freshness`: seconds a sample is handed out again (tests: 0).
+    package init(sensors: BoxSensors, startTime: Double = Date().timeIntervalSince1970, freshness: Double = 1) {
         self.sensors = sensors
         self.startTime = startTime
+        self.freshness = freshness
     }
 
     /// The player, once it exists.
-    package func attach(_ source: any HealthSource) { lock.withLock { self.source = source } }
+    package func attach(_ source: any HealthSource) {
+        lock.withLock {
+            self.source = source
+            cached = nil
+        }
+    }
 
     /// Content sync's figures, once it runs.
     package func attach(sync: @escaping @Sendable () -> HealthSnapshot.Sync) { lock.withLock { self.sync = sync } }
@@ -45,27 +56,47 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
     package func attach(mqttConnected: @escaping @Sendable () -> Bool) { lock.withLock { self.mqttConnected = mqttConnected } }
 
     /// A clean stop: what is asked from now on says kiosk is not running.
-    package func stopping() { lock.withLock { running = false } }
+    package func stopping() {
+        lock.withLock {
+            running = false
+            cached = nil
+        }
+    }
 
     /// The player's event, on the presenter thread: a count under a lock, nothing more.
     package func observe(_ event: PlayerEvent) {
         guard case .playback(let playback, _, _) = event else { return }
         switch playback {
-        case .itemStarted, .itemFailed: lock.withLock { counters.count(playback) }
+        case .itemStarted, .itemFailed:
+            lock.withLock {
+                counters.count(playback)
+                cached = nil
+            }
         default: break
         }
     }
 
-    /// The health now; nil before the player exists (or once it is gone).
+    /// The health now (or at most `freshness` ago); nil before the player exists (or once it is gone).
     package var health: HealthSnapshot? {
-        let (source, counters, running, sync, mqtt) = lock.withLock {
-            (self.source, self.counters, self.running, self.sync, self.mqttConnected)
+        let now = MonotonicClock().now()
+        let (source, counters, running, sync, mqtt, cached) = lock.withLock {
+            (self.source, self.counters, self.running, self.sync, self.mqttConnected, self.cached)
         }
+        if let cached, now - cached.at < freshness { return cached.snapshot }
+        guard let snapshot = sample(source: source, counters: counters, running: running, sync: sync, mqtt: mqtt) else {
+            return nil
+        }
+        lock.withLock { self.cached = (snapshot, now) }
+        return snapshot
+    }
+
+    private func sample(source: (any HealthSource)?, counters: HealthCounters, running: Bool,
+                        sync: (@Sendable () -> HealthSnapshot.Sync)?, mqtt: (@Sendable () -> Bool)?) -> HealthSnapshot? {
         guard let source else { return nil }
         let presenter = source.presenterHealth
         // The presenter's times are CLOCK_MONOTONIC; the figures are Unix time.
         let monotonicNow = MonotonicClock().now(), wallNow = Date().timeIntervalSince1970
-        return HealthSnapshot(
+        var snapshot = HealthSnapshot(
             version: KioskVersion.text, startTime: startTime, state: source.timeControlStatus,
             itemIndex: source.currentItemIndex, playlistCount: source.playlistCount,
             framesPresented: source.framesPresented, framesDropped: source.framesDropped,
@@ -74,5 +105,7 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
             displayFailing: presenter.displayFailingSince != nil, counters: counters,
             temperatures: sensors.temperatures(), underVoltage: sensors.underVoltage(), sync: sync?(),
             mqttConnected: mqtt?())
+        snapshot.sampledAt = wallNow
+        return snapshot
     }
 }

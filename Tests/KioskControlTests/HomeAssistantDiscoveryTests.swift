@@ -81,6 +81,17 @@ import Testing
         #expect(parsed.contains(.request(.togglePlayPause)))
     }
 
+    @Test func triggersWhoseIdsWouldCollideGetDistinctOnes() throws {
+        let discovery = HomeAssistantDiscovery(prefix: "ha", topics: Self.topics, version: "0.1.0",
+                                               triggers: ["fire drill", "fire_drill", "fire-drill"])
+        let ids = try discovery.messages.map { try #require(try Self.json($0.payload)["unique_id"] as? String) }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.filter { $0.contains("trigger_fire") } == ["kiosk_lobby_1_trigger_fire_drill", "kiosk_lobby_1_trigger_fire_drill_2",
+                                                               "kiosk_lobby_1_trigger_fire-drill"])
+        let first = try Self.json(discovery.messages[0].payload)
+        #expect(first["default_entity_id"] as? String == "sensor.kiosk_lobby_1_state")
+    }
+
     @Test func theBridgeAnnouncesOnConnectAndWhenHomeAssistantStarts() {
         let link = RecordingLink(), player = FakePlayer()
         let bridge = FleetBridge(topics: Self.topics, link: link, statusInterval: 3600, discoveryPrefix: "homeassistant",

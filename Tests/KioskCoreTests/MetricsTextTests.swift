@@ -88,7 +88,9 @@ import Testing
     }
 
     @Test func everyCounterEndsInTotalAndEveryNameIsOneFamily() {
-        let families = HealthSnapshot(version: "0.1.0", startTime: 10, underVoltage: .init(now: true, sinceBoot: true)).families
+        let families = HealthSnapshot(version: "0.1.0", startTime: 10, underVoltage: .init(now: true, sinceBoot: true),
+                                      sync: .init(lastSuccess: 5, failures: 1, storeFreeBytes: 1), mqttConnected: true).families
+        #expect(families.contains { $0.name == "kiosk_sync_failures_total" } && families.contains { $0.name == "kiosk_mqtt_connected" })
         #expect(Set(families.map(\.name)).count == families.count)
         for family in families {
             #expect((family.kind == .counter) == family.name.hasSuffix("_total"), "\(family.name)")
@@ -183,7 +185,8 @@ import Testing
     }
 
     @Test(arguments: ["localhost:9477", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:65536", "256.1.1.1:80", "::1:9477",
-                      "[::1]9477", "[lobby]:80", "1.2.3:80", "127.0.0.1:9x", ""])
+                      "[::1]9477", "[lobby]:80", "1.2.3:80", "127.0.0.1:9x", "", "1²7.0.0.1:9477", "127.0.0.1:９４７７",
+                      "١٢٧.0.0.1:80"])
     func anythingElseIsNoListenAddress(text: String) {
         #expect(ListenAddress(parsing: text) == nil)
     }

@@ -83,7 +83,7 @@ import KioskHTTP
         let root = try Self.directory("frozen")
         let source = FakeSource()
         source.presenterHealth.progressOverdueSince = MonotonicClock().now() - 5
-        let sampler = HealthSampler(sensors: BoxSensors(sys: root, proc: root, stateDirectory: root))
+        let sampler = HealthSampler(sensors: BoxSensors(sys: root, proc: root, stateDirectory: root), freshness: 0)
         let writer = MetricsWriter(config: MetricsConfig(), path: root + "/k.prom", sampler: sampler, logger: Logger(label: "t"))
         #expect(sampler.health == nil, "no player yet")
         sampler.attach(source)
@@ -102,6 +102,22 @@ import KioskHTTP
         let samples = Self.samples(try String(contentsOfFile: root + "/k.prom", encoding: .utf8))
         #expect(samples["kiosk_running"] == "0")
         #expect(samples["kiosk_state{state=\"playing\"}"] == "0")
+    }
+
+    /// Asked again within a second, the same sample (the property observed every 100 ms neither
+    /// reads sysfs each time nor changes each time); a counted event makes a new one.
+    @Test func aSampleIsHandedOutAgainForASecond() throws {
+        let root = try Self.directory("fresh")
+        let source = FakeSource()
+        let sampler = HealthSampler(sensors: BoxSensors(sys: root, proc: root, stateDirectory: root), freshness: 3600)
+        sampler.attach(source)
+        let first = try #require(sampler.health)
+        source.framesPresented = 999
+        #expect(sampler.health == first)
+        #expect(first.sampledAt > 0)
+        sampler.observe(.playback(.itemStarted(PlayerItemReference(serial: 1, name: "a")), item: 0, time: .zero))
+        #expect(sampler.health?.framesPresented == 999)
+        #expect(sampler.health?.counters.itemsStarted == 1)
     }
 
     @Test func theListenerAnswersMetricsOnlyAndSaysWhy() throws {

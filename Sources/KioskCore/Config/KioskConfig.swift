@@ -301,10 +301,12 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             host = parts[0]
             port = parts[1]
             let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-            guard octets.count == 4, octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) && Int($0)! <= 255 })
+            // ASCII digits only: `isNumber` also takes ² or ٣, which Int() does not read.
+            guard octets.count == 4,
+                  octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigit) && (Int($0) ?? 256) <= 255 })
             else { return nil }
         }
-        guard !port.isEmpty, port.allSatisfy(\.isNumber), let number = Int(port), (1...65535).contains(number) else { return nil }
+        guard !port.isEmpty, port.allSatisfy(\.isASCIIDigit), let number = Int(port), (1...65535).contains(number) else { return nil }
         self.init(host: String(host), port: number)
     }
 
@@ -312,4 +314,8 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// Reachable from this box only.
     public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -32,6 +32,9 @@ public struct HealthSnapshot: Sendable, Equatable {
     public var sync: Sync?
     /// Whether the broker has kiosk connected; nil when `mqtt` is off.
     public var mqttConnected: Bool?
+    /// When it was sampled, Unix time: the property's ages are counted to it, so a value asked
+    /// again (observed every 100 ms) is the same until the next sample.
+    public var sampledAt = 0.0
 
     public struct Sync: Sendable, Equatable {
         /// When a pass last ended well, Unix time; nil: none yet.

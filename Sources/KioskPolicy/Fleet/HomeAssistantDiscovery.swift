@@ -34,7 +34,7 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
         var entities: [(component: String, object: String, fields: [(String, ControlValue)])] = [
             ("sensor", "state", [("name", .string("State")), ("value_template", .string("{{ value_json.state }}")),
                                  ("icon", .string("mdi:play-pause"))]),
-            ("sensor", "title", [("name", .string("Title")), ("value_template", .string("{{ value_json.title }}")),
+            ("sensor", "title", [("name", .string("Title")), ("value_template", .string("{{ value_json.title or '' }}")),
                                  ("icon", .string("mdi:filmstrip"))]),
             // On while the status lists alerts (a frozen picture, a failing display, under-voltage,
             // heat), which it carries as the entity's attributes.
@@ -70,8 +70,15 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
             entities.append(("button", object, [("name", .string(name)), ("command_topic", .string(topics.command)),
                                                 ("payload_press", .string(Self.command(words))), ("icon", .string(icon))]))
         }
+        var triggerIDs: Set<String> = []
         for trigger in triggers {
-            entities.append(("button", "trigger_" + Self.id(trigger), [
+            // `fire drill` and `fire_drill` would share an id, which Home Assistant refuses: a number tells them apart.
+            var object = "trigger_" + Self.id(trigger), suffix = 2
+            while !triggerIDs.insert(object).inserted {
+                object = "trigger_" + Self.id(trigger) + "_\(suffix)"
+                suffix += 1
+            }
+            entities.append(("button", object, [
                 ("name", .string("Trigger \(trigger)")), ("command_topic", .string(topics.command)),
                 ("payload_press", .string(Self.command(["trigger", trigger]))), ("icon", .string("mdi:gesture-tap-button"))]))
         }
@@ -79,7 +86,8 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
             var fields = entity.fields
             let uniqueID = "\(nodeID)_\(entity.object)"
             fields.insert(("unique_id", .string(uniqueID)), at: 1)
-            fields.insert(("object_id", .string(uniqueID)), at: 2)
+            // The entity id Home Assistant gives it (2025.10 and later; `object_id` before, now refused).
+            fields.insert(("default_entity_id", .string("\(entity.component).\(uniqueID)")), at: 2)
             // The status carries everything the entities show; its will says offline.
             fields.append(("availability_topic", .string(topics.status)))
             fields.append(("availability_template", .string("{{ 'online' if value_json.online else 'offline' }}")))
