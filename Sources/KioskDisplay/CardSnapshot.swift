@@ -41,16 +41,30 @@ extension Card {
                             maxSize: PixelSize(width: Int(res.max_width), height: Int(res.max_height)))
     }
 
-    private func connector(_ c: drmModeConnector) -> DisplayConnectorInfo {
-        let status: ConnectorStatus = switch c.connection.rawValue {
+    /// One connector's cable: `probe` asks the driver to look again (GETCONNECTOR: detect,
+    /// and on some drivers an EDID read), else what it last found (GETCONNECTOR_CURRENT, no I/O
+    /// to the screen). nil: no such connector (gone with its card).
+    func connectorStatus(id: UInt32, probe: Bool) -> ConnectorStatus? {
+        guard let pointer = probe ? drmModeGetConnector(fd.rawValue, id) : drmModeGetConnectorCurrent(fd.rawValue, id) else {
+            return nil
+        }
+        defer { drmModeFreeConnector(pointer) }
+        return Self.status(pointer.pointee)
+    }
+
+    private static func status(_ c: drmModeConnector) -> ConnectorStatus {
+        switch c.connection.rawValue {
         case DRM_MODE_CONNECTED.rawValue: .connected
         case DRM_MODE_DISCONNECTED.rawValue: .disconnected
         default: .unknown
         }
-        return DisplayConnectorInfo(
+    }
+
+    private func connector(_ c: drmModeConnector) -> DisplayConnectorInfo {
+        DisplayConnectorInfo(
             id: c.connector_id,
             name: ConnectorType.connectorName(type: c.connector_type, typeID: c.connector_type_id),
-            status: status,
+            status: Self.status(c),
             modes: (0..<Int(c.count_modes)).map { DisplayMode(c.modes[$0]) },
             encoderIDs: (0..<Int(c.count_encoders)).map { c.encoders[$0] },
             currentEncoderID: c.encoder_id, widthMillimeters: c.mmWidth, heightMillimeters: c.mmHeight)

@@ -1,3 +1,4 @@
+import Foundation
 import KioskCore
 
 /// Display power through KMS (`display.power`, the control socket's `display_power`): the
@@ -24,6 +25,35 @@ extension DRMDisplay {
             // The panel's refresh grid starts anew where it was switched on.
             vblank = VblankPredictor(refreshInterval: refreshInterval.seconds, lastVblank: card.lastVblank(crtcID: crtcID))
         }
+        return true
+    }
+
+    /// `card1-HDMI-A-1` (the card's node, a by-path link resolved, and the connector as the
+    /// kernel spells it: its folder in /sys/class/drm) and its cable as the driver tells.
+    /// Under the display's lock (the card's descriptor is not closed under it); a probe holds a
+    /// frame back for as long as the driver takes, which it does only after a hotplug.
+    public func connectorStates(probe: Bool) -> [(connector: String, status: ConnectorStatus?)] {
+        let status = lock.withLock { isClosed ? nil : card.connectorStatus(id: connectorID, probe: probe) }
+        return [(connector: sysfsConnectorName, status: status)]
+    }
+
+    private var sysfsConnectorName: String {
+        "\(URL(fileURLWithPath: cardPath).resolvingSymlinksInPath().lastPathComponent)-\(connectorName)"
+    }
+
+    /// Sets the mode anew on a returning screen: ACTIVE off and on in two modesets, the planes
+    /// and their framebuffers left as they were, so the last picture shows at once. A sink
+    /// plugged in again may need the modeset (HDMI's scrambling and TMDS setup, a DisplayPort
+    /// link trained anew); where the driver kept the link up it costs a blank of a few frames.
+    /// Not while switched off: switching on sets the mode.
+    public func screenReturned(connector: String) throws -> Bool {
+        guard connector == sysfsConnectorName else { return false }
+        lock.lock(); defer { lock.unlock() }
+        guard !isClosed, isPoweredOn else { return false }
+        if pendingIndex != nil { _ = try finishPendingFlip() }
+        try presenter.setActive(false)
+        try presenter.setActive(true)
+        vblank = VblankPredictor(refreshInterval: refreshInterval.seconds, lastVblank: card.lastVblank(crtcID: crtcID))
         return true
     }
 }

@@ -14,6 +14,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     public let cardPath: String
     public let driverName: String
     public let connectorName: String
+    let connectorID: UInt32
     public let mode: DisplayMode
     /// Atomic or legacy, as used (auto resolves to one of them).
     public let api: DRMDisplayOptions.API
@@ -136,6 +137,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         cardPath = card.path
         driverName = card.driverName
         connectorName = output.connector.name
+        connectorID = output.connector.id
         mode = output.mode
         api = presenter.api
         crtcID = output.crtc.id

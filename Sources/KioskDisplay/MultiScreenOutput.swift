@@ -100,6 +100,15 @@ public final class MultiScreenOutput: VideoOutput, @unchecked Sendable {
         if let firstError { throw firstError }
     }
 
+    public func connectorStates(probe: Bool) -> [(connector: String, status: ConnectorStatus?)] {
+        screens.flatMap { $0.connectorStates(probe: probe) }
+    }
+
+    /// Each screen sets itself up again if the connector is its own.
+    public func screenReturned(connector: String) throws -> Bool {
+        try screens.reduce(false) { try $1.screenReturned(connector: connector) || $0 }
+    }
+
     public func setPower(on: Bool) throws -> Bool {
         try screens.map { try $0.setPower(on: on) }.allSatisfy { $0 }
     }

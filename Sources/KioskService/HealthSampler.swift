@@ -29,6 +29,7 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
     private let startTime: Double
     private var sync: (@Sendable () -> HealthSnapshot.Sync)?
     private var mqttConnected: (@Sendable () -> Bool)?
+    private var display: (@Sendable () -> (connected: Bool?, hotplugs: Int))?
     /// The last sample and when (monotonic): asks within `freshness` get it again, so an
     /// `observe health` (compared every 100 ms) reads sysfs once a second and changes at most as often.
     private var cached: (snapshot: HealthSnapshot, at: Double)?
@@ -55,6 +56,11 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
     /// The fleet connection's state, once it exists.
     package func attach(mqttConnected: @escaping @Sendable () -> Bool) { lock.withLock { self.mqttConnected = mqttConnected } }
 
+    /// The screens' cables (`DisplayConnectionWatcher.figures`), once watched.
+    package func attach(display: @escaping @Sendable () -> (connected: Bool?, hotplugs: Int)) {
+        lock.withLock { self.display = display }
+    }
+
     /// A clean stop: what is asked from now on says kiosk is not running.
     package func stopping() {
         lock.withLock {
@@ -79,12 +85,16 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
     /// The health now (or at most `freshness` ago); nil before the player exists (or once it is gone).
     package var health: HealthSnapshot? {
         let now = MonotonicClock().now()
-        let (source, counters, running, sync, mqtt, cached) = lock.withLock {
-            (self.source, self.counters, self.running, self.sync, self.mqttConnected, self.cached)
+        let (source, counters, running, sync, mqtt, display, cached) = lock.withLock {
+            (self.source, self.counters, self.running, self.sync, self.mqttConnected, self.display, self.cached)
         }
         if let cached, now - cached.at < freshness { return cached.snapshot }
-        guard let snapshot = sample(source: source, counters: counters, running: running, sync: sync, mqtt: mqtt) else {
+        guard var snapshot = sample(source: source, counters: counters, running: running, sync: sync, mqtt: mqtt) else {
             return nil
+        }
+        if let display = display?() {
+            snapshot.displayConnected = display.connected
+            snapshot.displayHotplugs = display.hotplugs
         }
         lock.withLock { self.cached = (snapshot, now) }
         return snapshot

@@ -136,6 +136,11 @@ struct RunCommand: ParsableCommand {
                                                events: syncEvents, logger: logger)
         if let contentSync { operations.health.attach(sync: { contentSync.healthFigures }) }
         if let fleet { operations.health.attach(mqttConnected: { fleet.isConnected }) }
+        // The screens' cables: one unplugged is an alert, one plugged in again gets its mode anew.
+        let cables = DisplayConnectionWatcher(outputs: [output] + companions.map(\.output), logger: logger)
+        cables.start()
+        defer { cables.stop() }
+        operations.health.attach(display: { cables.figures })
         // Every service exists now: one value for every request source (socket, MQTT).
         let services = Services(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync,
                                 health: operations.health)

@@ -32,6 +32,11 @@ public struct HealthSnapshot: Sendable, Equatable {
     public var sync: Sync?
     /// Whether the broker has kiosk connected; nil when `mqtt` is off.
     public var mqttConnected: Bool?
+    /// Whether every screen's connector reads connected (`DisplayConnections.allConnected`);
+    /// nil: headless, or connectors that cannot tell.
+    public var displayConnected: Bool?
+    /// Connector state changes seen since the start (a cable pulled, plugged in again).
+    public var displayHotplugs = 0
     /// When it was sampled, Unix time: the property's ages are counted to it, so a value asked
     /// again (observed every 100 ms) is the same until the next sample.
     public var sampledAt = 0.0
@@ -70,7 +75,7 @@ public struct HealthSnapshot: Sendable, Equatable {
                 playlistCount: Int = 0, framesPresented: Int = 0, framesDropped: Int = 0, lastPicture: Double? = nil,
                 pictureOverdue: Double = 0, running: Bool = true, displayFailing: Bool = false, counters: HealthCounters = HealthCounters(),
                 temperatures: [Temperature] = [], underVoltage: UnderVoltage? = nil, sync: Sync? = nil,
-                mqttConnected: Bool? = nil) {
+                mqttConnected: Bool? = nil, displayConnected: Bool? = nil, displayHotplugs: Int = 0) {
         self.version = version
         self.startTime = startTime
         self.state = state
@@ -87,6 +92,8 @@ public struct HealthSnapshot: Sendable, Equatable {
         self.underVoltage = underVoltage
         self.sync = sync
         self.mqttConnected = mqttConnected
+        self.displayConnected = displayConnected
+        self.displayHotplugs = displayHotplugs
     }
 
     public var families: [MetricFamily] {
@@ -115,6 +122,9 @@ public struct HealthSnapshot: Sendable, Equatable {
                          value: running ? pictureOverdue : 0),
             MetricFamily("kiosk_display_failing", .gauge, help: "1 while every attempt to put a picture on screen fails.",
                          value: flag(displayFailing)),
+            MetricFamily("kiosk_display_hotplugs_total", .counter,
+                         help: "Changes of a screen's connector state seen (a cable pulled, plugged in again).",
+                         value: Double(displayHotplugs)),
             MetricFamily("kiosk_items_started_total", .counter, help: "Items that began to play.", value: Double(counters.itemsStarted)),
             MetricFamily("kiosk_items_failed_total", .counter, help: "Items that could not be played or were ended as stalled.",
                          value: Double(counters.itemsFailed)),
@@ -131,6 +141,11 @@ public struct HealthSnapshot: Sendable, Equatable {
                                          value: Double(sync.failures)))
             families.append(MetricFamily("kiosk_store_free_bytes", .gauge, help: "Free bytes for kiosk where the content sync store is.",
                                          samples: sync.storeFreeBytes.map { [.init($0)] } ?? []))
+        }
+        if let displayConnected {
+            families.append(MetricFamily("kiosk_display_connected", .gauge,
+                                         help: "1 while every screen's connector reads connected (absent where it cannot tell).",
+                                         value: flag(displayConnected)))
         }
         if let mqttConnected {
             families.append(MetricFamily("kiosk_mqtt_connected", .gauge, help: "1 while the MQTT broker has kiosk connected.",
@@ -162,6 +177,7 @@ public struct HealthSnapshot: Sendable, Equatable {
             alerts.append("picture frozen for \(Int(pictureOverdue)) s")
         }
         if displayFailing { alerts.append("display failing") }
+        if displayConnected == false { alerts.append("display disconnected") }
         if let underVoltage, underVoltage.now || underVoltage.sinceBoot {
             alerts.append(underVoltage.now ? "under-voltage" : "under-voltage since boot")
         }
@@ -197,6 +213,8 @@ public struct HealthSnapshot: Sendable, Equatable {
             ("last_frame_age", lastFrameAge),
             ("picture_overdue", seconds(pictureOverdue)),
             ("display_failing", .bool(displayFailing)),
+            ("display_connected", displayConnected.map { .bool($0) } ?? .null),
+            ("display_hotplugs", integer(displayHotplugs)),
             ("items_started", integer(counters.itemsStarted)),
             ("items_failed", integer(counters.itemsFailed)),
             ("stalls", integer(counters.stalls)),

@@ -116,6 +116,17 @@ public protocol VideoOutput: AnyObject {
     func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool
     /// How a screenshot of this display is taken, for the log.
     var screenshotSource: String { get }
+    /// The screens' connectors, each named as /sys/class/drm names it (`card1-HDMI-A-1`), with
+    /// the driver's word on its cable (nil: it could not be read): what kiosk watches for a
+    /// screen unplugged and plugged in again. `probe`: the driver looks again (DRM's
+    /// GETCONNECTOR, which may read EDID: only after the kernel said a hotplug happened), else
+    /// what it last found. The default: none (headless).
+    func connectorStates(probe: Bool) -> [(connector: String, status: ConnectorStatus?)]
+    /// The screen on `connector` was plugged in again: its mode is set anew (the CRTC switched
+    /// off and on), as a returning HDMI or DisplayPort sink may need before it shows a picture;
+    /// the last picture shows again. Safe from any thread. False where there is nothing to do
+    /// (no such connector, the screen switched off, the output closed). The default: false.
+    func screenReturned(connector: String) throws -> Bool
 }
 
 extension VideoOutput {
@@ -143,6 +154,9 @@ extension VideoOutput {
     public var screenshotSource: String { "composed by kiosk from its own buffers" }
 
     public func setPower(on: Bool) throws -> Bool { false }
+
+    public func connectorStates(probe: Bool) -> [(connector: String, status: ConnectorStatus?)] { [] }
+    public func screenReturned(connector: String) throws -> Bool { false }
 }
 
 extension DirectVideoOutput {
