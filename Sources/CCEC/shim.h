@@ -98,6 +98,27 @@ static inline int kiosk_cec_transmit(int fd, const uint8_t *bytes, uint32_t leng
     return result;
 }
 
+/// CEC_TRANSMIT that waits up to `timeout_ms` for the destination's reply with `reply_opcode`
+/// (the kernel matches it; a Feature Abort ends the wait too). The reply's bytes go to `reply`
+/// (CEC_MAX_MSG_SIZE), its length to *reply_length (0: none came); *rx_status says why not.
+static inline int kiosk_cec_transmit_reply(int fd, const uint8_t *bytes, uint32_t length, uint8_t reply_opcode,
+                                           uint32_t timeout_ms, uint8_t *tx_status, uint8_t *rx_status,
+                                           uint8_t *reply, uint32_t *reply_length) {
+    struct cec_msg message;
+    memset(&message, 0, sizeof message);
+    if (length < 1 || length > CEC_MAX_MSG_SIZE) return -EINVAL;
+    memcpy(message.msg, bytes, length);
+    message.len = length;
+    message.timeout = timeout_ms;
+    message.reply = reply_opcode;
+    int result = kiosk_cec_ioctl(fd, CEC_TRANSMIT, &message);
+    *tx_status = message.tx_status;
+    *rx_status = message.rx_status;
+    *reply_length = (message.rx_status & CEC_RX_STATUS_OK) ? message.len : 0;
+    memcpy(reply, message.msg, CEC_MAX_MSG_SIZE);
+    return result;
+}
+
 static inline uint32_t kiosk_cec_cap_log_addrs(void) { return CEC_CAP_LOG_ADDRS; }
 static inline uint32_t kiosk_cec_cap_transmit(void) { return CEC_CAP_TRANSMIT; }
 static inline uint32_t kiosk_cec_cap_phys_addr(void) { return CEC_CAP_PHYS_ADDR; }

@@ -134,6 +134,23 @@ public final class CECAdapter {
         return messages
     }
 
+    /// The TV's power state (Give Device Power Status, its Report Power Status within a second);
+    /// nil when the TV does not say (no reply, a Feature Abort, a TV without the feature).
+    public func tvPowerStatus() throws(CECError) -> CECPowerStatus? {
+        let message = CECMessage.givePowerStatus(from: try prepareToSend())
+        var txStatus: UInt8 = 0, rxStatus: UInt8 = 0, length: UInt32 = 0
+        var reply = [UInt8](repeating: 0, count: 16)
+        let result = message.bytes.withUnsafeBufferPointer { bytes in
+            kiosk_cec_transmit_reply(fd.rawValue, bytes.baseAddress, UInt32(bytes.count), CECOpcode.reportPowerStatus.rawValue,
+                                     1000, &txStatus, &rxStatus, &reply, &length)
+        }
+        if result == -ENONET { throw .notConnected(path: path) }
+        try check(result, "CEC_TRANSMIT")
+        let outcome = CECTransmitStatus(rawValue: txStatus)
+        guard outcome.succeeded else { throw .transmitFailed(path: path, message: message, status: outcome) }
+        return CECPowerStatus(reply: Array(reply.prefix(Int(length))))
+    }
+
     /// Sends one message as it is (its initiator must be the adapter's).
     public func transmit(_ message: CECMessage) throws(CECError) {
         var status: UInt8 = 0

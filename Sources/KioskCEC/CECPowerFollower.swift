@@ -7,6 +7,8 @@ public protocol CECPowerTarget: AnyObject {
     var path: String { get }
     @discardableResult func standby() throws(CECError) -> [CECMessage]
     @discardableResult func wake() throws(CECError) -> [CECMessage]
+    /// The TV's own word on its power; nil when it does not answer.
+    func tvPowerStatus() throws(CECError) -> CECPowerStatus?
 }
 
 extension CECAdapter: CECPowerTarget {}
@@ -33,6 +35,9 @@ public final class CECPowerFollower: @unchecked Sendable {
     private var wanted: Bool?
     private var working = false
     private var reported: Set<CECError.Kind> = []
+    /// What the TV last said of its power (nil: unknown, not asked, or it did not answer).
+    private var power: CECPowerStatus?
+    private var powerWatch: DispatchSourceTimer?
 
     /// `devicePath`: a /dev/cecN, or nil to pick one at each change (`CECAdapter.discover`).
     public convenience init(devicePath: String? = nil, logger: Logger) {
@@ -55,6 +60,32 @@ public final class CECPowerFollower: @unchecked Sendable {
         working = true
         lock.unlock()
         if start { queue.async { self.drain() } }
+    }
+
+    /// Whether the TV says it is on (or turning on); nil while unknown: the metrics' TV power.
+    public var tvPowerOn: Bool? { lock.withLock { power?.isOn } }
+
+    /// Asks the TV for its power state now and every `interval` seconds (and after each change
+    /// kiosk sends), on the follower's queue: a TV switched off by its remote, or one that
+    /// ignored a wake-up, is seen within `interval`. One question a minute is a few bytes on a bus
+    /// that carries hundreds a second.
+    public func watchTVPower(every interval: Double) {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now(), repeating: interval)
+        timer.setEventHandler { [weak self] in self?.askPower() }
+        lock.withLock {
+            powerWatch?.cancel()
+            powerWatch = timer
+        }
+        timer.resume()
+    }
+
+    /// Stops asking (a clean exit).
+    public func stopWatchingTVPower() {
+        lock.withLock {
+            powerWatch?.cancel()
+            powerWatch = nil
+        }
     }
 
     /// Waits until every change asked for so far was sent (or failed). For tests and a clean exit.
@@ -86,6 +117,7 @@ public final class CECPowerFollower: @unchecked Sendable {
                 return !reported.isEmpty
             }
             logger.notice("HDMI-CEC: \(what) through \(target.path)\(recovered ? " (working again)" : "")")
+            if lock.withLock({ powerWatch != nil }) { ask(target) }
         } catch {
             let first = lock.withLock { reported.insert(error.kind).inserted }
             if first {
@@ -94,5 +126,35 @@ public final class CECPowerFollower: @unchecked Sendable {
                 logger.debug("HDMI-CEC: display power \(on ? "on" : "off"): \(error)")
             }
         }
+    }
+
+    /// On the queue: the TV's power state through a newly opened adapter.
+    private func askPower() {
+        do throws(CECError) {
+            ask(try open())
+        } catch {
+            logger.debug("HDMI-CEC: asking the TV's power: \(error)")
+            note(nil)
+        }
+    }
+
+    private func ask(_ target: any CECPowerTarget) {
+        do throws(CECError) {
+            note(try target.tvPowerStatus())
+        } catch {
+            logger.debug("HDMI-CEC: asking the TV's power: \(error)")
+            note(nil)
+        }
+    }
+
+    /// The answer kept; a change is one line (a TV switched off by its remote is worth knowing).
+    private func note(_ status: CECPowerStatus?) {
+        let before = lock.withLock { () -> CECPowerStatus? in
+            defer { power = status }
+            return power
+        }
+        guard before?.isOn != status?.isOn else { return }
+        let said = status.map { $0.isOn ? "on" : "in standby" } ?? "not answering (power unknown)"
+        logger.info("HDMI-CEC: the TV says it is \(said)")
     }
 }

@@ -213,7 +213,8 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
     }
 
     private func status(from dispatcher: ControlDispatcher) -> String {
-        FleetStatus(version: KioskVersion.text,
+        let health = dispatcher.services.health?.health
+        return FleetStatus(version: KioskVersion.text,
                     state: dispatcher.value(of: .timeControlStatus).plainText,
                     item: dispatcher.value(of: .item).integerValue,
                     title: dispatcher.value(of: .title).stringValue,
@@ -221,7 +222,7 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
                     displayOn: dispatcher.value(of: .displayPower) == .string("on"),
                     volume: dispatcher.value(of: .volume).integerValue,
                     muted: dispatcher.value(of: .muted).boolValue,
-                    alerts: dispatcher.services.health?.health?.alerts).json
+                    alerts: health?.alerts, temperature: health?.temperatures.map(\.celsius).max()).json
     }
 }
 

@@ -30,6 +30,7 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
     private var sync: (@Sendable () -> HealthSnapshot.Sync)?
     private var mqttConnected: (@Sendable () -> Bool)?
     private var display: (@Sendable () -> (connected: Bool?, hotplugs: Int))?
+    private var tvPowerOn: (@Sendable () -> Bool?)?
     /// The last sample and when (monotonic): asks within `freshness` get it again, so an
     /// `observe health` (compared every 100 ms) reads sysfs once a second and changes at most as often.
     private var cached: (snapshot: HealthSnapshot, at: Double)?
@@ -61,6 +62,9 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
         lock.withLock { self.display = display }
     }
 
+    /// The TV's power as it says it over HDMI-CEC (`CECPowerFollower.tvPowerOn`), once asked.
+    package func attach(tvPowerOn: @escaping @Sendable () -> Bool?) { lock.withLock { self.tvPowerOn = tvPowerOn } }
+
     /// A clean stop: what is asked from now on says kiosk is not running.
     package func stopping() {
         lock.withLock {
@@ -85,8 +89,8 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
     /// The health now (or at most `freshness` ago); nil before the player exists (or once it is gone).
     package var health: HealthSnapshot? {
         let now = MonotonicClock().now()
-        let (source, counters, running, sync, mqtt, display, cached) = lock.withLock {
-            (self.source, self.counters, self.running, self.sync, self.mqttConnected, self.display, self.cached)
+        let (source, counters, running, sync, mqtt, display, tv, cached) = lock.withLock {
+            (self.source, self.counters, self.running, self.sync, self.mqttConnected, self.display, self.tvPowerOn, self.cached)
         }
         if let cached, now - cached.at < freshness { return cached.snapshot }
         guard var snapshot = sample(source: source, counters: counters, running: running, sync: sync, mqtt: mqtt) else {
@@ -96,6 +100,7 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
             snapshot.displayConnected = display.connected
             snapshot.displayHotplugs = display.hotplugs
         }
+        snapshot.tvPowerOn = tv?()
         lock.withLock { self.cached = (snapshot, now) }
         return snapshot
     }

@@ -141,6 +141,12 @@ struct RunCommand: ParsableCommand {
         cables.start()
         defer { cables.stop() }
         operations.health.attach(display: { cables.figures })
+        // The TV's own word on its power (HDMI-CEC), asked once a minute and after each change.
+        if let cec {
+            cec.watchTVPower(every: 60)
+            operations.health.attach(tvPowerOn: { cec.tvPowerOn })
+        }
+        defer { cec?.stopWatchingTVPower() }
         // Every service exists now: one value for every request source (socket, MQTT).
         let services = Services(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync,
                                 health: operations.health)

@@ -29,8 +29,27 @@ import Testing
             gate?.wait()
             if let failure { throw failure }
         }
-        func standby() throws(CECError) -> [CECMessage] { try record("standby"); return [] }
-        func wake() throws(CECError) -> [CECMessage] { try record("wake"); return [] }
+        func standby() throws(CECError) -> [CECMessage] {
+            try record("standby")
+            lock.withLock { if _answers { _power = .standby } }
+            return []
+        }
+        func wake() throws(CECError) -> [CECMessage] {
+            try record("wake")
+            lock.withLock { if _answers { _power = .turningOn } }
+            return []
+        }
+        /// A TV that follows what it is sent and says so when asked (off: it never answers).
+        var answersPower: Bool {
+            get { lock.withLock { _answers } }
+            set { lock.withLock { _answers = newValue } }
+        }
+        private var _answers = false
+        private var _power: CECPowerStatus? = .on
+        func tvPowerStatus() throws(CECError) -> CECPowerStatus? {
+            try record("power?")
+            return lock.withLock { _answers ? _power : nil }
+        }
     }
 
     static let nack = CECError.transmitFailed(path: "/dev/cec7", message: .standby(from: .playback1), status: [.nack, .maxRetries])
@@ -101,5 +120,43 @@ import Testing
         gate.signal()
         follower.waitUntilIdle()
         #expect(tv.calls == ["standby", "wake"])
+    }
+
+    /// The TV's power as it says it: asked at the start of the watch and after each change
+    /// sent; unknown (nil) while it does not answer; one line per change.
+    @Test func theTVsPowerIsAskedAtTheStartAndAfterEachChange() {
+        let tv = FakeTV(), log = CapturedLog()
+        tv.answersPower = true
+        let follower = follower(tv, log: log)
+        #expect(follower.tvPowerOn == nil, "not asked yet")
+        follower.watchTVPower(every: 3600)
+        defer { follower.stopWatchingTVPower() }
+        let deadline = Date().addingTimeInterval(30)
+        while follower.tvPowerOn == nil, Date() < deadline { usleep(10_000) }
+        #expect(follower.tvPowerOn == true)
+        follower.displayPowerChanged(on: false)
+        follower.waitUntilIdle()
+        #expect(follower.tvPowerOn == false)
+        #expect(tv.calls == ["power?", "standby", "power?"])
+        follower.displayPowerChanged(on: true)
+        follower.waitUntilIdle()
+        #expect(follower.tvPowerOn == true, "turning on counts as on")
+        tv.answersPower = false
+        follower.displayPowerChanged(on: false)
+        follower.waitUntilIdle()
+        #expect(follower.tvPowerOn == nil, "a TV that stops answering is unknown, not off")
+        #expect(log.lines(atLeast: .info).filter { $0.contains("the TV says") } == [
+            "HDMI-CEC: the TV says it is on", "HDMI-CEC: the TV says it is in standby", "HDMI-CEC: the TV says it is on",
+            "HDMI-CEC: the TV says it is not answering (power unknown)"])
+    }
+
+    @Test func aReportPowerStatusReplyIsReadAndAnythingElseIsNot() {
+        #expect(CECPowerStatus(reply: [0x04, 0x90, 0x01]) == .standby)
+        #expect(CECPowerStatus(reply: [0x04, 0x90, 0x02])?.isOn == true)
+        #expect(CECPowerStatus(reply: [0x04, 0x90, 0x03])?.isOn == false)
+        #expect(CECPowerStatus(reply: [0x04, 0x00, 0x8F, 0x04]) == nil, "a Feature Abort is no answer")
+        #expect(CECPowerStatus(reply: [0x04, 0x90, 0x07]) == nil)
+        #expect(CECPowerStatus(reply: []) == nil)
+        #expect(CECMessage.givePowerStatus(from: .playback1).bytes == [0x40, 0x8F])
     }
 }

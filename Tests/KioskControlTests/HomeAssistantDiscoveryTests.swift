@@ -30,7 +30,8 @@ import Testing
 
     @Test func everyEntityIsOneRetainableConfigWithWhatItsPlatformNeeds() throws {
         let messages = Self.discovery.messages
-        #expect(messages.count == 11, "state, title, alert, display power, volume, mute, toggle, next, previous, two triggers")
+        #expect(messages.count == 12,
+                "state, title, alert, temperature, display power, volume, mute, toggle, next, previous, two triggers")
         var uniqueIDs: Set<String> = []
         for message in messages {
             let levels = message.topic.split(separator: "/").map(String.init)
@@ -54,6 +55,8 @@ import Testing
             if let command = fields["command_topic"] { #expect(command as? String == "kiosk/lobby 1/cmd") }
         }
         #expect(uniqueIDs.contains("kiosk_lobby_1_trigger_fire_drill"))
+        let temperature = try Self.json(try #require(messages.first { $0.topic.hasSuffix("/temperature/config") }).payload)
+        #expect(temperature["device_class"] as? String == "temperature" && temperature["unit_of_measurement"] as? String == "°C")
         #expect(Self.discovery.birthTopic == "homeassistant/status")
     }
 
@@ -101,7 +104,7 @@ import Testing
         #expect(bridge.subscriptions == ["kiosk/lobby 1/cmd", "homeassistant/status"])
         bridge.connectionOpened()
         let configs = { (link: RecordingLink) in link.all.filter { $0.topic.hasPrefix("homeassistant/") } }
-        #expect(link.wait { configs($0).count == 9 && !$0.on(Self.topics.status).isEmpty })
+        #expect(link.wait { configs($0).count == 10 && !$0.on(Self.topics.status).isEmpty })
         #expect(configs(link).allSatisfy { $0.retain })
         // The configs before the status, so that the entities exist when their state comes.
         let firstStatus = link.all.firstIndex { $0.topic == Self.topics.status }!
@@ -112,7 +115,7 @@ import Testing
 
         bridge.received(message: "offline", on: "homeassistant/status")
         bridge.received(message: "online", on: "homeassistant/status")
-        #expect(link.wait { configs($0).count == 18 })
+        #expect(link.wait { configs($0).count == 20 })
         // Neither birth message was taken for a command.
         #expect(link.on(Self.topics.reply).isEmpty)
         #expect(player.requests.isEmpty)

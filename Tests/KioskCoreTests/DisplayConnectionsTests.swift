@@ -65,6 +65,16 @@ import Testing
         #expect(snapshot.text.contains("kiosk_display_connected 1\n"))
     }
 
+    @Test func theTVsPowerIsAMetricOnlyWhenTheTVSaysIt() {
+        var snapshot = HealthSnapshot(version: "0.1.0", startTime: 0, state: .playing)
+        #expect(!snapshot.text.contains("kiosk_tv_power_on"), "no CEC, or no answer: absent")
+        snapshot.tvPowerOn = false
+        #expect(snapshot.text.contains("kiosk_tv_power_on 0\n"))
+        #expect(snapshot.alerts == [], "a TV in standby is the schedule's business, not an alert")
+        snapshot.tvPowerOn = true
+        #expect(snapshot.text.contains("kiosk_tv_power_on 1\n"))
+    }
+
     static func datagram(_ fields: [String]) -> [UInt8] { fields.flatMap { Array($0.utf8) + [0] } }
 
     @Test func aDRMHotplugUeventIsReadFromItsDatagram() {

@@ -119,7 +119,7 @@ import Testing
         let snapshot = HealthSnapshot(version: "0.1.0", startTime: 1000, state: .playing, itemIndex: 0, framesPresented: 10,
                                       lastPicture: 1099.75, pictureOverdue: 0.25)
         let value = snapshot.controlValue(at: 1100)
-        #expect(value.json == #"{"alerts":[],"state":"playing","item":0,"frames_presented":10,"frames_dropped":0,"last_frame_age":0.25,"picture_overdue":0.25,"display_failing":false,"display_connected":null,"display_hotplugs":0,"items_started":0,"items_failed":0,"stalls":0,"temperatures":[],"under_voltage":null,"sync":null,"mqtt_connected":null,"uptime":100.0}"#)
+        #expect(value.json == #"{"alerts":[],"state":"playing","item":0,"frames_presented":10,"frames_dropped":0,"last_frame_age":0.25,"picture_overdue":0.25,"display_failing":false,"display_connected":null,"display_hotplugs":0,"tv_power_on":null,"items_started":0,"items_failed":0,"stalls":0,"temperatures":[],"under_voltage":null,"sync":null,"mqtt_connected":null,"uptime":100.0}"#)
     }
 
     @Test func contentSyncAndTheBrokerAreSaidWhenConfigured() {

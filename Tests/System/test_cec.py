@@ -26,6 +26,7 @@ Needs the debug kiosk: `swift build` in this worktree first.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -69,7 +70,9 @@ i=0; while ! grep -q 'Initial Event' monitor-run.txt && [ $i -lt 600 ]; do sleep
 $K run --config run.conf --control-socket /tmp/kiosk.sock > run.log 2>&1 &
 pid=$!
 i=0; while [ ! -e /tmp/kiosk.sock ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i+1)); done
-received() { grep -c '^Received from' monitor-run.txt; }
+# Counted without the power questions (Give Device Power Status) kiosk asks at its start and
+# after each change: the follow sequence is what these waits are for.
+received() { grep '^Received from' monitor-run.txt | grep -vc GIVE_DEVICE_POWER_STATUS; }
 await_received() { i=0; while [ "$(received)" -lt "$1" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; }
 await_received 2
 $K ctl --socket /tmp/kiosk.sock display_power off > ctl-off.txt 2>&1
@@ -80,6 +83,30 @@ await_received 5
 sleep 0.5   # the last message's operand line
 kill -TERM $pid; wait $pid; echo $? > run.rc
 kill $monitor
+# A TV that answers for its power: cec-follower (v4l-utils) follows the TV's adapter, goes to
+# standby on Standby and on again on Image View On, and reports it. kiosk's health says what
+# the TV says: on after the wake at start, off after `display_power off`, on again after on.
+cec-follower -d "$TV" > follower.txt 2>&1 &
+follower=$!
+sleep 1
+$K run --config run.conf --control-socket /tmp/kiosk-tv.sock > run-tv.log 2>&1 &
+pid=$!
+python3 - > tv-power.json 2> tv-power.err <<'PY'
+import json, sys, time
+sys.path.insert(0, "@TESTS@")
+from control_client import ControlClient, wait_until
+wait_until(lambda: __import__("os").path.exists("/tmp/kiosk-tv.sock"), timeout=300)
+client = ControlClient("/tmp/kiosk-tv.sock", timeout=60)
+tv = lambda: client.ok("get", "health")["tv_power_on"]
+seen = {"start": wait_until(lambda: tv() is True, timeout=120, interval=0.2)}
+client.ok("display_power", "off")
+seen["off"] = wait_until(lambda: tv() is False, timeout=120, interval=0.2)
+client.ok("display_power", "on")
+seen["on"] = wait_until(lambda: tv() is True, timeout=120, interval=0.2)
+print(json.dumps(seen))
+PY
+kill -TERM $pid; wait $pid; echo $? > run-tv.rc
+kill $follower
 $K cec --device "$TV" standby > as-tv.out 2> as-tv.err; echo $? > as-tv.rc
 chgrp video "$SRC" && chmod 660 "$SRC"
 setpriv --reuid=nobody --regid=nogroup --clear-groups $K cec --device "$SRC" standby > denied.out 2> denied.err
@@ -123,7 +150,8 @@ def guest(tmp_path_factory):
     (workdir / "run.conf").write_text(RUN_CONFIG)
     with Bed(driver="bochs", size=(640, 480), workdir=workdir, modules=["vivid"]) as bed:
         # A backstop: about nine debug kiosk starts over 9p under TCG, each seconds long.
-        code = bed.run(GUEST_COMMAND.replace("@KIOSK@", str(KIOSK)), timeout=900)
+        code = bed.run(GUEST_COMMAND.replace("@KIOSK@", str(KIOSK)).replace("@TESTS@", str(Path(__file__).parent)),
+                       timeout=900)
     assert code == 0, (workdir / "console.log").read_text(errors="replace")[-3000:]
     return workdir
 
@@ -204,7 +232,22 @@ def test_kiosk_run_follows_display_power_with_the_tv(guest):
     assert read(guest, "run.rc") == "0", read(guest, "run.log")
     assert read(guest, "ctl-off.txt") == "" and read(guest, "ctl-on.txt") == ""
     received = [(m["name"], m["to"]) for m in received_messages(monitor)]
-    assert received == [("IMAGE_VIEW_ON", 0), ("ACTIVE_SOURCE", 15), ("STANDBY", 0),
-                        ("IMAGE_VIEW_ON", 0), ("ACTIVE_SOURCE", 15)], monitor
+    # The power questions (asked at the start and after each change) go to the TV alone; the
+    # rest is the follow sequence, exactly.
+    questions = [r for r in received if r[0] == "GIVE_DEVICE_POWER_STATUS"]
+    assert questions and set(questions) == {("GIVE_DEVICE_POWER_STATUS", 0)}, monitor
+    assert [r for r in received if r[0] != "GIVE_DEVICE_POWER_STATUS"] == [
+        ("IMAGE_VIEW_ON", 0), ("ACTIVE_SOURCE", 15), ("STANDBY", 0), ("IMAGE_VIEW_ON", 0), ("ACTIVE_SOURCE", 15)], monitor
     # power_control: cec: KMS was not switched; the screen showed black instead.
     assert read(guest, "dpms-while-off.txt") == "On"
+
+
+def test_the_health_says_the_tvs_power_as_the_tv_reports_it(guest):
+    """cec-follower as the TV: `tv_power_on` true after kiosk woke it, false after
+    `display_power off` sent it to standby, true again after `display_power on`."""
+    log = read(guest, "run-tv.log")
+    assert read(guest, "run-tv.rc") == "0", log
+    seen = read(guest, "tv-power.json")
+    assert seen.startswith("{"), f"{seen}\n{read(guest, 'tv-power.err')}\n{log[-2000:]}"
+    assert json.loads(seen) == {"start": True, "off": True, "on": True}, f"{seen}\n{log[-2000:]}"
+    assert "HDMI-CEC: the TV says it is in standby" in log and "HDMI-CEC: the TV says it is on" in log, log[-2000:]

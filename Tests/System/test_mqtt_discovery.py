@@ -77,8 +77,8 @@ def test_home_assistant_finds_the_kiosk_and_its_entities_act_on_it(tmp_path, cli
         assert config["availability_topic"] == "kiosk/lobby/status"
     assert len(ids) == len(announced)
     by_object = {topic.split("/")[3]: config for topic, config in announced.items()}
-    assert set(by_object) == {"state", "title", "alert", "display_power", "volume", "mute", "toggle", "next", "previous",
-                              "trigger_welcome"}
+    assert set(by_object) == {"state", "title", "alert", "temperature", "display_power", "volume", "mute", "toggle", "next",
+                              "previous", "trigger_welcome"}
 
     # The status the entities read carries what they show.
     status = broker.retained("kiosk/lobby/status")
@@ -90,6 +90,11 @@ def test_home_assistant_finds_the_kiosk_and_its_entities_act_on_it(tmp_path, cli
     health = kiosk.get("health")
     assert health["frames_presented"] > 0 and isinstance(health["alerts"], list), health
     assert health["mqtt_connected"] is True, health
+    # The temperature sensor reads the hottest zone the health has (none on a box without one).
+    if health["temperatures"]:
+        assert abs(status["temperature"] - max(t["celsius"] for t in health["temperatures"])) <= 2, (status, health)
+    else:
+        assert "temperature" not in status, status
 
     # Home Assistant restarted: it says online on its birth topic, kiosk announces again (counted
     # once the first announcement has reached the watcher whole).

@@ -37,6 +37,9 @@ public struct HealthSnapshot: Sendable, Equatable {
     public var displayConnected: Bool?
     /// Connector state changes seen since the start (a cable pulled, plugged in again).
     public var displayHotplugs = 0
+    /// Whether the TV says over HDMI-CEC that it is on (or turning on); nil: CEC not used, or
+    /// the TV does not answer.
+    public var tvPowerOn: Bool?
     /// When it was sampled, Unix time: the property's ages are counted to it, so a value asked
     /// again (observed every 100 ms) is the same until the next sample.
     public var sampledAt = 0.0
@@ -147,6 +150,11 @@ public struct HealthSnapshot: Sendable, Equatable {
                                          help: "1 while every screen's connector reads connected (absent where it cannot tell).",
                                          value: flag(displayConnected)))
         }
+        if let tvPowerOn {
+            families.append(MetricFamily("kiosk_tv_power_on", .gauge,
+                                         help: "1 while the TV says over HDMI-CEC that it is on (absent when it does not answer).",
+                                         value: flag(tvPowerOn)))
+        }
         if let mqttConnected {
             families.append(MetricFamily("kiosk_mqtt_connected", .gauge, help: "1 while the MQTT broker has kiosk connected.",
                                          value: flag(mqttConnected)))
@@ -215,6 +223,7 @@ public struct HealthSnapshot: Sendable, Equatable {
             ("display_failing", .bool(displayFailing)),
             ("display_connected", displayConnected.map { .bool($0) } ?? .null),
             ("display_hotplugs", integer(displayHotplugs)),
+            ("tv_power_on", tvPowerOn.map { .bool($0) } ?? .null),
             ("items_started", integer(counters.itemsStarted)),
             ("items_failed", integer(counters.itemsFailed)),
             ("stalls", integer(counters.stalls)),

@@ -61,18 +61,40 @@ public struct CECPhysicalAddress: RawRepresentable, Hashable, Sendable, CustomSt
     }
 }
 
-/// The opcodes kiosk sends (a message's second byte).
+/// The opcodes kiosk sends (a message's second byte), and the one reply it reads.
 public enum CECOpcode: UInt8, Sendable, CaseIterable {
     case imageViewOn = 0x04
     case standby = 0x36
     case activeSource = 0x82
+    case giveDevicePowerStatus = 0x8F
+    case reportPowerStatus = 0x90
 
     public var name: String {
         switch self {
         case .imageViewOn: "Image View On"
         case .standby: "Standby"
         case .activeSource: "Active Source"
+        case .giveDevicePowerStatus: "Give Device Power Status"
+        case .reportPowerStatus: "Report Power Status"
         }
+    }
+}
+
+/// What a TV answers to Give Device Power Status (CEC 1.4 table 29, the operand of Report
+/// Power Status). A TV turning on or off answers the state it is going to.
+public enum CECPowerStatus: UInt8, Sendable, Equatable {
+    case on = 0
+    case standby = 1
+    case turningOn = 2
+    case turningOff = 3
+
+    /// The state it is in or going to: on, or not.
+    public var isOn: Bool { self == .on || self == .turningOn }
+
+    /// The reply's bytes as the bus carried them (header, opcode, status); nil for anything else.
+    public init?(reply bytes: [UInt8]) {
+        guard bytes.count >= 3, bytes[1] == CECOpcode.reportPowerStatus.rawValue else { return nil }
+        self.init(rawValue: bytes[2])
     }
 }
 
@@ -113,6 +135,11 @@ public struct CECMessage: Hashable, Sendable, CustomStringConvertible {
     /// kiosk's HDMI input even when another source was shown before it slept.
     public static func activeSource(from initiator: CECLogicalAddress, physicalAddress: CECPhysicalAddress) -> CECMessage {
         CECMessage(from: initiator, to: .broadcast, opcode: .activeSource, operands: physicalAddress.bytes)
+    }
+
+    /// Asks the TV for its power state (answered with Report Power Status).
+    public static func givePowerStatus(from initiator: CECLogicalAddress) -> CECMessage {
+        CECMessage(from: initiator, to: .tv, opcode: .giveDevicePowerStatus)
     }
 
     /// Switching the screen on is two messages: Image View On wakes the TV, Active Source then

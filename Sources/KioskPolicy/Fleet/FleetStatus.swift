@@ -16,9 +16,11 @@ public struct FleetStatus: Sendable, Equatable {
     public var muted: Bool?
     /// What is wrong (`HealthSnapshot.alerts`), empty when nothing is; nil: not known (left out).
     public var alerts: [String]?
+    /// The box's hottest thermal zone in °C (Home Assistant's temperature sensor); nil: none (left out).
+    public var temperature: Double?
 
     public init(version: String, state: String, item: Int?, title: String?, time: Double, displayOn: Bool,
-                volume: Int? = nil, muted: Bool? = nil, alerts: [String]? = nil) {
+                volume: Int? = nil, muted: Bool? = nil, alerts: [String]? = nil, temperature: Double? = nil) {
         self.version = version
         self.state = state
         self.item = item
@@ -28,9 +30,10 @@ public struct FleetStatus: Sendable, Equatable {
         self.volume = volume
         self.muted = muted
         self.alerts = alerts
+        self.temperature = temperature
     }
 
-    /// `{"online":true,"state":"playing","item":1,"title":"Lobby","time":12.5,"display_power":"on","version":"0.1.0","volume":80,"muted":false,"alerts":[]}`
+    /// `{"online":true,"state":"playing","item":1,"title":"Lobby","time":12.5,"display_power":"on","version":"0.1.0","volume":80,"muted":false,"alerts":[],"temperature":48.3}`
     public var json: String {
         var members: [(String, ControlValue)] = [
             ("online", .bool(true)),
@@ -44,6 +47,7 @@ public struct FleetStatus: Sendable, Equatable {
         if let volume { members.append(("volume", .integer(Int64(volume)))) }
         if let muted { members.append(("muted", .bool(muted))) }
         if let alerts { members.append(("alerts", .array(alerts.map { .string($0) }))) }
+        if let temperature { members.append(("temperature", .number((temperature * 10).rounded() / 10))) }
         return ControlValue.object(members).json
     }
 

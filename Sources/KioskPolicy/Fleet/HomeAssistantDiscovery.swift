@@ -43,6 +43,11 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
                 ("value_template", .string("{{ 'ON' if value_json.alerts else 'OFF' }}")),
                 ("json_attributes_topic", .string(topics.status)),
                 ("json_attributes_template", .string("{{ {'alerts': value_json.alerts | default([])} | tojson }}"))]),
+            // The box's hottest thermal zone; unknown on a box without one (the status leaves it out).
+            ("sensor", "temperature", [
+                ("name", .string("Temperature")), ("device_class", .string("temperature")),
+                ("unit_of_measurement", .string("°C")), ("state_class", .string("measurement")),
+                ("value_template", .string("{{ value_json.temperature if value_json.temperature is defined else none }}"))]),
             ("switch", "display_power", [
                 ("name", .string("Display power")), ("value_template", .string("{{ value_json.display_power }}")),
                 ("state_on", .string("on")), ("state_off", .string("off")),
