@@ -35,6 +35,8 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
     private let worker = WorkerThread(name: "kiosk-mqtt")
     /// Home Assistant's discovery prefix (`mqtt.discovery`); nil: no discovery.
     private let discoveryPrefix: String?
+    /// Whether screenshots go to the screen topic (`mqtt.screen_interval`): an image entity.
+    private let publishesScreen: Bool
 
     private enum Work {
         case event(PlayerEvent)
@@ -52,12 +54,14 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
 
     /// `statusInterval`: seconds between status refreshes while nothing changes (the `time`).
     /// `discoveryPrefix`: Home Assistant's discovery prefix, to announce the kiosk there.
+    /// `publishesScreen`: screenshots are published (FleetScreenPublisher), for an image entity.
     public init(topics: FleetTopics, link: any FleetLink, statusInterval: Double = 10, discoveryPrefix: String? = nil,
-                logger: Logger) {
+                publishesScreen: Bool = false, logger: Logger) {
         self.topics = topics
         self.link = link
         self.statusInterval = statusInterval
         self.discoveryPrefix = discoveryPrefix
+        self.publishesScreen = publishesScreen
         self.logger = logger
     }
 
@@ -66,7 +70,9 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
     public var subscriptions: [String] { topics.commandTopics + (discovery(triggers: []).map { [$0.birthTopic] } ?? []) }
 
     private func discovery(triggers: [String]) -> HomeAssistantDiscovery? {
-        discoveryPrefix.map { HomeAssistantDiscovery(prefix: $0, topics: topics, version: KioskVersion.text, triggers: triggers) }
+        discoveryPrefix.map {
+            HomeAssistantDiscovery(prefix: $0, topics: topics, version: KioskVersion.text, triggers: triggers, screen: publishesScreen)
+        }
     }
 
     /// Starts answering with `services`, the same value the control socket is given

@@ -94,7 +94,11 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Queues a message; never waits for the network (libmosquitto's thread sends it).
     public func publish(topic: String, payload: String, qos: Int, retain: Bool) throws(MQTTError) {
-        let bytes = Array(payload.utf8)
+        try publish(topic: topic, bytes: Array(payload.utf8), qos: qos, retain: retain)
+    }
+
+    /// The same with a payload that is not text (a screenshot).
+    public func publish(topic: String, bytes: [UInt8], qos: Int, retain: Bool) throws(MQTTError) {
         try check(api.publish(handle, nil, topic, Int32(bytes.count), bytes, Int32(qos), retain), doing: "publish to \(topic)")
     }
 

@@ -27,6 +27,8 @@ package final class FleetConnection: @unchecked Sendable {
     /// Between the broker's CONNACK and the connection's end.
     private var connected = false
     private var networkThread: WorkerThread?
+    /// Home Assistant's screen image, with discovery (guarded by `lock`).
+    private var screen: FleetScreenPublisher?
     /// The wait before kiosk's next try (`network`); back to 1 s once connected.
     private var retryDelay = 1.0
     /// Set by `stop`; wakes the network thread's wait between two tries.
@@ -55,7 +57,8 @@ package final class FleetConnection: @unchecked Sendable {
             connected: { box.connection?.connected($0) },
             disconnected: { box.connection?.disconnected($0) },
             received: { box.connection?.bridge.received(message: $0.text, on: $0.topic) }))
-        bridge = FleetBridge(topics: topics, link: box, discoveryPrefix: config.discovery, logger: logger)
+        bridge = FleetBridge(topics: topics, link: box, discoveryPrefix: config.discovery,
+                             publishesScreen: config.discovery != nil && config.screenInterval != nil, logger: logger)
         box.connection = self
         try client.setWill(topic: topics.status, payload: FleetStatus.offline(version: KioskVersion.text), qos: config.qos, retain: true)
         if let username = config.username {
@@ -78,6 +81,15 @@ package final class FleetConnection: @unchecked Sendable {
     /// thread of its own.
     package func start(_ services: Services) {
         bridge.start(services)
+        if config.discovery != nil, let interval = config.screenInterval {
+            let player = services.player
+            let screen = FleetScreenPublisher(interval: Double(interval), topic: bridge.topics.screen,
+                                              shoot: { try player.saveScreenshot(to: $0) },
+                                              publish: { [weak self] in self?.publish(topic: $0, bytes: $1, retain: true) },
+                                              isConnected: { [weak self] in self?.isConnected ?? false }, logger: logger)
+            lock.withLock { self.screen = screen }
+            screen.start()
+        }
         logger.info("mqtt: connecting to \(broker) as \(bridge.topics.root)")
         networkThread = WorkerThread.start(name: "kiosk-mqtt-net") { [self] in network() }
     }
@@ -120,6 +132,7 @@ package final class FleetConnection: @unchecked Sendable {
             stopping = true
             stopSignal.broadcast()
         }
+        lock.withLock { screen }?.stop()
         bridge.stop()
         client.disconnect()
         // Connected, the loop ends once the DISCONNECT is out (0.1 s here). Between two tries
@@ -143,6 +156,15 @@ package final class FleetConnection: @unchecked Sendable {
             try client.publish(topic: topic, payload: payload, qos: config.qos, retain: retain)
         } catch {
             logger.debug("mqtt: \(error)")   // the connection's own line says why it is down
+        }
+    }
+
+    /// A payload that is not text (the screen's PNG), queued like the bridge's.
+    package func publish(topic: String, bytes: [UInt8], retain: Bool) {
+        do {
+            try client.publish(topic: topic, bytes: bytes, qos: config.qos, retain: retain)
+        } catch {
+            logger.debug("mqtt: \(error)")
         }
     }
 

@@ -26,6 +26,7 @@ import Testing
         "switch": ["command_topic", "state_topic", "payload_on", "payload_off", "state_on", "state_off", "value_template"],
         "number": ["command_topic", "command_template", "state_topic", "min", "max", "step"],
         "button": ["command_topic", "payload_press"],
+        "image": ["image_topic", "content_type"],
     ]
 
     @Test func everyEntityIsOneRetainableConfigWithWhatItsPlatformNeeds() throws {
@@ -130,5 +131,18 @@ import Testing
         bridge.connectionOpened()
         #expect(link.wait { !$0.on(Self.topics.status).isEmpty })
         #expect(!link.all.contains { $0.topic.hasPrefix("homeassistant/") })
+    }
+
+    /// With screenshots published (`mqtt.screen_interval`), an image entity shows them; without, none.
+    @Test func anImageEntityShowsTheScreenOnlyWhenItIsPublished() throws {
+        #expect(!Self.discovery.messages.contains { $0.topic.contains("/image/") })
+        let withScreen = HomeAssistantDiscovery(prefix: "homeassistant", topics: Self.topics, version: "0.1.0", triggers: [],
+                                                screen: true)
+        let image = try #require(withScreen.messages.first { $0.topic == "homeassistant/image/kiosk_lobby_1/screen/config" })
+        let fields = try Self.json(image.payload)
+        for key in ["name", "unique_id", "availability_topic"] + Self.required["image"]! { #expect(fields[key] != nil, "\(key)") }
+        #expect(fields["image_topic"] as? String == "kiosk/lobby 1/screen")
+        #expect(fields["content_type"] as? String == "image/png")
+        #expect(fields["state_topic"] == nil, "an image has no state topic")
     }
 }

@@ -135,6 +135,15 @@ struct FleetConfigTests {
         #expect(config.mqtt.keepalive == MQTTConfig().keepalive && config.mqtt.qos == MQTTConfig().qos)
         #expect(config.mqtt.proofOfPlay == MQTTConfig().proofOfPlay)
         #expect(config.mqtt.discovery == nil, "the example shows discovery off")
+        #expect(config.mqtt.screenInterval == 300)
+    }
+
+    @Test func theScreenImageIsEveryFiveMinutesBySecondsOrOff() throws {
+        #expect(try parse("mqtt: {broker: 'mqtt://a'}\n").mqtt.screenInterval == 300)
+        #expect(try parse("mqtt: {broker: 'mqtt://a', screen_interval: 60}\n").mqtt.screenInterval == 60)
+        #expect(try parse("mqtt: {broker: 'mqtt://a', screen_interval: off}\n").mqtt.screenInterval == nil)
+        let diagnostics = parseDiagnostics("mqtt: {broker: 'mqtt://a', screen_interval: 5}\n" + items)
+        #expect(diagnostics.map(\.message) == ["'screen_interval' in mqtt is 5; expected a whole number from 10 to 86400 seconds (or off)"])
     }
 
     @Test func discoveryIsOffHomeAssistantOrItsPrefix() throws {

@@ -21,6 +21,7 @@ REQUIRED = {
     "switch": {"command_topic", "state_topic", "payload_on", "payload_off", "state_on", "state_off", "value_template"},
     "number": {"command_topic", "command_template", "state_topic", "min", "max", "step"},
     "button": {"command_topic", "payload_press"},
+    "image": {"image_topic", "content_type"},
 }
 EVERY = {"name", "unique_id", "device", "availability_topic", "availability_template"}
 
@@ -62,7 +63,7 @@ def test_home_assistant_finds_the_kiosk_and_its_entities_act_on_it(tmp_path, cli
     running.append(kiosk)
 
     # Retained, so a Home Assistant that starts later finds them.
-    assert wait_until(lambda: len(retained_configs(broker)) == 10, timeout=EVENT_TIMEOUT), \
+    assert wait_until(lambda: len(retained_configs(broker)) == 12, timeout=EVENT_TIMEOUT), \
         (retained_configs(broker), kiosk.log.read_text())
     announced = retained_configs(broker)
     ids = set()
@@ -78,7 +79,14 @@ def test_home_assistant_finds_the_kiosk_and_its_entities_act_on_it(tmp_path, cli
     assert len(ids) == len(announced)
     by_object = {topic.split("/")[3]: config for topic, config in announced.items()}
     assert set(by_object) == {"state", "title", "alert", "temperature", "display_power", "volume", "mute", "toggle", "next",
-                              "previous", "trigger_welcome"}
+                              "previous", "trigger_welcome", "screen"}
+
+    # The image entity's picture: kiosk's screenshot, a PNG of the screen's size, retained.
+    assert by_object["screen"]["image_topic"] == "kiosk/lobby/screen" and by_object["screen"]["content_type"] == "image/png"
+    screen = subprocess.run(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker.port), "-t", "kiosk/lobby/screen",
+                             "-C", "1", "-N", "--retained-only", "-W", "30"], capture_output=True, timeout=60).stdout
+    assert screen[:8] == b"\x89PNG\r\n\x1a\n", screen[:32]
+    assert (int.from_bytes(screen[16:20], "big"), int.from_bytes(screen[20:24], "big")) == (320, 240)
 
     # The status the entities read carries what they show.
     status = broker.retained("kiosk/lobby/status")
@@ -98,10 +106,10 @@ def test_home_assistant_finds_the_kiosk_and_its_entities_act_on_it(tmp_path, cli
 
     # Home Assistant restarted: it says online on its birth topic, kiosk announces again (counted
     # once the first announcement has reached the watcher whole).
-    assert wait_until(lambda: len(configs(watcher)) >= 10, timeout=EVENT_TIMEOUT)
+    assert wait_until(lambda: len(configs(watcher)) >= 12, timeout=EVENT_TIMEOUT)
     before = len(configs(watcher))
     publish_raw(broker, "homeassistant/status", "online")
-    assert wait_until(lambda: len(configs(watcher)) >= before + 10, timeout=EVENT_TIMEOUT)
+    assert wait_until(lambda: len(configs(watcher)) >= before + 12, timeout=EVENT_TIMEOUT)
 
     # What the entities send, as Home Assistant sends it.
     power = by_object["display_power"]

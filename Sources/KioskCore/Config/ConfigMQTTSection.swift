@@ -3,7 +3,7 @@ import Yams
 /// kiosk.conf's `mqtt` section (model: `MQTTConfig`).
 extension ConfigWalker {
     static let mqttKeys = ["broker", "name", "group", "username", "password", "password_file", "ca_file", "cert_file",
-                           "key_file", "keepalive", "qos", "proof_of_play", "discovery"]
+                           "key_file", "keepalive", "qos", "proof_of_play", "discovery", "screen_interval"]
 
     func readMQTT(_ node: Node?, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> MQTTConfig {
         var mqtt = MQTTConfig()
@@ -50,6 +50,11 @@ extension ConfigWalker {
         if let qos = integer(section, "qos", in: 0...2) { mqtt.qos = qos }
         if let plays = bool(section, "proof_of_play") { mqtt.proofOfPlay = plays }
         if let prefix = topicLevel(section, "discovery"), prefix != "off" { mqtt.discovery = prefix }
+        if section["screen_interval"]?.string == "off" {
+            mqtt.screenInterval = nil
+        } else if let seconds = integer(section, "screen_interval", in: 10...86400, unit: " seconds (or off)") {
+            mqtt.screenInterval = seconds
+        }
         return mqtt
     }
 

@@ -28,6 +28,9 @@ public struct MQTTConfig: Sendable, Equatable {
     /// `discovery`: `homeassistant` (or the discovery prefix Home Assistant is set to): kiosk
     /// announces itself as a device for Home Assistant's MQTT discovery; nil (`off`): it does not.
     public var discovery: String?
+    /// `screen_interval`: with discovery, seconds between the screenshots published for Home
+    /// Assistant's image entity (`kiosk/<name>/screen`, a PNG); nil (`off`): no image.
+    public var screenInterval: Int? = 300
 
     public init() {}
 

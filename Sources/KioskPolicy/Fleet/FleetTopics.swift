@@ -18,6 +18,8 @@ public struct FleetTopics: Sendable, Equatable {
     public var event: String { "\(root)/event" }
     /// Proof-of-play lines, when `mqtt.proof_of_play` is on.
     public var plays: String { "\(root)/plays" }
+    /// A screenshot (PNG), retained, for Home Assistant's image entity (`mqtt.screen_interval`).
+    public var screen: String { "\(root)/screen" }
     /// Commands for this kiosk: the control socket's request lines.
     public var command: String { "\(root)/cmd" }
     /// Replies to the commands (from this kiosk's topic and its groups' alike).

@@ -10,12 +10,15 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
     public let version: String
     /// kiosk.conf's trigger names: a button each.
     public let triggers: [String]
+    /// Whether kiosk publishes screenshots (`mqtt.screen_interval`): an image entity shows them.
+    public let screen: Bool
 
-    public init(prefix: String, topics: FleetTopics, version: String, triggers: [String]) {
+    public init(prefix: String, topics: FleetTopics, version: String, triggers: [String], screen: Bool = false) {
         self.prefix = prefix
         self.topics = topics
         self.version = version
         self.triggers = triggers
+        self.screen = screen
     }
 
     /// Home Assistant publishes `online` here when it starts: the configs are sent again.
@@ -74,6 +77,10 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
                                             ("previous", "Previous", ["previous"], "mdi:skip-previous")] {
             entities.append(("button", object, [("name", .string(name)), ("command_topic", .string(topics.command)),
                                                 ("payload_press", .string(Self.command(words))), ("icon", .string(icon))]))
+        }
+        if screen {
+            entities.append(("image", "screen", [("name", .string("Screen")), ("image_topic", .string(topics.screen)),
+                                                 ("content_type", .string("image/png"))]))
         }
         var triggerIDs: Set<String> = []
         for trigger in triggers {

@@ -106,13 +106,6 @@ public struct TimedInsert: Sendable, Equatable {
     }
 }
 
-/// When a schedule's change takes effect: at the next seam between items (no picture cut off)
-/// or at once.
-public enum ScheduleSwitch: String, Sendable, Equatable {
-    case atSeam = "seam"
-    case now
-}
-
 /// A whole `schedule:` section, as rules.
 public struct Schedule: Sendable, Equatable {
     public var entries: [ScheduleEntry]

@@ -1,0 +1,66 @@
+import Foundation
+import KioskCore
+import Logging
+import Testing
+@testable import KioskService
+
+/// Home Assistant's screen image: a screenshot published at once on each connection and every
+/// interval while connected, nothing while the broker is away, a failing screenshot one line
+/// and no message.
+@Suite struct FleetScreenPublisherTests {
+    final class Recorder: @unchecked Sendable {
+        // Safe to share: guarded by `lock`.
+        private let lock = NSLock()
+        private var sent: [(topic: String, bytes: [UInt8])] = []
+        private var online = false
+        private var shots = 0
+        var failing = false
+
+        var messages: [(topic: String, bytes: [UInt8])] { lock.withLock { sent } }
+        var connected: Bool {
+            get { lock.withLock { online } }
+            set { lock.withLock { online = newValue } }
+        }
+        func shoot(_ path: String) throws {
+            let (count, fails) = lock.withLock { () -> (Int, Bool) in
+                shots += 1
+                return (shots, failing)
+            }
+            if fails { throw FleetSetupError("the display is off") }
+            try Data("picture \(count)".utf8).write(to: URL(fileURLWithPath: path))
+        }
+        func publish(_ topic: String, _ bytes: [UInt8]) { lock.withLock { sent.append((topic, bytes)) } }
+    }
+
+    static func waitFor(_ done: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(30)
+        while !done() && Date() < deadline { usleep(20_000) }
+        return done()
+    }
+
+    @Test func aPictureOnEachConnectionAndNoneWhileAway() throws {
+        let recorder = Recorder()
+        let directory = NSTemporaryDirectory() + "kiosk-screen-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let publisher = FleetScreenPublisher(interval: 3600, topic: "kiosk/lobby/screen", directory: directory,
+                                             shoot: { try recorder.shoot($0) }, publish: { recorder.publish($0, $1) },
+                                             isConnected: { recorder.connected }, logger: Logger(label: "screen-tests"))
+        publisher.start()
+        defer { publisher.stop() }
+        usleep(1_500_000)
+        #expect(recorder.messages.isEmpty, "nothing while the broker is away")
+        recorder.connected = true
+        #expect(Self.waitFor { recorder.messages.count == 1 })
+        #expect(recorder.messages.first?.topic == "kiosk/lobby/screen")
+        #expect(recorder.messages.first.map { String(decoding: $0.bytes, as: UTF8.self) } == "picture 1")
+        usleep(1_500_000)
+        #expect(recorder.messages.count == 1, "the next one an interval later")
+        recorder.connected = false
+        usleep(1_500_000)
+        recorder.connected = true
+        #expect(Self.waitFor { recorder.messages.count == 2 }, "again on the new connection")
+        recorder.failing = true
+        publisher.publishOnce()
+        #expect(recorder.messages.count == 2, "a failed screenshot publishes nothing")
+    }
+}
