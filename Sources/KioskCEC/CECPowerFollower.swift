@@ -46,9 +46,11 @@ public final class CECPowerFollower: @unchecked Sendable {
         }
     }
 
-    /// With another way to reach the adapter (tests).
-    public init(logger: Logger, open: @escaping Opener) {
+    /// With another way to reach the adapter (tests). `askAfterChange`: seconds after a change
+    /// at which the TV's power is asked again (a TV takes seconds to change).
+    public init(logger: Logger, askAfterChange: [Double] = [2, 5, 15], open: @escaping Opener) {
         self.logger = logger
+        self.askAfterChange = askAfterChange
         self.open = open
     }
 
@@ -61,6 +63,9 @@ public final class CECPowerFollower: @unchecked Sendable {
         lock.unlock()
         if start { queue.async { self.drain() } }
     }
+
+    /// Seconds after a change sent at which the TV is asked again (besides at once).
+    private let askAfterChange: [Double]
 
     /// Whether the TV says it is on (or turning on); nil while unknown: the metrics' TV power.
     public var tvPowerOn: Bool? { lock.withLock { power?.isOn } }
@@ -117,7 +122,11 @@ public final class CECPowerFollower: @unchecked Sendable {
                 return !reported.isEmpty
             }
             logger.notice("HDMI-CEC: \(what) through \(target.path)\(recovered ? " (working again)" : "")")
-            if lock.withLock({ powerWatch != nil }) { ask(target) }
+            if lock.withLock({ powerWatch != nil }) {
+                ask(target)
+                // A TV takes seconds to change (and says the old state meanwhile): asked again then.
+                for delay in askAfterChange { queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.askPower() } }
+            }
         } catch {
             let first = lock.withLock { reported.insert(error.kind).inserted }
             if first {
@@ -140,7 +149,9 @@ public final class CECPowerFollower: @unchecked Sendable {
 
     private func ask(_ target: any CECPowerTarget) {
         do throws(CECError) {
-            note(try target.tvPowerStatus())
+            let status = try target.tvPowerStatus()
+            logger.debug("HDMI-CEC: the TV's power: \(status.map { "\($0)" } ?? "no answer")")
+            note(status)
         } catch {
             logger.debug("HDMI-CEC: asking the TV's power: \(error)")
             note(nil)
@@ -155,6 +166,6 @@ public final class CECPowerFollower: @unchecked Sendable {
         }
         guard before?.isOn != status?.isOn else { return }
         let said = status.map { $0.isOn ? "on" : "in standby" } ?? "not answering (power unknown)"
-        logger.info("HDMI-CEC: the TV says it is \(said)")
+        logger.notice("HDMI-CEC: the TV says it is \(said)")
     }
 }

@@ -48,14 +48,21 @@ import Testing
         private var _power: CECPowerStatus? = .on
         func tvPowerStatus() throws(CECError) -> CECPowerStatus? {
             try record("power?")
-            return lock.withLock { _answers ? _power : nil }
+            return lock.withLock { _answers ? (_lagging ? .on : _power) : nil }
         }
+        /// Says on whatever it was sent, until cleared.
+        var lagging: Bool {
+            get { lock.withLock { _lagging } }
+            set { lock.withLock { _lagging = newValue } }
+        }
+        private var _lagging = false
     }
 
     static let nack = CECError.transmitFailed(path: "/dev/cec7", message: .standby(from: .playback1), status: [.nack, .maxRetries])
 
-    func follower(_ tv: FakeTV, log: CapturedLog, opens: OpenCounter = OpenCounter()) -> CECPowerFollower {
-        CECPowerFollower(logger: log.logger) { () throws(CECError) -> any CECPowerTarget in
+    func follower(_ tv: FakeTV, log: CapturedLog, opens: OpenCounter = OpenCounter(),
+                  askAfterChange: [Double] = []) -> CECPowerFollower {
+        CECPowerFollower(logger: log.logger, askAfterChange: askAfterChange) { () throws(CECError) -> any CECPowerTarget in
             opens.increment()
             return tv
         }
@@ -158,5 +165,23 @@ import Testing
         #expect(CECPowerStatus(reply: [0x04, 0x90, 0x07]) == nil)
         #expect(CECPowerStatus(reply: []) == nil)
         #expect(CECMessage.givePowerStatus(from: .playback1).bytes == [0x40, 0x8F])
+    }
+
+    /// A TV that still says on right after Standby (it takes seconds to change) is asked again.
+    @Test func aTVThatChangesLateIsAskedAgainAfterTheChange() {
+        let tv = FakeTV(), log = CapturedLog()
+        tv.answersPower = true
+        let follower = follower(tv, log: log, askAfterChange: [0.2])
+        follower.watchTVPower(every: 3600)
+        defer { follower.stopWatchingTVPower() }
+        let deadline = Date().addingTimeInterval(30)
+        while follower.tvPowerOn == nil, Date() < deadline { usleep(10_000) }
+        tv.lagging = true   // Standby lands, but the TV says on for a while
+        follower.displayPowerChanged(on: false)
+        follower.waitUntilIdle()
+        #expect(follower.tvPowerOn == true, "asked at once: the old state")
+        tv.lagging = false
+        while follower.tvPowerOn != false, Date() < deadline { usleep(10_000) }
+        #expect(follower.tvPowerOn == false, "asked again after the change")
     }
 }
