@@ -139,6 +139,7 @@ public final class CECPowerFollower: @unchecked Sendable {
 
     /// On the queue: the TV's power state through a newly opened adapter.
     private func askPower() {
+        guard lock.withLock({ powerWatch != nil }) else { return }   // a follow-up after the watch stopped
         do throws(CECError) {
             ask(try open())
         } catch {

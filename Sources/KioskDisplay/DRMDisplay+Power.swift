@@ -1,4 +1,3 @@
-import Foundation
 import KioskCore
 
 /// Display power through KMS (`display.power`, the control socket's `display_power`): the
@@ -28,17 +27,12 @@ extension DRMDisplay {
         return true
     }
 
-    /// `card1-HDMI-A-1` (the card's node, a by-path link resolved, and the connector as the
-    /// kernel spells it: its folder in /sys/class/drm) and its cable as the driver tells.
+    /// `card1-HDMI-A-1` (`sysfsConnectorName`) and its cable as the driver tells.
     /// Under the display's lock (the card's descriptor is not closed under it); a probe holds a
     /// frame back for as long as the driver takes, which it does only after a hotplug.
     public func connectorStates(probe: Bool) -> [(connector: String, status: ConnectorStatus?)] {
         let status = lock.withLock { isClosed ? nil : card.connectorStatus(id: connectorID, probe: probe) }
         return [(connector: sysfsConnectorName, status: status)]
-    }
-
-    private var sysfsConnectorName: String {
-        "\(URL(fileURLWithPath: cardPath).resolvingSymlinksInPath().lastPathComponent)-\(connectorName)"
     }
 
     /// Sets the mode anew on a returning screen: ACTIVE off and on in two modesets, the planes

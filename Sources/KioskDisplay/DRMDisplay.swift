@@ -15,6 +15,9 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     public let driverName: String
     public let connectorName: String
     let connectorID: UInt32
+    /// `card1-HDMI-A-1`: the card's node (a by-path link resolved) and the connector, as
+    /// /sys/class/drm names the connector's folder.
+    let sysfsConnectorName: String
     public let mode: DisplayMode
     /// Atomic or legacy, as used (auto resolves to one of them).
     public let api: DRMDisplayOptions.API
@@ -138,6 +141,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         driverName = card.driverName
         connectorName = output.connector.name
         connectorID = output.connector.id
+        sysfsConnectorName = "\(URL(fileURLWithPath: card.path).resolvingSymlinksInPath().lastPathComponent)-\(output.connector.name)"
         mode = output.mode
         api = presenter.api
         crtcID = output.crtc.id

@@ -16,6 +16,8 @@ package final class DisplayConnectionWatcher: @unchecked Sendable {
     // thread-safe (VideoOutput.connectorStates, screenReturned).
     private let lock = NSLock()
     private var connections = DisplayConnections()
+    /// Returned screens whose mode could not be set yet: tried again at each look.
+    private var toSetUp: Set<String> = []
     private let outputs: [VideoOutput]
     private let interval: Double
     private let logger: Logger
@@ -63,23 +65,28 @@ package final class DisplayConnectionWatcher: @unchecked Sendable {
     /// One reading of every connector; changes logged, a returning screen set up again.
     package func look(probe: Bool) {
         let reading = outputs.flatMap { $0.connectorStates(probe: probe) }
-        let changes = lock.withLock { connections.update(reading.map { ($0.connector, $0.status) }) }
+        let (changes, retries) = lock.withLock { (connections.update(reading.map { ($0.connector, $0.status) }), toSetUp) }
         for change in changes {
             switch change {
             case .unplugged(let connector):
+                lock.withLock { _ = toSetUp.remove(connector) }
                 logger.warning("display \(connector): disconnected (its cable or the screen is gone); playback goes on")
             case .returned(let connector):
-                screenReturned(connector)
+                screenReturned(connector, again: false)
             }
         }
+        for connector in retries where !changes.contains(.unplugged(connector)) { screenReturned(connector, again: true) }
     }
 
-    private func screenReturned(_ connector: String) {
+    /// Sets the returning screen's mode; a failure is said once and tried again at each look.
+    private func screenReturned(_ connector: String, again: Bool) {
         do {
             let setUp = try outputs.reduce(false) { try $1.screenReturned(connector: connector) || $0 }
+            lock.withLock { _ = toSetUp.remove(connector) }
             logger.notice("display \(connector): connected again\(setUp ? "; its mode is set anew" : " (switched off: its mode is set when it is switched on)")")
         } catch {
-            logger.error("display \(connector): connected again, but setting its mode failed: \(error)")
+            lock.withLock { _ = toSetUp.insert(connector) }
+            if !again { logger.error("display \(connector): connected again, but setting its mode failed: \(error); trying again") }
         }
     }
 }

@@ -27,6 +27,8 @@ package final class FleetConnection: @unchecked Sendable {
     /// Between the broker's CONNACK and the connection's end.
     private var connected = false
     private var networkThread: WorkerThread?
+    /// Connections accepted since the start (guarded by `lock`).
+    private var connections = 0
     /// Home Assistant's screen image, with discovery (guarded by `lock`).
     private var screen: FleetScreenPublisher?
     /// The wait before kiosk's next try (`network`); back to 1 s once connected.
@@ -86,7 +88,7 @@ package final class FleetConnection: @unchecked Sendable {
             let screen = FleetScreenPublisher(interval: Double(interval), topic: bridge.topics.screen,
                                               shoot: { try player.saveScreenshot(to: $0) },
                                               publish: { [weak self] in self?.publish(topic: $0, bytes: $1, retain: true) },
-                                              isConnected: { [weak self] in self?.isConnected ?? false }, logger: logger)
+                                              connection: { [weak self] in self?.connectionState ?? (false, 0) }, logger: logger)
             lock.withLock { self.screen = screen }
             screen.start()
         }
@@ -144,6 +146,9 @@ package final class FleetConnection: @unchecked Sendable {
     /// Whether the broker has kiosk connected now (the health's `kiosk_mqtt_connected`).
     package var isConnected: Bool { lock.withLock { connected } }
 
+    /// Connected now, and how many connections were accepted so far.
+    private var connectionState: (connected: Bool, serial: Int) { lock.withLock { (connected, connections) } }
+
     /// Proof-of-play lines for the plays topic (`mqtt.proof_of_play`).
     package var playRecorded: @Sendable (String) -> Void {
         { [bridge] line in bridge.recorded(play: line) }
@@ -174,7 +179,7 @@ package final class FleetConnection: @unchecked Sendable {
         switch result {
         case .accepted:
             let again = lock.withLock { () -> Bool in
-                defer { outage = nil; everConnected = true; connected = true; retryDelay = 1 }
+                defer { outage = nil; everConnected = true; connected = true; retryDelay = 1; connections += 1 }
                 return everConnected
             }
             logger.notice("mqtt: connected to \(broker)\(again ? " again" : "") as \(bridge.topics.root)")

@@ -11,6 +11,7 @@ package protocol HealthSource: AnyObject, Sendable {
     var framesPresented: Int { get }
     var framesDropped: Int { get }
     var presenterHealth: PresenterHealth { get }
+    var isDisplayOn: Bool { get }
 }
 
 extension QueuePlayer: HealthSource {}
@@ -101,6 +102,7 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
             snapshot.displayHotplugs = display.hotplugs
         }
         snapshot.tvPowerOn = tv?()
+        snapshot.displayOn = source?.isDisplayOn ?? true
         lock.withLock { self.cached = (snapshot, now) }
         return snapshot
     }

@@ -48,14 +48,18 @@ import Testing
         private var _power: CECPowerStatus? = .on
         func tvPowerStatus() throws(CECError) -> CECPowerStatus? {
             try record("power?")
-            return lock.withLock { _answers ? (_lagging ? .on : _power) : nil }
+            return lock.withLock { () -> CECPowerStatus? in
+                guard _answers else { return nil }
+                if _lagging > 0 { _lagging -= 1; return .on }
+                return _power
+            }
         }
-        /// Says on whatever it was sent, until cleared.
-        var lagging: Bool {
+        /// Says on (whatever it was sent) to this many asks more.
+        var lagging: Int {
             get { lock.withLock { _lagging } }
             set { lock.withLock { _lagging = newValue } }
         }
-        private var _lagging = false
+        private var _lagging = 0
     }
 
     static let nack = CECError.transmitFailed(path: "/dev/cec7", message: .standby(from: .playback1), status: [.nack, .maxRetries])
@@ -176,11 +180,10 @@ import Testing
         defer { follower.stopWatchingTVPower() }
         let deadline = Date().addingTimeInterval(30)
         while follower.tvPowerOn == nil, Date() < deadline { usleep(10_000) }
-        tv.lagging = true   // Standby lands, but the TV says on for a while
+        tv.lagging = 1   // Standby lands, but the TV says on when asked at once
         follower.displayPowerChanged(on: false)
         follower.waitUntilIdle()
         #expect(follower.tvPowerOn == true, "asked at once: the old state")
-        tv.lagging = false
         while follower.tvPowerOn != false, Date() < deadline { usleep(10_000) }
         #expect(follower.tvPowerOn == false, "asked again after the change")
     }

@@ -60,6 +60,12 @@ import Testing
         guard case .object(let members) = property else { Issue.record("not an object: \(property)"); return }
         #expect(members.first { $0.0 == "display_connected" }?.1 == .bool(false))
         #expect(members.first { $0.0 == "display_hotplugs" }?.1 == .integer(1))
+        snapshot.tvPowerOn = false
+        #expect(snapshot.alerts == [], "a TV in standby may drop its hotplug line: no alert")
+        snapshot.tvPowerOn = nil
+        snapshot.displayOn = false
+        #expect(snapshot.alerts == [], "nor while the display is switched off")
+        snapshot.displayOn = true
         snapshot.displayConnected = true
         #expect(snapshot.alerts == [])
         #expect(snapshot.text.contains("kiosk_display_connected 1\n"))

@@ -13,20 +13,25 @@ import Testing
         private let lock = NSLock()
         private var sent: [(topic: String, bytes: [UInt8])] = []
         private var online = false
+        private var serial = 0
         private var shots = 0
-        var failing = false
+        private var fails = false
+        var failing: Bool {
+            get { lock.withLock { fails } }
+            set { lock.withLock { fails = newValue } }
+        }
 
         var messages: [(topic: String, bytes: [UInt8])] { lock.withLock { sent } }
-        var connected: Bool {
-            get { lock.withLock { online } }
-            set { lock.withLock { online = newValue } }
-        }
+        /// Connected now, and the connection's number.
+        var connection: (connected: Bool, serial: Int) { lock.withLock { (online, serial) } }
+        func connect() { lock.withLock { online = true; serial += 1 } }
+        func disconnect() { lock.withLock { online = false } }
         func shoot(_ path: String) throws {
-            let (count, fails) = lock.withLock { () -> (Int, Bool) in
+            let (count, failed) = lock.withLock { () -> (Int, Bool) in
                 shots += 1
-                return (shots, failing)
+                return (shots, fails)
             }
-            if fails { throw FleetSetupError("the display is off") }
+            if failed { throw FleetSetupError("the display is off") }
             try Data("picture \(count)".utf8).write(to: URL(fileURLWithPath: path))
         }
         func publish(_ topic: String, _ bytes: [UInt8]) { lock.withLock { sent.append((topic, bytes)) } }
@@ -44,20 +49,22 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let publisher = FleetScreenPublisher(interval: 3600, topic: "kiosk/lobby/screen", directory: directory,
                                              shoot: { try recorder.shoot($0) }, publish: { recorder.publish($0, $1) },
-                                             isConnected: { recorder.connected }, logger: Logger(label: "screen-tests"))
+                                             connection: { recorder.connection }, logger: Logger(label: "screen-tests"))
         publisher.start()
         defer { publisher.stop() }
         usleep(1_500_000)
         #expect(recorder.messages.isEmpty, "nothing while the broker is away")
-        recorder.connected = true
+        recorder.connect()
         #expect(Self.waitFor { recorder.messages.count == 1 })
         #expect(recorder.messages.first?.topic == "kiosk/lobby/screen")
         #expect(recorder.messages.first.map { String(decoding: $0.bytes, as: UTF8.self) } == "picture 1")
         usleep(1_500_000)
         #expect(recorder.messages.count == 1, "the next one an interval later")
-        recorder.connected = false
-        usleep(1_500_000)
-        recorder.connected = true
+        let folders = try FileManager.default.contentsOfDirectory(atPath: directory)
+        #expect(folders.count == 1 && folders[0].hasPrefix("kiosk-screen-"), "a folder of its own: \(folders)")
+        // Away and back between two looks of the thread: still a new connection.
+        recorder.disconnect()
+        recorder.connect()
         #expect(Self.waitFor { recorder.messages.count == 2 }, "again on the new connection")
         recorder.failing = true
         publisher.publishOnce()

@@ -17,6 +17,7 @@ import KioskHTTP
         var framesPresented = 250
         var framesDropped = 3
         var presenterHealth = PresenterHealth(startedAt: MonotonicClock().now())
+        var isDisplayOn = true
     }
 
     static func directory(_ name: String) throws -> String {

@@ -185,9 +185,12 @@ def make_pattern_clip(path: Path) -> None:
 
 
 def make_moving_clip(path: Path) -> None:
+    """Long enough to outlast the slowest guest: the second kiosk must meet the first still
+    playing (in a loaded CI bed a debug kiosk took 35 s to start over 9p, past a 30 s clip's
+    end), and the host's shots must see it move. The cadence kiosk is stopped by the guest."""
     w, h = CADENCE_SIZE
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
-                    "-i", f"testsrc2=s={w}x{h}:r={CADENCE_FPS}:d=30", "-pix_fmt", "yuv420p",
+                    "-i", f"testsrc2=s={w}x{h}:r={CADENCE_FPS}:d=120", "-pix_fmt", "yuv420p",
                     "-c:v", "libx264", "-preset", "ultrafast", "-g", str(CADENCE_FPS), str(path)], check=True)
 
 

@@ -37,6 +37,9 @@ public struct HealthSnapshot: Sendable, Equatable {
     public var displayConnected: Bool?
     /// Connector state changes seen since the start (a cable pulled, plugged in again).
     public var displayHotplugs = 0
+    /// Whether the display is switched on (`display_power`): a TV switched off, or put to
+    /// standby over CEC, may drop its hotplug line, which is then no alert.
+    public var displayOn = true
     /// Whether the TV says over HDMI-CEC that it is on (or turning on); nil: CEC not used, or
     /// the TV does not answer.
     public var tvPowerOn: Bool?
@@ -185,7 +188,7 @@ public struct HealthSnapshot: Sendable, Equatable {
             alerts.append("picture frozen for \(Int(pictureOverdue)) s")
         }
         if displayFailing { alerts.append("display failing") }
-        if displayConnected == false { alerts.append("display disconnected") }
+        if displayConnected == false && displayOn && tvPowerOn != false { alerts.append("display disconnected") }
         if let underVoltage, underVoltage.now || underVoltage.sinceBoot {
             alerts.append(underVoltage.now ? "under-voltage" : "under-voltage since boot")
         }
