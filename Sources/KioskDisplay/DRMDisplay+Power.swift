@@ -1,3 +1,4 @@
+import CDRM
 import KioskCore
 
 /// Display power through KMS (`display.power`, the control socket's `display_power`): the
@@ -35,19 +36,22 @@ extension DRMDisplay {
         return [(connector: sysfsConnectorName, status: status)]
     }
 
-    /// Sets the mode anew on a returning screen: ACTIVE off and on in two modesets, the planes
-    /// and their framebuffers left as they were, so the last picture shows at once. A sink
-    /// plugged in again may need the modeset (HDMI's scrambling and TMDS setup, a DisplayPort
-    /// link trained anew); where the driver kept the link up it costs a blank of a few frames.
-    /// Not while switched off: switching on sets the mode.
-    public func screenReturned(connector: String) throws -> Bool {
-        guard connector == sysfsConnectorName else { return false }
+    /// A returning screen: where the driver says its link failed (the connector's `link-status`
+    /// BAD, as DisplayPort and HDMI 2.x drivers set it when training fails; the kernel asks
+    /// userspace for a modeset then) the mode is set anew, ACTIVE off and on, the planes and their
+    /// framebuffers left as they were, so the last picture shows at once. A link the driver kept
+    /// or trained again itself (GOOD) is left alone: a modeset would only blank it. Not while
+    /// switched off: switching on sets the mode.
+    public func screenReturned(connector: String) throws -> ScreenReturn {
+        guard connector == sysfsConnectorName else { return .notMine }
         lock.lock(); defer { lock.unlock() }
-        guard !isClosed, isPoweredOn else { return false }
+        guard !isClosed, isPoweredOn else { return .switchedOff }
+        let linkStatus = card.properties(of: connectorID, type: UInt32(DRM_MODE_OBJECT_CONNECTOR)).first { $0.name == "link-status" }
+        guard let linkStatus, linkStatus.value == UInt64(DRM_MODE_LINK_STATUS_BAD) else { return .linkGood }
         if pendingIndex != nil { _ = try finishPendingFlip() }
         try presenter.setActive(false)
         try presenter.setActive(true)
         vblank = VblankPredictor(refreshInterval: refreshInterval.seconds, lastVblank: card.lastVblank(crtcID: crtcID))
-        return true
+        return .modeSet
     }
 }

@@ -105,8 +105,12 @@ public final class MultiScreenOutput: VideoOutput, @unchecked Sendable {
     }
 
     /// Each screen sets itself up again if the connector is its own.
-    public func screenReturned(connector: String) throws -> Bool {
-        try screens.reduce(false) { try $1.screenReturned(connector: connector) || $0 }
+    public func screenReturned(connector: String) throws -> ScreenReturn {
+        for screen in screens {
+            let done = try screen.screenReturned(connector: connector)
+            if done != .notMine { return done }
+        }
+        return .notMine
     }
 
     public func setPower(on: Bool) throws -> Bool {

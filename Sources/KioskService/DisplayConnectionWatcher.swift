@@ -81,9 +81,16 @@ package final class DisplayConnectionWatcher: @unchecked Sendable {
     /// Sets the returning screen's mode; a failure is said once and tried again at each look.
     private func screenReturned(_ connector: String, again: Bool) {
         do {
-            let setUp = try outputs.reduce(false) { try $1.screenReturned(connector: connector) || $0 }
+            var done = ScreenReturn.notMine
+            for output in outputs where done == .notMine { done = try output.screenReturned(connector: connector) }
             lock.withLock { _ = toSetUp.remove(connector) }
-            logger.notice("display \(connector): connected again\(setUp ? "; its mode is set anew" : " (switched off: its mode is set when it is switched on)")")
+            let what = switch done {
+            case .modeSet: "; its link had failed: the mode is set anew"
+            case .linkGood: " (its link is good: the picture goes on)"
+            case .switchedOff: " (switched off: the mode is set when it is switched on)"
+            case .notMine: ""
+            }
+            logger.notice("display \(connector): connected again\(what)")
         } catch {
             lock.withLock { _ = toSetUp.insert(connector) }
             if !again { logger.error("display \(connector): connected again, but setting its mode failed: \(error); trying again") }

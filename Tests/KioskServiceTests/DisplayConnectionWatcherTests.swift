@@ -40,11 +40,11 @@ import Testing
             }
         }
 
-        func screenReturned(connector: String) throws -> Bool {
-            guard connector == self.connector else { return false }
+        func screenReturned(connector: String) throws -> ScreenReturn {
+            guard connector == self.connector else { return .notMine }
             return lock.withLock {
                 returns.append(connector)
-                return !switchedOff
+                return switchedOff ? .switchedOff : .modeSet
             }
         }
     }

@@ -123,10 +123,21 @@ public protocol VideoOutput: AnyObject {
     /// what it last found. The default: none (headless).
     func connectorStates(probe: Bool) -> [(connector: String, status: ConnectorStatus?)]
     /// The screen on `connector` was plugged in again: its mode is set anew (the CRTC switched
-    /// off and on), as a returning HDMI or DisplayPort sink may need before it shows a picture;
-    /// the last picture shows again. Safe from any thread. False where there is nothing to do
-    /// (no such connector, the screen switched off, the output closed). The default: false.
-    func screenReturned(connector: String) throws -> Bool
+    /// off and on) where the driver says the link needs it; the last picture shows again. Safe
+    /// from any thread. The default: `.notMine`.
+    func screenReturned(connector: String) throws -> ScreenReturn
+}
+
+/// What a display did for a screen plugged in again.
+public enum ScreenReturn: Sendable, Equatable {
+    /// Not one of its connectors.
+    case notMine
+    /// Switched off (or closed): switching on sets the mode.
+    case switchedOff
+    /// The driver kept the link (or trained it again itself): nothing to do.
+    case linkGood
+    /// The link had failed: the mode was set anew.
+    case modeSet
 }
 
 extension VideoOutput {
@@ -156,7 +167,7 @@ extension VideoOutput {
     public func setPower(on: Bool) throws -> Bool { false }
 
     public func connectorStates(probe: Bool) -> [(connector: String, status: ConnectorStatus?)] { [] }
-    public func screenReturned(connector: String) throws -> Bool { false }
+    public func screenReturned(connector: String) throws -> ScreenReturn { .notMine }
 }
 
 extension DirectVideoOutput {
