@@ -39,7 +39,6 @@ final class PlaybackLoop {
                                 heartbeat: mailbox.heartbeat, logger: logger)
         stall = StallWatch(heartbeat: mailbox.heartbeat)
         time = PlaybackTimekeeper(items: items, audio: audio, stall: stall, logger: logger, onEvent: onEvent)
-        time.refreshInterval = output.refreshInterval
         sequencer = ItemSequencer(cursor: cursor, settings: settings, items: items, time: time, screen: screen,
                                   stall: stall, audio: audio, logger: logger, onEvent: onEvent)
         // The parts live as long as the loop that owns them, on its thread.

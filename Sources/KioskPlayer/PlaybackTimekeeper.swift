@@ -12,8 +12,6 @@ final class PlaybackTimekeeper {
     /// After a start, a seek or an unprepared switch: show the next frame at once and set the
     /// clock to it, whatever the clock said.
     var needsFirstFrame = true
-    /// The screen's refresh: the frame pacer shows a frame up to half of it early.
-    var refreshInterval = MediaTime(value: 1, timescale: 60)
     /// The host time of the last audio report the clock followed.
     private var lastAudioObservation: MediaTime?
     private var lastTimeEvent: MediaTime?
@@ -95,25 +93,18 @@ final class PlaybackTimekeeper {
         }
     }
 
-    /// A stopped clock names the frame on screen: the presenter puts up the frame due at the
-    /// flip (a refresh ahead on a panel with vblanks), so at a pause the screen can already show
-    /// a frame a little past the clock. The clock moves up to it, so `currentTime`, a snapshot
-    /// taken at it and a screenshot all name one frame (a frame names [pts, next pts)).
-    ///
-    /// The other way round, when frames came late: the pacer may have dropped the frame the
-    /// clock names for the next one, due within half a refresh, and the clock then stops just
-    /// short of that one (found on vkms under a ticker: paused at 1.198 s, 1.16 dropped for
-    /// 1.20, the screen still at 1.12). The clock moves up to that next frame, which the
-    /// stopped clock's pacer then shows.
+    /// A stopped clock names the frame on screen (PausePosition says where that puts it).
     private func stopOnShownFrame(at host: MediaTime) {
         guard !needsFirstFrame, let item = items.current, let shown = item.lastPresentedPTS else { return }
-        let position = clock.mediaTime(atHost: host)
-        if shown > position { return clock.seek(to: shown, atHost: host) }
-        let generation = item.pipeline.currentGeneration
-        guard case .frame(let head, let headGeneration)? = item.pipeline.frames.peek(timeout: 0), headGeneration == generation,
-              head.pts > shown, head.pts > position, head.pts <= position + refreshInterval * Rational(1, 2),
-              let dropped = item.lastDroppedPTS, dropped > shown, dropped <= position else { return }
-        clock.seek(to: head.pts, atHost: host)
+        var head: MediaTime?
+        if case .frame(let frame, let generation)? = item.pipeline.frames.peek(timeout: 0),
+           generation == item.pipeline.currentGeneration {
+            head = frame.pts
+        }
+        if let settled = PausePosition.settle(position: clock.mediaTime(atHost: host), shown: shown, lastDropped: item.lastDroppedPTS,
+                                              head: head, frameDuration: item.expectedFrameDuration) {
+            clock.seek(to: settled, atHost: host)
+        }
     }
 
     /// A synchronised player's move to the shared timeline's position within the item (not a
@@ -124,6 +115,7 @@ final class PlaybackTimekeeper {
         guard let item = items.current else { return }
         let fileTime = target + item.plan.start
         item.pipeline.seek(to: fileTime)
+        item.lastDroppedPTS = nil   // a drop before the seek names no frame of the new run
         audio?.flush()
         clock.seek(to: fileTime, atHost: MonotonicClock.hostTime())
         needsFirstFrame = true

@@ -161,8 +161,10 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
                 guard poller.revents & Int16(POLLIN) != 0 else {
                     throw GPIOError(chip: held[index].wanted.line.chip, what: "the chip went away")
                 }
-                for edge in try held[index].source.readEdges() where held[index].debouncer.fires(rising: edge.rising, at: edge.time) {
-                    fire(held[index].wanted, rising: edge.rising)
+                for edge in try held[index].source.readEdges() {
+                    if let fired = held[index].debouncer.firedEdge(rising: edge.rising, at: edge.time) {
+                        fire(held[index].wanted, edge: fired)
+                    }
                 }
             } catch {
                 let line = held[index].wanted
@@ -177,10 +179,10 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
     }
 
     /// The trigger as the table in force has it, fired as its key would be.
-    private func fire(_ line: Wanted, rising: Bool) {
+    private func fire(_ line: Wanted, edge: GPIOTriggerLine.Edge) {
         guard let trigger = triggers.triggers.trigger(named: line.trigger) else { return }
         if let command = trigger.commandLine {
-            logger.notice("gpio: trigger '\(trigger.name)' from \(line.line) (\(rising ? "rising" : "falling") edge): \(command)")
+            logger.notice("gpio: trigger '\(trigger.name)' from \(line.line) (\(edge.rawValue) edge): \(command)")
             if let refusal = triggers.runCommand(command) { logger.warning("gpio: trigger '\(trigger.name)': \(refusal)") }
             return
         }
@@ -188,7 +190,7 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
             logger.warning("gpio: trigger '\(trigger.name)' has nothing to play: \(trigger.problem ?? "no entries")")
             return
         }
-        logger.notice("gpio: trigger '\(trigger.name)' from \(line.line) (\(rising ? "rising" : "falling") edge)")
+        logger.notice("gpio: trigger '\(trigger.name)' from \(line.line) (\(edge.rawValue) edge)")
         sink.send(request)
     }
 }

@@ -136,3 +136,26 @@ func presenterCadence(_ c: CadenceCase) {
     #expect(shown == shown.sorted() && Set(shown).count == shown.count, "frames in order, each once")
     #expect(Set(shown).isDisjoint(with: dropped))
 }
+
+@Test func aStoppedClockNamesTheFrameOnScreen() {
+    let frame40 = millis(40)
+    // The screen already shows the frame put up for the flip ahead: the clock moves up to it.
+    #expect(PausePosition.settle(position: millis(1559), shown: millis(1560), lastDropped: nil, head: millis(1600),
+                                 frameDuration: frame40) == millis(1560))
+    // Nothing dropped since the frame on screen: the clock stays (the pacer shows what is due).
+    #expect(PausePosition.settle(position: millis(1510), shown: millis(1480), lastDropped: millis(1320), head: millis(1520),
+                                 frameDuration: frame40) == nil)
+    // The frame the clock names was dropped for the next, decoded and under a frame away: up to it.
+    #expect(PausePosition.settle(position: millis(1198), shown: millis(1120), lastDropped: millis(1160), head: millis(1200),
+                                 frameDuration: frame40) == millis(1200))
+    #expect(PausePosition.settle(position: millis(1510), shown: millis(1320), lastDropped: millis(1480), head: millis(1520),
+                                 frameDuration: frame40) == millis(1520), "CI's bed: 1.48 dropped, 1.52 queued")
+    // Dropped, and the next frame due at the stopped clock: the pacer shows it, the clock stays.
+    #expect(PausePosition.settle(position: millis(1510), shown: millis(1320), lastDropped: millis(1440), head: millis(1480),
+                                 frameDuration: frame40) == nil)
+    // Dropped and nothing decoded yet, or the next frame a long gap away: back to the screen.
+    #expect(PausePosition.settle(position: millis(1510), shown: millis(1320), lastDropped: millis(1480), head: nil,
+                                 frameDuration: frame40) == millis(1320))
+    #expect(PausePosition.settle(position: millis(1510), shown: millis(1320), lastDropped: millis(1480), head: millis(6000),
+                                 frameDuration: frame40) == millis(1320))
+}

@@ -73,6 +73,17 @@ struct GPIOEdgeDebouncerTests {
         #expect(risingFired == [1.0, 5.0])
     }
 
+    @Test func theFiredEdgeIsTheOneTheTriggerWantsAlsoWhenReadLateAsItsOpposite() {
+        // CI's bed again: the press read late as a rise fired, and the log said "rising edge"
+        // on a falling trigger. The edge named is the trigger's, with active low applied.
+        var falling = GPIOEdgeDebouncer(edge: .falling, window: 1)
+        let named = [(false, 1.0), (true, 3.0), (true, 5.0)].map { falling.firedEdge(rising: $0.0, at: $0.1) }
+        #expect(named == [.falling, nil, .falling])
+        var both = GPIOEdgeDebouncer(edge: .both, activeLow: true, window: 0)
+        let bothNamed = [(true, 1.0), (false, 2.0)].map { both.firedEdge(rising: $0.0, at: $0.1) }
+        #expect(bothNamed == [.falling, .rising], "active low: the pin rising is the line falling")
+    }
+
     @Test func activeLowSwapsWhatRisingAndFallingMean() {
         // A sensor whose line is active low: the pin falling is the logical line rising.
         var debouncer = GPIOEdgeDebouncer(edge: .rising, activeLow: true, window: 0.05)

@@ -33,7 +33,8 @@ def pause_and_shoot(client, directory: Path, pauses: int, stats: str, period: fl
         client.ok("pause")
         wait_until(lambda: client.ok("get", "time_control_status") == "paused", timeout=60)
         at = client.ok("get", "time")
-        wait_until(lambda: frame_flipped(stats, at, period), timeout=120, interval=0.1)
+        assert wait_until(lambda: frame_flipped(stats, at, period), timeout=120, interval=0.1), \
+            f"paused at {at} s, the frame that time names never went up"
         shot = directory / ("shot-%d.png" % n)
         client.ok("screenshot", str(shot))
         shots.append({"time": at, "time_after": client.ok("get", "time"), "shot": str(shot)})

@@ -33,6 +33,14 @@ public struct GPIOEdgeDebouncer: Sendable {
     /// An edge the kernel reported: `rising` as the pin went (physical), at `time` seconds on
     /// the kernel's clock. True when it fires the trigger.
     public mutating func fires(rising: Bool, at time: Double) -> Bool {
+        firedEdge(rising: rising, at: time) != nil
+    }
+
+    /// The edge that fired the trigger, as the trigger names edges (active low applied), or nil.
+    /// For a one-edge trigger it is always that edge, also where the kernel named the edge it
+    /// read late as its opposite (below): a log saying "rising" for a falling trigger would send
+    /// an integrator looking for a wiring fault that is not there.
+    public mutating func firedEdge(rising: Bool, at time: Double) -> GPIOTriggerLine.Edge? {
         // A timestamp going backwards (a clock the kernel changed) counts as quiet, not as a
         // bounce that would silence the line until the clock caught up.
         let quiet = lastEdge.map { time - $0 >= window || time < $0 } ?? true
@@ -44,12 +52,12 @@ public struct GPIOEdgeDebouncer: Sendable {
         let missedOpposite = lastLevel == rising
         lastEdge = time
         lastLevel = rising
-        guard quiet else { return false }
+        guard quiet else { return nil }
         let logicalRising = rising != activeLow
         switch edge {
-        case .both: return true
-        case .rising: return logicalRising || missedOpposite
-        case .falling: return !logicalRising || missedOpposite
+        case .both: return logicalRising ? .rising : .falling
+        case .rising: return logicalRising || missedOpposite ? .rising : nil
+        case .falling: return !logicalRising || missedOpposite ? .falling : nil
         }
     }
 }
