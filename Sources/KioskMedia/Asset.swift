@@ -72,6 +72,17 @@ public final class Asset {
         avformat_close_input(&formatContext)
     }
 
+    /// Closes the input now, before the asset goes: a live UDP or RTP source holds its bound
+    /// port, and its reopen binds the same one (found by test_live_sources: every reopen
+    /// failed "bind failed: Address already in use"). Only `info` and `source` stay; reads end
+    /// and seeks fail. Closing twice is harmless.
+    public func closeInput() {
+        avformat_close_input(&formatContext)
+    }
+
+    /// False once `closeInput` ran.
+    public var isOpen: Bool { formatContext != nil }
+
     var context: UnsafeMutablePointer<AVFormatContext> { formatContext! }
 
     func stream(at index: Int) -> UnsafeMutablePointer<AVStream> {

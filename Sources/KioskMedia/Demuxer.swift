@@ -62,6 +62,7 @@ public final class Demuxer {
     /// The next packet of a chosen stream, or `.end` at the end of the file or on a read error
     /// (a damaged tail ends the item; it does not fail it).
     public func read() -> Output {
+        guard asset.isOpen else { return .end }
         while true {
             let result = av_read_frame(asset.context, scratch)
             if result < 0 {
@@ -109,6 +110,7 @@ public final class Demuxer {
     /// Moves to the last keyframe of the video (or audio) stream at or before `time`.
     public func seek(to time: MediaTime) throws {
         guard let index = videoStream ?? audioStream else { return }
+        guard asset.isOpen else { throw MediaError(source: asset.source, reason: "cannot seek: the input is closed (reconnecting)") }
         let stream = asset.stream(at: index)
         let base = Rational(Int64(stream.pointee.time_base.num), Int64(stream.pointee.time_base.den))
         let start = asset.originTicks(of: stream)

@@ -10,31 +10,50 @@ import Logging
 /// seekable inputs continue where they stopped, live ones rejoin. Packets the new connection
 /// repeats are dropped, so the decoders see one continuous stream. Local files read as before:
 /// a damaged tail ends the item.
+///
+/// A live source (`LiveSource`) is never given up and its end of file is a loss too; a sender
+/// that restarted from zero starts a new timeline whose packets are all kept (the decoders'
+/// timelines take the jump out).
 public final class StreamReader {
     public private(set) var demuxer: Demuxer
     public let isNetwork: Bool
+    public let isLive: Bool
     private let policy: ReconnectPolicy
     private let logger: Logger
     /// The last decode timestamp handed out per stream, in its ticks: after a reopen, packets
     /// at or before it are repeats. Cleared by a seek, which goes back on purpose.
     private var lastTicks: [Int: Int64] = [:]
     private var dropRepeats = false
+    /// After a live reopen: the streams whose first packet is still to be looked at.
+    private var firstAfterReopen: Set<Int> = []
     /// The item's end on record, kept across reopens (each new demuxer starts from zero).
     private var longestEnd = MediaTime.zero
     /// The media time of the latest video (else audio) packet read, from the item's start.
     public private(set) var lastPacketTime: MediaTime?
 
-    /// The first connection's asset: the decoders count media time from its origin, and so
-    /// does `lastPacketTime`, whatever origin a live stream has when it is rejoined.
-    private let originAsset: Asset
+    /// The first connection's time base and origin per stream: the decoders count media time
+    /// from it, and so does `lastPacketTime`, whatever origin a live stream has when it is
+    /// rejoined. Copied, so the first connection can be closed.
+    private let origins: [Int: (base: Rational, ticks: Int64)]
 
     public init(demuxer: Demuxer, policy: ReconnectPolicy = .standard, logger: Logger) {
         self.demuxer = demuxer
-        originAsset = demuxer.asset
-        self.policy = policy
+        let asset = demuxer.asset
+        origins = Dictionary(uniqueKeysWithValues: [demuxer.videoStream, demuxer.audioStream].compactMap { $0 }.map { index in
+            let stream = asset.stream(at: index)
+            return (index, (Rational(Int64(stream.pointee.time_base.num), Int64(stream.pointee.time_base.den)),
+                            asset.originTicks(of: stream)))
+        })
         self.logger = logger
         isNetwork = NetworkURL.isNetwork(demuxer.asset.source)
+        isLive = LiveSource.isLive(demuxer.asset.source, formatName: demuxer.asset.info.formatName,
+                                   hasDuration: demuxer.asset.info.durationSeconds != nil)
+        self.policy = isLive ? .live : policy
     }
+
+    /// A live source's reopen gives up after this long (a server that accepts and says nothing)
+    /// and the next one begins: the source is back within this of its return.
+    static let liveOpenTimeout = 3.0
 
     private var source: String { demuxer.asset.source }
     private var name: String { NetworkURL.masked(source) }
@@ -57,9 +76,11 @@ public final class StreamReader {
             case .packet(let packet):
                 if isRepeat(packet) { continue }
                 note(packet)
+                if outage != nil { noteBack(resumed: duration != nil) }
                 return .packet(packet)
             case .end:
-                guard isNetwork, !demuxer.asset.interrupt.isCancelled, let reason = lossReason() else { return .end }
+                guard isNetwork, !demuxer.asset.interrupt.isCancelled,
+                      let reason = lossReason() ?? (isLive ? "the stream ended" : nil) else { return .end }
                 try reconnect(after: reason, lostAt: demuxer.lastReadError == kiosk_averror_exit() ? readStart : MonotonicClock.hostTime())
             }
         }
@@ -87,33 +108,63 @@ public final class StreamReader {
         return nil
     }
 
+    /// A loss not yet over: since when, and the reopen attempts made. It ends at the first new
+    /// packet, not at a reopen: a packager that died behind a server still serving its last
+    /// playlist reopens at once and sends nothing new, and that is one outage, not many.
+    private struct Outage {
+        var lostAt: MediaTime
+        var attempts = 0
+        var failures = 0
+    }
+    private var outage: Outage?
+
     private func reconnect(after reason: String, lostAt: MediaTime) throws {
         longestEnd = endTime
         // Seekable (VOD) inputs continue where they stopped; live ones rejoin at the live edge.
         let resumeAt = duration != nil ? lastPacketTime : nil
-        logger.warning("\(name): connection lost (\(reason)); reconnecting")
-        var failures = 0
+        if outage == nil {
+            outage = Outage(lostAt: lostAt)
+            logger.warning("\(name): connection lost (\(reason)); reconnecting")
+        }
+        guard var current = outage else { return }
+        defer { outage = current }
         while true {
-            let elapsed = MonotonicClock.hostTime() - lostAt
-            guard case .retry(let delay) = policy.decide(failedAttempts: failures, elapsed: elapsed) else {
+            let elapsed = MonotonicClock.hostTime() - current.lostAt
+            guard case .retry(let delay) = policy.decide(failedAttempts: current.attempts, elapsed: elapsed) else {
                 throw MediaError(source: source, reason: String(format: "stream lost: no answer for %.0f s (%d reconnect attempts)",
-                                                                elapsed.seconds, failures))
+                                                                elapsed.seconds, current.attempts))
             }
             try sleep(delay.seconds)
+            current.attempts += 1
+            // A live source's old connection goes first: UDP and RTP bind the port the new one
+            // binds. (VOD keeps it until the new one opens, as it always did.)
+            if isLive { demuxer.asset.closeInput() }
             do {
                 // An attempt gets what is left of the budget, so a silent server cannot stretch it.
-                let left = (policy.giveUpAfter - (MonotonicClock.hostTime() - lostAt)).seconds
+                let left = policy.giveUpAfter.map { ($0 - (MonotonicClock.hostTime() - current.lostAt)).seconds }
+                    ?? Self.liveOpenTimeout
                 demuxer = try reopen(resumeAt: resumeAt, openTimeout: Swift.max(1, left))
                 dropRepeats = true
-                let gap = (MonotonicClock.hostTime() - lostAt).seconds
-                let resuming = resumeAt.map { String(format: ", resuming at %.1f s", $0.seconds) } ?? ""
-                logger.notice("\(name): reconnected (attempt \(failures + 1), \(String(format: "%.1f", gap)) s after the loss\(resuming))")
+                firstAfterReopen = isLive ? Set(lastTicks.keys) : []
                 return
             } catch {
-                failures += 1
-                logger.warning("\(name): reconnect attempt \(failures) failed: \((error as? MediaError)?.reason ?? "\(error)")")
+                current.failures += 1
+                // A live source away for hours is tried every half second: its lines are the
+                // first four, then one a minute.
+                if current.failures <= 4 || current.failures % 120 == 0 {
+                    logger.warning("\(name): reconnect attempt \(current.failures) failed: \((error as? MediaError)?.reason ?? "\(error)")")
+                }
             }
         }
+    }
+
+    /// The first new packet after a loss: the source is back.
+    private func noteBack(resumed: Bool) {
+        guard let back = outage else { return }
+        outage = nil
+        let gap = (MonotonicClock.hostTime() - back.lostAt).seconds
+        let resuming = resumed ? lastPacketTime.map { String(format: ", resuming at %.1f s", $0.seconds) } ?? "" : ""
+        logger.notice("\(name): reconnected (attempt \(back.attempts), \(String(format: "%.1f", gap)) s after the loss\(resuming))")
     }
 
     private func reopen(resumeAt: MediaTime?, openTimeout: Double) throws -> Demuxer {
@@ -147,6 +198,17 @@ public final class StreamReader {
 
     private func isRepeat(_ packet: Packet) -> Bool {
         guard dropRepeats, let ticks = ticks(of: packet), let last = lastTicks[packet.streamIndex] else { return false }
+        if firstAfterReopen.remove(packet.streamIndex) != nil {
+            let base = demuxer.asset.stream(at: packet.streamIndex).pointee.time_base
+            let perSecond = base.num > 0 ? Int64(base.den) / Int64(base.num) : 1
+            if LiveSource.startsNewTimeline(firstTicks: ticks, lastTicks: last, ticksPerSecond: perSecond,
+                                            refetchesSegments: LiveSource.refetchesSegments(formatName: demuxer.asset.info.formatName)) {
+                logger.notice("\(name): the stream starts a new timeline (its sender restarted?): every packet kept")
+                dropRepeats = false
+                firstAfterReopen = []
+                return false
+            }
+        }
         return ticks <= last
     }
 
@@ -154,9 +216,7 @@ public final class StreamReader {
         guard let ticks = ticks(of: packet) else { return }
         lastTicks[packet.streamIndex] = ticks
         guard packet.streamIndex == (demuxer.videoStream ?? demuxer.audioStream) else { return }
-        let stream = originAsset.stream(at: packet.streamIndex)
-        let base = Rational(Int64(stream.pointee.time_base.num), Int64(stream.pointee.time_base.den))
-        guard base.isKnownAndPositive else { return }
-        lastPacketTime = MediaTime(ticks: ticks - originAsset.originTicks(of: stream), timeBase: base)
+        guard let origin = origins[packet.streamIndex], origin.base.isKnownAndPositive else { return }
+        lastPacketTime = MediaTime(ticks: ticks - origin.ticks, timeBase: origin.base)
     }
 }

@@ -41,8 +41,8 @@ extension ActiveItem {
     func hasRefilled(for frame: DecodedFrame, logger: Logger) -> Bool {
         guard let since = stalledSince else { return true }
         let now = MonotonicClock.hostTime()
-        let policy = pipeline.isNetwork ? RebufferPolicy.network : RebufferPolicy.local
         let progress = pipeline.progress
+        let policy = progress.isLive ? RebufferPolicy.live : pipeline.isNetwork ? RebufferPolicy.network : RebufferPolicy.local
         guard policy.mayResume(framePTS: frame.pts, demuxedUntil: progress.demuxedUntil,
                                demuxerFinished: progress.finished, waited: now - since) else { return false }
         stalledSince = nil

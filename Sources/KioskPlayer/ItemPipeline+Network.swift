@@ -8,6 +8,8 @@ struct DemuxProgress: Sendable {
     var demuxedUntil: MediaTime?
     /// The demuxer reached the end (or gave the stream up): nothing more will come.
     var finished = false
+    /// The source is live (`LiveSource`): it rebuffers as one.
+    var isLive = false
 }
 
 extension ItemPipeline {
@@ -25,6 +27,7 @@ extension ItemPipeline {
         lock.withLock {
             demuxProgress.demuxedUntil = until
             demuxProgress.finished = finished
+            demuxProgress.isLive = reader.isLive
         }
     }
 }

@@ -64,7 +64,7 @@ struct ReconnectPolicyTests {
             attempts += 1
             #expect(attempts < 100)
         }
-        #expect(elapsed <= policy.giveUpAfter)
+        #expect(elapsed <= policy.giveUpAfter!)
         #expect(attempts == 8)   // 0.5 + 1 + 2 * 6 = 13.5 s; a ninth wait would end at 15.5 s
     }
 }
@@ -92,5 +92,59 @@ struct RebufferPolicyTests {
 
     @Test func localFilesGoOnAtTheFirstFrame() {
         #expect(RebufferPolicy.local.mayResume(framePTS: seconds(3), demuxedUntil: nil, demuxerFinished: false, waited: .zero))
+    }
+}
+
+@Suite("Live sources: which are live, and how they come back")
+struct LiveSourceTests {
+    @Test func liveByScheme() {
+        for url in ["rtsp://cam/1", "RTSP://cam/1", "udp://239.1.1.1:5000", "rtp://239.1.1.1:5004", "srt://host:9000", "rtmp://host/app/s"] {
+            #expect(LiveSource.isLive(url, formatName: "mpegts", hasDuration: false), "\(url)")
+            #expect(LiveSource.isLive(url, formatName: "mpegts", hasDuration: true), "\(url): the scheme decides")
+        }
+    }
+
+    @Test func httpIsLiveOnlyAsHLSWithoutADuration() {
+        #expect(LiveSource.isLive("https://cdn/live.m3u8", formatName: "hls", hasDuration: false))
+        #expect(!LiveSource.isLive("https://cdn/vod.m3u8", formatName: "hls", hasDuration: true), "ENDLIST: a duration")
+        #expect(!LiveSource.isLive("http://host/clip.ts", formatName: "mpegts", hasDuration: false),
+                "a file whose length FFmpeg cannot tell still ends")
+        #expect(!LiveSource.isLive("/srv/live.m3u8", formatName: "hls", hasDuration: false), "local: not network")
+        #expect(!LiveSource.isLive("v4l2:///dev/video0", formatName: "video4linux2,v4l2", hasDuration: false))
+    }
+
+    @Test func aStreamSentOnceStartsANewTimelineAtAnyStepBack() {
+        // 90 kHz MPEG-TS over UDP: the old stream was at 5 s; the restarted sender's first packet at 1.4 s.
+        #expect(LiveSource.startsNewTimeline(firstTicks: 126_000, lastTicks: 450_000, ticksPerSecond: 90_000, refetchesSegments: false))
+        #expect(!LiveSource.startsNewTimeline(firstTicks: 453_600, lastTicks: 450_000, ticksPerSecond: 90_000, refetchesSegments: false),
+                "a stream that went on while away: the same timeline")
+        // The 33-bit wrap (26.5 h) looks like a restart: a new timeline, all kept.
+        #expect(LiveSource.startsNewTimeline(firstTicks: 1_000, lastTicks: (1 << 33) - 1_000, ticksPerSecond: 90_000, refetchesSegments: false))
+    }
+
+    @Test func anHLSRejoinWithinThreeSegmentsIsTheSameTimeline() {
+        #expect(LiveSource.refetchesSegments(formatName: "hls") && !LiveSource.refetchesSegments(formatName: "mpegts"))
+        // A stale playlist (its packager dead) rejoined three 6 s segments back: repeats, dropped.
+        #expect(!LiveSource.startsNewTimeline(firstTicks: 9_000_000 - 18 * 90_000, lastTicks: 9_000_000, ticksPerSecond: 90_000,
+                                              refetchesSegments: true))
+        // A packager restarted from zero after 100 s: a new timeline.
+        #expect(LiveSource.startsNewTimeline(firstTicks: 126_000, lastTicks: 9_000_000, ticksPerSecond: 90_000, refetchesSegments: true))
+        #expect(!LiveSource.startsNewTimeline(firstTicks: 0, lastTicks: 1, ticksPerSecond: Int64.max, refetchesSegments: true),
+                "no overflow")
+    }
+
+    @Test func liveIsTriedAgainEveryHalfSecondForever() {
+        let policy = ReconnectPolicy.live
+        let delays = (0..<5).map { policy.decide(failedAttempts: $0, elapsed: .zero) }
+        #expect(delays == [0.1, 0.2, 0.4, 0.5, 0.5].map { .retry(after: seconds($0)) })
+        #expect(policy.decide(failedAttempts: 100_000, elapsed: seconds(30 * 86_400)) == .retry(after: seconds(0.5)))
+        #expect(policy.silentReadLimit == seconds(2))
+    }
+
+    @Test func liveResumesAThirdOfASecondAheadOrAtOnceAfterALongLoss() {
+        let policy = RebufferPolicy.live
+        #expect(!policy.mayResume(framePTS: seconds(10), demuxedUntil: seconds(10.2), demuxerFinished: false, waited: seconds(0.5)))
+        #expect(policy.mayResume(framePTS: seconds(10), demuxedUntil: seconds(10.3), demuxerFinished: false, waited: seconds(0.5)))
+        #expect(policy.mayResume(framePTS: seconds(10), demuxedUntil: nil, demuxerFinished: false, waited: seconds(1)))
     }
 }

@@ -15,6 +15,10 @@ public struct RebufferPolicy: Sendable, Equatable {
     }
 
     public static let network = RebufferPolicy()
+    /// Live sources come at the speed they play: waiting a second ahead would put the picture a
+    /// second behind for good. A third of a second absorbs a jittery network; after a loss
+    /// longer than a second the first frame back goes up at once.
+    public static let live = RebufferPolicy(resumeAhead: MediaTime(value: 3, timescale: 10), maximumWait: MediaTime(value: 1, timescale: 1))
     /// Local files: go on at the first frame.
     public static let local = RebufferPolicy(resumeAhead: .zero, maximumWait: .zero)
 

@@ -3,22 +3,36 @@
 /// connection was lost. A stream that never comes back is then failed like a bad file, so the
 /// playlist moves on and the item is tried again on the next pass. Pure, so the schedule is
 /// tested without a server.
+///
+/// A live source (`LiveSource`) is never given up: `.live` tries again after 0.1, 0.2, 0.4, then
+/// every 0.5 s for as long as it is away, and 2 s without a packet is a loss (a VOD server may
+/// pause a read for longer; a live one sends every frame interval).
 public struct ReconnectPolicy: Sendable, Equatable {
     public var backoff: RetryBackoff
-    /// The longest outage ridden out, counted from the loss to the start of an attempt.
-    public var giveUpAfter: MediaTime
+    /// The longest outage ridden out, counted from the loss to the start of an attempt; nil:
+    /// no end (live).
+    public var giveUpAfter: MediaTime?
     /// A read that brings nothing for this long is a loss too (a live HLS retrying the
     /// playlist of a dead server): longer than a live stream's segment wait, within the budget.
     public var silentReadLimit = MediaTime(value: 12, timescale: 1)
 
     public init(backoff: RetryBackoff = RetryBackoff(initial: MediaTime(value: 1, timescale: 2),
                                                       maximum: MediaTime(value: 2, timescale: 1)),
-                giveUpAfter: MediaTime = MediaTime(value: 15, timescale: 1)) {
+                giveUpAfter: MediaTime? = MediaTime(value: 15, timescale: 1)) {
         self.backoff = backoff
         self.giveUpAfter = giveUpAfter
     }
 
     public static let standard = ReconnectPolicy()
+
+    /// Live sources: back within half a second of the source's return, however long it was away.
+    public static let live: ReconnectPolicy = {
+        var policy = ReconnectPolicy(backoff: RetryBackoff(initial: MediaTime(value: 1, timescale: 10),
+                                                           maximum: MediaTime(value: 1, timescale: 2)),
+                                     giveUpAfter: nil)
+        policy.silentReadLimit = MediaTime(value: 2, timescale: 1)
+        return policy
+    }()
 
     public enum Decision: Sendable, Equatable {
         /// Wait this long, then try to reopen.
@@ -31,7 +45,7 @@ public struct ReconnectPolicy: Sendable, Equatable {
     /// An attempt whose start would fall past `giveUpAfter` is not made.
     public func decide(failedAttempts: Int, elapsed: MediaTime) -> Decision {
         let delay = backoff.delay(afterFailures: failedAttempts + 1)
-        guard elapsed + delay <= giveUpAfter else { return .giveUp }
+        if let giveUpAfter, elapsed + delay > giveUpAfter { return .giveUp }
         return .retry(after: delay)
     }
 }

@@ -1,0 +1,46 @@
+/// Which sources are live: a stream that has no end of its own (a camera over RTSP, a multicast
+/// channel, an SRT feed, an HLS playlist without `EXT-X-ENDLIST`). A live item has no duration
+/// cut-off, never ends at an end of file (that is its sender gone: a loss) and is never skipped
+/// for being away: it is reopened until it comes back (`ReconnectPolicy.live`).
+///
+/// HTTP is live only as HLS without a duration: a plain file over HTTP whose length FFmpeg
+/// cannot tell still ends at its end.
+public enum LiveSource {
+    /// Schemes whose streams are live whatever FFmpeg reads from them.
+    public static let liveSchemes: Set<String> = ["rtsp", "rtsps", "rtmp", "rtmps", "rtmpt", "rtp", "udp", "srt", "tcp"]
+
+    /// - Parameters:
+    ///   - source: the item's URL or path.
+    ///   - formatName: the demuxer FFmpeg chose (`hls`, `mpegts`, `rtsp`...).
+    ///   - hasDuration: whether FFmpeg found a duration.
+    public static func isLive(_ source: String, formatName: String, hasDuration: Bool) -> Bool {
+        guard NetworkURL.isNetwork(source), let scheme = NetworkURL.scheme(of: source) else { return false }
+        if liveSchemes.contains(scheme) { return true }
+        return formatName.split(separator: ",").contains("hls") && !hasDuration
+    }
+
+    /// How far back an HLS rejoin may start and still be the same timeline: FFmpeg joins a
+    /// live playlist three segments from its end, and segments are up to 10 s.
+    public static let hlsRejoinWindowSeconds: Int64 = 30
+
+    /// Whether a live stream's first packet after a reopen starts a new timeline (a sender
+    /// restarted from zero, the 33-bit wrap) rather than continuing the old one. A new timeline
+    /// keeps all its packets (the decoders' timelines take the jump out); a continued one drops
+    /// the packets it repeats.
+    /// - A stream sent once (UDP, RTP, RTSP, SRT, RTMP) never repeats a packet: any step back
+    ///   is a new timeline.
+    /// - HLS fetches segments again: a rejoin (or a packager that died behind a server still
+    ///   serving its playlist) starts up to three segments back, the same timeline; further
+    ///   back than `hlsRejoinWindowSeconds` is a restart. A packager restarted from zero after
+    ///   running less than that has its first packets up to the old position taken as repeats.
+    public static func startsNewTimeline(firstTicks: Int64, lastTicks: Int64, ticksPerSecond: Int64, refetchesSegments: Bool) -> Bool {
+        guard refetchesSegments else { return firstTicks <= lastTicks }
+        let window = max(1, ticksPerSecond).multipliedReportingOverflow(by: hlsRejoinWindowSeconds)
+        return !window.overflow && firstTicks < lastTicks - window.partialValue
+    }
+
+    /// Whether the demuxer FFmpeg chose fetches segments (and so may repeat packets on a rejoin).
+    public static func refetchesSegments(formatName: String) -> Bool {
+        formatName.split(separator: ",").contains { $0 == "hls" || $0 == "dash" }
+    }
+}
