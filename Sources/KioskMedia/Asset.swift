@@ -20,6 +20,8 @@ public final class Asset {
 
     /// Cancels blocking network calls of this asset (see `InterruptFlag`).
     public let interrupt: InterruptFlag
+    /// The item's own options for a URL's open (`StreamOptions`), kept for its reopens.
+    public let streamOptions: StreamOptions
 
     /// Opens and probes `source` (a path or a URL FFmpeg understands). Throws a `MediaError`
     /// that names the source and says why in one line. A URL is opened with FFmpeg's network
@@ -28,9 +30,11 @@ public final class Asset {
     /// `deviceFormat` names a libavdevice input (e.g. "alsa" for `kiosk record --audio`) that
     /// reads `source` as its device name instead of a file or URL.
     public init(source: String, interrupt: InterruptFlag = InterruptFlag(),
-                openTimeout: Double = NetworkOpenOptions.openTimeoutSeconds, deviceFormat: String? = nil) throws {
+                openTimeout: Double = NetworkOpenOptions.openTimeoutSeconds, deviceFormat: String? = nil,
+                streamOptions: StreamOptions = StreamOptions()) throws {
         self.source = source
         self.interrupt = interrupt
+        self.streamOptions = streamOptions
         let capture: (device: String, format: UnsafePointer<AVInputFormat>)?
         if let deviceFormat {
             capture = (source, try Asset.deviceInput(deviceFormat, source: source))
@@ -43,7 +47,7 @@ public final class Asset {
         kiosk_av_clear_first_error()
         var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
         context?.pointee.interrupt_callback = interrupt.callback
-        var options = isNetwork ? NetworkOpenOptions.dictionary(for: source) : nil
+        var options = isNetwork ? NetworkOpenOptions.dictionary(for: source, streamOptions) : nil
         if isNetwork { interrupt.setDeadline(afterSeconds: openTimeout) }
         defer { if isNetwork { interrupt.setDeadline(afterSeconds: nil) } }
         let openResult = avformat_open_input(&context, capture?.device ?? source, capture?.format, &options)

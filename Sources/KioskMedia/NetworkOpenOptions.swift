@@ -1,6 +1,25 @@
 import CFFmpeg
 import KioskCore
 
+/// An item's own settings for its URL (`transport`, `latency` in kiosk.conf).
+public struct StreamOptions: Sendable, Equatable {
+    public var transport: StreamTransport?
+    public var latency: MediaTime?
+
+    public init(transport: StreamTransport? = nil, latency: MediaTime? = nil) {
+        self.transport = transport
+        self.latency = latency
+    }
+
+    /// What FFmpeg is told: RTSP's `rtsp_transport`; SRT's `latency`, in microseconds.
+    func ffmpegOptions(scheme: String) -> [(String, String)] {
+        var options: [(String, String)] = []
+        if let transport, scheme == "rtsp" || scheme == "rtsps" { options.append(("rtsp_transport", transport.rawValue)) }
+        if let latency, scheme == "srt" { options.append(("latency", "\(Int64((latency.seconds * 1_000_000).rounded()))")) }
+        return options
+    }
+}
+
 /// How URLs are opened: FFmpeg's own http reconnect first (a dropped connection is resumed at
 /// its byte offset, or reopened for a streamed one, within the same read), and socket
 /// timeouts so a silent server turns into an error instead of a thread blocked forever.
@@ -20,7 +39,7 @@ public enum NetworkOpenOptions {
     static func initializeNetworkOnce() { _ = networkInit }
 
     /// The options for `avformat_open_input`, owned by the caller (`av_dict_free`).
-    static func dictionary(for source: String) -> OpaquePointer? {
+    static func dictionary(for source: String, _ item: StreamOptions = StreamOptions()) -> OpaquePointer? {
         var options: OpaquePointer? = nil
         av_dict_set(&options, "rw_timeout", "\(socketTimeoutMicroseconds)", 0)
         if let scheme = NetworkURL.scheme(of: source), scheme == "http" || scheme == "https" {
@@ -29,7 +48,9 @@ public enum NetworkOpenOptions {
             av_dict_set(&options, "reconnect_delay_max", "\(reconnectDelayMaxSeconds)", 0)
         }
         if let scheme = NetworkURL.scheme(of: source), LiveSource.liveSchemes.contains(scheme) {
-            for (key, value) in liveOptions(scheme: scheme) { av_dict_set(&options, key, value, 0) }
+            for (key, value) in liveOptions(scheme: scheme) + item.ffmpegOptions(scheme: scheme) {
+                av_dict_set(&options, key, value, 0)
+            }
         }
         return options
     }

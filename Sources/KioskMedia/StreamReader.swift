@@ -169,7 +169,8 @@ public final class StreamReader {
 
     private func reopen(resumeAt: MediaTime?, openTimeout: Double) throws -> Demuxer {
         let old = demuxer
-        let asset = try Asset(source: source, interrupt: old.asset.interrupt, openTimeout: openTimeout)
+        let asset = try Asset(source: source, interrupt: old.asset.interrupt, openTimeout: openTimeout,
+                              streamOptions: old.asset.streamOptions)
         let fresh = Demuxer(asset: asset, video: old.videoStream != nil, audio: old.audioStream != nil)
         guard fresh.videoStream == old.videoStream, fresh.audioStream == old.audioStream else {
             throw MediaError(source: source, reason: "the stream came back with different tracks")

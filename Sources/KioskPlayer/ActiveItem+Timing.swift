@@ -13,6 +13,8 @@ extension ActiveItem {
         var plan = ItemPlan(source: entry.media.description)
         plan.start = entry.item.start ?? .zero
         plan.end = entry.item.end
+        plan.streamOptions = StreamOptions(transport: entry.item.transport, latency: entry.item.latency)
+        if !entry.isStillImage { plan.liveDuration = entry.item.duration }
         plan.decoderThreads = settings.decoderThreads ?? settings.playback.decoderThreads
         plan.frameMemory = settings.playback.frameMemory
         plan.hwdec = settings.playback.hwdec
@@ -42,10 +44,17 @@ extension ActiveItem {
         guard let since = stalledSince else { return true }
         let now = MonotonicClock.hostTime()
         let progress = pipeline.progress
-        let policy = progress.isLive ? RebufferPolicy.live : pipeline.isNetwork ? RebufferPolicy.network : RebufferPolicy.local
-        guard policy.mayResume(framePTS: frame.pts, demuxedUntil: progress.demuxedUntil,
-                               demuxerFinished: progress.finished, waited: now - since) else { return false }
+        if progress.isLive {
+            guard RebufferPolicy.liveMayResume(queuedFrames: pipeline.frames.count, frameDuration: expectedFrameDuration,
+                                               latency: plan.streamOptions.latency ?? RebufferPolicy.defaultLiveLatency,
+                                               queueFull: pipeline.frames.isFull, demuxerFinished: progress.finished) else { return false }
+        } else {
+            let policy = pipeline.isNetwork ? RebufferPolicy.network : RebufferPolicy.local
+            guard policy.mayResume(framePTS: frame.pts, demuxedUntil: progress.demuxedUntil,
+                                   demuxerFinished: progress.finished, waited: now - since) else { return false }
+        }
         stalledSince = nil
+        fallback?.isUp = false
         if pipeline.isNetwork && !pipeline.hasLostStream {   // else it fails next
             logger.notice("\(entry.title): buffered, playing again after \(String(format: "%.1f", (now - since).seconds)) s")
         }

@@ -23,6 +23,8 @@ final class ActiveItem {
     var stalledSince: MediaTime?
     /// Added to the video's times since it drifted from the clock (`VideoAlignment`).
     var videoShift = MediaTime.zero
+    /// kiosk.conf's `fallback` for a live stream that is away.
+    lazy var fallback: LiveFallback? = entry.item.fallback.map(LiveFallback.init)
 
     init(index: Int, entry: PlaylistEntry, plan: ItemPlan, pipeline: ItemPipeline, serial: UInt64) {
         self.index = index
@@ -44,6 +46,8 @@ final class ActiveItem {
     /// The item's length as the user sees it (after trimming), when known.
     var duration: MediaTime? {
         if let still = plan.stillDuration { return still }
+        // A live stream's `duration` is its length here: the next item is prepared ahead of it.
+        if let live = plan.liveDuration, pipeline.progress.isLive { return live }
         var trimmed = entry
         trimmed.item.start = plan.start
         trimmed.item.end = plan.end

@@ -38,6 +38,13 @@ final class BoundedQueue<Element>: @unchecked Sendable {
 
     var count: Int { condition.withLock { items.count - head } }
     var isClosed: Bool { condition.withLock { closed } }
+    /// Whether the next element (weighing what the queued ones do on average) would wait.
+    var isFull: Bool {
+        condition.withLock {
+            let count = items.count - head
+            return isFull(adding: count > 0 ? queuedBytes / count : 0)
+        }
+    }
     /// What the queued elements weigh (0 without a budget).
     var bytes: Int { condition.withLock { queuedBytes } }
 

@@ -300,11 +300,11 @@ final class FramePresenter {
     /// Filler, never shown at a seam: the splash fitted to the screen when there is one and
     /// `splash` asks for it (at start, the idle screen), else black (a screen kept dark). With a
     /// font, one centered line over it gives `reason`.
-    func presentFiller(item: Int, reason: String? = nil, splash useSplash: Bool = false) {
+    func presentFiller(item: Int, reason: String? = nil, splash useSplash: Bool = false, picture: DecodedFrame? = nil) {
         composed.forget()
         do {
             let buffer = try output.backBuffer()
-            if useSplash, let splash {
+            if let splash = picture ?? (useSplash ? splash : nil) {   // `picture`: a live item's fallback
                 buffer.fill(PixelRect(size: buffer.size))
                 try splashScaler.draw(splash, layout: Scaler.layout(for: splash, on: output.size, gravity: .fit,
                                                                     displayRotation: output.softwareRotation), into: buffer)

@@ -30,4 +30,26 @@ extension ItemPipeline {
             demuxProgress.isLive = reader.isLive
         }
     }
+
+    /// A live item with a `duration` plays that long from its first frame, then ends: its
+    /// stream never would. Called by the decode thread for each frame it would queue: true for
+    /// the frames past the cut (dropped), and from the first of them the demux thread ends.
+    /// Counted from the first frame, not the first packet: a stream joined mid-GOP shows nothing
+    /// until its first keyframe, up to a GOP later.
+    func isPastLiveCut(_ frame: DecodedFrame) -> Bool {
+        guard let length = plan.liveDuration else { return false }
+        return lock.withLock {
+            guard demuxProgress.isLive else { return false }
+            let cut = liveCutTime ?? frame.pts + length
+            liveCutTime = cut
+            if frame.pts >= cut { liveCutReached = true }
+            return liveCutReached
+        }
+    }
+
+    /// The decode thread saw the live cut: the demux thread ends the item.
+    var hasReachedLiveCut: Bool { lock.withLock { liveCutReached } }
+
+    /// The live cut's frame time, once reached: the item's length.
+    var liveCut: MediaTime? { lock.withLock { liveCutReached ? liveCutTime : nil } }
 }

@@ -38,6 +38,10 @@ struct ItemPlan: Sendable {
     var rate = Rational.one
     /// Stamped on the item's sound so the clock knows whose samples it hears.
     var tag = 0
+    /// A URL's `transport` and `latency`.
+    var streamOptions = StreamOptions()
+    /// `duration` of a network item: how long it plays when it turns out live (files ignore it).
+    var liveDuration: MediaTime?
 }
 
 /// What the audio feeder takes from an item: its sound converted for the device, then its end.
@@ -82,6 +86,9 @@ final class ItemPipeline: @unchecked Sendable {
     /// Set when a network source stayed away too long; the decode thread fails the item with
     /// it once the frames before the loss are out (under `lock`).
     var streamLoss: MediaError?
+    /// A live item's `duration` as a frame time: its first frame's plus the duration (`isPastLiveCut`).
+    var liveCutTime: MediaTime?
+    var liveCutReached = false
     /// A transition's fade of this item's sound (under `lock`); the sound feeder applies it.
     private var envelope = SoundEnvelope()
     /// `kiosk play --simulate-prime-decoder`'s uploads (the decode thread's).
@@ -175,7 +182,7 @@ final class ItemPipeline: @unchecked Sendable {
         let demuxer: Demuxer
         let decoder: VideoDecoder
         do {
-            let asset = try Asset(source: plan.source, interrupt: interrupt)
+            let asset = try Asset(source: plan.source, interrupt: interrupt, streamOptions: plan.streamOptions)
             demuxer = Demuxer(asset: asset, audio: plan.audioFormat != nil && plan.stillDuration == nil)
             guard let videoIndex = demuxer.videoStream else {
                 let kinds = asset.info.streams.map { "\($0.kind.rawValue) \($0.codecName)" }.joined(separator: ", ")
@@ -231,12 +238,17 @@ final class ItemPipeline: @unchecked Sendable {
                 if closed { return }
                 continue
             }
-            let output: Demuxer.Output
+            var output: Demuxer.Output
             do { output = try reader.read() } catch {
                 // Ends the packet streams like the end of the file; the decode thread turns
                 // that end into the item's failure.
                 lock.withLock { streamLoss = error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)") }
                 output = .end
+            }
+            if case .packet = output, hasReachedLiveCut {
+                output = .end
+                // Nothing of a live stream is sought back: its port (UDP) is free for its next play.
+                reader.demuxer.asset.closeInput()
             }
             if case .end = output { noteProgress(reader, finished: true) } else { noteProgress(reader, finished: false) }
             switch output {
@@ -265,6 +277,7 @@ final class ItemPipeline: @unchecked Sendable {
 
     private func itemLength(demuxed: MediaTime) -> MediaTime {
         if let still = plan.stillDuration { return still }
+        if let cut = liveCut { return cut }
         if let end = plan.end, end < demuxed { return end }
         return demuxed
     }
@@ -332,6 +345,7 @@ final class ItemPipeline: @unchecked Sendable {
     private func deliver(_ frame: DecodedFrame?, skipBefore: MediaTime, generation: Int, produced: inout Int) -> Bool {
         guard let frame else { return true }
         if let end = plan.end, frame.pts >= end { return true }
+        if isPastLiveCut(frame) { return true }
         // After a seek, the frames between the keyframe and the target are only decoded
         // to reach it; the last one before a frame-less gap would still be shown, but
         // streams have frames at every target within a frame period.

@@ -147,6 +147,7 @@ final class PlaybackLoop {
             // holds like a timed player (the frame pacer waits for the stopped clock).
             if time.needsFirstFrame || (settings.untimed && time.clock.isRunning) {
                 guard item.hasRefilled(for: frame, logger: logger) else {   // a stalled stream refills first
+                    showFallbackIfAway(item)
                     mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
                     return
                 }
@@ -189,9 +190,19 @@ final class PlaybackLoop {
         time.sendTimeEventIfDue(interval: settings.timeEventInterval)
     }
 
+    /// A live stream away for a second puts up its `fallback`, once per time away (the
+    /// decoder empty, or a few late frames waiting for more).
+    private func showFallbackIfAway(_ item: ActiveItem) {
+        if let since = item.stalledSince, item.pipeline.progress.isLive,
+           let slate = item.fallback?.due(dryFor: MonotonicClock.hostTime() - since, screen: output.size, logger: logger) {
+            screen.presentFiller(item: item.index, picture: slate)
+        }
+    }
+
     /// The decoder has nothing ready. Playing on would show a frozen picture with a running
     /// clock; instead time waits (timeControlStatus waitingToPlay) until frames come.
     private func noteStarvation(_ item: ActiveItem) {
+        showFallbackIfAway(item)
         guard time.state.timeControlStatus == .playing, let last = item.lastPresentedPTS else { return }
         let position = time.clock.mediaTime(atHost: MonotonicClock.hostTime())
         if RebufferPolicy.hasRunDry(position: position, lastPresented: last, frameDuration: item.expectedFrameDuration) {

@@ -65,6 +65,20 @@ private let disk = FakeFileSystem(files: ["/srv/kiosk/fonts/big.ttf", "/srv/kios
 
 @Suite("Config parsing")
 struct ConfigParsingTests {
+    @Test func aLiveItemTakesItsTransportAndLatency() throws {
+        let config = try ConfigLoader.parse(text: """
+            items:
+              - {path: "rtsp://cam/1", transport: TCP, latency: 0.5, duration: 60, fallback: stills/poster.png}
+              - {path: "srt://feed:9000", latency: 0.25}
+              - rtsp://cam/2
+            """, fileName: "kiosk.conf", baseDirectory: "/srv/kiosk", fileSystem: disk)
+        #expect(config.items[0].fallback == "/srv/kiosk/stills/poster.png" && config.items[1].fallback == nil)
+        #expect(config.items[0].transport == .tcp && config.items[0].latency == MediaTime(value: 1, timescale: 2))
+        #expect(config.items[0].duration == MediaTime(value: 60, timescale: 1))
+        #expect(config.items[1].transport == nil && config.items[1].latency == MediaTime(value: 1, timescale: 4))
+        #expect(config.items[2].transport == nil && config.items[2].latency == nil)
+    }
+
     @Test func frameMemoryTakesASizeWithItsUnit() throws {
         for (text, bytes) in [("64MiB", 64 << 20), ("4M", 4 << 20), ("1g", 1 << 30), ("33554432", 32 << 20)] {
             let config = try ConfigLoader.parse(text: "playback: {frame_memory: \(text)}\nitems: [a.mp4]\n", fileName: "kiosk.conf",

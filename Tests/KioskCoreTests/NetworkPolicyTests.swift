@@ -141,10 +141,15 @@ struct LiveSourceTests {
         #expect(policy.silentReadLimit == seconds(2))
     }
 
-    @Test func liveResumesAThirdOfASecondAheadOrAtOnceAfterALongLoss() {
-        let policy = RebufferPolicy.live
-        #expect(!policy.mayResume(framePTS: seconds(10), demuxedUntil: seconds(10.2), demuxerFinished: false, waited: seconds(0.5)))
-        #expect(policy.mayResume(framePTS: seconds(10), demuxedUntil: seconds(10.3), demuxerFinished: false, waited: seconds(0.5)))
-        #expect(policy.mayResume(framePTS: seconds(10), demuxedUntil: nil, demuxerFinished: false, waited: seconds(1)))
+    @Test func liveResumesOnceItsFramesSpanTheLatency() {
+        let frame = MediaTime(value: 1, timescale: 25)
+        let latency = RebufferPolicy.defaultLiveLatency
+        // test_live_sources: the two late frames a lost sender's demuxer flushed do not resume it.
+        #expect(!RebufferPolicy.liveMayResume(queuedFrames: 2, frameDuration: frame, latency: latency, queueFull: false, demuxerFinished: false))
+        #expect(RebufferPolicy.liveMayResume(queuedFrames: 8, frameDuration: frame, latency: latency, queueFull: false, demuxerFinished: false))
+        #expect(RebufferPolicy.liveMayResume(queuedFrames: 2, frameDuration: frame, latency: latency, queueFull: true, demuxerFinished: false),
+                "4K frames: a full queue holds less than the latency")
+        #expect(RebufferPolicy.liveMayResume(queuedFrames: 1, frameDuration: frame, latency: .zero, queueFull: false, demuxerFinished: false))
+        #expect(RebufferPolicy.liveMayResume(queuedFrames: 0, frameDuration: frame, latency: latency, queueFull: false, demuxerFinished: true))
     }
 }

@@ -76,12 +76,14 @@ def flips_after(stats: Path, host_time: float) -> list[dict]:
     return [r for r in read_stats(stats) if r.get("video") and r["t"] > host_time]
 
 
-def play_through_an_outage(tmp_path: Path, url: str, start_source, stop_source) -> dict:
+def play_through_an_outage(tmp_path: Path, url: str, start_source, stop_source, command: list[str] | None = None) -> dict:
+    """`kiosk play URL` (or `command`, which writes stats.jsonl in tmp_path) through one outage."""
     stats, log = tmp_path / "stats.jsonl", tmp_path / "kiosk.log"
     source = start_source()
     with open(log, "w") as log_file:
-        player = subprocess.Popen([str(KIOSK), "play", url, "--display", "headless:320x240", "--no-input",
-                                   "--audio", "none", "--stats-file", str(stats)], stderr=log_file, stdin=subprocess.DEVNULL)
+        player = subprocess.Popen(command or [str(KIOSK), "play", url, "--display", "headless:320x240", "--no-input",
+                                              "--audio", "none", "--stats-file", str(stats)],
+                                  stderr=log_file, stdin=subprocess.DEVNULL)
     try:
         wait_until("the first live frames", lambda: len(flips_after(stats, 0)) >= 50, 120, log)
         stop_source(source)
@@ -143,6 +145,28 @@ def test_udp_multicast_style_sender_killed_and_restarted(tmp_path):
     assert "starts a new timeline" in result["log"], result["log"][-3000:]
 
 
+def test_the_fallback_goes_up_while_away_and_the_stream_replaces_it(tmp_path):
+    """`fallback: slate.png` on the UDP item: a second after the last frame the slate is flipped
+    (a stats line with "video": false), and the stream's frames follow it when it is back."""
+    port = free_udp_port()
+    slate = tmp_path / "slate.png"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:size=320x240",
+                    "-frames:v", "1", str(slate)], check=True)
+    config = tmp_path / "kiosk.conf"
+    config.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\ninput: {enabled: false}\n"
+                      f"items:\n  - {{path: 'udp://127.0.0.1:{port}', fallback: {slate}, latency: 0.2}}\n")
+    result = play_through_an_outage(tmp_path, f"udp://127.0.0.1:{port}", lambda: udp_sender(port), stop,
+                                    command=[str(KIOSK), "run", "--config", str(config), "--stats-file", str(tmp_path / "stats.jsonl")])
+    check_outage(result, f"udp://127.0.0.1:{port}")
+    stats = result["stats"]
+    slates = [r for r in stats if not r.get("video") and result["lost_at"] < r["t"] < result["back_at"]]
+    assert len(slates) == 1, f"{len(slates)} slate flips while away (one expected): {slates[:3]}"
+    last_frame = max(r["t"] for r in stats if r.get("video") and r["t"] < slates[0]["t"])
+    assert slates[0]["t"] - last_frame >= 1.0, "the last frame was not held a second first"
+    assert any(r.get("video") and r["t"] > result["back_at"] for r in stats), "the stream did not replace the slate"
+    assert "fallback:" not in result["log"], result["log"][-3000:]
+
+
 def test_live_hls_packager_killed_and_restarted_from_zero(tmp_path):
     directory = tmp_path / "hls"
     directory.mkdir()
@@ -164,4 +188,75 @@ def test_live_hls_packager_killed_and_restarted_from_zero(tmp_path):
     finally:
         server.kill()
         server.wait()
+    check_outage(result, url)
+
+
+def test_a_live_item_with_a_duration_rotates(tmp_path):
+    """items: [{path: udp://..., duration: 3}, clip.mp4], looped: the stream plays its 3 s, the
+    clip follows, then the stream again (the proof-of-play file says each play)."""
+    port = free_udp_port()
+    clip = tmp_path / "clip.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(clip)], check=True)
+    plays, log = tmp_path / "plays.jsonl", tmp_path / "kiosk.log"
+    config = tmp_path / "kiosk.conf"
+    config.write_text("display: {output: headless}\naudio: {device: none}\ninput: {enabled: false}\n"
+                      "playback: {loop: playlist}\n"
+                      f"logging: {{proof_of_play: {plays}}}\n"
+                      f"items:\n  - {{path: 'udp://127.0.0.1:{port}', duration: 3}}\n  - {clip}\n")
+
+    def records() -> list[dict]:
+        return [json.loads(line) for line in plays.read_text().splitlines() if line.endswith("}")] if plays.exists() else []
+
+    sender = udp_sender(port)
+    try:
+        with open(log, "w") as log_file:
+            player = subprocess.Popen([str(KIOSK), "run", "--config", str(config)], stderr=log_file, stdin=subprocess.DEVNULL)
+        try:
+            # Stream, clip, stream again: the third play has begun once the second is on record
+            # and the stream's second play ends too.
+            wait_until("three plays on record", lambda: len(records()) >= 3, 180, log)
+            player.send_signal(signal.SIGTERM)
+            status = player.wait(timeout=60)
+        finally:
+            if player.poll() is None:
+                player.kill()
+    finally:
+        stop(sender)
+    first, second, third = records()[:3]
+    text = log.read_text(errors="replace")
+    assert status == 0, text[-3000:]
+    assert first["path"].startswith("udp://") and second["path"] == str(clip) and third["path"].startswith("udp://"), records()
+    assert first["outcome"] == "completed" and third["outcome"] == "completed", records()
+    # Three seconds of stream (from its first frame, on the media clock: a frame or so either way).
+    assert 2.5 <= first["seconds"] <= 4.5, first
+    assert "skipping item" not in text, text[-3000:]
+
+
+RTSP_SERVER = Path(__file__).resolve().parent / "rtsp_test_server.py"
+# Debian's python3-gi is Debian's Python's: a Python of its own (pyenv, a venv) does not see it.
+SYSTEM_PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+
+
+@pytest.mark.parametrize("transport", ["tcp", "udp"])
+def test_rtsp_camera_killed_and_restarted(tmp_path, transport):
+    """An RTSP camera (gst-rtsp-server) over the item's `transport`, killed for 17 s and started
+    again on its port: kiosk reopens it and plays on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    def start():
+        server = subprocess.Popen([SYSTEM_PYTHON, str(RTSP_SERVER), str(port)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        line = server.stdout.readline()
+        assert line.strip() == str(port), f"the RTSP server did not start: {server.stderr.read() if server.poll() is not None else line}"
+        return server
+
+    url = f"rtsp://127.0.0.1:{port}/live"
+    config = tmp_path / "kiosk.conf"
+    config.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\ninput: {enabled: false}\n"
+                      f"items:\n  - {{path: '{url}', transport: {transport}}}\n")
+    result = play_through_an_outage(tmp_path, url, start, stop,
+                                    command=[str(KIOSK), "run", "--config", str(config), "--stats-file", str(tmp_path / "stats.jsonl")])
     check_outage(result, url)

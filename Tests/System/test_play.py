@@ -398,7 +398,13 @@ def test_frames_are_shown_in_order_never_early_and_accounted_for(guest: PlayGues
     period = 1 / CADENCE_FPS
     steps = [(round((b["pts"] - a["pts"]) / period), b["dropped"] - a["dropped"]) for a, b in zip(stats, stats[1:])]
     assert all(frames >= 1 for frames, _ in steps), f"pts not increasing: {steps}"
-    assert all(frames == dropped + 1 for frames, dropped in steps), f"(frames stepped, dropped) {steps}"
+    # A guest starved for seconds (CI's loaded bed: 10 s) has its video moved to the clock, one
+    # line each ("video and clock 10.0 s apart ... the video follows the clock"): a forward step
+    # of that many frames, not counted as drops. Any other uncounted step is a lost frame.
+    followed = guest.shown["cadence"].log.count("the video follows the clock")
+    uncounted = [(frames, dropped) for frames, dropped in steps if frames != dropped + 1]
+    assert all(frames > dropped + 1 for frames, dropped in uncounted) and len(uncounted) <= followed, \
+        f"(frames stepped, dropped) {steps}; {followed} alignments logged"
     t0, p0 = stats[0]["t"], stats[0]["pts"]
     early = [(s["t"] - t0, s["pts"] - p0) for s in stats if (s["pts"] - p0) - (s["t"] - t0) > period]
     assert not early, f"frames shown more than a frame early (flip s, media s): {early[:5]}"

@@ -8,7 +8,7 @@ public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
                                       "displays", "audio_track", "layers", "metrics"]
-    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive"]
+    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive", "transport", "latency", "fallback"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
     public static func load(path: String,
@@ -231,6 +231,24 @@ extension ConfigWalker {
         item.duration = seconds(section, "duration")
         item.title = string(section, "title", expected: "the text the overlay shows")
         item.transition = transition(section)
+        item.transport = choice(section, "transport", StreamTransport.allCases.map { ($0.rawValue, $0) })
+        if item.transport != nil, !["rtsp", "rtsps"].contains(ItemSource.urlScheme(of: section["path"]?.scalar?.string ?? "") ?? "") {
+            report(section["transport"], "'transport' in \(name) applies to rtsp:// items; expected it on one, or leave it out")
+            valid = false
+        }
+        if let fallback = string(section, "fallback", expected: "the path of an image") {
+            let path = PathText.resolve(fallback, against: baseDirectory)
+            if fileSystem.kind(ofItemAt: path) == .file {
+                item.fallback = path
+            } else {
+                report(section["fallback"], "fallback image '\(path)' in \(name) does not exist; expected the path of an image (PNG, JPEG)")
+            }
+        }
+        item.latency = seconds(section, "latency", allowingMinimum: true)
+        if let latency = item.latency, latency > MediaTime(value: 10, timescale: 1) {
+            report(section["latency"], "'latency' in \(name) is \(latency.seconds) s; expected at most 10 seconds")
+            valid = false
+        }
         return valid ? item : nil
     }
 }

@@ -15,10 +15,21 @@ public struct RebufferPolicy: Sendable, Equatable {
     }
 
     public static let network = RebufferPolicy()
-    /// Live sources come at the speed they play: waiting a second ahead would put the picture a
-    /// second behind for good. A third of a second absorbs a jittery network; after a loss
-    /// longer than a second the first frame back goes up at once.
-    public static let live = RebufferPolicy(resumeAhead: MediaTime(value: 3, timescale: 10), maximumWait: MediaTime(value: 1, timescale: 1))
+    /// A live item's `latency` when kiosk.conf sets none: a third of a second absorbs a jittery
+    /// network without putting the picture far behind (waiting a second ahead, as for VOD,
+    /// would put it a second behind for good).
+    public static let defaultLiveLatency = MediaTime(value: 3, timescale: 10)
+
+    /// Whether a live item that ran dry may play again: once its decoded frames span `latency`
+    /// (or the queue is full, or the stream ended). Counted in decoded frames, not in the demuxed
+    /// position, which parts from the frames' times where a new timeline's jump is taken out;
+    /// and no longest wait, so the last frames a lost sender's demuxer flushes late (fewer
+    /// than the latency) do not take the fallback slate down for a blink.
+    public static func liveMayResume(queuedFrames: Int, frameDuration: MediaTime, latency: MediaTime,
+                                     queueFull: Bool, demuxerFinished: Bool) -> Bool {
+        demuxerFinished || queueFull || frameDuration * Rational(Int64(queuedFrames), 1) >= latency
+    }
+
     /// Local files: go on at the first frame.
     public static let local = RebufferPolicy(resumeAhead: .zero, maximumWait: .zero)
 

@@ -58,6 +58,11 @@ public enum ItemSource: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// `transport` of an rtsp:// item.
+public enum StreamTransport: String, Sendable, Equatable, CaseIterable {
+    case tcp, udp
+}
+
 /// One entry of `items`: the short form (just the text) or a map with `path` and options.
 /// Options left out (nil) fall back to the `playback`/`audio` settings.
 public struct ItemConfig: Sendable, Equatable {
@@ -76,8 +81,16 @@ public struct ItemConfig: Sendable, Equatable {
     public var end: MediaTime?
     /// `loop`: plays in a row, >= 1 (each file of a directory or glob is repeated in turn).
     public var loopCount = 1
-    /// `duration`: how long a still image stays; videos ignore it.
+    /// `duration`: how long a still image stays, or a live stream plays before the next item;
+    /// files ignore it.
     public var duration: MediaTime?
+    /// `transport`: how an rtsp:// item's media comes (RTSP's own default: UDP, then TCP).
+    public var transport: StreamTransport?
+    /// `latency`: seconds of a live stream buffered before it plays (after a start or a loss);
+    /// an srt:// item asks its sender for the same. Nil: 0.3 s (SRT: its own 120 ms).
+    public var latency: MediaTime?
+    /// `fallback`: an image shown while a live stream is away (after its last frame held 1 s).
+    public var fallback: String?
     /// `title`: shown by the overlay; nil means the file name.
     public var title: String?
     /// Where the item was written, for messages about it (a missing file, an empty directory).

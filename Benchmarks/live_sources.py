@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Issue 35's live-source benchmark: how soon kiosk shows a live stream again after its sender
+comes back, over many outages of random length, in one kiosk process that must survive them all.
+
+For each kind (an MPEG-TS sender over UDP; a live HLS packager, 1 s segments, restarted from
+sequence 0 on an emptied folder behind a web server that stays up): `kiosk play URL` on a
+headless 320x240 display; then N times: wait for frames, SIGKILL the sender, wait 0.5-4 s
+(seeded), start it again and time the first flip after that (the stats file's CLOCK_MONOTONIC
+`t` against the restart's). HLS's gap counts from the packager's first playlist (its first
+segment is a second of media: the issue's "after its first new segment").
+
+    Benchmarks/live_sources.py [--cycles 100] [--seed 35] [--kiosk .build/release/kiosk]
+
+Prints p50, p90, p99 and max per kind, and whether kiosk was alive after every cycle (a crash
+or a watchdog kill would end it). No peer is run: ffmpeg, mpv and GStreamer keep a UDP socket
+bound through a sender restart and have no reopen policy to compare (see BENCHMARKS.md).
+Python 3 standard library only; ffmpeg makes the streams."""
+import argparse
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "Tests" / "System"))
+from test_live_sources import SERVER, flips_after, free_udp_port, hls_packager, stop, udp_sender  # noqa: E402
+
+
+def wait(check, timeout: float) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if check():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def run_kind(kiosk: Path, url: str, start, cycles: int, rng: random.Random, work: Path) -> dict:
+    stats = work / "stats.jsonl"
+    source = start()
+    player = subprocess.Popen([str(kiosk), "play", url, "--display", "headless:320x240", "--no-input", "--audio", "none",
+                               "--stats-file", str(stats)], stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    gaps, alive = [], True
+    try:
+        if not wait(lambda: len(flips_after(stats, 0)) >= 25, 120):
+            raise SystemExit(f"{url}: no frames at the start")
+        for _ in range(cycles):
+            stop(source)
+            time.sleep(rng.uniform(0.5, 4.0))
+            source = start()
+            back = time.monotonic()
+            if not wait(lambda: flips_after(stats, back), 60):
+                gaps.append(float("inf"))
+            else:
+                gaps.append(flips_after(stats, back)[0]["t"] - back)
+            # Frames flowing again (a second of them) before the next kill.
+            wait(lambda: len(flips_after(stats, back)) >= 25, 60)
+            alive = alive and player.poll() is None
+    finally:
+        stop(source)
+        player.send_signal(signal.SIGTERM)
+        try:
+            player.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            player.kill()
+    return {"gaps": gaps, "alive": alive, "status": player.returncode}
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cycles", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=35)
+    parser.add_argument("--kiosk", type=Path, default=REPO / ".build" / "release" / "kiosk")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory() as temp:
+        work = Path(temp)
+        port = free_udp_port()
+        (work / "udp").mkdir()
+        results = {"udp": run_kind(args.kiosk, f"udp://127.0.0.1:{port}", lambda: udp_sender(port), args.cycles, rng, work / "udp")}
+        hls = work / "hls"
+        hls.mkdir()
+        (work / "hls-run").mkdir()
+        server = subprocess.Popen([sys.executable, str(SERVER), str(hls), "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            url = f"http://127.0.0.1:{int(server.stdout.readline())}/live.m3u8"
+
+            def start_packager():
+                for old in hls.iterdir():
+                    old.unlink()
+                packager = hls_packager(hls)
+                wait(lambda: (hls / "live.m3u8").exists(), 60)
+                return packager
+            results["hls"] = run_kind(args.kiosk, url, start_packager, args.cycles, rng, work / "hls-run")
+        finally:
+            server.kill()
+    for kind, result in results.items():
+        gaps = result["gaps"]
+        print(f"{kind}: {len(gaps)} outages; back after p50 {statistics.median(gaps):.2f} s, p90 {percentile(gaps, 0.9):.2f} s, "
+              f"p99 {percentile(gaps, 0.99):.2f} s, max {max(gaps):.2f} s; kiosk alive after each: {result['alive']}, "
+              f"exit status {result['status']}")
+
+
+if __name__ == "__main__":
+    main()
