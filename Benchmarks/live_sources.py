@@ -27,16 +27,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "Tests" / "System"))
+from control_client import wait_until as poll_until  # noqa: E402
 from test_live_sources import SERVER, flips_after, free_udp_port, hls_packager, stop, udp_sender  # noqa: E402
 
 
 def wait(check, timeout: float) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if check():
-            return True
-        time.sleep(0.02)
-    return False
+    return bool(poll_until(check, timeout=timeout, interval=0.02))
 
 
 def run_kind(kiosk: Path, url: str, start, cycles: int, rng: random.Random, work: Path) -> dict:

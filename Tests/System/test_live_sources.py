@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from control_client import wait_until as poll_until
+
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
 SERVER = Path(__file__).resolve().parent / "http_media_server.py"
@@ -63,13 +65,11 @@ def read_stats(path: Path) -> list[dict]:
 
 
 def wait_until(what: str, check, timeout: float, log: Path):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    pytest.fail(f"timed out waiting for {what}; kiosk's log: {log.read_text(errors='replace')[-3000:]}")
+    """control_client's poll, failing with kiosk's log on a timeout (a deadline for a hang)."""
+    value = poll_until(check, timeout=timeout, interval=0.1)
+    if not value:
+        pytest.fail(f"timed out waiting for {what}; kiosk's log: {log.read_text(errors='replace')[-3000:]}")
+    return value
 
 
 def flips_after(stats: Path, host_time: float) -> list[dict]:
