@@ -47,8 +47,9 @@ extension ItemPipeline {
         }
     }
 
-    /// The decode thread saw the live cut: the demux thread ends the item.
-    var hasReachedLiveCut: Bool { lock.withLock { liveCutReached } }
+    /// The decode thread saw the live cut: the demux thread ends the item. Asked for every
+    /// packet: an item without a `duration` answers without the lock.
+    var hasReachedLiveCut: Bool { plan.liveDuration != nil && lock.withLock { liveCutReached } }
 
     /// The live cut's frame time, once reached: the item's length.
     var liveCut: MediaTime? { lock.withLock { liveCutReached ? liveCutTime : nil } }
