@@ -207,6 +207,9 @@ final class PlaybackLoop {
         let position = time.clock.mediaTime(atHost: MonotonicClock.hostTime())
         if RebufferPolicy.hasRunDry(position: position, lastPresented: last, frameDuration: item.expectedFrameDuration) {
             time.apply(.bufferEmpty)
+            time.clock.seek(to: RebufferPolicy.stalledPosition(position: position, lastPresented: last,
+                                                               frameDuration: item.expectedFrameDuration),
+                            atHost: MonotonicClock.hostTime())
             time.needsFirstFrame = true
             item.noteRanDry(logger: logger)
         }

@@ -77,6 +77,16 @@ struct RebufferPolicyTests {
         #expect(RebufferPolicy.hasRunDry(position: seconds(10.09), lastPresented: seconds(10), frameDuration: frame))
     }
 
+    @Test func aClockThatRanDryWaitsAtTheFrameDueAfterTheScreen() {
+        let frame = MediaTime(value: 1, timescale: 25)
+        // CI's case: 1.04 up, the clock noticed at 1.137 s; it waits at 1.08, the frame due next.
+        #expect(RebufferPolicy.stalledPosition(position: seconds(1.137), lastPresented: seconds(1.04), frameDuration: frame)
+                == seconds(1.04) + frame)
+        // A clock not yet past that frame stays where it is.
+        #expect(RebufferPolicy.stalledPosition(position: seconds(1.05), lastPresented: seconds(1.04), frameDuration: frame)
+                == seconds(1.05))
+    }
+
     @Test func networkWaitsForASecondAhead() {
         let policy = RebufferPolicy.network
         #expect(!policy.mayResume(framePTS: seconds(10), demuxedUntil: seconds(10.4), demuxerFinished: false, waited: seconds(1)))
