@@ -85,6 +85,8 @@ final class ItemSequencer {
             if let seam, resume == nil, let first = next.firstFrame, !time.needsFirstFrame {
                 // The seam: the clock runs on; the outgoing item's end is the incoming one's
                 // first picture (which may start a little after 0, behind its sound's priming).
+                // It ended at its own time, said before the clock turns to the next item's.
+                time.apply(.endReached)
                 time.clock.rebase(from: seam, to: Swift.max(next.plan.start, first.pts))
                 time.apply(.advanced(to: next.reference, duration: next.duration))
                 next.hasReportedReady = true

@@ -75,6 +75,26 @@ import Testing
         #expect(insertEnded < resumed)
     }
 
+    @Test func anItemThatEndsAtASeamEndsAtItsOwnTime() throws {
+        // Two 1.5 s clips; the second is prepared ahead, so the first ends at a seamless seam,
+        // where the clock turns to the second's time: its end was reported at 0.0 (CI's bed).
+        let a = try PlaylistProgramEngineTests.entry("seam-end-a.mp4", seconds: 1.5)
+        let b = try PlaylistProgramEngineTests.entry("seam-end-b.mp4", seconds: 1.5)
+        let events = Events()
+        let player = try QueuePlayer(output: HeadlessDisplay(size: PixelSize(width: 320, height: 240)),
+                                     playlist: PlaylistCursor(entries: [a, b], loopMode: .playlist),
+                                     logger: CapturedLog().logger, onEvent: { events.add($0) })
+        player.start()
+        defer { _ = player.stop() }
+        #expect(waitUntil(30) { events.started.count >= 2 }, "a, then b: \(events.started)")
+        let ends = events.all.compactMap { event -> (PlayerItemReference, MediaTime)? in
+            if case .playback(.itemEnded(let reference), _, let time) = event { (reference, time) } else { nil }
+        }
+        let end = try #require(ends.first, "a ended")
+        #expect(end.0 == events.started.first)
+        #expect(end.1.seconds > 1.2 && end.1.seconds < 1.8, "a's end reported at \(end.1.seconds) s")
+    }
+
     @Test func aLoadIsReportedOnceAsALoad() throws {
         let (player, events, _, b) = try Self.playingA()
         defer { _ = player.stop() }
