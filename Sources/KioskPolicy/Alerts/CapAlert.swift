@@ -1,0 +1,193 @@
+/// A CAP 1.2 alert (OASIS Common Alerting Protocol), the parts kiosk acts on: who sent it and
+/// when (its key), its status and message type, what it references, and per `<info>` block the
+/// urgency, severity, expiry, texts and areas. Read from `BoundedXML`'s tree of one `<alert>`
+/// or of an Atom (or RSS) feed that carries them; an entry that only links to its alert gives
+/// the link, for the poller to fetch.
+public struct CapAlert: Sendable, Equatable {
+    /// What names an alert: CAP's `sender,identifier,sent` (the form `<references>` uses).
+    public struct Key: Sendable, Hashable, CustomStringConvertible {
+        public var sender: String
+        public var identifier: String
+        public var sent: String
+
+        public init(sender: String, identifier: String, sent: String) {
+            self.sender = sender
+            self.identifier = identifier
+            self.sent = sent
+        }
+
+        /// "sender,identifier,sent"; nil when it does not have three parts.
+        public init?(reference: some StringProtocol) {
+            let parts = reference.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count == 3, !parts.contains(where: \.isEmpty) else { return nil }
+            self.init(sender: String(parts[0]), identifier: String(parts[1]), sent: String(parts[2]))
+        }
+
+        public var description: String { "\(sender),\(identifier),\(sent)" }
+    }
+
+    public enum Status: String, Sendable, CaseIterable { case actual = "Actual", exercise = "Exercise", system = "System", test = "Test", draft = "Draft" }
+    public enum MessageType: String, Sendable, CaseIterable { case alert = "Alert", update = "Update", cancel = "Cancel", ack = "Ack", error = "Error" }
+
+    /// CAP's urgency, least to most.
+    public enum Urgency: String, Sendable, CaseIterable, Comparable {
+        case unknown = "Unknown", past = "Past", future = "Future", expected = "Expected", immediate = "Immediate"
+        public static func < (a: Self, b: Self) -> Bool { allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)! }
+    }
+
+    /// CAP's severity, least to most.
+    public enum Severity: String, Sendable, CaseIterable, Comparable {
+        case unknown = "Unknown", minor = "Minor", moderate = "Moderate", severe = "Severe", extreme = "Extreme"
+        public static func < (a: Self, b: Self) -> Bool { allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)! }
+    }
+
+    /// One `<info>` block (an alert has one per language, say).
+    public struct Info: Sendable, Equatable {
+        public var language: String = "en-US"
+        public var event: String?
+        public var urgency: Urgency = .unknown
+        public var severity: Severity = .unknown
+        /// Seconds since 1970 (UTC); nil when the block names none.
+        public var expires: Int64?
+        public var headline: String?
+        public var description: String?
+        public var instruction: String?
+        /// Each `<area>`'s `<areaDesc>` and `<geocode>` values; empty: no `<area>` (everywhere).
+        public var areas: [[String]] = []
+
+        public init() {}
+    }
+
+    public var key: Key
+    public var status: Status
+    public var messageType: MessageType
+    public var references: [Key]
+    public var infos: [Info]
+}
+
+extension CapAlert {
+    /// What a document gave: its alerts, its entries' links to alerts not carried in it, and
+    /// one line for each alert that could not be read (which part is missing or wrong).
+    public struct Document: Sendable, Equatable {
+        public var alerts: [CapAlert] = []
+        public var links: [String] = []
+        public var problems: [String] = []
+    }
+
+    /// The alerts of `root`: an `<alert>`, or a feed whose entries carry them (in `<content>`)
+    /// or link to them. A feed without entries is a quiet feed: no alerts, no problem.
+    public static func read(_ root: BoundedXML.Element) -> Document {
+        var document = Document()
+        let alerts = root.descendants("alert")
+        for (number, element) in alerts.enumerated() {
+            do {
+                document.alerts.append(try alert(element))
+            } catch {
+                document.problems.append("alert \(number + 1)\(element.value("identifier").map { " (\($0))" } ?? ""): \(error)")
+            }
+        }
+        if alerts.isEmpty {
+            for entry in root.descendants("entry") + root.descendants("item") {
+                // Atom: <link href=… type="application/cap+xml"> (or the only link); RSS: <link>URL</link>.
+                let links = entry.children("link")
+                let link = links.first { $0.attributes["type"]?.contains("cap") == true } ?? links.first
+                if let href = link?.attributes["href"] ?? link?.text.trimmingXMLSpace(), !href.isEmpty {
+                    document.links.append(href)
+                }
+            }
+        }
+        return document
+    }
+
+    struct Unreadable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func alert(_ element: BoundedXML.Element) throws -> CapAlert {
+        func required(_ name: String) throws -> String {
+            guard let value = element.value(name) else { throw Unreadable(description: "no <\(name)>") }
+            return value
+        }
+        let key = Key(sender: try required("sender"), identifier: try required("identifier"), sent: try required("sent"))
+        guard CapTime.seconds(key.sent) != nil else { throw Unreadable(description: "<sent> \(key.sent) is not a CAP date and time") }
+        let statusText = try required("status")
+        guard let status = Status(rawValue: statusText) else { throw Unreadable(description: "<status> \(statusText) is not one of CAP's") }
+        let typeText = try required("msgType")
+        guard let type = MessageType(rawValue: typeText) else { throw Unreadable(description: "<msgType> \(typeText) is not one of CAP's") }
+        let references = (element.value("references") ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })
+        let keys = references.compactMap { Key(reference: $0) }
+        if (type == .update || type == .cancel) && keys.isEmpty {
+            throw Unreadable(description: "\(type.rawValue) without <references> naming what it changes")
+        }
+        let infos = element.children("info").map { block -> Info in
+            var info = Info()
+            info.language = block.value("language") ?? info.language
+            info.event = block.value("event")
+            info.urgency = block.value("urgency").flatMap(Urgency.init(rawValue:)) ?? .unknown
+            info.severity = block.value("severity").flatMap(Severity.init(rawValue:)) ?? .unknown
+            info.expires = block.value("expires").flatMap(CapTime.seconds)
+            info.headline = block.value("headline")
+            info.description = block.value("description")
+            info.instruction = block.value("instruction")
+            info.areas = block.children("area").map { area in
+                area.children("areaDesc").compactMap { $0.text.trimmingXMLSpace().nilIfEmpty }
+                    + area.children("geocode").compactMap { $0.value("value") }
+            }
+            return info
+        }
+        return CapAlert(key: key, status: status, messageType: type, references: keys, infos: infos)
+    }
+}
+
+/// CAP's dateTime ("2026-11-26T14:39:01-05:00"; a "Z" taken too) as seconds since 1970, UTC.
+public enum CapTime {
+    public static func seconds(_ text: String) -> Int64? {
+        let s = Array(text.trimmingXMLSpace().utf8)
+        func number(_ from: Int, _ count: Int) -> Int64? {
+            guard from + count <= s.count else { return nil }
+            var value: Int64 = 0
+            for byte in s[from..<(from + count)] {
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int64(byte - 48)
+            }
+            return value
+        }
+        guard s.count >= 19, s[4] == UInt8(ascii: "-"), s[7] == UInt8(ascii: "-"), s[10] == UInt8(ascii: "T"),
+              s[13] == UInt8(ascii: ":"), s[16] == UInt8(ascii: ":"),
+              let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        var index = 19
+        if index < s.count, s[index] == UInt8(ascii: ".") {   // fractions: not in CAP, seen in feeds
+            index += 1
+            while index < s.count, s[index] >= 48, s[index] <= 57 { index += 1 }
+        }
+        var offset: Int64 = 0
+        if index < s.count, s[index] == UInt8(ascii: "Z") {
+            index += 1
+        } else if index < s.count, s[index] == UInt8(ascii: "+") || s[index] == UInt8(ascii: "-") {
+            guard let hours = number(index + 1, 2), index + 3 < s.count, s[index + 3] == UInt8(ascii: ":"),
+                  let minutes = number(index + 4, 2), hours < 24, minutes < 60 else { return nil }
+            offset = (hours * 3600 + minutes * 60) * (s[index] == UInt8(ascii: "-") ? -1 : 1)
+            index += 6
+        } else {
+            return nil   // CAP requires the zone
+        }
+        guard index == s.count else { return nil }
+        return daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+}
