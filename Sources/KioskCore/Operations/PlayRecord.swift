@@ -67,6 +67,8 @@ public enum InterruptionCause: String, Sendable, CaseIterable {
     case insert
     /// A trigger of kiosk.conf cut in (a key, a touch zone, the control socket's `trigger`).
     case trigger
+    /// An override took the screen (`override`, an alert), or one ended and gave it back.
+    case override
     /// next, previous or goto from the control socket.
     case next, previous, goto
     /// A new playlist was loaded (the control socket's `load`).

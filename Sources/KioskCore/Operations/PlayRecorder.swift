@@ -121,6 +121,7 @@ public struct PlayRecorder: Sendable {
         // ends by itself and is recorded completed).
         case .playOnce(_, _, _?): .trigger
         case .playOnce(_, let when, nil): when == .now ? .insert : nil
+        case .showOverride, .endOverride: .override
         case .play, .pause, .togglePlayPause, .setRate, .setDefaultRate, .setSpeed, .setVolume, .adjustVolume,
              .setMuted, .toggleMute, .seek, .skip, .setDisplayPower, .layer:
             nil

@@ -57,6 +57,12 @@ public enum PlayerRequest: Sendable, Equatable {
     /// Shows or hides kiosk.conf's layer `name`, or changes its text (a text or ticker
     /// layer): `kiosk ctl layer show|hide|text NAME [TEXT]`. The presenter's, not the cursor's.
     case layer(name: String, LayerChange)
+    /// An override takes the screen (`OverrideDesk` decides which): `entries` loop from now
+    /// until `endOverride`, then the interrupted item comes back where it was
+    /// (`PlaylistProgram+Override`).
+    case showOverride(name: String, entries: [PlaylistEntry])
+    /// The override on screen ends; the loop comes back.
+    case endOverride
 }
 
 /// What `PlayerRequest.layer` does to a layer.
@@ -73,7 +79,8 @@ extension PlayerRequest {
     /// where it is declared, and the two handlers need no list of what is not theirs.
     public var isPlaylistRequest: Bool {
         switch self {
-        case .nextItem, .previousItem, .goto, .load, .switchPlaylist, .playOnce, .setDisplayPower, .layer:
+        case .nextItem, .previousItem, .goto, .load, .switchPlaylist, .playOnce, .setDisplayPower, .layer, .showOverride,
+             .endOverride:
             true
         case .play, .pause, .togglePlayPause, .setRate, .setDefaultRate, .setSpeed, .setVolume, .adjustVolume,
              .setMuted, .toggleMute, .seek, .skip:

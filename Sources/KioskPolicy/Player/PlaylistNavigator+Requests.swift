@@ -22,8 +22,15 @@ extension PlaylistNavigator {
     /// through the playlist is refused.
     public mutating func answer(_ request: PlayerRequest, position: MediaTime?, displayOff: Bool) -> PlaylistAnswer {
         if case .setDisplayPower(let on) = request { return .setDisplayPower(on: on) }
+        if let refusal = refusalDuringOverride(request) { return .refused(refusal) }
         if displayOff { return answerWhileOff(request) }
         switch request {
+        case .showOverride(let name, let entries):
+            guard !entries.isEmpty else { return .refused("override '\(name)' has nothing to play") }
+            return .programChanged(beginNow: beginOverride(name, entries: entries, position: position))
+        case .endOverride:
+            guard let step = endOverride() else { return .refused("no override is on screen") }
+            return .begin(step)
         case .nextItem:
             return .begin(advance(move: { $0.next() }))
         case .previousItem:
@@ -63,6 +70,18 @@ extension PlaylistNavigator {
         "no item \(index): the playlist has \(count) item\(count == 1 ? "" : "s"), counted from 0"
     }
 
+    /// While an override has the screen a user's moves, triggers and loads are refused: a
+    /// visitor's button does not take an evacuation notice down.
+    private func refusalDuringOverride(_ request: PlayerRequest) -> String? {
+        guard let name = program.playingOverride else { return nil }
+        switch request {
+        case .nextItem, .previousItem, .goto, .load, .playOnce(_, _, .some):
+            return "override '\(name)' is on screen: \(request) is not carried out"
+        default:
+            return nil
+        }
+    }
+
     private mutating func answerWhileOff(_ request: PlayerRequest) -> PlaylistAnswer {
         switch request {
         case .switchPlaylist(let list, _):
@@ -76,6 +95,10 @@ extension PlaylistNavigator {
             return .deferred
         case .playOnce:
             return .refused("the display is off: \(request) is not played")
+        case .showOverride(let name, _):
+            return .refused("the display is off: override '\(name)' is not played")
+        case .endOverride:
+            return .refused("no override is on screen")
         default:
             return .refused("the display is off: \(request) is not carried out")
         }

@@ -78,6 +78,12 @@ public struct PlaylistNavigator: Sendable, Equatable {
         program.insert(entries, when: timing, position: position, cursor: &cursor)
     }
 
+    public mutating func beginOverride(_ name: String, entries: [PlaylistEntry], position: MediaTime?) -> PlaylistStep {
+        program.beginOverride(name, entries: entries, position: position, cursor: &cursor)
+    }
+
+    public mutating func endOverride() -> PlaylistProgram.Step? { program.endOverride(&cursor) }
+
     public mutating func insertTrigger(_ entries: [PlaylistEntry], trigger: TriggerPlay,
                                        position: MediaTime?) -> PlaylistProgram.TriggerOutcome {
         program.insertTrigger(entries, trigger: trigger, position: position, cursor: &cursor)

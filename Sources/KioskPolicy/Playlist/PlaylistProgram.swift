@@ -71,11 +71,14 @@ public struct PlaylistProgram: Sendable, Equatable {
     /// Inserts to play at the next item change.
     public private(set) var pendingInsert: [PlaylistEntry] = []
     /// Set while an insert plays.
-    public private(set) var interrupted: Interruption?
+    public internal(set) var interrupted: Interruption?
     /// Set while an insert that a trigger began plays.
-    public private(set) var playingTrigger: PlayingTrigger?
+    public internal(set) var playingTrigger: PlayingTrigger?
     /// A trigger waiting for the insert playing to end.
-    public private(set) var waitingTrigger: WaitingTrigger?
+    public internal(set) var waitingTrigger: WaitingTrigger?
+    /// The override on screen (`PlaylistProgram+Override`): its name; its entries loop in the
+    /// cursor until it ends, and the loop it interrupted waits in `interrupted`.
+    public internal(set) var playingOverride: String?
 
     public init() {}
 
@@ -111,6 +114,11 @@ public struct PlaylistProgram: Sendable, Equatable {
     public mutating func insert(_ entries: [PlaylistEntry], when timing: ScheduleSwitch, position: MediaTime?,
                                 cursor: inout PlaylistCursor) -> PlaylistStep? {
         guard !entries.isEmpty else { return nil }
+        if playingOverride != nil {
+            // Not into an override's loop: played when the loop comes back, at its next change.
+            pendingInsert += entries
+            return nil
+        }
         if interrupted != nil {
             // Behind the insert playing: the insert's own list grows (its entry keeps playing).
             _ = cursor.replace(entries: cursor.entries + entries)
@@ -184,8 +192,16 @@ public struct PlaylistProgram: Sendable, Equatable {
             return Step(cursor.advance())
         }
         let next = move(&cursor)
-        guard let given = interrupted else { return Step(next) }
+        guard interrupted != nil else { return Step(next) }
         if case .play = next { return Step(next) }
+        playingOverride = nil   // an override of which nothing could play gives the loop back
+        return giveBack(&cursor)
+    }
+
+    /// The insert (or override) is over: a trigger waiting begins, else the loop comes back,
+    /// at the interrupted entry's position or from its first (`then: restart`).
+    mutating func giveBack(_ cursor: inout PlaylistCursor) -> Step {
+        guard let given = interrupted else { return step(&cursor) }
         // The insert is over (played, skipped to its end, or nothing in it could play).
         if let waiting = waitingTrigger {
             waitingTrigger = nil
@@ -233,5 +249,6 @@ public struct PlaylistProgram: Sendable, Equatable {
         interrupted = nil
         playingTrigger = nil
         waitingTrigger = nil
+        playingOverride = nil
     }
 }
