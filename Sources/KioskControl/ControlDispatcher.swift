@@ -86,8 +86,18 @@ public final class ControlDispatcher {
                 return .failure(ControlRequestError("sync_now: content sync is off (kiosk.conf sync.manifest is none)"))
             }
             contentSync.syncNow()
+        case .override(let overrideName):
+            guard let overrides = services.overrides else { return .failure(Self.noOverrides(name)) }
+            if let refusal = overrides.start(overrideName) { return .failure(ControlRequestError("\(name): \(refusal)")) }
+        case .overrideCancel(let overrideName):
+            guard let overrides = services.overrides else { return .failure(Self.noOverrides(name)) }
+            if let refusal = overrides.cancel(overrideName) { return .failure(ControlRequestError("\(name): \(refusal)")) }
         }
         return .success(.null)
+    }
+
+    static func noOverrides(_ word: String) -> ControlRequestError {
+        ControlRequestError("\(word): kiosk.conf defines no overrides (or this is `kiosk play`, which has none)")
     }
 
     static func noObservations(_ word: String) -> ControlRequestError {

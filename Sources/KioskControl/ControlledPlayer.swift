@@ -51,6 +51,14 @@ public protocol TriggerControl: AnyObject, Sendable {
     var triggers: TriggerSet { get }
 }
 
+/// kiosk.conf's overrides as `override NAME` and `override_cancel [NAME]` reach them (KioskService's
+/// `OverrideDesk`). Each answers nil when done, else why not. Without one (`kiosk play`) both
+/// are refused.
+public protocol OverrideControl: AnyObject, Sendable {
+    func start(_ name: String) -> String?
+    func cancel(_ name: String?) -> String?
+}
+
 extension QueuePlayer: ControlledPlayer {
     public func perform(_ request: PlayerRequest) -> PlayerRefusal? { perform(request, timeout: 5) }
 }

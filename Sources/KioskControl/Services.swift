@@ -16,6 +16,8 @@ public struct Services: Sendable {
     public let triggers: (any TriggerControl)?
     /// `sync_now` and the `sync` property; nil: refused, and null.
     public let contentSync: (any ContentSyncControl)?
+    /// `override` and `override_cancel`; nil: refused.
+    public let overrides: (any OverrideControl)?
     /// The `health` property and the MQTT status's alerts; nil: null, and none.
     public let health: (any HealthControl)?
     /// Resolves relative sources of `load` (kiosk.conf's directory for `run`).
@@ -23,11 +25,13 @@ public struct Services: Sendable {
 
     public init(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
                 triggers: (any TriggerControl)? = nil, contentSync: (any ContentSyncControl)? = nil,
-                health: (any HealthControl)? = nil, baseDirectory: String = FileManager.default.currentDirectoryPath) {
+                overrides: (any OverrideControl)? = nil, health: (any HealthControl)? = nil,
+                baseDirectory: String = FileManager.default.currentDirectoryPath) {
         self.player = player
         self.schedule = schedule
         self.triggers = triggers
         self.contentSync = contentSync
+        self.overrides = overrides
         self.health = health
         self.baseDirectory = baseDirectory
     }

@@ -37,6 +37,9 @@ package final class ConfigReloader: @unchecked Sendable {
     /// kiosk.conf's triggers, expanded again at every reload (`item: N` follows the default
     /// playlist, a playlist's folder may have changed).
     private let triggers: LiveTriggers?
+    /// kiosk.conf's overrides, expanded again at every reload as triggers are (made after the
+    /// player, so set once it exists).
+    package var overrides: OverrideDesk?
     /// Files of watched folders not ready yet (still being written): left out of every expansion.
     private var hidden: Set<String> = []
     /// The diagnostics of the last expansion for a folder change: an empty folder is said once.
@@ -146,6 +149,7 @@ package final class ConfigReloader: @unchecked Sendable {
         }
         let triggersChanged = triggers?.replace(with: TriggerWiring.resolve(new, defaultEntries: entries, logger: logger)) ?? false
         if changes.contains(.input) { input.apply(settings.input) } else if triggersChanged { input.reopenForTriggers() }
+        overrides?.replace(with: TriggerWiring.resolveOverrides(new, defaultEntries: entries, logger: logger))
         if changes.playbackSettings.contains(.settle) { settleChanged?(new.playback.settle.seconds) }
         var applied = changes.appliedSummary
         if playlistChanged && !changes.contains(.items) {
@@ -174,6 +178,7 @@ extension ConfigReloader {
         if triggers?.replace(with: TriggerWiring.resolve(running, defaultEntries: entries, logger: logger)) == true {
             input.reopenForTriggers()
         }
+        overrides?.replace(with: TriggerWiring.resolveOverrides(running, defaultEntries: entries, logger: logger))
         if !settings.schedule.rules.isEmpty {
             schedule?.replace(settings.schedule, requests: ScheduleDriver.requests(for: running, defaultEntries: entries, logger: logger))
         } else if !heldByStick {

@@ -46,17 +46,39 @@ package enum TriggerWiring {
     /// trigger that has nothing to play now (it is kept: firing it says so again).
     package static func resolve(_ config: KioskConfig, defaultEntries: [PlaylistEntry], logger: Logger) -> TriggerSet {
         guard !config.triggers.isEmpty else { return TriggerSet() }
-        var playlists = [KioskConfig.defaultPlaylistName: defaultEntries]
-        for playlist in config.playlists where config.triggers.contains(where: { $0.content == .playlist(playlist.name) }) {
-            playlists[playlist.name] = PlaylistExpander().expand(playlist.items).entries
-        }
-        let set = TriggerSet(config.triggers, defaultEntries: defaultEntries, playlists: playlists) { items in
-            let expansion = PlaylistExpander().expand(items)
-            return (expansion.entries, expansion.diagnostics.map { "\($0)" })
-        }
+        let set = TriggerSet(config.triggers, defaultEntries: defaultEntries,
+                             playlists: playlists(config, named: config.triggers.map(\.content), defaultEntries: defaultEntries),
+                             expand: expand)
         for trigger in set.triggers {
             if let problem = trigger.problem { logger.warning("trigger '\(trigger.name)': \(problem)") }
         }
         return set
+    }
+
+    /// kiosk.conf's overrides, expanded as triggers are; one line for each with nothing to play now.
+    package static func resolveOverrides(_ config: KioskConfig, defaultEntries: [PlaylistEntry], logger: Logger) -> OverrideSet {
+        guard !config.overrides.isEmpty else { return OverrideSet() }
+        let set = OverrideSet(config.overrides, defaultEntries: defaultEntries,
+                              playlists: playlists(config, named: config.overrides.map(\.content), defaultEntries: defaultEntries),
+                              expand: expand)
+        for override in set.overrides {
+            if let problem = override.problem { logger.warning("override '\(override.name)': \(problem)") }
+        }
+        return set
+    }
+
+    /// The default playlist and those `contents` name, expanded.
+    private static func playlists(_ config: KioskConfig, named contents: [TriggerConfig.Content],
+                                  defaultEntries: [PlaylistEntry]) -> [String: [PlaylistEntry]] {
+        var playlists = [KioskConfig.defaultPlaylistName: defaultEntries]
+        for playlist in config.playlists where contents.contains(.playlist(playlist.name)) {
+            playlists[playlist.name] = PlaylistExpander().expand(playlist.items).entries
+        }
+        return playlists
+    }
+
+    private static func expand(_ items: [ItemConfig]) -> (entries: [PlaylistEntry], problems: [String]) {
+        let expansion = PlaylistExpander().expand(items)
+        return (expansion.entries, expansion.diagnostics.map { "\($0)" })
     }
 }

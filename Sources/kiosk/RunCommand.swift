@@ -147,9 +147,16 @@ struct RunCommand: ParsableCommand {
             operations.health.attach(tvPowerOn: { cec.tvPowerOn })
         }
         defer { cec?.stopWatchingTVPower() }
+        // Overrides (`override NAME` from any source): one more source of the player's requests.
+        let overrideDesk = OverrideDesk(TriggerWiring.resolveOverrides(config, defaultEntries: entries, logger: logger),
+                                        sink: player, events: syncEvents, statePath: stateDir + "/overrides",
+                                        logger: logger)
+        reloader.overrides = overrideDesk
+        overrideDesk.open()
+        defer { overrideDesk.close() }
         // Every service exists now: one value for every request source (socket, MQTT).
         let services = Services(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync,
-                                health: operations.health)
+                                overrides: overrideDesk, health: operations.health)
         // Command triggers (a key, a zone or a GPIO line running a row of the command table).
         triggers.connectCommands { line in ControlDispatcher(services: services).refusal(carryingOut: line) }
         fleet?.start(services)

@@ -26,6 +26,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case schedule
     /// triggers: keys, zones and the control socket's `trigger` names, and what they play.
     case triggers
+    /// overrides: what each plays, its priority and duration.
+    case overrides
     /// usb: sticks (mode, mount_root, copy_to, min_free).
     case usb
     /// mqtt: the broker, names, credentials and TLS files of fleet control.
@@ -82,6 +84,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         // The control socket's `trigger` takes the new table at once; input is closed and opened
         // again (as for `input`), since a new key may make another device worth reading.
         case .triggers: return .reopened
+        // `override NAME` reads the new table at once; the one on screen plays on until it ends.
+        case .overrides: return .live
         }
     }
 }
@@ -135,6 +139,7 @@ public struct ConfigChanges: Sendable, Equatable {
             parts.append(.schedule)
         }
         if old.triggers.map(\.withoutLocation) != new.triggers.map(\.withoutLocation) { parts.append(.triggers) }
+        if old.overrides.map(\.withoutLocation) != new.overrides.map(\.withoutLocation) { parts.append(.overrides) }
         if old.usb != new.usb { parts.append(.usb) }
         if old.mqtt != new.mqtt { parts.append(.mqtt) }
         if old.sync.epoch != new.sync.epoch { parts.append(.sync) }

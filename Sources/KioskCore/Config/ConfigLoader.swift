@@ -7,7 +7,7 @@ import Yams
 public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
-                                      "displays", "audio_track", "layers", "metrics"]
+                                      "displays", "audio_track", "layers", "metrics", "overrides"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive", "transport", "latency", "fallback"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
@@ -121,6 +121,8 @@ extension ConfigWalker {
                                        baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.triggers = readTriggers(top["triggers"], keys: config.input.keys, playlistNames: config.playlistNames,
                                        baseDirectory: baseDirectory, fileSystem: fileSystem)
+        config.overrides = readOverrides(top["overrides"], playlistNames: config.playlistNames,
+                                         baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.usb = readUsb(top["usb"], baseDirectory: baseDirectory)
         config.sync = readSync(top["sync"], playback: config.playback, baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.audioTrack = readMusicBed(top["audio_track"], baseDirectory: baseDirectory, fileSystem: fileSystem)

@@ -144,7 +144,7 @@ extension ConfigWalker {
     }
 
     /// Exactly one of `item`, `items`, `playlist`, `command`.
-    private func triggerContent(_ section: SectionMap, node: Node, label: String, playlistNames: [String],
+    func triggerContent(_ section: SectionMap, node: Node, label: String, playlistNames: [String],
                                 baseDirectory: String, fileSystem: any PlaylistFileSystem) -> TriggerConfig.Content? {
         let written = ["item", "items", "playlist", "command"].filter { section[$0] != nil }
         guard written.count == 1 else {

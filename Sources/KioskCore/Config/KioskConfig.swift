@@ -23,6 +23,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var mqtt = MQTTConfig()
     /// `triggers`: keys, touch zones and control commands that play something once.
     public var triggers: [TriggerConfig] = []
+    /// `overrides`: what takes the screen when asked for by name, until it ends (#35).
+    public var overrides: [OverrideConfig] = []
     /// `usb`: sticks played (or copied and played) when they are plugged in.
     public var usb = UsbConfig()
     /// `sync`: the playlist as a timeline shared by every box; off without it.

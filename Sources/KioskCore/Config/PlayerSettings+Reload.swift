@@ -35,6 +35,7 @@ extension KioskConfig {
                 merged.schedule = running.schedule
                 merged.display.power = running.display.power
             case .triggers: merged.triggers = running.triggers
+            case .overrides: merged.overrides = running.overrides
             }
         }
         return merged
@@ -65,6 +66,8 @@ extension PlayerSettings {
             case .items, .playlists: break
             // Expanded like items and handed to input and the control socket beside the settings.
             case .triggers: break
+            // Expanded like items and handed to the override desk beside the settings.
+            case .overrides: break
             }
         }
         return next

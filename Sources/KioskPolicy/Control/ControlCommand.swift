@@ -52,6 +52,10 @@ public enum ControlCommand: Sendable, Equatable {
     case screenshot(path: String)
     /// Content sync polls its manifest now rather than at the next interval.
     case syncNow
+    /// kiosk.conf's override of this name takes the screen (or waits behind a higher one).
+    case override(name: String)
+    /// Ends the override of this name, or every override (nil).
+    case overrideCancel(name: String?)
 
     /// The events the socket sends, for `commands`.
     public static var eventNames: [String] { ControlEventName.allCases.map(\.rawValue) }
@@ -74,6 +78,8 @@ public enum ControlEventName: String, Sendable, CaseIterable {
     case syncProgress = "sync_progress"
     case syncFailed = "sync_failed"
     case syncSwitched = "sync_switched"
+    case overrideStarted = "override_started"
+    case overrideEnded = "override_ended"
 }
 
 /// A parsed request line: the command and the `request_id` to echo in the reply.

@@ -45,6 +45,8 @@ public enum ControlAnswerer: String, Sendable, CaseIterable {
     case triggers
     /// Content sync.
     case contentSync = "content_sync"
+    /// kiosk.conf's overrides (`OverrideDesk`).
+    case overrides
     /// The presenter's buffers (`screenshot`).
     case screen
     /// This table.
@@ -97,6 +99,15 @@ public enum ControlCommandTable {
             try $0.screenshot()
         },
         ControlCommandSpec("sync_now", by: .contentSync) { try $0.none(.syncNow) },
+        // Looked up when carried out, like `trigger`: the names are kiosk.conf's.
+        ControlCommandSpec("override", "<name>", by: .overrides, example: [.string("evacuate")]) { reader in
+            try reader.expectCount(1...1)
+            return .override(name: try reader.nonEmptyString(0, "name"))
+        },
+        ControlCommandSpec("override_cancel", "[name]", by: .overrides, example: [.string("evacuate")]) { reader in
+            try reader.expectCount(0...1)
+            return .overrideCancel(name: reader.arguments.isEmpty ? nil : try reader.nonEmptyString(0, "name"))
+        },
         ControlCommandSpec("commands", by: .table) { try $0.none(.commands) },
     ]
 

@@ -39,27 +39,35 @@ public struct TriggerSet: Sendable, Equatable {
     public init(_ configs: [TriggerConfig], defaultEntries: [PlaylistEntry], playlists: [String: [PlaylistEntry]],
                 expand: ([ItemConfig]) -> (entries: [PlaylistEntry], problems: [String])) {
         triggers = configs.map { config in
-            var entries: [PlaylistEntry] = []
-            var problem: String?
-            switch config.content {
-            case .item(let index):
-                if defaultEntries.indices.contains(index) {
-                    entries = [defaultEntries[index]]
-                } else {
-                    problem = "item \(index) is not in the default playlist (it has \(defaultEntries.count) "
-                        + "entr\(defaultEntries.count == 1 ? "y" : "ies"), counted from 0)"
-                }
-            case .playlist(let name):
-                entries = playlists[name] ?? []
-                if entries.isEmpty { problem = "playlist \(name) has nothing to play now" }
-            case .items(let items):
-                let expansion = expand(items)
-                entries = expansion.entries
-                if entries.isEmpty { problem = (["its items have nothing to play now"] + expansion.problems).joined(separator: "; ") }
-            case .command:
-                break   // carried out through the command table, not played
-            }
+            let (entries, problem) = Self.entries(of: config.content, defaultEntries: defaultEntries, playlists: playlists,
+                                                  expand: expand)
             return Trigger(config: config, entries: entries, problem: problem)
+        }
+    }
+
+    /// What `content` plays, expanded, and why it has nothing to play where it has not (an
+    /// item number past the default playlist, an empty folder); a command plays nothing. Also
+    /// what an override (`OverrideSet`) plays.
+    public static func entries(of content: TriggerConfig.Content, defaultEntries: [PlaylistEntry],
+                               playlists: [String: [PlaylistEntry]],
+                               expand: ([ItemConfig]) -> (entries: [PlaylistEntry], problems: [String]))
+        -> (entries: [PlaylistEntry], problem: String?) {
+        switch content {
+        case .item(let index):
+            guard defaultEntries.indices.contains(index) else {
+                return ([], "item \(index) is not in the default playlist (it has \(defaultEntries.count) "
+                        + "entr\(defaultEntries.count == 1 ? "y" : "ies"), counted from 0)")
+            }
+            return ([defaultEntries[index]], nil)
+        case .playlist(let name):
+            let entries = playlists[name] ?? []
+            return (entries, entries.isEmpty ? "playlist \(name) has nothing to play now" : nil)
+        case .items(let items):
+            let expansion = expand(items)
+            return (expansion.entries, expansion.entries.isEmpty
+                    ? (["its items have nothing to play now"] + expansion.problems).joined(separator: "; ") : nil)
+        case .command:
+            return ([], nil)   // carried out through the command table, not played
         }
     }
 

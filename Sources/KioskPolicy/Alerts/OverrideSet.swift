@@ -1,0 +1,63 @@
+/// One of kiosk.conf's `overrides:` (#35): what takes the screen when it is asked for by name
+/// (`kiosk ctl override NAME`, MQTT's command topic, a trigger's `command: [override, NAME]`,
+/// an alert), how it ranks against the others, and how long it stays.
+public struct OverrideConfig: Sendable, Equatable {
+    /// The map's key: what requests, logs and events call it.
+    public var name: String
+    /// What it plays, looping while it is on (`item`, `items` or `playlist`, as a trigger's).
+    public var content: TriggerConfig.Content
+    /// `priority`: the highest on screen, the others wait (`OverrideBook`). Default 0.
+    public var priority: Int
+    /// `duration`: it ends by itself this long after it was asked for; nil: until
+    /// `override_cancel`.
+    public var duration: MediaTime?
+    public var location: SourceLocation
+
+    public init(name: String, content: TriggerConfig.Content, priority: Int = 0, duration: MediaTime? = nil,
+                location: SourceLocation) {
+        self.name = name
+        self.content = content
+        self.priority = priority
+        self.duration = duration
+        self.location = location
+    }
+
+    /// The same without where it was written (a reload compares what it does).
+    public var withoutLocation: OverrideConfig {
+        var copy = self
+        copy.location = SourceLocation(file: "", line: 0, column: 0)
+        if case .items(let items) = content { copy.content = .items(items.map(\.withoutLocation)) }
+        return copy
+    }
+}
+
+/// kiosk.conf's overrides with their content expanded to playlist entries (as `TriggerSet`
+/// expands triggers'), made at start and on a reload. Pure.
+public struct OverrideSet: Sendable, Equatable {
+    public struct Override: Sendable, Equatable {
+        public var config: OverrideConfig
+        /// What it plays; empty when nothing could be found (`problem` says why).
+        public var entries: [PlaylistEntry]
+        public var problem: String?
+
+        public var name: String { config.name }
+    }
+
+    public let overrides: [Override]
+
+    public init(_ overrides: [Override] = []) { self.overrides = overrides }
+
+    public init(_ configs: [OverrideConfig], defaultEntries: [PlaylistEntry], playlists: [String: [PlaylistEntry]],
+                expand: ([ItemConfig]) -> (entries: [PlaylistEntry], problems: [String])) {
+        overrides = configs.map { config in
+            let (entries, problem) = TriggerSet.entries(of: config.content, defaultEntries: defaultEntries,
+                                                        playlists: playlists, expand: expand)
+            return Override(config: config, entries: entries, problem: problem)
+        }
+    }
+
+    public var isEmpty: Bool { overrides.isEmpty }
+    public var names: [String] { overrides.map(\.name) }
+
+    public func override(named name: String) -> Override? { overrides.first { $0.name == name } }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import KioskControl
+import KioskCore
+import Logging
+
+/// kiosk.conf's overrides for `kiosk run` (#35): `override NAME` and `override_cancel [NAME]`
+/// from any source of the command table (the socket, MQTT, a trigger's `command:`) come here.
+/// The `OverrideBook` decides which one has the screen; each change becomes one request to the
+/// player (`showOverride`, `endOverride`) and one event line (`override_started`,
+/// `override_ended`). A thread ends overrides whose `duration` has run out. What is held is
+/// written to `statePath` at each change and taken back at start, so an override outlives a
+/// restart (its expiry in wall-clock time, the one clock that runs on across a reboot).
+package final class OverrideDesk: OverrideControl, @unchecked Sendable {
+    // Safe to share: everything mutable is touched with `lock` held.
+    private let lock = NSCondition()
+    private var table: OverrideSet
+    private var book = OverrideBook<String>()
+    private var onScreen: String?
+    private var stopping = false
+    private var worker: WorkerThread?
+    private var saveFailure: String?
+    private let sink: any PlayerRequestSink
+    private let events: [any ServiceEventObserver]
+    private let statePath: String?
+    private let logger: Logger
+
+    package init(_ table: OverrideSet, sink: any PlayerRequestSink, events: [any ServiceEventObserver] = [],
+                 statePath: String?, logger: Logger) {
+        self.table = table
+        self.sink = sink
+        self.events = events
+        self.statePath = statePath
+        self.logger = logger
+    }
+
+    /// Takes back what was on at the last stop, then watches expiries.
+    package func open() {
+        lock.withLock { restore() }
+        worker = WorkerThread.start(name: "kiosk-overrides") { [self] in watchExpiries() }
+    }
+
+    package func close() {
+        lock.withLock {
+            stopping = true
+            lock.broadcast()
+        }
+        worker?.join()
+    }
+
+    // MARK: OverrideControl
+
+    package func start(_ name: String) -> String? {
+        lock.withLock {
+            guard !table.isEmpty else { return "kiosk.conf defines no overrides" }
+            guard let override = table.override(named: name) else {
+                return "no override '\(name)': kiosk.conf defines " + table.names.map { "'\($0)'" }.joined(separator: ", ")
+            }
+            guard !override.entries.isEmpty else {
+                return "override '\(name)' has nothing to play: \(override.problem ?? "no entries")"
+            }
+            let now = Self.monotonic()
+            let entry = OverrideBook<String>.Entry(id: name, priority: override.config.priority,
+                                                   expires: override.config.duration.map { now + $0.seconds }, payload: name)
+            apply(book.start(entry, at: now), why: "replaced by override '\(name)'")
+            if onScreen != name { logger.notice("override '\(name)' waits: a higher one is on screen") }
+            lock.broadcast()
+            return nil
+        }
+    }
+
+    package func cancel(_ name: String?) -> String? {
+        lock.withLock {
+            guard let name else {
+                guard !book.entries.isEmpty else { return "no override is on" }
+                apply(book.cancelAll(), why: "cancelled")
+                return nil
+            }
+            guard book.entries.contains(where: { $0.id == name }) else { return "override '\(name)' is not on" }
+            apply(book.cancel(name), why: "cancelled")
+            return nil
+        }
+    }
+
+    /// A reload's table: asked-for names look up the new one. An override held that is gone
+    /// from kiosk.conf ends; the one on screen plays on with what it plays.
+    package func replace(with new: OverrideSet) {
+        lock.withLock {
+            table = new
+            for entry in book.entries where new.override(named: entry.id) == nil {
+                apply(book.cancel(entry.id), why: "gone from kiosk.conf")
+            }
+        }
+    }
+
+    // MARK: Changes
+
+    /// Carries a change of the book out; `lock` held.
+    private func apply(_ change: OverrideBook<String>.Change, why: String) {
+        switch change {
+        case .unchanged:
+            break
+        case .show(let entry):
+            if let previous = onScreen { ended(previous, why: why) }
+            onScreen = entry.id
+            sink.send(.showOverride(name: entry.id, entries: table.override(named: entry.id)?.entries ?? []))
+            let until = entry.expires.map { String(format: "for %.0f s", $0 - Self.monotonic()) } ?? "until cancelled"
+            logger.notice("override '\(entry.id)' (priority \(entry.priority)) takes the screen \(until)")
+            post(.overrideStarted, entry.id, [("priority", .integer(Int64(entry.priority)))])
+        case .resumePlaylist:
+            if let previous = onScreen { ended(previous, why: why) }
+            onScreen = nil
+            sink.send(.endOverride)
+            logger.notice("no override left: the playlist comes back")
+        }
+        save()
+    }
+
+    private func ended(_ name: String, why: String) {
+        logger.notice("override '\(name)' leaves the screen: \(why)")
+        post(.overrideEnded, name, [("reason", .string(why))])
+    }
+
+    private func post(_ event: ControlEventName, _ name: String, _ fields: [(String, ControlValue)]) {
+        let line = ControlMessage.event(event, item: nil, time: 0, [("name", .string(name))] + fields)
+        for observer in events { observer.post(line: line) }
+    }
+
+    private func watchExpiries() {
+        lock.lock()
+        defer { lock.unlock() }
+        while !stopping {
+            let now = Self.monotonic()
+            if let due = book.nextExpiry, due <= now {
+                apply(book.expire(at: now), why: "its duration ran out")
+                continue
+            }
+            let wait = book.nextExpiry.map { min($0 - now, 60) } ?? 60
+            _ = lock.wait(until: Date(timeIntervalSinceNow: max(wait, 0.001)))
+        }
+    }
+
+    // MARK: Kept across a restart
+
+    /// One line per override held: "name<TAB>expiry in wall-clock seconds, or -".
+    private func save() {
+        guard let statePath else { return }
+        let wallOffset = Date().timeIntervalSince1970 - Self.monotonic()
+        let lines = book.entries.map { "\($0.id)\t\($0.expires.map { String(format: "%.3f", $0 + wallOffset) } ?? "-")\n" }
+        do {
+            try AtomicFile.write(lines.joined(), to: statePath)
+            saveFailure = nil
+        } catch {
+            if saveFailure != "\(error)" { logger.warning("overrides: cannot keep what is on across a restart: \(error)") }
+            saveFailure = "\(error)"
+        }
+    }
+
+    private func restore() {
+        guard let statePath, let text = try? String(contentsOfFile: statePath, encoding: .utf8) else { return }
+        let now = Self.monotonic()
+        let wallNow = Date().timeIntervalSince1970
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: "\t")
+            guard fields.count == 2, let override = table.override(named: String(fields[0])), !override.entries.isEmpty else { continue }
+            let expires = fields[1] == "-" ? nil : Double(fields[1]).map { now + ($0 - wallNow) }
+            if fields[1] != "-" && expires == nil { continue }
+            logger.notice("override '\(override.name)' was on at the last stop: on again")
+            let entry = OverrideBook<String>.Entry(id: override.name, priority: override.config.priority, expires: expires,
+                                                   payload: override.name)
+            apply(book.start(entry, at: now), why: "replaced by override '\(override.name)'")
+        }
+    }
+
+    private static func monotonic() -> Double { MonotonicClock().now() }
+}

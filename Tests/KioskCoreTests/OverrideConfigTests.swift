@@ -1,0 +1,67 @@
+import Testing
+@testable import KioskBasics
+@testable import KioskCore
+@testable import KioskPolicy
+
+/// kiosk.conf's `overrides:`: what a valid map reads as, and each bad value's one diagnostic
+/// at its line:column (run by `ConfigErrorTests` with the others).
+
+private let items = "items: [a.mp4, b.mp4]\nplaylists:\n  promo: [c.mp4]\n"
+
+private func parse(_ yaml: String) throws -> KioskConfig {
+    try ConfigLoader.parse(text: yaml, fileName: "kiosk.conf", baseDirectory: "/srv/kiosk",
+                           fileSystem: FakeFileSystem(files: []))
+}
+
+let overrideConfigErrorTable: [ConfigErrorCase] = [
+    ConfigErrorCase(name: "overrides is a list", yaml: items + "overrides: [fire]\n", line: 4, column: 12,
+                    fragment: "'overrides' is a list; expected a map of names to what each plays, like evacuate: {item: 3, priority: 100}"),
+    ConfigErrorCase(name: "a name with a space", yaml: items + "overrides:\n  fire drill: {item: 0}\n", line: 5, column: 3,
+                    fragment: "an override name is the string 'fire drill'; expected a plain name without spaces"),
+    ConfigErrorCase(name: "an override that is no map", yaml: items + "overrides:\n  fire: 3\n", line: 5, column: 9,
+                    fragment: "override 'fire' is 3; expected a map of item, items, playlist, priority, duration"),
+    ConfigErrorCase(name: "plays nothing", yaml: items + "overrides:\n  fire: {priority: 3}\n", line: 5, column: 9,
+                    fragment: "override 'fire' plays nothing; expected exactly one of item: N"),
+    ConfigErrorCase(name: "a command is no content", yaml: items + "overrides:\n  fire: {command: sync_now}\n", line: 5, column: 10,
+                    fragment: "unknown key 'command' in override 'fire'; expected one of: item, items, playlist, priority, duration"),
+    ConfigErrorCase(name: "priority of text", yaml: items + "overrides:\n  fire: {item: 0, priority: high}\n", line: 5, column: 29,
+                    fragment: "'priority' in override 'fire' is the string 'high'; expected a whole number"),
+    ConfigErrorCase(name: "duration of none", yaml: items + "overrides:\n  fire: {item: 0, duration: 0}\n", line: 5, column: 29,
+                    fragment: "'duration' in override 'fire' is 0; expected seconds > 0"),
+    ConfigErrorCase(name: "an unknown playlist", yaml: items + "overrides:\n  fire: {playlist: promos}\n", line: 5, column: 20,
+                    fragment: "'playlist' in override 'fire' is 'promos', which no playlist defines"),
+]
+
+@Suite("Overrides in kiosk.conf")
+struct OverrideConfigTests {
+    @Test func readsEachOverrideWithItsDefaults() throws {
+        let config = try parse(items + """
+            overrides:
+              evacuate: {item: 1, priority: 100}
+              promo: {playlist: promo, duration: 1:30}
+              welcome: {items: [w.mp4]}
+            triggers:
+              - {name: alarm, key: KEY_F9, command: [override, evacuate]}
+            """)
+        #expect(config.overrides.map(\.name) == ["evacuate", "promo", "welcome"])
+        #expect(config.overrides[0].content == .item(1) && config.overrides[0].priority == 100 && config.overrides[0].duration == nil)
+        #expect(config.overrides[1].content == .playlist("promo") && config.overrides[1].duration == MediaTime(value: 90, timescale: 1))
+        #expect(config.overrides[2].priority == 0)
+        #expect(config.triggers.first?.content == .command(["override", "evacuate"]))
+        // What each plays, expanded as a trigger's would be.
+        let set = OverrideSet(config.overrides, defaultEntries: playlistEntries("a", "b"), playlists: ["promo": playlistEntries("c")],
+                              expand: { _ in ([], ["w.mp4: no such file"]) })
+        #expect(set.override(named: "evacuate")?.entries == playlistEntries("a", "b").suffix(1).map { $0 })
+        #expect(set.override(named: "promo")?.entries == playlistEntries("c"))
+        #expect(set.override(named: "welcome")?.problem == "its items have nothing to play now; w.mp4: no such file")
+    }
+
+    @Test func aChangeOfAnOverrideIsAPartOfTheReload() throws {
+        let before = try parse(items + "overrides:\n  fire: {item: 0}\n")
+        let after = try parse(items + "\noverrides:\n  fire: {item: 0, priority: 5}\n")
+        #expect(ConfigChanges(from: before, to: after).parts == [.overrides])
+        #expect(ConfigChanges(from: before, to: try parse(items + "\n\noverrides:\n  fire: {item: 0}\n")).parts.isEmpty,
+                "moved, not changed")
+        #expect(ConfigPart.overrides.application == .live)
+    }
+}

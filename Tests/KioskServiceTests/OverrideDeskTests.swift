@@ -1,0 +1,107 @@
+import Foundation
+import KioskControl
+import KioskCore
+import KioskTestSupport
+import Logging
+import Synchronization
+import Testing
+@testable import KioskService
+
+/// `override NAME` and `override_cancel [NAME]` through the command table to the desk: the
+/// requests the player gets, the event lines, the expiry, and what outlives a restart.
+@Suite(.serialized) struct OverrideDeskTests {
+    private final class Sink: PlayerRequestSink {
+        private let sent = Mutex<[PlayerRequest]>([])
+        var requests: [PlayerRequest] { sent.withLock { $0 } }
+        func send(_ request: PlayerRequest) { sent.withLock { $0.append(request) } }
+        var duration: MediaTime? { nil }
+        var rate: Rational { .one }
+        /// The override names shown, "-" for each end.
+        var shown: [String] {
+            requests.compactMap {
+                switch $0 {
+                case .showOverride(let name, _): name
+                case .endOverride: "-"
+                default: nil
+                }
+            }
+        }
+    }
+
+    private final class Events: ServiceEventObserver {
+        private let lines = Mutex<[String]>([])
+        func post(line event: ControlValue) { lines.withLock { $0.append(event.json) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    private static let location = SourceLocation(file: "kiosk.conf", line: 1, column: 1)
+
+    private static func entries(_ names: String...) -> [PlaylistEntry] {
+        names.map { PlaylistEntry(media: .file("/m/" + $0), item: ItemConfig(source: .file("/m/" + $0), location: location), itemIndex: 0) }
+    }
+
+    private static func table(fireDuration: Double? = nil) -> OverrideSet {
+        OverrideSet([OverrideConfig(name: "fire", content: .item(0), priority: 100,
+                                    duration: fireDuration.map { MediaTime(seconds: $0, timescale: 1000) }, location: location),
+                     OverrideConfig(name: "promo", content: .item(1), priority: 1, location: location),
+                     OverrideConfig(name: "broken", content: .item(9), location: location)],
+                    defaultEntries: entries("f.mp4", "p.mp4"), playlists: [:]) { _ in ([], []) }
+    }
+
+    @Test func theHighestOverrideHasTheScreenAndTheLoopComesBackAfterTheLast() {
+        let sink = Sink()
+        let events = Events()
+        let desk = OverrideDesk(Self.table(), sink: sink, events: [events], statePath: nil, logger: CapturedLog().logger)
+        desk.open()
+        defer { desk.close() }
+        #expect(desk.start("promo") == nil)
+        #expect(desk.start("fire") == nil)
+        #expect(desk.start("promo") == nil, "asked again: it waits behind fire")
+        #expect(sink.shown == ["promo", "fire"])
+        if case .showOverride(_, let played)? = sink.requests.last { #expect(played == Self.entries("f.mp4")) }
+        #expect(desk.cancel("fire") == nil)
+        #expect(desk.cancel(nil) == nil)
+        #expect(sink.shown == ["promo", "fire", "promo", "-"])
+        #expect(events.all.count == 6, "\(events.all)")
+        #expect(events.all.first?.contains(#""event":"override_started""#) == true && events.all.first?.contains(#""name":"promo""#) == true)
+        #expect(events.all[1].contains(#""event":"override_ended""#) && events.all[1].contains("replaced by override 'fire'"))
+    }
+
+    @Test func refusalsNameWhatIsWrong() {
+        let desk = OverrideDesk(Self.table(), sink: Sink(), statePath: nil, logger: CapturedLog().logger)
+        #expect(desk.start("flood") == "no override 'flood': kiosk.conf defines 'fire', 'promo', 'broken'")
+        #expect(desk.start("broken")?.hasPrefix("override 'broken' has nothing to play: item 9 is not in the default playlist") == true)
+        #expect(desk.cancel("fire") == "override 'fire' is not on")
+        #expect(desk.cancel(nil) == "no override is on")
+        let none = OverrideDesk(OverrideSet(), sink: Sink(), statePath: nil, logger: CapturedLog().logger)
+        #expect(none.start("fire") == "kiosk.conf defines no overrides")
+    }
+
+    @Test func aDurationEndsTheOverrideByItself() {
+        let sink = Sink()
+        let desk = OverrideDesk(Self.table(fireDuration: 0.3), sink: sink, statePath: nil, logger: CapturedLog().logger)
+        desk.open()
+        defer { desk.close() }
+        #expect(desk.start("promo") == nil)
+        #expect(desk.start("fire") == nil)
+        #expect(waitUntil(10) { sink.shown == ["promo", "fire", "promo"] }, "\(sink.shown)")
+    }
+
+    @Test func whatIsOnOutlivesARestartAndAReloadEndsWhatIsGone() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-overrides-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = OverrideDesk(Self.table(), sink: Sink(), statePath: path, logger: CapturedLog().logger)
+        first.open()
+        #expect(first.start("fire") == nil)
+        first.close()
+        let sink = Sink()
+        let second = OverrideDesk(Self.table(), sink: sink, statePath: path, logger: CapturedLog().logger)
+        second.open()
+        defer { second.close() }
+        #expect(sink.shown == ["fire"])
+        second.replace(with: OverrideSet([OverrideConfig(name: "promo", content: .item(1), location: Self.location)],
+                                         defaultEntries: Self.entries("f.mp4", "p.mp4"), playlists: [:]) { _ in ([], []) })
+        #expect(sink.shown == ["fire", "-"])
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "")
+    }
+}
