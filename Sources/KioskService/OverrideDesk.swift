@@ -68,6 +68,27 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
         }
     }
 
+    /// An alert (`CapPoller`) puts `override` on screen as `id` (its key) until `expires`
+    /// (seconds since 1970) or `endAlert`; nil when it was taken, else why not.
+    package func startAlert(_ id: String, override name: String, expires: Double) -> String? {
+        lock.withLock {
+            guard let override = table.override(named: name), !override.entries.isEmpty else {
+                return "override '\(name)' has nothing to play"
+            }
+            let now = Self.monotonic()
+            let entry = OverrideBook<String>.Entry(id: id, priority: override.config.priority,
+                                                   expires: now + (expires - Date().timeIntervalSince1970), payload: name)
+            apply(book.start(entry, at: now), why: "replaced by \(id)")
+            lock.broadcast()
+            return nil
+        }
+    }
+
+    /// The alert `id` is over (cancelled or updated by its sender).
+    package func endAlert(_ id: String, why: String) {
+        lock.withLock { apply(book.cancel(id), why: why) }
+    }
+
     package func cancel(_ name: String?) -> String? {
         lock.withLock {
             guard let name else {
@@ -86,7 +107,7 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
     package func replace(with new: OverrideSet) {
         lock.withLock {
             table = new
-            for entry in book.entries where new.override(named: entry.id) == nil {
+            for entry in book.entries where new.override(named: entry.payload) == nil {
                 apply(book.cancel(entry.id), why: "gone from kiosk.conf")
             }
         }
@@ -102,7 +123,7 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
         case .show(let entry):
             if let previous = onScreen { ended(previous, why: why) }
             onScreen = entry.id
-            sink.send(.showOverride(name: entry.id, entries: table.override(named: entry.id)?.entries ?? []))
+            sink.send(.showOverride(name: entry.id, entries: table.override(named: entry.payload)?.entries ?? []))
             let until = entry.expires.map { String(format: "for %.0f s", $0 - Self.monotonic()) } ?? "until cancelled"
             logger.notice("override '\(entry.id)' (priority \(entry.priority)) takes the screen \(until)")
             post(.overrideStarted, entry.id, [("priority", .integer(Int64(entry.priority)))])
@@ -141,11 +162,14 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
 
     // MARK: Kept across a restart
 
-    /// One line per override held: "name<TAB>expiry in wall-clock seconds, or -".
+    /// One line per override held: "id<TAB>expiry in wall-clock seconds, or -<TAB>override"
+    /// (the id is the override's name, or an alert's key).
     private func save() {
         guard let statePath else { return }
         let wallOffset = Date().timeIntervalSince1970 - Self.monotonic()
-        let lines = book.entries.map { "\($0.id)\t\($0.expires.map { String(format: "%.3f", $0 + wallOffset) } ?? "-")\n" }
+        let lines = book.entries.map {
+            "\($0.id)\t\($0.expires.map { String(format: "%.3f", $0 + wallOffset) } ?? "-")\t\($0.payload)\n"
+        }
         do {
             try AtomicFile.write(lines.joined(), to: statePath)
             saveFailure = nil
@@ -160,14 +184,14 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
         let now = Self.monotonic()
         let wallNow = Date().timeIntervalSince1970
         for line in text.split(separator: "\n") {
-            let fields = line.split(separator: "\t")
-            guard fields.count == 2, let override = table.override(named: String(fields[0])), !override.entries.isEmpty else { continue }
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 3, let override = table.override(named: String(fields[2])), !override.entries.isEmpty else { continue }
             let expires = fields[1] == "-" ? nil : Double(fields[1]).map { now + ($0 - wallNow) }
             if fields[1] != "-" && expires == nil { continue }
-            logger.notice("override '\(override.name)' was on at the last stop: on again")
-            let entry = OverrideBook<String>.Entry(id: override.name, priority: override.config.priority, expires: expires,
-                                                   payload: override.name)
-            apply(book.start(entry, at: now), why: "replaced by override '\(override.name)'")
+            let id = String(fields[0])
+            logger.notice("override '\(id)' was on at the last stop: on again")
+            let entry = OverrideBook<String>.Entry(id: id, priority: override.config.priority, expires: expires, payload: override.name)
+            apply(book.start(entry, at: now), why: "replaced by override '\(id)'")
         }
     }
 

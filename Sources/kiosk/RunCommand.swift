@@ -154,6 +154,11 @@ struct RunCommand: ParsableCommand {
         reloader.overrides = overrideDesk
         overrideDesk.open()
         defer { overrideDesk.close() }
+        // CAP alerts (alerts.cap): each alert shown is an override on the desk.
+        let alerts = config.alerts.map { CapPoller($0, desk: overrideDesk, sink: player, statePath: stateDir + "/cap-alerts",
+                                                   logger: logger) }
+        alerts?.start()
+        defer { alerts?.stop() }
         // Every service exists now: one value for every request source (socket, MQTT).
         let services = Services(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync,
                                 overrides: overrideDesk, health: operations.health)

@@ -65,3 +65,32 @@ struct OverrideConfigTests {
         #expect(ConfigPart.overrides.application == .live)
     }
 }
+
+let alertsConfigErrorTable: [ConfigErrorCase] = [
+    ConfigErrorCase(name: "alerts without a url", yaml: items + "overrides: {fire: {item: 0}}\nalerts:\n  cap: {override: fire}\n",
+                    line: 6, column: 8, fragment: "alerts.cap has no 'url'; expected url:"),
+    ConfigErrorCase(name: "alerts of ftp", yaml: items + "overrides: {fire: {item: 0}}\nalerts:\n  cap: {url: ftp://a/cap, override: fire}\n",
+                    line: 6, column: 14, fragment: "'url' in alerts.cap is 'ftp://a/cap'; expected an http:// or https:// URL"),
+    ConfigErrorCase(name: "alerts naming no override", yaml: items + "overrides: {fire: {item: 0}}\nalerts:\n  cap: {url: https://a/cap, override: flre}\n",
+                    line: 6, column: 39, fragment: "'override' in alerts.cap is 'flre', which overrides: does not define; expected one of: fire (did you mean 'fire'?)"),
+    ConfigErrorCase(name: "alerts of a bad severity", yaml: items + "overrides: {fire: {item: 0}}\nalerts:\n  cap: {url: https://a/cap, override: fire, min_severity: high}\n",
+                    line: 6, column: 59, fragment: "'min_severity' in alerts.cap is the string 'high'; expected one of: Unknown, Minor, Moderate, Severe, Extreme"),
+]
+
+@Suite("CAP alerts in kiosk.conf")
+struct AlertsConfigTests {
+    @Test func readsTheFeedItsFiltersAndWhatItShows() throws {
+        let config = try parse(items + """
+            overrides: {evacuate: {item: 0, priority: 100}}
+            alerts:
+              cap: {url: "https://a.example/cap.atom", interval: 1:00, areas: [Berlin, "006113"], min_severity: severe,
+                    min_urgency: Expected, default_duration: 15:00, override: evacuate}
+            """)
+        let cap = try #require(config.alerts)
+        #expect(cap.url == "https://a.example/cap.atom" && cap.interval == MediaTime(value: 60, timescale: 1))
+        #expect(cap.filter == CapAlertBook.Filter(areas: ["Berlin", "006113"], minSeverity: .severe, minUrgency: .expected,
+                                                  defaultDuration: 900))
+        #expect(cap.override == "evacuate" && cap.textLayer == nil)
+        #expect(try parse(items).alerts == nil)
+    }
+}

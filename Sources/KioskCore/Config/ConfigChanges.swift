@@ -28,6 +28,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case triggers
     /// overrides: what each plays, its priority and duration.
     case overrides
+    /// alerts: the CAP feed, its filters and what its alerts show.
+    case alerts
     /// usb: sticks (mode, mount_root, copy_to, min_free).
     case usb
     /// mqtt: the broker, names, credentials and TLS files of fleet control.
@@ -86,6 +88,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         case .triggers: return .reopened
         // `override NAME` reads the new table at once; the one on screen plays on until it ends.
         case .overrides: return .live
+        // The poller is made with its feed at start, as content sync is.
+        case .alerts: return .onRestart
         }
     }
 }
@@ -140,6 +144,7 @@ public struct ConfigChanges: Sendable, Equatable {
         }
         if old.triggers.map(\.withoutLocation) != new.triggers.map(\.withoutLocation) { parts.append(.triggers) }
         if old.overrides.map(\.withoutLocation) != new.overrides.map(\.withoutLocation) { parts.append(.overrides) }
+        if old.alerts != new.alerts { parts.append(.alerts) }
         if old.usb != new.usb { parts.append(.usb) }
         if old.mqtt != new.mqtt { parts.append(.mqtt) }
         if old.sync.epoch != new.sync.epoch { parts.append(.sync) }

@@ -7,7 +7,7 @@ import Yams
 public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
-                                      "displays", "audio_track", "layers", "metrics", "overrides"]
+                                      "displays", "audio_track", "layers", "metrics", "overrides", "alerts"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive", "transport", "latency", "fallback"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
@@ -127,6 +127,7 @@ extension ConfigWalker {
         config.sync = readSync(top["sync"], playback: config.playback, baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.audioTrack = readMusicBed(top["audio_track"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.layers = readLayers(top["layers"], baseDirectory: baseDirectory, fileSystem: fileSystem)
+        config.alerts = readAlerts(top["alerts"], overrides: config.overrides, layerNames: config.layers.map(\.name))
         return config
     }
 

@@ -25,6 +25,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var triggers: [TriggerConfig] = []
     /// `overrides`: what takes the screen when asked for by name, until it ends (#35).
     public var overrides: [OverrideConfig] = []
+    /// `alerts.cap`: a CAP feed whose alerts put an override on screen (#35); nil: none.
+    public var alerts: CapFeedConfig?
     /// `usb`: sticks played (or copied and played) when they are plugged in.
     public var usb = UsbConfig()
     /// `sync`: the playlist as a timeline shared by every box; off without it.

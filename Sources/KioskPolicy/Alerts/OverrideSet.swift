@@ -61,3 +61,29 @@ public struct OverrideSet: Sendable, Equatable {
 
     public func override(named name: String) -> Override? { overrides.first { $0.name == name } }
 }
+
+/// kiosk.conf's `alerts: {cap: …}` (#35): a CAP 1.2 feed (one `<alert>`, or an Atom or RSS feed
+/// of them) polled every `interval`; each alert `CapAlertBook` shows puts the override
+/// `override` on screen until the alert ends, its headline in the text layer `textLayer`.
+public struct CapFeedConfig: Sendable, Equatable {
+    /// `url`: http(s).
+    public var url: String
+    /// `interval`: between polls (default 30 s).
+    public var interval: MediaTime
+    /// `areas`, `min_severity`, `min_urgency`, `default_duration`.
+    public var filter: CapAlertBook.Filter
+    /// `override`: one of `overrides:`, what an alert shows.
+    public var override: String
+    /// `text_layer`: a text or ticker layer of `layers:` that shows the alert's headline and
+    /// instruction while it is on (shown then, hidden after); nil: none.
+    public var textLayer: String?
+
+    public init(url: String, interval: MediaTime = MediaTime(value: 30, timescale: 1), filter: CapAlertBook.Filter = .init(),
+                override: String, textLayer: String? = nil) {
+        self.url = url
+        self.interval = interval
+        self.filter = filter
+        self.override = override
+        self.textLayer = textLayer
+    }
+}

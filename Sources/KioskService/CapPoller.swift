@@ -1,0 +1,155 @@
+import Foundation
+import KioskCore
+import KioskFetch
+import Logging
+
+/// kiosk.conf's `alerts.cap` for `kiosk run` (#35): a thread that fetches the CAP feed every
+/// `interval` (If-None-Match: a 304 costs nothing), reads it with `BoundedXML` and
+/// `CapAlert.read` (an entry that only links to its alert has that fetched too, at most
+/// `maxLinks` a poll), and hands the alerts to `CapAlertBook`, whose actions become overrides
+/// on the `OverrideDesk` (the configured override, one per alert, by its key) and the alert's
+/// words in `text_layer`. A feed that cannot be fetched or read is one line per new reason; the
+/// alerts on stay on until they end. The book (what was acted on) is kept in `statePath`.
+package final class CapPoller: @unchecked Sendable {
+    // Safe to share: `stopping` is touched with `lock` held; the rest is the poll thread's.
+    private let lock = NSCondition()
+    private var stopping = false
+    private var worker: WorkerThread?
+    private let config: CapFeedConfig
+    private let desk: OverrideDesk
+    private let sink: any PlayerRequestSink
+    private let fetch: FeedFetch
+    private let statePath: String?
+    private let logger: Logger
+    private var book: CapAlertBook
+    private var etag: String?
+    private var said: Set<String> = []
+    /// The alerts shown and when each ends (seconds since 1970): the text layer shows the newest.
+    private var shown: [(key: CapAlert.Key, text: String, expires: Int64)] = []
+    static let maxLinks = 20
+
+    package init(_ config: CapFeedConfig, desk: OverrideDesk, sink: any PlayerRequestSink, fetch: @escaping FeedFetch = SmallHTTPGet.feed,
+                 statePath: String?, logger: Logger) {
+        self.config = config
+        self.desk = desk
+        self.sink = sink
+        self.fetch = fetch
+        self.statePath = statePath
+        self.logger = logger
+        book = CapAlertBook(filter: config.filter)
+        if let statePath, let text = try? String(contentsOfFile: statePath, encoding: .utf8) {
+            book.restore(text.split(separator: "\n").map(String.init))
+        }
+    }
+
+    package func start() {
+        if let layer = config.textLayer { sink.send(.layer(name: layer, .hide)) }
+        worker = WorkerThread.start(name: "kiosk-cap") { [self] in run() }
+    }
+
+    package func stop() {
+        lock.withLock {
+            stopping = true
+            lock.broadcast()
+        }
+        worker?.join()
+    }
+
+    private func run() {
+        while !lock.withLock({ stopping }) {
+            poll()
+            lock.withLock {
+                if !stopping { _ = lock.wait(until: Date(timeIntervalSinceNow: config.interval.seconds)) }
+            }
+        }
+    }
+
+    /// One look at the feed (the tests call it directly).
+    package func poll() {
+        let now = Int64(Date().timeIntervalSince1970)
+        var alerts: [CapAlert] = []
+        switch fetch(config.url, etag, BoundedXML.maxBytes, 10) {
+        case .notModified:
+            break
+        case .failed(let reason):
+            sayOnce("alerts: \(config.url): \(reason); the alerts on stay on until they end")
+        case .body(let bytes, let newTag):
+            etag = newTag
+            guard let document = read(bytes, from: config.url) else { break }
+            alerts = document.alerts
+            for link in document.links.prefix(Self.maxLinks) {
+                if case .body(let linked, _) = fetch(link, nil, BoundedXML.maxBytes, 10), let one = read(linked, from: link) {
+                    alerts += one.alerts
+                }
+            }
+        }
+        for action in book.take(alerts, now: now) { carryOut(action) }
+        shown.removeAll { $0.expires <= now }
+        showText()
+        save()
+    }
+
+    private func read(_ bytes: [UInt8], from url: String) -> CapAlert.Document? {
+        do {
+            let document = CapAlert.read(try BoundedXML.parse(bytes))
+            for problem in document.problems { sayOnce("alerts: \(url): \(problem)") }
+            return document
+        } catch {
+            sayOnce("alerts: \(url): \(error)")
+            return nil
+        }
+    }
+
+    private func carryOut(_ action: CapAlertBook.Action) {
+        switch action {
+        case .show(let notice):
+            logger.notice("alerts: CAP alert \(notice.key) (\(notice.severity.rawValue)\(notice.event.map { ", \($0)" } ?? "")) on screen")
+            if let refusal = desk.startAlert(notice.key.description, override: config.override, expires: Double(notice.expires)) {
+                logger.warning("alerts: CAP alert \(notice.key): \(refusal)")
+            }
+            let words = [notice.headline ?? notice.event, notice.text].compactMap { $0 }.joined(separator: ": ")
+            shown.append((notice.key, words.isEmpty ? "Alert" : words, notice.expires))
+        case .end(let key, let why):
+            desk.endAlert(key.description, why: why)
+            shown.removeAll { $0.key == key }
+        case .note(let line):
+            logger.notice("alerts: \(line)")
+        }
+    }
+
+    private var textOnScreen: String?
+
+    /// The newest alert's words in the text layer; hidden when none is on.
+    private func showText() {
+        guard let layer = config.textLayer else { return }
+        let text = shown.last?.text
+        guard text != textOnScreen else { return }
+        textOnScreen = text
+        if let text {
+            sink.send(.layer(name: layer, .text(text)))
+            sink.send(.layer(name: layer, .show))
+        } else {
+            sink.send(.layer(name: layer, .hide))
+        }
+    }
+
+    private func sayOnce(_ line: String) {
+        guard said.insert(line).inserted else { return }
+        if said.count > 200 { said = [line] }
+        logger.warning("\(line)")
+    }
+
+    private var saved: [String]?
+
+    /// Written when it changed (a flash card is not worn by a quiet feed polled all year).
+    private func save() {
+        let lines = book.exported
+        guard let statePath, lines != saved else { return }
+        do {
+            try AtomicFile.write(lines.joined(separator: "\n"), to: statePath)
+            saved = lines
+        } catch {
+            sayOnce("alerts: cannot keep which alerts were shown across a restart: \(error)")
+        }
+    }
+}

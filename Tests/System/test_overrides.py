@@ -1,0 +1,120 @@
+"""Overrides (#35) on a real `kiosk run` (headless 320x240, no sound): kiosk.conf's overrides
+asked for and ended through the control socket, as MQTT and triggers ask through the same
+command table. The highest priority is on screen and a lower one waits; while one is on the
+user's moves are refused; when the last ends the item it cut comes back where it was; the
+event lines say each change; what is on comes back after a restart (--state-dir)."""
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from control_client import ControlClient, wait_until
+
+REPO = Path(__file__).resolve().parents[2]
+KIOSK = REPO / ".build" / "debug" / "kiosk"
+
+
+def make_clip(path: Path, seconds: int) -> Path:
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
+                    "-i", f"testsrc2=size=320x240:rate=25:duration={seconds}",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path)], check=True)
+    return path
+
+
+class Run:
+    """`kiosk run` of `conf` with its socket at `directory`/ctl.sock."""
+
+    def __init__(self, conf: Path, state: Path):
+        self.socket = conf.parent / "ctl.sock"
+        self.process = subprocess.Popen([str(KIOSK), "run", "--config", str(conf), "--state-dir", str(state),
+                                         "--duration", "600"], stderr=subprocess.PIPE, text=True)
+        if not wait_until(self.socket.exists, timeout=60):
+            self.process.kill()
+            pytest.fail(f"kiosk did not open its socket: {self.process.stderr.read()}")
+        self.client = ControlClient(self.socket, timeout=30)
+
+    def title(self) -> str:
+        return self.client.ok("get", "title")
+
+    def stop(self) -> str:
+        self.client.close()
+        self.process.terminate()
+        code = self.process.wait(timeout=60)
+        log = self.process.stderr.read()
+        assert code == 0, log
+        return log
+
+
+@pytest.fixture()
+def setup(tmp_path):
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+    loop = make_clip(tmp_path / "loop.mp4", 20)
+    fire = make_clip(tmp_path / "fire.mp4", 2)
+    promo = make_clip(tmp_path / "promo.mp4", 2)
+    conf = tmp_path / "kiosk.conf"
+    conf.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\n"
+                    "input: {enabled: false}\ncontrol: {socket: ctl.sock, time_interval: 0.5}\n"
+                    f"items: [{loop}]\n"
+                    "overrides:\n"
+                    f"  fire: {{items: [{fire}], priority: 100}}\n"
+                    f"  promo: {{items: [{promo}], priority: 1, duration: 3}}\n")
+    state = tmp_path / "state"
+    state.mkdir()
+    return conf, state
+
+
+def event(run: Run, name: str, which: str, timeout: float = 60):
+    return run.client.wait_for_event(lambda e: e["event"] == name and e.get("name") == which, timeout=timeout)
+
+
+def test_the_highest_override_has_the_screen_and_the_loop_comes_back_where_it_was(setup):
+    conf, state = setup
+    run = Run(conf, state)
+    try:
+        assert wait_until(lambda: run.title() == "loop.mp4" and run.client.ok("get", "time") >= 2.0, timeout=120)
+        left_at = run.client.ok("get", "time")
+        run.client.ok("override", "promo")
+        event(run, "override_started", "promo")
+        assert wait_until(lambda: run.title() == "promo.mp4", timeout=60)
+        run.client.ok("override", "fire")
+        ended = event(run, "override_ended", "promo")
+        assert ended["reason"] == "replaced by override 'fire'"
+        assert event(run, "override_started", "fire")["priority"] == 100
+        assert wait_until(lambda: run.title() == "fire.mp4", timeout=60)
+        # The screen is the override's: a user's move is refused, with the reason.
+        reply = run.client.command("next")
+        assert reply["error"] == "next: override 'fire' is on screen: nextItem is not carried out", reply
+        # fire loops (2 s clip) past promo's 3 s, which ran out while it waited.
+        assert wait_until(lambda: run.title() == "fire.mp4" and run.client.ok("get", "time") < 1.0, timeout=60)
+        assert run.client.command("override", "flood")["error"] == \
+            "override: no override 'flood': kiosk.conf defines 'fire', 'promo'"
+        run.client.ok("override_cancel", "fire")
+        assert event(run, "override_ended", "fire")["reason"] == "cancelled"
+        assert wait_until(lambda: run.title() == "loop.mp4", timeout=60), "promo had expired: the loop comes back"
+        assert run.client.ok("get", "time") >= left_at - 0.5, "where it was cut, not from its start"
+        assert run.client.command("override_cancel")["error"] == "override_cancel: no override is on"
+    finally:
+        log = run.stop()
+    assert "override 'fire' (priority 100) takes the screen until cancelled" in log
+    assert (state / "overrides").read_text() == ""
+
+
+def test_an_override_that_is_on_is_on_again_after_a_restart(setup):
+    conf, state = setup
+    run = Run(conf, state)
+    try:
+        assert wait_until(lambda: run.title() == "loop.mp4", timeout=120)
+        run.client.ok("override", "fire")
+        assert wait_until(lambda: run.title() == "fire.mp4", timeout=60)
+    finally:
+        run.stop()
+    assert (state / "overrides").read_text() == "fire\t-\tfire\n"
+    again = Run(conf, state)
+    try:
+        assert wait_until(lambda: again.title() == "fire.mp4", timeout=120), "fire is on again"
+        again.client.ok("override_cancel", "fire")
+        assert wait_until(lambda: again.title() == "loop.mp4", timeout=60)
+    finally:
+        log = again.stop()
+    assert "override 'fire' was on at the last stop: on again" in log
