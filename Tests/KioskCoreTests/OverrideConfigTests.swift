@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import KioskBasics
 @testable import KioskCore
@@ -92,5 +93,20 @@ struct AlertsConfigTests {
                                                   defaultDuration: 900))
         #expect(cap.override == "evacuate" && cap.textLayer == nil)
         #expect(try parse(items).alerts == nil)
+    }
+}
+
+extension AlertsConfigTests {
+    /// kiosk.conf shows both sections commented out; taken in, they read as their comments say.
+    @Test func theExamplesCommentedSectionsParse() throws {
+        let overrides = try #require(try ExampleConfigFile.commentedSection("# overrides:"))
+        let alerts = try #require(try ExampleConfigFile.commentedSection("# alerts:"))
+        let config = try ConfigLoader.parse(text: items.replacingOccurrences(of: "promo", with: "lunch") + overrides + "\n" + alerts + "\n",
+                                            fileName: "kiosk.conf", baseDirectory: "/srv/kiosk", fileSystem: FakeFileSystem(files: []))
+        #expect(config.overrides.map(\.name) == ["evacuate", "promo"])
+        #expect(config.overrides[1].duration == MediaTime(value: 300, timescale: 1))
+        let cap = try #require(config.alerts)
+        #expect(cap.override == "evacuate" && cap.filter.minSeverity == .severe && cap.filter.defaultDuration == 3600)
+        #expect(cap.filter.areas == ["Berlin", "11000000"] && cap.interval == MediaTime(value: 30, timescale: 1))
     }
 }
