@@ -11,14 +11,6 @@ import Testing
 /// words, a 304 or a broken feed changes nothing (one line), and what was acted on outlives a
 /// restart.
 @Suite(.serialized) struct CapPollerTests {
-    private final class Sink: PlayerRequestSink {
-        private let sent = Mutex<[PlayerRequest]>([])
-        var requests: [PlayerRequest] { sent.withLock { $0 } }
-        func send(_ request: PlayerRequest) { sent.withLock { $0.append(request) } }
-        var duration: MediaTime? { nil }
-        var rate: Rational { .one }
-    }
-
     /// What the fake server answers next, per URL.
     private final class Server: @unchecked Sendable {
         let answers = Mutex<[String: FeedFetchResult]>([:])
@@ -44,7 +36,7 @@ import Testing
         """
     }
 
-    private func make(_ server: Server, sink: Sink, statePath: String? = nil) -> (CapPoller, OverrideDesk) {
+    private func make(_ server: Server, sink: RecordingRequests, statePath: String? = nil) -> (CapPoller, OverrideDesk) {
         let table = OverrideSet([OverrideConfig(name: "evacuate", content: .item(0), priority: 100, location: Self.location)],
                                 defaultEntries: [PlaylistEntry(media: .file("/m/e.mp4"), item: ItemConfig(source: .file("/m/e.mp4"),
                                                                                                            location: Self.location), itemIndex: 0)],
@@ -69,7 +61,7 @@ import Testing
 
     @Test func anAlertShowsItsOverrideAndWordsUntilItsCancel() {
         let server = Server()
-        let sink = Sink()
+        let sink = RecordingRequests()
         let (poller, _) = make(server, sink: sink)
         server.set("https://a.example/cap.atom", "<feed>\(Self.alert("one"))</feed>")
         poller.poll()
@@ -86,7 +78,7 @@ import Testing
 
     @Test func aFeedThatOnlyLinksHasItsAlertsFetchedAndABrokenOneChangesNothing() {
         let server = Server()
-        let sink = Sink()
+        let sink = RecordingRequests()
         let (poller, _) = make(server, sink: sink)
         server.set("https://a.example/cap.atom", #"<feed><entry><link href="https://a.example/1.cap"/></entry></feed>"#)
         server.set("https://a.example/1.cap", Self.alert("linked"))
@@ -104,10 +96,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let server = Server()
         server.set("https://a.example/cap.atom", Self.alert("one"))
-        let first = Sink()
+        let first = RecordingRequests()
         make(server, sink: first, statePath: path).0.poll()
         #expect(first.requests.count == 3)
-        let second = Sink()
+        let second = RecordingRequests()
         make(server, sink: second, statePath: path).0.poll()
         #expect(second.requests.isEmpty, "shown before the restart: not again (the desk keeps what is on)")
     }

@@ -75,3 +75,25 @@ enum PlayerFixture {
         return false
     }
 }
+
+/// Records the requests a source sends to the player (`shown`: the override changes in order).
+final class RecordingRequests: PlayerRequestSink, @unchecked Sendable {
+    // Safe to share: `sent` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var sent: [PlayerRequest] = []
+    var requests: [PlayerRequest] { lock.withLock { sent } }
+    func send(_ request: PlayerRequest) { lock.withLock { sent.append(request) } }
+    var duration: MediaTime? { nil }
+    var rate: Rational { .one }
+
+    /// The override names shown, "-" for each end.
+    var shown: [String] {
+        requests.compactMap {
+            switch $0 {
+            case .showOverride(let name, _): name
+            case .endOverride: "-"
+            default: nil
+            }
+        }
+    }
+}

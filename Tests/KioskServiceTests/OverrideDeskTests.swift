@@ -10,24 +10,6 @@ import Testing
 /// `override NAME` and `override_cancel [NAME]` through the command table to the desk: the
 /// requests the player gets, the event lines, the expiry, and what outlives a restart.
 @Suite(.serialized) struct OverrideDeskTests {
-    private final class Sink: PlayerRequestSink {
-        private let sent = Mutex<[PlayerRequest]>([])
-        var requests: [PlayerRequest] { sent.withLock { $0 } }
-        func send(_ request: PlayerRequest) { sent.withLock { $0.append(request) } }
-        var duration: MediaTime? { nil }
-        var rate: Rational { .one }
-        /// The override names shown, "-" for each end.
-        var shown: [String] {
-            requests.compactMap {
-                switch $0 {
-                case .showOverride(let name, _): name
-                case .endOverride: "-"
-                default: nil
-                }
-            }
-        }
-    }
-
     private final class Events: ServiceEventObserver {
         private let lines = Mutex<[String]>([])
         func post(line event: ControlValue) { lines.withLock { $0.append(event.json) } }
@@ -49,7 +31,7 @@ import Testing
     }
 
     @Test func theHighestOverrideHasTheScreenAndTheLoopComesBackAfterTheLast() {
-        let sink = Sink()
+        let sink = RecordingRequests()
         let events = Events()
         let desk = OverrideDesk(Self.table(), sink: sink, events: [events], statePath: nil, logger: CapturedLog().logger)
         desk.open()
@@ -68,17 +50,17 @@ import Testing
     }
 
     @Test func refusalsNameWhatIsWrong() {
-        let desk = OverrideDesk(Self.table(), sink: Sink(), statePath: nil, logger: CapturedLog().logger)
+        let desk = OverrideDesk(Self.table(), sink: RecordingRequests(), statePath: nil, logger: CapturedLog().logger)
         #expect(desk.start("flood") == "no override 'flood': kiosk.conf defines 'fire', 'promo', 'broken'")
         #expect(desk.start("broken")?.hasPrefix("override 'broken' has nothing to play: item 9 is not in the default playlist") == true)
         #expect(desk.cancel("fire") == "override 'fire' is not on")
         #expect(desk.cancel(nil) == "no override is on")
-        let none = OverrideDesk(OverrideSet(), sink: Sink(), statePath: nil, logger: CapturedLog().logger)
+        let none = OverrideDesk(OverrideSet(), sink: RecordingRequests(), statePath: nil, logger: CapturedLog().logger)
         #expect(none.start("fire") == "kiosk.conf defines no overrides")
     }
 
     @Test func aDurationEndsTheOverrideByItself() {
-        let sink = Sink()
+        let sink = RecordingRequests()
         let desk = OverrideDesk(Self.table(fireDuration: 0.3), sink: sink, statePath: nil, logger: CapturedLog().logger)
         desk.open()
         defer { desk.close() }
@@ -90,11 +72,11 @@ import Testing
     @Test func whatIsOnOutlivesARestartAndAReloadEndsWhatIsGone() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-overrides-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let first = OverrideDesk(Self.table(), sink: Sink(), statePath: path, logger: CapturedLog().logger)
+        let first = OverrideDesk(Self.table(), sink: RecordingRequests(), statePath: path, logger: CapturedLog().logger)
         first.open()
         #expect(first.start("fire") == nil)
         first.close()
-        let sink = Sink()
+        let sink = RecordingRequests()
         let second = OverrideDesk(Self.table(), sink: sink, statePath: path, logger: CapturedLog().logger)
         second.open()
         defer { second.close() }

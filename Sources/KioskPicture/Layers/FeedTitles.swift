@@ -121,29 +121,7 @@ public enum FeedTitles {
         return out
     }
 
-    static func unescape(_ text: String) -> String {
-        guard text.contains("&") else { return text }
-        var out = ""
-        var rest = Substring(text)
-        while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
-            let after = rest[amp...]
-            guard let semi = after.prefix(12).firstIndex(of: ";") else { out += "&"; rest = rest[rest.index(after: amp)...]; continue }
-            let name = after[after.index(after: amp)..<semi]
-            let named: [Substring: String] = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " "]
-            if let value = named[name] {
-                out += value
-            } else if name.hasPrefix("#"), let code = name.hasPrefix("#x") || name.hasPrefix("#X")
-                        ? UInt32(name.dropFirst(2), radix: 16) : UInt32(name.dropFirst()),
-                      let scalar = Unicode.Scalar(code), code != 0 {
-                out.unicodeScalars.append(scalar)
-            } else {
-                out += after[...semi]   // an entity only a DTD would define: left as written
-            }
-            rest = rest[rest.index(after: semi)...]
-        }
-        return out + rest
-    }
+    static func unescape(_ text: String) -> String { XMLEscapes.unescape(text) }
 
     private static func starts(_ s: [Unicode.Scalar], at index: Int, with prefix: String) -> Bool {
         var i = index

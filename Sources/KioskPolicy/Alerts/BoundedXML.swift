@@ -150,7 +150,7 @@ private struct Reader {
 
     private func close(_ open: (element: BoundedXML.Element, text: String.UnicodeScalarView)) -> BoundedXML.Element {
         var element = open.element
-        element.text = XMLText.unescape(String(open.text))
+        element.text = XMLEscapes.unescape(String(open.text))
         return element
     }
 
@@ -184,7 +184,7 @@ private struct Reader {
             guard let quote = after.first, quote == "\"" || quote == "'" else { break }
             after = after.dropFirst()
             let value = after.prefix { $0 != quote }
-            if !key.isEmpty { attributes[key] = XMLText.unescape(String(value)) }
+            if !key.isEmpty { attributes[key] = XMLEscapes.unescape(String(value)) }
             rest = after.dropFirst(value.count + 1)
         }
         return (localName(String(rawName)), attributes)
@@ -229,38 +229,6 @@ private struct Reader {
             }
             index += 1
         }
-    }
-}
-
-/// XML's escapes: the five entities and numeric references; anything else (an entity only a
-/// DTD would define) stays as written.
-enum XMLText {
-    static func unescape(_ text: String) -> String {
-        guard text.contains("&") else { return text }
-        var out = ""
-        var rest = Substring(text)
-        while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
-            let after = rest[amp...]
-            guard let semi = after.prefix(12).firstIndex(of: ";") else {
-                out += "&"
-                rest = rest[rest.index(after: amp)...]
-                continue
-            }
-            let name = after[after.index(after: amp)..<semi]
-            let named: [Substring: String] = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'"]
-            if let value = named[name] {
-                out += value
-            } else if name.hasPrefix("#"),
-                      let code = name.hasPrefix("#x") || name.hasPrefix("#X") ? UInt32(name.dropFirst(2), radix: 16) : UInt32(name.dropFirst()),
-                      let scalar = Unicode.Scalar(code), code != 0 {
-                out.unicodeScalars.append(scalar)
-            } else {
-                out += after[...semi]
-            }
-            rest = rest[rest.index(after: semi)...]
-        }
-        return out + rest
     }
 }
 
