@@ -72,7 +72,7 @@ package final class CapPoller: @unchecked Sendable {
         case .notModified:
             break
         case .failed(let reason):
-            sayOnce("alerts: \(config.url): \(reason); the alerts on stay on until they end")
+            sayOnce("alerts: \(NetworkURL.masked(config.url)): \(reason); the alerts on stay on until they end")
         case .body(let bytes, let newTag):
             etag = newTag
             guard let document = read(bytes, from: config.url) else { break }
@@ -92,10 +92,10 @@ package final class CapPoller: @unchecked Sendable {
     private func read(_ bytes: [UInt8], from url: String) -> CapAlert.Document? {
         do {
             let document = CapAlert.read(try BoundedXML.parse(bytes))
-            for problem in document.problems { sayOnce("alerts: \(url): \(problem)") }
+            for problem in document.problems { sayOnce("alerts: \(NetworkURL.masked(url)): \(problem)") }
             return document
         } catch {
-            sayOnce("alerts: \(url): \(error)")
+            sayOnce("alerts: \(NetworkURL.masked(url)): \(error)")
             return nil
         }
     }

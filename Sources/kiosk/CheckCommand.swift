@@ -30,6 +30,7 @@ struct CheckCommand: ParsableCommand {
         }
         // Logs, like the playlists below, each trigger that has nothing to play now.
         let triggers = TriggerWiring.resolve(config, defaultEntries: entries, logger: logger)
+        let overrides = TriggerWiring.resolveOverrides(config, defaultEntries: entries, logger: logger)
         var summary = "\(file): OK, \(entries.count) playlist \(entries.count == 1 ? "entry" : "entries") now"
         for playlist in config.playlists {
             let expansion = PlaylistExpander().expand(playlist.items)
@@ -45,6 +46,8 @@ struct CheckCommand: ParsableCommand {
             }
         }
         if !triggers.isEmpty { summary += "; \(triggers.triggers.count) trigger\(triggers.triggers.count == 1 ? "" : "s")" }
+        if !overrides.isEmpty { summary += "; \(overrides.overrides.count) override\(overrides.overrides.count == 1 ? "" : "s")" }
+        if let cap = config.alerts { summary += "; CAP alerts from \(NetworkURL.masked(cap.url))" }
         print(summary)
     }
 }
