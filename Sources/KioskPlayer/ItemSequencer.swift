@@ -99,6 +99,11 @@ final class ItemSequencer {
                 // An item that played to its end (a seam the next item was not prepared for,
                 // an insert giving the loop back) ended: its observers hear so before the next.
                 if seam != nil { time.apply(.endReached) }
+                // Until its first frame, the item's time is where it begins (its resume point),
+                // not the time the clock had in the item before: `get time` read an override's
+                // 0.93 s for the loop item coming back at 2.0 s. Before the state's change, which
+                // publishes the snapshot `get` reads and the events' times.
+                time.clock.seek(to: next.plan.start + (resume ?? .zero), atHost: MonotonicClock.hostTime())
                 time.apply(.itemLoading(next.reference))
                 time.needsFirstFrame = true
                 outgoing?.close()

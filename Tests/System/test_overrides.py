@@ -118,3 +118,49 @@ def test_an_override_that_is_on_is_on_again_after_a_restart(setup):
     finally:
         log = again.stop()
     assert "override 'fire' was on at the last stop: on again" in log
+
+
+def cap_alert(identifier: str, status: str = "Actual", kind: str = "Alert", references: str = "") -> str:
+    return f"""<alert xmlns="urn:oasis:names:tc:emergency:cap:1.2"><identifier>{identifier}</identifier>
+<sender>bed@example</sender><sent>2026-11-26T10:00:00-00:00</sent><status>{status}</status><msgType>{kind}</msgType>
+<scope>Public</scope>{f"<references>{references}</references>" if references else ""}<info><event>Fire</event>
+<urgency>Immediate</urgency><severity>Extreme</severity><certainty>Observed</certainty><expires>2099-01-01T00:00:00+00:00</expires>
+<headline>Fire in hall B</headline><instruction>Use the east exit</instruction><area><areaDesc>Berlin Mitte</areaDesc></area></info></alert>"""
+
+
+def test_a_cap_alert_takes_the_screen_until_its_cancel(setup, tmp_path):
+    """CAP on 127.0.0.1: an Atom feed served by http.server, polled every second; a Test alert
+    is one line and not shown, an Actual one puts its override on, its Cancel takes it off."""
+    import functools
+    import http.server
+    import threading
+    conf, state = setup
+    feed = tmp_path / "www" / "cap.atom"
+    feed.parent.mkdir()
+
+    def publish(*alerts: str) -> None:
+        entries = "".join(f"<entry><content type='text/xml'>{a}</content></entry>" for a in alerts)
+        (feed.parent / "next.atom").write_text(f"<feed xmlns='http://www.w3.org/2005/Atom'>{entries}</feed>")
+        (feed.parent / "next.atom").rename(feed)
+
+    publish(cap_alert("drill", status="Test"))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(feed.parent))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    conf.write_text(conf.read_text() + "alerts:\n  cap: {url: http://127.0.0.1:%d/cap.atom, interval: 1, areas: [Berlin],"
+                    " override: fire}\n" % server.server_address[1])
+    run = Run(conf, state)
+    try:
+        assert wait_until(lambda: run.title() == "loop.mp4", timeout=120)
+        key = "bed@example,fire1,2026-11-26T10:00:00-00:00"
+        publish(cap_alert("drill", status="Test"), cap_alert("fire1"))
+        assert event(run, "override_started", key)["priority"] == 100
+        assert wait_until(lambda: run.title() == "fire.mp4", timeout=60)
+        publish(cap_alert("fire1"), cap_alert("c1", kind="Cancel", references=key))
+        assert event(run, "override_ended", key)["reason"] == "cancelled by bed@example,c1,2026-11-26T10:00:00-00:00"
+        assert wait_until(lambda: run.title() == "loop.mp4", timeout=60)
+    finally:
+        log = run.stop()
+        server.shutdown()
+    assert log.count("status Test, not shown") == 1, log
+    assert "alerts: CAP alert bed@example,fire1,2026-11-26T10:00:00-00:00 (Extreme, Fire) on screen" in log
