@@ -11,10 +11,8 @@ import Logging
 /// words in `text_layer`. A feed that cannot be fetched or read is one line per new reason; the
 /// alerts on stay on until they end. The book (what was acted on) is kept in `statePath`.
 package final class CapPoller: @unchecked Sendable {
-    // Safe to share: `stopping` is touched with `lock` held; the rest is the poll thread's.
-    private let lock = NSCondition()
-    private var stopping = false
-    private var worker: WorkerThread?
+    // Safe to share: the thread is; the rest is the poll thread's (or a test's, with no thread).
+    private let thread = StoppableThread(name: "kiosk-cap")
     private let config: CapFeedConfig
     private let desk: OverrideDesk
     private let sink: any PlayerRequestSink
@@ -26,6 +24,9 @@ package final class CapPoller: @unchecked Sendable {
     private var said: Set<String> = []
     /// The alerts shown and when each ends (seconds since 1970): the text layer shows the newest.
     private var shown: [(key: CapAlert.Key, text: String, expires: Int64)] = []
+    /// Linked alerts already read: a CAP message never changes (a new one has a new identifier),
+    /// so a feed that links the same alerts poll after poll costs one fetch each, not one a poll.
+    private var readLinks: Set<String> = []
     static let maxLinks = 20
 
     package init(_ config: CapFeedConfig, desk: OverrideDesk, sink: any PlayerRequestSink, fetch: @escaping FeedFetch = SmallHTTPGet.feed,
@@ -44,25 +45,16 @@ package final class CapPoller: @unchecked Sendable {
 
     package func start() {
         if let layer = config.textLayer { sink.send(.layer(name: layer, .hide)) }
-        worker = WorkerThread.start(name: "kiosk-cap") { [self] in run() }
-    }
-
-    package func stop() {
-        lock.withLock {
-            stopping = true
-            lock.broadcast()
-        }
-        worker?.join()
-    }
-
-    private func run() {
-        while !lock.withLock({ stopping }) {
-            poll()
-            lock.withLock {
-                if !stopping { _ = lock.wait(until: Date(timeIntervalSinceNow: config.interval.seconds)) }
+        thread.start { [self] in
+            while !thread.shouldStop {
+                poll()
+                thread.sleep(seconds: config.interval.seconds)
             }
         }
     }
+
+    /// Waits for a poll under way (a fetch takes at most 10 s; links are not begun after a stop).
+    package func stop() { thread.stop(timeout: 12) }
 
     /// One look at the feed (the tests call it directly).
     package func poll() {
@@ -77,9 +69,11 @@ package final class CapPoller: @unchecked Sendable {
             etag = newTag
             guard let document = read(bytes, from: config.url) else { break }
             alerts = document.alerts
-            for link in document.links.prefix(Self.maxLinks) {
+            for link in document.links.filter({ !readLinks.contains($0) }).prefix(Self.maxLinks) where !thread.shouldStop {
                 if case .body(let linked, _) = fetch(link, nil, BoundedXML.maxBytes, 10), let one = read(linked, from: link) {
                     alerts += one.alerts
+                    if readLinks.count >= 10_000 { readLinks = [] }
+                    readLinks.insert(link)
                 }
             }
         }

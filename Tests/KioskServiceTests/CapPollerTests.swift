@@ -17,8 +17,12 @@ import Testing
         func set(_ url: String, _ text: String?) {
             answers.withLock { $0[url] = text.map { .body(Array($0.utf8), etag: nil) } ?? .notModified }
         }
+        let asked = Mutex<[String]>([])
         var fetch: FeedFetch {
-            { [self] url, _, _, _ in answers.withLock { $0[url] } ?? .failed("HTTP 404") }
+            { [self] url, _, _, _ in
+                asked.withLock { $0.append(url) }
+                return answers.withLock { $0[url] } ?? .failed("HTTP 404")
+            }
         }
     }
 
@@ -84,6 +88,9 @@ import Testing
         server.set("https://a.example/1.cap", Self.alert("linked"))
         poller.poll()
         #expect(summary(sink.requests).first == "show s@example,linked,2026-11-26T10:00:00-05:00")
+        poller.poll()
+        #expect(server.asked.withLock { $0.filter { $0 == "https://a.example/1.cap" }.count } == 1,
+                "a linked alert read once is not fetched again")
         server.set("https://a.example/cap.atom", "<html>503")
         poller.poll()
         server.answers.withLock { $0["https://a.example/cap.atom"] = .failed("HTTP 503") }

@@ -105,8 +105,8 @@ public enum FeedTitles {
     /// Tags dropped, entities unescaped (an Atom html title is escaped markup: unescaped, then
     /// its tags dropped), white space collapsed, the length capped.
     static func clean(_ raw: String) -> String {
-        var text = unescape(dropTags(raw))
-        if text.contains("<") { text = unescape(dropTags(text)) }
+        var text = XMLEscapes.unescape(dropTags(raw))
+        if text.contains("<") { text = XMLEscapes.unescape(dropTags(text)) }
         let words = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline })
         return String(words.joined(separator: " ").prefix(maxTitleLength))
     }
@@ -120,8 +120,6 @@ public enum FeedTitles {
         }
         return out
     }
-
-    static func unescape(_ text: String) -> String { XMLEscapes.unescape(text) }
 
     private static func starts(_ s: [Unicode.Scalar], at index: Int, with prefix: String) -> Bool {
         var i = index

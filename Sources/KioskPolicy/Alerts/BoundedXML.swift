@@ -33,7 +33,7 @@ public enum BoundedXML {
 
         /// The trimmed text of the first child named `name`; nil when there is none or it is empty.
         public func value(_ name: String) -> String? {
-            guard let text = child(name)?.text.trimmingXMLSpace(), !text.isEmpty else { return nil }
+            guard let text = child(name)?.text.trimmingWhitespace(), !text.isEmpty else { return nil }
             return text
         }
 
@@ -111,7 +111,7 @@ private struct Reader {
                 skipDeclaration()
             } else if starts(with: "</") {
                 let end = find(">", from: index) ?? scalars.count
-                let name = localName(String(String.UnicodeScalarView(scalars[(index + 2)..<end])).trimmingXMLSpace())
+                let name = localName(String(String.UnicodeScalarView(scalars[(index + 2)..<end])).trimmingWhitespace())
                 index = min(end + 1, scalars.count)
                 // Closes the innermost open element of that name (and any left unclosed in it).
                 guard let depth = open.lastIndex(where: { $0.element.name == name }) else { continue }
@@ -179,7 +179,7 @@ private struct Reader {
         var attributes: [String: String] = [:]
         var rest = trimmed.dropFirst(rawName.count)
         while let equals = rest.firstIndex(of: "=") {
-            let key = localName(String(rest[..<equals]).trimmingXMLSpace())
+            let key = localName(String(rest[..<equals]).trimmingWhitespace())
             var after = rest[rest.index(after: equals)...].drop { $0.isWhitespace }
             guard let quote = after.first, quote == "\"" || quote == "'" else { break }
             after = after.dropFirst()
@@ -229,14 +229,5 @@ private struct Reader {
             }
             index += 1
         }
-    }
-}
-
-extension StringProtocol {
-    /// Without XML's white space (space, tab, CR, LF) at either end.
-    func trimmingXMLSpace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
     }
 }

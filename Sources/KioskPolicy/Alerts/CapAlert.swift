@@ -91,7 +91,7 @@ extension CapAlert {
                 // Atom: <link href=… type="application/cap+xml"> (or the only link); RSS: <link>URL</link>.
                 let links = entry.children("link")
                 let link = links.first { $0.attributes["type"]?.contains("cap") == true } ?? links.first
-                if let href = link?.attributes["href"] ?? link?.text.trimmingXMLSpace(), !href.isEmpty {
+                if let href = link?.attributes["href"] ?? link?.text.trimmingWhitespace(), !href.isEmpty {
                     document.links.append(href)
                 }
             }
@@ -130,7 +130,7 @@ extension CapAlert {
             info.description = block.value("description")
             info.instruction = block.value("instruction")
             info.areas = block.children("area").map { area in
-                area.children("areaDesc").compactMap { $0.text.trimmingXMLSpace().nilIfEmpty }
+                area.children("areaDesc").compactMap { $0.text.trimmingWhitespace().nilIfEmpty }
                     + area.children("geocode").compactMap { $0.value("value") }
             }
             return info
@@ -142,7 +142,7 @@ extension CapAlert {
 /// CAP's dateTime ("2026-11-26T14:39:01-05:00"; a "Z" taken too) as seconds since 1970, UTC.
 public enum CapTime {
     public static func seconds(_ text: String) -> Int64? {
-        let s = Array(text.trimmingXMLSpace().utf8)
+        let s = Array(text.trimmingWhitespace().utf8)
         func number(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= s.count else { return nil }
             var value: Int64 = 0
