@@ -88,7 +88,7 @@ let package = Package(
         // resume, proof of play, signals), made once into one `Services` value that every
         // request source is handed.
         .target(name: "KioskService", dependencies: [
-            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT", "KioskFetch", "KioskGPIO", "KioskHTTP",
+            "KioskCore", "KioskMedia", "KioskDisplay", "KioskAudio", "KioskPlayer", "KioskInput", "KioskControl", "KioskSystemd", "KioskText", "KioskCEC", "KioskMQTT", "KioskFetch", "KioskGPIO", "KioskHTTP", "CSodium",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),

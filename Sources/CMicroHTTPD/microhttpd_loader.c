@@ -14,6 +14,7 @@
 static struct kiosk_mhd_api api;
 static __typeof__(MHD_start_daemon) *start_daemon;
 static __typeof__(MHD_get_daemon_info) *get_daemon_info;
+static __typeof__(MHD_get_connection_info) *get_connection_info;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char load_error[300];
 static int loaded;
@@ -33,6 +34,7 @@ static void load(void) {
     }
     loaded = resolve(library, (void **)&start_daemon, "MHD_start_daemon")
         && resolve(library, (void **)&get_daemon_info, "MHD_get_daemon_info")
+        && resolve(library, (void **)&get_connection_info, "MHD_get_connection_info")
         && resolve(library, (void **)&api.stop_daemon, "MHD_stop_daemon")
         && resolve(library, (void **)&api.create_response_from_buffer, "MHD_create_response_from_buffer")
         && resolve(library, (void **)&api.add_response_header, "MHD_add_response_header")
@@ -47,8 +49,18 @@ const struct kiosk_mhd_api *kiosk_mhd_load(const char **error) {
     return loaded ? &api : NULL;
 }
 
+// The library's completion callback, handing the request's own pointer to kiosk's (`cls`).
+static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
+                         enum MHD_RequestTerminationCode code) {
+    (void)connection;
+    (void)code;
+    kiosk_mhd_completed completed = (kiosk_mhd_completed)cls;
+    if (completed && con_cls && *con_cls) completed(con_cls);
+}
+
 struct MHD_Daemon *kiosk_mhd_start(const char *host, uint16_t port, unsigned connections, unsigned timeout,
-                                   MHD_AccessHandlerCallback handler, void *context, char *error, size_t error_size) {
+                                   MHD_AccessHandlerCallback handler, void *context, kiosk_mhd_completed completed,
+                                   const char *tls_certificate, const char *tls_key, char *error, size_t error_size) {
     const char *load_failure = NULL;
     if (!kiosk_mhd_load(&load_failure)) {
         snprintf(error, error_size, "%s", load_failure);
@@ -75,12 +87,29 @@ struct MHD_Daemon *kiosk_mhd_start(const char *host, uint16_t port, unsigned con
         snprintf(error, error_size, "'%s' is not an IPv4 or IPv6 address", host);
         return NULL;
     }
+    if ((tls_certificate == NULL) != (tls_key == NULL)) {
+        snprintf(error, error_size, "HTTPS needs both a certificate and its key");
+        return NULL;
+    }
     errno = 0;
-    struct MHD_Daemon *daemon = start_daemon(flags, port, NULL, NULL, handler, context,
-                                             MHD_OPTION_SOCK_ADDR, address,
-                                             MHD_OPTION_CONNECTION_LIMIT, connections,
-                                             MHD_OPTION_CONNECTION_TIMEOUT, timeout,
-                                             MHD_OPTION_END);
+    struct MHD_Daemon *daemon;
+    if (tls_certificate) {
+        daemon = start_daemon(flags | MHD_USE_TLS, port, NULL, NULL, handler, context,
+                              MHD_OPTION_SOCK_ADDR, address,
+                              MHD_OPTION_CONNECTION_LIMIT, connections,
+                              MHD_OPTION_CONNECTION_TIMEOUT, timeout,
+                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, (void *)completed,
+                              MHD_OPTION_HTTPS_MEM_CERT, tls_certificate,
+                              MHD_OPTION_HTTPS_MEM_KEY, tls_key,
+                              MHD_OPTION_END);
+    } else {
+        daemon = start_daemon(flags, port, NULL, NULL, handler, context,
+                              MHD_OPTION_SOCK_ADDR, address,
+                              MHD_OPTION_CONNECTION_LIMIT, connections,
+                              MHD_OPTION_CONNECTION_TIMEOUT, timeout,
+                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, (void *)completed,
+                              MHD_OPTION_END);
+    }
     if (!daemon) snprintf(error, error_size, "cannot listen: %s", errno ? strerror(errno) : "the library refused");
     return daemon;
 }
@@ -88,4 +117,16 @@ struct MHD_Daemon *kiosk_mhd_start(const char *host, uint16_t port, unsigned con
 uint16_t kiosk_mhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;
+}
+
+void kiosk_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size) {
+    buffer[0] = 0;
+    const union MHD_ConnectionInfo *info = get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!info || !info->client_addr) return;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, buffer, (socklen_t)size);
+    } else if (address->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer, (socklen_t)size);
+    }
 }

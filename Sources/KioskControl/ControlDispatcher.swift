@@ -144,6 +144,21 @@ public final class ControlDispatcher {
         return .success(.object([("playlist_count", .integer(Int64(expansion.entries.count))), ("warnings", .array(warnings))]))
     }
 
+    /// The status MQTT retains on its status topic and the web page's `GET /api/v1/status` answers:
+    /// one summary for every source that shows one.
+    public var fleetStatus: FleetStatus {
+        let health = services.health?.health
+        return FleetStatus(version: KioskVersion.text,
+                           state: value(of: .timeControlStatus).plainText,
+                           item: value(of: .item).integerValue,
+                           title: value(of: .title).stringValue,
+                           time: value(of: .time).numberValue ?? 0,
+                           displayOn: value(of: .displayPower) == .string("on"),
+                           volume: value(of: .volume).integerValue,
+                           muted: value(of: .muted).boolValue,
+                           alerts: health?.alerts, temperature: health?.temperatures.map(\.celsius).max())
+    }
+
     public func value(of property: ControlProperty) -> ControlValue {
         switch property {
         case .status: return .string(ControlEventNames.name(of: player.status))
@@ -185,6 +200,20 @@ public final class ControlDispatcher {
             return ControlMessage.event(.displayPower, item: nil, time: time, [("on", .bool(on))])
         case .playlistRequest, .currentItemMoved:
             return nil   // the item events that follow say what changed
+        }
+    }
+}
+
+/// The plain values the status summary reads out of property values.
+extension ControlValue {
+    var integerValue: Int? { if case .integer(let value) = self { Int(value) } else { nil } }
+    var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    var numberValue: Double? {
+        switch self {
+        case .number(let value): value
+        case .integer(let value): Double(value)
+        default: nil
         }
     }
 }

@@ -219,28 +219,6 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
     }
 
     private func status(from dispatcher: ControlDispatcher) -> String {
-        let health = dispatcher.services.health?.health
-        return FleetStatus(version: KioskVersion.text,
-                    state: dispatcher.value(of: .timeControlStatus).plainText,
-                    item: dispatcher.value(of: .item).integerValue,
-                    title: dispatcher.value(of: .title).stringValue,
-                    time: dispatcher.value(of: .time).numberValue ?? 0,
-                    displayOn: dispatcher.value(of: .displayPower) == .string("on"),
-                    volume: dispatcher.value(of: .volume).integerValue,
-                    muted: dispatcher.value(of: .muted).boolValue,
-                    alerts: health?.alerts, temperature: health?.temperatures.map(\.celsius).max()).json
-    }
-}
-
-private extension ControlValue {
-    var integerValue: Int? { if case .integer(let value) = self { Int(value) } else { nil } }
-    var stringValue: String? { if case .string(let value) = self { value } else { nil } }
-    var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
-    var numberValue: Double? {
-        switch self {
-        case .number(let value): value
-        case .integer(let value): Double(value)
-        default: nil
-        }
+        dispatcher.fleetStatus.json
     }
 }

@@ -1,17 +1,28 @@
 import CMicroHTTPD
 import Glibc
 
-/// One request as the handler sees it: what kiosk's routes need, no body (the server answers
-/// requests that carry one before reading it).
+/// One request as the handler sees it: the method, path, the headers kiosk's routes read, the
+/// body (only where the server was told to take one, and never more than its cap) and the peer.
 public struct HTTPRequest: Sendable, Equatable {
     public let method: String
     /// The path, without the query.
     public let path: String
+    /// The headers of `HTTPServer.readHeaders` that the request carried, by lowercased name.
+    public let headers: [String: String]
+    public let body: [UInt8]
+    /// The client's address (`127.0.0.1`, `::1`); empty when unknown.
+    public let client: String
 
-    public init(method: String, path: String) {
+    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], client: String = "") {
         self.method = method
         self.path = path
+        self.headers = headers
+        self.body = body
+        self.client = client
     }
+
+    /// A header's value by its name, in any case.
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
 public struct HTTPResponse: Sendable, Equatable {
@@ -59,19 +70,44 @@ public final class HTTPServer: @unchecked Sendable {
     /// The port it listens on (the free one chosen when 0 was asked).
     public let port: Int
 
+    /// The headers a handler can read (`HTTPRequest.headers`): what kiosk's routes decide by.
+    public static let readHeaders = ["Host", "Origin", "Referer", "Cookie", "Authorization", "Content-Type",
+                                     "Content-Length", "X-CSRF-Token", "X-Forwarded-Proto", "If-Match", "Sec-Fetch-Site"]
+
     /// What the daemon's thread calls: the handler and the library's calls.
     private final class Route: @unchecked Sendable {
         // Safe to share: immutable.
         let api: UnsafePointer<kiosk_mhd_api>
+        let maxBody: Int
         let handler: @Sendable (HTTPRequest) -> HTTPResponse
-        init(api: UnsafePointer<kiosk_mhd_api>, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        init(api: UnsafePointer<kiosk_mhd_api>, maxBody: Int, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
             self.api = api
+            self.maxBody = maxBody
             self.handler = handler
         }
     }
 
+    /// A request's body as it arrives, kept in the connection's `con_cls` until it is answered.
+    private final class PendingBody {
+        var bytes: [UInt8] = []
+        /// More came than `maxBody`: the rest is read and dropped, and 413 answers.
+        var tooLarge = false
+    }
+
+    /// TLS for HTTPS: the certificate (chain) and its private key, PEM text.
+    public struct TLS: Sendable, Equatable {
+        public var certificate: String
+        public var key: String
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
+    }
+
     /// Listens on `host` (an IPv4 or IPv6 literal; `::` takes IPv4 too) and `port` (0: any free port).
-    public init(host: String, port: Int, connections: Int = 16, idleTimeout: Int = 10,
+    /// `maxBody`: the largest body a request may carry, read before the handler is called (0: none
+    /// is read, the handler answers at once and a body is discarded); a larger one gets 413.
+    public init(host: String, port: Int, connections: Int = 16, idleTimeout: Int = 10, maxBody: Int = 0, tls: TLS? = nil,
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(HTTPServerError) {
         var loadError: UnsafePointer<CChar>?
         guard let api = kiosk_mhd_load(&loadError) else {
@@ -80,10 +116,11 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard (0...65535).contains(port) else { throw HTTPServerError(description: "port \(port) is out of range") }
         self.api = api
-        let context = Unmanaged.passRetained(Route(api: api, handler: handler))
+        let context = Unmanaged.passRetained(Route(api: api, maxBody: max(0, maxBody), handler: handler))
         var message = [CChar](repeating: 0, count: 300)
         guard let started = kiosk_mhd_start(host, UInt16(port), UInt32(connections), UInt32(idleTimeout), HTTPServer.access,
-                                            context.toOpaque(), &message, message.count) else {
+                                            context.toOpaque(), HTTPServer.completed, tls?.certificate, tls?.key,
+                                            &message, message.count) else {
             context.release()
             throw HTTPServerError(description: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
                                                       as: UTF8.self))
@@ -105,14 +142,66 @@ public final class HTTPServer: @unchecked Sendable {
         context?.release()
     }
 
-    /// libmicrohttpd's access handler. It is called again for each piece of a request's body;
-    /// kiosk's routes take none, so the first call answers (a body is then discarded unread).
-    private static let access: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, _, _ in
-        guard let context, let connection else { return .NO }
+    /// libmicrohttpd's access handler. It is called once with the headers, again for each piece
+    /// of a request's body, and once more when the body is whole: the answer comes then. With
+    /// `maxBody` 0 the first call answers (a body is then discarded unread).
+    private static let access: MHD_AccessHandlerCallback = { context, connection, url, method, _, data, size, state in
+        guard let context, let connection, let size, let state else { return .NO }
         let route = Unmanaged<Route>.fromOpaque(context).takeUnretainedValue()
-        let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "",
-                                  path: url.map { String(cString: $0) } ?? "/")
-        return answer(route.handler(request), on: connection, api: route.api)
+        let api = route.api
+        guard route.maxBody > 0 else { return answer(route.handler(request(connection, url, method, [], api)), on: connection, api: api) }
+        guard let stored = state.pointee else {
+            // The first call: the headers are in. A declared length past the cap is refused now,
+            // before a byte of it is read (a 10 GB upload costs nothing).
+            if let declared = api.pointee.lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+               let length = Int(String(cString: declared)), length > route.maxBody {
+                return answer(tooLarge(route.maxBody), on: connection, api: api)
+            }
+            state.pointee = Unmanaged.passRetained(PendingBody()).toOpaque()
+            return .YES
+        }
+        let pending = Unmanaged<PendingBody>.fromOpaque(stored).takeUnretainedValue()
+        if size.pointee > 0 {
+            if pending.tooLarge || pending.bytes.count + size.pointee > route.maxBody {
+                pending.tooLarge = true
+                pending.bytes = []
+            } else if let data {
+                data.withMemoryRebound(to: UInt8.self, capacity: size.pointee) {
+                    pending.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: size.pointee))
+                }
+            }
+            size.pointee = 0
+            return .YES
+        }
+        if pending.tooLarge { return answer(tooLarge(route.maxBody), on: connection, api: api) }
+        return answer(route.handler(request(connection, url, method, pending.bytes, api)), on: connection, api: api)
+    }
+
+    /// A request has ended: its pending body is released.
+    private static let completed: kiosk_mhd_completed = { state in
+        guard let state, let stored = state.pointee else { return }
+        Unmanaged<PendingBody>.fromOpaque(stored).release()
+        state.pointee = nil
+    }
+
+    private static func tooLarge(_ limit: Int) -> HTTPResponse {
+        HTTPResponse(status: 413, text: "the request's body is larger than this route takes (\(limit) bytes)\n",
+                     headers: [("Connection", "close")])
+    }
+
+    private static func request(_ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
+                                _ body: [UInt8], _ api: UnsafePointer<kiosk_mhd_api>) -> HTTPRequest {
+        var headers: [String: String] = [:]
+        for name in readHeaders {
+            if let value = api.pointee.lookup_connection_value(connection, .HEADER_KIND, name) {
+                headers[name.lowercased()] = String(cString: value)
+            }
+        }
+        var address = [CChar](repeating: 0, count: 64)
+        kiosk_mhd_client_address(connection, &address, address.count)
+        return HTTPRequest(method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/",
+                           headers: headers, body: body,
+                           client: String(decoding: address.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     private static func answer(_ response: HTTPResponse, on connection: OpaquePointer,

@@ -13,7 +13,7 @@ struct KioskCommand: ParsableCommand {
         abstract: "A lean video player for Linux signage boxes: FFmpeg -> DRM/KMS, ALSA, evdev.",
         // The MQTT status's `version` too (KioskVersion).
         version: KioskVersion.text,
-        subcommands: [RunCommand.self, CheckCommand.self, ScheduleCommand.self, PlayCommand.self, SnapshotCommand.self, BenchCommand.self, ProbeCommand.self, CtlCommand.self, CECCommand.self, ReportCommand.self, ComposeCommand.self, RecordCommand.self, SyncCommand.self, ManifestCommand.self])
+        subcommands: [RunCommand.self, CheckCommand.self, ScheduleCommand.self, PlayCommand.self, SnapshotCommand.self, BenchCommand.self, ProbeCommand.self, CtlCommand.self, CECCommand.self, ReportCommand.self, ComposeCommand.self, RecordCommand.self, SyncCommand.self, ManifestCommand.self, WebPasswordCommand.self])
 }
 
 /// Options every subcommand takes.

@@ -166,6 +166,9 @@ struct RunCommand: ParsableCommand {
         triggers.connectCommands { line in ControlDispatcher(services: services).refusal(carryingOut: line) }
         fleet?.start(services)
         defer { fleet?.stop() }
+        // The web page (kiosk.conf `web`): one more source of the same command table.
+        let web = config.web.flatMap { WebConsole.start($0, services: services, stateDirectory: stateDir, logger: logger) }
+        defer { web?.stop() }
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control, services: services,
                             startingAt: operations.resume?.startPoint,

@@ -37,7 +37,7 @@ private let items = "items: [a.mp4]\n"
 let configErrorTable: [ConfigErrorCase] = [
     // Unknown keys, at each level, with and without a suggestion.
     ConfigErrorCase(name: "unknown section", yaml: "displya:\n  output: drm\n" + items, line: 1, column: 1,
-                    fragment: "unknown key 'displya' in the file; expected one of: display, audio, input, playback, overlay, control, logging, items, playlists, schedule, triggers, usb, mqtt, sync, displays, audio_track, layers, metrics, overrides, alerts (did you mean 'display'?)"),
+                    fragment: "unknown key 'displya' in the file; expected one of: display, audio, input, playback, overlay, control, logging, items, playlists, schedule, triggers, usb, mqtt, sync, displays, audio_track, layers, metrics, overrides, alerts, web (did you mean 'display'?)"),
     ConfigErrorCase(name: "typo in playback", yaml: "playback:\n  gravty: fill\n" + items, line: 2, column: 3,
                     fragment: "unknown key 'gravty' in playback; expected one of: loop, gravity, start_paused, rate, image_duration, stall_timeout, resume, settle, region, transition, frame_memory, hwdec, decoder_threads (did you mean 'gravity'?)"),
     ConfigErrorCase(name: "typo in display", yaml: "display:\n  rotaton: 90\n" + items, line: 2, column: 3,
@@ -216,7 +216,7 @@ let configErrorTable: [ConfigErrorCase] = [
 struct ConfigErrorTests {
     // triggers: (and their gpio:), displays:, sync:, audio_track:, layers:, playback.region and transitions have tables of
     // their own (beside their other tests), checked the same way here.
-    @Test(arguments: configErrorTable + triggerConfigErrorTable + overrideConfigErrorTable + alertsConfigErrorTable + gpioTriggerConfigErrorTable + displaysConfigErrorTable + contentSyncConfigErrorTable
+    @Test(arguments: configErrorTable + triggerConfigErrorTable + overrideConfigErrorTable + alertsConfigErrorTable + webConfigErrorTable + gpioTriggerConfigErrorTable + displaysConfigErrorTable + contentSyncConfigErrorTable
           + MusicBedTests.badValues + LayerTests.badValues + LayerTests.badRegions + TickerTests.badValues
           + TransitionTests.badValues)
     func reportsOneDiagnosticWithPosition(_ testCase: ConfigErrorCase) {

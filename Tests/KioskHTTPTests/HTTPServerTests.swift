@@ -55,7 +55,10 @@ import Testing
         #expect(found.hasSuffix("\r\n\r\nkiosk_up 1\n"))
         let missing = try Self.get("/other", port: server.port)
         #expect(missing.hasPrefix("HTTP/1.1 404"), "\(missing)")
-        #expect(seen.requests == [HTTPRequest(method: "GET", path: "/metrics"), HTTPRequest(method: "GET", path: "/other")])
+        #expect(seen.requests.map { [$0.method, $0.path] } == [["GET", "/metrics"], ["GET", "/other"]])
+        // The headers a route reads, and the peer.
+        #expect(seen.requests.map { $0.header("HOST") } == ["127.0.0.1", "127.0.0.1"])
+        #expect(seen.requests.map(\.client) == ["127.0.0.1", "127.0.0.1"])
     }
 
     /// A body is not read: the first call answers, whatever follows (a large upload to a route
@@ -70,6 +73,26 @@ import Testing
                                        + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
         #expect(answer.hasPrefix("HTTP/1.1 405"), "\(answer.prefix(200))")
         #expect(answer.contains("Allow: GET"))
+    }
+
+    /// With a body limit, the body is read whole before the handler (sent in pieces, as a slow
+    /// client does); past the limit, 413 whether the length is declared or the body is chunked.
+    @Test func aBodyIsReadWholeUpToItsLimit() throws {
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, maxBody: 1000) { request in
+            HTTPResponse(status: 200, text: "\(request.body.count):\(String(decoding: request.body.suffix(3), as: UTF8.self))")
+        }
+        defer { server.stop() }
+        let body = String(repeating: "x", count: 997) + "end"
+        let whole = try Self.exchange(port: server.port, "POST /c HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                      + "Content-Length: 1000\r\n\r\n" + body)
+        #expect(whole.hasPrefix("HTTP/1.1 200") && whole.hasSuffix("\r\n\r\n1000:end"), "\(whole.suffix(200))")
+        let declared = try Self.exchange(port: server.port, "POST /c HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                         + "Content-Length: 10737418240\r\n\r\nxx")
+        #expect(declared.hasPrefix("HTTP/1.1 413"), "\(declared.prefix(200))")
+        let chunk = String(repeating: "y", count: 600)
+        let chunked = try Self.exchange(port: server.port, "POST /c HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                        + "Transfer-Encoding: chunked\r\n\r\n258\r\n\(chunk)\r\n258\r\n\(chunk)\r\n0\r\n\r\n")
+        #expect(chunked.hasPrefix("HTTP/1.1 413"), "\(chunked.prefix(200))")
     }
 
     @Test func whatCannotBeListenedOnIsOneClearError() throws {

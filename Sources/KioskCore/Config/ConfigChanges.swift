@@ -30,6 +30,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
     case overrides
     /// alerts: the CAP feed, its filters and what its alerts show.
     case alerts
+    /// web: the page's address, password and TLS files.
+    case web
     /// usb: sticks (mode, mount_root, copy_to, min_free).
     case usb
     /// mqtt: the broker, names, credentials and TLS files of fleet control.
@@ -90,6 +92,8 @@ public enum ConfigPart: String, Sendable, CaseIterable {
         case .overrides: return .live
         // The poller is made with its feed at start, as content sync is.
         case .alerts: return .onRestart
+        // The server is bound with its address, password and certificate at start.
+        case .web: return .onRestart
         }
     }
 }
@@ -145,6 +149,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.triggers.map(\.withoutLocation) != new.triggers.map(\.withoutLocation) { parts.append(.triggers) }
         if old.overrides.map(\.withoutLocation) != new.overrides.map(\.withoutLocation) { parts.append(.overrides) }
         if old.alerts != new.alerts { parts.append(.alerts) }
+        if old.web != new.web { parts.append(.web) }
         if old.usb != new.usb { parts.append(.usb) }
         if old.mqtt != new.mqtt { parts.append(.mqtt) }
         if old.sync.epoch != new.sync.epoch { parts.append(.sync) }

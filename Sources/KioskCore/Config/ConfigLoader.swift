@@ -7,7 +7,7 @@ import Yams
 public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
-                                      "displays", "audio_track", "layers", "metrics", "overrides", "alerts"]
+                                      "displays", "audio_track", "layers", "metrics", "overrides", "alerts", "web"]
     public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive", "transport", "latency", "fallback"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
@@ -128,6 +128,7 @@ extension ConfigWalker {
         config.audioTrack = readMusicBed(top["audio_track"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.layers = readLayers(top["layers"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.alerts = readAlerts(top["alerts"], overrides: config.overrides, layerNames: config.layers.map(\.name))
+        config.web = readWeb(top["web"], baseDirectory: baseDirectory)
         return config
     }
 

@@ -27,6 +27,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var overrides: [OverrideConfig] = []
     /// `alerts.cap`: a CAP feed whose alerts put an override on screen (#35); nil: none.
     public var alerts: CapFeedConfig?
+    /// `web`: the page and JSON API for operators (#36); nil: not served.
+    public var web: WebConfig?
     /// `usb`: sticks played (or copied and played) when they are plugged in.
     public var usb = UsbConfig()
     /// `sync`: the playlist as a timeline shared by every box; off without it.

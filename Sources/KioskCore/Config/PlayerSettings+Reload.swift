@@ -37,6 +37,7 @@ extension KioskConfig {
             case .triggers: merged.triggers = running.triggers
             case .overrides: merged.overrides = running.overrides
             case .alerts: merged.alerts = running.alerts
+            case .web: merged.web = running.web
             }
         }
         return merged
@@ -62,7 +63,7 @@ extension PlayerSettings {
             // The scheduler reads the new rules at its next tick (ConfigPart.application).
             case .schedule: next.schedule = ScheduleSettings(config)
             // Opened at start from these settings: taking them live would mean opening again.
-            case .display, .audioDevice, .control, .logging, .metrics, .usb, .mqtt, .audioTrack, .contentSync, .alerts: break
+            case .display, .audioDevice, .control, .logging, .metrics, .usb, .mqtt, .audioTrack, .contentSync, .alerts, .web: break
             // Entries are expanded from the file system and handed over beside the settings.
             case .items, .playlists: break
             // Expanded like items and handed to input and the control socket beside the settings.

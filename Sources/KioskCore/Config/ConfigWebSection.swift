@@ -1,0 +1,58 @@
+import Yams
+
+/// `web`: the page and JSON API served by `kiosk run` (#36); off without the section.
+public struct WebConfig: Sendable, Equatable {
+    /// The loopback address: reachable from the box (or through an SSH tunnel or a proxy on it)
+    /// until kiosk.conf names a LAN address.
+    public static let defaultListen = ListenAddress(host: "127.0.0.1", port: 8080)
+
+    /// `listen`: `127.0.0.1:8080` by default; `0.0.0.0:8080` or `[::]:8080` for the LAN, by choice.
+    public var listen = WebConfig.defaultListen
+    /// `password_hash`: an Argon2id string (`kiosk web-password` makes one); nil: the random
+    /// password kiosk makes at first start in the state directory's `web-password`.
+    public var passwordHash: String?
+    /// `hosts`: the names the box is reached by in a browser (`lobby-1.local`); IP addresses and
+    /// `localhost` are always taken. A `Host` not among them is refused (DNS rebinding).
+    public var hosts: [String] = []
+    /// `certificate` and `key`: PEM files for HTTPS; both or neither.
+    public var certificate: String?
+    public var key: String?
+
+    public init() {}
+}
+
+extension ConfigWalker {
+    static let webKeys = ["listen", "password_hash", "hosts", "certificate", "key"]
+
+    func readWeb(_ node: Node?, baseDirectory: String) -> WebConfig? {
+        guard let node else { return nil }
+        // `web: {}` (or `web:` alone) turns the page on with every default.
+        if isNull(node) { return WebConfig() }
+        guard let section = section(node, name: "web", allowedKeys: Self.webKeys) else { return nil }
+        var web = WebConfig()
+        if let text = string(section, "listen", expected: "an address and port like 127.0.0.1:8080 or 0.0.0.0:8080") {
+            if let address = ListenAddress(parsing: text) { web.listen = address }
+            else { report(section["listen"], "'listen' in web is '\(text)'; expected an IP address and port like 127.0.0.1:8080, 0.0.0.0:8080 or [::]:8080") }
+        }
+        if let hash = string(section, "password_hash", expected: "an Argon2id hash from `kiosk web-password`") {
+            if hash.hasPrefix("$argon2id$") || hash.hasPrefix("$argon2i$") { web.passwordHash = hash }
+            else { report(section["password_hash"], "'password_hash' in web is not an Argon2 hash (it begins '\(hash.prefix(10))'); expected the line `kiosk web-password` prints, never the password itself") }
+        }
+        if let hosts = stringList(section, "hosts", expected: "host names like [lobby-1.local, signage.example.com]") {
+            for (index, host) in hosts.enumerated() where !Self.isHostName(host) {
+                report(section["hosts"], "'hosts' in web: entry \(index + 1) '\(host)' is not a host name (no scheme, port or path)")
+            }
+            web.hosts = hosts.filter(Self.isHostName).map { $0.lowercased() }
+        }
+        web.certificate = string(section, "certificate", expected: "a PEM certificate file").map { PathText.resolve($0, against: baseDirectory) }
+        web.key = string(section, "key", expected: "the PEM private key file of the certificate").map { PathText.resolve($0, against: baseDirectory) }
+        if (web.certificate == nil) != (web.key == nil) {
+            report(section[web.certificate == nil ? "key" : "certificate"], "web has \(web.certificate == nil ? "a key but no certificate" : "a certificate but no key"); HTTPS needs both")
+        }
+        return web
+    }
+
+    static func isHostName(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_") }
+    }
+}

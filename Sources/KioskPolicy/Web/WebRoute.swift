@@ -1,0 +1,38 @@
+/// The web page's routes (#36), one table: what the server answers, which need a login, and the
+/// list `GET /api/v1/routes` gives (what the security test tries without one).
+public enum WebRoute: String, Sendable, CaseIterable {
+    case console = "/"
+    case login = "/login"
+    case logout = "/logout"
+    case script = "/app.js"
+    case style = "/app.css"
+    case status = "/api/v1/status"
+    case command = "/api/v1/command"
+    case screenshot = "/api/v1/screenshot"
+    case routes = "/api/v1/routes"
+
+    public var path: String { rawValue }
+
+    /// The methods it answers (HEAD wherever GET is).
+    public var methods: [String] {
+        switch self {
+        case .console, .script, .style, .status, .screenshot, .routes: return ["GET", "HEAD"]
+        case .login: return ["GET", "HEAD", "POST"]
+        case .logout, .command: return ["POST"]
+        }
+    }
+
+    /// Open without a login: the login form and its style sheet, nothing else.
+    public var isPublic: Bool { self == .login || self == .style }
+
+    /// Answered with JSON (401 without a login) rather than a page (a redirect to the login).
+    public var isAPI: Bool { rawValue.hasPrefix("/api/") }
+
+    public init?(path: String) {
+        self.init(rawValue: path)
+    }
+
+    /// The most a request's body may be: a login form or a command line is small (a `load` of a
+    /// few hundred URLs fits).
+    public static let bodyLimit = 64 * 1024
+}

@@ -1,0 +1,43 @@
+import Foundation
+import KioskControl
+import KioskCore
+import KioskHTTP
+import Logging
+
+/// kiosk.conf's `web`: the operators' page and JSON API (#36), one more source of the command
+/// table's requests beside the socket and MQTT. Off without the section; a failure to start
+/// (the port taken, libmicrohttpd missing, a certificate that cannot be read) is one line and
+/// playback goes on.
+package final class WebConsole: @unchecked Sendable {
+    // Safe to share: set once at start.
+    private let server: HTTPServer
+
+    private init(server: HTTPServer) { self.server = server }
+
+    package var port: Int { server.port }
+
+    package static func start(_ config: WebConfig, services: Services, stateDirectory: String, logger: Logger) -> WebConsole? {
+        let scheme = config.certificate == nil ? "http" : "https"
+        let address = "\(scheme)://\(config.listen)/"
+        do {
+            let password = try WebPassword.load(config, stateDirectory: stateDirectory, logger: logger)
+            let token = try WebPassword.token(stateDirectory: stateDirectory)
+            var tls: HTTPServer.TLS?
+            if let certificate = config.certificate, let key = config.key {
+                tls = HTTPServer.TLS(certificate: try String(contentsOfFile: certificate, encoding: .utf8),
+                                     key: try String(contentsOfFile: key, encoding: .utf8))
+            }
+            let desk = WebDesk(gate: WebGate(allowedNames: config.hosts), services: services, password: password,
+                               token: token, tls: tls != nil, screenshotPath: stateDirectory + "/.web-screen.png")
+            let server = try HTTPServer(host: config.listen.host, port: config.listen.port, maxBody: WebRoute.bodyLimit,
+                                        tls: tls) { request in desk.answer(request) }
+            logger.info("web: \(address)\(config.listen.isLoopback ? "" : " (reachable from the network)")")
+            return WebConsole(server: server)
+        } catch {
+            logger.error("web: cannot serve \(address): \(error); playback goes on without the page")
+            return nil
+        }
+    }
+
+    package func stop() { server.stop() }
+}

@@ -1,0 +1,126 @@
+import Testing
+@testable import KioskPolicy
+
+/// The web page's pure guards (#36): Host and Origin, sessions, the login throttle, forms.
+@Suite("The web page's gate, sessions and throttle")
+struct WebGuardTests {
+    let gate = WebGate(allowedNames: ["Lobby-1.local"])
+
+    @Test func hostsThatNoRebindingCanUseAreTaken() {
+        for host in ["127.0.0.1:8080", "192.168.1.20", "[::1]:8080", "[fe80::1]", "localhost:8080", "LOCALHOST", "lobby-1.local:8080"] {
+            #expect(gate.hostRefusal(host) == nil, "\(host)")
+        }
+    }
+
+    @Test func otherNamesAndNonsenseAreRefused() {
+        for host in ["evil.example", "evil.example:8080", "127.0.0.1.evil.example", "lobby-1.local.evil", "", "a b", "x:y", "[::1", "1.2.3.4:"] {
+            #expect(gate.hostRefusal(host) != nil, "\(host)")
+        }
+        #expect(gate.hostRefusal(nil) == "the request has no Host header")
+        #expect(gate.hostRefusal("evil.example")?.contains("'evil.example' is not one this box answers to") == true)
+    }
+
+    @Test func anUnsafeRequestMustComeFromThisBoxsPage() {
+        let host = "127.0.0.1:8080"
+        #expect(gate.originRefusal(method: "POST", host: host, origin: "http://127.0.0.1:8080", referer: nil, mayOmit: false) == nil)
+        // Behind a TLS proxy that keeps Host: the scheme differs, the authority does not.
+        #expect(gate.originRefusal(method: "POST", host: "signage.example.com", origin: "https://signage.example.com",
+                                   referer: nil, mayOmit: false) == nil)
+        #expect(gate.originRefusal(method: "POST", host: host, origin: nil, referer: "http://127.0.0.1:8080/", mayOmit: false) == nil)
+        #expect(gate.originRefusal(method: "POST", host: host, origin: "http://evil.example", referer: nil, mayOmit: false) != nil)
+        #expect(gate.originRefusal(method: "POST", host: host, origin: "http://127.0.0.1:9999", referer: nil, mayOmit: false) != nil)
+        #expect(gate.originRefusal(method: "POST", host: host, origin: "null", referer: nil, mayOmit: false) != nil)
+        #expect(gate.originRefusal(method: "POST", host: host, origin: "http://user@127.0.0.1:8080", referer: nil, mayOmit: false) != nil)
+        #expect(gate.originRefusal(method: "POST", host: host, origin: nil, referer: nil, mayOmit: false) != nil)
+        // A script with its token sends no Origin; a browser saying cross-site is refused anyway.
+        #expect(gate.originRefusal(method: "POST", host: host, origin: nil, referer: nil, mayOmit: true) == nil)
+        #expect(gate.originRefusal(method: "POST", host: host, origin: "http://127.0.0.1:8080", referer: nil,
+                                   fetchSite: "cross-site", mayOmit: true) != nil)
+        #expect(gate.originRefusal(method: "GET", host: host, origin: "http://evil.example", referer: nil, mayOmit: false) == nil)
+    }
+
+    @Test func sessionsAreRandomExpireAndAreBounded() {
+        var sessions = WebSessions()
+        var random = SystemRandomNumberGenerator()
+        let first = sessions.open(now: 0, using: &random)
+        #expect(first.token.count == 64 && first.csrf.count == 64 && first.token != first.csrf)
+        #expect(sessions.session(for: first.token, now: 10)?.csrf == first.csrf)
+        #expect(sessions.session(for: String(first.token.dropLast()) + "x", now: 10) == nil)
+        // Used within the idle limit it lives on; unused past it, it ends.
+        #expect(sessions.session(for: first.token, now: WebSessions.idleLimit) != nil)
+        #expect(sessions.session(for: first.token, now: 2 * WebSessions.idleLimit + 1) == nil)
+        // However busy, it ends at its lifetime.
+        let busy = sessions.open(now: 0, using: &random)
+        var now: Int64 = 0
+        while now < WebSessions.lifetime - 3600 {
+            now += 3600
+            #expect(sessions.session(for: busy.token, now: now) != nil)
+        }
+        #expect(sessions.session(for: busy.token, now: WebSessions.lifetime) == nil)
+        // The least recently used goes when the table is full.
+        var tokens: [String] = []
+        for index in 0..<WebSessions.limit + 1 { tokens.append(sessions.open(now: Int64(index), using: &random).token) }
+        #expect(sessions.count == WebSessions.limit)
+        #expect(sessions.session(for: tokens[0], now: 100) == nil)
+        #expect(sessions.session(for: tokens[WebSessions.limit], now: 100) != nil)
+        sessions.close(tokens[WebSessions.limit])
+        #expect(sessions.session(for: tokens[WebSessions.limit], now: 100) == nil)
+    }
+
+    @Test func wrongPasswordsAreSlowedPerClientAndAltogether() {
+        var throttle = LoginThrottle()
+        for _ in 0..<LoginThrottle.freeFailures {
+            #expect(throttle.wait(for: "10.0.0.1", now: 0) == nil)
+            throttle.failed("10.0.0.1", now: 0)
+        }
+        #expect(throttle.wait(for: "10.0.0.1", now: 0) == nil)
+        throttle.failed("10.0.0.1", now: 0)
+        #expect(throttle.wait(for: "10.0.0.1", now: 0) == 1)
+        throttle.failed("10.0.0.1", now: 1)
+        #expect(throttle.wait(for: "10.0.0.1", now: 1) == 2)
+        for _ in 0..<20 { throttle.failed("10.0.0.1", now: 1) }
+        #expect(throttle.wait(for: "10.0.0.1", now: 1) == LoginThrottle.longestWait)
+        // Another client is not held up by this one, and a success clears the record.
+        #expect(throttle.wait(for: "10.0.0.2", now: 1) == nil)
+        throttle.succeeded("10.0.0.1")
+        #expect(throttle.wait(for: "10.0.0.1", now: 1) == nil)
+        // Failures from many addresses (or one proxy) together: everyone waits out the minute.
+        var spread = LoginThrottle()
+        for index in 0..<LoginThrottle.globalLimit { spread.failed("10.1.0.\(index)", now: 100) }
+        #expect(spread.wait(for: "10.2.0.1", now: 130) == 30)
+        #expect(spread.wait(for: "10.2.0.1", now: 160) == nil)
+    }
+
+    @Test func secretsCompareWholly() {
+        #expect(WebSecret.matches("abc", "abc"))
+        #expect(!WebSecret.matches("abc", "abd"))
+        #expect(!WebSecret.matches("abc", "abcd"))
+        #expect(!WebSecret.matches("", "a"))
+        #expect(WebSecret.hex([0, 15, 255]) == "000fff")
+    }
+
+    @Test func formsCookiesAndHTML() {
+        #expect(WebForm.fields(Array("password=a%20b+c%2B&csrf=12&csrf=13&empty&bad=%zz".utf8))
+                == ["password": "a b c+", "csrf": "12", "empty": "", "bad": "%zz"])
+        #expect(WebForm.cookie("kiosk_session", in: "a=1; kiosk_session=xyz ;b=2") == "xyz")
+        #expect(WebForm.cookie("kiosk_session", in: "kiosk_session_old=1") == nil)
+        #expect(WebForm.cookie("kiosk_session", in: nil) == nil)
+        #expect(WebForm.html("<script>alert('x')</script> & \"") == "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;")
+    }
+
+    @Test func aTitleHoldingMarkupStaysTextOnThePages() {
+        let page = WebPages.console(csrf: "t\"oken", title: "<img src=x onerror=alert(1)>")
+        #expect(!page.contains("<img src=x"))
+        #expect(page.contains("&lt;img src=x onerror=alert(1)&gt;"))
+        #expect(page.contains("content=\"t&quot;oken\""))
+        #expect(!WebPages.login(message: "<b>").contains("<b>"))
+        // No inline script: the CSP allows none.
+        #expect(!page.contains("<script>") && page.contains("<script src=\"/app.js\" defer>"))
+    }
+
+    @Test func onlyTheLoginAndItsStyleAreOpen() {
+        #expect(WebRoute.allCases.filter(\.isPublic) == [.login, .style])
+        #expect(WebRoute(path: "/api/v1/command")?.methods == ["POST"])
+        #expect(WebRoute(path: "/../etc/passwd") == nil)
+    }
+}
