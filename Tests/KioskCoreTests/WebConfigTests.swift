@@ -59,6 +59,14 @@ struct WebConfigTests {
         #expect(web.key == "/etc/kiosk/web.key")
     }
 
+    @Test func theExampleFilesSectionReadsAsItsCommentsSay() throws {
+        let section = try #require(try ExampleConfigFile.commentedSection("# web:"))
+        let web = try #require(try parse(section + "\n" + items).web)
+        #expect(web.listen == WebConfig.defaultListen)
+        #expect(web.hosts == ["lobby-1.local"])
+        #expect(web.passwordHash == nil && web.certificate == nil)
+    }
+
     @Test func aChangedSectionAppliesOnRestart() throws {
         let old = try parse(items + "web: {}\n")
         let new = try parse(items + "web: {listen: '127.0.0.1:9090'}\n")
