@@ -9,7 +9,8 @@ import Logging
 /// folders come through here too (`foldersChanged`): the same expansion and hand-over, from the
 /// last valid file, without reading it again.
 package final class ConfigReloader: @unchecked Sendable {
-    package enum Trigger { case signal, fileChanged, foldersChanged }
+    /// `pageEdited`: the web page wrote its playlist file (read again whatever kiosk.conf's bytes are).
+    package enum Trigger { case signal, fileChanged, foldersChanged, pageEdited }
 
     // Safe to share: every var is touched only inside `lock` (SIGHUP and the file watch may
     // ask at the same time; one reload runs after the other).

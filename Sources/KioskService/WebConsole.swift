@@ -16,7 +16,9 @@ package final class WebConsole: @unchecked Sendable {
 
     package var port: Int { server.port }
 
-    package static func start(_ config: WebConfig, services: Services, stateDirectory: String, logger: Logger) -> WebConsole? {
+    /// `configPath`: kiosk.conf, read again to check the page's edits; `reload`: the live reload.
+    package static func start(_ config: WebConfig, services: Services, configPath: String, stateDirectory: String, logger: Logger,
+                              reload: @escaping @Sendable () -> Void) -> WebConsole? {
         let scheme = config.certificate == nil ? "http" : "https"
         let address = "\(scheme)://\(config.listen)/"
         do {
@@ -28,7 +30,8 @@ package final class WebConsole: @unchecked Sendable {
                                      key: try String(contentsOfFile: key, encoding: .utf8))
             }
             let desk = WebDesk(gate: WebGate(allowedNames: config.hosts), services: services, password: password,
-                               token: token, tls: tls != nil, screenshotPath: stateDirectory + "/.web-screen.png")
+                               token: token, tls: tls != nil, screenshotPath: stateDirectory + "/.web-screen.png",
+                               playlist: WebPlaylistEditor(configPath: configPath, pageFile: config.playlistFile, apply: reload))
             let server = try HTTPServer(host: config.listen.host, port: config.listen.port, maxBody: WebRoute.bodyLimit,
                                         tls: tls) { request in desk.answer(request) }
             logger.info("web: \(address)\(config.listen.isLoopback ? "" : " (reachable from the network)")")

@@ -21,9 +21,12 @@ final class WebDesk: @unchecked Sendable {
     private let tls: Bool
     private let screenshotPath: String
     private let player: any ControlledPlayer
+    private let playlist: WebPlaylistEditor
     private var lastScreenshot: (taken: Int64, png: [UInt8])?
 
-    init(gate: WebGate, services: Services, password: WebPassword, token: String, tls: Bool, screenshotPath: String) {
+    init(gate: WebGate, services: Services, password: WebPassword, token: String, tls: Bool, screenshotPath: String,
+         playlist: WebPlaylistEditor) {
+        self.playlist = playlist
         self.gate = gate
         self.dispatcher = ControlDispatcher(services: services)
         self.player = services.player
@@ -97,6 +100,8 @@ final class WebDesk: @unchecked Sendable {
             return command(request.body)
         case .screenshot:
             return screenshot()
+        case .playlist:
+            return request.method == "PUT" ? playlist.replace(body: request.body, ifMatch: request.header("If-Match")) : playlist.list()
         case .login, .style:
             return publicRoute(route, request, caller)
         }

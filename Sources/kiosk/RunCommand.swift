@@ -167,7 +167,10 @@ struct RunCommand: ParsableCommand {
         fleet?.start(services)
         defer { fleet?.stop() }
         // The web page (kiosk.conf `web`): one more source of the same command table.
-        let web = config.web.flatMap { WebConsole.start($0, services: services, stateDirectory: stateDir, logger: logger) }
+        let web = config.web.flatMap {
+            WebConsole.start($0, services: services, configPath: self.config, stateDirectory: stateDir, logger: logger,
+                             reload: { reloader.reload(.pageEdited) })
+        }
         defer { web?.stop() }
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
                             reload: { reloader.reload(.signal) }, liveInput: input, control: control, services: services,

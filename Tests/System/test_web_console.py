@@ -90,7 +90,7 @@ def kiosk(tmp_path_factory):
     config = directory / "kiosk.conf"
     config.write_text("# the operator's own words\ndisplay: {output: headless}\naudio: {device: none}\ninput: {enabled: false}\n"
                       f"items:\n  - {{path: {second}, title: {json.dumps(TITLE)}}}\n  - {first}\n"
-                      f"web: {{listen: '127.0.0.1:{port}'}}\n")
+                      f"web: {{listen: '127.0.0.1:{port}', playlist_file: {directory / 'page-playlist.yaml'}}}\n")
     written = config.read_bytes()
     socket_path = directory / "control.sock"
     log = directory / "log.txt"
@@ -160,10 +160,17 @@ def test_the_browser_logs_in_sees_the_screen_pauses_and_logs_out(kiosk, tmp_path
     assert seen["state_after_pause"] == "paused" and seen["paused_screen_still"] is True
     assert seen["item_after_goto"] == "1"
     assert seen["state_after_play"] == "playing"
+    assert seen["playlist_before"] == [TITLE, str(kiosk["directory"] / "bars.mp4")]
+    assert seen["playlist_after"] == [str(kiosk["directory"] / "bars.mp4"), TITLE]
+    # The new order plays: item 0 is the bars now.
+    assert wait_until(lambda: control(kiosk, "get", "playlist_count")["data"] == 2, timeout=TIMEOUT)
+    control(kiosk, "goto", 0)
+    assert wait_until(lambda: control(kiosk, "get", "title")["data"] == "bars.mp4", timeout=TIMEOUT)
+    assert kiosk["config"].read_bytes() == kiosk["written"]
     assert seen["after_logout"] == url + "login" and seen["after_logout_console"] == url + "login"
     assert shot.stat().st_size > 0
     # What the page did, the player did: the socket says the same.
-    assert control(kiosk, "get", "time_control_status")["data"] == "playing"
+    assert wait_until(lambda: control(kiosk, "get", "time_control_status")["data"] == "playing", timeout=TIMEOUT)
 
 
 def test_the_api_gives_the_sockets_replies(kiosk):
@@ -186,6 +193,57 @@ def test_the_api_gives_the_sockets_replies(kiosk):
     assert status == 400 and "GET /api/v1/screenshot" in json.loads(body)["error"]
     status, headers, body = page.request("GET", "/api/v1/screenshot", headers=bearer)
     assert status == 200 and headers["Content-Type"] == "image/png" and body[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_playlist_edits_are_checked_never_overwrite_and_leave_kiosk_conf_alone(kiosk):
+    page = kiosk["page"]
+    bearer = {"Authorization": f"Bearer {token(kiosk)}", "Content-Type": "application/json"}
+    status, headers, body = page.request("GET", "/api/v1/playlist", headers=bearer)
+    listing = json.loads(body)
+    assert status == 200 and listing["editable"] is True and headers["ETag"] == listing["etag"]
+    items = listing["items"]
+    assert len(items) == 2
+    page_file = kiosk["directory"] / "page-playlist.yaml"
+    saved = page_file.read_bytes() if page_file.exists() else None
+
+    def put(payload, tag):
+        extra = {"If-Match": tag} if tag else {}
+        status, _, body = page.request("PUT", "/api/v1/playlist", json.dumps(payload).encode(), {**bearer, **extra})
+        return status, json.loads(body)
+
+    # Without the tag, with a stale one, and with entries the rules refuse: nothing is written.
+    assert put({"items": items}, None)[0] == 428
+    assert put({"items": items}, '"0000000000000000"')[0] == 412
+    for bad, words in (({"items": [{"path": "a.mp4", "gravity": "sideways"}]}, "gravity"),
+                       ({"items": [{"path": "a.mp4", "enabled": False}]}, "no item is enabled"),
+                       ({"items": [{"title": "no path"}]}, "has no path"),
+                       ({"items": [{"path": "a\nb.mp4"}]}, "line break")):
+        status, answer = put(bad, listing["etag"])
+        assert status == 422 and words in answer["error"], (bad, answer)
+    assert (page_file.read_bytes() if page_file.exists() else None) == saved
+    # 100 edits, each with the tag of the one before: kiosk.conf never changes, and each is read.
+    tag = listing["etag"]
+    for edit in range(100):
+        reordered = list(reversed(items)) if edit % 2 == 0 else items
+        status, answer = put({"items": reordered}, tag)
+        assert status == 200, answer
+        tag = answer["etag"]
+        if edit == 0:
+            reversed_tag = tag   # the tag of a list that is no longer the file's
+    assert kiosk["config"].read_bytes() == kiosk["written"]
+    # A second browser holding the first tag is told, not obeyed.
+    status, answer = put({"items": [items[0]]}, reversed_tag)
+    assert status == 412 and "changed elsewhere" in answer["error"]
+    status, _, body = page.request("GET", "/api/v1/playlist", headers=bearer)
+    assert json.loads(body)["items"] == items and json.loads(body)["source"] == "page"
+    # A disabled item stays listed but does not play.
+    status, answer = put({"items": [items[0], {**items[1], "enabled": False}]}, tag)
+    assert status == 200
+    assert wait_until(lambda: control(kiosk, "get", "playlist_count")["data"] == 1, timeout=TIMEOUT)
+    status, answer = put({"items": items}, answer["etag"])
+    assert status == 200
+    assert wait_until(lambda: control(kiosk, "get", "playlist_count")["data"] == 2, timeout=TIMEOUT)
+    assert kiosk["process"].poll() is None
 
 
 def test_no_route_answers_without_a_login(kiosk):

@@ -101,6 +101,18 @@ def main():
         browser.find_element(By.ID, "play").click()
         wait.until(lambda b: status().get("state") == "playing")
         seen["state_after_play"] = status().get("state")
+
+        # The playlist: the second item moved up, saved, and the page shows the new order.
+        def names():
+            return browser.execute_script(
+                "return Array.from(document.querySelectorAll('#playlist .item-name')).map(c => c.textContent);")
+
+        wait.until(lambda b: len(names()) >= 2)
+        seen["playlist_before"] = names()
+        browser.find_element(By.ID, "up-1").click()
+        browser.find_element(By.ID, "save").click()
+        wait.until(lambda b: b.find_element(By.ID, "playlist-message").text.startswith("Saved"))
+        seen["playlist_after"] = names()
         browser.find_element(By.ID, "logout").click()
         wait.until(lambda b: b.find_elements(By.ID, "password"))
         seen["after_logout"] = browser.current_url

@@ -8,7 +8,7 @@ public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
                                       "displays", "audio_track", "layers", "metrics", "overrides", "alerts", "web"]
-    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive", "transport", "latency", "fallback"]
+    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive", "transport", "latency", "fallback", "enabled"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
     public static func load(path: String,
@@ -39,7 +39,13 @@ public enum ConfigLoader {
         }
         let absolute = PathText.resolve(path, against: FileManager.default.currentDirectoryPath)
         let directory = PathText.normalize(absolute + "/..")
-        return try parse(text: text, fileName: path, baseDirectory: directory, fileSystem: fileSystem)
+        let config = try parse(text: text, fileName: path, baseDirectory: directory, fileSystem: fileSystem)
+        // The web page's playlist (web.playlist_file), once the page has written one.
+        guard let pageFile = config.web?.playlistFile, let pageData = FileManager.default.contents(atPath: pageFile) else {
+            return config
+        }
+        return try PagePlaylist.merged(into: config, fileName: pageFile, text: String(decoding: pageData, as: UTF8.self),
+                                       baseDirectory: directory, fileSystem: fileSystem)
     }
 
     /// The 1-based line and column (in scalars, as libyaml counts) of the first byte that is
@@ -159,11 +165,20 @@ extension ConfigWalker {
         // Items of `items:` are "item 3" in messages, as they always were; others say their list.
         let owner = listName == "items" ? "" : " of \(listName)"
         var items: [ItemConfig] = []
+        var disabled = 0
         for (index, element) in sequence.enumerated() {
+            // `enabled: false` keeps an item written (the web page's list shows it) but unplayed.
+            if element.mapping?["enabled"]?.bool == false {
+                disabled += 1
+                continue
+            }
             if let item = readItem(element, name: "item \(index + 1)\(owner)", baseDirectory: baseDirectory,
                                    fileSystem: fileSystem) {
                 items.append(item)
             }
+        }
+        if disabled > 0, disabled == sequence.count {
+            report(node, "no items: every item of '\(listName)' has enabled: false; expected at least one enabled")
         }
         return items
     }
@@ -248,6 +263,7 @@ extension ConfigWalker {
                 report(section["fallback"], "fallback image '\(path)' in \(name) does not exist; expected the path of an image (PNG, JPEG)")
             }
         }
+        _ = bool(section, "enabled")   // checked as a boolean; an enabled: false item is never read this far
         item.latency = seconds(section, "latency", allowingMinimum: true)
         if let latency = item.latency, latency > MediaTime(value: 10, timescale: 1) {
             report(section["latency"], "'latency' in \(name) is \(latency.seconds) s; expected at most 10 seconds")

@@ -1,3 +1,4 @@
+import Foundation
 import Yams
 
 /// `web`: the page and JSON API served by `kiosk run` (#36); off without the section.
@@ -17,12 +18,16 @@ public struct WebConfig: Sendable, Equatable {
     /// `certificate` and `key`: PEM files for HTTPS; both or neither.
     public var certificate: String?
     public var key: String?
+    /// `playlist_file`: the file the page's playlist edits are written to (its own, never
+    /// kiosk.conf); once it exists its `items:` are the default playlist. Nil: the page shows the
+    /// playlist but does not edit it.
+    public var playlistFile: String?
 
     public init() {}
 }
 
 extension ConfigWalker {
-    static let webKeys = ["listen", "password_hash", "hosts", "certificate", "key"]
+    static let webKeys = ["listen", "password_hash", "hosts", "certificate", "key", "playlist_file"]
 
     func readWeb(_ node: Node?, baseDirectory: String) -> WebConfig? {
         guard let node else { return nil }
@@ -46,6 +51,15 @@ extension ConfigWalker {
         }
         web.certificate = string(section, "certificate", expected: "a PEM certificate file").map { PathText.resolve($0, against: baseDirectory) }
         web.key = string(section, "key", expected: "the PEM private key file of the certificate").map { PathText.resolve($0, against: baseDirectory) }
+        web.playlistFile = string(section, "playlist_file", expected: "the file the page writes its playlist to")
+            .map { PathText.resolve($0, against: baseDirectory) }
+        if let file = web.playlistFile, let node = section["playlist_file"], file.hasSuffix("/") {
+            report(node, "'playlist_file' in web is a folder ('\(file)'); expected a file such as /var/lib/kiosk/web-playlist.yaml")
+        }
+        if let file = web.playlistFile, let node = section["playlist_file"],
+           file == PathText.resolve(fileName, against: FileManager.default.currentDirectoryPath) {
+            report(node, "'playlist_file' in web is kiosk.conf itself; expected a file of the page's own (kiosk.conf is never written)")
+        }
         if (web.certificate == nil) != (web.key == nil) {
             report(section[web.certificate == nil ? "key" : "certificate"], "web has \(web.certificate == nil ? "a key but no certificate" : "a certificate but no key"); HTTPS needs both")
         }

@@ -66,6 +66,88 @@ public enum WebAssets {
       () => command(["trigger", document.getElementById("trigger-name").value]));
     document.getElementById("override").addEventListener("click",
       () => command(["override", document.getElementById("override-name").value]));
+    // The playlist: edited here, saved whole with the tag it was read with (If-Match), so an
+    // edit made elsewhere meanwhile is reported, never overwritten.
+    let playlist = {etag: null, items: [], editable: false, source: ""};
+    const playlistMessage = document.getElementById("playlist-message");
+
+    async function loadPlaylist(message) {
+      const response = await fetch("/api/v1/playlist", {credentials: "same-origin"});
+      const answer = await response.json();
+      if (!response.ok) { playlistMessage.textContent = answer.error; return; }
+      playlist = answer;
+      drawPlaylist();
+      playlistMessage.textContent = message || (playlist.editable ? "" :
+        "kiosk.conf names no web.playlist_file: this list is kiosk.conf's, shown but not edited here.");
+    }
+
+    function button(text, id, action) {
+      const element = document.createElement("button");
+      element.textContent = text;
+      element.id = id;
+      element.addEventListener("click", action);
+      return element;
+    }
+
+    function drawPlaylist() {
+      const table = document.getElementById("playlist");
+      table.replaceChildren();
+      playlist.items.forEach((item, index) => {
+        const row = table.insertRow();
+        const enabled = document.createElement("input");
+        enabled.type = "checkbox";
+        enabled.checked = item.enabled;
+        enabled.id = "enabled-" + index;
+        enabled.addEventListener("change", () => { item.enabled = enabled.checked; });
+        row.insertCell().append(enabled);
+        const name = row.insertCell();
+        name.textContent = item.title || item.path;
+        name.title = item.path;
+        name.className = "item-name";
+        row.insertCell().textContent = [item.duration ? item.duration + " s" : "", item.gravity || ""].join(" ");
+        const actions = row.insertCell();
+        actions.append(
+          button("\u2191", "up-" + index, () => move(index, -1)),
+          button("\u2193", "down-" + index, () => move(index, 1)),
+          button("\u2715", "remove-" + index, () => { playlist.items.splice(index, 1); drawPlaylist(); }));
+      });
+    }
+
+    function move(index, step) {
+      const other = index + step;
+      if (other < 0 || other >= playlist.items.length) return;
+      [playlist.items[index], playlist.items[other]] = [playlist.items[other], playlist.items[index]];
+      drawPlaylist();
+    }
+
+    async function savePlaylist() {
+      const response = await fetch("/api/v1/playlist", {
+        method: "PUT", credentials: "same-origin",
+        headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf, "If-Match": playlist.etag},
+        body: JSON.stringify({items: playlist.items}),
+      });
+      const answer = await response.json();
+      if (response.ok) {
+        playlist = answer;
+        drawPlaylist();
+        playlistMessage.textContent = "Saved: playing the new list.";
+      } else if (response.status === 412) {
+        await loadPlaylist("Changed elsewhere meanwhile: here is the current list; edit it again.");
+      } else {
+        playlistMessage.textContent = "Not saved: " + answer.error;
+      }
+    }
+
+    document.getElementById("add").addEventListener("click", () => {
+      const path = document.getElementById("add-path").value.trim();
+      if (!path) return;
+      playlist.items.push({path: path, enabled: true});
+      document.getElementById("add-path").value = "";
+      drawPlaylist();
+    });
+    document.getElementById("save").addEventListener("click", savePlaylist);
+    document.getElementById("revert").addEventListener("click", () => loadPlaylist());
+    loadPlaylist();
     refresh();
     setInterval(refresh, 2000);
     setInterval(refreshScreen, 2000);

@@ -49,6 +49,12 @@ public enum WebPages {
         <button data-command='["override_cancel"]'>End all</button></div>
         <p id="reply" role="status"></p>
         </section>
+        <section><h2>Playlist</h2><table id="playlist"></table>
+        <div class="row"><label>Add <input id="add-path" placeholder="/srv/media/a.mp4 or https://..."></label>
+        <button id="add">Add</button></div>
+        <div class="row"><button id="save">Save</button><button id="revert">Reload</button></div>
+        <p id="playlist-message" role="status"></p>
+        </section>
         <section><h2>Status</h2><table id="status"></table></section>
         <section><h2>Health</h2><table id="health"></table></section>
         </main>

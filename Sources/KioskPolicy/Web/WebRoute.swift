@@ -10,6 +10,7 @@ public enum WebRoute: String, Sendable, CaseIterable {
     case command = "/api/v1/command"
     case screenshot = "/api/v1/screenshot"
     case routes = "/api/v1/routes"
+    case playlist = "/api/v1/playlist"
 
     public var path: String { rawValue }
 
@@ -19,6 +20,7 @@ public enum WebRoute: String, Sendable, CaseIterable {
         case .console, .script, .style, .status, .screenshot, .routes: return ["GET", "HEAD"]
         case .login: return ["GET", "HEAD", "POST"]
         case .logout, .command: return ["POST"]
+        case .playlist: return ["GET", "HEAD", "PUT"]
         }
     }
 

@@ -1,0 +1,169 @@
+import Yams
+
+/// The web page's playlist (#36): a file of its own (`web.playlist_file`), never kiosk.conf, so
+/// the operator's comments and other keys are never touched. The page reads and writes it as a
+/// list of entries; kiosk reads it as `items:` with kiosk.conf's own rules (an error names this
+/// file, line and column), and its items replace kiosk.conf's default playlist.
+public struct PagePlaylistEntry: Sendable, Equatable {
+    public var path: String
+    public var title: String?
+    /// kiosk.conf's `duration`: how long a still or a live stream stays.
+    public var duration: Double?
+    public var gravity: VideoGravity?
+    public var enabled = true
+
+    public init(path: String, title: String? = nil, duration: Double? = nil, gravity: VideoGravity? = nil, enabled: Bool = true) {
+        self.path = path
+        self.title = title
+        self.duration = duration
+        self.gravity = gravity
+        self.enabled = enabled
+    }
+
+    /// As the page's JSON gives and takes it.
+    public var controlValue: ControlValue {
+        var fields: [(String, ControlValue)] = [("path", .string(path))]
+        if let title { fields.append(("title", .string(title))) }
+        if let duration { fields.append(("duration", .number(duration))) }
+        if let gravity { fields.append(("gravity", .string(gravity.rawValue))) }
+        fields.append(("enabled", .bool(enabled)))
+        return .object(fields)
+    }
+}
+
+public enum PagePlaylist {
+    /// More than a screen's playlist ever needs; a bound on what one request may write.
+    public static let entryLimit = 1000
+
+    /// The entries of the page's JSON (`{"items": [...]}`), checked: each message names the entry.
+    public static func entries(from value: ControlValue) -> Result<[PagePlaylistEntry], PagePlaylistError> {
+        guard case .array(let list)? = value["items"] else { return .failure(.init("expected {\"items\": [...]}")) }
+        guard list.count <= entryLimit else { return .failure(.init("\(list.count) items; at most \(entryLimit)")) }
+        var entries: [PagePlaylistEntry] = []
+        for (index, element) in list.enumerated() {
+            let name = "item \(index + 1)"
+            guard case .object(let fields) = element else { return .failure(.init("\(name) is not an object")) }
+            var entry = PagePlaylistEntry(path: "")
+            for (key, field) in fields {
+                switch (key, field) {
+                case ("path", .string(let path)):
+                    guard !path.isEmpty, path.utf8.count <= 4096, !path.contains(where: \.isNewline) else {
+                        return .failure(.init("\(name): the path is empty, longer than 4096 bytes or holds a line break"))
+                    }
+                    entry.path = path
+                case ("title", .string(let title)):
+                    guard title.count <= 200, !title.contains(where: \.isNewline) else {
+                        return .failure(.init("\(name): the title is over 200 characters or holds a line break"))
+                    }
+                    entry.title = title.isEmpty ? nil : title
+                case ("title", .null), ("duration", .null), ("gravity", .null): continue
+                case ("duration", .number(let seconds)) where seconds > 0 && seconds <= 86_400: entry.duration = seconds
+                case ("duration", .integer(let seconds)) where seconds > 0 && seconds <= 86_400: entry.duration = Double(seconds)
+                case ("gravity", .string(let name)) where VideoGravity(name: name) != nil: entry.gravity = VideoGravity(name: name)
+                case ("enabled", .bool(let enabled)): entry.enabled = enabled
+                default:
+                    return .failure(.init("\(name): '\(key)' is \(field.json); expected path (text), title (text), "
+                                          + "duration (seconds, up to a day), gravity (fit, fill or stretch), enabled (true or false)"))
+                }
+            }
+            guard !entry.path.isEmpty else { return .failure(.init("\(name) has no path")) }
+            entries.append(entry)
+        }
+        guard entries.contains(where: \.enabled) else { return .failure(.init("no item is enabled; at least one must play")) }
+        return .success(entries)
+    }
+
+    /// The file's text: YAML whose strings are JSON's (double quotes, escapes), which YAML reads.
+    public static func text(_ entries: [PagePlaylistEntry]) -> String {
+        var lines = ["# kiosk's web page writes this file (kiosk.conf's web.playlist_file): its items replace",
+                     "# kiosk.conf's default playlist. An edit by hand is read at the next reload; the page's next save",
+                     "# writes the whole list again.",
+                     "items:"]
+        for entry in entries {
+            var fields = ["path: \(ControlValue.string(entry.path).json)"]
+            if let title = entry.title { fields.append("title: \(ControlValue.string(title).json)") }
+            if let duration = entry.duration { fields.append("duration: \(ControlValue.number(duration).json)") }
+            if let gravity = entry.gravity { fields.append("gravity: \(gravity.rawValue)") }
+            if !entry.enabled { fields.append("enabled: false") }
+            lines.append("  - {\(fields.joined(separator: ", "))}")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The entries a file holds, as the page lists them (disabled ones too); nil when it is not
+    /// the page's format (the page then offers to start from kiosk.conf's list).
+    public static func entries(ofText text: String) -> [PagePlaylistEntry]? {
+        guard let root = try? Yams.compose(yaml: text), let items = root.mapping?["items"], case .sequence(let list) = items else {
+            return nil
+        }
+        var entries: [PagePlaylistEntry] = []
+        for node in list {
+            if let path = node.scalar?.string {
+                entries.append(PagePlaylistEntry(path: path))
+                continue
+            }
+            guard let map = node.mapping, let path = map["path"]?.scalar?.string else { return nil }
+            entries.append(PagePlaylistEntry(path: path, title: map["title"]?.scalar?.string, duration: map["duration"]?.float,
+                                             gravity: map["gravity"]?.scalar.flatMap { VideoGravity(name: $0.string) },
+                                             enabled: map["enabled"]?.bool ?? true))
+        }
+        return entries
+    }
+
+    /// The entries of kiosk.conf's own default playlist, for a page that has written none yet.
+    public static func entries(of items: [ItemConfig]) -> [PagePlaylistEntry] {
+        items.map { item in
+            PagePlaylistEntry(path: Self.writtenPath(of: item.source), title: item.title, duration: item.duration?.seconds,
+                              gravity: item.gravity)
+        }
+    }
+
+    /// The path as an item of the page's file would say it (a directory ends in /).
+    static func writtenPath(of source: ItemSource) -> String {
+        switch source {
+        case .file(let path), .url(let path), .glob(let path): return path
+        case .directory(let path), .tree(let path): return path.hasSuffix("/") ? path : path + "/"
+        case .synced(let store): return store.hasSuffix("/") ? store : store + "/"
+        }
+    }
+
+    /// A tag of the file's bytes for `ETag`/`If-Match`: two browsers editing at once are told
+    /// of each other (FNV-1a, 64 bits: a change detector, not a secret).
+    public static func tag(of bytes: some Sequence<UInt8>) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        return "\"" + String(repeating: "0", count: 16 - digits.count) + digits + "\""
+    }
+
+    /// `config` with the page file's enabled items as its default playlist; the file's errors
+    /// are kiosk.conf's kind of errors, naming this file.
+    public static func merged(into config: KioskConfig, fileName: String, text: String, baseDirectory: String,
+                              fileSystem: any PlaylistFileSystem = LocalFileSystem()) throws(ConfigError) -> KioskConfig {
+        let document = YAMLDocumentComposer.compose(text, fileName: fileName)
+        let walker = ConfigWalker(fileName: fileName, ignoredKeys: document.ignoredKeys)
+        var items: [ItemConfig] = []
+        if let root = document.root, let top = walker.section(root, name: "the page's playlist", allowedKeys: ["items"]) {
+            if let node = top["items"] {
+                items = walker.readItemList(node, listName: "items", baseDirectory: baseDirectory, fileSystem: fileSystem)
+            } else {
+                walker.report(root, "no items: the page's playlist has no 'items' list")
+            }
+        } else if document.diagnostics.isEmpty {
+            walker.report(document.root, "the page's playlist is empty; expected an 'items' list")
+        }
+        let diagnostics = document.diagnostics + walker.diagnostics
+        guard diagnostics.isEmpty else { throw ConfigError(diagnostics: diagnostics) }
+        var merged = config
+        merged.items = items
+        return merged
+    }
+}
+
+public struct PagePlaylistError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

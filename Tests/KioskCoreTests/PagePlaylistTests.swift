@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import KioskBasics
+@testable import KioskCore
+@testable import KioskPolicy
+
+/// The web page's playlist file (#36): what the page sends is checked, written as YAML kiosk
+/// reads with kiosk.conf's rules, and replaces the default playlist; `enabled: false` keeps an
+/// item listed but unplayed.
+@Suite("The web page's playlist")
+struct PagePlaylistTests {
+    let files = FakeFileSystem(files: ["/srv/kiosk/a.mp4", "/srv/kiosk/b.mp4", "/srv/kiosk/c d \"q\".mp4"])
+
+    func parse(_ yaml: String) throws -> KioskConfig {
+        try ConfigLoader.parse(text: yaml, fileName: "kiosk.conf", baseDirectory: "/srv/kiosk", fileSystem: files)
+    }
+
+    @Test func theFileWrittenIsReadBackAsTheSameEntries() throws {
+        let entries = [PagePlaylistEntry(path: "/srv/kiosk/c d \"q\".mp4", title: "Menu: <b>\"today\"</b> #1", duration: 7.5, gravity: .fill),
+                       PagePlaylistEntry(path: "https://cdn.example/x.m3u8?a=1&b=2"),
+                       PagePlaylistEntry(path: "b.mp4", enabled: false)]
+        let text = PagePlaylist.text(entries)
+        #expect(PagePlaylist.entries(ofText: text) == entries)
+        let config = try PagePlaylist.merged(into: try parse("items: [a.mp4]\n"), fileName: "/var/lib/kiosk/page.yaml", text: text,
+                                             baseDirectory: "/srv/kiosk", fileSystem: files)
+        // The disabled one is not played; the rest replace kiosk.conf's items, with their keys.
+        #expect(config.items.map(\.source) == [.file("/srv/kiosk/c d \"q\".mp4"), .url("https://cdn.example/x.m3u8?a=1&b=2")])
+        #expect(config.items[0].title == "Menu: <b>\"today\"</b> #1")
+        #expect(config.items[0].gravity == .fill)
+        #expect(config.items[0].duration == MediaTime(seconds: 7.5))
+    }
+
+    @Test func whatThePageSendsIsChecked() {
+        func refusal(_ json: String) -> String? {
+            guard let value = ControlValue.parse(json) else { return "not JSON" }
+            if case .failure(let error) = PagePlaylist.entries(from: value) { return error.description }
+            return nil
+        }
+        #expect(refusal(#"{"items": [{"path": "a.mp4", "title": null, "duration": 5, "gravity": "resizeAspectFill"}]}"#) == nil)
+        #expect(refusal(#"{"list": []}"#) == "expected {\"items\": [...]}")
+        #expect(refusal(#"{"items": [{"path": ""}]}"#)?.contains("item 1: the path is empty") == true)
+        #expect(refusal(#"{"items": [{"path": "a.mp4"}, {"path": "b\nc"}]}"#)?.contains("item 2") == true)
+        #expect(refusal(#"{"items": [{"path": "a.mp4", "duration": -1}]}"#)?.contains("'duration' is -1") == true)
+        #expect(refusal(#"{"items": [{"path": "a.mp4", "loop": 3}]}"#)?.contains("'loop'") == true)
+        #expect(refusal(#"{"items": [{"path": "a.mp4", "enabled": false}]}"#) == "no item is enabled; at least one must play")
+        #expect(refusal(#"{"items": [3]}"#) == "item 1 is not an object")
+        let many = "{\"items\": [" + Array(repeating: #"{"path": "a.mp4"}"#, count: PagePlaylist.entryLimit + 1).joined(separator: ",") + "]}"
+        #expect(refusal(many)?.contains("at most \(PagePlaylist.entryLimit)") == true)
+    }
+
+    @Test func anErrorInThePageFileNamesThatFileAndLine() throws {
+        let text = "items:\n  - {path: a.mp4}\n  - {path: b.mp4, gravity: sideways}\n"
+        #expect(throws: ConfigError.self) {
+            try PagePlaylist.merged(into: try parse("items: [a.mp4]\n"), fileName: "/var/lib/kiosk/page.yaml", text: text,
+                                    baseDirectory: "/srv/kiosk", fileSystem: files)
+        }
+        do {
+            _ = try PagePlaylist.merged(into: try parse("items: [a.mp4]\n"), fileName: "/var/lib/kiosk/page.yaml", text: text,
+                                        baseDirectory: "/srv/kiosk", fileSystem: files)
+        } catch let error as ConfigError {
+            #expect(error.diagnostics.count == 1)
+            #expect(error.diagnostics.first?.file == "/var/lib/kiosk/page.yaml")
+            #expect(error.diagnostics.first?.line == 3)
+        }
+    }
+
+    @Test func kioskConfsOwnItemsMayBeDisabledButNotAll() throws {
+        let config = try parse("items:\n  - {path: a.mp4, enabled: false}\n  - b.mp4\n")
+        #expect(config.items.map(\.source) == [.file("/srv/kiosk/b.mp4")])
+        #expect(throws: ConfigError.self) { try parse("items:\n  - {path: a.mp4, enabled: false}\n") }
+        #expect(throws: ConfigError.self) { try parse("items:\n  - {path: a.mp4, enabled: maybe}\n  - b.mp4\n") }
+    }
+
+    @Test func kioskConfsListIsWhatAPageWithoutAFileStartsFrom() throws {
+        let config = try parse("items:\n  - {path: a.mp4, title: A, gravity: stretch}\n  - clips/\n  - 'https://x.example/live.m3u8'\n")
+        #expect(PagePlaylist.entries(of: config.items) == [PagePlaylistEntry(path: "/srv/kiosk/a.mp4", title: "A", gravity: .stretch),
+                                                           PagePlaylistEntry(path: "/srv/kiosk/clips/"),
+                                                           PagePlaylistEntry(path: "https://x.example/live.m3u8")])
+    }
+
+    @Test func theTagFollowsTheBytes() {
+        #expect(PagePlaylist.tag(of: []) == "\"cbf29ce484222325\"")
+        #expect(PagePlaylist.tag(of: Array("a".utf8)) != PagePlaylist.tag(of: Array("b".utf8)))
+        #expect(PagePlaylist.tag(of: Array("items".utf8)) == PagePlaylist.tag(of: Array("items".utf8)))
+    }
+
+    @Test func thePlaylistFileIsNeverKioskConfItself() throws {
+        let path = FileManager.default.currentDirectoryPath + "/kiosk.conf"
+        #expect(throws: ConfigError.self) { try parse("items: [a.mp4]\nweb: {playlist_file: '\(path)'}\n") }
+        let web = try #require(try parse("items: [a.mp4]\nweb: {playlist_file: page.yaml}\n").web)
+        #expect(web.playlistFile == "/srv/kiosk/page.yaml")
+    }
+}
