@@ -65,6 +65,7 @@ struct WebConfigTests {
         #expect(web.listen == WebConfig.defaultListen)
         #expect(web.hosts == ["lobby-1.local"])
         #expect(web.passwordHash == nil && web.certificate == nil)
+        #expect(web.playlistFile == "/var/lib/kiosk/web-playlist.yaml")
     }
 
     @Test func aChangedSectionAppliesOnRestart() throws {
