@@ -50,6 +50,25 @@ public struct HTTPResponse: Sendable, Equatable {
     }
 }
 
+/// What becomes of a request's body, decided from its headers before a byte of it is read.
+public enum HTTPBodyPlan: Sendable {
+    /// Read whole (up to the server's `maxBody`), then the handler answers.
+    case buffer
+    /// Answered now (a refusal); a body is discarded unread.
+    case answer(HTTPResponse)
+    /// Each piece handed to the sink as it arrives (an upload of any size, never held in memory).
+    case stream(any HTTPBodySink)
+}
+
+/// Where a streamed body goes, on the server's thread.
+public protocol HTTPBodySink: AnyObject, Sendable {
+    /// One piece of the body; false: take no more (the rest is read and dropped; `finish` says why).
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool
+    /// The body has ended (or was refused midway): the answer. A connection that drops first
+    /// never gets here: the sink is released, keeping what it wrote.
+    func finish() -> HTTPResponse
+}
+
 public struct HTTPServerError: Error, CustomStringConvertible, Equatable {
     public let description: String
 }
@@ -72,17 +91,21 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The headers a handler can read (`HTTPRequest.headers`): what kiosk's routes decide by.
     public static let readHeaders = ["Host", "Origin", "Referer", "Cookie", "Authorization", "Content-Type",
-                                     "Content-Length", "X-CSRF-Token", "X-Forwarded-Proto", "If-Match", "Sec-Fetch-Site"]
+                                     "Content-Length", "X-CSRF-Token", "X-Forwarded-Proto", "If-Match", "Sec-Fetch-Site",
+                                     "Upload-Offset"]
 
     /// What the daemon's thread calls: the handler and the library's calls.
     private final class Route: @unchecked Sendable {
         // Safe to share: immutable.
         let api: UnsafePointer<kiosk_mhd_api>
         let maxBody: Int
+        let plan: (@Sendable (HTTPRequest) -> HTTPBodyPlan)?
         let handler: @Sendable (HTTPRequest) -> HTTPResponse
-        init(api: UnsafePointer<kiosk_mhd_api>, maxBody: Int, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        init(api: UnsafePointer<kiosk_mhd_api>, maxBody: Int, plan: (@Sendable (HTTPRequest) -> HTTPBodyPlan)?,
+             handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
             self.api = api
             self.maxBody = maxBody
+            self.plan = plan
             self.handler = handler
         }
     }
@@ -90,8 +113,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// A request's body as it arrives, kept in the connection's `con_cls` until it is answered.
     private final class PendingBody {
         var bytes: [UInt8] = []
-        /// More came than `maxBody`: the rest is read and dropped, and 413 answers.
+        /// More came than `maxBody` (or the sink took no more): the rest is read and dropped.
         var tooLarge = false
+        /// A streamed body's sink; nil: buffered in `bytes`.
+        var sink: (any HTTPBodySink)?
+        /// The sink's answer went out early (it refused a piece).
+        var answered = false
     }
 
     /// TLS for HTTPS: the certificate (chain) and its private key, PEM text.
@@ -107,7 +134,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// Listens on `host` (an IPv4 or IPv6 literal; `::` takes IPv4 too) and `port` (0: any free port).
     /// `maxBody`: the largest body a request may carry, read before the handler is called (0: none
     /// is read, the handler answers at once and a body is discarded); a larger one gets 413.
+    /// `plan`: asked with each request's headers what becomes of its body (nil: `.buffer`).
     public init(host: String, port: Int, connections: Int = 16, idleTimeout: Int = 10, maxBody: Int = 0, tls: TLS? = nil,
+                plan: (@Sendable (HTTPRequest) -> HTTPBodyPlan)? = nil,
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(HTTPServerError) {
         var loadError: UnsafePointer<CChar>?
         guard let api = kiosk_mhd_load(&loadError) else {
@@ -116,7 +145,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard (0...65535).contains(port) else { throw HTTPServerError(description: "port \(port) is out of range") }
         self.api = api
-        let context = Unmanaged.passRetained(Route(api: api, maxBody: max(0, maxBody), handler: handler))
+        let context = Unmanaged.passRetained(Route(api: api, maxBody: max(0, maxBody), plan: plan, handler: handler))
         var message = [CChar](repeating: 0, count: 300)
         guard let started = kiosk_mhd_start(host, UInt16(port), UInt32(connections), UInt32(idleTimeout), HTTPServer.access,
                                             context.toOpaque(), HTTPServer.completed, tls?.certificate, tls?.key,
@@ -149,10 +178,22 @@ public final class HTTPServer: @unchecked Sendable {
         guard let context, let connection, let size, let state else { return .NO }
         let route = Unmanaged<Route>.fromOpaque(context).takeUnretainedValue()
         let api = route.api
-        guard route.maxBody > 0 else { return answer(route.handler(request(connection, url, method, [], api)), on: connection, api: api) }
         guard let stored = state.pointee else {
-            // The first call: the headers are in. A declared length past the cap is refused now,
-            // before a byte of it is read (a 10 GB upload costs nothing).
+            // The first call: the headers are in.
+            switch route.plan?(request(connection, url, method, [], api)) ?? .buffer {
+            case .answer(let response):
+                return answer(response, on: connection, api: api)
+            case .stream(let sink):
+                let pending = PendingBody()
+                pending.sink = sink
+                state.pointee = Unmanaged.passRetained(pending).toOpaque()
+                return .YES
+            case .buffer:
+                break
+            }
+            guard route.maxBody > 0 else { return answer(route.handler(request(connection, url, method, [], api)), on: connection, api: api) }
+            // A declared length past the cap is refused now, before a byte of it is read (a 10 GB
+            // upload costs nothing).
             if let declared = api.pointee.lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                let length = Int(String(cString: declared)), length > route.maxBody {
                 return answer(tooLarge(route.maxBody), on: connection, api: api)
@@ -161,6 +202,20 @@ public final class HTTPServer: @unchecked Sendable {
             return .YES
         }
         let pending = Unmanaged<PendingBody>.fromOpaque(stored).takeUnretainedValue()
+        if let sink = pending.sink {
+            if size.pointee > 0 {
+                let count = size.pointee
+                size.pointee = 0
+                if !pending.tooLarge, let data, !sink.write(UnsafeRawBufferPointer(start: data, count: count)) {
+                    pending.tooLarge = true
+                    // Answered now: the library closes the connection after the answer rather
+                    // than reading the rest (a disk that filled at 10 MB of 1 GB).
+                    if answer(sink.finish(), on: connection, api: api) == .YES { pending.answered = true }
+                }
+                return .YES
+            }
+            return pending.answered ? .YES : answer(sink.finish(), on: connection, api: api)
+        }
         if size.pointee > 0 {
             if pending.tooLarge || pending.bytes.count + size.pointee > route.maxBody {
                 pending.tooLarge = true

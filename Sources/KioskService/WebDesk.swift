@@ -22,11 +22,13 @@ final class WebDesk: @unchecked Sendable {
     private let screenshotPath: String
     private let player: any ControlledPlayer
     private let playlist: WebPlaylistEditor
+    private let uploads: WebUploads?
     private var lastScreenshot: (taken: Int64, png: [UInt8])?
 
     init(gate: WebGate, services: Services, password: WebPassword, token: String, tls: Bool, screenshotPath: String,
-         playlist: WebPlaylistEditor) {
+         playlist: WebPlaylistEditor, uploads: WebUploads?) {
         self.playlist = playlist
+        self.uploads = uploads
         self.gate = gate
         self.dispatcher = ControlDispatcher(services: services)
         self.player = services.player
@@ -54,31 +56,73 @@ final class WebDesk: @unchecked Sendable {
         case script
     }
 
-    private func route(_ request: HTTPRequest) -> HTTPResponse {
-        if let refusal = gate.hostRefusal(request.header("Host")) { return Self.refused(421, refusal) }
-        guard let route = WebRoute(path: request.path) else { return Self.refused(404, "no such page: \(request.path)") }
-        guard route.methods.contains(request.method) else {
-            return HTTPResponse(status: 405, text: "\(request.method) is not answered here\n",
-                                headers: [("Allow", route.methods.joined(separator: ", "))])
+    /// A PATCH of an upload streams its body (WebUploads); every other request is read whole.
+    /// The same gate as `answer`'s comes first, from the headers alone.
+    func plan(_ request: HTTPRequest) -> HTTPBodyPlan {
+        guard request.method == "PATCH", WebRoute(path: request.path) == .upload else { return .buffer }
+        lock.lock()
+        defer { lock.unlock() }
+        switch admit(request) {
+        case .failure(let refusal):
+            var response = refusal.response
+            response.headers += WebPages.securityHeaders
+            return .answer(response)
+        case .success:
+            guard let uploads, let id = WebRoute.uploadID(in: request.path) else {
+                return .answer(Self.refused(409, "kiosk.conf names no web.upload_dir: the page takes no uploads"))
+            }
+            return uploads.append(id, offset: request.header("Upload-Offset"))
         }
+    }
+
+    private struct Refusal: Error {
+        let response: HTTPResponse
+    }
+
+    /// The gate, in order: the Host, the route and method, where an unsafe request comes from,
+    /// the login (public routes need none), and a browser's CSRF token on unsafe requests.
+    private func admit(_ request: HTTPRequest) -> Result<(WebRoute, Caller?), Refusal> {
+        if let refusal = gate.hostRefusal(request.header("Host")) { return .failure(Refusal(response: Self.refused(421, refusal))) }
         let caller = self.caller(of: request)
+        guard let route = WebRoute(path: request.path) else {
+            // Without a login nothing says which paths exist.
+            if caller == nil { return .failure(Refusal(response: Self.loginRequired(api: request.path.hasPrefix("/api/")))) }
+            return .failure(Refusal(response: Self.refused(404, "no such page: \(request.path)")))
+        }
+        guard route.methods.contains(request.method) else {
+            return .failure(Refusal(response: HTTPResponse(status: 405, text: "\(request.method) is not answered here\n",
+                                                           headers: [("Allow", route.methods.joined(separator: ", "))])))
+        }
         if let refusal = gate.originRefusal(method: request.method, host: request.header("Host"), origin: request.header("Origin"),
                                             referer: request.header("Referer"), fetchSite: request.header("Sec-Fetch-Site"),
                                             mayOmit: { if case .script = caller { true } else { false } }()) {
-            return Self.refused(403, refusal)
+            return .failure(Refusal(response: Self.refused(403, refusal)))
         }
-        if route.isPublic { return publicRoute(route, request, caller) }
-        guard let caller else {
-            if route.isAPI {
-                return HTTPResponse(status: 401, text: ControlValue.object([("error", .string("login required"))]).json + "\n",
-                                    contentType: "application/json", headers: [("WWW-Authenticate", "Bearer")])
-            }
-            return Self.redirect("/login")
-        }
+        if route.isPublic { return .success((route, caller)) }
+        guard let caller else { return .failure(Refusal(response: Self.loginRequired(api: route.isAPI))) }
         if case .browser(let session) = caller, !WebGate.isSafe(request.method) {
             let sent = request.header("X-CSRF-Token") ?? WebForm.fields(request.body)["csrf"] ?? ""
-            guard WebSecret.matches(sent, session.csrf) else { return Self.refused(403, "the page's CSRF token is missing or wrong: reload the page") }
+            guard WebSecret.matches(sent, session.csrf) else {
+                return .failure(Refusal(response: Self.refused(403, "the page's CSRF token is missing or wrong: reload the page")))
+            }
         }
+        return .success((route, caller))
+    }
+
+    private static func loginRequired(api: Bool) -> HTTPResponse {
+        guard api else { return redirect("/login") }
+        return HTTPResponse(status: 401, text: ControlValue.object([("error", .string("login required"))]).json + "\n",
+                            contentType: "application/json", headers: [("WWW-Authenticate", "Bearer")])
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
+        let route: WebRoute, caller: Caller?
+        switch admit(request) {
+        case .failure(let refusal): return refusal.response
+        case .success(let admitted): (route, caller) = admitted
+        }
+        if route.isPublic { return publicRoute(route, request, caller) }
+        guard let caller else { return Self.loginRequired(api: route.isAPI) }
         switch route {
         case .console:
             guard case .browser(let session) = caller else { return Self.refused(403, "the page is for a browser's login") }
@@ -102,6 +146,21 @@ final class WebDesk: @unchecked Sendable {
             return screenshot()
         case .playlist:
             return request.method == "PUT" ? playlist.replace(body: request.body, ifMatch: request.header("If-Match")) : playlist.list()
+        case .uploads:
+            guard let uploads else { return Self.refused(409, "kiosk.conf names no web.upload_dir: the page takes no uploads") }
+            return uploads.begin(request.body)
+        case .upload:
+            guard let uploads, let id = WebRoute.uploadID(in: request.path) else {
+                return Self.refused(409, "kiosk.conf names no web.upload_dir: the page takes no uploads")
+            }
+            // PATCH streams (`plan`); here only a body-less PATCH (nothing to append) arrives.
+            switch request.method {
+            case "DELETE": return uploads.cancel(id)
+            case "PATCH":
+                if case .answer(let response) = uploads.append(id, offset: request.header("Upload-Offset")) { return response }
+                return uploads.status(id)
+            default: return uploads.status(id)
+            }
         case .login, .style:
             return publicRoute(route, request, caller)
         }

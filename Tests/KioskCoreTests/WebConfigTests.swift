@@ -66,6 +66,8 @@ struct WebConfigTests {
         #expect(web.hosts == ["lobby-1.local"])
         #expect(web.passwordHash == nil && web.certificate == nil)
         #expect(web.playlistFile == "/var/lib/kiosk/web-playlist.yaml")
+        #expect(web.uploadDirectory == "/srv/kiosk/uploads")
+        #expect(web.uploadMinFree == 256 * 1024 * 1024)
     }
 
     @Test func aChangedSectionAppliesOnRestart() throws {

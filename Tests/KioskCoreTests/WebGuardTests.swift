@@ -1,4 +1,5 @@
 import Testing
+@testable import KioskCore
 @testable import KioskPolicy
 
 /// The web page's pure guards (#36): Host and Origin, sessions, the login throttle, forms.
@@ -122,5 +123,39 @@ struct WebGuardTests {
         #expect(WebRoute.allCases.filter(\.isPublic) == [.login, .style])
         #expect(WebRoute(path: "/api/v1/command")?.methods == ["POST"])
         #expect(WebRoute(path: "/../etc/passwd") == nil)
+    }
+}
+
+/// The names uploads are kept under: never outside the upload folder, never hidden, media only,
+/// never over a file already there.
+@Suite("Uploads' names")
+struct UploadNameTests {
+    @Test func namesAreCleanedToAFileOfTheFolder() {
+        #expect(UploadName.clean("../../etc/Menu: Lunch?.MP4") == "Menu Lunch.MP4")
+        #expect(UploadName.clean("C:\\Users\\me\\clip (final).mov") == "clip (final).mov")
+        #expect(UploadName.clean(".hidden.mp4") == "hidden.mp4")
+        #expect(UploadName.clean("Café Menü.jpg") == "Café Menü.jpg")
+        #expect(UploadName.clean("script.sh") == nil)
+        #expect(UploadName.clean("../") == nil)
+        #expect(UploadName.clean(".mp4") == nil)
+        #expect(UploadName.clean("a\u{0}b.mp4") == "ab.mp4")
+        #expect(UploadName.clean(String(repeating: "x", count: 500) + ".mp4") == String(repeating: "x", count: 100) + ".mp4")
+    }
+
+    @Test func aTakenNameGetsANumber() {
+        let taken: Set<String> = ["/up/menu.mp4", "/up/menu (2).mp4"]
+        #expect(UploadName.free("menu.mp4", in: "/up", exists: taken.contains) == "/up/menu (3).mp4")
+        #expect(UploadName.free("new.mp4", in: "/up", exists: taken.contains) == "/up/new.mp4")
+    }
+
+    @Test func onlyAnUploadIdIsAnUploadPath() {
+        let id = String(repeating: "a1", count: 16)
+        #expect(WebRoute(path: "/api/v1/uploads/\(id)") == .upload)
+        #expect(WebRoute.uploadID(in: "/api/v1/uploads/\(id)") == id)
+        for path in ["/api/v1/uploads/../../etc/passwd", "/api/v1/uploads/\(id.uppercased())", "/api/v1/uploads/\(id)/x",
+                     "/api/v1/uploads/{id}", "/api/v1/uploads/"] {
+            #expect(WebRoute(path: path) == nil, "\(path)")
+        }
+        #expect(WebRoute(path: "/api/v1/uploads") == .uploads)
     }
 }

@@ -95,6 +95,48 @@ import Testing
         #expect(chunked.hasPrefix("HTTP/1.1 413"), "\(chunked.prefix(200))")
     }
 
+    /// A streamed body reaches its sink piece by piece, never buffered; a sink that stops taking
+    /// it is answered at once; a plan's answer needs no body at all.
+    @Test func aStreamedBodyGoesToItsSinkAsItArrives() throws {
+        final class Counter: HTTPBodySink, @unchecked Sendable {
+            var bytes = 0
+            var pieces = 0
+            let limit: Int
+            init(limit: Int) { self.limit = limit }
+            func write(_ piece: UnsafeRawBufferPointer) -> Bool {
+                bytes += piece.count
+                pieces += 1
+                return bytes <= limit
+            }
+            func finish() -> HTTPResponse {
+                HTTPResponse(status: bytes <= limit ? 201 : 507, text: "\(bytes) in \(pieces > 0 ? "pieces" : "none")")
+            }
+        }
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, maxBody: 10, plan: { request in
+            switch request.path {
+            case "/stream": return .stream(Counter(limit: 10_000_000))
+            case "/small": return .stream(Counter(limit: 1000))
+            case "/refused": return .answer(HTTPResponse(status: 403, text: "no"))
+            default: return .buffer
+            }
+        }) { _ in HTTPResponse(status: 200, text: "buffered") }
+        defer { server.stop() }
+        let body = String(repeating: "z", count: 3_000_000)
+        let streamed = try Self.exchange(port: server.port, "PATCH /stream HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                         + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+        #expect(streamed.hasPrefix("HTTP/1.1 201") && streamed.hasSuffix("3000000 in pieces"), "\(streamed.suffix(100))")
+        // Past maxBody (10) for a buffered route, but streamed routes take any size.
+        let small = try Self.exchange(port: server.port, "PATCH /small HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                      + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+        #expect(small.hasPrefix("HTTP/1.1 507"), "\(small.prefix(100))")
+        let refused = try Self.exchange(port: server.port, "PATCH /refused HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                        + "Content-Length: 5\r\n\r\nhello")
+        #expect(refused.hasPrefix("HTTP/1.1 403"))
+        let buffered = try Self.exchange(port: server.port, "POST /other HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                         + "Content-Length: 5\r\n\r\nhello")
+        #expect(buffered.hasPrefix("HTTP/1.1 200") && buffered.hasSuffix("buffered"))
+    }
+
     @Test func whatCannotBeListenedOnIsOneClearError() throws {
         #expect(throws: HTTPServerError(description: "'lobby.local' is not an IPv4 or IPv6 address")) {
             try HTTPServer(host: "lobby.local", port: 0) { _ in HTTPResponse(status: 200, text: "") }

@@ -101,12 +101,20 @@ def kiosk(tmp_path_factory):
         if not wait_until(lambda: socket_path.exists() and (state / "web-password").exists(), timeout=TIMEOUT):
             pytest.fail(f"kiosk did not start: {log.read_text()}")
         page = Page(port)
-        assert wait_until(lambda: page.request("GET", "/login")[0] == 200, timeout=TIMEOUT), log.read_text()
+        assert wait_until(lambda: answers(page), timeout=TIMEOUT), log.read_text()
         yield {"page": page, "state": state, "config": config, "written": written, "socket": socket_path,
                "log": log, "directory": directory, "process": process}
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def answers(page):
+    """Whether the page is served yet (the password file is written just before it listens)."""
+    try:
+        return page.request("GET", "/login")[0] == 200
+    except OSError:
+        return False
 
 
 def password(kiosk):

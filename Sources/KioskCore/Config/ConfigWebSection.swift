@@ -22,12 +22,17 @@ public struct WebConfig: Sendable, Equatable {
     /// kiosk.conf); once it exists its `items:` are the default playlist. Nil: the page shows the
     /// playlist but does not edit it.
     public var playlistFile: String?
+    /// `upload_dir`: where the page's uploads are written (nil: the page takes none).
+    public var uploadDirectory: String?
+    /// `upload_min_free`: what an upload leaves free on that file system (256M by default).
+    public var uploadMinFree = WebConfig.defaultUploadMinFree
+    public static let defaultUploadMinFree = 256 * 1024 * 1024
 
     public init() {}
 }
 
 extension ConfigWalker {
-    static let webKeys = ["listen", "password_hash", "hosts", "certificate", "key", "playlist_file"]
+    static let webKeys = ["listen", "password_hash", "hosts", "certificate", "key", "playlist_file", "upload_dir", "upload_min_free"]
 
     func readWeb(_ node: Node?, baseDirectory: String) -> WebConfig? {
         guard let node else { return nil }
@@ -59,6 +64,11 @@ extension ConfigWalker {
         if let file = web.playlistFile, let node = section["playlist_file"],
            file == PathText.resolve(fileName, against: FileManager.default.currentDirectoryPath) {
             report(node, "'playlist_file' in web is kiosk.conf itself; expected a file of the page's own (kiosk.conf is never written)")
+        }
+        web.uploadDirectory = string(section, "upload_dir", expected: "the folder uploads are written to")
+            .map { PathText.resolve($0, against: baseDirectory) }
+        if let bytes = byteSize(section, "upload_min_free", expected: "a size (like 256M, 1G or a number of bytes)") {
+            web.uploadMinFree = bytes
         }
         if (web.certificate == nil) != (web.key == nil) {
             report(section[web.certificate == nil ? "key" : "certificate"], "web has \(web.certificate == nil ? "a key but no certificate" : "a certificate but no key"); HTTPS needs both")

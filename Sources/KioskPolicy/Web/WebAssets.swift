@@ -145,6 +145,51 @@ public enum WebAssets {
       document.getElementById("add-path").value = "";
       drawPlaylist();
     });
+    // Uploads go in 8 MiB pieces, each appended where kiosk says it has got to: a dropped
+    // connection costs one piece, and the upload goes on from kiosk's count.
+    const uploadMessage = document.getElementById("upload-message");
+    const piece = 8 * 1024 * 1024;
+    const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+
+    async function upload(file) {
+      const headers = {"Content-Type": "application/json", "X-CSRF-Token": csrf};
+      const begun = await fetch("/api/v1/uploads", {method: "POST", credentials: "same-origin", headers: headers,
+                                                    body: JSON.stringify({name: file.name, size: file.size})});
+      const start = await begun.json();
+      if (!begun.ok) { uploadMessage.textContent = "Not uploaded: " + start.error; return; }
+      let offset = start.offset;
+      for (let failures = 0; failures < 30;) {
+        uploadMessage.textContent = "Uploading " + file.name + ": " + Math.floor(100 * offset / file.size) + " %";
+        try {
+          const response = await fetch("/api/v1/uploads/" + start.id, {
+            method: "PATCH", credentials: "same-origin",
+            headers: {"X-CSRF-Token": csrf, "Upload-Offset": String(offset)},
+            body: file.slice(offset, Math.min(file.size, offset + piece)),
+          });
+          const answer = await response.json();
+          if (response.status === 201) {
+            playlist.items.push({path: answer.path, enabled: true});
+            drawPlaylist();
+            uploadMessage.textContent = "Uploaded " + file.name + ": added to the list; Save to play it.";
+            return;
+          }
+          if (response.ok || response.status === 409) { offset = answer.offset; failures = 0; continue; }
+          uploadMessage.textContent = "Not uploaded: " + answer.error;
+          return;
+        } catch (error) {
+          failures += 1;
+          await pause(1000);
+          const status = await fetch("/api/v1/uploads/" + start.id, {credentials: "same-origin"}).catch(() => null);
+          if (status && status.ok) offset = (await status.json()).offset;
+        }
+      }
+      uploadMessage.textContent = "Not uploaded: the connection kept failing; try again.";
+    }
+
+    document.getElementById("upload").addEventListener("click", () => {
+      const file = document.getElementById("upload-file").files[0];
+      if (file) upload(file);
+    });
     document.getElementById("save").addEventListener("click", savePlaylist);
     document.getElementById("revert").addEventListener("click", () => loadPlaylist());
     loadPlaylist();

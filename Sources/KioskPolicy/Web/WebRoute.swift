@@ -11,6 +11,9 @@ public enum WebRoute: String, Sendable, CaseIterable {
     case screenshot = "/api/v1/screenshot"
     case routes = "/api/v1/routes"
     case playlist = "/api/v1/playlist"
+    case uploads = "/api/v1/uploads"
+    /// One upload under way: `/api/v1/uploads/` and its id (32 hex digits).
+    case upload = "/api/v1/uploads/{id}"
 
     public var path: String { rawValue }
 
@@ -21,6 +24,8 @@ public enum WebRoute: String, Sendable, CaseIterable {
         case .login: return ["GET", "HEAD", "POST"]
         case .logout, .command: return ["POST"]
         case .playlist: return ["GET", "HEAD", "PUT"]
+        case .uploads: return ["POST"]
+        case .upload: return ["GET", "HEAD", "PATCH", "DELETE"]
         }
     }
 
@@ -31,7 +36,22 @@ public enum WebRoute: String, Sendable, CaseIterable {
     public var isAPI: Bool { rawValue.hasPrefix("/api/") }
 
     public init?(path: String) {
+        if let id = Self.uploadID(in: path) {
+            _ = id
+            self = .upload
+            return
+        }
+        guard path != Self.upload.rawValue else { return nil }
         self.init(rawValue: path)
+    }
+
+    /// The id of `/api/v1/uploads/ID` (exactly 32 lowercase hex digits: never a path of its own).
+    public static func uploadID(in path: String) -> String? {
+        let prefix = "/api/v1/uploads/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let id = path.dropFirst(prefix.count)
+        guard id.count == 32, id.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        return String(id)
     }
 
     /// The most a request's body may be: a login form or a command line is small (a `load` of a

@@ -1,0 +1,49 @@
+import Glibc
+
+/// The name an uploaded file is kept under (#36): the browser's name, cleaned so it can never
+/// leave the upload folder or hide itself (no `/`, no leading dot, no control characters), with a
+/// media extension kiosk plays; a name already taken gets ` (2)`, ` (3)`...
+public enum UploadName {
+    static let mediaExtensions: Set<String> = ["mp4", "m4v", "mov", "mkv", "webm", "avi", "ts", "mts", "m2ts", "mpg", "mpeg",
+                                               "wmv", "flv", "ogv", "gif", "png", "jpg", "jpeg", "webp", "bmp", "tif", "tiff",
+                                               "heic", "heif", "avif"]
+
+    /// `../../etc/Menu: Lunch?.MP4` -> `Menu Lunch.MP4`; nil when nothing is left or the extension
+    /// is not a media one.
+    public static func clean(_ written: String) -> String? {
+        let base = written.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        let kept = String(base.filter { $0.isLetter || $0.isNumber || " ._-()".contains($0) })
+        let ext = extensionOf(kept)
+        guard mediaExtensions.contains(ext.lowercased()) else { return nil }
+        // The stem at most 100 characters, without leading dots or spaces (hidden files).
+        var stem = String(kept.dropLast(ext.count + 1))
+        while stem.hasPrefix(".") || stem.hasPrefix(" ") { stem.removeFirst() }
+        stem = String(stem.prefix(100))
+        while stem.hasSuffix(" ") { stem.removeLast() }
+        guard !stem.isEmpty else { return nil }
+        return stem + "." + ext
+    }
+
+    public static func extensionOf(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: ".") else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+
+    /// `directory/name`, or the first of `name (2).ext`, `name (3).ext`... that `exists` says is free.
+    public static func free(_ name: String, in directory: String, exists: (String) -> Bool = fileExists) -> String {
+        let ext = extensionOf(name)
+        let stem = String(name.dropLast(ext.count + 1))
+        var candidate = directory + "/" + name
+        var number = 2
+        while exists(candidate) {
+            candidate = directory + "/\(stem) (\(number)).\(ext)"
+            number += 1
+        }
+        return candidate
+    }
+
+    public static func fileExists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
+    }
+}
