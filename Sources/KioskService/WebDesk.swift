@@ -23,10 +23,12 @@ final class WebDesk: @unchecked Sendable {
     private let player: any ControlledPlayer
     private let playlist: WebPlaylistEditor
     private let uploads: WebUploads?
+    private let reports: WebReports
     private var lastScreenshot: (taken: Int64, png: [UInt8])?
 
     init(gate: WebGate, services: Services, password: WebPassword, token: String, tls: Bool, screenshotPath: String,
-         playlist: WebPlaylistEditor, uploads: WebUploads?) {
+         playlist: WebPlaylistEditor, uploads: WebUploads?, reports: WebReports) {
+        self.reports = reports
         self.playlist = playlist
         self.uploads = uploads
         self.gate = gate
@@ -146,6 +148,9 @@ final class WebDesk: @unchecked Sendable {
             return screenshot()
         case .playlist:
             return request.method == "PUT" ? playlist.replace(body: request.body, ifMatch: request.header("If-Match")) : playlist.list()
+        case .plays: return reports.playsTable()
+        case .playsCSV: return reports.playsCSV()
+        case .schedule: return reports.schedule()
         case .uploads:
             guard let uploads else { return Self.refused(409, "kiosk.conf names no web.upload_dir: the page takes no uploads") }
             return uploads.begin(request.body)

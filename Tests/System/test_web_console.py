@@ -89,6 +89,8 @@ def kiosk(tmp_path_factory):
     port = free_port()
     config = directory / "kiosk.conf"
     config.write_text("# the operator's own words\ndisplay: {output: headless}\naudio: {device: none}\ninput: {enabled: false}\n"
+                      f"logging: {{proof_of_play: {directory / 'plays.jsonl'}}}\n"
+                      "schedule:\n  entries:\n    - {name: night, playlist: default, days: daily, from: '02:00', to: '03:00'}\n"
                       f"items:\n  - {{path: {second}, title: {json.dumps(TITLE)}}}\n  - {first}\n"
                       f"web: {{listen: '127.0.0.1:{port}', playlist_file: {directory / 'page-playlist.yaml'}}}\n")
     written = config.read_bytes()
@@ -252,6 +254,30 @@ def test_playlist_edits_are_checked_never_overwrite_and_leave_kiosk_conf_alone(k
     assert status == 200
     assert wait_until(lambda: control(kiosk, "get", "playlist_count")["data"] == 2, timeout=TIMEOUT)
     assert kiosk["process"].poll() is None
+
+
+def test_proof_of_play_and_the_schedule_are_kiosk_reports_own(kiosk):
+    page = kiosk["page"]
+    bearer = {"Authorization": f"Bearer {token(kiosk)}"}
+    plays = kiosk["directory"] / "plays.jsonl"
+    assert wait_until(lambda: plays.exists() and plays.read_text().count("\n") >= 2, timeout=TIMEOUT)
+    status, headers, body = page.request("GET", "/api/v1/plays.csv", headers=bearer)
+    assert status == 200 and headers["Content-Type"].startswith("text/csv") and "attachment" in headers["Content-Disposition"]
+    report = subprocess.run([str(KIOSK), "report", "--csv", str(plays)], capture_output=True, text=True, timeout=60)
+    # The same report (a play may end between the two reads: compare the header and the days).
+    assert body.decode().splitlines()[0] == report.stdout.splitlines()[0]
+    status, _, body = page.request("GET", "/api/v1/plays", headers=bearer)
+    rows = json.loads(body)["rows"]
+    assert status == 200 and rows and all(row["plays"] >= 1 for row in rows)
+    status, _, body = page.request("GET", "/api/v1/schedule", headers=bearer)
+    answer = json.loads(body)
+    cli = subprocess.run([str(KIOSK), "schedule", "--config", str(kiosk["config"]), "--for", "7d", "--json"],
+                         capture_output=True, text=True, timeout=60)
+    expected = json.loads(cli.stdout)
+    assert status == 200 and answer["dry_run"]["timezone"] == expected["timezone"]
+    # Every night's entry in and out, the week through.
+    assert len(answer["dry_run"]["changes"]) == len(expected["changes"]) >= 14
+    assert "night" in answer["text"]
 
 
 def test_no_route_answers_without_a_login(kiosk):

@@ -192,6 +192,27 @@ public enum WebAssets {
     });
     document.getElementById("save").addEventListener("click", savePlaylist);
     document.getElementById("revert").addEventListener("click", () => loadPlaylist());
+    // The schedule's dry run and proof of play: read once a minute (they change slowly).
+    async function loadReports() {
+      const schedule = await (await fetch("/api/v1/schedule", {credentials: "same-origin"})).json();
+      document.getElementById("schedule").textContent = schedule.text || schedule.error;
+      const plays = await fetch("/api/v1/plays", {credentials: "same-origin"});
+      const answer = await plays.json();
+      const table = document.getElementById("plays");
+      table.replaceChildren();
+      if (!plays.ok) { table.insertRow().insertCell().textContent = answer.error; return; }
+      const head = table.insertRow();
+      for (const name of ["day", "item", "title", "plays", "completed", "seconds"]) head.insertCell().textContent = name;
+      for (const row of answer.rows) {
+        const line = table.insertRow();
+        for (const value of [row.day, row.item, row.title || row.source, row.plays, row.completed, Math.round(row.seconds)]) {
+          line.insertCell().textContent = String(value);
+        }
+      }
+    }
+
+    loadReports();
+    setInterval(loadReports, 60000);
     loadPlaylist();
     refresh();
     setInterval(refresh, 2000);

@@ -11,6 +11,9 @@ public enum WebRoute: String, Sendable, CaseIterable {
     case screenshot = "/api/v1/screenshot"
     case routes = "/api/v1/routes"
     case playlist = "/api/v1/playlist"
+    case plays = "/api/v1/plays"
+    case playsCSV = "/api/v1/plays.csv"
+    case schedule = "/api/v1/schedule"
     case uploads = "/api/v1/uploads"
     /// One upload under way: `/api/v1/uploads/` and its id (32 hex digits).
     case upload = "/api/v1/uploads/{id}"
@@ -20,7 +23,7 @@ public enum WebRoute: String, Sendable, CaseIterable {
     /// The methods it answers (HEAD wherever GET is).
     public var methods: [String] {
         switch self {
-        case .console, .script, .style, .status, .screenshot, .routes: return ["GET", "HEAD"]
+        case .console, .script, .style, .status, .screenshot, .routes, .plays, .playsCSV, .schedule: return ["GET", "HEAD"]
         case .login: return ["GET", "HEAD", "POST"]
         case .logout, .command: return ["POST"]
         case .playlist: return ["GET", "HEAD", "PUT"]
