@@ -151,6 +151,7 @@ final class WebDesk: @unchecked Sendable {
         case .plays: return reports.playsTable()
         case .playsCSV: return reports.playsCSV()
         case .schedule: return reports.schedule()
+        case .log: return WebReports.log(RecentLog.shared)
         case .uploads:
             guard let uploads else { return Self.refused(409, "kiosk.conf names no web.upload_dir: the page takes no uploads") }
             return uploads.begin(request.body)

@@ -54,7 +54,9 @@ struct WebPassword: Sendable {
             return stride(from: 0, to: 20, by: 5).map { String(letters[$0..<$0 + 5]) }.joined(separator: "-")
         })
         if made {
-            logger.notice("web: the page's password is \(password) (made now, kept in \(path), mode 0600; kiosk.conf's web.password_hash replaces it)")
+            // Private: the journal has it once; the page's own log never shows it.
+            logger.notice("web: the page's password is \(password) (made now, kept in \(path), mode 0600; kiosk.conf's web.password_hash replaces it)",
+                          metadata: ["private": "true"])
         }
         return WebPassword(kind: .plain(password))
     }

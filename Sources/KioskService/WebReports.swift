@@ -61,6 +61,19 @@ struct WebReports: Sendable {
         }
     }
 
+    /// `GET /api/v1/log`: the last hour's lines at notice and above, newest last, and how many
+    /// of them are errors.
+    static func log(_ recent: RecentLog, now: Date = Date()) -> HTTPResponse {
+        let lines = recent.lines(since: now.addingTimeInterval(-3600))
+        let formatter = ISO8601DateFormatter()
+        let values: [ControlValue] = lines.map { line in
+            .object([("at", .string(formatter.string(from: line.at))), ("level", .string(line.level.rawValue)),
+                     ("source", .string(line.source)), ("message", .string(line.message))])
+        }
+        let errors = lines.filter { $0.level >= .error }.count
+        return WebReply.json(.object([("errors_last_hour", .integer(Int64(errors))), ("lines", .array(values))]))
+    }
+
     /// `GET /api/v1/schedule`: the dry run's text and JSON for the next 7 days.
     func schedule() -> HTTPResponse {
         do {

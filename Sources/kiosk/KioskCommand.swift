@@ -28,7 +28,8 @@ struct CommonOptions: ParsableArguments {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            // The web page's log keeps the last lines too (RecentLog).
+            return MultiplexLogHandler([handler, RecentLogHandler(label: label, level: level)])
         }
         var logger = Logger(label: label)
         logger.logLevel = logLevel

@@ -280,6 +280,16 @@ def test_proof_of_play_and_the_schedule_are_kiosk_reports_own(kiosk):
     assert "night" in answer["text"]
 
 
+def test_the_log_shows_the_last_hour_but_never_the_password(kiosk):
+    status, _, body = kiosk["page"].request("GET", "/api/v1/log", headers={"Authorization": f"Bearer {token(kiosk)}"})
+    answer = json.loads(body)
+    messages = [line["message"] for line in answer["lines"]]
+    assert status == 200 and isinstance(answer["errors_last_hour"], int)
+    assert any(message.startswith("display: headless 320x180") for message in messages), messages
+    assert not any(password(kiosk) in message for message in messages)
+    assert all(line["level"] in ("notice", "warning", "error", "critical") for line in answer["lines"])
+
+
 def test_no_route_answers_without_a_login(kiosk):
     page = kiosk["page"]
     status, _, body = page.request("GET", "/api/v1/routes", headers={"Authorization": f"Bearer {token(kiosk)}"})

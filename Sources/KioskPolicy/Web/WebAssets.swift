@@ -211,8 +211,22 @@ public enum WebAssets {
       }
     }
 
+    async function loadLog() {
+      const answer = await (await fetch("/api/v1/log", {credentials: "same-origin"})).json();
+      document.getElementById("log-errors").textContent = answer.errors_last_hour + " errors in the last hour";
+      const table = document.getElementById("log");
+      table.replaceChildren();
+      for (const line of answer.lines.slice(-100).reverse()) {
+        const row = table.insertRow();
+        row.className = "log-" + line.level;
+        for (const value of [line.at.slice(11, 19), line.level, line.message]) row.insertCell().textContent = value;
+      }
+    }
+
     loadReports();
     setInterval(loadReports, 60000);
+    loadLog();
+    setInterval(loadLog, 10000);
     loadPlaylist();
     refresh();
     setInterval(refresh, 2000);
@@ -233,7 +247,8 @@ public enum WebAssets {
     button { padding: 0.5em 0.9em; font-size: 1em; }
     table { border-collapse: collapse; font-size: 0.9em; width: 100%; }
     td { border-bottom: 1px solid #ddd; padding: 0.2em 0.4em; vertical-align: top; word-break: break-word; }
-    .error { color: #a00; }
+    .error, .log-error, .log-critical { color: #a00; }
+    .log-warning { color: #850; }
     .hint { color: #555; font-size: 0.9em; }
 
     """

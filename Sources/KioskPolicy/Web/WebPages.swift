@@ -60,6 +60,7 @@ public enum WebPages {
         </section>
         <section><h2>Status</h2><table id="status"></table></section>
         <section><h2>Health</h2><table id="health"></table></section>
+        <section><h2>Log, the last hour</h2><p id="log-errors"></p><table id="log"></table></section>
         <section><h2>Schedule, the next 7 days</h2><pre id="schedule"></pre></section>
         <section><h2>Proof of play</h2><p><a href="/api/v1/plays.csv" id="plays-csv" download>Download CSV</a></p>
         <table id="plays"></table></section>

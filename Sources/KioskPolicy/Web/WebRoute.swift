@@ -14,6 +14,7 @@ public enum WebRoute: String, Sendable, CaseIterable {
     case plays = "/api/v1/plays"
     case playsCSV = "/api/v1/plays.csv"
     case schedule = "/api/v1/schedule"
+    case log = "/api/v1/log"
     case uploads = "/api/v1/uploads"
     /// One upload under way: `/api/v1/uploads/` and its id (32 hex digits).
     case upload = "/api/v1/uploads/{id}"
@@ -23,7 +24,8 @@ public enum WebRoute: String, Sendable, CaseIterable {
     /// The methods it answers (HEAD wherever GET is).
     public var methods: [String] {
         switch self {
-        case .console, .script, .style, .status, .screenshot, .routes, .plays, .playsCSV, .schedule: return ["GET", "HEAD"]
+        case .console, .script, .style, .status, .screenshot, .routes, .plays, .playsCSV, .schedule, .log:
+            return ["GET", "HEAD"]
         case .login: return ["GET", "HEAD", "POST"]
         case .logout, .command: return ["POST"]
         case .playlist: return ["GET", "HEAD", "PUT"]
