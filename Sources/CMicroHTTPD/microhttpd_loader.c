@@ -91,12 +91,16 @@ struct MHD_Daemon *kiosk_mhd_start(const char *host, uint16_t port, unsigned con
         snprintf(error, error_size, "HTTPS needs both a certificate and its key");
         return NULL;
     }
+    // One client may hold at most a quarter of the connections (at least 4: a browser opens
+    // several), so one slow host cannot hold the page down.
+    unsigned per_ip = connections / 4 < 4 ? 4 : connections / 4;
     errno = 0;
     struct MHD_Daemon *daemon;
     if (tls_certificate) {
         daemon = start_daemon(flags | MHD_USE_TLS, port, NULL, NULL, handler, context,
                               MHD_OPTION_SOCK_ADDR, address,
                               MHD_OPTION_CONNECTION_LIMIT, connections,
+                              MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
                               MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, (void *)completed,
                               MHD_OPTION_HTTPS_MEM_CERT, tls_certificate,
@@ -106,6 +110,7 @@ struct MHD_Daemon *kiosk_mhd_start(const char *host, uint16_t port, unsigned con
         daemon = start_daemon(flags, port, NULL, NULL, handler, context,
                               MHD_OPTION_SOCK_ADDR, address,
                               MHD_OPTION_CONNECTION_LIMIT, connections,
+                              MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
                               MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                               MHD_OPTION_NOTIFY_COMPLETED, on_completed, (void *)completed,
                               MHD_OPTION_END);

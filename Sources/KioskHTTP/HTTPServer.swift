@@ -117,8 +117,6 @@ public final class HTTPServer: @unchecked Sendable {
         var tooLarge = false
         /// A streamed body's sink; nil: buffered in `bytes`.
         var sink: (any HTTPBodySink)?
-        /// The sink's answer went out early (it refused a piece).
-        var answered = false
     }
 
     /// TLS for HTTPS: the certificate (chain) and its private key, PEM text.
@@ -206,15 +204,14 @@ public final class HTTPServer: @unchecked Sendable {
             if size.pointee > 0 {
                 let count = size.pointee
                 size.pointee = 0
+                // A sink that refuses a piece gets no more: libmicrohttpd takes no answer while a
+                // body still arrives, so the rest is read and dropped, and `finish` answers then.
                 if !pending.tooLarge, let data, !sink.write(UnsafeRawBufferPointer(start: data, count: count)) {
                     pending.tooLarge = true
-                    // Answered now: the library closes the connection after the answer rather
-                    // than reading the rest (a disk that filled at 10 MB of 1 GB).
-                    if answer(sink.finish(), on: connection, api: api) == .YES { pending.answered = true }
                 }
                 return .YES
             }
-            return pending.answered ? .YES : answer(sink.finish(), on: connection, api: api)
+            return answer(sink.finish(), on: connection, api: api)
         }
         if size.pointee > 0 {
             if pending.tooLarge || pending.bytes.count + size.pointee > route.maxBody {

@@ -31,10 +31,10 @@ package final class WebConsole: @unchecked Sendable {
             }
             let desk = WebDesk(gate: WebGate(allowedNames: config.hosts), services: services, password: password,
                                token: token, tls: tls != nil, screenshotPath: stateDirectory + "/.web-screen.png",
-                               playlist: WebPlaylistEditor(configPath: configPath, pageFile: config.playlistFile, apply: reload),
+                               page: WebPageEditor(configPath: configPath, pageFile: config.pageFile, apply: reload),
                                uploads: config.uploadDirectory.map { WebUploads(directory: $0, minFree: config.uploadMinFree) },
                                reports: WebReports(configPath: configPath))
-            let server = try HTTPServer(host: config.listen.host, port: config.listen.port, maxBody: WebRoute.bodyLimit,
+            let server = try HTTPServer(host: config.listen.host, port: config.listen.port, connections: 32, maxBody: WebRoute.bodyLimit,
                                         tls: tls, plan: { request in desk.plan(request) }) { request in desk.answer(request) }
             logger.info("web: \(address)\(config.listen.isLoopback ? "" : " (reachable from the network)")")
             return WebConsole(server: server)

@@ -21,15 +21,15 @@ final class WebDesk: @unchecked Sendable {
     private let tls: Bool
     private let screenshotPath: String
     private let player: any ControlledPlayer
-    private let playlist: WebPlaylistEditor
+    private let page: WebPageEditor
     private let uploads: WebUploads?
     private let reports: WebReports
     private var lastScreenshot: (taken: Int64, png: [UInt8])?
 
     init(gate: WebGate, services: Services, password: WebPassword, token: String, tls: Bool, screenshotPath: String,
-         playlist: WebPlaylistEditor, uploads: WebUploads?, reports: WebReports) {
+         page: WebPageEditor, uploads: WebUploads?, reports: WebReports) {
         self.reports = reports
-        self.playlist = playlist
+        self.page = page
         self.uploads = uploads
         self.gate = gate
         self.dispatcher = ControlDispatcher(services: services)
@@ -147,7 +147,9 @@ final class WebDesk: @unchecked Sendable {
         case .screenshot:
             return screenshot()
         case .playlist:
-            return request.method == "PUT" ? playlist.replace(body: request.body, ifMatch: request.header("If-Match")) : playlist.list()
+            return request.method == "PUT" ? page.replacePlaylist(body: request.body, ifMatch: request.header("If-Match")) : page.playlist()
+        case .scheduleEntries:
+            return request.method == "PUT" ? page.replaceSchedule(body: request.body, ifMatch: request.header("If-Match")) : page.schedule()
         case .plays: return reports.playsTable()
         case .playsCSV: return reports.playsCSV()
         case .schedule: return reports.schedule()

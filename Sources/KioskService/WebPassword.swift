@@ -76,8 +76,17 @@ struct WebPassword: Sendable {
         var random = SystemRandomNumberGenerator()
         let value = make(&random)
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw WebSecretFileError(path: path, reason: String(cString: strerror(errno))) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            // Made meanwhile by another start: that one is the secret. (An empty file left by a
+            // crash before its write is replaced.)
+            if errno == EEXIST, let text = try? String(contentsOfFile: path, encoding: .utf8),
+               let line = text.split(whereSeparator: \.isNewline).first, !line.isEmpty {
+                return (String(line), false)
+            }
+            if errno == EEXIST, unlink(path) == 0 { return try secret(at: path, make: make) }
+            throw WebSecretFileError(path: path, reason: String(cString: strerror(errno)))
+        }
         defer { close(fd) }
         fchmod(fd, 0o600)
         let bytes = Array((value + "\n").utf8)

@@ -15,19 +15,33 @@ final class WebUploads: @unchecked Sendable {
     let directory: String
     let minFree: Int64
     private var uploads: [String: Upload] = [:]
+    /// Uploads finished lately, by id: a browser whose last answer was lost asks again and is
+    /// told where its file is.
+    private var finished: [(id: String, path: String)] = []
 
-    /// At most this many under way at once (each holds a partial file).
+    /// At most this many under way at once (each holds a partial file); one unused for an hour
+    /// is dropped when a new one begins.
     static let limit = 8
+    static let idleLimit: TimeInterval = 3600
+    /// The largest upload taken: more than any disk (and no overflow in the sums below).
+    static let largest: Int64 = 1 << 50
 
     struct Upload {
         let name: String
         let size: Int64
         let partial: String
+        var lastUsed: Date
+        /// A PATCH is appending now: another is refused until it ends.
+        var busy = false
     }
 
     init(directory: String, minFree: Int) {
         self.directory = directory
         self.minFree = Int64(minFree)
+        // Partial files of a kiosk that stopped: nobody can resume them (ids live in memory).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(".upload-") {
+            try? FileManager.default.removeItem(atPath: directory + "/" + name)
+        }
     }
 
     /// Bytes free to an unprivileged writer on the uploads' file system.
@@ -43,6 +57,7 @@ final class WebUploads: @unchecked Sendable {
               case .string(let written)? = value["name"], case .integer(let size)? = value["size"], size > 0 else {
             return Self.refused(400, "expected {\"name\": \"clip.mp4\", \"size\": bytes}")
         }
+        guard size <= Self.largest else { return Self.refused(413, "\(size) bytes is more than any disk kiosk writes to") }
         guard let name = UploadName.clean(written) else {
             return Self.refused(422, "'\(written)' is not a file name kiosk can keep (letters, digits, spaces, . _ - and a media extension)")
         }
@@ -52,7 +67,7 @@ final class WebUploads: @unchecked Sendable {
             return Self.refused(500, "cannot make \(directory): \(error.localizedDescription)")
         }
         guard let free = freeBytes() else { return Self.refused(500, "cannot read the free space of \(directory)") }
-        if size + minFree > free {
+        if size > free - minFree {
             return Self.refused(507, "the disk is too full: \(name) needs \(ByteCountText.text(size + minFree - free)) more "
                                 + "(\(ByteCountText.text(free)) free, upload_min_free kept)")
         }
@@ -60,17 +75,24 @@ final class WebUploads: @unchecked Sendable {
         let id = String(WebSessions.token(using: &random).prefix(32))
         let partial = directory + "/.upload-\(id).\(UploadName.extensionOf(name))"
         return lock.withLock {
+            for (id, upload) in uploads where !upload.busy && Date().timeIntervalSince(upload.lastUsed) > Self.idleLimit {
+                uploads[id] = nil
+                try? FileManager.default.removeItem(atPath: upload.partial)
+            }
             guard uploads.count < Self.limit else { return Self.refused(429, "\(Self.limit) uploads are under way; finish or cancel one") }
             guard FileManager.default.createFile(atPath: partial, contents: nil) else {
                 return Self.refused(500, "cannot write in \(directory)")
             }
-            uploads[id] = Upload(name: name, size: size, partial: partial)
+            uploads[id] = Upload(name: name, size: size, partial: partial, lastUsed: Date())
             return WebReply.json(.object([("id", .string(id)), ("offset", .integer(0)), ("size", .integer(size))]), status: 201)
         }
     }
 
     /// `GET /api/v1/uploads/ID`: where a resumed upload goes on.
     func status(_ id: String) -> HTTPResponse {
+        if let path = lock.withLock({ finished.last(where: { $0.id == id })?.path }) {
+            return WebReply.json(.object([("id", .string(id)), ("done", .bool(true)), ("path", .string(path))]))
+        }
         guard let upload = lock.withLock({ uploads[id] }) else { return Self.refused(404, "no upload \(id) under way") }
         return WebReply.json(.object([("id", .string(id)), ("offset", .integer(Self.length(upload.partial))), ("size", .integer(upload.size))]))
     }
@@ -84,15 +106,32 @@ final class WebUploads: @unchecked Sendable {
 
     /// `PATCH /api/v1/uploads/ID`: the sink its body streams into, or the refusal.
     func append(_ id: String, offset: String?) -> HTTPBodyPlan {
-        guard let upload = lock.withLock({ uploads[id] }) else { return .answer(Self.refused(404, "no upload \(id) under way")) }
-        let length = Self.length(upload.partial)
-        guard let offset, let start = Int64(offset), start == length else {
-            return .answer(WebReply.json(.object([("error", .string("Upload-Offset must be \(length), the bytes kiosk has")),
-                                                  ("offset", .integer(length))]), status: 409))
+        lock.withLock {
+            guard var upload = uploads[id] else { return .answer(Self.refused(404, "no upload \(id) under way")) }
+            let length = Self.length(upload.partial)
+            guard !upload.busy else {
+                return .answer(WebReply.json(.object([("error", .string("another connection is appending to this upload")),
+                                                      ("offset", .integer(length))]), status: 409))
+            }
+            guard let offset, let start = Int64(offset), start == length else {
+                return .answer(WebReply.json(.object([("error", .string("Upload-Offset must be \(length), the bytes kiosk has")),
+                                                      ("offset", .integer(length))]), status: 409))
+            }
+            let fd = open(upload.partial, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard fd >= 0 else { return .answer(Self.refused(500, "cannot open \(upload.partial): \(String(cString: strerror(errno)))")) }
+            upload.busy = true
+            upload.lastUsed = Date()
+            uploads[id] = upload
+            return .stream(UploadSink(id: id, upload: upload, fd: fd, written: length, uploads: self))
         }
-        let fd = open(upload.partial, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard fd >= 0 else { return .answer(Self.refused(500, "cannot open \(upload.partial): \(String(cString: strerror(errno)))")) }
-        return .stream(UploadSink(id: id, upload: upload, fd: fd, written: length, uploads: self))
+    }
+
+    /// A PATCH's connection has ended (answered or dropped): the upload takes the next one.
+    func released(_ id: String) {
+        lock.withLock {
+            uploads[id]?.busy = false
+            uploads[id]?.lastUsed = Date()
+        }
     }
 
     /// The upload is whole: probed, then renamed to its name (a free one), or removed.
@@ -109,16 +148,30 @@ final class WebUploads: @unchecked Sendable {
             let reason = (error as? MediaError)?.reason ?? "\(error)"
             return Self.refused(422, "not media kiosk can play: \(upload.name): \(reason)")
         }
+        guard Self.length(upload.partial) == upload.size else {
+            try? FileManager.default.removeItem(atPath: upload.partial)
+            return Self.refused(500, "\(upload.name) changed size while it was checked: the upload is removed")
+        }
         // A hard link never replaces a file (rename would): a name taken meanwhile is skipped.
+        // FAT and exFAT sticks have no links: there a rename to a name found free (kiosk's
+        // server is the only writer of this folder's new names).
         var final = UploadName.free(upload.name, in: directory)
         while link(upload.partial, final) != 0 {
-            guard errno == EEXIST else {
+            if errno == EEXIST {
+                final = UploadName.free(upload.name, in: directory)
+                continue
+            }
+            guard errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP, rename(upload.partial, final) == 0 else {
                 try? FileManager.default.removeItem(atPath: upload.partial)
                 return Self.refused(500, "cannot keep the upload as \(final): \(String(cString: strerror(errno)))")
             }
-            final = UploadName.free(upload.name, in: directory)
+            break
         }
         unlink(upload.partial)
+        lock.withLock {
+            finished.append((id, final))
+            if finished.count > 64 { finished.removeFirst() }
+        }
         return WebReply.json(.object([("done", .bool(true)), ("path", .string(final)), ("size", .integer(upload.size))]), status: 201)
     }
 
@@ -162,7 +215,10 @@ final class UploadSink: HTTPBodySink, @unchecked Sendable {
         self.uploads = uploads
     }
 
-    deinit { closeFile() }
+    deinit {
+        closeFile()
+        uploads.released(id)
+    }
 
     private func closeFile() {
         if fd >= 0 { close(fd) }

@@ -20,7 +20,8 @@ struct PagePlaylistTests {
                        PagePlaylistEntry(path: "https://cdn.example/x.m3u8?a=1&b=2"),
                        PagePlaylistEntry(path: "b.mp4", enabled: false)]
         let text = PagePlaylist.text(entries)
-        #expect(PagePlaylist.entries(ofText: text) == entries)
+        #expect(PagePlaylist.contents(ofText: text)?.items == entries)
+        #expect(PagePlaylist.contents(ofText: text)?.schedule == nil)
         let config = try PagePlaylist.merged(into: try parse("items: [a.mp4]\n"), fileName: "/var/lib/kiosk/page.yaml", text: text,
                                              baseDirectory: "/srv/kiosk", fileSystem: files)
         // The disabled one is not played; the rest replace kiosk.conf's items, with their keys.
@@ -78,6 +79,51 @@ struct PagePlaylistTests {
                                                            PagePlaylistEntry(path: "https://x.example/live.m3u8")])
     }
 
+    @Test func theScheduleIsKioskConfsKeysReadByItsRules() throws {
+        let base = try parse("items: [a.mp4]\nplaylists:\n  lunch: [b.mp4]\nschedule:\n  timezone: UTC\n"
+                             + "  entries:\n    - {name: old, playlist: lunch, from: '01:00', to: '02:00'}\n")
+        let json = #"{"entries": [{"name": "lunch \"time\"", "playlist": "lunch", "days": "mon, wed", "from": "11:30", "to": "14:00", "#
+            + #""dates_from": "2026-12-01", "dates_to": "2026-12-24", "priority": "2"}], "#
+            + #""inserts": [{"name": "news", "at": "12:00", "days": "weekdays", "item": "b.mp4"}]}"#
+        let value = try #require(ControlValue.parse(json))
+        let schedule = try PageSchedule.from(value).get()
+        let text = PagePlaylist.text(nil, schedule: schedule)
+        #expect(PagePlaylist.contents(ofText: text)?.schedule == schedule)
+        #expect(PagePlaylist.contents(ofText: text)?.items == nil)
+        let merged = try PagePlaylist.merged(into: base, fileName: "/p.yaml", text: text, baseDirectory: "/srv/kiosk", fileSystem: files)
+        // The page's entries and inserts; kiosk.conf's zone and items stay.
+        let names = merged.schedule.entries.map(\.name)
+        #expect(names == ["lunch \"time\""])
+        #expect(merged.schedule.entries.first?.priority == 2)
+        #expect(merged.schedule.inserts.map(\.name) == ["news"])
+        #expect(merged.schedule.timezone == "UTC")
+        #expect(merged.items == base.items)
+        // A wrong value is kiosk.conf's message, at the page file's line.
+        let wrongValue = try #require(ControlValue.parse(#"{"entries": [{"playlist": "dinner", "from": "11:30"}], "inserts": []}"#))
+        let wrong = try PageSchedule.from(wrongValue).get()
+        let refusal = Result { () throws(ConfigError) -> KioskConfig in
+            try PagePlaylist.merged(into: base, fileName: "/p.yaml", text: PagePlaylist.text(nil, schedule: wrong),
+                                    baseDirectory: "/srv/kiosk", fileSystem: files)
+        }
+        guard case .failure(let error) = refusal else {
+            Issue.record("an unknown playlist was taken")
+            return
+        }
+        #expect(error.diagnostics.first?.file == "/p.yaml")
+        #expect(error.diagnostics.first?.message.contains("dinner") == true)
+        // Shape errors before any rule.
+        #expect(shapeRefusal(#"{"entries": [{"colour": "red"}], "inserts": []}"#)?.contains("unknown key 'colour'") == true)
+        #expect(shapeRefusal(#"{"entries": [{"name": "a\nb"}], "inserts": []}"#)?.contains("line break") == true)
+    }
+
+    func shapeRefusal(_ json: String) -> String? {
+        guard let value = ControlValue.parse(json) else { return "not JSON" }
+        switch PageSchedule.from(value) {
+        case .success: return nil
+        case .failure(let error): return error.description
+        }
+    }
+
     @Test func theTagFollowsTheBytes() {
         #expect(PagePlaylist.tag(of: []) == "\"cbf29ce484222325\"")
         #expect(PagePlaylist.tag(of: Array("a".utf8)) != PagePlaylist.tag(of: Array("b".utf8)))
@@ -86,8 +132,8 @@ struct PagePlaylistTests {
 
     @Test func thePlaylistFileIsNeverKioskConfItself() throws {
         let path = FileManager.default.currentDirectoryPath + "/kiosk.conf"
-        #expect(throws: ConfigError.self) { try parse("items: [a.mp4]\nweb: {playlist_file: '\(path)'}\n") }
-        let web = try #require(try parse("items: [a.mp4]\nweb: {playlist_file: page.yaml}\n").web)
-        #expect(web.playlistFile == "/srv/kiosk/page.yaml")
+        #expect(throws: ConfigError.self) { try parse("items: [a.mp4]\nweb: {page_file: '\(path)'}\n") }
+        let web = try #require(try parse("items: [a.mp4]\nweb: {page_file: page.yaml}\n").web)
+        #expect(web.pageFile == "/srv/kiosk/page.yaml")
     }
 }

@@ -65,7 +65,7 @@ struct WebConfigTests {
         #expect(web.listen == WebConfig.defaultListen)
         #expect(web.hosts == ["lobby-1.local"])
         #expect(web.passwordHash == nil && web.certificate == nil)
-        #expect(web.playlistFile == "/var/lib/kiosk/web-playlist.yaml")
+        #expect(web.pageFile == "/var/lib/kiosk/web-page.yaml")
         #expect(web.uploadDirectory == "/srv/kiosk/uploads")
         #expect(web.uploadMinFree == 256 * 1024 * 1024)
     }

@@ -96,7 +96,7 @@ import Testing
     }
 
     /// A streamed body reaches its sink piece by piece, never buffered; a sink that stops taking
-    /// it is answered at once; a plan's answer needs no body at all.
+    /// it gets its answer out once the rest is dropped; a plan's answer needs no body at all.
     @Test func aStreamedBodyGoesToItsSinkAsItArrives() throws {
         final class Counter: HTTPBodySink, @unchecked Sendable {
             var bytes = 0

@@ -92,7 +92,7 @@ def kiosk(tmp_path_factory):
                       f"logging: {{proof_of_play: {directory / 'plays.jsonl'}}}\n"
                       "schedule:\n  entries:\n    - {name: night, playlist: default, days: daily, from: '02:00', to: '03:00'}\n"
                       f"items:\n  - {{path: {second}, title: {json.dumps(TITLE)}}}\n  - {first}\n"
-                      f"web: {{listen: '127.0.0.1:{port}', playlist_file: {directory / 'page-playlist.yaml'}}}\n")
+                      f"web: {{listen: '127.0.0.1:{port}', page_file: {directory / 'page-playlist.yaml'}}}\n")
     written = config.read_bytes()
     socket_path = directory / "control.sock"
     log = directory / "log.txt"
@@ -176,6 +176,8 @@ def test_the_browser_logs_in_sees_the_screen_pauses_and_logs_out(kiosk, tmp_path
     assert wait_until(lambda: control(kiosk, "get", "playlist_count")["data"] == 2, timeout=TIMEOUT)
     control(kiosk, "goto", 0)
     assert wait_until(lambda: control(kiosk, "get", "title")["data"] == "bars.mp4", timeout=TIMEOUT)
+    assert seen["schedule_saved"].startswith("Saved"), seen["schedule_saved"]
+    assert "lunch break" in seen["dry_run"] and "night" in seen["dry_run"]
     assert kiosk["config"].read_bytes() == kiosk["written"]
     assert seen["after_logout"] == url + "login" and seen["after_logout_console"] == url + "login"
     assert shot.stat().st_size > 0
@@ -290,6 +292,37 @@ def test_the_log_shows_the_last_hour_but_never_the_password(kiosk):
     assert all(line["level"] in ("notice", "warning", "error", "critical") for line in answer["lines"])
 
 
+def test_schedule_edits_are_kiosk_confs_rules_and_never_overwrite(kiosk):
+    page = kiosk["page"]
+    bearer = {"Authorization": f"Bearer {token(kiosk)}", "Content-Type": "application/json"}
+    status, _, body = page.request("GET", "/api/v1/schedule/entries", headers=bearer)
+    listing = json.loads(body)
+    assert status == 200 and "entries" in listing["schedule"], listing
+
+    def put(payload, tag):
+        status, _, body = page.request("PUT", "/api/v1/schedule/entries", json.dumps(payload).encode(),
+                                       {**bearer, **({"If-Match": tag} if tag else {})})
+        return status, json.loads(body)
+
+    page_file = kiosk["directory"] / "page-playlist.yaml"
+    before = page_file.read_bytes() if page_file.exists() else None
+    status, answer = put({"entries": [{"name": "x", "playlist": "nowhere"}], "inserts": []}, listing["etag"])
+    assert status == 422 and "nowhere" in answer["error"] and str(page_file) in answer["error"], answer
+    status, answer = put({"entries": [], "inserts": [{"at": "25:00", "item": "a.mp4"}]}, listing["etag"])
+    assert status == 422 and "25:00" in answer["error"], answer
+    assert put({"entries": [], "inserts": []}, None)[0] == 428
+    assert (page_file.read_bytes() if page_file.exists() else None) == before
+    entries = listing["schedule"]["entries"] + [{"name": "late", "playlist": "default", "from": "22:00", "to": "23:00"}]
+    status, answer = put({"entries": entries, "inserts": listing["schedule"]["inserts"]}, listing["etag"])
+    assert status == 200, answer
+    status, _, body = page.request("GET", "/api/v1/schedule", headers=bearer)
+    assert "late" in json.loads(body)["text"]
+    # The playlist in the same file is untouched by a schedule save.
+    status, _, body = page.request("GET", "/api/v1/playlist", headers=bearer)
+    assert json.loads(body)["etag"] == answer["etag"]
+    assert kiosk["config"].read_bytes() == kiosk["written"]
+
+
 def test_no_route_answers_without_a_login(kiosk):
     page = kiosk["page"]
     status, _, body = page.request("GET", "/api/v1/routes", headers={"Authorization": f"Bearer {token(kiosk)}"})
@@ -297,6 +330,7 @@ def test_no_route_answers_without_a_login(kiosk):
     assert status == 200 and {route["path"] for route in routes} >= {"/", "/api/v1/command", "/api/v1/status", "/api/v1/screenshot"}
     before = state_files(kiosk)
     for route in routes:
+        route["path"] = route["path"].replace("{id}", "0123456789abcdef" * 2)
         for method in route["methods"]:
             for headers in ({}, {"Cookie": "kiosk_session=" + "0" * 64}, {"Authorization": "Bearer " + "0" * 64}):
                 status, answer_headers, body = page.request(method, route["path"], b'{"command": ["pause"]}' if method == "POST" else b"",

@@ -56,7 +56,7 @@ def kiosk(tmp_path_factory):
     config = directory / "kiosk.conf"
     config.write_text("display: {output: headless}\naudio: {device: none}\ninput: {enabled: false}\n"
                       f"items: [{clip}]\n"
-                      f"web: {{listen: '127.0.0.1:{port}', playlist_file: {directory / 'page.yaml'}, upload_dir: {uploads}, "
+                      f"web: {{listen: '127.0.0.1:{port}', page_file: {directory / 'page.yaml'}, upload_dir: {uploads}, "
                       f"upload_min_free: {min_free}}}\n")
     socket_path = directory / "control.sock"
     log = directory / "log.txt"

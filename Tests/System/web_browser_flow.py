@@ -113,6 +113,20 @@ def main():
         browser.find_element(By.ID, "save").click()
         wait.until(lambda b: b.find_element(By.ID, "playlist-message").text.startswith("Saved"))
         seen["playlist_after"] = names()
+
+        # A schedule entry added, saved, and seen in the 7-day dry run.
+        browser.find_element(By.ID, "add-entry").click()
+        wait.until(lambda b: b.find_elements(By.ID, "entries-1-name"))
+        for key, value in (("name", "lunch break"), ("from", "11:30"), ("to", "14:00")):
+            field = browser.find_element(By.ID, f"entries-1-{key}")
+            field.clear()
+            field.send_keys(value)
+        browser.find_element(By.ID, "entries-1-playlist").click()   # the last field's change lands
+        browser.find_element(By.ID, "save-schedule").click()
+        wait.until(lambda b: b.find_element(By.ID, "schedule-message").text.startswith(("Saved", "Not saved")))
+        seen["schedule_saved"] = browser.find_element(By.ID, "schedule-message").text
+        wait.until(lambda b: "lunch break" in b.find_element(By.ID, "schedule").text)
+        seen["dry_run"] = browser.find_element(By.ID, "schedule").text
         browser.find_element(By.ID, "logout").click()
         wait.until(lambda b: b.find_elements(By.ID, "password"))
         seen["after_logout"] = browser.current_url

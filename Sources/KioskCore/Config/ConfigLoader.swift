@@ -40,8 +40,8 @@ public enum ConfigLoader {
         let absolute = PathText.resolve(path, against: FileManager.default.currentDirectoryPath)
         let directory = PathText.normalize(absolute + "/..")
         let config = try parse(text: text, fileName: path, baseDirectory: directory, fileSystem: fileSystem)
-        // The web page's playlist (web.playlist_file), once the page has written one.
-        guard let pageFile = config.web?.playlistFile, let pageData = FileManager.default.contents(atPath: pageFile) else {
+        // The web page's playlist (web.page_file), once the page has written one.
+        guard let pageFile = config.web?.pageFile, let pageData = FileManager.default.contents(atPath: pageFile) else {
             return config
         }
         return try PagePlaylist.merged(into: config, fileName: pageFile, text: String(decoding: pageData, as: UTF8.self),

@@ -18,10 +18,10 @@ public struct WebConfig: Sendable, Equatable {
     /// `certificate` and `key`: PEM files for HTTPS; both or neither.
     public var certificate: String?
     public var key: String?
-    /// `playlist_file`: the file the page's playlist edits are written to (its own, never
+    /// `page_file`: the file the page's playlist edits are written to (its own, never
     /// kiosk.conf); once it exists its `items:` are the default playlist. Nil: the page shows the
     /// playlist but does not edit it.
-    public var playlistFile: String?
+    public var pageFile: String?
     /// `upload_dir`: where the page's uploads are written (nil: the page takes none).
     public var uploadDirectory: String?
     /// `upload_min_free`: what an upload leaves free on that file system (256M by default).
@@ -32,7 +32,7 @@ public struct WebConfig: Sendable, Equatable {
 }
 
 extension ConfigWalker {
-    static let webKeys = ["listen", "password_hash", "hosts", "certificate", "key", "playlist_file", "upload_dir", "upload_min_free"]
+    static let webKeys = ["listen", "password_hash", "hosts", "certificate", "key", "page_file", "upload_dir", "upload_min_free"]
 
     func readWeb(_ node: Node?, baseDirectory: String) -> WebConfig? {
         guard let node else { return nil }
@@ -56,14 +56,14 @@ extension ConfigWalker {
         }
         web.certificate = string(section, "certificate", expected: "a PEM certificate file").map { PathText.resolve($0, against: baseDirectory) }
         web.key = string(section, "key", expected: "the PEM private key file of the certificate").map { PathText.resolve($0, against: baseDirectory) }
-        web.playlistFile = string(section, "playlist_file", expected: "the file the page writes its playlist to")
+        web.pageFile = string(section, "page_file", expected: "the file the page writes its playlist to")
             .map { PathText.resolve($0, against: baseDirectory) }
-        if let file = web.playlistFile, let node = section["playlist_file"], file.hasSuffix("/") {
-            report(node, "'playlist_file' in web is a folder ('\(file)'); expected a file such as /var/lib/kiosk/web-playlist.yaml")
+        if let file = web.pageFile, let node = section["page_file"], file.hasSuffix("/") {
+            report(node, "'page_file' in web is a folder ('\(file)'); expected a file such as /var/lib/kiosk/web-playlist.yaml")
         }
-        if let file = web.playlistFile, let node = section["playlist_file"],
+        if let file = web.pageFile, let node = section["page_file"],
            file == PathText.resolve(fileName, against: FileManager.default.currentDirectoryPath) {
-            report(node, "'playlist_file' in web is kiosk.conf itself; expected a file of the page's own (kiosk.conf is never written)")
+            report(node, "'page_file' in web is kiosk.conf itself; expected a file of the page's own (kiosk.conf is never written)")
         }
         web.uploadDirectory = string(section, "upload_dir", expected: "the folder uploads are written to")
             .map { PathText.resolve($0, against: baseDirectory) }

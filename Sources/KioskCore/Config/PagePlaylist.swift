@@ -1,6 +1,6 @@
 import Yams
 
-/// The web page's playlist (#36): a file of its own (`web.playlist_file`), never kiosk.conf, so
+/// The web page's playlist (#36): a file of its own (`web.page_file`), never kiosk.conf, so
 /// the operator's comments and other keys are never touched. The page reads and writes it as a
 /// list of entries; kiosk reads it as `items:` with kiosk.conf's own rules (an error names this
 /// file, line and column), and its items replace kiosk.conf's default playlist.
@@ -74,40 +74,47 @@ public enum PagePlaylist {
     }
 
     /// The file's text: YAML whose strings are JSON's (double quotes, escapes), which YAML reads.
-    public static func text(_ entries: [PagePlaylistEntry]) -> String {
-        var lines = ["# kiosk's web page writes this file (kiosk.conf's web.playlist_file): its items replace",
-                     "# kiosk.conf's default playlist. An edit by hand is read at the next reload; the page's next save",
-                     "# writes the whole list again.",
-                     "items:"]
-        for entry in entries {
-            var fields = ["path: \(ControlValue.string(entry.path).json)"]
-            if let title = entry.title { fields.append("title: \(ControlValue.string(title).json)") }
-            if let duration = entry.duration { fields.append("duration: \(ControlValue.number(duration).json)") }
-            if let gravity = entry.gravity { fields.append("gravity: \(gravity.rawValue)") }
-            if !entry.enabled { fields.append("enabled: false") }
-            lines.append("  - {\(fields.joined(separator: ", "))}")
+    /// A part the page never saved (nil) is left out, so kiosk.conf's own goes on.
+    public static func text(_ entries: [PagePlaylistEntry]?, schedule: PageSchedule? = nil) -> String {
+        var lines = ["# kiosk's web page writes this file (kiosk.conf's web.page_file): its items replace kiosk.conf's",
+                     "# default playlist, its schedule entries and inserts kiosk.conf's. An edit by hand is read at the",
+                     "# next reload; the page's next save writes the whole file again."]
+        if let entries {
+            lines.append("items:")
+            for entry in entries {
+                var fields = ["path: \(ControlValue.string(entry.path).json)"]
+                if let title = entry.title { fields.append("title: \(ControlValue.string(title).json)") }
+                if let duration = entry.duration { fields.append("duration: \(ControlValue.number(duration).json)") }
+                if let gravity = entry.gravity { fields.append("gravity: \(gravity.rawValue)") }
+                if !entry.enabled { fields.append("enabled: false") }
+                lines.append("  - {\(fields.joined(separator: ", "))}")
+            }
         }
+        if let schedule { lines += schedule.lines }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The entries a file holds, as the page lists them (disabled ones too); nil when it is not
-    /// the page's format (the page then offers to start from kiosk.conf's list).
-    public static func entries(ofText text: String) -> [PagePlaylistEntry]? {
-        guard let root = try? Yams.compose(yaml: text), let items = root.mapping?["items"], case .sequence(let list) = items else {
-            return nil
-        }
-        var entries: [PagePlaylistEntry] = []
-        for node in list {
-            if let path = node.scalar?.string {
-                entries.append(PagePlaylistEntry(path: path))
-                continue
+    /// What a page file holds, as the page shows it: its items (disabled ones too) and schedule,
+    /// each nil where the file has none. Nil when the text is not YAML of that shape.
+    public static func contents(ofText text: String) -> (items: [PagePlaylistEntry]?, schedule: PageSchedule?)? {
+        guard let root = try? Yams.compose(yaml: text), let map = root.mapping else { return nil }
+        var items: [PagePlaylistEntry]?
+        if let node = map["items"] {
+            guard case .sequence(let list) = node else { return nil }
+            var entries: [PagePlaylistEntry] = []
+            for node in list {
+                if let path = node.scalar?.string {
+                    entries.append(PagePlaylistEntry(path: path))
+                    continue
+                }
+                guard let map = node.mapping, let path = map["path"]?.scalar?.string else { return nil }
+                entries.append(PagePlaylistEntry(path: path, title: map["title"]?.scalar?.string, duration: map["duration"]?.float,
+                                                 gravity: map["gravity"]?.scalar.flatMap { VideoGravity(name: $0.string) },
+                                                 enabled: map["enabled"]?.bool ?? true))
             }
-            guard let map = node.mapping, let path = map["path"]?.scalar?.string else { return nil }
-            entries.append(PagePlaylistEntry(path: path, title: map["title"]?.scalar?.string, duration: map["duration"]?.float,
-                                             gravity: map["gravity"]?.scalar.flatMap { VideoGravity(name: $0.string) },
-                                             enabled: map["enabled"]?.bool ?? true))
+            items = entries
         }
-        return entries
+        return (items, PageSchedule.read(map["schedule"]))
     }
 
     /// The entries of kiosk.conf's own default playlist, for a page that has written none yet.
@@ -145,20 +152,33 @@ public enum PagePlaylist {
                               fileSystem: any PlaylistFileSystem = LocalFileSystem()) throws(ConfigError) -> KioskConfig {
         let document = YAMLDocumentComposer.compose(text, fileName: fileName)
         let walker = ConfigWalker(fileName: fileName, ignoredKeys: document.ignoredKeys)
-        var items: [ItemConfig] = []
-        if let root = document.root, let top = walker.section(root, name: "the page's playlist", allowedKeys: ["items"]) {
+        var items: [ItemConfig]?
+        var schedule: ScheduleConfig?
+        if let root = document.root,
+           let top = walker.section(root, name: "the page's file", allowedKeys: ["items", "schedule"]) {
             if let node = top["items"] {
                 items = walker.readItemList(node, listName: "items", baseDirectory: baseDirectory, fileSystem: fileSystem)
-            } else {
-                walker.report(root, "no items: the page's playlist has no 'items' list")
             }
-        } else if document.diagnostics.isEmpty {
-            walker.report(document.root, "the page's playlist is empty; expected an 'items' list")
+            if let node = top["schedule"] {
+                schedule = walker.readSchedule(node, playlistNames: config.playlistNames, baseDirectory: baseDirectory,
+                                               fileSystem: fileSystem)
+            }
+            if top["items"] == nil && top["schedule"] == nil && !top.hasUntakenKeys {
+                walker.report(root, "the page's file has neither 'items' nor 'schedule'")
+            }
+        } else if document.diagnostics.isEmpty && document.root == nil {
+            walker.report(nil, "the page's file is empty; expected 'items' or 'schedule'")
         }
         let diagnostics = document.diagnostics + walker.diagnostics
         guard diagnostics.isEmpty else { throw ConfigError(diagnostics: diagnostics) }
         var merged = config
-        merged.items = items
+        if let items { merged.items = items }
+        if let schedule {
+            // The page's entries and inserts; the zone and switch stay kiosk.conf's.
+            merged.schedule.entries = schedule.entries
+            merged.schedule.entryLocations = schedule.entryLocations
+            merged.schedule.inserts = schedule.inserts
+        }
         return merged
     }
 }

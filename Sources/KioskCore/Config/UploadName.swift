@@ -15,11 +15,13 @@ public enum UploadName {
         let kept = String(base.filter { $0.isLetter || $0.isNumber || " ._-()".contains($0) })
         let ext = extensionOf(kept)
         guard mediaExtensions.contains(ext.lowercased()) else { return nil }
-        // The stem at most 100 characters, without leading dots or spaces (hidden files).
+        // The stem at most 200 bytes (a file name's limit is 255, and " (2)" may follow), without
+        // leading dots or spaces (hidden files).
         var stem = String(kept.dropLast(ext.count + 1))
         while stem.hasPrefix(".") || stem.hasPrefix(" ") { stem.removeFirst() }
-        stem = String(stem.prefix(100))
+        while stem.utf8.count > 200 { stem.removeLast() }
         while stem.hasSuffix(" ") { stem.removeLast() }
+        guard ext.utf8.count <= 16 else { return nil }
         guard !stem.isEmpty else { return nil }
         return stem + "." + ext
     }

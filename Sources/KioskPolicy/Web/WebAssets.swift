@@ -78,7 +78,7 @@ public enum WebAssets {
       playlist = answer;
       drawPlaylist();
       playlistMessage.textContent = message || (playlist.editable ? "" :
-        "kiosk.conf names no web.playlist_file: this list is kiosk.conf's, shown but not edited here.");
+        "kiosk.conf names no web.page_file: this list is kiosk.conf's, shown but not edited here.");
     }
 
     function button(text, id, action) {
@@ -131,6 +131,7 @@ public enum WebAssets {
         playlist = answer;
         drawPlaylist();
         playlistMessage.textContent = "Saved: playing the new list.";
+        schedule.etag = answer.etag;   // one file holds both
       } else if (response.status === 412) {
         await loadPlaylist("Changed elsewhere meanwhile: here is the current list; edit it again.");
       } else {
@@ -180,7 +181,15 @@ public enum WebAssets {
           failures += 1;
           await pause(1000);
           const status = await fetch("/api/v1/uploads/" + start.id, {credentials: "same-origin"}).catch(() => null);
-          if (status && status.ok) offset = (await status.json()).offset;
+          const where = status && status.ok ? await status.json() : null;
+          if (where && where.done) {
+            // The last piece landed but its answer was lost.
+            playlist.items.push({path: where.path, enabled: true});
+            drawPlaylist();
+            uploadMessage.textContent = "Uploaded " + file.name + ": added to the list; Save to play it.";
+            return;
+          }
+          if (where) offset = where.offset;
         }
       }
       uploadMessage.textContent = "Not uploaded: the connection kept failing; try again.";
@@ -210,6 +219,73 @@ public enum WebAssets {
         }
       }
     }
+
+    // The schedule's entries and inserts: kiosk.conf's keys as text fields, judged by kiosk's
+    // rules when saved (an error names the field's line in the page's file).
+    const scheduleKeys = {
+      entries: ["name", "playlist", "days", "from", "to", "dates_from", "dates_to", "priority"],
+      inserts: ["name", "at", "days", "dates_from", "dates_to", "item", "playlist"],
+    };
+    let schedule = {etag: null, schedule: {entries: [], inserts: []}};
+    const scheduleMessage = document.getElementById("schedule-message");
+
+    async function loadSchedule(message) {
+      const response = await fetch("/api/v1/schedule/entries", {credentials: "same-origin"});
+      const answer = await response.json();
+      if (!response.ok) { scheduleMessage.textContent = answer.error; return; }
+      schedule = answer;
+      drawSchedule();
+      scheduleMessage.textContent = message || "";
+    }
+
+    function drawSchedule() {
+      for (const kind of ["entries", "inserts"]) {
+        const table = document.getElementById("schedule-" + kind);
+        table.replaceChildren();
+        const head = table.insertRow();
+        for (const key of scheduleKeys[kind]) head.insertCell().textContent = key;
+        schedule.schedule[kind].forEach((row, index) => {
+          const line = table.insertRow();
+          for (const key of scheduleKeys[kind]) {
+            const input = document.createElement("input");
+            input.value = row[key] || "";
+            input.id = kind + "-" + index + "-" + key;
+            input.size = key === "name" || key === "item" ? 12 : 6;
+            input.addEventListener("change", () => { row[key] = input.value; });
+            line.insertCell().append(input);
+          }
+          line.insertCell().append(button("\u2715", kind + "-remove-" + index,
+            () => { schedule.schedule[kind].splice(index, 1); drawSchedule(); }));
+        });
+      }
+    }
+
+    async function saveSchedule() {
+      const response = await fetch("/api/v1/schedule/entries", {
+        method: "PUT", credentials: "same-origin",
+        headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf, "If-Match": schedule.etag},
+        body: JSON.stringify(schedule.schedule),
+      });
+      const answer = await response.json();
+      if (response.ok) {
+        schedule = answer;
+        drawSchedule();
+        scheduleMessage.textContent = "Saved: the schedule follows it.";
+        playlist.etag = answer.etag;   // one file holds both
+        loadReports();
+      } else if (response.status === 412) {
+        await loadSchedule("Changed elsewhere meanwhile: here is the current schedule; edit it again.");
+      } else {
+        scheduleMessage.textContent = "Not saved: " + answer.error;
+      }
+    }
+
+    document.getElementById("add-entry").addEventListener("click",
+      () => { schedule.schedule.entries.push({playlist: "default", days: "daily", from: "00:00", to: "24:00"}); drawSchedule(); });
+    document.getElementById("add-insert").addEventListener("click",
+      () => { schedule.schedule.inserts.push({at: "12:00", days: "daily"}); drawSchedule(); });
+    document.getElementById("save-schedule").addEventListener("click", saveSchedule);
+    loadSchedule();
 
     async function loadLog() {
       const answer = await (await fetch("/api/v1/log", {credentials: "same-origin"})).json();

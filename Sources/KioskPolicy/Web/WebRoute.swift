@@ -14,6 +14,7 @@ public enum WebRoute: String, Sendable, CaseIterable {
     case plays = "/api/v1/plays"
     case playsCSV = "/api/v1/plays.csv"
     case schedule = "/api/v1/schedule"
+    case scheduleEntries = "/api/v1/schedule/entries"
     case log = "/api/v1/log"
     case uploads = "/api/v1/uploads"
     /// One upload under way: `/api/v1/uploads/` and its id (32 hex digits).
@@ -28,7 +29,7 @@ public enum WebRoute: String, Sendable, CaseIterable {
             return ["GET", "HEAD"]
         case .login: return ["GET", "HEAD", "POST"]
         case .logout, .command: return ["POST"]
-        case .playlist: return ["GET", "HEAD", "PUT"]
+        case .playlist, .scheduleEntries: return ["GET", "HEAD", "PUT"]
         case .uploads: return ["POST"]
         case .upload: return ["GET", "HEAD", "PATCH", "DELETE"]
         }

@@ -77,7 +77,9 @@ public enum WebSecret {
 /// Login attempts, slowed where they fail (#36: 1,000 wrong passwords refused, the box playing on):
 /// a client's first `freeFailures` failures cost nothing, each one after doubles its wait (1 s,
 /// 2 s ... at most 5 min); more than `globalLimit` failures a minute from all clients together
-/// (many addresses, or a proxy in front) make every client wait out that minute.
+/// (many addresses, or a proxy in front) make every client that has failed wait out that minute,
+/// never one that has not (guesses from elsewhere never lock the operator out). An IPv6 client
+/// is its /64: one host holds a whole /64 to change addresses in.
 public struct LoginThrottle: Sendable {
     public static let freeFailures = 5
     public static let longestWait: Int64 = 300
@@ -97,14 +99,29 @@ public struct LoginThrottle: Sendable {
     public init() {}
 
     /// Seconds `client` must wait before its next attempt is read; nil: now.
-    public mutating func wait(for client: String, now: Int64) -> Int64? {
+    public mutating func wait(for address: String, now: Int64) -> Int64? {
+        let client = Self.key(address)
         recent.removeAll { now - $0 >= 60 }
+        guard let record = clients[client] else { return nil }
         if recent.count >= Self.globalLimit, let first = recent.first { return max(1, first + 60 - now) }
-        guard let record = clients[client], record.blockedUntil > now else { return nil }
+        guard record.blockedUntil > now else { return nil }
         return record.blockedUntil - now
     }
 
-    public mutating func failed(_ client: String, now: Int64) {
+    /// The address a record is kept under: IPv4 as it is, IPv6 by its first four groups (/64).
+    static func key(_ address: String) -> String {
+        guard address.contains(":"), !address.hasPrefix("::ffff:") else { return address }
+        let halves = address.split(separator: "::", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        var groups = halves[0].split(separator: ":", omittingEmptySubsequences: true).map(String.init)
+        if halves.count == 2 {
+            let tail = halves[1].split(separator: ":", omittingEmptySubsequences: true).map(String.init)
+            groups += Array(repeating: "0", count: max(0, 8 - groups.count - tail.count)) + tail
+        }
+        return groups.prefix(4).joined(separator: ":") + "::/64"
+    }
+
+    public mutating func failed(_ address: String, now: Int64) {
+        let client = Self.key(address)
         recent.append(now)
         var record = clients[client] ?? Record(failures: 0, lastFailure: now, blockedUntil: now)
         record.failures += 1
@@ -120,7 +137,7 @@ public struct LoginThrottle: Sendable {
         clients[client] = record
     }
 
-    public mutating func succeeded(_ client: String) {
-        clients[client] = nil
+    public mutating func succeeded(_ address: String) {
+        clients[Self.key(address)] = nil
     }
 }
