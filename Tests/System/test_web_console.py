@@ -5,6 +5,7 @@ every method), a wrong Host, a cross-site POST, a missing CSRF token, `../` path
 title, a 10 GB body, 1,000 wrong passwords. Each is refused, nothing is written, kiosk plays on.
 
 Every wait is for an event, with a deadline meant for a hang."""
+import contextlib
 import hashlib
 import http.client
 import json
@@ -94,18 +95,25 @@ def kiosk(tmp_path_factory):
                       f"items:\n  - {{path: {second}, title: {json.dumps(TITLE)}}}\n  - {first}\n"
                       f"web: {{listen: '127.0.0.1:{port}', page_file: {directory / 'page-playlist.yaml'}}}\n")
     written = config.read_bytes()
-    socket_path = directory / "control.sock"
-    log = directory / "log.txt"
+    with running_kiosk(config, state, port) as (process, socket_path, log):
+        yield {"page": Page(port), "state": state, "config": config, "written": written, "socket": socket_path,
+               "log": log, "directory": directory, "process": process}
+
+
+@contextlib.contextmanager
+def running_kiosk(config: Path, state: Path, port: int):
+    """`kiosk run` headless with `config`, until the page answers on `port`; stopped on exit.
+    Yields the process, its control socket and its log."""
+    socket_path = config.parent / "control.sock"
+    log = config.parent / "log.txt"
     with open(log, "w") as stream:
         process = subprocess.Popen([str(KIOSK), "run", "--config", str(config), "--display", "headless:320x180@25",
                                     "--state-dir", str(state), "--control-socket", str(socket_path)], stderr=stream)
     try:
-        if not wait_until(lambda: socket_path.exists() and (state / "web-password").exists(), timeout=TIMEOUT):
+        if not wait_until(lambda: socket_path.exists() and (state / "web-token").exists(), timeout=TIMEOUT):
             pytest.fail(f"kiosk did not start: {log.read_text()}")
-        page = Page(port)
-        assert wait_until(lambda: answers(page), timeout=TIMEOUT), log.read_text()
-        yield {"page": page, "state": state, "config": config, "written": written, "socket": socket_path,
-               "log": log, "directory": directory, "process": process}
+        assert wait_until(lambda: answers(Page(port)), timeout=TIMEOUT), log.read_text()
+        yield process, socket_path, log
     finally:
         process.terminate()
         process.wait(timeout=30)

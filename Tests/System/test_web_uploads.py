@@ -16,7 +16,7 @@ import pytest
 
 from control_client import wait_until
 from test_resume import KIOSK
-from test_web_console import DEBIAN_PYTHON, REPO, TIMEOUT, Page, answers, control, free_port, make_clip
+from test_web_console import DEBIAN_PYTHON, REPO, TIMEOUT, Page, control, free_port, make_clip, running_kiosk
 
 GB = 1 << 30
 
@@ -58,21 +58,9 @@ def kiosk(tmp_path_factory):
                       f"items: [{clip}]\n"
                       f"web: {{listen: '127.0.0.1:{port}', page_file: {directory / 'page.yaml'}, upload_dir: {uploads}, "
                       f"upload_min_free: {min_free}}}\n")
-    socket_path = directory / "control.sock"
-    log = directory / "log.txt"
-    with open(log, "w") as stream:
-        process = subprocess.Popen([str(KIOSK), "run", "--config", str(config), "--display", "headless:320x180@25",
-                                    "--state-dir", str(state), "--control-socket", str(socket_path)], stderr=stream)
-    try:
-        if not wait_until(lambda: socket_path.exists() and (state / "web-token").exists(), timeout=TIMEOUT):
-            pytest.fail(f"kiosk did not start: {log.read_text()}")
-        page = Page(port)
-        assert wait_until(lambda: answers(page), timeout=TIMEOUT), log.read_text()
-        yield {"page": page, "state": state, "socket": socket_path, "directory": directory, "big": big, "uploads": uploads,
+    with running_kiosk(config, state, port) as (process, socket_path, log):
+        yield {"page": Page(port), "state": state, "socket": socket_path, "directory": directory, "big": big, "uploads": uploads,
                "process": process, "log": log, "token": (state / "web-token").read_text().strip(), "min_free": min_free}
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 def api(kiosk, method, path, body=b"", headers=None):

@@ -323,6 +323,9 @@ public enum WebAssets {
     button { padding: 0.5em 0.9em; font-size: 1em; }
     table { border-collapse: collapse; font-size: 0.9em; width: 100%; }
     td { border-bottom: 1px solid #ddd; padding: 0.2em 0.4em; vertical-align: top; word-break: break-word; }
+    .wide { grid-column: 1 / -1; }
+    pre { overflow-x: auto; }
+    #log td:nth-child(-n+2), #plays td { white-space: nowrap; word-break: normal; }
     .error, .log-error, .log-critical { color: #a00; }
     .log-warning { color: #850; }
     .hint { color: #555; font-size: 0.9em; }

@@ -60,14 +60,14 @@ public enum WebPages {
         </section>
         <section><h2>Status</h2><table id="status"></table></section>
         <section><h2>Health</h2><table id="health"></table></section>
-        <section><h2>Log, the last hour</h2><p id="log-errors"></p><table id="log"></table></section>
-        <section><h2>Schedule</h2>
+        <section class="wide"><h2>Log, the last hour</h2><p id="log-errors"></p><table id="log"></table></section>
+        <section class="wide"><h2>Schedule</h2>
         <h3>Entries</h3><table id="schedule-entries"></table><button id="add-entry">Add entry</button>
         <h3>Inserts</h3><table id="schedule-inserts"></table><button id="add-insert">Add insert</button>
         <div class="row"><button id="save-schedule">Save schedule</button></div>
         <p id="schedule-message" role="status"></p>
         <h3>The next 7 days</h3><pre id="schedule"></pre></section>
-        <section><h2>Proof of play</h2><p><a href="/api/v1/plays.csv" id="plays-csv" download>Download CSV</a></p>
+        <section class="wide"><h2>Proof of play</h2><p><a href="/api/v1/plays.csv" id="plays-csv" download>Download CSV</a></p>
         <table id="plays"></table></section>
         </main>
         """)
