@@ -88,13 +88,16 @@ final class WebUploads: @unchecked Sendable {
         }
     }
 
-    /// `GET /api/v1/uploads/ID`: where a resumed upload goes on.
+    /// `GET /api/v1/uploads/ID`: where a resumed upload goes on, and whether a connection is
+    /// still appending to it (`busy`: a cut one whose last bytes are still being written; the
+    /// next PATCH waits until it is not).
     func status(_ id: String) -> HTTPResponse {
         if let path = lock.withLock({ finished.last(where: { $0.id == id })?.path }) {
             return WebReply.json(.object([("id", .string(id)), ("done", .bool(true)), ("path", .string(path))]))
         }
         guard let upload = lock.withLock({ uploads[id] }) else { return Self.refused(404, "no upload \(id) under way") }
-        return WebReply.json(.object([("id", .string(id)), ("offset", .integer(Self.length(upload.partial))), ("size", .integer(upload.size))]))
+        return WebReply.json(.object([("id", .string(id)), ("offset", .integer(Self.length(upload.partial))), ("size", .integer(upload.size)),
+                                      ("busy", .bool(upload.busy))]))
     }
 
     /// `DELETE /api/v1/uploads/ID`.
