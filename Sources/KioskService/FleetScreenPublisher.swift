@@ -51,9 +51,11 @@ package final class FleetScreenPublisher: @unchecked Sendable {
                 let now = connection()
                 // A new connection gets a picture at once (the broker may have lost the retained one).
                 if now.connected && (now.serial != published || clock.now() >= next) {
-                    publishOnce()
+                    // A picture that could not be taken (nothing on screen yet: the broker
+                    // answered before the first frame) is tried again in 5 s, not an interval later.
+                    let sent = publishOnce()
                     published = now.serial
-                    next = clock.now() + interval
+                    next = clock.now() + (sent ? interval : min(interval, 5))
                 }
                 thread.sleep(seconds: 1)
             }
@@ -67,14 +69,17 @@ package final class FleetScreenPublisher: @unchecked Sendable {
 
     /// One screenshot published now; a failure is one line at debug level (a screen switched
     /// off has no picture to take, and that is not news every five minutes).
-    package func publishOnce() {
-        guard let path else { return }
+    @discardableResult
+    package func publishOnce() -> Bool {
+        guard let path else { return false }
         do {
             try shoot(path)
             guard let data = FileManager.default.contents(atPath: path) else { throw FleetSetupError("\(path) was not written") }
             publish(topic, [UInt8](data))
+            return true
         } catch {
             logger.debug("mqtt: screen image: \(error)")
+            return false
         }
     }
 }

@@ -70,4 +70,21 @@ import Testing
         publisher.publishOnce()
         #expect(recorder.messages.count == 2, "a failed screenshot publishes nothing")
     }
+
+    /// The broker answers before the first frame: that picture cannot be taken, and the next try
+    /// comes within seconds, not an interval (an hour here) later.
+    @Test func aPictureThatCouldNotBeTakenIsTriedAgainSoon() throws {
+        let recorder = Recorder()
+        recorder.failing = true
+        let publisher = FleetScreenPublisher(interval: 3600, topic: "kiosk/lobby/screen",
+                                             shoot: { try recorder.shoot($0) }, publish: { recorder.publish($0, $1) },
+                                             connection: { recorder.connection }, logger: Logger(label: "screen-tests"))
+        recorder.connect()
+        publisher.start()
+        defer { publisher.stop() }
+        usleep(1_500_000)
+        #expect(recorder.messages.isEmpty)
+        recorder.failing = false
+        #expect(Self.waitFor { recorder.messages.count == 1 }, "tried again within the 30 s deadline")
+    }
 }
