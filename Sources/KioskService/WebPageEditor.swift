@@ -30,7 +30,7 @@ struct WebPageEditor: Sendable {
             return .success(Current(tag: PagePlaylist.tag(of: [])))
         }
         guard let contents = PagePlaylist.contents(ofText: String(decoding: data, as: UTF8.self)) else {
-            return .failure(Refusal(response: Self.error(500, "\(pageFile) is not a file the page can show; fix it or remove it")))
+            return .failure(Refusal(response: WebReply.error(500, "\(pageFile) is not a file the page can show; fix it or remove it")))
         }
         return .success(Current(items: contents.items, schedule: contents.schedule, tag: PagePlaylist.tag(of: data)))
     }
@@ -46,7 +46,7 @@ struct WebPageEditor: Sendable {
                 return answer(.array(PagePlaylist.entries(of: config.items).map(\.controlValue)), key: "items", source: "kiosk.conf",
                               tag: now.tag)
             } catch {
-                return Self.error(500, "\(error)")
+                return WebReply.error(500, "\(error)")
             }
         }
     }
@@ -84,22 +84,22 @@ struct WebPageEditor: Sendable {
     private func replace(body: [UInt8], ifMatch: String?,
                          edit: (ControlValue, Current) -> Result<Current, PagePlaylistError>) -> HTTPResponse {
         guard let pageFile else {
-            return Self.error(409, "kiosk.conf names no web.page_file: the playlist and schedule are edited in kiosk.conf")
+            return WebReply.error(409, "kiosk.conf names no web.page_file: the playlist and schedule are edited in kiosk.conf")
         }
-        guard let ifMatch else { return Self.error(428, "If-Match is required: the tag the list was read with") }
+        guard let ifMatch else { return WebReply.error(428, "If-Match is required: the tag the list was read with") }
         let now: Current
         switch current() {
         case .failure(let refusal): return refusal.response
         case .success(let read): now = read
         }
         guard ifMatch == now.tag else {
-            return Self.error(412, "the page's file was changed elsewhere since it was read: reload it and edit again")
+            return WebReply.error(412, "the page's file was changed elsewhere since it was read: reload it and edit again")
         }
-        guard let value = ControlValue.parse(String(decoding: body, as: UTF8.self)) else { return Self.error(400, "the body is not JSON") }
+        guard let value = ControlValue.parse(String(decoding: body, as: UTF8.self)) else { return WebReply.error(400, "the body is not JSON") }
         let next: Current
         switch edit(value, now) {
         case .success(let edited): next = edited
-        case .failure(let error): return Self.error(422, error.description)
+        case .failure(let error): return WebReply.error(422, error.description)
         }
         let text = PagePlaylist.text(next.items, schedule: next.schedule)
         do throws(ConfigError) {
@@ -108,12 +108,12 @@ struct WebPageEditor: Sendable {
                                                 baseDirectory: Self.directory(of: configPath))
             _ = try PagePlaylist.merged(into: config, fileName: pageFile, text: text, baseDirectory: Self.directory(of: configPath))
         } catch {
-            return Self.error(422, error.diagnostics.map { "\($0)" }.joined(separator: "\n"))
+            return WebReply.error(422, error.diagnostics.map { "\($0)" }.joined(separator: "\n"))
         }
         do {
             try AtomicFile.write(text, to: pageFile, mode: 0o644)
         } catch {
-            return Self.error(500, "cannot write \(pageFile): \(error)")
+            return WebReply.error(500, "cannot write \(pageFile): \(error)")
         }
         apply()
         let tag = PagePlaylist.tag(of: Array(text.utf8))
@@ -140,14 +140,16 @@ struct WebPageEditor: Sendable {
         return response
     }
 
-    private static func error(_ status: Int, _ reason: String) -> HTTPResponse {
-        WebReply.json(.object([("error", .string(reason))]), status: status)
-    }
 }
 
 /// Answers of the web page's API.
 enum WebReply {
     static func json(_ value: ControlValue, status: Int = 200) -> HTTPResponse {
         HTTPResponse(status: status, text: value.json + "\n", contentType: "application/json")
+    }
+
+    /// A refusal: `{"error": reason}`, as the socket's replies say why.
+    static func error(_ status: Int, _ reason: String) -> HTTPResponse {
+        json(.object([("error", .string(reason))]), status: status)
     }
 }

@@ -19,11 +19,10 @@ struct WebReports: Sendable {
         do {
             config = try ConfigLoader.load(path: configPath)
         } catch {
-            return .failure(Refusal(response: WebReply.json(.object([("error", .string("\(error)"))]), status: 500)))
+            return .failure(Refusal(response: WebReply.error(500, "\(error)")))
         }
         guard let path = config.logging.proofOfPlayPath else {
-            return .failure(Refusal(response: WebReply.json(.object([("error", .string("kiosk.conf names no logging.proof_of_play file"))]),
-                                                            status: 409)))
+            return .failure(Refusal(response: WebReply.error(409, "kiosk.conf names no logging.proof_of_play file")))
         }
         var text = ""
         for file in ["\(path).3", "\(path).2", "\(path).1", path] {
@@ -81,7 +80,7 @@ struct WebReports: Sendable {
             let dryRun = ScheduleDryRun(config: config, at: Date(), span: 7 * 86_400)
             return WebReply.json(.object([("text", .string(dryRun.text)), ("dry_run", dryRun.json)]))
         } catch {
-            return WebReply.json(.object([("error", .string("\(error)"))]), status: 500)
+            return WebReply.error(500, "\(error)")
         }
     }
 }

@@ -55,20 +55,20 @@ final class WebUploads: @unchecked Sendable {
     func begin(_ body: [UInt8]) -> HTTPResponse {
         guard let value = ControlValue.parse(String(decoding: body, as: UTF8.self)),
               case .string(let written)? = value["name"], case .integer(let size)? = value["size"], size > 0 else {
-            return Self.refused(400, "expected {\"name\": \"clip.mp4\", \"size\": bytes}")
+            return WebReply.error(400, "expected {\"name\": \"clip.mp4\", \"size\": bytes}")
         }
-        guard size <= Self.largest else { return Self.refused(413, "\(size) bytes is more than any disk kiosk writes to") }
+        guard size <= Self.largest else { return WebReply.error(413, "\(size) bytes is more than any disk kiosk writes to") }
         guard let name = UploadName.clean(written) else {
-            return Self.refused(422, "'\(written)' is not a file name kiosk can keep (letters, digits, spaces, . _ - and a media extension)")
+            return WebReply.error(422, "'\(written)' is not a file name kiosk can keep (letters, digits, spaces, . _ - and a media extension)")
         }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            return Self.refused(500, "cannot make \(directory): \(error.localizedDescription)")
+            return WebReply.error(500, "cannot make \(directory): \(error.localizedDescription)")
         }
-        guard let free = freeBytes() else { return Self.refused(500, "cannot read the free space of \(directory)") }
+        guard let free = freeBytes() else { return WebReply.error(500, "cannot read the free space of \(directory)") }
         if size > free - minFree {
-            return Self.refused(507, "the disk is too full: \(name) needs \(ByteCountText.text(size + minFree - free)) more "
+            return WebReply.error(507, "the disk is too full: \(name) needs \(ByteCountText.text(size + minFree - free)) more "
                                 + "(\(ByteCountText.text(free)) free, upload_min_free kept)")
         }
         var random = SystemRandomNumberGenerator()
@@ -79,9 +79,9 @@ final class WebUploads: @unchecked Sendable {
                 uploads[id] = nil
                 try? FileManager.default.removeItem(atPath: upload.partial)
             }
-            guard uploads.count < Self.limit else { return Self.refused(429, "\(Self.limit) uploads are under way; finish or cancel one") }
+            guard uploads.count < Self.limit else { return WebReply.error(429, "\(Self.limit) uploads are under way; finish or cancel one") }
             guard FileManager.default.createFile(atPath: partial, contents: nil) else {
-                return Self.refused(500, "cannot write in \(directory)")
+                return WebReply.error(500, "cannot write in \(directory)")
             }
             uploads[id] = Upload(name: name, size: size, partial: partial, lastUsed: Date())
             return WebReply.json(.object([("id", .string(id)), ("offset", .integer(0)), ("size", .integer(size))]), status: 201)
@@ -95,14 +95,14 @@ final class WebUploads: @unchecked Sendable {
         if let path = lock.withLock({ finished.last(where: { $0.id == id })?.path }) {
             return WebReply.json(.object([("id", .string(id)), ("done", .bool(true)), ("path", .string(path))]))
         }
-        guard let upload = lock.withLock({ uploads[id] }) else { return Self.refused(404, "no upload \(id) under way") }
+        guard let upload = lock.withLock({ uploads[id] }) else { return WebReply.error(404, "no upload \(id) under way") }
         return WebReply.json(.object([("id", .string(id)), ("offset", .integer(Self.length(upload.partial))), ("size", .integer(upload.size)),
                                       ("busy", .bool(upload.busy))]))
     }
 
     /// `DELETE /api/v1/uploads/ID`.
     func cancel(_ id: String) -> HTTPResponse {
-        guard let upload = lock.withLock({ uploads.removeValue(forKey: id) }) else { return Self.refused(404, "no upload \(id) under way") }
+        guard let upload = lock.withLock({ uploads.removeValue(forKey: id) }) else { return WebReply.error(404, "no upload \(id) under way") }
         try? FileManager.default.removeItem(atPath: upload.partial)
         return WebReply.json(.object([("cancelled", .string(id))]))
     }
@@ -110,7 +110,7 @@ final class WebUploads: @unchecked Sendable {
     /// `PATCH /api/v1/uploads/ID`: the sink its body streams into, or the refusal.
     func append(_ id: String, offset: String?) -> HTTPBodyPlan {
         lock.withLock {
-            guard var upload = uploads[id] else { return .answer(Self.refused(404, "no upload \(id) under way")) }
+            guard var upload = uploads[id] else { return .answer(WebReply.error(404, "no upload \(id) under way")) }
             let length = Self.length(upload.partial)
             guard !upload.busy else {
                 return .answer(WebReply.json(.object([("error", .string("another connection is appending to this upload")),
@@ -121,7 +121,7 @@ final class WebUploads: @unchecked Sendable {
                                                       ("offset", .integer(length))]), status: 409))
             }
             let fd = open(upload.partial, O_WRONLY | O_APPEND | O_CLOEXEC)
-            guard fd >= 0 else { return .answer(Self.refused(500, "cannot open \(upload.partial): \(String(cString: strerror(errno)))")) }
+            guard fd >= 0 else { return .answer(WebReply.error(500, "cannot open \(upload.partial): \(String(cString: strerror(errno)))")) }
             upload.busy = true
             upload.lastUsed = Date()
             uploads[id] = upload
@@ -149,11 +149,11 @@ final class WebUploads: @unchecked Sendable {
         } catch {
             try? FileManager.default.removeItem(atPath: upload.partial)
             let reason = (error as? MediaError)?.reason ?? "\(error)"
-            return Self.refused(422, "not media kiosk can play: \(upload.name): \(reason)")
+            return WebReply.error(422, "not media kiosk can play: \(upload.name): \(reason)")
         }
         guard Self.length(upload.partial) == upload.size else {
             try? FileManager.default.removeItem(atPath: upload.partial)
-            return Self.refused(500, "\(upload.name) changed size while it was checked: the upload is removed")
+            return WebReply.error(500, "\(upload.name) changed size while it was checked: the upload is removed")
         }
         // A hard link never replaces a file (rename would): a name taken meanwhile is skipped.
         // FAT and exFAT sticks have no links: there a rename to a name found free (kiosk's
@@ -166,7 +166,7 @@ final class WebUploads: @unchecked Sendable {
             }
             guard errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP, rename(upload.partial, final) == 0 else {
                 try? FileManager.default.removeItem(atPath: upload.partial)
-                return Self.refused(500, "cannot keep the upload as \(final): \(String(cString: strerror(errno)))")
+                return WebReply.error(500, "cannot keep the upload as \(final): \(String(cString: strerror(errno)))")
             }
             break
         }
@@ -188,9 +188,6 @@ final class WebUploads: @unchecked Sendable {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
-    static func refused(_ status: Int, _ reason: String) -> HTTPResponse {
-        WebReply.json(.object([("error", .string(reason))]), status: status)
-    }
 }
 
 struct UploadRefusal: Error, CustomStringConvertible {
@@ -231,14 +228,14 @@ final class UploadSink: HTTPBodySink, @unchecked Sendable {
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard refusal == nil, fd >= 0 else { return false }
         guard written + Int64(bytes.count) <= upload.size else {
-            refusal = WebUploads.refused(413, "more bytes than the \(upload.size) announced for \(upload.name)")
+            refusal = WebReply.error(413, "more bytes than the \(upload.size) announced for \(upload.name)")
             return false
         }
         sinceSpaceCheck += Int64(bytes.count)
         if sinceSpaceCheck >= 8 << 20 {
             sinceSpaceCheck = 0
             if let free = uploads.freeBytes(), free - (upload.size - written) < uploads.minFree {
-                refusal = WebUploads.refused(507, "the disk filled while \(upload.name) arrived: the upload is removed")
+                refusal = WebReply.error(507, "the disk filled while \(upload.name) arrived: the upload is removed")
                 closeFile()
                 uploads.drop(id, upload)
                 return false
@@ -250,7 +247,7 @@ final class UploadSink: HTTPBodySink, @unchecked Sendable {
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
                 let reason = String(cString: strerror(errno))
-                refusal = WebUploads.refused(errno == ENOSPC ? 507 : 500, "cannot write \(upload.name): \(reason): the upload is removed")
+                refusal = WebReply.error(errno == ENOSPC ? 507 : 500, "cannot write \(upload.name): \(reason): the upload is removed")
                 closeFile()
                 uploads.drop(id, upload)
                 return false

@@ -42,8 +42,7 @@ public enum WebRoute: String, Sendable, CaseIterable {
     public var isAPI: Bool { rawValue.hasPrefix("/api/") }
 
     public init?(path: String) {
-        if let id = Self.uploadID(in: path) {
-            _ = id
+        if Self.uploadID(in: path) != nil {
             self = .upload
             return
         }
