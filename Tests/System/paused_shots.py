@@ -22,14 +22,30 @@ def frame_flipped(stats: str, at: float, period: float) -> bool:
     return any(r.get("video") and at - period - 0.001 < r["pts"] <= at + 1e-6 for r in records)
 
 
+def played_for(client, seconds: float):
+    """A check that is true once the item's clock has moved `seconds` since its first call,
+    counted across loops: the tests play `loop: item` clips of 2-6 s, so a start near the end
+    never sees `time > start + seconds` (it wraps to 0 first; that wait once spent its whole
+    10-minute timeout in every CI run that paused late in the clip)."""
+    state = {"last": client.ok("get", "time"), "moved": 0.0}
+
+    def check() -> bool:
+        now = client.ok("get", "time")
+        # A loop back to the start: the part played after the wrap is `now` itself.
+        state["moved"] += now - state["last"] if now >= state["last"] else now
+        state["last"] = now
+        return state["moved"] >= seconds
+    return check
+
+
 def pause_and_shoot(client, directory: Path, pauses: int, stats: str, period: float = 0.04) -> list[dict]:
     """`pauses` times: play on ~0.7 s (however slowly the guest runs), pause, shoot. Each shot's
     `time`, the `time_after` it (the clock must not move while paused) and its path."""
     shots = []
     for n in range(pauses):
         client.ok("play")
-        start = client.ok("get", "time")
-        wait_until(lambda: client.ok("get", "time") > start + 0.7 + 0.13 * n, timeout=600, interval=0.1)
+        assert wait_until(played_for(client, 0.7 + 0.13 * n), timeout=600, interval=0.1), \
+            f"pause {n}: the clock did not move 0.7 s in 600 s"
         client.ok("pause")
         wait_until(lambda: client.ok("get", "time_control_status") == "paused", timeout=60)
         at = client.ok("get", "time")

@@ -93,7 +93,7 @@ import json, os, signal, subprocess, sys, time
 from pathlib import Path
 sys.path.insert(0, @TESTS@)
 from control_client import ControlClient, wait_until
-from paused_shots import keep_run, pause_and_shoot, terminate
+from paused_shots import keep_run, pause_and_shoot, played_for, terminate
 
 kiosk, work = @KIOSK@, Path(@WORK@)
 # vkms's device is named vkms (a platform or faux device, with no driver link to follow).
@@ -173,8 +173,8 @@ with open(d / "kiosk.log", "w") as log:
         if not wait_until(lambda: os.path.exists(sock) and os.path.exists(stats) and os.path.getsize(stats) > 0, timeout=600):
             raise RuntimeError("kiosk never showed a frame")
         client = ControlClient(sock, timeout=120)
-        start = client.ok("get", "time")
-        wait_until(lambda: client.ok("get", "time") > start + 1.0, timeout=600, interval=0.1)
+        if not wait_until(played_for(client, 1.0), timeout=600, interval=0.1):
+            raise RuntimeError("the clock did not move 1 s in 600 s")
         client.ok("pause")
         wait_until(lambda: client.ok("get", "time_control_status") == "paused", timeout=60)
         result["time"] = client.ok("get", "time")
