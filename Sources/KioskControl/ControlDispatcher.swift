@@ -156,7 +156,8 @@ public final class ControlDispatcher {
                            displayOn: value(of: .displayPower) == .string("on"),
                            volume: value(of: .volume).integerValue,
                            muted: value(of: .muted).boolValue,
-                           alerts: health?.alerts, temperature: health?.temperatures.map(\.celsius).max())
+                           alerts: health?.alerts, temperature: health?.temperatures.map(\.celsius).max(),
+                           next: player.nextItemTitle)
     }
 
     public func value(of property: ControlProperty) -> ControlValue {

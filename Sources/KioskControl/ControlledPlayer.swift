@@ -19,6 +19,8 @@ public protocol ControlledPlayer: PlayerRequestSink {
     var playlistCount: Int { get }
     var currentItemIndex: Int? { get }
     var currentItemTitle: String? { get }
+    /// What plays after the current item as things stand (QueuePlayer.nextItemTitle).
+    var nextItemTitle: String? { get }
     var framesPresented: Int { get }
     var framesDropped: Int { get }
     var isDisplayOn: Bool { get }

@@ -84,11 +84,7 @@ public struct SyncStore: Sendable {
     }
 
     /// Free bytes for kiosk on the store's file system (statvfs' f_bavail).
-    public func freeBytes() -> Int64? {
-        var info = statvfs()
-        guard statvfs(layout.directory, &info) == 0 else { return nil }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
-    }
+    public func freeBytes() -> Int64? { DiskSpace.of(layout.directory)?.free }
 
     public func validator(_ sha256: String) -> String? { Self.readText(layout.validator(sha256)) }
 

@@ -274,9 +274,22 @@ final class PlaybackLoop {
         }
     }
 
+    /// The title `preview()` names for the item after this one, kept with the navigator it was
+    /// worked out for: the snapshot goes out at every frame, the navigator changes only at an
+    /// item's start or a request, and comparing a copy is cheap (its arrays share storage).
+    private var upNext: (navigator: PlaylistNavigator, title: String?)?
+
+    private func nextItemTitle() -> String? {
+        let navigator = sequencer.navigator
+        if let upNext, upNext.navigator == navigator { return upNext.title }
+        let title = navigator.preview().entry?.title
+        upNext = (navigator, title)
+        return title
+    }
+
     private func publishSnapshot() {
         publish?(PlayerSnapshot(state: time.state, currentTime: time.currentTime, itemIndex: current?.index,
-                                itemTitle: current?.entry.title, framesPresented: screen.presented,
+                                itemTitle: current?.entry.title, nextItemTitle: nextItemTitle(), framesPresented: screen.presented,
                                 framesDropped: screen.dropped, playlistCount: sequencer.navigator.entries.count,
                                 isDisplayOn: !sequencer.power.isOff))
     }

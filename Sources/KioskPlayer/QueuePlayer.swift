@@ -141,6 +141,9 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     public var isMuted: Bool { snapshotLock.withLock { snapshot.state.isMuted } }
     public var currentItemIndex: Int? { snapshotLock.withLock { snapshot.itemIndex } }
     public var currentItemTitle: String? { snapshotLock.withLock { snapshot.itemTitle } }
+    /// The title of the item that plays after this one as things stand now (a switch or an
+    /// insert waiting for the seam included); nil when nothing follows (`loop: none` at its last).
+    public var nextItemTitle: String? { snapshotLock.withLock { snapshot.nextItemTitle } }
     public var framesPresented: Int { snapshotLock.withLock { snapshot.framesPresented } }
     public var framesDropped: Int { snapshotLock.withLock { snapshot.framesDropped } }
     /// False while display power is off (`display.power`, the control socket's `display_power`).
@@ -162,6 +165,8 @@ struct PlayerSnapshot: Sendable {
     var currentTime = MediaTime.zero
     var itemIndex: Int?
     var itemTitle: String?
+    /// What plays after the current item as things stand (a switch or insert waiting included).
+    var nextItemTitle: String?
     var framesPresented = 0
     var framesDropped = 0
     var playlistCount = 0

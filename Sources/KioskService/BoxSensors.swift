@@ -10,11 +10,26 @@ package struct BoxSensors: Sendable {
     /// Where the latch is kept (`kiosk run`'s state directory): a file holding the boot id of
     /// the boot in which the alarm was seen.
     package var stateDirectory: String
+    /// The folders whose file systems the health reports, each with its use (`state`,
+    /// `uploads`); one use per file system (two folders on one disk are one figure).
+    package var disks: [(use: String, path: String)]
 
-    package init(sys: String = "/sys", proc: String = "/proc", stateDirectory: String) {
+    package init(sys: String = "/sys", proc: String = "/proc", stateDirectory: String, disks: [(use: String, path: String)] = []) {
         self.sys = sys
         self.proc = proc
         self.stateDirectory = stateDirectory
+        self.disks = disks
+    }
+
+    /// Each of `disks` that can be read, the first use of a file system standing for it.
+    package func diskSpace() -> [HealthSnapshot.Disk] {
+        var seen = Set<UInt64>()
+        return disks.compactMap { disk in
+            var status = stat()
+            guard stat(disk.path, &status) == 0, seen.insert(UInt64(status.st_dev)).inserted,
+                  let space = DiskSpace.of(disk.path) else { return nil }
+            return HealthSnapshot.Disk(use: disk.use, space: space)
+        }
     }
 
     /// `/sys/class/thermal/thermal_zone*/{type,temp}` (millidegrees), in zone order; a zone

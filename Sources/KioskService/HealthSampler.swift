@@ -122,6 +122,7 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
             displayFailing: presenter.displayFailingSince != nil, counters: counters,
             temperatures: sensors.temperatures(), underVoltage: sensors.underVoltage(), sync: sync?(),
             mqttConnected: mqtt?())
+        snapshot.disks = sensors.diskSpace()
         snapshot.sampledAt = wallNow
         return snapshot
     }

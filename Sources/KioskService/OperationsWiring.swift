@@ -27,7 +27,9 @@ package final class OperationsWiring: @unchecked Sendable {
         }
         self.logger = logger
         metricsAddress = config.metrics.listen
-        let health = HealthSampler(sensors: BoxSensors(stateDirectory: stateDirectory))
+        let uploads = config.web?.uploadDirectory.map { [(use: "uploads", path: $0)] } ?? []
+        let health = HealthSampler(sensors: BoxSensors(stateDirectory: stateDirectory,
+                                                       disks: [(use: "state", path: stateDirectory)] + uploads))
         self.health = health
         metrics = config.metrics.textfile.map { path in
             logger.info("metrics: \(path) every \(config.metrics.interval.seconds) s")

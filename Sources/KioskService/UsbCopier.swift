@@ -25,12 +25,11 @@ package struct UsbCopier {
             return
         }
         removeTemporaries(in: folder)
-        var space = statvfs()
-        guard statvfs(folder, &space) == 0 else {
+        guard let space = DiskSpace.of(folder) else {
             logger.error("USB copy: cannot read the free space of \(folder): \(Errno(rawValue: errno).description); the stick is not copied")
             return
         }
-        let available = Int64(space.f_bavail) * Int64(space.f_frsize)
+        let available = space.free
         let plan = UsbCopyPlan(stick: Self.mediaFiles(in: volume.mountPoint), folder: Self.mediaFiles(in: folder),
                                available: available, minFree: Int64(config.minFree))
         var failures = plan.tooLarge.count

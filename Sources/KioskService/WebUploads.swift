@@ -45,11 +45,7 @@ final class WebUploads: @unchecked Sendable {
     }
 
     /// Bytes free to an unprivileged writer on the uploads' file system.
-    func freeBytes() -> Int64? {
-        var stats = statvfs()
-        guard statvfs(directory, &stats) == 0 else { return nil }
-        return Int64(stats.f_bavail) * Int64(stats.f_frsize)
-    }
+    func freeBytes() -> Int64? { DiskSpace.of(directory)?.free }
 
     /// `POST /api/v1/uploads`.
     func begin(_ body: [UInt8]) -> HTTPResponse {

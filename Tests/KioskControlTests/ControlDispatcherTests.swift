@@ -68,6 +68,7 @@ final class FakePlayer: ControlledPlayer {
     var isMuted: Bool { false }
     var currentItemIndex: Int? { 1 }
     var currentItemTitle: String? { "b" }
+    var nextItemTitle: String? { "c" }
     var framesPresented: Int { 300 }
     var framesDropped: Int { 2 }
     var isDisplayOn: Bool { false }

@@ -185,10 +185,11 @@ struct FleetConfigTests {
     }
 
     @Test func statusAndOfflinePayloadsAreOneJSONLineInAFixedOrder() {
-        let status = FleetStatus(version: "0.1.0", state: "playing", item: 2, title: "Lobby \"A\"", time: 12.3456789, displayOn: true)
-        #expect(status.json == #"{"online":true,"state":"playing","item":2,"title":"Lobby \"A\"","time":12.345679,"display_power":"on","version":"0.1.0"}"#)
+        let status = FleetStatus(version: "0.1.0", state: "playing", item: 2, title: "Lobby \"A\"", time: 12.3456789, displayOn: true,
+                                 next: "Menu")
+        #expect(status.json == #"{"online":true,"state":"playing","item":2,"title":"Lobby \"A\"","next":"Menu","time":12.345679,"display_power":"on","version":"0.1.0"}"#)
         let idle = FleetStatus(version: "0.1.0", state: "paused", item: nil, title: nil, time: 0, displayOn: false)
-        #expect(idle.json == #"{"online":true,"state":"paused","item":null,"title":null,"time":0.0,"display_power":"off","version":"0.1.0"}"#)
+        #expect(idle.json == #"{"online":true,"state":"paused","item":null,"title":null,"next":null,"time":0.0,"display_power":"off","version":"0.1.0"}"#)
         let warm = FleetStatus(version: "0.1.0", state: "playing", item: 0, title: nil, time: 1, displayOn: true,
                                alerts: [], temperature: 48.3125)
         #expect(warm.json.hasSuffix(#""alerts":[],"temperature":48.3}"#), "the hottest zone, to a tenth: \(warm.json)")

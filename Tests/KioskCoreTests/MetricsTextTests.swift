@@ -119,7 +119,26 @@ import Testing
         let snapshot = HealthSnapshot(version: "0.1.0", startTime: 1000, state: .playing, itemIndex: 0, framesPresented: 10,
                                       lastPicture: 1099.75, pictureOverdue: 0.25)
         let value = snapshot.controlValue(at: 1100)
-        #expect(value.json == #"{"alerts":[],"state":"playing","item":0,"frames_presented":10,"frames_dropped":0,"last_frame_age":0.25,"picture_overdue":0.25,"display_failing":false,"display_connected":null,"display_hotplugs":0,"tv_power_on":null,"items_started":0,"items_failed":0,"stalls":0,"temperatures":[],"under_voltage":null,"sync":null,"mqtt_connected":null,"uptime":100.0}"#)
+        #expect(value.json == #"{"alerts":[],"state":"playing","item":0,"frames_presented":10,"frames_dropped":0,"last_frame_age":0.25,"picture_overdue":0.25,"display_failing":false,"display_connected":null,"display_hotplugs":0,"tv_power_on":null,"items_started":0,"items_failed":0,"stalls":0,"temperatures":[],"under_voltage":null,"sync":null,"mqtt_connected":null,"disks":[],"uptime":100.0}"#)
+    }
+
+    /// The disks kiosk writes to: figures by use (a fixed label, never a path), and an alert
+    /// below 64 MiB free, which names the use and the MiB left.
+    @Test func aDiskNearlyFullIsAnAlertAndItsFiguresAreSaid() {
+        var snapshot = HealthSnapshot(version: "0.1.0", startTime: 0, state: .playing)
+        snapshot.disks = [.init(use: "state", space: DiskSpace(free: 5 << 30, size: 16 << 30)),
+                          .init(use: "uploads", space: DiskSpace(free: 10 << 20, size: 32 << 30))]
+        #expect(snapshot.alerts == ["uploads disk almost full: 10 MiB free"])
+        let lines = Self.lines(snapshot)
+        #expect(lines.contains("kiosk_disk_free_bytes{use=\"state\"} 5368709120"))
+        #expect(lines.contains("kiosk_disk_free_bytes{use=\"uploads\"} 10485760"))
+        #expect(lines.contains("kiosk_disk_size_bytes{use=\"uploads\"} 34359738368"))
+        #expect(snapshot.controlValue(at: 0)["disks"]?.json
+                == #"[{"use":"state","free_bytes":5368709120,"size_bytes":17179869184},{"use":"uploads","free_bytes":10485760,"size_bytes":34359738368}]"#)
+        snapshot.disks[1].space.free = HealthSnapshot.diskLowBelow
+        #expect(snapshot.alerts == [], "64 MiB free is not an alert yet")
+        #expect(!Self.lines(HealthSnapshot(version: "0.1.0", startTime: 0)).contains { $0.hasPrefix("kiosk_disk") },
+                "no disk known: no family")
     }
 
     @Test func contentSyncAndTheBrokerAreSaidWhenConfigured() {

@@ -64,8 +64,11 @@ import Testing
         let (player, stats, _, log) = try Self.started([a], "seam")
         defer { _ = player.stop() }
         #expect(Self.waitUntil(20) { player.currentTime.seconds > 0.3 }, "a plays")
+        #expect(player.nextItemTitle == a.title, "a alone loops: a is next")
         let asked = Self.flips(stats).count
         player.send(.switchPlaylist([b], when: .atSeam))
+        // The status's `next` knows of the switch waiting for the seam (the web page's "next").
+        #expect(Self.waitUntil(20) { player.nextItemTitle == b.title }, "b is next")
         #expect(Self.waitUntil(20) { player.currentItemTitle == b.title }, "b plays after the seam")
         // b is current from the hand-over, which comes before its first flip: a few of its frames.
         let handedOver = Self.flips(stats).count
@@ -109,6 +112,7 @@ import Testing
         #expect(Self.waitUntil(20) { player.currentTime.seconds > 1.5 }, "a plays")
         player.send(.playOnce(.entries([b]), when: .now))
         #expect(Self.waitUntil(20) { player.currentItemTitle == b.title }, "the insert plays")
+        #expect(Self.waitUntil(20) { player.nextItemTitle == a.title }, "a, the loop it returns to, is next")
         #expect(Self.waitUntil(20) { player.currentItemTitle == a.title }, "a comes back")
         #expect(Self.waitUntil(20) { player.currentTime.seconds > 2.5 })
         let flips = Self.flips(stats)

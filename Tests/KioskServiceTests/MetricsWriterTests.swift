@@ -78,6 +78,22 @@ import KioskHTTP
         #expect(!text.contains("kiosk_temperature_celsius"), "no thermal zones in the tree")
     }
 
+    /// The state directory's and the uploads' file systems, read with statvfs: one figure per file
+    /// system (two folders on one disk are the first's), a folder that is gone left out.
+    @Test func theDisksAreReadOncePerFileSystem() throws {
+        let root = try Self.directory("disks")
+        let sensors = BoxSensors(sys: root, proc: root, stateDirectory: root,
+                                 disks: [(use: "state", path: root), (use: "uploads", path: root), (use: "gone", path: root + "/none")])
+        let disks = sensors.diskSpace()
+        #expect(disks.map(\.use) == ["state"], "\(disks)")
+        let space = try #require(disks.first?.space)
+        #expect(space.size > 0 && space.free >= 0 && space.free <= space.size, "\(space)")
+        let sampler = HealthSampler(sensors: sensors, freshness: 0)
+        let source = FakeSource()   // held: the sampler keeps its player weakly
+        sampler.attach(source)
+        #expect(sampler.health?.disks.map(\.use) == ["state"])
+    }
+
     /// A presenter that has shown nothing new for 5 s: the overdue seconds say so and grow; none
     /// expected (paused): 0. The clean stop's file says kiosk stopped.
     @Test func theOverdueSecondsGrowOnAFrozenPictureAndTheStopSaysStopped() throws {

@@ -175,6 +175,7 @@ def test_the_browser_logs_in_sees_the_screen_pauses_and_logs_out(kiosk, tmp_path
     assert seen["screen_size"] == [320, 180]
     assert seen["screen_changed"] is True
     assert seen["title_shown"] == TITLE and seen["alert_opened"] is False
+    assert seen["next_shown"] in ("next: bars.mp4", "next: " + TITLE), seen["next_shown"]
     assert seen["state_after_pause"] == "paused" and seen["paused_screen_still"] is True
     assert seen["item_after_goto"] == "1"
     assert seen["state_after_play"] == "playing"
@@ -208,6 +209,13 @@ def test_the_api_gives_the_sockets_replies(kiosk):
     status, _, body = page.request("GET", "/api/v1/status", headers=bearer)
     summary = json.loads(body)
     assert status == 200 and summary["title"] in (TITLE, "moving.mp4", "bars.mp4") and summary["online"] is True
+    # What plays next: of two items looping, the other one (the status's "next", #36).
+    assert summary["next"] in (TITLE, "moving.mp4", "bars.mp4") and summary["next"] != summary["title"], summary
+    # The disk kiosk writes its state to, with its free bytes (the page's status shows it).
+    status, _, body = page.request("POST", "/api/v1/command", json.dumps({"command": ["get", "health"]}).encode(), bearer)
+    disks = json.loads(body)["data"]["disks"]
+    assert status == 200 and [disk["use"] for disk in disks][:1] == ["state"], disks
+    assert 0 < disks[0]["free_bytes"] <= disks[0]["size_bytes"], disks
     # The socket's screenshot writes where its client says: over HTTP the picture has its own route.
     status, _, body = page.request("POST", "/api/v1/command", json.dumps({"command": ["screenshot", "/tmp/x.png"]}).encode(), bearer)
     assert status == 400 and "GET /api/v1/screenshot" in json.loads(body)["error"]

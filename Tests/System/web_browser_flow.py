@@ -76,6 +76,9 @@ def main():
         # (the playlist loops: wait for the item that has it).
         wait.until(lambda b: b.find_element(By.ID, "now").get_attribute("textContent") == title)
         seen["title_shown"] = browser.find_element(By.ID, "now").get_attribute("textContent")
+        # While it plays, the header says the other item comes next (the status's "next").
+        wait.until(lambda b: b.find_element(By.ID, "next").get_attribute("textContent").startswith("next: "))
+        seen["next_shown"] = browser.find_element(By.ID, "next").get_attribute("textContent")
         try:
             browser.switch_to.alert
             seen["alert_opened"] = True

@@ -43,6 +43,9 @@ public struct HealthSnapshot: Sendable, Equatable {
     /// Whether the TV says over HDMI-CEC that it is on (or turning on); nil: CEC not used, or
     /// the TV does not answer.
     public var tvPowerOn: Bool?
+    /// The file systems kiosk writes to (its state directory; the web page's uploads), for the
+    /// status's disk figures and the alert when one is nearly full.
+    public var disks: [Disk] = []
     /// When it was sampled, Unix time: the property's ages are counted to it, so a value asked
     /// again (observed every 100 ms) is the same until the next sample.
     public var sampledAt = 0.0
@@ -57,6 +60,16 @@ public struct HealthSnapshot: Sendable, Equatable {
             self.lastSuccess = lastSuccess
             self.failures = failures
             self.storeFreeBytes = storeFreeBytes
+        }
+    }
+
+    public struct Disk: Sendable, Equatable {
+        /// What kiosk keeps there (`state`, `uploads`): a fixed word, never a path (a label).
+        public var use: String
+        public var space: DiskSpace
+        public init(use: String, space: DiskSpace) {
+            self.use = use
+            self.space = space
         }
     }
 
@@ -148,6 +161,13 @@ public struct HealthSnapshot: Sendable, Equatable {
             families.append(MetricFamily("kiosk_store_free_bytes", .gauge, help: "Free bytes for kiosk where the content sync store is.",
                                          samples: sync.storeFreeBytes.map { [.init($0)] } ?? []))
         }
+        if !disks.isEmpty {
+            families.append(MetricFamily("kiosk_disk_free_bytes", .gauge,
+                                         help: "Bytes kiosk may still write where it keeps its state (use=state) and uploads (use=uploads).",
+                                         samples: disks.map { .init(Double($0.space.free), labels: [("use", $0.use)]) }))
+            families.append(MetricFamily("kiosk_disk_size_bytes", .gauge, help: "The size of those file systems.",
+                                         samples: disks.map { .init(Double($0.space.size), labels: [("use", $0.use)]) }))
+        }
         if let displayConnected {
             families.append(MetricFamily("kiosk_display_connected", .gauge,
                                          help: "1 while every screen's connector reads connected (absent where it cannot tell).",
@@ -179,6 +199,9 @@ public struct HealthSnapshot: Sendable, Equatable {
     public static let frozenAfter = 10.0
     /// Above this a sensor is an alert: SoCs throttle from about 80-85 °C.
     public static let hotAbove = 80.0
+    /// Below this much free space a disk is an alert: proof of play, resume places and uploads
+    /// then fail one by one (a full SD card is a common end of an unattended box).
+    public static let diskLowBelow: Int64 = 64 << 20
 
     /// What is wrong now, each in a few words; empty: nothing (Homie's `alert` state when not).
     public var alerts: [String] {
@@ -191,6 +214,9 @@ public struct HealthSnapshot: Sendable, Equatable {
         if displayConnected == false && displayOn && tvPowerOn != false { alerts.append("display disconnected") }
         if let underVoltage, underVoltage.now || underVoltage.sinceBoot {
             alerts.append(underVoltage.now ? "under-voltage" : "under-voltage since boot")
+        }
+        for disk in disks where disk.space.free < Self.diskLowBelow {
+            alerts.append("\(disk.use) disk almost full: \(disk.space.free >> 20) MiB free")
         }
         for sensor in temperatures where sensor.celsius > Self.hotAbove {
             alerts.append("\(sensor.sensor) at \(Int(sensor.celsius)) °C")
@@ -234,6 +260,9 @@ public struct HealthSnapshot: Sendable, Equatable {
             ("under_voltage", voltage),
             ("sync", syncValue),
             ("mqtt_connected", mqttConnected.map { .bool($0) } ?? .null),
+            ("disks", .array(disks.map {
+                .object([("use", .string($0.use)), ("free_bytes", .integer($0.space.free)), ("size_bytes", .integer($0.space.size))])
+            })),
             ("uptime", seconds(max(0, now - startTime))),
         ]
         return .object(members)

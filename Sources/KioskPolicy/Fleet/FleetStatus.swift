@@ -7,6 +7,9 @@ public struct FleetStatus: Sendable, Equatable {
     public var state: String
     public var item: Int?
     public var title: String?
+    /// The title of what plays after it as things stand (a switch or insert waiting included);
+    /// nil: nothing follows, or not known.
+    public var next: String?
     /// Seconds into the current item.
     public var time: Double
     public var displayOn: Bool
@@ -20,11 +23,13 @@ public struct FleetStatus: Sendable, Equatable {
     public var temperature: Double?
 
     public init(version: String, state: String, item: Int?, title: String?, time: Double, displayOn: Bool,
-                volume: Int? = nil, muted: Bool? = nil, alerts: [String]? = nil, temperature: Double? = nil) {
+                volume: Int? = nil, muted: Bool? = nil, alerts: [String]? = nil, temperature: Double? = nil,
+                next: String? = nil) {
         self.version = version
         self.state = state
         self.item = item
         self.title = title
+        self.next = next
         self.time = time
         self.displayOn = displayOn
         self.volume = volume
@@ -33,13 +38,14 @@ public struct FleetStatus: Sendable, Equatable {
         self.temperature = temperature
     }
 
-    /// `{"online":true,"state":"playing","item":1,"title":"Lobby","time":12.5,"display_power":"on","version":"0.1.0","volume":80,"muted":false,"alerts":[],"temperature":48.3}`
+    /// `{"online":true,"state":"playing","item":1,"title":"Lobby","next":"Menu","time":12.5,"display_power":"on","version":"0.1.0","volume":80,"muted":false,"alerts":[],"temperature":48.3}`
     public var json: String {
         var members: [(String, ControlValue)] = [
             ("online", .bool(true)),
             ("state", .string(state)),
             ("item", item.map { .integer(Int64($0)) } ?? .null),
             ("title", title.map { .string($0) } ?? .null),
+            ("next", next.map { .string($0) } ?? .null),
             ("time", .number(ControlMessage.rounded(time))),
             ("display_power", .string(displayOn ? "on" : "off")),
             ("version", .string(version)),

@@ -21,12 +21,27 @@ public enum WebAssets {
       return answer;
     }
 
+    function size(bytes) {
+      const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+      let unit = 0;
+      while (bytes >= 1024 && unit < units.length - 1) { bytes /= 1024; unit += 1; }
+      return (unit ? bytes.toFixed(1) : String(bytes)) + " " + units[unit];
+    }
+
+    // A value as a line of text; the health's disks as "state: 3.2 GiB free of 14.6 GiB".
+    function text(key, value) {
+      if (key === "disks" && Array.isArray(value)) {
+        return value.map((d) => d.use + ": " + size(d.free_bytes) + " free of " + size(d.size_bytes)).join("; ");
+      }
+      return typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
+    }
+
     function fill(table, object) {
       table.replaceChildren();
       for (const [key, value] of Object.entries(object || {})) {
         const row = table.insertRow();
         row.insertCell().textContent = key;
-        row.insertCell().textContent = typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
+        row.insertCell().textContent = text(key, value);
       }
     }
 
@@ -35,6 +50,7 @@ public enum WebAssets {
         const status = await (await fetch("/api/v1/status", {credentials: "same-origin"})).json();
         fill(document.getElementById("status"), status);
         document.getElementById("now").textContent = status.title || "";
+        document.getElementById("next").textContent = status.next ? "next: " + status.next : "";
         const volume = document.getElementById("volume");
         if (document.activeElement !== volume && typeof status.volume === "number") volume.value = status.volume;
         const health = await fetch("/api/v1/command", {
@@ -320,6 +336,7 @@ public enum WebAssets {
     body { font-family: sans-serif; margin: 0; background: #f4f4f4; color: #111; }
     header { display: flex; gap: 1em; align-items: center; padding: 0.5em 1em; background: #222; color: #fff; }
     header h1 { font-size: 1.2em; margin: 0; }
+    #next { color: #bbb; }
     header form { margin-left: auto; }
     main { padding: 1em; display: grid; gap: 1em; grid-template-columns: repeat(auto-fit, minmax(18em, 1fr)); }
     main.login { max-width: 24em; margin: 3em auto; display: block; }
