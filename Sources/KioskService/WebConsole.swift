@@ -29,14 +29,16 @@ package final class WebConsole: @unchecked Sendable {
                 tls = HTTPServer.TLS(certificate: try String(contentsOfFile: certificate, encoding: .utf8),
                                      key: try String(contentsOfFile: key, encoding: .utf8))
             }
+            let splash = config.splashLayer.map { WebSplash(layer: $0, sink: services.player, stateDirectory: stateDirectory) }
             let desk = WebDesk(gate: WebGate(allowedNames: config.hosts), services: services, password: password,
                                token: token, tls: tls != nil, screenshotPath: stateDirectory + "/.web-screen.png",
                                page: WebPageEditor(configPath: configPath, pageFile: config.pageFile, apply: reload),
                                uploads: config.uploadDirectory.map { WebUploads(directory: $0, minFree: config.uploadMinFree) },
-                               reports: WebReports(configPath: configPath))
+                               reports: WebReports(configPath: configPath), loggedIn: { splash?.loggedIn() })
             let server = try HTTPServer(host: config.listen.host, port: config.listen.port, connections: 32, maxBody: WebRoute.bodyLimit,
                                         tls: tls, plan: { request in desk.plan(request) }) { request in desk.answer(request) }
             logger.info("web: \(address)\(config.listen.isLoopback ? "" : " (reachable from the network)")")
+            splash?.begin(addresses: WebSplash.addresses(scheme: scheme, listen: config.listen), password: password.madePassword)
             return WebConsole(server: server)
         } catch {
             logger.error("web: cannot serve \(address): \(error); playback goes on without the page")

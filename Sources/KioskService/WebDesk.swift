@@ -25,9 +25,12 @@ final class WebDesk: @unchecked Sendable {
     private let uploads: WebUploads?
     private let reports: WebReports
     private var lastScreenshot: (taken: Int64, png: [UInt8])?
+    /// Told of each login that went through (`web.splash_layer` hides the password then).
+    private let loggedIn: @Sendable () -> Void
 
     init(gate: WebGate, services: Services, password: WebPassword, token: String, tls: Bool, screenshotPath: String,
-         page: WebPageEditor, uploads: WebUploads?, reports: WebReports) {
+         page: WebPageEditor, uploads: WebUploads?, reports: WebReports, loggedIn: @escaping @Sendable () -> Void = {}) {
+        self.loggedIn = loggedIn
         self.reports = reports
         self.page = page
         self.uploads = uploads
@@ -200,6 +203,7 @@ final class WebDesk: @unchecked Sendable {
             return Self.html(WebPages.login(message: "Wrong password."), status: 401)
         }
         throttle.succeeded(client)
+        loggedIn()
         var random = SystemRandomNumberGenerator()
         let session = sessions.open(now: Self.now, using: &random)
         let secure = tls || request.header("X-Forwarded-Proto")?.lowercased() == "https"

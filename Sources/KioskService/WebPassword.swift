@@ -21,6 +21,13 @@ struct WebPassword: Sendable {
 
     private static let ready: Bool = sodium_init() >= 0
 
+    /// The password kiosk made and keeps in the state directory (for `web.splash_layer`); nil for
+    /// kiosk.conf's hash, whose password kiosk never knows.
+    var madePassword: String? {
+        if case .plain(let password) = kind { return password }
+        return nil
+    }
+
     /// Whether `given` is the password. A wrong guess at an Argon2 hash costs its work (64 MiB,
     /// a fraction of a second): LoginThrottle keeps guesses few.
     func matches(_ given: String) -> Bool {

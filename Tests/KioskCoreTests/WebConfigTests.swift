@@ -22,6 +22,12 @@ let webConfigErrorTable: [ConfigErrorCase] = [
                     fragment: "'hosts' in web: entry 1 'http://lobby.local' is not a host name"),
     ConfigErrorCase(name: "web's certificate without its key", yaml: items + "web: {certificate: web.crt}\n", line: 2, column: 20,
                     fragment: "web has a certificate but no key; HTTPS needs both"),
+    ConfigErrorCase(name: "web's splash layer not defined", yaml: items + "layers: [{text: {text: Hi, name: info}}]\nweb: {splash_layer: inf}\n",
+                    line: 3, column: 21,
+                    fragment: "'splash_layer' in web is 'inf', which is not a text or ticker layer of layers:; expected one of: info (did you mean 'info'?)"),
+    ConfigErrorCase(name: "web's splash layer a clock", yaml: items + "layers: [{clock: {name: time}}]\nweb: {splash_layer: time}\n",
+                    line: 3, column: 21,
+                    fragment: "'splash_layer' in web is 'time', which is not a text or ticker layer of layers:; expected one of: (none: add a text layer"),
     ConfigErrorCase(name: "web's unknown key", yaml: items + "web: {user: admin}\n", line: 2, column: 7,
                     fragment: "unknown key 'user' in web"),
 ]
@@ -50,8 +56,11 @@ struct WebConfigTests {
               hosts: [Lobby-1.local, signage.example.com]
               certificate: tls/web.crt
               key: /etc/kiosk/web.key
+              splash_layer: setup
+            layers: [{text: {text: Welcome, name: setup}}]
 
             """).web)
+        #expect(web.splashLayer == "setup")
         #expect(web.listen == ListenAddress(host: "0.0.0.0", port: 8443))
         #expect(web.passwordHash?.hasPrefix("$argon2id$") == true)
         #expect(web.hosts == ["lobby-1.local", "signage.example.com"])

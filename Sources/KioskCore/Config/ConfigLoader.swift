@@ -134,7 +134,9 @@ extension ConfigWalker {
         config.audioTrack = readMusicBed(top["audio_track"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.layers = readLayers(top["layers"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.alerts = readAlerts(top["alerts"], overrides: config.overrides, layerNames: config.layers.map(\.name))
-        config.web = readWeb(top["web"], baseDirectory: baseDirectory)
+        // The layers whose text kiosk can set (`layer text`): web.splash_layer must be one.
+        let textLayers = config.layers.filter { ["text", "ticker"].contains($0.content.kind) }.map(\.name)
+        config.web = readWeb(top["web"], baseDirectory: baseDirectory, textLayerNames: textLayers)
         return config
     }
 

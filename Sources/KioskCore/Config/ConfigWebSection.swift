@@ -27,14 +27,19 @@ public struct WebConfig: Sendable, Equatable {
     /// `upload_min_free`: what an upload leaves free on that file system (256M by default).
     public var uploadMinFree = WebConfig.defaultUploadMinFree
     public static let defaultUploadMinFree = 256 * 1024 * 1024
+    /// `splash_layer`: a text layer of `layers:` in which kiosk shows the page's address, and
+    /// the password it made at first start, until the page's first login (then hidden for good):
+    /// setting up a box needs no keyboard or journal. Never the password of a `password_hash`.
+    public var splashLayer: String?
 
     public init() {}
 }
 
 extension ConfigWalker {
-    static let webKeys = ["listen", "password_hash", "hosts", "certificate", "key", "page_file", "upload_dir", "upload_min_free"]
+    static let webKeys = ["listen", "password_hash", "hosts", "certificate", "key", "page_file", "upload_dir", "upload_min_free",
+                          "splash_layer"]
 
-    func readWeb(_ node: Node?, baseDirectory: String) -> WebConfig? {
+    func readWeb(_ node: Node?, baseDirectory: String, textLayerNames layerNames: [String]) -> WebConfig? {
         guard let node else { return nil }
         // `web: {}` (or `web:` alone) turns the page on with every default.
         if isNull(node) { return WebConfig() }
@@ -69,6 +74,14 @@ extension ConfigWalker {
             .map { PathText.resolve($0, against: baseDirectory) }
         if let bytes = byteSize(section, "upload_min_free", expected: "a size (like 256M, 1G or a number of bytes)") {
             web.uploadMinFree = bytes
+        }
+        if let layer = string(section, "splash_layer", expected: "the name of a text layer of layers:") {
+            if layerNames.contains(layer) { web.splashLayer = layer }
+            else {
+                report(section["splash_layer"], "'splash_layer' in web is '\(layer)', which is not a text or ticker layer of layers:; expected one of: "
+                       + (layerNames.isEmpty ? "(none: add a text layer with a name under layers:)" : layerNames.joined(separator: ", "))
+                       + suggestion(for: layer, among: layerNames))
+            }
         }
         if (web.certificate == nil) != (web.key == nil) {
             report(section[web.certificate == nil ? "key" : "certificate"], "web has \(web.certificate == nil ? "a key but no certificate" : "a certificate but no key"); HTTPS needs both")
