@@ -51,15 +51,18 @@ struct WebPageEditor: Sendable {
         }
     }
 
-    /// `GET /api/v1/schedule/entries`: the page's entries and inserts, else kiosk.conf's as written.
+    /// `GET /api/v1/schedule/entries`: the page's entries, inserts and screen windows, else
+    /// kiosk.conf's as written (its `display.power` also while the page has set none).
     func schedule() -> HTTPResponse {
         switch current() {
         case .failure(let refusal): return refusal.response
         case .success(let now):
-            if let schedule = now.schedule { return answer(schedule.controlValue, key: "schedule", source: "page", tag: now.tag) }
             let text = (try? String(contentsOfFile: configPath, encoding: .utf8)) ?? ""
-            let written = (try? Yams.compose(yaml: text))?.flatMap { PageSchedule.read($0.mapping?["schedule"]) } ?? PageSchedule()
-            return answer(written.controlValue, key: "schedule", source: "kiosk.conf", tag: now.tag)
+            let map = (try? Yams.compose(yaml: text))??.mapping
+            let written = PageSchedule.read(map?["schedule"], power: map?["display"]?.mapping?["power"]) ?? PageSchedule()
+            var shown = now.schedule ?? written
+            if shown.power == nil { shown.power = written.power ?? [] }
+            return answer(shown.controlValue, key: "schedule", source: now.schedule == nil ? "kiosk.conf" : "page", tag: now.tag)
         }
     }
 
@@ -75,7 +78,10 @@ struct WebPageEditor: Sendable {
     func replaceSchedule(body: [UInt8], ifMatch: String?) -> HTTPResponse {
         replace(body: body, ifMatch: ifMatch) { value, now in
             switch PageSchedule.from(value) {
-            case .success(let schedule): return .success(Current(items: now.items, schedule: schedule, tag: now.tag))
+            case .success(var schedule):
+                // No "power" (a client of the first API): the windows the file had stay.
+                if schedule.power == nil { schedule.power = now.schedule?.power }
+                return .success(Current(items: now.items, schedule: schedule, tag: now.tag))
             case .failure(let error): return .failure(error)
             }
         }

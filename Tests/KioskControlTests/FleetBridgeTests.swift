@@ -100,7 +100,7 @@ private func startedBridge(_ link: RecordingLink, player: FakePlayer, connected:
     #expect(link.on(topics.event).map(\.payload) == [#"{"event":"display_power","item":null,"time":12.0,"on":false}"#])
     let status = link.on(topics.status).last
     #expect(status?.retain == true)
-    #expect(status?.payload == #"{"online":true,"state":"playing","item":1,"title":"b","time":12.0,"display_power":"off","version":"\#(KioskVersion.text)","volume":80,"muted":false}"#)
+    #expect(status?.payload == #"{"online":true,"state":"playing","item":1,"title":"b","next":"c","time":12.0,"display_power":"off","version":"\#(KioskVersion.text)","volume":80,"muted":false}"#)
 }
 
 @Test func nothingIsPublishedWhileTheBrokerIsAwayAndTheStatusFollowsTheReconnect() {

@@ -116,6 +116,41 @@ struct PagePlaylistTests {
         #expect(shapeRefusal(#"{"entries": [{"name": "a\nb"}], "inserts": []}"#)?.contains("line break") == true)
     }
 
+    /// The screen's on-windows (kiosk.conf's `display.power`) from the page: read by kiosk.conf's
+    /// rules, replacing its windows; an empty list is always on; no "power" leaves them alone.
+    @Test func theScreensWindowsAreDisplayPowerByItsRules() throws {
+        let base = try parse("items: [a.mp4]\ndisplay: {power: [{days: weekdays, from: '07:00', to: '22:00'}]}\n")
+        let weekend = try parse("items: [a.mp4]\ndisplay: {power: [{days: weekend, from: '09:00', to: '20:00', "
+                                + "dates: {from: '2026-12-01', to: '2026-12-24'}}]}\n").display.power
+        func merged(_ json: String) throws -> (schedule: PageSchedule, config: KioskConfig) {
+            let schedule = try PageSchedule.from(try #require(ControlValue.parse(json))).get()
+            let text = PagePlaylist.text(nil, schedule: schedule)
+            #expect(PagePlaylist.contents(ofText: text)?.schedule == schedule, "\(text)")
+            return (schedule, try PagePlaylist.merged(into: base, fileName: "/p.yaml", text: text, baseDirectory: "/srv/kiosk", fileSystem: files))
+        }
+        let windows = try merged(#"{"entries": [], "inserts": [], "power": [{"days": "weekend", "from": "09:00", "to": "20:00", "#
+                                 + #""dates_from": "2026-12-01", "dates_to": "2026-12-24"}]}"#)
+        #expect(windows.config.display.power == weekend && weekend.count == 1)
+        #expect(windows.schedule.controlValue["power"]?.json
+                == #"[{"days":"weekend","from":"09:00","to":"20:00","dates_from":"2026-12-01","dates_to":"2026-12-24"}]"#)
+        #expect(try merged(#"{"entries": [], "inserts": [], "power": []}"#).config.display.power == [], "none: always on")
+        let untouched = try merged(#"{"entries": [], "inserts": []}"#)
+        #expect(untouched.schedule.power == nil && untouched.config.display.power == base.display.power)
+        // A wrong window is kiosk.conf's message, at the page file's line.
+        let wrong = try PageSchedule.from(try #require(ControlValue.parse(#"{"entries": [], "inserts": [], "power": [{"from": "25:00", "to": "26:00"}]}"#))).get()
+        let refusal = Result { () throws(ConfigError) -> KioskConfig in
+            try PagePlaylist.merged(into: base, fileName: "/p.yaml", text: PagePlaylist.text(nil, schedule: wrong),
+                                    baseDirectory: "/srv/kiosk", fileSystem: files)
+        }
+        guard case .failure(let error) = refusal else {
+            Issue.record("a window at 25:00 was taken")
+            return
+        }
+        #expect(error.diagnostics.first?.file == "/p.yaml" && error.diagnostics.first?.message.contains("25:00") == true,
+                "\(error.diagnostics)")
+        #expect(shapeRefusal(#"{"entries": [], "inserts": [], "power": [{"playlist": "x"}]}"#)?.contains("window 1: unknown key 'playlist'") == true)
+    }
+
     func shapeRefusal(_ json: String) -> String? {
         guard let value = ControlValue.parse(json) else { return "not JSON" }
         switch PageSchedule.from(value) {

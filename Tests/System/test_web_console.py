@@ -344,6 +344,20 @@ def test_schedule_edits_are_kiosk_confs_rules_and_never_overwrite(kiosk):
     # The playlist in the same file is untouched by a schedule save.
     status, _, body = page.request("GET", "/api/v1/playlist", headers=bearer)
     assert json.loads(body)["etag"] == answer["etag"]
+    # The screen's on-windows (kiosk.conf's display.power): a wrong one refused at the page
+    # file's line; one saved, kept by a save that does not name them, and none is always on.
+    tag = answer["etag"]
+    status, answer = put({"entries": entries, "inserts": [], "power": [{"from": "25:00", "to": "26:00"}]}, tag)
+    assert status == 422 and "25:00" in answer["error"] and str(page_file) in answer["error"], answer
+    all_day = [{"days": "daily", "from": "00:00", "to": "24:00"}]
+    status, answer = put({"entries": entries, "inserts": [], "power": all_day}, tag)
+    assert status == 200 and answer["schedule"]["power"] == all_day, answer
+    assert "power:" in page_file.read_text()
+    status, answer = put({"entries": entries, "inserts": []}, answer["etag"])
+    assert status == 200 and answer["schedule"]["power"] == all_day, answer
+    status, answer = put({"entries": entries, "inserts": [], "power": []}, answer["etag"])
+    assert status == 200 and answer["schedule"]["power"] == [] and "power: []" in page_file.read_text(), answer
+    assert wait_until(lambda: control(kiosk, "get", "display_power")["data"] == "on", timeout=TIMEOUT)
     assert kiosk["config"].read_bytes() == kiosk["written"]
 
 

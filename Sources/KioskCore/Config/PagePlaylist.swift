@@ -77,7 +77,8 @@ public enum PagePlaylist {
     /// A part the page never saved (nil) is left out, so kiosk.conf's own goes on.
     public static func text(_ entries: [PagePlaylistEntry]?, schedule: PageSchedule? = nil) -> String {
         var lines = ["# kiosk's web page writes this file (kiosk.conf's web.page_file): its items replace kiosk.conf's",
-                     "# default playlist, its schedule entries and inserts kiosk.conf's. An edit by hand is read at the",
+                     "# default playlist, its schedule entries and inserts kiosk.conf's, its display.power windows (an",
+                     "# empty list: always on) kiosk.conf's. An edit by hand is read at the",
                      "# next reload; the page's next save writes the whole file again."]
         if let entries {
             lines.append("items:")
@@ -114,7 +115,7 @@ public enum PagePlaylist {
             }
             items = entries
         }
-        return (items, PageSchedule.read(map["schedule"]))
+        return (items, PageSchedule.read(map["schedule"], power: map["display"]?.mapping?["power"]))
     }
 
     /// The entries of kiosk.conf's own default playlist, for a page that has written none yet.
@@ -154,14 +155,21 @@ public enum PagePlaylist {
         let walker = ConfigWalker(fileName: fileName, ignoredKeys: document.ignoredKeys)
         var items: [ItemConfig]?
         var schedule: ScheduleConfig?
+        var power: [ScheduleWindow]?
         if let root = document.root,
-           let top = walker.section(root, name: "the page's file", allowedKeys: ["items", "schedule"]) {
+           let top = walker.section(root, name: "the page's file", allowedKeys: ["items", "schedule", "display"]) {
             if let node = top["items"] {
                 items = walker.readItemList(node, listName: "items", baseDirectory: baseDirectory, fileSystem: fileSystem)
             }
             if let node = top["schedule"] {
                 schedule = walker.readSchedule(node, playlistNames: config.playlistNames, baseDirectory: baseDirectory,
                                                fileSystem: fileSystem)
+            }
+            if let node = top["display"], let display = walker.section(node, name: "display", allowedKeys: ["power"]) {
+                // The page's windows replace kiosk.conf's; its empty list is "always on" (which
+                // kiosk.conf says by leaving `power` out).
+                if case .sequence(let list)? = display["power"], list.isEmpty { power = [] }
+                else if display["power"] != nil { power = walker.powerWindows(display["power"]) }
             }
             if top["items"] == nil && top["schedule"] == nil && !top.hasUntakenKeys {
                 walker.report(root, "the page's file has neither 'items' nor 'schedule'")
@@ -179,6 +187,7 @@ public enum PagePlaylist {
             merged.schedule.entryLocations = schedule.entryLocations
             merged.schedule.inserts = schedule.inserts
         }
+        if let power { merged.display.power = power }
         return merged
     }
 }

@@ -2,50 +2,61 @@ import Yams
 
 /// The web page's schedule (#36), kept in `web.page_file` beside its playlist: entries and timed
 /// inserts as kiosk.conf writes them (the same keys, read by the same rules), replacing
-/// kiosk.conf's `schedule.entries` and `schedule.inserts` once the page has saved them; the time
-/// zone and `switch` stay kiosk.conf's. Fields are kept as written (text), the rules judge them.
+/// kiosk.conf's `schedule.entries` and `schedule.inserts` once the page has saved them, and the
+/// screen's on-windows (`display.power`, written as `display: {power: [...]}` in the page file,
+/// where an empty list means always on); the time zone and `switch` stay kiosk.conf's. Fields are
+/// kept as written (text), the rules judge them.
 public struct PageSchedule: Sendable, Equatable {
     /// One entry or insert: its keys in kiosk.conf's order, each as written.
     public typealias Fields = [(key: String, value: String)]
 
     public var entries: [Fields] = []
     public var inserts: [Fields] = []
+    /// `display.power`'s windows (none: the screen is always on); nil: the page has not set them
+    /// (a client that sends no "power"), so kiosk.conf's stand.
+    public var power: [Fields]?
 
-    public init(entries: [Fields] = [], inserts: [Fields] = []) {
+    public init(entries: [Fields] = [], inserts: [Fields] = [], power: [Fields]? = nil) {
         self.entries = entries
         self.inserts = inserts
+        self.power = power
     }
 
     public static func == (a: PageSchedule, b: PageSchedule) -> Bool {
         func same(_ x: [Fields], _ y: [Fields]) -> Bool {
             x.count == y.count && zip(x, y).allSatisfy { $0.map(\.key) == $1.map(\.key) && $0.map(\.value) == $1.map(\.value) }
         }
-        return same(a.entries, b.entries) && same(a.inserts, b.inserts)
+        return same(a.entries, b.entries) && same(a.inserts, b.inserts) && (a.power == nil) == (b.power == nil)
+            && same(a.power ?? [], b.power ?? [])
     }
 
     /// The JSON keys of each kind, in the order they are written (`dates_from`/`dates_to` are
     /// kiosk.conf's `dates: {from, to}`).
     static let entryKeys = ["name", "playlist", "days", "from", "to", "dates_from", "dates_to", "priority"]
     static let insertKeys = ["name", "at", "days", "dates_from", "dates_to", "item", "playlist"]
+    static let powerKeys = ["days", "from", "to", "dates_from", "dates_to"]
+    static let kinds = [("entries", entryKeys, "entry"), ("inserts", insertKeys, "insert"), ("power", powerKeys, "window")]
 
     /// As the page's JSON gives and takes it.
     public var controlValue: ControlValue {
         func list(_ rows: [Fields]) -> ControlValue {
             .array(rows.map { row in .object(row.map { ($0.key, .string($0.value)) }) })
         }
-        return .object([("entries", list(entries)), ("inserts", list(inserts))])
+        return .object([("entries", list(entries)), ("inserts", list(inserts)), ("power", power.map(list) ?? .null)])
     }
 
     /// The page's JSON, checked for shape only (keys, text without line breaks); what the keys
     /// say is for kiosk.conf's rules, which name the page file's line when it is wrong.
     public static func from(_ value: ControlValue) -> Result<PageSchedule, PagePlaylistError> {
         var schedule = PageSchedule()
-        for (kind, keys) in [("entries", entryKeys), ("inserts", insertKeys)] {
+        for (kind, keys, noun) in kinds {
+            // A client of the first API sends no "power": the screen's windows are left as they are.
+            if kind == "power" && (value[kind] == nil || value[kind] == .null) { continue }
             guard case .array(let list)? = value[kind] else { return .failure(PagePlaylistError("expected \"\(kind)\": [...]")) }
             guard list.count <= 200 else { return .failure(PagePlaylistError("\(list.count) \(kind); at most 200")) }
             var rows: [Fields] = []
             for (index, element) in list.enumerated() {
-                let name = "\(kind == "entries" ? "entry" : "insert") \(index + 1)"
+                let name = "\(noun) \(index + 1)"
                 guard case .object(let pairs) = element else { return .failure(PagePlaylistError("\(name) is not an object")) }
                 var row: Fields = []
                 for key in keys {
@@ -67,7 +78,11 @@ public struct PageSchedule: Sendable, Equatable {
                 }
                 rows.append(row)
             }
-            if kind == "entries" { schedule.entries = rows } else { schedule.inserts = rows }
+            switch kind {
+            case "entries": schedule.entries = rows
+            case "inserts": schedule.inserts = rows
+            default: schedule.power = rows
+            }
         }
         return .success(schedule)
     }
@@ -91,32 +106,37 @@ public struct PageSchedule: Sendable, Equatable {
         }
         return ["schedule:", entries.isEmpty ? "  entries: []" : "  entries:"] + entries.map(row)
             + [inserts.isEmpty ? "  inserts: []" : "  inserts:"] + inserts.map(row)
+            + (power.map { ["display:", $0.isEmpty ? "  power: []   # always on" : "  power:"] + $0.map(row) } ?? [])
     }
 
-    /// The schedule of a page file's YAML node (`schedule:`), fields as written; nil when absent.
-    public static func read(_ node: Node?) -> PageSchedule? {
-        guard let map = node?.mapping else { return nil }
-        func rows(_ list: Node?, keys: [String]) -> [Fields] {
-            guard case .sequence(let sequence)? = list else { return [] }
-            return sequence.compactMap { element in
-                guard let fields = element.mapping else { return nil }
-                var row: Fields = []
-                for key in keys {
-                    if key == "dates_from" || key == "dates_to" {
-                        if let value = fields["dates"]?.mapping?[key == "dates_from" ? "from" : "to"]?.scalar?.string {
-                            row.append((key, value))
-                        }
-                    } else if let value = fields[key]?.scalar?.string {
+    /// The schedule of a file's YAML nodes (`schedule:` and `display.power`), fields as written;
+    /// nil when both are absent.
+    public static func read(_ node: Node?, power: Node?) -> PageSchedule? {
+        // A list of windows, or one window alone as kiosk.conf allows.
+        let windows = power.map { rows($0.sequence.map(Array.init) ?? ($0.mapping != nil ? [$0] : []), keys: powerKeys) }
+        guard let map = node?.mapping else { return power == nil ? nil : PageSchedule(power: windows) }
+        return PageSchedule(entries: rows(map["entries"]?.sequence.map(Array.init) ?? [], keys: entryKeys),
+                            inserts: rows(map["inserts"]?.sequence.map(Array.init) ?? [], keys: insertKeys), power: windows)
+    }
+
+    private static func rows(_ list: [Node], keys: [String]) -> [Fields] {
+        list.compactMap { element in
+            guard let fields = element.mapping else { return nil }
+            var row: Fields = []
+            for key in keys {
+                if key == "dates_from" || key == "dates_to" {
+                    if let value = fields["dates"]?.mapping?[key == "dates_from" ? "from" : "to"]?.scalar?.string {
                         row.append((key, value))
-                    } else if let list = fields[key]?.sequence {
-                        // days: [mon, wed] as kiosk.conf allows it: the page shows "mon, wed".
-                        row.append((key, list.compactMap { $0.scalar?.string }.joined(separator: ", ")))
                     }
+                } else if let value = fields[key]?.scalar?.string {
+                    row.append((key, value))
+                } else if let list = fields[key]?.sequence {
+                    // days: [mon, wed] as kiosk.conf allows it: the page shows "mon, wed".
+                    row.append((key, list.compactMap { $0.scalar?.string }.joined(separator: ", ")))
                 }
-                return row
             }
+            return row
         }
-        return PageSchedule(entries: rows(map["entries"], keys: entryKeys), inserts: rows(map["inserts"], keys: insertKeys))
     }
 
     /// kiosk.conf's own entries and inserts are not kept as text; a page without a file of its

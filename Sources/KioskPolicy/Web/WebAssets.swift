@@ -243,13 +243,15 @@ public enum WebAssets {
       }
     }
 
-    // The schedule's entries and inserts: kiosk.conf's keys as text fields, judged by kiosk's
-    // rules when saved (an error names the field's line in the page's file).
+    // The schedule's entries, inserts and the screen's on-windows (display.power): kiosk.conf's
+    // keys as text fields, judged by kiosk's rules when saved (an error names the field's line in
+    // the page's file). No window: the screen is always on.
     const scheduleKeys = {
       entries: ["name", "playlist", "days", "from", "to", "dates_from", "dates_to", "priority"],
       inserts: ["name", "at", "days", "dates_from", "dates_to", "item", "playlist"],
+      power: ["days", "from", "to", "dates_from", "dates_to"],
     };
-    let schedule = {etag: null, schedule: {entries: [], inserts: []}};
+    let schedule = {etag: null, schedule: {entries: [], inserts: [], power: []}};
     const scheduleMessage = document.getElementById("schedule-message");
 
     async function loadSchedule(message) {
@@ -262,7 +264,8 @@ public enum WebAssets {
     }
 
     function drawSchedule() {
-      for (const kind of ["entries", "inserts"]) {
+      schedule.schedule.power = schedule.schedule.power || [];
+      for (const kind of ["entries", "inserts", "power"]) {
         const table = document.getElementById("schedule-" + kind);
         table.replaceChildren();
         const head = table.insertRow();
@@ -307,6 +310,8 @@ public enum WebAssets {
       () => { schedule.schedule.entries.push({playlist: "default", days: "daily", from: "00:00", to: "24:00"}); drawSchedule(); });
     document.getElementById("add-insert").addEventListener("click",
       () => { schedule.schedule.inserts.push({at: "12:00", days: "daily"}); drawSchedule(); });
+    document.getElementById("add-window").addEventListener("click",
+      () => { schedule.schedule.power.push({days: "daily", from: "07:00", to: "22:00"}); drawSchedule(); });
     document.getElementById("save-schedule").addEventListener("click", saveSchedule);
     loadSchedule();
 

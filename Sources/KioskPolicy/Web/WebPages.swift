@@ -64,6 +64,7 @@ public enum WebPages {
         <section class="wide"><h2>Schedule</h2>
         <h3>Entries</h3><table id="schedule-entries"></table><button id="add-entry">Add entry</button>
         <h3>Inserts</h3><table id="schedule-inserts"></table><button id="add-insert">Add insert</button>
+        <h3>Screen on (none: always)</h3><table id="schedule-power"></table><button id="add-window">Add window</button>
         <div class="row"><button id="save-schedule">Save schedule</button></div>
         <p id="schedule-message" role="status"></p>
         <h3>The next 7 days</h3><pre id="schedule"></pre></section>
