@@ -1,7 +1,8 @@
 """Uploads a file through the web page's file input in headless chromium, then saves the
 playlist; prints what the page said. Run with Debian's python3 by test_web_uploads.py.
 
-Usage: web_browser_upload.py URL PASSWORD FILE"""
+Usage: web_browser_upload.py URL PASSWORD FILE [--no-save]   (--no-save: upload only, waiting
+up to 10 minutes: a gigabyte through a relay that cuts the connection)"""
 import json
 import sys
 
@@ -15,6 +16,7 @@ DEADLINE = 120
 
 def main():
     url, password, path = sys.argv[1:4]
+    save = "--no-save" not in sys.argv[4:]
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,1400"):
@@ -22,7 +24,7 @@ def main():
     browser = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
     seen = {}
     try:
-        wait = WebDriverWait(browser, DEADLINE, poll_frequency=0.2)
+        wait = WebDriverWait(browser, DEADLINE if save else 600, poll_frequency=0.2)
         browser.get(url)
         browser.find_element(By.ID, "password").send_keys(password)
         browser.find_element(By.ID, "login").click()
@@ -31,6 +33,8 @@ def main():
         browser.find_element(By.ID, "upload").click()
         wait.until(lambda b: b.find_element(By.ID, "upload-message").text.startswith(("Uploaded", "Not uploaded")))
         seen["message"] = browser.find_element(By.ID, "upload-message").text
+        if not save:
+            return
         browser.find_element(By.ID, "save").click()
         wait.until(lambda b: b.find_element(By.ID, "playlist-message").text.startswith(("Saved", "Not saved")))
         seen["saved"] = browser.find_element(By.ID, "playlist-message").text
@@ -38,7 +42,7 @@ def main():
             "return Array.from(document.querySelectorAll('#playlist .item-name')).map(c => c.title);")
     finally:
         browser.quit()
-    print(json.dumps(seen))
+        print(json.dumps(seen))
 
 
 if __name__ == "__main__":
