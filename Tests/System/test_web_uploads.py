@@ -217,6 +217,16 @@ def test_the_page_resumes_a_gigabyte_over_cut_connections(kiosk, tmp_path):
     kept = kiosk["uploads"] / "Browser Show.ts"
     assert sha256(kept) == sha256(kiosk["big"])
     assert not partials(kiosk)
+    # The same gigabyte again, with the first one kept: the disk has no room for it under
+    # upload_min_free, and the page says so with the figures; nothing is written.
+    before = set(os.listdir(kiosk["uploads"]))
+    result = subprocess.run([DEBIAN_PYTHON, str(REPO / "Tests" / "System" / "web_browser_upload.py"),
+                             f"http://127.0.0.1:{kiosk['page'].port}/", password, str(source), "--no-save"],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, f"{result.stdout}\n{result.stderr[-3000:]}"
+    refused = json.loads(result.stdout.strip().splitlines()[-1])["message"]
+    assert refused.startswith("Not uploaded: the disk is too full: Browser Show.ts needs"), refused
+    assert set(os.listdir(kiosk["uploads"])) == before
     assert control(kiosk, "get", "frames_presented")["data"] > frames, "kiosk played on"
     kept.unlink()
 
