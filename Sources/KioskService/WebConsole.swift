@@ -11,8 +11,12 @@ import Logging
 package final class WebConsole: @unchecked Sendable {
     // Safe to share: set once at start.
     private let server: HTTPServer
+    private let splash: WebSplash?
 
-    private init(server: HTTPServer) { self.server = server }
+    private init(server: HTTPServer, splash: WebSplash?) {
+        self.server = server
+        self.splash = splash
+    }
 
     package var port: Int { server.port }
 
@@ -38,13 +42,18 @@ package final class WebConsole: @unchecked Sendable {
             let server = try HTTPServer(host: config.listen.host, port: config.listen.port, connections: 32, maxBody: WebRoute.bodyLimit,
                                         tls: tls, plan: { request in desk.plan(request) }) { request in desk.answer(request) }
             logger.info("web: \(address)\(config.listen.isLoopback ? "" : " (reachable from the network)")")
-            splash?.begin(addresses: WebSplash.addresses(scheme: scheme, listen: config.listen), password: password.madePassword)
-            return WebConsole(server: server)
+            splash?.begin(password: password.madePassword) {
+                WebSplash.addresses(scheme: scheme, listen: config.listen, hosts: config.hosts)
+            }
+            return WebConsole(server: server, splash: splash)
         } catch {
             logger.error("web: cannot serve \(address): \(error); playback goes on without the page")
             return nil
         }
     }
 
-    package func stop() { server.stop() }
+    package func stop() {
+        splash?.stop()
+        server.stop()
+    }
 }

@@ -60,9 +60,17 @@ struct WebPageEditor: Sendable {
             let text = (try? String(contentsOfFile: configPath, encoding: .utf8)) ?? ""
             let map = (try? Yams.compose(yaml: text))??.mapping
             let written = PageSchedule.read(map?["schedule"], power: map?["display"]?.mapping?["power"]) ?? PageSchedule()
-            var shown = now.schedule ?? written
-            if shown.power == nil { shown.power = written.power ?? [] }
-            return answer(shown.controlValue, key: "schedule", source: now.schedule == nil ? "kiosk.conf" : "page", tag: now.tag)
+            // Each part from where it is in force: the page's file, else kiosk.conf.
+            var shown = written
+            let page = now.schedule
+            if let page, page.scheduled {
+                shown.entries = page.entries
+                shown.inserts = page.inserts
+            }
+            shown.power = page?.power ?? written.power ?? []
+            shown.scheduled = true
+            return answer(shown.controlValue, key: "schedule", source: page?.scheduled == true ? "page" : "kiosk.conf", tag: now.tag,
+                          extra: [("power_source", .string(page?.power != nil ? "page" : "kiosk.conf"))])
         }
     }
 
@@ -125,7 +133,7 @@ struct WebPageEditor: Sendable {
         let tag = PagePlaylist.tag(of: Array(text.utf8))
         return value["items"] != nil
             ? answer(.array((next.items ?? []).map(\.controlValue)), key: "items", source: "page", tag: tag)
-            : answer((next.schedule ?? PageSchedule()).controlValue, key: "schedule", source: "page", tag: tag)
+            : schedule()   // as GET gives it: each part from where it is in force
     }
 
     private static func configText(_ path: String) throws(ConfigError) -> String {
@@ -139,9 +147,10 @@ struct WebPageEditor: Sendable {
         PathText.normalize(PathText.resolve(path, against: FileManager.default.currentDirectoryPath) + "/..")
     }
 
-    private func answer(_ value: ControlValue, key: String, source: String, tag: String) -> HTTPResponse {
+    private func answer(_ value: ControlValue, key: String, source: String, tag: String,
+                        extra: [(String, ControlValue)] = []) -> HTTPResponse {
         var response = WebReply.json(.object([("source", .string(source)), ("etag", .string(tag)), ("editable", .bool(pageFile != nil)),
-                                              (key, value)]))
+                                              (key, value)] + extra))
         response.headers.append(("ETag", tag))
         return response
     }

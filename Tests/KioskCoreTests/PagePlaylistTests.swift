@@ -151,6 +151,21 @@ struct PagePlaylistTests {
         #expect(shapeRefusal(#"{"entries": [], "inserts": [], "power": [{"playlist": "x"}]}"#)?.contains("window 1: unknown key 'playlist'") == true)
     }
 
+    /// A page file edited by hand to hold only the screen's windows: kiosk.conf's entries stay in
+    /// force, and a playlist save (which writes the file again) does not add an empty schedule.
+    @Test func aFileWithOnlyTheWindowsLeavesTheEntriesToKioskConf() throws {
+        let base = try parse("items: [a.mp4]\nschedule:\n  entries:\n    - {name: old, playlist: default, from: '01:00', to: '02:00'}\n")
+        let text = "items: [b.mp4]\ndisplay:\n  power: [{days: weekend, from: '09:00', to: '20:00'}]\n"
+        let read = try #require(PagePlaylist.contents(ofText: text))
+        let schedule = try #require(read.schedule)
+        #expect(!schedule.scheduled && schedule.power?.count == 1 && schedule.entries.isEmpty)
+        let written = PagePlaylist.text(read.items, schedule: schedule)
+        #expect(!written.contains("schedule:") && written.contains("power:"), "\(written)")
+        let merged = try PagePlaylist.merged(into: base, fileName: "/p.yaml", text: written, baseDirectory: "/srv/kiosk", fileSystem: files)
+        #expect(merged.schedule.entries.map(\.name) == ["old"])
+        #expect(merged.display.power.count == 1)
+    }
+
     func shapeRefusal(_ json: String) -> String? {
         guard let value = ControlValue.parse(json) else { return "not JSON" }
         switch PageSchedule.from(value) {

@@ -349,12 +349,17 @@ def test_schedule_edits_are_kiosk_confs_rules_and_never_overwrite(kiosk):
     tag = answer["etag"]
     status, answer = put({"entries": entries, "inserts": [], "power": [{"from": "25:00", "to": "26:00"}]}, tag)
     assert status == 422 and "25:00" in answer["error"] and str(page_file) in answer["error"], answer
-    all_day = [{"days": "daily", "from": "00:00", "to": "24:00"}]
-    status, answer = put({"entries": entries, "inserts": [], "power": all_day}, tag)
-    assert status == 200 and answer["schedule"]["power"] == all_day, answer
+    assert listing["power_source"] == "kiosk.conf" and listing["schedule"]["power"] == [], listing
+    # A window that leaves out this hour (kiosk's zone is the box's): the screen goes off.
+    hour = time.localtime().tm_hour
+    elsewhere = [{"days": "daily", "from": f"{(hour + 2) % 24:02d}:00", "to": f"{(hour + 3) % 24 or 24:02d}:00"}]
+    status, answer = put({"entries": entries, "inserts": [], "power": elsewhere}, tag)
+    assert status == 200 and answer["schedule"]["power"] == elsewhere and answer["power_source"] == "page", answer
     assert "power:" in page_file.read_text()
+    assert wait_until(lambda: control(kiosk, "get", "display_power")["data"] == "off", timeout=TIMEOUT)
     status, answer = put({"entries": entries, "inserts": []}, answer["etag"])
-    assert status == 200 and answer["schedule"]["power"] == all_day, answer
+    assert status == 200 and answer["schedule"]["power"] == elsewhere, answer
+    # No window: always on again.
     status, answer = put({"entries": entries, "inserts": [], "power": []}, answer["etag"])
     assert status == 200 and answer["schedule"]["power"] == [] and "power: []" in page_file.read_text(), answer
     assert wait_until(lambda: control(kiosk, "get", "display_power")["data"] == "on", timeout=TIMEOUT)

@@ -12,6 +12,9 @@ public struct PageSchedule: Sendable, Equatable {
 
     public var entries: [Fields] = []
     public var inserts: [Fields] = []
+    /// Whether the file has a `schedule:` (entries and inserts); false: a file with only the
+    /// screen's windows, whose entries and inserts stay kiosk.conf's (nothing is written for them).
+    public var scheduled = true
     /// `display.power`'s windows (none: the screen is always on); nil: the page has not set them
     /// (a client that sends no "power"), so kiosk.conf's stand.
     public var power: [Fields]?
@@ -26,7 +29,7 @@ public struct PageSchedule: Sendable, Equatable {
         func same(_ x: [Fields], _ y: [Fields]) -> Bool {
             x.count == y.count && zip(x, y).allSatisfy { $0.map(\.key) == $1.map(\.key) && $0.map(\.value) == $1.map(\.value) }
         }
-        return same(a.entries, b.entries) && same(a.inserts, b.inserts) && (a.power == nil) == (b.power == nil)
+        return a.scheduled == b.scheduled && same(a.entries, b.entries) && same(a.inserts, b.inserts) && (a.power == nil) == (b.power == nil)
             && same(a.power ?? [], b.power ?? [])
     }
 
@@ -104,8 +107,9 @@ public struct PageSchedule: Sendable, Equatable {
             if !dates.isEmpty { parts.append("dates: {\(dates.joined(separator: ", "))}") }
             return "    - {\(parts.joined(separator: ", "))}"
         }
-        return ["schedule:", entries.isEmpty ? "  entries: []" : "  entries:"] + entries.map(row)
+        let schedule = ["schedule:", entries.isEmpty ? "  entries: []" : "  entries:"] + entries.map(row)
             + [inserts.isEmpty ? "  inserts: []" : "  inserts:"] + inserts.map(row)
+        return (scheduled ? schedule : [])
             + (power.map { ["display:", $0.isEmpty ? "  power: []   # always on" : "  power:"] + $0.map(row) } ?? [])
     }
 
@@ -114,7 +118,12 @@ public struct PageSchedule: Sendable, Equatable {
     public static func read(_ node: Node?, power: Node?) -> PageSchedule? {
         // A list of windows, or one window alone as kiosk.conf allows.
         let windows = power.map { rows($0.sequence.map(Array.init) ?? ($0.mapping != nil ? [$0] : []), keys: powerKeys) }
-        guard let map = node?.mapping else { return power == nil ? nil : PageSchedule(power: windows) }
+        guard let map = node?.mapping else {
+            guard power != nil else { return nil }
+            var only = PageSchedule(power: windows)
+            only.scheduled = false
+            return only
+        }
         return PageSchedule(entries: rows(map["entries"]?.sequence.map(Array.init) ?? [], keys: entryKeys),
                             inserts: rows(map["inserts"]?.sequence.map(Array.init) ?? [], keys: insertKeys), power: windows)
     }

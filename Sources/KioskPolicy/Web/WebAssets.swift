@@ -252,6 +252,9 @@ public enum WebAssets {
       power: ["days", "from", "to", "dates_from", "dates_to"],
     };
     let schedule = {etag: null, schedule: {entries: [], inserts: [], power: []}};
+    // kiosk.conf's windows are shown but sent back only once edited here: a save of an entry
+    // does not freeze them into the page's file.
+    let powerEdited = false;
     const scheduleMessage = document.getElementById("schedule-message");
 
     async function loadSchedule(message) {
@@ -259,6 +262,7 @@ public enum WebAssets {
       const answer = await response.json();
       if (!response.ok) { scheduleMessage.textContent = answer.error; return; }
       schedule = answer;
+      powerEdited = false;
       drawSchedule();
       scheduleMessage.textContent = message || "";
     }
@@ -277,11 +281,11 @@ public enum WebAssets {
             input.value = row[key] || "";
             input.id = kind + "-" + index + "-" + key;
             input.size = key === "name" || key === "item" ? 12 : 6;
-            input.addEventListener("change", () => { row[key] = input.value; });
+            input.addEventListener("change", () => { row[key] = input.value; powerEdited ||= kind === "power"; });
             line.insertCell().append(input);
           }
           line.insertCell().append(button("\u2715", kind + "-remove-" + index,
-            () => { schedule.schedule[kind].splice(index, 1); drawSchedule(); }));
+            () => { schedule.schedule[kind].splice(index, 1); powerEdited ||= kind === "power"; drawSchedule(); }));
         });
       }
     }
@@ -290,11 +294,15 @@ public enum WebAssets {
       const response = await fetch("/api/v1/schedule/entries", {
         method: "PUT", credentials: "same-origin",
         headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf, "If-Match": schedule.etag},
-        body: JSON.stringify(schedule.schedule),
+        body: JSON.stringify({
+          entries: schedule.schedule.entries, inserts: schedule.schedule.inserts,
+          power: powerEdited || schedule.power_source === "page" ? schedule.schedule.power : null,
+        }),
       });
       const answer = await response.json();
       if (response.ok) {
         schedule = answer;
+        powerEdited = false;
         drawSchedule();
         scheduleMessage.textContent = "Saved: the schedule follows it.";
         playlist.etag = answer.etag;   // one file holds both
@@ -311,7 +319,7 @@ public enum WebAssets {
     document.getElementById("add-insert").addEventListener("click",
       () => { schedule.schedule.inserts.push({at: "12:00", days: "daily"}); drawSchedule(); });
     document.getElementById("add-window").addEventListener("click",
-      () => { schedule.schedule.power.push({days: "daily", from: "07:00", to: "22:00"}); drawSchedule(); });
+      () => { schedule.schedule.power.push({days: "daily", from: "07:00", to: "22:00"}); powerEdited = true; drawSchedule(); });
     document.getElementById("save-schedule").addEventListener("click", saveSchedule);
     loadSchedule();
 
