@@ -92,6 +92,11 @@ public final class ControlDispatcher {
         case .overrideCancel(let overrideName):
             guard let overrides = services.overrides else { return .failure(Self.noOverrides(name)) }
             if let refusal = overrides.cancel(overrideName) { return .failure(ControlRequestError("\(name): \(refusal)")) }
+        case .cap(let document):
+            guard let alerts = services.alerts else {
+                return .failure(ControlRequestError("\(name): kiosk.conf has no alerts.cap (or this is `kiosk play`, which has none)"))
+            }
+            if let refusal = alerts.take(document) { return .failure(ControlRequestError("\(name): \(refusal)")) }
         }
         return .success(.null)
     }

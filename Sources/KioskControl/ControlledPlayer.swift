@@ -65,6 +65,13 @@ extension QueuePlayer: ControlledPlayer {
     public func perform(_ request: PlayerRequest) -> PlayerRefusal? { perform(request, timeout: 5) }
 }
 
+/// kiosk.conf's `alerts.cap` as `cap XML` reaches it (KioskService's `CapPoller`): a pushed
+/// alert or feed, read and acted on as a polled one. nil when taken, else why not. Without one
+/// (no `alerts.cap`, or `kiosk play`) the command is refused.
+public protocol AlertControl: AnyObject, Sendable {
+    func take(_ document: String) -> String?
+}
+
 /// The kiosk's health as every request source reads it (`get health`, the MQTT status's alerts):
 /// `kiosk run`'s `HealthSampler`. nil until the player exists.
 public protocol HealthControl: AnyObject, Sendable {

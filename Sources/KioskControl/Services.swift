@@ -20,19 +20,22 @@ public struct Services: Sendable {
     public let overrides: (any OverrideControl)?
     /// The `health` property and the MQTT status's alerts; nil: null, and none.
     public let health: (any HealthControl)?
+    /// `cap XML`; nil: refused.
+    public let alerts: (any AlertControl)?
     /// Resolves relative sources of `load` (kiosk.conf's directory for `run`).
     public let baseDirectory: String
 
     public init(player: any ControlledPlayer, schedule: (any ScheduleControl)? = nil,
                 triggers: (any TriggerControl)? = nil, contentSync: (any ContentSyncControl)? = nil,
                 overrides: (any OverrideControl)? = nil, health: (any HealthControl)? = nil,
-                baseDirectory: String = FileManager.default.currentDirectoryPath) {
+                alerts: (any AlertControl)? = nil, baseDirectory: String = FileManager.default.currentDirectoryPath) {
         self.player = player
         self.schedule = schedule
         self.triggers = triggers
         self.contentSync = contentSync
         self.overrides = overrides
         self.health = health
+        self.alerts = alerts
         self.baseDirectory = baseDirectory
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KioskControl
 import KioskCore
 import KioskFetch
 import Logging
@@ -9,9 +10,12 @@ import Logging
 /// `maxLinks` a poll), and hands the alerts to `CapAlertBook`, whose actions become overrides
 /// on the `OverrideDesk` (the configured override, one per alert, by its key) and the alert's
 /// words in `text_layer`. A feed that cannot be fetched or read is one line per new reason; the
-/// alerts on stay on until they end. The book (what was acted on) is kept in `statePath`.
-package final class CapPoller: @unchecked Sendable {
-    // Safe to share: the thread is; the rest is the poll thread's (or a test's, with no thread).
+/// alerts on stay on until they end. The book (what was acted on) is kept in `statePath`. An
+/// alert or feed pushed through the command table (`cap XML`: a webhook, `kiosk ctl cap FILE`)
+/// is read at once and acted on by the same thread within a tenth of a second.
+package final class CapPoller: AlertControl, @unchecked Sendable {
+    // Safe to share: the thread is; `pushed` is guarded by `pushLock`; the rest is the poll
+    // thread's (or a test's, with no thread).
     private let thread = StoppableThread(name: "kiosk-cap")
     private let config: CapFeedConfig
     private let desk: OverrideDesk
@@ -28,6 +32,8 @@ package final class CapPoller: @unchecked Sendable {
     /// so a feed that links the same alerts poll after poll costs one fetch each, not one a poll.
     private var readLinks: Set<String> = []
     static let maxLinks = 20
+    private let pushLock = NSLock()
+    private var pushed: [CapAlert] = []
 
     package init(_ config: CapFeedConfig, desk: OverrideDesk, sink: any PlayerRequestSink, fetch: @escaping FeedFetch = SmallHTTPGet.feed,
                  statePath: String?, logger: Logger) {
@@ -48,9 +54,39 @@ package final class CapPoller: @unchecked Sendable {
         thread.start { [self] in
             while !thread.shouldStop {
                 poll()
-                thread.sleep(seconds: config.interval.seconds)
+                // Between polls, what is pushed is taken within a tenth of a second.
+                var waited = 0.0
+                while waited < config.interval.seconds, !thread.shouldStop {
+                    thread.sleep(seconds: 0.1)
+                    waited += 0.1
+                    takePushed()
+                }
             }
         }
+    }
+
+    /// `cap XML` (AlertControl): a pushed alert or feed, read now (why it cannot be read is the
+    /// refusal) and acted on by the poll thread. A pushed feed's links are not fetched: push the
+    /// alerts themselves.
+    package func take(_ document: String) -> String? {
+        let read: CapAlert.Document
+        do {
+            read = CapAlert.read(try BoundedXML.parse(Array(document.utf8)))
+        } catch {
+            return "not a CAP document: \(error)"
+        }
+        guard !read.alerts.isEmpty else {
+            return read.problems.isEmpty ? "no CAP alert in it" : read.problems.joined(separator: "; ")
+        }
+        for problem in read.problems { logger.warning("alerts: pushed: \(problem)") }
+        pushLock.withLock { pushed += read.alerts }
+        return nil
+    }
+
+    /// Pushed alerts waiting, through the book (the poll thread; tests call it directly).
+    package func takePushed() {
+        guard pushLock.withLock({ !pushed.isEmpty }) else { return }
+        act(on: [])
     }
 
     /// Waits for a poll under way (a fetch takes at most 10 s; links are not begun after a stop).
@@ -58,7 +94,6 @@ package final class CapPoller: @unchecked Sendable {
 
     /// One look at the feed (the tests call it directly).
     package func poll() {
-        let now = Int64(Date().timeIntervalSince1970)
         var alerts: [CapAlert] = []
         switch fetch(config.url, etag, BoundedXML.maxBytes, 10) {
         case .notModified:
@@ -77,7 +112,17 @@ package final class CapPoller: @unchecked Sendable {
                 }
             }
         }
-        for action in book.take(alerts, now: now) { carryOut(action) }
+        act(on: alerts)
+    }
+
+    /// The alerts fetched, and any pushed meanwhile, through the book: shown, ended, kept.
+    private func act(on fetched: [CapAlert]) {
+        let now = Int64(Date().timeIntervalSince1970)
+        let taken = pushLock.withLock { () -> [CapAlert] in
+            defer { pushed = [] }
+            return pushed
+        }
+        for action in book.take(taken + fetched, now: now) { carryOut(action) }
         shown.removeAll { $0.expires <= now }
         showText()
         save()

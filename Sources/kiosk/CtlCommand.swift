@@ -14,7 +14,7 @@ struct CtlCommand: ParsableCommand {
         discussion: """
             Examples: kiosk ctl pause; kiosk ctl seek 30; kiosk ctl seek -5 relative;
             kiosk ctl get time_control_status; kiosk ctl load a.mp4 b.mp4; kiosk ctl screenshot now.png;
-            kiosk ctl trigger welcome (a trigger of kiosk.conf);
+            kiosk ctl trigger welcome (a trigger of kiosk.conf); kiosk ctl cap alert.xml (a CAP alert, as alerts.cap takes it);
             kiosk ctl watch
             """)
 
@@ -45,6 +45,8 @@ struct CtlCommand: ParsableCommand {
             var arguments = Array(words.dropFirst())
             // Relative paths mean the caller's directory, not kiosk's.
             if words[0] == "load" || words[0] == "screenshot" { arguments = arguments.map(Self.absolute) }
+            // A CAP file is read here and its text sent: kiosk never opens a path a client names for it.
+            if words[0] == "cap", arguments.count == 1 { arguments = [try Self.capText(arguments[0])] }
             let reply = try client.request([words[0]] + arguments)
             guard reply["error"] == .string("success") else {
                 writeStandardError("kiosk ctl: \(reply["error"]?.plainText ?? reply.json)")
@@ -68,6 +70,17 @@ struct CtlCommand: ParsableCommand {
             throw ConfigFailure(text: "kiosk ctl: no --socket, and \(config) sets control.socket to none")
         }
         return path
+    }
+
+    static func capText(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigFailure(text: "kiosk ctl: cannot read \(path)")
+        }
+        // The socket takes lines of 64 KiB; a bigger feed is served to alerts.cap.url instead.
+        guard data.count < 60 * 1024 else {
+            throw ConfigFailure(text: "kiosk ctl: \(path) is \(data.count) bytes, over the 60 KiB a command line carries; serve it at alerts.cap.url")
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 
     static func absolute(_ source: String) -> String {

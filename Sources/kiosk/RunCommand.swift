@@ -161,7 +161,7 @@ struct RunCommand: ParsableCommand {
         defer { alerts?.stop() }
         // Every service exists now: one value for every request source (socket, MQTT).
         let services = Services(player: player, schedule: schedule, triggers: triggers, contentSync: contentSync,
-                                overrides: overrideDesk, health: operations.health)
+                                overrides: overrideDesk, health: operations.health, alerts: alerts)
         // Command triggers (a key, a zone or a GPIO line running a row of the command table).
         triggers.connectCommands { line in ControlDispatcher(services: services).refusal(carryingOut: line) }
         fleet?.start(services)

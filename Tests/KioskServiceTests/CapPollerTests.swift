@@ -98,6 +98,32 @@ import Testing
         #expect(sink.requests.count == 3, "the alert stays on: \(summary(sink.requests))")
     }
 
+    /// `cap XML` (a webhook, `kiosk ctl cap FILE`): read at once (garbage and alert-less documents
+    /// refused with the reason, nothing shown), acted on like a polled alert, its Cancel too; a
+    /// repeat of a pushed alert, pushed or polled, shows nothing new.
+    @Test func aPushedAlertIsTakenAsAPolledOne() {
+        let server = Server()
+        let sink = RecordingRequests()
+        let (poller, _) = make(server, sink: sink)
+        #expect(poller.take("<html>not xml") != nil)
+        #expect(poller.take("<feed></feed>") == "no CAP alert in it")
+        poller.takePushed()
+        #expect(sink.requests.isEmpty)
+        #expect(poller.take(Self.alert("pushed")) == nil)
+        #expect(sink.requests.isEmpty, "acted on by the poll thread, not the asker's")
+        poller.takePushed()
+        let key = "s@example,pushed,2026-11-26T10:00:00-05:00"
+        #expect(summary(sink.requests) == ["show \(key)", "alert text Fire in hall B: Use the east exit", "alert show"])
+        server.set("https://a.example/cap.atom", Self.alert("pushed"))
+        poller.poll()
+        #expect(poller.take(Self.alert("pushed")) == nil)
+        poller.takePushed()
+        #expect(sink.requests.count == 3, "the same alert again: nothing new")
+        #expect(poller.take(Self.alert("c", type: "Cancel", references: key)) == nil)
+        poller.takePushed()
+        #expect(summary(sink.requests).suffix(2) == ["end", "alert hide"])
+    }
+
     @Test func whatWasActedOnOutlivesARestart() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-cap-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -164,3 +164,36 @@ def test_a_cap_alert_takes_the_screen_until_its_cancel(setup, tmp_path):
         server.shutdown()
     assert log.count("status Test, not shown") == 1, log
     assert "alerts: CAP alert bed@example,fire1,2026-11-26T10:00:00-00:00 (Extreme, Fire) on screen" in log
+
+
+def test_a_cap_alert_pushed_with_kiosk_ctl_takes_the_screen_until_its_cancel(setup, tmp_path):
+    """`kiosk ctl cap FILE` (the table's `cap XML`, a webhook's push): the file's alert is taken
+    as a polled one would be (the feed itself is unreachable here), garbage is refused with the
+    reason and changes nothing, and a pushed Cancel ends it."""
+    conf, state = setup
+    conf.write_text(conf.read_text() + "alerts:\n  cap: {url: 'http://127.0.0.1:9/cap.atom', interval: 3600, override: fire}\n")
+    run = Run(conf, state)
+
+    def ctl(path: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([str(KIOSK), "ctl", "--socket", str(run.socket), "cap", str(path)],
+                              capture_output=True, text=True, timeout=120)
+    try:
+        assert wait_until(lambda: run.title() == "loop.mp4", timeout=120)
+        garbage = tmp_path / "garbage.xml"
+        garbage.write_text("<html><body>503</body></html>")
+        refused = ctl(garbage)
+        assert refused.returncode == 1 and "cap: " in refused.stderr, refused
+        key = "bed@example,pushed1,2026-11-26T10:00:00-00:00"
+        alert = tmp_path / "alert.xml"
+        alert.write_text(cap_alert("pushed1"))
+        assert ctl(alert).returncode == 0
+        assert event(run, "override_started", key)["priority"] == 100
+        assert wait_until(lambda: run.title() == "fire.mp4", timeout=60)
+        cancel = tmp_path / "cancel.xml"
+        cancel.write_text(cap_alert("c2", kind="Cancel", references=key))
+        assert ctl(cancel).returncode == 0
+        assert event(run, "override_ended", key)["reason"] == "cancelled by bed@example,c2,2026-11-26T10:00:00-00:00"
+        assert wait_until(lambda: run.title() == "loop.mp4", timeout=60)
+    finally:
+        log = run.stop()
+    assert "alerts: CAP alert bed@example,pushed1,2026-11-26T10:00:00-00:00 (Extreme, Fire) on screen" in log

@@ -56,6 +56,9 @@ public enum ControlCommand: Sendable, Equatable {
     case override(name: String)
     /// Ends the override of this name, or every override (nil).
     case overrideCancel(name: String?)
+    /// A CAP 1.2 alert or feed, its XML as the argument, taken by `alerts.cap` as if its feed had
+    /// brought it: a webhook's push, or `kiosk ctl cap FILE` (which sends the file's text).
+    case cap(document: String)
 
     /// The events the socket sends, for `commands`.
     public static var eventNames: [String] { ControlEventName.allCases.map(\.rawValue) }

@@ -47,6 +47,8 @@ public enum ControlAnswerer: String, Sendable, CaseIterable {
     case contentSync = "content_sync"
     /// kiosk.conf's overrides (`OverrideDesk`).
     case overrides
+    /// kiosk.conf's `alerts.cap` (`CapPoller`).
+    case alerts
     /// The presenter's buffers (`screenshot`).
     case screen
     /// This table.
@@ -107,6 +109,10 @@ public enum ControlCommandTable {
         ControlCommandSpec("override_cancel", "[name]", by: .overrides, example: [.string("evacuate")]) { reader in
             try reader.expectCount(0...1)
             return .overrideCancel(name: reader.arguments.isEmpty ? nil : try reader.nonEmptyString(0, "name"))
+        },
+        ControlCommandSpec("cap", "<CAP XML>", by: .alerts, example: [.string("<alert/>")]) { reader in
+            try reader.expectCount(1...1)
+            return .cap(document: try reader.nonEmptyString(0, "CAP XML"))
         },
         ControlCommandSpec("commands", by: .table) { try $0.none(.commands) },
     ]
