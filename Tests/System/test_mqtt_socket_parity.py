@@ -18,7 +18,7 @@ from test_mqtt import EVENT_TIMEOUT, KIOSK, Broker, Kiosk, Subscriber, clip, run
 EXAMPLES = {
     "seek": [1], "goto": [0], "play_item_once": [0], "trigger": ["welcome"], "layer": ["hide", "logo"],
     "load": ["/nonexistent/clip.mp4"], "volume": [40], "rate": [1], "get": ["volume"], "observe": ["volume"],
-    "unobserve": ["volume"], "display_power": ["on"], "override": ["evacuate"],
+    "unobserve": ["volume"], "display_power": ["on"], "override": ["evacuate"], "cap": ["<alert/>"],
 }
 
 
