@@ -29,7 +29,7 @@ final class WebDesk: @unchecked Sendable {
     private let loggedIn: @Sendable () -> Void
 
     init(gate: WebGate, services: Services, password: WebPassword, token: String, tls: Bool, screenshotPath: String,
-         page: WebPageEditor, uploads: WebUploads?, reports: WebReports, loggedIn: @escaping @Sendable () -> Void = {}) {
+         page: WebPageEditor, uploads: WebUploads?, reports: WebReports, loggedIn: @escaping @Sendable () -> Void) {
         self.loggedIn = loggedIn
         self.reports = reports
         self.page = page

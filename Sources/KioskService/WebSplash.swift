@@ -81,7 +81,7 @@ final class WebSplash: @unchecked Sendable {
     /// then `web.hosts`' names (which the page's Host check takes); none: the network is not up.
     static func addresses(scheme: String, listen: ListenAddress, hosts names: [String] = []) -> [String] {
         let wildcard = listen.host == "0.0.0.0" || listen.host == "::"
-        let hosts = (wildcard ? interfaceAddresses(ipv6: listen.host == "::") : [listen.host]) + (wildcard ? names : [])
+        let hosts = wildcard ? interfaceAddresses(ipv6: listen.host == "::") + names : [listen.host]
         return hosts.map { "\(scheme)://\($0.contains(":") ? "[\($0)]" : $0):\(listen.port)/" }
     }
 
