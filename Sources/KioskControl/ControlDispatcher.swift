@@ -204,6 +204,11 @@ public final class ControlDispatcher {
             return ControlMessage.event(.finished, item: player.currentItemIndex, time: time)
         case .displayPower(let on):
             return ControlMessage.event(.displayPower, item: nil, time: time, [("on", .bool(on))])
+        case .sourceLost(let index, let reason):
+            return ControlMessage.event(.sourceLost, item: index, time: time, [("reason", .string(reason))])
+        case .sourceBack(let index, let seconds):
+            return ControlMessage.event(.sourceBack, item: index, time: time,
+                                        [("after", .number(ControlMessage.rounded(seconds)))])
         case .playlistRequest, .currentItemMoved:
             return nil   // the item events that follow say what changed
         }

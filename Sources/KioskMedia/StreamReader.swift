@@ -15,7 +15,18 @@ import Logging
 /// that restarted from zero starts a new timeline whose packets are all kept (the decoders'
 /// timelines take the jump out).
 public final class StreamReader {
+    /// What happened to a network source: the player's `source_lost`/`source_back` events.
+    public enum SourceChange: Sendable, Equatable {
+        /// It stopped (the reason, as the log line says it); reconnecting begins.
+        case lost(reason: String)
+        /// Its first new packet came, `afterSeconds` after the loss, at the `attempts`th reopen.
+        case back(afterSeconds: Double, attempts: Int)
+    }
+
     public private(set) var demuxer: Demuxer
+    /// Told on the demux thread at each loss and at each return (once per outage, however
+    /// many reopens it takes): an event for a dashboard, not a log line to parse.
+    public var onSourceChange: ((SourceChange) -> Void)?
     public let isNetwork: Bool
     public let isLive: Bool
     private let policy: ReconnectPolicy
@@ -125,6 +136,7 @@ public final class StreamReader {
         if outage == nil {
             outage = Outage(lostAt: lostAt)
             logger.warning("\(name): connection lost (\(reason)); reconnecting")
+            onSourceChange?(.lost(reason: reason))
         }
         guard var current = outage else { return }
         defer { outage = current }
@@ -165,6 +177,7 @@ public final class StreamReader {
         let gap = (MonotonicClock.hostTime() - back.lostAt).seconds
         let resuming = resumed ? lastPacketTime.map { String(format: ", resuming at %.1f s", $0.seconds) } ?? "" : ""
         logger.notice("\(name): reconnected (attempt \(back.attempts), \(String(format: "%.1f", gap)) s after the loss\(resuming))")
+        onSourceChange?(.back(afterSeconds: gap, attempts: back.attempts))
     }
 
     private func reopen(resumeAt: MediaTime?, openTimeout: Double) throws -> Demuxer {

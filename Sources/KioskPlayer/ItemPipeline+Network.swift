@@ -31,6 +31,25 @@ extension ItemPipeline {
         }
     }
 
+    /// Called by the demux thread at a loss and a return of its source. Kept for the presenter,
+    /// which reports them as events in order with the item's others. Losses and returns
+    /// alternate, so an item prepared ahead whose source flaps before it is on screen drops
+    /// whole pairs and keeps at most its latest loss and return.
+    func noteSourceChange(_ change: StreamReader.SourceChange) {
+        lock.withLock {
+            sourceChanges.append(change)
+            while sourceChanges.count > 2 { sourceChanges.removeFirst(2) }
+        }
+    }
+
+    /// The source's losses and returns since the last call (the presenter's, for the current item).
+    func takeSourceChanges() -> [StreamReader.SourceChange] {
+        lock.withLock {
+            defer { sourceChanges.removeAll() }
+            return sourceChanges
+        }
+    }
+
     /// A live item with a `duration` plays that long from its first frame, then ends: its
     /// stream never would. Called by the decode thread for each frame it would queue: true for
     /// the frames past the cut (dropped), and from the first of them the demux thread ends.

@@ -86,6 +86,8 @@ final class ItemPipeline: @unchecked Sendable {
     /// Set when a network source stayed away too long; the decode thread fails the item with
     /// it once the frames before the loss are out (under `lock`).
     var streamLoss: MediaError?
+    /// The network source's losses and returns not yet taken by the presenter (under `lock`).
+    var sourceChanges: [StreamReader.SourceChange] = []
     /// A live item's `duration` as a frame time: its first frame's plus the duration (`isPastLiveCut`).
     var liveCutTime: MediaTime?
     var liveCutReached = false
@@ -221,6 +223,7 @@ final class ItemPipeline: @unchecked Sendable {
 
         if plan.start > .zero { seek(to: plan.start) }
         let reader = StreamReader(demuxer: demuxer, logger: logger)
+        reader.onSourceChange = { [self] change in noteSourceChange(change) }
         var finished = false
         while !packets.isClosed {
             if let (target, seekGeneration) = takePendingSeek() {

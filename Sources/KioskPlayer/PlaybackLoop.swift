@@ -22,6 +22,7 @@ final class PlaybackLoop {
     let mailbox: CommandMailbox
     let logger: Logger
     var stopping = false
+    private let onEvent: (@Sendable (PlayerEvent) -> Void)?
     /// When the screen was last refreshed for an animation alone (host time).
     private var lastAnimationRefresh: MediaTime?
 
@@ -30,6 +31,7 @@ final class PlaybackLoop {
         self.mailbox = mailbox
         self.logger = logger
         self.audio = audio
+        self.onEvent = onEvent
         items = PlayingItems(audio: audio, screen: output.size, logger: logger)
         let snapshots = settings.snapshotDirectory.map {
             SnapshotSaver(directory: $0, interval: settings.snapshotInterval, logger: logger)
@@ -119,6 +121,7 @@ final class PlaybackLoop {
 
     /// One look at the head of the current item's frame queue, and what it calls for.
     private func step(_ item: ActiveItem) {
+        reportSourceChanges(item)
         guard let head = item.pipeline.frames.peek(timeout: 0.01) else {
             noteStarvation(item)
             return
@@ -188,6 +191,16 @@ final class PlaybackLoop {
             }
         }
         time.sendTimeEventIfDue(interval: settings.timeEventInterval)
+    }
+
+    /// The item's source went away or came back (its demux thread saw it): one event each.
+    private func reportSourceChanges(_ item: ActiveItem) {
+        for change in item.pipeline.takeSourceChanges() {
+            switch change {
+            case .lost(let reason): onEvent?(.sourceLost(index: item.index, reason: reason))
+            case .back(let seconds, _): onEvent?(.sourceBack(index: item.index, afterSeconds: seconds))
+            }
+        }
     }
 
     /// A live stream away for a second puts up its `fallback`, once per time away (the

@@ -25,6 +25,10 @@ public enum PlayerEvent: Sendable {
     case playlistRequest(PlayerRequest)
     /// A live reload kept the item playing, now at `index` of the new list.
     case currentItemMoved(index: Int)
+    /// The current item's network source stopped (`reason`); it is being reopened.
+    case sourceLost(index: Int, reason: String)
+    /// It sent again, `afterSeconds` after the loss.
+    case sourceBack(index: Int, afterSeconds: Double)
 }
 
 /// AVQueuePlayer's role for a signage playlist: plays the entries one after the other on a

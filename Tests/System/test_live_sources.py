@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from control_client import wait_until as poll_until
+from control_client import ControlClient, wait_until as poll_until
 
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -76,16 +76,21 @@ def flips_after(stats: Path, host_time: float) -> list[dict]:
     return [r for r in read_stats(stats) if r.get("video") and r["t"] > host_time]
 
 
-def play_through_an_outage(tmp_path: Path, url: str, start_source, stop_source, command: list[str] | None = None) -> dict:
-    """`kiosk play URL` (or `command`, which writes stats.jsonl in tmp_path) through one outage."""
+def play_through_an_outage(tmp_path: Path, url: str, start_source, stop_source, command: list[str] | None = None,
+                           socket_path: Path | None = None) -> dict:
+    """`kiosk play URL` (or `command`, which writes stats.jsonl in tmp_path) through one outage;
+    with `socket_path` (the command's control socket), the events seen there up to the source's
+    return (`events`)."""
     stats, log = tmp_path / "stats.jsonl", tmp_path / "kiosk.log"
-    source = start_source()
+    source, client, events = start_source(), None, []
     with open(log, "w") as log_file:
         player = subprocess.Popen(command or [str(KIOSK), "play", url, "--display", "headless:320x240", "--no-input",
                                               "--audio", "none", "--stats-file", str(stats)],
                                   stderr=log_file, stdin=subprocess.DEVNULL)
     try:
         wait_until("the first live frames", lambda: len(flips_after(stats, 0)) >= 50, 120, log)
+        if socket_path:
+            client = ControlClient(socket_path)
         stop_source(source)
         lost_at = time.monotonic()
         wait_until("kiosk to see the loss", lambda: "connection lost" in log.read_text(errors="replace"), 60, log)
@@ -94,15 +99,20 @@ def play_through_an_outage(tmp_path: Path, url: str, start_source, stop_source, 
         back_at = time.monotonic()
         wait_until("frames after the sender came back", lambda: len(flips_after(stats, back_at)) >= 50, 120, log)
         gap = flips_after(stats, back_at)[0]["t"] - back_at
+        if client:
+            client.wait_for_event(lambda e: e["event"] == "source_back", timeout=30)
+            events = client.events
         assert player.poll() is None, log.read_text(errors="replace")
         player.send_signal(signal.SIGTERM)
         status = player.wait(timeout=60)
     finally:
+        if client:
+            client.close()
         if player.poll() is None:
             player.kill()
         stop_source(source)
     return {"status": status, "log": log.read_text(errors="replace"), "stats": read_stats(stats), "gap": gap,
-            "lost_at": lost_at, "back_at": back_at}
+            "lost_at": lost_at, "back_at": back_at, "events": events}
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -147,17 +157,28 @@ def test_udp_multicast_style_sender_killed_and_restarted(tmp_path):
 
 def test_the_fallback_goes_up_while_away_and_the_stream_replaces_it(tmp_path):
     """`fallback: slate.png` on the UDP item: a second after the last frame the slate is flipped
-    (a stats line with "video": false), and the stream's frames follow it when it is back."""
+    (a stats line with "video": false), and the stream's frames follow it when it is back. The
+    control socket says `source_lost` once (with the reason) and `source_back` once (how long
+    it was away), for the item on screen, in that order."""
     port = free_udp_port()
     slate = tmp_path / "slate.png"
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:size=320x240",
                     "-frames:v", "1", str(slate)], check=True)
     config = tmp_path / "kiosk.conf"
+    socket_path = tmp_path / "ctl.sock"
     config.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\ninput: {enabled: false}\n"
+                      f"control: {{socket: {socket_path}}}\n"
                       f"items:\n  - {{path: 'udp://127.0.0.1:{port}', fallback: {slate}, latency: 0.2}}\n")
     result = play_through_an_outage(tmp_path, f"udp://127.0.0.1:{port}", lambda: udp_sender(port), stop,
-                                    command=[str(KIOSK), "run", "--config", str(config), "--stats-file", str(tmp_path / "stats.jsonl")])
+                                    command=[str(KIOSK), "run", "--config", str(config), "--stats-file", str(tmp_path / "stats.jsonl")],
+                                    socket_path=socket_path)
     check_outage(result, f"udp://127.0.0.1:{port}")
+    changes = [e for e in result["events"] if e["event"] in ("source_lost", "source_back")]
+    assert [e["event"] for e in changes] == ["source_lost", "source_back"], changes
+    assert all(e["item"] == 0 for e in changes), changes
+    assert changes[0]["reason"], changes
+    # Away from the kill (less the 2 s without a packet that makes it a loss) to the restart.
+    assert AWAY - 4 < changes[1]["after"] < AWAY + 15, changes
     stats = result["stats"]
     slates = [r for r in stats if not r.get("video") and result["lost_at"] < r["t"] < result["back_at"]]
     assert len(slates) == 1, f"{len(slates)} slate flips while away (one expected): {slates[:3]}"
@@ -255,7 +276,9 @@ def test_rtsp_camera_killed_and_restarted(tmp_path, transport):
 
     url = f"rtsp://127.0.0.1:{port}/live"
     config = tmp_path / "kiosk.conf"
+    socket_path = tmp_path / "ctl.sock"
     config.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\ninput: {enabled: false}\n"
+                      f"control: {{socket: {socket_path}}}\n"
                       f"items:\n  - {{path: '{url}', transport: {transport}}}\n")
     result = play_through_an_outage(tmp_path, url, start, stop,
                                     command=[str(KIOSK), "run", "--config", str(config), "--stats-file", str(tmp_path / "stats.jsonl")])

@@ -83,6 +83,8 @@ public enum ControlEventName: String, Sendable, CaseIterable {
     case syncSwitched = "sync_switched"
     case overrideStarted = "override_started"
     case overrideEnded = "override_ended"
+    case sourceLost = "source_lost"
+    case sourceBack = "source_back"
 }
 
 /// A parsed request line: the command and the `request_id` to echo in the reply.
