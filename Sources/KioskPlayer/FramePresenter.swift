@@ -13,7 +13,9 @@ final class FramePresenter {
     /// The on-screen display and idle-screen text; nil without a font.
     var overlay: OverlayState?
     /// kiosk.conf `layers` (a clock, text, a logo); nil for none.
-    private(set) var layers: LayerState?
+    var layers: LayerState?
+    /// `keepLayersDuringOverride`'s names, kept across a reload's new layers.
+    var keptDuringOverride: Set<String>?
     /// The direct video path; nil when the display has no planes.
     let directVideo: DirectVideoPath?
     var observers: [PresentedFrameObserver]
@@ -33,7 +35,7 @@ final class FramePresenter {
     private let splashScaler = Scaler()
     /// The picture with its still layers, composed once per frame when a layer moves (or the
     /// picture alone during a transition).
-    private let composed = ComposedPicture()
+    let composed = ComposedPicture()
     /// Fades and crossfades at seams: the look of each flip.
     let transitions: SeamTransitions
     /// The last video frame put up and where, for a crossfade's held picture.
@@ -65,26 +67,6 @@ final class FramePresenter {
     /// overlay and idle text off.
     func configureOverlay(_ config: OverlayConfig?) {
         overlay = OverlayState.make(config, logger: logger)
-    }
-
-    /// New layers (a live reload of kiosk.conf); an empty list turns them off.
-    func configureLayers(_ configs: [LayerConfig], font: OverlayConfig.Font) {
-        layers?.stop()
-        layers = LayerState.make(configs, font: font, feedFetch: SmallHTTPGet.feed, logger: logger)
-        composed.forget()
-        directVideo?.layerPlane?.invalidate()
-        if layers?.moves == true { composed.prepare(size: output.size) }
-    }
-
-    /// `kiosk ctl layer`: nil when done, else why not (no such layer, no text to change).
-    func changeLayer(_ name: String, _ change: LayerChange) -> String? {
-        guard let layers else { return "kiosk.conf has no layers" }
-        let refusal = layers.change(name, change)
-        if refusal == nil {   // the still layers are composed again
-            composed.forget()
-            directVideo?.layerPlane?.invalidate()
-        }
-        return refusal
     }
 
     /// Stops what the layers run beside the presenter (a feed's thread).

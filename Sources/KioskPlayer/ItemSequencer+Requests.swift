@@ -25,6 +25,7 @@ extension ItemSequencer {
             return PlayerRefusal(line)
         }
         onEvent?(.playlistRequest(request))
+        if case .showOverride(_, _, let layers) = request { overrideLayers = Set(layers) }
         act(on: answer)
         return nil
     }

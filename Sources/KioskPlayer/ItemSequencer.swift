@@ -17,6 +17,8 @@ final class ItemSequencer {
     var finished = false
     /// Nothing playable: the next pass starts at this host time.
     var idleUntil: MediaTime?
+    /// The layers the latest override asked for keeps up while its entries play.
+    var overrideLayers: Set<String> = []
     let items: PlayingItems
     let time: PlaybackTimekeeper
     let screen: FramePresenter
@@ -75,6 +77,8 @@ final class ItemSequencer {
                 open(index)
             }
             next.reference.isInsert = navigator.program.isPlayingInsert
+            // An override's item hides the layers it does not keep; the loop's brings them back.
+            screen.keepLayersDuringOverride(navigator.program.playingOverride != nil ? overrideLayers : nil)
             stall.progressed()   // the stall guard counts afresh for the new item
             idleUntil = nil
             finished = false

@@ -30,6 +30,11 @@ final class LayerState {
     /// `kiosk ctl layer`: the layers hidden, the texts replaced, and whether the picture on
     /// screen predates a change.
     private var hidden: Set<Int> = []
+    /// While an override has the screen (#35): the layers it keeps up (its `layers:`, a CAP
+    /// alert's `text_layer`); the others are hidden until it ends. Nil: no override.
+    var keptDuringOverride: Set<String>? {
+        didSet { if keptDuringOverride != oldValue { changedSinceDrawn = true } }
+    }
     private var replacedTexts: [Int: String] = [:]
     private var changedSinceDrawn = false
     private var keptFrame: DecodedFrame?
@@ -71,6 +76,11 @@ final class LayerState {
         return nil
     }
 
+    /// Hidden by `kiosk ctl layer hide`, or left out while an override has the screen.
+    private func isHidden(_ index: Int) -> Bool {
+        hidden.contains(index) || keptDuringOverride.map { !$0.contains(layers[index].name) } ?? false
+    }
+
     /// Stops the feeds' threads (a reload made new layers, or the player stops).
     func stop() { feeds.values.forEach { $0.stop() } }
 
@@ -101,7 +111,7 @@ final class LayerState {
         }
         var drawn: [Int: String] = [:]
         changedSinceDrawn = false
-        for (index, layer) in layers.enumerated() where !failed.contains(index) && !layer.moves && !hidden.contains(index) {
+        for (index, layer) in layers.enumerated() where !failed.contains(index) && !layer.moves && !isHidden(index) {
             let margin = layer.margin.pixels(of: min(viewer.width, viewer.height))
             let opacity = UInt8((layer.opacity * 255).rounded())
             if case .image(let path, let width) = layer.content {
@@ -127,7 +137,7 @@ final class LayerState {
         }
         // A ticker's box does not move: it is drawn with the still layers (into the composed
         // picture), and each refresh only brings it back and draws the line over it.
-        for (index, layer) in layers.enumerated() where layer.moves && !hidden.contains(index) && rasterizer != nil {
+        for (index, layer) in layers.enumerated() where layer.moves && !isHidden(index) && rasterizer != nil {
             guard let background = layer.background else { continue }
             let opacity = Int((layer.opacity * 255).rounded())
             buffer.blendFill(strip(of: layer, viewer: viewer), color: background.rgb,
@@ -156,7 +166,7 @@ final class LayerState {
         guard let rasterizer else { return nil }
         let viewer = OverlayLayout.viewerSize(buffer: buffer.size, rotation: rotation)
         var first: Int? = nil
-        for (index, layer) in layers.enumerated() where layer.moves && !hidden.contains(index) {
+        for (index, layer) in layers.enumerated() where layer.moves && !isHidden(index) {
             guard case .ticker(let source, let speed, let separator) = layer.content else { continue }
             let strip = strip(of: layer, viewer: viewer)
             let (pixelSize, padding) = LayerPlacement.textMetrics(size: layer.size, screen: viewer)

@@ -123,7 +123,8 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
         case .show(let entry):
             if let previous = onScreen { ended(previous, why: why) }
             onScreen = entry.id
-            sink.send(.showOverride(name: entry.id, entries: table.override(named: entry.payload)?.entries ?? []))
+            let override = table.override(named: entry.payload)
+            sink.send(.showOverride(name: entry.id, entries: override?.entries ?? [], layers: override?.config.layers ?? []))
             let until = entry.expires.map { String(format: "for %.0f s", $0 - Self.monotonic()) } ?? "until cancelled"
             logger.notice("override '\(entry.id)' (priority \(entry.priority)) takes the screen \(until)")
             post(.overrideStarted, entry.id, [("priority", .integer(Int64(entry.priority)))])

@@ -29,6 +29,9 @@ let overrideConfigErrorTable: [ConfigErrorCase] = [
                     fragment: "'priority' in override 'fire' is the string 'high'; expected a whole number"),
     ConfigErrorCase(name: "duration of none", yaml: items + "overrides:\n  fire: {item: 0, duration: 0}\n", line: 5, column: 29,
                     fragment: "'duration' in override 'fire' is 0; expected seconds > 0"),
+    ConfigErrorCase(name: "an unknown layer kept", yaml: items + "layers:\n  - text: {text: HI, name: hello}\noverrides:\n  fire: {item: 0, layers: [helo]}\n",
+                    line: 7, column: 27,
+                    fragment: "'layers' in override 'fire' names 'helo', which layers: does not define; expected some of: hello"),
     ConfigErrorCase(name: "an unknown playlist", yaml: items + "overrides:\n  fire: {playlist: promos}\n", line: 5, column: 20,
                     fragment: "'playlist' in override 'fire' is 'promos', which no playlist defines"),
 ]
@@ -55,6 +58,31 @@ struct OverrideConfigTests {
         #expect(set.override(named: "evacuate")?.entries == playlistEntries("a", "b").suffix(1).map { $0 })
         #expect(set.override(named: "promo")?.entries == playlistEntries("c"))
         #expect(set.override(named: "welcome")?.problem == "its items have nothing to play now; w.mp4: no such file")
+    }
+
+    @Test func theLayersKeptUpAreItsOwnAndItsAlertsText() throws {
+        let config = try parse(items + """
+            layers:
+              - clock: {name: clock}
+              - text: {text: Alert, name: alert}
+              - text: {text: Welcome, name: hello}
+            overrides:
+              evacuate: {item: 1, layers: [clock]}
+              promo: {item: 0}
+            alerts:
+              cap: {url: "https://a.example/cap.xml", override: evacuate, text_layer: alert}
+            """)
+        #expect(config.overrides.map(\.layers) == [["clock", "alert"], []])
+        // Each layer name once, whichever way it came.
+        let twice = try parse(items + """
+            layers:
+              - text: {text: Alert, name: alert}
+            overrides:
+              evacuate: {item: 1, layers: alert}
+            alerts:
+              cap: {url: "https://a.example/cap.xml", override: evacuate, text_layer: alert}
+            """)
+        #expect(twice.overrides.first?.layers == ["alert"])
     }
 
     @Test func aChangeOfAnOverrideIsAPartOfTheReload() throws {

@@ -53,7 +53,7 @@ import Testing
     private func summary(_ requests: [PlayerRequest]) -> [String] {
         requests.map {
             switch $0 {
-            case .showOverride(let name, _): "show \(name)"
+            case .showOverride(let name, _, _): "show \(name)"
             case .endOverride: "end"
             case .layer(let name, .text(let text)): "\(name) text \(text)"
             case .layer(let name, .show): "\(name) show"

@@ -90,7 +90,7 @@ final class RecordingRequests: PlayerRequestSink, @unchecked Sendable {
     var shown: [String] {
         requests.compactMap {
             switch $0 {
-            case .showOverride(let name, _): name
+            case .showOverride(let name, _, _): name
             case .endOverride: "-"
             default: nil
             }

@@ -40,7 +40,7 @@ import Testing
         #expect(desk.start("fire") == nil)
         #expect(desk.start("promo") == nil, "asked again: it waits behind fire")
         #expect(sink.shown == ["promo", "fire"])
-        if case .showOverride(_, let played)? = sink.requests.last { #expect(played == Self.entries("f.mp4")) }
+        if case .showOverride(_, let played, _)? = sink.requests.last { #expect(played == Self.entries("f.mp4")) }
         #expect(desk.cancel("fire") == nil)
         #expect(desk.cancel(nil) == nil)
         #expect(sink.shown == ["promo", "fire", "promo", "-"])

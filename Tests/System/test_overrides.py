@@ -4,11 +4,15 @@ command table. The highest priority is on screen and a lower one waits; while on
 user's moves are refused; when the last ends the item it cut comes back where it was; the
 event lines say each change; what is on comes back after a restart (--state-dir)."""
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from control_client import ControlClient, wait_until
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from screen_geometry import pixel, rgb_rows  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 KIOSK = REPO / ".build" / "debug" / "kiosk"
@@ -24,10 +28,10 @@ def make_clip(path: Path, seconds: int) -> Path:
 class Run:
     """`kiosk run` of `conf` with its socket at `directory`/ctl.sock."""
 
-    def __init__(self, conf: Path, state: Path):
+    def __init__(self, conf: Path, state: Path, extra: list[str] | None = None):
         self.socket = conf.parent / "ctl.sock"
         self.process = subprocess.Popen([str(KIOSK), "run", "--config", str(conf), "--state-dir", str(state),
-                                         "--duration", "600"], stderr=subprocess.PIPE, text=True)
+                                         "--duration", "600", *(extra or [])], stderr=subprocess.PIPE, text=True)
         if not wait_until(self.socket.exists, timeout=60):
             self.process.kill()
             pytest.fail(f"kiosk did not open its socket: {self.process.stderr.read()}")
@@ -197,3 +201,52 @@ def test_a_cap_alert_pushed_with_kiosk_ctl_takes_the_screen_until_its_cancel(set
     finally:
         log = run.stop()
     assert "alerts: CAP alert bed@example,pushed1,2026-11-26T10:00:00-00:00 (Extreme, Fire) on screen" in log
+
+
+def test_an_override_hides_the_layers_it_does_not_keep(tmp_path):
+    """Two text layers over a gray still: `hello` (black box, bottom) and `exit` (white box, top),
+    the override keeping `exit` (`layers: [exit]`). While the override's blue still is on, the
+    bottom shows blue where hello's box was and exit's box stays; after override_cancel the
+    gray loop comes back with both boxes. Read off the snapshot of every flip."""
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+    for name, colour in (("gray", "0x808080"), ("blue", "0x0000ff")):
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", f"color=c={colour}:s=160x120",
+                        "-frames:v", "1", str(tmp_path / f"{name}.png")], check=True)
+    conf, shots = tmp_path / "kiosk.conf", tmp_path / "shots"
+    conf.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\n"
+                    "input: {enabled: false}\ncontrol: {socket: ctl.sock}\nplayback: {gravity: fill}\n"
+                    "items: [{path: gray.png, duration: 60}]\n"
+                    "layers:\n"
+                    '  - text: {text: "HELLO", name: hello, size: 40px, color: "#ffffff", background: "#000000", position: bottom}\n'
+                    '  - text: {text: "EXIT", name: exit, size: 40px, color: "#000000", background: "#ffffff", position: top}\n'
+                    "overrides:\n  alarm: {items: [{path: blue.png, duration: 60}], layers: [exit]}\n")
+    state = tmp_path / "state"
+    state.mkdir()
+
+    def screen():
+        """(bottom box pixel, top box pixel) of the newest whole snapshot."""
+        for shot in reversed(sorted(shots.glob("shot-*.png"))):
+            try:
+                _, _, rows = rgb_rows(shot)
+                return pixel(rows, 160, 240 - 12), pixel(rows, 160, 8)
+            except Exception:
+                continue
+        return None
+
+    def near(a, b):
+        return a is not None and all(abs(x - y) <= 10 for x, y in zip(a, b))
+
+    def showing(bottom, top):
+        return lambda: (seen := screen()) is not None and near(seen[0], bottom) and near(seen[1], top)
+
+    black, white, blue = (0, 0, 0), (255, 255, 255), (0, 0, 255)
+    run = Run(conf, state, extra=["--snapshots", str(shots), "--snapshot-every", "0.001"])
+    try:
+        assert wait_until(showing(black, white), timeout=60), f"both boxes over the loop: {screen()}"
+        run.client.ok("override", "alarm")
+        assert wait_until(showing(blue, white), timeout=60), f"hello hidden, exit kept: {screen()}"
+        run.client.ok("override_cancel")
+        assert wait_until(showing(black, white), timeout=60), f"both back with the loop: {screen()}"
+    finally:
+        run.stop()

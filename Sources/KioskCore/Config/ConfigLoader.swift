@@ -127,13 +127,19 @@ extension ConfigWalker {
                                        baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.triggers = readTriggers(top["triggers"], keys: config.input.keys, playlistNames: config.playlistNames,
                                        baseDirectory: baseDirectory, fileSystem: fileSystem)
-        config.overrides = readOverrides(top["overrides"], playlistNames: config.playlistNames,
+        config.layers = readLayers(top["layers"], baseDirectory: baseDirectory, fileSystem: fileSystem)
+        config.overrides = readOverrides(top["overrides"], playlistNames: config.playlistNames, layerNames: config.layers.map(\.name),
                                          baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.usb = readUsb(top["usb"], baseDirectory: baseDirectory)
         config.sync = readSync(top["sync"], playback: config.playback, baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.audioTrack = readMusicBed(top["audio_track"], baseDirectory: baseDirectory, fileSystem: fileSystem)
-        config.layers = readLayers(top["layers"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         config.alerts = readAlerts(top["alerts"], overrides: config.overrides, layerNames: config.layers.map(\.name))
+        // An alert's words stay up while the override it puts on hides the other layers.
+        if let cap = config.alerts, let layer = cap.textLayer,
+           let index = config.overrides.firstIndex(where: { $0.name == cap.override }),
+           !config.overrides[index].layers.contains(layer) {
+            config.overrides[index].layers.append(layer)
+        }
         // The layers whose text kiosk can set (`layer text`): web.splash_layer must be one.
         let textLayers = config.layers.filter { ["text", "ticker"].contains($0.content.kind) }.map(\.name)
         config.web = readWeb(top["web"], baseDirectory: baseDirectory, textLayerNames: textLayers)

@@ -1,11 +1,12 @@
 import Yams
 
-/// `overrides:`, a map of names to {item | items | playlist, priority, duration} (#35). Read
-/// after `playlists`, whose names an override's `playlist` is checked against.
+/// `overrides:`, a map of names to {item | items | playlist, priority, duration, layers} (#35).
+/// Read after `playlists` and `layers`, whose names an override's `playlist` and `layers` are
+/// checked against.
 extension ConfigWalker {
-    static let overrideKeys = ["item", "items", "playlist", "priority", "duration"]
+    static let overrideKeys = ["item", "items", "playlist", "priority", "duration", "layers"]
 
-    func readOverrides(_ node: Node?, playlistNames: [String], baseDirectory: String,
+    func readOverrides(_ node: Node?, playlistNames: [String], layerNames: [String], baseDirectory: String,
                        fileSystem: any PlaylistFileSystem) -> [OverrideConfig] {
         guard let node, !isNull(node) else { return [] }
         guard let mapping = node.mapping else {
@@ -29,9 +30,14 @@ extension ConfigWalker {
                                          baseDirectory: baseDirectory, fileSystem: fileSystem)
             let priority = integer(section, "priority", in: -1_000_000...1_000_000)
             let duration = seconds(section, "duration")
+            let layers = stringList(section, "layers", expected: "names of layers: kept up while it plays") ?? []
+            for layer in layers where !layerNames.contains(layer) {
+                report(section["layers"] ?? value, "'layers' in \(label) names '\(layer)', which layers: does not define; expected "
+                       + (layerNames.isEmpty ? "a layer of layers:, which defines none" : "some of: " + layerNames.joined(separator: ", ")))
+            }
             guard diagnostics.count == before, let content else { continue }
             overrides.append(OverrideConfig(name: name, content: content, priority: priority ?? 0, duration: duration,
-                                            location: location(of: keyNode)))
+                                            layers: layers, location: location(of: keyNode)))
         }
         return overrides
     }

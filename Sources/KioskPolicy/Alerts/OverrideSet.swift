@@ -11,14 +11,19 @@ public struct OverrideConfig: Sendable, Equatable {
     /// `duration`: it ends by itself this long after it was asked for; nil: until
     /// `override_cancel`.
     public var duration: MediaTime?
+    /// `layers`: the names of kiosk.conf's layers that stay up while it plays; the others hide
+    /// (a clock, a ticker, a logo) and come back with the playlist. An alert's `text_layer`
+    /// is added to its override's.
+    public var layers: [String]
     public var location: SourceLocation
 
     public init(name: String, content: TriggerConfig.Content, priority: Int = 0, duration: MediaTime? = nil,
-                location: SourceLocation) {
+                layers: [String] = [], location: SourceLocation) {
         self.name = name
         self.content = content
         self.priority = priority
         self.duration = duration
+        self.layers = layers
         self.location = location
     }
 

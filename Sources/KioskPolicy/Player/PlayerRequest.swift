@@ -59,8 +59,9 @@ public enum PlayerRequest: Sendable, Equatable {
     case layer(name: String, LayerChange)
     /// An override takes the screen (`OverrideDesk` decides which): `entries` loop from now
     /// until `endOverride`, then the interrupted item comes back where it was
-    /// (`PlaylistProgram+Override`).
-    case showOverride(name: String, entries: [PlaylistEntry])
+    /// (`PlaylistProgram+Override`). Of kiosk.conf's layers only those named in `layers` stay
+    /// up while it plays (the presenter's).
+    case showOverride(name: String, entries: [PlaylistEntry], layers: [String] = [])
     /// The override on screen ends; the loop comes back.
     case endOverride
 }

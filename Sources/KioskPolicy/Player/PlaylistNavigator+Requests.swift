@@ -25,7 +25,7 @@ extension PlaylistNavigator {
         if let refusal = refusalDuringOverride(request) { return .refused(refusal) }
         if displayOff { return answerWhileOff(request) }
         switch request {
-        case .showOverride(let name, let entries):
+        case .showOverride(let name, let entries, _):
             guard !entries.isEmpty else { return .refused("override '\(name)' has nothing to play") }
             return .programChanged(beginNow: beginOverride(name, entries: entries, position: position))
         case .endOverride:
@@ -95,7 +95,7 @@ extension PlaylistNavigator {
             return .deferred
         case .playOnce:
             return .refused("the display is off: \(request) is not played")
-        case .showOverride(let name, _):
+        case .showOverride(let name, _, _):
             return .refused("the display is off: override '\(name)' is not played")
         case .endOverride:
             return .refused("no override is on screen")
