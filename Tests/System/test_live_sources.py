@@ -48,6 +48,15 @@ def udp_sender(port: int) -> subprocess.Popen:
          "-f", "mpegts", f"udp://127.0.0.1:{port}?pkt_size=1316"], stdin=subprocess.DEVNULL)
 
 
+def srt_listener(port: int) -> subprocess.Popen:
+    """The same stream from ffmpeg as an SRT listener (bookworm's FFmpeg has libsrt): it sends
+    once kiosk, the caller, has connected."""
+    return subprocess.Popen(
+        ["ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+         "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "25", "-pix_fmt", "yuv420p",
+         "-f", "mpegts", f"srt://127.0.0.1:{port}?mode=listener"], stdin=subprocess.DEVNULL)
+
+
 def hls_packager(directory: Path) -> subprocess.Popen:
     """A live HLS (no ENDLIST while it runs) of 1 s segments, numbered from 0 at each start."""
     return subprocess.Popen(
@@ -153,6 +162,15 @@ def test_udp_multicast_style_sender_killed_and_restarted(tmp_path):
     check_outage(result, f"udp://127.0.0.1:{port}")
     # The restarted sender's clock starts anew: a new timeline, every packet kept.
     assert "starts a new timeline" in result["log"], result["log"][-3000:]
+
+
+def test_srt_listener_killed_and_restarted(tmp_path):
+    """kiosk calls an SRT listener (an encoder's usual set-up); the listener is killed and a new
+    one listens on the same port after the outage: kiosk's reopen attempts are refused until
+    then, and the stream comes back on its own."""
+    port = free_udp_port()
+    result = play_through_an_outage(tmp_path, f"srt://127.0.0.1:{port}", lambda: srt_listener(port), stop)
+    check_outage(result, f"srt://127.0.0.1:{port}")
 
 
 def test_the_fallback_goes_up_while_away_and_the_stream_replaces_it(tmp_path):
