@@ -32,13 +32,18 @@ extension ItemPipeline {
     }
 
     /// Called by the demux thread at a loss and a return of its source. Kept for the presenter,
-    /// which reports them as events in order with the item's others. Losses and returns
-    /// alternate, so an item prepared ahead whose source flaps before it is on screen drops
-    /// whole pairs and keeps at most its latest loss and return.
+    /// which reports them as events in order with the item's others, for the item on screen.
+    /// A return before the presenter took the loss (an item prepared ahead, or one whose loss
+    /// came and went between two of the presenter's looks) cancels it: an outage nobody saw
+    /// is not reported late as one over. Losses and returns alternate: at most a return and
+    /// the next loss wait.
     func noteSourceChange(_ change: StreamReader.SourceChange) {
         lock.withLock {
-            sourceChanges.append(change)
-            while sourceChanges.count > 2 { sourceChanges.removeFirst(2) }
+            if case .back = change, case .lost? = sourceChanges.last {
+                sourceChanges.removeLast()
+            } else {
+                sourceChanges.append(change)
+            }
         }
     }
 

@@ -31,7 +31,9 @@ extension ItemSequencer {
     }
 
     private func answerOf(_ request: PlayerRequest) -> PlaylistAnswer {
-        navigator.answer(request, position: current.map { _ in time.currentTime }, displayOff: power.isOff)
+        // While the screen is dark nothing plays: the place kept for its return is the position.
+        navigator.answer(request, position: current.map { _ in time.currentTime } ?? power.poweredOff?.position,
+                         displayOff: power.isOff)
     }
 
     private func act(on answer: PlaylistAnswer) {
@@ -62,6 +64,12 @@ extension ItemSequencer {
             logger.warning("\(line)")
         case .deferred:
             break
+        case .resumeWhenOn(let next):
+            if case .play(let index) = next.step {
+                power.markOff(resumingAt: PoweredOff(index: index, position: next.resumeAt))
+            } else {
+                power.markOff(resumingAt: PoweredOff())   // the program's next step when it is on
+            }
         }
     }
 

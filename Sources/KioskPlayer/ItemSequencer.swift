@@ -70,6 +70,9 @@ final class ItemSequencer {
     /// the switch is a seam (the item played to its end), nil for a user's skip or a failure.
     /// `resumingAt`: an entry an insert interrupted starts where it was (never prepared ahead).
     func begin(_ step: PlaylistStep, seamFrom seam: MediaTime?, resumingAt resume: MediaTime? = nil) {
+        // An override's step hides the layers it does not keep; the loop's (or its idle
+        // screen) brings them back.
+        screen.keepLayersDuringOverride(navigator.program.playingOverride != nil ? overrideLayers : nil)
         switch step {
         case .play(let index):
             navigator.beganEntry()
@@ -77,8 +80,6 @@ final class ItemSequencer {
                 open(index)
             }
             next.reference.isInsert = navigator.program.isPlayingInsert
-            // An override's item hides the layers it does not keep; the loop's brings them back.
-            screen.keepLayersDuringOverride(navigator.program.playingOverride != nil ? overrideLayers : nil)
             stall.progressed()   // the stall guard counts afresh for the new item
             idleUntil = nil
             finished = false

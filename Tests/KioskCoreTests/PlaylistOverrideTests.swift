@@ -86,12 +86,19 @@ struct PlaylistOverrideTests {
         #expect(ends(&navigator, 2) == ["x", "y"])
     }
 
-    @Test func theDisplayOffRefusesAnOverrideAndAnEmptyOneIsRefused() {
-        var navigator = Self.navigator("a")
-        _ = ends(&navigator, 1)
+    @Test func anOverrideBegunOrEndedInTheDarkIsWhatTheScreenShowsWhenOn() {
+        var navigator = Self.navigator("a", "b")
+        _ = ends(&navigator, 2)   // b plays when the screen goes dark
         #expect(navigator.answer(.showOverride(name: "fire", entries: []), position: nil, displayOff: false)
                 == .refused("override 'fire' has nothing to play"))
-        #expect(navigator.answer(.showOverride(name: "fire", entries: playlistEntries("f")), position: nil, displayOff: true)
-                == .refused("the display is off: override 'fire' is not played"))
+        // Taken in the dark (the desk took it): its first entry is what comes on.
+        #expect(navigator.answer(.showOverride(name: "fire", entries: playlistEntries("f")), position: seconds(15), displayOff: true)
+                == .resumeWhenOn(PlaylistProgram.Step(.play(0))))
+        #expect(navigator.program.playingOverride == "fire")
+        // Ended in the dark: b, where the dark found it, not the override looping on for good.
+        #expect(navigator.answer(.endOverride, position: seconds(15), displayOff: true)
+                == .resumeWhenOn(PlaylistProgram.Step(.play(1), resumeAt: seconds(15))))
+        #expect(navigator.program.playingOverride == nil)
+        #expect(navigator.answer(.endOverride, position: nil, displayOff: true) == .refused("no override is on screen"))
     }
 }

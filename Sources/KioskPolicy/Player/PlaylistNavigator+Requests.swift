@@ -13,6 +13,9 @@ public enum PlaylistAnswer: Sendable, Equatable {
     case refused(String)
     /// Taken for later (a switch or insert while the screen is dark waits for it to come on).
     case deferred
+    /// While the screen is dark: what plays when it comes on changed (an override began or
+    /// ended in the dark): this step, not the item that played when it went off.
+    case resumeWhenOn(PlaylistProgram.Step)
 }
 
 extension PlaylistNavigator {
@@ -23,7 +26,7 @@ extension PlaylistNavigator {
     public mutating func answer(_ request: PlayerRequest, position: MediaTime?, displayOff: Bool) -> PlaylistAnswer {
         if case .setDisplayPower(let on) = request { return .setDisplayPower(on: on) }
         if let refusal = refusalDuringOverride(request) { return .refused(refusal) }
-        if displayOff { return answerWhileOff(request) }
+        if displayOff { return answerWhileOff(request, position: position) }
         switch request {
         case .showOverride(let name, let entries, _):
             guard !entries.isEmpty else { return .refused("override '\(name)' has nothing to play") }
@@ -82,7 +85,7 @@ extension PlaylistNavigator {
         }
     }
 
-    private mutating func answerWhileOff(_ request: PlayerRequest) -> PlaylistAnswer {
+    private mutating func answerWhileOff(_ request: PlayerRequest, position: MediaTime?) -> PlaylistAnswer {
         switch request {
         case .switchPlaylist(let list, _):
             _ = switchPlaylist(to: list, when: .atSeam)
@@ -95,10 +98,14 @@ extension PlaylistNavigator {
             return .deferred
         case .playOnce:
             return .refused("the display is off: \(request) is not played")
-        case .showOverride(let name, _, _):
-            return .refused("the display is off: override '\(name)' is not played")
+        case .showOverride(let name, let entries, _):
+            // Taken in the dark, as the desk took it: on screen when the display comes on.
+            guard !entries.isEmpty else { return .refused("override '\(name)' has nothing to play") }
+            return .resumeWhenOn(PlaylistProgram.Step(beginOverride(name, entries: entries, position: position)))
         case .endOverride:
-            return .refused("no override is on screen")
+            // Ended in the dark: the loop it cut comes back when the display comes on.
+            guard let step = endOverride() else { return .refused("no override is on screen") }
+            return .resumeWhenOn(step)
         default:
             return .refused("the display is off: \(request) is not carried out")
         }
