@@ -209,3 +209,13 @@ private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule
     #expect(line.json.contains(#""time":1.5"#), "\(line.json)")
     #expect(!line.json.contains(#""time":12"#), "the fake player's time now is 12 s")
 }
+
+/// A network item's loss and return are one event line each, with the reason and the time away.
+@Test func aSourcesLossAndReturnAreEventLines() throws {
+    let dispatcher = ControlDispatcher(services: Services(player: FakePlayer(), baseDirectory: "/media"))
+    let lost = try #require(dispatcher.message(for: .sourceLost(index: 2, reason: "no data for 2 s")))
+    #expect(lost.json == #"{"event":"source_lost","item":2,"time":12.0,"reason":"no data for 2 s"}"#, "\(lost.json)")
+    let back = try #require(dispatcher.message(for: .sourceBack(index: 2, afterSeconds: 17.25)))
+    #expect(back.json == #"{"event":"source_back","item":2,"time":12.0,"after":17.25}"#, "\(back.json)")
+    #expect(ControlCommand.eventNames.contains("source_lost") && ControlCommand.eventNames.contains("source_back"))
+}
