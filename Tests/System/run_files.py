@@ -9,8 +9,8 @@
 
 Files are taken from one queue, the longest known first (LONG_FIRST), so no worker is left with a
 long file at the end. A file named with --alone runs before the queue, with nothing beside it: one
-that judges pacing on the host (seam intervals, vblank timing, a ticker's refreshes) or real-time
-sound in its guest (ALSA loopback underruns when a second guest takes the other core:
+that judges pacing on the host (seam intervals, vblank timing, a ticker's refreshes, the music
+bed's phase) or real-time sound in its guest (ALSA loopback underruns when a second guest takes the other core:
 test_music_bed_aloop lost 4 % of its windows so, once).
 Each file's output goes to its own log, printed whole when the file fails (or has errors) and in
 one line when it passes; the exit status is 1 when any file failed, as pytest's would be.
