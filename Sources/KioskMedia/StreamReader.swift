@@ -19,8 +19,8 @@ public final class StreamReader {
     public enum SourceChange: Sendable, Equatable {
         /// It stopped (the reason, as the log line says it); reconnecting begins.
         case lost(reason: String)
-        /// Its first new packet came, `afterSeconds` after the loss, at the `attempts`th reopen.
-        case back(afterSeconds: Double, attempts: Int)
+        /// Its first new packet came, `afterSeconds` after the loss.
+        case back(afterSeconds: Double)
     }
 
     public private(set) var demuxer: Demuxer
@@ -177,7 +177,7 @@ public final class StreamReader {
         let gap = (MonotonicClock.hostTime() - back.lostAt).seconds
         let resuming = resumed ? lastPacketTime.map { String(format: ", resuming at %.1f s", $0.seconds) } ?? "" : ""
         logger.notice("\(name): reconnected (attempt \(back.attempts), \(String(format: "%.1f", gap)) s after the loss\(resuming))")
-        onSourceChange?(.back(afterSeconds: gap, attempts: back.attempts))
+        onSourceChange?(.back(afterSeconds: gap))
     }
 
     private func reopen(resumeAt: MediaTime?, openTimeout: Double) throws -> Demuxer {

@@ -10,8 +10,7 @@ extension FramePresenter {
         layers?.stop()
         layers = LayerState.make(configs, font: font, feedFetch: SmallHTTPGet.feed, logger: logger)
         layers?.keptDuringOverride = keptDuringOverride
-        composed.forget()
-        directVideo?.layerPlane?.invalidate()
+        layersChanged()
         if layers?.moves == true { composed.prepare(size: output.size) }
     }
 
@@ -19,10 +18,7 @@ extension FramePresenter {
     func changeLayer(_ name: String, _ change: LayerChange) -> String? {
         guard let layers else { return "kiosk.conf has no layers" }
         let refusal = layers.change(name, change)
-        if refusal == nil {   // the still layers are composed again
-            composed.forget()
-            directVideo?.layerPlane?.invalidate()
-        }
+        if refusal == nil { layersChanged() }
         return refusal
     }
 
@@ -33,6 +29,11 @@ extension FramePresenter {
         keptDuringOverride = names
         guard let layers else { return }
         layers.keptDuringOverride = names
+        layersChanged()
+    }
+
+    /// The still layers are composed again, and the layer plane drawn again, at the next flip.
+    private func layersChanged() {
         composed.forget()
         directVideo?.layerPlane?.invalidate()
     }

@@ -198,7 +198,7 @@ final class PlaybackLoop {
         for change in item.pipeline.takeSourceChanges() {
             switch change {
             case .lost(let reason): onEvent?(.sourceLost(index: item.index, reason: reason))
-            case .back(let seconds, _): onEvent?(.sourceBack(index: item.index, afterSeconds: seconds))
+            case .back(let seconds): onEvent?(.sourceBack(index: item.index, afterSeconds: seconds))
             }
         }
     }
