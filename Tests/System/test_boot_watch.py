@@ -38,7 +38,7 @@ kiosk-vm: running guest-command.sh
 
 # Stands in for QEMU: run in the bed's work directory (the bed starts QEMU there).
 FAKE_QEMU = """#!{python}
-import pathlib, sys, time
+import os, pathlib, signal, sys, time
 launches = pathlib.Path("fake-launches")
 n = int(launches.read_text()) + 1 if launches.exists() else 1
 launches.write_text(str(n))
@@ -48,15 +48,18 @@ if n <= {hangs}:
 if n <= {hangs} + {panics}:
     pathlib.Path("console.log").write_text({panic!r})
     sys.exit(0)
+if n <= {hangs} + {panics} + {segfaults}:
+    os.kill(os.getpid(), signal.SIGSEGV)  # before the console's first line, as in CI
 pathlib.Path("console.log").write_text({normal!r})
 pathlib.Path("guest-started").touch()
 pathlib.Path("exit-code").write_text("0\\n")
 """
 
 
-def fake_qemu(directory: Path, hangs: int, panics: int = 0) -> Path:
+def fake_qemu(directory: Path, hangs: int, panics: int = 0, segfaults: int = 0) -> Path:
     path = directory / "fake-qemu"
     path.write_text(FAKE_QEMU.format(python=sys.executable, hangs=hangs, panics=panics,
+                                     segfaults=segfaults,
                                      hung=HUNG_CONSOLE, panic=PANIC_CONSOLE, normal=NORMAL_CONSOLE))
     path.chmod(0o755)
     return path
@@ -100,6 +103,15 @@ def test_a_kernel_that_panicked_before_the_command_is_booted_again(tmp_path: Pat
     assert (work / "fake-launches").read_text() == "2"
     assert died_sign((work / "console-hung-1.log").read_text()) is not None
     assert died_sign((work / "console.log").read_text()) is None
+
+
+def test_a_qemu_that_died_of_a_signal_before_the_command_is_started_again(tmp_path: Path, capsys):
+    qemu = fake_qemu(tmp_path, hangs=0, segfaults=1)
+    work = tmp_path / "work"
+    with Bed(workdir=work, qemu=str(qemu)) as bed:
+        assert bed.run("true", timeout=60) == 0
+    assert (work / "fake-launches").read_text() == "2"
+    assert "QEMU killed by signal 11" in capsys.readouterr().err
 
 
 def test_a_guest_that_ends_without_a_panic_is_not_booted_again(tmp_path: Path):

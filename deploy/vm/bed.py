@@ -280,16 +280,18 @@ class Bed:
         for attempt in range(1, BOOT_ATTEMPTS + 1):
             self._launch(kernel, initrd)
             hung = watch_boot(self.workdir / "guest-started", self._started_at,
-                              self.console_log, lambda: self.running, BOOT_TIMEOUT)
+                              self.console_log, lambda: self.running, BOOT_TIMEOUT,
+                              crashed=self._qemu_signal)
             if hung is None:
                 return self
             self.kill()
             kept = self.workdir / f"console-hung-{attempt}.log"
-            self.console_path.replace(kept)
-            print(f"bed: the guest kernel hung or panicked while booting ({hung!r}; console kept in "
+            if self.console_path.exists():  # QEMU may die before it opens the console
+                self.console_path.replace(kept)
+            print(f"bed: the guest hung, panicked or crashed while booting ({hung!r}; console kept in "
                   f"{kept}); booting it again", file=sys.stderr)
-        raise BedError(f"the guest kernel hung while booting {BOOT_ATTEMPTS} times in a row (hung or "
-                       f"panicked before the command began); consoles kept as {self.workdir}/console-hung-*.log")
+        raise BedError(f"the guest kernel hung while booting {BOOT_ATTEMPTS} times in a row (hung, "
+                       f"panicked or QEMU crashed before the command began); consoles kept as {self.workdir}/console-hung-*.log")
 
     def _launch(self, kernel: Path, initrd: Path) -> None:
         # A short path: unix socket paths are limited to 107 bytes.
@@ -491,6 +493,13 @@ class Bed:
         tail = "\n".join(self.console_log().rstrip().splitlines()[-15:])
         return (f"console log: {self.console_path}" +
                 (f"\n--- last console lines ---\n{tail}" if tail else " (empty)"))
+
+    def _qemu_signal(self) -> str | None:
+        """'QEMU killed by signal N' when QEMU died of a signal the bed did not send."""
+        rc = self._proc.returncode if self._proc else None
+        if rc is None or rc >= 0 or (self.workdir / "exit-code").exists():
+            return None
+        return f"QEMU killed by signal {-rc}"
 
     def _ended_how(self) -> str:
         rc = self._proc.returncode if self._proc else None
