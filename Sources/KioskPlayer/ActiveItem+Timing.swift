@@ -7,9 +7,10 @@ import Logging
 /// refilling, drifting from the clock, and how long a wait for it is believed.
 extension ActiveItem {
     /// Opens `entry` at playlist `index` with the engine's settings; its threads start at once.
-    /// `screen`: the output's size, for decoding a large JPEG still no larger than it needs.
+    /// `screen`: the output's size, for decoding a large JPEG still no larger than it needs;
+    /// `viewer`: the same turned as its viewer sees it, the size a text card is drawn at.
     static func open(_ entry: PlaylistEntry, index: Int, settings: PlayerSettings, audioFormat: AudioFormat?,
-                     rate: Rational, serial: UInt64, screen: PixelSize?, logger: Logger) -> ActiveItem {
+                     rate: Rational, serial: UInt64, screen: PixelSize?, viewer: PixelSize? = nil, logger: Logger) -> ActiveItem {
         var plan = ItemPlan(source: entry.media.description)
         plan.start = entry.item.start ?? .zero
         plan.end = entry.item.end
@@ -21,6 +22,8 @@ extension ActiveItem {
         plan.simulatedPrimeDecoder = settings.playback.simulatedPrimeDecoder
         if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }
         plan.stillScreen = screen
+        if case .card(let card) = entry.media { plan.card = card; plan.cardScreen = viewer ?? screen }
+        plan.font = settings.overlay?.font ?? .auto
         plan.audioFormat = entry.isStillImage ? nil : audioFormat
         plan.rate = rate
         plan.tag = Int(serial)

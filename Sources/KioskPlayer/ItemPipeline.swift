@@ -42,6 +42,10 @@ struct ItemPlan: Sendable {
     var streamOptions = StreamOptions()
     /// `duration` of a network item: how long it plays when it turns out live (files ignore it).
     var liveDuration: MediaTime?
+    /// A card kiosk draws (`text:` of an override) instead of a file, with the layers' font.
+    var card: TextCard?
+    var cardScreen: PixelSize?
+    var font = OverlayConfig.Font.auto
 }
 
 /// What the audio feeder takes from an item: its sound converted for the device, then its end.
@@ -67,7 +71,7 @@ final class ItemPipeline: @unchecked Sendable {
     let audioPackets = BoundedQueue<PacketMessage>(capacity: 512)
     /// Also wakes the demux thread parked at the end of the file (a seek or close).
     let lock = NSCondition()
-    // Internal, not private, for the HEIF still's thread (ItemPipeline+Heif.swift).
+    // Internal, not private, for the stills FFmpeg does not decode (ItemPipeline+Still.swift).
     var pendingSeek: (target: MediaTime, generation: Int)?
     var closing = false
     private var generation = 0
@@ -180,7 +184,10 @@ final class ItemPipeline: @unchecked Sendable {
 
     private func runDemux() {
         // FFmpeg 5.1 cannot open HEIC: libheif decodes it whole on this thread instead.
-        if HeifStill.handles(plan.source, sniff: plan.stillDuration != nil) { return runHeifStill() }
+        if let card = plan.card { return runStill { try TextCardPicture.draw(card, plan: plan) } }
+        if HeifStill.handles(plan.source, sniff: plan.stillDuration != nil) {
+            return runStill { try HeifStill.decode(plan.source) }
+        }
         let demuxer: Demuxer
         let decoder: VideoDecoder
         do {
@@ -226,11 +233,16 @@ final class ItemPipeline: @unchecked Sendable {
         reader.onSourceChange = { [self] change in noteSourceChange(change) }
         var finished = false
         while !packets.isClosed {
-            if let (target, seekGeneration) = takePendingSeek() {
-                do { try reader.seek(to: target) } catch { logger.warning("\(error)") }
+            if let (asked, seekGeneration) = takePendingSeek() {
+                // A still's one picture is what shows at any time in it (a still an override
+                // or the dark display cut resumes 3 s in): its file is read again from the
+                // start, and the decode thread stamps the picture with the time asked for
+                // (`deliver`). Sought to 3 s, FFmpeg's image reader had no frame at or after
+                // it, and the item failed as "no picture could be decoded".
+                do { try reader.seek(to: plan.stillDuration != nil ? .zero : asked) } catch { logger.warning("\(error)") }
                 finished = false
-                guard packets.push(.seek(to: target, generation: seekGeneration)) else { return }
-                if demuxer.audioStream != nil { _ = audioPackets.push(.seek(to: target, generation: seekGeneration)) }
+                guard packets.push(.seek(to: asked, generation: seekGeneration)) else { return }
+                if demuxer.audioStream != nil { _ = audioPackets.push(.seek(to: asked, generation: seekGeneration)) }
             }
             if finished {
                 // Parked at the end: a seek may still come (scrubbing back, looping one item).
@@ -347,6 +359,7 @@ final class ItemPipeline: @unchecked Sendable {
     /// Queues `frame` (a retimed one, or nil when the retimer holds it back); false once closed.
     private func deliver(_ frame: DecodedFrame?, skipBefore: MediaTime, generation: Int, produced: inout Int) -> Bool {
         guard let frame else { return true }
+        if plan.stillDuration != nil, frame.pts < skipBefore { frame.restamp(to: skipBefore) }   // see runDemux's seek
         if let end = plan.end, frame.pts >= end { return true }
         if isPastLiveCut(frame) { return true }
         // After a seek, the frames between the keyframe and the target are only decoded
@@ -356,45 +369,5 @@ final class ItemPipeline: @unchecked Sendable {
         produced += 1
         if plan.simulatedPrimeDecoder, plan.stillDuration == nil { primeSimulation.attach(to: frame) }
         return frames.push(.frame(frame, generation: generation))
-    }
-}
-
-/// The decode thread's `FrameTimeline`: frames go through it with their file timestamps and
-/// come out, one frame later, with the time to present them at. Says once per item what it
-/// corrected, and at most every 100 corrections after that.
-struct FrameRetimer {
-    var timeline: FrameTimeline<DecodedFrame>
-    let source: String
-    let logger: Logger
-
-    mutating func push(_ frame: DecodedFrame) -> DecodedFrame? {
-        let decided = timeline.push(frame, pts: frame.hadNoTimestamp ? nil : frame.pts)
-        return apply(decided)
-    }
-
-    mutating func finish() -> DecodedFrame? {
-        let decided = timeline.finish()
-        return apply(decided)
-    }
-
-    mutating func reset() { timeline.reset() }
-
-    private func apply(_ decided: (DecodedFrame, MediaTime, TimestampCorrection)?) -> DecodedFrame? {
-        guard let (frame, time, correction) = decided else { return nil }
-        if correction != .kept, timeline.corrections == 1 || timeline.corrections % 100 == 0 {
-            logger.warning("\(NetworkURL.masked(source)): untrusted video timestamp: \(describe(correction)) at \(String(format: "%.3f", time.seconds)) s (\(timeline.corrections) so far)")
-        }
-        // A kept frame after a jump taken out keeps its step, not its stamp: the offset applies.
-        if time != frame.pts { frame.restamp(to: time) }
-        return frame
-    }
-
-    private func describe(_ correction: TimestampCorrection) -> String {
-        switch correction {
-        case .kept: "kept"
-        case .missingFilledIn: "missing, filled in"
-        case .outlierReplaced(let was): String(format: "outlier %.3f s replaced", was.seconds)
-        case .jumpTakenOut(let was): String(format: "jump to %.3f s taken out", was.seconds)
-        }
     }
 }

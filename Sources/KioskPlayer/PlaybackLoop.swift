@@ -32,7 +32,8 @@ final class PlaybackLoop {
         self.logger = logger
         self.audio = audio
         self.onEvent = onEvent
-        items = PlayingItems(audio: audio, screen: output.size, logger: logger)
+        items = PlayingItems(audio: audio, screen: output.size,
+                             viewer: OverlayLayout.viewerSize(buffer: output.size, rotation: output.rotation), logger: logger)
         let snapshots = settings.snapshotDirectory.map {
             SnapshotSaver(directory: $0, interval: settings.snapshotInterval, logger: logger)
         }

@@ -16,11 +16,14 @@ final class PlayingItems {
     private let audio: AudioPath?
     /// The output's size: a large JPEG still is decoded no larger than covering it.
     private let screen: PixelSize?
+    /// The screen as its viewer sees it (a portrait display's turned): a text card's size.
+    private let viewer: PixelSize?
     private let logger: Logger
 
-    init(audio: AudioPath?, screen: PixelSize? = nil, logger: Logger) {
+    init(audio: AudioPath?, screen: PixelSize? = nil, viewer: PixelSize? = nil, logger: Logger) {
         self.audio = audio
         self.screen = screen
+        self.viewer = viewer
         self.logger = logger
     }
 
@@ -28,7 +31,7 @@ final class PlayingItems {
     func open(_ entry: PlaylistEntry, index: Int, settings: PlayerSettings, rate: Rational) -> ActiveItem {
         serial += 1
         return ActiveItem.open(entry, index: index, settings: settings, audioFormat: audio?.format, rate: rate,
-                               serial: serial, screen: screen, logger: logger)
+                               serial: serial, screen: screen, viewer: viewer, logger: logger)
     }
 
     /// `entry` at `index` goes on screen next: the prepared item when it is that entry and

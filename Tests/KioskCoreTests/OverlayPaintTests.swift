@@ -5,7 +5,7 @@ import Testing
 @testable import KioskPolicy
 
 /// A zeroed XRGB8888 buffer with row padding, owned by the test.
-private final class Canvas {
+final class Canvas {
     let memory: UnsafeMutableRawPointer
     let buffer: PixelBuffer
 
@@ -21,7 +21,7 @@ private final class Canvas {
 }
 
 /// Text as solid boxes, 0.6 em wide a character: enough to place and measure labels.
-private final class BoxRasterizer: TextRasterizer {
+final class BoxRasterizer: TextRasterizer {
     func render(_ text: String, pixelSize: Int) -> RenderedText {
         let width = text.count * pixelSize * 6 / 10, height = pixelSize * 5 / 4
         return RenderedText(mask: AlphaMask(width: width, height: height, pixels: [UInt8](repeating: 255, count: width * height)),

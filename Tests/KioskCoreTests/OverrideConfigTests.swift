@@ -20,11 +20,19 @@ let overrideConfigErrorTable: [ConfigErrorCase] = [
     ConfigErrorCase(name: "a name with a space", yaml: items + "overrides:\n  fire drill: {item: 0}\n", line: 5, column: 3,
                     fragment: "an override name is the string 'fire drill'; expected a plain name without spaces"),
     ConfigErrorCase(name: "an override that is no map", yaml: items + "overrides:\n  fire: 3\n", line: 5, column: 9,
-                    fragment: "override 'fire' is 3; expected a map of item, items, playlist, priority, duration"),
+                    fragment: "override 'fire' is 3; expected a map of item, items, playlist, text, color, background, size, priority, duration"),
     ConfigErrorCase(name: "plays nothing", yaml: items + "overrides:\n  fire: {priority: 3}\n", line: 5, column: 9,
                     fragment: "override 'fire' plays nothing; expected exactly one of item: N"),
+    ConfigErrorCase(name: "a card and an item", yaml: items + "overrides:\n  fire: {text: Leave, item: 0}\n", line: 5, column: 23,
+                    fragment: "override 'fire' has both 'text' (at 5:10) and 'item'; expected exactly one: what the override plays"),
+    ConfigErrorCase(name: "a card of no words", yaml: items + "overrides:\n  fire: {text: \"\"}\n", line: 5, column: 16,
+                    fragment: "'text' in override 'fire' is the string ''; expected the words the card shows"),
+    ConfigErrorCase(name: "a card's colour", yaml: items + "overrides:\n  fire: {text: Leave, background: red}\n", line: 5, column: 35,
+                    fragment: "'background' in override 'fire' is the string 'red'; expected a colour like #ffffff"),
+    ConfigErrorCase(name: "a colour without a card", yaml: items + "overrides:\n  fire: {item: 0, color: \"#ffffff\"}\n", line: 5, column: 19,
+                    fragment: "'color' in override 'fire' styles a text card; expected it with text: \"...\", or leave it out"),
     ConfigErrorCase(name: "a command is no content", yaml: items + "overrides:\n  fire: {command: sync_now}\n", line: 5, column: 10,
-                    fragment: "unknown key 'command' in override 'fire'; expected one of: item, items, playlist, priority, duration"),
+                    fragment: "unknown key 'command' in override 'fire'; expected one of: item, items, playlist, text, color"),
     ConfigErrorCase(name: "priority of text", yaml: items + "overrides:\n  fire: {item: 0, priority: high}\n", line: 5, column: 29,
                     fragment: "'priority' in override 'fire' is the string 'high'; expected a whole number"),
     ConfigErrorCase(name: "duration of none", yaml: items + "overrides:\n  fire: {item: 0, duration: 0}\n", line: 5, column: 29,
@@ -58,6 +66,27 @@ struct OverrideConfigTests {
         #expect(set.override(named: "evacuate")?.entries == playlistEntries("a", "b").suffix(1).map { $0 })
         #expect(set.override(named: "promo")?.entries == playlistEntries("c"))
         #expect(set.override(named: "welcome")?.problem == "its items have nothing to play now; w.mp4: no such file")
+    }
+
+    @Test func aTextOverrideIsOneCardWithItsStyle() throws {
+        let config = try parse(items + """
+            overrides:
+              evacuate: {text: "Use the east exit\\nNow", background: "#c00000", size: 10%, priority: 100}
+              plain: {text: Closed}
+            """)
+        let card = TextCard(text: "Use the east exit\nNow", background: LayerColor(rgb: 0xC00000), size: .percent(10))
+        #expect(config.overrides.map(\.name) == ["evacuate", "plain"])
+        guard case .items(let evacuate) = config.overrides[0].content, case .items(let plain) = config.overrides[1].content else {
+            Issue.record("not items: \(config.overrides.map(\.content))")
+            return
+        }
+        #expect(evacuate.map(\.source) == [.card(card)] && config.overrides[0].priority == 100)
+        #expect(plain.map(\.source) == [.card(TextCard(text: "Closed"))])
+        // It expands to one still entry named by its words, whatever files exist.
+        let entries = PlaylistExpander(fileSystem: FakeFileSystem(files: [])).expand(evacuate).entries
+        #expect(entries.map(\.media) == [.card(card)] && entries.first?.isStillImage == true)
+        #expect(entries.first?.title == "text:Use the east exit")
+        #expect(TextCard(text: String(repeating: "ab ", count: 30)).name.count == 45, "text: and 40 characters at most")
     }
 
     @Test func theLayersKeptUpAreItsOwnAndItsAlertsText() throws {
@@ -131,8 +160,10 @@ extension AlertsConfigTests {
         let alerts = try #require(try ExampleConfigFile.commentedSection("# alerts:"))
         let config = try ConfigLoader.parse(text: items.replacingOccurrences(of: "promo", with: "lunch") + overrides + "\n" + alerts + "\n",
                                             fileName: "kiosk.conf", baseDirectory: "/srv/kiosk", fileSystem: FakeFileSystem(files: []))
-        #expect(config.overrides.map(\.name) == ["evacuate", "promo"])
-        #expect(config.overrides[1].duration == MediaTime(value: 300, timescale: 1))
+        #expect(config.overrides.map(\.name) == ["evacuate", "closed", "promo"])
+        #expect(config.overrides[2].duration == MediaTime(value: 300, timescale: 1))
+        guard case .items(let closed) = config.overrides[1].content else { Issue.record("closed plays no items"); return }
+        #expect(closed.map(\.source) == [.card(TextCard(text: "Closed today\nBack tomorrow at 9", background: LayerColor(rgb: 0x203040)))])
         let cap = try #require(config.alerts)
         #expect(cap.override == "evacuate" && cap.filter.minSeverity == .severe && cap.filter.defaultDuration == 3600)
         #expect(cap.filter.areas == ["Berlin", "11000000"] && cap.interval == MediaTime(value: 30, timescale: 1))

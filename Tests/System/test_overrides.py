@@ -250,3 +250,60 @@ def test_an_override_hides_the_layers_it_does_not_keep(tmp_path):
         assert wait_until(showing(black, white), timeout=60), f"both back with the loop: {screen()}"
     finally:
         run.stop()
+
+
+def test_a_text_override_is_a_card_kiosk_draws(tmp_path):
+    """`text:` (#35): no file, a card drawn at the screen's size with the layers' font. Over a
+    gray still loop, `evacuate` shows its red background edge to edge and its white words
+    centred within the card's margins, its name as the title; override_cancel brings the loop
+    back. Read off the snapshot of every flip."""
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x808080:s=160x120",
+                    "-frames:v", "1", str(tmp_path / "gray.png")], check=True)
+    conf, shots = tmp_path / "kiosk.conf", tmp_path / "shots"
+    conf.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\n"
+                    "input: {enabled: false}\ncontrol: {socket: ctl.sock}\n"
+                    "items: [{path: gray.png, duration: 60}]\n"
+                    "overrides:\n"
+                    '  evacuate: {text: "USE THE EAST EXIT", color: "#ffffff", background: "#c00000", priority: 100}\n')
+    state = tmp_path / "state"
+    state.mkdir()
+
+    def newest():
+        for shot in reversed(sorted(shots.glob("shot-*.png"))):
+            try:
+                return rgb_rows(shot)[2]
+            except Exception:
+                continue
+        return None
+
+    def near(a, b, tolerance=12):
+        return all(abs(x - y) <= tolerance for x, y in zip(a, b))
+
+    red, white, gray = (0xC0, 0, 0), (255, 255, 255), (0x80, 0x80, 0x80)
+    run = Run(conf, state, extra=["--snapshots", str(shots), "--snapshot-every", "0.001"])
+    try:
+        assert wait_until(lambda: (rows := newest()) is not None and near(pixel(rows, 2, 2), gray), timeout=60)
+        run.client.ok("override", "evacuate")
+        assert wait_until(lambda: (rows := newest()) is not None and near(pixel(rows, 2, 2), red)
+                          and near(pixel(rows, 317, 237), red), timeout=60), "the card's background, edge to edge"
+        assert run.title() == "text:USE THE EAST EXIT"
+        rows = newest()
+        words = [(x, y) for y in range(240) for x in range(320) if near(pixel(rows, x, y), white, 40)]
+        assert len(words) > 300, f"the words drawn: {len(words)} white pixels"
+        xs, ys = [x for x, _ in words], [y for _, y in words]
+        assert min(xs) >= 16 and max(xs) <= 304, f"within 90 % of the width: {min(xs)}..{max(xs)}"
+        assert abs((min(xs) + max(xs)) / 2 - 160) <= 12 and abs((min(ys) + max(ys)) / 2 - 120) <= 20, \
+            f"centred: x {min(xs)}..{max(xs)}, y {min(ys)}..{max(ys)}"
+        # Large: a font of 12 % of the height (28 px: capitals about 20 px tall) when the
+        # words fit, as these do on one line.
+        assert 17 <= max(ys) - min(ys) <= 40, f"large letters on one line: y {min(ys)}..{max(ys)}"
+        assert max(xs) - min(xs) >= 200, f"a line across the card: x {min(xs)}..{max(xs)}"
+        run.client.ok("override_cancel")
+        assert wait_until(lambda: (rows := newest()) is not None and near(pixel(rows, 2, 2), gray), timeout=60), \
+            "the loop back"
+    finally:
+        log = run.stop()
+    assert "no picture could be decoded" not in log and "nothing in the playlist can play" not in log, \
+        f"the still the card cut came back where it was: {log}"

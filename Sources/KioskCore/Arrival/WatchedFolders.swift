@@ -38,7 +38,7 @@ public enum WatchedFolders {
         }
         for item in items {
             switch item.source {
-            case .url: continue
+            case .url, .card: continue
             // The sync thread hands over its switches itself; its store is never half-written.
             case .synced: continue
             case .directory(let path): add(path)

@@ -170,7 +170,7 @@ extension ConfigWalker {
         return .ticker(source, speed: speed, separator: separator)
     }
 
-    private func length(_ section: SectionMap, _ key: String) -> LayerLength? {
+    func length(_ section: SectionMap, _ key: String) -> LayerLength? {
         guard let node = section[key] else { return nil }
         guard let text = node.scalar?.string, !isNull(node), let length = LayerLength(text: text) else {
             report(node, "'\(key)' in \(section.name) is \(describe(node)); expected pixels (48) or a percentage of the screen (5%)")
@@ -179,7 +179,7 @@ extension ConfigWalker {
         return length
     }
 
-    private func color(_ section: SectionMap, _ key: String) -> LayerColor? {
+    func color(_ section: SectionMap, _ key: String) -> LayerColor? {
         guard let node = section[key] else { return nil }
         guard let text = node.scalar?.string, !isNull(node), let color = LayerColor(text: text) else {
             report(node, "'\(key)' in \(section.name) is \(describe(node)); expected \(LayerColor.expected)")

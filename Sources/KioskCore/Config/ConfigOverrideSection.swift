@@ -1,10 +1,12 @@
 import Yams
 
-/// `overrides:`, a map of names to {item | items | playlist, priority, duration, layers} (#35).
+/// `overrides:`, a map of names to {item | items | playlist | text, priority, duration, layers}
+/// (#35); `text` with its card's `color`, `background` and `size`.
 /// Read after `playlists` and `layers`, whose names an override's `playlist` and `layers` are
 /// checked against.
 extension ConfigWalker {
-    static let overrideKeys = ["item", "items", "playlist", "priority", "duration", "layers"]
+    static let overrideKeys = ["item", "items", "playlist", "text", "color", "background", "size", "priority", "duration", "layers"]
+    static let cardKeys = ["color", "background", "size"]
 
     func readOverrides(_ node: Node?, playlistNames: [String], layerNames: [String], baseDirectory: String,
                        fileSystem: any PlaylistFileSystem) -> [OverrideConfig] {
@@ -26,8 +28,19 @@ extension ConfigWalker {
             let label = "override '\(name)'"
             guard let section = listedSection(value, label: label, allowedKeys: Self.overrideKeys) else { continue }
             let before = diagnostics.count
-            let content = triggerContent(section, node: value, label: label, playlistNames: playlistNames,
-                                         baseDirectory: baseDirectory, fileSystem: fileSystem)
+            guard ["item", "items", "playlist", "text", "command"].contains(where: { section[$0] != nil }) else {
+                if !section.hasUntakenKeys {
+                    report(value, "\(label) plays nothing; expected exactly one of item: N (the default playlist's entry, from 0), "
+                           + "playlist: NAME, items: [files...] or text: \"words\" (a card kiosk draws)")
+                }
+                continue
+            }
+            let content = section["text"] != nil ? cardContent(section, label: label)
+                : triggerContent(section, node: value, label: label, playlistNames: playlistNames,
+                                 baseDirectory: baseDirectory, fileSystem: fileSystem)
+            for key in Self.cardKeys where section["text"] == nil && section[key] != nil {
+                report(section.keyNode(key), "'\(key)' in \(label) styles a text card; expected it with text: \"...\", or leave it out")
+            }
             let priority = integer(section, "priority", in: -1_000_000...1_000_000)
             let duration = seconds(section, "duration")
             let layers = stringList(section, "layers", expected: "names of layers: kept up while it plays") ?? []
@@ -40,5 +53,30 @@ extension ConfigWalker {
                                             layers: layers, location: location(of: keyNode)))
         }
         return overrides
+    }
+}
+
+extension ConfigWalker {
+    /// `text: "Use the east exit"` (with `color`, `background`, `size`): one card kiosk draws,
+    /// and nothing else to play.
+    func cardContent(_ section: SectionMap, label: String) -> TriggerConfig.Content? {
+        if let other = ["item", "items", "playlist", "command"].first(where: { section[$0] != nil }) {
+            let first = location(of: section.keyNode("text"))
+            report(section.keyNode(other), "\(label) has both 'text' (at \(first.line):\(first.column)) and '\(other)'; "
+                   + "expected exactly one: what the override plays")
+            return nil
+        }
+        guard let text = string(section, "text", expected: "the words the card shows, like text: \"Use the east exit\"") else {
+            return nil
+        }
+        guard text.count <= TextCard.maximumLength else {
+            report(section["text"], "'text' in \(label) is \(text.count) characters; expected at most \(TextCard.maximumLength)")
+            return nil
+        }
+        var card = TextCard(text: text)
+        if let color = color(section, "color") { card.color = color }
+        if let background = color(section, "background") { card.background = background }
+        card.size = length(section, "size")
+        return .items([ItemConfig(source: .card(card), location: location(of: section["text"]))])
     }
 }

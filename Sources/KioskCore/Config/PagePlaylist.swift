@@ -132,6 +132,8 @@ public enum PagePlaylist {
         case .file(let path), .url(let path), .glob(let path): return path
         case .directory(let path), .tree(let path): return path.hasSuffix("/") ? path : path + "/"
         case .synced(let store): return store.hasSuffix("/") ? store : store + "/"
+        // Only an override plays a card: kiosk.conf's items, which the page lists, hold none.
+        case .card(let card): return card.name
         }
     }
 

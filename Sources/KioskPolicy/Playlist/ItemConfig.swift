@@ -14,9 +14,12 @@ public enum ItemSource: Sendable, Hashable, CustomStringConvertible {
     /// A folder and its subfolders' media, depth first in natural order of the path
     /// (`MediaTree`): what a USB stick plays.
     case tree(String)
+    /// `text: "..."`: a card kiosk draws (`TextCard`), no file.
+    case card(TextCard)
 
     public var description: String {
         switch self {
+        case .card(let card): return card.name
         case .synced(let store): return "the synced set in " + store
         case .file(let path): return path
         case .url(let url): return url

@@ -9,11 +9,14 @@ import Darwin
 public enum MediaReference: Sendable, Hashable, CustomStringConvertible {
     case file(String)
     case url(String)
+    /// A card kiosk draws: nothing to open.
+    case card(TextCard)
 
     public var description: String {
         switch self {
         case .file(let path): return path
         case .url(let url): return url
+        case .card(let card): return card.name
         }
     }
 }
@@ -41,6 +44,9 @@ public struct PlaylistEntry: Sendable, Equatable {
         case .url(let url):
             title = item.title ?? NetworkURL.masked(url)   // titles reach logs and events
             isStillImage = false
+        case .card(let card):
+            title = item.title ?? card.name
+            isStillImage = true
         }
     }
 
@@ -107,6 +113,8 @@ public struct PlaylistExpander: Sendable {
         switch source {
         case .url(let url):
             return ([.url(url)], nil)
+        case .card(let card):
+            return ([.card(card)], nil)
         case .file(let path):
             switch fileSystem.kind(ofItemAt: path) {
             case .file: return ([.file(path)], nil)

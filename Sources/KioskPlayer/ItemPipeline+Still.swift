@@ -1,18 +1,21 @@
 import Foundation
 import KioskCore
 import KioskMedia
+import KioskPicture
+import KioskText
 
 extension ItemPipeline {
-    /// A HEIF still (`HeifStill`): no packets and no decode thread, libheif decodes the one
+    /// A still that FFmpeg does not decode: a HEIF file (`HeifStill`, libheif) or a text card
+    /// kiosk draws (`TextCardPicture`). No packets and no decode thread: `make` gives the one
     /// picture here. It is handed out with the item's end, and again after each seek (a looped
     /// or scrubbed still), each time as a new reference to the same pixels (no copy), since
     /// the presenter restamps the frames it takes. A failure is the item's one `.failed` line,
     /// as FFmpeg's are.
-    func runHeifStill() {
+    func runStill(_ make: () throws -> DecodedFrame) {
         audio.close()
         let still: DecodedFrame
         do {
-            still = try HeifStill.decode(plan.source)
+            still = try make()
         } catch {
             frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))
             return
@@ -34,6 +37,25 @@ extension ItemPipeline {
                 defer { pendingSeek = nil }
                 return closing ? nil : pendingSeek?.generation
             }
+        }
+    }
+}
+
+/// A text card's picture (`TextCard`, #35), drawn at the screen's size (1280x720 before a
+/// screen is known) with the layers' font, so that the scaler has nothing to scale.
+enum TextCardPicture {
+    static let sizeWithoutScreen = PixelSize(width: 1280, height: 720)
+
+    static func draw(_ card: TextCard, plan: ItemPlan) throws -> DecodedFrame {
+        let fonts: FontStack
+        do {
+            fonts = try FontLocator.open(plan.font)
+        } catch {
+            throw MediaError(source: plan.source, reason: "cannot draw the card: \(error)")
+        }
+        return try DecodedFrame.painted(size: plan.cardScreen ?? sizeWithoutScreen, source: plan.source) { buffer in
+            TextCardPainter.paint(text: card.text, color: card.color, background: card.background, size: card.size,
+                                  into: buffer, rasterizer: fonts)
         }
     }
 }
