@@ -23,4 +23,16 @@ extension DecodedFrame {
         draw(PixelBuffer(base: UnsafeMutableRawPointer(base), size: size, stride: Int(frame.pointee.linesize.0), index: 0))
         return DecodedFrame(taking: frame, pts: .zero, sampleAspect: .one, rotation: .none)
     }
+
+    /// What `get item` says of a painted picture: a still kiosk drew, no codec.
+    public static func paintedInfo(source: String, frame: DecodedFrame) -> MediaInfo {
+        var stream = StreamInfo(index: 0, kind: .video, codecName: "none (drawn by kiosk)", decodable: true, isDefaultChoice: true)
+        stream.width = frame.size.width
+        stream.height = frame.size.height
+        stream.pixelFormat = frame.pixelFormatName
+        stream.sampleAspectRatio = .one
+        stream.rotation = 0
+        stream.isStillImage = true
+        return MediaInfo(source: source, formatName: "text card", streams: [stream])
+    }
 }

@@ -11,7 +11,7 @@ extension ItemPipeline {
     /// or scrubbed still), each time as a new reference to the same pixels (no copy), since
     /// the presenter restamps the frames it takes. A failure is the item's one `.failed` line,
     /// as FFmpeg's are.
-    func runStill(_ make: () throws -> DecodedFrame) {
+    func runStill(_ make: () throws -> DecodedFrame, info: (DecodedFrame) -> MediaInfo) {
         audio.close()
         let still: DecodedFrame
         do {
@@ -20,7 +20,7 @@ extension ItemPipeline {
             frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))
             return
         }
-        lock.withLock { openedInfo = HeifStill.info(of: plan.source, frame: still) }
+        lock.withLock { openedInfo = info(still) }
         // A HEIF file routed here by its name but played as a video (no still duration) shows
         // for a frame's time, as FFmpeg's one-frame files do.
         let length = plan.stillDuration ?? MediaTime(value: 1, timescale: 25)
@@ -42,9 +42,18 @@ extension ItemPipeline {
 }
 
 /// A text card's picture (`TextCard`, #35), drawn at the screen's size (1280x720 before a
-/// screen is known) with the layers' font, so that the scaler has nothing to scale.
+/// screen is known) with the layers' font, so that the scaler has nothing to scale. A screen
+/// past a frame's limit (a video wall's span of five 1080p screens is 9600 px wide) gets the
+/// largest card of its shape within it, which the scaler enlarges.
 enum TextCardPicture {
     static let sizeWithoutScreen = PixelSize(width: 1280, height: 720)
+
+    static func size(for screen: PixelSize?) -> PixelSize {
+        let screen = screen ?? sizeWithoutScreen
+        let limit = Asset.maximumPictureSize
+        let scale = min(1, Double(limit.width) / Double(max(1, screen.width)), Double(limit.height) / Double(max(1, screen.height)))
+        return PixelSize(width: max(1, Int(Double(screen.width) * scale)), height: max(1, Int(Double(screen.height) * scale)))
+    }
 
     static func draw(_ card: TextCard, plan: ItemPlan) throws -> DecodedFrame {
         let fonts: FontStack
@@ -53,7 +62,7 @@ enum TextCardPicture {
         } catch {
             throw MediaError(source: plan.source, reason: "cannot draw the card: \(error)")
         }
-        return try DecodedFrame.painted(size: plan.cardScreen ?? sizeWithoutScreen, source: plan.source) { buffer in
+        return try DecodedFrame.painted(size: size(for: plan.cardScreen), source: plan.source) { buffer in
             TextCardPainter.paint(text: card.text, color: card.color, background: card.background, size: card.size,
                                   into: buffer, rasterizer: fonts)
         }

@@ -75,6 +75,8 @@ final class ItemPipeline: @unchecked Sendable {
     var pendingSeek: (target: MediaTime, generation: Int)?
     var closing = false
     private var generation = 0
+    /// The decode thread's: a still's next picture is the first after a seek.
+    private var stillSeekPending = false
     var openedInfo: MediaInfo?
     var hasAudioStream = false
     /// How strict the video's `FrameTimeline` is (under `lock`); the presenter waits for a
@@ -184,9 +186,12 @@ final class ItemPipeline: @unchecked Sendable {
 
     private func runDemux() {
         // FFmpeg 5.1 cannot open HEIC: libheif decodes it whole on this thread instead.
-        if let card = plan.card { return runStill { try TextCardPicture.draw(card, plan: plan) } }
+        if let card = plan.card {
+            return runStill({ try TextCardPicture.draw(card, plan: plan) },
+                            info: { DecodedFrame.paintedInfo(source: plan.source, frame: $0) })
+        }
         if HeifStill.handles(plan.source, sniff: plan.stillDuration != nil) {
-            return runStill { try HeifStill.decode(plan.source) }
+            return runStill({ try HeifStill.decode(plan.source) }, info: { HeifStill.info(of: plan.source, frame: $0) })
         }
         let demuxer: Demuxer
         let decoder: VideoDecoder
@@ -307,6 +312,7 @@ final class ItemPipeline: @unchecked Sendable {
         while let message = packets.pop() {
             switch message {
             case .seek(let target, let seekGeneration):
+                stillSeekPending = plan.stillDuration != nil
                 decoder.flush()
                 retimer.reset()
                 skipBefore = target
@@ -359,8 +365,14 @@ final class ItemPipeline: @unchecked Sendable {
     /// Queues `frame` (a retimed one, or nil when the retimer holds it back); false once closed.
     private func deliver(_ frame: DecodedFrame?, skipBefore: MediaTime, generation: Int, produced: inout Int) -> Bool {
         guard let frame else { return true }
-        if plan.stillDuration != nil, frame.pts < skipBefore { frame.restamp(to: skipBefore) }   // see runDemux's seek
-        if let end = plan.end, frame.pts >= end { return true }
+        // A still's picture after a seek into it is that time's (see runDemux's seek); only its
+        // first: an animated PNG's later frames are skipped up to the time as a video's are.
+        if stillSeekPending {
+            stillSeekPending = false
+            if frame.pts < skipBefore { frame.restamp(to: skipBefore) }
+        }
+        // A still lasts its duration: an `end` before the resume point does not cut its picture.
+        if plan.stillDuration == nil, let end = plan.end, frame.pts >= end { return true }
         if isPastLiveCut(frame) { return true }
         // After a seek, the frames between the keyframe and the target are only decoded
         // to reach it; the last one before a frame-less gap would still be shown, but

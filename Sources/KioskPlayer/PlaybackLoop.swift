@@ -33,7 +33,7 @@ final class PlaybackLoop {
         self.audio = audio
         self.onEvent = onEvent
         items = PlayingItems(audio: audio, screen: output.size,
-                             viewer: OverlayLayout.viewerSize(buffer: output.size, rotation: output.rotation), logger: logger)
+                             viewer: OverlayLayout.viewerSize(buffer: output.size, rotation: output.softwareRotation), logger: logger)
         let snapshots = settings.snapshotDirectory.map {
             SnapshotSaver(directory: $0, interval: settings.snapshotInterval, logger: logger)
         }

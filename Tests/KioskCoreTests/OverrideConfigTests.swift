@@ -27,6 +27,8 @@ let overrideConfigErrorTable: [ConfigErrorCase] = [
                     fragment: "override 'fire' has both 'text' (at 5:10) and 'item'; expected exactly one: what the override plays"),
     ConfigErrorCase(name: "a card of no words", yaml: items + "overrides:\n  fire: {text: \"\"}\n", line: 5, column: 16,
                     fragment: "'text' in override 'fire' is the string ''; expected the words the card shows"),
+    ConfigErrorCase(name: "a card of spaces", yaml: items + "overrides:\n  fire: {text: \" \\n \"}\n", line: 5, column: 16,
+                    fragment: "'text' in override 'fire' has no words; expected the words the card shows"),
     ConfigErrorCase(name: "a card's colour", yaml: items + "overrides:\n  fire: {text: Leave, background: red}\n", line: 5, column: 35,
                     fragment: "'background' in override 'fire' is the string 'red'; expected a colour like #ffffff"),
     ConfigErrorCase(name: "a colour without a card", yaml: items + "overrides:\n  fire: {item: 0, color: \"#ffffff\"}\n", line: 5, column: 19,

@@ -38,7 +38,8 @@ import Testing
     @Test func aWordWiderThanTheScreenStopsAtTheSmallestSize() {
         let word = String(repeating: "W", count: 200)
         let layout = TextCardPainter.layout(word, screen: screen, size: nil, rasterizer: BoxRasterizer())
-        #expect(layout.pixelSize == TextCardPainter.smallestPixelSize && layout.lines.count == 1)
+        // Broken between characters there: 125 of 7.2 px to a 900 px line.
+        #expect(layout.pixelSize == TextCardPainter.smallestPixelSize && layout.lines.count == 2)
     }
 
     @Test func thePaintIsTheBackgroundWithTheWordsCentred() {
@@ -55,5 +56,29 @@ import Testing
         #expect(xs.min() == (1000 - 144) / 2 && xs.max() == (1000 - 144) / 2 + 143)
         let middle = (ys.min()! + ys.max()!) / 2
         #expect(abs(middle - 250) <= 60 / 4, "the line sits in the middle (\(middle))")
+    }
+}
+
+extension TextCardPainterTests {
+    @Test func textWithoutSpacesBreaksBetweenCharactersAtTheLargestSize() {
+        // 30 ideographs at 60 px (36 px each in boxes): 1080 px, over the 900 the card allows.
+        let chinese = String(repeating: "疏", count: 30)
+        let layout = TextCardPainter.layout(chinese, screen: screen, size: nil, rasterizer: BoxRasterizer())
+        #expect(layout.pixelSize == 60, "not shrunk: such text breaks anywhere")
+        #expect(layout.lines.map(\.mask.width) == [25 * 36, 5 * 36])
+    }
+
+    @Test func aLongLatinWordShrinksFirstAndBreaksOnlyAtTheSmallestSize() {
+        let url = "https://example.com/" + String(repeating: "x", count: 180)   // 200 characters
+        let layout = TextCardPainter.layout(url, screen: screen, size: nil, rasterizer: BoxRasterizer())
+        #expect(layout.pixelSize == TextCardPainter.smallestPixelSize)
+        // 7.2 px a character at 12 px: 125 to a 900 px line.
+        #expect(layout.lines.map(\.mask.width) == [125 * 12 * 6 / 10, 75 * 12 * 6 / 10])
+        #expect(layout.lines.allSatisfy { $0.mask.width <= 900 })
+    }
+
+    @Test func anyLineBreakBreaksALineAndASetSizeStaysWithinTheScreen() {
+        let layout = TextCardPainter.layout("F\r\nL", screen: screen, size: .pixels(10_000), rasterizer: BoxRasterizer())
+        #expect(layout.lines.count == 2 && layout.pixelSize == 500)
     }
 }

@@ -112,6 +112,24 @@ def test_a_qemu_that_died_of_a_signal_before_the_command_is_started_again(tmp_pa
         assert bed.run("true", timeout=60) == 0
     assert (work / "fake-launches").read_text() == "2"
     assert "QEMU killed by signal 11" in capsys.readouterr().err
+    assert (work / "qemu-hung-1.log").exists(), "what the crashed QEMU said is kept"
+
+
+def test_a_qemu_that_aborts_is_reported_once_not_started_again(tmp_path: Path):
+    """SIGABRT is a failed assertion, which fails the same way each time: the caller's wait
+    reports it with QEMU's log, at once, instead of three boots later."""
+    qemu = tmp_path / "fake-qemu"
+    qemu.write_text(f"#!{sys.executable}\nimport os, pathlib, signal\n"
+                    "n = pathlib.Path('fake-launches')\n"
+                    "n.write_text(str(int(n.read_text()) + 1 if n.exists() else 1))\n"
+                    "os.kill(os.getpid(), signal.SIGABRT)\n")
+    qemu.chmod(0o755)
+    work = tmp_path / "work"
+    with Bed(workdir=work, qemu=str(qemu)) as bed:
+        bed.start("true")
+        with pytest.raises(BedError, match="QEMU killed by signal 6"):
+            bed.wait_for_file("devices-ready", timeout=30)
+    assert (work / "fake-launches").read_text() == "1"
 
 
 def test_a_guest_that_ends_without_a_panic_is_not_booted_again(tmp_path: Path):

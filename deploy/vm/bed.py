@@ -263,7 +263,7 @@ class Bed:
         cwd = os.path.realpath(cwd) if cwd is not None else str(self.workdir)
         for name in _BED_FILES:
             (self.workdir / name).unlink(missing_ok=True)
-        for kept in self.workdir.glob("console-hung-*.log"):
+        for kept in [*self.workdir.glob("console-hung-*.log"), *self.workdir.glob("qemu-hung-*.log")]:
             kept.unlink()
         exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in (env or {}).items())
         (self.workdir / "guest-command.sh").write_text(
@@ -288,6 +288,9 @@ class Bed:
             kept = self.workdir / f"console-hung-{attempt}.log"
             if self.console_path.exists():  # QEMU may die before it opens the console
                 self.console_path.replace(kept)
+            qemu_log = self.workdir / "qemu.log"
+            if qemu_log.exists():  # what a crashed QEMU said, kept beside its console
+                qemu_log.replace(self.workdir / f"qemu-hung-{attempt}.log")
             print(f"bed: the guest hung, panicked or crashed while booting ({hung!r}; console kept in "
                   f"{kept}); booting it again", file=sys.stderr)
         raise BedError(f"the guest kernel hung while booting {BOOT_ATTEMPTS} times in a row (hung, "
@@ -495,9 +498,12 @@ class Bed:
                 (f"\n--- last console lines ---\n{tail}" if tail else " (empty)"))
 
     def _qemu_signal(self) -> str | None:
-        """'QEMU killed by signal N' when QEMU died of a signal the bed did not send."""
+        """'QEMU killed by signal N' when QEMU crashed (SIGSEGV, SIGBUS, SIGILL): an emulator's
+        fault, booted again. Another signal (SIGABRT of a failed assertion, which would fail
+        the same way each time; a kill) is left for the caller's waits to report."""
         rc = self._proc.returncode if self._proc else None
-        if rc is None or rc >= 0 or (self.workdir / "exit-code").exists():
+        if rc is None or -rc not in (signal.SIGSEGV, signal.SIGBUS, signal.SIGILL) \
+                or (self.workdir / "exit-code").exists():
             return None
         return f"QEMU killed by signal {-rc}"
 

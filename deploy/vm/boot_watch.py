@@ -65,14 +65,20 @@ def watch_boot(started: Path, since: float, console: Callable[[], str],
     panic on the console) before the command began, or what `crashed` says when QEMU
     itself died (a signal) before then."""
     deadline = time.monotonic() + timeout
-    while True:
+
+    def command_began() -> bool:
         try:
-            if started.stat().st_mtime >= since - 0.05:
-                return None
+            return started.stat().st_mtime >= since - 0.05
         except FileNotFoundError:
-            pass
+            return False
+
+    while True:
+        if command_began():
+            return None
         if not running():
-            return died_sign(console()) or crashed()
+            # Looked at again: the command may have begun just before QEMU stopped, and a
+            # command that began is never run twice.
+            return None if command_began() else died_sign(console()) or crashed()
         if time.monotonic() > deadline:
             return None
         sign = hung_sign(console())

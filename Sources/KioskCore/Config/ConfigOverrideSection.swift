@@ -69,6 +69,10 @@ extension ConfigWalker {
         guard let text = string(section, "text", expected: "the words the card shows, like text: \"Use the east exit\"") else {
             return nil
         }
+        guard text.contains(where: { !$0.isWhitespace }) else {
+            report(section["text"], "'text' in \(label) has no words; expected the words the card shows, like text: \"Use the east exit\"")
+            return nil
+        }
         guard text.count <= TextCard.maximumLength else {
             report(section["text"], "'text' in \(label) is \(text.count) characters; expected at most \(TextCard.maximumLength)")
             return nil
