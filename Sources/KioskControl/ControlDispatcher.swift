@@ -89,6 +89,11 @@ public final class ControlDispatcher {
         case .override(let overrideName):
             guard let overrides = services.overrides else { return .failure(Self.noOverrides(name)) }
             if let refusal = overrides.start(overrideName) { return .failure(ControlRequestError("\(name): \(refusal)")) }
+        case .overrideText(let overrideName, let text, let priority, let seconds):
+            guard let overrides = services.overrides else { return .failure(Self.noOverrides(name)) }
+            if let refusal = overrides.startText(overrideName, text: text, priority: priority, seconds: seconds) {
+                return .failure(ControlRequestError("\(name): \(refusal)"))
+            }
         case .overrideCancel(let overrideName):
             guard let overrides = services.overrides else { return .failure(Self.noOverrides(name)) }
             if let refusal = overrides.cancel(overrideName) { return .failure(ControlRequestError("\(name): \(refusal)")) }

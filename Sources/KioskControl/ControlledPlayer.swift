@@ -58,6 +58,8 @@ public protocol TriggerControl: AnyObject, Sendable {
 /// are refused.
 public protocol OverrideControl: AnyObject, Sendable {
     func start(_ name: String) -> String?
+    /// `override_text`: a card of `text` as override `name`; nil when taken, else why not.
+    func startText(_ name: String, text: String, priority: Int?, seconds: Double?) -> String?
     func cancel(_ name: String?) -> String?
 }
 

@@ -11,10 +11,17 @@ import Logging
 /// written to `statePath` at each change and taken back at start, so an override outlives a
 /// restart (its expiry in wall-clock time, the one clock that runs on across a reboot).
 package final class OverrideDesk: OverrideControl, @unchecked Sendable {
+    /// What a held override plays: kiosk.conf's override of that name, or `override_text`'s
+    /// card, made when it was asked (kept whole: a reload does not change its words).
+    enum Held: Sendable, Equatable {
+        case named(String)
+        case worded(OverrideSet.Override)
+    }
+
     // Safe to share: everything mutable is touched with `lock` held.
     private let lock = NSCondition()
     private var table: OverrideSet
-    private var book = OverrideBook<String>()
+    private var book = OverrideBook<Held>()
     private var onScreen: String?
     private var stopping = false
     private var worker: WorkerThread?
@@ -59,13 +66,72 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
                 return "override '\(name)' has nothing to play: \(override.problem ?? "no entries")"
             }
             let now = Self.monotonic()
-            let entry = OverrideBook<String>.Entry(id: name, priority: override.config.priority,
-                                                   expires: override.config.duration.map { now + $0.seconds }, payload: name)
+            let entry = OverrideBook<Held>.Entry(id: name, priority: override.config.priority,
+                                                 expires: override.config.duration.map { now + $0.seconds }, payload: .named(name))
             apply(book.start(entry, at: now), why: "replaced by override '\(name)'")
             if onScreen != name { logger.notice("override '\(name)' waits: a higher one is on screen") }
             lock.broadcast()
             return nil
         }
+    }
+
+    package func startText(_ name: String, text: String, priority: Int?, seconds: Double?) -> String? {
+        lock.withLock {
+            let override: OverrideSet.Override
+            switch worded(name, text: text, priority: priority, seconds: seconds) {
+            case .success(let made): override = made
+            case .failure(let refusal): return refusal.text
+            }
+            let now = Self.monotonic()
+            let entry = OverrideBook<Held>.Entry(id: name, priority: override.config.priority,
+                                                 expires: override.config.duration.map { now + $0.seconds }, payload: .worded(override))
+            apply(book.start(entry, at: now), why: "replaced by override '\(name)'")
+            if onScreen != name { logger.notice("override '\(name)' waits: a higher one is on screen") }
+            lock.broadcast()
+            return nil
+        }
+    }
+
+    struct Refusal: Error { let text: String }
+
+    /// `override_text`'s override: kiosk.conf's text override `name` with these words (its
+    /// style, layers, priority and duration unless asked otherwise), or a new card, white on
+    /// black, keeping no layer up. Another kind of kiosk.conf override is refused: its name
+    /// says what it plays.
+    private func worded(_ name: String, text: String, priority: Int?, seconds: Double?) -> Result<OverrideSet.Override, Refusal> {
+        var config = OverrideConfig(name: name, content: .items([]), priority: 0,
+                                    location: SourceLocation(file: "override_text", line: 0, column: 0))
+        var card = TextCard(text: text)
+        var item = ItemConfig(source: .card(card), location: config.location)
+        if let template = table.override(named: name) {
+            guard case .items(let items) = template.config.content, items.count == 1, case .card(let style) = items[0].source else {
+                return .failure(Refusal(text: "kiosk.conf's override '\(name)' plays media, not a card: override_text takes "
+                                        + "the name of a text: override or a new name"))
+            }
+            config = template.config
+            item = items[0]
+            card = style
+            card.text = text
+        }
+        item.source = .card(card)
+        config.content = .items([item])
+        if let priority { config.priority = priority }
+        if let seconds { config.duration = MediaTime(seconds: seconds, timescale: 1000) }
+        let entry = PlaylistEntry(media: .card(card), item: item, itemIndex: 0)
+        return .success(OverrideSet.Override(config: config, entries: [entry], problem: nil))
+    }
+
+    /// What a held override plays now.
+    private func playing(_ held: Held) -> OverrideSet.Override? {
+        switch held {
+        case .named(let name): table.override(named: name)
+        case .worded(let override): override
+        }
+    }
+
+    private static func words(of override: OverrideSet.Override) -> String {
+        if case .card(let card)? = override.entries.first?.media { return card.text }
+        return ""
     }
 
     /// An alert (`CapPoller`) puts `override` on screen as `id` (its key) until `expires`
@@ -76,8 +142,8 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
                 return "override '\(name)' has nothing to play"
             }
             let now = Self.monotonic()
-            let entry = OverrideBook<String>.Entry(id: id, priority: override.config.priority,
-                                                   expires: now + (expires - Date().timeIntervalSince1970), payload: name)
+            let entry = OverrideBook<Held>.Entry(id: id, priority: override.config.priority,
+                                                 expires: now + (expires - Date().timeIntervalSince1970), payload: .named(name))
             apply(book.start(entry, at: now), why: "replaced by \(id)")
             lock.broadcast()
             return nil
@@ -107,7 +173,8 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
     package func replace(with new: OverrideSet) {
         lock.withLock {
             table = new
-            for entry in book.entries where new.override(named: entry.payload) == nil {
+            for entry in book.entries {
+                guard case .named(let name) = entry.payload, new.override(named: name) == nil else { continue }
                 apply(book.cancel(entry.id), why: "gone from kiosk.conf")
             }
         }
@@ -116,14 +183,14 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
     // MARK: Changes
 
     /// Carries a change of the book out; `lock` held.
-    private func apply(_ change: OverrideBook<String>.Change, why: String) {
+    private func apply(_ change: OverrideBook<Held>.Change, why: String) {
         switch change {
         case .unchanged:
             break
         case .show(let entry):
             if let previous = onScreen { ended(previous, why: why) }
             onScreen = entry.id
-            let override = table.override(named: entry.payload)
+            let override = playing(entry.payload)
             sink.send(.showOverride(name: entry.id, entries: override?.entries ?? [], layers: override?.config.layers ?? []))
             let until = entry.expires.map { String(format: "for %.0f s", $0 - Self.monotonic()) } ?? "until cancelled"
             logger.notice("override '\(entry.id)' (priority \(entry.priority)) takes the screen \(until)")
@@ -164,12 +231,18 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
     // MARK: Kept across a restart
 
     /// One line per override held: "id<TAB>expiry in wall-clock seconds, or -<TAB>override"
-    /// (the id is the override's name, or an alert's key).
+    /// (the id is the override's name, or an alert's key), then, for `override_text`'s, a tab,
+    /// its priority, a tab and its words with tab, line break, CR and % escaped as %XX.
     private func save() {
         guard let statePath else { return }
         let wallOffset = Date().timeIntervalSince1970 - Self.monotonic()
-        let lines = book.entries.map {
-            "\($0.id)\t\($0.expires.map { String(format: "%.3f", $0 + wallOffset) } ?? "-")\t\($0.payload)\n"
+        let lines = book.entries.map { entry in
+            let expiry = entry.expires.map { String(format: "%.3f", $0 + wallOffset) } ?? "-"
+            switch entry.payload {
+            case .named(let name): return "\(entry.id)\t\(expiry)\t\(name)\n"
+            case .worded(let override):
+                return "\(entry.id)\t\(expiry)\t\(override.name)\t\(entry.priority)\t\(Self.escaped(Self.words(of: override)))\n"
+            }
         }
         do {
             try AtomicFile.write(lines.joined(), to: statePath)
@@ -185,16 +258,40 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
         let now = Self.monotonic()
         let wallNow = Date().timeIntervalSince1970
         for line in text.split(separator: "\n") {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 3, let override = table.override(named: String(fields[2])), !override.entries.isEmpty else { continue }
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 3 || fields.count == 5 else { continue }
             let expires = fields[1] == "-" ? nil : Double(fields[1]).map { now + ($0 - wallNow) }
             if fields[1] != "-" && expires == nil { continue }
-            let id = String(fields[0])
+            let id = fields[0]
+            let held: Held, priority: Int
+            if fields.count == 5 {
+                guard let words = Self.unescaped(fields[4]), let asked = Int(fields[3]),
+                      case .success(let override) = worded(fields[2], text: words, priority: asked, seconds: nil) else { continue }
+                held = .worded(override)
+                priority = asked
+            } else {
+                guard let override = table.override(named: fields[2]), !override.entries.isEmpty else { continue }
+                held = .named(override.name)
+                priority = override.config.priority
+            }
             logger.notice("override '\(id)' was on at the last stop: on again")
-            let entry = OverrideBook<String>.Entry(id: id, priority: override.config.priority, expires: expires, payload: override.name)
+            let entry = OverrideBook<Held>.Entry(id: id, priority: priority, expires: expires, payload: held)
             apply(book.start(entry, at: now), why: "replaced by override '\(id)'")
         }
     }
+
+    private static func escaped(_ text: String) -> String {
+        var out = ""
+        for character in text.unicodeScalars {
+            switch character {
+            case "%", "\t", "\n", "\r": out += String(format: "%%%02X", character.value)
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
+    }
+
+    private static func unescaped(_ text: String) -> String? { text.removingPercentEncoding }
 
     private static func monotonic() -> Double { MonotonicClock().now() }
 }

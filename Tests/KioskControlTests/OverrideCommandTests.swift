@@ -13,6 +13,10 @@ private final class FakeOverrides: OverrideControl {
         asked.withLock { $0.append("start \(name)") }
         return name == "flood" ? "no override 'flood': kiosk.conf defines 'fire'" : nil
     }
+    func startText(_ name: String, text: String, priority: Int?, seconds: Double?) -> String? {
+        asked.withLock { $0.append("text \(name) \(text) \(priority.map(String.init) ?? "-") \(seconds.map { "\($0)" } ?? "-")") }
+        return nil
+    }
     func cancel(_ name: String?) -> String? {
         asked.withLock { $0.append("cancel \(name ?? "all")") }
         return nil
@@ -39,3 +43,22 @@ private func reply(_ line: String, overrides: FakeOverrides?) -> String {
     #expect(reply(#"{"command": ["override", "fire"]}"#, overrides: nil)
             == #"{"error":"override: kiosk.conf defines no overrides (or this is `kiosk play`, which has none)"}"#)
 }
+
+@Test func overrideTextTakesAName_WordsAndOptionallyAPriorityAndSeconds() {
+    let overrides = FakeOverrides()
+    #expect(reply(#"{"command": ["override_text", "notice", "Closed at 5"]}"#, overrides: overrides) == #"{"error":"success","data":null}"#)
+    #expect(reply(#"{"command": ["override_text", "notice", "Line one\nLine two", "200", 60]}"#, overrides: overrides)
+            == #"{"error":"success","data":null}"#)
+    #expect(overrides.asked.withLock { $0 } == ["text notice Closed at 5 - -", "text notice Line one\nLine two 200 60.0"])
+    #expect(reply(#"{"command": ["override_text", "notice", "   "]}"#, overrides: overrides) == #"{"error":"override_text: text has no words"}"#)
+    #expect(reply(#"{"command": ["override_text", "no tice", "Hi"]}"#, overrides: overrides)
+            == #"{"error":"override_text: name \"no tice\" has a space; expected a plain name"}"#)
+    #expect(reply(#"{"command": ["override_text", "notice", "Hi", 5, 0]}"#, overrides: overrides)
+            == #"{"error":"override_text: seconds 0.0 is out of range (above 0, at most a year)"}"#)
+    #expect(reply(#"{"command": ["override_text", "notice"]}"#, overrides: overrides)
+            == #"{"error":"override_text: takes 2 to 4 arguments (<name> <text> [priority] [seconds]), got 1"}"#)
+    let long = String(repeating: "a", count: 1001)
+    #expect(reply(#"{"command": ["override_text", "notice", "\#(long)"]}"#, overrides: overrides)
+            == #"{"error":"override_text: text is 1001 characters; at most 1000"}"#)
+}
+

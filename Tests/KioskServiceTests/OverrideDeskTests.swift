@@ -86,4 +86,63 @@ import Testing
         #expect(sink.shown == ["fire", "-"])
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "")
     }
+
+    private static func textTable() -> OverrideSet {
+        let card = TextCard(text: "Leave the building", background: LayerColor(rgb: 0xC00000), size: .percent(10))
+        return OverrideSet([OverrideConfig(name: "evacuate", content: .items([ItemConfig(source: .card(card), location: location)]),
+                                           priority: 100, layers: ["clock"], location: location),
+                            OverrideConfig(name: "fire", content: .item(0), priority: 50, location: location)],
+                           defaultEntries: entries("f.mp4"), playlists: [:]) { items in
+            (PlaylistExpander(fileSystem: LocalFileSystem()).expand(items).entries, [])
+        }
+    }
+
+    /// The card of the last `showOverride`, and the layers it keeps.
+    private static func shownCard(_ sink: RecordingRequests) -> (TextCard, [String])? {
+        guard case .showOverride(_, let played, let layers)? = sink.requests.last, case .card(let card)? = played.first?.media else { return nil }
+        return (card, layers)
+    }
+
+    @Test func overrideTextShowsNewWordsInAKioskConfCardsStyleOrAPlainCard() {
+        let sink = RecordingRequests()
+        let events = Events()
+        let desk = OverrideDesk(Self.textTable(), sink: sink, events: [events], statePath: nil, logger: CapturedLog().logger)
+        desk.open()
+        defer { desk.close() }
+        #expect(desk.startText("evacuate", text: "Use the east exit", priority: nil, seconds: nil) == nil)
+        let styled = Self.shownCard(sink)
+        #expect(styled?.0 == TextCard(text: "Use the east exit", background: LayerColor(rgb: 0xC00000), size: .percent(10)))
+        #expect(styled?.1 == ["clock"], "kiosk.conf's layers kept")
+        #expect(events.all.last?.contains(#""priority":100"#) == true, "kiosk.conf's priority: \(events.all)")
+        // A new name: white on black, priority 0 unless asked; it waits behind evacuate.
+        #expect(desk.startText("notice", text: "Closed at 5", priority: nil, seconds: nil) == nil)
+        #expect(sink.shown == ["evacuate"])
+        #expect(desk.startText("notice", text: "Closed at 5", priority: 200, seconds: 600) == nil)
+        #expect(sink.shown == ["evacuate", "notice"])
+        #expect(Self.shownCard(sink)?.0 == TextCard(text: "Closed at 5") && Self.shownCard(sink)?.1 == [])
+        // Plain `override evacuate` after its worded one: kiosk.conf's own words again.
+        #expect(desk.cancel("notice") == nil)
+        #expect(desk.start("evacuate") == nil)
+        #expect(Self.shownCard(sink)?.0.text == "Leave the building")
+        #expect(desk.startText("fire", text: "Hi", priority: nil, seconds: nil)?.contains("plays media, not a card") == true)
+    }
+
+    @Test func wordsOutliveARestartWhateverTheyHold() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-overrides-text-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let words = "100 % sure\tafter a tab\nand a line\r\nand 東"
+        let first = OverrideDesk(Self.textTable(), sink: RecordingRequests(), statePath: path, logger: CapturedLog().logger)
+        first.open()
+        #expect(first.startText("notice", text: words, priority: 300, seconds: 3600) == nil)
+        first.close()
+        let sink = RecordingRequests()
+        let second = OverrideDesk(Self.textTable(), sink: sink, statePath: path, logger: CapturedLog().logger)
+        second.open()
+        defer { second.close() }
+        #expect(sink.shown == ["notice"])
+        #expect(Self.shownCard(sink)?.0.text == words)
+        // A reload never ends a worded override whose name kiosk.conf does not define.
+        second.replace(with: OverrideSet())
+        #expect(sink.shown == ["notice"])
+    }
 }

@@ -19,6 +19,9 @@ EXAMPLES = {
     "seek": [1], "goto": [0], "play_item_once": [0], "trigger": ["welcome"], "layer": ["hide", "logo"],
     "load": ["/nonexistent/clip.mp4"], "volume": [40], "rate": [1], "get": ["volume"], "observe": ["volume"],
     "unobserve": ["volume"], "display_power": ["on"], "override": ["evacuate"], "cap": ["<alert/>"],
+    # Refused alike by both (no words): a card taken over the socket would make MQTT's
+    # override_cancel after it answer otherwise.
+    "override_text": ["notice", " "],
 }
 
 

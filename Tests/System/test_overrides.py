@@ -255,8 +255,9 @@ def test_an_override_hides_the_layers_it_does_not_keep(tmp_path):
 def test_a_text_override_is_a_card_kiosk_draws(tmp_path):
     """`text:` (#35): no file, a card drawn at the screen's size with the layers' font. Over a
     gray still loop, `evacuate` shows its red background edge to edge and its white words
-    centred within the card's margins, its name as the title; override_cancel brings the loop
-    back. Read off the snapshot of every flip."""
+    centred within the card's margins, its name as the title; `override_text` shows other
+    words in its style, or a new card; override_cancel brings the loop back. Read off the
+    snapshot of every flip."""
     if not KIOSK.exists():
         pytest.fail(f"{KIOSK} is missing: run swift build first")
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x808080:s=160x120",
@@ -300,6 +301,14 @@ def test_a_text_override_is_a_card_kiosk_draws(tmp_path):
         # words fit, as these do on one line.
         assert 17 <= max(ys) - min(ys) <= 40, f"large letters on one line: y {min(ys)}..{max(ys)}"
         assert max(xs) - min(xs) >= 200, f"a line across the card: x {min(xs)}..{max(xs)}"
+        # Other words in evacuate's style (override_text: a CMS's or MQTT's message), then a
+        # card of a new name, white on black, above it (priority 200).
+        run.client.ok("override_text", "evacuate", "LEAVE NOW")
+        assert wait_until(lambda: run.title() == "text:LEAVE NOW", timeout=60)
+        assert wait_until(lambda: (rows := newest()) is not None and near(pixel(rows, 2, 2), red), timeout=60)
+        run.client.ok("override_text", "notice", "CLOSED", 200)
+        assert wait_until(lambda: run.title() == "text:CLOSED", timeout=60)
+        assert wait_until(lambda: (rows := newest()) is not None and near(pixel(rows, 2, 2), (0, 0, 0)), timeout=60)
         run.client.ok("override_cancel")
         assert wait_until(lambda: (rows := newest()) is not None and near(pixel(rows, 2, 2), gray), timeout=60), \
             "the loop back"

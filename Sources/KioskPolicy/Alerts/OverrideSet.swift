@@ -46,6 +46,10 @@ public struct OverrideSet: Sendable, Equatable {
         public var problem: String?
 
         public var name: String { config.name }
+
+        public init(config: OverrideConfig, entries: [PlaylistEntry], problem: String? = nil) {
+            self.config = config; self.entries = entries; self.problem = problem
+        }
     }
 
     public let overrides: [Override]

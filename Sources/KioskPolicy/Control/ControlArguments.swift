@@ -177,3 +177,31 @@ private extension String {
         String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }
+
+extension ControlArguments {
+    /// `override_text NAME TEXT [PRIORITY] [SECONDS]`: the words as kiosk.conf's `text:` takes
+    /// them (some not a space, at most `TextCard.maximumLength` characters).
+    func overrideText() throws(ControlRequestError) -> ControlCommand {
+        try expectCount(2...4)
+        let name = try nonEmptyString(0, "name")
+        guard !name.contains(where: \.isWhitespace) else { throw error("name \"\(name)\" has a space; expected a plain name") }
+        let text = try string(1, "text")
+        guard text.contains(where: { !$0.isWhitespace }) else { throw error("text has no words") }
+        guard text.count <= TextCard.maximumLength else {
+            throw error("text is \(text.count) characters; at most \(TextCard.maximumLength)")
+        }
+        var priority: Int?
+        if arguments.count > 2 {
+            let value = try integer(2, "priority")
+            guard (-1_000_000...1_000_000).contains(value) else { throw error("priority \(value) is out of range (-1000000 to 1000000)") }
+            priority = value
+        }
+        var seconds: Double?
+        if arguments.count > 3 {
+            let value = try number(3, "seconds")
+            guard value > 0, value <= 366 * 86_400 else { throw error("seconds \(value) is out of range (above 0, at most a year)") }
+            seconds = value
+        }
+        return .overrideText(name: name, text: text, priority: priority, seconds: seconds)
+    }
+}

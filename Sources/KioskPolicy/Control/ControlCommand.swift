@@ -54,6 +54,10 @@ public enum ControlCommand: Sendable, Equatable {
     case syncNow
     /// kiosk.conf's override of this name takes the screen (or waits behind a higher one).
     case override(name: String)
+    /// A card of these words takes the screen as override `name` (#35): kiosk.conf's text
+    /// override of that name with other words (its colours, size, layers, priority and
+    /// duration), or a new one, white on black; `priority` and `seconds` replace the defaults.
+    case overrideText(name: String, text: String, priority: Int?, seconds: Double?)
     /// Ends the override of this name, or every override (nil).
     case overrideCancel(name: String?)
     /// A CAP 1.2 alert or feed, its XML as the argument, taken by `alerts.cap` as if its feed had

@@ -106,6 +106,8 @@ public enum ControlCommandTable {
             try reader.expectCount(1...1)
             return .override(name: try reader.nonEmptyString(0, "name"))
         },
+        ControlCommandSpec("override_text", "<name> <text> [priority] [seconds]", by: .overrides,
+                           example: [.string("notice"), .string("Closed at 5 today")]) { try $0.overrideText() },
         ControlCommandSpec("override_cancel", "[name]", by: .overrides, example: [.string("evacuate")]) { reader in
             try reader.expectCount(0...1)
             return .overrideCancel(name: reader.arguments.isEmpty ? nil : try reader.nonEmptyString(0, "name"))
