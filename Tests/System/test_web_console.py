@@ -192,6 +192,8 @@ def test_the_browser_logs_in_sees_the_screen_pauses_and_logs_out(kiosk, tmp_path
     control(kiosk, "goto", 0)
     assert wait_until(lambda: control(kiosk, "get", "title")["data"] == "bars.mp4", timeout=TIMEOUT)
     assert seen["schedule_saved"].startswith("Saved"), seen["schedule_saved"]
+    assert seen["message_reply"] == "override_text message BACK IN 5 MINUTES: success", seen["message_reply"]
+    assert seen["message_shown"] == "text:BACK IN 5 MINUTES"
     assert "lunch break" in seen["dry_run"] and "night" in seen["dry_run"]
     assert kiosk["config"].read_bytes() == kiosk["written"]
     assert seen["after_logout"] == url + "login" and seen["after_logout_console"] == url + "login"

@@ -130,6 +130,16 @@ def main():
         seen["schedule_saved"] = browser.find_element(By.ID, "schedule-message").text
         wait.until(lambda b: "lunch break" in b.find_element(By.ID, "schedule").text)
         seen["dry_run"] = browser.find_element(By.ID, "schedule").text
+        # A message from the page: a text card as override "message" (override_text), ended
+        # with "End all".
+        browser.find_element(By.ID, "override-text").send_keys("BACK IN 5 MINUTES")
+        browser.find_element(By.ID, "override-text-show").click()
+        wait.until(lambda b: b.find_element(By.ID, "reply").text.startswith("override_text"))
+        seen["message_reply"] = browser.find_element(By.ID, "reply").text
+        wait.until(lambda b: b.find_element(By.ID, "now").get_attribute("textContent") == "text:BACK IN 5 MINUTES")
+        seen["message_shown"] = browser.find_element(By.ID, "now").get_attribute("textContent")
+        browser.find_element(By.CSS_SELECTOR, "button[data-command='[\"override_cancel\"]']").click()
+        wait.until(lambda b: b.find_element(By.ID, "now").get_attribute("textContent") != "text:BACK IN 5 MINUTES")
         browser.find_element(By.ID, "logout").click()
         wait.until(lambda b: b.find_elements(By.ID, "password"))
         seen["after_logout"] = browser.current_url

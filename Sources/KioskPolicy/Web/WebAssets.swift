@@ -82,6 +82,10 @@ public enum WebAssets {
       () => command(["trigger", document.getElementById("trigger-name").value]));
     document.getElementById("override").addEventListener("click",
       () => command(["override", document.getElementById("override-name").value]));
+    // A message: a text card (override_text) named as the override field says, else "message".
+    document.getElementById("override-text-show").addEventListener("click",
+      () => command(["override_text", document.getElementById("override-name").value || "message",
+                     document.getElementById("override-text").value]));
     // The playlist: edited here, saved whole with the tag it was read with (If-Match), so an
     // edit made elsewhere meanwhile is reported, never overwritten.
     let playlist = {etag: null, items: [], editable: false, source: ""};

@@ -47,6 +47,8 @@ public enum WebPages {
         <div class="row"><label>Trigger <input id="trigger-name"></label><button id="trigger">Fire</button></div>
         <div class="row"><label>Override <input id="override-name"></label><button id="override">Start</button>
         <button data-command='["override_cancel"]'>End all</button></div>
+        <div class="row"><label>Message <input id="override-text" maxlength="1000" placeholder="words on a card, as the override above (else message)"></label>
+        <button id="override-text-show">Show</button></div>
         <p id="reply" role="status"></p>
         </section>
         <section><h2>Playlist</h2><table id="playlist"></table>
