@@ -75,8 +75,16 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
         }
     }
 
+    /// At most this many `override_text` cards held at once: a sender flooding names must not
+    /// push kiosk.conf's overrides and alerts out of the book, or rewrite a large state file.
+    static let wordedLimit = 16
+
     package func startText(_ name: String, text: String, priority: Int?, seconds: Double?) -> String? {
         lock.withLock {
+            let cards = book.entries.filter { if case .worded = $0.payload { $0.id != name } else { false } }
+            guard cards.count < Self.wordedLimit else {
+                return "\(Self.wordedLimit) override_text cards are held already; end one first (override_cancel NAME)"
+            }
             let override: OverrideSet.Override
             switch worded(name, text: text, priority: priority, seconds: seconds) {
             case .success(let made): override = made
@@ -265,8 +273,11 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
             let id = fields[0]
             let held: Held, priority: Int
             if fields.count == 5 {
-                guard let words = Self.unescaped(fields[4]), let asked = Int(fields[3]),
-                      case .success(let override) = worded(fields[2], text: words, priority: asked, seconds: nil) else { continue }
+                guard let words = Self.unescaped(fields[4]), let asked = Int(fields[3]) else { continue }
+                guard case .success(let override) = worded(fields[2], text: words, priority: asked, seconds: nil) else {
+                    logger.warning("override '\(id)' was on at the last stop, but kiosk.conf's '\(fields[2])' plays media now: not on again")
+                    continue
+                }
                 held = .worded(override)
                 priority = asked
             } else {

@@ -52,13 +52,16 @@ private func reply(_ line: String, overrides: FakeOverrides?) -> String {
     #expect(overrides.asked.withLock { $0 } == ["text notice Closed at 5 - -", "text notice Line one\nLine two 200 60.0"])
     #expect(reply(#"{"command": ["override_text", "notice", "   "]}"#, overrides: overrides) == #"{"error":"override_text: text has no words"}"#)
     #expect(reply(#"{"command": ["override_text", "no tice", "Hi"]}"#, overrides: overrides)
-            == #"{"error":"override_text: name \"no tice\" has a space; expected a plain name"}"#)
+            == #"{"error":"override_text: name \"no tice\" has a space or a comma, or is over 64 characters; expected a plain name"}"#)
     #expect(reply(#"{"command": ["override_text", "notice", "Hi", 5, 0]}"#, overrides: overrides)
-            == #"{"error":"override_text: seconds 0.0 is out of range (above 0, at most a year)"}"#)
+            == #"{"error":"override_text: seconds 0.0 is out of range (0.001 to a year)"}"#)
     #expect(reply(#"{"command": ["override_text", "notice"]}"#, overrides: overrides)
             == #"{"error":"override_text: takes 2 to 4 arguments (<name> <text> [priority] [seconds]), got 1"}"#)
     let long = String(repeating: "a", count: 1001)
     #expect(reply(#"{"command": ["override_text", "notice", "\#(long)"]}"#, overrides: overrides)
-            == #"{"error":"override_text: text is 1001 characters; at most 1000"}"#)
+            == #"{"error":"override_text: text is 1001 characters (1001 bytes); at most 1000 (4096 bytes)"}"#)
+    let marked = "a" + String(repeating: "\u{301}", count: 3000)   // one character, 6001 bytes
+    #expect(reply(#"{"command": ["override_text", "notice", "\#(marked)"]}"#, overrides: overrides)
+            == #"{"error":"override_text: text is 1 characters (6001 bytes); at most 1000 (4096 bytes)"}"#)
 }
 

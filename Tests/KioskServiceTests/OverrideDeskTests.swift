@@ -125,6 +125,10 @@ import Testing
         #expect(desk.start("evacuate") == nil)
         #expect(Self.shownCard(sink)?.0.text == "Leave the building")
         #expect(desk.startText("fire", text: "Hi", priority: nil, seconds: nil)?.contains("plays media, not a card") == true)
+        // A flood of names: at most 16 cards held; asking again for one held is no new one.
+        for index in 0..<16 { #expect(desk.startText("n\(index)", text: "x", priority: nil, seconds: nil) == nil) }
+        #expect(desk.startText("n16", text: "x", priority: nil, seconds: nil)?.contains("16 override_text cards are held") == true)
+        #expect(desk.startText("n3", text: "again", priority: nil, seconds: nil) == nil)
     }
 
     @Test func wordsOutliveARestartWhateverTheyHold() throws {
@@ -141,6 +145,8 @@ import Testing
         defer { second.close() }
         #expect(sink.shown == ["notice"])
         #expect(Self.shownCard(sink)?.0.text == words)
+        #expect(second.startText("lower", text: "Below", priority: 299, seconds: nil) == nil)
+        #expect(sink.shown == ["notice"], "its priority, 300, kept: a 299 waits")
         // A reload never ends a worded override whose name kiosk.conf does not define.
         second.replace(with: OverrideSet())
         #expect(sink.shown == ["notice"])

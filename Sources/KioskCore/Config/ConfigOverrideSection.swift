@@ -73,8 +73,9 @@ extension ConfigWalker {
             report(section["text"], "'text' in \(label) has no words; expected the words the card shows, like text: \"Use the east exit\"")
             return nil
         }
-        guard text.count <= TextCard.maximumLength else {
-            report(section["text"], "'text' in \(label) is \(text.count) characters; expected at most \(TextCard.maximumLength)")
+        guard text.count <= TextCard.maximumLength, text.utf8.count <= TextCard.maximumBytes else {
+            report(section["text"], "'text' in \(label) is \(text.count) characters (\(text.utf8.count) bytes); expected at most "
+                   + "\(TextCard.maximumLength) (\(TextCard.maximumBytes) bytes)")
             return nil
         }
         var card = TextCard(text: text)

@@ -184,11 +184,14 @@ extension ControlArguments {
     func overrideText() throws(ControlRequestError) -> ControlCommand {
         try expectCount(2...4)
         let name = try nonEmptyString(0, "name")
-        guard !name.contains(where: \.isWhitespace) else { throw error("name \"\(name)\" has a space; expected a plain name") }
+        guard !name.contains(where: { $0.isWhitespace || $0 == "," }), name.count <= 64 else {
+            throw error("name \"\(name.prefix(64))\" has a space or a comma, or is over 64 characters; expected a plain name")
+        }
         let text = try string(1, "text")
         guard text.contains(where: { !$0.isWhitespace }) else { throw error("text has no words") }
-        guard text.count <= TextCard.maximumLength else {
-            throw error("text is \(text.count) characters; at most \(TextCard.maximumLength)")
+        guard text.count <= TextCard.maximumLength, text.utf8.count <= TextCard.maximumBytes else {
+            throw error("text is \(text.count) characters (\(text.utf8.count) bytes); at most \(TextCard.maximumLength) "
+                        + "(\(TextCard.maximumBytes) bytes)")
         }
         var priority: Int?
         if arguments.count > 2 {
@@ -199,7 +202,9 @@ extension ControlArguments {
         var seconds: Double?
         if arguments.count > 3 {
             let value = try number(3, "seconds")
-            guard value > 0, value <= 366 * 86_400 else { throw error("seconds \(value) is out of range (above 0, at most a year)") }
+            guard value >= 0.001, value <= 366 * 86_400 else {
+                throw error("seconds \(value) is out of range (0.001 to a year)")
+            }
             seconds = value
         }
         return .overrideText(name: name, text: text, priority: priority, seconds: seconds)

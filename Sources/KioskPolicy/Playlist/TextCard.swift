@@ -14,8 +14,10 @@ public struct TextCard: Sendable, Hashable {
     /// The font's pixel size; nil: the largest up to 12 % of the screen's height that fits.
     public var size: LayerLength?
 
-    /// More than a screen can show legibly; a bound on what a message may ask to draw.
+    /// More than a screen can show legibly; a bound on what a message may ask to draw, in
+    /// characters and in bytes (one character may carry any number of combining marks).
     public static let maximumLength = 1000
+    public static let maximumBytes = 4096
     public static let defaultBackground = LayerColor(rgb: 0x000000)
 
     public init(text: String, color: LayerColor = .white, background: LayerColor = TextCard.defaultBackground,
@@ -26,7 +28,8 @@ public struct TextCard: Sendable, Hashable {
     /// The card's name in logs, events and proof of play: `text:` and its first line,
     /// shortened past 40 characters.
     public var name: String {
-        let first = text.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? ""
+        // Any line break: a CMS's CRLF must not reach a title, an event or a log line.
+        let first = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).first.map(String.init) ?? ""
         let line = first.trimmingCharacters(in: .whitespaces)
         return "text:" + (line.count > 40 ? String(line.prefix(39)) + "…" : line)
     }
