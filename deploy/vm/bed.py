@@ -45,7 +45,9 @@ from pathlib import Path
 from pngread import PngError, PngImage, read_png  # noqa: F401  (re-exported)
 from boot_watch import BOOT_ATTEMPTS, watch_boot
 from bed_kernel import KERNELS, BedKernelError, initramfs_env, split_modules
-from qmp import QMP, QMPError
+from qmp import QMP
+from bed_errors import BedError, GuestSetupError, GuestTimeout  # noqa: F401  (re-exported)
+from bed_devices import GuestDevices
 
 HERE = Path(__file__).resolve().parent
 DRIVERS = ("bochs", "virtio-gpu")
@@ -72,18 +74,6 @@ KERNEL_ARGS = "console=ttyS0 quiet panic=-1 mitigations=off vt.global_cursor_def
 # the host gives it, and CI or `deploy/test --stress` can make it several times slower. Only a
 # guest that never gets there runs into it; a later wait has its own deadline.
 BOOT_TIMEOUT = 300.0
-
-
-class BedError(RuntimeError):
-    """The test bed could not do what was asked; the message says why and where to look."""
-
-
-class GuestTimeout(BedError, TimeoutError):
-    """The guest did not finish (or did not reach a point) in time."""
-
-
-class GuestSetupError(BedError):
-    """The guest booted but could not set up the chroot; the command never ran."""
 
 
 def prepare(kernel: str | None = None) -> tuple[Path, Path]:
@@ -123,7 +113,7 @@ def _die_with_parent() -> None:
         pass
 
 
-class Bed:
+class Bed(GuestDevices):
     """One QEMU guest. Use as a context manager: QEMU is always killed on exit.
 
     driver:  "bochs" (std VGA, bochs-drm) or "virtio-gpu" (virtio-gpu-pci).
@@ -361,83 +351,6 @@ class Bed:
                 raise GuestTimeout(f"guest did not write {name} within {timeout:g} s; "
                                    f"{self._where()}")
             time.sleep(0.05)
-
-    def screendump(self, path: str | os.PathLike, timeout: float = 20.0, head: int | None = None) -> Path:
-        """Save the guest's display as a PNG file at `path` (via QMP); return the path.
-        head: which output of a Bed(heads=N) (0 is the first; QMP names the GPU and the head)."""
-        self._require_started()
-        if not self.running:
-            raise BedError(f"cannot take a screenshot: the guest has stopped "
-                           f"({self._ended_how()}); {self._where()}")
-        path = Path(os.path.abspath(path))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            arguments = {"filename": str(path), "format": "png"}
-            if head is not None:
-                arguments.update(device="gpu", head=head)
-            self._qmp.execute("screendump", arguments, timeout=timeout)
-        except (OSError, BedError, QMPError) as e:
-            if not self.running:
-                raise BedError(f"cannot take a screenshot: the guest stopped "
-                               f"({self._ended_how()}); {self._where()}") from None
-            raise BedError(f"screendump to {path} failed: {e}") from None
-        if not path.is_file():
-            raise BedError(f"QEMU reported success but wrote no file at {path}")
-        return path
-
-    def plug_usb_stick(self, image: str | os.PathLike, stick_id: str = "stick",
-                       timeout: float = 20.0) -> None:
-        """Hot-plug a USB mass-storage device backed by the raw disk image `image` (QMP
-        blockdev-add, then device_add usb-storage on the xHCI bus): the guest kernel sees a
-        removable disk arrive, as when a stick is plugged in. Needs Bed(usb=True)."""
-        if not self.usb:
-            raise BedError("plug_usb_stick needs Bed(usb=True) (an xHCI controller)")
-        self._require_started()
-        node = f"{stick_id}-disk"
-        try:
-            self._qmp.execute("blockdev-add", {
-                "driver": "raw", "node-name": node, "read-only": False,
-                "file": {"driver": "file", "filename": os.path.abspath(image)}}, timeout=timeout)
-            self._qmp.execute("device_add", {"driver": "usb-storage", "id": stick_id, "drive": node,
-                                             "bus": "xhci.0", "removable": True}, timeout=timeout)
-        except (OSError, QMPError) as e:
-            raise BedError(f"cannot plug USB stick {image}: {e}; {self._where()}") from None
-
-    def unplug_usb_stick(self, stick_id: str = "stick", timeout: float = 20.0) -> None:
-        """Pull the stick out (device_del: the guest sees a surprise removal, as a hand pulling
-        it), then drop its disk backend once QEMU has let go of it."""
-        self._require_started()
-        try:
-            self._qmp.execute("device_del", {"id": stick_id}, timeout=timeout)
-        except (OSError, QMPError) as e:
-            raise BedError(f"cannot unplug USB stick {stick_id}: {e}; {self._where()}") from None
-        # The device goes a moment after the command returns (DEVICE_DELETED); the backend can
-        # be removed only then.
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self._qmp.execute("blockdev-del", {"node-name": f"{stick_id}-disk"}, timeout=timeout)
-                return
-            except QMPError:
-                if time.monotonic() > deadline:
-                    raise BedError(f"the USB stick {stick_id}'s disk stayed in use {timeout:g} s after device_del") from None
-                time.sleep(0.1)
-
-    def power_cut(self, timeout: float = 20.0) -> None:
-        """End the guest at once, as a power cut would (QMP quit: QEMU stops the CPUs and exits;
-        the guest flushes nothing, its page cache is lost, its disks keep what reached them).
-        Falls back to SIGKILL if QMP does not answer."""
-        self._require_started()
-        if self.running:
-            try:
-                self._qmp.execute("quit", timeout=timeout)
-            except (OSError, QMPError, BedError):
-                pass   # QEMU may exit before it answers
-            try:
-                self._proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                pass
-        self.kill()
 
     def kill(self) -> None:
         """Stop QEMU now (SIGKILL). Safe to call more than once."""
