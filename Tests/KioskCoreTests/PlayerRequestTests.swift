@@ -59,7 +59,7 @@ func controlWordsBecomePlayerRequests(_ wire: WireCase) throws {
     let samples: [String: String] = ["seek": "1", "goto": "0", "load": #""a.mp4""#, "volume": "5", "rate": "1",
                                      "get": #""time""#, "observe": #""time""#, "unobserve": #""time""#,
                                      "play_item_once": "0", "trigger": #""welcome""#, "layer": #""hide", "logo""#, "display_power": #""off""#, "screenshot": #""/tmp/x.png""#,
-                                     "override": #""evacuate""#, "cap": #""<alert/>""#]
+                                     "override": #""evacuate""#, "override_text": #""notice", "Closed at 5""#, "cap": #""<alert/>""#]
     for (name, _) in ControlCommand.usage {
         let arguments = samples[name].map { ", " + $0 } ?? ""
         let line = #"{"command": [""# + name + #"""# + arguments + "]}"
