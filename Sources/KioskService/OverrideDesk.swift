@@ -65,14 +65,21 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
             guard !override.entries.isEmpty else {
                 return "override '\(name)' has nothing to play: \(override.problem ?? "no entries")"
             }
-            let now = Self.monotonic()
-            let entry = OverrideBook<Held>.Entry(id: name, priority: override.config.priority,
-                                                 expires: override.config.duration.map { now + $0.seconds }, payload: .named(name))
-            apply(book.start(entry, at: now), why: "replaced by override '\(name)'")
-            if onScreen != name { logger.notice("override '\(name)' waits: a higher one is on screen") }
-            lock.broadcast()
+            hold(override, as: .named(name))
             return nil
         }
+    }
+
+    /// Holds `override` (asked for now, by its name) in the book and carries out what that
+    /// changes on screen; `lock` held.
+    private func hold(_ override: OverrideSet.Override, as payload: Held) {
+        let name = override.name
+        let now = Self.monotonic()
+        let entry = OverrideBook<Held>.Entry(id: name, priority: override.config.priority,
+                                             expires: override.config.duration.map { now + $0.seconds }, payload: payload)
+        apply(book.start(entry, at: now), why: "replaced by override '\(name)'")
+        if onScreen != name { logger.notice("override '\(name)' waits: a higher one is on screen") }
+        lock.broadcast()
     }
 
     /// At most this many `override_text` cards held at once: a sender flooding names must not
@@ -90,12 +97,7 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
             case .success(let made): override = made
             case .failure(let refusal): return refusal.text
             }
-            let now = Self.monotonic()
-            let entry = OverrideBook<Held>.Entry(id: name, priority: override.config.priority,
-                                                 expires: override.config.duration.map { now + $0.seconds }, payload: .worded(override))
-            apply(book.start(entry, at: now), why: "replaced by override '\(name)'")
-            if onScreen != name { logger.notice("override '\(name)' waits: a higher one is on screen") }
-            lock.broadcast()
+            hold(override, as: .worded(override))
             return nil
         }
     }

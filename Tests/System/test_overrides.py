@@ -68,6 +68,17 @@ def setup(tmp_path):
     return conf, state
 
 
+def newest_rows(shots: Path):
+    """The RGB rows of the newest whole snapshot in `shots` (one still being written is
+    skipped), or None before the first."""
+    for shot in reversed(sorted(shots.glob("shot-*.png"))):
+        try:
+            return rgb_rows(shot)[2]
+        except Exception:
+            continue
+    return None
+
+
 def event(run: Run, name: str, which: str, timeout: float = 60):
     return run.client.wait_for_event(lambda e: e["event"] == name and e.get("name") == which, timeout=timeout)
 
@@ -226,13 +237,8 @@ def test_an_override_hides_the_layers_it_does_not_keep(tmp_path):
 
     def screen():
         """(bottom box pixel, top box pixel) of the newest whole snapshot."""
-        for shot in reversed(sorted(shots.glob("shot-*.png"))):
-            try:
-                _, _, rows = rgb_rows(shot)
-                return pixel(rows, 160, 240 - 12), pixel(rows, 160, 8)
-            except Exception:
-                continue
-        return None
+        rows = newest_rows(shots)
+        return None if rows is None else (pixel(rows, 160, 240 - 12), pixel(rows, 160, 8))
 
     def near(a, b):
         return a is not None and all(abs(x - y) <= 10 for x, y in zip(a, b))
@@ -272,12 +278,7 @@ def test_a_text_override_is_a_card_kiosk_draws(tmp_path):
     state.mkdir()
 
     def newest():
-        for shot in reversed(sorted(shots.glob("shot-*.png"))):
-            try:
-                return rgb_rows(shot)[2]
-            except Exception:
-                continue
-        return None
+        return newest_rows(shots)
 
     def near(a, b, tolerance=12):
         return all(abs(x - y) <= tolerance for x, y in zip(a, b))
