@@ -49,7 +49,7 @@ let configErrorTable: [ConfigErrorCase] = [
     ConfigErrorCase(name: "unknown key action", yaml: "input:\n  keys:\n    pause: [KEY_P]\n" + items, line: 3, column: 5,
                     fragment: "unknown key 'pause' in input.keys"),
     ConfigErrorCase(name: "typo in an item", yaml: "items:\n  - path: a.mp4\n    volme: 80\n", line: 3, column: 5,
-                    fragment: "unknown key 'volme' in item 1; expected one of: path, gravity, volume, muted, start, end, loop, duration, title, sync, transition, recursive, transport, latency, fallback, enabled (did you mean 'volume'?)"),
+                    fragment: "unknown key 'volme' in item 1; expected one of: path, gravity, volume, muted, start, end, loop, duration, title, sync, transition, recursive, transport, latency, fallback, enabled, text, color, background, size (did you mean 'volume'?)"),
     ConfigErrorCase(name: "recursive on a file", yaml: "items:\n  - path: a.mp4\n    recursive: true\n", line: 3, column: 16,
                     fragment: "'recursive' in item 1 applies to a directory, and 'a.mp4' is not one; expected a directory path (ending in /)"),
     ConfigErrorCase(name: "transport on a file", yaml: "items:\n  - path: a.mp4\n    transport: tcp\n", line: 3, column: 16,
@@ -216,7 +216,7 @@ let configErrorTable: [ConfigErrorCase] = [
 struct ConfigErrorTests {
     // triggers: (and their gpio:), displays:, sync:, audio_track:, layers:, playback.region and transitions have tables of
     // their own (beside their other tests), checked the same way here.
-    @Test(arguments: configErrorTable + triggerConfigErrorTable + overrideConfigErrorTable + alertsConfigErrorTable + webConfigErrorTable + gpioTriggerConfigErrorTable + displaysConfigErrorTable + contentSyncConfigErrorTable
+    @Test(arguments: configErrorTable + triggerConfigErrorTable + overrideConfigErrorTable + textItemConfigErrorTable + alertsConfigErrorTable + webConfigErrorTable + gpioTriggerConfigErrorTable + displaysConfigErrorTable + contentSyncConfigErrorTable
           + MusicBedTests.badValues + LayerTests.badValues + LayerTests.badRegions + TickerTests.badValues
           + TransitionTests.badValues)
     func reportsOneDiagnosticWithPosition(_ testCase: ConfigErrorCase) {

@@ -12,6 +12,10 @@ long file at the end. A file named with --alone runs before the queue, with noth
 that judges pacing on the host (seam intervals, vblank timing, a ticker's refreshes, the music
 bed's phase) or real-time sound in its guest (ALSA loopback underruns when a second guest takes the other core:
 test_music_bed_aloop lost 4 % of its windows so, once).
+A file named with --beside starts with the queue in a worker of its own, not counted in --jobs:
+one that mostly waits for a long time (test_sync's ten-minute wall of three light real-time
+processes on the host), so it does not hold a half of the suite for its whole length (deploy/test
+runs it beside the bed's queue, whose guests it does not slow: #34).
 Each file's output goes to its own log, printed whole when the file fails (or has errors) and in
 one line when it passes; the exit status is 1 when any file failed, as pytest's would be.
 A file whose tests were all deselected (pytest's status 5) is not a failure."""
@@ -51,6 +55,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--alone", action="append", default=[], help="a file name run before the queue, alone")
+    parser.add_argument("--beside", action="append", default=[],
+                        help="a file name started with the queue in a worker of its own")
     parser.add_argument("rest", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     rest = options.rest[1:] if options.rest[:1] == ["--"] else options.rest
@@ -59,8 +65,9 @@ def main() -> int:
     split = rest.index("--")
     pytest_args, files = rest[:split], [Path(name) for name in rest[split + 1:]]
     alone = [path for path in files if path.name in options.alone]
+    beside = [path for path in files if path.name in options.beside and path not in alone]
     order = {name: rank for rank, name in enumerate(LONG_FIRST)}
-    queue = sorted((path for path in files if path not in alone),
+    queue = sorted((path for path in files if path not in alone and path not in beside),
                    key=lambda path: (order.get(path.name, len(LONG_FIRST)), path.name))
     logs = Path(tempfile.mkdtemp(prefix="kiosk-pytest-logs-", dir="/var/tmp"))
     lock = threading.Lock()
@@ -91,7 +98,9 @@ def main() -> int:
 
     for path in alone:
         report(run_file(path, pytest_args, logs))
-    workers = [threading.Thread(target=worker) for _ in range(max(1, options.jobs))]
+    workers = [threading.Thread(target=lambda path=path: report(run_file(path, pytest_args, logs)))
+               for path in beside]
+    workers += [threading.Thread(target=worker) for _ in range(max(1, options.jobs))]
     for thread in workers:
         thread.start()
     for thread in workers:

@@ -317,3 +317,34 @@ def test_a_text_override_is_a_card_kiosk_draws(tmp_path):
         log = run.stop()
     assert "no picture could be decoded" not in log and "nothing in the playlist can play" not in log, \
         f"the still the card cut came back where it was: {log}"
+
+
+def test_a_text_item_plays_in_the_playlist_as_a_still(tmp_path):
+    """A playlist item written `text:` (#35) is the same card in a playlist: between two
+    stills its blue background fills the screen for its duration, titled `text:` and its first
+    line, and the loop goes on past it both ways."""
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x808080:s=160x120",
+                    "-frames:v", "1", str(tmp_path / "gray.png")], check=True)
+    conf, shots = tmp_path / "kiosk.conf", tmp_path / "shots"
+    conf.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\n"
+                    "input: {enabled: false}\ncontrol: {socket: ctl.sock}\n"
+                    "items:\n  - {path: gray.png, duration: 1.5}\n"
+                    '  - {text: "TODAY\\nSOUP", background: "#0000c0", size: 20%, duration: 1.5}\n')
+    state = tmp_path / "state"
+    state.mkdir()
+
+    def showing(colour):
+        rows = newest_rows(shots)
+        return rows is not None and all(abs(a - b) <= 12 for a, b in zip(pixel(rows, 2, 2), colour))
+
+    run = Run(conf, state, extra=["--snapshots", str(shots), "--snapshot-every", "0.001"])
+    try:
+        for _ in range(2):   # the card, the still after it, the card again: the loop goes through it
+            assert wait_until(lambda: showing((0, 0, 0xC0)), timeout=60), "the card's background"
+            assert wait_until(lambda: run.title() == "text:TODAY", timeout=60), "the card's name as its title"
+            assert wait_until(lambda: showing((0x80, 0x80, 0x80)), timeout=60), "the still after the card"
+    finally:
+        log = run.stop()
+    assert "nothing in the playlist can play" not in log, log

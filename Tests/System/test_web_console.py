@@ -187,10 +187,16 @@ def test_the_browser_logs_in_sees_the_screen_pauses_and_logs_out(kiosk, tmp_path
     assert seen["state_after_play"] == "playing"
     assert seen["playlist_before"] == [TITLE, str(kiosk["directory"] / "bars.mp4")]
     assert seen["playlist_after"] == [str(kiosk["directory"] / "bars.mp4"), TITLE]
-    # The new order plays: item 0 is the bars now.
-    assert wait_until(lambda: control(kiosk, "get", "playlist_count")["data"] == 2, timeout=TIMEOUT)
+    assert seen["card_saved"].startswith("Saved"), seen["card_saved"]
+    assert seen["playlist_with_card"] == seen["playlist_after"] + ["Card: SPECIALS"]
+    assert 'text: "SPECIALS"' in (kiosk["directory"] / "page-playlist.yaml").read_text()
+    # The new order plays: item 0 is the bars now, the card last.
+    assert wait_until(lambda: control(kiosk, "get", "playlist_count")["data"] == 3, timeout=TIMEOUT)
     control(kiosk, "goto", 0)
     assert wait_until(lambda: control(kiosk, "get", "title")["data"] == "bars.mp4", timeout=TIMEOUT)
+    control(kiosk, "goto", 2)
+    assert wait_until(lambda: control(kiosk, "get", "title")["data"] == "text:SPECIALS", timeout=TIMEOUT)
+    control(kiosk, "goto", 0)
     assert seen["schedule_saved"].startswith("Saved"), seen["schedule_saved"]
     assert seen["message_reply"] == "override_text message BACK IN 5 MINUTES: success", seen["message_reply"]
     assert seen["message_shown"] == "text:BACK IN 5 MINUTES"
@@ -240,7 +246,8 @@ def test_playlist_edits_are_checked_never_overwrite_and_leave_kiosk_conf_alone(k
     listing = json.loads(body)
     assert status == 200 and listing["editable"] is True and headers["ETag"] == listing["etag"]
     items = listing["items"]
-    assert len(items) == 2
+    # The two files and the browser test's card (a `text:` entry: its words, no path).
+    assert len(items) == 3 and items[2] == {"text": "SPECIALS", "enabled": True}, items
     page_file = kiosk["directory"] / "page-playlist.yaml"
     saved = page_file.read_bytes() if page_file.exists() else None
 
@@ -255,6 +262,7 @@ def test_playlist_edits_are_checked_never_overwrite_and_leave_kiosk_conf_alone(k
     for bad, words in (({"items": [{"path": "a.mp4", "gravity": "sideways"}]}, "gravity"),
                        ({"items": [{"path": "a.mp4", "enabled": False}]}, "no item is enabled"),
                        ({"items": [{"title": "no path"}]}, "has no path"),
+                       ({"items": [{"path": "a.mp4", "text": "and a card"}]}, "both a path and a card's text"),
                        ({"items": [{"path": "a\nb.mp4"}]}, "line break")):
         status, answer = put(bad, listing["etag"])
         assert status == 422 and words in answer["error"], (bad, answer)
@@ -280,7 +288,7 @@ def test_playlist_edits_are_checked_never_overwrite_and_leave_kiosk_conf_alone(k
     assert wait_until(lambda: control(kiosk, "get", "playlist_count")["data"] == 1, timeout=TIMEOUT)
     status, answer = put({"items": items}, answer["etag"])
     assert status == 200
-    assert wait_until(lambda: control(kiosk, "get", "playlist_count")["data"] == 2, timeout=TIMEOUT)
+    assert wait_until(lambda: control(kiosk, "get", "playlist_count")["data"] == 3, timeout=TIMEOUT)
     assert kiosk["process"].poll() is None
 
 

@@ -116,6 +116,14 @@ def main():
         browser.find_element(By.ID, "save").click()
         wait.until(lambda b: b.find_element(By.ID, "playlist-message").text.startswith("Saved"))
         seen["playlist_after"] = names()
+        # A card added to the list ("Add a card": a `text:` item, #35) and saved with it.
+        browser.find_element(By.ID, "add-card").send_keys("SPECIALS")
+        browser.find_element(By.ID, "add-card-button").click()
+        browser.execute_script("document.getElementById('playlist-message').textContent = '';")
+        browser.find_element(By.ID, "save").click()
+        wait.until(lambda b: b.find_element(By.ID, "playlist-message").text.startswith(("Saved", "Not saved")))
+        seen["card_saved"] = browser.find_element(By.ID, "playlist-message").text
+        seen["playlist_with_card"] = names()
 
         # A schedule entry added, saved, and seen in the 7-day dry run.
         browser.find_element(By.ID, "add-entry").click()

@@ -29,6 +29,15 @@ public enum LayerLength: Sendable, Hashable {
             self = .pixels(value)
         }
     }
+
+    /// As kiosk.conf writes it (`48px`, `10%`), which `init(text:)` reads back.
+    public var written: String {
+        switch self {
+        case .pixels(let value): return "\(value)px"
+        case .percent(let share):
+            return share == share.rounded() && abs(share) < 1e6 ? "\(Int(share))%" : "\(share)%"
+        }
+    }
 }
 
 /// A colour with its opacity, written `#rrggbb` or `#rrggbbaa` (aa: 00 transparent, ff opaque).
@@ -53,5 +62,14 @@ public struct LayerColor: Sendable, Hashable {
         } else {
             self.init(rgb: value >> 8, alpha: UInt8(value & 0xFF))
         }
+    }
+
+    /// As kiosk.conf writes it (`#ffffff`, `#000000a0` when not opaque), which `init(text:)` reads back.
+    public var written: String {
+        let hex = String(rgb, radix: 16)
+        let colour = "#" + String(repeating: "0", count: 6 - hex.count) + hex
+        guard alpha != 255 else { return colour }
+        let opacity = String(alpha, radix: 16)
+        return colour + (opacity.count < 2 ? "0" : "") + opacity
     }
 }

@@ -8,7 +8,8 @@ public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
                                       "displays", "audio_track", "layers", "metrics", "overrides", "alerts", "web"]
-    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive", "transport", "latency", "fallback", "enabled"]
+    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive", "transport", "latency", "fallback", "enabled",
+                                   "text", "color", "background", "size"]
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
     public static func load(path: String,
@@ -211,7 +212,23 @@ extension ConfigWalker {
         guard let section = section(node, name: name, allowedKeys: ConfigLoader.itemKeys) else { return nil }
         var item = ItemConfig(source: .file(""), location: location(of: node))
         var valid = true
-        if let syncNode = section["sync"] {
+        if section["text"] != nil {
+            // A card kiosk draws (#35), as an override's `text` is: a still of its own.
+            if let other = ["path", "sync"].first(where: { section[$0] != nil }) {
+                let first = location(of: section.keyNode("text"))
+                report(section.keyNode(other), "\(name) has both 'text' (at \(first.line):\(first.column)) and '\(other)'; "
+                       + "expected one of them")
+                valid = false
+            } else if let card = textCard(section, label: name) {
+                item.source = .card(card)
+                item.location = location(of: section["text"])
+            } else {
+                valid = false
+            }
+        } else if let styled = ConfigWalker.cardKeys.first(where: { section[$0] != nil }) {
+            report(section.keyNode(styled), "'\(styled)' in \(name) styles a text card; expected it with text: \"...\", or leave it out")
+            valid = false
+        } else if let syncNode = section["sync"] {
             if section["path"] != nil {
                 report(syncNode, "\(name) has both 'path' and 'sync'; expected one of them")
                 valid = false
@@ -225,7 +242,8 @@ extension ConfigWalker {
                 valid = false
             }
         } else if section["path"] == nil {
-            report(node, "\(name) has no 'path'; expected path: followed by a file, directory, glob or URL (or sync: true)")
+            report(node, "\(name) has no 'path'; expected path: followed by a file, directory, glob or URL (or sync: true, "
+                   + "or text: \"words\" for a card kiosk draws)")
             valid = false
         } else if let path = string(section, "path", expected: "a file, directory, glob or URL") {
             item.source = classify(path)

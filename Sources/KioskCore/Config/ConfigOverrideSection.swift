@@ -66,6 +66,16 @@ extension ConfigWalker {
                    + "expected exactly one: what the override plays")
             return nil
         }
+        guard let card = textCard(section, label: label) else { return nil }
+        return .items([ItemConfig(source: .card(card), location: location(of: section["text"]))])
+    }
+}
+
+extension ConfigWalker {
+    /// The card of a section's `text` (an override's or a playlist item's) with its `color`,
+    /// `background` and `size`; nil, with the reason reported, when the words are missing, empty
+    /// or too long.
+    func textCard(_ section: SectionMap, label: String) -> TextCard? {
         guard let text = string(section, "text", expected: "the words the card shows, like text: \"Use the east exit\"") else {
             return nil
         }
@@ -82,6 +92,6 @@ extension ConfigWalker {
         if let color = color(section, "color") { card.color = color }
         if let background = color(section, "background") { card.background = background }
         card.size = length(section, "size")
-        return .items([ItemConfig(source: .card(card), location: location(of: section["text"]))])
+        return card
     }
 }

@@ -5,12 +5,32 @@ import Yams
 /// list of entries; kiosk reads it as `items:` with kiosk.conf's own rules (an error names this
 /// file, line and column), and its items replace kiosk.conf's default playlist.
 public struct PagePlaylistEntry: Sendable, Equatable {
+    /// A file, directory, glob or URL; empty for a card.
     public var path: String
+    /// A card's words (#35: kiosk.conf's `text:` item), with its style as kiosk.conf writes it
+    /// (`color`, `background`: #rrggbb[aa]; `size`: 48px or 10%), checked by kiosk.conf's rules
+    /// when the file is read.
+    public var text: String?
+    public var style = CardStyle()
     public var title: String?
     /// kiosk.conf's `duration`: how long a still or a live stream stays.
     public var duration: Double?
     public var gravity: VideoGravity?
     public var enabled = true
+
+    public struct CardStyle: Sendable, Equatable {
+        public var color: String?
+        public var background: String?
+        public var size: String?
+        public init(color: String? = nil, background: String? = nil, size: String? = nil) {
+            self.color = color; self.background = background; self.size = size
+        }
+        static let keys = ["color", "background", "size"]
+        subscript(key: String) -> String? {
+            get { key == "color" ? color : key == "background" ? background : size }
+            set { if key == "color" { color = newValue } else if key == "background" { background = newValue } else { size = newValue } }
+        }
+    }
 
     public init(path: String, title: String? = nil, duration: Double? = nil, gravity: VideoGravity? = nil, enabled: Bool = true) {
         self.path = path
@@ -22,7 +42,8 @@ public struct PagePlaylistEntry: Sendable, Equatable {
 
     /// As the page's JSON gives and takes it.
     public var controlValue: ControlValue {
-        var fields: [(String, ControlValue)] = [("path", .string(path))]
+        var fields: [(String, ControlValue)] = text.map { [("text", .string($0))] } ?? [("path", .string(path))]
+        for key in CardStyle.keys { if let value = style[key] { fields.append((key, .string(value))) } }
         if let title { fields.append(("title", .string(title))) }
         if let duration { fields.append(("duration", .number(duration))) }
         if let gravity { fields.append(("gravity", .string(gravity.rawValue))) }
@@ -51,6 +72,19 @@ public enum PagePlaylist {
                         return .failure(.init("\(name): the path is empty, longer than 4096 bytes or holds a line break"))
                     }
                     entry.path = path
+                case ("text", .string(let text)):
+                    guard text.contains(where: { !$0.isWhitespace }), text.count <= TextCard.maximumLength,
+                          text.utf8.count <= TextCard.maximumBytes else {
+                        return .failure(.init("\(name): the card's text is empty or over \(TextCard.maximumLength) characters "
+                                              + "(\(TextCard.maximumBytes) bytes)"))
+                    }
+                    entry.text = text
+                case ("color", .string(let value)), ("background", .string(let value)), ("size", .string(let value)):
+                    guard !value.isEmpty, value.count <= 32, !value.contains(where: \.isNewline) else {
+                        return .failure(.init("\(name): '\(key)' is empty, over 32 characters or holds a line break"))
+                    }
+                    entry.style[key] = value
+                case ("color", .null), ("background", .null), ("size", .null): continue
                 case ("title", .string(let title)):
                     guard title.count <= 200, !title.contains(where: \.isNewline) else {
                         return .failure(.init("\(name): the title is over 200 characters or holds a line break"))
@@ -62,11 +96,18 @@ public enum PagePlaylist {
                 case ("gravity", .string(let name)) where VideoGravity(name: name) != nil: entry.gravity = VideoGravity(name: name)
                 case ("enabled", .bool(let enabled)): entry.enabled = enabled
                 default:
-                    return .failure(.init("\(name): '\(key)' is \(field.json); expected path (text), title (text), "
+                    return .failure(.init("\(name): '\(key)' is \(field.json); expected path (text), text (a card's words), "
+                                          + "color, background, size (a card's style, as kiosk.conf writes it), title (text), "
                                           + "duration (seconds, up to a day), gravity (fit, fill or stretch), enabled (true or false)"))
                 }
             }
-            guard !entry.path.isEmpty else { return .failure(.init("\(name) has no path")) }
+            guard entry.path.isEmpty != (entry.text == nil) else {
+                return .failure(.init("\(name) has " + (entry.path.isEmpty ? "no path" : "both a path and a card's text")
+                                      + "; expected one of them"))
+            }
+            guard entry.text != nil || entry.style == PagePlaylistEntry.CardStyle() else {
+                return .failure(.init("\(name): color, background and size style a card; expected them with text"))
+            }
             entries.append(entry)
         }
         guard entries.contains(where: \.enabled) else { return .failure(.init("no item is enabled; at least one must play")) }
@@ -83,7 +124,10 @@ public enum PagePlaylist {
         if let entries {
             lines.append("items:")
             for entry in entries {
-                var fields = ["path: \(ControlValue.string(entry.path).json)"]
+                var fields = [entry.text.map { "text: \(ControlValue.string($0).json)" } ?? "path: \(ControlValue.string(entry.path).json)"]
+                for key in PagePlaylistEntry.CardStyle.keys {
+                    if let value = entry.style[key] { fields.append("\(key): \(ControlValue.string(value).json)") }
+                }
                 if let title = entry.title { fields.append("title: \(ControlValue.string(title).json)") }
                 if let duration = entry.duration { fields.append("duration: \(ControlValue.number(duration).json)") }
                 if let gravity = entry.gravity { fields.append("gravity: \(gravity.rawValue)") }
@@ -108,10 +152,15 @@ public enum PagePlaylist {
                     entries.append(PagePlaylistEntry(path: path))
                     continue
                 }
-                guard let map = node.mapping, let path = map["path"]?.scalar?.string else { return nil }
-                entries.append(PagePlaylistEntry(path: path, title: map["title"]?.scalar?.string, duration: map["duration"]?.float,
-                                                 gravity: map["gravity"]?.scalar.flatMap { VideoGravity(name: $0.string) },
-                                                 enabled: map["enabled"]?.bool ?? true))
+                guard let map = node.mapping else { return nil }
+                let text = map["text"]?.scalar?.string
+                guard let path = map["path"]?.scalar?.string ?? (text == nil ? nil : "") else { return nil }
+                var entry = PagePlaylistEntry(path: path, title: map["title"]?.scalar?.string, duration: map["duration"]?.float,
+                                              gravity: map["gravity"]?.scalar.flatMap { VideoGravity(name: $0.string) },
+                                              enabled: map["enabled"]?.bool ?? true)
+                entry.text = text
+                for key in PagePlaylistEntry.CardStyle.keys { entry.style[key] = map[key]?.scalar?.string }
+                entries.append(entry)
             }
             items = entries
         }
@@ -121,8 +170,16 @@ public enum PagePlaylist {
     /// The entries of kiosk.conf's own default playlist, for a page that has written none yet.
     public static func entries(of items: [ItemConfig]) -> [PagePlaylistEntry] {
         items.map { item in
-            PagePlaylistEntry(path: Self.writtenPath(of: item.source), title: item.title, duration: item.duration?.seconds,
-                              gravity: item.gravity)
+            var entry = PagePlaylistEntry(path: Self.writtenPath(of: item.source), title: item.title,
+                                          duration: item.duration?.seconds, gravity: item.gravity)
+            if case .card(let card) = item.source {
+                entry.path = ""
+                entry.text = card.text
+                entry.style = .init(color: card.color == .white ? nil : card.color.written,
+                                    background: card.background == TextCard.defaultBackground ? nil : card.background.written,
+                                    size: card.size?.written)
+            }
+            return entry
         }
     }
 
@@ -132,7 +189,7 @@ public enum PagePlaylist {
         case .file(let path), .url(let path), .glob(let path): return path
         case .directory(let path), .tree(let path): return path.hasSuffix("/") ? path : path + "/"
         case .synced(let store): return store.hasSuffix("/") ? store : store + "/"
-        // Only an override plays a card: kiosk.conf's items, which the page lists, hold none.
+        // A card's entry carries its words instead (`entries(of:)`); its name where a path is asked.
         case .card(let card): return card.name
         }
     }

@@ -121,8 +121,8 @@ public enum WebAssets {
         enabled.addEventListener("change", () => { item.enabled = enabled.checked; });
         row.insertCell().append(enabled);
         const name = row.insertCell();
-        name.textContent = item.title || item.path;
-        name.title = item.path;
+        name.textContent = item.title || item.path || "Card: " + item.text;
+        name.title = item.path || item.text;
         name.className = "item-name";
         row.insertCell().textContent = [item.duration ? item.duration + " s" : "", item.gravity || ""].join(" ");
         const actions = row.insertCell();
@@ -164,6 +164,13 @@ public enum WebAssets {
       if (!path) return;
       playlist.items.push({path: path, enabled: true});
       document.getElementById("add-path").value = "";
+      drawPlaylist();
+    });
+    document.getElementById("add-card-button").addEventListener("click", () => {
+      const words = document.getElementById("add-card").value.trim();
+      if (!words) return;
+      playlist.items.push({text: words, enabled: true});
+      document.getElementById("add-card").value = "";
       drawPlaylist();
     });
     // Uploads go in 8 MiB pieces, each appended where kiosk says it has got to: a dropped

@@ -54,6 +54,8 @@ public enum WebPages {
         <section><h2>Playlist</h2><table id="playlist"></table>
         <div class="row"><label>Add <input id="add-path" placeholder="/srv/media/a.mp4 or https://..."></label>
         <button id="add">Add</button></div>
+        <div class="row"><label>Add a card <input id="add-card" placeholder="Words kiosk draws, white on black"></label>
+        <button id="add-card-button">Add card</button></div>
         <div class="row"><label>Upload <input id="upload-file" type="file" accept="video/*,image/*"></label>
         <button id="upload">Upload</button></div>
         <p id="upload-message" role="status"></p>
