@@ -48,3 +48,42 @@ def test_uneven_frame_times_are_the_files_own_to_the_last_frame(tmp_path, name, 
     shown = [round(frame["pts"], 3) for frame in frames if frame.get("video") and frame["item"] == 0]
     assert shown == source, f"presented {shown}, the file says {source}"
     assert "timestamp" not in result.stderr.lower(), result.stderr
+
+
+def make_ts(path: Path, seconds: float, offset: float) -> Path:
+    """testsrc2 at 10 fps and a sine, MPEG-TS, its timestamps starting at `offset` seconds."""
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size=160x120:rate=10:duration={seconds}",
+                    "-f", "lavfi", "-i", f"sine=frequency=440:duration={seconds}", "-c:v", "libx264", "-preset", "ultrafast",
+                    "-g", "10", "-pix_fmt", "yuv420p", "-c:a", "mp2", "-output_ts_offset", str(offset), "-f", "mpegts", str(path)],
+                   check=True)
+    return path
+
+
+@pytest.mark.parametrize("case", ["33-bit wrap", "jumps"])
+def test_a_transport_streams_wrap_and_jumps_play_through_in_steps(tmp_path, case):
+    """MPEG-TS timestamps are 33 bits of 90 kHz: they wrap to 0 after 26.5 h (95443.7 s), and a
+    stream cut and joined (an encoder restarted, recordings concatenated with `cat`) jumps by
+    hours or back to 0 (#35). Neither may hold the picture for the jump's length, skip frames or
+    end the item: every frame is shown, in 100 ms steps of media time, through the wrap (2 s
+    into the file) and through a jump of +1000 s and one back to 0."""
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+    if case == "33-bit wrap":
+        clip = make_ts(tmp_path / "wrap.ts", 4, 95441.7)
+        pieces = 1
+    else:
+        parts = [make_ts(tmp_path / f"part{n}.ts", 2, offset) for n, offset in enumerate((10, 1010, 0))]
+        clip = tmp_path / "jumps.ts"
+        clip.write_bytes(b"".join(part.read_bytes() for part in parts))
+        pieces = len(parts)
+    frames_in_file = len(probed_times(clip))
+    stats = tmp_path / "stats.jsonl"
+    result = subprocess.run([str(KIOSK), "play", str(clip), "--display", "headless:160x120", "--audio", "none",
+                             "--no-input", "--stats-file", str(stats)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    frames = [json.loads(line) for line in stats.read_text().splitlines() if line.endswith("}")]
+    shown = [frame["pts"] for frame in frames if frame.get("video") and frame["item"] == 0]
+    assert frames_in_file == (40 if pieces == 1 else 20 * pieces), f"ffmpeg made {frames_in_file} frames"
+    assert len(shown) == frames_in_file, f"{len(shown)} of the file's {frames_in_file} frames shown: {shown}"
+    steps = [round(b - a, 3) for a, b in zip(shown, shown[1:])]
+    assert all(abs(step - 0.1) <= 0.002 for step in steps), f"media time steps: {steps}"

@@ -40,12 +40,13 @@ def free_udp_port() -> int:
         return s.getsockname()[1]
 
 
-def udp_sender(port: int) -> subprocess.Popen:
-    """testsrc2 320x240 25 fps, 1 s GOP, MPEG-TS over UDP in real time, until killed."""
+def udp_sender(port: int, offset: float = 0) -> subprocess.Popen:
+    """testsrc2 320x240 25 fps, 1 s GOP, MPEG-TS over UDP in real time, until killed; its
+    timestamps from `offset` seconds."""
     return subprocess.Popen(
         ["ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
          "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "25", "-pix_fmt", "yuv420p",
-         "-f", "mpegts", f"udp://127.0.0.1:{port}?pkt_size=1316"], stdin=subprocess.DEVNULL)
+         "-output_ts_offset", str(offset), "-f", "mpegts", f"udp://127.0.0.1:{port}?pkt_size=1316"], stdin=subprocess.DEVNULL)
 
 
 def srt_listener(port: int) -> subprocess.Popen:
@@ -283,6 +284,46 @@ def test_a_live_item_with_a_duration_rotates(tmp_path):
     # Three seconds of stream (from its first frame, on the media clock: a frame or so either way).
     assert 2.5 <= first["seconds"] <= 4.5, first
     assert "skipping item" not in text, text[-3000:]
+
+
+# MPEG-TS timestamps are 33 bits of 90 kHz: they wrap to 0 after 95443.7 s (26.5 h).
+WRAP = 2 ** 33 / 90000
+
+
+def test_a_live_stream_plays_through_the_33_bit_wrap(tmp_path):
+    """A sender whose clock is 15 s short of the 33-bit wrap (#35: a stream up for 26.5 h): kiosk
+    joins it before the wrap and plays on through it, as any other second of the stream: no
+    loss, no reconnect, no frame held for the wrap's 26.5 h, its media time rising in steps of
+    about a frame (a slow host may drop a few, never seconds of them)."""
+    port, stats, log = free_udp_port(), tmp_path / "stats.jsonl", tmp_path / "kiosk.log"
+    sender = udp_sender(port, offset=WRAP - 15)
+    sent_at = time.monotonic()
+    try:
+        with open(log, "w") as log_file:
+            player = subprocess.Popen([str(KIOSK), "play", f"udp://127.0.0.1:{port}", "--display", "headless:320x240",
+                                       "--no-input", "--audio", "none", "--stats-file", str(stats)],
+                                      stderr=log_file, stdin=subprocess.DEVNULL)
+        try:
+            # The wrap is 15 s of stream after the sender began (it sends in real time); 100
+            # flips after 4 s past it are frames from well beyond.
+            wrapped_at = sent_at + 15
+            wait_until("frames well past the wrap", lambda: len(flips_after(stats, wrapped_at + 4)) >= 100, 180, log)
+            first = flips_after(stats, 0)[0]["t"]
+            assert first < wrapped_at, "kiosk joined after the wrap: nothing was tested"
+            player.send_signal(signal.SIGTERM)
+            status = player.wait(timeout=60)
+        finally:
+            if player.poll() is None:
+                player.kill()
+    finally:
+        stop(sender)
+    text = log.read_text(errors="replace")
+    assert status == 0, text[-3000:]
+    assert "connection lost" not in text and "skipping item" not in text, text[-3000:]
+    pts = [r["pts"] for r in read_stats(stats) if r.get("video")]
+    steps = [b - a for a, b in zip(pts, pts[1:])]
+    assert all(0 < step < 1.0 for step in steps), \
+        f"media time across the wrap: steps {[round(x, 3) for x in steps if not 0 < x < 1.0][:5]}"
 
 
 RTSP_SERVER = Path(__file__).resolve().parent / "rtsp_test_server.py"

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Issue 35's override benchmark: how soon an override asked for over the control socket is on
+screen, over many requests at random phases of the refresh, in one kiosk process.
+
+`kiosk run` on a headless 1280x720 display at 60 Hz with a simulated vblank (`headless:...:vblank`:
+flips wait for the next refresh, as on a real screen) loops a 1280x720 30 fps clip. N times, per
+kind: wait a random 0.3-1.2 s (seeded: any phase of the refresh and of the clip), read
+CLOCK_MONOTONIC, send `override NAME`, and find in the stats file the first flip that shows the
+override (`insert`: the loop is interrupted) after that instant; then `override_cancel` and wait
+for the loop's flips again. Kinds: `clip` (items: [a 1280x720 clip]: its file opened and its
+first frame decoded and scaled on request), `card` (text: a card drawn at the screen's size).
+
+    Benchmarks/overrides.py [--requests 1000] [--seed 35] [--kiosk .build/release/kiosk]
+
+Prints p50, p90, p99 and max per kind against the issue's goals (an armed override: one refresh
++ 2 ms; others: that + their first frame's decode), and whether kiosk was alive after every
+request. No peer is run: ffmpeg, mpv and GStreamer have no override to ask for.
+Python 3 standard library only; ffmpeg makes the clips."""
+import argparse
+import json
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "Tests" / "System"))
+from control_client import ControlClient, wait_until  # noqa: E402
+
+REFRESH = 1 / 60
+
+
+class StatsTail:
+    """The stats file's new lines since the last read (the file grows by ~60 lines a second for
+    the whole run: read once, not from the start each poll)."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset, self.rest = path, 0, b""
+
+    def new(self) -> list[dict]:
+        if not self.path.exists():
+            return []
+        with open(self.path, "rb") as stats:
+            stats.seek(self.offset)
+            data = stats.read()
+        self.offset += len(data)
+        lines = (self.rest + data).split(b"\n")
+        self.rest = lines.pop()
+        return [json.loads(line) for line in lines if line.endswith(b"}")]
+
+
+def first_flip(tail: StatsTail, after: float, insert: bool, timeout: float) -> float | None:
+    """The flip time of the first flip after `after` whose `insert` is `insert`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for flip in tail.new():
+            if flip["t"] > after and bool(flip.get("insert")) == insert:
+                return flip["t"]
+        time.sleep(0.002)
+    return None
+
+
+def make_clip(path: Path, seconds: int, source: str) -> Path:
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", f"{source}=size=1280x720:rate=30:duration={seconds}",
+                    "-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-pix_fmt", "yuv420p", str(path)], check=True)
+    return path
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=1000, help="per kind")
+    parser.add_argument("--seed", type=int, default=35)
+    parser.add_argument("--kiosk", type=Path, default=REPO / ".build" / "release" / "kiosk")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory() as temp:
+        work = Path(temp)
+        loop = make_clip(work / "loop.mp4", 20, "testsrc2")
+        alert = make_clip(work / "alert.mp4", 5, "smptehdbars")
+        conf, stats = work / "kiosk.conf", work / "stats.jsonl"
+        conf.write_text("audio: {device: none}\ninput: {enabled: false}\ncontrol: {socket: ctl.sock}\n"
+                        f"items: [{loop}]\noverrides:\n  clip: {{items: [{alert}], priority: 10}}\n"
+                        '  card: {text: "Use the east exit", background: "#c00000", priority: 10}\n')
+        (work / "state").mkdir()
+        player = subprocess.Popen([str(args.kiosk), "run", "--config", str(conf), "--display", "headless:1280x720@60:vblank",
+                                   "--stats-file", str(stats), "--state-dir", str(work / "state")],
+                                  stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        results, alive, missed = {"clip": [], "card": []}, True, 0
+        try:
+            if not wait_until((work / "ctl.sock").exists, timeout=60):
+                raise SystemExit("kiosk did not open its control socket")
+            client, tail = ControlClient(work / "ctl.sock", timeout=30), StatsTail(stats)
+            if first_flip(tail, 0, False, 60) is None:
+                raise SystemExit("no frames at the start")
+            for index in range(args.requests * len(results)):
+                kind = list(results)[index % len(results)]
+                time.sleep(rng.uniform(0.3, 1.2))
+                tail.new()
+                asked = time.monotonic()
+                client.ok("override", kind)
+                shown = first_flip(tail, asked, True, 30)
+                if shown is None:
+                    missed += 1
+                else:
+                    results[kind].append(shown - asked)
+                cancelled = time.monotonic()
+                client.ok("override_cancel")
+                if first_flip(tail, cancelled, False, 30) is None:
+                    missed += 1
+                alive = alive and player.poll() is None
+            client.close()
+        finally:
+            player.send_signal(signal.SIGTERM)
+            try:
+                player.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                player.kill()
+    goal = REFRESH + 0.002
+    for kind, values in results.items():
+        if not values:
+            print(f"{kind}: no override was seen on screen")
+            continue
+        print(f"{kind}: {len(values)} requests; on screen after p50 {1000 * statistics.median(values):.1f} ms, "
+              f"p90 {1000 * percentile(values, 0.9):.1f} ms, p99 {1000 * percentile(values, 0.99):.1f} ms, "
+              f"max {1000 * max(values):.1f} ms (armed goal: {1000 * goal:.1f} ms)")
+    print(f"missed (not on screen, or the loop not back, within 30 s): {missed}; kiosk alive after each request: {alive}, "
+          f"exit status {player.returncode}")
+
+
+if __name__ == "__main__":
+    main()
