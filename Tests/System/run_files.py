@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 # The files that took longest in an earlier run (CI, two at a time, 2026-11-25; the host's three
-# at a time, 2026-11-26 and 2026-11-27), started first.
+# at a time, 2026-11-26), started first.
 LONG_FIRST = [
     "test_sync.py", "test_soak.py", "test_live_sources.py", "test_web_uploads.py", "test_fuzz_media.py",
     "test_hostile.py", "test_network.py", "test_resume.py", "test_content_sync.py",
