@@ -31,7 +31,8 @@ from pathlib import Path
 # The files that took longest in an earlier run (CI, two at a time, 2026-11-25; the host's three
 # at a time, 2026-11-26), started first.
 LONG_FIRST = [
-    "test_sync.py", "test_soak.py", "test_live_sources.py", "test_web_uploads.py", "test_fuzz_media.py",
+    "test_sync.py", "test_live_sources.py", "test_soak.py", "test_web_uploads.py", "test_package.py",
+    "test_fuzz_media.py",
     "test_hostile.py", "test_network.py", "test_resume.py", "test_content_sync.py",
     "test_content_sync_power.py", "test_play.py", "test_power_bed.py", "test_gpio_triggers.py",
     "test_planes_vkms.py", "test_record.py", "test_triggers.py", "test_media_arrival.py", "test_drm.py",
