@@ -19,6 +19,8 @@ let textItemConfigErrorTable: [ConfigErrorCase] = [
                     fragment: "'text' in item 2 has no words; expected the words the card shows"),
     ConfigErrorCase(name: "an item's card colour", yaml: "items:\n  - {text: Lunch, color: white}\n", line: 2, column: 26,
                     fragment: "'color' in item 1 is the string 'white'; expected a colour like #ffffff"),
+    ConfigErrorCase(name: "a card in folders", yaml: "items:\n  - {text: Lunch, recursive: true}\n", line: 2, column: 30,
+                    fragment: "'recursive' in item 1 applies to a directory; a text card has no folders"),
     ConfigErrorCase(name: "an item's style without a card", yaml: "items:\n  - {path: a.mp4, size: 10%}\n", line: 2, column: 19,
                     fragment: "'size' in item 1 styles a text card; expected it with text: \"...\", or leave it out"),
 ]
@@ -80,6 +82,23 @@ struct TextItemConfigTests {
         #expect(entries[1].controlValue["path"] == nil)
     }
 
+    @Test func wordsYAMLWouldReadOtherwiseComeBackAsWritten() throws {
+        // NEL and U+2028/2029 are line breaks to libyaml (folded into a space in a quoted
+        // scalar); C1 controls and U+FFFF make it refuse the file.
+        let words = "Exit\u{85}east\u{2028}now\u{2029} \u{7F}\u{9B}\u{FFFF} \"ok\" \\ é 出口"
+        var entry = PagePlaylistEntry(path: "")
+        entry.text = words
+        let text = PagePlaylist.text([entry])
+        #expect(PagePlaylist.contents(ofText: text)?.items?.first?.text == words)
+        let merged = try PagePlaylist.merged(into: try parse("items: [a.mp4]\n"), fileName: "/var/lib/kiosk/page.yaml", text: text,
+                                             baseDirectory: "/srv/kiosk", fileSystem: FakeFileSystem(files: []))
+        guard case .card(let card)? = merged.items.first?.source else {
+            Issue.record("no card: \(merged.items.map(\.source))")
+            return
+        }
+        #expect(card.text == words)
+    }
+
     @Test func thePageRefusesAnEntryThatIsNeitherOrBoth() {
         func refusal(_ json: String) -> String? {
             guard let value = ControlValue.parse(json) else { return "not JSON" }
@@ -88,7 +107,7 @@ struct TextItemConfigTests {
         }
         #expect(refusal(##"{"items": [{"text": "Hi", "color": "#ffffff", "size": "10%"}]}"##) == nil)
         #expect(refusal(#"{"items": [{"path": "a.mp4", "text": "Hi"}]}"#) == "item 1 has both a path and a card's text; expected one of them")
-        #expect(refusal(#"{"items": [{"title": "x"}]}"#) == "item 1 has no path; expected one of them")
+        #expect(refusal(#"{"items": [{"title": "x"}]}"#) == "item 1 has neither a path nor a card's text; expected one of them")
         #expect(refusal(#"{"items": [{"text": "  "}]}"#)?.contains("item 1: the card's text is empty") == true)
         #expect(refusal(##"{"items": [{"path": "a.mp4", "color": "#ffffff"}]}"##)
                 == "item 1: color, background and size style a card; expected them with text")

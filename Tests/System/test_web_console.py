@@ -261,7 +261,7 @@ def test_playlist_edits_are_checked_never_overwrite_and_leave_kiosk_conf_alone(k
     assert put({"items": items}, '"0000000000000000"')[0] == 412
     for bad, words in (({"items": [{"path": "a.mp4", "gravity": "sideways"}]}, "gravity"),
                        ({"items": [{"path": "a.mp4", "enabled": False}]}, "no item is enabled"),
-                       ({"items": [{"title": "no path"}]}, "has no path"),
+                       ({"items": [{"title": "no path"}]}, "has neither a path nor a card's text"),
                        ({"items": [{"path": "a.mp4", "text": "and a card"}]}, "both a path and a card's text"),
                        ({"items": [{"path": "a\nb.mp4"}]}, "line break")):
         status, answer = put(bad, listing["etag"])

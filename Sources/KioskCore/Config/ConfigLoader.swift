@@ -256,6 +256,10 @@ extension ConfigWalker {
             // directory item is its top level, as documented.
             if case .directory(let path) = item.source {
                 item.source = .tree(path)
+            } else if section["text"] != nil {
+                report(section["recursive"], "'recursive' in \(name) applies to a directory; a text card has no folders. "
+                       + "Expected it on a directory item, or leave it out")
+                valid = false
             } else if valid {
                 let written = section["path"]?.scalar?.string ?? "\(item.source)"
                 report(section["recursive"], "'recursive' in \(name) applies to a directory, and '\(written)' is not one; "

@@ -102,7 +102,7 @@ public enum PagePlaylist {
                 }
             }
             guard entry.path.isEmpty != (entry.text == nil) else {
-                return .failure(.init("\(name) has " + (entry.path.isEmpty ? "no path" : "both a path and a card's text")
+                return .failure(.init("\(name) has " + (entry.path.isEmpty ? "neither a path nor a card's text" : "both a path and a card's text")
                                       + "; expected one of them"))
             }
             guard entry.text != nil || entry.style == PagePlaylistEntry.CardStyle() else {
@@ -124,11 +124,11 @@ public enum PagePlaylist {
         if let entries {
             lines.append("items:")
             for entry in entries {
-                var fields = [entry.text.map { "text: \(ControlValue.string($0).json)" } ?? "path: \(ControlValue.string(entry.path).json)"]
+                var fields = [entry.text.map { "text: \(quoted($0))" } ?? "path: \(quoted(entry.path))"]
                 for key in PagePlaylistEntry.CardStyle.keys {
-                    if let value = entry.style[key] { fields.append("\(key): \(ControlValue.string(value).json)") }
+                    if let value = entry.style[key] { fields.append("\(key): \(quoted(value))") }
                 }
-                if let title = entry.title { fields.append("title: \(ControlValue.string(title).json)") }
+                if let title = entry.title { fields.append("title: \(quoted(title))") }
                 if let duration = entry.duration { fields.append("duration: \(ControlValue.number(duration).json)") }
                 if let gravity = entry.gravity { fields.append("gravity: \(gravity.rawValue)") }
                 if !entry.enabled { fields.append("enabled: false") }
@@ -137,6 +137,20 @@ public enum PagePlaylist {
         }
         if let schedule { lines += schedule.lines }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A string as a double-quoted YAML scalar: JSON's escapes, and `\u` for what libyaml would
+    /// not read back as it was (NEL, U+2028 and U+2029 are line breaks to it, folded into a space;
+    /// C1 controls, U+FFFE and U+FFFF make it refuse the file). A card's words may hold them.
+    static func quoted(_ text: String) -> String {
+        var out = ""
+        for scalar in ControlValue.string(text).json.unicodeScalars {
+            switch scalar.value {
+            case 0x7F...0x9F, 0x2028, 0x2029, 0xFFFE, 0xFFFF: out += String(format: "\\u%04X", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// What a page file holds, as the page shows it: its items (disabled ones too) and schedule,
