@@ -258,6 +258,19 @@ def test_an_override_hides_the_layers_it_does_not_keep(tmp_path):
         run.stop()
 
 
+def card_setup(tmp_path: Path, body: str):
+    """A gray still (gray.png) and a headless 320x240 kiosk.conf of `body` (its items and
+    overrides) in tmp_path; the snapshots' and the state's folders beside it."""
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x808080:s=160x120",
+                    "-frames:v", "1", str(tmp_path / "gray.png")], check=True)
+    conf = tmp_path / "kiosk.conf"
+    conf.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\n"
+                    "input: {enabled: false}\ncontrol: {socket: ctl.sock}\n" + body)
+    state = tmp_path / "state"
+    state.mkdir()
+    return conf, tmp_path / "shots", state
+
+
 def test_a_text_override_is_a_card_kiosk_draws(tmp_path):
     """`text:` (#35): no file, a card drawn at the screen's size with the layers' font. Over a
     gray still loop, `evacuate` shows its red background edge to edge and its white words
@@ -266,16 +279,9 @@ def test_a_text_override_is_a_card_kiosk_draws(tmp_path):
     snapshot of every flip."""
     if not KIOSK.exists():
         pytest.fail(f"{KIOSK} is missing: run swift build first")
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x808080:s=160x120",
-                    "-frames:v", "1", str(tmp_path / "gray.png")], check=True)
-    conf, shots = tmp_path / "kiosk.conf", tmp_path / "shots"
-    conf.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\n"
-                    "input: {enabled: false}\ncontrol: {socket: ctl.sock}\n"
-                    "items: [{path: gray.png, duration: 60}]\n"
-                    "overrides:\n"
-                    '  evacuate: {text: "USE THE EAST EXIT", color: "#ffffff", background: "#c00000", priority: 100}\n')
-    state = tmp_path / "state"
-    state.mkdir()
+    conf, shots, state = card_setup(tmp_path, "items: [{path: gray.png, duration: 60}]\n"
+                                    "overrides:\n"
+                                    '  evacuate: {text: "USE THE EAST EXIT", color: "#ffffff", background: "#c00000", priority: 100}\n')
 
     def newest():
         return newest_rows(shots)
@@ -325,15 +331,8 @@ def test_a_text_item_plays_in_the_playlist_as_a_still(tmp_path):
     line, and the loop goes on past it both ways."""
     if not KIOSK.exists():
         pytest.fail(f"{KIOSK} is missing: run swift build first")
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x808080:s=160x120",
-                    "-frames:v", "1", str(tmp_path / "gray.png")], check=True)
-    conf, shots = tmp_path / "kiosk.conf", tmp_path / "shots"
-    conf.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\n"
-                    "input: {enabled: false}\ncontrol: {socket: ctl.sock}\n"
-                    "items:\n  - {path: gray.png, duration: 1.5}\n"
-                    '  - {text: "TODAY\\nSOUP", background: "#0000c0", size: 20%, duration: 1.5}\n')
-    state = tmp_path / "state"
-    state.mkdir()
+    conf, shots, state = card_setup(tmp_path, "items:\n  - {path: gray.png, duration: 1.5}\n"
+                                    '  - {text: "TODAY\\nSOUP", background: "#0000c0", size: 20%, duration: 1.5}\n')
 
     def showing(colour):
         rows = newest_rows(shots)

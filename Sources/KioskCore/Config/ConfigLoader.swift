@@ -8,8 +8,8 @@ public enum ConfigLoader {
     public static let sectionNames = ["display", "audio", "input", "playback", "overlay", "control", "logging",
                                       "items", "playlists", "schedule", "triggers", "usb", "mqtt", "sync",
                                       "displays", "audio_track", "layers", "metrics", "overrides", "alerts", "web"]
-    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive", "transport", "latency", "fallback", "enabled",
-                                   "text", "color", "background", "size"]
+    public static let itemKeys = ["path", "gravity", "volume", "muted", "start", "end", "loop", "duration", "title", "sync", "transition", "recursive", "transport", "latency", "fallback", "enabled"]
+                                   + ["text"] + ConfigWalker.cardKeys
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
     public static func load(path: String,

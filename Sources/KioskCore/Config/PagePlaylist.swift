@@ -25,7 +25,8 @@ public struct PagePlaylistEntry: Sendable, Equatable {
         public init(color: String? = nil, background: String? = nil, size: String? = nil) {
             self.color = color; self.background = background; self.size = size
         }
-        static let keys = ["color", "background", "size"]
+        /// kiosk.conf's style keys of a card, the file's too.
+        static let keys = ConfigWalker.cardKeys
         subscript(key: String) -> String? {
             get { key == "color" ? color : key == "background" ? background : size }
             set { if key == "color" { color = newValue } else if key == "background" { background = newValue } else { size = newValue } }
