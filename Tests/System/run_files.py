@@ -1,10 +1,11 @@
 """Runs system test files in parallel pytest processes, one file at a time per worker
-(deploy/test's plain form; the stress form and --quick keep one pytest session):
-- the host's half, four at a time: most of its files wait on real-time playback, a server or a
-  timeout (the half used 30 % of the two cores run one after the other: 824 CPU s in 1375 s; 40 %
-  three at a time: 563 CPU s in 696 s, the six pacing files alone first included);
-- the bed's half, two at a time: a guest under TCG (2 vCPUs) seldom keeps both cores busy and
-  much of a test's time is spent waiting for it.
+(deploy/test's plain form; the stress form and --quick keep one pytest session). deploy/test calls
+it three times: the files that judge pacing on the host or real-time sound in a guest, one at a
+time; then at once the host's other files four at a time (most wait on real-time playback, a
+server or a timeout: 40 % of the two cores) and the bed's two at a time under `nice -n 10` (a
+guest under TCG is bound by the host's CPU: it takes what the host's files leave). Each file's
+line says its wall and CPU seconds (pytest and every process it waited for: guests, kiosks,
+servers) and its guest boots (deploy/vm/bed.py writes a line a boot to KIOSK_BED_BOOT_LOG).
 
     python3 Tests/System/run_files.py --jobs N [--alone F]... -- [pytest args] -- FILE...
 
@@ -15,12 +16,13 @@ bed's phase) or real-time sound in its guest (ALSA loopback underruns when a sec
 test_music_bed_aloop lost 4 % of its windows so, once).
 A file named with --beside starts with the queue in a worker of its own, not counted in --jobs:
 one that mostly waits for a long time (test_sync's ten-minute wall of three light real-time
-processes on the host), so it does not hold a half of the suite for its whole length (deploy/test
-runs it beside the bed's queue, whose guests it does not slow: #34).
+processes on the host), so it does not hold a worker for its whole length (deploy/test runs it
+beside the host's queue, with the bed's queue going on at once: #34).
 Each file's output goes to its own log, printed whole when the file fails (or has errors) and in
 one line when it passes; the exit status is 1 when any file failed, as pytest's would be.
 A file whose tests were all deselected (pytest's status 5) is not a failure."""
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -41,16 +43,29 @@ LONG_FIRST = [
 NO_TESTS_COLLECTED = 5
 
 
-def run_file(path: Path, pytest_args: list[str], logs: Path) -> tuple[Path, int, float, Path]:
+def run_file(path: Path, pytest_args: list[str], logs: Path) -> tuple[Path, int, float, float, Path]:
+    """Runs one file's pytest; its status, wall seconds and CPU seconds (the pytest process and
+    every process it waited for: its guests, kiosks and servers), for the suite's budget (#34)."""
     log = logs / (path.stem + ".log")
+    boots = logs / (path.stem + ".boots")
     began = time.monotonic()
     with open(log, "w") as out:
-        status = subprocess.call(
+        child = subprocess.Popen(
             [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "--durations=3",
              "--basetemp", tempfile.mkdtemp(prefix=f"kiosk-pytest-{path.stem}-", dir="/var/tmp"),
              *pytest_args, str(path)],
-            stdout=out, stderr=subprocess.STDOUT)
-    return path, status, time.monotonic() - began, log
+            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "KIOSK_BED_BOOT_LOG": str(boots)})
+        # wait4, not wait: the child's own rusage, which a thread beside it cannot blur.
+        _, wait_status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(wait_status)
+    return path, child.returncode, time.monotonic() - began, usage.ru_utime + usage.ru_stime, log
+
+
+def boots_said(log: Path) -> str:
+    """", N guest boots" for a file that booted the bed (deploy/vm/bed.py writes a line a boot)."""
+    boots = log.with_suffix(".boots")
+    count = len(boots.read_text().splitlines()) if boots.exists() else 0
+    return f", {count} guest boot{'s' if count != 1 else ''}" if count else ""
 
 
 def main() -> int:
@@ -76,18 +91,18 @@ def main() -> int:
     results = []
 
     def report(result):
-        path, status, seconds, log = result
+        path, status, seconds, cpu, log = result
         with lock:
             results.append(result)
             if status in (0, NO_TESTS_COLLECTED):
                 lines = log.read_text(errors="replace").strip().splitlines()
-                print(f"{path.name}: {lines[-1] if lines else 'no output'} ({seconds:.0f} s)", flush=True)
+                print(f"{path.name}: {lines[-1] if lines else 'no output'} ({seconds:.0f} s, CPU {cpu:.0f} s{boots_said(log)})", flush=True)
                 # A skip says why (-rs), as in one session's summary.
                 for line in lines:
                     if line.startswith("SKIPPED"):
                         print(f"  {line}", flush=True)
             else:
-                print(f"\n===== {path.name}: FAILED (pytest status {status}, {seconds:.0f} s) =====", flush=True)
+                print(f"\n===== {path.name}: FAILED (pytest status {status}, {seconds:.0f} s, CPU {cpu:.0f} s{boots_said(log)}) =====", flush=True)
                 print(log.read_text(errors="replace"), flush=True)
 
     def worker():
@@ -107,9 +122,12 @@ def main() -> int:
         thread.start()
     for thread in workers:
         thread.join()
-    failed = [path.name for path, status, _, _ in results if status not in (0, NO_TESTS_COLLECTED)]
+    failed = [path.name for path, status, _, _, _ in results if status not in (0, NO_TESTS_COLLECTED)]
     slowest = sorted(results, key=lambda result: -result[2])[:10]
-    print("\nslowest files: " + ", ".join(f"{path.name} {seconds:.0f} s" for path, _, seconds, _ in slowest))
+    print("\nslowest files: " + ", ".join(f"{path.name} {seconds:.0f} s" for path, _, seconds, _, _ in slowest))
+    hungriest = sorted(results, key=lambda result: -result[3])[:10]
+    print("most CPU: " + ", ".join(f"{path.name} {cpu:.0f} s" for path, _, _, cpu, _ in hungriest)
+          + f" (all files: {sum(result[3] for result in results):.0f} CPU s)")
     print(f"{len(results)} files, {len(failed)} failed{': ' + ', '.join(failed) if failed else ''} (logs in {logs})")
     return 1 if failed else 0
 

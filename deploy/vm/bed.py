@@ -66,6 +66,13 @@ _REPOSITORY = Path(__file__).resolve().parents[2]
 # panics (or whose init dies) ends QEMU at once instead of hanging.
 # mitigations=off: speculative-execution mitigations only slow down TCG.
 # vt.global_cursor_default=0: no blinking text cursor in screenshots.
+# The guest's CPU: Nehalem (SSE4.2, no AVX), not "max". TCG emulates AVX/AVX2 much slower than
+# SSE, and FFmpeg, swscale and glibc's string functions take the AVX2 paths when they see it:
+# measured (2026-11-26, a 640x360 25 fps clip on bochs 1024x768, release kiosk), the same 12 s
+# played with 162-172 frames dropped on "max", 40 on "max,-avx,-avx2" and 5-9 on Nehalem, for the
+# same host CPU (the guest was busy either way); test_play.py took 5 % less CPU. KIOSK_BED_CPU
+# names another model (QEMU's -cpu help lists them).
+CPU_MODEL = os.environ.get("KIOSK_BED_CPU", "Nehalem")
 KERNEL_ARGS = "console=ttyS0 quiet panic=-1 mitigations=off vt.global_cursor_default=0"
 
 
@@ -189,7 +196,7 @@ class Bed(GuestDevices):
             self.qemu, "-name", "kiosk-bed", "-nodefaults", "-no-user-config",
             # KVM hangs on this host: always TCG. thread=multi: one host
             # thread per guest CPU.
-            "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", str(self.cpus),
+            "-accel", "tcg,thread=multi", "-cpu", CPU_MODEL, "-smp", str(self.cpus),
             "-m", self.memory, "-display", "none", "-no-reboot",
             "-kernel", str(kernel), "-initrd", str(initrd), "-append", self.kernel_args(),
             "-chardev", f"file,id=console,path={_qemu_escape(str(self.console_path))}",
@@ -302,6 +309,12 @@ class Bed(GuestDevices):
             raise BedError(f"cannot start {self.qemu}: {e}") from None
         self._qmp = QMP(qmp_socket)
         _live_beds.add(self)
+        # Each boot costs the host 8-15 CPU s under TCG: Tests/System/run_files.py counts them per
+        # file (KIOSK_BED_BOOT_LOG), so the suite's budget shows which files boot most (#34).
+        boot_log = os.environ.get("KIOSK_BED_BOOT_LOG")
+        if boot_log:
+            with open(boot_log, "a") as log:
+                log.write(f"{self.kernel or 'default'} {os.environ.get('PYTEST_CURRENT_TEST', '?')}\n")
 
     def run(self, command: str, timeout: float = 120.0, **kwargs) -> int:
         """start(command) then wait(timeout): the command's exit code."""
