@@ -10,7 +10,8 @@ and runs `kiosk sync --once` towards set N, made by the host for that boot (a.mp
 sets, b.mp4 and cN.mp4 new: 1.9 MB to fetch each time), then waits to be cut. The host sleeps a
 delay drawn from random.Random(SEED) and sends QMP `quit`: odd cuts 0 to 1.15 times the uncut
 sync's length after the guest's `syncing-N` mark (mostly in the fetch: the server paces each
-response), even cuts 0 to 0.6 s after `switched-N`, written by a guest loop that polls `current`
+response), even cuts 0 to 0.6 s after `switched-N`, written by the guest's server process as soon as
+`current` changes (power_cut_guest.py polls the link every 5 ms)
 (the switch's last steps, the clean-up, the ETag's save, and just after). Then on the host: the
 journal is replayed on a copy of the image (what the next mount does; `e2fsck -n` alone on an
 image with an unreplayed journal reports the differences the journal is there to fix, exit 4)
@@ -48,7 +49,7 @@ from bed import Bed, BOOT_TIMEOUT  # noqa: E402
 KIOSK = Path(os.environ["KIOSK_BINARY"]) if os.environ.get("KIOSK_BINARY") else next(
     (p for p in (REPO / ".build" / "release" / "kiosk", REPO / ".build" / "debug" / "kiosk") if p.exists()),
     REPO / ".build" / "debug" / "kiosk")
-SERVER = Path(__file__).resolve().parent / "http_media_server.py"
+GUEST = Path(__file__).resolve().parent / "power_cut_guest.py"
 CUTS = 20
 SEED = 21
 PORT = 8080
@@ -66,7 +67,9 @@ N=@N@
 K=@KIOSK@
 # The server first: Python starts in ~4 s under TCG, while the disk is loaded and looked at.
 ip link set lo up
-python3 @SERVER@ www @PORT@ @RATE@ --etag > server-$N.port 2>server-$N.err &
+# The same process marks the switch (power_cut_guest.py): switched-N once `current` no longer
+# names what old-N says.
+python3 @GUEST@ /tmp/store/current old-$N switched-$N -- www @PORT@ @RATE@ --etag > server-$N.port 2>server-$N.err &
 modprobe virtio_blk && modprobe ext4 || { echo "modprobe failed"; exit 3; }
 i=0; until [ -b /dev/vda ]; do sleep 0.05; i=$((i + 1)); [ $i -lt 400 ] || { echo "no /dev/vda"; exit 4; }; done
 mkdir -p /tmp/store && mount -t ext4 /dev/vda /tmp/store || { echo "mount failed"; exit 5; }
@@ -82,8 +85,7 @@ SET=@SET@
 if [ "$SET" = none ]; then umount /tmp/store; exit 0; fi
 i=0; until [ -s server-$N.port ]; do sleep 0.05; i=$((i + 1)); [ $i -lt 600 ] || { echo "no server"; exit 6; }; done
 # The switch as the host cannot see it (the store is on the guest's disk): current changes.
-OLD=$(readlink /tmp/store/current)
-(while [ "$(readlink /tmp/store/current)" = "$OLD" ]; do sleep 0.01; done; touch switched-$N) &
+readlink /tmp/store/current > old-$N.tmp; mv old-$N.tmp old-$N
 touch syncing-$N
 $K sync --once --config kiosk-$SET.conf > sync-$N.log 2>&1
 echo $? > synced-$N
@@ -168,7 +170,7 @@ def test_twenty_power_cuts_leave_a_whole_set(tmp_path):
 
     def command(n, serve):
         return (GUEST_COMMAND.replace("SET=@SET@", serve).replace("@N@", str(n)).replace("@KIOSK@", str(KIOSK))
-                .replace("@SERVER@", str(SERVER)).replace("@PORT@", str(PORT)).replace("@RATE@", str(RATE)))
+                .replace("@GUEST@", str(GUEST)).replace("@PORT@", str(PORT)).replace("@RATE@", str(RATE)))
 
     # Boot 0: set 0, uncut; its length (from the host's view) sets the spread of the cuts.
     with Bed(workdir=work, drives=[image], memory="512M") as bed:

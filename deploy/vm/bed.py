@@ -52,6 +52,13 @@ from bed_devices import GuestDevices
 HERE = Path(__file__).resolve().parent
 DRIVERS = ("bochs", "virtio-gpu")
 
+# The guest scripts' `sleep` is busybox's (a static binary, in busybox-static), where the host has
+# it: under TCG each start of coreutils' sleep, a dynamic binary, costs ~120 ms of a guest CPU
+# against ~16 ms for busybox's (measured: 100 of each, 2026-11-26), so a wait loop polling every
+# 0.1 s kept half a guest CPU busy starting `sleep`, host CPU the whole suite pays for (#34).
+GUEST_SLEEP = ("# sleep: busybox's static one (deploy/vm/bed.py says why).\n"
+               "if [ -x /bin/busybox ]; then sleep() { /bin/busybox sleep \"$@\"; }; fi\n")
+
 # Written by the bed, read by guest-init / the host. Removed before each boot.
 _BED_FILES = ("guest-command.sh", "guest-workdir", "console.log", "dmesg.log",
               "qemu.log", "guest-started", "exit-code", "exit-code.tmp",
@@ -66,13 +73,14 @@ _REPOSITORY = Path(__file__).resolve().parents[2]
 # panics (or whose init dies) ends QEMU at once instead of hanging.
 # mitigations=off: speculative-execution mitigations only slow down TCG.
 # vt.global_cursor_default=0: no blinking text cursor in screenshots.
-# The guest's CPU: Nehalem (SSE4.2, no AVX), not "max". TCG emulates AVX/AVX2 much slower than
-# SSE, and FFmpeg, swscale and glibc's string functions take the AVX2 paths when they see it:
-# measured (2026-11-26, a 640x360 25 fps clip on bochs 1024x768, release kiosk), the same 12 s
-# played with 162-172 frames dropped on "max", 40 on "max,-avx,-avx2" and 5-9 on Nehalem, for the
-# same host CPU (the guest was busy either way); test_play.py took 5 % less CPU. KIOSK_BED_CPU
-# names another model (QEMU's -cpu help lists them).
-CPU_MODEL = os.environ.get("KIOSK_BED_CPU", "Nehalem")
+# The guest's CPU: Westmere (SSE4.2, AES-NI, PCLMULQDQ; no AVX), not "max". TCG emulates AVX/AVX2
+# much slower than SSE, and FFmpeg, swscale and glibc's string functions take the AVX2 paths when
+# they see it: measured (2026-11-26, a 640x360 25 fps clip on bochs 1024x768, release kiosk), the
+# same 12 s played with 162-172 frames dropped on "max", 40 on "max,-avx,-avx2", 5-9 on Nehalem and
+# 31 on Westmere, for the same host CPU (the guest was busy either way); test_play.py took 5 % less
+# CPU. Not Nehalem: the usb set's crct10dif-pclmul.ko refuses to load without PCLMULQDQ.
+# KIOSK_BED_CPU names another model (QEMU's -cpu help lists them).
+CPU_MODEL = os.environ.get("KIOSK_BED_CPU", "Westmere")
 KERNEL_ARGS = "console=ttyS0 quiet panic=-1 mitigations=off vt.global_cursor_default=0"
 
 
@@ -267,7 +275,7 @@ class Bed(GuestDevices):
             "# Written by deploy/vm/bed.py; run by /bin/sh inside the guest, chrooted\n"
             "# into the host's root (read-only; /tmp and /run are empty tmpfs but for the\n"
             "# checkout and the start directory, shown read-only).\n"
-            f"{exports}cd {shlex.quote(cwd)} || exit 125\n"
+            f"{GUEST_SLEEP}{exports}cd {shlex.quote(cwd)} || exit 125\n"
             f"{command}\n")
         (self.workdir / "guest-workdir").write_text(str(self.workdir))
         _, with_params = split_modules(self.modules)
