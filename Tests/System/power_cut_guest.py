@@ -30,8 +30,10 @@ def target(link: str) -> str:
 
 
 def watch(link: str, old_file: Path, mark: Path) -> None:
+    # old-N comes over the 9p work share (cache=none: a round trip to QEMU a look), seconds
+    # before the sync can switch: a coarser poll for it.
     while not old_file.exists():
-        time.sleep(POLL_SECONDS)
+        time.sleep(0.05)
     old = old_file.read_text().strip()
     while target(link) == old:
         time.sleep(POLL_SECONDS)

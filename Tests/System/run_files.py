@@ -105,18 +105,34 @@ def main() -> int:
                 print(f"\n===== {path.name}: FAILED (pytest status {status}, {seconds:.0f} s, CPU {cpu:.0f} s{boots_said(log)}) =====", flush=True)
                 print(log.read_text(errors="replace"), flush=True)
 
+    def run_and_report(path: Path):
+        # Whatever goes wrong around a file's run counts as its failure: a worker thread that
+        # died with an exception would leave the file out of the results and the run green.
+        try:
+            result = run_file(path, pytest_args, logs)
+        except Exception as error:  # noqa: BLE001
+            log = logs / (path.stem + ".log")
+            with open(log, "a") as out:
+                out.write(f"\nrun_files.py: {path.name} could not be run: {error!r}\n")
+            result = (path, 1, 0.0, 0.0, log)
+        try:
+            report(result)
+        except Exception as error:  # noqa: BLE001
+            with lock:
+                results.append((path, 1, result[2], result[3], result[4]))
+            print(f"run_files.py: {path.name}: its result could not be reported: {error!r}", flush=True)
+
     def worker():
         while True:
             with lock:
                 if not queue:
                     return
                 path = queue.pop(0)
-            report(run_file(path, pytest_args, logs))
+            run_and_report(path)
 
     for path in alone:
-        report(run_file(path, pytest_args, logs))
-    workers = [threading.Thread(target=lambda path=path: report(run_file(path, pytest_args, logs)))
-               for path in beside]
+        run_and_report(path)
+    workers = [threading.Thread(target=run_and_report, args=(path,)) for path in beside]
     workers += [threading.Thread(target=worker) for _ in range(max(1, options.jobs))]
     for thread in workers:
         thread.start()

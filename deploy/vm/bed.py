@@ -78,9 +78,11 @@ _REPOSITORY = Path(__file__).resolve().parents[2]
 # they see it: measured (2026-11-26, a 640x360 25 fps clip on bochs 1024x768, release kiosk), the
 # same 12 s played with 162-172 frames dropped on "max", 40 on "max,-avx,-avx2", 5-9 on Nehalem and
 # 31 on Westmere, for the same host CPU (the guest was busy either way); test_play.py took 5 % less
-# CPU. Not Nehalem: the usb set's crct10dif-pclmul.ko refuses to load without PCLMULQDQ.
+# CPU. Not Nehalem: the usb set's crct10dif-pclmul.ko refuses to load without PCLMULQDQ. +rdrand
+# (TCG has it, as "max" did): without it the guest kernel's random pool was ready only 6-22 s
+# after boot, where the first getrandom(2) of a Python or kiosk waited for it.
 # KIOSK_BED_CPU names another model (QEMU's -cpu help lists them).
-CPU_MODEL = os.environ.get("KIOSK_BED_CPU", "Westmere")
+CPU_MODEL = os.environ.get("KIOSK_BED_CPU", "Westmere,+rdrand")
 KERNEL_ARGS = "console=ttyS0 quiet panic=-1 mitigations=off vt.global_cursor_default=0"
 
 
