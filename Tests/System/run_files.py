@@ -47,7 +47,7 @@ def run_file(path: Path, pytest_args: list[str], logs: Path) -> tuple[Path, int,
     """Runs one file's pytest; its status, wall seconds and CPU seconds (the pytest process and
     every process it waited for: its guests, kiosks and servers), for the suite's budget (#34)."""
     log = logs / (path.stem + ".log")
-    boots = logs / (path.stem + ".boots")
+    boots = log.with_suffix(".boots")   # boots_said reads it from the same place
     began = time.monotonic()
     with open(log, "w") as out:
         child = subprocess.Popen(
