@@ -1,16 +1,18 @@
 """Runs system test files in parallel pytest processes, one file at a time per worker
 (deploy/test's plain form; the stress form and --quick keep one pytest session). deploy/test calls
-it three times: the files that judge pacing on the host or real-time sound in a guest, one at a
-time; then at once the host's other files four at a time (most wait on real-time playback, a
-server or a timeout: 40 % of the two cores) and the bed's two at a time under `nice -n 10` (a
-guest under TCG is bound by the host's CPU: it takes what the host's files leave). Each file's
+it four times: the bed files that judge real-time sound in a guest, one at a time; the host files
+that judge pacing, one at a time, with the bed's queue started beside them at SCHED_IDLE
+(--idle-until); then at once the host's other files four at a time (most wait on real-time
+playback, a server or a timeout: 40 % of the two cores) and the bed's queue, now at `nice -n 10`
+(a guest under TCG is bound by the host's CPU: it takes what the host's files leave). Each file's
 line says its wall and CPU seconds (pytest and every process it waited for: guests, kiosks,
 servers) and its guest boots (deploy/vm/bed.py writes a line a boot to KIOSK_BED_BOOT_LOG).
 
-    python3 Tests/System/run_files.py --jobs N [--alone F]... -- [pytest args] -- FILE...
+    python3 Tests/System/run_files.py --jobs N [--alone F]... [--beside F]... [--idle-until PATH]
+                                      -- [pytest args] -- FILE...
 
 Files are taken from one queue, the longest known first (LONG_FIRST), so no worker is left with a
-long file at the end. A file named with --alone runs before the queue, with nothing beside it: one
+long file at the end. A file named with --alone runs before the queue, with nothing of this run beside it: one
 that judges pacing on the host (seam intervals, vblank timing, a ticker's refreshes, the music
 bed's phase) or real-time sound in its guest (ALSA loopback underruns when a second guest takes the other core:
 test_music_bed_aloop lost 4 % of its windows so, once).
@@ -20,7 +22,14 @@ processes on the host), so it does not hold a worker for its whole length (deplo
 beside the host's queue, with the bed's queue going on at once: #34).
 Each file's output goes to its own log, printed whole when the file fails (or has errors) and in
 one line when it passes; the exit status is 1 when any file failed, as pytest's would be.
-A file whose tests were all deselected (pytest's status 5) is not a failure."""
+A file whose tests were all deselected (pytest's status 5) is not a failure.
+
+With --idle-until PATH the queue starts under SCHED_IDLE and every process and thread of it is
+moved back to SCHED_OTHER at the nice value run_files.py was started with once PATH exists:
+deploy/test starts the bed's queue so while the host's pacing files run alone (they use ~10 % of
+the two cores; an idle-policy guest takes only what they leave and is preempted whenever one of
+theirs wakes), and lifts it when the host's other files start, which a guest at SCHED_IDLE could
+starve for minutes."""
 import argparse
 import os
 import subprocess
@@ -41,6 +50,58 @@ LONG_FIRST = [
     "test_prime_import_vkms.py",
 ]
 NO_TESTS_COLLECTED = 5
+
+
+def descendants(root: int) -> list[int]:
+    """root and every process below it (from /proc's parent links)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # The command name is in parentheses and may hold spaces: fields follow the last ')'.
+        parent = int(stat.rpartition(")")[2].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def lift_from_idle(nice: int) -> int:
+    """Moves this process and everything below it, thread by thread, from SCHED_IDLE to
+    SCHED_OTHER at `nice`; the number of threads moved."""
+    moved = 0
+    for pid in descendants(os.getpid()):
+        try:
+            threads = [int(task.name) for task in Path(f"/proc/{pid}/task").iterdir()]
+        except OSError:
+            continue
+        for tid in threads:
+            try:
+                if os.sched_getscheduler(tid) == os.SCHED_IDLE:
+                    os.sched_setscheduler(tid, os.SCHED_OTHER, os.sched_param(0))
+                    os.setpriority(os.PRIO_PROCESS, tid, nice)   # on Linux: that thread's nice
+                    moved += 1
+            except (ProcessLookupError, PermissionError):
+                pass   # gone meanwhile, or not ours to change
+    return moved
+
+
+def idle_until(path: Path, nice: int, began: float) -> None:
+    while not path.exists():
+        time.sleep(0.5)
+    # Twice: a process forked by a parent while the first pass walked may have missed it.
+    moved = lift_from_idle(nice)
+    time.sleep(1)
+    moved += lift_from_idle(nice)
+    print(f"run_files.py: the queue is back at nice {nice} after {time.monotonic() - began:.0f} s at SCHED_IDLE "
+          f"({moved} threads moved)", flush=True)
 
 
 def run_file(path: Path, pytest_args: list[str], logs: Path) -> tuple[Path, int, float, float, Path]:
@@ -74,6 +135,8 @@ def main() -> int:
     parser.add_argument("--alone", action="append", default=[], help="a file name run before the queue, alone")
     parser.add_argument("--beside", action="append", default=[],
                         help="a file name started with the queue in a worker of its own")
+    parser.add_argument("--idle-until", type=Path,
+                        help="run the queue at SCHED_IDLE until this file exists")
     parser.add_argument("rest", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     rest = options.rest[1:] if options.rest[:1] == ["--"] else options.rest
@@ -132,6 +195,13 @@ def main() -> int:
 
     for path in alone:
         run_and_report(path)
+    if options.idle_until:
+        nice = os.getpriority(os.PRIO_PROCESS, 0)
+        # The thread that lifts the queue keeps the ordinary policy (an idle one could itself
+        # wait behind the host's files); then this thread's policy becomes SCHED_IDLE, and the
+        # workers and every process they start inherit it.
+        threading.Thread(target=idle_until, args=(options.idle_until, nice, time.monotonic()), daemon=True).start()
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     workers = [threading.Thread(target=run_and_report, args=(path,)) for path in beside]
     workers += [threading.Thread(target=worker) for _ in range(max(1, options.jobs))]
     for thread in workers:
