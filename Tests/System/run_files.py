@@ -38,6 +38,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 # The files that took longest in an earlier run (CI, two at a time, 2026-11-25; the host's three
 # at a time, 2026-11-26), started first.
@@ -50,6 +51,14 @@ LONG_FIRST = [
     "test_prime_import_vkms.py",
 ]
 NO_TESTS_COLLECTED = 5
+
+
+class FileResult(NamedTuple):
+    path: Path
+    status: int      # pytest's exit status
+    seconds: float   # wall
+    cpu: float       # pytest's and its waited-for children's user + system seconds
+    log: Path
 
 
 def descendants(root: int) -> list[int]:
@@ -104,7 +113,7 @@ def idle_until(path: Path, nice: int, began: float) -> None:
           f"({moved} threads moved)", flush=True)
 
 
-def run_file(path: Path, pytest_args: list[str], logs: Path) -> tuple[Path, int, float, float, Path]:
+def run_file(path: Path, pytest_args: list[str], logs: Path) -> FileResult:
     """Runs one file's pytest; its status, wall seconds and CPU seconds (the pytest process and
     every process it waited for: its guests, kiosks and servers), for the suite's budget (#34)."""
     log = logs / (path.stem + ".log")
@@ -119,7 +128,7 @@ def run_file(path: Path, pytest_args: list[str], logs: Path) -> tuple[Path, int,
         # wait4, not wait: the child's own rusage, which a thread beside it cannot blur.
         _, wait_status, usage = os.wait4(child.pid, 0)
         child.returncode = os.waitstatus_to_exitcode(wait_status)
-    return path, child.returncode, time.monotonic() - began, usage.ru_utime + usage.ru_stime, log
+    return FileResult(path, child.returncode, time.monotonic() - began, usage.ru_utime + usage.ru_stime, log)
 
 
 def boots_said(log: Path) -> str:
@@ -151,9 +160,9 @@ def main() -> int:
                    key=lambda path: (order.get(path.name, len(LONG_FIRST)), path.name))
     logs = Path(tempfile.mkdtemp(prefix="kiosk-pytest-logs-", dir="/var/tmp"))
     lock = threading.Lock()
-    results = []
+    results: list[FileResult] = []
 
-    def report(result):
+    def report(result: FileResult):
         path, status, seconds, cpu, log = result
         with lock:
             results.append(result)
@@ -177,12 +186,14 @@ def main() -> int:
             log = logs / (path.stem + ".log")
             with open(log, "a") as out:
                 out.write(f"\nrun_files.py: {path.name} could not be run: {error!r}\n")
-            result = (path, 1, 0.0, 0.0, log)
+            result = FileResult(path, 1, 0.0, 0.0, log)
         try:
             report(result)
         except Exception as error:  # noqa: BLE001
             with lock:
-                results.append((path, 1, result[2], result[3], result[4]))
+                # report() may have listed it before it failed: once, as a failure.
+                results[:] = [other for other in results if other.path != path]
+                results.append(result._replace(status=1))
             print(f"run_files.py: {path.name}: its result could not be reported: {error!r}", flush=True)
 
     def worker():
@@ -208,12 +219,12 @@ def main() -> int:
         thread.start()
     for thread in workers:
         thread.join()
-    failed = [path.name for path, status, _, _, _ in results if status not in (0, NO_TESTS_COLLECTED)]
-    slowest = sorted(results, key=lambda result: -result[2])[:10]
-    print("\nslowest files: " + ", ".join(f"{path.name} {seconds:.0f} s" for path, _, seconds, _, _ in slowest))
-    hungriest = sorted(results, key=lambda result: -result[3])[:10]
-    print("most CPU: " + ", ".join(f"{path.name} {cpu:.0f} s" for path, _, _, cpu, _ in hungriest)
-          + f" (all files: {sum(result[3] for result in results):.0f} CPU s)")
+    failed = [result.path.name for result in results if result.status not in (0, NO_TESTS_COLLECTED)]
+    slowest = sorted(results, key=lambda result: -result.seconds)[:10]
+    print("\nslowest files: " + ", ".join(f"{result.path.name} {result.seconds:.0f} s" for result in slowest))
+    hungriest = sorted(results, key=lambda result: -result.cpu)[:10]
+    print("most CPU: " + ", ".join(f"{result.path.name} {result.cpu:.0f} s" for result in hungriest)
+          + f" (all files: {sum(result.cpu for result in results):.0f} CPU s)")
     print(f"{len(results)} files, {len(failed)} failed{': ' + ', '.join(failed) if failed else ''} (logs in {logs})")
     return 1 if failed else 0
 

@@ -174,9 +174,12 @@ public enum WebAssets {
       drawPlaylist();
     });
     // Uploads go in 8 MiB pieces, each appended where kiosk says it has got to: a dropped
-    // connection costs one piece, and the upload goes on from kiosk's count.
+    // connection costs one piece, and the upload goes on from kiosk's count. It gives up when that
+    // count has not moved for a minute (not after so many failures: a busy kiosk may answer 409
+    // for a while as a cut connection's last bytes land, and each of those answers moves it on).
     const uploadMessage = document.getElementById("upload-message");
     const piece = 8 * 1024 * 1024;
+    const patience = 60 * 1000;
     const pause = (ms) => new Promise((done) => setTimeout(done, ms));
 
     async function upload(file) {
@@ -186,7 +189,9 @@ public enum WebAssets {
       const start = await begun.json();
       if (!begun.ok) { uploadMessage.textContent = "Not uploaded: " + start.error; return; }
       let offset = start.offset;
-      for (let failures = 0; failures < 30;) {
+      let moved = Date.now();
+      const goTo = (where) => { if (where > offset) moved = Date.now(); offset = where; };
+      while (Date.now() - moved < patience) {
         uploadMessage.textContent = "Uploading " + file.name + ": " + Math.floor(100 * offset / file.size) + " %";
         try {
           const response = await fetch("/api/v1/uploads/" + start.id, {
@@ -201,18 +206,16 @@ public enum WebAssets {
             uploadMessage.textContent = "Uploaded " + file.name + ": added to the list; Save to play it.";
             return;
           }
-          if (response.ok) { offset = answer.offset; failures = 0; continue; }
+          if (response.ok) { goTo(answer.offset); continue; }
           if (response.status === 409) {
             // A cut connection's last bytes are still landing: go on from kiosk's count soon.
-            offset = answer.offset;
-            failures += 1;
+            goTo(answer.offset);
             await pause(500);
             continue;
           }
           uploadMessage.textContent = "Not uploaded: " + answer.error;
           return;
         } catch (error) {
-          failures += 1;
           await pause(1000);
           const status = await fetch("/api/v1/uploads/" + start.id, {credentials: "same-origin"}).catch(() => null);
           const where = status && status.ok ? await status.json() : null;
@@ -223,10 +226,10 @@ public enum WebAssets {
             uploadMessage.textContent = "Uploaded " + file.name + ": added to the list; Save to play it.";
             return;
           }
-          if (where) offset = where.offset;
+          if (where) goTo(where.offset);
         }
       }
-      uploadMessage.textContent = "Not uploaded: the connection kept failing; try again.";
+      uploadMessage.textContent = "Not uploaded: kiosk got no further for a minute (" + Math.floor(100 * offset / file.size) + " % had arrived); try again.";
     }
 
     document.getElementById("upload").addEventListener("click", () => {
