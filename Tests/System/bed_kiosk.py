@@ -6,9 +6,10 @@ times what the release build does for the same behaviour, and the bed's half of 
 bound by the host's CPU (two or three guests at once kept both cores at 100 %). So the guests
 run the release build when it is as new as the debug one (deploy/test builds both from the
 same sources; a developer's `swift build` after an edit makes the debug one newer, and then it
-is the debug one that runs, so an edit is never tested against an older binary). The host's
-system tests and `swift test` keep exercising the debug build with its assertions.
-KIOSK_BINARY names another binary."""
+is the debug one that runs, so an edit is never tested against an older binary). `swift test`
+and the host's system tests keep exercising the debug build, but for the two longest CPU-bound
+ones, test_soak.py (10,000 item plays) and test_sync.py (three kiosks for ten minutes), which run
+this one too. KIOSK_BINARY names another binary."""
 import os
 from pathlib import Path
 

@@ -149,11 +149,16 @@ class Guest:
 
     def pull(self, *pulls: str, quiet_first: bool = True) -> str:
         """Writes each pull in turn (after the quiet time, unless told not to); prints the
-        guest's monotonic seconds before the first write and after the last."""
+        guest's monotonic seconds before the first write and after each. Between the first
+        write and the last only shell builtins run (`echo`, `read`): a `cat` started between
+        two writes costs ~0.1 s of a guest CPU, and a guest the host starves (the bed's queue
+        at SCHED_IDLE beside a browser, or the stress form's hogs) took 2-5 s for each, which
+        turned the burst's bounces into presses (CI, 2026-11-27)."""
         lines = [f"sleep {QUIET}"] if quiet_first else []
-        lines.append('p=$(cat pull-path); cat /proc/uptime')
+        uptime = 'read up idle < /proc/uptime; echo "$up $idle"'
+        lines.append(f'p=$(cat pull-path); {uptime}')
         for pull in pulls:
-            lines += [f'echo {pull} > "$p"', "cat /proc/uptime"]
+            lines += [f'echo {pull} > "$p"', uptime]
         return self.run("\n".join(lines) + "\n")
 
     def events(self) -> list[dict]:
