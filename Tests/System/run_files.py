@@ -32,6 +32,7 @@ theirs wakes), and lifts it when the host's other files start, which a guest at 
 starve for minutes."""
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -68,11 +69,12 @@ def descendants(root: int) -> list[int]:
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
+            stat = (entry / "stat").read_bytes()
         except OSError:
             continue
-        # The command name is in parentheses and may hold spaces: fields follow the last ')'.
-        parent = int(stat.rpartition(")")[2].split()[1])
+        # The command name is in parentheses and may hold spaces (or bytes that are not UTF-8):
+        # the fields follow the last ')'.
+        parent = int(stat.rpartition(b")")[2].split()[1])
         children.setdefault(parent, []).append(int(entry.name))
     found, todo = [], [root]
     while todo:
@@ -82,10 +84,29 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def lift_from_idle(nice: int) -> int:
+def can_leave_idle() -> bool:
+    """Whether a thread of this process may go to SCHED_IDLE and come back: leaving it needs
+    CAP_SYS_NICE or an RLIMIT_NICE that allows the nice value (root has the first; a user
+    account usually neither), and a queue that cannot be lifted must not be made idle."""
+    answer = []
+
+    def attempt():
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+            answer.append(True)
+        except OSError:
+            answer.append(False)
+    thread = threading.Thread(target=attempt)
+    thread.start()
+    thread.join()
+    return answer == [True]
+
+
+def lift_from_idle(nice: int) -> tuple[int, int]:
     """Moves this process and everything below it, thread by thread, from SCHED_IDLE to
-    SCHED_OTHER at `nice`; the number of threads moved."""
-    moved = 0
+    SCHED_OTHER at `nice`; the threads moved, and those that refused."""
+    moved = refused = 0
     for pid in descendants(os.getpid()):
         try:
             threads = [int(task.name) for task in Path(f"/proc/{pid}/task").iterdir()]
@@ -97,20 +118,43 @@ def lift_from_idle(nice: int) -> int:
                     os.sched_setscheduler(tid, os.SCHED_OTHER, os.sched_param(0))
                     os.setpriority(os.PRIO_PROCESS, tid, nice)   # on Linux: that thread's nice
                     moved += 1
-            except (ProcessLookupError, PermissionError):
-                pass   # gone meanwhile, or not ours to change
-    return moved
+            except ProcessLookupError:
+                pass   # gone meanwhile
+            except PermissionError:
+                refused += 1
+    return moved, refused
 
 
 def idle_until(path: Path, nice: int, began: float) -> None:
-    while not path.exists():
-        time.sleep(0.5)
-    # Twice: a process forked by a parent while the first pass walked may have missed it.
-    moved = lift_from_idle(nice)
-    time.sleep(1)
-    moved += lift_from_idle(nice)
-    print(f"run_files.py: the queue is back at nice {nice} after {time.monotonic() - began:.0f} s at SCHED_IDLE "
-          f"({moved} threads moved)", flush=True)
+    try:
+        while not path.exists():
+            time.sleep(0.5)
+        # Pass after pass until one moves nothing: only an idle thread makes an idle thread (a
+        # fork, a new thread), so once a pass finds none left, none can appear.
+        moved = refused = 0
+        for _ in range(20):
+            more, refused = lift_from_idle(nice)
+            moved += more
+            if more == 0:
+                break
+            time.sleep(0.2)
+        print(f"run_files.py: the queue is back at nice {nice} after {time.monotonic() - began:.0f} s at SCHED_IDLE "
+              f"({moved} threads moved" + (f"; {refused} refused, left idle" if refused else "") + ")", flush=True)
+    except Exception as error:  # noqa: BLE001
+        print(f"run_files.py: the queue could not be lifted from SCHED_IDLE: {error!r}", flush=True)
+
+
+def stop_everything_below(signum, frame) -> None:
+    """SIGTERM/SIGINT (deploy/test's EXIT trap, a CI timeout): the pytest processes and their
+    guests, servers and kiosks end with this process instead of running on, orphaned."""
+    for pid in descendants(os.getpid())[1:]:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+    print(f"run_files.py: stopped by signal {signum}; the files still running were ended", flush=True)
+    # Not sys.exit: the workers would wait for their killed files, then start the next ones.
+    os._exit(128 + signum)
 
 
 def run_file(path: Path, pytest_args: list[str], logs: Path) -> FileResult:
@@ -158,6 +202,8 @@ def main() -> int:
     order = {name: rank for rank, name in enumerate(LONG_FIRST)}
     queue = sorted((path for path in files if path not in alone and path not in beside),
                    key=lambda path: (order.get(path.name, len(LONG_FIRST)), path.name))
+    signal.signal(signal.SIGTERM, stop_everything_below)
+    signal.signal(signal.SIGINT, stop_everything_below)
     logs = Path(tempfile.mkdtemp(prefix="kiosk-pytest-logs-", dir="/var/tmp"))
     lock = threading.Lock()
     results: list[FileResult] = []
@@ -206,7 +252,10 @@ def main() -> int:
 
     for path in alone:
         run_and_report(path)
-    if options.idle_until:
+    if options.idle_until and not can_leave_idle():
+        print("run_files.py: this account may not lift a thread from SCHED_IDLE again (no CAP_SYS_NICE, "
+              "RLIMIT_NICE too low): the queue starts at its nice value instead", flush=True)
+    elif options.idle_until:
         nice = os.getpriority(os.PRIO_PROCESS, 0)
         # The thread that lifts the queue keeps the ordinary policy (an idle one could itself
         # wait behind the host's files); then this thread's policy becomes SCHED_IDLE, and the

@@ -33,7 +33,6 @@ import pytest
 import hostile_corpus as corpus
 from control_client import ControlClient
 
-REPO = Path(__file__).resolve().parents[2]
 # The release build when it is as new as the debug one (bed_kiosk.py): 10,000 item plays are the suite's
 # longest CPU-bound host run, the debug build (-Onone) costs ~2x the CPU for the same behaviour, and
 # the boxes run the release build (#34).

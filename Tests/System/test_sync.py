@@ -30,7 +30,6 @@ from pathlib import Path
 import pytest
 import seam_clips
 
-REPO = Path(__file__).resolve().parents[2]
 # The release build when it is as new as the debug one (bed_kiosk.py): ten minutes of three kiosks are the suite's
 # longest CPU-bound host run, the debug build (-Onone) costs ~2x the CPU for the same behaviour, and
 # the boxes run the release build (#34).

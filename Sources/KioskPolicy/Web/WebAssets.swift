@@ -189,8 +189,14 @@ public enum WebAssets {
       const start = await begun.json();
       if (!begun.ok) { uploadMessage.textContent = "Not uploaded: " + start.error; return; }
       let offset = start.offset;
+      // Progress is kiosk's count passing the furthest it has been (a count that fell back and
+      // came up again has not moved on).
+      let furthest = offset;
       let moved = Date.now();
-      const goTo = (where) => { if (where > offset) moved = Date.now(); offset = where; };
+      const goTo = (where) => {
+        if (where > furthest) { furthest = where; moved = Date.now(); }
+        offset = where;
+      };
       while (Date.now() - moved < patience) {
         uploadMessage.textContent = "Uploading " + file.name + ": " + Math.floor(100 * offset / file.size) + " %";
         try {
@@ -206,7 +212,12 @@ public enum WebAssets {
             uploadMessage.textContent = "Uploaded " + file.name + ": added to the list; Save to play it.";
             return;
           }
-          if (response.ok) { goTo(answer.offset); continue; }
+          if (response.ok) {
+            const before = offset;
+            goTo(answer.offset);
+            if (offset <= before) await pause(500);   // taken, but kiosk's count did not move on
+            continue;
+          }
           if (response.status === 409) {
             // A cut connection's last bytes are still landing: go on from kiosk's count soon.
             goTo(answer.offset);
@@ -218,7 +229,7 @@ public enum WebAssets {
         } catch (error) {
           await pause(1000);
           const status = await fetch("/api/v1/uploads/" + start.id, {credentials: "same-origin"}).catch(() => null);
-          const where = status && status.ok ? await status.json() : null;
+          const where = status && status.ok ? await status.json().catch(() => null) : null;   // cut mid-answer too
           if (where && where.done) {
             // The last piece landed but its answer was lost.
             playlist.items.push({path: where.path, enabled: true});
