@@ -242,6 +242,9 @@ def test_the_page_resumes_a_gigabyte_over_cut_connections(kiosk, tmp_path):
 
 
 def partials(kiosk):
+    # The folder appears with the first upload: none yet when this test runs alone (-k).
+    if not kiosk["uploads"].exists():
+        return set()
     return {name for name in os.listdir(kiosk["uploads"]) if name.startswith(".upload-")}
 
 
