@@ -159,3 +159,23 @@ func presenterCadence(_ c: CadenceCase) {
     #expect(PausePosition.settle(position: millis(1510), shown: millis(1320), lastDropped: millis(1480), head: millis(6000),
                                  frameDuration: frame40) == millis(1320))
 }
+
+@Test func aClockStoppedAHairShortOfTheNextFrameNamesThatFrame() {
+    let frame40 = millis(40)
+    let shortOf240 = millis(2400) - MediaTime(value: 1, timescale: 1_000_000)
+    // CI's bed: paused at 2.399999 s, 2.36 on screen, 2.40 queued: any reading rounds to 2.40.
+    #expect(PausePosition.settle(position: shortOf240, shown: millis(2360), lastDropped: nil, head: millis(2400),
+                                 frameDuration: frame40) == millis(2400))
+    // Not decoded yet: the frame a frame after the screen's, which the stopped pacer shows when it comes.
+    #expect(PausePosition.settle(position: shortOf240, shown: millis(2360), lastDropped: nil, head: nil,
+                                 frameDuration: frame40) == millis(2400))
+    // A millisecond or more short: a reading keeps it apart, the clock stays.
+    #expect(PausePosition.settle(position: millis(2399), shown: millis(2360), lastDropped: nil, head: millis(2400),
+                                 frameDuration: frame40) == nil)
+    // A variable-rate file whose next frame comes later: nothing to move up to.
+    #expect(PausePosition.settle(position: shortOf240, shown: millis(2360), lastDropped: nil, head: millis(2600),
+                                 frameDuration: frame40) == nil)
+    // Exactly at the next frame already: it is due at the stopped clock.
+    #expect(PausePosition.settle(position: millis(2400), shown: millis(2360), lastDropped: nil, head: millis(2400),
+                                 frameDuration: frame40) == nil)
+}

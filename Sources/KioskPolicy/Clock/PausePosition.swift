@@ -14,7 +14,19 @@
 ///   away, which the stopped clock's pacer then shows; otherwise (not decoded yet, or a long
 ///   gap in a variable-rate file) back to the frame on screen, which is the one thing sure to
 ///   be there.
+/// - the clock stopped a hair short of the next frame (the pause was taken as that frame fell
+///   due: CI's loaded bed paused at 2.399999 s with 2.36 on screen and 2.40 queued). By the
+///   [pts, next pts) rule that names the frame on screen, but times travel as decimals (the
+///   control socket's microseconds, the page's and the log's milliseconds) and
+///   `kiosk snapshot --at` rounds to 1/90000 s: each of those reads it as the next frame. A
+///   clock less than `readingPrecision` short of the next frame moves up to it, which the
+///   stopped pacer then shows (not decoded yet, the next frame is taken to be a frame period
+///   after the one on screen; if it comes later, the moved clock still names the screen's).
 public enum PausePosition {
+    /// The finest step a reading of the time is sure to keep (the log's and the web page's
+    /// milliseconds, rounded): a stopped clock nearer than this to a frame names that frame.
+    public static let readingPrecision = MediaTime(value: 1, timescale: 1000)
+
     /// - Parameters:
     ///   - position: the clock's position when it stopped.
     ///   - shown: the pts of the frame on screen.
@@ -26,9 +38,16 @@ public enum PausePosition {
     public static func settle(position: MediaTime, shown: MediaTime, lastDropped: MediaTime?, head: MediaTime?,
                               frameDuration: MediaTime) -> MediaTime? {
         if shown > position { return shown }
-        guard let dropped = lastDropped, dropped > shown, dropped <= position else { return nil }
+        guard let dropped = lastDropped, dropped > shown, dropped <= position else {
+            return nextFrameWithinReading(position: position, next: head ?? shown + frameDuration)
+        }
         guard let head else { return shown }
         if head <= position { return nil }   // due at the stopped clock: the pacer shows it
         return head - position <= frameDuration ? head : shown
+    }
+
+    /// The next frame when the stopped clock is short of it by less than a reading keeps.
+    private static func nextFrameWithinReading(position: MediaTime, next: MediaTime) -> MediaTime? {
+        next > position && next - position < readingPrecision ? next : nil
     }
 }
