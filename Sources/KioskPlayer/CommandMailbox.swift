@@ -10,6 +10,8 @@ enum PlayerCommand: Sendable {
     /// kiosk.conf changed: the engine's own settings, not a user's request; `entries` when
     /// the playlist changed too.
     case reload(PlayerSettings, entries: [PlaylistEntry]?)
+    /// kiosk.conf's overrides to open ahead (`ArmedOverrides`).
+    case armOverrides([OverrideToArm])
     /// Input the overlay answers to (it never changes playback).
     case overlay(OverlayNote)
     /// Copy what is on screen (FramePresenter.captureScreen) for the thread that asked.

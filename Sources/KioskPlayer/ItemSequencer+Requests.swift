@@ -114,6 +114,7 @@ extension ItemSequencer {
         if let loopMode = reload.loopMode { navigator.setLoopMode(loopMode) }
         if reload.preparesUpcomingAgain {
             items.dropUpcoming()
+            items.armed.closeAll()   // armed again, opened with the new settings
         }
         if let entries {
             // While an insert plays, the loop it returns to takes the new list (nil).

@@ -76,6 +76,7 @@ final class ItemSequencer {
         switch step {
         case .play(let index):
             navigator.beganEntry()
+            if resume == nil { takeArmedOverride(at: index) }
             let (next, outgoing) = items.makeCurrent(index, entry: navigator.entries[index], mayUsePrepared: resume == nil) {
                 open(index)
             }
@@ -138,9 +139,7 @@ final class ItemSequencer {
     /// Opens `entry` (by default the cursor's at `index`; a prepared item may come from the
     /// list the program switches to at the seam).
     private func open(_ index: Int, entry: PlaylistEntry? = nil) -> ActiveItem {
-        let state = time.state
-        return items.open(entry ?? navigator.entries[index], index: index, settings: settings,
-                          rate: state.rate.numerator != 0 ? state.rate : state.defaultRate)
+        items.open(entry ?? navigator.entries[index], index: index, settings: settings, rate: openingRate)
     }
 
     /// Opens the item that will follow `item` once it is close to its end (or at once for a

@@ -97,7 +97,10 @@ final class PlaybackLoop {
             refreshOverlayIfStale()
             // After the step, not before: opening the next item right at a seam would delay
             // the incoming item's first frame.
-            if item === current, item.lastPresentedPTS != nil { sequencer.prepareUpcomingIfDue(after: item) }
+            if item === current, item.lastPresentedPTS != nil {
+                sequencer.prepareUpcomingIfDue(after: item)
+                sequencer.armOverridesIfDue()
+            }
         }
         audio?.stop()
         screen.stop()
@@ -111,6 +114,7 @@ final class PlaybackLoop {
             let refusal = sequencer.carryOut(request)
             answer?.finish(refusal)
         case .reload(let settings, let entries): sequencer.applyReload(settings, entries: entries)
+        case .armOverrides(let list): items.armed.want(list)
         case .stop: stopping = true
         case .overlay(let note): screen.overlay?.note(note)
         case .screenshot(let request):

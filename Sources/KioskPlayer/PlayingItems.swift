@@ -11,6 +11,8 @@ final class PlayingItems {
     private(set) var current: ActiveItem?
     private(set) var upcoming: ActiveItem?
     private var retiring: [ActiveItem] = []
+    /// Named overrides' items opened ahead, parked until asked for.
+    let armed = ArmedOverrides()
     /// Stamped on each opened item's sound so the clock knows whose samples it hears.
     private var serial: UInt64 = 0
     private let audio: AudioPath?
@@ -59,6 +61,14 @@ final class PlayingItems {
         updateAudioOrder()
     }
 
+    /// An armed override's item goes on screen next, in place of what was prepared (closed
+    /// once the next picture is up, like a seam's outgoing item: not while the override waits).
+    func putAhead(_ item: ActiveItem) {
+        if let prepared = upcoming { retiring.append(prepared) }
+        upcoming = item
+        updateAudioOrder()
+    }
+
     /// What was prepared no longer follows (a switch, a reload, the end).
     func dropUpcoming() {
         guard let prepared = upcoming else { return }
@@ -91,6 +101,7 @@ final class PlayingItems {
     /// Everything closed: the display went off, nothing can play, or the player stops.
     func closeAll() {
         closeRetired()
+        armed.closeAll()
         upcoming?.close()
         upcoming = nil
         closeCurrent()

@@ -109,6 +109,9 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
         }
         return refusal
     }
+    /// The overrides to keep opened ahead, highest priority first (`OverrideSet.toArm`): one
+    /// asked for then takes the screen at the next refresh.
+    public func arm(overrides: [OverrideToArm]) { mailbox.post(.armOverrides(overrides)) }
     /// Live reload of kiosk.conf: the whole new settings value (and the new playlist, when
     /// its entries changed); `SettingsReload` says what of it a playing player takes.
     public func reload(_ settings: PlayerSettings, entries: [PlaylistEntry]? = nil) {

@@ -40,9 +40,13 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Takes back what was on at the last stop, then watches expiries.
+    /// Has the engine open the overrides most likely to be asked for ahead, takes back what was
+    /// on at the last stop, then watches expiries.
     package func open() {
-        lock.withLock { restore() }
+        lock.withLock {
+            sink.arm(overrides: table.toArm)
+            restore()
+        }
         worker = WorkerThread.start(name: "kiosk-overrides") { [self] in watchExpiries() }
     }
 
@@ -183,6 +187,7 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
     package func replace(with new: OverrideSet) {
         lock.withLock {
             table = new
+            sink.arm(overrides: new.toArm)
             for entry in book.entries {
                 guard case .named(let name) = entry.payload, new.override(named: name) == nil else { continue }
                 apply(book.cancel(entry.id), why: "gone from kiosk.conf")

@@ -83,6 +83,10 @@ final class RecordingRequests: PlayerRequestSink, @unchecked Sendable {
     private var sent: [PlayerRequest] = []
     var requests: [PlayerRequest] { lock.withLock { sent } }
     func send(_ request: PlayerRequest) { lock.withLock { sent.append(request) } }
+    private var armLists: [[OverrideToArm]] = []
+    /// Each list of overrides to open ahead the engine was sent.
+    var armed: [[String]] { lock.withLock { armLists.map { $0.map(\.name) } } }
+    func arm(overrides: [OverrideToArm]) { lock.withLock { armLists.append(overrides) } }
     var duration: MediaTime? { nil }
     var rate: Rational { .one }
 

@@ -49,6 +49,39 @@ import Testing
         #expect(events.all[1].contains(#""event":"override_ended""#) && events.all[1].contains("replaced by override 'fire'"))
     }
 
+    /// The engine opens the overrides most likely to be asked for ahead (#35): the highest
+    /// priorities that play something, at start and again with each reload's table.
+    @Test func theEngineIsToldWhichOverridesToOpenAhead() {
+        let sink = RecordingRequests()
+        let desk = OverrideDesk(Self.table(), sink: sink, statePath: nil, logger: CapturedLog().logger)
+        desk.open()
+        defer { desk.close() }
+        #expect(sink.armed == [["fire", "promo"]], "broken plays nothing: not armed")
+        desk.replace(with: OverrideSet([OverrideConfig(name: "promo", content: .item(1), priority: 1, location: Self.location)],
+                                       defaultEntries: Self.entries("f.mp4", "p.mp4"), playlists: [:]) { _ in ([], []) })
+        #expect(sink.armed == [["fire", "promo"], ["promo"]])
+    }
+
+    /// At most `armedLimit`, highest priority first, kiosk.conf's order among equals; streams
+    /// are not armed (their frames would be old when shown).
+    @Test func whatIsArmedIsBoundedAndRanked() {
+        let stream = PlaylistEntry(media: .url("rtsp://cam/1"), item: ItemConfig(source: .url("rtsp://cam/1"), location: Self.location),
+                                   itemIndex: 2)
+        let table = OverrideSet([
+            OverrideSet.Override(config: OverrideConfig(name: "low", content: .item(0), priority: 1, location: Self.location),
+                                 entries: Self.entries("l.mp4")),
+            OverrideSet.Override(config: OverrideConfig(name: "camera", content: .item(2), priority: 500, location: Self.location),
+                                 entries: [stream]),
+            OverrideSet.Override(config: OverrideConfig(name: "first-equal", content: .item(0), priority: 50, location: Self.location),
+                                 entries: Self.entries("a.mp4", "b.mp4")),
+            OverrideSet.Override(config: OverrideConfig(name: "second-equal", content: .item(0), priority: 50, location: Self.location),
+                                 entries: Self.entries("c.mp4")),
+        ])
+        #expect(OverrideSet.armedLimit == 2)
+        #expect(table.toArm.map(\.name) == ["first-equal", "second-equal"])
+        #expect(table.toArm.first?.entry == Self.entries("a.mp4").first, "an override's first entry")
+    }
+
     @Test func refusalsNameWhatIsWrong() {
         let desk = OverrideDesk(Self.table(), sink: RecordingRequests(), statePath: nil, logger: CapturedLog().logger)
         #expect(desk.start("flood") == "no override 'flood': kiosk.conf defines 'fire', 'promo', 'broken'")

@@ -69,6 +69,22 @@ public struct OverrideSet: Sendable, Equatable {
     public var names: [String] { overrides.map(\.name) }
 
     public func override(named name: String) -> Override? { overrides.first { $0.name == name } }
+
+    /// How many overrides are held open ahead: each holds a decoder and its frame queue (up to
+    /// `playback.frame_memory`) while it waits, so only the highest priorities.
+    public static let armedLimit = 2
+
+    /// What the engine arms: the first entry of each override that plays a file or a card
+    /// (a stream's frames would be old by the time they show), highest priority first,
+    /// kiosk.conf's order among equals, at most `armedLimit`.
+    public var toArm: [OverrideToArm] {
+        let armable = overrides.enumerated().compactMap { place, override -> (Int, Int, OverrideToArm)? in
+            guard let first = override.entries.first else { return nil }
+            if case .url = first.media { return nil }
+            return (override.config.priority, place, OverrideToArm(name: override.name, entry: first))
+        }
+        return armable.sorted { ($0.0, -$0.1) > ($1.0, -$1.1) }.prefix(Self.armedLimit).map(\.2)
+    }
 }
 
 /// kiosk.conf's `alerts: {cap: …}` (#35): a CAP 1.2 feed (one `<alert>`, or an Atom or RSS feed

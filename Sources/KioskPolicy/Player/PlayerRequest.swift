@@ -107,4 +107,24 @@ public protocol PlayerRequestSink: AnyObject, Sendable {
     var duration: MediaTime? { get }
     /// 0 while paused (AVPlayer's rate).
     var rate: Rational { get }
+    /// kiosk.conf's overrides to open ahead (`OverrideSet.toArm`); replaces the last list.
+    func arm(overrides: [OverrideToArm])
+}
+
+extension PlayerRequestSink {
+    /// A sink with no engine behind it (a recorder) has nothing to open ahead.
+    public func arm(overrides: [OverrideToArm]) {}
+}
+
+/// A named override the engine opens ahead (#35): its first entry's item opened, its first
+/// frame decoded and its scaler readied as for a seam, so that `override NAME` takes the
+/// screen at the next refresh instead of after opening a file.
+public struct OverrideToArm: Sendable, Equatable {
+    public var name: String
+    public var entry: PlaylistEntry
+
+    public init(name: String, entry: PlaylistEntry) {
+        self.name = name
+        self.entry = entry
+    }
 }

@@ -1,0 +1,37 @@
+import KioskCore
+
+/// Overrides opened ahead (`ArmedOverrides`): armed between frames, taken when one begins.
+extension ItemSequencer {
+    /// Once a turn, after the step: readies the scalers of parked items whose first frame came,
+    /// says which failed, and opens the next override to arm, one a turn, only while a picture
+    /// is up and running (not while a first frame is awaited, nor before a seam's prepared
+    /// item has its own): the work of opening never delays a frame the screen waits for.
+    func armOverridesIfDue() {
+        let armed = items.armed
+        let failures = armed.settle { item, first in
+            _ = try? item.scaler.prepare(for: first, layout: screen.layout(of: first, in: item, gravity: settings.playback.gravity,
+                                                                           region: settings.playback.region))
+        }
+        for (name, error) in failures {
+            logger.warning("override '\(name)': not armed: \(error.reason); it opens when asked for")
+        }
+        guard !power.isOff, !time.needsFirstFrame, upcoming?.isPrimed ?? true,
+              let next = armed.nextToArm(playing: navigator.program.playingOverride) else { return }
+        armed.park(items.open(next.entry, index: 0, settings: settings, rate: openingRate), as: next.name)
+        logger.notice("override '\(next.name)': armed (\(next.entry.title) opened ahead)")
+    }
+
+    /// The override beginning at entry `index` was armed: its parked item goes on screen next
+    /// (`makeCurrent` takes it as the prepared one) instead of one opened now.
+    func takeArmedOverride(at index: Int) {
+        guard index == 0, let name = navigator.program.playingOverride,
+              let item = items.armed.take(name, entry: navigator.entries[index]) else { return }
+        item.pipeline.setRate(openingRate)
+        items.putAhead(item)
+    }
+
+    /// The rate an item opens at: the player's, or while paused the one `play` will set.
+    var openingRate: Rational {
+        time.state.rate.numerator != 0 ? time.state.rate : time.state.defaultRate
+    }
+}
