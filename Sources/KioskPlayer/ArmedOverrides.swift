@@ -1,3 +1,4 @@
+import Glibc
 import KioskCore
 import KioskMedia
 
@@ -6,65 +7,82 @@ import KioskMedia
 /// opened, its first frame decoded and its scaler readied as for a seam, then parked (its
 /// decoder waits on its full frame queue; its sound is in no feeder's order). Which overrides:
 /// `OverrideSet.toArm`, sent by the service at start and on each reload. A parked item is
-/// taken by its override's start and armed again once that override no longer plays.
+/// taken when an override beginning with its entry starts (a CAP alert shows an override under
+/// the alert's own name: the entry, not the name, finds it) and armed again once it ends.
 final class ArmedOverrides {
     /// What the service asked to arm, highest priority first.
     private(set) var wanted: [OverrideToArm] = []
-    private var parked: [String: ActiveItem] = [:]
+    private var parked: [String: Parked] = [:]
     /// Overrides whose item failed while parked: not armed again until the list changes (a
     /// request opens it then and says why it fails, as for any item).
     private var failed: Set<String> = []
 
-    var parkedNames: [String] { wanted.map(\.name).filter { parked[$0] != nil } }
+    private struct Parked {
+        let item: ActiveItem
+        /// The file as it was opened (nil for a card): a file replaced or removed since (a
+        /// content sync, an upload over it) is opened again at the request, never played stale.
+        let file: FileIdentity?
+    }
 
     /// The service's new list: parked items it no longer names, or names with another entry,
     /// are closed.
     func want(_ list: [OverrideToArm]) {
         wanted = list
         failed = []
-        for (name, item) in parked where !list.contains(where: { $0.name == name && $0.entry == item.entry }) {
+        for (name, parked) in parked where !list.contains(where: { $0.name == name && $0.entry == parked.item.entry }) {
             remove(name)?.close()
         }
     }
 
-    /// The next override to open ahead: wanted, not parked, not failed, not the one playing
-    /// (its item is on screen; it is armed again when it ends).
-    func nextToArm(playing: String?) -> OverrideToArm? {
-        wanted.first { parked[$0.name] == nil && !failed.contains($0.name) && $0.name != playing }
+    /// The next override to open ahead: wanted, not parked, not failed, and not playing now
+    /// (`playing`: the entries of the override on screen; its item is armed again when it ends).
+    func nextToArm(playing: [PlaylistEntry]) -> OverrideToArm? {
+        wanted.first { parked[$0.name] == nil && !failed.contains($0.name) && !playing.contains($0.entry) }
     }
 
     func park(_ item: ActiveItem, as name: String) {
         remove(name)?.close()
-        parked[name] = item
+        parked[name] = Parked(item: item, file: FileIdentity(of: item.entry.media))
     }
 
-    /// The parked item of override `name` when it is the one for `entry`, taken out; nil when
-    /// there is none (or it failed since: closed).
-    func take(_ name: String, entry: PlaylistEntry) -> ActiveItem? {
-        guard let item = parked[name], item.entry == entry else { return nil }
-        remove(name)
-        if item.failure != nil {
-            item.close()
+    /// A parked item opened for `entry`, taken out; nil when there is none, or it failed or
+    /// its file changed since (closed: the caller opens the entry afresh). `stale` hears of the
+    /// latter.
+    func take(_ entry: PlaylistEntry, stale: (String) -> Void) -> ActiveItem? {
+        guard let name = wanted.map(\.name).first(where: { parked[$0]?.item.entry == entry }),
+              let taken = parked.removeValue(forKey: name) else { return nil }
+        if taken.item.failure != nil {
+            taken.item.close()
             return nil
         }
-        return item
+        if taken.file != FileIdentity(of: entry.media) {
+            taken.item.close()
+            stale(name)
+            return nil
+        }
+        return taken.item
     }
 
     /// Each parked item whose first frame has come, once (`ready` readies its scaler); those
     /// that failed are closed, remembered and returned for the log.
     func settle(ready: (ActiveItem, DecodedFrame) -> Void) -> [(name: String, error: MediaError)] {
         var failures: [(name: String, error: MediaError)] = []
-        for (name, item) in parked {
-            if let error = item.failure {
+        for (name, parked) in parked {
+            if let error = parked.item.failure {
                 remove(name)?.close()
                 failed.insert(name)
                 failures.append((name, error))
-            } else if !item.isScalerPrepared, let first = item.firstFrame {
-                item.isScalerPrepared = true
-                ready(item, first)
+            } else if !parked.item.isScalerPrepared, let first = parked.item.firstFrame {
+                parked.item.isScalerPrepared = true
+                ready(parked.item, first)
             }
         }
         return failures
+    }
+
+    /// The player's rate changed: parked items decode their sound for it too.
+    func setRate(_ rate: Rational) {
+        for parked in parked.values { parked.item.pipeline.setRate(rate) }
     }
 
     /// Everything parked closed (the player stops, a reload changed how items open); the list
@@ -74,5 +92,30 @@ final class ArmedOverrides {
     }
 
     @discardableResult
-    private func remove(_ name: String) -> ActiveItem? { parked.removeValue(forKey: name) }
+    private func remove(_ name: String) -> ActiveItem? { parked.removeValue(forKey: name)?.item }
+}
+
+/// A file as `stat` sees it: the same path holding another file (replaced, rewritten) or none
+/// reads differently.
+struct FileIdentity: Equatable {
+    let device: UInt64
+    let inode: UInt64
+    let size: Int64
+    let modified: timespec
+
+    /// nil for what is not a file (a card, a stream); a path with nothing there reads as all zero.
+    init?(of media: MediaReference) {
+        guard case .file(let path) = media else { return nil }
+        var info = stat()
+        if stat(path, &info) != 0 { info = stat() }   // gone: all zero, unlike any file's
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modified = info.st_mtim
+    }
+
+    static func == (a: FileIdentity, b: FileIdentity) -> Bool {
+        a.device == b.device && a.inode == b.inode && a.size == b.size
+            && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+    }
 }

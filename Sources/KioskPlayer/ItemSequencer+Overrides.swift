@@ -15,8 +15,9 @@ extension ItemSequencer {
         for (name, error) in failures {
             logger.warning("override '\(name)': not armed: \(error.reason); it opens when asked for")
         }
+        let playing = navigator.program.playingOverride != nil ? navigator.entries : []
         guard !power.isOff, !time.needsFirstFrame, upcoming?.isPrimed ?? true,
-              let next = armed.nextToArm(playing: navigator.program.playingOverride) else { return }
+              let next = armed.nextToArm(playing: playing) else { return }
         armed.park(items.open(next.entry, index: 0, settings: settings, rate: openingRate), as: next.name)
         logger.notice("override '\(next.name)': armed (\(next.entry.title) opened ahead)")
     }
@@ -24,10 +25,14 @@ extension ItemSequencer {
     /// The override beginning at entry `index` was armed: its parked item goes on screen next
     /// (`makeCurrent` takes it as the prepared one) instead of one opened now.
     func takeArmedOverride(at index: Int) {
-        guard index == 0, let name = navigator.program.playingOverride,
-              let item = items.armed.take(name, entry: navigator.entries[index]) else { return }
+        guard index == 0, navigator.program.playingOverride != nil else { return }
+        let entry = navigator.entries[index]
+        guard let item = items.armed.take(entry, stale: { name in
+            logger.notice("override '\(name)': \(entry.title) changed since it was armed; opened again")
+        }) else { return }
         item.pipeline.setRate(openingRate)
         items.putAhead(item)
+        logger.info("\(entry.title): shown from its armed item")
     }
 
     /// The rate an item opens at: the player's, or while paused the one `play` will set.

@@ -112,9 +112,7 @@ final class ItemSequencer {
                 time.clock.seek(to: next.plan.start + (resume ?? .zero), atHost: MonotonicClock.hostTime())
                 time.apply(.itemLoading(next.reference))
                 time.needsFirstFrame = true
-                // Closing joins the outgoing item's threads: with the next picture decoded
-                // (a prepared item, an armed override) that waits until it is up.
-                if let outgoing { next.isPrimed ? items.retire(outgoing) : outgoing.close() }
+                outgoing?.close()
             }
         case .finished:
             time.apply(.endReached)

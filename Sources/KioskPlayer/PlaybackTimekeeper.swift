@@ -97,12 +97,14 @@ final class PlaybackTimekeeper {
     private func stopOnShownFrame(at host: MediaTime) {
         guard !needsFirstFrame, let item = items.current, let shown = item.lastPresentedPTS else { return }
         var head: MediaTime?
-        if case .frame(let frame, let generation)? = item.pipeline.frames.peek(timeout: 0),
-           generation == item.pipeline.currentGeneration {
-            head = frame.pts
+        var endIsNext = false
+        switch item.pipeline.frames.peek(timeout: 0) {
+        case .frame(let frame, let generation)? where generation == item.pipeline.currentGeneration: head = frame.pts
+        case .end(_, let generation)? where generation == item.pipeline.currentGeneration: endIsNext = true
+        default: break
         }
         if let settled = PausePosition.settle(position: clock.mediaTime(atHost: host), shown: shown, lastDropped: item.lastDroppedPTS,
-                                              head: head, frameDuration: item.expectedFrameDuration) {
+                                              head: head, frameDuration: item.expectedFrameDuration, endIsNext: endIsNext) {
             clock.seek(to: settled, atHost: host)
         }
     }

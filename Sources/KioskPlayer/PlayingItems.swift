@@ -63,10 +63,11 @@ final class PlayingItems {
 
     /// An armed override's item goes on screen next, in place of what was prepared (closed
     /// once the next picture is up, like a seam's outgoing item: not while the override waits).
+    /// The sound's order is the caller's to set, after it flushed the outgoing sound: here the
+    /// feeder could start on the override's sound and lose it to that flush.
     func putAhead(_ item: ActiveItem) {
         if let prepared = upcoming { retiring.append(prepared) }
         upcoming = item
-        updateAudioOrder()
     }
 
     /// What was prepared no longer follows (a switch, a reload, the end).
@@ -111,6 +112,7 @@ final class PlayingItems {
     func setRate(_ rate: Rational) {
         current?.pipeline.setRate(rate)
         upcoming?.pipeline.setRate(rate)
+        armed.setRate(rate)
     }
 
     /// The feeder plays the current item's sound, then the prepared one's.

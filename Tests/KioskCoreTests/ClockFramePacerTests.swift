@@ -175,6 +175,9 @@ func presenterCadence(_ c: CadenceCase) {
     // A variable-rate file whose next frame comes later: nothing to move up to.
     #expect(PausePosition.settle(position: shortOf240, shown: millis(2360), lastDropped: nil, head: millis(2600),
                                  frameDuration: frame40) == nil)
+    // The item's end after the frame on screen: nothing to move up to.
+    #expect(PausePosition.settle(position: shortOf240, shown: millis(2360), lastDropped: nil, head: nil,
+                                 frameDuration: frame40, endIsNext: true) == nil)
     // Exactly at the next frame already: it is due at the stopped clock.
     #expect(PausePosition.settle(position: millis(2400), shown: millis(2360), lastDropped: nil, head: millis(2400),
                                  frameDuration: frame40) == nil)

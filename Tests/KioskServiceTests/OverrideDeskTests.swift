@@ -53,10 +53,14 @@ import Testing
     /// priorities that play something, at start and again with each reload's table.
     @Test func theEngineIsToldWhichOverridesToOpenAhead() {
         let sink = RecordingRequests()
-        let desk = OverrideDesk(Self.table(), sink: sink, statePath: nil, logger: CapturedLog().logger)
+        let table = OverrideSet([OverrideConfig(name: "broken", content: .item(9), priority: 1000, location: Self.location),
+                                 OverrideConfig(name: "fire", content: .item(0), priority: 100, location: Self.location),
+                                 OverrideConfig(name: "promo", content: .item(1), priority: 1, location: Self.location)],
+                                defaultEntries: Self.entries("f.mp4", "p.mp4"), playlists: [:]) { _ in ([], []) }
+        let desk = OverrideDesk(table, sink: sink, statePath: nil, logger: CapturedLog().logger)
         desk.open()
         defer { desk.close() }
-        #expect(sink.armed == [["fire", "promo"]], "broken plays nothing: not armed")
+        #expect(sink.armed == [["fire", "promo"]], "broken, the highest, plays nothing: not armed")
         desk.replace(with: OverrideSet([OverrideConfig(name: "promo", content: .item(1), priority: 1, location: Self.location)],
                                        defaultEntries: Self.entries("f.mp4", "p.mp4"), playlists: [:]) { _ in ([], []) })
         #expect(sink.armed == [["fire", "promo"], ["promo"]])

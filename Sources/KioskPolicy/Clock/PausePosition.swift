@@ -33,13 +33,15 @@ public enum PausePosition {
     ///   - lastDropped: the last frame the pacer dropped in this run of the timeline, if any.
     ///   - head: the next decoded frame's pts (of the timeline in force), if one is queued.
     ///   - frameDuration: the item's frame duration (what one frame of the clock's travel is).
+    ///   - endIsNext: the item's end comes after the frame on screen (no frame follows it).
     /// - Returns: where the clock stands instead, or nil where it already names the screen's
     ///   frame or one the stopped pacer will still show.
     public static func settle(position: MediaTime, shown: MediaTime, lastDropped: MediaTime?, head: MediaTime?,
-                              frameDuration: MediaTime) -> MediaTime? {
+                              frameDuration: MediaTime, endIsNext: Bool = false) -> MediaTime? {
         if shown > position { return shown }
         guard let dropped = lastDropped, dropped > shown, dropped <= position else {
-            return nextFrameWithinReading(position: position, next: head ?? shown + frameDuration)
+            guard let next = head ?? (endIsNext ? nil : shown + frameDuration) else { return nil }
+            return nextFrameWithinReading(position: position, next: next)
         }
         guard let head else { return shown }
         if head <= position { return nil }   // due at the stopped clock: the pacer shows it
