@@ -1,4 +1,3 @@
-import Glibc
 import KioskCore
 import KioskMedia
 
@@ -19,9 +18,10 @@ final class ArmedOverrides {
 
     private struct Parked {
         let item: ActiveItem
-        /// The file as it was opened (nil for a card): a file replaced or removed since (a
-        /// content sync, an upload over it) is opened again at the request, never played stale.
-        let file: FileIdentity?
+        /// The file as it was opened (nil for a card, or nothing there): a file replaced or
+        /// removed since (a content sync, an upload over it) is opened again at the request,
+        /// never played stale.
+        let file: FileObservation?
     }
 
     /// The service's new list: parked items it no longer names, or names with another entry,
@@ -42,7 +42,7 @@ final class ArmedOverrides {
 
     func park(_ item: ActiveItem, as name: String) {
         remove(name)?.close()
-        parked[name] = Parked(item: item, file: FileIdentity(of: item.entry.media))
+        parked[name] = Parked(item: item, file: Self.look(at: item.entry.media))
     }
 
     /// A parked item opened for `entry`, taken out; nil when there is none, or it failed or
@@ -55,7 +55,7 @@ final class ArmedOverrides {
             taken.item.close()
             return nil
         }
-        if taken.file != FileIdentity(of: entry.media) {
+        if taken.file != Self.look(at: entry.media) {
             taken.item.close()
             stale(name)
             return nil
@@ -93,29 +93,8 @@ final class ArmedOverrides {
 
     @discardableResult
     private func remove(_ name: String) -> ActiveItem? { parked.removeValue(forKey: name)?.item }
-}
 
-/// A file as `stat` sees it: the same path holding another file (replaced, rewritten) or none
-/// reads differently.
-struct FileIdentity: Equatable {
-    let device: UInt64
-    let inode: UInt64
-    let size: Int64
-    let modified: timespec
-
-    /// nil for what is not a file (a card, a stream); a path with nothing there reads as all zero.
-    init?(of media: MediaReference) {
-        guard case .file(let path) = media else { return nil }
-        var info = stat()
-        if stat(path, &info) != 0 { info = stat() }   // gone: all zero, unlike any file's
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        modified = info.st_mtim
-    }
-
-    static func == (a: FileIdentity, b: FileIdentity) -> Bool {
-        a.device == b.device && a.inode == b.inode && a.size == b.size
-            && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+    private static func look(at media: MediaReference) -> FileObservation? {
+        if case .file(let path) = media { FileObservation.look(at: path) } else { nil }
     }
 }

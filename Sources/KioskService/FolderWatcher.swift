@@ -151,7 +151,7 @@ package final class FolderWatcher: @unchecked Sendable {
                 for name in names where WatchedFolders.isCandidate(name: name) {
                     let path = WatchedFolders.path(in: folder, name: name)
                     seen.insert(path)
-                    switch settling.look(at: path, observation: Self.observe(path), now: now, wallNow: wallNow) {
+                    switch settling.look(at: path, observation: FileObservation.look(at: path), now: now, wallNow: wallNow) {
                     case .ready?, nil: break
                     case .empty?: hidden.insert(path)
                     case .settling(let until)?:
@@ -163,14 +163,6 @@ package final class FolderWatcher: @unchecked Sendable {
             settling.keepOnly(seen)
         }
         return (hidden, recheckAt.map { $0 + 0.05 })
-    }
-
-    /// stat(2), following links (as the expander does); nil for what is not a regular file.
-    private static func observe(_ path: String) -> FileObservation? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-        return FileObservation(size: Int64(info.st_size), modified: modified, inode: UInt64(info.st_ino))
     }
 
     private static func now() -> Double { MonotonicClock.hostTime().seconds }

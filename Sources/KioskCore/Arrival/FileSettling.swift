@@ -1,3 +1,5 @@
+import Glibc
+
 /// What the file system says of one file at one look (stat).
 public struct FileObservation: Sendable, Equatable {
     public var size: Int64
@@ -9,6 +11,15 @@ public struct FileObservation: Sendable, Equatable {
         self.size = size
         self.modified = modified
         self.inode = inode
+    }
+
+    /// stat(2) of `path`, following links (as the expander does); nil for what is not a
+    /// regular file (or nothing there).
+    public static func look(at path: String) -> FileObservation? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        return FileObservation(size: Int64(info.st_size), modified: modified, inode: UInt64(info.st_ino))
     }
 }
 
