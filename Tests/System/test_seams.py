@@ -9,6 +9,7 @@ import wave
 from pathlib import Path
 
 import pytest
+from run_delay import RunDelaySampler
 from seam_clips import make_clip
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,12 +33,18 @@ def looped_run(tmp_path_factory):
     stats = directory / "stats.jsonl"
     recording = directory / "sound.wav"
     duration = LOOPS * sum(clip[3] for clip in CLIPS) + 1.5
-    result = subprocess.run([str(KIOSK), "play", *map(str, clips), "--loop", "--display", "headless:640x360",
-                             "--audio", f"file:{recording}", "--stats-file", str(stats),
-                             "--duration", str(duration)], capture_output=True, text=True, timeout=duration + 60)
-    assert result.returncode == 0, result.stderr
+    kiosk = subprocess.Popen([str(KIOSK), "play", *map(str, clips), "--loop", "--display", "headless:640x360",
+                              "--audio", f"file:{recording}", "--stats-file", str(stats),
+                              "--duration", str(duration)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sampler = RunDelaySampler(kiosk.pid)
+    try:
+        _, stderr = kiosk.communicate(timeout=duration + 60)
+    finally:
+        kiosk.kill()
+        sampler.stop()
+    assert kiosk.returncode == 0, stderr
     records = [json.loads(line) for line in stats.read_text().splitlines()]
-    return records, recording
+    return records, recording, sampler
 
 
 def seams(records):
@@ -45,12 +52,12 @@ def seams(records):
 
 
 def test_every_clip_looped_a_hundred_times(looped_run):
-    records, _ = looped_run
+    records, _, _ = looped_run
     assert len(seams(records)) >= 3 * LOOPS - 1
 
 
 def test_no_black_frame_ever(looped_run):
-    records, _ = looped_run
+    records, _, _ = looped_run
     assert all(record["video"] for record in records)
 
 
@@ -60,9 +67,12 @@ def test_seams_last_one_incoming_frame(looped_run):
     too, up to several ms at the 99th percentile), so the test holds the typical seam to the
     strict bound (median excess <= 1 ms), nine seams in ten to +5 ms, and every seam to less
     than two incoming frames (no stall, no lost first frame); it prints the strict count, which
-    the notes report."""
-    records, _ = looped_run
-    late, stalls, excess = [], [], []
+    the notes report. A seam of two frames or more is kiosk's fault unless its threads were kept
+    waiting for a CPU for at least half of the lateness (the kernel's run delay, sampled beside
+    the run: CI's loaded host once held one seam in 306 back by 34 ms); those are printed, and
+    at most 1 % of seams may be such."""
+    records, _, sampler = looped_run
+    late, stalls, machine, excess = [], [], [], []
     for a, b in seams(records):
         period = 1 / CLIPS[b["item"]][2]
         interval = b["t"] - a["t"]
@@ -70,14 +80,23 @@ def test_seams_last_one_incoming_frame(looped_run):
         if interval > period + 0.002:
             late.append((a["item"], b["item"], round(interval * 1000, 2), round(period * 1000, 2)))
         if interval >= 2 * period:
-            stalls.append((a["item"], b["item"], round(interval * 1000, 2)))
+            waited = sampler.waited(a["t"] + period, b["t"])
+            seam = (a["item"], b["item"], round(interval * 1000, 2), waited and tuple(round(w * 1000, 1) for w in waited))
+            if waited and waited[0] >= (interval - period) / 2 and waited[1] <= 0.05:
+                machine.append(seam)
+            else:
+                stalls.append(seam)
     inside = sorted((b["t"] - a["t"] - 1 / CLIPS[a["item"]][2]) * 1000
                     for a, b in zip(records, records[1:]) if a["item"] == b["item"])
     excess.sort()
     print(f"{len(excess)} seams: excess over the incoming period median {excess[len(excess) // 2]:.2f} ms, "
           f"max {excess[-1]:.2f} ms, {len(late)} over +2 ms; within items: median {inside[len(inside) // 2]:.2f} ms, "
           f"p99 {inside[int(len(inside) * 0.99)]:.2f} ms")
-    assert not stalls, f"seams of two incoming frames or more: {stalls[:10]}"
+    if machine:
+        print(f"seams held back by the machine (items, ms, (longest run delay, sampling slack) ms): {machine}")
+    assert not stalls, (f"seams of two incoming frames or more with kiosk's threads not kept from a CPU "
+                        f"(items, ms, (longest run delay, sampling slack) ms): {stalls[:10]}")
+    assert len(machine) <= len(excess) // 100, f"too many seams held back by a busy machine: {machine[:10]}"
     assert excess[len(excess) // 2] <= 1.0, f"median seam excess {excess[len(excess) // 2]:.2f} ms; late: {late[:10]}"
     assert excess[int(len(excess) * 0.9)] <= 5.0, f"90th percentile seam excess {excess[int(len(excess) * 0.9)]:.2f} ms"
 
@@ -85,7 +104,7 @@ def test_seams_last_one_incoming_frame(looped_run):
 def test_sound_runs_on_across_seams(looped_run):
     """Silence longer than 10 ms appears only where the silent clip plays: once per loop (and
     at the recording's two ends)."""
-    _, recording = looped_run
+    _, recording, _ = looped_run
     with wave.open(str(recording)) as w:
         assert w.getframerate() == 48000 and w.getsampwidth() == 2
         channels = w.getnchannels()
