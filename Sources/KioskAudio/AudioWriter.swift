@@ -51,6 +51,9 @@ public final class AudioWriter: @unchecked Sendable {
     /// flushed here: the bed runs on across seeks, skips and seams.
     public let bed: PCMQueue?
     public let bedMix: MusicBedMix?
+    /// Sound cues' PCM (an override's `sound`), mixed over the item's sound and the bed at the
+    /// player's volume whenever it has frames; its owner flushes it, never the writer.
+    public let cues: PCMQueue?
     public let options: Options
     private let format: AudioFormat
     private let logger: Logger
@@ -71,16 +74,19 @@ public final class AudioWriter: @unchecked Sendable {
     private var failureHandler: (@Sendable (AudioOutputError?) -> Void)?
 
     /// `output` must be configured already; `queue` holds samples in its format.
-    /// `bed`: the music bed's samples, in the same format, heard at `bedMix`'s levels.
-    public init(output: AudioOutput, queue: PCMQueue, bed: PCMQueue? = nil, bedMix: MusicBedMix? = nil,
+    /// `bed`: the music bed's samples, in the same format, heard at `bedMix`'s levels; `cues`:
+    /// sound cues' samples, in the same format too.
+    public init(output: AudioOutput, queue: PCMQueue, bed: PCMQueue? = nil, bedMix: MusicBedMix? = nil, cues: PCMQueue? = nil,
                 options: Options = Options(), volume: Int = 100,
                 isMuted: Bool = false, logger: Logger = Logger(label: "kiosk.audio")) {
         precondition(output.format == queue.format, "the queue must hold samples in the output's format")
         precondition(bed == nil || bed?.format == queue.format, "the bed must hold samples in the output's format")
+        precondition(cues == nil || cues?.format == queue.format, "the cues must hold samples in the output's format")
         self.output = output
         self.queue = queue
         self.bed = bed
         self.bedMix = bed == nil ? nil : (bedMix ?? MusicBedMix(underItemSound: 1, fadeSeconds: 0, volume: 100))
+        self.cues = cues
         self.options = options
         self.format = queue.format
         self.logger = logger
@@ -162,20 +168,29 @@ public final class AudioWriter: @unchecked Sendable {
         var itemSounded = false
         var bedMixer = bed.map { BedMixer(queue: $0, mix: bedMix!, chunkFrames: chunkFrames, rampFrames: rampFrames) }
         defer { bedMixer?.deallocate() }
+        // A cue is heard over everything at one level: a bed that never ducks.
+        var cueMixer = cues.map { BedMixer(queue: $0, mix: MusicBedMix(underItemSound: 1, fadeSeconds: 0, volume: 100),
+                                           chunkFrames: chunkFrames, rampFrames: rampFrames) }
+        defer { cueMixer?.deallocate() }
         // Silence need only keep the device from running dry; a bed is heard, and a device
         // underrun is a gap in it, so it is written like an item's sound: as soon as there is
         // room (the wait for room paces the loop), without waiting a period for the item's
         // samples or for the device's delay to fall (a starved guest underran 20 to 50 times in
         // 25 s that way: test_music_bed_aloop.py). An item's next samples are queued well
         // ahead at a seam, so they are never passed over for the bed there.
-        let popTimeout = bed == nil ? options.chunkTime : 0
+        // A cue waiting is written like the bed, as soon as there is room.
+        let itemWait = bed == nil ? options.chunkTime : 0
 
         while true {
-            let (stop, wantPaused, flush) = locked {
+            let (stop, pauseAsked, flush) = locked {
                 defer { flushRequested = false }
                 return (stopRequested, pauseRequested, flushRequested)
             }
             if stop { break }
+            // A sound cue (an alarm over an override's card) plays on through a pause or a wait
+            // for frames: the device runs for it while the item's sound is held.
+            let cueWaits = (cues?.queuedFrames ?? 0) > 0
+            let wantPaused = pauseAsked && !cueWaits
             if flush {
                 perform("drop") { try output.drop() }
                 locked { statistics.drops += 1 }
@@ -197,11 +212,13 @@ public final class AudioWriter: @unchecked Sendable {
             // the samples enter the device. A device failing here fails the write below too.
             try? output.waitForRoom(frames: chunkFrames, timeout: 4 * options.chunkTime)
             gain.setTarget(locked { SoftwareGain.linearGain(volume: volume, isMuted: muted) })
-            let held = locked { itemHeld }
-            if !held, let slice = queue.pop(maxFrames: chunkFrames, into: scratch, timeout: popTimeout) {
+            let held = locked { itemHeld } || pauseAsked
+            if !cueWaits { cueMixer?.setLevel(locked { cueLevel }) }
+            if !held, let slice = queue.pop(maxFrames: chunkFrames, into: scratch, timeout: cueWaits ? 0 : itemWait) {
                 let bytes = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<(slice.frameCount * format.bytesPerFrame)])
                 gain.apply(to: bytes, format: format.sampleFormat, channels: format.channels)
                 bedMixer?.mix(into: bytes, itemSounds: true, level: locked { bedLevel })
+                if cueWaits { cueMixer?.mix(into: bytes, itemSounds: true, level: locked { cueLevel }) }
                 if write(UnsafeRawBufferPointer(bytes)) {
                     let underruns = output.counters.underruns
                     if hasPlayed && slice.itemTag == lastTag && (paddedSinceMedia || underruns > underrunsSeen) { gaps += 1 }
@@ -212,7 +229,7 @@ public final class AudioWriter: @unchecked Sendable {
                     itemSounded = true
                     publish(slice, gaps: gaps)
                 }
-            } else if options.keepAliveWithSilence && (bedMixer != nil || (hasPlayed && output.delayFrames <= 2 * chunkFrames))
+            } else if options.keepAliveWithSilence && (bedMixer != nil || cueWaits || (hasPlayed && output.delayFrames <= 2 * chunkFrames))
                         && !locked({ stopRequested }) {
                 // Only when the device is about to run dry (less than two chunks left, one of
                 // which the next wait may take): samples arriving a little late must not be
@@ -221,6 +238,7 @@ public final class AudioWriter: @unchecked Sendable {
                 scratch.initializeMemory(as: UInt8.self, repeating: 0)
                 if !held { itemSounded = false }
                 bedMixer?.mix(into: scratch, itemSounds: held && itemSounded, level: locked { bedLevel })
+                if cueWaits { cueMixer?.mix(into: scratch, itemSounds: true, level: locked { cueLevel }) }
                 if write(UnsafeRawBufferPointer(scratch)) {
                     paddedSinceMedia = true
                     locked { statistics.silenceFrames += Int64(chunkFrames) }
@@ -270,6 +288,9 @@ public final class AudioWriter: @unchecked Sendable {
         }
         handler?(report)
     }
+
+    /// A cue's gain: the player's volume and mute (an item's own level is not the cue's); guarded.
+    private var cueLevel: Double { SoftwareGain.linearGain(volume: bedVolume, isMuted: bedMuted) }
 
     /// The bed's gain from the player's volume and mute and the bed's own volume; guarded.
     private var bedLevel: Double {

@@ -12,6 +12,7 @@ struct BedMixer {
     private var level: SoftwareGain
     private let scratch: UnsafeMutableRawBufferPointer
     private let format: AudioFormat
+    private let rampFrames: Int
     /// Frames of periods written without the bed under them because its decoder was behind
     /// (its queue empty): a gap in the bed that is not the device's. Counted from the bed's
     /// first sample on: before it, the decoder is opening its first file.
@@ -23,10 +24,17 @@ struct BedMixer {
         format = queue.format
         envelope = BedGainEnvelope(mix: mix, sampleRate: format.sampleRate)
         level = SoftwareGain(gain: 1, rampFrames: rampFrames)
+        self.rampFrames = rampFrames
         scratch = .allocate(byteCount: chunkFrames * format.bytesPerFrame, alignment: 16)
     }
 
     func deallocate() { scratch.deallocate() }
+
+    /// Takes `gain` at once, with no ramp: for what starts after silence (a sound cue), so it
+    /// begins at the player's level instead of gliding from the last one it was heard at.
+    mutating func setLevel(_ gain: Double) {
+        if level.current != gain || level.target != gain { level = SoftwareGain(gain: gain, rampFrames: rampFrames) }
+    }
 
     /// Adds the bed under `samples` (the period about to be written, in the device's format).
     /// A bed that has fewer frames ready (its decoder behind, or no playable file) leaves the

@@ -26,6 +26,8 @@ final class AudioPath: @unchecked Sendable {
     private let writerThread = WorkerThread(name: "kiosk-audio-write", qos: .userInteractive)
     /// The music bed's decoder, when kiosk.conf has an `audio_track`; the writer mixes its queue in.
     private let bed: MusicBed?
+    /// Sound cues heard over everything (an override's `sound`); the writer mixes its queue in.
+    let cues: SoundCuePlayer
 
     /// Opens `output` for 48 kHz stereo (it says what it really took) and starts the threads.
     /// `musicBed`: a bed to play under the items, decoded on a thread of its own.
@@ -34,7 +36,8 @@ final class AudioPath: @unchecked Sendable {
         self.format = format
         queue = PCMQueue(format: format, capacity: MediaTime(value: 1, timescale: 4))
         bed = musicBed.map { MusicBed(settings: $0, format: format, logger: logger) }
-        writer = AudioWriter(output: output, queue: queue, bed: bed?.queue, bedMix: musicBed?.mix,
+        cues = SoundCuePlayer(format: format, logger: logger)
+        writer = AudioWriter(output: output, queue: queue, bed: bed?.queue, bedMix: musicBed?.mix, cues: cues.queue,
                              volume: volume, isMuted: isMuted, logger: logger)
         self.logger = logger
         self.output = output
@@ -70,6 +73,7 @@ final class AudioPath: @unchecked Sendable {
         }
         writer.stop()
         bed?.stop()
+        cues.close()
         // The device (or recording) is closed only once the writer is done with it: a WAV
         // recording gets its sizes written, an ALSA PCM is released for the next user.
         // Short: at SIGTERM the process must be gone within a second, and the kernel releases

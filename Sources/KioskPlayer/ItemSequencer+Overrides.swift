@@ -13,7 +13,10 @@ extension ItemSequencer {
                                                                            region: settings.playback.region))
         }
         for (name, error) in failures {
-            logger.warning("override '\(name)': not armed: \(error.reason); it opens when asked for")
+            logger.warning("override '\(name)': not armed: \(error.reason); it opens when asked for, and is armed once its file changes")
+        }
+        for (name, entry) in armed.recheckFiles(atHost: MonotonicClock.hostTime()) {
+            logger.notice("override '\(name)': \(entry.title) changed since it was armed; closed, armed again once the file holds still")
         }
         let playing = navigator.program.playingOverride != nil ? navigator.entries : []
         guard !power.isOff, !time.needsFirstFrame, upcoming?.isPrimed ?? true,

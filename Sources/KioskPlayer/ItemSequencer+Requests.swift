@@ -19,6 +19,7 @@ extension ItemSequencer {
             logger.warning("layer \(name): \(refusal)")
             return PlayerRefusal(refusal)
         }
+        if case .soundCue(let cue) = request { return playSoundCue(cue) }
         let answer = answerOf(request)
         if case .refused(let line) = answer {
             logger.warning("\(line)")
@@ -27,6 +28,19 @@ extension ItemSequencer {
         onEvent?(.playlistRequest(request))
         if case .showOverride(_, _, let layers) = request { overrideLayers = Set(layers) }
         act(on: answer)
+        return nil
+    }
+
+    /// A sound over whatever plays (`SoundCuePlayer`), or silence for nil; refused, with why,
+    /// where kiosk plays no sound at all.
+    private func playSoundCue(_ cue: SoundCue?) -> PlayerRefusal? {
+        guard let audio else {
+            guard let cue else { return nil }
+            let line = "sound cue \(cue.path): not heard: kiosk plays no sound here (audio: none, or no device opened)"
+            logger.warning("\(line)")
+            return PlayerRefusal(line)
+        }
+        audio.cues.play(cue)
         return nil
     }
 

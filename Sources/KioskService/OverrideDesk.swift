@@ -23,6 +23,8 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
     private var table: OverrideSet
     private var book = OverrideBook<Held>()
     private var onScreen: String?
+    /// Whether the override on screen has a `sound` heard now (the next change stops it).
+    private var soundOn = false
     private var stopping = false
     private var worker: WorkerThread?
     private var saveFailure: String?
@@ -207,6 +209,10 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
             onScreen = entry.id
             let override = playing(entry.payload)
             sink.send(.showOverride(name: entry.id, entries: override?.entries ?? [], layers: override?.config.layers ?? []))
+            // Its sound from now, in place of the last one's; nothing sent when neither has one.
+            let sound = override?.config.sound
+            if sound != nil || soundOn { sink.send(.soundCue(sound)) }
+            soundOn = sound != nil
             let until = entry.expires.map { String(format: "for %.0f s", $0 - Self.monotonic()) } ?? "until cancelled"
             logger.notice("override '\(entry.id)' (priority \(entry.priority)) takes the screen \(until)")
             post(.overrideStarted, entry.id, [("priority", .integer(Int64(entry.priority)))])
@@ -214,6 +220,8 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
             if let previous = onScreen { ended(previous, why: why) }
             onScreen = nil
             sink.send(.endOverride)
+            if soundOn { sink.send(.soundCue(nil)) }
+            soundOn = false
             logger.notice("no override left: the playlist comes back")
         }
         save()

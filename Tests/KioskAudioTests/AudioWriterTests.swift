@@ -24,10 +24,11 @@ import Testing
         private let done = DispatchSemaphore(value: 0)
 
         init(options: AudioWriter.Options = AudioWriter.Options(), capacity: MediaTime = MediaTime(value: 2, timescale: 1),
-             bed: PCMQueue? = nil) throws {
+             bed: PCMQueue? = nil, cues: PCMQueue? = nil, queued: PCMChunk? = nil) throws {
             _ = try output.configure(AudioWriterTests.format)
             queue = PCMQueue(format: AudioWriterTests.format, capacity: capacity)
-            writer = AudioWriter(output: output, queue: queue, bed: bed, options: options)
+            if let queued { queue.push(queued) }   // there before the writer's first look
+            writer = AudioWriter(output: output, queue: queue, bed: bed, cues: cues, options: options)
             let thread = Thread { [writer, done] in writer.run(); done.signal() }
             thread.start()
         }
@@ -169,6 +170,54 @@ import Testing
         // (The bed may be written alone before the item's first samples arrive: the writer runs
         // before the test pushes them.)
         #expect(runs.drop(while: { !$0 }).starts(with: [true, false, true]), "item, bed alone while held, item again: \(runs)")
+    }
+
+    static func cueQueue(_ seconds: Double) -> PCMQueue {
+        let cues = PCMQueue(format: format, capacity: MediaTime(value: 4, timescale: 1))
+        cues.push(level(0.5, seconds: seconds, tag: -2))
+        return cues
+    }
+
+    static func waitFor(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<2500 where !condition() { Thread.sleep(forTimeInterval: 0.002) }
+        return condition()
+    }
+
+    /// A sound cue (an override's `sound`) is mixed over the item's sound, and written alone
+    /// where nothing else plays: every sample of each heard once.
+    @Test func aSoundCueIsMixedOverTheItemAndWrittenAlone() throws {
+        let cues = Self.cueQueue(0.2)
+        let run = try Running(cues: cues, queued: Self.level(0.25, seconds: 0.1))
+        #expect(Self.waitFor { cues.queuedFrames == 0 && run.queue.queuedFrames == 0 })
+        Thread.sleep(forTimeInterval: 0.05)
+        run.finish()
+        let samples = run.channel0
+        func count(_ value: Float) -> Int { samples.filter { abs($0 - value) < 1e-6 }.count }
+        #expect(count(0.75) == Int(0.1 * 48_000), "the item's every sample under the cue: \(count(0.75))")
+        #expect(count(0.25) == 0, "no item sample without the cue: \(count(0.25))")
+        #expect(count(0.5) == Int(0.1 * 48_000), "the cue's other samples alone, once: \(count(0.5))")
+        #expect(!run.output.calls.contains("drop"), "the writer never drops a cue: \(run.output.calls)")
+    }
+
+    /// An alarm plays on through a pause (a visitor's tap) and a wait for frames: the device
+    /// runs for the cue while the item's sound is held, every item sample heard once after.
+    @Test func aSoundCuePlaysOnThroughAPause() throws {
+        let cues = PCMQueue(format: Self.format, capacity: MediaTime(value: 4, timescale: 1))
+        let run = try Running(cues: cues, queued: Self.level(0.25, seconds: 1))
+        run.writer.pause()
+        #expect(Self.waitFor { run.output.calls.contains("pause") })
+        let heldAt = run.queue.queuedFrames
+        cues.push(Self.level(0.5, seconds: 0.3, tag: -2))
+        #expect(Self.waitFor { cues.queuedFrames == 0 }, "the cue is written while paused")
+        #expect(run.queue.queuedFrames == heldAt && heldAt > 0, "the item's sound is held meanwhile")
+        run.writer.resume()
+        run.waitUntilPlayed()
+        Thread.sleep(forTimeInterval: 0.05)
+        run.finish()
+        let samples = run.channel0
+        func count(_ value: Float) -> Int { samples.filter { abs($0 - value) < 1e-6 }.count }
+        #expect(count(0.5) == Int(0.3 * 48_000), "the cue alone while paused: \(count(0.5))")
+        #expect(count(0.25) == 48_000, "every item sample once: \(count(0.25))")
     }
 
     @Test func holdWithoutABedIsAPause() throws {

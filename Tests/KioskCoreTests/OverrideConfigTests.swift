@@ -44,6 +44,12 @@ let overrideConfigErrorTable: [ConfigErrorCase] = [
                     fragment: "'layers' in override 'fire' names 'helo', which layers: does not define; expected some of: hello"),
     ConfigErrorCase(name: "an unknown playlist", yaml: items + "overrides:\n  fire: {playlist: promos}\n", line: 5, column: 20,
                     fragment: "'playlist' in override 'fire' is 'promos', which no playlist defines"),
+    ConfigErrorCase(name: "a sound of no file", yaml: items + "overrides:\n  fire: {item: 0, sound: \"\"}\n", line: 5, column: 26,
+                    fragment: "'sound' in override 'fire' is the string ''; expected the path of a sound file, like sound: tone.wav"),
+    ConfigErrorCase(name: "a sound looped without a sound", yaml: items + "overrides:\n  fire: {item: 0, sound_loop: true}\n", line: 5, column: 19,
+                    fragment: "'sound_loop' in override 'fire' repeats its sound; expected it with sound: FILE, or leave it out"),
+    ConfigErrorCase(name: "a sound looped of text", yaml: items + "overrides:\n  fire: {item: 0, sound: a.wav, sound_loop: always}\n",
+                    line: 5, column: 45, fragment: "'sound_loop' in override 'fire' is the string 'always'; expected true or false"),
 ]
 
 @Suite("Overrides in kiosk.conf")
@@ -68,6 +74,18 @@ struct OverrideConfigTests {
         #expect(set.override(named: "evacuate")?.entries == playlistEntries("a", "b").suffix(1).map { $0 })
         #expect(set.override(named: "promo")?.entries == playlistEntries("c"))
         #expect(set.override(named: "welcome")?.problem == "its items have nothing to play now; w.mp4: no such file")
+    }
+
+    /// `sound` is found against kiosk.conf's folder and not looked for (it may come later).
+    @Test func anOverridesSoundIsItsPathAndWhetherItLoops() throws {
+        let config = try parse(items + """
+            overrides:
+              evacuate: {text: Leave, sound: tones/alarm.wav, sound_loop: true}
+              chime: {item: 1, sound: /opt/chime.ogg}
+              plain: {text: Closed}
+            """)
+        #expect(config.overrides.map(\.sound) == [SoundCue(path: "/srv/kiosk/tones/alarm.wav", loops: true),
+                                                 SoundCue(path: "/opt/chime.ogg", loops: false), nil])
     }
 
     @Test func aTextOverrideIsOneCardWithItsStyle() throws {
@@ -162,8 +180,9 @@ extension AlertsConfigTests {
         let alerts = try #require(try ExampleConfigFile.commentedSection("# alerts:"))
         let config = try ConfigLoader.parse(text: items.replacingOccurrences(of: "promo", with: "lunch") + overrides + "\n" + alerts + "\n",
                                             fileName: "kiosk.conf", baseDirectory: "/srv/kiosk", fileSystem: FakeFileSystem(files: []))
-        #expect(config.overrides.map(\.name) == ["evacuate", "closed", "promo"])
-        #expect(config.overrides[2].duration == MediaTime(value: 300, timescale: 1))
+        #expect(config.overrides.map(\.name) == ["evacuate", "closed", "doors", "promo"])
+        #expect(config.overrides[3].duration == MediaTime(value: 300, timescale: 1))
+        #expect(config.overrides[2].sound == SoundCue(path: "/srv/kiosk/sounds/chime.wav", loops: false))
         guard case .items(let closed) = config.overrides[1].content else { Issue.record("closed plays no items"); return }
         #expect(closed.map(\.source) == [.card(TextCard(text: "Closed today\nBack tomorrow at 9", background: LayerColor(rgb: 0x203040)))])
         let cap = try #require(config.alerts)

@@ -63,7 +63,8 @@ import Testing
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.copyItem(atPath: shorter, toPath: path)
         player.send(.showOverride(name: "alert", entries: [alert]))
-        #expect(log.waitFor(timeout: 20) { $0.contains("override 'alert': \(alert.title) changed since it was armed; opened again") })
+        // Said at the request, or by the once-a-second look if it came between the copy and the request.
+        #expect(log.waitFor(timeout: 20) { $0.contains("override 'alert': \(alert.title) changed since it was armed") })
         #expect(Program.waitUntil(20) { player.currentItemTitle == alert.title && abs((player.duration?.seconds ?? 0) - 2) < 0.3 },
                 "the new file's length, not the armed one's 4 s: \(String(describing: player.duration))")
         #expect(Self.count(log, "shown from its armed item") == 0)
@@ -79,10 +80,58 @@ import Testing
         let (player, _, _, log) = try Program.started([loop], "armed-missing")
         defer { _ = player.stop() }
         player.arm(overrides: [OverrideToArm(name: "gone", entry: entry)])
-        #expect(log.waitFor(timeout: 30) { $0.hasPrefix("warning: override 'gone': not armed: ") && $0.hasSuffix("; it opens when asked for") })
+        #expect(log.waitFor(timeout: 30) { $0.hasPrefix("warning: override 'gone': not armed: ") && $0.hasSuffix("; it opens when asked for, and is armed once its file changes") })
         #expect(Program.waitUntil(20) { player.currentTime.seconds > 1.5 }, "the loop plays on")
         #expect(Self.count(log, "override 'gone'") == 2, "armed once, failed once: \(log.formatted)")
         player.send(.showOverride(name: "gone", entries: [entry]))
         #expect(log.waitFor(timeout: 20) { $0.hasPrefix("error: skipping item 0: ") && $0.contains(missing) }, "\(log.formatted.suffix(6))")
+    }
+
+    /// A parked override whose file is replaced while nobody asks for it is closed at the next
+    /// look (its decoder no longer holds the old file's space) and armed again with the new
+    /// file once it holds still; asked for, it shows from that armed item at the new length.
+    @Test func aParkedOverrideWhoseFileIsReplacedIsArmedAgainWithTheNewFile() throws {
+        let loop = try Program.entry("armed-loop.mp4", seconds: 6)
+        let (path, alert) = try Self.privateClip("armed-alert.mp4", seconds: 4, as: "rearmed.mp4")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (player, _, _, log) = try Program.started([loop], "armed-rearmed")
+        defer { _ = player.stop() }
+        player.arm(overrides: [OverrideToArm(name: "alert", entry: alert)])
+        #expect(log.waitFor(timeout: 30) { $0.contains("override 'alert': armed") })
+        let shorter = try MediaFixtures.pattern("armed-shorter.mp4", width: 320, height: 240, seconds: 2)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: shorter, toPath: path)
+        #expect(log.waitFor(timeout: 20) {
+            $0.contains("override 'alert': \(alert.title) changed since it was armed; closed, armed again once the file holds still")
+        }, "\(log.formatted.suffix(6))")
+        #expect(log.waitFor(timeout: 30) { _ in Self.count(log, "override 'alert': armed") == 2 }, "armed again: \(log.formatted.suffix(8))")
+        player.send(.showOverride(name: "alert", entries: [alert]))
+        #expect(log.waitFor(timeout: 20) { $0.contains("\(alert.title): shown from its armed item") }, "\(log.formatted.suffix(6))")
+        #expect(Program.waitUntil(20) { player.currentItemTitle == alert.title && abs((player.duration?.seconds ?? 0) - 2) < 0.3 },
+                "the new file's length, not the armed one's 4 s: \(String(describing: player.duration))")
+        #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
+    }
+
+    /// An override whose file is missing at start (a content sync delivers it later) is armed
+    /// once the file arrives, without a reload.
+    @Test func anOverrideThatFailedIsArmedOnceItsFileArrives() throws {
+        let loop = try Program.entry("armed-loop.mp4", seconds: 6)
+        let path = NSTemporaryDirectory() + "kiosk-armed-\(getpid())-late.mp4"
+        try? FileManager.default.removeItem(atPath: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let item = ItemConfig(source: .file(path), location: SourceLocation(file: "test", line: 1, column: 1))
+        let entry = PlaylistEntry(media: .file(path), item: item, itemIndex: 0)
+        let (player, _, _, log) = try Program.started([loop], "armed-late")
+        defer { _ = player.stop() }
+        player.arm(overrides: [OverrideToArm(name: "late", entry: entry)])
+        #expect(log.waitFor(timeout: 30) { $0.hasPrefix("warning: override 'late': not armed: ") })
+        let clip = try MediaFixtures.pattern("armed-alert.mp4", width: 320, height: 240, seconds: 4)
+        try FileManager.default.copyItem(atPath: clip, toPath: path + ".part")
+        try FileManager.default.moveItem(atPath: path + ".part", toPath: path)
+        // Armed twice: once before the open failed, once with the file there.
+        #expect(log.waitFor(timeout: 30) { _ in Self.count(log, "override 'late': armed (\(entry.title) opened ahead)") == 2 },
+                "\(log.formatted.suffix(6))")
+        player.send(.showOverride(name: "late", entries: [entry]))
+        #expect(log.waitFor(timeout: 20) { $0.contains("\(entry.title): shown from its armed item") }, "\(log.formatted.suffix(6))")
     }
 }

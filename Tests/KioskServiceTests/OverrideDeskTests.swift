@@ -49,6 +49,42 @@ import Testing
         #expect(events.all[1].contains(#""event":"override_ended""#) && events.all[1].contains("replaced by override 'fire'"))
     }
 
+    /// An override's `sound` is one request after it takes the screen; the next change stops
+    /// it (or plays the next one's); overrides without a sound send none.
+    @Test func anOverridesSoundIsHeardWhileItHasTheScreen() {
+        let sink = RecordingRequests()
+        let alarm = SoundCue(path: "/m/alarm.wav", loops: true), chime = SoundCue(path: "/m/chime.wav")
+        let table = OverrideSet([OverrideConfig(name: "fire", content: .item(0), priority: 100, sound: alarm, location: Self.location),
+                                 OverrideConfig(name: "doors", content: .item(0), priority: 50, sound: chime, location: Self.location),
+                                 OverrideConfig(name: "promo", content: .item(1), priority: 1, location: Self.location)],
+                                defaultEntries: Self.entries("f.mp4", "p.mp4"), playlists: [:]) { _ in ([], []) }
+        let desk = OverrideDesk(table, sink: sink, statePath: nil, logger: CapturedLog().logger)
+        desk.open()
+        defer { desk.close() }
+        func sounds() -> [String] {
+            sink.requests.compactMap {
+                switch $0 {
+                case .showOverride(let name, _, _): "show \(name)"
+                case .endOverride: "end"
+                case .soundCue(let cue): cue.map { "sound \($0.path)\($0.loops ? " looped" : "")" } ?? "silence"
+                default: nil
+                }
+            }
+        }
+        #expect(desk.start("promo") == nil)
+        #expect(sounds() == ["show promo"], "no sound, no request")
+        #expect(desk.start("doors") == nil)
+        #expect(desk.start("fire") == nil)
+        #expect(desk.cancel("fire") == nil)
+        #expect(desk.cancel("doors") == nil)
+        #expect(desk.cancel(nil) == nil)
+        #expect(sounds() == ["show promo", "show doors", "sound /m/chime.wav", "show fire", "sound /m/alarm.wav looped",
+                             "show doors", "sound /m/chime.wav", "show promo", "silence", "end"], "\(sounds())")
+        #expect(desk.start("doors") == nil)
+        #expect(desk.cancel(nil) == nil)
+        #expect(sounds().suffix(4) == ["show doors", "sound /m/chime.wav", "end", "silence"], "\(sounds())")
+    }
+
     /// The engine opens the overrides most likely to be asked for ahead (#35): the highest
     /// priorities that play something, at start and again with each reload's table.
     @Test func theEngineIsToldWhichOverridesToOpenAhead() {

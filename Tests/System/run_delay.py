@@ -16,9 +16,10 @@ import time
 
 class RunDelaySampler:
     """Samples `pid`'s threads until it exits or `stop()`; times are CLOCK_MONOTONIC seconds,
-    as kiosk's stats file writes its flips."""
+    as kiosk's stats file writes its flips. Every 10 ms: a 3 ms step cost a fifth of a core
+    beside a pacing test (CI: test_seams' CPU 13 s -> 41 s), which itself disturbs it."""
 
-    def __init__(self, pid: int, interval: float = 0.003):
+    def __init__(self, pid: int, interval: float = 0.01):
         self.pid, self.interval = pid, interval
         self.times: list[float] = []
         self.delays: list[dict[int, int]] = []

@@ -5,6 +5,7 @@ user's moves are refused; when the last ends the item it cut comes back where it
 event lines say each change; what is on comes back after a restart (--state-dir)."""
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -347,3 +348,76 @@ def test_a_text_item_plays_in_the_playlist_as_a_still(tmp_path):
     finally:
         log = run.stop()
     assert "nothing in the playlist can play" not in log, log
+
+
+def tone(path: Path, frequency: int, seconds: float) -> Path:
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
+                    "-i", f"sine=frequency={frequency}:sample_rate=48000:duration={seconds}",
+                    "-c:a", "pcm_s16le", str(path)], check=True)
+    return path
+
+
+def test_an_overrides_sound_is_heard_while_it_has_the_screen(tmp_path):
+    """`sound` with `sound_loop` (#35): a 0.4 s 880 Hz tone over a text card, heard over and
+    over while the card has the screen and never after; the loop's own 440 Hz sound before
+    and after it. Recorded through `--audio file:` (paced like a sound card). An override
+    whose sound file is missing still takes the screen, with one line naming the file."""
+    import wave
+
+    import numpy as np
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+    loop = tmp_path / "loop.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=30",
+                    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=30",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", str(loop)], check=True)
+    tone(tmp_path / "alarm.wav", 880, 0.4)
+    conf = tmp_path / "kiosk.conf"
+    conf.write_text("display: {output: headless, headless_size: 320x240}\naudio: {volume: 100}\n"
+                    "input: {enabled: false}\ncontrol: {socket: ctl.sock}\n"
+                    f"items: [{loop}]\n"
+                    "overrides:\n"
+                    '  alarm: {text: "Leave now", sound: alarm.wav, sound_loop: true, priority: 100}\n'
+                    '  hush: {text: "Quiet", sound: missing.wav}\n')
+    state = tmp_path / "state"
+    state.mkdir()
+    recording = tmp_path / "sound.wav"
+    run = Run(conf, state, extra=["--audio", f"file:{recording}"])
+    try:
+        assert wait_until(lambda: run.title() == "loop.mp4" and run.client.ok("get", "time") >= 1.5, timeout=120)
+        run.client.ok("override", "alarm")
+        event(run, "override_started", "alarm")
+        assert wait_until(lambda: run.title() == "text:Leave now", timeout=60)
+        time.sleep(2.0)
+        run.client.ok("override_cancel", "alarm")
+        event(run, "override_ended", "alarm")
+        assert wait_until(lambda: run.title() == "loop.mp4", timeout=60)
+        time.sleep(2.5)
+        run.client.ok("override", "hush")
+        assert wait_until(lambda: run.title() == "text:Quiet", timeout=60), "a missing sound does not keep the card away"
+        run.client.ok("override_cancel", "hush")
+        assert wait_until(lambda: run.title() == "loop.mp4", timeout=60)
+    finally:
+        log = run.stop()
+    assert log.count("sound cue: ") == 1 and str(tmp_path / "missing.wav") in log and "; not heard" in log, log
+    with wave.open(str(recording)) as w:
+        assert w.getframerate() == 48000 and w.getsampwidth() == 2
+        samples = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).reshape(-1, w.getnchannels())[:, 0]
+    window = 480   # 10 ms
+    count = len(samples) // window
+    blocks = samples[:count * window].reshape(count, window).astype(np.float64) / 32768 * np.hanning(window)
+    n = np.arange(window)
+    level = {f: np.abs(blocks @ np.exp(-2j * np.pi * f * n / 48000)) for f in (440, 880)}
+    # ffmpeg's sine is 1/8 full scale: a whole 10 ms window of it reads 15 here (Hann's 0.5 x 240).
+    alarm = [i for i in range(count) if level[880][i] > 3]
+    item = [i for i in range(count) if level[440][i] > 3]
+    assert alarm and item, "both tones recorded"
+    first, last = alarm[0], alarm[-1]
+    heard = (last - first) / 100
+    # On for about 2 s (the card's first frame to the cancel): the 0.4 s file looped, not once.
+    assert 1.2 <= heard <= 4.0, f"the alarm heard for {heard:.2f} s"
+    assert len(alarm) >= 0.8 * (last - first), f"the alarm runs on, looped: {len(alarm)} of {last - first} windows"
+    assert any(i < first for i in item) and sum(1 for i in item if i > last) >= 50, \
+        "the loop's sound before the alarm and back after it"
+    inner = range(first + (last - first) // 10, last - (last - first) // 10)
+    assert not [i for i in inner if i in set(item)], "the card has no sound of its own: only the alarm under it"

@@ -1,11 +1,12 @@
 import Yams
 
-/// `overrides:`, a map of names to {item | items | playlist | text, priority, duration, layers}
-/// (#35); `text` with its card's `color`, `background` and `size`.
+/// `overrides:`, a map of names to {item | items | playlist | text, priority, duration, layers,
+/// sound, sound_loop} (#35); `text` with its card's `color`, `background` and `size`.
 /// Read after `playlists` and `layers`, whose names an override's `playlist` and `layers` are
 /// checked against.
 extension ConfigWalker {
-    static let overrideKeys = ["item", "items", "playlist", "text", "color", "background", "size", "priority", "duration", "layers"]
+    static let overrideKeys = ["item", "items", "playlist", "text", "color", "background", "size", "priority", "duration", "layers",
+                               "sound", "sound_loop"]
     static let cardKeys = ["color", "background", "size"]
 
     func readOverrides(_ node: Node?, playlistNames: [String], layerNames: [String], baseDirectory: String,
@@ -48,15 +49,30 @@ extension ConfigWalker {
                 report(section["layers"] ?? value, "'layers' in \(label) names '\(layer)', which layers: does not define; expected "
                        + (layerNames.isEmpty ? "a layer of layers:, which defines none" : "some of: " + layerNames.joined(separator: ", ")))
             }
+            let sound = soundCue(section, label: label, baseDirectory: baseDirectory)
             guard diagnostics.count == before, let content else { continue }
             overrides.append(OverrideConfig(name: name, content: content, priority: priority ?? 0, duration: duration,
-                                            layers: layers, location: location(of: keyNode)))
+                                            layers: layers, sound: sound, location: location(of: keyNode)))
         }
         return overrides
     }
 }
 
 extension ConfigWalker {
+    /// `sound: tone.wav` (relative to kiosk.conf's folder), heard over what the override plays,
+    /// once or with `sound_loop: true` until it leaves the screen. Not looked for here: like an
+    /// item's file it may arrive later (a content sync); a missing one is said when it is due.
+    func soundCue(_ section: SectionMap, label: String, baseDirectory: String) -> SoundCue? {
+        let loops = bool(section, "sound_loop")
+        guard let path = string(section, "sound", expected: "the path of a sound file, like sound: tone.wav") else {
+            if section["sound"] == nil, let key = section.keyNode("sound_loop") {
+                report(key, "'sound_loop' in \(label) repeats its sound; expected it with sound: FILE, or leave it out")
+            }
+            return nil
+        }
+        return SoundCue(path: PathText.resolve(path, against: baseDirectory), loops: loops ?? false)
+    }
+
     /// `text: "Use the east exit"` (with `color`, `background`, `size`): one card kiosk draws,
     /// and nothing else to play.
     func cardContent(_ section: SectionMap, label: String) -> TriggerConfig.Content? {

@@ -123,7 +123,7 @@ public struct PlayRecorder: Sendable {
         case .playOnce(_, let when, nil): when == .now ? .insert : nil
         case .showOverride, .endOverride: .override
         case .play, .pause, .togglePlayPause, .setRate, .setDefaultRate, .setSpeed, .setVolume, .adjustVolume,
-             .setMuted, .toggleMute, .seek, .skip, .setDisplayPower, .layer:
+             .setMuted, .toggleMute, .seek, .skip, .setDisplayPower, .layer, .soundCue:
             nil
         }
     }

@@ -15,15 +15,19 @@ public struct OverrideConfig: Sendable, Equatable {
     /// (a clock, a ticker, a logo) and come back with the playlist. An alert's `text_layer`
     /// is added to its override's.
     public var layers: [String]
+    /// `sound` (and `sound_loop`): a sound file heard over what it plays, from when it takes the
+    /// screen until it leaves it; nil: none.
+    public var sound: SoundCue?
     public var location: SourceLocation
 
     public init(name: String, content: TriggerConfig.Content, priority: Int = 0, duration: MediaTime? = nil,
-                layers: [String] = [], location: SourceLocation) {
+                layers: [String] = [], sound: SoundCue? = nil, location: SourceLocation) {
         self.name = name
         self.content = content
         self.priority = priority
         self.duration = duration
         self.layers = layers
+        self.sound = sound
         self.location = location
     }
 

@@ -86,7 +86,7 @@ public enum TimelineSteering {
         case .seek, .skip, .nextItem, .previousItem, .goto, .setRate, .setSpeed, .setDefaultRate:
             return "refused on a synchronised player: the shared timeline (sync.epoch) decides the item and position"
         case .play, .pause, .togglePlayPause, .setVolume, .adjustVolume, .setMuted, .toggleMute, .load,
-             .switchPlaylist, .playOnce, .setDisplayPower, .layer, .showOverride, .endOverride:
+             .switchPlaylist, .playOnce, .setDisplayPower, .layer, .showOverride, .endOverride, .soundCue:
             return nil
         }
     }

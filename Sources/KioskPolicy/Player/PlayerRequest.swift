@@ -64,6 +64,21 @@ public enum PlayerRequest: Sendable, Equatable {
     case showOverride(name: String, entries: [PlaylistEntry], layers: [String] = [])
     /// The override on screen ends; the loop comes back.
     case endOverride
+    /// A sound heard over whatever plays (an override's `sound`: an alarm tone over a card),
+    /// from now, mixed at the player's volume; nil stops the one heard. The audio writer's, not
+    /// the cursor's.
+    case soundCue(SoundCue?)
+}
+
+/// A sound file heard over the items' sound and the music bed: once, or over and over while
+/// `loops` until it is stopped.
+public struct SoundCue: Sendable, Equatable {
+    public var path: String
+    public var loops: Bool
+    public init(path: String, loops: Bool = false) {
+        self.path = path
+        self.loops = loops
+    }
 }
 
 /// What `PlayerRequest.layer` does to a layer.
@@ -81,7 +96,7 @@ extension PlayerRequest {
     public var isPlaylistRequest: Bool {
         switch self {
         case .nextItem, .previousItem, .goto, .load, .switchPlaylist, .playOnce, .setDisplayPower, .layer, .showOverride,
-             .endOverride:
+             .endOverride, .soundCue:
             true
         case .play, .pause, .togglePlayPause, .setRate, .setDefaultRate, .setSpeed, .setVolume, .adjustVolume,
              .setMuted, .toggleMute, .seek, .skip:
