@@ -36,9 +36,10 @@ final class MusicBed: @unchecked Sendable {
         while true {
             var playedAny = false
             for file in settings.files where !unplayable.contains(file) {
-                switch play(file) {
+                switch SoundFileFeed.queue(file, into: queue, itemTag: -1) {
                 case .played: playedAny = true
-                case .failed(let reason):
+                case .damaged(let reason), .failed(let reason):
+                    // What decoded before any damage was heard; the file is left out from now on.
                     logger.warning("audio_track: \(reason); skipped")
                     unplayable.insert(file)
                 case .stopped: return
@@ -49,30 +50,5 @@ final class MusicBed: @unchecked Sendable {
                 return
             }
         }
-    }
-
-    private enum Outcome { case played, failed(String), stopped }
-
-    /// Queues one file's sound whole; `.stopped` once the queue is closed. A failure's text
-    /// names the file (FFmpeg's errors do already).
-    private func play(_ file: String) -> Outcome {
-        let reader: AudioSampleReader
-        do {
-            reader = try AudioSampleReader(asset: Asset(source: file), output: queue.format, itemTag: -1)
-        } catch {
-            return .failed("\(error)")
-        }
-        var frames = 0
-        while true {
-            let chunk: PCMChunk?
-            do { chunk = try reader.nextChunk() } catch {
-                // What decoded before the damage was heard; the file is left out from now on.
-                return .failed("\(error)")
-            }
-            guard let chunk else { break }
-            guard queue.push(chunk) else { return .stopped }
-            frames += chunk.frameCount
-        }
-        return frames > 0 ? .played : .failed("\(file): no sound in it")
     }
 }

@@ -34,7 +34,7 @@ final class SoundCuePlayer: @unchecked Sendable {
     private func run(_ cue: SoundCue, generation: Int) {
         var damageSaid = false
         repeat {
-            switch decode(cue.path, generation: generation) {
+            switch SoundFileFeed.queue(cue.path, into: queue, generation: generation, itemTag: -2) {
             case .played: continue
             case .damaged(let reason):
                 // What decoded before the damage is heard (again, looped); said once.
@@ -47,28 +47,5 @@ final class SoundCuePlayer: @unchecked Sendable {
                 return
             }
         } while cue.loops && queue.generation == generation
-    }
-
-    private enum Outcome { case played, damaged(String), failed(String), stopped }
-
-    /// Queues the file's sound whole; `.stopped` once another cue (or a stop) flushed the queue.
-    private func decode(_ path: String, generation: Int) -> Outcome {
-        let reader: AudioSampleReader
-        do {
-            reader = try AudioSampleReader(asset: Asset(source: path), output: queue.format, itemTag: -2)
-        } catch {
-            return .failed("\(error)")
-        }
-        var frames = 0
-        while true {
-            let chunk: PCMChunk?
-            do { chunk = try reader.nextChunk() } catch {
-                return frames > 0 ? .damaged("\(error)") : .failed("\(error)")
-            }
-            guard let chunk else { break }
-            guard queue.push(chunk, generation: generation) else { return .stopped }
-            frames += chunk.frameCount
-        }
-        return frames > 0 ? .played : .failed("\(path): no sound in it")
     }
 }

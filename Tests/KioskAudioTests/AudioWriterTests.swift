@@ -178,6 +178,11 @@ import Testing
         return cues
     }
 
+    /// How many samples of `samples` are `value` (levels here are exact in float).
+    static func counter(_ samples: [Float]) -> (Float) -> Int {
+        { value in samples.filter { abs($0 - value) < 1e-6 }.count }
+    }
+
     static func waitFor(_ condition: () -> Bool) -> Bool {
         for _ in 0..<2500 where !condition() { Thread.sleep(forTimeInterval: 0.002) }
         return condition()
@@ -191,8 +196,7 @@ import Testing
         #expect(Self.waitFor { cues.queuedFrames == 0 && run.queue.queuedFrames == 0 })
         Thread.sleep(forTimeInterval: 0.05)
         run.finish()
-        let samples = run.channel0
-        func count(_ value: Float) -> Int { samples.filter { abs($0 - value) < 1e-6 }.count }
+        let count = Self.counter(run.channel0)
         #expect(count(0.75) == Int(0.1 * 48_000), "the item's every sample under the cue: \(count(0.75))")
         #expect(count(0.25) == 0, "no item sample without the cue: \(count(0.25))")
         #expect(count(0.5) == Int(0.1 * 48_000), "the cue's other samples alone, once: \(count(0.5))")
@@ -214,8 +218,7 @@ import Testing
         run.waitUntilPlayed()
         Thread.sleep(forTimeInterval: 0.05)
         run.finish()
-        let samples = run.channel0
-        func count(_ value: Float) -> Int { samples.filter { abs($0 - value) < 1e-6 }.count }
+        let count = Self.counter(run.channel0)
         #expect(count(0.5) == Int(0.3 * 48_000), "the cue alone while paused: \(count(0.5))")
         #expect(count(0.25) == 48_000, "every item sample once: \(count(0.25))")
     }

@@ -23,6 +23,20 @@ import Testing
 
     static func count(_ log: CapturedLog, _ text: String) -> Int { log.lines.filter { $0.text.contains(text) }.count }
 
+    /// A loop playing with the override `alert` (4 s, a private copy named `name`) armed, then
+    /// its file replaced by a 2 s one. The caller removes the file and stops the player.
+    static func armedThenReplaced(_ name: String) throws -> (path: String, alert: PlaylistEntry, player: QueuePlayer, log: CapturedLog) {
+        let loop = try Program.entry("armed-loop.mp4", seconds: 6)
+        let (path, alert) = try privateClip("armed-alert.mp4", seconds: 4, as: name + ".mp4")
+        let (player, _, _, log) = try Program.started([loop], "armed-" + name)
+        player.arm(overrides: [OverrideToArm(name: "alert", entry: alert)])
+        #expect(log.waitFor(timeout: 30) { $0.contains("override 'alert': armed") })
+        let shorter = try MediaFixtures.pattern("armed-shorter.mp4", width: 320, height: 240, seconds: 2)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: shorter, toPath: path)
+        return (path, alert, player, log)
+    }
+
     @Test func anArmedOverrideIsOpenedAheadTakenWhenAskedAndArmedAgainAfter() throws {
         let loop = try Program.entry("armed-loop.mp4", seconds: 6)
         let (path, alert) = try Self.privateClip("armed-alert.mp4", seconds: 4, as: "alert.mp4")
@@ -52,16 +66,9 @@ import Testing
     /// A file replaced after it was armed (a content sync, an upload over it) plays as it is
     /// now: the parked item of the old file is closed and the new one opened at the request.
     @Test func anOverrideWhoseFileChangedSinceItWasArmedPlaysTheNewFile() throws {
-        let loop = try Program.entry("armed-loop.mp4", seconds: 6)
-        let (path, alert) = try Self.privateClip("armed-alert.mp4", seconds: 4, as: "replaced.mp4")
+        let (path, alert, player, log) = try Self.armedThenReplaced("replaced")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (player, _, _, log) = try Program.started([loop], "armed-replaced")
         defer { _ = player.stop() }
-        player.arm(overrides: [OverrideToArm(name: "alert", entry: alert)])
-        #expect(log.waitFor(timeout: 30) { $0.contains("override 'alert': armed") })
-        let shorter = try MediaFixtures.pattern("armed-shorter.mp4", width: 320, height: 240, seconds: 2)
-        try FileManager.default.removeItem(atPath: path)
-        try FileManager.default.copyItem(atPath: shorter, toPath: path)
         player.send(.showOverride(name: "alert", entries: [alert]))
         // Said at the request, or by the once-a-second look if it came between the copy and the request.
         #expect(log.waitFor(timeout: 20) { $0.contains("override 'alert': \(alert.title) changed since it was armed") })
@@ -91,16 +98,9 @@ import Testing
     /// look (its decoder no longer holds the old file's space) and armed again with the new
     /// file once it holds still; asked for, it shows from that armed item at the new length.
     @Test func aParkedOverrideWhoseFileIsReplacedIsArmedAgainWithTheNewFile() throws {
-        let loop = try Program.entry("armed-loop.mp4", seconds: 6)
-        let (path, alert) = try Self.privateClip("armed-alert.mp4", seconds: 4, as: "rearmed.mp4")
+        let (path, alert, player, log) = try Self.armedThenReplaced("rearmed")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (player, _, _, log) = try Program.started([loop], "armed-rearmed")
         defer { _ = player.stop() }
-        player.arm(overrides: [OverrideToArm(name: "alert", entry: alert)])
-        #expect(log.waitFor(timeout: 30) { $0.contains("override 'alert': armed") })
-        let shorter = try MediaFixtures.pattern("armed-shorter.mp4", width: 320, height: 240, seconds: 2)
-        try FileManager.default.removeItem(atPath: path)
-        try FileManager.default.copyItem(atPath: shorter, toPath: path)
         #expect(log.waitFor(timeout: 20) {
             $0.contains("override 'alert': \(alert.title) changed since it was armed; closed, armed again once the file holds still")
         }, "\(log.formatted.suffix(6))")
