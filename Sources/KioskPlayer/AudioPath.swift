@@ -61,9 +61,18 @@ final class AudioPath: @unchecked Sendable {
     }
 
     /// Forgets the sound queued anywhere (a seek, a skip): what is fed next starts afresh.
-    func flush() {
-        lock.withLock { flushes += 1 }
-        writer.flush()
+    /// `newOrder`: a skip's items, set in the same step as the flush. Set after it, the feeder
+    /// could take one more chunk of the old item into the flushed queue (heard after the skip);
+    /// set before it, the flush could drop the new item's first chunk.
+    func flush(thenPlay newOrder: [ItemPipeline]? = nil) {
+        lock.withLock {
+            flushes += 1
+            writer.flush()
+            if let newOrder {
+                order = newOrder
+                lock.broadcast()
+            }
+        }
     }
 
     func stop() {
@@ -112,13 +121,15 @@ final class AudioPath: @unchecked Sendable {
         var finished: Set<ObjectIdentifier> = []
         var seenFlushes = 0
         while true {
-            guard let source = nextSource(skipping: &finished, seenFlushes: &seenFlushes) else { return }
+            guard let (source, queueGeneration) = nextSource(skipping: &finished, seenFlushes: &seenFlushes) else { return }
             switch source.audio.pop(timeout: 0.05) {
             case .chunk(var chunk, let generation)?:
                 guard generation == source.currentGeneration else { continue }
                 let envelope = source.soundEnvelope   // a transition's fade (SeamTransitions)
                 if !envelope.isEmpty { envelope.apply(to: &chunk, format: format) }
-                _ = queue.push(chunk, generation: queue.generation)
+                // The writer queue's generation when the source was chosen: a flush since (a
+                // skip, a seek) refuses this chunk, which belongs to what was cut.
+                _ = queue.push(chunk, generation: queueGeneration)
             case .end(let generation)?:
                 if generation == source.currentGeneration { finished.insert(ObjectIdentifier(source)) }
             case nil:
@@ -133,7 +144,8 @@ final class AudioPath: @unchecked Sendable {
     /// The item whose sound goes next: the current one until its sound has ended, then the
     /// following one, but only when the current one had sound of its own (after a silent
     /// item the next one's sound waits until it is on screen).
-    private func nextSource(skipping finished: inout Set<ObjectIdentifier>, seenFlushes: inout Int) -> ItemPipeline? {
+    /// With it, the writer queue's generation in the same step (flushes take this lock too).
+    private func nextSource(skipping finished: inout Set<ObjectIdentifier>, seenFlushes: inout Int) -> (ItemPipeline, Int)? {
         lock.lock(); defer { lock.unlock() }
         while !stopped {
             if seenFlushes != flushes {
@@ -144,8 +156,10 @@ final class AudioPath: @unchecked Sendable {
             let live = Set(order.map(ObjectIdentifier.init))
             finished.formIntersection(live)
             if let current = order.first {
-                if !finished.contains(ObjectIdentifier(current)) { return current }
-                if current.hasAudio, order.count > 1, !finished.contains(ObjectIdentifier(order[1])) { return order[1] }
+                if !finished.contains(ObjectIdentifier(current)) { return (current, queue.generation) }
+                if current.hasAudio, order.count > 1, !finished.contains(ObjectIdentifier(order[1])) {
+                    return (order[1], queue.generation)
+                }
             }
             _ = lock.wait(until: Date(timeIntervalSinceNow: 0.05))
         }

@@ -84,9 +84,12 @@ final class ItemSequencer {
             stall.progressed()   // the stall guard counts afresh for the new item
             idleUntil = nil
             finished = false
-            if seam == nil || resume != nil { audio?.flush() }   // a skip cuts the old item's sound at once
             if let resume { next.pipeline.seek(to: next.plan.start + resume) }
-            items.updateAudioOrder()
+            if seam == nil || resume != nil {
+                audio?.flush(thenPlay: items.audioOrder)   // a skip cuts the old item's sound at once
+            } else {
+                items.updateAudioOrder()
+            }
             time.applyVolume()
             if let seam, resume == nil, let first = next.firstFrame, !time.needsFirstFrame {
                 // The seam: the clock runs on; the outgoing item's end is the incoming one's

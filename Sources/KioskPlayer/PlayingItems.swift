@@ -116,7 +116,9 @@ final class PlayingItems {
     }
 
     /// The feeder plays the current item's sound, then the prepared one's.
+    var audioOrder: [ItemPipeline] { [current, upcoming].compactMap { $0?.pipeline } }
+
     func updateAudioOrder() {
-        audio?.setOrder([current, upcoming].compactMap { $0?.pipeline })
+        audio?.setOrder(audioOrder)
     }
 }
