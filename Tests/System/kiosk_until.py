@@ -21,11 +21,14 @@ def read_stats(path: Path):
     return records
 
 
-def run_until(argv, stats: Path, done, log: Path, timeout=180):
+def run_until(argv, stats: Path, done, log: Path, timeout=180, started=None):
     """Starts `argv` (a `kiosk run` writing `stats`, its stderr to `log`) and stops it once
     `done(records, log_text)` holds; fails with the log's tail if kiosk exits first or the
-    timeout passes. Returns (exit code, all records, log text)."""
+    timeout passes. `started(process)`, if given, is called as soon as it runs (a sampler
+    beside it). Returns (exit code, all records, log text)."""
     process = subprocess.Popen(argv, stderr=log.open("w"))
+    if started:
+        started(process)
     deadline = time.monotonic() + timeout
     try:
         while True:
