@@ -37,6 +37,9 @@ public final class StreamReader {
     private var dropRepeats = false
     /// After a live reopen: the streams whose first packet is still to be looked at.
     private var firstAfterReopen: Set<Int> = []
+    /// A live HLS item's looks at its playlist: a packager restarted from zero is a new
+    /// timeline at once, and a dead packager's playlist is not reopened again and again.
+    private var playlistLooks: HLSLiveLooks?
     /// The item's end on record, kept across reopens (each new demuxer starts from zero).
     private var longestEnd = MediaTime.zero
     /// The media time of the latest video (else audio) packet read, from the item's start.
@@ -60,6 +63,9 @@ public final class StreamReader {
         isLive = LiveSource.isLive(demuxer.asset.source, formatName: demuxer.asset.info.formatName,
                                    hasDuration: demuxer.asset.info.durationSeconds != nil)
         self.policy = isLive ? .live : policy
+        if isLive, demuxer.asset.info.formatName.split(separator: ",").contains("hls") {
+            playlistLooks = HLSLiveLooks(url: demuxer.asset.source)
+        }
     }
 
     /// A live source's reopen gives up after this long (a server that accepts and says nothing)
@@ -79,6 +85,7 @@ public final class StreamReader {
         while true {
             // A live HLS whose server died retries its playlist quietly inside one read; the
             // deadline turns that silence into a loss (counted from when the read began).
+            if outage == nil { playlistLooks?.lookIfDue(demuxer.asset.interrupt) }
             let readStart = MonotonicClock.hostTime()
             if isNetwork { demuxer.asset.interrupt.setDeadline(afterSeconds: policy.silentReadLimit.seconds) }
             let output = demuxer.read()
@@ -148,6 +155,16 @@ public final class StreamReader {
             }
             try sleep(delay.seconds)
             current.attempts += 1
+            var newTimeline = false
+            if let looks = playlistLooks, let (decision, firstWait) = looks.decideReconnect(demuxer.asset.interrupt) {
+                guard case .rejoin(let restarted) = decision else {
+                    if firstWait {
+                        logger.notice("\(name): the playlist has nothing new since the last rejoin (its packager stopped?); looking again every \(String(format: "%.1f", delay.seconds)) s")
+                    }
+                    continue
+                }
+                newTimeline = restarted
+            }
             // A live source's old connection goes first: UDP and RTP bind the port the new one
             // binds. (VOD keeps it until the new one opens, as it always did.)
             if isLive { demuxer.asset.closeInput() }
@@ -156,8 +173,15 @@ public final class StreamReader {
                 let left = policy.giveUpAfter.map { ($0 - (MonotonicClock.hostTime() - current.lostAt)).seconds }
                     ?? Self.liveOpenTimeout
                 demuxer = try reopen(resumeAt: resumeAt, openTimeout: Swift.max(1, left))
-                dropRepeats = true
-                firstAfterReopen = isLive ? Set(lastTicks.keys) : []
+                if newTimeline, let playlist = playlistLooks?.lastPlaylist {
+                    // Its packets are kept (the decoders' timelines take the jump out).
+                    logger.notice("\(name): the playlist starts again (media sequence \(playlist.mediaSequence), \(playlist.segments.count) segment(s)): its packager restarted; a new timeline, every packet kept")
+                    dropRepeats = false
+                    firstAfterReopen = []
+                } else {
+                    dropRepeats = true
+                    firstAfterReopen = isLive ? Set(lastTicks.keys) : []
+                }
                 return
             } catch {
                 current.failures += 1

@@ -242,6 +242,13 @@ def test_live_hls_packager_killed_and_restarted_from_zero(tmp_path):
         server.kill()
         server.wait()
     check_outage(result, url)
+    # The playlist is looked at beside FFmpeg (#35): the dead packager's playlist, still served
+    # while it is away, is rejoined once and then waited on (not reopened and replayed again and
+    # again), and the restart from sequence 0 is a new timeline at once (its packets were dropped
+    # as repeats until they passed where the old stream stopped).
+    log = result["log"]
+    assert log.count("has nothing new since the last rejoin") == 1, log[-3000:]
+    assert "the playlist starts again (media sequence 0" in log and "every packet kept" in log, log[-3000:]
 
 
 def test_a_live_item_with_a_duration_rotates(tmp_path):

@@ -1,0 +1,84 @@
+/// What kiosk reads of an HLS playlist beside FFmpeg's demuxer (RFC 8216): enough to tell a live
+/// stream that moved on from one whose packager restarted from zero, which libavformat (5.1,
+/// 7.1) does not say. Untrusted text: anything that is not a playlist parses to nil.
+public struct HLSPlaylist: Sendable, Equatable {
+    /// `EXT-X-MEDIA-SEQUENCE`: the sequence number of the first segment listed (0 when absent).
+    public var mediaSequence: Int
+    /// The segments' URIs as written, in order.
+    public var segments: [String]
+    /// `EXT-X-TARGETDURATION` in seconds (at least 1: a playlist without it is taken as 1 s).
+    public var targetDuration: Int
+    /// `EXT-X-ENDLIST`: the stream is finished (not live).
+    public var hasEnded: Bool
+    /// A master playlist's variant URIs (`EXT-X-STREAM-INF`), in order; empty for a media playlist.
+    public var variants: [String]
+
+    public init(mediaSequence: Int = 0, segments: [String] = [], targetDuration: Int = 1, hasEnded: Bool = false, variants: [String] = []) {
+        self.mediaSequence = mediaSequence
+        self.segments = segments
+        self.targetDuration = targetDuration
+        self.hasEnded = hasEnded
+        self.variants = variants
+    }
+
+    /// The sequence number of the last segment listed (`mediaSequence - 1` when none is).
+    public var lastSequence: Int { mediaSequence + segments.count - 1 }
+
+    /// Parses `text`; nil when it does not begin with `#EXTM3U`.
+    public static func parse(_ text: String) -> HLSPlaylist? {
+        var lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces }.filter { !$0.isEmpty }[...]
+        if let first = lines.first, first.hasPrefix("\u{FEFF}") { lines[lines.startIndex] = String(first.dropFirst()) }
+        guard lines.first == "#EXTM3U" else { return nil }
+        var playlist = HLSPlaylist()
+        var nextIsVariant = false
+        for line in lines.dropFirst() {
+            if line.hasPrefix("#") {
+                if let value = tagValue(line, "#EXT-X-MEDIA-SEQUENCE:"), let number = Int(value), number >= 0 {
+                    playlist.mediaSequence = number
+                } else if let value = tagValue(line, "#EXT-X-TARGETDURATION:"), let seconds = Int(value) {
+                    playlist.targetDuration = Swift.max(1, Swift.min(seconds, 3600))
+                } else if line == "#EXT-X-ENDLIST" {
+                    playlist.hasEnded = true
+                } else if line.hasPrefix("#EXT-X-STREAM-INF:") {
+                    nextIsVariant = true
+                }
+            } else if nextIsVariant {
+                playlist.variants.append(line)
+                nextIsVariant = false
+            } else {
+                playlist.segments.append(line)
+            }
+        }
+        return playlist
+    }
+
+    private static func tagValue(_ line: String, _ tag: String) -> String? {
+        line.hasPrefix(tag) ? String(line.dropFirst(tag.count)).trimmingSpaces : nil
+    }
+
+    /// `reference` (a variant's or segment's URI) against the playlist's URL `base`: absolute
+    /// URLs as they are, `/path` on the base's host, anything else beside the base (its query
+    /// dropped). nil when `base` has no scheme and host.
+    public static func resolve(_ reference: String, against base: String) -> String? {
+        if reference.contains("://") { return reference }
+        guard let schemeEnd = base.range(of: "://") else { return nil }
+        let afterScheme = base[schemeEnd.upperBound...]
+        let hostEnd = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
+        guard hostEnd > afterScheme.startIndex else { return nil }
+        let origin = base[..<hostEnd]
+        if reference.hasPrefix("/") { return origin + reference }
+        let path = base[hostEnd...].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let directory = path.lastIndex(of: "/").map { path[...$0] } ?? "/"
+        return origin + directory + reference
+    }
+}
+
+private extension Substring {
+    var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
+
+private extension String {
+    var trimmingSpaces: String { self[...].trimmingSpaces }
+}

@@ -1,0 +1,123 @@
+import Testing
+@testable import KioskPolicy
+
+@Suite("HLS playlists read beside FFmpeg: the media sequence, segments, variants")
+struct HLSPlaylistTests {
+    @Test func aLiveMediaPlaylistGivesItsSequenceSegmentsAndTargetDuration() throws {
+        let text = "#EXTM3U\r\n#EXT-X-VERSION:3\r\n#EXT-X-TARGETDURATION:2\r\n#EXT-X-MEDIA-SEQUENCE:18\r\n"
+            + "#EXTINF:2.000000,\r\nlive00018.ts\r\n#EXTINF:2.000000,\r\nlive00019.ts\r\n\r\n#EXTINF:1.96,\r\n  live00020.ts  \r\n"
+        let playlist = try #require(HLSPlaylist.parse(text))
+        #expect(playlist == HLSPlaylist(mediaSequence: 18, segments: ["live00018.ts", "live00019.ts", "live00020.ts"], targetDuration: 2))
+        #expect(playlist.lastSequence == 20)
+        #expect(!playlist.hasEnded)
+    }
+
+    @Test func endlistAndAMissingSequenceTag() throws {
+        let playlist = try #require(HLSPlaylist.parse("\u{FEFF}#EXTM3U\n#EXTINF:4,\na.ts\n#EXT-X-ENDLIST\n"))
+        #expect(playlist.mediaSequence == 0 && playlist.segments == ["a.ts"] && playlist.hasEnded && playlist.targetDuration == 1)
+        #expect(HLSPlaylist.parse("#EXTM3U\n")?.lastSequence == -1, "no segment: the one before the first")
+    }
+
+    @Test func aMasterPlaylistListsItsVariantsNotAsSegments() throws {
+        let text = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360\nlow/index.m3u8\n"
+            + "#EXT-X-STREAM-INF:BANDWIDTH=3000000\n/hi/index.m3u8\n"
+        let playlist = try #require(HLSPlaylist.parse(text))
+        #expect(playlist.variants == ["low/index.m3u8", "/hi/index.m3u8"] && playlist.segments.isEmpty)
+    }
+
+    @Test(arguments: ["", "garbage", "<html>404</html>", "#EXT-X-MEDIA-SEQUENCE:3\nlive3.ts"])
+    func anythingElseIsNoPlaylist(text: String) {
+        #expect(HLSPlaylist.parse(text) == nil)
+    }
+
+    @Test func badTagValuesKeepTheDefaults() throws {
+        let playlist = try #require(HLSPlaylist.parse("#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:-4\n#EXT-X-TARGETDURATION:x\n#EXT-X-TARGETDURATION:0\nseg.ts\n"))
+        #expect(playlist.mediaSequence == 0 && playlist.targetDuration == 1 && playlist.segments == ["seg.ts"])
+    }
+
+    @Test(arguments: [
+        ("low/index.m3u8", "http://cdn.example/live/master.m3u8?token=1", "http://cdn.example/live/low/index.m3u8"),
+        ("/hi/index.m3u8", "https://cdn.example:8443/live/master.m3u8", "https://cdn.example:8443/hi/index.m3u8"),
+        ("http://other.example/v.m3u8", "http://cdn.example/a.m3u8", "http://other.example/v.m3u8"),
+        ("v.m3u8", "http://cdn.example", "http://cdn.example/v.m3u8"),
+    ])
+    func referencesResolveAgainstThePlaylistURL(reference: String, base: String, resolved: String) {
+        #expect(HLSPlaylist.resolve(reference, against: base) == resolved)
+    }
+
+    @Test func aReferenceAgainstNoURLIsNil() {
+        #expect(HLSPlaylist.resolve("v.m3u8", against: "/srv/live.m3u8") == nil)
+        #expect(HLSPlaylist.resolve("v.m3u8", against: "http:///x.m3u8") == nil)
+    }
+}
+
+@Suite("HLS restarts told from rejoins by the playlist's media sequence")
+struct HLSRestartWatchTests {
+    static func playlist(_ first: Int, _ count: Int, target: Int = 1) -> HLSPlaylist {
+        HLSPlaylist(mediaSequence: first, segments: (first..<(first + count)).map { "live\($0).ts" }, targetDuration: target)
+    }
+
+    @Test func withNoLookBeforeAReconnectRejoinsAsTheSameTimeline() {
+        var watch = HLSRestartWatch()
+        #expect(watch.reconnecting(Self.playlist(40, 4), at: 100) == .rejoin(newTimeline: false))
+    }
+
+    @Test func aPackagerRestartedFromZeroIsANewTimeline() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(14, 4), at: 100)   // segments 14-17
+        #expect(watch.reconnecting(Self.playlist(0, 1), at: 105) == .rejoin(newTimeline: true))
+    }
+
+    @Test func theSameStreamMovedOnIsTheSameTimelineHoweverLongAway() {
+        for away in [0.5, 2.0, 3.5, 10.0, 300.0] {
+            var watch = HLSRestartWatch()
+            watch.played(Self.playlist(14, 4), at: 100)
+            // One segment a second, its playlist written one late: at least floor(away) - 1 more.
+            let advance = max(0, Int(away) - 1)
+            #expect(watch.reconnecting(Self.playlist(14 + advance, 4), at: 100 + away) == .rejoin(newTimeline: false), "away \(away) s")
+        }
+    }
+
+    @Test func aCachedPlaylistASegmentBehindIsNotARestart() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(14, 4), at: 100)
+        #expect(watch.reconnecting(Self.playlist(13, 4), at: 101) == .rejoin(newTimeline: false))
+    }
+
+    @Test func aShortLivedStreamRestartedWithTheSameNamesIsANewTimelineOnceTimeSaysSo() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(0, 1), at: 100)
+        // Seconds later its playlist is where it was: a continuing stream would be 5 on.
+        #expect(watch.reconnecting(Self.playlist(0, 1), at: 106) == .rejoin(newTimeline: true))
+    }
+
+    @Test func aDeadPackagersPlaylistIsWaitedOnAfterOneRejoinUntilItChanges() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(20, 4), at: 100)
+        let dead = Self.playlist(21, 4)
+        #expect(watch.reconnecting(dead, at: 103) == .rejoin(newTimeline: false), "the first rejoin is tried")
+        #expect(watch.reconnecting(dead, at: 106) == .wait)
+        #expect(watch.reconnecting(dead, at: 160) == .wait, "however long it stays")
+        #expect(watch.reconnecting(Self.playlist(0, 1), at: 161) == .rejoin(newTimeline: true), "its restart")
+    }
+
+    @Test func packetsAfterARejoinEndTheWaitForAPlaylistLikeIt() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(0, 2), at: 100)
+        #expect(watch.reconnecting(Self.playlist(0, 1), at: 104) == .rejoin(newTimeline: true))
+        watch.played(Self.playlist(0, 2), at: 105)
+        // Restarted again, its segments named as before: not the dead playlist of the last rejoin.
+        #expect(watch.reconnecting(Self.playlist(0, 1), at: 110) == .rejoin(newTimeline: true))
+    }
+
+    @Test func longerSegmentsPaceTheExpectation() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(100, 5, target: 6), at: 1000)
+        // 12 s with 6 s segments: one more at least (a continuing stream), not a restart.
+        #expect(watch.reconnecting(Self.playlist(101, 5, target: 6), at: 1012) == .rejoin(newTimeline: false))
+        // An hour on and three segments back: a restart.
+        var later = HLSRestartWatch()
+        later.played(Self.playlist(100, 5, target: 6), at: 1000)
+        #expect(later.reconnecting(Self.playlist(0, 3, target: 6), at: 4600) == .rejoin(newTimeline: true))
+    }
+}
