@@ -25,6 +25,8 @@ final class ActiveItem {
     var videoShift = MediaTime.zero
     /// kiosk.conf's `fallback` for a live stream that is away.
     lazy var fallback: LiveFallback? = entry.item.fallback.map(LiveFallback.init)
+    /// A live stream's buffer kept within its `latency` (ItemSequencer+LiveLatency.swift).
+    lazy var latencySteering = LiveLatencySteering(latency: plan.streamOptions.latency ?? RebufferPolicy.defaultLiveLatency)
 
     init(index: Int, entry: PlaylistEntry, plan: ItemPlan, pipeline: ItemPipeline, serial: UInt64) {
         self.index = index

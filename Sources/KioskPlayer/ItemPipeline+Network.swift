@@ -77,4 +77,12 @@ extension ItemPipeline {
 
     /// The live cut's frame time, once reached: the item's length.
     var liveCut: MediaTime? { lock.withLock { liveCutReached ? liveCutTime : nil } }
+
+    /// How much of the stream's video is buffered ahead of `now` (the clock's media time): its
+    /// decoded frames past it, and its packets not yet decoded at `cadence` each. nil before
+    /// the first decoded frame (or with no video).
+    func bufferedAhead(of now: MediaTime, cadence: MediaTime) -> MediaTime? {
+        guard let newest = lock.withLock({ newestFramePTS }) else { return nil }
+        return Swift.max(.zero, newest - now) + cadence * Rational(Int64(packets.count), 1)
+    }
 }

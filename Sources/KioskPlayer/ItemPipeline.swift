@@ -66,7 +66,7 @@ final class ItemPipeline: @unchecked Sendable {
     let frames: BoundedQueue<PipelineOutput>
     /// The item's sound; closed at once when it has none.
     let audio = BoundedQueue<AudioPipelineOutput>(capacity: 24)
-    private let packets = BoundedQueue<PacketMessage>(capacity: 128)
+    let packets = BoundedQueue<PacketMessage>(capacity: 128)
     /// Sound packets come ~50 a second and the demuxer reads ahead as far as video allows.
     let audioPackets = BoundedQueue<PacketMessage>(capacity: 512)
     /// Also wakes the demux thread parked at the end of the file (a seek or close).
@@ -79,6 +79,8 @@ final class ItemPipeline: @unchecked Sendable {
     private var stillSeekPending = false
     var openedInfo: MediaInfo?
     var hasAudioStream = false
+    /// The newest decoded frame's time (guarded by `lock`): how far the decoded video reaches.
+    var newestFramePTS: MediaTime?
     /// How strict the video's `FrameTimeline` is (under `lock`); the presenter waits for a
     /// frame as long as it allows.
     private var timelineTuning = FrameTimelineTuning.strict
@@ -379,6 +381,7 @@ final class ItemPipeline: @unchecked Sendable {
         // streams have frames at every target within a frame period.
         if frame.pts < skipBefore, skipBefore - frame.pts > MediaTime(value: 1, timescale: 1000) { return true }
         produced += 1
+        lock.withLock { newestFramePTS = frame.pts }
         if plan.simulatedPrimeDecoder, plan.stillDuration == nil { primeSimulation.attach(to: frame) }
         return frames.push(.frame(frame, generation: generation))
     }

@@ -14,7 +14,10 @@ extension ItemSequencer {
               time.state.rate.numerator != 0, !finished, !power.isOff, idleUntil == nil, item === current,
               navigator.entries.indices.contains(item.index), navigator.entries[item.index].media == item.entry.media,
               let timeline = follower.timeline(for: navigator.entries, epoch: epoch, imageDuration: settings.playback.imageDuration)
-        else { return time.followAudio(item) }
+        else {
+            steerLiveLatency(item)
+            return time.followAudio(item)
+        }
         if time.needsFirstFrame, follower.jumpedTo == item.reference.serial { return }   // the jump's frame is coming
         follower.jumpedTo = nil
         // Before its first frame an item is where it was opened (its start) or last shown.

@@ -91,6 +91,7 @@ final class ItemSequencer {
                 items.updateAudioOrder()
             }
             time.applyVolume()
+            time.setLiveRateFactor(.one)   // a live item's pace is its own
             if let seam, resume == nil, let first = next.firstFrame, !time.needsFirstFrame {
                 // The seam: the clock runs on; the outgoing item's end is the incoming one's
                 // first picture (which may start a little after 0, behind its sound's priming).

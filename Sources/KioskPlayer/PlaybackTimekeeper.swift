@@ -12,6 +12,23 @@ final class PlaybackTimekeeper {
     /// After a start, a seek or an unprepared switch: show the next frame at once and set the
     /// clock to it, whatever the clock said.
     var needsFirstFrame = true
+    /// A live item's pace where no sound leads the clock (`LiveLatencySteering`): the clock
+    /// runs at the player's rate times this.
+    private(set) var liveRateFactor = Rational(1, 1)
+    private var runningRate: Rational {
+        let rate = state.clockRate, factor = liveRateFactor
+        guard factor != .one, rate.numerator != 0 else { return rate }
+        let numerator = rate.numerator.multipliedReportingOverflow(by: factor.numerator)
+        let denominator = rate.denominator.multipliedReportingOverflow(by: factor.denominator)
+        return numerator.overflow || denominator.overflow ? rate : Rational(numerator.partialValue, denominator.partialValue)
+    }
+
+    /// Sets the live pace's factor (1 at each new item), the clock's rate changed at once.
+    func setLiveRateFactor(_ factor: Rational) {
+        guard factor != liveRateFactor else { return }
+        liveRateFactor = factor
+        if clock.rate != runningRate { clock.setRate(runningRate, atHost: MonotonicClock.hostTime()) }
+    }
     /// The host time of the last audio report the clock followed.
     private var lastAudioObservation: MediaTime?
     private var lastTimeEvent: MediaTime?
@@ -63,8 +80,8 @@ final class PlaybackTimekeeper {
             onEvent?(.playback(event, item: items.current?.index, time: currentTime))
         }
         let now = MonotonicClock.hostTime()
-        if clock.rate != state.clockRate {
-            clock.setRate(state.clockRate, atHost: now)
+        if clock.rate != runningRate {
+            clock.setRate(runningRate, atHost: now)
             if state.clockRate.numerator == 0 { stopOnShownFrame(at: now) }
         }
         holdSound()

@@ -177,6 +177,45 @@ def test_udp_multicast_style_sender_killed_and_restarted(tmp_path):
     assert "starts a new timeline" in result["log"], result["log"][-3000:]
 
 
+def test_a_live_stream_left_behind_by_a_pause_catches_up_at_one_percent(tmp_path):
+    """A pause holds the picture while the stream goes on arriving: played on, it is ~2 s behind
+    the live edge, over its latency's band (0.3-0.8 s). Once the buffer's floor over 10 s says
+    so, the item plays 1 % faster (the clock, where no sound leads it): each presented frame's
+    lag behind its timestamp shrinks 10 ms a second, and nothing is skipped by a seek."""
+    port = free_udp_port()
+    sender = udp_sender(port)
+    stats, log, sock = tmp_path / "stats.jsonl", tmp_path / "kiosk.log", tmp_path / "ctl.sock"
+    with open(log, "w") as log_file:
+        player = subprocess.Popen([str(KIOSK), "play", f"udp://127.0.0.1:{port}", "--display", "headless:320x240", "--no-input",
+                                   "--audio", "none", "--stats-file", str(stats), "--control-socket", str(sock)],
+                                  stderr=log_file, stdin=subprocess.DEVNULL)
+    try:
+        wait_until("the first live frames", lambda: len(flips_after(stats, 0)) >= 50, 120, log)
+        client = ControlClient(sock)
+        client.ok("pause")
+        time.sleep(2.0)
+        client.ok("play")
+        line = wait_until("the catch-up", lambda: next((l for l in log.read_text().splitlines() if "live: " in l), None), 90, log)
+        assert "over its latency's 0.30-0.80 s: playing 1 % faster (the clock)" in line, line
+        since = time.monotonic()
+        wait_until("8 s of frames at the new pace", lambda: len(flips_after(stats, since)) > 1 and
+                   flips_after(stats, since)[-1]["t"] - flips_after(stats, since)[0]["t"] >= 8, 90, log)
+        client.close()
+    finally:
+        if player.poll() is None:
+            player.send_signal(signal.SIGTERM)
+            player.wait(timeout=60)
+        stop(sender)
+    frames = flips_after(stats, since)
+    # The lag (flip time minus timestamp) against time, least squares: 1/1.01 - 1 = -0.0099.
+    ts, lags = [r["t"] for r in frames], [r["t"] - r["pts"] for r in frames]
+    mean_t, mean_lag = sum(ts) / len(ts), sum(lags) / len(lags)
+    slope = sum((t - mean_t) * (g - mean_lag) for t, g in zip(ts, lags)) / sum((t - mean_t) ** 2 for t in ts)
+    print(f"{line}\n{len(frames)} frames over {ts[-1] - ts[0]:.1f} s: lag changes {slope * 1000:.1f} ms a second")
+    assert -0.015 < slope < -0.005, f"lag slope {slope:.4f}; {log.read_text()[-2000:]}"
+    assert "skipping item" not in log.read_text()
+
+
 def ffmpeg_has_srt() -> bool:
     protocols = subprocess.run(["ffmpeg", "-hide_banner", "-protocols"], capture_output=True, text=True).stdout
     return "srt" in protocols.split()

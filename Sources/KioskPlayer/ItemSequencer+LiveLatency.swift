@@ -1,0 +1,31 @@
+import KioskCore
+
+/// A live stream's buffer kept within its `latency` (`LiveLatencySteering`), as an observer of
+/// each step of the loop: its sound resampled 1 % longer or shorter where sound leads the
+/// clock, else the clock's own rate; the pacer drops or holds frames as the clock goes.
+extension ItemSequencer {
+    func steerLiveLatency(_ item: ActiveItem) {
+        let playing = item.pipeline.progress.isLive && item === current && time.clock.isRunning && !time.needsFirstFrame
+            && item.stalledSince == nil && settings.sync.epoch == nil
+        let now = MonotonicClock.hostTime()
+        let change: LiveLatencySteering.Pace?
+        if playing, let buffered = item.pipeline.bufferedAhead(of: time.clock.mediaTime(atHost: now), cadence: item.expectedFrameDuration) {
+            change = item.latencySteering.observe(buffered: buffered, atHost: now)
+        } else {
+            change = item.latencySteering.restart()
+        }
+        guard let pace = change else { return }
+        let soundLeads = audio != nil && item.pipeline.hasAudio
+        item.pipeline.setAudioCompensation(ppm: soundLeads ? pace.soundCompensationPPM : 0)
+        time.setLiveRateFactor(soundLeads ? .one : pace.clockFactor)
+        let steering = item.latencySteering
+        let floor = steering.floor.map { String(format: "%.2f s", $0.seconds) } ?? "restarted"
+        let band = String(format: "%.2f-%.2f s", steering.latency.seconds, (steering.latency + LiveLatencySteering.band).seconds)
+        let how = soundLeads ? "its sound resampled" : "the clock"
+        switch pace {
+        case .faster: logger.notice("\(item.entry.title): live: \(floor) buffered at least, over its latency's \(band): playing 1 % faster (\(how))")
+        case .slower: logger.notice("\(item.entry.title): live: \(floor) buffered at least, under its latency's \(band): playing 1 % slower (\(how))")
+        case .normal: logger.notice("\(item.entry.title): live: \(floor) buffered at least: at normal speed again")
+        }
+    }
+}
