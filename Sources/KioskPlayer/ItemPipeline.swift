@@ -81,6 +81,8 @@ final class ItemPipeline: @unchecked Sendable {
     var hasAudioStream = false
     /// The newest decoded frame's time (guarded by `lock`): how far the decoded video reaches.
     var newestFramePTS: MediaTime?
+    /// Since when a live source has not answered its first open (`ItemPipeline+Open.swift`).
+    var unopenedSince: MediaTime?
     /// How strict the video's `FrameTimeline` is (under `lock`); the presenter waits for a
     /// frame as long as it allows.
     private var timelineTuning = FrameTimelineTuning.strict
@@ -195,35 +197,7 @@ final class ItemPipeline: @unchecked Sendable {
         if HeifStill.handles(plan.source, sniff: plan.stillDuration != nil) {
             return runStill({ try HeifStill.decode(plan.source) }, info: { HeifStill.info(of: plan.source, frame: $0) })
         }
-        let demuxer: Demuxer
-        let decoder: VideoDecoder
-        do {
-            let asset = try Asset(source: plan.source, interrupt: interrupt, streamOptions: plan.streamOptions)
-            demuxer = Demuxer(asset: asset, audio: plan.audioFormat != nil && plan.stillDuration == nil)
-            guard let videoIndex = demuxer.videoStream else {
-                let kinds = asset.info.streams.map { "\($0.kind.rawValue) \($0.codecName)" }.joined(separator: ", ")
-                if let video = asset.info.bestVideo, !video.decodable {
-                    throw MediaError(source: plan.source, reason: "unsupported codec '\(video.codecName)': no decoder in this FFmpeg build")
-                }
-                throw MediaError(source: plan.source, reason: "no video stream (has \(kinds))")
-            }
-            let picture = asset.info.streams.first { $0.index == videoIndex }
-            let threads = plan.decoderThreads.count(width: picture?.width, height: picture?.height,
-                                                    cores: ProcessInfo.processInfo.activeProcessorCount)
-            decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: threads,
-                                       stillScreen: plan.stillScreen, hardware: plan.stillDuration == nil ? plan.hwdec : .off)
-            if let line = decoder.hardwareOutcome.flatMap(HardwareDecodeLog.once) { logger.notice("\(plan.source): \(line)") }
-            lock.withLock { openedInfo = asset.info }
-            try startAudio(asset: asset, demuxer: demuxer)
-        } catch let error as MediaError {
-            frames.push(.failed(error))
-            audio.close()
-            return
-        } catch {
-            frames.push(.failed(MediaError(source: plan.source, reason: "\(error)")))
-            audio.close()
-            return
-        }
+        guard let (demuxer, decoder) = openRetryingLive() else { return }
         // The frames' times are checked against the stream's cadence (FrameTimeline); its
         // declared frame rate is the cadence until frames show their own.
         let rate = demuxer.asset.info.bestVideo?.frameRate

@@ -220,6 +220,8 @@ final class PlaybackLoop {
     /// The decoder has nothing ready. Playing on would show a frozen picture with a running
     /// clock; instead time waits (timeControlStatus waitingToPlay) until frames come.
     private func noteStarvation(_ item: ActiveItem) {
+        // A live source that has not answered its first open is away from its start.
+        if item.stalledSince == nil, let since = item.pipeline.awayBeforeOpening { item.stalledSince = since }
         showFallbackIfAway(item)
         guard time.state.timeControlStatus == .playing, let last = item.lastPresentedPTS else { return }
         let position = time.clock.mediaTime(atHost: MonotonicClock.hostTime())

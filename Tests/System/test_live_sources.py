@@ -290,6 +290,60 @@ def test_live_hls_packager_killed_and_restarted_from_zero(tmp_path):
     assert "the playlist starts again (media sequence 0" in log and "every packet kept" in log, log[-3000:]
 
 
+def test_a_live_stream_down_at_the_start_is_waited_for_not_skipped(tmp_path):
+    """`kiosk play udp://...` with no sender yet (a camera still booting): the open is a loss,
+    said once, tried again on the live schedule; the sender starts and its frames play. Before,
+    the item was skipped as a bad file and `kiosk play` ended ("nothing could be played")."""
+    port = free_udp_port()
+    stats, log = tmp_path / "stats.jsonl", tmp_path / "kiosk.log"
+    sender = None
+    with open(log, "w") as log_file:
+        player = subprocess.Popen([str(KIOSK), "play", f"udp://127.0.0.1:{port}", "--display", "headless:320x240", "--no-input",
+                                   "--audio", "none", "--stats-file", str(stats)], stderr=log_file, stdin=subprocess.DEVNULL)
+    try:
+        wait_until("the failed open", lambda: "open attempt 2 failed" in log.read_text(), 120, log)
+        assert player.poll() is None, log.read_text()
+        sender = udp_sender(port)
+        started = time.monotonic()
+        wait_until("the stream's frames", lambda: len(flips_after(stats, started)) >= 25, 120, log)
+        player.send_signal(signal.SIGTERM)
+        assert player.wait(timeout=60) == 0
+    finally:
+        if player.poll() is None:
+            player.kill()
+        if sender:
+            stop(sender)
+    text = log.read_text()
+    assert text.count("a live stream is tried again until it answers") == 1 and "answered (attempt" in text, text[-3000:]
+    assert "skipping item" not in text and "nothing could be played" not in text, text[-3000:]
+
+
+def test_a_live_item_with_a_duration_that_does_not_answer_lets_the_rotation_go_on(tmp_path):
+    """items: [{path: udp://... (no sender), duration: 2}, clip.mp4]: the stream is waited for
+    its 2 s, then skipped this pass (one line) and the clip plays; the next pass tries again."""
+    port = free_udp_port()
+    clip = tmp_path / "clip.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(clip)], check=True)
+    plays, log = tmp_path / "plays.jsonl", tmp_path / "kiosk.log"
+    config = tmp_path / "kiosk.conf"
+    config.write_text("display: {output: headless}\naudio: {device: none}\ninput: {enabled: false}\n"
+                      "playback: {loop: playlist}\n"
+                      f"logging: {{proof_of_play: {plays}}}\n"
+                      f"items:\n  - {{path: 'udp://127.0.0.1:{port}', duration: 2}}\n  - {clip}\n")
+    with open(log, "w") as log_file:
+        player = subprocess.Popen([str(KIOSK), "run", "--config", str(config)], stderr=log_file, stdin=subprocess.DEVNULL)
+    try:
+        wait_until("two skips of the silent stream", lambda: log.read_text().count("no answer within its duration") >= 2, 180, log)
+        wait_until("the clip on record", lambda: plays.exists() and "clip.mp4" in plays.read_text(), 60, log)
+        player.send_signal(signal.SIGTERM)
+        assert player.wait(timeout=60) == 0
+    finally:
+        if player.poll() is None:
+            player.kill()
+    assert "nothing in the playlist can play" not in log.read_text()
+
+
 def test_a_live_item_with_a_duration_rotates(tmp_path):
     """items: [{path: udp://..., duration: 3}, clip.mp4], looped: the stream plays its 3 s, the
     clip follows, then the stream again (the proof-of-play file says each play)."""

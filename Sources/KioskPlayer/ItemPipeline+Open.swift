@@ -1,0 +1,107 @@
+import Foundation
+import KioskCore
+import KioskMedia
+
+/// The demux thread's open of the item's source. A live stream (by its scheme: rtsp, udp, srt
+/// ...) that cannot be opened is its sender away, not a bad file: it is tried again on the live
+/// schedule (`ReconnectPolicy.live`: 0.1, 0.2, 0.4, then every 0.5 s) until it answers, the item
+/// is closed, or its `duration` passed (then it is skipped this pass, as a rotation must go on).
+/// A camera still booting, or a join that probed no picture size (mid-GOP), played nothing
+/// before: the item was skipped, and `kiosk play` of the URL ended.
+extension ItemPipeline {
+    /// Whether the source is live by its scheme alone (live HLS is known only once open).
+    var isLiveByScheme: Bool { NetworkURL.scheme(of: plan.source).map(LiveSource.liveSchemes.contains) ?? false }
+
+    /// Since when a live source has not answered its first open (host time); nil once open.
+    var awayBeforeOpening: MediaTime? { lock.withLock { unopenedSince } }
+
+    /// The demuxer and decoder, or nil when the item failed (its failure queued).
+    func openRetryingLive() -> (Demuxer, VideoDecoder)? {
+        var failures = 0
+        var since: MediaTime?
+        let began = MonotonicClock.hostTime()
+        while true {
+            let failed: MediaError
+            do {
+                let opened = try openSource()
+                if let since {
+                    let seconds = (MonotonicClock.hostTime() - since).seconds
+                    logger.notice("\(NetworkURL.masked(plan.source)): answered (attempt \(failures + 1), \(String(format: "%.1f", seconds)) s after the first)")
+                    lock.withLock { unopenedSince = nil }
+                    noteSourceChange(.back(afterSeconds: seconds))
+                }
+                return opened
+            } catch let failure as MediaError {
+                failed = failure
+            } catch let failure as NotToRetry {
+                frames.push(.failed(failure.error))
+                audio.close()
+                return nil
+            } catch {
+                failed = MediaError(source: plan.source, reason: "\(error)")
+            }
+            let error = failed
+            let now = MonotonicClock.hostTime()
+            let lostAt = since ?? now
+            let waited = now - began   // a duration counts from the item's start
+            let durationPassed = plan.liveDuration.map { waited >= $0 } ?? false
+            guard isLiveByScheme, !interrupt.isCancelled, !durationPassed,
+                  case .retry(let delay) = ReconnectPolicy.live.decide(failedAttempts: failures, elapsed: now - lostAt) else {
+                let reason = isLiveByScheme && durationPassed
+                    ? String(format: "%@; no answer within its duration (%.1f s): skipped this pass", error.reason, waited.seconds)
+                    : error.reason
+                frames.push(.failed(MediaError(source: plan.source, reason: reason)))
+                audio.close()
+                return nil
+            }
+            failures += 1
+            if since == nil {
+                since = lostAt
+                lock.withLock {
+                    unopenedSince = lostAt
+                    demuxProgress.isLive = true
+                }
+                logger.warning("\(NetworkURL.masked(plan.source)): cannot open (\(error.reason)); a live stream is tried again until it answers")
+                noteSourceChange(.lost(reason: error.reason))
+            } else if failures <= 4 || failures % 120 == 0 {
+                logger.warning("\(NetworkURL.masked(plan.source)): open attempt \(failures) failed: \(error.reason)")
+            }
+            let end = MonotonicClock.hostTime() + delay
+            while MonotonicClock.hostTime() < end {
+                if interrupt.isCancelled { return nil }
+                Thread.sleep(forTimeInterval: Swift.min(0.05, (end - MonotonicClock.hostTime()).seconds))
+            }
+        }
+    }
+
+    /// Opens the source: its demuxer, video decoder and sound.
+    private func openSource() throws -> (Demuxer, VideoDecoder) {
+        let asset = try Asset(source: plan.source, interrupt: interrupt, streamOptions: plan.streamOptions)
+        let demuxer = Demuxer(asset: asset, audio: plan.audioFormat != nil && plan.stillDuration == nil)
+        guard let videoIndex = demuxer.videoStream else {
+            let kinds = asset.info.streams.map { "\($0.kind.rawValue) \($0.codecName)" }.joined(separator: ", ")
+            if let video = asset.info.bestVideo, !video.decodable {
+                throw NotToRetry(MediaError(source: plan.source, reason: "unsupported codec '\(video.codecName)': no decoder in this FFmpeg build"))
+            }
+            // A stream with tracks but none a picture stays so (a radio stream); none at all
+            // may be a probe that saw nothing yet.
+            let error = MediaError(source: plan.source, reason: "no video stream (has \(kinds.isEmpty ? "nothing" : kinds))")
+            throw kinds.isEmpty ? error : NotToRetry(error)
+        }
+        let picture = asset.info.streams.first { $0.index == videoIndex }
+        let threads = plan.decoderThreads.count(width: picture?.width, height: picture?.height,
+                                                cores: ProcessInfo.processInfo.activeProcessorCount)
+        let decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: threads,
+                                       stillScreen: plan.stillScreen, hardware: plan.stillDuration == nil ? plan.hwdec : .off)
+        if let line = decoder.hardwareOutcome.flatMap(HardwareDecodeLog.once) { logger.notice("\(plan.source): \(line)") }
+        lock.withLock { openedInfo = asset.info }
+        try startAudio(asset: asset, demuxer: demuxer)
+        return (demuxer, decoder)
+    }
+}
+
+/// An open that failed for good (no picture in the stream, no decoder for it): not tried again.
+private struct NotToRetry: Error {
+    let error: MediaError
+    init(_ error: MediaError) { self.error = error }
+}
