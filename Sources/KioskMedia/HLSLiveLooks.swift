@@ -2,17 +2,20 @@ import KioskCore
 
 /// A live HLS item's looks at its playlist beside FFmpeg (`HLSRestartWatch`), made on the demux
 /// thread by `StreamReader`: once a target duration while packets flow (FFmpeg reloads it as
-/// often), and before each reopen of an outage.
+/// often), and before each reopen of an outage. A look holds the reads back for at most half a
+/// second; one that failed waits five target durations before the next while packets flow.
 final class HLSLiveLooks {
     private let url: String
     private var watch = HLSRestartWatch()
     private var nextLookAt = 0.0
     /// A look gives up after this long: it must not hold the stream's reads back.
-    static let lookDeadlineSeconds = 1.0
-    /// The playlist of the last look, for the log.
+    static let lookDeadlineSeconds = 0.5
+    /// The playlist of the last look, for the log and for `rejoined`.
     private(set) var lastPlaylist: HLSPlaylist?
     /// Whether this outage's "nothing new" was said.
     private var waitSaid = false
+    /// The playlist of the look a reopen is about to be made on (none when that look failed).
+    private var lookBeforeReopen: HLSPlaylist?
 
     init(url: String) { self.url = url }
 
@@ -26,20 +29,35 @@ final class HLSLiveLooks {
     func lookIfDue(_ interrupt: InterruptFlag) {
         let now = MonotonicClock.hostTime().seconds
         guard now >= nextLookAt else { return }
-        let playlist = look(interrupt)
-        nextLookAt = now + Double(playlist?.targetDuration ?? lastPlaylist?.targetDuration ?? 1)
-        if let playlist {
-            watch.played(playlist, at: now)
-            waitSaid = false
+        let target = Double(lastPlaylist?.targetDuration ?? 1)
+        guard let playlist = look(interrupt) else {
+            nextLookAt = now + 5 * target
+            return
         }
+        nextLookAt = now + Double(playlist.targetDuration)
+        watch.played(playlist, at: now)
+        waitSaid = false
     }
 
     /// Before a reopen: what to do, and whether the wait is new to this outage (said once);
     /// nil when the playlist could not be read (the reopen is tried as without looks).
     func decideReconnect(_ interrupt: InterruptFlag) -> (decision: HLSRestartWatch.Decision, firstWait: Bool)? {
+        lookBeforeReopen = nil
         guard let playlist = look(interrupt) else { return nil }
-        let decision = watch.reconnecting(playlist, at: MonotonicClock.hostTime().seconds)
-        defer { if decision == .wait { waitSaid = true } }
-        return (decision, decision == .wait && !waitSaid)
+        let now = MonotonicClock.hostTime().seconds
+        let decision = watch.reconnecting(playlist, at: now)
+        guard decision == .wait else {
+            lookBeforeReopen = playlist
+            return (decision, false)
+        }
+        watch.waited(at: now)
+        defer { waitSaid = true }
+        return (decision, !waitSaid)
+    }
+
+    /// The reopen made after the last look succeeded.
+    func rejoined() {
+        if let lookBeforeReopen { watch.rejoined(lookBeforeReopen, at: MonotonicClock.hostTime().seconds) }
+        lookBeforeReopen = nil
     }
 }

@@ -29,6 +29,8 @@ public final class StreamReader {
     public var onSourceChange: ((SourceChange) -> Void)?
     public let isNetwork: Bool
     public let isLive: Bool
+    /// It is fetched in segments (HLS, DASH).
+    public let refetchesSegments: Bool
     private let policy: ReconnectPolicy
     private let logger: Logger
     /// The last decode timestamp handed out per stream, in its ticks: after a reopen, packets
@@ -63,6 +65,7 @@ public final class StreamReader {
         isLive = LiveSource.isLive(demuxer.asset.source, formatName: demuxer.asset.info.formatName,
                                    hasDuration: demuxer.asset.info.durationSeconds != nil)
         self.policy = isLive ? .live : policy
+        refetchesSegments = LiveSource.refetchesSegments(formatName: demuxer.asset.info.formatName)
         if isLive, demuxer.asset.info.formatName.split(separator: ",").contains("hls") {
             playlistLooks = HLSLiveLooks(url: demuxer.asset.source)
         }
@@ -173,6 +176,7 @@ public final class StreamReader {
                 let left = policy.giveUpAfter.map { ($0 - (MonotonicClock.hostTime() - current.lostAt)).seconds }
                     ?? Self.liveOpenTimeout
                 demuxer = try reopen(resumeAt: resumeAt, openTimeout: Swift.max(1, left))
+                playlistLooks?.rejoined()
                 if newTimeline, let playlist = playlistLooks?.lastPlaylist {
                     // Its packets are kept (the decoders' timelines take the jump out).
                     logger.notice("\(name): the playlist starts again (media sequence \(playlist.mediaSequence), \(playlist.segments.count) segment(s)): its packager restarted; a new timeline, every packet kept")

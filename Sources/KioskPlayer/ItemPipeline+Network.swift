@@ -10,6 +10,8 @@ struct DemuxProgress: Sendable {
     var finished = false
     /// The source is live (`LiveSource`): it rebuffers as one.
     var isLive = false
+    /// It is fetched in segments (HLS, DASH): its buffer comes in bursts FFmpeg decides.
+    var refetchesSegments = false
 }
 
 extension ItemPipeline {
@@ -28,6 +30,7 @@ extension ItemPipeline {
             demuxProgress.demuxedUntil = until
             demuxProgress.finished = finished
             demuxProgress.isLive = reader.isLive
+            demuxProgress.refetchesSegments = reader.refetchesSegments
         }
     }
 
@@ -79,10 +82,11 @@ extension ItemPipeline {
     var liveCut: MediaTime? { lock.withLock { liveCutReached ? liveCutTime : nil } }
 
     /// How much of the stream's video is buffered ahead of `now` (the clock's media time): its
-    /// decoded frames past it, and its packets not yet decoded at `cadence` each. nil before
-    /// the first decoded frame (or with no video).
-    func bufferedAhead(of now: MediaTime, cadence: MediaTime) -> MediaTime? {
+    /// decoded frames past it, and its packets not yet decoded at `cadence` each; and whether
+    /// the packet queue is full (more may wait in FFmpeg's and the socket's buffers). nil
+    /// before the first decoded frame (or with no video).
+    func bufferedAhead(of now: MediaTime, cadence: MediaTime) -> (buffered: MediaTime, queueFull: Bool)? {
         guard let newest = lock.withLock({ newestFramePTS }) else { return nil }
-        return Swift.max(.zero, newest - now) + cadence * Rational(Int64(packets.count), 1)
+        return (Swift.max(.zero, newest - now) + cadence * Rational(Int64(packets.count), 1), packets.isFull)
     }
 }

@@ -68,7 +68,10 @@ extension ItemPipeline {
             }
             let end = MonotonicClock.hostTime() + delay
             while MonotonicClock.hostTime() < end {
-                if interrupt.isCancelled { return nil }
+                if interrupt.isCancelled {
+                    audio.close()
+                    return nil
+                }
                 Thread.sleep(forTimeInterval: Swift.min(0.05, (end - MonotonicClock.hostTime()).seconds))
             }
         }

@@ -169,6 +169,7 @@ final class ItemPipeline: @unchecked Sendable {
         //    thread that takes it after a newer seek's step 1 queues it as the older one it is.
         let newGeneration = lock.withLock {
             generation += 1
+            newestFramePTS = nil   // the decoded video reaches nowhere until the new position's frames
             return generation
         }
         packets.flush()

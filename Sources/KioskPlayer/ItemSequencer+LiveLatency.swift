@@ -3,14 +3,20 @@ import KioskCore
 /// A live stream's buffer kept within its `latency` (`LiveLatencySteering`), as an observer of
 /// each step of the loop: its sound resampled 1 % longer or shorter where sound leads the
 /// clock, else the clock's own rate; the pacer drops or holds frames as the clock goes.
+/// Not for HLS (segments come in bursts FFmpeg decides: played faster, it would run into the
+/// live edge, where FFmpeg waits a target duration inside one read).
 extension ItemSequencer {
     func steerLiveLatency(_ item: ActiveItem) {
-        let playing = item.pipeline.progress.isLive && item === current && time.clock.isRunning && !time.needsFirstFrame
-            && item.stalledSince == nil && settings.sync.epoch == nil
+        let progress = item.pipeline.progress
+        let playing = progress.isLive && !progress.refetchesSegments && item === current && time.clock.isRunning
+            && !time.needsFirstFrame && item.stalledSince == nil && settings.sync.epoch == nil
         let now = MonotonicClock.hostTime()
         let change: LiveLatencySteering.Pace?
-        if playing, let buffered = item.pipeline.bufferedAhead(of: time.clock.mediaTime(atHost: now), cadence: item.expectedFrameDuration) {
-            change = item.latencySteering.observe(buffered: buffered, atHost: now)
+        if playing, let (seen, queueFull) = item.pipeline.bufferedAhead(of: time.clock.mediaTime(atHost: now), cadence: item.expectedFrameDuration) {
+            // A full packet queue hides what waits behind it: at least the band's top (a latency
+            // larger than the queue holds is never played slower for).
+            let top = item.latencySteering.latency + LiveLatencySteering.band
+            change = item.latencySteering.observe(buffered: queueFull ? Swift.max(seen, top) : seen, atHost: now)
         } else {
             change = item.latencySteering.restart()
         }

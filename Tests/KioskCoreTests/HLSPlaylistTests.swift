@@ -30,9 +30,17 @@ struct HLSPlaylistTests {
         #expect(HLSPlaylist.parse(text) == nil)
     }
 
+    @Test func aFractionalTargetDurationIsRoundedUpAndAnAbsurdSequenceIsNoPlaylist() throws {
+        #expect(HLSPlaylist.parse("#EXTM3U\n#EXT-X-TARGETDURATION:6.0\na.ts\n")?.targetDuration == 6)
+        #expect(HLSPlaylist.parse("#EXTM3U\n#EXT-X-TARGETDURATION:5.2\na.ts\n")?.targetDuration == 6)
+        #expect(HLSPlaylist.parse("#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:9223372036854775807\na.ts\n") == nil, "no overflow: no playlist")
+        #expect(HLSPlaylist.parse("#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:99999999999999999999\na.ts\n") == nil)
+    }
+
     @Test func badTagValuesKeepTheDefaults() throws {
-        let playlist = try #require(HLSPlaylist.parse("#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:-4\n#EXT-X-TARGETDURATION:x\n#EXT-X-TARGETDURATION:0\nseg.ts\n"))
+        let playlist = try #require(HLSPlaylist.parse("#EXTM3U\n#EXT-X-TARGETDURATION:x\n#EXT-X-TARGETDURATION:0\nseg.ts\n"))
         #expect(playlist.mediaSequence == 0 && playlist.targetDuration == 1 && playlist.segments == ["seg.ts"])
+        #expect(HLSPlaylist.parse("#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:-4\nseg.ts\n") == nil, "a sequence that is no number: no playlist")
     }
 
     @Test(arguments: [
@@ -40,6 +48,8 @@ struct HLSPlaylistTests {
         ("/hi/index.m3u8", "https://cdn.example:8443/live/master.m3u8", "https://cdn.example:8443/hi/index.m3u8"),
         ("http://other.example/v.m3u8", "http://cdn.example/a.m3u8", "http://other.example/v.m3u8"),
         ("v.m3u8", "http://cdn.example", "http://cdn.example/v.m3u8"),
+        ("v.m3u8?next=http://x", "http://cdn.example/live/m.m3u8", "http://cdn.example/live/v.m3u8?next=http://x"),
+        ("//edge.example/v.m3u8", "https://cdn.example/m.m3u8", "https://edge.example/v.m3u8"),
     ])
     func referencesResolveAgainstThePlaylistURL(reference: String, base: String, resolved: String) {
         #expect(HLSPlaylist.resolve(reference, against: base) == resolved)
@@ -53,19 +63,26 @@ struct HLSPlaylistTests {
 
 @Suite("HLS restarts told from rejoins by the playlist's media sequence")
 struct HLSRestartWatchTests {
-    static func playlist(_ first: Int, _ count: Int, target: Int = 1) -> HLSPlaylist {
-        HLSPlaylist(mediaSequence: first, segments: (first..<(first + count)).map { "live\($0).ts" }, targetDuration: target)
+    static func playlist(_ first: Int, _ count: Int, target: Int = 1, prefix: String = "live") -> HLSPlaylist {
+        HLSPlaylist(mediaSequence: first, segments: (first..<(first + count)).map { "\(prefix)\($0).ts" }, targetDuration: target)
+    }
+
+    /// A look before a reopen whose reopen succeeds.
+    static func rejoin(_ watch: inout HLSRestartWatch, _ playlist: HLSPlaylist, at seconds: Double) -> HLSRestartWatch.Decision {
+        let decision = watch.reconnecting(playlist, at: seconds)
+        if decision == .wait { watch.waited(at: seconds) } else { watch.rejoined(playlist, at: seconds) }
+        return decision
     }
 
     @Test func withNoLookBeforeAReconnectRejoinsAsTheSameTimeline() {
         var watch = HLSRestartWatch()
-        #expect(watch.reconnecting(Self.playlist(40, 4), at: 100) == .rejoin(newTimeline: false))
+        #expect(Self.rejoin(&watch, Self.playlist(40, 4), at: 100) == .rejoin(newTimeline: false))
     }
 
     @Test func aPackagerRestartedFromZeroIsANewTimeline() {
         var watch = HLSRestartWatch()
         watch.played(Self.playlist(14, 4), at: 100)   // segments 14-17
-        #expect(watch.reconnecting(Self.playlist(0, 1), at: 105) == .rejoin(newTimeline: true))
+        #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 105) == .rejoin(newTimeline: true))
     }
 
     @Test func theSameStreamMovedOnIsTheSameTimelineHoweverLongAway() {
@@ -74,50 +91,84 @@ struct HLSRestartWatchTests {
             watch.played(Self.playlist(14, 4), at: 100)
             // One segment a second, its playlist written one late: at least floor(away) - 1 more.
             let advance = max(0, Int(away) - 1)
-            #expect(watch.reconnecting(Self.playlist(14 + advance, 4), at: 100 + away) == .rejoin(newTimeline: false), "away \(away) s")
+            #expect(Self.rejoin(&watch, Self.playlist(14 + advance, 4), at: 100 + away) == .rejoin(newTimeline: false), "away \(away) s")
         }
+    }
+
+    @Test func aPackagerThatStalledAndResumedItsNumberingIsTheSameTimeline() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(20, 4), at: 100)
+        #expect(Self.rejoin(&watch, Self.playlist(20, 4), at: 104) == .rejoin(newTimeline: false))
+        #expect(Self.rejoin(&watch, Self.playlist(20, 4), at: 106) == .wait)
+        // A minute later it goes on from 24: the names it still lists are the ones it listed.
+        #expect(Self.rejoin(&watch, Self.playlist(21, 4), at: 160) == .rejoin(newTimeline: false))
+    }
+
+    @Test func aRestartNumberedPastTheOldOneIsToldByItsNames() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(0, 2, prefix: "a"), at: 100)
+        #expect(Self.rejoin(&watch, Self.playlist(0, 4, prefix: "b"), at: 108) == .rejoin(newTimeline: true))
     }
 
     @Test func aCachedPlaylistASegmentBehindIsNotARestart() {
         var watch = HLSRestartWatch()
         watch.played(Self.playlist(14, 4), at: 100)
-        #expect(watch.reconnecting(Self.playlist(13, 4), at: 101) == .rejoin(newTimeline: false))
+        #expect(Self.rejoin(&watch, Self.playlist(13, 4), at: 101) == .rejoin(newTimeline: false))
     }
 
     @Test func aShortLivedStreamRestartedWithTheSameNamesIsANewTimelineOnceTimeSaysSo() {
         var watch = HLSRestartWatch()
         watch.played(Self.playlist(0, 1), at: 100)
         // Seconds later its playlist is where it was: a continuing stream would be 5 on.
-        #expect(watch.reconnecting(Self.playlist(0, 1), at: 106) == .rejoin(newTimeline: true))
+        #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 106) == .rejoin(newTimeline: true))
     }
 
     @Test func aDeadPackagersPlaylistIsWaitedOnAfterOneRejoinUntilItChanges() {
         var watch = HLSRestartWatch()
         watch.played(Self.playlist(20, 4), at: 100)
         let dead = Self.playlist(21, 4)
-        #expect(watch.reconnecting(dead, at: 103) == .rejoin(newTimeline: false), "the first rejoin is tried")
-        #expect(watch.reconnecting(dead, at: 106) == .wait)
-        #expect(watch.reconnecting(dead, at: 160) == .wait, "however long it stays")
-        #expect(watch.reconnecting(Self.playlist(0, 1), at: 161) == .rejoin(newTimeline: true), "its restart")
+        #expect(Self.rejoin(&watch, dead, at: 103) == .rejoin(newTimeline: false), "the first rejoin is tried")
+        #expect(Self.rejoin(&watch, dead, at: 106) == .wait)
+        #expect(Self.rejoin(&watch, dead, at: 112) == .wait)
+        #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 113) == .rejoin(newTimeline: true), "its restart")
+    }
+
+    @Test func aWaitEndsWithARejoinAfterTenSecondsOrThreeTargetDurations() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(20, 4, target: 6), at: 100)
+        let same = Self.playlist(21, 4, target: 6)
+        #expect(Self.rejoin(&watch, same, at: 103) == .rejoin(newTimeline: false))
+        #expect(Self.rejoin(&watch, same, at: 104) == .wait)
+        #expect(Self.rejoin(&watch, same, at: 121) == .wait, "17 s of 18")
+        #expect(Self.rejoin(&watch, same, at: 122.5) == .rejoin(newTimeline: false), "a stale copy must not hold it for ever")
+        #expect(Self.rejoin(&watch, same, at: 124) == .wait, "and the count starts again")
+    }
+
+    @Test func aReopenThatFailedIsDecidedAgainAtTheNextLook() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(14, 4), at: 100)
+        // Decided a restart, but the reopen failed (nothing recorded): the next look decides the same.
+        #expect(watch.reconnecting(Self.playlist(0, 1), at: 105) == .rejoin(newTimeline: true))
+        #expect(watch.reconnecting(Self.playlist(0, 1), at: 105.5) == .rejoin(newTimeline: true))
     }
 
     @Test func packetsAfterARejoinEndTheWaitForAPlaylistLikeIt() {
         var watch = HLSRestartWatch()
         watch.played(Self.playlist(0, 2), at: 100)
-        #expect(watch.reconnecting(Self.playlist(0, 1), at: 104) == .rejoin(newTimeline: true))
+        #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 104) == .rejoin(newTimeline: true))
         watch.played(Self.playlist(0, 2), at: 105)
         // Restarted again, its segments named as before: not the dead playlist of the last rejoin.
-        #expect(watch.reconnecting(Self.playlist(0, 1), at: 110) == .rejoin(newTimeline: true))
+        #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 110) == .rejoin(newTimeline: true))
     }
 
     @Test func longerSegmentsPaceTheExpectation() {
         var watch = HLSRestartWatch()
         watch.played(Self.playlist(100, 5, target: 6), at: 1000)
         // 12 s with 6 s segments: one more at least (a continuing stream), not a restart.
-        #expect(watch.reconnecting(Self.playlist(101, 5, target: 6), at: 1012) == .rejoin(newTimeline: false))
+        #expect(Self.rejoin(&watch, Self.playlist(101, 5, target: 6), at: 1012) == .rejoin(newTimeline: false))
         // An hour on and three segments back: a restart.
         var later = HLSRestartWatch()
         later.played(Self.playlist(100, 5, target: 6), at: 1000)
-        #expect(later.reconnecting(Self.playlist(0, 3, target: 6), at: 4600) == .rejoin(newTimeline: true))
+        #expect(Self.rejoin(&later, Self.playlist(0, 3, target: 6), at: 4600) == .rejoin(newTimeline: true))
     }
 }

@@ -33,10 +33,12 @@ public struct HLSPlaylist: Sendable, Equatable {
         var nextIsVariant = false
         for line in lines.dropFirst() {
             if line.hasPrefix("#") {
-                if let value = tagValue(line, "#EXT-X-MEDIA-SEQUENCE:"), let number = Int(value), number >= 0 {
+                if let value = tagValue(line, "#EXT-X-MEDIA-SEQUENCE:") {
+                    // RFC 8216 allows 2^64; past 2^53 no live stream gets, and sums would overflow.
+                    guard let number = Int(value), number >= 0, number <= 1 << 53 else { return nil }
                     playlist.mediaSequence = number
-                } else if let value = tagValue(line, "#EXT-X-TARGETDURATION:"), let seconds = Int(value) {
-                    playlist.targetDuration = Swift.max(1, Swift.min(seconds, 3600))
+                } else if let value = tagValue(line, "#EXT-X-TARGETDURATION:"), let seconds = Double(value), seconds.isFinite {
+                    playlist.targetDuration = Int(Swift.max(1, Swift.min(seconds.rounded(.up), 3600)))
                 } else if line == "#EXT-X-ENDLIST" {
                     playlist.hasEnded = true
                 } else if line.hasPrefix("#EXT-X-STREAM-INF:") {
@@ -52,6 +54,12 @@ public struct HLSPlaylist: Sendable, Equatable {
         return playlist
     }
 
+    /// `scheme://...` (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`), not a `://` in a query.
+    private static func hasScheme(_ reference: String) -> Bool {
+        guard let end = reference.range(of: "://"), let first = reference.first, first.isLetter, first.isASCII else { return false }
+        return reference[..<end.lowerBound].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+    }
+
     private static func tagValue(_ line: String, _ tag: String) -> String? {
         line.hasPrefix(tag) ? String(line.dropFirst(tag.count)).trimmingSpaces : nil
     }
@@ -60,8 +68,9 @@ public struct HLSPlaylist: Sendable, Equatable {
     /// URLs as they are, `/path` on the base's host, anything else beside the base (its query
     /// dropped). nil when `base` has no scheme and host.
     public static func resolve(_ reference: String, against base: String) -> String? {
-        if reference.contains("://") { return reference }
+        if hasScheme(reference) { return reference }
         guard let schemeEnd = base.range(of: "://") else { return nil }
+        if reference.hasPrefix("//") { return base[..<schemeEnd.lowerBound] + ":" + reference }
         let afterScheme = base[schemeEnd.upperBound...]
         let hostEnd = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
         guard hostEnd > afterScheme.startIndex else { return nil }

@@ -7,7 +7,8 @@
 ///
 /// Looks come while the stream plays (once a target duration) and before each reopen of an
 /// outage. The same stream's playlist advances with time (one segment a target duration, a
-/// segment behind at most); a restarted one starts again from (about) nothing.
+/// segment behind at most) and keeps the names of the segments it still lists; a restarted one
+/// starts again from (about) nothing.
 public struct HLSRestartWatch: Sendable {
     /// What a reconnect attempt should do with the playlist as it is now.
     public enum Decision: Sendable, Equatable {
@@ -18,10 +19,12 @@ public struct HLSRestartWatch: Sendable {
         case wait
     }
 
-    /// The newest look of the timeline being played: its last segment and when (host seconds).
-    private var seen: (lastSequence: Int, at: Double, targetDuration: Int)?
+    /// The newest look of the timeline being played, and when (host seconds).
+    private var seen: (playlist: HLSPlaylist, at: Double)?
     /// The playlist the last rejoin was made on, until packets flow again.
     private var rejoinedOn: HLSPlaylist?
+    /// Since when the looks found the rejoined playlist unchanged (host seconds).
+    private var waitingSince: Double?
 
     public init() {}
 
@@ -29,32 +32,53 @@ public struct HLSRestartWatch: Sendable {
     /// (Packets flowed since the last rejoin: a later playlist just like that one's is a restart
     /// that named its segments as before, not a dead packager's.)
     public mutating func played(_ playlist: HLSPlaylist, at seconds: Double) {
-        seen = (playlist.lastSequence, seconds, playlist.targetDuration)
+        seen = (playlist, seconds)
         rejoinedOn = nil
+        waitingSince = nil
     }
 
-    /// A look before a reopen, at host time `seconds`.
-    public mutating func reconnecting(_ playlist: HLSPlaylist, at seconds: Double) -> Decision {
+    /// A look before a reopen, at host time `seconds`. Decides only: `rejoined` records a
+    /// reopen that succeeded (one that failed is decided again at the next look).
+    public func reconnecting(_ playlist: HLSPlaylist, at seconds: Double) -> Decision {
         if let rejoinedOn, rejoinedOn.mediaSequence == playlist.mediaSequence, rejoinedOn.segments == playlist.segments {
+            // Not for ever: a cached or stale copy, or a variant other than the one FFmpeg
+            // plays, must not keep a stream that came back from being reopened.
+            let bound = Swift.max(10, 3 * Double(playlist.targetDuration))
+            if let waitingSince, seconds - waitingSince >= bound { return .rejoin(newTimeline: false) }
             return .wait
         }
-        defer {
-            rejoinedOn = playlist
-            seen = (playlist.lastSequence, seconds, playlist.targetDuration)
-        }
         guard let seen else { return .rejoin(newTimeline: false) }
-        return .rejoin(newTimeline: Self.isRestart(advance: playlist.lastSequence - seen.lastSequence,
-                                                    elapsed: seconds - seen.at, targetDuration: seen.targetDuration))
+        return .rejoin(newTimeline: Self.isRestart(playlist, after: seen.playlist, elapsed: seconds - seen.at))
     }
 
-    /// Whether a playlist whose last segment is `advance` segments past the one seen `elapsed`
-    /// seconds ago is a restart. The same stream adds one segment a target duration; with its
-    /// playlist written up to a segment late (and a cache a segment behind) it is at least
-    /// `floor(elapsed / target) - 1` ahead. A restart is counted at half that pace, less two
-    /// (so a continuing stream is never taken as one): a sequence that went back two or more,
-    /// or a playlist that grew at under half its pace since the last look.
-    static func isRestart(advance: Int, elapsed: Double, targetDuration: Int) -> Bool {
-        let pace = Swift.max(0, elapsed) / Double(Swift.max(1, targetDuration))
+    /// The look `reconnecting` answered `.wait` to, at `seconds`.
+    public mutating func waited(at seconds: Double) {
+        if waitingSince == nil { waitingSince = seconds }
+    }
+
+    /// A reopen made on `playlist` at `seconds` succeeded.
+    public mutating func rejoined(_ playlist: HLSPlaylist, at seconds: Double) {
+        rejoinedOn = playlist
+        seen = (playlist, seconds)
+        waitingSince = nil
+    }
+
+    /// Whether `playlist`, looked at `elapsed` seconds after `old`, is a restart.
+    /// - Moved on (its last segment past the old one's): a restart only where the two list the
+    ///   same sequence number under different names (a stalled packager that resumed keeps them).
+    /// - Not moved on: the same stream adds one segment a target duration; with its playlist
+    ///   written up to a segment late (and a cache a segment behind) it is at least
+    ///   `floor(elapsed / target) - 1` ahead. A restart is counted at half that pace, less two (so
+    ///   a continuing stream is never taken as one): a sequence that went back two or more, or a
+    ///   playlist standing still for seconds.
+    static func isRestart(_ playlist: HLSPlaylist, after old: HLSPlaylist, elapsed: Double) -> Bool {
+        let advance = playlist.lastSequence - old.lastSequence
+        if advance > 0 {
+            let first = Swift.max(playlist.mediaSequence, old.mediaSequence), last = Swift.min(playlist.lastSequence, old.lastSequence)
+            guard first <= last else { return false }
+            return (first...last).contains { playlist.segments[$0 - playlist.mediaSequence] != old.segments[$0 - old.mediaSequence] }
+        }
+        let pace = Swift.max(0, elapsed) / Double(Swift.max(1, old.targetDuration))
         return Double(advance) < pace / 2 - 2
     }
 }
