@@ -75,14 +75,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cycles", type=int, default=100)
     parser.add_argument("--seed", type=int, default=35)
+    parser.add_argument("--kinds", default="udp,hls", help="which kinds to run, comma-separated (udp, hls)")
     parser.add_argument("--kiosk", type=Path, default=REPO / ".build" / "release" / "kiosk")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as temp:
         work = Path(temp)
+        kinds = set(args.kinds.split(","))
+        results = {}
         port = free_udp_port()
         (work / "udp").mkdir()
-        results = {"udp": run_kind(args.kiosk, f"udp://127.0.0.1:{port}", lambda: udp_sender(port), args.cycles, rng, work / "udp")}
+        if "udp" in kinds:
+            results["udp"] = run_kind(args.kiosk, f"udp://127.0.0.1:{port}", lambda: udp_sender(port), args.cycles, rng, work / "udp")
+        if "hls" not in kinds:
+            return report(results)
         hls = work / "hls"
         hls.mkdir()
         (work / "hls-run").mkdir()
@@ -99,6 +105,10 @@ def main():
             results["hls"] = run_kind(args.kiosk, url, start_packager, args.cycles, rng, work / "hls-run")
         finally:
             server.kill()
+    report(results)
+
+
+def report(results: dict) -> None:
     for kind, result in results.items():
         gaps = result["gaps"]
         print(f"{kind}: {len(gaps)} outages; back after p50 {statistics.median(gaps):.2f} s, p90 {percentile(gaps, 0.9):.2f} s, "

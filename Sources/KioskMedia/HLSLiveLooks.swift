@@ -55,6 +55,9 @@ final class HLSLiveLooks {
         return (decision, !waitSaid)
     }
 
+    /// The first new packet after an outage came.
+    func back() { watch.packetsCame() }
+
     /// The reopen made after the last look succeeded.
     func rejoined() {
         if let lookBeforeReopen { watch.rejoined(lookBeforeReopen, at: MonotonicClock.hostTime().seconds) }

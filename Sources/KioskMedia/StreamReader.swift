@@ -202,6 +202,7 @@ public final class StreamReader {
     private func noteBack(resumed: Bool) {
         guard let back = outage else { return }
         outage = nil
+        playlistLooks?.back()
         let gap = (MonotonicClock.hostTime() - back.lostAt).seconds
         let resuming = resumed ? lastPacketTime.map { String(format: ", resuming at %.1f s", $0.seconds) } ?? "" : ""
         logger.notice("\(name): reconnected (attempt \(back.attempts), \(String(format: "%.1f", gap)) s after the loss\(resuming))")

@@ -161,6 +161,14 @@ struct HLSRestartWatchTests {
         #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 110) == .rejoin(newTimeline: true))
     }
 
+    @Test func aRestartLikeTheLastRejoinsPlaylistIsNotWaitedOnOncePacketsCame() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(0, 2), at: 100)
+        #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 104) == .rejoin(newTimeline: true))
+        watch.packetsCame()   // it played a second, and died before a look while playing
+        #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 110) == .rejoin(newTimeline: true))
+    }
+
     @Test func longerSegmentsPaceTheExpectation() {
         var watch = HLSRestartWatch()
         watch.played(Self.playlist(100, 5, target: 6), at: 1000)

@@ -37,6 +37,14 @@ public struct HLSRestartWatch: Sendable {
         waitingSince = nil
     }
 
+    /// New packets came after a rejoin: a later playlist just like that rejoin's is not a dead
+    /// packager's (a restart that named its segments as before, looked at before any look
+    /// while playing could say the stream moved on).
+    public mutating func packetsCame() {
+        rejoinedOn = nil
+        waitingSince = nil
+    }
+
     /// A look before a reopen, at host time `seconds`. Decides only: `rejoined` records a
     /// reopen that succeeded (one that failed is decided again at the next look).
     public func reconnecting(_ playlist: HLSPlaylist, at seconds: Double) -> Decision {
