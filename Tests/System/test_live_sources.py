@@ -318,19 +318,26 @@ def test_a_live_stream_down_at_the_start_is_waited_for_not_skipped(tmp_path):
     assert "skipping item" not in text and "nothing could be played" not in text, text[-3000:]
 
 
-def test_a_live_item_with_a_duration_that_does_not_answer_lets_the_rotation_go_on(tmp_path):
-    """items: [{path: udp://... (no sender), duration: 2}, clip.mp4]: the stream is waited for
-    its 2 s, then skipped this pass (one line) and the clip plays; the next pass tries again."""
-    port = free_udp_port()
+def rotation(tmp_path: Path, port: int, stream_seconds: float, clip_seconds: float) -> tuple[Path, Path, Path]:
+    """A kiosk.conf looping [{path: udp://127.0.0.1:PORT, duration: stream_seconds}, clip.mp4]
+    with a proof-of-play file: (the config, the plays file, the log's path)."""
     clip = tmp_path / "clip.mp4"
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1",
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size=320x240:rate=25:duration={clip_seconds}",
                     "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(clip)], check=True)
     plays, log = tmp_path / "plays.jsonl", tmp_path / "kiosk.log"
     config = tmp_path / "kiosk.conf"
     config.write_text("display: {output: headless}\naudio: {device: none}\ninput: {enabled: false}\n"
                       "playback: {loop: playlist}\n"
                       f"logging: {{proof_of_play: {plays}}}\n"
-                      f"items:\n  - {{path: 'udp://127.0.0.1:{port}', duration: 2}}\n  - {clip}\n")
+                      f"items:\n  - {{path: 'udp://127.0.0.1:{port}', duration: {stream_seconds}}}\n  - {clip}\n")
+    return config, plays, log
+
+
+def test_a_live_item_with_a_duration_that_does_not_answer_lets_the_rotation_go_on(tmp_path):
+    """items: [{path: udp://... (no sender), duration: 2}, clip.mp4]: the stream is waited for
+    its 2 s, then skipped this pass (one line) and the clip plays; the next pass tries again."""
+    port = free_udp_port()
+    config, plays, log = rotation(tmp_path, port, stream_seconds=2, clip_seconds=1)
     with open(log, "w") as log_file:
         player = subprocess.Popen([str(KIOSK), "run", "--config", str(config)], stderr=log_file, stdin=subprocess.DEVNULL)
     try:
@@ -348,15 +355,7 @@ def test_a_live_item_with_a_duration_rotates(tmp_path):
     """items: [{path: udp://..., duration: 3}, clip.mp4], looped: the stream plays its 3 s, the
     clip follows, then the stream again (the proof-of-play file says each play)."""
     port = free_udp_port()
-    clip = tmp_path / "clip.mp4"
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(clip)], check=True)
-    plays, log = tmp_path / "plays.jsonl", tmp_path / "kiosk.log"
-    config = tmp_path / "kiosk.conf"
-    config.write_text("display: {output: headless}\naudio: {device: none}\ninput: {enabled: false}\n"
-                      "playback: {loop: playlist}\n"
-                      f"logging: {{proof_of_play: {plays}}}\n"
-                      f"items:\n  - {{path: 'udp://127.0.0.1:{port}', duration: 3}}\n  - {clip}\n")
+    config, plays, log = rotation(tmp_path, port, stream_seconds=3, clip_seconds=2)
 
     def records() -> list[dict]:
         return [json.loads(line) for line in plays.read_text().splitlines() if line.endswith("}")] if plays.exists() else []
@@ -379,7 +378,7 @@ def test_a_live_item_with_a_duration_rotates(tmp_path):
     first, second, third = records()[:3]
     text = log.read_text(errors="replace")
     assert status == 0, text[-3000:]
-    assert first["path"].startswith("udp://") and second["path"] == str(clip) and third["path"].startswith("udp://"), records()
+    assert first["path"].startswith("udp://") and second["path"] == str(tmp_path / "clip.mp4") and third["path"].startswith("udp://"), records()
     assert first["outcome"] == "completed" and third["outcome"] == "completed", records()
     # Three seconds of stream (from its first frame, on the media clock: a frame or so either way).
     assert 2.5 <= first["seconds"] <= 4.5, first
