@@ -169,12 +169,18 @@ def test_the_ticker_takes_every_refresh_and_moves_on_the_grid(ticked):
     # was placed for (a video frame's heavier draw on a busy host: CI's came a refresh late with
     # one step) lands a step behind and the flip after it catches up, as the gap check above
     # allows a few late flips; never further off than a step.
+    # Further off (CI: a flip three refreshes after the one before with one step) only where
+    # kiosk's threads waited for a CPU for a refresh or more between the two flips: the
+    # machine held the flip back after its place was drawn (run delay sampled beside the run).
     late = []
     for (a, b), refreshes in list(zip(zip(records, records[1:]), gaps))[1:]:
         moved = a["ticker"] - b["ticker"]
         if b["ticker"] > a["ticker"]:
             continue   # it came round again
-        assert moved in (2 * (refreshes - 1), 2 * refreshes, 2 * (refreshes + 1)), (a, b)
+        if moved not in (2 * (refreshes - 1), 2 * refreshes, 2 * (refreshes + 1)):
+            waited = ticked["samplers"]["ticker"].waited(a["t"], b["t"])
+            machine = bool(waited and waited[0] >= REFRESH and waited[1] <= 0.05)
+            assert machine and 0 < moved < 2 * refreshes, (a, b, f"kiosk's threads waited {waited} s for a CPU")
         if moved != 2 * refreshes:
             late.append((a, b))
     assert len(late) <= max(1, 0.05 * len(gaps)), late
@@ -193,17 +199,20 @@ def test_the_video_under_the_ticker_plays_as_without_it(ticked):
     def missing(name, frames):
         """The clip's frames the run skipped, each as (pts, the machine's: whether kiosk's threads
         waited for a CPU for half a frame or more between the flips around it)."""
-        skipped = []
+        skipped, last = [], 4 - 1 / fps
         for a, b in zip(frames, frames[1:]):
-            step = round((b["pts"] - a["pts"]) * fps)
-            assert abs((b["pts"] - a["pts"]) * fps - step) < 0.05, f"{name}: off the clip's frames: {a}, {b}"
-            if b["item"] == a["item"] and step <= 0:
-                # The loop came round: the clip's last frames to its first.
-                assert a["pts"] >= 4 - 4 / fps and b["pts"] < 2 / fps, f"{name}: a frame again or back: {a}, {b}"
-                continue
+            for frame in (a, b):
+                assert abs(frame["pts"] * fps - round(frame["pts"] * fps)) < 0.05, f"{name}: off the clip's frames: {frame}"
+            if b["pts"] > a["pts"]:
+                between = [a["pts"] + k / fps for k in range(1, round((b["pts"] - a["pts"]) * fps))]
+            else:
+                # The loop came round: the clip's frames after a's to its end, and those before b's
+                # (a frame shown again counts its whole loop as missing).
+                between = [a["pts"] + k / fps for k in range(1, round((last - a["pts"]) * fps) + 1)]
+                between += [k / fps for k in range(round(b["pts"] * fps))]
             waited = ticked["samplers"][name].waited(a["t"], b["t"])
             machine = bool(waited and waited[0] >= 0.5 / fps and waited[1] <= 0.05)
-            skipped += [(round(a["pts"] + k / fps, 3), machine) for k in range(1, step)]
+            skipped += [(round(pts, 3), machine) for pts in between]
         return skipped
 
     with_ticker, alone = video(ticked["ticker"]), video(ticked["alone"])
