@@ -22,6 +22,18 @@ public final class InterruptFlag: Sendable {
         deadline.store(seconds.map { InterruptFlag.now() + UInt64(Swift.max(0, $0) * 1e9) } ?? 0, ordering: .relaxed)
     }
 
+    /// Waits `seconds` in short steps, so a cancel during the wait (a skip, a stop) is seen at
+    /// once: false when it came.
+    public func sleep(seconds: Double) -> Bool {
+        let end = InterruptFlag.now() + UInt64(Swift.max(0, seconds) * 1e9)
+        while true {
+            if isCancelled { return false }
+            let now = InterruptFlag.now()
+            guard now < end else { return true }
+            usleep(useconds_t(Swift.min(50_000, (end - now) / 1000)))
+        }
+    }
+
     var shouldInterrupt: Bool {
         if isCancelled { return true }
         let due = deadline.load(ordering: .relaxed)

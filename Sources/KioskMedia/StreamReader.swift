@@ -223,13 +223,8 @@ public final class StreamReader {
 
     /// Waits `seconds`, in short steps so a skip or stop during the wait is seen at once.
     private func sleep(_ seconds: Double) throws {
-        let clock = MonotonicClock()
-        let end = clock.now() + seconds
-        while clock.now() < end {
-            if demuxer.asset.interrupt.isCancelled {
-                throw MediaError(source: source, reason: "closed while reconnecting")
-            }
-            clock.sleep(seconds: Swift.min(0.05, end - clock.now()))
+        guard demuxer.asset.interrupt.sleep(seconds: seconds) else {
+            throw MediaError(source: source, reason: "closed while reconnecting")
         }
     }
 
@@ -245,7 +240,7 @@ public final class StreamReader {
             let base = demuxer.asset.stream(at: packet.streamIndex).pointee.time_base
             let perSecond = base.num > 0 ? Int64(base.den) / Int64(base.num) : 1
             if LiveSource.startsNewTimeline(firstTicks: ticks, lastTicks: last, ticksPerSecond: perSecond,
-                                            refetchesSegments: LiveSource.refetchesSegments(formatName: demuxer.asset.info.formatName)) {
+                                            refetchesSegments: refetchesSegments) {
                 logger.notice("\(name): the stream starts a new timeline (its sender restarted?): every packet kept")
                 dropRepeats = false
                 firstAfterReopen = []

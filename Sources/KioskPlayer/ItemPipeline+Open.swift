@@ -66,13 +66,9 @@ extension ItemPipeline {
             } else if failures <= 4 || failures % 120 == 0 {
                 logger.warning("\(NetworkURL.masked(plan.source)): open attempt \(failures) failed: \(error.reason)")
             }
-            let end = MonotonicClock.hostTime() + delay
-            while MonotonicClock.hostTime() < end {
-                if interrupt.isCancelled {
-                    audio.close()
-                    return nil
-                }
-                Thread.sleep(forTimeInterval: Swift.min(0.05, (end - MonotonicClock.hostTime()).seconds))
+            guard interrupt.sleep(seconds: delay.seconds) else {
+                audio.close()
+                return nil
             }
         }
     }
