@@ -9,7 +9,11 @@ headless 320x240 display; then N times: wait for frames, SIGKILL the sender, wai
 `t` against the restart's). HLS's gap counts from the packager's first playlist (its first
 segment is a second of media: the issue's "after its first new segment").
 
-    Benchmarks/live_sources.py [--cycles 100] [--seed 35] [--kiosk .build/release/kiosk]
+    Benchmarks/live_sources.py [--cycles 100] [--seed 35] [--kiosk .build/release/kiosk] [--logs DIR]
+
+With `--logs DIR`, kiosk's log of each kind (at debug level) is kept there (KIND.log), beside KIND-cycles.txt: a
+line per outage (its wall-clock time, how long the sender was away, the gap), to read what kiosk
+did in the slowest ones.
 
 Prints p50, p90, p99 and max per kind, and whether kiosk was alive after every cycle (a crash
 or a watchdog kill would end it). No peer is run: ffmpeg, mpv and GStreamer keep a UDP socket
@@ -35,24 +39,30 @@ def wait(check, timeout: float) -> bool:
     return bool(poll_until(check, timeout=timeout, interval=0.02))
 
 
-def run_kind(kiosk: Path, url: str, start, cycles: int, rng: random.Random, work: Path) -> dict:
+def run_kind(kiosk: Path, url: str, start, cycles: int, rng: random.Random, work: Path, logs: tuple[Path, Path] | None) -> dict:
     stats = work / "stats.jsonl"
     source = start()
+    log = open(logs[0], "w") if logs else subprocess.DEVNULL
+    cycle_lines = open(logs[1], "w") if logs else None
     player = subprocess.Popen([str(kiosk), "play", url, "--display", "headless:320x240", "--no-input", "--audio", "none",
-                               "--stats-file", str(stats)], stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+                               "--stats-file", str(stats)] + (["--log-level", "debug"] if logs else []), stderr=log, stdin=subprocess.DEVNULL)
     gaps, alive = [], True
     try:
         if not wait(lambda: len(flips_after(stats, 0)) >= 25, 120):
             raise SystemExit(f"{url}: no frames at the start")
         for _ in range(cycles):
             stop(source)
-            time.sleep(rng.uniform(0.5, 4.0))
+            killed = time.strftime("%H:%M:%S")
+            away = rng.uniform(0.5, 4.0)
+            time.sleep(away)
             source = start()
             back = time.monotonic()
             if not wait(lambda: flips_after(stats, back), 60):
                 gaps.append(float("inf"))
             else:
                 gaps.append(flips_after(stats, back)[0]["t"] - back)
+            if cycle_lines:
+                print(f"{len(gaps)}: killed {killed}, away {away:.2f} s, back after {gaps[-1]:.2f} s", file=cycle_lines, flush=True)
             # Frames flowing again (a second of them) before the next kill.
             wait(lambda: len(flips_after(stats, back)) >= 25, 60)
             alive = alive and player.poll() is None
@@ -63,6 +73,9 @@ def run_kind(kiosk: Path, url: str, start, cycles: int, rng: random.Random, work
             player.wait(timeout=30)
         except subprocess.TimeoutExpired:
             player.kill()
+        if logs:
+            log.close()
+            cycle_lines.close()
     return {"gaps": gaps, "alive": alive, "status": player.returncode}
 
 
@@ -77,8 +90,14 @@ def main():
     parser.add_argument("--seed", type=int, default=35)
     parser.add_argument("--kinds", default="udp,hls", help="which kinds to run, comma-separated (udp, hls)")
     parser.add_argument("--kiosk", type=Path, default=REPO / ".build" / "release" / "kiosk")
+    parser.add_argument("--logs", type=Path, help="a folder to keep kiosk's log and a line per outage in")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    if args.logs:
+        args.logs.mkdir(parents=True, exist_ok=True)
+
+    def logs(kind: str) -> tuple[Path, Path] | None:
+        return (args.logs / f"{kind}.log", args.logs / f"{kind}-cycles.txt") if args.logs else None
     with tempfile.TemporaryDirectory() as temp:
         work = Path(temp)
         kinds = set(args.kinds.split(","))
@@ -86,7 +105,7 @@ def main():
         port = free_udp_port()
         (work / "udp").mkdir()
         if "udp" in kinds:
-            results["udp"] = run_kind(args.kiosk, f"udp://127.0.0.1:{port}", lambda: udp_sender(port), args.cycles, rng, work / "udp")
+            results["udp"] = run_kind(args.kiosk, f"udp://127.0.0.1:{port}", lambda: udp_sender(port), args.cycles, rng, work / "udp", logs("udp"))
         if "hls" not in kinds:
             return report(results)
         hls = work / "hls"
@@ -102,7 +121,7 @@ def main():
                 packager = hls_packager(hls)
                 wait(lambda: (hls / "live.m3u8").exists(), 60)
                 return packager
-            results["hls"] = run_kind(args.kiosk, url, start_packager, args.cycles, rng, work / "hls-run")
+            results["hls"] = run_kind(args.kiosk, url, start_packager, args.cycles, rng, work / "hls-run", logs("hls"))
         finally:
             server.kill()
     report(results)

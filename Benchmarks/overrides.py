@@ -54,15 +54,25 @@ class StatsTail:
         return [json.loads(line) for line in lines if line.endswith(b"}")]
 
 
-def first_flip(tail: StatsTail, after: float, insert: bool, timeout: float) -> float | None:
-    """The flip time of the first flip after `after` whose `insert` is `insert`."""
+def first_flip(tail: StatsTail, after: float, insert: bool, timeout: float, others: list | None = None) -> float | None:
+    """The flip time of the first flip after `after` whose `insert` is `insert`; `others` gets
+    the times of the other flips after `after` before it."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for flip in tail.new():
             if flip["t"] > after and bool(flip.get("insert")) == insert:
                 return flip["t"]
+            if flip["t"] > after and others is not None:
+                others.append(flip["t"])
         time.sleep(0.002)
     return None
+
+
+def refreshes_late(asked: float, shown: float) -> int:
+    """How many refreshes after the first one after `asked` the override's flip came (0: the
+    first it could take). The flips lie on the simulated vblank grid: `shown` is one of its ticks."""
+    first_tick = shown - ((shown - asked) // REFRESH) * REFRESH
+    return max(0, round((shown - first_tick) / REFRESH))
 
 
 def make_clip(path: Path, seconds: int, source: str) -> Path:
@@ -97,6 +107,9 @@ def main():
                                    "--stats-file", str(stats), "--state-dir", str(work / "state")],
                                   stderr=log, stdin=subprocess.DEVNULL)
         results, alive, missed = {"clip": [], "card": []}, True, 0
+        # Per request: (refreshes late, whether a flip of the loop came between the request and
+        # the override's: the presenter was waiting on it, and a screen takes one flip a refresh).
+        lateness = {kind: [] for kind in results}
         try:
             if not wait_until((work / "ctl.sock").exists, timeout=60):
                 raise SystemExit("kiosk did not open its control socket")
@@ -109,11 +122,13 @@ def main():
                 tail.new()
                 asked = time.monotonic()
                 client.ok("override", kind)
-                shown = first_flip(tail, asked, True, 30)
+                loop_flips: list[float] = []
+                shown = first_flip(tail, asked, True, 30, loop_flips)
                 if shown is None:
                     missed += 1
                 else:
                     results[kind].append(shown - asked)
+                    lateness[kind].append((refreshes_late(asked, shown), bool(loop_flips)))
                 cancelled = time.monotonic()
                 client.ok("override_cancel")
                 if first_flip(tail, cancelled, False, 30) is None:
@@ -138,6 +153,12 @@ def main():
         print(f"{kind}: {len(values)} requests; on screen after p50 {1000 * statistics.median(values):.1f} ms, "
               f"p90 {1000 * percentile(values, 0.9):.1f} ms, p99 {1000 * percentile(values, 0.99):.1f} ms, "
               f"max {1000 * max(values):.1f} ms (armed goal: {1000 * goal:.1f} ms)")
+        late = lateness[kind]
+        behind = [refreshes for refreshes, loop in late if loop]
+        alone = [refreshes for refreshes, loop in late if not loop]
+        print(f"  on the first refresh after the request: {sum(1 for r, _ in late if r == 0)} of {len(late)}; "
+              f"a loop flip between request and override: {len(behind)} (refreshes late {sorted(set(behind))}); "
+              f"without one, refreshes late: {dict(sorted((r, alone.count(r)) for r in set(alone)))}")
     print(f"armed (opened ahead) per kind: {armed}; not armed: {not_armed[:3] or 'none'}")
     print(f"missed (not on screen, or the loop not back, within 30 s): {missed}; kiosk alive after each request: {alive}, "
           f"exit status {player.returncode}")

@@ -19,10 +19,19 @@ final class HLSLiveLooks {
 
     init(url: String) { self.url = url }
 
-    private func look(_ interrupt: InterruptFlag) -> HLSPlaylist? {
-        let playlist = HLSPlaylistFetch.mediaPlaylist(url, interrupt: interrupt, deadlineSeconds: Self.lookDeadlineSeconds)
-        if let playlist { lastPlaylist = playlist }
-        return playlist
+    /// What the last look found, for the debug log.
+    private(set) var lastLookSaid = ""
+
+    private func look(_ interrupt: InterruptFlag) -> HLSPlaylistFetch.Answer {
+        let answer = HLSPlaylistFetch.mediaPlaylist(url, interrupt: interrupt, deadlineSeconds: Self.lookDeadlineSeconds)
+        switch answer {
+        case .playlist(let playlist):
+            lastPlaylist = playlist
+            lastLookSaid = "media sequence \(playlist.mediaSequence), \(playlist.segments.count) segment(s)"
+        case .notThere: lastLookSaid = "not there"
+        case .failed: lastLookSaid = "not read"
+        }
+        return answer
     }
 
     /// While packets flow: a look when one is due.
@@ -30,7 +39,7 @@ final class HLSLiveLooks {
         let now = MonotonicClock.hostTime().seconds
         guard now >= nextLookAt else { return }
         let target = Double(lastPlaylist?.targetDuration ?? 1)
-        guard let playlist = look(interrupt) else {
+        guard case .playlist(let playlist) = look(interrupt) else {
             nextLookAt = now + 5 * target
             return
         }
@@ -40,10 +49,13 @@ final class HLSLiveLooks {
     }
 
     /// Before a reopen: what to do, and whether the wait is new to this outage (said once);
-    /// nil when the playlist could not be read (the reopen is tried as without looks).
+    /// nil when the playlist could not be read (the reopen is tried as without looks; one the
+    /// server says is not there is remembered: `HLSRestartWatch.vanished`).
     func decideReconnect(_ interrupt: InterruptFlag) -> (decision: HLSRestartWatch.Decision, firstWait: Bool)? {
         lookBeforeReopen = nil
-        guard let playlist = look(interrupt) else { return nil }
+        let answer = look(interrupt)
+        if case .notThere = answer { watch.vanished() }
+        guard case .playlist(let playlist) = answer else { return nil }
         let now = MonotonicClock.hostTime().seconds
         let decision = watch.reconnecting(playlist, at: now)
         guard decision == .wait else {

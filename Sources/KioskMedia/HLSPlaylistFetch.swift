@@ -1,4 +1,5 @@
 import CFFmpeg
+import Glibc
 import CKioskShim
 import KioskCore
 
@@ -9,35 +10,48 @@ enum HLSPlaylistFetch {
     /// A playlist larger than this is not read (a live one is a few KB).
     static let maximumBytes = 1 << 20
 
-    /// The media playlist at `url`, or nil (unreachable, not a playlist, too large, or past
-    /// `deadlineSeconds`, set on `interrupt` for the fetch).
-    static func mediaPlaylist(_ url: String, interrupt: InterruptFlag, deadlineSeconds: Double) -> HLSPlaylist? {
+    /// What a look found.
+    enum Answer {
+        case playlist(HLSPlaylist)
+        /// The server says there is no such playlist (HTTP 404, or no such file): a packager
+        /// restarting on an emptied folder has not written its first one yet.
+        case notThere
+        /// Unreachable, not a playlist, too large, or past the deadline.
+        case failed
+    }
+
+    /// The media playlist at `url`, `deadlineSeconds` set on `interrupt` for the fetch.
+    static func mediaPlaylist(_ url: String, interrupt: InterruptFlag, deadlineSeconds: Double) -> Answer {
         interrupt.setDeadline(afterSeconds: deadlineSeconds)
         defer { interrupt.setDeadline(afterSeconds: nil) }
-        guard let text = read(url, interrupt: interrupt), let playlist = HLSPlaylist.parse(text) else { return nil }
-        guard let variant = playlist.variants.first else { return playlist }
-        guard let variantURL = HLSPlaylist.resolve(variant, against: url), let text = read(variantURL, interrupt: interrupt),
-              let media = HLSPlaylist.parse(text), media.variants.isEmpty else { return nil }
+        let answer = read(url, interrupt: interrupt)
+        guard case .playlist(let playlist) = answer, let variant = playlist.variants.first else { return answer }
+        guard let variantURL = HLSPlaylist.resolve(variant, against: url) else { return .failed }
+        let media = read(variantURL, interrupt: interrupt)
+        if case .playlist(let playlist) = media, !playlist.variants.isEmpty { return .failed }
         return media
     }
 
-    private static func read(_ url: String, interrupt: InterruptFlag) -> String? {
+    private static func read(_ url: String, interrupt: InterruptFlag) -> Answer {
         var context: UnsafeMutablePointer<AVIOContext>?
         var callback = interrupt.callback
         var options = NetworkOpenOptions.dictionary(for: url)
         defer { av_dict_free(&options) }
-        guard avio_open2(&context, url, AVIO_FLAG_READ, &callback, &options) >= 0, context != nil else { return nil }
+        let opened = avio_open2(&context, url, AVIO_FLAG_READ, &callback, &options)
+        if opened == kiosk_averror_http_not_found() || opened == kiosk_averror(ENOENT) { return .notThere }
+        guard opened >= 0, context != nil else { return .failed }
         defer { avio_closep(&context) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while bytes.count <= maximumBytes {
             let count = chunk.withUnsafeMutableBufferPointer { avio_read(context, $0.baseAddress, Int32($0.count)) }
             // A read cut short is no playlist: its missing tail would read as segments gone.
-            if count < 0 && count != kiosk_averror_eof() { return nil }
+            if count < 0 && count != kiosk_averror_eof() { return .failed }
             guard count > 0 else { break }
             bytes.append(contentsOf: chunk[..<Int(count)])
         }
-        guard bytes.count <= maximumBytes, !interrupt.isCancelled else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+        guard bytes.count <= maximumBytes, !interrupt.isCancelled,
+              let playlist = HLSPlaylist.parse(String(decoding: bytes, as: UTF8.self)) else { return .failed }
+        return .playlist(playlist)
     }
 }

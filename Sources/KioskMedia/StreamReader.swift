@@ -159,7 +159,11 @@ public final class StreamReader {
             try sleep(delay.seconds)
             current.attempts += 1
             var newTimeline = false
-            if let looks = playlistLooks, let (decision, firstWait) = looks.decideReconnect(demuxer.asset.interrupt) {
+            let decided = playlistLooks?.decideReconnect(demuxer.asset.interrupt)
+            if let looks = playlistLooks {
+                logger.debug("\(name): reconnect attempt \(current.attempts): the playlist: \(looks.lastLookSaid); \(decided.map { "\($0.decision)" } ?? "reopened as without a look")")
+            }
+            if let (decision, firstWait) = decided {
                 guard case .rejoin(let restarted) = decision else {
                     if firstWait {
                         logger.notice("\(name): the playlist has nothing new since the last rejoin (its packager stopped?); looking again every \(String(format: "%.1f", delay.seconds)) s")

@@ -123,6 +123,45 @@ struct HLSRestartWatchTests {
         #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 106) == .rejoin(newTimeline: true))
     }
 
+    @Test func aPlaylistStandingStillIsMeasuredFromWhenItWasFirstSeenSo() {
+        // A stream a second long, killed: FFmpeg reads its last segment for a while, and each
+        // look while it does finds the dead playlist again. Its restart (the same names) comes
+        // 4.5 s after the playlist last changed, 1.5 s after the last look.
+        var watch = HLSRestartWatch()
+        for second in 100...103 { watch.played(Self.playlist(0, 1), at: Double(second)) }
+        #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 104.5) == .rejoin(newTimeline: true))
+        // A playlist that changed at each look is measured from its last change.
+        var moving = HLSRestartWatch()
+        for second in 100...103 { moving.played(Self.playlist(second - 100, 1), at: Double(second)) }
+        #expect(Self.rejoin(&moving, Self.playlist(3, 1), at: 104.5) == .rejoin(newTimeline: false))
+    }
+
+    @Test func aPlaylistGoneAndBackNotMovedOnIsARestart() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(0, 2), at: 100)
+        // Too soon for the pace to tell (one segment back after 2 s), but the server said 404 between.
+        #expect(watch.reconnecting(Self.playlist(0, 1), at: 102) == .rejoin(newTimeline: false))
+        watch.vanished()
+        #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 102.5) == .rejoin(newTimeline: true))
+        // The same stream served again after a 404 has moved on: its names say it continues.
+        var served = HLSRestartWatch()
+        served.played(Self.playlist(10, 4), at: 100)
+        served.vanished()
+        #expect(Self.rejoin(&served, Self.playlist(12, 4), at: 103) == .rejoin(newTimeline: false))
+    }
+
+    @Test func aVanishingIsForgottenOncePacketsComeOrARejoinIsMade() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(0, 2), at: 100)
+        watch.vanished()
+        watch.packetsCame()
+        #expect(Self.rejoin(&watch, Self.playlist(0, 2), at: 101) == .rejoin(newTimeline: false))
+        watch.vanished()
+        _ = Self.rejoin(&watch, Self.playlist(0, 2), at: 101.5)
+        // The rejoin found the dead playlist; after it, the same playlist is waited on as before.
+        #expect(Self.rejoin(&watch, Self.playlist(0, 2), at: 102) == .wait)
+    }
+
     @Test func aDeadPackagersPlaylistIsWaitedOnAfterOneRejoinUntilItChanges() {
         var watch = HLSRestartWatch()
         watch.played(Self.playlist(20, 4), at: 100)

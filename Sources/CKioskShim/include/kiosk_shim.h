@@ -23,6 +23,7 @@ static inline int kiosk_averror_exit(void) { return AVERROR_EXIT; }
 static inline int kiosk_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int kiosk_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int kiosk_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+static inline int kiosk_averror_http_not_found(void) { return AVERROR_HTTP_NOT_FOUND; }
 static inline int64_t kiosk_nopts_value(void) { return AV_NOPTS_VALUE; }
 
 /// The stream's display matrix (nine int32, av_display_rotation_get's input), or NULL when it

@@ -19,8 +19,14 @@ public struct HLSRestartWatch: Sendable {
         case wait
     }
 
-    /// The newest look of the timeline being played, and when (host seconds).
+    /// The newest look of the timeline being played, and when it was first seen so (host
+    /// seconds): a playlist standing still is measured from then, however often it is looked at
+    /// (a dead packager's, looked at while FFmpeg still read its last segments, was "new" each
+    /// second, and a restart with the same names a second later was taken for it).
     private var seen: (playlist: HLSPlaylist, at: Double)?
+    /// Whether a look since the last rejoin (or packets) found no playlist there (HTTP 404):
+    /// one that comes back not moved on is a packager restarted on an emptied folder.
+    private var vanishedSince = false
     /// The playlist the last rejoin was made on, until packets flow again.
     private var rejoinedOn: HLSPlaylist?
     /// Since when the looks found the rejoined playlist unchanged (host seconds).
@@ -32,9 +38,15 @@ public struct HLSRestartWatch: Sendable {
     /// (Packets flowed since the last rejoin: a later playlist just like that one's is a restart
     /// that named its segments as before, not a dead packager's.)
     public mutating func played(_ playlist: HLSPlaylist, at seconds: Double) {
-        seen = (playlist, seconds)
+        if let seen, Self.isSame(seen.playlist, playlist) {} else { seen = (playlist, seconds) }
         rejoinedOn = nil
         waitingSince = nil
+        vanishedSince = false
+    }
+
+    /// A look before a reopen found no playlist there (the server said so, not a failure to reach it).
+    public mutating func vanished() {
+        vanishedSince = true
     }
 
     /// New packets came after a rejoin: a later playlist just like that rejoin's is not a dead
@@ -43,12 +55,15 @@ public struct HLSRestartWatch: Sendable {
     public mutating func packetsCame() {
         rejoinedOn = nil
         waitingSince = nil
+        vanishedSince = false
     }
 
     /// A look before a reopen, at host time `seconds`. Decides only: `rejoined` records a
     /// reopen that succeeded (one that failed is decided again at the next look).
     public func reconnecting(_ playlist: HLSPlaylist, at seconds: Double) -> Decision {
-        if let rejoinedOn, rejoinedOn.mediaSequence == playlist.mediaSequence, rejoinedOn.segments == playlist.segments {
+        // Gone and back not moved on: written anew (the same stream, served again, moves on).
+        if vanishedSince, let seen, playlist.lastSequence <= seen.playlist.lastSequence { return .rejoin(newTimeline: true) }
+        if let rejoinedOn, Self.isSame(rejoinedOn, playlist) {
             // Not for ever: a cached or stale copy, or a variant other than the one FFmpeg
             // plays, must not keep a stream that came back from being reopened.
             let bound = Swift.max(10, 3 * Double(playlist.targetDuration))
@@ -69,6 +84,11 @@ public struct HLSRestartWatch: Sendable {
         rejoinedOn = playlist
         seen = (playlist, seconds)
         waitingSince = nil
+        vanishedSince = false
+    }
+
+    private static func isSame(_ a: HLSPlaylist, _ b: HLSPlaylist) -> Bool {
+        a.mediaSequence == b.mediaSequence && a.segments == b.segments
     }
 
     /// Whether `playlist`, looked at `elapsed` seconds after `old`, is a restart.

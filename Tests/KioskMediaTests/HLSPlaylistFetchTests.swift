@@ -1,0 +1,93 @@
+import Foundation
+import Glibc
+import KioskCore
+@testable import KioskMedia
+import Testing
+
+/// A server on 127.0.0.1 that answers each GET of a path in `files` with 200 and its text, and
+/// any other with `status` and no body, on a thread of its own, until released.
+private final class AnsweringServer: @unchecked Sendable {
+    let descriptor: Int32
+    let port: Int
+
+    init(files: [String: String] = [:], status: String = "404 Not Found") throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(listener, generic, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, generic, &length) == 0
+            }
+        }
+        guard bound else {
+            close(listener)
+            throw POSIXError(.EADDRINUSE)
+        }
+        descriptor = listener
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread {
+            while true {
+                let client = accept(listener, nil, nil)
+                // Shut down: the test is over. Closed here, not in deinit, so that its number
+                // is not reused by another test's socket while this loop may still accept on it.
+                guard client >= 0 else { close(listener); return }
+                var request = [UInt8](repeating: 0, count: 4096)
+                let count = read(client, &request, request.count)
+                let line = String(decoding: request[..<Swift.max(0, count)], as: UTF8.self).split(separator: " ")
+                let path = line.count > 1 ? String(line[1].dropFirst()) : ""
+                let body = files[path]
+                let answer = Array("HTTP/1.1 \(body == nil ? status : "200 OK")\r\nContent-Length: \(body?.utf8.count ?? 0)\r\n"
+                    .appending("Connection: close\r\n\r\n\(body ?? "")").utf8)
+                _ = answer.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                close(client)
+            }
+        }
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+
+    deinit { shutdown(descriptor, Int32(SHUT_RDWR)) }
+}
+
+@Suite("HLS playlists read beside FFmpeg: a playlist, none there, or no answer")
+struct HLSPlaylistFetchTests {
+    private static func fetch(_ url: String) -> HLSPlaylistFetch.Answer {
+        HLSPlaylistFetch.mediaPlaylist(url, interrupt: InterruptFlag(), deadlineSeconds: 2)
+    }
+
+    private static let media = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:7\n#EXTINF:2,\nlive7.ts\n#EXTINF:2,\nlive8.ts\n"
+
+    @Test func aMediaPlaylistIsReadAndAMasterIsFollowedToItsFirstVariant() throws {
+        let server = try AnsweringServer(files: ["low/live.m3u8": Self.media,
+                                                 "master.m3u8": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=500000\nlow/live.m3u8\n"])
+        for path in ["low/live.m3u8", "master.m3u8"] {
+            guard case .playlist(let playlist) = Self.fetch(server.url(path)) else {
+                Issue.record("\(path): \(Self.fetch(server.url(path)))")
+                continue
+            }
+            #expect(playlist.mediaSequence == 7 && playlist.segments == ["live7.ts", "live8.ts"], "\(path)")
+        }
+    }
+
+    @Test func aPlaylistNotThereIsToldFromOneThatCouldNotBeRead() throws {
+        let server = try AnsweringServer(files: ["junk.m3u8": "not a playlist\n",
+                                                 "master.m3u8": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\ngone.m3u8\n"])
+        guard case .notThere = Self.fetch(server.url("live.m3u8")) else { Issue.record("404: \(Self.fetch(server.url("live.m3u8")))"); return }
+        guard case .failed = Self.fetch(server.url("junk.m3u8")) else { Issue.record("junk read as a playlist, or as none there"); return }
+        // A master whose variant is gone: that variant is not there.
+        guard case .notThere = Self.fetch(server.url("master.m3u8")) else { Issue.record("a gone variant"); return }
+        // A file that is not there (the file protocol's ENOENT), as a 404.
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("hls-fetch-\(UUID().uuidString).m3u8").path
+        guard case .notThere = Self.fetch(missing) else { Issue.record("a missing file: \(Self.fetch(missing))"); return }
+    }
+
+    @Test func aServerErrorOrNoServerIsAFailureNotAPlaylistGone() throws {
+        let broken = try AnsweringServer(status: "503 Service Unavailable")
+        guard case .failed = Self.fetch(broken.url("live.m3u8")) else { Issue.record("503 taken for a playlist or for none there"); return }
+        let port: Int
+        do { let closed = try AnsweringServer(); port = closed.port }   // nobody listens now
+        guard case .failed = Self.fetch("http://127.0.0.1:\(port)/live.m3u8") else { Issue.record("a refused connection taken for none there"); return }
+    }
+}
