@@ -28,7 +28,7 @@ final class HLSLiveLooks {
         case .playlist(let playlist):
             lastPlaylist = playlist
             lastLookSaid = "media sequence \(playlist.mediaSequence), \(playlist.segments.count) segment(s)"
-        case .notThere: lastLookSaid = "not there"
+        case .notThere(let variant): lastLookSaid = variant ? "its first variant not there" : "not there"
         case .failed: lastLookSaid = "not read"
         }
         return answer
@@ -48,23 +48,38 @@ final class HLSLiveLooks {
         waitSaid = false
     }
 
-    /// Before a reopen: what to do, and whether the wait is new to this outage (said once);
-    /// nil when the playlist could not be read (the reopen is tried as without looks; one the
-    /// server says is not there is remembered: `HLSRestartWatch.vanished`).
-    func decideReconnect(_ interrupt: InterruptFlag) -> (decision: HLSRestartWatch.Decision, firstWait: Bool)? {
+    /// What a look before a reopen says to do.
+    enum BeforeReopen {
+        /// The watch's decision, and whether a wait is new to this outage (said once).
+        case decided(HLSRestartWatch.Decision, firstWait: Bool)
+        /// The server says the playlist is not there (remembered: `HLSRestartWatch.vanished`):
+        /// FFmpeg's open would fail the same way, and one that succeeded a moment later (the
+        /// packager's first playlist just written) would be decided without this look.
+        case notThere
+        /// The playlist could not be read: the reopen is tried as without looks.
+        case unread
+    }
+
+    func decideReconnect(_ interrupt: InterruptFlag) -> BeforeReopen {
         lookBeforeReopen = nil
-        let answer = look(interrupt)
-        if case .notThere = answer { watch.vanished() }
-        guard case .playlist(let playlist) = answer else { return nil }
+        let playlist: HLSPlaylist
+        switch look(interrupt) {
+        case .playlist(let read): playlist = read
+        case .notThere(let variant):
+            watch.vanished()
+            // A master's first variant gone says nothing certain of the one FFmpeg plays.
+            return variant ? .unread : .notThere
+        case .failed: return .unread
+        }
         let now = MonotonicClock.hostTime().seconds
         let decision = watch.reconnecting(playlist, at: now)
         guard decision == .wait else {
             lookBeforeReopen = playlist
-            return (decision, false)
+            return .decided(decision, firstWait: false)
         }
         watch.waited(at: now)
         defer { waitSaid = true }
-        return (decision, !waitSaid)
+        return .decided(decision, firstWait: !waitSaid)
     }
 
     /// The first new packet after an outage came.

@@ -14,8 +14,9 @@ enum HLSPlaylistFetch {
     enum Answer {
         case playlist(HLSPlaylist)
         /// The server says there is no such playlist (HTTP 404, or no such file): a packager
-        /// restarting on an emptied folder has not written its first one yet.
-        case notThere
+        /// restarting on an emptied folder has not written its first one yet. `variant`: the
+        /// master's first variant, not the URL itself (FFmpeg may play another).
+        case notThere(variant: Bool)
         /// Unreachable, not a playlist, too large, or past the deadline.
         case failed
     }
@@ -27,9 +28,11 @@ enum HLSPlaylistFetch {
         let answer = read(url, interrupt: interrupt)
         guard case .playlist(let playlist) = answer, let variant = playlist.variants.first else { return answer }
         guard let variantURL = HLSPlaylist.resolve(variant, against: url) else { return .failed }
-        let media = read(variantURL, interrupt: interrupt)
-        if case .playlist(let playlist) = media, !playlist.variants.isEmpty { return .failed }
-        return media
+        switch read(variantURL, interrupt: interrupt) {
+        case .playlist(let media) where media.variants.isEmpty: return .playlist(media)
+        case .notThere: return .notThere(variant: true)
+        default: return .failed
+        }
     }
 
     private static func read(_ url: String, interrupt: InterruptFlag) -> Answer {
@@ -38,7 +41,7 @@ enum HLSPlaylistFetch {
         var options = NetworkOpenOptions.dictionary(for: url)
         defer { av_dict_free(&options) }
         let opened = avio_open2(&context, url, AVIO_FLAG_READ, &callback, &options)
-        if opened == kiosk_averror_http_not_found() || opened == kiosk_averror(ENOENT) { return .notThere }
+        if opened == kiosk_averror_http_not_found() || opened == kiosk_averror(ENOENT) { return .notThere(variant: false) }
         guard opened >= 0, context != nil else { return .failed }
         defer { avio_closep(&context) }
         var bytes: [UInt8] = []

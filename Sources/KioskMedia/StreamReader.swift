@@ -159,18 +159,21 @@ public final class StreamReader {
             try sleep(delay.seconds)
             current.attempts += 1
             var newTimeline = false
-            let decided = playlistLooks?.decideReconnect(demuxer.asset.interrupt)
             if let looks = playlistLooks {
-                logger.debug("\(name): reconnect attempt \(current.attempts): the playlist: \(looks.lastLookSaid); \(decided.map { "\($0.decision)" } ?? "reopened as without a look")")
-            }
-            if let (decision, firstWait) = decided {
-                guard case .rejoin(let restarted) = decision else {
+                let before = looks.decideReconnect(demuxer.asset.interrupt)
+                logger.debug("\(name): reconnect attempt \(current.attempts): the playlist: \(looks.lastLookSaid); \(before)")
+                switch before {
+                case .decided(.rejoin(let restarted), _): newTimeline = restarted
+                case .decided(.wait, let firstWait):
                     if firstWait {
                         logger.notice("\(name): the playlist has nothing new since the last rejoin (its packager stopped?); looking again every \(String(format: "%.1f", delay.seconds)) s")
                     }
                     continue
+                case .notThere:
+                    noteFailed(&current, "its playlist is not there (HTTP 404)")
+                    continue
+                case .unread: break
                 }
-                newTimeline = restarted
             }
             // A live source's old connection goes first: UDP and RTP bind the port the new one
             // binds. (VOD keeps it until the new one opens, as it always did.)
@@ -192,13 +195,17 @@ public final class StreamReader {
                 }
                 return
             } catch {
-                current.failures += 1
-                // A live source away for hours is tried every half second: its lines are the
-                // first four, then one a minute.
-                if current.failures <= 4 || current.failures % 120 == 0 {
-                    logger.warning("\(name): reconnect attempt \(current.failures) failed: \((error as? MediaError)?.reason ?? "\(error)")")
-                }
+                noteFailed(&current, (error as? MediaError)?.reason ?? "\(error)")
             }
+        }
+    }
+
+    /// A reconnect attempt failed. A live source away for hours is tried every half second: its
+    /// lines are the first four, then one a minute.
+    private func noteFailed(_ outage: inout Outage, _ reason: String) {
+        outage.failures += 1
+        if outage.failures <= 4 || outage.failures % 120 == 0 {
+            logger.warning("\(name): reconnect attempt \(outage.failures) failed: \(reason)")
         }
     }
 

@@ -19,13 +19,13 @@ public struct HLSRestartWatch: Sendable {
         case wait
     }
 
-    /// The newest look of the timeline being played, and when it was first seen so (host
-    /// seconds): a playlist standing still is measured from then, however often it is looked at
-    /// (a dead packager's, looked at while FFmpeg still read its last segments, was "new" each
-    /// second, and a restart with the same names a second later was taken for it).
+    /// The newest look of the timeline being played, and when (host seconds). (Not when it was
+    /// first seen so: a dead packager's playlist stands still while FFmpeg plays its last three
+    /// segments, and counted from its last change it would pass for a restart and be replayed.)
     private var seen: (playlist: HLSPlaylist, at: Double)?
     /// Whether a look since the last rejoin (or packets) found no playlist there (HTTP 404):
-    /// one that comes back not moved on is a packager restarted on an emptied folder.
+    /// one that comes back not moved on is a packager restarted on an emptied folder, even one
+    /// whose playlist reads as the last one did (a stream a second long, the same names).
     private var vanishedSince = false
     /// The playlist the last rejoin was made on, until packets flow again.
     private var rejoinedOn: HLSPlaylist?
@@ -38,7 +38,7 @@ public struct HLSRestartWatch: Sendable {
     /// (Packets flowed since the last rejoin: a later playlist just like that one's is a restart
     /// that named its segments as before, not a dead packager's.)
     public mutating func played(_ playlist: HLSPlaylist, at seconds: Double) {
-        if let seen, Self.isSame(seen.playlist, playlist) {} else { seen = (playlist, seconds) }
+        seen = (playlist, seconds)
         rejoinedOn = nil
         waitingSince = nil
         vanishedSince = false
@@ -61,7 +61,10 @@ public struct HLSRestartWatch: Sendable {
     /// A look before a reopen, at host time `seconds`. Decides only: `rejoined` records a
     /// reopen that succeeded (one that failed is decided again at the next look).
     public func reconnecting(_ playlist: HLSPlaylist, at seconds: Double) -> Decision {
-        // Gone and back not moved on: written anew (the same stream, served again, moves on).
+        // Gone and back not moved on: written anew (the same stream, served again, has moved on
+        // unless looked at within a target duration). A dead packager's playlist that a server
+        // fails to find once (a cache node without it) is taken for a restart and replayed once:
+        // the price of telling a restart with the same names at its first look.
         if vanishedSince, let seen, playlist.lastSequence <= seen.playlist.lastSequence { return .rejoin(newTimeline: true) }
         if let rejoinedOn, Self.isSame(rejoinedOn, playlist) {
             // Not for ever: a cached or stale copy, or a variant other than the one FFmpeg
