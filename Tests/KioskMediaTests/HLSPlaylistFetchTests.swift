@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import KioskCore
+import KioskTestSupport
 @testable import KioskMedia
 import Testing
 
@@ -11,22 +12,9 @@ private final class AnsweringServer: @unchecked Sendable {
     let port: Int
 
     init(files: [String: String] = [:], status: String = "404 Not Found") throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(listener, generic, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, generic, &length) == 0
-            }
-        }
-        guard bound else {
-            close(listener)
-            throw POSIXError(.EADDRINUSE)
-        }
+        let (listener, port) = try listenOnLoopback()
         descriptor = listener
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         Thread.detachNewThread {
             while true {
                 let client = accept(listener, nil, nil)
