@@ -147,6 +147,37 @@ struct HLSRestartWatchTests {
         #expect(Self.rejoin(&served, Self.playlist(12, 4), at: 103) == .rejoin(newTimeline: false))
     }
 
+    @Test func aDeadPlaylistAServerFailsToFindNowAndThenIsReplayedOnceNotAtEachFailure() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(10, 4), at: 100)
+        watch.vanished()
+        #expect(Self.rejoin(&watch, Self.playlist(10, 4), at: 105) == .rejoin(newTimeline: true), "taken for a restart once")
+        watch.packetsCame()                              // its segments, replayed
+        watch.played(Self.playlist(10, 4), at: 106)      // the looks meanwhile find it as it was
+        watch.vanished()
+        #expect(Self.rejoin(&watch, Self.playlist(10, 4), at: 110) == .rejoin(newTimeline: false), "judged by the other rules")
+        #expect(Self.rejoin(&watch, Self.playlist(10, 4), at: 111) == .wait)
+    }
+
+    @Test func aPackagerRestartedAgainAndAgainWithTheSameNamesIsARestartEachTime() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(0, 2), at: 100)
+        for restart in 0..<3 {
+            let at = 102 + 4 * Double(restart)
+            watch.vanished()
+            #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: at) == .rejoin(newTimeline: true), "restart \(restart)")
+            watch.packetsCame()
+            watch.played(Self.playlist(0, 2), at: at + 1)   // it ran a second: the playlist moved on
+        }
+    }
+
+    @Test func aLiveStreamLookedAtAgainWithinATargetDurationAfterA404IsNotARestart() {
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(10, 4, target: 6), at: 100)
+        watch.vanished()
+        #expect(Self.rejoin(&watch, Self.playlist(10, 4, target: 6), at: 103) == .rejoin(newTimeline: false))
+    }
+
     @Test func aVanishingIsForgottenOncePacketsComeOrARejoinIsMade() {
         var watch = HLSRestartWatch()
         watch.played(Self.playlist(0, 2), at: 100)
@@ -156,9 +187,11 @@ struct HLSRestartWatchTests {
         watch.vanished()
         // Gone and back as it was: a restart (a dead playlist a server failed to find once is
         // replayed once: the price of telling a restart with the same names at its first look).
-        #expect(Self.rejoin(&watch, Self.playlist(0, 2), at: 101.5) == .rejoin(newTimeline: true))
-        // Nothing came of it: the same playlist is waited on as before.
-        #expect(Self.rejoin(&watch, Self.playlist(0, 2), at: 102) == .wait)
+        #expect(Self.rejoin(&watch, Self.playlist(0, 2), at: 102.5) == .rejoin(newTimeline: true))
+        // Nothing came of it: the same playlist is waited on as before, 404 or not.
+        #expect(Self.rejoin(&watch, Self.playlist(0, 2), at: 103) == .wait)
+        watch.vanished()
+        #expect(Self.rejoin(&watch, Self.playlist(0, 2), at: 104.5) == .wait)
     }
 
     @Test func aDeadPackagersPlaylistIsWaitedOnAfterOneRejoinUntilItChanges() {

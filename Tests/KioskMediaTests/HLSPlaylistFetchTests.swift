@@ -10,11 +10,25 @@ import Testing
 private final class AnsweringServer: @unchecked Sendable {
     let descriptor: Int32
     let port: Int
+    /// What the server's thread answers from: not the server itself, so that the server's
+    /// release (its deinit) is what stops the thread.
+    private final class Files: @unchecked Sendable {
+        let lock = NSLock()
+        var byPath: [String: String]
+        init(_ byPath: [String: String]) { self.byPath = byPath }
+        subscript(path: String) -> String? {
+            get { lock.withLock { byPath[path] } }
+            set { lock.withLock { byPath[path] = newValue } }
+        }
+    }
+    private let files: Files
 
     init(files: [String: String] = [:], status: String = "404 Not Found") throws {
         let (listener, port) = try listenOnLoopback()
         descriptor = listener
         self.port = port
+        let files = Files(files)
+        self.files = files
         Thread.detachNewThread {
             while true {
                 let client = accept(listener, nil, nil)
@@ -22,9 +36,15 @@ private final class AnsweringServer: @unchecked Sendable {
                 // Shut down: the test is over. Closed here, not in deinit, so that its number
                 // is not reused by another test's socket while this loop may still accept on it.
                 guard client >= 0 else { close(listener); return }
-                var request = [UInt8](repeating: 0, count: 4096)
-                let count = read(client, &request, request.count)
-                let line = String(decoding: request[..<Swift.max(0, count)], as: UTF8.self).split(separator: " ")
+                // The whole request is read before the answer (a close with bytes unread resets).
+                var request: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                while !request.suffix(4).elementsEqual("\r\n\r\n".utf8) && request.count < 65_536 {
+                    let count = read(client, &chunk, chunk.count)
+                    guard count > 0 else { break }
+                    request += chunk[..<count]
+                }
+                let line = String(decoding: request, as: UTF8.self).split(separator: " ")
                 let path = line.count > 1 ? String(line[1].dropFirst()) : ""
                 let body = files[path]
                 let answer = Array("HTTP/1.1 \(body == nil ? status : "200 OK")\r\nContent-Length: \(body?.utf8.count ?? 0)\r\n"
@@ -33,6 +53,11 @@ private final class AnsweringServer: @unchecked Sendable {
                 close(client)
             }
         }
+    }
+
+    /// What `path` answers from now on (nil: the status given at the start).
+    func serve(_ path: String, _ text: String?) {
+        files[path] = text
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
@@ -86,5 +111,38 @@ struct HLSPlaylistFetchTests {
         }
         // Port 1 (tcpmux): nothing listens there on a test machine, and no test binds it.
         guard case .failed = Self.fetch("http://127.0.0.1:1/live.m3u8") else { Issue.record("a refused connection taken for none there"); return }
+    }
+
+    @Test func aLookBeforeAReopenThatFindsNothingThereSkipsItAndTheRestartIsToldAfter() throws {
+        let server = try AnsweringServer(files: ["live.m3u8": Self.playlist(first: 0, count: 2)])
+        let looks = HLSLiveLooks(url: server.url("live.m3u8"))
+        let flag = InterruptFlag()
+        withExtendedLifetime(server) {
+            looks.lookIfDue(flag)                       // while playing: 0-1
+            server.serve("live.m3u8", nil)              // the packager restarts on an emptied folder
+            guard case .notThere = looks.decideReconnect(flag) else { Issue.record("a 404 reopened on"); return }
+            server.serve("live.m3u8", Self.playlist(first: 0, count: 1))
+            // A segment back at once: too soon for the pace to tell, but after a 404 it is
+            // written anew (a restart with the same names).
+            guard case .decided(.rejoin(newTimeline: true), _) = looks.decideReconnect(flag) else {
+                Issue.record("the restart after a 404 not told")
+                return
+            }
+        }
+    }
+
+    @Test func aMastersFirstVariantNotThereIsNoReasonToSkipTheReopen() throws {
+        let server = try AnsweringServer(files: ["master.m3u8": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nlow.m3u8\n"])
+        withExtendedLifetime(server) {
+            guard case .unread = HLSLiveLooks(url: server.url("master.m3u8")).decideReconnect(InterruptFlag()) else {
+                Issue.record("a gone variant skipped the reopen")
+                return
+            }
+        }
+    }
+
+    private static func playlist(first: Int, count: Int) -> String {
+        "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+            + (first..<(first + count)).map { "#EXTINF:1,\nlive\($0).ts\n" }.joined()
     }
 }

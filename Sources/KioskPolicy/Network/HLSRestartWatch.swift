@@ -27,6 +27,10 @@ public struct HLSRestartWatch: Sendable {
     /// one that comes back not moved on is a packager restarted on an emptied folder, even one
     /// whose playlist reads as the last one did (a stream a second long, the same names).
     private var vanishedSince = false
+    /// The playlist a rejoin was made on after a 404, until a look while playing finds another:
+    /// the same again after another 404 is a dead packager's behind a server that fails to find
+    /// it now and then (its segments were just replayed as a restart), not one more restart.
+    private var rejoinedAfterVanishing: HLSPlaylist?
     /// The playlist the last rejoin was made on, until packets flow again.
     private var rejoinedOn: HLSPlaylist?
     /// Since when the looks found the rejoined playlist unchanged (host seconds).
@@ -38,6 +42,7 @@ public struct HLSRestartWatch: Sendable {
     /// (Packets flowed since the last rejoin: a later playlist just like that one's is a restart
     /// that named its segments as before, not a dead packager's.)
     public mutating func played(_ playlist: HLSPlaylist, at seconds: Double) {
+        if let replayed = rejoinedAfterVanishing, !Self.isSame(replayed, playlist) { rejoinedAfterVanishing = nil }
         seen = (playlist, seconds)
         rejoinedOn = nil
         waitingSince = nil
@@ -61,11 +66,16 @@ public struct HLSRestartWatch: Sendable {
     /// A look before a reopen, at host time `seconds`. Decides only: `rejoined` records a
     /// reopen that succeeded (one that failed is decided again at the next look).
     public func reconnecting(_ playlist: HLSPlaylist, at seconds: Double) -> Decision {
-        // Gone and back not moved on: written anew (the same stream, served again, has moved on
-        // unless looked at within a target duration). A dead packager's playlist that a server
-        // fails to find once (a cache node without it) is taken for a restart and replayed once:
-        // the price of telling a restart with the same names at its first look.
-        if vanishedSince, let seen, playlist.lastSequence <= seen.playlist.lastSequence { return .rejoin(newTimeline: true) }
+        // Gone and back not moved on: written anew. The same stream, served again, has moved on
+        // unless looked at again within a target duration (then it is not judged by the 404). A
+        // dead packager's playlist that a server fails to find now and then (a cache node
+        // without it) is taken for a restart and replayed once (the price of telling a restart
+        // with the same names at its first look); after that, the rules below judge it.
+        if vanishedSince, let seen, playlist.lastSequence <= seen.playlist.lastSequence,
+           !Self.isSame(playlist, seen.playlist) || seconds - seen.at >= Double(playlist.targetDuration),
+           !(rejoinedAfterVanishing.map { Self.isSame($0, playlist) } ?? false) {
+            return .rejoin(newTimeline: true)
+        }
         if let rejoinedOn, Self.isSame(rejoinedOn, playlist) {
             // Not for ever: a cached or stale copy, or a variant other than the one FFmpeg
             // plays, must not keep a stream that came back from being reopened.
@@ -84,6 +94,7 @@ public struct HLSRestartWatch: Sendable {
 
     /// A reopen made on `playlist` at `seconds` succeeded.
     public mutating func rejoined(_ playlist: HLSPlaylist, at seconds: Double) {
+        if vanishedSince { rejoinedAfterVanishing = playlist }
         rejoinedOn = playlist
         seen = (playlist, seconds)
         waitingSince = nil
