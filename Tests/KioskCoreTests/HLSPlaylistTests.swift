@@ -147,16 +147,32 @@ struct HLSRestartWatchTests {
         #expect(Self.rejoin(&served, Self.playlist(12, 4), at: 103) == .rejoin(newTimeline: false))
     }
 
-    @Test func aDeadPlaylistAServerFailsToFindNowAndThenIsReplayedOnceNotAtEachFailure() {
+    @Test func aDeadPlaylistAServerFailsToFindNowAndThenIsReplayedTwiceNotAtEachFailure() {
         var watch = HLSRestartWatch()
         watch.played(Self.playlist(10, 4), at: 100)
+        var at = 100.0
+        for replay in 0..<HLSRestartWatch.vanishingRejoinsBeforeDoubt {
+            at += 5
+            watch.vanished()
+            #expect(Self.rejoin(&watch, Self.playlist(10, 4), at: at) == .rejoin(newTimeline: true), "taken for a restart: \(replay)")
+            watch.packetsCame()                              // its segments, replayed
+            watch.played(Self.playlist(10, 4), at: at + 1)   // the looks meanwhile find it as it was
+        }
         watch.vanished()
-        #expect(Self.rejoin(&watch, Self.playlist(10, 4), at: 105) == .rejoin(newTimeline: true), "taken for a restart once")
-        watch.packetsCame()                              // its segments, replayed
-        watch.played(Self.playlist(10, 4), at: 106)      // the looks meanwhile find it as it was
+        #expect(Self.rejoin(&watch, Self.playlist(10, 4), at: at + 5) == .rejoin(newTimeline: false), "judged by the other rules")
+        #expect(Self.rejoin(&watch, Self.playlist(10, 4), at: at + 6) == .wait)
+    }
+
+    @Test func aRestartWhoseStreamWasNeverSeenToGrowIsARestartTwiceInARow() {
+        // A packager restarted with the same names, each stream killed before a look saw it grow.
+        var watch = HLSRestartWatch()
+        watch.played(Self.playlist(0, 2), at: 100)
         watch.vanished()
-        #expect(Self.rejoin(&watch, Self.playlist(10, 4), at: 110) == .rejoin(newTimeline: false), "judged by the other rules")
-        #expect(Self.rejoin(&watch, Self.playlist(10, 4), at: 111) == .wait)
+        #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 102) == .rejoin(newTimeline: true))
+        watch.packetsCame()
+        watch.played(Self.playlist(0, 1), at: 102.1)
+        watch.vanished()
+        #expect(Self.rejoin(&watch, Self.playlist(0, 1), at: 105) == .rejoin(newTimeline: true))
     }
 
     @Test func aPackagerRestartedAgainAndAgainWithTheSameNamesIsARestartEachTime() {
@@ -178,20 +194,21 @@ struct HLSRestartWatchTests {
         #expect(Self.rejoin(&watch, Self.playlist(10, 4, target: 6), at: 103) == .rejoin(newTimeline: false))
     }
 
-    @Test func aVanishingIsForgottenOncePacketsComeOrARejoinIsMade() {
+    @Test func aVanishingIsForgottenOncePacketsComeOrALookWhilePlayingIsMade() {
         var watch = HLSRestartWatch()
         watch.played(Self.playlist(0, 2), at: 100)
         watch.vanished()
         watch.packetsCame()
         #expect(Self.rejoin(&watch, Self.playlist(0, 2), at: 101) == .rejoin(newTimeline: false))
         watch.vanished()
-        // Gone and back as it was: a restart (a dead playlist a server failed to find once is
-        // replayed once: the price of telling a restart with the same names at its first look).
-        #expect(Self.rejoin(&watch, Self.playlist(0, 2), at: 102.5) == .rejoin(newTimeline: true))
-        // Nothing came of it: the same playlist is waited on as before, 404 or not.
-        #expect(Self.rejoin(&watch, Self.playlist(0, 2), at: 103) == .wait)
-        watch.vanished()
-        #expect(Self.rejoin(&watch, Self.playlist(0, 2), at: 104.5) == .wait)
+        // That rejoin brought nothing: a dead playlist, waited on, 404 or not.
+        #expect(Self.rejoin(&watch, Self.playlist(0, 2), at: 102.5) == .wait)
+        var looked = HLSRestartWatch()
+        looked.played(Self.playlist(0, 2), at: 100)
+        looked.vanished()
+        looked.played(Self.playlist(0, 2), at: 101)
+        // A segment back 1.5 s on: too soon for the pace, and the 404 was before the last look.
+        #expect(looked.reconnecting(Self.playlist(0, 1), at: 102.5) == .rejoin(newTimeline: false))
     }
 
     @Test func aDeadPackagersPlaylistIsWaitedOnAfterOneRejoinUntilItChanges() {

@@ -27,10 +27,14 @@ public struct HLSRestartWatch: Sendable {
     /// one that comes back not moved on is a packager restarted on an emptied folder, even one
     /// whose playlist reads as the last one did (a stream a second long, the same names).
     private var vanishedSince = false
-    /// The playlist a rejoin was made on after a 404, until a look while playing finds another:
-    /// the same again after another 404 is a dead packager's behind a server that fails to find
-    /// it now and then (its segments were just replayed as a restart), not one more restart.
-    private var rejoinedAfterVanishing: HLSPlaylist?
+    /// The playlist the rejoins after a 404 were made on, and how many in a row, until a look
+    /// while playing finds another. A packager restarted again and again with the same names
+    /// (its streams a second long, no look saw one grow) reads so too, now and then: only the
+    /// third in a row is doubted, as a dead packager's behind a server that fails to find its
+    /// playlist now and then (each one replayed its last segments as a restart).
+    private var rejoinedAfterVanishing: (playlist: HLSPlaylist, times: Int)?
+    /// Rejoins after a 404 on the same playlist, with no change seen, before the next is doubted.
+    public static let vanishingRejoinsBeforeDoubt = 2
     /// The playlist the last rejoin was made on, until packets flow again.
     private var rejoinedOn: HLSPlaylist?
     /// Since when the looks found the rejoined playlist unchanged (host seconds).
@@ -42,7 +46,7 @@ public struct HLSRestartWatch: Sendable {
     /// (Packets flowed since the last rejoin: a later playlist just like that one's is a restart
     /// that named its segments as before, not a dead packager's.)
     public mutating func played(_ playlist: HLSPlaylist, at seconds: Double) {
-        if let replayed = rejoinedAfterVanishing, !Self.isSame(replayed, playlist) { rejoinedAfterVanishing = nil }
+        if let replayed = rejoinedAfterVanishing, !Self.isSame(replayed.playlist, playlist) { rejoinedAfterVanishing = nil }
         seen = (playlist, seconds)
         rejoinedOn = nil
         waitingSince = nil
@@ -66,16 +70,7 @@ public struct HLSRestartWatch: Sendable {
     /// A look before a reopen, at host time `seconds`. Decides only: `rejoined` records a
     /// reopen that succeeded (one that failed is decided again at the next look).
     public func reconnecting(_ playlist: HLSPlaylist, at seconds: Double) -> Decision {
-        // Gone and back not moved on: written anew. The same stream, served again, has moved on
-        // unless looked at again within a target duration (then it is not judged by the 404). A
-        // dead packager's playlist that a server fails to find now and then (a cache node
-        // without it) is taken for a restart and replayed once (the price of telling a restart
-        // with the same names at its first look); after that, the rules below judge it.
-        if vanishedSince, let seen, playlist.lastSequence <= seen.playlist.lastSequence,
-           !Self.isSame(playlist, seen.playlist) || seconds - seen.at >= Double(playlist.targetDuration),
-           !(rejoinedAfterVanishing.map { Self.isSame($0, playlist) } ?? false) {
-            return .rejoin(newTimeline: true)
-        }
+        if vanishedSince, isWrittenAnew(playlist, at: seconds) { return .rejoin(newTimeline: true) }
         if let rejoinedOn, Self.isSame(rejoinedOn, playlist) {
             // Not for ever: a cached or stale copy, or a variant other than the one FFmpeg
             // plays, must not keep a stream that came back from being reopened.
@@ -94,11 +89,29 @@ public struct HLSRestartWatch: Sendable {
 
     /// A reopen made on `playlist` at `seconds` succeeded.
     public mutating func rejoined(_ playlist: HLSPlaylist, at seconds: Double) {
-        if vanishedSince { rejoinedAfterVanishing = playlist }
+        if vanishedSince {
+            let before = rejoinedAfterVanishing.flatMap { Self.isSame($0.playlist, playlist) ? $0.times : nil } ?? 0
+            rejoinedAfterVanishing = (playlist, before + 1)
+        }
         rejoinedOn = playlist
         seen = (playlist, seconds)
         waitingSince = nil
         vanishedSince = false
+    }
+
+    /// After a 404: whether `playlist`, back not moved on, was written anew (a packager restarted
+    /// on an emptied folder, even with the names it had). A dead packager's playlist that a
+    /// server fails to find now and then (a cache node without it) is taken for one and replayed
+    /// twice: the price of telling a restart with the same names at its first look.
+    private func isWrittenAnew(_ playlist: HLSPlaylist, at seconds: Double) -> Bool {
+        guard let seen, playlist.lastSequence <= seen.playlist.lastSequence else { return false }
+        // The same stream, served again, has moved on unless looked at within a target duration.
+        if Self.isSame(playlist, seen.playlist) && seconds - seen.at < Double(playlist.targetDuration) { return false }
+        // A rejoin on it brought nothing: a dead playlist, waited on.
+        if let rejoinedOn, Self.isSame(rejoinedOn, playlist) { return false }
+        if let replayed = rejoinedAfterVanishing, replayed.times >= Self.vanishingRejoinsBeforeDoubt,
+           Self.isSame(replayed.playlist, playlist) { return false }
+        return true
     }
 
     private static func isSame(_ a: HLSPlaylist, _ b: HLSPlaylist) -> Bool {
