@@ -70,9 +70,9 @@ def first_flip(tail: StatsTail, after: float, insert: bool, timeout: float, othe
 
 def refreshes_late(asked: float, shown: float) -> int:
     """How many refreshes after the first one after `asked` the override's flip came (0: the
-    first it could take). The flips lie on the simulated vblank grid: `shown` is one of its ticks."""
-    first_tick = shown - ((shown - asked) // REFRESH) * REFRESH
-    return max(0, round((shown - first_tick) / REFRESH))
+    first it could take). The flips lie on the simulated vblank grid: `shown` is one of its
+    ticks, so the first tick after `asked` lies less than a refresh after it."""
+    return int((shown - asked) // REFRESH)
 
 
 def make_clip(path: Path, seconds: int, source: str) -> Path:
