@@ -41,6 +41,9 @@ class StatsTail:
 
     def __init__(self, path: Path):
         self.path, self.offset, self.rest = path, 0, b""
+        # The loop's seams: flips of the loop whose item is not the previous flip's (a flip of an
+        # override between them is no seam).
+        self.seams, self.last_item = [], None
 
     def new(self) -> list[dict]:
         if not self.path.exists():
@@ -51,7 +54,15 @@ class StatsTail:
         self.offset += len(data)
         lines = (self.rest + data).split(b"\n")
         self.rest = lines.pop()
-        return [json.loads(line) for line in lines if line.endswith(b"}")]
+        flips = [json.loads(line) for line in lines if line.endswith(b"}")]
+        for flip in flips:
+            if flip.get("insert"):
+                self.last_item = None
+                continue
+            if self.last_item is not None and flip.get("item") != self.last_item:
+                self.seams.append(flip["t"])
+            self.last_item = flip.get("item")
+        return flips
 
 
 def first_flip(tail: StatsTail, after: float, insert: bool, timeout: float, others: list | None = None) -> float | None:
@@ -75,7 +86,7 @@ def refreshes_late(asked: float, shown: float) -> int:
     return int((shown - asked) // REFRESH)
 
 
-def make_clip(path: Path, seconds: int, source: str) -> Path:
+def make_clip(path: Path, seconds: float, source: str) -> Path:
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", f"{source}=size=1280x720:rate=30:duration={seconds}",
                     "-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-pix_fmt", "yuv420p", str(path)], check=True)
     return path
@@ -91,25 +102,36 @@ def main():
     parser.add_argument("--requests", type=int, default=1000, help="per kind")
     parser.add_argument("--seed", type=int, default=35)
     parser.add_argument("--kiosk", type=Path, default=REPO / ".build" / "release" / "kiosk")
+    parser.add_argument("--detail", action="store_true", help="a line per request")
+    parser.add_argument("--log", type=Path, help="keep kiosk's log (at debug level) in this file")
+    parser.add_argument("--seam-every", type=float, metavar="S",
+                        help="loop two S-second clips instead of one 20 s clip, so that many requests fall near a seam "
+                             "(each is then also counted by its distance to the nearest seam of the loop)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as temp:
         work = Path(temp)
-        loop = make_clip(work / "loop.mp4", 20, "testsrc2")
+        if args.seam_every:
+            loop = [make_clip(work / f"loop{n}.mp4", args.seam_every, source) for n, source in enumerate(["testsrc2", "testsrc"])]
+        else:
+            loop = [make_clip(work / "loop.mp4", 20, "testsrc2")]
         alert = make_clip(work / "alert.mp4", 5, "smptehdbars")
         conf, stats = work / "kiosk.conf", work / "stats.jsonl"
         conf.write_text("audio: {device: none}\ninput: {enabled: false}\ncontrol: {socket: ctl.sock}\n"
-                        f"items: [{loop}]\noverrides:\n  clip: {{items: [{alert}], priority: 10}}\n"
+                        f"items: [{', '.join(map(str, loop))}]\noverrides:\n  clip: {{items: [{alert}], priority: 10}}\n"
                         '  card: {text: "Use the east exit", background: "#c00000", priority: 10}\n')
         (work / "state").mkdir()
         log = (work / "kiosk.log").open("wb")
         player = subprocess.Popen([str(args.kiosk), "run", "--config", str(conf), "--display", "headless:1280x720@60:vblank",
-                                   "--stats-file", str(stats), "--state-dir", str(work / "state")],
+                                   "--stats-file", str(stats), "--state-dir", str(work / "state"), "--log-level", "debug" if args.log else "info"],
                                   stderr=log, stdin=subprocess.DEVNULL)
         results, alive, missed = {"clip": [], "card": []}, True, 0
         # Per request: (refreshes late, whether a flip of the loop came between the request and
         # the override's: the presenter was waiting on it, and a screen takes one flip a refresh).
         lateness = {kind: [] for kind in results}
+        # Per request with --seam-every: (its time, its latency); the loop's seams (the first flip
+        # of each item) from every stats line read.
+        asked_at, seams = {kind: [] for kind in results}, []
         try:
             if not wait_until((work / "ctl.sock").exists, timeout=60):
                 raise SystemExit("kiosk did not open its control socket")
@@ -128,7 +150,11 @@ def main():
                     missed += 1
                 else:
                     results[kind].append(shown - asked)
+                    asked_at[kind].append(asked)
                     lateness[kind].append((refreshes_late(asked, shown), bool(loop_flips)))
+                    if args.detail:
+                        print(f"{kind}: shown after {1000 * (shown - asked):.1f} ms; loop flips between at "
+                              f"{[round(1000 * (flip - asked), 1) for flip in loop_flips]} ms", flush=True)
                 cancelled = time.monotonic()
                 client.ok("override_cancel")
                 if first_flip(tail, cancelled, False, 30) is None:
@@ -143,8 +169,12 @@ def main():
                 player.kill()
             log.close()
             logged = (work / "kiosk.log").read_text(errors="replace")
+            if args.log:
+                args.log.write_text(logged)
             armed = {kind: logged.count(f"override '{kind}': armed (") for kind in results}
             not_armed = [line for line in logged.splitlines() if "': not armed:" in line]
+            # The loop's frames whose flip was asked for at the last moment and missed its vblank.
+            held_misses = [line for line in logged.splitlines() if "whose flip was asked for late missed their vblank in all" in line]
     goal = REFRESH + 0.002
     for kind, values in results.items():
         if not values:
@@ -159,7 +189,13 @@ def main():
         print(f"  on the first refresh after the request: {sum(1 for r, _ in late if r == 0)} of {len(late)}; "
               f"a loop flip between request and override: {len(behind)} (refreshes late {sorted(set(behind))}); "
               f"without one, refreshes late: {dict(sorted((r, alone.count(r)) for r in set(alone)))}")
+        if args.seam_every and tail.seams:
+            near = [value for at, value in zip(asked_at[kind], values) if min(abs(at - seam) for seam in tail.seams) <= 0.1]
+            if near:
+                print(f"  within 0.1 s of a seam of the loop: {len(near)} requests; p50 {1000 * statistics.median(near):.1f} ms, "
+                      f"p99 {1000 * percentile(near, 0.99):.1f} ms, max {1000 * max(near):.1f} ms")
     print(f"armed (opened ahead) per kind: {armed}; not armed: {not_armed[:3] or 'none'}")
+    print(f"loop frames whose flip was asked for late and missed its vblank: {held_misses[-1].split('display: ')[-1].split(' frames')[0] if held_misses else 0}")
     print(f"missed (not on screen, or the loop not back, within 30 s): {missed}; kiosk alive after each request: {alive}, "
           f"exit status {player.returncode}")
 

@@ -19,6 +19,9 @@ final class ActiveItem {
     /// Each item scales with its own context, set up while it waits for its seam.
     let scaler = Scaler()
     var isScalerPrepared = false
+    /// An armed override's first frame, drawn ahead at the screen's size (`ArmedOverrides`):
+    /// put up by a copy when asked for, not converted then. Used once.
+    var predrawn: PredrawnPicture?
     /// When the item ran dry (host time); nil while it plays or before it first did.
     var stalledSince: MediaTime?
     /// Added to the video's times since it drifted from the clock (`VideoAlignment`).
@@ -79,3 +82,4 @@ final class ActiveItem {
 
     func close() { pipeline.close() }
 }
+

@@ -74,6 +74,9 @@ final class CommandMailbox: @unchecked Sendable {
         for case .request(_, let answer?) in left { answer.finish(PlayerRefusal("playback has ended")) }
     }
 
+    /// Whether a command waits (the presenter asks before it commits a frame it held).
+    var hasPending: Bool { condition.withLock { !pending.isEmpty } }
+
     func takeAll() -> [PlayerCommand] {
         heartbeat.beat()
         return condition.withLock {

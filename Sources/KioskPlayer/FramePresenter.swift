@@ -23,13 +23,16 @@ final class FramePresenter {
     /// the flip a frame can make is the display's first after that.
     private(set) var drawSeconds = 0.0
     private(set) var presented = 0
+    /// Counts the pictures drawn or put up: a `DrawnFrame` is still in the back buffer, and
+    /// still the newest picture, while this has not moved on.
+    private(set) var draws = 0
     /// Frames the pacer dropped as too late (`noteDropped`), for the stats and the snapshot.
     private(set) var dropped = 0
     private var lastDisplayError: String?
     /// What the screen shows now, for a screenshot.
-    private var onScreen: OnScreen?
+    private(set) var onScreen: OnScreen?
     /// How screenshots were last taken (read back or composed), logged when it changes.
-    fileprivate var screenshotSourceLogged: String?
+    var screenshotSourceLogged: String?
     /// kiosk.conf `display.splash`, decoded once at start; nil: black.
     private let splash: DecodedFrame?
     private let splashScaler = Scaler()
@@ -41,7 +44,7 @@ final class FramePresenter {
     /// The last video frame put up and where, for a crossfade's held picture.
     private var lastVideo: (frame: DecodedFrame, layout: GravityLayout)?
 
-    private enum OnScreen {
+    enum OnScreen {
         /// A CPU-drawn buffer, the one last flipped (the front buffer: nothing draws into it).
         case buffer(PixelBuffer)
         /// A frame a video plane scans out, and the layout it has on screen.
@@ -102,10 +105,33 @@ final class FramePresenter {
     /// for the observers. The flip's CLOCK_MONOTONIC seconds, or nil if the display failed
     /// (logged once per kind of failure; playback goes on trying).
     func present(_ frame: DecodedFrame, layout: GravityLayout, scaler: Scaler, overlay view: OverlayPlayerView?,
-                 shown: PresentedFrame) -> Double? {
+                 shown: PresentedFrame, predrawn: PredrawnPicture? = nil) -> Double? {
+        switch draw(frame, layout: layout, scaler: scaler, overlay: view, shown: shown, predrawn: predrawn, holdable: false) {
+        case .flipped(let flip): flip
+        case .drawn(let drawn): commit(drawn)
+        case .failed: nil
+        }
+    }
+
+    /// What `draw` did.
+    enum DrawOutcome {
+        /// Put up; the flip's CLOCK_MONOTONIC seconds.
+        case flipped(Double)
+        /// Drawn into the back buffer; its flip is the caller's to ask for (`commit`).
+        case drawn(DrawnFrame)
+        /// The display failed (logged).
+        case failed
+    }
+
+    /// `present`, except that with `holdable` a frame drawn the plain way (on the CPU, with
+    /// no transition or moving layer: nothing else is drawn for that flip) is left in the back
+    /// buffer for the caller to `commit` at its moment, or to drop for something newer.
+    func draw(_ frame: DecodedFrame, layout: GravityLayout, scaler: Scaler, overlay view: OverlayPlayerView?,
+              shown: PresentedFrame, predrawn: PredrawnPicture? = nil, holdable: Bool) -> DrawOutcome {
         do {
             var shown = shown
             let now = MonotonicClock.hostTime()
+            draws += 1
             lastVideo = (frame, layout)
             transitions.releaseIfOver(atHost: now)
             // Asked only where a plane could take the frame: the CPU path works the overlay out
@@ -120,48 +146,81 @@ final class FramePresenter {
                 shown.ticker = onPlane.ticker
                 shown.zeroCopy = onPlane.zeroCopy
                 onScreen = .plane(frame, layout)
+                return .flipped(finish(shown))
+            }
+            directVideo?.planesHidden()
+            let drawStart = MonotonicClock().now()
+            let back = try output.backBuffer()
+            let flipEstimate = output.expectedFlip(after: drawStart + drawSeconds)
+            var plain = false
+            if transitions.shows(atHost: MonotonicClock.hostTime(seconds: flipEstimate)) {
+                // The picture alone in memory; each flip until the transition ends mixes it.
+                let canvas = composed.canvas(size: back.size)
+                try scaler.draw(frame, layout: layout, into: canvas)
+                composed.composed(bare: true)
+                drawTransition(into: back, flipTime: flipEstimate, shown: &shown)
+            } else if let layers, layers.moves {
+                // Composed in memory, then brought over whole: the refreshes until the
+                // next frame copy only the moving layers' strips from it.
+                let canvas = composed.canvas(size: back.size)
+                try scaler.draw(frame, layout: layout, into: canvas)
+                layers.draw(into: canvas, rotation: output.softwareRotation)
+                composed.composed()
+                composed.bring(into: back, strips: [])
+                shown.ticker = layers.drawMoving(into: back, rotation: output.softwareRotation,
+                                                 flipTime: flipEstimate, refreshInterval: output.refreshInterval.seconds)
             } else {
-                directVideo?.planesHidden()
-                let drawStart = MonotonicClock().now()
-                let back = try output.backBuffer()
-                let flipEstimate = output.expectedFlip(after: drawStart + drawSeconds)
-                if transitions.shows(atHost: MonotonicClock.hostTime(seconds: flipEstimate)) {
-                    // The picture alone in memory; each flip until the transition ends mixes it.
-                    let canvas = composed.canvas(size: back.size)
-                    try scaler.draw(frame, layout: layout, into: canvas)
-                    composed.composed(bare: true)
-                    drawTransition(into: back, flipTime: flipEstimate, shown: &shown)
-                } else if let layers, layers.moves {
-                    // Composed in memory, then brought over whole: the refreshes until the
-                    // next frame copy only the moving layers' strips from it.
-                    let canvas = composed.canvas(size: back.size)
-                    try scaler.draw(frame, layout: layout, into: canvas)
-                    layers.draw(into: canvas, rotation: output.softwareRotation)
-                    composed.composed()
-                    composed.bring(into: back, strips: [])
-                    shown.ticker = layers.drawMoving(into: back, rotation: output.softwareRotation,
-                                                     flipTime: flipEstimate, refreshInterval: output.refreshInterval.seconds)
+                if let predrawn, predrawn.pts == frame.pts, predrawn.layout == layout, predrawn.picture.buffer.size == back.size {
+                    Self.copy(predrawn.picture.buffer, into: back)
                 } else {
                     try scaler.draw(frame, layout: layout, into: back)
-                    layers?.draw(into: back, rotation: output.softwareRotation)
                 }
-                overlay?.draw(into: back, over: view, rotation: output.softwareRotation)
-                if overlay?.drawn != nil { composed.spoil(back) }
-                drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
-                shown.flipTime = try output.present(back)
-                shown.buffer = back
-                onScreen = .buffer(back)
+                layers?.draw(into: back, rotation: output.softwareRotation)
+                plain = true
             }
-            lastDisplayError = nil
-            presented += 1
-            observers.forEach { $0.presented(shown) }
-            return shown.flipTime
+            overlay?.draw(into: back, over: view, rotation: output.softwareRotation)
+            if overlay?.drawn != nil { composed.spoil(back) }
+            drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
+            let drawn = DrawnFrame(back: back, shown: shown, flip: flipEstimate, draw: draws)
+            if holdable && plain { return .drawn(drawn) }
+            return commit(drawn).map { .flipped($0) } ?? .failed
         } catch {
-            let text = "\(error)"
-            if text != lastDisplayError { logger.error("display: \(text)") }
-            lastDisplayError = text
+            noteDisplayError(error)
+            return .failed
+        }
+    }
+
+    /// Asks for `drawn`'s flip and waits for it: its CLOCK_MONOTONIC seconds, or nil if the
+    /// display failed.
+    func commit(_ drawn: DrawnFrame) -> Double? {
+        precondition(isNewest(drawn), "a drawn frame committed after another picture")
+        do {
+            var shown = drawn.shown
+            shown.flipTime = try output.present(drawn.back)
+            shown.buffer = drawn.back
+            onScreen = .buffer(drawn.back)
+            return finish(shown)
+        } catch {
+            noteDisplayError(error)
             return nil
         }
+    }
+
+    /// Whether nothing was drawn or put up since `drawn` (a command carried out while it
+    /// waited may have put up filler over it).
+    func isNewest(_ drawn: DrawnFrame) -> Bool { drawn.draw == draws }
+
+    private func finish(_ shown: PresentedFrame) -> Double {
+        lastDisplayError = nil
+        presented += 1
+        observers.forEach { $0.presented(shown) }
+        return shown.flipTime
+    }
+
+    private func noteDisplayError(_ error: Error) {
+        let text = "\(error)"
+        if text != lastDisplayError { logger.error("display: \(text)") }
+        lastDisplayError = text
     }
 
     /// When what is drawn over a still changes next (a layer's clock turns, a fade-out may
@@ -190,6 +249,7 @@ final class FramePresenter {
         guard animates, composed.hasPicture, case .buffer = onScreen else { return false }
         do {
             var shown = shown
+            draws += 1
             let back = try output.backBuffer()
             let rotation = output.softwareRotation
             let flipEstimate = output.expectedFlip(after: MonotonicClock().now() + drawSeconds)
@@ -285,6 +345,7 @@ final class FramePresenter {
     func presentFiller(item: Int, reason: String? = nil, splash useSplash: Bool = false, picture: DecodedFrame? = nil) {
         composed.forget()
         do {
+            draws += 1
             let buffer = try output.backBuffer()
             if let splash = picture ?? (useSplash ? splash : nil) {   // `picture`: a live item's fallback
                 buffer.fill(PixelRect(size: buffer.size))
@@ -308,77 +369,4 @@ final class FramePresenter {
             logger.error("display: \(error)")
         }
     }
-
-    /// A copy of what is on screen, at the display's size: the buffer last flipped as it is,
-    /// or a plane's frame drawn by the CPU path's scaler over black with the layers' plane laid
-    /// over it (the OSD forces the CPU path). Read back where the display can, else from kiosk's own buffers:
-    /// some drivers cannot read a CRTC back (raspberrypi/linux #6867). Copied here, between two
-    /// frames; the caller encodes it on its own thread, so playback does not wait for that.
-    func captureScreen() -> Result<CapturedPicture, ScreenshotError> {
-        guard onScreen != nil else { return .failure(ScreenshotError(description: "nothing has been shown yet")) }
-        if let picture = readBackScreen() { return .success(picture) }
-        let picture: CapturedPicture
-        switch onScreen {
-        case nil:
-            return .failure(ScreenshotError(description: "nothing has been shown yet"))
-        case .buffer(let buffer):
-            picture = CapturedPicture(copying: buffer)
-        case .plane(let frame, let layout):
-            picture = CapturedPicture(size: output.size)
-            picture.buffer.fill(PixelRect(size: output.size))
-            do {
-                try Scaler().draw(frame, layout: layout, into: picture.buffer)
-            } catch {
-                return .failure(ScreenshotError(description: "cannot draw the plane's frame: \(error)"))
-            }
-            if let layers = directVideo?.layerPlane?.shown { picture.buffer.composite(layers) }
-        }
-        return .success(picture)
-    }
-}
-
-extension FramePresenter {
-    /// The display's own picture where it can read it back (a writeback connector: planes and
-    /// all, as composed); nil: compose it from kiosk's buffers. How shots are taken is logged
-    /// at the first and whenever it changes (a driver that refused writeback once).
-    fileprivate func readBackScreen() -> CapturedPicture? {
-        var picture: CapturedPicture?
-        let readBack: Bool
-        do {
-            readBack = try output.readBack { picture = CapturedPicture(copying: $0) }
-        } catch {
-            logger.warning("screenshot: reading the display back failed (\(error)); composing it instead")
-            return nil
-        }
-        let source = output.screenshotSource
-        if source != screenshotSourceLogged {
-            logger.notice("screenshots: \(source)")
-            screenshotSourceLogged = source
-        }
-        return readBack ? picture : nil
-    }
-}
-
-/// A picture that owns its memory (XRGB8888, rows packed), handed from the presenter thread to
-/// the one that asked for it.
-final class CapturedPicture: @unchecked Sendable {
-    // Written once on the presenter thread before it is handed over; read-only afterwards.
-    let buffer: PixelBuffer
-
-    init(size: PixelSize, format: PixelFormat = .xrgb8888) {
-        let stride = size.width * 4
-        buffer = PixelBuffer(base: UnsafeMutableRawPointer.allocate(byteCount: stride * size.height, alignment: 64),
-                             size: size, stride: stride, format: format, index: 0)
-    }
-
-    /// A copy of `source` (rows packed; its stride may be padded).
-    convenience init(copying source: PixelBuffer) {
-        self.init(size: source.size)
-        for row in 0..<source.size.height {
-            buffer.base.advanced(by: row * buffer.stride)
-                .copyMemory(from: source.base.advanced(by: row * source.stride), byteCount: source.size.width * 4)
-        }
-    }
-
-    deinit { buffer.base.deallocate() }
 }

@@ -9,8 +9,9 @@ extension ItemSequencer {
     func armOverridesIfDue() {
         let armed = items.armed
         let failures = armed.settle { item, first in
-            _ = try? item.scaler.prepare(for: first, layout: screen.layout(of: first, in: item, gravity: settings.playback.gravity,
-                                                                           region: settings.playback.region))
+            let layout = screen.layout(of: first, in: item, gravity: settings.playback.gravity, region: settings.playback.region)
+            _ = try? item.scaler.prepare(for: first, layout: layout)
+            item.predrawn = screen.predraw(first, layout: layout, scaler: item.scaler)
         }
         for (name, error) in failures {
             logger.warning("override '\(name)': not armed: \(error.reason); it opens when asked for, and is armed once its file changes")

@@ -63,6 +63,89 @@ import Testing
         #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
     }
 
+    /// With an override armed, the loop's frames have their flips asked for just before their
+    /// vblank (CommitLead), so a request finds the screen free and takes the first vblank
+    /// after it. On a 4 Hz grid a 25 fps loop has a frame due at every refresh: committed as
+    /// soon as drawn, as before, each held the screen for most of the refresh, and the
+    /// override came a refresh later every time (0 of 8 on the first vblank).
+    @Test func anArmedOverrideTakesTheFirstVblankAfterItsRequest() throws {
+        struct TimedFlip: Decodable { var t: Double; var insert: Bool? }
+        func timedFlips(_ stats: String) -> [TimedFlip] {
+            ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.hasSuffix("}") }
+                .compactMap { try? JSONDecoder().decode(TimedFlip.self, from: Data($0.utf8)) }
+        }
+        let loop = try Program.entry("armed-loop.mp4", seconds: 6)
+        let (path, alert) = try Self.privateClip("armed-alert.mp4", seconds: 4, as: "first-vblank.mp4")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let stats = Program.statsPath("armed-first-vblank")
+        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240), refreshRate: 4, pacing: .vblank)
+        let log = CapturedLog()
+        let player = try Program.player([loop], stats: stats, on: display, log: log)
+        player.start()
+        defer { _ = player.stop() }
+        player.arm(overrides: [OverrideToArm(name: "alert", entry: alert)])
+        let refresh = 0.25
+        var onFirst: [Bool] = []
+        // Phases spread over the refresh (after a flip seen, so only roughly: any phase will do).
+        let phases = [0.05, 0.93, 0.41, 0.67, 0.12, 0.78, 0.3, 0.55]
+        for round in 1...8 {
+            #expect(log.waitFor(timeout: 30) { _ in Self.count(log, "override 'alert': armed") == round }, "armed (round \(round))")
+            #expect(Program.waitUntil(20) { timedFlips(stats).count(where: { $0.insert == nil }) > 4 * round }, "the loop flips")
+            Thread.sleep(forTimeInterval: phases[round - 1] * refresh)
+            let asked = MonotonicClock().now()
+            player.send(.showOverride(name: "alert", entries: [alert]))
+            #expect(Program.waitUntil(20) { timedFlips(stats).contains { $0.insert == true && $0.t > asked } }, "shown")
+            let flips = timedFlips(stats)
+            guard let grid = flips.last(where: { $0.t <= asked })?.t,
+                  let shown = flips.first(where: { $0.insert == true && $0.t > asked })?.t else { continue }
+            let firstVblank = grid + ((asked - grid) / refresh).rounded(.down) * refresh + refresh
+            onFirst.append(abs(shown - firstVblank) < 0.01)
+            player.send(.endOverride)
+            #expect(Program.waitUntil(20) { player.currentItemTitle == loop.title }, "the loop comes back")
+        }
+        // 8 requests at spread phases: all but those within a few ms of a vblank (a loaded
+        // machine's wake-ups) take the first one; before, nearly none did.
+        #expect(onFirst.count == 8 && onFirst.filter { $0 }.count >= 6, "on the first vblank after the request: \(onFirst)")
+        #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
+    }
+
+    /// A command that comes while a drawn frame waits for its vblank (a volume change, a key)
+    /// is carried out first, and the frame still goes up at its vblank: no frame is lost to it.
+    /// A 2 fps loop on a 4 Hz grid shows every frame on every other vblank, each 0.5 s after
+    /// the one before, while requests come every 20 ms.
+    @Test func commandsWhileAFrameWaitsForItsVblankLoseNoFrame() throws {
+        struct TimedFlip: Decodable { var t: Double; var pts: Double; var insert: Bool? }
+        let path = try MediaFixtures.pattern("armed-slow-loop.mp4", width: 320, height: 240, rate: 2, seconds: 8)
+        let item = ItemConfig(source: .file(path), location: SourceLocation(file: "test", line: 1, column: 1))
+        let loop = try #require(PlaylistExpander().expand([item]).entries.first)
+        let (alertPath, alert) = try Self.privateClip("armed-alert.mp4", seconds: 4, as: "commands.mp4")
+        defer { try? FileManager.default.removeItem(atPath: alertPath) }
+        let stats = Program.statsPath("armed-commands")
+        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240), refreshRate: 4, pacing: .vblank)
+        let log = CapturedLog()
+        let player = try Program.player([loop], stats: stats, on: display, log: log)
+        player.start()
+        defer { _ = player.stop() }
+        player.arm(overrides: [OverrideToArm(name: "alert", entry: alert)])
+        #expect(log.waitFor(timeout: 30) { $0.contains("override 'alert': armed") })
+        #expect(Program.waitUntil(20) { player.currentTime.seconds > 1 }, "the loop plays")
+        let from = MonotonicClock().now()
+        var volume = 0
+        while MonotonicClock().now() < from + 3 {
+            player.send(.setVolume(volume))
+            volume = (volume + 7) % 100
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let until = MonotonicClock().now()
+        let flips = ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").split(separator: "\n")
+            .compactMap { try? JSONDecoder().decode(TimedFlip.self, from: Data($0.utf8)) }
+            .filter { $0.t > from && $0.t < until && $0.insert == nil }
+        #expect(flips.count >= 5, "the loop's flips while requests came: \(flips.map(\.pts))")
+        let steps = zip(flips.dropFirst(), flips).map { $0.pts - $1.pts }
+        #expect(steps.allSatisfy { abs($0 - 0.5) < 0.01 || $0 < -1 }, "every frame, 0.5 s apart (a loop back excepted): \(flips.map(\.pts))")
+        #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
+    }
+
     /// A file replaced after it was armed (a content sync, an upload over it) plays as it is
     /// now: the parked item of the old file is closed and the new one opened at the request.
     @Test func anOverrideWhoseFileChangedSinceItWasArmedPlaysTheNewFile() throws {

@@ -1,0 +1,40 @@
+import KioskCore
+import KioskMedia
+
+/// A frame drawn into the back buffer whose flip is asked for later (`FramePresenter.draw`
+/// with `holdable`), at the last moment before its vblank (`CommitLead`).
+struct DrawnFrame {
+    let back: PixelBuffer
+    let shown: PresentedFrame
+    /// The vblank it was drawn for (CLOCK_MONOTONIC seconds).
+    let flip: Double
+    /// `FramePresenter.draws` when it was drawn.
+    let draw: Int
+}
+
+/// A frame drawn ahead of its turn into memory the screen's size, as `layout` places it.
+struct PredrawnPicture {
+    let pts: MediaTime
+    let layout: GravityLayout
+    let picture: CapturedPicture
+}
+
+/// Pictures drawn ahead for an override (#35): its request then costs a copy, not a conversion.
+extension FramePresenter {
+    /// `frame` drawn now into memory the screen's size, for a copy when it is asked for (an
+    /// armed override: the conversion is the request's longest work). Nil where a video plane
+    /// may scan the frame out instead, or the draw failed (it is drawn when asked for).
+    func predraw(_ frame: DecodedFrame, layout: GravityLayout, scaler: Scaler) -> PredrawnPicture? {
+        guard directVideo == nil else { return nil }
+        let picture = CapturedPicture(size: output.size)
+        guard (try? scaler.draw(frame, layout: layout, into: picture.buffer)) != nil else { return nil }
+        return PredrawnPicture(pts: frame.pts, layout: layout, picture: picture)
+    }
+
+    static func copy(_ source: PixelBuffer, into back: PixelBuffer) {
+        let rowBytes = source.size.width * 4
+        for row in 0..<source.size.height {
+            (back.base + row * back.stride).copyMemory(from: source.base + row * source.stride, byteCount: rowBytes)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Testing
+@testable import KioskPolicy
+
+private let refresh = 1.0 / 60
+
+@Test func aFlipIsAskedForTheLeadBeforeItsVblank() {
+    let lead = CommitLead(refreshInterval: refresh)
+    #expect(lead.seconds == 0.001)                                // the floor to begin with
+    #expect(abs(lead.commitMoment(flip: 10.0) - 9.999) < 1e-9)
+}
+
+@Test func aMissedVblankWidensTheLeadByAStepUpToARefresh() {
+    var lead = CommitLead(refreshInterval: refresh)
+    lead.record(aimedAt: 1.0, flippedAt: 1.0 + refresh)          // a refresh late: missed
+    #expect(lead.misses == 1)
+    #expect(abs(lead.seconds - 0.002) < 1e-12)                    // 1 ms + a 1 ms step
+    for index in 0..<30 { lead.record(aimedAt: Double(index), flippedAt: Double(index) + 2 * refresh) }
+    #expect(lead.misses == 31)
+    #expect(lead.seconds == refresh)                              // never beyond a refresh
+    // A flip a little after its aim (a timestamp's jitter) is on time.
+    var calm = CommitLead(refreshInterval: refresh)
+    calm.record(aimedAt: 1.0, flippedAt: 1.0 + refresh / 3)
+    #expect(calm.misses == 0)
+    #expect(calm.seconds == calm.floor)
+}
+
+@Test func theLeadShrinksByHalfAStepAfterCalmFlipsButNotBelowItsFloor() {
+    var lead = CommitLead(refreshInterval: refresh, floor: 0.001, step: 0.001, calmFlips: 5)
+    lead.record(aimedAt: 0, flippedAt: refresh)                  // 2 ms
+    lead.record(aimedAt: 0, flippedAt: refresh)                  // 3 ms
+    #expect(abs(lead.seconds - 0.003) < 1e-12)
+    for _ in 0..<4 { lead.record(aimedAt: 1, flippedAt: 1) }
+    #expect(abs(lead.seconds - 0.003) < 1e-12)                    // not yet calm
+    lead.record(aimedAt: 1, flippedAt: 1)
+    #expect(abs(lead.seconds - 0.0025) < 1e-12)                   // half a step off
+    // A miss restarts the count.
+    for _ in 0..<4 { lead.record(aimedAt: 1, flippedAt: 1) }
+    lead.record(aimedAt: 1, flippedAt: 1 + refresh)              // 3.5 ms
+    for _ in 0..<4 { lead.record(aimedAt: 1, flippedAt: 1) }
+    #expect(abs(lead.seconds - 0.0035) < 1e-12)
+    for _ in 0..<1000 { lead.record(aimedAt: 1, flippedAt: 1) }
+    #expect(lead.seconds == 0.001)
+}
+
+@Test func aFloorOverARefreshIsARefresh() {
+    let lead = CommitLead(refreshInterval: 0.01, floor: 0.05)
+    #expect(lead.seconds == 0.01)
+}
