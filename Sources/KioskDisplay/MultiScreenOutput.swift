@@ -69,6 +69,9 @@ public final class MultiScreenOutput: VideoOutput, @unchecked Sendable {
 
     /// Cuts or fits the canvas onto every screen and flips them; the time of the first
     /// screen's flip (the others' are within the same refresh on a shared clock).
+    /// Each screen's picture is copied (or scaled) from the canvas in `present`.
+    public var presentDrawsFirst: Bool { true }
+
     public func present(_ buffer: PixelBuffer) throws -> Double {
         var drawn: [PixelBuffer] = []
         for (screen, placement) in zip(screens, placements) {

@@ -23,9 +23,11 @@ struct PredrawnPicture {
 extension FramePresenter {
     /// `frame` drawn now into memory the screen's size, for a copy when it is asked for (an
     /// armed override: the conversion is the request's longest work). Nil where a video plane
-    /// may scan the frame out instead, or the draw failed (it is drawn when asked for).
+    /// may scan the frame out instead, above 1080p (33 MB a picture at 4K, and a conversion on
+    /// the presenter's thread longer than a frame on a small box: drawn when asked for), or
+    /// when the draw failed.
     func predraw(_ frame: DecodedFrame, layout: GravityLayout, scaler: Scaler) -> PredrawnPicture? {
-        guard directVideo == nil else { return nil }
+        guard directVideo == nil, output.size.width * output.size.height <= 1920 * 1080 else { return nil }
         let picture = CapturedPicture(size: output.size)
         guard (try? scaler.draw(frame, layout: layout, into: picture.buffer)) != nil else { return nil }
         return PredrawnPicture(pts: frame.pts, layout: layout, picture: picture)

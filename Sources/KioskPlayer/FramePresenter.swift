@@ -210,6 +210,13 @@ final class FramePresenter {
     /// waited may have put up filler over it).
     func isNewest(_ drawn: DrawnFrame) -> Bool { drawn.draw == draws }
 
+    /// A drawn frame will not go up: what the overlay and the layers drew with it is not on
+    /// screen (a pause that came meanwhile redraws the picture with them as they are now).
+    func drop(_ drawn: DrawnFrame) {
+        overlay?.drawn = nil
+        layers?.forgetDrawn()
+    }
+
     private func finish(_ shown: PresentedFrame) -> Double {
         lastDisplayError = nil
         presented += 1

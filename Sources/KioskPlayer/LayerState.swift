@@ -234,6 +234,9 @@ final class LayerState {
 
     /// The last picture of `owner` to draw again, when a layer's text changed and no new frame
     /// comes to carry it (a still, paused, waiting).
+    /// What was drawn last never went up (a held frame dropped): the next look redraws.
+    func forgetDrawn() { changedSinceDrawn = true }
+
     func frameToRedraw(of owner: AnyObject, carriedByFrames: Bool) -> DecodedFrame? {
         guard !carriedByFrames, let keptFrame, keptOwner === owner, isStale() else { return nil }
         return keptFrame

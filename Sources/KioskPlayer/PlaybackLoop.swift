@@ -25,18 +25,10 @@ final class PlaybackLoop {
     private let onEvent: (@Sendable (PlayerEvent) -> Void)?
     /// When the screen was last refreshed for an animation alone (host time).
     private var lastAnimationRefresh: MediaTime?
-    /// How close to its vblank a frame's flip is asked for while overrides are armed; nil
-    /// otherwise.
-    private var commitLead: CommitLead?
-    /// A frame drawn and waiting for that moment (a command that came first is carried out).
-    private var pendingCommit: PendingCommit?
-
-    private struct PendingCommit {
-        let drawn: DrawnFrame
-        let frame: DecodedFrame
-        let item: ActiveItem
-        let generation: Int
-    }
+    /// Flips asked for at the last moment (`PlaybackLoop+CommitLate.swift`).
+    var commitLead: CommitLead?
+    var pendingCommit: PendingCommit?
+    var highestLead = 0.0
 
     init(output: VideoOutput, cursor: PlaylistCursor, settings: PlayerSettings, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {
@@ -88,9 +80,13 @@ final class PlaybackLoop {
             let commands = mailbox.takeAll()
             for command in commands { handle(command) }
             if stopping { break }
-            if pendingCommit != nil {
+            if let waiting = pendingCommit?.item {
                 commitPendingIfStillDue()
                 if pendingCommit != nil { continue }
+                // The step's own work, which waited for the frame (a stream of commands must
+                // not starve it: the next item's preparing, the arming, the stall watch).
+                if waiting === current, !sequencer.finished { finishStep(waiting) }
+                continue
             }
             // A command that changed what is drawn over the picture (a layer hidden, a text
             // changed) shows at once on a still, not when the still's wait ends.
@@ -112,15 +108,11 @@ final class PlaybackLoop {
             // A drawn frame waits for its moment: the work below (arming an override draws its
             // first frame) waits until it is up.
             if pendingCommit != nil { continue }
-            sequencer.watchForStall()
-            refreshOverlayIfStale()
-            // After the step, not before: opening the next item right at a seam would delay
-            // the incoming item's first frame.
-            if item === current, item.lastPresentedPTS != nil {
-                sequencer.prepareUpcomingIfDue(after: item)
-                sequencer.armOverridesIfDue()
-            }
+            finishStep(item)
         }
+        // A frame drawn when the stop came goes up: the display takes its buffer back.
+        if let pending = pendingCommit, screen.isNewest(pending.drawn) { _ = screen.commit(pending.drawn) }
+        pendingCommit = nil
         if let lead = commitLead, lead.misses > 0 {
             logger.info("display: \(lead.misses) frames whose flip was asked for late missed their vblank in all")
         }
@@ -128,6 +120,18 @@ final class PlaybackLoop {
         screen.stop()
         items.closeAll()
         publishSnapshot()
+    }
+
+    /// What follows a step of `item`.
+    private func finishStep(_ item: ActiveItem) {
+        sequencer.watchForStall()
+        refreshOverlayIfStale()
+        // After the step, not before: opening the next item right at a seam would delay
+        // the incoming item's first frame.
+        if item === current, item.lastPresentedPTS != nil {
+            sequencer.prepareUpcomingIfDue(after: item)
+            sequencer.armOverridesIfDue()
+        }
     }
 
     private func handle(_ command: PlayerCommand) {
@@ -285,78 +289,18 @@ final class PlaybackLoop {
         return true
     }
 
-    /// A due frame, drawn now. With overrides armed its flip is asked for at the last moment
-    /// before its vblank (`CommitLead`): until then the screen is free for an override, which
-    /// takes the first vblank after its request instead of the one after this frame's flip.
-    private func presentAtItsMoment(_ frame: DecodedFrame, of item: ActiveItem) {
-        guard !items.armed.wanted.isEmpty else {
-            commitLead = nil
-            present(frame, of: item)
-            return
-        }
-        let refresh = output.refreshInterval.seconds
-        if commitLead?.refreshInterval != refresh { commitLead = CommitLead(refreshInterval: refresh) }
-        switch screen.draw(frame, layout: layout(of: frame, in: item), scaler: item.scaler, overlay: time.overlayView,
-                           shown: shown(frame, of: item), predrawn: item.predrawn.take(), holdable: true) {
-        case .flipped: presented(frame, of: item)
-        case .drawn(let drawn):
-            pendingCommit = PendingCommit(drawn: drawn, frame: frame, item: item, generation: item.pipeline.currentGeneration)
-            commitPendingWhenDue()
-        case .failed: break
-        }
-    }
-
-    /// Asks for the pending frame's flip at its moment; a command that comes first leaves it
-    /// pending (the loop carries the command out, then `commitPendingIfStillDue`).
-    private func commitPendingWhenDue() {
-        guard let pending = pendingCommit else { return }
-        let moment = MonotonicClock.hostTime(seconds: commitLead?.commitMoment(flip: pending.drawn.flip) ?? pending.drawn.flip)
-        // A draw that ran past the moment is asked for at once, as without the wait, and says
-        // nothing of the lead: the pacer's estimate of the draw was short, not the lead.
-        let waits = MonotonicClock.hostTime() < moment
-        if waits {
-            mailbox.wait(untilHost: moment)
-            if mailbox.hasPending, MonotonicClock.hostTime() < moment { return }
-        }
-        pendingCommit = nil
-        guard let flip = screen.commit(pending.drawn) else { return }
-        guard waits else { presented(pending.frame, of: pending.item); return }
-        let before = commitLead?.seconds ?? 0
-        commitLead?.record(aimedAt: pending.drawn.flip, flippedAt: flip)
-        // Logged when the lead grows: a few times, however often a slow box misses.
-        if let lead = commitLead, lead.seconds != before { logger.debug("display: flips asked for \(String(format: "%.1f", lead.seconds * 1000)) ms before their vblank") }
-        if let lead = commitLead, lead.seconds > before {
-            logger.info("display: a frame whose flip was asked for late missed its vblank (\(lead.misses) so far); asked \(String(format: "%.1f", lead.seconds * 1000)) ms ahead now")
-        }
-        presented(pending.frame, of: pending.item)
-    }
-
-    /// After commands: the pending frame goes up if it still belongs there (the same item, not
-    /// sought away from, not past a paused position), else it is dropped for what they ask.
-    private func commitPendingIfStillDue() {
-        guard let pending = pendingCommit else { return }
-        let now = MonotonicClock.hostTime()
-        guard !stopping, pending.item === current, !sequencer.finished, screen.isNewest(pending.drawn),
-              pending.generation == pending.item.pipeline.currentGeneration,
-              time.clock.isRunning || pending.frame.pts <= time.clock.mediaTime(atHost: now) else {
-            pendingCommit = nil
-            return
-        }
-        commitPendingWhenDue()
-    }
-
-    private func layout(of frame: DecodedFrame, in item: ActiveItem) -> GravityLayout {
+    func layout(of frame: DecodedFrame, in item: ActiveItem) -> GravityLayout {
         screen.layout(of: frame, in: item, gravity: settings.playback.gravity, region: settings.playback.region)
     }
 
-    private func shown(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> PresentedFrame {
+    func shown(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> PresentedFrame {
         PresentedFrame(item: item.index, pts: (frame.pts - item.plan.start).seconds, dropped: screen.dropped,
                        video: true, generation: item.pipeline.currentGeneration, event: event, insert: item.reference.isInsert)
     }
 
     /// Puts `frame` up (FramePresenter); the flip's host time, or nil if the display failed.
     @discardableResult
-    private func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
+    func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
         guard let flip = screen.present(frame, layout: layout(of: frame, in: item), scaler: item.scaler, overlay: time.overlayView,
                                         shown: shown(frame, of: item, event: event), predrawn: item.predrawn.take()) else { return nil }
         presented(frame, of: item)
@@ -364,7 +308,7 @@ final class PlaybackLoop {
     }
 
     /// `frame` of `item` is on screen.
-    private func presented(_ frame: DecodedFrame, of item: ActiveItem) {
+    func presented(_ frame: DecodedFrame, of item: ActiveItem) {
         items.closeRetired()
         if item.lastPresentedPTS != frame.pts { stall.progressed() }   // an overlay redraw is no progress
         item.notePresented(frame.pts)

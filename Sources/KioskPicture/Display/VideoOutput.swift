@@ -105,6 +105,10 @@ public protocol VideoOutput: AnyObject {
     /// switches the CRTC off); on again, the last picture shows. False when the display has no
     /// such control: the engine then shows black while off. The default: no control.
     func setPower(on: Bool) throws -> Bool
+    /// Whether `present` draws before it asks for the flip (a mirror or span copies the
+    /// picture onto each screen first): a flip asked for at the last moment before the vblank
+    /// (`CommitLead`) would miss it, so the presenter asks at once. The default: no.
+    var presentDrawsFirst: Bool { get }
     /// Queues `buffer`'s flip and returns the wait for it, so screens that must flip on one
     /// refresh (a mirror, a span) queue every flip before waiting for any, each through its own
     /// display's code rather than a downcast. The default presents at once.
@@ -160,6 +164,7 @@ extension VideoOutput {
     public var rotation: Rotation { softwareRotation }
 
     public var directVideo: DirectVideoOutput? { nil }
+    public var presentDrawsFirst: Bool { false }
 
     public func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool { false }
     public var screenshotSource: String { "composed by kiosk from its own buffers" }

@@ -1,0 +1,79 @@
+import KioskCore
+import KioskMedia
+import Logging
+
+/// A frame drawn and waiting for the moment its flip is asked for (`CommitLead`); a command
+/// that came first is carried out, then it goes up or is dropped.
+struct PendingCommit {
+    let drawn: DrawnFrame
+    let frame: DecodedFrame
+    let item: ActiveItem
+    let generation: Int
+}
+
+/// While overrides are armed, the loop's frames are flipped at the last moment before their
+/// vblank, so that an override asked for meanwhile takes that vblank (#35).
+extension PlaybackLoop {
+    /// A due frame, drawn now. With overrides armed its flip is asked for at the last moment
+    /// before its vblank (`CommitLead`): until then the screen is free for an override, which
+    /// takes the first vblank after its request instead of the one after this frame's flip.
+    func presentAtItsMoment(_ frame: DecodedFrame, of item: ActiveItem) {
+        guard !items.armed.wanted.isEmpty, !output.presentDrawsFirst else {
+            present(frame, of: item)
+            return
+        }
+        let refresh = output.refreshInterval.seconds
+        if commitLead?.refreshInterval != refresh { commitLead = CommitLead(refreshInterval: refresh) }
+        switch screen.draw(frame, layout: layout(of: frame, in: item), scaler: item.scaler, overlay: time.overlayView,
+                           shown: shown(frame, of: item), predrawn: item.predrawn.take(), holdable: true) {
+        case .flipped: presented(frame, of: item)
+        case .drawn(let drawn):
+            pendingCommit = PendingCommit(drawn: drawn, frame: frame, item: item, generation: item.pipeline.currentGeneration)
+            commitPendingWhenDue()
+        case .failed: break
+        }
+    }
+
+    /// Asks for the pending frame's flip at its moment; a command that comes first leaves it
+    /// pending (the loop carries the command out, then `commitPendingIfStillDue`).
+    func commitPendingWhenDue() {
+        guard let pending = pendingCommit else { return }
+        let moment = MonotonicClock.hostTime(seconds: commitLead?.commitMoment(flip: pending.drawn.flip) ?? pending.drawn.flip)
+        // A draw that ran past the moment is asked for at once, as without the wait, and says
+        // nothing of the lead: the pacer's estimate of the draw was short, not the lead.
+        let waits = MonotonicClock.hostTime() < moment
+        if waits {
+            mailbox.wait(untilHost: moment)
+            if mailbox.hasPending, MonotonicClock.hostTime() < moment { return }
+        }
+        pendingCommit = nil
+        guard let flip = screen.commit(pending.drawn) else { return }
+        guard waits else { presented(pending.frame, of: pending.item); return }
+        let before = commitLead?.seconds ?? 0
+        commitLead?.record(aimedAt: pending.drawn.flip, flippedAt: flip)
+        if let lead = commitLead, lead.seconds != before {
+            logger.debug("display: flips asked for \(String(format: "%.1f", lead.seconds * 1000)) ms before their vblank")
+        }
+        // Logged when the lead reaches a new height: a few times, however often a box misses.
+        if let lead = commitLead, lead.seconds > max(highestLead, lead.floor) {
+            highestLead = lead.seconds
+            logger.info("display: a frame whose flip was asked for late missed its vblank (\(lead.misses) so far); asked \(String(format: "%.1f", lead.seconds * 1000)) ms ahead now")
+        }
+        presented(pending.frame, of: pending.item)
+    }
+
+    /// After commands: the pending frame goes up if it still belongs there (the same item, not
+    /// sought away from, not past a paused position), else it is dropped for what they ask.
+    func commitPendingIfStillDue() {
+        guard let pending = pendingCommit else { return }
+        let now = MonotonicClock.hostTime()
+        guard !stopping, pending.item === current, !sequencer.finished, screen.isNewest(pending.drawn),
+              pending.generation == pending.item.pipeline.currentGeneration,
+              time.clock.isRunning || pending.frame.pts <= time.clock.mediaTime(atHost: now) else {
+            pendingCommit = nil
+            screen.drop(pending.drawn)
+            return
+        }
+        commitPendingWhenDue()
+    }
+}
