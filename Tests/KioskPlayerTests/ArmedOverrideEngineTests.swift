@@ -63,6 +63,19 @@ import Testing
         #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
     }
 
+    /// `loop` playing on a 320x240 headless display with a 4 Hz vblank grid, `alert` asked to
+    /// be armed; the caller stops the player.
+    static func armedOnAFourHertzGrid(_ loop: PlaylistEntry, alert: PlaylistEntry, _ name: String) throws
+        -> (player: QueuePlayer, stats: String, log: CapturedLog) {
+        let stats = Program.statsPath(name)
+        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240), refreshRate: 4, pacing: .vblank)
+        let log = CapturedLog()
+        let player = try Program.player([loop], stats: stats, on: display, log: log)
+        player.start()
+        player.arm(overrides: [OverrideToArm(name: "alert", entry: alert)])
+        return (player, stats, log)
+    }
+
     /// With an override armed, the loop's frames have their flips asked for just before their
     /// vblank (CommitLead), so a request finds the screen free and takes the first vblank
     /// after it. On a 4 Hz grid a 25 fps loop has a frame due at every refresh: committed as
@@ -77,13 +90,8 @@ import Testing
         let loop = try Program.entry("armed-loop.mp4", seconds: 6)
         let (path, alert) = try Self.privateClip("armed-alert.mp4", seconds: 4, as: "first-vblank.mp4")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let stats = Program.statsPath("armed-first-vblank")
-        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240), refreshRate: 4, pacing: .vblank)
-        let log = CapturedLog()
-        let player = try Program.player([loop], stats: stats, on: display, log: log)
-        player.start()
+        let (player, stats, log) = try Self.armedOnAFourHertzGrid(loop, alert: alert, "armed-first-vblank")
         defer { _ = player.stop() }
-        player.arm(overrides: [OverrideToArm(name: "alert", entry: alert)])
         let refresh = 0.25
         var onFirst: [Bool] = []
         // Phases spread over the refresh (after a flip seen, so only roughly: any phase will do).
@@ -121,13 +129,8 @@ import Testing
         let loop = try #require(PlaylistExpander().expand([item]).entries.first)
         let (alertPath, alert) = try Self.privateClip("armed-alert.mp4", seconds: 4, as: "commands.mp4")
         defer { try? FileManager.default.removeItem(atPath: alertPath) }
-        let stats = Program.statsPath("armed-commands")
-        let display = HeadlessDisplay(size: PixelSize(width: 320, height: 240), refreshRate: 4, pacing: .vblank)
-        let log = CapturedLog()
-        let player = try Program.player([loop], stats: stats, on: display, log: log)
-        player.start()
+        let (player, stats, log) = try Self.armedOnAFourHertzGrid(loop, alert: alert, "armed-commands")
         defer { _ = player.stop() }
-        player.arm(overrides: [OverrideToArm(name: "alert", entry: alert)])
         #expect(log.waitFor(timeout: 30) { $0.contains("override 'alert': armed") })
         #expect(Program.waitUntil(20) { player.currentTime.seconds > 1 }, "the loop plays")
         let from = MonotonicClock().now()
