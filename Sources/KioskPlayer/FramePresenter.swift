@@ -193,7 +193,11 @@ final class FramePresenter {
     /// Asks for `drawn`'s flip and waits for it: its CLOCK_MONOTONIC seconds, or nil if the
     /// display failed.
     func commit(_ drawn: DrawnFrame) -> Double? {
-        precondition(isNewest(drawn), "a drawn frame committed after another picture")
+        // Its callers ask `isNewest` first; a buffer drawn over since is never flipped.
+        guard isNewest(drawn) else {
+            logger.warning("display: a frame drawn before another picture was not put up")
+            return nil
+        }
         do {
             var shown = drawn.shown
             shown.flipTime = try output.present(drawn.back)
