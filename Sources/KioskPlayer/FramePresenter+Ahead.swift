@@ -32,11 +32,4 @@ extension FramePresenter {
         guard (try? scaler.draw(frame, layout: layout, into: picture.buffer)) != nil else { return nil }
         return PredrawnPicture(pts: frame.pts, layout: layout, picture: picture)
     }
-
-    static func copy(_ source: PixelBuffer, into back: PixelBuffer) {
-        let rowBytes = source.size.width * 4
-        for row in 0..<source.size.height {
-            (back.base + row * back.stride).copyMemory(from: source.base + row * source.stride, byteCount: rowBytes)
-        }
-    }
 }

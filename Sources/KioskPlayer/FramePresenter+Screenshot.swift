@@ -68,10 +68,7 @@ final class CapturedPicture: @unchecked Sendable {
     /// A copy of `source` (rows packed; its stride may be padded).
     convenience init(copying source: PixelBuffer) {
         self.init(size: source.size)
-        for row in 0..<source.size.height {
-            buffer.base.advanced(by: row * buffer.stride)
-                .copyMemory(from: source.base.advanced(by: row * source.stride), byteCount: source.size.width * 4)
-        }
+        buffer.copyPixels(from: source)
     }
 
     deinit { buffer.base.deallocate() }

@@ -171,7 +171,7 @@ final class FramePresenter {
                                                  flipTime: flipEstimate, refreshInterval: output.refreshInterval.seconds)
             } else {
                 if let predrawn, predrawn.pts == frame.pts, predrawn.layout == layout, predrawn.picture.buffer.size == back.size {
-                    Self.copy(predrawn.picture.buffer, into: back)
+                    back.copyPixels(from: predrawn.picture.buffer)
                 } else {
                     try scaler.draw(frame, layout: layout, into: back)
                 }

@@ -8,7 +8,6 @@ struct PendingCommit {
     let drawn: DrawnFrame
     let frame: DecodedFrame
     let item: ActiveItem
-    let generation: Int
 }
 
 /// While overrides are armed, the loop's frames are flipped at the last moment before their
@@ -28,7 +27,7 @@ extension PlaybackLoop {
                            shown: shown(frame, of: item), predrawn: item.predrawn.take(), holdable: true) {
         case .flipped: presented(frame, of: item)
         case .drawn(let drawn):
-            pendingCommit = PendingCommit(drawn: drawn, frame: frame, item: item, generation: item.pipeline.currentGeneration)
+            pendingCommit = PendingCommit(drawn: drawn, frame: frame, item: item)
             commitPendingWhenDue()
         case .failed: break
         }
@@ -68,7 +67,7 @@ extension PlaybackLoop {
         guard let pending = pendingCommit else { return }
         let now = MonotonicClock.hostTime()
         guard !stopping, pending.item === current, !sequencer.finished, screen.isNewest(pending.drawn),
-              pending.generation == pending.item.pipeline.currentGeneration,
+              pending.drawn.shown.generation == pending.item.pipeline.currentGeneration,
               time.clock.isRunning || pending.frame.pts <= time.clock.mediaTime(atHost: now) else {
             pendingCommit = nil
             screen.drop(pending.drawn)

@@ -1,4 +1,12 @@
 extension PixelBuffer {
+    /// Copies `source`, the same size, row by row (either stride may be padded).
+    public func copyPixels(from source: PixelBuffer) {
+        precondition(source.size == size, "a copy between buffers of different sizes")
+        for row in 0..<size.height {
+            (base + row * stride).copyMemory(from: source.base + row * source.stride, byteCount: size.width * format.bytesPerPixel)
+        }
+    }
+
     /// Draws `rect` of `source` into this buffer as `layout` says (the rect's size is the
     /// layout's source): scaled to its destination, nearest pixel, turned by its rotation; the
     /// rest of this buffer turns black. An unscaled, unturned rect is copied row by row, the
