@@ -73,6 +73,21 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     func pop(timeout: Double? = nil) -> Element? {
         condition.lock(); defer { condition.unlock() }
         guard waitForElement(timeout: timeout) else { return nil }
+        return removeHead()
+    }
+
+    /// Removes the oldest element if `isIt` says it is the one the caller holds (a frame
+    /// drawn from the head, which a flush may have taken meanwhile); nothing waits.
+    @discardableResult
+    func popFirst(if isIt: (Element) -> Bool) -> Bool {
+        condition.lock(); defer { condition.unlock() }
+        guard head < items.count, let element = items[head], isIt(element) else { return false }
+        _ = removeHead()
+        return true
+    }
+
+    /// Under the lock, with an element queued.
+    private func removeHead() -> Element {
         let element = items[head]!
         items[head] = nil
         head += 1

@@ -16,8 +16,11 @@ extension PlaybackLoop {
     /// A due frame, drawn now. With overrides armed its flip is asked for at the last moment
     /// before its vblank (`CommitLead`): until then the screen is free for an override, which
     /// takes the first vblank after its request instead of the one after this frame's flip.
+    /// The frame stays first in its item's queue while it waits, so a pause that comes first
+    /// leaves it there for the resume instead of losing it.
     func presentAtItsMoment(_ frame: DecodedFrame, of item: ActiveItem) {
         guard !items.armed.wanted.isEmpty, !output.presentDrawsFirst else {
+            takeOff(frame, of: item)
             present(frame, of: item)
             return
         }
@@ -25,12 +28,19 @@ extension PlaybackLoop {
         if commitLead?.refreshInterval != refresh { commitLead = CommitLead(refreshInterval: refresh) }
         switch screen.draw(frame, layout: layout(of: frame, in: item), scaler: item.scaler, overlay: time.overlayView,
                            shown: shown(frame, of: item), predrawn: item.predrawn.take(), holdable: true) {
-        case .flipped: presented(frame, of: item)
+        case .flipped:
+            takeOff(frame, of: item)
+            presented(frame, of: item)
         case .drawn(let drawn):
             pendingCommit = PendingCommit(drawn: drawn, frame: frame, item: item)
             commitPendingWhenDue()
-        case .failed: break
+        case .failed: takeOff(frame, of: item)
         }
+    }
+
+    /// `frame` off the head of its item's queue, if it is still there (a seek flushes it).
+    private func takeOff(_ frame: DecodedFrame, of item: ActiveItem) {
+        item.pipeline.frames.popFirst { if case .frame(let head, _) = $0 { head === frame } else { false } }
     }
 
     /// Asks for the pending frame's flip at its moment; a command that comes first leaves it
@@ -46,6 +56,7 @@ extension PlaybackLoop {
             if mailbox.hasPending, MonotonicClock.hostTime() < moment { return }
         }
         pendingCommit = nil
+        takeOff(pending.frame, of: pending.item)
         guard let flip = screen.commit(pending.drawn) else { return }
         guard waits else { presented(pending.frame, of: pending.item); return }
         let before = commitLead?.seconds ?? 0
@@ -62,15 +73,18 @@ extension PlaybackLoop {
     }
 
     /// After commands: the pending frame goes up if it still belongs there (the same item, not
-    /// sought away from, not past a paused position), else it is dropped for what they ask.
+    /// sought away from, nothing drawn since, not past a paused position), else its drawing is
+    /// dropped for what they ask. Still its item's next frame (a pause, a redraw), it stays
+    /// first in the queue and the pacer decides again: after a resume it shows, not the next.
     func commitPendingIfStillDue() {
         guard let pending = pendingCommit else { return }
-        let now = MonotonicClock.hostTime()
-        guard !stopping, pending.item === current, !sequencer.finished, screen.isNewest(pending.drawn),
-              pending.drawn.shown.generation == pending.item.pipeline.currentGeneration,
-              time.clock.isRunning || pending.frame.pts <= time.clock.mediaTime(atHost: now) else {
+        let stillNext = !stopping && pending.item === current && !sequencer.finished
+            && pending.drawn.shown.generation == pending.item.pipeline.currentGeneration
+        guard stillNext, screen.isNewest(pending.drawn),
+              time.clock.isRunning || pending.frame.pts <= time.clock.mediaTime(atHost: MonotonicClock.hostTime()) else {
             pendingCommit = nil
             screen.drop(pending.drawn)
+            if !stillNext { takeOff(pending.frame, of: pending.item) }
             return
         }
         commitPendingWhenDue()

@@ -205,8 +205,7 @@ final class PlaybackLoop {
             switch FramePacer.decide(framePTS: frame.pts, nextFramePTS: nextFrame?.pts, clock: time.clock,
                                      refreshInterval: output.refreshInterval, now: flip) {
             case .present:
-                _ = item.pipeline.frames.pop(timeout: 0)
-                presentAtItsMoment(frame, of: item)
+                presentAtItsMoment(frame, of: item)   // takes it off the queue once it is up
             case .drop:
                 _ = item.pipeline.frames.pop(timeout: 0)
                 item.lastDroppedPTS = frame.pts

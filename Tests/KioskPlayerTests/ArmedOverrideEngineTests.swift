@@ -150,6 +150,45 @@ import Testing
         #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
     }
 
+    /// A pause that comes while a drawn frame waits for its vblank leaves that frame for the
+    /// resume: the picture goes on from the frame after the paused one, not the one after that.
+    /// The 2 fps loop on a 4 Hz grid: each pause is sent 30-90 ms before a frame's vblank, in
+    /// the time that frame waits drawn (before, it was lost: a 1 s step in the flips' pts).
+    @Test func aPauseWhileAFrameWaitsForItsVblankKeepsTheFrameForTheResume() throws {
+        struct TimedFlip: Decodable { var t: Double; var pts: Double; var insert: Bool? }
+        func flips(_ stats: String) -> [TimedFlip] {
+            ((try? String(contentsOfFile: stats, encoding: .utf8)) ?? "").split(separator: "\n")
+                .compactMap { try? JSONDecoder().decode(TimedFlip.self, from: Data($0.utf8)) }.filter { $0.insert == nil }
+        }
+        let path = try MediaFixtures.pattern("armed-slow-loop.mp4", width: 320, height: 240, rate: 2, seconds: 8)
+        let item = ItemConfig(source: .file(path), location: SourceLocation(file: "test", line: 1, column: 1))
+        let loop = try #require(PlaylistExpander().expand([item]).entries.first)
+        let (alertPath, alert) = try Self.privateClip("armed-alert.mp4", seconds: 4, as: "pauses.mp4")
+        defer { try? FileManager.default.removeItem(atPath: alertPath) }
+        let (player, stats, log) = try Self.armedOnAFourHertzGrid(loop, alert: alert, "armed-pauses")
+        defer { _ = player.stop() }
+        #expect(log.waitFor(timeout: 30) { $0.contains("override 'alert': armed") })
+        #expect(Program.waitUntil(20) { player.currentTime.seconds > 1 }, "the loop plays")
+        let from = MonotonicClock().now()
+        for round in 0..<6 {
+            // The next flip of the loop after the last one seen, 0.5 s later.
+            let seen = flips(stats).count
+            #expect(Program.waitUntil(20) { flips(stats).count > seen }, "a flip (round \(round))")
+            guard let last = flips(stats).last?.t else { continue }
+            let pauseAt = last + 0.5 - [0.03, 0.06, 0.09][round % 3]
+            Thread.sleep(forTimeInterval: max(0, pauseAt - MonotonicClock().now()))
+            player.send(.pause)
+            Thread.sleep(forTimeInterval: 0.3)
+            player.send(.play)
+        }
+        Thread.sleep(forTimeInterval: 1.2)
+        let shown = flips(stats).filter { $0.t > from }
+        #expect(shown.count >= 10, "the loop's flips: \(shown.map(\.pts))")
+        let steps = zip(shown.dropFirst(), shown).map { $0.pts - $1.pts }
+        #expect(steps.allSatisfy { abs($0 - 0.5) < 0.01 || $0 < -1 }, "every frame, 0.5 s apart (a loop back excepted): \(shown.map(\.pts))")
+        #expect(log.lines(atLeast: .error).isEmpty, "\(log.lines(atLeast: .error))")
+    }
+
     /// A file replaced after it was armed (a content sync, an upload over it) plays as it is
     /// now: the parked item of the old file is closed and the new one opened at the request.
     @Test func anOverrideWhoseFileChangedSinceItWasArmedPlaysTheNewFile() throws {
