@@ -25,7 +25,10 @@ extension PlaybackLoop {
             return
         }
         let refresh = output.refreshInterval.seconds
-        if commitLead?.refreshInterval != refresh { commitLead = CommitLead(refreshInterval: refresh) }
+        if commitLead?.refreshInterval != refresh {
+            commitLead = CommitLead(refreshInterval: refresh)
+            logger.debug("display: overrides armed: the loop's flips are asked for just before their vblank (every \(String(format: "%.2f", refresh * 1000)) ms)")
+        }
         switch screen.draw(frame, layout: layout(of: frame, in: item), scaler: item.scaler, overlay: time.overlayView,
                            shown: shown(frame, of: item), predrawn: item.predrawn.take(), holdable: true) {
         case .flipped:
