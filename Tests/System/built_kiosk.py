@@ -1,15 +1,16 @@
-"""The kiosk binary the bed's guests run (#34, the suite's time).
+"""The kiosk the system tests run, on the host and in the bed's guests, and the unit tests'
+binary the bed's test_audio and test_drm run in a guest (#34, the suite's time).
 
-Under QEMU's TCG every instruction of the guest is translated: a debug kiosk (-Onone: no
-inlining, every Swift bounds check and retain kept) costs the guest's two emulated CPUs several
-times what the release build does for the same behaviour, and the bed's half of the suite is
-bound by the host's CPU (two or three guests at once kept both cores at 100 %). So the guests
-run the release build when it is as new as the debug one (deploy/test builds both from the
-same sources; a developer's `swift build` after an edit makes the debug one newer, and then it
-is the debug one that runs, so an edit is never tested against an older binary). `swift test`
-and the host's system tests keep exercising the debug build, but for the two longest CPU-bound
-ones, test_soak.py (10,000 item plays) and test_sync.py (three kiosks for ten minutes), which run
-this one too. KIOSK_BINARY names another binary."""
+deploy/test (CI) builds no debug kiosk: the unit tests are built and run optimised
+(`swift build -c release --build-tests -Xswiftc -enable-testing`, scratch .build-tests: a third
+of the debug build's time, and `swift test` in half), and the system tests run the release
+kiosk, the binary a box runs (static Swift runtime). It exports both paths: KIOSK_BINARY and
+KIOSK_TEST_BINARY. Under QEMU's TCG every guest instruction is translated, and a debug kiosk
+(-Onone: no inlining, every retain kept) costs the guests several times the CPU.
+
+Without them (a developer's loop: `swift build`, `deploy/test --quick`, pytest by hand), the
+release build runs when it is as new as the debug one, else the debug one, so an edit is never
+tested against an older binary."""
 import os
 from pathlib import Path
 
@@ -18,7 +19,7 @@ DEBUG = REPO / ".build" / "debug" / "kiosk"
 RELEASE = REPO / ".build" / "release" / "kiosk"
 
 
-def bed_kiosk() -> Path:
+def built_kiosk() -> Path:
     if os.environ.get("KIOSK_BINARY"):
         return Path(os.environ["KIOSK_BINARY"])
     if RELEASE.exists() and (not DEBUG.exists() or RELEASE.stat().st_mtime >= DEBUG.stat().st_mtime):
@@ -26,4 +27,5 @@ def bed_kiosk() -> Path:
     return DEBUG
 
 
-KIOSK = bed_kiosk()
+KIOSK = built_kiosk()
+TEST_BINARY = Path(os.environ.get("KIOSK_TEST_BINARY") or REPO / ".build" / "debug" / "kioskPackageTests.xctest")

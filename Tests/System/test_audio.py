@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import Bed  # noqa: E402
 
-TEST_BINARY = REPO / ".build" / "debug" / "kioskPackageTests.xctest"
+from built_kiosk import TEST_BINARY  # noqa: E402  (deploy/test: the optimised build; else the debug one)
 RATE = 48000
 
 GUEST_COMMAND = r'''

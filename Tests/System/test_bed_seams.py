@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 from bed import Bed  # noqa: E402
 from seam_clips import make_clip  # noqa: E402
 
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 LOOPS = 10
 CLIPS = [
     # name, size, fps, seconds, has sound

@@ -32,7 +32,7 @@ from bed import Bed  # noqa: E402
 from vivid_node import FIND_CAPTURE_NODE  # noqa: E402
 from pngread import read_png  # noqa: E402
 
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 SIZE = (640, 480)
 BOOT_TIMEOUT = 300
 # Generous: a debug kiosk over 9p under TCG, at whatever speed the host gives the guest.

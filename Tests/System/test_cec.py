@@ -39,7 +39,7 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import Bed  # noqa: E402
 
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 
 GUEST_COMMAND = r'''
 K=@KIOSK@

@@ -18,7 +18,7 @@ import pytest
 import hostile_corpus as corpus
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 CHECK_CASES = 300
 RELOAD_CASES = 20
 

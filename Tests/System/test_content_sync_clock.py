@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "deploy" / "vm"))
 from bed import Bed, BOOT_TIMEOUT  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 SERVER = Path(__file__).resolve().parent / "http_media_server.py"
 PORT = 8443
 STEP_TIMEOUT = 240

@@ -17,7 +17,7 @@ import pytest
 from control_client import ControlClient, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 CLIP_SECONDS = 6
 # A backstop only, far beyond any run: the module stops kiosk itself when its tests are done,
 # and a kiosk that ended on its own mid-module (a slow host) would fail the tests after it.

@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 from bed import BOOT_TIMEOUT, Bed  # noqa: E402
 from test_planes_vkms import MIN_PSNR, make_clip, psnr  # noqa: E402
 
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 # No default device: the only vkms card is the one the guest makes in configfs.
 VKMS = "vkms create_default_dev=0"
 

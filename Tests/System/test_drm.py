@@ -39,7 +39,7 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import BOOT_TIMEOUT, Bed, read_png  # noqa: E402
 
-TEST_BINARY = REPO / ".build" / "debug" / "kioskPackageTests.xctest"
+from built_kiosk import TEST_BINARY  # noqa: E402  (deploy/test: the optimised build; else the debug one)
 SIZES = {"bochs": (1280, 720), "virtio-gpu": (800, 600)}
 APIS = ("auto", "legacy")
 

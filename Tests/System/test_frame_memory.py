@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 
 
 def peak_rss_mb(clip: Path, seconds: float) -> float:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 
 # Frame N at N/10 s, then frame 12 held 500 ms and frame 13 600 ms (more than four of the
 # stream's 100 ms steps, as the real GIF's 300 and 330 ms holds were of its 70 ms): 1.7 and 2.3 s.

@@ -23,7 +23,7 @@ from generated_media import ffmpeg  # noqa: E402
 from screen_geometry import nearest as nearest_colour, pixel, rgb_rows  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 SCREEN = (320, 240)
 COLOURS = {"red": (255, 0, 0), "lime": (0, 255, 0), "blue": (0, 0, 255), "yellow": (255, 255, 0), "black": (0, 0, 0)}
 CONFIG = """input: {enabled: false}

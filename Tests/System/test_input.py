@@ -59,7 +59,7 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import BOOT_TIMEOUT, Bed, read_png  # noqa: E402
 
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 SIZE = (640, 480)
 CLIP_SECONDS = 30
 SEEK_STEP = 5

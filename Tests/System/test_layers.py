@@ -25,7 +25,7 @@ from kiosk_until import run_until, since_first  # noqa: E402
 from run_delay import RunDelaySampler  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 SCREEN = (320, 240)
 CONFIG = """input: {enabled: false}
 playback: {loop: none, gravity: fill}

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 SONAME = "libmosquitto.so.1"
 HTTPD_SONAME = "libmicrohttpd.so.12"
 

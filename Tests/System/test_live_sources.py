@@ -29,7 +29,7 @@ import pytest
 from control_client import ControlClient, wait_until as poll_until
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 SERVER = Path(__file__).resolve().parent / "http_media_server.py"
 AWAY = 17.0   # longer than ReconnectPolicy.standard's 15 s, after which a VOD item is skipped
 

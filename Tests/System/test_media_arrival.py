@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "deploy" / "vm"))
 from bed import Bed  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 STEP_TIMEOUT = 240
 
 CONFIG = """display: {output: drm}

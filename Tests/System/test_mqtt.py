@@ -26,7 +26,7 @@ import pytest
 from control_client import ControlClient, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 CLIP_SECONDS = 4
 START_TIMEOUT = 30
 EVENT_TIMEOUT = 30

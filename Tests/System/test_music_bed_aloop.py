@@ -38,7 +38,7 @@ from bed import Bed  # noqa: E402
 from seam_clips import make_clip  # noqa: E402
 from test_music_bed import CLIPS, DUCK_DB, RATE, judged, make_bed_file, steady  # noqa: E402
 
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 LOOPS = 6
 
 GUEST_COMMAND = r'''

@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import BOOT_TIMEOUT, Bed  # noqa: E402
 
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 VKMS = "vkms enable_overlay=1 enable_writeback=1"
 PAUSES = 2
 MIN_PSNR = 35.0

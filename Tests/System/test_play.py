@@ -54,7 +54,7 @@ from screen_geometry import (Screen, colours_where_different, differing_fraction
                              gravity_layout, layout_mismatches, mean_abs_difference,
                              pattern_features, pattern_filter)
 
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 DRIVERS = ("bochs", "virtio-gpu")
 PREFERRED = (1280, 800)
 PATTERN_SIZE = (360, 240)   # 3:2, between 4:3 and 16:10: letterbox on one mode, pillarbox on the other

@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 from bed import Bed  # noqa: E402
 from vivid_node import FIND_CAPTURE_NODE  # noqa: E402
 
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 BOOT_TIMEOUT = 300
 RUN_TIMEOUT = 900
 

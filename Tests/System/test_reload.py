@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from screen_geometry import rgb_rows  # noqa: E402 (the bed's PNG reader)
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 
 CLIPS = {"a.mp4": 3.0, "b.mp4": 1.0, "c.mp4": 1.0, "d.mp4": 1.0}
 RUN_SECONDS = 16

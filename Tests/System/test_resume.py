@@ -24,7 +24,7 @@ import pytest
 from control_client import ControlClient, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 CLIP_SECONDS = 5
 CLIPS = ("a", "b", "c")
 LOOP_SECONDS = CLIP_SECONDS * len(CLIPS)

@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import Bed  # noqa: E402
 
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 CLIP_FRAMES = 25   # 1 s at 25 fps, played once
 
 GUEST_COMMAND = r'''

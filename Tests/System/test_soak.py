@@ -33,10 +33,10 @@ import pytest
 import hostile_corpus as corpus
 from control_client import ControlClient
 
-# The release build when it is as new as the debug one (bed_kiosk.py): 10,000 item plays are the suite's
+# The release build when it is as new as the debug one (built_kiosk.py): 10,000 item plays are the suite's
 # longest CPU-bound host run, the debug build (-Onone) costs ~2x the CPU for the same behaviour, and
 # the boxes run the release build (#34).
-from bed_kiosk import KIOSK  # noqa: E402
+from built_kiosk import KIOSK  # noqa: E402
 PLAYS = 10_000
 WARM_UP = 2_000
 TIME_LIMIT = 420

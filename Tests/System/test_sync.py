@@ -30,10 +30,10 @@ from pathlib import Path
 import pytest
 import seam_clips
 
-# The release build when it is as new as the debug one (bed_kiosk.py): ten minutes of three kiosks are the suite's
+# The release build when it is as new as the debug one (built_kiosk.py): ten minutes of three kiosks are the suite's
 # longest CPU-bound host run, the debug build (-Onone) costs ~2x the CPU for the same behaviour, and
 # the boxes run the release build (#34).
-from bed_kiosk import KIOSK  # noqa: E402
+from built_kiosk import KIOSK  # noqa: E402
 SECONDS = float(os.environ.get("KIOSK_SYNC_SECONDS", "600"))
 EPOCH_TEXT = "2026-01-01T00:00:00Z"
 EPOCH = 1767225600.0

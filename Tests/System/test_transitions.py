@@ -30,7 +30,7 @@ from screen_geometry import pixel, rgb_rows  # noqa: E402
 from kiosk_until import run_until  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 HERE = Path(__file__).resolve().parent
 REFRESH = 1 / 60
 SCREEN = (160, 90)

@@ -22,7 +22,7 @@ from bed import Bed  # noqa: E402
 from test_media_arrival import GUEST_HELPERS, STEP_TIMEOUT, make_clip, started_titles, wait_for_line  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-from bed_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
 
 CONFIG = """display: {output: drm}
 input: {enabled: false}

@@ -21,7 +21,7 @@ import pytest
 from seam_clips import make_clip
 
 REPO = Path(__file__).resolve().parents[2]
-KIOSK = REPO / ".build" / "debug" / "kiosk"
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 SECONDS = 3
 
 CASES = [
