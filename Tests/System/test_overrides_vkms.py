@@ -124,7 +124,7 @@ def make_clip(path: Path, source: str, seconds: int) -> None:
 @pytest.fixture(scope="module")
 def guest(tmp_path_factory) -> Path:
     if not KIOSK.exists():
-        pytest.fail(f"{KIOSK} missing: run `swift build` first")
+        pytest.fail(f"{KIOSK} missing: run `swift build -c release --product kiosk` (or deploy/test) first")
     work = tmp_path_factory.mktemp("overrides-vkms")
     make_clip(work / "loop.mp4", "testsrc2", 60)
     make_clip(work / "alert.mp4", "smptehdbars", 4)
@@ -158,12 +158,13 @@ def test_armed_overrides_take_the_screen_from_held_flips_on_vkms(guest: Path):
     refresh = 1 / 60
     for n, round_ in enumerate(result["rounds"]):
         # The loop's frames while the override was armed and not asked for: one after the other
-        # (0.1 s of pts apart), or frames counted as dropped between them (a slow guest).
+        # (0.1 s of pts apart), or frames counted as dropped between them (a slow guest), or the
+        # loop back to the clip's start.
         held = [r for r in loop if round_["played_from"] <= r["t"] < round_["asked"]]
         assert len(held) >= 3, f"round {n}: {held}"
         for before, after in zip(held, held[1:]):
             step = after["pts"] - before["pts"]
-            assert abs(step - 1 / FPS) < 0.01 or after["dropped"] > before["dropped"], \
+            assert abs(step - 1 / FPS) < 0.01 or after["dropped"] > before["dropped"] or step < -1, \
                 f"round {n}: a loop frame lost without a drop counted: {before} -> {after}"
     waits = sorted((r["shown"] - r["asked"]) / refresh for r in result["rounds"])
     print(f"vkms (TCG guest): request to the override's flip, in 60 Hz refreshes: {[round(w, 1) for w in waits]}")
