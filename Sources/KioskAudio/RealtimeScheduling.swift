@@ -40,6 +40,17 @@ public enum RealtimeScheduling {
         return .raised(priority: wanted)
     }
 
+    /// The presenter's, while a drawn frame waits for the moment its flip is asked for (#35):
+    /// below the writer's, so a flip never costs the sound an underrun.
+    public static let heldFlipPriority: Int32 = 5
+
+    /// Moves the calling thread back to the normal policy (SCHED_OTHER; its nice value kept).
+    public static func lowerCurrentThread() {
+        var parameters = sched_param()
+        parameters.sched_priority = 0
+        _ = pthread_setschedparam(pthread_self(), Int32(SCHED_OTHER), &parameters)
+    }
+
     /// The calling thread's policy and priority (for tests and `kiosk probe`).
     public static func currentThread() -> (policy: Int32, priority: Int32) {
         var policy: Int32 = 0

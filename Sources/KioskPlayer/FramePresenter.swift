@@ -192,22 +192,27 @@ final class FramePresenter {
 
     /// Asks for `drawn`'s flip and waits for it: its CLOCK_MONOTONIC seconds, or nil if the
     /// display failed.
-    func commit(_ drawn: DrawnFrame) -> Double? {
+    /// `flipAsked` runs as soon as the display has the flip (or refused it), before the
+    /// frame's observers (stats, snapshots): the held flip's real-time moment ends there.
+    func commit(_ drawn: DrawnFrame, flipAsked: () -> Void = {}) -> Double? {
         // Its callers ask `isNewest` first; a buffer drawn over since is never flipped.
         guard isNewest(drawn) else {
+            flipAsked()
             logger.warning("display: a frame drawn before another picture was not put up")
             return nil
         }
+        var shown = drawn.shown
         do {
-            var shown = drawn.shown
             shown.flipTime = try output.present(drawn.back)
-            shown.buffer = drawn.back
-            onScreen = .buffer(drawn.back)
-            return finish(shown)
         } catch {
+            flipAsked()
             noteDisplayError(error)
             return nil
         }
+        flipAsked()
+        shown.buffer = drawn.back
+        onScreen = .buffer(drawn.back)
+        return finish(shown)
     }
 
     /// Whether nothing was drawn or put up since `drawn` (a command carried out while it

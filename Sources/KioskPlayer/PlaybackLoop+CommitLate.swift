@@ -1,3 +1,5 @@
+import Glibc
+import KioskAudio
 import KioskCore
 import KioskMedia
 import Logging
@@ -54,13 +56,18 @@ extension PlaybackLoop {
         // A draw that ran past the moment is asked for at once, as without the wait, and says
         // nothing of the lead: the pacer's estimate of the draw was short, not the lead.
         let waits = MonotonicClock.hostTime() < moment
+        let urgent = waits && raiseForTheHeldFlip()
         if waits {
             mailbox.wait(untilHost: moment)
-            if mailbox.hasPending, MonotonicClock.hostTime() < moment { return }
+            if mailbox.hasPending, MonotonicClock.hostTime() < moment {
+                if urgent { RealtimeScheduling.lowerCurrentThread() }
+                return
+            }
         }
         pendingCommit = nil
+        let committed = screen.commit(pending.drawn) { if urgent { RealtimeScheduling.lowerCurrentThread() } }
         takeOff(pending.frame, of: pending.item)
-        guard let flip = screen.commit(pending.drawn) else { return }
+        guard let flip = committed else { return }
         guard waits else { presented(pending.frame, of: pending.item); return }
         let before = commitLead?.seconds ?? 0
         commitLead?.record(aimedAt: pending.drawn.flip, flippedAt: flip)
@@ -73,6 +80,31 @@ extension PlaybackLoop {
             logger.info("display: a frame whose flip was asked for late missed its vblank (\(lead.misses) so far); asked \(String(format: "%.1f", lead.seconds * 1000)) ms ahead now")
         }
         presented(pending.frame, of: pending.item)
+    }
+
+    /// The presenter at SCHED_FIFO for a held flip's wait and its request to the display, and
+    /// only then (drawing, stats and snapshots stay at the normal policy, beside the decoders). At the normal policy its wake-up came a
+    /// few ms late now and then behind the decoders on a busy box: the flip missed its vblank
+    /// and the lead grew to 3-5 ms, which an override asked for in that time waits behind
+    /// (#35). Refused (not root, no `LimitRTPRIO=`), it waits as before, said once.
+    private func raiseForTheHeldFlip() -> Bool {
+        guard heldFlipsRealtime != false else { return false }
+        // A kiosk started at another policy (chrt, a unit's CPUSchedulingPolicy=) keeps it.
+        guard RealtimeScheduling.currentThread().policy == Int32(SCHED_OTHER) else {
+            heldFlipsRealtime = false
+            logger.debug("display: held flips wait at the policy kiosk was started with")
+            return false
+        }
+        switch RealtimeScheduling.raiseCurrentThread(priority: RealtimeScheduling.heldFlipPriority) {
+        case .raised(let priority):
+            if heldFlipsRealtime == nil { logger.debug("display: held flips wait at real-time priority \(priority) (SCHED_FIFO)") }
+            heldFlipsRealtime = true
+            return true
+        case .refused(let reason):
+            heldFlipsRealtime = false
+            logger.info("display: held flips wait at normal scheduling (real-time refused: \(reason)); on a busy box they may miss their vblank. kiosk.service allows it with LimitRTPRIO=")
+            return false
+        }
     }
 
     /// After commands: the pending frame goes up if it still belongs there (the same item, not

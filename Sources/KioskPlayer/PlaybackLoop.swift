@@ -29,6 +29,8 @@ final class PlaybackLoop {
     var commitLead: CommitLead?
     var pendingCommit: PendingCommit?
     var highestLead = 0.0
+    /// Whether a held flip's wait may run at real-time priority: nil until first tried.
+    var heldFlipsRealtime: Bool?
 
     init(output: VideoOutput, cursor: PlaylistCursor, settings: PlayerSettings, stats: StatsWriter?, audio: AudioPath?,
          mailbox: CommandMailbox, logger: Logger, onEvent: (@Sendable (PlayerEvent) -> Void)?) {

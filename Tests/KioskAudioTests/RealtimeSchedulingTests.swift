@@ -36,4 +36,21 @@ import Testing
         }
         #expect(RealtimeScheduling.currentThread().policy == Int32(SCHED_OTHER), "the test's own thread is untouched")
     }
+
+    /// The presenter's held flips: raised for the wait and the commit, then back to the
+    /// normal policy with its nice value, whether or not the raise was permitted (0: the
+    /// calling thread, for PRIO_PROCESS on Linux).
+    @Test func aThreadRaisedForAMomentGoesBackToTheNormalPolicyWithItsNiceValue() {
+        let (before, during, after) = Self.onNewThread { () -> ((Int32, Int32), Int32, (Int32, Int32)) in
+            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 3)
+            let before = (RealtimeScheduling.currentThread().policy, getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+            _ = RealtimeScheduling.raiseCurrentThread(priority: RealtimeScheduling.heldFlipPriority)
+            let during = RealtimeScheduling.currentThread().policy
+            RealtimeScheduling.lowerCurrentThread()
+            return (before, during, (RealtimeScheduling.currentThread().policy, getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)))
+        }
+        #expect(before == (Int32(SCHED_OTHER), 3))
+        if geteuid() == 0 { #expect(during == Int32(SCHED_FIFO)) }
+        #expect(after.0 == Int32(SCHED_OTHER) && after.1 == 3, "back to SCHED_OTHER at nice 3: \(after)")
+    }
 }
