@@ -11,7 +11,7 @@ thirty items however fast the guest is. TCG emulates the CPU ~10-100x slower tha
 other jobs share it, so the intervals at the seams are reported (the notes quote them), not
 judged: the timing bound (one incoming frame + 2 ms) is test_seams.py's, headless on the host.
 
-Needs the debug kiosk: `swift build` in this worktree first.
+Needs a kiosk build (built_kiosk.py): `swift build` in this worktree first.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ that is not there, then vivid's capture node. Checked:
 
 What it cannot show: a real webcam's or HDMI grabber's formats (MJPEG, H.264 from the device) or
 one unplugged mid-play (vivid's nodes cannot be removed while open; the missing node is the
-unplugged case at open). Needs the debug kiosk: `swift build` in this worktree first.
+unplugged case at open). Needs a kiosk build (built_kiosk.py): `swift build` in this worktree first.
 """
 
 from __future__ import annotations

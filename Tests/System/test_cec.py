@@ -5,7 +5,7 @@ deploy/vm/build-initramfs) with one HDMI input and one HDMI output. Its CEC emul
 their two adapters on one virtual bus: the input's adapter plays the TV (configured with
 `cec-ctl --tv`: logical address 0, physical address 0.0.0.0), the output's is the source kiosk
 drives (physical address 1.0.0.0, no logical address until kiosk claims one). One boot runs,
-from this worktree's debug build:
+from this worktree's kiosk build (built_kiosk.py):
 
 1. `kiosk cec status` before anything: both adapters, and the output one chosen;
 2. `kiosk cec standby` while no TV is on the bus: kiosk claims Playback Device 1, the Standby is
@@ -21,7 +21,7 @@ from this worktree's debug build:
 
 What vivid cannot show: a real TV's reaction (its "TV" is cec-ctl answering Feature Abort).
 
-Needs the debug kiosk: `swift build` in this worktree first.
+Needs a kiosk build (built_kiosk.py): `swift build` in this worktree first.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ sound). Checked: the output's length is the clips' sum and it decodes; the progr
 input is one line, exit 1 and leaves nothing; SIGTERM or SIGINT in the middle of a long compose
 (waited for by the progress line and the temporary file, not by time) leaves neither the output
 nor its temporary file, with exit 128 + the signal. The pixel checks are in
-Tests/kioskCLITests/ComposeCommandTests.swift. Needs the debug kiosk: `swift build` first.
+Tests/kioskCLITests/ComposeCommandTests.swift. Needs a kiosk build: `swift build` first.
 """
 from __future__ import annotations
 

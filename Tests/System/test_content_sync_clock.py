@@ -82,7 +82,7 @@ def make_clip(path: Path, pattern: str):
                     "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path)], check=True)
 
 
-@pytest.mark.skipif(not KIOSK.exists(), reason="needs a debug build (swift build)")
+@pytest.mark.skipif(not KIOSK.exists(), reason="needs a kiosk build (swift build)")
 def test_a_guest_at_2001_plays_its_cache_names_the_clock_and_syncs_once_the_clock_is_set(tmp_path):
     work = tmp_path
     pki = work / "pki"

@@ -14,7 +14,7 @@ through the control socket's `health`:
    clip's frame (PSNR >= 35 dB against `kiosk snapshot`), on the plane.
 The metrics file says the same (`kiosk_display_connected`, `kiosk_display_hotplugs_total`).
 
-Needs the debug kiosk (`swift build`) and the bed's 7.3 kernel with vkms (deploy/setup makes it;
+Needs a kiosk build (`swift build`; built_kiosk.py) and the bed's 7.3 kernel with vkms (deploy/setup makes it;
 without it the test fails with bed-kernel's reason).
 """
 

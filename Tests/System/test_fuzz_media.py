@@ -27,7 +27,7 @@ from control_client import ControlClient  # noqa: E402
 
 KIOSK = fuzz_media.KIOSK
 
-pytestmark = pytest.mark.skipif(not KIOSK.exists(), reason="needs the debug build (swift build)")
+pytestmark = pytest.mark.skipif(not KIOSK.exists(), reason="needs a kiosk build (swift build)")
 
 
 def test_forty_damaged_files_alone_and_in_a_looping_playlist(tmp_path):

@@ -35,7 +35,7 @@ watch`) and its log:
 Every wait is for an event, a log line or a file (deadlines are for hangs); the only sleeps are
 the quiet time the debounce rule asks for before a press, which a slow guest only lengthens.
 
-Needs the debug kiosk (`swift build` in this worktree) and the bed's 7.3 kernel (deploy/vm/bed-kernel).
+Needs a kiosk build (`swift build` in this worktree; built_kiosk.py) and the bed's 7.3 kernel (deploy/vm/bed-kernel).
 """
 
 from __future__ import annotations

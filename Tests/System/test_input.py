@@ -40,7 +40,7 @@ Every wait is for an event (a stats line, a control event, a log line, the drive
 with a generous deadline; a tap and a swipe are each written in one go (input_driver.py), so a
 starved guest cannot stretch them past the gesture time limits.
 
-Needs the debug kiosk: `swift build` in this worktree first.
+Needs a kiosk build (built_kiosk.py): `swift build` in this worktree first.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ their modes, the unit pointing at the installed binary and enabled, the kiosk us
 device groups, an existing kiosk.conf kept (the example beside it), and --uninstall taking
 away exactly what install added.
 
-Needs the debug kiosk (`swift build`): it is installed with --binary instead of a release build.
+Needs a kiosk build (`swift build`; built_kiosk.py): it is installed with --binary.
 """
 import os
 import stat

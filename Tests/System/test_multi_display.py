@@ -10,7 +10,7 @@ a CRTC of its own), one `kiosk run` per layout, in one boot:
    left edge (without the bezel's 40 px it would be 60 levels off).
 
 QMP screendump names the GPU and the head. Every wait is for an event (a file the guest
-writes, stats lines) or a picture, with deadlines meant for a hang. Needs the debug kiosk.
+writes, stats lines) or a picture, with deadlines meant for a hang. Needs a kiosk build.
 """
 
 from __future__ import annotations

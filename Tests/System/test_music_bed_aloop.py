@@ -18,7 +18,7 @@ the window counted as a silent one. Since (RealtimeScheduling, a 2 s bed queue, 
 on while the player waits for frames, and the silence after kiosk stopped no longer judged):
 0 or 1 underrun, no window without the bed between the first and the last.
 
-Needs the debug kiosk: `swift build` in this worktree first.
+Needs a kiosk build (built_kiosk.py): `swift build` in this worktree first.
 """
 
 from __future__ import annotations

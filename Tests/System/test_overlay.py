@@ -15,7 +15,7 @@ The guest makes a synthetic touchscreen (input_driver.py, as test_input.py does)
 - scrubs along the bottom band from 10% to 60% of the width (still paused): the overlay is
   back, its bar at 60% (the finger's position), on the frame the seek found.
 
-Needs the debug kiosk: `swift build` in this worktree first.
+Needs a kiosk build (built_kiosk.py): `swift build` in this worktree first.
 """
 
 from __future__ import annotations

@@ -57,12 +57,10 @@ from pathlib import Path
 sys.path.insert(0, @TESTS@)
 from control_client import ControlClient, wait_until
 from paused_shots import terminate
+from vkms_guest import vkms_card
 
 kiosk, work = @KIOSK@, Path(@WORK@)
-cards = [c for c in sorted(Path("/sys/class/drm").glob("card[0-9]")) if (c / "device").resolve().name == "vkms"]
-if not cards:
-    (work / "no-vkms").write_text(" ".join(os.listdir("/sys/class/drm")))
-    sys.exit(3)
+card = vkms_card(work)
 stats, sock = "/tmp/ov.jsonl", "/tmp/ov.sock"
 
 def flips():
@@ -80,7 +78,7 @@ def loop_flips():
 result = {"rounds": []}
 os.makedirs("/tmp/state", exist_ok=True)
 log = open(work / "kiosk.log", "w")
-proc = subprocess.Popen([kiosk, "run", "--config", str(work / "kiosk.conf"), "--display", "drm:/dev/dri/%s::640x480" % cards[0].name,
+proc = subprocess.Popen([kiosk, "run", "--config", str(work / "kiosk.conf"), "--display", "drm:%s::640x480" % card,
                          "--audio", "none", "--stats-file", stats, "--state-dir", "/tmp/state", "--duration", "1800",
                          "--log-level", "debug"], stdout=log, stderr=subprocess.STDOUT, cwd=str(work))
 try:

@@ -2,7 +2,7 @@
 
 vkms (the bed's second kernel, deploy/vm/bed-kernel) has overlay planes that take YU12 and NV12
 with COLOR_ENCODING and COLOR_RANGE, a writeback connector, vblank events and no plane scaling.
-One guest plays each case with the debug kiosk on vkms's card and, through the control socket,
+One guest plays each case with the release kiosk on vkms's card and, through the control socket,
 pauses it twice, asks `get time` and takes `screenshot`: with a writeback connector that is
 the picture the display composes (the video plane included), read back by the driver. The host
 draws the frame `get time` names with `kiosk snapshot` (kiosk's CPU path, another code path
@@ -15,7 +15,7 @@ BT.601; an 856x480 clip filling 640x480 (cropped at scale 1: the plane's source 
 line, the CPU path); a screen turned 90 degrees with a 360x640 portrait clip (the plane rotates
 where vkms offers it, else the CPU does).
 
-Needs the debug kiosk (`swift build`) and the bed's 7.3 kernel with vkms (deploy/setup makes it;
+Needs a kiosk build (`swift build`; built_kiosk.py) and the bed's 7.3 kernel with vkms (deploy/setup makes it;
 without it the test fails with bed-kernel's reason).
 """
 
@@ -94,14 +94,10 @@ from pathlib import Path
 sys.path.insert(0, @TESTS@)
 from control_client import ControlClient, wait_until
 from paused_shots import keep_run, pause_and_shoot, played_for, terminate
+from vkms_guest import vkms_card
 
 kiosk, work = @KIOSK@, Path(@WORK@)
-# vkms's device is named vkms (a platform or faux device, with no driver link to follow).
-cards = [c for c in sorted(Path("/sys/class/drm").glob("card[0-9]")) if (c / "device").resolve().name == "vkms"]
-if not cards:
-    (work / "no-vkms").write_text(" ".join(os.listdir("/sys/class/drm")))
-    sys.exit(3)
-card = "/dev/dri/" + cards[0].name
+card = vkms_card(work)
 
 def stop(proc, d, stats, result):
     """SIGTERM, its exit status, and the run's stats and result kept in `d`."""

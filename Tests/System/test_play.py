@@ -31,7 +31,7 @@ The host checks every screendump against `kiosk snapshot` of the same case (pixe
 against the gravity rules computed in Python (screen_geometry.py): bars, crop edges and
 corner markers within 2 px.
 
-Needs the debug kiosk: `swift build` in this worktree first.
+Needs a kiosk build (built_kiosk.py): `swift build` in this worktree first.
 """
 
 from __future__ import annotations

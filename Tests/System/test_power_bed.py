@@ -18,7 +18,7 @@ host's writes to the shared directory raise no inotify event in the guest). The 
    buffer, never read back from the CRTC), compared only where dumps before and after it agree
    (the screen stood still); an unwritable path is one error line.
 
-Needs the debug kiosk: `swift build` in this worktree first.
+Needs a kiosk build (built_kiosk.py): `swift build` in this worktree first.
 """
 
 from __future__ import annotations

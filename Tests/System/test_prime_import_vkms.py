@@ -12,7 +12,7 @@ the picture; the handles balance, by kiosk's count and by the kernel's (a releas
 names a buffer); a dma-buf of kiosk's own buffer imported back gets the buffer's own handle and
 its release does not close it. On bochs (no plane takes YUV) the check says why and fails.
 
-Needs the debug kiosk (`swift build`) and the bed's 7.3 kernel with vkms (deploy/setup makes it;
+Needs a kiosk build (`swift build`; built_kiosk.py) and the bed's 7.3 kernel with vkms (deploy/setup makes it;
 without it the test fails with bed-kernel's reason).
 """
 

@@ -15,7 +15,7 @@ work directory:
    PCM that is not there is one line and exit 1.
 
 Every wait is for a file or a log line, with deadlines meant for a hang (TCG is slow, and a debug
-kiosk encodes 720p there at a few frames a second). Needs the debug kiosk: `swift build` first.
+kiosk encodes 720p there at a few frames a second). Needs a kiosk build: `swift build` first.
 """
 
 from __future__ import annotations

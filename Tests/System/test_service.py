@@ -10,7 +10,7 @@
 - Type=notify against a stand-in for systemd's $NOTIFY_SOCKET: READY=1 once a frame is on
   screen, STATUS= lines, WATCHDOG=1 pings, STOPPING=1 and exit 0 on SIGTERM.
 
-Needs the debug kiosk (`swift build`), strace and systemd-analyze (deploy/packages.txt).
+Needs a kiosk build (`swift build`; built_kiosk.py), strace and systemd-analyze (deploy/packages.txt).
 """
 import ctypes
 import json

@@ -13,7 +13,7 @@ It must become DRM master, modeset, present frames, play sound into snd-aloop an
 exit code 0. (test_service.py checks the rest on the host: exposure, the system call filter and
 socket families against a trace, the sd_notify protocol.)
 
-Needs the debug kiosk: `swift build` in this worktree first.
+Needs a kiosk build (built_kiosk.py): `swift build` in this worktree first.
 """
 import json
 import subprocess

@@ -8,7 +8,7 @@ signals (SignalHub.swift); the test waits for that in /proc/PID/status (SigBlk).
 only the dynamic loader runs (~0.3 s for the debug build on a busy machine): no program can
 handle a signal then, and nothing has been opened that would need restoring.
 
-Needs the debug kiosk: `swift build` in this worktree first.
+Needs a kiosk build (built_kiosk.py): `swift build` in this worktree first.
 """
 import os
 import random

@@ -32,7 +32,7 @@ Every wait is for an event (a control event, a stats line, a log line, the drive
 with a deadline meant for a hang, never for a speed: under TCG a frame takes a tenth of a
 second or more, and the clock runs on regardless (frames are dropped, not slowed).
 
-Needs the debug kiosk: `swift build` in this worktree first.
+Needs a kiosk build (built_kiosk.py): `swift build` in this worktree first.
 """
 
 from __future__ import annotations
