@@ -17,13 +17,20 @@ final class HLSLiveLooks {
     /// The playlist of the look a reopen is about to be made on (none when that look failed).
     private var lookBeforeReopen: HLSPlaylist?
 
-    init(url: String) { self.url = url }
+    /// The `BANDWIDTH` of the master's variant FFmpeg plays (its `variant_bitrate`), if known.
+    private let variantBandwidth: Int?
+
+    init(url: String, variantBandwidth: Int? = nil) {
+        self.url = url
+        self.variantBandwidth = variantBandwidth
+    }
 
     /// What the last look found, for the debug log.
     private(set) var lastLookSaid = ""
 
     private func look(_ interrupt: InterruptFlag) -> HLSPlaylistFetch.Answer {
-        let answer = HLSPlaylistFetch.mediaPlaylist(url, interrupt: interrupt, deadlineSeconds: Self.lookDeadlineSeconds)
+        let answer = HLSPlaylistFetch.mediaPlaylist(url, variantBandwidth: variantBandwidth, interrupt: interrupt,
+                                                    deadlineSeconds: Self.lookDeadlineSeconds)
         switch answer {
         case .playlist(let playlist):
             lastPlaylist = playlist
@@ -67,7 +74,7 @@ final class HLSLiveLooks {
         case .playlist(let read): playlist = read
         case .notThere(let variant):
             watch.vanished()
-            // A master's first variant gone says nothing certain of the one FFmpeg plays.
+            // A variant gone that may not be the one FFmpeg plays says nothing certain of it.
             return variant ? .unread : .notThere
         case .failed: return .unread
         }

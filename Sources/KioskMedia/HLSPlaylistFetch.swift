@@ -5,7 +5,8 @@ import KioskCore
 
 /// Reads an HLS playlist's text through FFmpeg's own protocols (http, https, file: the ones
 /// and the options the demuxer uses for the same URL), for `HLSRestartWatch`. A master
-/// playlist is followed to its first variant (a packager's restart renumbers them all).
+/// playlist is followed to the variant FFmpeg plays where its bandwidth tells it, else to its
+/// first (a packager's restart renumbers them all).
 enum HLSPlaylistFetch {
     /// A playlist larger than this is not read (a live one is a few KB).
     static let maximumBytes = 1 << 20
@@ -14,36 +15,55 @@ enum HLSPlaylistFetch {
     enum Answer {
         case playlist(HLSPlaylist)
         /// The server says there is no such playlist (HTTP 404, or no such file): a packager
-        /// restarting on an emptied folder has not written its first one yet. `variant`: the
-        /// master's first variant, not the URL itself (FFmpeg may play another).
+        /// restarting on an emptied folder has not written its first one yet. `variant`: a
+        /// master's variant not known to be the one FFmpeg plays (its first, no bandwidth told).
         case notThere(variant: Bool)
         /// Unreachable, not a playlist, too large, or past the deadline.
         case failed
     }
 
-    /// The media playlist at `url`, `deadlineSeconds` set on `interrupt` for the fetch.
-    static func mediaPlaylist(_ url: String, interrupt: InterruptFlag, deadlineSeconds: Double) -> Answer {
+    /// The media playlist at `url`, `deadlineSeconds` set on `interrupt` for the fetch; of a
+    /// master, the variant whose `BANDWIDTH` is `variantBandwidth` (the one FFmpeg plays), else
+    /// the first.
+    static func mediaPlaylist(_ url: String, variantBandwidth: Int? = nil, interrupt: InterruptFlag,
+                              deadlineSeconds: Double) -> Answer {
         interrupt.setDeadline(afterSeconds: deadlineSeconds)
         defer { interrupt.setDeadline(afterSeconds: nil) }
-        let answer = read(url, interrupt: interrupt)
-        guard case .playlist(let playlist) = answer, let variant = playlist.variants.first else { return answer }
-        guard let variantURL = HLSPlaylist.resolve(variant, against: url) else { return .failed }
-        switch read(variantURL, interrupt: interrupt) {
+        let (answer, location) = read(url, interrupt: interrupt)
+        guard case .playlist(let playlist) = answer, let variant = playlist.variant(bandwidth: variantBandwidth) else { return answer }
+        // Against where the master was found: a redirect (a CDN's edge) moves its base, as it
+        // does for FFmpeg's demuxer.
+        guard let variantURL = HLSPlaylist.resolve(variant, against: location) else { return .failed }
+        let played = variantBandwidth.map { playlist.variantBandwidths.contains($0) } ?? false
+        switch read(variantURL, interrupt: interrupt).answer {
         case .playlist(let media) where media.variants.isEmpty: return .playlist(media)
-        case .notThere: return .notThere(variant: true)
+        case .notThere: return played ? .notThere(variant: false) : .notThere(variant: true)
         default: return .failed
         }
     }
 
-    private static func read(_ url: String, interrupt: InterruptFlag) -> Answer {
+    /// What `url` holds, and where it was found after the redirects followed (http's
+    /// `location` option; `url` itself for other protocols).
+    private static func read(_ url: String, interrupt: InterruptFlag) -> (answer: Answer, location: String) {
         var context: UnsafeMutablePointer<AVIOContext>?
         var callback = interrupt.callback
         var options = NetworkOpenOptions.dictionary(for: url)
         defer { av_dict_free(&options) }
         let opened = avio_open2(&context, url, AVIO_FLAG_READ, &callback, &options)
-        if opened == kiosk_averror_http_not_found() || opened == kiosk_averror(ENOENT) { return .notThere(variant: false) }
-        guard opened >= 0, context != nil else { return .failed }
+        if opened == kiosk_averror_http_not_found() || opened == kiosk_averror(ENOENT) { return (.notThere(variant: false), url) }
+        guard opened >= 0, let open = context else { return (.failed, url) }
         defer { avio_closep(&context) }
+        var location: UnsafeMutablePointer<UInt8>?
+        defer { av_free(location) }
+        var found = url
+        if av_opt_get(UnsafeMutableRawPointer(open), "location", AV_OPT_SEARCH_CHILDREN, &location) >= 0,
+           let location, location.pointee != 0 {
+            found = String(cString: location)
+        }
+        return (contents(of: open, interrupt: interrupt), found)
+    }
+
+    private static func contents(of context: UnsafeMutablePointer<AVIOContext>, interrupt: InterruptFlag) -> Answer {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while bytes.count <= maximumBytes {

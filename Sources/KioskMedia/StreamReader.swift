@@ -67,7 +67,14 @@ public final class StreamReader {
         self.policy = isLive ? .live : policy
         refetchesSegments = LiveSource.refetchesSegments(formatName: demuxer.asset.info.formatName)
         if isLive, demuxer.asset.info.formatName.split(separator: ",").contains("hls") {
-            playlistLooks = HLSLiveLooks(url: demuxer.asset.source)
+            // FFmpeg tags a stream with the bandwidth of the variant it came from: the looks
+            // follow that variant, not the master's first.
+            let played = (demuxer.videoStream ?? demuxer.audioStream).flatMap { index in
+                av_dict_get(asset.stream(at: index).pointee.metadata, "variant_bitrate", nil, 0)?.pointee.value
+            }
+            let bandwidth = played.flatMap { Int(String(cString: $0)) }
+            if let bandwidth { logger.debug("\(NetworkURL.masked(demuxer.asset.source)): looks follow the variant of BANDWIDTH \(bandwidth)") }
+            playlistLooks = HLSLiveLooks(url: demuxer.asset.source, variantBandwidth: bandwidth)
         }
     }
 

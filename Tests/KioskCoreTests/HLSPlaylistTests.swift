@@ -25,6 +25,21 @@ struct HLSPlaylistTests {
         #expect(playlist.variants == ["low/index.m3u8", "/hi/index.m3u8"] && playlist.segments.isEmpty)
     }
 
+    /// FFmpeg tags the streams it plays with their variant's bandwidth: the looks follow that
+    /// variant. `AVERAGE-BANDWIDTH` is another attribute, and a quoted value may hold commas.
+    @Test func theVariantFFmpegPlaysIsFoundByItsBandwidthElseTheFirst() throws {
+        let text = "#EXTM3U\n#EXT-X-STREAM-INF:AVERAGE-BANDWIDTH=700000,BANDWIDTH=800000,CODECS=\"avc1.4d401e,mp4a.40.2\"\nlow.m3u8\n"
+            + "#EXT-X-STREAM-INF:CODECS=\"avc1.640028,BANDWIDTH=1\",BANDWIDTH=3000000\nhi.m3u8\n"
+            + "#EXT-X-STREAM-INF:RESOLUTION=320x180\ntiny.m3u8\n"
+        let playlist = try #require(HLSPlaylist.parse(text))
+        #expect(playlist.variantBandwidths == [800000, 3000000, nil])
+        #expect(playlist.variant(bandwidth: 3000000) == "hi.m3u8")
+        #expect(playlist.variant(bandwidth: 800000) == "low.m3u8")
+        #expect(playlist.variant(bandwidth: 1) == "low.m3u8", "no such variant: the first")
+        #expect(playlist.variant(bandwidth: nil) == "low.m3u8")
+        #expect(HLSPlaylist.parse("#EXTM3U\na.ts\n")?.variant(bandwidth: 1) == nil, "a media playlist has none")
+    }
+
     @Test(arguments: ["", "garbage", "<html>404</html>", "#EXT-X-MEDIA-SEQUENCE:3\nlive3.ts"])
     func anythingElseIsNoPlaylist(text: String) {
         #expect(HLSPlaylist.parse(text) == nil)

@@ -5,8 +5,9 @@ import KioskTestSupport
 @testable import KioskMedia
 import Testing
 
-/// A server on 127.0.0.1 that answers each GET of a path in `files` with 200 and its text, and
-/// any other with `status` and no body, on a thread of its own, until released.
+/// A server on 127.0.0.1 that answers each GET of a path in `files` with 200 and its text, of a
+/// path in `redirects` with 302 to its location, and any other with `status` and no body, on a
+/// thread of its own, until released.
 private final class AnsweringServer: @unchecked Sendable {
     let descriptor: Int32
     let port: Int
@@ -23,7 +24,7 @@ private final class AnsweringServer: @unchecked Sendable {
     }
     private let files: Files
 
-    init(files: [String: String] = [:], status: String = "404 Not Found") throws {
+    init(files: [String: String] = [:], redirects: [String: String] = [:], status: String = "404 Not Found") throws {
         let (listener, port) = try listenOnLoopback()
         descriptor = listener
         self.port = port
@@ -47,7 +48,8 @@ private final class AnsweringServer: @unchecked Sendable {
                 let line = String(decoding: request, as: UTF8.self).split(separator: " ")
                 let path = line.count > 1 ? String(line[1].dropFirst()) : ""
                 let body = files[path]
-                let answer = Array("HTTP/1.1 \(body == nil ? status : "200 OK")\r\nContent-Length: \(body?.utf8.count ?? 0)\r\n"
+                let head = redirects[path].map { "302 Found\r\nLocation: \($0)" } ?? (body == nil ? status : "200 OK")
+                let answer = Array("HTTP/1.1 \(head)\r\nContent-Length: \(body?.utf8.count ?? 0)\r\n"
                     .appending("Connection: close\r\n\r\n\(body ?? "")").utf8)
                 _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(client)
@@ -84,6 +86,39 @@ struct HLSPlaylistFetchTests {
                 }
                 #expect(playlist.mediaSequence == 7 && playlist.segments == ["live7.ts", "live8.ts"], "\(path)")
             }
+        }
+    }
+
+    /// A master behind a redirect (a CDN sends the player to an edge): its variant is resolved
+    /// against where it was found, as FFmpeg's demuxer does, not against the URL asked for
+    /// (there, `low/live.m3u8` is not: read as the variant gone).
+    @Test func aRedirectedMastersVariantIsLookedForWhereTheMasterWasFound() throws {
+        let server = try AnsweringServer(files: ["edge/7/low/live.m3u8": Self.media,
+                                                 "edge/7/master.m3u8": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=500000\nlow/live.m3u8\n"],
+                                         redirects: ["master.m3u8": "/edge/7/master.m3u8"])
+        withExtendedLifetime(server) {
+            guard case .playlist(let playlist) = Self.fetch(server.url("master.m3u8")) else {
+                Issue.record("\(Self.fetch(server.url("master.m3u8")))")
+                return
+            }
+            #expect(playlist.mediaSequence == 7 && playlist.segments == ["live7.ts", "live8.ts"])
+        }
+    }
+
+    /// A master whose first variant is gone while the one FFmpeg plays (told by its bandwidth)
+    /// is there: the looks read the played one, and its own 404 counts as not there.
+    @Test func theVariantFFmpegPlaysIsLookedAtNotTheMastersFirst() throws {
+        let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000\nlow.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=3000000\nhi.m3u8\n"
+        let server = try AnsweringServer(files: ["hi.m3u8": Self.media, "master.m3u8": master])
+        withExtendedLifetime(server) {
+            let look = { (bandwidth: Int?) in
+                HLSPlaylistFetch.mediaPlaylist(server.url("master.m3u8"), variantBandwidth: bandwidth,
+                                               interrupt: InterruptFlag(), deadlineSeconds: 2)
+            }
+            guard case .playlist(let playlist) = look(3000000) else { Issue.record("the played variant: \(look(3000000))"); return }
+            #expect(playlist.mediaSequence == 7)
+            guard case .notThere(variant: true) = look(nil) else { Issue.record("the first, gone: \(look(nil))"); return }
+            guard case .notThere(variant: false) = look(800000) else { Issue.record("the played one, gone: \(look(800000))"); return }
         }
     }
 

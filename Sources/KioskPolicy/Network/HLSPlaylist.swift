@@ -12,6 +12,8 @@ public struct HLSPlaylist: Sendable, Equatable {
     public var hasEnded: Bool
     /// A master playlist's variant URIs (`EXT-X-STREAM-INF`), in order; empty for a media playlist.
     public var variants: [String]
+    /// Each variant's `BANDWIDTH` attribute (nil when absent or unreadable), as `variants`.
+    public var variantBandwidths: [Int?] = []
 
     public init(mediaSequence: Int = 0, segments: [String] = [], targetDuration: Int = 1, hasEnded: Bool = false, variants: [String] = []) {
         self.mediaSequence = mediaSequence
@@ -31,6 +33,7 @@ public struct HLSPlaylist: Sendable, Equatable {
         guard lines.first == "#EXTM3U" else { return nil }
         var playlist = HLSPlaylist()
         var nextIsVariant = false
+        var bandwidth: Int?
         for line in lines.dropFirst() {
             if line.hasPrefix("#") {
                 if let value = tagValue(line, "#EXT-X-MEDIA-SEQUENCE:") {
@@ -41,11 +44,13 @@ public struct HLSPlaylist: Sendable, Equatable {
                     playlist.targetDuration = Int(Swift.max(1, Swift.min(seconds.rounded(.up), 3600)))
                 } else if line == "#EXT-X-ENDLIST" {
                     playlist.hasEnded = true
-                } else if line.hasPrefix("#EXT-X-STREAM-INF:") {
+                } else if let attributes = tagValue(line, "#EXT-X-STREAM-INF:") {
                     nextIsVariant = true
+                    bandwidth = attribute("BANDWIDTH", in: attributes).flatMap { Int($0) }
                 }
             } else if nextIsVariant {
                 playlist.variants.append(line)
+                playlist.variantBandwidths.append(bandwidth)
                 nextIsVariant = false
             } else {
                 playlist.segments.append(line)
@@ -58,6 +63,33 @@ public struct HLSPlaylist: Sendable, Equatable {
     private static func hasScheme(_ reference: String) -> Bool {
         guard let end = reference.range(of: "://"), let first = reference.first, first.isLetter, first.isASCII else { return false }
         return reference[..<end.lowerBound].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+    }
+
+    /// The variant FFmpeg's demuxer plays, told by the `variant_bitrate` it gives the stream:
+    /// the first whose `BANDWIDTH` is `bandwidth`, else the first (FFmpeg's own first choice).
+    public func variant(bandwidth: Int?) -> String? {
+        if let bandwidth, let index = variantBandwidths.firstIndex(of: bandwidth), index < variants.count {
+            return variants[index]
+        }
+        return variants.first
+    }
+
+    /// `name`'s value in an attribute list (`BANDWIDTH=800000,CODECS="avc1.4d401e,mp4a.40.2"`):
+    /// commas inside quotes belong to a value; `AVERAGE-BANDWIDTH` is not `BANDWIDTH`.
+    static func attribute(_ name: String, in list: String) -> String? {
+        var pairs: [Substring] = []
+        var start = list.startIndex
+        var quoted = false
+        for index in list.indices {
+            if list[index] == "\"" { quoted.toggle() }
+            if list[index] == ",", !quoted { pairs.append(list[start..<index]); start = list.index(after: index) }
+        }
+        pairs.append(list[start...])
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "="), pair[..<equals].trimmingSpaces == name else { continue }
+            return String(pair[pair.index(after: equals)...]).trimmingSpaces
+        }
+        return nil
     }
 
     private static func tagValue(_ line: String, _ tag: String) -> String? {
