@@ -17,13 +17,11 @@ final class HLSLiveLooks {
     /// The playlist of the look a reopen is about to be made on (none when that look failed).
     private var lookBeforeReopen: HLSPlaylist?
 
-    /// The `BANDWIDTH` of the master's variant FFmpeg plays (its `variant_bitrate`), if known.
-    private let variantBandwidth: Int?
+    /// The `BANDWIDTH` of the master's variant FFmpeg plays (its `variant_bitrate`), if known;
+    /// set again after each reopen.
+    var variantBandwidth: Int?
 
-    init(url: String, variantBandwidth: Int? = nil) {
-        self.url = url
-        self.variantBandwidth = variantBandwidth
-    }
+    init(url: String) { self.url = url }
 
     /// What the last look found, for the debug log.
     private(set) var lastLookSaid = ""
@@ -74,7 +72,8 @@ final class HLSLiveLooks {
         case .playlist(let read): playlist = read
         case .notThere(let variant):
             watch.vanished()
-            // A variant gone that may not be the one FFmpeg plays says nothing certain of it.
+            // A master's variant gone says nothing certain: FFmpeg's open marks a variant whose
+            // playlist fails as broken and plays another.
             return variant ? .unread : .notThere
         case .failed: return .unread
         }

@@ -16,7 +16,7 @@ enum HLSPlaylistFetch {
         case playlist(HLSPlaylist)
         /// The server says there is no such playlist (HTTP 404, or no such file): a packager
         /// restarting on an emptied folder has not written its first one yet. `variant`: a
-        /// master's variant not known to be the one FFmpeg plays (its first, no bandwidth told).
+        /// master's variant, not the URL itself (FFmpeg's open plays another when one fails).
         case notThere(variant: Bool)
         /// Unreachable, not a playlist, too large, or past the deadline.
         case failed
@@ -34,10 +34,9 @@ enum HLSPlaylistFetch {
         // Against where the master was found: a redirect (a CDN's edge) moves its base, as it
         // does for FFmpeg's demuxer.
         guard let variantURL = HLSPlaylist.resolve(variant, against: location) else { return .failed }
-        let played = variantBandwidth.map { playlist.variantBandwidths.contains($0) } ?? false
         switch read(variantURL, interrupt: interrupt).answer {
         case .playlist(let media) where media.variants.isEmpty: return .playlist(media)
-        case .notThere: return played ? .notThere(variant: false) : .notThere(variant: true)
+        case .notThere: return .notThere(variant: true)
         default: return .failed
         }
     }

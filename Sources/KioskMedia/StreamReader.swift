@@ -67,15 +67,28 @@ public final class StreamReader {
         self.policy = isLive ? .live : policy
         refetchesSegments = LiveSource.refetchesSegments(formatName: demuxer.asset.info.formatName)
         if isLive, demuxer.asset.info.formatName.split(separator: ",").contains("hls") {
-            // FFmpeg tags a stream with the bandwidth of the variant it came from: the looks
-            // follow that variant, not the master's first.
-            let played = (demuxer.videoStream ?? demuxer.audioStream).flatMap { index in
-                av_dict_get(asset.stream(at: index).pointee.metadata, "variant_bitrate", nil, 0)?.pointee.value
-            }
-            let bandwidth = played.flatMap { Int(String(cString: $0)) }
-            if let bandwidth { logger.debug("\(NetworkURL.masked(demuxer.asset.source)): looks follow the variant of BANDWIDTH \(bandwidth)") }
-            playlistLooks = HLSLiveLooks(url: demuxer.asset.source, variantBandwidth: bandwidth)
+            playlistLooks = HLSLiveLooks(url: demuxer.asset.source)
+            followPlayedVariant()
         }
+    }
+
+    /// FFmpeg tags a stream with the `BANDWIDTH` of the variant it came from
+    /// (`variant_bitrate`; 0 for a media playlist or a variant without one): the looks follow
+    /// that variant, not the master's first.
+    private static func playedVariantBandwidth(of demuxer: Demuxer) -> Int? {
+        guard let index = demuxer.videoStream ?? demuxer.audioStream,
+              let value = av_dict_get(demuxer.asset.stream(at: index).pointee.metadata, "variant_bitrate", nil, 0)?.pointee.value,
+              let bandwidth = Int(String(cString: value)), bandwidth > 0 else { return nil }
+        return bandwidth
+    }
+
+    private func followPlayedVariant() {
+        guard let looks = playlistLooks else { return }
+        let bandwidth = Self.playedVariantBandwidth(of: demuxer)
+        if let bandwidth, bandwidth != looks.variantBandwidth {
+            logger.debug("\(name): looks follow the variant of BANDWIDTH \(bandwidth)")
+        }
+        looks.variantBandwidth = bandwidth
     }
 
     /// A live source's reopen gives up after this long (a server that accepts and says nothing)
@@ -190,6 +203,7 @@ public final class StreamReader {
                 let left = policy.giveUpAfter.map { ($0 - (MonotonicClock.hostTime() - current.lostAt)).seconds }
                     ?? Self.liveOpenTimeout
                 demuxer = try reopen(resumeAt: resumeAt, openTimeout: Swift.max(1, left))
+                followPlayedVariant()   // a reopen may land on another variant
                 playlistLooks?.rejoined()
                 if newTimeline, let playlist = playlistLooks?.lastPlaylist {
                     // Its packets are kept (the decoders' timelines take the jump out).

@@ -2,7 +2,7 @@
 
 vkms (the bed's second kernel, deploy/vm/bed-kernel) has overlay planes that take YU12 and NV12
 with COLOR_ENCODING and COLOR_RANGE, a writeback connector, vblank events and no plane scaling.
-One guest plays each case with the release kiosk on vkms's card and, through the control socket,
+One guest plays each case with a kiosk build (built_kiosk.py) on vkms's card and, through the control socket,
 pauses it twice, asks `get time` and takes `screenshot`: with a writeback connector that is
 the picture the display composes (the video plane included), read back by the driver. The host
 draws the frame `get time` names with `kiosk snapshot` (kiosk's CPU path, another code path
