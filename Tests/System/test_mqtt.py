@@ -99,13 +99,21 @@ class Broker:
 
 
 class Subscriber:
-    """mosquitto_sub on a topic filter, writing `topic payload` lines to a file."""
+    """mosquitto_sub on a topic filter, writing `topic payload` lines to a file, returned once the
+    broker has confirmed the subscription (its debug line `received SUBACK`): a message sent
+    before that is not delivered, and a fast kiosk answered a request sent right after the start
+    before mosquitto_sub had subscribed (test_mqtt_discovery's reply, once in CI)."""
 
     def __init__(self, broker: Broker, topic: str, name: str):
         self.out = broker.directory / f"sub-{name}.txt"
         self.file = open(self.out, "w")
-        self.process = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker.port), "-t", topic,
-                                         "-v", "-q", "1"], stdout=self.file, stderr=subprocess.STDOUT)
+        # -d: mosquitto_sub's debug lines ("Client ... received SUBACK") go to the same file;
+        # they begin with "Client", never with a topic, so `messages` passes over them. stdbuf:
+        # line by line (stdio would hold the debug lines back in its buffer).
+        self.process = subprocess.Popen(["stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker.port), "-t", topic,
+                                         "-v", "-q", "1", "-d"], stdout=self.file, stderr=subprocess.STDOUT)
+        if not wait_until(lambda: "received SUBACK" in self.out.read_text(errors="replace"), timeout=START_TIMEOUT):
+            raise RuntimeError(f"mosquitto_sub on {topic} was not subscribed: {self.out.read_text(errors='replace')[-500:]}")
 
     def messages(self, topic):
         found = []
