@@ -57,20 +57,14 @@ from pathlib import Path
 sys.path.insert(0, @TESTS@)
 from control_client import ControlClient, wait_until
 from paused_shots import terminate
-from vkms_guest import vkms_card
+from vkms_guest import stats_records, vkms_card
 
 kiosk, work = @KIOSK@, Path(@WORK@)
 card = vkms_card(work)
 stats, sock = "/tmp/ov.jsonl", "/tmp/ov.sock"
 
 def flips():
-    records = []
-    for line in open(stats) if os.path.exists(stats) else []:
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            pass   # the line being written
-    return records
+    return stats_records(stats)
 
 def loop_flips():
     return [r for r in flips() if r.get("video") and not r.get("insert") and "event" not in r]

@@ -94,7 +94,7 @@ from pathlib import Path
 sys.path.insert(0, @TESTS@)
 from control_client import ControlClient, wait_until
 from paused_shots import keep_run, pause_and_shoot, played_for, terminate
-from vkms_guest import vkms_card
+from vkms_guest import stats_records, vkms_card
 
 kiosk, work = @KIOSK@, Path(@WORK@)
 card = vkms_card(work)
@@ -133,12 +133,7 @@ for case in json.loads((work / "cases.json").read_text()):
 # a second more (however slowly the guest runs: CI's loaded one had not finished the mix after a
 # fixed 7 s). The clip has a second left after the mix; then the playlist (loop: none) is done.
 def past_the_mix(path):
-    records = []
-    for line in open(path) if os.path.exists(path) else []:
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            pass   # the line being written
+    records = stats_records(path)
     mixed = [r for r in records if "mix" in r]
     return bool(mixed) and sum(1 for r in records if r["item"] == 1 and "mix" not in r and r["t"] > mixed[-1]["t"]) >= 1
 
