@@ -17,6 +17,14 @@ public final class VideoDecoder: FrameDecoding {
     /// What the `hardware` choice came to, in one line (nil with `hardware: .off`); logged
     /// once per process through `HardwareDecodeLog`.
     public let hardwareOutcome: String?
+    /// Set when a device was opened but a frame came back in software: FFmpeg's hwaccel starts
+    /// at the first frame, after the open `hardwareOutcome` reported, and refuses a profile or
+    /// size the block lacks (or NVDEC's library is missing) by falling back to software in
+    /// `get_format`. Read it (`takeHardwareRefusal`) after `receive`; said once per change.
+    private var hardwareRefusal: String?
+    /// Whether the latest frame came from the device (nil before the first one).
+    public private(set) var lastFrameOnDevice: Bool?
+    private let hardwareWay: String?
 
     /// `stillScreen`: the screen a JPEG still will be shown on; when given, a large one is
     /// decoded at the smallest `lowres` size that still covers it (`StillDecodeScale`).
@@ -84,9 +92,11 @@ public final class VideoDecoder: FrameDecoding {
             // The zero-copy path (PrimeFramebuffer) is not wired into playback yet: every
             // device frame is copied down, then takes the software frames' path.
             hardwareOutcome = "hardware decoding: \(attempt) for \(codecName)" + (format == nil ? "" : ", frames copied to memory")
+            hardwareWay = format == nil ? nil : "hardware decoding: \(attempt) opened for \(codecName)"
         } else {
             stream = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "", configure: configure)
             hardwareFormat = nil
+            hardwareWay = nil
             hardwareOutcome = failures.isEmpty ? nil
                 : "hardware decoding (hwdec: \(hardware.rawValue)) not available for \(codecName): "
                   + failures.joined(separator: "; ") + "; decoding in software"
@@ -95,6 +105,12 @@ public final class VideoDecoder: FrameDecoding {
         let sar = avStream.pointee.sample_aspect_ratio.num > 0 ? avStream.pointee.sample_aspect_ratio : parameters.pointee.sample_aspect_ratio
         sampleAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : .one
         rotation = Rotation(degrees: Asset.rotationDegrees(of: avStream)) ?? .none
+    }
+
+    /// The line saying the device stopped decoding this stream, once per such change; nil after.
+    public func takeHardwareRefusal() -> String? {
+        defer { hardwareRefusal = nil }
+        return hardwareRefusal
     }
 
     /// Packets the decoder rejected as damaged; playback goes on past them.
@@ -109,9 +125,17 @@ public final class VideoDecoder: FrameDecoding {
         case .needsInput: return .needsInput
         case .finished: return .finished
         }
-        if let hardwareFormat, frame.pointee.format == hardwareFormat.rawValue {
-            guard let copied = HardwareDecoderSetup.download(frame) else { return receive() }   // dropped like a damaged one
-            frame = copied
+        if let hardwareFormat {
+            let onDevice = frame.pointee.format == hardwareFormat.rawValue
+            if !onDevice, lastFrameOnDevice != false, let hardwareWay {
+                hardwareRefusal = "\(hardwareWay), but the device did not decode its frames "
+                    + "(FFmpeg's line before this says why); decoding in software"
+            }
+            lastFrameOnDevice = onDevice
+            if onDevice {
+                guard let copied = HardwareDecoderSetup.download(frame) else { return receive() }   // dropped like a damaged one
+                frame = copied
+            }
         }
         let ticks = stream.ticks(of: frame)
         let pts = stream.mediaTime(ticks: ticks ?? stream.startTicks)

@@ -56,19 +56,51 @@ struct ProbeCommand: ParsableCommand {
     }
 
     /// FFmpeg's view of `media`, each video stream with how it would decode with `hardware`
-    /// (the decoder is opened, as playback opens it, and closed; no frame is decoded).
+    /// (the decoder is opened, as playback opens it). The stream playback would choose also
+    /// decodes its first frame on a device: a hwaccel accepts or refuses a stream only then.
     static func probe(_ media: String, hardware: HardwareDecoding) throws -> MediaInfo {
         let asset = try Asset(source: media)
         var info = asset.info
+        let played = asset.info.bestVideo?.index
         for (index, stream) in info.streams.enumerated() where stream.kind == .video && stream.decodable {
             do {
                 let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, hardware: hardware)
-                info.streams[index].decoding = decoder.hardwareOutcome ?? "\(stream.codecName) in software (hwdec: \(hardware.rawValue))"
+                var said = decoder.hardwareOutcome ?? "\(stream.codecName) in software (hwdec: \(hardware.rawValue))"
+                if stream.index == played, let outcome = decoder.hardwareOutcome, outcome.hasSuffix("frames copied to memory") {
+                    switch firstFrame(of: asset, on: decoder) {
+                    case .onDevice: said = outcome + " (its first frame decoded there)"
+                    case .inSoftware: said = decoder.takeHardwareRefusal() ?? outcome
+                    case .none: said = outcome + " (no frame decoded to confirm it)"
+                    }
+                }
+                info.streams[index].decoding = said
             } catch {
                 info.streams[index].decoding = "cannot decode: \((error as? MediaError)?.reason ?? "\(error)")"
             }
         }
         return info
+    }
+
+    private enum FirstFrame { case onDevice, inSoftware, none }
+
+    /// Where `decoder`'s first frame was decoded; `.none` when no frame came within 300 packets
+    /// (a broken file). The frame itself is dropped.
+    private static func firstFrame(of asset: Asset, on decoder: VideoDecoder) -> FirstFrame {
+        let demuxer = Demuxer(asset: asset, video: true, audio: false)
+        var packets = 0
+        while packets < 300 {
+            let packet: Packet?
+            switch demuxer.read() {
+            case .packet(let read): packet = read
+            case .end: packet = nil
+            }
+            if let packet, packet.streamIndex != demuxer.videoStream { continue }
+            packets += 1
+            _ = decoder.send(packet)
+            if case .frame = decoder.receive() { return decoder.lastFrameOnDevice == true ? .onDevice : .inSoftware }
+            if packet == nil { break }
+        }
+        return .none
     }
 
     /// The machine's outputs, for choosing `--display` and kiosk.conf's display section.
