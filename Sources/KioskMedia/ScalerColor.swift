@@ -20,13 +20,24 @@ struct ScalerColor: Equatable {
         case AVCOL_SPC_SMPTE240M: matrix = SWS_CS_SMPTE240M
         case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: matrix = SWS_CS_BT2020
         default:
-            matrix = frame.pointee.height >= 720 || frame.pointee.width >= 1280 ? SWS_CS_ITU709 : SWS_CS_ITU601
+            matrix = Self.untaggedIsBT709(frame) ? SWS_CS_ITU709 : SWS_CS_ITU601
         }
         let format = AVPixelFormat(frame.pointee.format)
         // The deprecated yuvj formats are full range whatever the tag says.
         fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG
             || [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P,
                 AV_PIX_FMT_YUVJ411P].contains(format)
+    }
+
+    /// The convention for an untagged frame, by the size it was decoded at.
+    static func untaggedIsBT709(_ frame: UnsafePointer<AVFrame>) -> Bool {
+        frame.pointee.height >= 720 || frame.pointee.width >= 1280
+    }
+
+    /// Whether `init(frame:)` guesses `frame`'s matrix rather than reading its tag.
+    static func isUntagged(_ frame: UnsafePointer<AVFrame>) -> Bool {
+        ![AVCOL_SPC_BT709, AVCOL_SPC_FCC, AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M, AVCOL_SPC_SMPTE240M,
+          AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL].contains(frame.pointee.colorspace)
     }
 
     /// Sets the source matrix and range of a YUV -> RGB `context`. Setting them makes swscale

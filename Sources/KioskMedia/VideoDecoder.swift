@@ -25,6 +25,10 @@ public final class VideoDecoder: FrameDecoding {
     /// Whether the latest frame came from the device (nil before the first one).
     public private(set) var lastFrameOnDevice: Bool?
     private let hardwareWay: String?
+    /// The screens a video frame is drawn on (`DecodeShrink`): a frame larger than they need
+    /// is scaled down here, before it is queued. Empty: frames are queued as decoded.
+    public var shrinkCovering: [PixelSize] = []
+    private lazy var shrinker = FrameShrinker()
 
     /// `stillScreen`: the screen a JPEG still will be shown on; when given, a large one is
     /// decoded at the smallest `lowres` size that still covers it (`StillDecodeScale`).
@@ -143,6 +147,15 @@ public final class VideoDecoder: FrameDecoding {
         let frameAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : sampleAspect
         // A still's turn is its own frame's (its EXIF), its mirror already applied to the pixels.
         let turn = still?.uprightTurn(for: frame) ?? rotation
+        if still == nil, !shrinkCovering.isEmpty,
+           let target = DecodeShrink.size(of: PixelSize(width: Int(frame.pointee.width), height: Int(frame.pointee.height)),
+                                          sampleAspect: frameAspect, quarterTurned: turn.swapsAxes, covering: shrinkCovering),
+           let smaller = shrinker.shrink(frame, to: target) {
+            // The scaled frame keeps the decoded one's properties (pts, SAR, colour).
+            var decoded: UnsafeMutablePointer<AVFrame>? = frame
+            av_frame_free(&decoded)
+            frame = smaller
+        }
         return .frame(DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn,
                                    hadNoTimestamp: ticks == nil))
     }

@@ -22,6 +22,8 @@ extension ActiveItem {
         plan.simulatedPrimeDecoder = settings.playback.simulatedPrimeDecoder
         if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }
         plan.stillScreen = screen
+        // The simulated PRIME decoder stands for a device's full-size frames: left as decoded.
+        if !plan.simulatedPrimeDecoder { plan.videoScreens = [viewer ?? screen].compactMap { $0 } }
         if case .card(let card) = entry.media { plan.card = card; plan.cardScreen = viewer ?? screen }
         plan.font = settings.overlay?.font ?? .auto
         plan.audioFormat = entry.isStillImage ? nil : audioFormat

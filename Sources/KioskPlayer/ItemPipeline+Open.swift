@@ -93,6 +93,7 @@ extension ItemPipeline {
         let decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: threads,
                                        stillScreen: plan.stillScreen, hardware: plan.stillDuration == nil ? plan.hwdec : .off)
         if let line = decoder.hardwareOutcome.flatMap(HardwareDecodeLog.once) { logger.notice("\(plan.source): \(line)") }
+        decoder.shrinkCovering = plan.videoScreens
         lock.withLock { openedInfo = asset.info }
         try startAudio(asset: asset, demuxer: demuxer)
         return (demuxer, decoder)

@@ -26,6 +26,9 @@ struct ItemPlan: Sendable {
     /// The screen a large JPEG still (or cover picture) is decoded for, at a `lowres` size
     /// still covering it; videos ignore it.
     var stillScreen: PixelSize?
+    /// The screens a video's frames are drawn on: a frame larger than they need is scaled
+    /// down on the decode thread (`DecodeShrink`); empty: queued as decoded.
+    var videoScreens: [PixelSize] = []
     var decoderThreads = DecoderThreads.auto
     /// Bytes of decoded frames queued ahead of the presenter (`playback.frame_memory`).
     var frameMemory = PlaybackConfig.defaultFrameMemory

@@ -153,7 +153,7 @@ def test_pictures_decoded_on_the_gpu_match_software_within_2_levels(clips, key, 
 
 def play_loop(clips, hwdec: str, directory: Path) -> dict:
     """The two 4K items, 3 passes, timed on a 1080p headless screen: frames shown, dropped, the
-    longest interval between two flips, peak RSS."""
+    longest interval between two flips, peak RSS, CPU seconds."""
     directory.mkdir(parents=True, exist_ok=True)
     stats = directory / "stats.jsonl"
     items = [str(clips["a4k"]), str(clips["b4k"])] * 3
@@ -176,7 +176,8 @@ def play_loop(clips, hwdec: str, directory: Path) -> dict:
     return {"hwdec": hwdec, "shown": shown, "dropped": records[-1]["dropped"] if records else None,
             "longest_interval_ms": gaps[0][0] if gaps else None, "longest_intervals": gaps[:8],
             "seam_intervals_ms": [gap for gap, _, pts in sorted(gaps, key=lambda g: (g[1], g[2])) if pts == 0.0],
-            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "said": said}
+            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+            "said": said}
 
 
 def test_the_4k_hevc_10_bit_loop_plays_every_frame_on_the_gpu(clips, tmp_path):
