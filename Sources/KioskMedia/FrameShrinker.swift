@@ -55,6 +55,12 @@ final class FrameShrinker {
         return target
     }
 
+    /// The largest factor worth a shrink for frames of `format` (`DecodeShrink`): a source the
+    /// presenter scales in its SIMD two-step path needs half each side to gain.
+    static func largestFactor(for format: AVPixelFormat) -> Double {
+        Scaler.isTwoStepSource(format) ? DecodeShrink.largestFactor : DecodeShrink.largestFactorConverting
+    }
+
     /// 8-bit 4:2:0 for a YUV source with subsampled chroma and no alpha (JPEG-range `yuvj`
     /// formats keep theirs: their range is in the format); the source's own format for
     /// anything else swscale can write; nil when it cannot.

@@ -111,6 +111,9 @@ public final class Scaler {
     private static let twoStepSources: Set<Int32> = [AV_PIX_FMT_YUV420P.rawValue, AV_PIX_FMT_NV12.rawValue,
                                                      AV_PIX_FMT_YUV422P.rawValue].reduce(into: []) { $0.insert(Int32($1)) }
 
+    /// Whether frames of `format` take the two-step SIMD path (at sizes it was measured for).
+    static func isTwoStepSource(_ format: AVPixelFormat) -> Bool { twoStepSources.contains(Int32(format.rawValue)) }
+
     private func plan(for frame: DecodedFrame, layout: GravityLayout) throws -> Plan {
         // swscale writes the picture upright; a rotated layout is scaled to the pre-rotation size.
         let destination = layout.destination

@@ -149,7 +149,8 @@ public final class VideoDecoder: FrameDecoding {
         let turn = still?.uprightTurn(for: frame) ?? rotation
         if still == nil, !shrinkCovering.isEmpty,
            let target = DecodeShrink.size(of: PixelSize(width: Int(frame.pointee.width), height: Int(frame.pointee.height)),
-                                          sampleAspect: frameAspect, quarterTurned: turn.swapsAxes, covering: shrinkCovering),
+                                          sampleAspect: frameAspect, quarterTurned: turn.swapsAxes, covering: shrinkCovering,
+                                          largestFactor: FrameShrinker.largestFactor(for: AVPixelFormat(frame.pointee.format))),
            let smaller = shrinker.shrink(frame, to: target) {
             // The scaled frame keeps the decoded one's properties (pts, SAR, colour).
             var decoded: UnsafeMutablePointer<AVFrame>? = frame

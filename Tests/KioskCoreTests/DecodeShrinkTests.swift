@@ -13,9 +13,9 @@ import Testing
         // Fill on 1280x800 scales 3840x2160 by 800/2160: the height decides (1422.2 across, up to even).
         #expect(DecodeShrink.size(of: PixelSize(width: 3840, height: 2160), quarterTurned: false,
                                   covering: [PixelSize(width: 1280, height: 800)]) == PixelSize(width: 1424, height: 800))
-        // A cinema-wide picture: the width decides.
-        #expect(DecodeShrink.size(of: PixelSize(width: 4096, height: 1716), quarterTurned: false, covering: [fullHD])
-                == PixelSize(width: 2578, height: 1080))
+        // A cinema-wide picture: the width decides (0.63 each side: a converting shrink only).
+        #expect(DecodeShrink.size(of: PixelSize(width: 4096, height: 1716), quarterTurned: false, covering: [fullHD],
+                                  largestFactor: DecodeShrink.largestFactorConverting) == PixelSize(width: 2578, height: 1080))
     }
 
     @Test func aPictureTurnedByItsTagIsMeasuredAsSeen() {
@@ -38,9 +38,17 @@ import Testing
 
     @Test func onlyARealSavingIsWorthASecondScale() {
         #expect(DecodeShrink.size(of: fullHD, quarterTurned: false, covering: [fullHD]) == nil)
-        #expect(DecodeShrink.size(of: PixelSize(width: 2200, height: 1238), quarterTurned: false, covering: [fullHD]) == nil)
-        #expect(DecodeShrink.size(of: PixelSize(width: 2400, height: 1350), quarterTurned: false, covering: [fullHD]) == fullHD)
         #expect(DecodeShrink.size(of: PixelSize(width: 640, height: 360), quarterTurned: false, covering: [fullHD]) == nil)
+        // A source the presenter scales with SIMD: from half each side. 1080p on a 1280x800
+        // panel (fill keeps 0.74) stays one scale, as before.
+        #expect(DecodeShrink.size(of: fullHD, quarterTurned: false, covering: [PixelSize(width: 1280, height: 800)]) == nil)
+        #expect(DecodeShrink.size(of: PixelSize(width: 3800, height: 2138), quarterTurned: false, covering: [fullHD]) == nil)
+        // A source it would scale in C (10-bit): from 0.8, the shrink also converts it.
+        let converting = DecodeShrink.largestFactorConverting
+        #expect(DecodeShrink.size(of: PixelSize(width: 2200, height: 1238), quarterTurned: false, covering: [fullHD],
+                                  largestFactor: converting) == nil)
+        #expect(DecodeShrink.size(of: PixelSize(width: 2400, height: 1350), quarterTurned: false, covering: [fullHD],
+                                  largestFactor: converting) == fullHD)
     }
 
     @Test func theLargestScreenDecidesAndOddSidesRoundUpToEven() {

@@ -89,6 +89,17 @@ import Testing
         #expect(abs(eight - ten) < 1.5, "8-bit mean \(eight), 10-bit mean / 4 \(ten)")
     }
 
+    @Test func anEightBitFrameShrinksFromHalfATenBitOneFromFourFifths() throws {
+        // 720p (4:3 pixels) on 720x405: fill keeps 0.75 of each side. The 8-bit frame goes to
+        // the presenter's SIMD path as it is; the 10-bit one is shrunk and made 8-bit.
+        let screen = PixelSize(width: 720, height: 405)
+        let eight = try Self.decode(try Self.clip("shrink-720p.mp4", pixelFormat: "yuv420p"), covering: [screen])
+        let ten = try Self.decode(try Self.clip("shrink-720p-10bit-pc.mp4", pixelFormat: "yuv420p10le",
+                                                extra: ["-color_range", "pc"]), covering: [screen])
+        #expect(eight.allSatisfy { $0.size == PixelSize(width: 1280, height: 720) && $0.pixelFormatName == "yuv420p" })
+        #expect(ten.allSatisfy { $0.size == PixelSize(width: 960, height: 540) && $0.pixelFormatName == "yuv420p" })
+    }
+
     @Test func aFrameNoLargerThanItsScreenIsQueuedAsDecoded() throws {
         let path = try Self.clip("shrink-720p.mp4", pixelFormat: "yuv420p")
         let frames = try Self.decode(path, covering: [PixelSize(width: 1280, height: 720)])

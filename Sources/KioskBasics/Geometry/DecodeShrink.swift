@@ -5,18 +5,23 @@
 /// and stretch need no more), so the picture on screen never comes from fewer pixels than it
 /// has: a gravity changed while frames are queued, or a `playback.region`, is still sharp.
 public enum DecodeShrink {
-    /// A second scale costs the decode thread a pass over the frame: only worth it when each
-    /// side shrinks to at most this (0.8: at most 64% of the pixels are kept).
-    public static let largestFactor = 0.8
+    /// A second scale costs a pass over the frame, so for a source the presenter scales in its
+    /// SIMD path (8-bit 4:2:0, 4:2:2, NV12) it is worth it only from half each side (4K for
+    /// 1080p); 1080p on a 1280x800 panel is left to the presenter, one scale as before.
+    public static let largestFactor = 0.5
+    /// For other sources (10-bit, 4:4:4) the presenter's one-step path is C code (4K 10-bit to
+    /// 1080p: ~20 ms a frame), and the shrink also converts to 8-bit 4:2:0: worth it from 0.8
+    /// (at most 64% of the pixels kept).
+    public static let largestFactorConverting = 0.8
 
     /// The size to scale a `picture` to (both sides even, for 4:2:0 chroma), or nil to queue it
-    /// as decoded. `sampleAspect`: its pixels' shape (unknown counts as square); `quarterTurned`:
+    /// as decoded (each side would keep more than `largestFactor`). `sampleAspect`: its pixels' shape (unknown counts as square); `quarterTurned`:
     /// its own rotation tag turns it a quarter; `screens`: the sizes it is drawn on, as its
     /// viewer sees them (a display rotation already applied: the presenter turns the picture by
     /// its tag plus the display's rotation into the buffer, the same as by its tag alone into
     /// the viewer's size).
     public static func size(of picture: PixelSize, sampleAspect: Rational = .one, quarterTurned: Bool,
-                            covering screens: [PixelSize]) -> PixelSize? {
+                            covering screens: [PixelSize], largestFactor: Double = largestFactor) -> PixelSize? {
         guard !picture.isEmpty else { return nil }
         let sar = sampleAspect.isKnownAndPositive ? sampleAspect.doubleValue : 1
         // The picture as seen: stored width times the pixel aspect, turned by its tag.
