@@ -28,7 +28,8 @@ public final class VideoDecoder: FrameDecoding {
     /// The screens a video frame is drawn on (`DecodeShrink`): a frame larger than they need
     /// is scaled down here, before it is queued. Empty: frames are queued as decoded.
     public var shrinkCovering: [PixelSize] = []
-    private lazy var shrinker = FrameShrinker()
+    private lazy var shrinker = FrameShrinker(threads: threads)
+    private let threads: Int
 
     /// `stillScreen`: the screen a JPEG still will be shown on; when given, a large one is
     /// decoded at the smallest `lowres` size that still covers it (`StillDecodeScale`).
@@ -36,6 +37,7 @@ public final class VideoDecoder: FrameDecoding {
     /// the next, the last to software.
     public init(asset: Asset, streamIndex: Int, threads: Int = 0, stillScreen: PixelSize? = nil,
                 hardware: HardwareDecoding = .off) throws {
+        self.threads = threads
         let avStream = asset.stream(at: streamIndex)
         let parameters = avStream.pointee.codecpar!
         let codecName = StreamDecoder.codecName(of: parameters)
@@ -133,7 +135,7 @@ public final class VideoDecoder: FrameDecoding {
             let onDevice = frame.pointee.format == hardwareFormat.rawValue
             if !onDevice, lastFrameOnDevice != false, let hardwareWay {
                 hardwareRefusal = "\(hardwareWay), but the device did not decode its frames "
-                    + "(FFmpeg's line before this says why); decoding in software"
+                    + "(FFmpeg's reason at --log-level debug); decoding in software"
             }
             lastFrameOnDevice = onDevice
             if onDevice {
@@ -144,18 +146,20 @@ public final class VideoDecoder: FrameDecoding {
         let ticks = stream.ticks(of: frame)
         let pts = stream.mediaTime(ticks: ticks ?? stream.startTicks)
         let sar = frame.pointee.sample_aspect_ratio
-        let frameAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : sampleAspect
+        var frameAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : sampleAspect
         // A still's turn is its own frame's (its EXIF), its mirror already applied to the pixels.
         let turn = still?.uprightTurn(for: frame) ?? rotation
         if still == nil, !shrinkCovering.isEmpty,
            let target = DecodeShrink.size(of: PixelSize(width: Int(frame.pointee.width), height: Int(frame.pointee.height)),
                                           sampleAspect: frameAspect, quarterTurned: turn.swapsAxes, covering: shrinkCovering,
                                           largestFactor: FrameShrinker.largestFactor(for: AVPixelFormat(frame.pointee.format))),
-           let smaller = shrinker.shrink(frame, to: target) {
-            // The scaled frame keeps the decoded one's properties (pts, SAR, colour).
+           let smaller = shrinker.shrink(frame, to: target, sampleAspect: frameAspect) {
+            // The scaled frame keeps the decoded one's properties (pts, colour); its SAR is set.
             var decoded: UnsafeMutablePointer<AVFrame>? = frame
             av_frame_free(&decoded)
             frame = smaller
+            let corrected = frame.pointee.sample_aspect_ratio
+            frameAspect = Rational(Int64(corrected.num), Int64(corrected.den))
         }
         return .frame(DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn,
                                    hadNoTimestamp: ticks == nil))

@@ -9,8 +9,8 @@ import Testing
 /// size, as 8-bit 4:2:0 whatever the source's depth, with their timestamps, pixel aspect and
 /// range kept, and the picture on screen is the one the full-size frame would have made.
 @Suite struct FrameShrinkTests {
-    static func clip(_ name: String, pixelFormat: String, extra: [String] = []) throws -> String {
-        try MediaFixtures.clip(name, ["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25:duration=0.4",
+    static func clip(_ name: String, pixelFormat: String, extra: [String] = [], source: String = "testsrc2") throws -> String {
+        try MediaFixtures.clip(name, ["-f", "lavfi", "-i", "\(source)=size=1280x720:rate=25:duration=0.4",
                                       "-vf", "setsar=4/3", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", pixelFormat] + extra)
     }
 
@@ -66,7 +66,9 @@ import Testing
     }
 
     @Test func aTenBitFullRangeFrameBecomesEightBitWithItsRangeKept() throws {
-        let path = try Self.clip("shrink-720p-10bit-pc.mp4", pixelFormat: "yuv420p10le", extra: ["-color_range", "pc"])
+        // SMPTE bars: wide flat black and white patches, which survive the downscale.
+        let path = try Self.clip("shrink-720p-10bit-pc-bars.mp4", pixelFormat: "yuv420p10le", extra: ["-color_range", "pc"],
+                                 source: "smptehdbars")
         let small = try Self.decode(path, covering: [PixelSize(width: 320, height: 180)])
         let full = try Self.decode(path, covering: [])
         let frame = try #require(small.first), source = try #require(full.first)
@@ -87,6 +89,63 @@ import Testing
         }
         let eight = meanLuma(frame, bytes: 1), ten = meanLuma(source, bytes: 2) / 4
         #expect(abs(eight - ten) < 1.5, "8-bit mean \(eight), 10-bit mean / 4 \(ten)")
+        // And its ends: black and white stay where the 10-bit ones are (a squeeze to 16-235
+        // would move them by 16 and 20).
+        let (low8, high8) = lumaRange(frame, bytes: 1), (low10, high10) = lumaRange(source, bytes: 2)
+        #expect(abs(Double(low8) - Double(low10) / 4) < 4 && abs(Double(high8) - Double(high10) / 4) < 4,
+                "8-bit \(low8)-\(high8), 10-bit \(low10)-\(high10)")
+    }
+
+    /// The darkest and brightest luma of `frame`'s middle row band (8 or 16 bits a sample).
+    func lumaRange(_ f: DecodedFrame, bytes: Int) -> (Int, Int) {
+        let avFrame = f.frame.pointee
+        var low = Int.max, high = Int.min
+        for y in 0..<Int(avFrame.height) {
+            let row = avFrame.data.0! + y * Int(avFrame.linesize.0)
+            for x in 0..<Int(avFrame.width) {
+                let value = bytes == 2 ? Int(UnsafeRawPointer(row + 2 * x).loadUnaligned(as: UInt16.self)) : Int(row[x])
+                low = min(low, value)
+                high = max(high, value)
+            }
+        }
+        return (low, high)
+    }
+
+    /// The formats hardware decoders hand down (no file decodes to them here, so the first
+    /// frame is converted): NV12 stays NV12 (a video plane that takes it keeps taking it), P010
+    /// becomes NV12.
+    @Test(arguments: [AV_PIX_FMT_NV12, AV_PIX_FMT_P010LE])
+    func semiPlanarFramesShrinkToNV12(format: AVPixelFormat) throws {
+        let decoded = try #require(try Self.decode(try Self.clip("shrink-720p.mp4", pixelFormat: "yuv420p"), covering: []).first)
+        var converted = av_frame_alloc()
+        defer { av_frame_free(&converted) }
+        let frame = try #require(converted)
+        frame.pointee.width = 1280
+        frame.pointee.height = 720
+        frame.pointee.format = format.rawValue
+        #expect(av_frame_get_buffer(frame, 0) >= 0)
+        let converter = sws_getContext(1280, 720, AV_PIX_FMT_YUV420P, 1280, 720, format, SWS_POINT, nil, nil, nil)
+        defer { sws_freeContext(converter) }
+        #expect(sws_scale_frame(converter, frame, decoded.frame) >= 0)
+        var shrunk = FrameShrinker(threads: 1).shrink(frame, to: PixelSize(width: 480, height: 270), sampleAspect: .one)
+        defer { av_frame_free(&shrunk) }
+        let result = try #require(shrunk)
+        #expect(result.pointee.width == 480 && result.pointee.height == 270)
+        #expect(result.pointee.format == AV_PIX_FMT_NV12.rawValue)
+    }
+
+    @Test func sidesRoundedToEvenKeepThePicturesShapeThroughItsPixelAspect() throws {
+        // 1280x720 with 4:3 pixels for 342x192: fill keeps 0.356 of each side, 455.1 x 256,
+        // rounded up to 456 x 256. The pixel aspect takes back the 0.2% wider shape, so the
+        // layout is the full frame's.
+        let path = try Self.clip("shrink-720p.mp4", pixelFormat: "yuv420p")
+        let screen = PixelSize(width: 342, height: 192)
+        let full = try #require(try Self.decode(path, covering: []).first)
+        let small = try #require(try Self.decode(path, covering: [screen]).first)
+        #expect(small.size == PixelSize(width: 456, height: 256))
+        let shape = { (f: DecodedFrame) in Double(f.size.width) * f.sampleAspect.doubleValue / Double(f.size.height) }
+        #expect(abs(shape(small) - shape(full)) < 1e-9, "\(small.size) \(small.sampleAspect) against \(full.size) \(full.sampleAspect)")
+        #expect(Scaler.layout(for: small, on: screen, gravity: .fit).destination == Scaler.layout(for: full, on: screen, gravity: .fit).destination)
     }
 
     @Test func anEightBitFrameShrinksFromHalfATenBitOneFromFourFifths() throws {

@@ -10,8 +10,8 @@ public enum DecodeShrink {
     /// 1080p); 1080p on a 1280x800 panel is left to the presenter, one scale as before.
     public static let largestFactor = 0.5
     /// For other sources (10-bit, 4:4:4) the presenter's one-step path is C code (4K 10-bit to
-    /// 1080p: ~20 ms a frame), and the shrink also converts to 8-bit 4:2:0: worth it from 0.8
-    /// (at most 64% of the pixels kept).
+    /// 1080p: ~20 ms a frame), and the shrink makes a 10-bit 4:2:x source 8-bit 4:2:0 on the
+    /// way: worth it from 0.8 (at most 64% of the pixels kept).
     public static let largestFactorConverting = 0.8
 
     /// The size to scale a `picture` to (both sides even, for 4:2:0 chroma), or nil to queue it
