@@ -19,15 +19,7 @@ import Testing
         let demuxer = Demuxer(asset: asset, audio: false)
         let decoder = try VideoDecoder(asset: asset, streamIndex: try #require(demuxer.videoStream))
         decoder.shrinkCovering = screens
-        var frames: [DecodedFrame] = []
-        func drain() { while case .frame(let frame) = decoder.receive() { frames.append(frame) } }
-        while case .packet(let packet) = demuxer.read() {
-            while !decoder.send(packet) { drain() }
-            drain()
-        }
-        _ = decoder.send(nil as Packet?)
-        drain()
-        return frames
+        return decoder.decodeEveryFrame(from: demuxer)
     }
 
     /// `frame` drawn fitted on `screen` (the presenter's path), as bytes.

@@ -20,15 +20,7 @@ import Testing
         let asset = try Asset(source: path)
         let demuxer = Demuxer(asset: asset, audio: false)
         let decoder = try VideoDecoder(asset: asset, streamIndex: try #require(demuxer.videoStream), hardware: hardware)
-        var frames: [DecodedFrame] = []
-        func drain() { while case .frame(let frame) = decoder.receive() { frames.append(frame) } }
-        while case .packet(let packet) = demuxer.read() {
-            while !decoder.send(packet) { drain() }
-            drain()
-        }
-        _ = decoder.send(nil as Packet?)
-        drain()
-        return (frames, decoder.hardwareOutcome)
+        return (decoder.decodeEveryFrame(from: demuxer), decoder.hardwareOutcome)
     }
 
     @Test func aHardwareWayTheCodecLacksFallsBackToSoftwareWithItsReason() throws {
