@@ -72,4 +72,17 @@ import Testing
         #expect(small.frames.count == 2, "the decoder has more, but they wait")
         #expect(small.frames.bytes == 2 * 1920 * 1080 * 3 / 2)
     }
+
+    /// A video for a screen a quarter its size each side is queued at the screen's size
+    /// (`ItemPlan.videoScreens`, `DecodeShrink`): four 480x270 frames, not four 1080p ones.
+    @Test func framesLargerThanTheScreenAreQueuedAtItsSize() throws {
+        let clip = try MediaFixtures.clip("frame-memory-1080p.mp4", ["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=25:duration=2",
+                                                                     "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"])
+        var plan = ItemPlan(source: clip)
+        plan.videoScreens = [PixelSize(width: 480, height: 270)]
+        let pipeline = ItemPipeline(plan: plan, logger: CapturedLog().logger)
+        defer { pipeline.close() }
+        #expect(waitUntil(60) { pipeline.frames.count == 4 })
+        #expect(pipeline.frames.bytes == 4 * 480 * 270 * 3 / 2)
+    }
 }
