@@ -29,9 +29,22 @@ final class SeamTransitions {
 
     /// What a flip at `host` shows.
     func look(atHost host: MediaTime) -> TransitionLook {
-        guard let position = position(host) else { return .plain }
+        guard let position = reached(host) else { return .plain }
         return schedule.look(at: position)
     }
+
+    /// The item's position at `host`; while its entry plays, never behind the furthest one a
+    /// look was asked for: an item's clock restarts at the frame it waited for after a stall,
+    /// and the entry's looks must not go back (a slow box that ran dry in a crossfade would mix
+    /// backwards). An exit fade follows the clock as it is (a seek back leaves the fade).
+    private func reached(_ host: MediaTime) -> MediaTime? {
+        guard let position = position(host) else { return nil }
+        guard schedule.entry != nil else { return position }
+        let reached = Swift.max(position, furthest ?? position)
+        furthest = reached
+        return reached
+    }
+    private var furthest: MediaTime?
 
     /// Whether a flip at `host` is drawn by the transition's path: a look shows, or the plain
     /// picture is still to go up after one.
@@ -42,9 +55,10 @@ final class SeamTransitions {
     /// Whether the screen should flip at every refresh around `host`: the look changes from
     /// the one last shown (not while paused: the clock stands, the look with it).
     func isMoving(atHost host: MediaTime) -> Bool {
-        guard let position = position(host) else { return showingLook }
+        guard let now = position(host) else { return showingLook }
+        let position = schedule.entry == nil ? now : Swift.max(now, furthest ?? now)
         guard showingLook || schedule.isMoving(at: position) else { return false }
-        let soon = self.position(host + MediaTime(value: 1, timescale: 20)) ?? position
+        let soon = Swift.max(self.position(host + MediaTime(value: 1, timescale: 20)) ?? position, position)
         return schedule.look(at: position) != lastShown || schedule.look(at: soon) != lastShown
     }
 
@@ -56,6 +70,13 @@ final class SeamTransitions {
 
     /// A flip showed `look`.
     func shown(_ look: TransitionLook) {
+        // The plain picture up after the entry's looks: the entry is over for good (a clock
+        // that restarts behind it after a stall does not play it again: CI on the vkms bed
+        // showed mix 250, plain, then 209 with no picture held under it).
+        if showingLook, look.isPlain, let entry = schedule.entry, let furthest,
+           furthest >= (entry.kind == .fade ? entry.duration * Rational(1, 2) : entry.duration) {
+            schedule.entry = nil
+        }
         showingLook = !look.isPlain
         lastShown = look
     }
@@ -115,6 +136,7 @@ final class SeamTransitions {
     /// a seam; else plainly. `holdPicture` draws the outgoing picture a crossfade mixes under.
     func enter(_ next: ActiveItem, atSeam: Bool, holdPicture: () -> CapturedPicture?) {
         defer { committed = nil; decidedSerial = nil }
+        furthest = nil   // positions are the entering item's from now
         guard atSeam, let committed, committed.serial == next.reference.serial else {
             schedule = TransitionSchedule()
             held = nil
@@ -129,7 +151,8 @@ final class SeamTransitions {
 
     /// The entry's transition is over: the held picture goes.
     func releaseIfOver(atHost host: MediaTime) {
-        guard held != nil, !showingLook, let position = position(host), !schedule.isMoving(at: position) else { return }
+        guard held != nil, !showingLook, let now = position(host),
+              !schedule.isMoving(at: schedule.entry == nil ? now : Swift.max(now, furthest ?? now)) else { return }
         held = nil
     }
 }
