@@ -29,22 +29,32 @@ final class SeamTransitions {
 
     /// What a flip at `host` shows.
     func look(atHost host: MediaTime) -> TransitionLook {
-        guard let position = reached(host) else { return .plain }
-        return schedule.look(at: position)
+        guard let position = position(host) else { return .plain }
+        return schedule.look(at: position, entryAt: entryReached(position))
     }
 
-    /// The item's position at `host`; while its entry plays, never behind the furthest one a
-    /// look was asked for: an item's clock restarts at the frame it waited for after a stall,
-    /// and the entry's looks must not go back (a slow box that ran dry in a crossfade would mix
-    /// backwards). An exit fade follows the clock as it is (a seek back leaves the fade).
-    private func reached(_ host: MediaTime) -> MediaTime? {
-        guard let position = position(host) else { return nil }
-        guard schedule.entry != nil else { return position }
+    /// Where the entry stands when the clock is at `position`: never behind the furthest it
+    /// was drawn for, since an item's clock restarts at the frame it waited for after a stall,
+    /// and a slow box that ran dry just after a crossfade drew it again with no picture held
+    /// under it (CI on the vkms bed: mix 250, plain, then 209). Nil once the entry is over: it is
+    /// dropped for good. An exit fade follows the clock as it is (a seek back leaves the fade).
+    private func entryReached(_ position: MediaTime) -> MediaTime? {
+        guard schedule.entry != nil else { return nil }
         let reached = Swift.max(position, furthest ?? position)
+        if schedule.entryIsOver(at: reached) {
+            schedule.entry = nil
+            furthest = nil
+            return nil
+        }
         furthest = reached
         return reached
     }
     private var furthest: MediaTime?
+
+    /// `entryReached` without moving it (a question about a flip that may not happen).
+    private func entryPeek(_ position: MediaTime) -> MediaTime? {
+        schedule.entry == nil ? nil : Swift.max(position, furthest ?? position)
+    }
 
     /// Whether a flip at `host` is drawn by the transition's path: a look shows, or the plain
     /// picture is still to go up after one.
@@ -55,11 +65,11 @@ final class SeamTransitions {
     /// Whether the screen should flip at every refresh around `host`: the look changes from
     /// the one last shown (not while paused: the clock stands, the look with it).
     func isMoving(atHost host: MediaTime) -> Bool {
-        guard let now = position(host) else { return showingLook }
-        let position = schedule.entry == nil ? now : Swift.max(now, furthest ?? now)
-        guard showingLook || schedule.isMoving(at: position) else { return false }
-        let soon = Swift.max(self.position(host + MediaTime(value: 1, timescale: 20)) ?? position, position)
-        return schedule.look(at: position) != lastShown || schedule.look(at: soon) != lastShown
+        guard let position = position(host) else { return showingLook }
+        guard showingLook || schedule.isMoving(at: position, entryAt: entryPeek(position)) else { return false }
+        let soon = self.position(host + MediaTime(value: 1, timescale: 20)) ?? position
+        return schedule.look(at: position, entryAt: entryPeek(position)) != lastShown
+            || schedule.look(at: soon, entryAt: entryPeek(soon)) != lastShown
     }
 
     /// While a fade-out is committed, the loop looks again every 50 ms (a still's wait until
@@ -70,13 +80,6 @@ final class SeamTransitions {
 
     /// A flip showed `look`.
     func shown(_ look: TransitionLook) {
-        // The plain picture up after the entry's looks: the entry is over for good (a clock
-        // that restarts behind it after a stall does not play it again: CI on the vkms bed
-        // showed mix 250, plain, then 209 with no picture held under it).
-        if showingLook, look.isPlain, let entry = schedule.entry, let furthest,
-           furthest >= (entry.kind == .fade ? entry.duration * Rational(1, 2) : entry.duration) {
-            schedule.entry = nil
-        }
         showingLook = !look.isPlain
         lastShown = look
     }
@@ -151,8 +154,8 @@ final class SeamTransitions {
 
     /// The entry's transition is over: the held picture goes.
     func releaseIfOver(atHost host: MediaTime) {
-        guard held != nil, !showingLook, let now = position(host),
-              !schedule.isMoving(at: schedule.entry == nil ? now : Swift.max(now, furthest ?? now)) else { return }
+        guard held != nil, !showingLook, let position = position(host),
+              !schedule.isMoving(at: position, entryAt: entryPeek(position)) else { return }
         held = nil
     }
 }

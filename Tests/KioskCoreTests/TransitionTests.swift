@@ -92,6 +92,32 @@ struct TransitionTests {
         #expect(schedule.look(at: seconds(1.0)).level == 128)
     }
 
+    /// A clock that went back after a stall (it restarts at the frame it waited for) must not
+    /// take the entry back with it: the entry's look follows where the entry stands, the exit's
+    /// the clock (CI on the vkms bed showed a crossfade's mix 250, plain, then 209).
+    @Test func theEntryFollowsWhereItStandsTheExitTheClock() {
+        var schedule = TransitionSchedule(entry: Transition(kind: .crossfade, duration: seconds(2)))
+        schedule.exit = .init(duration: seconds(1), end: seconds(2.5))
+        // The clock at 1.6 s, the entry already drawn at 1.9 s: its mix stays at 1.9's.
+        #expect(schedule.look(at: seconds(1.6), entryAt: seconds(1.9)).incoming == schedule.look(at: seconds(1.9)).incoming)
+        #expect(schedule.look(at: seconds(1.6), entryAt: seconds(1.9)).incoming > schedule.look(at: seconds(1.6)).incoming)
+        // The exit (fading out from 2.0 s) follows the clock, not the entry.
+        #expect(schedule.look(at: seconds(1.6), entryAt: seconds(2.3)).level == 255)
+        #expect(schedule.look(at: seconds(2.25), entryAt: seconds(1.9)).level == 128)
+        #expect(schedule.isMoving(at: seconds(5), entryAt: seconds(1)))
+    }
+
+    @Test func anEntryIsOverOnceItsLookIsThePlainPicture() {
+        let crossfade = TransitionSchedule(entry: Transition(kind: .crossfade, duration: seconds(10)))
+        #expect(!crossfade.entryIsOver(at: seconds(9.9)))
+        // 254.5 of 255 rounds to the plain picture a little before the length.
+        #expect(crossfade.entryIsOver(at: seconds(9.99)))
+        #expect(crossfade.entryIsOver(at: seconds(12)))
+        let fade = TransitionSchedule(entry: Transition(kind: .fade, duration: seconds(2)))
+        #expect(!fade.entryIsOver(at: seconds(0.9)) && fade.entryIsOver(at: seconds(1)))
+        #expect(TransitionSchedule().entryIsOver(at: .zero))
+    }
+
     @Test func theScreenRefreshesOnlyAroundATransition() {
         var schedule = TransitionSchedule(entry: Transition(kind: .fade, duration: seconds(1)))
         #expect(schedule.isMoving(at: seconds(0.3)))

@@ -56,11 +56,12 @@ public struct TransitionSchedule: Sendable, Hashable {
         self.entry = entry?.kind == .cut ? nil : entry
     }
 
-    /// What a flip at `position` shows.
-    public func look(at position: MediaTime) -> TransitionLook {
+    /// What a flip at `position` shows; `entryPosition`, when given, is where the entry stands
+    /// (it may be ahead of a clock that went back after a stall; the exit follows `position`).
+    public func look(at position: MediaTime, entryAt entryPosition: MediaTime? = nil) -> TransitionLook {
         var incoming = 1.0, level = 1.0
         if let entry {
-            let progress = position.seconds / entry.duration.seconds
+            let progress = (entryPosition ?? position).seconds / entry.duration.seconds
             switch entry.kind {
             case .crossfade: incoming = progress
             case .fade: level = progress * 2
@@ -76,13 +77,20 @@ public struct TransitionSchedule: Sendable, Hashable {
     /// Whether a flip at `position` shows more than the plain picture, or the entry has just
     /// ended (the plain picture is not up yet): the presenter refreshes at every flip then,
     /// also between a video's frames and on a still.
-    public func isMoving(at position: MediaTime) -> Bool {
+    public func isMoving(at position: MediaTime, entryAt entryPosition: MediaTime? = nil) -> Bool {
         if let entry {
             let length = entry.kind == .fade ? entry.duration * Rational(1, 2) : entry.duration
-            if position < length + MediaTime(value: 1, timescale: 10) { return true }
+            if (entryPosition ?? position) < length + MediaTime(value: 1, timescale: 10) { return true }
         }
         if let exit, position >= exit.end - exit.duration * Rational(1, 2) - MediaTime(value: 1, timescale: 10) { return true }
         return false
+    }
+
+    /// Whether the entry has nothing more to show at `position`: its look there is the plain
+    /// picture (a look rounds to it just before the entry's length).
+    public func entryIsOver(at position: MediaTime) -> Bool {
+        guard let entry else { return true }
+        return TransitionSchedule(entry: entry).look(at: position).isPlain
     }
 
     /// Whether a transition into the next item may still be committed while the outgoing item is
