@@ -13,15 +13,7 @@ struct ScalerColor: Equatable {
     /// The frame's own tags when it has them; untagged frames follow the usual convention of
     /// players (mpv, most TVs): BT.709 from 720 lines or 1280 columns up, BT.601 below.
     init(frame: UnsafePointer<AVFrame>) {
-        switch frame.pointee.colorspace {
-        case AVCOL_SPC_BT709: matrix = SWS_CS_ITU709
-        case AVCOL_SPC_FCC: matrix = SWS_CS_FCC
-        case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M: matrix = SWS_CS_ITU601
-        case AVCOL_SPC_SMPTE240M: matrix = SWS_CS_SMPTE240M
-        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: matrix = SWS_CS_BT2020
-        default:
-            matrix = Self.untaggedIsBT709(frame) ? SWS_CS_ITU709 : SWS_CS_ITU601
-        }
+        matrix = Self.taggedMatrix(of: frame) ?? (Self.untaggedIsBT709(frame) ? SWS_CS_ITU709 : SWS_CS_ITU601)
         let format = AVPixelFormat(frame.pointee.format)
         // The deprecated yuvj formats are full range whatever the tag says.
         fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG
@@ -34,11 +26,20 @@ struct ScalerColor: Equatable {
         frame.pointee.height >= 720 || frame.pointee.width >= 1280
     }
 
-    /// Whether `init(frame:)` guesses `frame`'s matrix rather than reading its tag.
-    static func isUntagged(_ frame: UnsafePointer<AVFrame>) -> Bool {
-        ![AVCOL_SPC_BT709, AVCOL_SPC_FCC, AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M, AVCOL_SPC_SMPTE240M,
-          AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL].contains(frame.pointee.colorspace)
+    /// The swscale matrix `frame`'s colourspace tag names; nil when it names none kiosk reads.
+    private static func taggedMatrix(of frame: UnsafePointer<AVFrame>) -> Int32? {
+        switch frame.pointee.colorspace {
+        case AVCOL_SPC_BT709: SWS_CS_ITU709
+        case AVCOL_SPC_FCC: SWS_CS_FCC
+        case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M: SWS_CS_ITU601
+        case AVCOL_SPC_SMPTE240M: SWS_CS_SMPTE240M
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: SWS_CS_BT2020
+        default: nil
+        }
     }
+
+    /// Whether `init(frame:)` guesses `frame`'s matrix rather than reading its tag.
+    static func isUntagged(_ frame: UnsafePointer<AVFrame>) -> Bool { taggedMatrix(of: frame) == nil }
 
     /// Sets the source matrix and range of a YUV -> RGB `context`. Setting them makes swscale
     /// rebuild its tables, so this reads back what the context has and only sets what differs

@@ -39,8 +39,7 @@ final class SeamTransitions {
     /// under it (CI on the vkms bed: mix 250, plain, then 209). Nil once the entry is over: it is
     /// dropped for good. An exit fade follows the clock as it is (a seek back leaves the fade).
     private func entryReached(_ position: MediaTime) -> MediaTime? {
-        guard schedule.entry != nil else { return nil }
-        let reached = Swift.max(position, furthest ?? position)
+        guard let reached = entryPeek(position) else { return nil }
         if schedule.entryIsOver(at: reached) {
             schedule.entry = nil
             furthest = nil
