@@ -31,6 +31,8 @@ package final class UsbStickWatcher: @unchecked Sendable {
     /// Volumes kiosk mounted (their mount line says where; no second line for them).
     private var mountedHere: Set<String> = []
     private var mountRefusedSaid = false
+    /// Sticks whose mount failed because they were not ready yet: tried again at the next looks.
+    private var retries = MountRetries()
 
     package init(config: UsbConfig, reloader: ConfigReloader, sink: any PlayerRequestSink, logger: Logger) {
         self.config = config
@@ -75,10 +77,24 @@ package final class UsbStickWatcher: @unchecked Sendable {
         var look = UsbLook(devices: devices, mounts: Self.mounts(), mountRoot: config.mountRoot, failed: failed)
         let present = Set(devices.map { "/dev/" + $0.name })
         failed = failed.filter { present.contains($0) }
+        retries.keep(present: present)
         for folder in look.toUnmount { unmount(folder) }
         if !look.toMount.isEmpty {
             for volume in look.toMount {
-                if mount(volume) { mountedHere.insert(volume.device) } else { failed.insert(volume.device) }
+                switch mount(volume) {
+                case .mounted:
+                    mountedHere.insert(volume.device)
+                    retries.forget(volume.device)
+                case .refused:
+                    failed.insert(volume.device)
+                case .failed(let reasons, let notReady):
+                    if retries.shouldRetry(volume.device, notReady: notReady, now: MonotonicClock().now()) {
+                        logger.debug("USB stick \(volume.device): not ready to mount yet (\(reasons)); trying again")
+                    } else {
+                        failed.insert(volume.device)
+                        logger.error("USB stick \(volume.device): cannot mount it as \(UsbLook.fileSystemTypes.joined(separator: ", ")) (\(reasons)); it is ignored until plugged in again")
+                    }
+                }
             }
             look = UsbLook(devices: devices, mounts: Self.mounts(), mountRoot: config.mountRoot, failed: failed)
         }
@@ -148,19 +164,31 @@ package final class UsbStickWatcher: @unchecked Sendable {
 
     // MARK: Mounting
 
-    private func mount(_ volume: UsbVolume) -> Bool {
+    private enum MountOutcome {
+        case mounted
+        /// Not allowed (said once); not tried again for this plug.
+        case refused
+        /// Every type failed: why, per type; `notReady` when one said the medium was not
+        /// readable yet (ENXIO, ENOMEDIUM, EIO, ENOENT: a stick still settling after its plug).
+        case failed(reasons: String, notReady: Bool)
+    }
+
+    private static let notReadyErrors: Set<Int32> = [ENXIO, ENOMEDIUM, EIO, ENOENT]
+
+    private func mount(_ volume: UsbVolume) -> MountOutcome {
         do {
             try FileManager.default.createDirectory(atPath: volume.mountPoint, withIntermediateDirectories: true)
         } catch {
             logger.error("USB stick \(volume.device): cannot create \(volume.mountPoint): \(error.localizedDescription)")
-            return false
+            return .refused
         }
         let flags = UInt(MS_RDONLY) | UInt(MS_NOSUID) | UInt(MS_NODEV) | UInt(MS_NOEXEC) | UInt(MS_NOATIME)
         var reasons: [String] = []
+        var notReady = false
         for type in UsbLook.fileSystemTypes {
             if Glibc.mount(volume.device, volume.mountPoint, type, flags, UsbLook.mountData(for: type)) == 0 {
                 logger.notice("USB stick \(volume.device) mounted at \(volume.mountPoint) (\(type), read-only)")
-                return true
+                return .mounted
             }
             let error = errno
             if error == EPERM || error == EACCES {
@@ -170,14 +198,15 @@ package final class UsbStickWatcher: @unchecked Sendable {
                     let reason = Errno(rawValue: error).description
                     logger.warning("USB stick \(volume.device): kiosk may not mount it (\(reason)): it runs without CAP_SYS_ADMIN; sticks mounted by the system are played (README, \"USB sticks\")")
                 }
-                return false
+                return .refused
             }
             reasons.append("\(type): \(Errno(rawValue: error).description)")
+            notReady = notReady || Self.notReadyErrors.contains(error)
         }
         rmdir(volume.mountPoint)
-        logger.error("USB stick \(volume.device): cannot mount it as \(UsbLook.fileSystemTypes.joined(separator: ", ")) (\(reasons.joined(separator: "; "))); it is ignored until plugged in again")
-        return false
+        return .failed(reasons: reasons.joined(separator: "; "), notReady: notReady)
     }
+
 
     private func unmount(_ folder: String) {
         // MNT_DETACH: a reader blocked on the pulled stick must not hold the unmount up.

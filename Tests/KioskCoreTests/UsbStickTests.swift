@@ -45,6 +45,24 @@ struct UsbStickTests {
         #expect(look.toMount.isEmpty)
     }
 
+    @Test func aStickNotReadyIsTriedAgainForAWhileOthersAreNot() {
+        var retries = MountRetries()
+        #expect(retries.shouldRetry("/dev/sda1", notReady: true, now: 100))
+        #expect(retries.shouldRetry("/dev/sda1", notReady: true, now: 109.9))
+        #expect(!retries.shouldRetry("/dev/sda1", notReady: true, now: 110))
+        // The window ended: a new failure starts none (the stick is in `failed` meanwhile).
+        #expect(!retries.isWaiting)
+        #expect(!retries.shouldRetry("/dev/sdb1", notReady: false, now: 100))
+        #expect(retries.shouldRetry("/dev/sdc1", notReady: true, now: 100))
+        retries.keep(present: ["/dev/sda1"])
+        #expect(!retries.isWaiting)
+        // Mounted, then plugged again later: a window of its own.
+        #expect(retries.shouldRetry("/dev/sdd1", notReady: true, now: 100))
+        retries.forget("/dev/sdd1")
+        #expect(retries.shouldRetry("/dev/sdd1", notReady: true, now: 500))
+        #expect(retries.shouldRetry("/dev/sdd1", notReady: true, now: 509))
+    }
+
     @Test func aPulledSticksMountUnderTheRootIsUndoneOnly() {
         let mounts = [MountEntry(mountPoint: "/run/kiosk/usb/sda1", fileSystemType: "vfat", source: "/dev/sda1"),
                       MountEntry(mountPoint: "/media/other", fileSystemType: "vfat", source: "/dev/sdc1"),

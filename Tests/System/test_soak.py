@@ -10,8 +10,9 @@ does not give back, which lifted RSS by 25 MiB and made it drift by megabytes fr
 Warm-up is the first 2,000 item plays: allocator arenas, FFmpeg's codec tables and the decoder
 threads' stacks settle there. After it, RSS may grow by 3 MiB at the most, measured on the
 floor of the memory: the 10th percentile of the samples over the last 2,000 plays against the
-one over plays 2,000 to 4,000. Single samples swing by up to +-8 MiB with the decoder threads
-and frames in flight at that instant, and 2,000-play medians by +-1.5 MiB from run to run (a CI
+one over plays 2,000 to 4,000; past that, 10,000 plays more, over which the floor must not
+rise by 1.5 MiB (a step once, as a loaded CI host showed, passes; a leak goes on). Single
+samples swing by up to +-8 MiB with the decoder threads and frames in flight at that instant, and 2,000-play medians by +-1.5 MiB from run to run (a CI
 run saw +3.8 MiB between two medians with no trend behind it); the floor is what is left when
 nothing is in flight, it held within 0.3 MiB over 22,000 plays, and a leak lifts it as much as
 any median. Descriptors come and go with the items being opened and closed; their floor must
@@ -39,6 +40,11 @@ from control_client import ControlClient
 from built_kiosk import KIOSK  # noqa: E402
 PLAYS = 10_000
 WARM_UP = 2_000
+# RSS floor growth allowed over the 10,000 plays; past it the soak plays CONFIRM more, and what
+# decides is whether the floor went on rising over those (a leak does; a step does not).
+GROWTH_LIMIT_KIB = 3 * 1024
+CONFIRM = 10_000
+FURTHER_LIMIT_KIB = 1536
 TIME_LIMIT = 420
 
 
@@ -112,7 +118,7 @@ def soak(tmp_path_factory):
                                 "--display", "headless:64x64", "--audio", "null", "--no-input",
                                 "--stats-file", str(stats), "--control-socket", str(control)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                env={**os.environ, "MALLOC_ARENA_MAX": "2"})
-    counter, samples, rest = StatsCounter(stats), [], {}
+    counter, samples, rest, target = StatsCounter(stats), [], {}, PLAYS
     started = time.monotonic()
     try:
         while time.monotonic() - started < TIME_LIMIT and process.poll() is None:
@@ -123,14 +129,17 @@ def soak(tmp_path_factory):
             # had not yet written arrive at once and the count jumps, leaving a window unsampled.
             if plays >= WARM_UP + 2_000 and "warm" not in rest:
                 rest["warm"] = threads_at_rest(process.pid, control)
-            if plays >= PLAYS:
+            if plays >= target:
+                if target == PLAYS and (rss_growth(samples)[0] or 0) > GROWTH_LIMIT_KIB:
+                    target = PLAYS + CONFIRM
+                    continue
                 rest["end"] = threads_at_rest(process.pid, control)
                 break
         elapsed = time.monotonic() - started
         running = process.poll() is None
     finally:
         _, err = corpus.stop(process)
-    return dict(samples=samples, plays=counter.update(), elapsed=elapsed, running=running, rest=rest,
+    return dict(samples=samples, plays=counter.update(), elapsed=elapsed, running=running, rest=rest, target=target,
                 returncode=process.returncode, stderr=err.decode("utf-8", "replace"))
 
 
@@ -151,17 +160,24 @@ def floor(values):
     return values[len(values) // 10]
 
 
-def test_memory_and_descriptors_stay_flat(soak):
-    samples = soak["samples"]
+def rss_growth(samples):
+    """(growth, floor after warm-up, floor over the last 2,000 plays sampled), KiB; growth None
+    while a window has too few samples. The last 2,000 plays that were sampled: the count read
+    once kiosk stopped may be further on (run-21: the end's pause took its full 30 s with kiosk
+    playing on, 5,000 more plays, none of them sampled, and this window came out empty)."""
     settled = window(samples, WARM_UP, WARM_UP + 2_000)
-    # The last 2,000 plays that were sampled: the count read once kiosk stopped may be further on
-    # (run-21: the end's pause took its full 30 s with kiosk playing on, 5,000 more plays, none
-    # of them sampled, and this window came out empty).
     last = samples[-1][0]
     late = window(samples, last - 2_000, last + 1)
-    assert len(settled) >= 5 and len(late) >= 5, f"too few samples: {len(samples)}"
+    if len(settled) < 5 or len(late) < 5:
+        return None, None, None
     settled_rss, late_rss = floor(s[1] for s in settled), floor(s[1] for s in late)
-    growth = late_rss - settled_rss
+    return late_rss - settled_rss, settled_rss, late_rss
+
+
+def test_memory_and_descriptors_stay_flat(soak):
+    samples = soak["samples"]
+    growth, settled_rss, late_rss = rss_growth(samples)
+    assert growth is not None, f"too few samples: {len(samples)}"
     running = samples[4:]
     print(f"RSS floor (10th percentile) after warm-up {settled_rss / 1024:.1f} MiB, over the last 2,000 plays "
           f"{late_rss / 1024:.1f} MiB (growth {growth / 1024:+.2f} MiB; samples "
@@ -173,7 +189,19 @@ def test_memory_and_descriptors_stay_flat(soak):
     # item pipeline 8 bytes larger; before it -0.3 and +0.1), and +0.07 MiB over 31,500 plays,
     # where a leak of the size those numbers would mean (250 bytes a play) shows as +7 MiB. So
     # 3 MiB: a leak of 400 bytes a play still fails here.
-    assert growth <= 3 * 1024, f"RSS grew {growth} KiB after warm-up"
+    #
+    # A step remains: a CI run (2026-11-28, other tests beside it) had its floor 3.5 MiB higher at
+    # 10,000 plays, while this machine alone held it within 0.5 MiB over 24,000. Past the limit the
+    # soak has played CONFIRM more, and the floor must not have gone on rising over those: a leak
+    # of 150 bytes a play lifts it by 1.5 MiB there.
+    if soak["target"] == PLAYS:
+        assert growth <= GROWTH_LIMIT_KIB, f"RSS grew {growth} KiB after warm-up"
+    else:
+        at_limit = floor(s[1] for s in window(samples, PLAYS - 2_000, PLAYS))
+        further = late_rss - at_limit
+        print(f"over the limit at {PLAYS} plays; floor then {at_limit / 1024:.1f} MiB, "
+              f"{further / 1024:+.2f} MiB over the next {CONFIRM}")
+        assert further <= FURTHER_LIMIT_KIB, f"RSS grew {growth} KiB after warm-up, {further} KiB of it over the last {CONFIRM} plays"
     # Threads and descriptors of items being opened and closed come and go; a leak raises the
     # floor, and the descriptors' peak after warm-up stays within one of those seen during it.
     # The floor is the rare sample taken between one item's close and the next one's open: on a

@@ -120,3 +120,37 @@ public struct UsbLook: Sendable, Equatable {
         }
     }
 }
+
+/// Mounts that failed because the stick was not ready, tried again at the next looks for a
+/// while. A stick hot-plugged while its medium is still settling (a card reader, a slow
+/// controller: the partition appears in sysfs before reads succeed) refuses the first mounts
+/// with ENXIO or EIO; a mount tried once per plug ignored such a stick until it was plugged in
+/// again (seen in the bed). Pure: the caller says whether an error means "not ready".
+public struct MountRetries: Sendable, Equatable {
+    /// How long a stick that is not ready is tried again, seconds from its first try.
+    public static let window = 10.0
+    private var firstTry: [String: Double] = [:]
+
+    public init() {}
+
+    /// After a failed mount of `device` at `now` (a monotonic clock): true to try again at
+    /// the next look, false to give up until the stick is plugged in again. Only a stick that
+    /// was `notReady` is tried again, within `window` of its first try.
+    public mutating func shouldRetry(_ device: String, notReady: Bool, now: Double) -> Bool {
+        let first = firstTry[device] ?? now
+        guard notReady, now - first < Self.window else {
+            firstTry[device] = nil
+            return false
+        }
+        firstTry[device] = first
+        return true
+    }
+
+    /// The device mounted or gone: a later plug starts a window of its own.
+    public mutating func forget(_ device: String) { firstTry[device] = nil }
+
+    /// Keeps only the devices still `present`.
+    public mutating func keep(present: Set<String>) { firstTry = firstTry.filter { present.contains($0.key) } }
+
+    public var isWaiting: Bool { !firstTry.isEmpty }
+}
