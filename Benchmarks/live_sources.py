@@ -2,9 +2,11 @@
 """Issue 35's live-source benchmark: how soon kiosk shows a live stream again after its sender
 comes back, over many outages of random length, in one kiosk process that must survive them all.
 
-For each kind (an MPEG-TS sender over UDP; a live HLS packager, 1 s segments, restarted from
-sequence 0 on an emptied folder behind a web server that stays up): `kiosk play URL` on a
-headless 320x240 display; then N times: wait for frames, SIGKILL the sender, wait 0.5-4 s
+For each kind (an MPEG-TS sender over UDP; the same from an SRT listener; an RTSP camera,
+gst-rtsp-server, over TCP and over UDP (`transport:`); a live HLS packager, 1 s segments,
+restarted from sequence 0 on an emptied folder behind a web server that stays up): kiosk
+playing the URL on a headless 320x240 display (`kiosk run` with a kiosk.conf for RTSP's
+transport, `kiosk play URL` for the others); then N times: wait for frames, SIGKILL the sender, wait 0.5-4 s
 (seeded), start it again and time the first flip after that (the stats file's CLOCK_MONOTONIC
 `t` against the restart's). HLS's gap counts from the packager's first playlist (its first
 segment is a second of media: the issue's "after its first new segment").
@@ -22,6 +24,7 @@ Python 3 standard library only; ffmpeg makes the streams."""
 import argparse
 import random
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -32,20 +35,31 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "Tests" / "System"))
 from control_client import wait_until as poll_until  # noqa: E402
-from test_live_sources import SERVER, flips_after, free_udp_port, hls_packager, stop, udp_sender  # noqa: E402
+from test_live_sources import (RTSP_SERVER, SERVER, SYSTEM_PYTHON, flips_after, free_udp_port, hls_packager,  # noqa: E402
+                               srt_listener, stop, udp_sender)
+
+KINDS = ("udp", "srt", "rtsp-tcp", "rtsp-udp", "hls")
 
 
 def wait(check, timeout: float) -> bool:
     return bool(poll_until(check, timeout=timeout, interval=0.02))
 
 
-def run_kind(kiosk: Path, url: str, start, cycles: int, rng: random.Random, work: Path, logs: tuple[Path, Path] | None) -> dict:
+def run_kind(kiosk: Path, url: str, start, cycles: int, rng: random.Random, work: Path, logs: tuple[Path, Path] | None,
+             transport: str | None = None) -> dict:
     stats = work / "stats.jsonl"
     source = start()
     log = open(logs[0], "w") if logs else subprocess.DEVNULL
     cycle_lines = open(logs[1], "w") if logs else None
-    player = subprocess.Popen([str(kiosk), "play", url, "--display", "headless:320x240", "--no-input", "--audio", "none",
-                               "--stats-file", str(stats)] + (["--log-level", "debug"] if logs else []), stderr=log, stdin=subprocess.DEVNULL)
+    if transport:
+        config = work / "kiosk.conf"
+        config.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\n"
+                          f"input: {{enabled: false}}\nitems:\n  - {{path: '{url}', transport: {transport}}}\n")
+        command = [str(kiosk), "run", "--config", str(config)]
+    else:
+        command = [str(kiosk), "play", url, "--display", "headless:320x240", "--no-input", "--audio", "none"]
+    player = subprocess.Popen(command + ["--stats-file", str(stats)] + (["--log-level", "debug"] if logs else []),
+                              stderr=log, stdin=subprocess.DEVNULL)
     gaps, alive = [], True
     try:
         if not wait(lambda: len(flips_after(stats, 0)) >= 25, 120):
@@ -79,6 +93,20 @@ def run_kind(kiosk: Path, url: str, start, cycles: int, rng: random.Random, work
     return {"gaps": gaps, "alive": alive, "status": player.returncode}
 
 
+def free_tcp_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def rtsp_camera(port: int) -> subprocess.Popen:
+    """gst-rtsp-server's live test picture at /live (the tests' camera), once it listens."""
+    server = subprocess.Popen([SYSTEM_PYTHON, str(RTSP_SERVER), str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if server.stdout.readline().strip() != str(port):
+        raise SystemExit(f"the RTSP server did not start on port {port}")
+    return server
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
@@ -88,7 +116,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cycles", type=int, default=100)
     parser.add_argument("--seed", type=int, default=35)
-    parser.add_argument("--kinds", default="udp,hls", help="which kinds to run, comma-separated (udp, hls)")
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"which kinds to run, comma-separated ({', '.join(KINDS)})")
     parser.add_argument("--kiosk", type=Path, default=REPO / ".build" / "release" / "kiosk")
     parser.add_argument("--logs", type=Path, help="a folder to keep kiosk's log and a line per outage in")
     args = parser.parse_args()
@@ -106,6 +134,18 @@ def main():
         (work / "udp").mkdir()
         if "udp" in kinds:
             results["udp"] = run_kind(args.kiosk, f"udp://127.0.0.1:{port}", lambda: udp_sender(port), args.cycles, rng, work / "udp", logs("udp"))
+        if "srt" in kinds:
+            (work / "srt").mkdir()
+            srt_port = free_udp_port()
+            results["srt"] = run_kind(args.kiosk, f"srt://127.0.0.1:{srt_port}", lambda: srt_listener(srt_port), args.cycles, rng,
+                                      work / "srt", logs("srt"))
+        for transport in ("tcp", "udp"):
+            if f"rtsp-{transport}" not in kinds:
+                continue
+            (work / f"rtsp-{transport}").mkdir()
+            rtsp_port = free_tcp_port()
+            results[f"rtsp-{transport}"] = run_kind(args.kiosk, f"rtsp://127.0.0.1:{rtsp_port}/live", lambda: rtsp_camera(rtsp_port),
+                                                    args.cycles, rng, work / f"rtsp-{transport}", logs(f"rtsp-{transport}"), transport)
         if "hls" not in kinds:
             return report(results)
         hls = work / "hls"

@@ -47,20 +47,25 @@ struct UsbStickTests {
 
     @Test func aStickNotReadyIsTriedAgainForAWhileOthersAreNot() {
         var retries = MountRetries()
-        #expect(retries.shouldRetry("/dev/sda1", notReady: true, now: 100))
-        #expect(retries.shouldRetry("/dev/sda1", notReady: true, now: 109.9))
-        #expect(!retries.shouldRetry("/dev/sda1", notReady: true, now: 110))
-        // The window ended: a new failure starts none (the stick is in `failed` meanwhile).
-        #expect(!retries.isWaiting)
-        #expect(!retries.shouldRetry("/dev/sdb1", notReady: false, now: 100))
-        #expect(retries.shouldRetry("/dev/sdc1", notReady: true, now: 100))
+        // (device, not ready, now) -> try again?
+        let tries: [(String, Bool, Double, Bool)] = [
+            ("/dev/sda1", true, 100, true), ("/dev/sda1", true, 109.9, true), ("/dev/sda1", true, 110, false),
+            ("/dev/sdb1", false, 100, false), ("/dev/sdc1", true, 100, true),
+        ]
+        for (device, notReady, now, expected) in tries {
+            let retried = retries.shouldRetry(device, notReady: notReady, now: now)
+            #expect(retried == expected, "\(device) at \(now)")
+        }
+        // sda1 gave up (its window is over), sdb1 was never waited on; sdc1 is waited on until
+        // it is gone.
+        #expect(retries.isWaiting)
         retries.keep(present: ["/dev/sda1"])
         #expect(!retries.isWaiting)
         // Mounted, then plugged again later: a window of its own.
-        #expect(retries.shouldRetry("/dev/sdd1", notReady: true, now: 100))
+        _ = retries.shouldRetry("/dev/sdd1", notReady: true, now: 100)
         retries.forget("/dev/sdd1")
-        #expect(retries.shouldRetry("/dev/sdd1", notReady: true, now: 500))
-        #expect(retries.shouldRetry("/dev/sdd1", notReady: true, now: 509))
+        let again = [500.0, 509, 510.5].map { retries.shouldRetry("/dev/sdd1", notReady: true, now: $0) }
+        #expect(again == [true, true, false])
     }
 
     @Test func aPulledSticksMountUnderTheRootIsUndoneOnly() {
