@@ -64,7 +64,7 @@ public final class StreamReader {
         isNetwork = NetworkURL.isNetwork(demuxer.asset.source)
         isLive = LiveSource.isLive(demuxer.asset.source, formatName: demuxer.asset.info.formatName,
                                    hasDuration: demuxer.asset.info.durationSeconds != nil)
-        self.policy = isLive ? .live : policy
+        self.policy = isLive ? .live(scheme: NetworkURL.scheme(of: demuxer.asset.source)) : policy
         refetchesSegments = LiveSource.refetchesSegments(formatName: demuxer.asset.info.formatName)
         if isLive, demuxer.asset.info.formatName.split(separator: ",").contains("hls") {
             playlistLooks = HLSLiveLooks(url: demuxer.asset.source)

@@ -149,6 +149,9 @@ struct LiveSourceTests {
         #expect(delays == [0.1, 0.2, 0.4, 0.5, 0.5].map { .retry(after: seconds($0)) })
         #expect(policy.decide(failedAttempts: 100_000, elapsed: seconds(30 * 86_400)) == .retry(after: seconds(0.5)))
         #expect(policy.silentReadLimit == seconds(2))
+        // SRT: a second of silence is a dead peer; the others keep 2 s.
+        #expect(ReconnectPolicy.live(scheme: "srt").silentReadLimit == seconds(1))
+        for scheme in ["udp", "rtsp", "https", nil] { #expect(ReconnectPolicy.live(scheme: scheme) == policy) }
     }
 
     @Test func liveResumesOnceItsFramesSpanTheLatency() {

@@ -20,8 +20,13 @@ def frame_flipped(stats: str, at: float, period: float) -> bool:
     (pts in (at - period, at]). Not any flip of it: a `loop: item` clip paused just after a seam
     reads 0.0 s while its first frame of the new loop is still to go up, and the same frame's
     flip in the first loop matched, so the shot took the old loop's last frame (20 dB, in CI)."""
+    records = []
     with open(stats) as lines:
-        records = [json.loads(line) for line in lines if line.strip()]
+        for line in lines:
+            try:
+                records.append(json.loads(line))
+            except ValueError:
+                pass   # the line kiosk is writing now
     video = [r for r in records if r.get("video")]
     return bool(video) and at - period - 0.001 < video[-1]["pts"] <= at + 1e-6
 

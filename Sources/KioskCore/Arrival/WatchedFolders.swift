@@ -17,6 +17,12 @@ public struct SettledFileSystem: PlaylistFileSystem {
 
     public func smallText(atPath path: String) -> String? { base.smallText(atPath: path) }
 
+    public func unsettledFiles(under path: String) -> [String] {
+        let folder = PathText.normalize(path)
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        return hidden.filter { $0.hasPrefix(prefix) }.sorted()
+    }
+
     public func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
         let names = try base.contentsOfDirectory(atPath: path)
         guard !hidden.isEmpty else { return names }

@@ -133,6 +133,8 @@ public struct PlaylistExpander: Sendable {
                 .map { PathText.join(path, $0) }
                 .filter { fileSystem.kind(ofItemAt: $0) == .file }
             guard !files.isEmpty else {
+                let waiting = fileSystem.unsettledFiles(under: path).filter { PathText.normalize($0 + "/..") == PathText.normalize(path) }
+                if let notReady = Self.notReady(waiting, in: path) { return ([], notReady) }
                 return ([], "directory '\(path)' holds no media files; expected files ending in "
                         + extensions.sorted().joined(separator: ", ") + "; skipped")
             }
@@ -143,6 +145,7 @@ public struct PlaylistExpander: Sendable {
             }
             let tree = MediaTree.list(path, fileSystem: fileSystem, isMedia: isMediaName)
             guard !tree.files.isEmpty else {
+                if let notReady = Self.notReady(fileSystem.unsettledFiles(under: path), in: path) { return ([], notReady) }
                 return ([], "'\(path)' holds no media files, in its folders either; skipped")
             }
             return (tree.files.map(MediaReference.file), tree.limitReached)
@@ -153,6 +156,17 @@ public struct PlaylistExpander: Sendable {
             guard !files.isEmpty else { return ([], "'\(pattern)' matches no media files; skipped") }
             return (files.map(MediaReference.file), nil)
         }
+    }
+
+    /// Why a folder whose only media are not ready lists nothing (a copy under way is not an
+    /// empty folder); nil when nothing waits.
+    static func notReady(_ waiting: [String], in path: String) -> String? {
+        guard let first = waiting.first else { return nil }
+        let folder = PathText.normalize(path)
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        let name = first.hasPrefix(prefix) ? String(first.dropFirst(prefix.count)) : PathText.lastComponent(first)
+        let more = waiting.count > 1 ? " and \(waiting.count - 1) more are" : " is"
+        return "'\(path)' has no media file ready yet: '\(name)'\(more) still being written (or empty); played once settled"
     }
 
     /// The files of the store's `current` set: one numbered folder per file, in manifest order,

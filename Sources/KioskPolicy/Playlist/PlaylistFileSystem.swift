@@ -22,10 +22,15 @@ public protocol PlaylistFileSystem: Sendable {
     func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String]
     /// A small text file's contents (a synced file's `.title`), nil when there is none.
     func smallText(atPath path: String) -> String?
+    /// Files under `path` (at any depth) left out of the listings because they are not ready
+    /// (still being written, or empty: a watched folder's `SettledFileSystem`), so an item that
+    /// lists nothing can say why. None for a plain file system.
+    func unsettledFiles(under path: String) -> [String]
 }
 
 extension PlaylistFileSystem {
     public func smallText(atPath path: String) -> String? { nil }
+    public func unsettledFiles(under path: String) -> [String] { [] }
 }
 
 /// The real file system, through Foundation's FileManager.
