@@ -207,7 +207,6 @@ package final class UsbStickWatcher: @unchecked Sendable {
         return .failed(reasons: reasons.joined(separator: "; "), notReady: notReady)
     }
 
-
     private func unmount(_ folder: String) {
         // MNT_DETACH: a reader blocked on the pulled stick must not hold the unmount up.
         if umount2(folder, Int32(MNT_DETACH)) != 0 {
