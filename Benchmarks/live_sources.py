@@ -24,7 +24,6 @@ Python 3 standard library only; ffmpeg makes the streams."""
 import argparse
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,7 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "Tests" / "System"))
 from control_client import wait_until as poll_until  # noqa: E402
-from test_live_sources import (RTSP_SERVER, SERVER, SYSTEM_PYTHON, flips_after, free_udp_port, hls_packager,  # noqa: E402
+from test_live_sources import (SERVER, flips_after, free_tcp_port, free_udp_port, hls_packager, rtsp_camera,  # noqa: E402
                                srt_listener, stop, udp_sender)
 
 KINDS = ("udp", "srt", "rtsp-tcp", "rtsp-udp", "hls")
@@ -91,20 +90,6 @@ def run_kind(kiosk: Path, url: str, start, cycles: int, rng: random.Random, work
             log.close()
             cycle_lines.close()
     return {"gaps": gaps, "alive": alive, "status": player.returncode}
-
-
-def free_tcp_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def rtsp_camera(port: int) -> subprocess.Popen:
-    """gst-rtsp-server's live test picture at /live (the tests' camera), once it listens."""
-    server = subprocess.Popen([SYSTEM_PYTHON, str(RTSP_SERVER), str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    if server.stdout.readline().strip() != str(port):
-        raise SystemExit(f"the RTSP server did not start on port {port}")
-    return server
 
 
 def percentile(values: list[float], fraction: float) -> float:

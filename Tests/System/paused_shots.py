@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 from control_client import wait_until
+from vkms_guest import stats_records
 
 
 def frame_flipped(stats: str, at: float, period: float) -> bool:
@@ -20,14 +21,7 @@ def frame_flipped(stats: str, at: float, period: float) -> bool:
     (pts in (at - period, at]). Not any flip of it: a `loop: item` clip paused just after a seam
     reads 0.0 s while its first frame of the new loop is still to go up, and the same frame's
     flip in the first loop matched, so the shot took the old loop's last frame (20 dB, in CI)."""
-    records = []
-    with open(stats) as lines:
-        for line in lines:
-            try:
-                records.append(json.loads(line))
-            except ValueError:
-                pass   # the line kiosk is writing now
-    video = [r for r in records if r.get("video")]
+    video = [r for r in stats_records(stats) if r.get("video")]
     return bool(video) and at - period - 0.001 < video[-1]["pts"] <= at + 1e-6
 
 

@@ -16,15 +16,14 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
 from built_kiosk import KIOSK
-from test_live_sources import RTSP_SERVER, SYSTEM_PYTHON, flips_after, free_udp_port, stop, wait_until
+from paused_shots import terminate
+from test_live_sources import flips_after, free_tcp_port, free_udp_port, rtsp_camera, stop, wait_until
 
 GROUP = "239.255.35.1"
 
@@ -80,8 +79,7 @@ def test_a_multicast_group_is_joined_and_played_again_after_its_sender_restarts(
         sender = multicast_sender(namespace, port)
         wait_until("frames from the group again", lambda: len(flips_after(stats, back_at)) >= 50, 120, log)
         assert player.poll() is None, log.read_text(errors="replace")[-3000:]
-        player.send_signal(signal.SIGTERM)
-        status = player.wait(timeout=60)
+        status = terminate(player)
     finally:
         if player.poll() is None:
             player.kill()
@@ -93,15 +91,8 @@ def test_a_multicast_group_is_joined_and_played_again_after_its_sender_restarts(
 
 
 def test_a_frozen_rtsp_camera_is_called_lost_and_played_again_when_it_wakes(tmp_path):
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([SYSTEM_PYTHON, str(RTSP_SERVER), str(port)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
-    line = server.stdout.readline()
-    if line.strip() != str(port):
-        stop(server)
-        pytest.fail(f"the RTSP server did not start: {server.stderr.read() if server.poll() is not None else line}")
+    port = free_tcp_port()
+    server = rtsp_camera(port)
     url = f"rtsp://127.0.0.1:{port}/live"
     config, stats, log = tmp_path / "kiosk.conf", tmp_path / "stats.jsonl", tmp_path / "kiosk.log"
     config.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\ninput: {enabled: false}\n"
@@ -123,8 +114,7 @@ def test_a_frozen_rtsp_camera_is_called_lost_and_played_again_when_it_wakes(tmp_
         os.kill(server.pid, signal.SIGCONT)
         wait_until("frames after the camera woke", lambda: len(flips_after(stats, woke_at)) >= 50, 120, log)
         assert player.poll() is None, log.read_text(errors="replace")[-3000:]
-        player.send_signal(signal.SIGTERM)
-        status = player.wait(timeout=60)
+        status = terminate(player)
     finally:
         if player.poll() is None:
             player.kill()

@@ -16,19 +16,17 @@ What is checked, on the host, headless, with kiosk's release build:
 from __future__ import annotations
 
 import heapq
-import json
 import random
-import signal
 import socket
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 from built_kiosk import KIOSK
-from test_live_sources import free_udp_port, stop, udp_sender
+from paused_shots import terminate
+from test_live_sources import free_udp_port, read_stats, stop, udp_sender
 
 SECONDS = 20
 FPS = 25
@@ -82,16 +80,6 @@ class UdpRelay(threading.Thread):
         self.outbound.close()
 
 
-def read_stats(path: Path) -> list[dict]:
-    records = []
-    for line in path.read_text().splitlines() if path.exists() else []:
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            pass   # the line being written
-    return records
-
-
 @pytest.mark.parametrize("jitter, loss", [(0.08, 0.005), (0.25, 0.02)])
 def test_a_live_stream_plays_through_jitter_and_loss(tmp_path, jitter, loss):
     if not KIOSK.exists():
@@ -121,8 +109,7 @@ def test_a_live_stream_plays_through_jitter_and_loss(tmp_path, jitter, loss):
             assert player.poll() is None, log.read_text(errors="replace")[-3000:]
             time.sleep(0.2)
         alive = player.poll() is None
-        player.send_signal(signal.SIGTERM)
-        status = player.wait(timeout=60)
+        status = terminate(player)
     finally:
         if player.poll() is None:
             player.kill()

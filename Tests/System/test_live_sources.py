@@ -433,20 +433,31 @@ RTSP_SERVER = Path(__file__).resolve().parent / "rtsp_test_server.py"
 SYSTEM_PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
 
 
+def free_tcp_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def rtsp_camera(port: int) -> subprocess.Popen:
+    """gst-rtsp-server's live test picture at /live on `port`, once it listens."""
+    server = subprocess.Popen([SYSTEM_PYTHON, str(RTSP_SERVER), str(port)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    line = server.stdout.readline()
+    if line.strip() != str(port):
+        stop(server)
+        raise RuntimeError(f"the RTSP server did not start on port {port}: {server.stderr.read() or line}")
+    return server
+
+
 @pytest.mark.parametrize("transport", ["tcp", "udp"])
 def test_rtsp_camera_killed_and_restarted(tmp_path, transport):
     """An RTSP camera (gst-rtsp-server) over the item's `transport`, killed for 17 s and started
     again on its port: kiosk reopens it and plays on."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_tcp_port()
 
     def start():
-        server = subprocess.Popen([SYSTEM_PYTHON, str(RTSP_SERVER), str(port)], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
-        line = server.stdout.readline()
-        assert line.strip() == str(port), f"the RTSP server did not start: {server.stderr.read() if server.poll() is not None else line}"
-        return server
+        return rtsp_camera(port)
 
     url = f"rtsp://127.0.0.1:{port}/live"
     config = tmp_path / "kiosk.conf"
