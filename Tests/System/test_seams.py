@@ -67,12 +67,19 @@ def test_seams_last_one_incoming_frame(looped_run):
     too, up to several ms at the 99th percentile), so the test holds the typical seam to the
     strict bound (median excess <= 1 ms), nine seams in ten to +5 ms, and every seam to less
     than two incoming frames (no stall, no lost first frame); it prints the strict count, which
-    the notes report. A seam of two frames or more is kiosk's fault unless its threads were kept
-    waiting for a CPU for at least half of the lateness (the kernel's run delay, sampled beside
-    the run: CI's loaded host once held one seam in 306 back by 34 ms); those are printed, and
-    at most 1 % of seams may be such."""
+    the notes report. A seam of two frames or more is kiosk's fault unless it was kept from a CPU
+    for at least half of the lateness (a thread's run delay or the machine's steal time, sampled
+    beside the run: CI's loaded host once held one seam in 306 back by 34 ms), or the same run
+    had a wait as long between two flips inside an item, away from any seam (another CI host
+    stalled the whole machine for 100-116 ms a few times a minute: a 103 ms seam among four such
+    waits inside items, with 2 ms of run delay); those are printed, and at most 1 % of seams may
+    be such."""
     records, _, sampler = looped_run
     late, stalls, machine, excess = [], [], [], []
+    # The longest wait between two flips inside an item, past its first two frames (a seam's
+    # trouble could show there): a stall the machine made away from any seam.
+    inside_longest = max(b["t"] - a["t"] for a, b in zip(records, records[1:])
+                         if a["item"] == b["item"] and a["pts"] >= 2 / CLIPS[a["item"]][2] - 0.001)
     for a, b in seams(records):
         period = 1 / CLIPS[b["item"]][2]
         interval = b["t"] - a["t"]
@@ -82,7 +89,7 @@ def test_seams_last_one_incoming_frame(looped_run):
         if interval >= 2 * period:
             waited = sampler.waited(a["t"] + period, b["t"])
             seam = (a["item"], b["item"], round(interval * 1000, 2), waited and tuple(round(w * 1000, 1) for w in waited))
-            if waited and waited[0] >= (interval - period) / 2 and waited[1] <= 0.05:
+            if sampler.held_back(a["t"] + period, b["t"], (interval - period) / 2) or interval <= inside_longest:
                 machine.append(seam)
             else:
                 stalls.append(seam)
@@ -93,9 +100,9 @@ def test_seams_last_one_incoming_frame(looped_run):
           f"max {excess[-1]:.2f} ms, {len(late)} over +2 ms; within items: median {inside[len(inside) // 2]:.2f} ms, "
           f"p99 {inside[int(len(inside) * 0.99)]:.2f} ms")
     if machine:
-        print(f"seams held back by the machine (items, ms, (longest run delay, sampling slack) ms): {machine}")
+        print(f"seams held back by the machine (items, ms, (longest run delay, sampling slack, most steal of a CPU) ms): {machine}")
     assert not stalls, (f"seams of two incoming frames or more with kiosk's threads not kept from a CPU "
-                        f"(items, ms, (longest run delay, sampling slack) ms): {stalls[:10]}")
+                        f"(items, ms, (longest run delay, sampling slack, most steal of a CPU) ms): {stalls[:10]}")
     assert len(machine) <= len(excess) // 100, f"too many seams held back by a busy machine: {machine[:10]}"
     assert excess[len(excess) // 2] <= 1.0, f"median seam excess {excess[len(excess) // 2]:.2f} ms; late: {late[:10]}"
     assert excess[int(len(excess) * 0.9)] <= 5.0, f"90th percentile seam excess {excess[int(len(excess) * 0.9)]:.2f} ms"

@@ -12,8 +12,15 @@ and two refreshes after the one before it: this 2-core host runs builds and gues
 test) may show the frame chosen before the stall, and the flips right after it the frames the
 stalled decoder has ready (the freshest is shown, none is skipped ahead of decoding), however well
 the player follows the timeline. The flips within 250 ms of a stall are counted and reported
-apart; stalls must be few (at most 1 in 1,000 flips, 3 in a short run). Every other flip is held
-to the one-frame bound, so a player that does not catch up within 250 ms fails.
+apart. A stall is the machine's where a CPU was stolen from the whole machine for half its
+lateness or more (steal time, sampled beside the wall: run_delay.py), or where another of the
+processes, which share nothing but the machine, stalled at the same moment away from a seam (the
+items change at the same instant in all three, so a stall of kiosk's own at a seam would be
+seen in all: those count as kiosk's unless stolen). A CI host stole ~100 ms from the whole
+machine a few times a minute, stalling all three processes at once 22-26 times in ten minutes.
+kiosk's own stalls must be few (at most 1 in 1,000 flips, 3 in a short run); the machine's are
+printed. Every other flip is held to the one-frame bound, so a player that does not catch up
+within 250 ms fails.
 
 The wall mostly waits, so it does not hold the suite for ten minutes: conftest starts it with the
 session's first test and it plays beside the others (its processes real-time where allowed);
@@ -29,6 +36,7 @@ from pathlib import Path
 
 import pytest
 import seam_clips
+from run_delay import RunDelaySampler
 
 # The release build when it is as new as the debug one (built_kiosk.py): ten minutes of three kiosks are the suite's
 # longest CPU-bound host run, the debug build (-Onone) costs ~2x the CPU for the same behaviour, and
@@ -85,6 +93,7 @@ class Wall:
         self.runs = {}
         self.slots = None
         self.failure = None
+        self.steal = RunDelaySampler(None)
         self.thread = threading.Thread(target=self._play, name="sync-wall", daemon=True)
         self.thread.start()
         # A session that ends before the wall's tests (pytest -x after an early failure) leaves
@@ -123,13 +132,14 @@ class Wall:
 
     def result(self):
         self.thread.join(timeout=SECONDS + 600)
+        self.steal.stop()
         if self.failure is not None:
             pytest.fail(f"the sync wall could not run: {self.failure}")
         assert not self.thread.is_alive(), "the sync wall's schedule did not end"
         for processes in self.runs.values():
             for process, _, _ in processes:
                 assert process.wait(timeout=SECONDS + 60) in (0, -signal.SIGKILL)
-        return self.slots, self.runs, self.directory
+        return self.slots, self.runs, self.directory, self.steal
 
 
 # Set by start_beside_the_others when the session begins with this module's tests selected.
@@ -175,28 +185,63 @@ def frame_period(item):
     return 1 / CLIPS[item][1]
 
 
+def stalls_of(stats, slots):
+    """(monotonic time of the flip before, of the flip after, the latter's rt and item, whether
+    it is within half a second of a seam) per stall of one process (see the module's text)."""
+    result, previous = [], None
+    for line in stats.read_text().splitlines():
+        record = json.loads(line)
+        if not record["video"] or record["item"] < 0:
+            continue
+        if previous is not None and record["t"] - previous["t"] > frame_period(record["item"]) + 2 / 59.9:
+            near_seam = (record["item"] != previous["item"] or record["pts"] < 0.5
+                         or previous["pts"] > slots[previous["item"]] - 0.5)
+            result.append((previous["t"], record["t"], record["rt"], record["item"], near_seam))
+        previous = record
+    return result
+
+
+def classified_stalls(runs, slots, steal):
+    """Per (rate, which of its processes): (rt, ms between the flips, the machine's) per stall."""
+    every = {(rate, i): stalls_of(stats, slots) for rate, processes in runs.items()
+             for i, (_, stats, _) in enumerate(processes)}
+    result = {key: [] for key in every}
+    for key, stalls in every.items():
+        others = [stall for other, theirs in every.items() if other != key for stall in theirs]
+        for before, after, rt, item, near_seam in stalls:
+            stolen = steal.held_back(before, after, (after - before - frame_period(item)) / 2)
+            together = not near_seam and any(b > before and a < after for a, b, *_ in others)
+            result[key].append((rt, round((after - before) * 1000), stolen or together))
+    return result
+
+
 def test_every_flip_is_within_one_frame_of_the_timeline(wall):
-    slots, runs, _ = wall
+    slots, runs, _, steal = wall
     summary = []
+    every_stall = classified_stalls(runs, slots, steal)
     for rate, processes in runs.items():
         joined = []
-        for process, stats, launched in processes:
+        stalls = []
+        for n, (process, stats, launched) in enumerate(processes):
             flips = offsets(stats, slots)
             assert flips, f"{rate} Hz: no frame shown"
             # From its first frame in sync on (the join: test_a_restarted_box_rejoins_within_a_second).
             first_in_sync = next(i for i, (_, offset, item, _) in enumerate(flips) if abs(offset) <= frame_period(item))
             joined += flips[first_in_sync:]
+            stalls += [(ms, machine) for rt, ms, machine in every_stall[rate, n] if rt > flips[first_in_sync][0]]
         recovering = [(round(offset * 1000, 1), item) for _, offset, item, late in joined if late]
-        stalls = sum(1 for a, b in zip(joined, joined[1:]) if b[3] and not a[3])
+        own = [ms for ms, machine in stalls if not machine]
         off = [(offset, item) for _, offset, item, late in joined if not late]
         outside = [(round(o * 1000, 1), item) for o, item in off if abs(o) > frame_period(item)]
         magnitudes = sorted(abs(o) for o, _ in off)
         p99 = magnitudes[int(len(magnitudes) * 0.99)]
         summary.append(f"{rate} Hz: {len(off)} flips, worst {magnitudes[-1] * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms; "
-                       f"{stalls} stalls of the process, {len(recovering)} flips within 250 ms of one, "
+                       f"{len(stalls)} stalls of the process ({len(stalls) - len(own)} the machine's), "
+                       f"{len(recovering)} flips within 250 ms of one, "
                        f"{sum(abs(o) > frame_period(i) * 1000 for o, i in recovering)} of them off")
         assert not outside, f"{rate} Hz: {len(outside)} of {len(off)} flips more than a frame from the timeline: {outside[:10]}"
-        assert stalls <= max(3, len(joined) / 1000), f"{rate} Hz: {stalls} stalls: {recovering[:10]}"
+        assert len(own) <= max(3, len(joined) / 1000), (f"{rate} Hz: {len(own)} stalls not the machine's "
+                                                        f"(ms between flips): {own[:10]}; {len(stalls)} in all")
         # Enough flips: the whole run was played (25-30 fps for the run's length).
         assert len(off) > 20 * SECONDS * 0.9
     print("\nSync: " + "; ".join(summary))
@@ -209,7 +254,7 @@ def test_every_flip_is_within_one_frame_of_the_timeline(wall):
 def test_pictures_move_in_single_steps(wall):
     """Between two flips the shown position advances by the time between them, give or take
     a frame: the timeline is followed by repeating or dropping single frames, never jumps."""
-    slots, runs, _ = wall
+    slots, runs, _, _ = wall
     for rate, processes in runs.items():
         for _, stats, _ in processes:
             flips = offsets(stats, slots)
@@ -220,7 +265,7 @@ def test_pictures_move_in_single_steps(wall):
 
 
 def test_a_restarted_box_rejoins_within_a_second(wall):
-    slots, runs, directory = wall
+    slots, runs, directory, _ = wall
     _, stats, launched = runs[RESTARTED][1]
     flips = offsets(stats, slots)
     first = flips[0][0]
@@ -232,7 +277,7 @@ def test_a_restarted_box_rejoins_within_a_second(wall):
 
 
 def test_every_process_played_every_item(wall):
-    slots, runs, _ = wall
+    slots, runs, _, _ = wall
     for rate, processes in runs.items():
         shown = {item for _, stats, _ in processes for _, _, item, _ in offsets(stats, slots)}
         assert shown == {0, 1, 2}, rate
