@@ -8,7 +8,8 @@ the frames out, against the players that only decode, measured in the same run:
   convert to XRGB8888);
 - ffmpeg -re decoding to nothing (decode only) and decoding + scaling to BGR0 (the CPU path's
   work), mpv --vo=null (decode only), GStreamer's decodebin into a synced fakesink (decode only);
-- kiosk with the YUV plane and a ticker on the display's ARGB layers' plane over it;
+- kiosk with the YUV plane and a ticker on an ARGB plane of its own above the layers' plane (its
+  window drawn once per strip's width of travel, each refresh one commit moving the source);
 - goals: kiosk with the plane <= 1.10x ffmpeg -re decode-only CPU-seconds; the ticker on its
   plane <= 1.03x of the plane playback without it.
 

@@ -73,7 +73,7 @@ extension DRMDisplay: DirectVideoOutput {
         return event.seconds
     }
 
-    /// Switches the video and layers' planes off (close, before the previous screen is
+    /// Switches the video, layers' and ticker's planes off (close, before the previous screen is
     /// restored). Under the lock.
     func hideVideoPlane() throws(DRMError) {
         guard let hiding = planesHideRequest(), let atomic = presenter.kind.atomicCommits else { return }
@@ -90,6 +90,7 @@ extension DRMDisplay: DirectVideoOutput {
         var request = AtomicRequest()
         if let videoPlane, videoPlane.isShown { request.entries += videoPlane.hideRequest().entries }
         if let layerPlane, layerPlane.isShown { request.entries += layerPlane.hideRequest().entries }
+        if let tickerPlane, tickerPlane.isShown { request.entries += tickerPlane.hideRequest().entries }
         return request.entries.isEmpty ? nil : request
     }
 
@@ -97,6 +98,7 @@ extension DRMDisplay: DirectVideoOutput {
     func notePlanesHidden() {
         if videoPlane?.isShown == true { videoPlane?.noteHidden() }
         layerPlane?.noteHidden()
+        tickerPlane?.noteHidden()
         retirePrimeFront()
     }
 

@@ -44,7 +44,7 @@ extension DRMDisplay: LayerPlaneOutput {
         return layerPlane.backBuffer()
     }
 
-    public func presentLayers(_ layers: PixelBuffer) throws -> Double {
+    public func presentLayers(_ layers: LayerPlaneChange) throws -> Double {
         lock.lock(); defer { lock.unlock() }
         guard !isClosed else { throw DRMError.closed }
         guard isPoweredOn else { throw DRMError.displayOff }
@@ -52,41 +52,113 @@ extension DRMDisplay: LayerPlaneOutput {
             throw DRMError.callFailed(what: "showing the layers' plane without the video plane", call: "", errno: EINVAL)
         }
         if pendingIndex != nil { _ = try finishPendingFlip() }
-        let index = try layerPlaneIndex(for: .show(layers))
-        try atomic.commit(layerPlaneRequest(.show(layers), index: index),
+        let index = try layerPlaneIndex(for: layers)
+        try atomic.commit(layerPlaneRequest(layers, index: index),
                           flags: UInt32(DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT),
                           userData: flipWaiter.userData, what: "showing the layers' plane")
         let event = try awaitFlipEvent()
-        noteLayerPlane(.show(layers), index: index)
+        noteLayerPlane(layers, index: index)
         return event.seconds
+    }
+
+    public func prepareTickerPlane(window: PixelSize, strip: PixelRect, over scanout: PlaneScanout) -> LayerPlaneAnswer {
+        lock.lock(); defer { lock.unlock() }
+        guard !isClosed else { return .unavailable(reason: "the display is closed") }
+        guard let atomic = presenter.kind.atomicCommits, let video = videoPlane, video.info.id == scanout.planeID,
+              !video.buffers.isEmpty, let layers = layerPlane else {
+            return .unavailable(reason: "the layers' plane is not prepared")
+        }
+        guard strip.x >= 0, strip.y >= 0, strip.maxX <= size.width, strip.maxY <= size.height,
+              window.width >= strip.width, window.height == strip.height else {
+            return .unavailable(reason: "the ticker's strip \(strip) is not on the \(size) screen")
+        }
+        let answer = PlaneSelection.chooseTickerPlane(layersPlaneID: layers.info.id, videoPlaneID: video.info.id,
+                                                      primaryPlaneID: planeID, crtcIndex: crtcIndex, planes: planes)
+        guard case .ready(let id) = answer else { return answer }
+        do {
+            let plane = try tickerPlane(id, window: window)
+            // The three planes together, the ticker's window at its last column.
+            var request = atomic.primaryRequest(framebufferID: try blackFramebuffer())
+            request.entries += video.showRequest(buffer: 0, scanout: scanout).entries
+            request.entries += layers.showRequest(buffer: layers.backBuffer().index).entries
+            request.entries += plane.showRequest(buffer: plane.backBuffer().index, sourceX: window.width - strip.width,
+                                                 strip: strip).entries
+            try atomic.commit(request, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil,
+                              what: "testing a TEST_ONLY commit of the ticker's plane")
+        } catch {
+            if let plane = tickerPlane, !plane.isShown { plane.destroy(); tickerPlane = nil }
+            return .unavailable(reason: "plane \(id) refused AR24 \(window) shown at \(strip): \(error)")
+        }
+        return answer
+    }
+
+    public func tickerBuffer() throws -> PixelBuffer {
+        lock.lock(); defer { lock.unlock() }
+        guard !isClosed else { throw DRMError.closed }
+        guard let tickerPlane else {
+            throw DRMError.callFailed(what: "drawing the ticker's plane, which was not prepared", call: "", errno: EINVAL)
+        }
+        return tickerPlane.backBuffer()
     }
 
     // MARK: - under the lock (DRMDisplay+DirectVideo's commits)
 
-    /// The buffer `change` shows, checked to be the plane's back buffer; nil for keep and hide.
-    func layerPlaneIndex(for change: LayerPlaneChange) throws(DRMError) -> Int? {
-        guard case .show(let buffer) = change else { return nil }
-        guard let layerPlane, layerPlane.owns(buffer) else { throw .foreignBuffer(index: buffer.index) }
-        return buffer.index
+    /// The buffers `change` shows (the layers' and the ticker's), checked to be their planes'
+    /// back buffers or, for the ticker's window, the one on screen (a scroll moves only the
+    /// source); nil for what it does not show.
+    func layerPlaneIndex(for change: LayerPlaneChange) throws(DRMError) -> (layers: Int?, ticker: Int?) {
+        var indices: (layers: Int?, ticker: Int?) = (nil, nil)
+        if let buffer = change.layersBuffer {
+            guard let layerPlane, layerPlane.owns(buffer) else { throw .foreignBuffer(index: buffer.index) }
+            indices.layers = buffer.index
+        }
+        if case .scroll(_, let ticker) = change {
+            guard let tickerPlane, tickerPlane.holds(ticker.window) else { throw .foreignBuffer(index: ticker.window.index) }
+            indices.ticker = ticker.window.index
+        }
+        return indices
     }
 
-    /// The layers' plane's part of a commit.
-    func layerPlaneRequest(_ change: LayerPlaneChange, index: Int?) -> AtomicRequest {
-        guard let layerPlane else { return AtomicRequest() }
+    /// The layers' (and the ticker's) plane's part of a commit.
+    func layerPlaneRequest(_ change: LayerPlaneChange, index: (layers: Int?, ticker: Int?)) -> AtomicRequest {
+        var request = AtomicRequest()
         switch change {
-        case .keep: return AtomicRequest()
-        case .show: return index.map { layerPlane.showRequest(buffer: $0) } ?? AtomicRequest()
-        case .hide: return layerPlane.isShown ? layerPlane.hideRequest() : AtomicRequest()
+        case .keep: break
+        case .show, .scroll:
+            if let layerPlane, let layers = index.layers { request.entries += layerPlane.showRequest(buffer: layers).entries }
+            if case .scroll(_, let ticker) = change, let tickerPlane, let window = index.ticker {
+                request.entries += tickerPlane.showRequest(buffer: window, sourceX: ticker.sourceX, strip: ticker.strip).entries
+            }
+        case .hide:
+            if let layerPlane, layerPlane.isShown { request.entries += layerPlane.hideRequest().entries }
+            if let tickerPlane, tickerPlane.isShown { request.entries += tickerPlane.hideRequest().entries }
         }
+        return request
     }
 
     /// After the commit that carried `layerPlaneRequest`.
-    func noteLayerPlane(_ change: LayerPlaneChange, index: Int?) {
+    func noteLayerPlane(_ change: LayerPlaneChange, index: (layers: Int?, ticker: Int?)) {
         switch change {
         case .keep: break
-        case .show: if let index { layerPlane?.noteShown(index) }
-        case .hide: layerPlane?.noteHidden()
+        case .show, .scroll:
+            if let layers = index.layers { layerPlane?.noteShown(layers) }
+            if let window = index.ticker { tickerPlane?.noteShown(window) }
+        case .hide:
+            layerPlane?.noteHidden()
+            tickerPlane?.noteHidden()
         }
+    }
+
+    private func tickerPlane(_ id: UInt32, window: PixelSize) throws(DRMError) -> LayerPlane {
+        if let tickerPlane, tickerPlane.info.id == id, tickerPlane.size == window { return tickerPlane }
+        guard let info = planes.first(where: { $0.id == id }) else {
+            throw .callFailed(what: "finding plane \(id)", call: "drmModeGetPlane", errno: ENOENT)
+        }
+        if let old = tickerPlane, old.isShown { throw .callFailed(what: "moving the ticker to plane \(id)", call: "", errno: EBUSY) }
+        tickerPlane?.destroy()
+        let plane = try LayerPlane(card: card, info: info, crtcID: crtcID, size: window)
+        tickerPlane = plane
+        return plane
     }
 
     private func layerPlane(_ id: UInt32) throws(DRMError) -> LayerPlane {

@@ -73,6 +73,8 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     var primeTested: Set<PrimeScanoutKey> = []
     /// The layers' plane over the video plane (DRMDisplay+LayerPlane.swift), once prepared.
     var layerPlane: LayerPlane?
+    /// A ticker's plane above it (DRMDisplay+LayerPlane.swift), once prepared.
+    var tickerPlane: LayerPlane?
     /// Screenshots read back from the display (DRMDisplay+Writeback.swift): the writeback
     /// connector the modeset attached, its buffer once a screenshot was asked for, and why
     /// reading back stopped for good if the driver refused it.
@@ -267,6 +269,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         do { try presenter.restore(savedState) } catch { firstError = firstError ?? error }
         videoPlane?.destroy()
         layerPlane?.destroy()
+        tickerPlane?.destroy()
         blackBuffer?.destroy()
         writebackCapture?.destroy()
         for (index, buffer) in buffers.enumerated() {

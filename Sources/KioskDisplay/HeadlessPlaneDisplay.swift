@@ -3,7 +3,8 @@ import KioskCore
 
 /// A headless display with the planes of a typical signage SoC (`--display
 /// headless:WxH[@HZ]:planes`): a primary XRGB8888 plane, an overlay that takes NV12/YU12
-/// and ARGB8888 and scales, and an ARGB8888 overlay above it for the layers. The direct video path runs on it as on a card: the plane is chosen
+/// and ARGB8888 and scales, an ARGB8888 overlay above it for the layers and another above
+/// that for a ticker's window. The direct video path runs on it as on a card: the plane is chosen
 /// by the same rules (PlaneSelection), every frame is copied into a buffer laid out as a YUV
 /// dumb buffer (YUVBufferLayout, the copy the real path makes) and flips are paced like the
 /// plain headless display's. Benchmarks measure the plane path's CPU cost on a host with no
@@ -15,7 +16,8 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     public static let overlayPlane = DisplayPlaneInfo(id: 33, type: .overlay, possibleCRTCs: 1,
                                                       formats: [.xrgb8888, .argb8888, .nv12, .yuv420], scaling: .yes)
     public static let layersPlane = DisplayPlaneInfo(id: 35, type: .overlay, possibleCRTCs: 1, formats: [.argb8888, .xrgb8888])
-    static let planes = [primaryPlane, overlayPlane, layersPlane]
+    public static let tickerPlane = DisplayPlaneInfo(id: 37, type: .overlay, possibleCRTCs: 1, formats: [.argb8888, .xrgb8888])
+    static let planes = [primaryPlane, overlayPlane, layersPlane, tickerPlane]
     public let screen: HeadlessDisplay
     private let lock = NSLock()
     /// The "dumb buffer" frames are copied into; the presenter thread's only.
@@ -25,6 +27,11 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     /// The layers' plane's two ARGB buffers (the presenter thread's only) and the one shown.
     private var layerBuffers: [UnsafeMutableRawBufferPointer] = []
     private var layerFront: Int?
+    /// The ticker's plane's two window buffers, and what it shows (nil: off).
+    private var tickerBuffers: [UnsafeMutableRawBufferPointer] = []
+    private var tickerWindowSize: PixelSize?
+    private var tickerShown: TickerScroll?
+    private var _tickerScrolls = 0
 
     public init(size: PixelSize, refreshRate: Double = 60, paced: Bool = true, pacing: HeadlessPacing = .interval,
                 rotation: Rotation = .none) {
@@ -34,12 +41,15 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     deinit {
         planeBuffer?.deallocate()
         layerBuffers.forEach { $0.deallocate() }
+        tickerBuffers.forEach { $0.deallocate() }
     }
 
     /// Frames shown on the overlay plane so far.
     public var planePresents: Int { lock.withLock { _planePresents } }
     /// Commits that changed the layers' plane so far (with a frame or alone).
     public var layerPresents: Int { lock.withLock { _layerPresents } }
+    /// Commits that showed the ticker's window (scrolled it) so far.
+    public var tickerScrolls: Int { lock.withLock { _tickerScrolls } }
 
     public var size: PixelSize { screen.size }
     public var refreshInterval: MediaTime { screen.refreshInterval }
@@ -48,12 +58,13 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     /// A CPU-drawn picture: the overlay planes go off, as on a card.
     public func present(_ buffer: PixelBuffer) throws -> Double {
         layerFront = nil
+        tickerShown = nil
         return try screen.present(buffer)
     }
     public func expectedFlip(after host: Double) -> Double { screen.expectedFlip(after: host) }
     /// Off takes the overlay planes down, as on a card (DRMDisplay+Power).
     public func setPower(on: Bool) throws -> Bool {
-        if !on { layerFront = nil }
+        if !on { layerFront = nil; tickerShown = nil }
         return try screen.setPower(on: on)
     }
     public var directVideo: DirectVideoOutput? { self }
@@ -104,12 +115,42 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
         return PixelBuffer(base: layerBuffers[index].baseAddress!, size: size, stride: stride, format: .argb8888, index: index)
     }
 
-    public func presentLayers(_ layers: PixelBuffer) throws -> Double {
+    public func presentLayers(_ layers: LayerPlaneChange) throws -> Double {
         guard screen.isPoweredOn else { throw HeadlessDisplayError.poweredOff }
         let flip = flipNow()
-        noteLayers(.show(layers))
+        noteLayers(layers)
         return flip
     }
+
+    public func prepareTickerPlane(window: PixelSize, strip: PixelRect, over scanout: PlaneScanout) -> LayerPlaneAnswer {
+        guard strip.x >= 0, strip.y >= 0, strip.maxX <= size.width, strip.maxY <= size.height,
+              window.width >= strip.width, window.height == strip.height else {
+            return .unavailable(reason: "the ticker's strip \(strip) is not on the \(size) screen")
+        }
+        let answer = PlaneSelection.chooseTickerPlane(layersPlaneID: Self.layersPlane.id, videoPlaneID: scanout.planeID,
+                                                      primaryPlaneID: Self.primaryPlane.id, crtcIndex: 0, planes: Self.planes)
+        if case .ready = answer, tickerWindowSize != window {
+            guard tickerShown == nil else { return .unavailable(reason: "the ticker's plane shows another window") }
+            tickerBuffers.forEach { $0.deallocate() }
+            tickerBuffers = (0..<2).map { _ in
+                let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: window.width * 4 * window.height, alignment: 4096)
+                memory.initializeMemory(as: UInt8.self, repeating: 0)
+                return memory
+            }
+            tickerWindowSize = window
+        }
+        return answer
+    }
+
+    public func tickerBuffer() throws -> PixelBuffer {
+        guard let window = tickerWindowSize else { throw HeadlessDisplayError.unsupportedFrame("a ticker's window before its plane") }
+        let index = tickerShown.map { 1 - $0.window.index } ?? 0
+        return PixelBuffer(base: tickerBuffers[index].baseAddress!, size: window, stride: window.width * 4,
+                           format: .argb8888, index: index)
+    }
+
+    /// The ticker's plane as shown now, nil while it is off: for tests.
+    public var shownTicker: TickerScroll? { tickerShown }
 
     /// The layers' plane as shown now (premultiplied ARGB), nil while it is off: for tests.
     public var shownLayers: PixelBuffer? {
@@ -121,7 +162,13 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
         switch change {
         case .keep: return
         case .show(let buffer): layerFront = buffer.index
+        case .scroll(let buffer, let ticker):
+            tickerShown = ticker
+            lock.withLock { _tickerScrolls += 1 }
+            guard let buffer else { return }
+            layerFront = buffer.index
         case .hide:
+            tickerShown = nil
             guard layerFront != nil else { return }
             layerFront = nil
         }

@@ -4,7 +4,9 @@ import KioskCore
 
 /// The overlay plane that shows the layers over the video plane (DRMDisplay+LayerPlane): two
 /// ARGB8888 buffers of the screen's size, one on screen and one to draw into (every commit
-/// that changes them waits for its flip, so two suffice). Used under DRMDisplay's lock only.
+/// that changes them waits for its flip, so two suffice). A ticker's plane is one too, its
+/// buffers the ticker's window (twice the strip's width), shown a strip's width at a time.
+/// Used under DRMDisplay's lock only.
 final class LayerPlane {
     let info: DisplayPlaneInfo
     private let card: Card
@@ -62,15 +64,22 @@ final class LayerPlane {
             && buffers[buffer.index].baseAddress == buffer.base
     }
 
-    /// The plane's part of a commit showing buffer `index` over the whole screen, unscaled.
-    func showRequest(buffer index: Int) -> AtomicRequest {
+    /// Whether `buffer` is one of this plane's (on screen or not): a ticker's scroll shows the
+    /// window on screen from another column.
+    func holds(_ buffer: PixelBuffer) -> Bool {
+        buffers.indices.contains(buffer.index) && buffers[buffer.index].baseAddress == buffer.base
+    }
+
+    /// The plane's part of a commit showing buffer `index` over the whole screen, unscaled; or,
+    /// given `strip`, the buffer's columns from `sourceX` on, a strip's width, in `strip`.
+    func showRequest(buffer index: Int, sourceX: Int = 0, strip: PixelRect? = nil) -> AtomicRequest {
         var request = AtomicRequest()
-        let size = buffers[index].size
+        let target = strip ?? PixelRect(size: buffers[index].size)
         request.add(info.id, props["FB_ID"]!, UInt64(buffers[index].framebufferID))
         request.add(info.id, props["CRTC_ID"]!, UInt64(crtcID))
         // Source rectangles are 16.16 fixed point; the destination is in pixels.
-        for (name, value) in [("SRC_X", 0), ("SRC_Y", 0), ("SRC_W", size.width << 16), ("SRC_H", size.height << 16),
-                              ("CRTC_X", 0), ("CRTC_Y", 0), ("CRTC_W", size.width), ("CRTC_H", size.height)] {
+        for (name, value) in [("SRC_X", sourceX << 16), ("SRC_Y", 0), ("SRC_W", target.width << 16), ("SRC_H", target.height << 16),
+                              ("CRTC_X", target.x), ("CRTC_Y", target.y), ("CRTC_W", target.width), ("CRTC_H", target.height)] {
             request.add(info.id, props[name]!, UInt64(value))
         }
         if let id = props["rotation"] { request.add(info.id, id, UInt64(PlaneRotationSupport.rotate0)) }

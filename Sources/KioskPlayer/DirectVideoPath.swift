@@ -121,10 +121,10 @@ final class DirectVideoPath {
         guard !isOff, let layerPlane, layerPlane.shown != nil else { return nil }
         guard let drawn = layerPlane.change(for: layers.state, rotation: layers.rotation,
                                             flipTime: output.expectedFlip(after: MonotonicClock().now()),
-                                            refreshInterval: layers.refreshInterval),
-              case .show(let buffer) = drawn.change else { return nil }
+                                            refreshInterval: layers.refreshInterval) else { return nil }
+        if case .keep = drawn.change { return nil }
         do {
-            let flip = try layerPlane.output.presentLayers(buffer)
+            let flip = try layerPlane.output.presentLayers(drawn.change)
             layerPlane.committed(drawn.change)
             heartbeat.pictureShown()
             return (flip, drawn.ticker)

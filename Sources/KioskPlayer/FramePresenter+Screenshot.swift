@@ -26,6 +26,7 @@ extension FramePresenter {
                 return .failure(ScreenshotError(description: "cannot draw the plane's frame: \(error)"))
             }
             if let layers = directVideo?.layerPlane?.shown { picture.buffer.composite(layers) }
+            if let ticker = directVideo?.layerPlane?.shownTicker { picture.buffer.composite(ticker) }
         }
         return .success(picture)
     }

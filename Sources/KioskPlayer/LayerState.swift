@@ -101,7 +101,8 @@ final class LayerState {
     }
 
     /// The presenter's hook: after the scaler drew the picture, before the overlay.
-    func draw(into buffer: PixelBuffer, rotation: Rotation, now: Date = Date()) {
+    /// `tickerApart`: the sole ticker is on a plane of its own, its box not drawn here.
+    func draw(into buffer: PixelBuffer, rotation: Rotation, now: Date = Date(), tickerApart: Bool = false) {
         let viewer = OverlayLayout.viewerSize(buffer: buffer.size, rotation: rotation)
         if viewer != screen {
             screen = viewer
@@ -137,7 +138,7 @@ final class LayerState {
         }
         // A ticker's box does not move: it is drawn with the still layers (into the composed
         // picture), and each refresh only brings it back and draws the line over it.
-        for (index, layer) in layers.enumerated() where layer.moves && !isHidden(index) && rasterizer != nil {
+        for (index, layer) in layers.enumerated() where layer.moves && !isHidden(index) && rasterizer != nil && !tickerApart {
             guard let background = layer.background else { continue }
             let opacity = Int((layer.opacity * 255).rounded())
             buffer.blendFill(strip(of: layer, viewer: viewer), color: background.rgb,
@@ -185,6 +186,56 @@ final class LayerState {
             first = first ?? x
         }
         return first
+    }
+
+    // MARK: The sole ticker on a plane of its own (LayerPlanePath)
+
+    /// The ticker's strip on the screen when it can have a plane of its own: one ticker that
+    /// can be drawn, on a screen not turned (its plane is not turned either); nil otherwise.
+    func soleTickerStrip(screen: PixelSize, rotation: Rotation) -> PixelRect? {
+        guard rotation == .none, rasterizer != nil else { return nil }
+        let moving = layers.filter(\.moves)
+        guard moving.count == 1, let layer = moving.first else { return nil }
+        return strip(of: layer, viewer: screen)
+    }
+
+    /// The sole ticker one step on for a flip at `flipTime`: its line's left edge in the strip,
+    /// the text its line shows (nil: hidden or empty) and its cycle (the line's width plus the
+    /// strip's: where its next run is, `TickerMotion.lineX`).
+    func advanceSoleTicker(flipTime: Double, refreshInterval: Double, screen: PixelSize,
+                           now: Date = Date()) -> (x: Int, text: String?, cycle: Int)? {
+        guard let rasterizer, let index = layers.firstIndex(where: \.moves),
+              case .ticker(let source, let speed, let separator) = layers[index].content else { return nil }
+        let layer = layers[index]
+        let strip = strip(of: layer, viewer: screen)
+        let (pixelSize, _) = LayerPlacement.textMetrics(size: layer.size, screen: screen)
+        var run = tickers[index] ?? TickerRun(motion: TickerMotion(speed: speed, refreshInterval: refreshInterval))
+        let text = replacedTexts[index] ?? tickerText(index, source, separator: separator, now: now)
+        let x = run.advance(to: flipTime, text: text, stripWidth: strip.width) { rasterizer.render($0, pixelSize: pixelSize) }
+        tickers[index] = run
+        let width = run.line?.mask.width ?? 0
+        return (x, isHidden(index) || run.line == nil ? nil : run.shownText, width + strip.width)
+    }
+
+    /// Draws the sole ticker's box and line into `window` (made transparent first), as its
+    /// strip shows them from the window's column 0: the line at `lineX` and at `lineX + cycle`
+    /// (its next run). Nothing but the cleared window while the ticker is hidden.
+    func drawSoleTicker(into window: PixelBuffer, lineX: Int, cycle: Int, screen: PixelSize) {
+        window.fill(PixelRect(size: window.size), color: 0)
+        guard let index = layers.firstIndex(where: \.moves), !isHidden(index) else { return }
+        let layer = layers[index]
+        let (pixelSize, padding) = LayerPlacement.textMetrics(size: layer.size, screen: screen)
+        let opacity = Int((layer.opacity * 255).rounded())
+        if let background = layer.background {
+            window.blendFill(PixelRect(size: window.size), color: background.rgb,
+                             opacity: UInt8(Int(background.alpha) * opacity / 255))
+        }
+        guard let line = tickers[index]?.line else { return }
+        let baseline = padding + pixelSize * 4 / 5
+        for x in [lineX, lineX + cycle] where x < window.size.width && x + line.mask.width > 0 {
+            window.blend(line, at: (x, baseline - line.ascent), color: layer.color.rgb,
+                         opacity: UInt8(Int(layer.color.alpha) * opacity / 255))
+        }
     }
 
     private func strip(of layer: LayerConfig, viewer: PixelSize) -> PixelRect {

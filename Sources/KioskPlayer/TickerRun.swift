@@ -7,6 +7,8 @@ struct TickerRun {
     let motion: TickerMotion
     private(set) var line: RenderedText?
     private var text: String?
+    /// The text the line shows now (what `line` was rendered from).
+    var shownText: String? { text }
     private var start: Double?
 
     init(motion: TickerMotion) { self.motion = motion }

@@ -48,28 +48,93 @@ import Testing
         return result
     }
 
-    @Test func tickerAndTextGoOnTheirPlaneOverPlaneVideo() throws {
+    @Test func tickerAndTextGoOnTheirPlanesOverPlaneVideo() throws {
         let display = HeadlessPlaneDisplay(size: Self.screen)
         let log = CapturedLog()
         let player = try Self.player(on: display, log: log)
         defer { player.stop() }
         #expect(waitUntil(30) { display.planePresents >= 20 }, "frames on the video plane (\(display.planePresents))")
         #expect(display.screen.frontIndex == nil, "the CPU path drew nothing")
-        #expect(display.layerPresents > display.planePresents / 2, "the layers' plane changes with the ticker")
+        #expect(display.tickerScrolls > display.planePresents / 2, "the ticker's plane moves at each refresh")
         let strip = PixelRect(x: 0, y: 150, width: 320, height: 30)
-        let first = Self.pixels(try #require(display.shownLayers), strip)
+        let ticker = try #require(display.shownTicker)
+        #expect(ticker.strip == strip && ticker.window.size == PixelSize(width: 640, height: 30), "\(ticker.strip) \(ticker.window.size)")
+        let first = Self.shownStrip(ticker)
         #expect(first.allSatisfy { $0 >> 24 == 0xFF }, "the ticker's strip is opaque (its black box, the line over it)")
         #expect(first.contains { $0 & 0xFF_FFFF > 0x80_8080 }, "the ticker's line is drawn")
         let shown = try #require(display.shownLayers)
         #expect(shown.pixel(x: 2, y: 2) == 0xFFFF_0000, "the text box, opaque red")
         #expect(shown.pixel(x: 160, y: 90) == 0, "the middle is transparent: the video shows through")
-        let refreshes = display.layerPresents
-        #expect(waitUntil(10) { display.layerPresents >= refreshes + 5 })
-        let later = Self.pixels(try #require(display.shownLayers), strip)
+        #expect(Self.pixels(shown, strip).allSatisfy { $0 == 0 }, "the ticker's box is on its own plane, not on the layers'")
+        let scrolls = display.tickerScrolls
+        let layerCommits = display.layerPresents
+        #expect(waitUntil(10) { display.tickerScrolls >= scrolls + 5 })
+        let later = Self.shownStrip(try #require(display.shownTicker))
         #expect(later != first, "the ticker moved")
+        #expect(display.layerPresents - layerCommits < 5, "the still layers are not committed again at each refresh")
         let lines = log.lines(atLeast: .trace)
         #expect(lines.contains { $0.contains("layers' plane: the layers are drawn on plane 35 over the video plane 33") }, "\(lines)")
+        #expect(lines.contains { $0.contains("layers' plane: the ticker scrolls on plane 37 of its own (a 640x30 window)") }, "\(lines)")
         #expect(log.lines(atLeast: .warning).isEmpty, "\(log.lines(atLeast: .warning))")
+    }
+
+    /// What the ticker's plane shows: its window's strip-wide part from the source column.
+    static func shownStrip(_ ticker: TickerScroll) -> [UInt32] {
+        pixels(ticker.window, PixelRect(x: ticker.sourceX, y: 0, width: ticker.strip.width, height: ticker.strip.height))
+    }
+
+    @Test func twoTickersAreDrawnWithTheLayersAtEachRefresh() throws {
+        let display = HeadlessPlaneDisplay(size: Self.screen)
+        let log = CapturedLog()
+        let second = LayerConfig(name: "top", content: .ticker(.text("Second line +++"), speed: 60, separator: " +++ "),
+                                 position: .top, margin: .pixels(40), size: .pixels(20), background: LayerColor(rgb: 0))
+        let player = try Self.player(on: display, layers: Self.layers + [second], log: log)
+        defer { player.stop() }
+        #expect(waitUntil(30) { display.planePresents >= 20 }, "frames on the video plane (\(display.planePresents))")
+        #expect(display.tickerScrolls == 0 && display.shownTicker == nil, "no ticker's plane for two tickers")
+        #expect(display.layerPresents > display.planePresents / 2, "the layers' plane changes with the tickers")
+        let strip = PixelRect(x: 0, y: 150, width: 320, height: 30)
+        let first = Self.pixels(try #require(display.shownLayers), strip)
+        #expect(first.allSatisfy { $0 >> 24 == 0xFF }, "the ticker's strip is opaque (its black box, the line over it)")
+        let refreshes = display.layerPresents
+        #expect(waitUntil(10) { display.layerPresents >= refreshes + 5 })
+        #expect(Self.pixels(try #require(display.shownLayers), strip) != first, "the ticker moved")
+    }
+
+    /// The window scrolled by its source column shows what drawing the line at its new place
+    /// would: at every step over more than a strip's width, the next run included.
+    @Test func theTickersWindowScrolledShowsTheLineWhereItIs() throws {
+        let screen = PixelSize(width: 200, height: 120)
+        let layer = LayerConfig(name: "news", content: .ticker(.text("Scroll +++"), speed: 120, separator: " +++ "),
+                                position: .bottom, margin: .pixels(0), size: .pixels(20), background: LayerColor(rgb: 0x20_4060))
+        let made = LayerState.make([layer], font: .auto, feedFetch: { _, _, _, _ in .failed("none") }, logger: Logger(label: "test"))
+        let state = try #require(made)
+        let strip = try #require(state.soleTickerStrip(screen: screen, rotation: .none))
+        #expect(state.soleTickerStrip(screen: screen, rotation: .clockwise90) == nil, "a turned screen keeps the ticker with the layers")
+        func window() -> PixelBuffer {
+            let memory = UnsafeMutableRawPointer.allocate(byteCount: 2 * strip.width * 4 * strip.height, alignment: 64)
+            return PixelBuffer(base: memory, size: PixelSize(width: 2 * strip.width, height: strip.height),
+                               stride: 2 * strip.width * 4, format: .argb8888, index: 0)
+        }
+        let drawnOnce = window(), fresh = window()
+        defer { drawnOnce.base.deallocate(); fresh.base.deallocate() }
+        let interval = 1.0 / 60
+        let (x0, text, cycle) = try #require(state.advanceSoleTicker(flipTime: 100, refreshInterval: interval, screen: screen))
+        #expect(text == "Scroll +++" && x0 == strip.width && cycle > strip.width)
+        state.drawSoleTicker(into: drawnOnce, lineX: x0, cycle: cycle, screen: screen)
+        var checked = 0
+        for refresh in 1...(cycle / 2) {
+            let (x, _, _) = try #require(state.advanceSoleTicker(flipTime: 100 + Double(refresh) * interval,
+                                                                  refreshInterval: interval, screen: screen))
+            let sourceX = ((x0 - x) % cycle + cycle) % cycle
+            guard sourceX + strip.width <= drawnOnce.size.width else { break }
+            state.drawSoleTicker(into: fresh, lineX: x, cycle: cycle, screen: screen)
+            let view = PixelRect(x: 0, y: 0, width: strip.width, height: strip.height)
+            #expect(Self.pixels(drawnOnce, PixelRect(x: sourceX, y: 0, width: strip.width, height: strip.height))
+                    == Self.pixels(fresh, view), "at x \(x), column \(sourceX)")
+            checked += 1
+        }
+        #expect(checked >= strip.width / 2 - 1, "\(checked) steps")
     }
 
     @Test func aScreenshotLaysTheLayersOverThePlaneFrame() throws {

@@ -342,7 +342,8 @@ def rgb(path: Path) -> tuple[int, int, bytes]:
 
 
 def test_ticker_and_clock_on_their_plane_over_plane_video(guest: Path):
-    """The layers on vkms's next overlay plane (ARGB) over the video plane: the read-back screen
+    """The layers on vkms's next overlay plane (ARGB) over the video plane and the ticker on the
+    one above it (its window scrolled by the plane's source rectangle): the read-back screen
     shows the box, the clock and the ticker in the bars and the paused frame between them; the
     ticker moves at each refresh while the frame stays."""
     d = guest / "layers"
@@ -351,6 +352,9 @@ def test_ticker_and_clock_on_their_plane_over_plane_video(guest: Path):
     assert "error" not in result, f"{result['error']}\n{log[-3000:]}"
     assert re.search(r"layers' plane: the layers are drawn on plane \d+ over the video plane \d+", log), log[-3000:]
     assert "layers' plane: not used" not in log and "video plane: not used" not in log, log[-3000:]
+    layers_plane = int(re.search(r"layers' plane: the layers are drawn on plane (\d+)", log).group(1))
+    ticker_plane = re.search(r"layers' plane: the ticker scrolls on plane (\d+) of its own \(a 1280x\d+ window\)", log)
+    assert ticker_plane and int(ticker_plane.group(1)) > layers_plane, log[-3000:]
     assert "screenshots: read back through writeback connector" in log, log[-3000:]
     records = [json.loads(line) for line in (d / "stats.jsonl").read_text().splitlines() if line.strip()]
     video = [r for r in records if r.get("video") and r.get("event") != "ticker"]
