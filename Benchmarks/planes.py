@@ -87,8 +87,13 @@ def main():
     print(f"{'PASS' if plane['on plane'] == plane['frames'] else 'MISS'} {plane['on plane']:.0f} of {plane['frames']:.0f} frames on the plane")
     print(f"{'PASS' if plane['dropped'] == 0 else 'MISS'} kiosk dropped {plane['dropped']:g} frames with the plane (goal 0)")
     ticked = median["kiosk, YUV plane + ticker plane"]
-    ratio = ticked["cpu"] / plane["cpu"]
-    print(f"{'PASS' if ratio <= 1.03 else 'MISS'} the ticker on its plane = {ratio:.2f}x the plane playback without it (goal <= 1.03x)")
+    # Paired run by run (the two kiosk runs are next to each other in every run's order): the
+    # decoder is ~80 % of either, and this machine's CPU-seconds for the same run vary by a few
+    # percent from minute to minute, more than the ticker costs.
+    paired = statistics.median(t["cpu"] / p["cpu"] for t, p in zip(results["kiosk, YUV plane + ticker plane"],
+                                                                   results["kiosk, YUV plane"]))
+    print(f"{'PASS' if paired <= 1.03 else 'MISS'} the ticker on its plane = {paired:.3f}x the plane playback without it, "
+          f"median of the runs' pairs (goal <= 1.03x; the medians' ratio: {ticked['cpu'] / plane['cpu']:.3f}x)")
     print(f"{'PASS' if ticked['on plane'] == ticked['frames'] else 'MISS'} {ticked['on plane']:.0f} of {ticked['frames']:.0f} "
           "frames on the plane under the ticker")
 

@@ -3,8 +3,8 @@
 to play a 640x360 25 fps clip in real time on a real KMS driver with planes, against ffmpeg
 decoding the same clip to nothing, all measured in the same guest, interleaved run by run:
 
-- kiosk with the YUV plane (vkms overlay, no conversion), with a ticker on the ARGB layers'
-  plane over it, and on the CPU path (`display.video_plane: off`: swscale into XRGB8888);
+- kiosk with the YUV plane (vkms overlay, no conversion), with a ticker on an ARGB plane of its
+  own above the layers' plane (each refresh one commit moving its source), and on the CPU path (`display.video_plane: off`: swscale into XRGB8888);
 - `ffmpeg -re ... -f null -` (decode only) and with `-vf scale,format=bgr0` (the CPU path's work);
 - goals (issue 32): the YUV plane <= 1.10x ffmpeg decode-only; the ticker's plane <= 1.03x the
   plane playback without it.
@@ -122,8 +122,11 @@ def main():
     plane, ticked = median["kiosk, YUV plane"], median["kiosk, YUV plane + ticker plane"]
     ratio = plane["cpu"] / decode
     print(f"\n{'PASS' if ratio <= 1.10 else 'MISS'} kiosk CPU with the YUV plane = {ratio:.2f}x ffmpeg -re decode-only (goal <= 1.10x)")
-    ratio = ticked["cpu"] / plane["cpu"]
-    print(f"{'PASS' if ratio <= 1.03 else 'MISS'} the ticker on its plane = {ratio:.2f}x the plane playback without it (goal <= 1.03x)")
+    # Paired run by run, as Benchmarks/planes.py does.
+    paired = statistics.median(t["cpu"] / p["cpu"] for t, p in zip(results["kiosk, YUV plane + ticker plane"],
+                                                                   results["kiosk, YUV plane"]))
+    print(f"{'PASS' if paired <= 1.03 else 'MISS'} the ticker on its plane = {paired:.3f}x the plane playback without it, "
+          f"median of the runs' pairs (goal <= 1.03x; the medians' ratio: {ticked['cpu'] / plane['cpu']:.3f}x)")
     for name in ("kiosk, YUV plane", "kiosk, YUV plane + ticker plane"):
         m = median[name]
         print(f"{'PASS' if m['plane'] == m['frames'] else 'MISS'} {name}: {m['plane']:.0f} of {m['frames']:.0f} frames on the plane, "

@@ -128,6 +128,8 @@ extension DRMDisplay: LayerPlaneOutput {
             if let layerPlane, let layers = index.layers { request.entries += layerPlane.showRequest(buffer: layers).entries }
             if case .scroll(_, let ticker) = change, let tickerPlane, let window = index.ticker {
                 request.entries += tickerPlane.showRequest(buffer: window, sourceX: ticker.sourceX, strip: ticker.strip).entries
+            } else if let tickerPlane, tickerPlane.isShown {
+                request.entries += tickerPlane.hideRequest().entries   // the ticker is on the layers' plane now
             }
         case .hide:
             if let layerPlane, layerPlane.isShown { request.entries += layerPlane.hideRequest().entries }
@@ -142,7 +144,7 @@ extension DRMDisplay: LayerPlaneOutput {
         case .keep: break
         case .show, .scroll:
             if let layers = index.layers { layerPlane?.noteShown(layers) }
-            if let window = index.ticker { tickerPlane?.noteShown(window) }
+            if let window = index.ticker { tickerPlane?.noteShown(window) } else if case .show = change { tickerPlane?.noteHidden() }
         case .hide:
             layerPlane?.noteHidden()
             tickerPlane?.noteHidden()

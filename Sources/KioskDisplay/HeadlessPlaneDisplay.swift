@@ -161,7 +161,9 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     private func noteLayers(_ change: LayerPlaneChange) {
         switch change {
         case .keep: return
-        case .show(let buffer): layerFront = buffer.index
+        case .show(let buffer):
+            layerFront = buffer.index
+            tickerShown = nil
         case .scroll(let buffer, let ticker):
             tickerShown = ticker
             lock.withLock { _tickerScrolls += 1 }

@@ -30,7 +30,8 @@ final class LayerPlanePath {
     /// ticker is drawn with the layers), what its window was drawn for, what it shows.
     private var tickerAsked: (strip: PixelRect, scanout: PlaneScanout)?
     private var tickerStrip: PixelRect?
-    private var tickerAnnounced: UInt32?
+    /// The plane and window last said (a plane id and a size; "" after a refusal was said).
+    private var tickerAnnounced: String?
     private var tickerWindow: (text: String?, lineX: Int, cycle: Int, window: PixelBuffer)?
     private(set) var shownTicker: TickerScroll?
     /// Whether the still layers were composed without the ticker's box (it is on its plane).
@@ -115,22 +116,29 @@ final class LayerPlanePath {
     private func tickerPlaneStrip(_ layers: LayerState, screen: PixelSize, rotation: Rotation) -> PixelRect? {
         guard let strip = layers.soleTickerStrip(screen: screen, rotation: rotation), let scanout else { return nil }
         if tickerAsked?.strip != strip || tickerAsked?.scanout != scanout {
+            if shownTicker != nil {
+                // Its plane shows the old strip's window, whose buffers cannot change under it:
+                // this commit draws the ticker with the layers (a `.show` takes that plane
+                // down), the next asks for the new strip.
+                tickerStrip = nil
+                return nil
+            }
             tickerAsked = (strip, scanout)
             tickerWindow = nil
             let window = PixelSize(width: 2 * strip.width, height: strip.height)
             switch output.prepareTickerPlane(window: window, strip: strip, over: scanout) {
             case .ready(let planeID):
                 tickerStrip = strip
-                if tickerAnnounced != planeID {
+                if tickerAnnounced != "\(planeID) \(window)" {
                     logger.notice("layers' plane: the ticker scrolls on plane \(planeID) of its own (a \(window) window)")
                 }
-                tickerAnnounced = planeID
+                tickerAnnounced = "\(planeID) \(window)"
             case .unavailable(let reason):
-                if tickerStrip != nil || tickerAnnounced == nil {
+                if tickerAnnounced != "" {
                     logger.notice("layers' plane: the ticker is drawn with the layers at each refresh: \(reason)")
                 }
                 tickerStrip = nil
-                tickerAnnounced = 0
+                tickerAnnounced = ""
             }
         }
         return tickerStrip
@@ -168,7 +176,9 @@ final class LayerPlanePath {
     func committed(_ change: LayerPlaneChange) {
         switch change {
         case .keep: break
-        case .show(let buffer): shown = buffer
+        case .show(let buffer):
+            shown = buffer
+            shownTicker = nil
         case .scroll(let buffer, let ticker):
             if let buffer { shown = buffer }
             shownTicker = ticker

@@ -27,13 +27,18 @@ import Testing
                      position: .bottom, margin: .pixels(0), size: .pixels(20), background: LayerColor(rgb: 0))]
     }
 
-    static func player(on output: VideoOutput, paused: Bool = false, layers: [LayerConfig] = layers,
-                       log: CapturedLog) throws -> QueuePlayer {
-        let item = ItemConfig(source: .file(try clip()), location: SourceLocation(file: "test", line: 1, column: 1))
+    static func settings(layers: [LayerConfig] = layers, paused: Bool = false) -> PlayerSettings {
         var settings = PlayerSettings()
         settings.overlay = OverlayConfig()   // the font; the OSD stays hidden without input
         settings.layers = layers
         settings.playback.startPaused = paused
+        return settings
+    }
+
+    static func player(on output: VideoOutput, paused: Bool = false, layers: [LayerConfig] = layers,
+                       log: CapturedLog) throws -> QueuePlayer {
+        let item = ItemConfig(source: .file(try clip()), location: SourceLocation(file: "test", line: 1, column: 1))
+        let settings = settings(layers: layers, paused: paused)
         let player = try QueuePlayer(output: output, playlist: PlaylistCursor(entries: PlaylistExpander().expand([item]).entries,
                                                                              loopMode: .playlist),
                                      settings: settings, logger: log.logger)
@@ -81,6 +86,28 @@ import Testing
     /// What the ticker's plane shows: its window's strip-wide part from the source column.
     static func shownStrip(_ ticker: TickerScroll) -> [UInt32] {
         pixels(ticker.window, PixelRect(x: ticker.sourceX, y: 0, width: ticker.strip.width, height: ticker.strip.height))
+    }
+
+    /// A reload that makes the ticker taller: its plane's window, on screen, cannot change under
+    /// it; the ticker goes with the layers for a refresh (its plane taken down), then onto a new
+    /// window of the new size.
+    @Test func aTallerTickerAfterAReloadGetsANewWindow() throws {
+        let display = HeadlessPlaneDisplay(size: Self.screen)
+        let log = CapturedLog()
+        let player = try Self.player(on: display, log: log)
+        defer { player.stop() }
+        #expect(waitUntil(30) { display.shownTicker?.strip.height == 30 }, "the ticker on its plane")
+        var taller = Self.layers
+        taller[1].size = .pixels(30)
+        player.reload(Self.settings(layers: taller))
+        #expect(waitUntil(20) { (display.shownTicker?.strip.height ?? 0) > 30 }, "a taller window")
+        let ticker = try #require(display.shownTicker)
+        #expect(ticker.window.size == PixelSize(width: 640, height: ticker.strip.height) && ticker.strip.maxY == 180)
+        #expect(Self.pixels(try #require(display.shownLayers), ticker.strip).allSatisfy { $0 == 0 },
+                "the layers' plane has no ticker left in it")
+        let windows = log.lines(atLeast: .trace).filter { $0.contains("the ticker scrolls on plane 37") }
+        #expect(windows.count == 2, "\(windows)")
+        #expect(log.lines(atLeast: .warning).isEmpty, "\(log.lines(atLeast: .warning))")
     }
 
     @Test func twoTickersAreDrawnWithTheLayersAtEachRefresh() throws {

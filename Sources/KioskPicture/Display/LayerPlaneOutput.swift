@@ -16,7 +16,8 @@ public enum LayerPlaneAnswer: Sendable, Hashable {
 public enum LayerPlaneChange: @unchecked Sendable {
     /// It keeps showing what it shows (the layers did not change).
     case keep
-    /// It shows this buffer (from `layerBuffer()`, drawn).
+    /// It shows this buffer (from `layerBuffer()`, drawn), and the ticker's plane goes off if
+    /// it was on (the ticker is drawn with the layers now).
     case show(PixelBuffer)
     /// The ticker's plane shows its window as `ticker` says, and the layers' plane this buffer
     /// (nil: it keeps what it shows).
