@@ -50,16 +50,20 @@ if n <= {hangs} + {panics}:
     sys.exit(0)
 if n <= {hangs} + {panics} + {segfaults}:
     os.kill(os.getpid(), signal.SIGSEGV)  # before the console's first line, as in CI
+if n <= {hangs} + {panics} + {segfaults} + {spins}:
+    end = time.monotonic() + 600   # busy with nothing on the console, as CI's stuck guest
+    while time.monotonic() < end:
+        pass
 pathlib.Path("console.log").write_text({normal!r})
 pathlib.Path("guest-started").touch()
 pathlib.Path("exit-code").write_text("0\\n")
 """
 
 
-def fake_qemu(directory: Path, hangs: int, panics: int = 0, segfaults: int = 0) -> Path:
+def fake_qemu(directory: Path, hangs: int, panics: int = 0, segfaults: int = 0, spins: int = 0) -> Path:
     path = directory / "fake-qemu"
     path.write_text(FAKE_QEMU.format(python=sys.executable, hangs=hangs, panics=panics,
-                                     segfaults=segfaults,
+                                     segfaults=segfaults, spins=spins,
                                      hung=HUNG_CONSOLE, panic=PANIC_CONSOLE, normal=NORMAL_CONSOLE))
     path.chmod(0o755)
     return path
@@ -113,6 +117,19 @@ def test_a_qemu_that_died_of_a_signal_before_the_command_is_started_again(tmp_pa
     assert (work / "fake-launches").read_text() == "2"
     assert "QEMU killed by signal 11" in capsys.readouterr().err
     assert (work / "qemu-hung-1.log").exists(), "what the crashed QEMU said is kept"
+
+
+def test_a_guest_silent_while_qemu_spins_is_booted_again(tmp_path: Path, monkeypatch, capsys):
+    """CI's stuck guest: QEMU busy, nothing on the console. The limit is lowered to a second
+    of CPU here (90 in the bed); a QEMU that waits without using CPU is not counted."""
+    import boot_watch
+    monkeypatch.setattr(boot_watch, "SILENT_CPU_SECONDS", 1.0)
+    qemu = fake_qemu(tmp_path, hangs=0, spins=1)
+    work = tmp_path / "work"
+    with Bed(workdir=work, qemu=str(qemu)) as bed:
+        assert bed.run("true", timeout=60) == 0
+    assert (work / "fake-launches").read_text() == "2"
+    assert "no console line after 1 CPU-seconds of QEMU" in capsys.readouterr().err
 
 
 def test_a_qemu_that_aborts_is_reported_once_not_started_again(tmp_path: Path):

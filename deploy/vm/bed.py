@@ -288,7 +288,7 @@ class Bed(GuestDevices):
             self._launch(kernel, initrd)
             hung = watch_boot(self.workdir / "guest-started", self._started_at,
                               self.console_log, lambda: self.running, BOOT_TIMEOUT,
-                              crashed=self._qemu_signal)
+                              crashed=self._qemu_signal, cpu_seconds=self._qemu_cpu_seconds)
             if hung is None:
                 return self
             self.kill()
@@ -432,6 +432,19 @@ class Bed(GuestDevices):
         tail = "\n".join(self.console_log().rstrip().splitlines()[-15:])
         return (f"console log: {self.console_path}" +
                 (f"\n--- last console lines ---\n{tail}" if tail else " (empty)"))
+
+    def _qemu_cpu_seconds(self) -> float | None:
+        """QEMU's CPU time so far (user and system, all threads; /proc/PID/stat), None when
+        it cannot be read (QEMU gone)."""
+        if self._proc is None:
+            return None
+        try:
+            with open(f"/proc/{self._proc.pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return None
+        # utime and stime: the 14th and 15th fields, the 12th and 13th after the name's ")".
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def _qemu_signal(self) -> str | None:
         """'QEMU killed by signal N' when QEMU crashed (SIGSEGV, SIGBUS, SIGILL): an emulator's

@@ -15,6 +15,14 @@ QEMU itself has died of SIGSEGV once in CI's busy bed, before the guest's consol
 line (TCG, 5 s into a file's first boot). No guest code had run, let alone kiosk's: that boot
 is tried again too. A QEMU that dies after the command began is the test's to report.
 
+A guest has also hung before its console printed a line: CI's busy bed ran one QEMU at full
+speed for ten minutes (665 CPU-seconds) with an empty console, while the same file's other
+guest booted in 16 s (TCG stuck in the firmware or the kernel's first steps). A boot prints
+its first line after 7-10 CPU-seconds of QEMU (measured here: 7.2 with the default kernel,
+9.9 with the 7.3 one: firmware and decompression under TCG), so a console still empty after
+SILENT_CPU_SECONDS of QEMU's CPU time is a hang too, and booted again; QEMU starved of CPU
+(a guest at SCHED_IDLE beside busy tests) uses none and is not mistaken for one.
+
 Standard library only.
 """
 
@@ -26,6 +34,9 @@ from typing import Callable
 
 # How often a boot is tried before the bed gives up and says why.
 BOOT_ATTEMPTS = 3
+
+# QEMU's CPU time (all its threads) after which a console with no line at all is a hang.
+SILENT_CPU_SECONDS = 90.0
 
 # Console lines of a kernel that is not making progress. RCU names its flavour
 # (rcu_preempt on Debian's kernel, rcu_sched on others).
@@ -55,15 +66,17 @@ def hung_sign(console: str) -> str | None:
 
 def watch_boot(started: Path, since: float, console: Callable[[], str],
                running: Callable[[], bool], timeout: float,
-               crashed: Callable[[], str | None] = lambda: None) -> str | None:
+               crashed: Callable[[], str | None] = lambda: None,
+               cpu_seconds: Callable[[], float | None] = lambda: None) -> str | None:
     """Wait until the guest's command has begun, then return None.
 
     `started` is the file the guest touches just before the command (its mtime on the
     host's clock is compared with `since`). Also returns None when the guest stops or
     `timeout` passes first: the caller's own waits report those with the console. Returns
     the console line that says so when the kernel hung (or panicked: QEMU stopped with a
-    panic on the console) before the command began, or what `crashed` says when QEMU
-    itself died (a signal) before then."""
+    panic on the console) before the command began, what `crashed` says when QEMU itself
+    died (a signal) before then, or that the console stayed empty while QEMU used
+    SILENT_CPU_SECONDS of CPU (`cpu_seconds`: QEMU's so far; None when unknown)."""
     deadline = time.monotonic() + timeout
 
     def command_began() -> bool:
@@ -81,7 +94,12 @@ def watch_boot(started: Path, since: float, console: Callable[[], str],
             return None if command_began() else died_sign(console()) or crashed()
         if time.monotonic() > deadline:
             return None
-        sign = hung_sign(console())
+        text = console()
+        sign = hung_sign(text)
         if sign is not None:
             return sign
+        if not text.strip():
+            used = cpu_seconds()
+            if used is not None and used >= SILENT_CPU_SECONDS:
+                return f"no console line after {used:.0f} CPU-seconds of QEMU"
         time.sleep(0.1)
