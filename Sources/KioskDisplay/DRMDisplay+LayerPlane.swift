@@ -68,12 +68,9 @@ extension DRMDisplay: LayerPlaneOutput {
               !video.buffers.isEmpty, let layers = layerPlane else {
             return .unavailable(reason: "the layers' plane is not prepared")
         }
-        guard strip.x >= 0, strip.y >= 0, strip.maxX <= size.width, strip.maxY <= size.height,
-              window.width >= strip.width, window.height == strip.height else {
-            return .unavailable(reason: "the ticker's strip \(strip) is not on the \(size) screen")
-        }
-        let answer = PlaneSelection.chooseTickerPlane(layersPlaneID: layers.info.id, videoPlaneID: video.info.id,
-                                                      primaryPlaneID: planeID, crtcIndex: crtcIndex, planes: planes)
+        let answer = PlaneSelection.chooseTickerPlane(window: window, strip: strip, screen: size, layersPlaneID: layers.info.id,
+                                                      videoPlaneID: video.info.id, primaryPlaneID: planeID,
+                                                      crtcIndex: crtcIndex, planes: planes)
         guard case .ready(let id) = answer else { return answer }
         do {
             let plane = try tickerPlane(id, window: window)
@@ -152,26 +149,26 @@ extension DRMDisplay: LayerPlaneOutput {
     }
 
     private func tickerPlane(_ id: UInt32, window: PixelSize) throws(DRMError) -> LayerPlane {
-        if let tickerPlane, tickerPlane.info.id == id, tickerPlane.size == window { return tickerPlane }
-        guard let info = planes.first(where: { $0.id == id }) else {
-            throw .callFailed(what: "finding plane \(id)", call: "drmModeGetPlane", errno: ENOENT)
-        }
-        if let old = tickerPlane, old.isShown { throw .callFailed(what: "moving the ticker to plane \(id)", call: "", errno: EBUSY) }
-        tickerPlane?.destroy()
-        let plane = try LayerPlane(card: card, info: info, crtcID: crtcID, size: window)
+        let plane = try overlay(reusing: tickerPlane, id: id, size: window, what: "the ticker")
         tickerPlane = plane
         return plane
     }
 
     private func layerPlane(_ id: UInt32) throws(DRMError) -> LayerPlane {
-        if let layerPlane, layerPlane.info.id == id, layerPlane.size == size { return layerPlane }
+        let plane = try overlay(reusing: layerPlane, id: id, size: size, what: "the layers")
+        layerPlane = plane
+        return plane
+    }
+
+    /// `current` when it is plane `id` with buffers of `size`, else a new one there (`current`'s
+    /// buffers freed first; refused while it is on screen: its buffers cannot go under it).
+    private func overlay(reusing current: LayerPlane?, id: UInt32, size: PixelSize, what: String) throws(DRMError) -> LayerPlane {
+        if let current, current.info.id == id, current.size == size { return current }
         guard let info = planes.first(where: { $0.id == id }) else {
             throw .callFailed(what: "finding plane \(id)", call: "drmModeGetPlane", errno: ENOENT)
         }
-        if let old = layerPlane, old.isShown { throw .callFailed(what: "moving the layers to plane \(id)", call: "", errno: EBUSY) }
-        layerPlane?.destroy()
-        let plane = try LayerPlane(card: card, info: info, crtcID: crtcID, size: size)
-        layerPlane = plane
-        return plane
+        if let current, current.isShown { throw .callFailed(what: "moving \(what) to plane \(id)", call: "", errno: EBUSY) }
+        current?.destroy()
+        return try LayerPlane(card: card, info: info, crtcID: crtcID, size: size)
     }
 }

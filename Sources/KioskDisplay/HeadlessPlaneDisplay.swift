@@ -104,13 +104,7 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
 
     public func layerBuffer() throws -> PixelBuffer {
         let stride = size.width * 4
-        if layerBuffers.isEmpty {
-            for _ in 0..<2 {
-                let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: stride * size.height, alignment: 4096)
-                memory.initializeMemory(as: UInt8.self, repeating: 0)   // transparent
-                layerBuffers.append(memory)
-            }
-        }
+        if layerBuffers.isEmpty { layerBuffers = Self.transparentPair(byteCount: stride * size.height) }
         let index = layerFront.map { 1 - $0 } ?? 0
         return PixelBuffer(base: layerBuffers[index].baseAddress!, size: size, stride: stride, format: .argb8888, index: index)
     }
@@ -123,20 +117,13 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     }
 
     public func prepareTickerPlane(window: PixelSize, strip: PixelRect, over scanout: PlaneScanout) -> LayerPlaneAnswer {
-        guard strip.x >= 0, strip.y >= 0, strip.maxX <= size.width, strip.maxY <= size.height,
-              window.width >= strip.width, window.height == strip.height else {
-            return .unavailable(reason: "the ticker's strip \(strip) is not on the \(size) screen")
-        }
-        let answer = PlaneSelection.chooseTickerPlane(layersPlaneID: Self.layersPlane.id, videoPlaneID: scanout.planeID,
+        let answer = PlaneSelection.chooseTickerPlane(window: window, strip: strip, screen: size,
+                                                      layersPlaneID: Self.layersPlane.id, videoPlaneID: scanout.planeID,
                                                       primaryPlaneID: Self.primaryPlane.id, crtcIndex: 0, planes: Self.planes)
         if case .ready = answer, tickerWindowSize != window {
             guard tickerShown == nil else { return .unavailable(reason: "the ticker's plane shows another window") }
             tickerBuffers.forEach { $0.deallocate() }
-            tickerBuffers = (0..<2).map { _ in
-                let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: window.width * 4 * window.height, alignment: 4096)
-                memory.initializeMemory(as: UInt8.self, repeating: 0)
-                return memory
-            }
+            tickerBuffers = Self.transparentPair(byteCount: window.width * 4 * window.height)
             tickerWindowSize = window
         }
         return answer
@@ -147,6 +134,15 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
         let index = tickerShown.map { 1 - $0.window.index } ?? 0
         return PixelBuffer(base: tickerBuffers[index].baseAddress!, size: window, stride: window.width * 4,
                            format: .argb8888, index: index)
+    }
+
+    /// A plane's two ARGB buffers, transparent (all zero), as a card's dumb buffers would be.
+    private static func transparentPair(byteCount: Int) -> [UnsafeMutableRawBufferPointer] {
+        (0..<2).map { _ in
+            let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: byteCount, alignment: 4096)
+            memory.initializeMemory(as: UInt8.self, repeating: 0)
+            return memory
+        }
     }
 
     /// The ticker's plane as shown now, nil while it is off: for tests.

@@ -60,8 +60,7 @@ final class LayerPlane {
 
     /// Whether `buffer` is this plane's back buffer (not a stale or foreign view).
     func owns(_ buffer: PixelBuffer) -> Bool {
-        buffers.indices.contains(buffer.index) && buffer.index != frontIndex
-            && buffers[buffer.index].baseAddress == buffer.base
+        holds(buffer) && buffer.index != frontIndex
     }
 
     /// Whether `buffer` is one of this plane's (on screen or not): a ticker's scroll shows the

@@ -74,7 +74,9 @@ final class LayerPlanePath {
     func change(for layers: LayerState, rotation: Rotation, flipTime: Double,
                 refreshInterval: Double) -> (change: LayerPlaneChange, ticker: Int?)? {
         do {
-            let screen = try output.layerBuffer().size
+            // The plane's back buffer (not on screen): drawn into below when the layers need it.
+            let back = try output.layerBuffer()
+            let screen = back.size
             let strip = tickerPlaneStrip(layers, screen: screen, rotation: rotation)
             if (strip != nil) != stillsWithoutTicker {
                 stillsWithoutTicker = strip != nil
@@ -84,7 +86,6 @@ final class LayerPlanePath {
             var drawn: PixelBuffer? = nil
             var ticker: Int? = nil
             if stale || (layers.moves && strip == nil) || shown == nil {
-                let back = try output.layerBuffer()
                 if stale {
                     let canvas = stills.canvas(size: back.size, format: .argb8888)
                     canvas.fill(PixelRect(size: back.size), color: 0)

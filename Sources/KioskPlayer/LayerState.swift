@@ -168,20 +168,10 @@ final class LayerState {
         let viewer = OverlayLayout.viewerSize(buffer: buffer.size, rotation: rotation)
         var first: Int? = nil
         for (index, layer) in layers.enumerated() where layer.moves && !isHidden(index) {
-            guard case .ticker(let source, let speed, let separator) = layer.content else { continue }
-            let strip = strip(of: layer, viewer: viewer)
-            let (pixelSize, padding) = LayerPlacement.textMetrics(size: layer.size, screen: viewer)
-            let opacity = UInt8((layer.opacity * 255).rounded())
-            var run = tickers[index] ?? TickerRun(motion: TickerMotion(speed: speed, refreshInterval: refreshInterval))
-            let text = replacedTexts[index] ?? tickerText(index, source, separator: separator, now: now)
-            let x = run.advance(to: flipTime, text: text, stripWidth: strip.width) { text in
-                rasterizer.render(text, pixelSize: pixelSize)
-            }
-            tickers[index] = run
-            if let line = run.line {
-                let baseline = strip.y + padding + pixelSize * 4 / 5
-                buffer.blend(line, at: (x, baseline - line.ascent), color: layer.color.rgb,
-                             opacity: UInt8(Int(layer.color.alpha) * Int(opacity) / 255), rotation: rotation)
+            guard let (x, strip) = advanceTicker(index, screen: viewer, flipTime: flipTime, refreshInterval: refreshInterval,
+                                                 now: now, rasterizer: rasterizer) else { continue }
+            if let line = tickers[index]?.line {
+                blendLine(line, of: layer, at: (x, strip.y), screen: viewer, into: buffer, rotation: rotation)
             }
             first = first ?? x
         }
@@ -205,16 +195,38 @@ final class LayerState {
     func advanceSoleTicker(flipTime: Double, refreshInterval: Double, screen: PixelSize,
                            now: Date = Date()) -> (x: Int, text: String?, cycle: Int)? {
         guard let rasterizer, let index = layers.firstIndex(where: \.moves),
-              case .ticker(let source, let speed, let separator) = layers[index].content else { return nil }
+              let (x, strip) = advanceTicker(index, screen: screen, flipTime: flipTime, refreshInterval: refreshInterval,
+                                             now: now, rasterizer: rasterizer) else { return nil }
+        let run = tickers[index]
+        let width = run?.line?.mask.width ?? 0
+        return (x, isHidden(index) || run?.line == nil ? nil : run?.shownText, width + strip.width)
+    }
+
+    /// Ticker `index` one step on for a flip at `flipTime` (its run kept in `tickers`): its
+    /// line's left edge in its strip, and the strip; nil when the layer is not a ticker.
+    private func advanceTicker(_ index: Int, screen: PixelSize, flipTime: Double, refreshInterval: Double, now: Date,
+                               rasterizer: TextRasterizer) -> (x: Int, strip: PixelRect)? {
         let layer = layers[index]
+        guard case .ticker(let source, let speed, let separator) = layer.content else { return nil }
         let strip = strip(of: layer, viewer: screen)
         let (pixelSize, _) = LayerPlacement.textMetrics(size: layer.size, screen: screen)
         var run = tickers[index] ?? TickerRun(motion: TickerMotion(speed: speed, refreshInterval: refreshInterval))
         let text = replacedTexts[index] ?? tickerText(index, source, separator: separator, now: now)
         let x = run.advance(to: flipTime, text: text, stripWidth: strip.width) { rasterizer.render($0, pixelSize: pixelSize) }
         tickers[index] = run
-        let width = run.line?.mask.width ?? 0
-        return (x, isHidden(index) || run.line == nil ? nil : run.shownText, width + strip.width)
+        return (x, strip)
+    }
+
+    /// A ticker's line in its colour and opacity, its left edge at `origin.x` in a strip whose
+    /// top is `origin.y`.
+    private func blendLine(_ line: RenderedText, of layer: LayerConfig, at origin: (x: Int, y: Int), screen: PixelSize,
+                           into buffer: PixelBuffer, rotation: Rotation = .none) {
+        let (pixelSize, padding) = LayerPlacement.textMetrics(size: layer.size, screen: screen)
+        let opacity = Int((layer.opacity * 255).rounded())
+        // The line's baseline sits where the font's ascent puts it in a box one size tall.
+        let baseline = origin.y + padding + pixelSize * 4 / 5
+        buffer.blend(line, at: (origin.x, baseline - line.ascent), color: layer.color.rgb,
+                     opacity: UInt8(Int(layer.color.alpha) * opacity / 255), rotation: rotation)
     }
 
     /// Draws the sole ticker's box and line into `window` (made transparent first), as its
@@ -224,17 +236,13 @@ final class LayerState {
         window.fill(PixelRect(size: window.size), color: 0)
         guard let index = layers.firstIndex(where: \.moves), !isHidden(index) else { return }
         let layer = layers[index]
-        let (pixelSize, padding) = LayerPlacement.textMetrics(size: layer.size, screen: screen)
-        let opacity = Int((layer.opacity * 255).rounded())
         if let background = layer.background {
             window.blendFill(PixelRect(size: window.size), color: background.rgb,
-                             opacity: UInt8(Int(background.alpha) * opacity / 255))
+                             opacity: UInt8(Int(background.alpha) * Int((layer.opacity * 255).rounded()) / 255))
         }
         guard let line = tickers[index]?.line else { return }
-        let baseline = padding + pixelSize * 4 / 5
         for x in [lineX, lineX + cycle] where x < window.size.width && x + line.mask.width > 0 {
-            window.blend(line, at: (x, baseline - line.ascent), color: layer.color.rgb,
-                         opacity: UInt8(Int(layer.color.alpha) * opacity / 255))
+            blendLine(line, of: layer, at: (x, 0), screen: screen, into: window)
         }
     }
 

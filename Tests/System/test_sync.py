@@ -167,18 +167,27 @@ def offsets(stats, slots):
     result = []
     previous = None
     last_stall = None
-    for line in stats.read_text().splitlines():
-        record = json.loads(line)
-        if not record["video"] or record["item"] < 0:
-            continue
+    for record in flips_of(stats):
         timeline = (record["rt"] - EPOCH) % turn
         shown = starts[record["item"]] + record["pts"]
-        if previous is not None and record["t"] - previous > frame_period(record["item"]) + 2 / 59.9:
+        if stalled(previous, record):
             last_stall = record["t"]
         late = last_stall is not None and record["t"] - last_stall <= 0.25
-        previous = record["t"]
+        previous = record
         result.append((record["rt"], (timeline - shown + turn / 2) % turn - turn / 2, record["item"], late))
     return result
+
+
+def flips_of(stats):
+    """The stats file's flips of the playlist's video frames, in order."""
+    records = (json.loads(line) for line in stats.read_text().splitlines())
+    return [record for record in records if record["video"] and record["item"] >= 0]
+
+
+def stalled(previous, record):
+    """Whether the flip `record` came after a stall of the process: more than a frame and two
+    refreshes after the flip before it (see the module's text)."""
+    return previous is not None and record["t"] - previous["t"] > frame_period(record["item"]) + 2 / 59.9
 
 
 def frame_period(item):
@@ -189,11 +198,8 @@ def stalls_of(stats, slots):
     """(monotonic time of the flip before, of the flip after, the latter's rt and item, whether
     it is within half a second of a seam) per stall of one process (see the module's text)."""
     result, previous = [], None
-    for line in stats.read_text().splitlines():
-        record = json.loads(line)
-        if not record["video"] or record["item"] < 0:
-            continue
-        if previous is not None and record["t"] - previous["t"] > frame_period(record["item"]) + 2 / 59.9:
+    for record in flips_of(stats):
+        if stalled(previous, record):
             near_seam = (record["item"] != previous["item"] or record["pts"] < 0.5
                          or previous["pts"] > slots[previous["item"]] - 0.5)
             result.append((previous["t"], record["t"], record["rt"], record["item"], near_seam))

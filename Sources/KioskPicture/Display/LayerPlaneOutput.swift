@@ -97,11 +97,17 @@ extension PlaneSelection {
 }
 
 extension PlaneSelection {
-    /// The plane for a ticker's window above the layers' plane `layersPlaneID`: an overlay that
-    /// takes ARGB8888 on the CRTC, after the layers' plane (the same stacking rule as
-    /// `chooseLayerPlane`'s), neither the primary nor the video plane.
-    public static func chooseTickerPlane(layersPlaneID: UInt32, videoPlaneID: UInt32, primaryPlaneID: UInt32?,
-                                         crtcIndex: Int, planes: [DisplayPlaneInfo]) -> LayerPlaneAnswer {
+    /// The plane for a ticker's `window` shown unscaled in `strip` of a `screen`-sized screen,
+    /// above the layers' plane `layersPlaneID`: an overlay that takes ARGB8888 on the CRTC, after
+    /// the layers' plane (the same stacking rule as `chooseLayerPlane`'s), neither the primary
+    /// nor the video plane.
+    public static func chooseTickerPlane(window: PixelSize, strip: PixelRect, screen: PixelSize, layersPlaneID: UInt32,
+                                         videoPlaneID: UInt32, primaryPlaneID: UInt32?, crtcIndex: Int,
+                                         planes: [DisplayPlaneInfo]) -> LayerPlaneAnswer {
+        guard strip.x >= 0, strip.y >= 0, strip.maxX <= screen.width, strip.maxY <= screen.height,
+              window.width >= strip.width, window.height == strip.height else {
+            return .unavailable(reason: "the ticker's strip \(strip) is not on the \(screen) screen")
+        }
         let above = planes.filter {
             $0.type == .overlay && $0.id > layersPlaneID && $0.id != videoPlaneID && $0.id != primaryPlaneID
                 && $0.canDrive(crtcIndex: crtcIndex) && $0.formats.contains(.argb8888)
