@@ -4,7 +4,8 @@ binary the bed's test_audio and test_drm run in a guest (#34, the suite's time).
 deploy/test (CI) builds no debug kiosk: the unit tests are built and run optimised
 (`swift build -c release --build-tests -Xswiftc -enable-testing`, scratch .build-tests: a third
 of the debug build's time, and `swift test` in half), and the system tests run the release
-kiosk, the binary a box runs (static Swift runtime). It exports both paths: KIOSK_BINARY and
+kiosk, the binary a box runs (static Swift runtime), linked from that build's objects by
+deploy/link-static-kiosk (.build-static/kiosk). It exports both paths: KIOSK_BINARY and
 KIOSK_TEST_BINARY. Under QEMU's TCG every guest instruction is translated, and a debug kiosk
 (-Onone: no inlining, every retain kept) costs the guests several times the CPU.
 

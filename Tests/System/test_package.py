@@ -11,8 +11,8 @@ owner, `systemd-analyze verify` of the installed unit, the installed kiosk playi
 the kiosk user, purge leaving the root as it was, and an edited kiosk.conf surviving an upgrade.
 A warm run takes about a minute; a cold one first makes the root (see README: "Running as a service").
 
-Needs root, the release kiosk (`swift build -c release --product kiosk --static-swift-stdlib`,
-which deploy/test builds), dpkg-dev, shellcheck, mmdebstrap and ffmpeg (deploy/packages.txt).
+Needs root, the release kiosk at .build/release/kiosk (`swift build -c release --product kiosk
+--static-swift-stdlib`, or deploy/test's link of it), dpkg-dev, shellcheck, mmdebstrap and ffmpeg (deploy/packages.txt).
 
 A .deb built elsewhere (another release, another architecture) is tested the same way with
 `deploy/test-deb [--release SUITE] DEB`, which sets:
