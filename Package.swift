@@ -40,8 +40,9 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // The kernel's HDMI-CEC API: no library, only <linux/cec.h> and ioctls (static inline in shim.h).
         .systemLibrary(name: "CCEC"),
-        // HEIC/HEIF (and AVIF, where libheif has an AV1 decoder) stills: FFmpeg 5.1 cannot open them.
-        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // HEIC/HEIF (and AVIF, where libheif has an AV1 decoder) stills, which FFmpeg 5.1 cannot open:
+        // libheif's header (libheif-dev) and a dlopen of libheif.so.1 on first use.
+        .target(name: "CHeif"),
         // GPIO lines as triggers (buttons, PIR sensors): libgpiod 1.6 (Debian 12) or 2.x (Debian 13),
         // the difference hidden in shim.h's static inline helpers.
         .systemLibrary(name: "CGpiod", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),

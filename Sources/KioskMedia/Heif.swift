@@ -3,7 +3,21 @@ import Foundation
 import KioskCore
 
 // Thin typed wrappers of libheif's C API: each class owns one libheif object and frees it in
-// deinit, each failure is a `MediaError` naming the file with libheif's own reason.
+// deinit, each failure is a `MediaError` naming the file with libheif's own reason. The calls go
+// through CHeif's table: libheif is opened the first time a HEIF still is read.
+
+/// libheif, opened on first use (`kiosk_heif_load`, once per process).
+enum LibHeif {
+    /// Its calls; a `MediaError` naming `source` when this machine has no usable libheif.
+    static func api(for source: String) throws -> UnsafePointer<kiosk_heif_api> {
+        var error: UnsafePointer<CChar>?
+        guard let api = kiosk_heif_load(&error) else {
+            let reason = error.map { String(cString: $0) } ?? "cannot open libheif"
+            throw MediaError(source: source, reason: "HEIF and AVIF stills need libheif: \(reason) (Debian: apt install libheif1)")
+        }
+        return api
+    }
+}
 
 /// libheif's error as a Swift error: the message is copied at once (it lives in the context).
 struct HeifFailure: Error {
@@ -22,30 +36,27 @@ struct HeifFailure: Error {
 /// A HEIF file opened with libheif (its boxes read, nothing decoded yet).
 final class HeifContext {
     let path: String
+    let heif: UnsafePointer<kiosk_heif_api>
     private let context: OpaquePointer
 
-    /// libheif wants one heif_init before use (it loads its decoder plugins there, where it has
-    /// any); done once for the process and never undone: plugins stay loaded.
-    private static let initialized: Bool = heif_init(nil).code == heif_error_Ok
-
-    init(path: String) throws {
-        _ = HeifContext.initialized
+    init(path: String, heif: UnsafePointer<kiosk_heif_api>) throws {
         self.path = path
-        guard let context = heif_context_alloc() else { throw MediaError(source: path, reason: "out of memory opening libheif") }
+        self.heif = heif
+        guard let context = heif.pointee.context_alloc() else { throw MediaError(source: path, reason: "out of memory opening libheif") }
         self.context = context
-        if let failure = HeifFailure(heif_context_read_from_file(context, path, nil)) {
+        if let failure = HeifFailure(heif.pointee.context_read_from_file(context, path, nil)) {
             throw MediaError(source: path, reason: "libheif cannot read it: \(failure.reason)")
         }
     }
 
     deinit {
-        heif_context_free(context)
+        heif.pointee.context_free(context)
     }
 
     /// The picture a viewer shows for the file (a phone's photo; others are thumbnails, depth maps).
     func primaryImage() throws -> HeifImageHandle {
         var handle: OpaquePointer?
-        if let failure = HeifFailure(heif_context_get_primary_image_handle(context, &handle)) {
+        if let failure = HeifFailure(heif.pointee.context_get_primary_image_handle(context, &handle)) {
             throw MediaError(source: path, reason: "libheif finds no picture in it: \(failure.reason)")
         }
         // The handle refers to the context: it keeps it alive.
@@ -64,34 +75,35 @@ final class HeifImageHandle {
     }
 
     deinit {
-        heif_image_handle_release(handle)
+        context.heif.pointee.image_handle_release(handle)
     }
 
     /// The size as shown: libheif reports it after the file's rotation and crop (irot, clap).
     var size: PixelSize {
-        PixelSize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
+        PixelSize(width: Int(context.heif.pointee.image_handle_get_width(handle)), height: Int(context.heif.pointee.image_handle_get_height(handle)))
     }
 
-    var hasAlpha: Bool { heif_image_handle_has_alpha_channel(handle) != 0 }
+    var hasAlpha: Bool { context.heif.pointee.image_handle_has_alpha_channel(handle) != 0 }
 
     /// Decodes to 8-bit YCbCr 4:2:0, whatever the file holds (4:4:4, monochrome, 10-bit HDR
     /// are converted by libheif): the one layout the scaler and the plane path both take, at
     /// 12 bits a pixel, half of RGB's 24 within the same memory ceiling.
     func decodeYUV420() throws -> HeifImage {
-        guard let options = heif_decoding_options_alloc() else {
+        let heif = context.heif
+        guard let options = heif.pointee.decoding_options_alloc() else {
             throw MediaError(source: context.path, reason: "out of memory decoding with libheif")
         }
-        defer { heif_decoding_options_free(options) }
+        defer { heif.pointee.decoding_options_free(options) }
         // HEIF keeps a photo's orientation in its irot/imir/clap boxes (not EXIF, which the
         // spec says to ignore when irot is there): libheif applies them, so the frame comes
         // out upright and nothing else turns it again.
         options.pointee.ignore_transformations = 0
         options.pointee.convert_hdr_to_8bit = 1
         var image: OpaquePointer?
-        if let failure = HeifFailure(heif_decode_image(handle, &image, heif_colorspace_YCbCr, heif_chroma_420, options)) {
+        if let failure = HeifFailure(heif.pointee.decode_image(handle, &image, heif_colorspace_YCbCr, heif_chroma_420, options)) {
             throw MediaError(source: context.path, reason: "libheif cannot decode it: \(failure.reason)")
         }
-        return HeifImage(image!)
+        return HeifImage(image!, heif: heif)
     }
 }
 
@@ -99,27 +111,29 @@ final class HeifImageHandle {
 final class HeifImage {
     /// nil once handed to an AVFrame (`takeImage`), which releases it then.
     private var image: OpaquePointer?
+    private let heif: UnsafePointer<kiosk_heif_api>
 
-    fileprivate init(_ image: OpaquePointer) {
+    fileprivate init(_ image: OpaquePointer, heif: UnsafePointer<kiosk_heif_api>) {
         self.image = image
+        self.heif = heif
     }
 
     deinit {
-        if let image { heif_image_release(image) }
+        if let image { heif.pointee.image_release(image) }
     }
 
     /// One plane's pixels and the bytes from one row to the next; nil when the image has no
     /// such plane or it is not 8-bit.
     func plane(_ channel: heif_channel) -> (base: UnsafePointer<UInt8>, stride: Int)? {
-        guard let image, heif_image_get_bits_per_pixel_range(image, channel) == 8 else { return nil }
+        guard let image, heif.pointee.image_get_bits_per_pixel_range(image, channel) == 8 else { return nil }
         var stride: Int32 = 0
-        guard let base = heif_image_get_plane_readonly(image, channel, &stride), stride > 0 else { return nil }
+        guard let base = heif.pointee.image_get_plane_readonly(image, channel, &stride), stride > 0 else { return nil }
         return (base, Int(stride))
     }
 
     var isYUV420: Bool {
         guard let image else { return false }
-        return heif_image_get_colorspace(image) == heif_colorspace_YCbCr && heif_image_get_chroma_format(image) == heif_chroma_420
+        return heif.pointee.image_get_colorspace(image) == heif_colorspace_YCbCr && heif.pointee.image_get_chroma_format(image) == heif_chroma_420
     }
 
     /// How the planes encode colour: the decoded image's nclx (the file's colr box, else the
@@ -127,13 +141,13 @@ final class HeifImage {
     var colour: (matrix: Int, primaries: Int, transfer: Int, fullRange: Bool)? {
         guard let image else { return nil }
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-        guard HeifFailure(heif_image_get_nclx_color_profile(image, &nclx)) == nil, let nclx else { return nil }
-        defer { heif_nclx_color_profile_free(nclx) }
+        guard HeifFailure(heif.pointee.image_get_nclx_color_profile(image, &nclx)) == nil, let nclx else { return nil }
+        defer { heif.pointee.nclx_color_profile_free(nclx) }
         return (Int(nclx.pointee.matrix_coefficients.rawValue), Int(nclx.pointee.color_primaries.rawValue),
                 Int(nclx.pointee.transfer_characteristics.rawValue), nclx.pointee.full_range_flag != 0)
     }
 
-    /// Gives up ownership: the caller releases the returned image with heif_image_release.
+    /// Gives up ownership: the caller releases the returned image (kiosk_heif_image_release).
     func takeImage() -> OpaquePointer? {
         defer { image = nil }
         return image
@@ -156,10 +170,12 @@ enum HeifSniff {
     static let imageBrands: Set<String> = ["heic", "heix", "heim", "heis", "mif1", "mif2", "avif"]
 
     /// "image/heic", "image/avif"...; "" when the bytes are not HEIF.
-    static func mimeType(_ bytes: [UInt8]) -> String {
-        heif_get_file_mime_type(bytes, Int32(bytes.count)).map { String(cString: $0) } ?? ""
+    static func mimeType(_ bytes: [UInt8], heif: UnsafePointer<kiosk_heif_api>) -> String {
+        heif.pointee.get_file_mime_type(bytes, Int32(bytes.count)).map { String(cString: $0) } ?? ""
     }
 
     /// Whether this libheif can decode AV1 (AVIF): Debian's builds it with dav1d or aom.
-    static var decodesAV1: Bool { heif_have_decoder_for_format(heif_compression_AV1) != 0 }
+    static func decodesAV1(heif: UnsafePointer<kiosk_heif_api>) -> Bool {
+        heif.pointee.have_decoder_for_format(heif_compression_AV1) != 0
+    }
 }

@@ -53,11 +53,12 @@ public enum HeifStill {
     /// The primary image's handle and size, after every check made before decoding.
     private static func checkedPrimaryImage(_ path: String) throws -> (HeifImageHandle, PixelSize) {
         try Asset.checkLocalFile(path)
+        let heif = try LibHeif.api(for: path)
         let start = firstBytes(of: path)
-        if HeifSniff.mimeType(start) == "image/avif" && !HeifSniff.decodesAV1 {
+        if HeifSniff.mimeType(start, heif: heif) == "image/avif" && !HeifSniff.decodesAV1(heif: heif) {
             throw MediaError(source: path, reason: "AVIF: this machine's libheif has no AV1 decoder (Debian: libheif-plugin-dav1d)")
         }
-        let handle = try HeifContext(path: path).primaryImage()
+        let handle = try HeifContext(path: path, heif: heif).primaryImage()
         let size = handle.size
         // Checked before decoding, from the file's boxes: the decoding is what costs memory.
         let limit = Asset.maximumPictureSize
@@ -80,7 +81,8 @@ public enum HeifStill {
     }
 
     private static func info(of path: String, size: PixelSize, pixelFormat: String) -> MediaInfo {
-        let mime = HeifSniff.mimeType(firstBytes(of: path))
+        // After a decode or a probe: the library is open.
+        let mime = (try? LibHeif.api(for: path)).map { HeifSniff.mimeType(firstBytes(of: path), heif: $0) } ?? ""
         let isAVIF = mime == "image/avif"
         var stream = StreamInfo(index: 0, kind: .video, codecName: isAVIF ? "av1" : "hevc", decodable: true,
                                 isDefaultChoice: true)
@@ -113,11 +115,11 @@ public enum HeifStill {
         tagColour(frame, image.colour)
         let owned = image.takeImage()!
         let release: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?) -> Void = { opaque, _ in
-            heif_image_release(OpaquePointer(opaque))
+            kiosk_heif_image_release(OpaquePointer(opaque)!)
         }
         guard let buffer = av_buffer_create(UnsafeMutablePointer(mutating: luma.base), luma.stride * size.height, release,
                                             UnsafeMutableRawPointer(owned), 0) else {
-            heif_image_release(owned)
+            kiosk_heif_image_release(owned)
             var pointer: UnsafeMutablePointer<AVFrame>? = frame
             av_frame_free(&pointer)
             throw MediaError(source: path, reason: "out of memory for a frame")

@@ -195,7 +195,9 @@ import Testing
 
     /// AVIF goes the same way where libheif has an AV1 decoder (Debian 12's has dav1d and aom).
     @Test func avifShowsItsPictureWhereLibheifDecodesAV1() throws {
-        try #require(HeifSniff.decodesAV1, "this libheif has no AV1 decoder")
+        let heif = try LibHeif.api(for: "the test")
+        let decodesAV1 = HeifSniff.decodesAV1(heif: heif)
+        try #require(decodesAV1, "this libheif has no AV1 decoder")
         let png = try Self.midTones()
         let frame = try HeifStill.decode(try Self.encoded("midtones.avif", from: png))
         #expect(frame.size == Self.size)

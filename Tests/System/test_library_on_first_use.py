@@ -1,18 +1,23 @@
 """Libraries a kiosk.conf does not use are not needed to start (issue 34): libmosquitto is opened
-the first time an MQTT client is made and libmicrohttpd the first time a server listens, so a box
-without libmosquitto1 or libmicrohttpd12 plays, and one whose kiosk.conf has `mqtt:` (or
-`metrics.listen`) says in one line why that is off and plays on. The library is hidden from kiosk
+the first time an MQTT client is made, libmicrohttpd the first time a server listens and libheif
+the first time a HEIC/HEIF or AVIF still is read, so a box without libmosquitto1, libmicrohttpd12
+or libheif1 plays, and one whose kiosk.conf has `mqtt:` (or `metrics.listen`, or a HEIC item)
+says in one line why that is off and plays on. The library is hidden from kiosk
 in a mount namespace of its own (/dev/null bound over the file: root only, as CI runs), not
 removed from this host."""
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 SONAME = "libmosquitto.so.1"
 HTTPD_SONAME = "libmicrohttpd.so.12"
+HEIF_SONAME = "libheif.so.1"
 
 
 def library_path(soname: str = SONAME) -> str:
@@ -46,6 +51,8 @@ def test_the_binary_does_not_need_libmosquitto_to_start():
     needed = subprocess.run(["ldd", str(KIOSK)], capture_output=True, text=True, check=True).stdout
     assert "libmosquitto" not in needed, needed
     assert "libmicrohttpd" not in needed, needed
+    # libheif and libde265 under it: their start-up code ran at every start (perf: ~5 % of `kiosk --help`).
+    assert "libheif" not in needed and "libde265" not in needed, needed
 
 
 def test_a_box_without_libmosquitto_plays(tmp_path):
@@ -83,3 +90,23 @@ def test_a_metrics_listener_without_libmicrohttpd_is_one_line_and_playback_goes_
     assert len(said) == 1, "\n".join(said)
     assert "cannot open libmicrohttpd: " in said[0] and "(Debian: apt install libmicrohttpd12)" in said[0], said[0]
     assert said[0].endswith("playback goes on without it"), said[0]
+
+
+def test_a_heic_item_without_libheif_is_one_line_and_the_playlist_goes_on(tmp_path):
+    if shutil.which("heif-enc") is None:
+        pytest.fail("heif-enc is missing: deploy/setup installs libheif-examples")
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "color=c=red:s=64x48:d=1", "-frames:v", "1",
+                    str(tmp_path / "photo.png")], check=True)
+    subprocess.run(["heif-enc", "-q", "90", str(tmp_path / "photo.png"), "-o", str(tmp_path / "photo.heic")],
+                   check=True, capture_output=True)
+    (tmp_path / "kiosk.conf").write_text("input: {enabled: false}\ncontrol: {socket: none}\nplayback: {loop: none}\n"
+                                         f"items: [{{path: photo.heic, duration: 1}}, {clip(tmp_path)}]\n")
+    stats = tmp_path / "stats.jsonl"
+    run = run_without_library(tmp_path, "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                              "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "3",
+                              soname=HEIF_SONAME)
+    assert run.returncode == 0, run.stderr
+    assert frames(stats) == 25, run.stderr
+    said = [line for line in run.stderr.splitlines() if "photo.heic" in line]
+    assert len(said) == 1, "\n".join(said)
+    assert "stills need libheif: " in said[0] and HEIF_SONAME in said[0] and "(Debian: apt install libheif1)" in said[0], said[0]

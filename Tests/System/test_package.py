@@ -118,6 +118,8 @@ def test_control_fields(debs):
     # libmosquitto is opened on first use (a kiosk.conf with `mqtt:`): recommended, not required.
     recommends = [d.strip().split(" ")[0] for d in field(first, "Recommends").split(",")]
     assert "libmosquitto1" in recommends and not any(d.startswith("libmosquitto") for d in depends), (depends, recommends)
+    # So is libheif (HEIC/HEIF and AVIF stills).
+    assert "libheif1" in recommends and not any(d.startswith("libheif") for d in depends), (depends, recommends)
     # postinst's useradd, the unit's ExecReload=/usr/bin/kill.
     assert "passwd" in depends and "procps" in depends
     # The runtime of Swift is linked in: no Swift library to depend on.
