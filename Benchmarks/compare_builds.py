@@ -2,7 +2,10 @@
 """Two kiosk builds against each other on the lines a change must not make worse (the race, the
 first frame, real time), interleaved round by round so the machine's noise falls on both:
 
-    Benchmarks/compare_builds.py BEFORE_KIOSK AFTER_KIOSK [--rounds 5]
+    Benchmarks/compare_builds.py BEFORE_KIOSK AFTER_KIOSK [--rounds 5] [--preload-before LIBRARY]
+
+--preload-before runs BEFORE with LD_PRELOAD=LIBRARY: what loading a library at every start costs,
+with AFTER the same binary (a library kiosk now opens on first use, its link put back).
 
 The clips are playback.py's (20 s and 2 s of 1080p30 H.264, cached). Copy both binaries out of
 .build first, and drop the page cache (echo 3 > /proc/sys/vm/drop_caches) when comparing peak RSS:
@@ -20,21 +23,21 @@ from pathlib import Path
 import playback
 
 
-def waited(argv):
+def waited(argv, env=None):
     """Wall seconds, CPU seconds (user+sys) and peak RSS (MB) of one run."""
     started = time.monotonic()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(process.pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, f"{argv} failed"
     return time.monotonic() - started, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def first_frame_ms(kiosk, clip):
+def first_frame_ms(kiosk, clip, env=None):
     with tempfile.TemporaryDirectory() as directory:
         stats = Path(directory) / "stats.jsonl"
         spawned = time.clock_gettime(time.CLOCK_MONOTONIC)
         subprocess.run([kiosk, "play", str(clip), "--display", "headless:1280x800@60", "--audio", "none", "--no-input",
-                        "--duration", "0.5", "--stats-file", str(stats)], capture_output=True, check=True)
+                        "--duration", "0.5", "--stats-file", str(stats)], capture_output=True, check=True, env=env)
         return (json.loads(stats.read_text().splitlines()[0])["t"] - spawned) * 1000
 
 
@@ -43,24 +46,31 @@ def main():
     parser.add_argument("before")
     parser.add_argument("after")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--preload-before", metavar="LIBRARY")
     args = parser.parse_args()
     cache = Path.home() / ".cache" / "kiosk-bench"
     cache.mkdir(parents=True, exist_ok=True)
     long_clip, short_clip = playback.silent_clip(cache, 20), playback.silent_clip(cache, 2)
     builds = {"before": args.before, "after": args.after}
-    race, first, real = ({name: [] for name in builds} for _ in range(3))
+    environments = {"before": dict(os.environ, LD_PRELOAD=args.preload_before) if args.preload_before else None,
+                    "after": None}
+    race, first, real, start = ({name: [] for name in builds} for _ in range(4))
     for round_number in range(args.rounds):
         order = list(builds.items()) if round_number % 2 == 0 else list(reversed(builds.items()))
         for name, kiosk in order:
-            race[name].append(waited([kiosk, "bench", str(long_clip), "--size", "1280x800", "--gravity", "fit"]))
-            first[name].append(first_frame_ms(kiosk, short_clip))
+            env = environments[name]
+            race[name].append(waited([kiosk, "bench", str(long_clip), "--size", "1280x800", "--gravity", "fit"], env))
+            first[name].append(first_frame_ms(kiosk, short_clip, env))
             real[name].append(waited([kiosk, "play", str(long_clip), "--display", "headless:1280x800", "--audio", "none",
-                                      "--no-input", "--duration", "10"]))
+                                      "--no-input", "--duration", "10"], env))
+            start[name] += [waited([kiosk, "--help"], env) for _ in range(5)]
     print("| line | " + " | ".join(builds) + " |")
     print("| --- |" + " --- |" * len(builds))
     rows = [("race wall s", lambda n: statistics.median(r[0] for r in race[n])),
             ("race peak RSS MB", lambda n: statistics.median(r[2] for r in race[n])),
             ("first frame ms", lambda n: statistics.median(first[n])),
+            ("start-up (--help) ms", lambda n: 1000 * statistics.median(r[0] for r in start[n])),
+            ("start-up (--help) peak RSS MB", lambda n: statistics.median(r[2] for r in start[n])),
             ("real time 10 s CPU s", lambda n: statistics.median(r[1] for r in real[n])),
             ("real time peak RSS MB", lambda n: statistics.median(r[2] for r in real[n]))]
     for label, value in rows:

@@ -17,6 +17,7 @@ benchmark, not to a test on a shared machine).
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -51,11 +52,16 @@ def udp_sender(port: int, offset: float = 0) -> subprocess.Popen:
 
 def srt_listener(port: int) -> subprocess.Popen:
     """The same stream from ffmpeg as an SRT listener (bookworm's FFmpeg has libsrt): it sends
-    once kiosk, the caller, has connected."""
-    return subprocess.Popen(
-        ["ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
-         "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "25", "-pix_fmt", "yuv420p",
-         "-f", "mpegts", f"srt://127.0.0.1:{port}?mode=listener"], stdin=subprocess.DEVNULL)
+    once kiosk, the caller, has connected. In a loop, as an encoder in listener mode keeps
+    listening: ffmpeg serves one caller and exits when it leaves, and a caller that gave up on a
+    stall (kiosk reconnects after 1 s without data; CI's loaded host once stalled the new
+    listener's first seconds) would then find no one for the rest of the test. Its own session,
+    so `stop` ends the loop and the ffmpeg in it."""
+    command = ["ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+               "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "25", "-pix_fmt", "yuv420p",
+               "-f", "mpegts", f"srt://127.0.0.1:{port}?mode=listener"]
+    return subprocess.Popen(["sh", "-c", 'while :; do "$@"; sleep 0.1; done', "sh", *command],
+                            stdin=subprocess.DEVNULL, start_new_session=True)
 
 
 def hls_packager(directory: Path) -> subprocess.Popen:
@@ -130,7 +136,14 @@ def play_through_an_outage(tmp_path: Path, url: str, start_source, stop_source, 
 
 def stop(process: subprocess.Popen) -> None:
     if process.poll() is None:
-        process.kill()
+        try:
+            leads_its_group = os.getpgid(process.pid) == process.pid
+        except ProcessLookupError:
+            leads_its_group = False
+        if leads_its_group:   # a source in a loop of its own (srt_listener): the loop and its child
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
         process.wait()
 
 
