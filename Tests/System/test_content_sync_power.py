@@ -47,8 +47,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "deploy" / "vm"))
 from bed import Bed, BOOT_TIMEOUT  # noqa: E402
 
-# The release build when there is one (CI makes both): the sync's hashing and start are ~1.5 s
-# shorter per boot under TCG, and the cuts' spread follows the sync's length.
+# The release build when there is one (CI links one): the sync's hashing and start are ~1.5 s
+# shorter per cycle under TCG, and the cuts' spread follows the sync's length.
 # KIOSK_BINARY names another (as for test_av_sync: a release build older than the debug one).
 KIOSK = Path(os.environ["KIOSK_BINARY"]) if os.environ.get("KIOSK_BINARY") else next(
     (p for p in (REPO / ".build" / "release" / "kiosk", REPO / ".build" / "debug" / "kiosk") if p.exists()),
