@@ -21,7 +21,9 @@ Per cycle N (from 0):
   3. touches syncing-N and runs `KIOSK sync --once --config kiosk-SET.conf` (its output in
      sync-N.log, its status in synced-N), reading the `current` link every 5 ms: switched-N
      once it names another set;
-  4. DELAY seconds after MARK: the cut, then cut-N with what it hit (JSON).
+  4. DELAY seconds after MARK: the cut, then cut-N with what it hit (JSON). Right after the cut
+     a file is written and fsynced; the next state-N.txt says whether it survived (`after-cut`,
+     which must be `no`: the proof that the cut held writes back).
 Each boot of the old form cost ~30 CPU-s of TCG (the kernel's boot, Python's start, modprobe,
 a dozen execs of coreutils) for a sync of a few: 685 CPU-s for the file in CI (#34)."""
 import json
