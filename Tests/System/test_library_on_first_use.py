@@ -106,7 +106,9 @@ def test_a_heic_item_without_libheif_is_one_line_and_the_playlist_goes_on(tmp_pa
                               "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "3",
                               soname=HEIF_SONAME)
     assert run.returncode == 0, run.stderr
-    assert frames(stats) == 25, run.stderr
+    # The clip played (a loaded host may drop a few of its 25 frames), and nothing of item 0.
+    shown = [json.loads(line) for line in stats.read_text().splitlines() if json.loads(line).get("video", True)]
+    assert len(shown) >= 15 and all(record["item"] == 1 for record in shown), run.stderr
     said = [line for line in run.stderr.splitlines() if "photo.heic" in line]
     assert len(said) == 1, "\n".join(said)
     assert "stills need libheif: " in said[0] and HEIF_SONAME in said[0] and "(Debian: apt install libheif1)" in said[0], said[0]
