@@ -65,11 +65,8 @@ def dmsetup(*arguments: str) -> None:
 
 
 def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 def target() -> str:
@@ -100,6 +97,7 @@ def state() -> str:
 
 
 def write(path: Path, text: str) -> None:
+    """For the other side, which waits for the file: renamed into place whole."""
     partial = path.with_name(path.name + ".tmp")
     partial.write_text(text)
     partial.rename(path)

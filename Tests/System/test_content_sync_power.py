@@ -46,6 +46,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "deploy" / "vm"))
 from bed import Bed, BOOT_TIMEOUT  # noqa: E402
+from power_cut_guest import write  # noqa: E402  (the guest's own: files renamed into place whole)
 
 # The release build when there is one (CI links one): the sync's hashing and start are ~1.5 s
 # shorter per cycle under TCG, and the cuts' spread follows the sync's length.
@@ -137,13 +138,6 @@ def fsck(image: Path, work: Path, n: int):
     return check.returncode, raw.returncode
 
 
-def put(path: Path, text: str) -> None:
-    """For the guest, which waits for the file: renamed into place whole."""
-    partial = path.with_name(path.name + ".tmp")
-    partial.write_text(text)
-    partial.rename(path)
-
-
 @pytest.mark.skipif(not KIOSK.exists(), reason="needs a build (swift build)")
 @pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None, reason="needs qemu-system-x86")
 def test_twenty_power_cuts_leave_a_whole_set(tmp_path):
@@ -171,7 +165,7 @@ def test_twenty_power_cuts_leave_a_whole_set(tmp_path):
         bed.start(command)
         # Cycle 0: set 0, uncut; its length (the guest's clock) sets the spread of the cuts.
         waited("state-0.txt", BOOT_TIMEOUT)
-        put(work / "serve-0", "0 uncut 0\n")
+        write(work / "serve-0", "0 uncut 0\n")
         calibration = json.loads(waited("cut-0", 600).read_text())["seconds"]
         assert (work / "synced-0").read_text().strip() == "0", (work / "sync-0.log").read_text()
         code, _ = fsck(image, work, 0)
@@ -182,7 +176,7 @@ def test_twenty_power_cuts_leave_a_whole_set(tmp_path):
         for n in range(1, CUTS + 2):
             cut = n <= CUTS
             # What cycle n found is what cut n-1 left (cycle 1: what cycle 0 left).
-            put(work / f"go-{n}", "\n")
+            write(work / f"go-{n}", "\n")
             state_path = waited(f"state-{n}.txt", 600)
             current, files, partials, rest = read_state(state_path)
             found = whole_set(current, files, manifests)
@@ -194,7 +188,7 @@ def test_twenty_power_cuts_leave_a_whole_set(tmp_path):
             if results:
                 results[-1]["after"] = found
             if not cut:
-                put(work / f"serve-{n}", "none\n")
+                write(work / f"serve-{n}", "none\n")
                 assert bed.wait(timeout=120) == 0, bed.console_log() + (work / "guest.log").read_text()[-3000:]
                 results.append(record)
                 break
@@ -206,7 +200,7 @@ def test_twenty_power_cuts_leave_a_whole_set(tmp_path):
                 mark, delay = "syncing", rng.uniform(0, calibration * 1.15)
             else:
                 mark, delay = "switched", rng.uniform(0, 0.6)
-            put(work / f"serve-{n}", f"{n} {mark} {delay:.3f}\n")
+            write(work / f"serve-{n}", f"{n} {mark} {delay:.3f}\n")
             hit = json.loads(waited(f"cut-{n}", 600).read_text())
             if mark == "switched" and not (work / f"switched-{n}").exists():
                 failures.append(f"cycle {n}: the sync towards set {n} ended without switching: "
