@@ -1,3 +1,4 @@
+import Glibc
 import KioskCore
 import KioskFetch
 import KioskMedia
@@ -202,6 +203,7 @@ final class FramePresenter {
             return nil
         }
         var shown = drawn.shown
+        holdUntilItsMoment(drawn)
         do {
             shown.flipTime = try output.present(drawn.back)
         } catch {
@@ -213,6 +215,16 @@ final class FramePresenter {
         shown.buffer = drawn.back
         onScreen = .buffer(drawn.back)
         return finish(shown)
+    }
+
+    /// On a display whose flips complete when asked, a frame drawn faster than `drawSeconds`
+    /// said waits for the moment the pacer chose it for (at most a quarter second: an estimate,
+    /// not a schedule). Without the wait it went up early by the difference: 43-51 ms in a
+    /// virtio-gpu guest whose draws had slowed under load and then sped up (CI, 2026-11-28).
+    private func holdUntilItsMoment(_ drawn: DrawnFrame) {
+        guard output.flipsWhenAsked else { return }
+        let early = min(drawn.flip - MonotonicClock().now(), 0.25)
+        if early > 0 { usleep(useconds_t(early * 1_000_000)) }
     }
 
     /// Whether nothing was drawn or put up since `drawn` (a command carried out while it

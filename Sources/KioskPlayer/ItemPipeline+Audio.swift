@@ -25,7 +25,7 @@ extension ItemPipeline {
             return
         }
         lock.withLock { hasAudioStream = true }
-        WorkerThread.start(name: "kiosk-audio-decode", handingOver: (decoder, converter)) { [self] in
+        WorkerThread.start(name: "kiosk-audio-decode", finishesBeforeExit: true, handingOver: (decoder, converter)) { [self] in
             runAudioDecode($0.0, $0.1)
         }
     }

@@ -122,7 +122,7 @@ final class ItemPipeline: @unchecked Sendable {
             if case .frame(let frame, _) = $0 { frame.byteCount } else { 0 }
         })
         requestedRate = plan.rate
-        WorkerThread.start(name: "kiosk-demux") { [self] in runDemux() }
+        WorkerThread.start(name: "kiosk-demux", finishesBeforeExit: true) { [self] in runDemux() }
     }
 
     /// Stops the threads; queued frames and packets are released.
@@ -209,7 +209,7 @@ final class ItemPipeline: @unchecked Sendable {
         let tuning = FrameTimelineTuning.choose(hasSound: hasAudio, timestampsMayJump: demuxer.timestampsMayJump)
         lock.withLock { timelineTuning = tuning }
         let timeline = FrameTimeline<DecodedFrame>(nominalCadence: declared, tuning: tuning)
-        WorkerThread.start(name: "kiosk-decode", handingOver: (decoder, timeline)) { [self] in
+        WorkerThread.start(name: "kiosk-decode", finishesBeforeExit: true, handingOver: (decoder, timeline)) { [self] in
             runDecode($0.0, timeline: $0.1)
         }
 

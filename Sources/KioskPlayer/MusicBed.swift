@@ -25,7 +25,7 @@ final class MusicBed: @unchecked Sendable {
         // ran dry for 0.2 to 0.7 s in 25 s in a starved VM guest (test_music_bed_aloop.py).
         queue = PCMQueue(format: format, capacity: MediaTime(value: 2, timescale: 1))
         for problem in settings.problems { logger.warning("audio_track: \(problem.message)") }
-        WorkerThread.start(name: "kiosk-bed-decode") { [self] in run() }
+        WorkerThread.start(name: "kiosk-bed-decode", finishesBeforeExit: true) { [self] in run() }
     }
 
     /// Ends the thread (at its next push) and the writer's reads of the bed.

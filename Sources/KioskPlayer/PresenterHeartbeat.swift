@@ -82,6 +82,7 @@ final class MonitoredOutput: VideoOutput {
     /// (DirectVideoPath.swift).
     var directVideo: DirectVideoOutput? { base.directVideo }
     func expectedFlip(after host: Double) -> Double { base.expectedFlip(after: host) }
+    var flipsWhenAsked: Bool { base.flipsWhenAsked }
     func setPower(on: Bool) throws -> Bool { try base.setPower(on: on) }
     func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool { try base.readBack(body) }
     var screenshotSource: String { base.screenshotSource }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import KioskBasics
 import KioskCore
 import KioskMedia
 import KioskService
@@ -62,19 +63,22 @@ enum Entry {
                 SignalHub.shared.exitOnStop()
             }
             try command.run()
+            // Not a plain return: that would run the libraries' destructors beside threads
+            // still closing their items (ExitGate.swift).
+            ExitGate.leave(0)
         } catch let error as MediaError {
             fail("\(error)", code: 1)
         } catch let error as RuntimeFailure {
             fail("\(error)", code: 1)
         } catch let error as ConfigFailure {
             writeStandardError(error.text)
-            exit(2)
+            ExitGate.leave(2)
         } catch {
             let code = KioskCommand.exitCode(for: error)
             let message = KioskCommand.fullMessage(for: error)
             if code == .success {
                 if !message.isEmpty { print(message) }
-                exit(0)
+                ExitGate.leave(0)
             }
             // ArgumentParser says 64 for usage errors; kiosk's contract says 2.
             fail(message, code: code == .validationFailure ? 2 : code.rawValue)
@@ -85,7 +89,7 @@ enum Entry {
         if !message.isEmpty {
             writeStandardError(message.hasPrefix("Error:") || message.hasPrefix("kiosk:") ? message : "kiosk: \(message)")
         }
-        exit(code)
+        ExitGate.leave(code)
     }
 }
 

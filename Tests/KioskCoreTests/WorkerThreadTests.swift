@@ -88,4 +88,27 @@ import Testing
         #expect(result.values.name == "kiosk-hand-over")
         #expect(counter.count == 42)
     }
+
+    /// A thread made to finish before the exit is counted from `start` until its body returns:
+    /// the process's end (`ExitGate.leave`) waits for it, and names it when it does not end.
+    @Test func aThreadThatFinishesBeforeExitIsWaitedForAndNamed() {
+        let name = "kiosk-test-exit-gate"
+        let release = DispatchSemaphore(value: 0)
+        let worker = WorkerThread.start(name: name, finishesBeforeExit: true) { release.wait() }
+        // Other suites' pipelines may run beside this one: only this name is looked at.
+        let whileRunning = ExitGate.waitForThreads(timeout: 0.05).filter { $0 == name }
+        #expect(whileRunning == [name])
+        release.signal()
+        // The wait ends when every counted thread has (other suites' too, or after 5 s).
+        let afterEnd = ExitGate.waitForThreads(timeout: 5).filter { $0 == name }
+        #expect(afterEnd.isEmpty)
+        #expect(worker.isFinished || worker.join(timeout: 5))
+        // A thread not marked is never counted.
+        let plainRelease = DispatchSemaphore(value: 0)
+        let plain = WorkerThread.start(name: "kiosk-test-not-gated") { plainRelease.wait() }
+        let counted = ExitGate.waitForThreads(timeout: 0).filter { $0 == "kiosk-test-not-gated" }
+        #expect(counted.isEmpty)
+        plainRelease.signal()
+        #expect(plain.join(timeout: 5))
+    }
 }

@@ -18,22 +18,26 @@ public final class WorkerThread: @unchecked Sendable {
     // semaphore is thread-safe; the rest is immutable.
     public let name: String
     public let qualityOfService: QualityOfService
+    /// Counted by `ExitGate` while it runs: the process's end waits for it (a thread inside
+    /// FFmpeg, whose protocol libraries may have static destructors).
+    public let finishesBeforeExit: Bool
     private let lock = NSLock()
     private var started = false
     private var finished = false
     /// Signalled when the body returns; each waiter that gets it signals it again.
     private let done = DispatchSemaphore(value: 0)
 
-    public init(name: String, qos: QualityOfService = .default) {
+    public init(name: String, qos: QualityOfService = .default, finishesBeforeExit: Bool = false) {
         self.name = name
         qualityOfService = qos
+        self.finishesBeforeExit = finishesBeforeExit
     }
 
     /// Starts a thread named `name` that runs `body`; the returned value joins it.
     @discardableResult
-    public static func start(name: String, qos: QualityOfService = .default,
+    public static func start(name: String, qos: QualityOfService = .default, finishesBeforeExit: Bool = false,
                              _ body: @escaping @Sendable () -> Void) -> WorkerThread {
-        let worker = WorkerThread(name: name, qos: qos)
+        let worker = WorkerThread(name: name, qos: qos, finishesBeforeExit: finishesBeforeExit)
         worker.start(body)
         return worker
     }
@@ -44,9 +48,12 @@ public final class WorkerThread: @unchecked Sendable {
             precondition(!started, "WorkerThread \(name) started twice")
             started = true
         }
+        // Counted before the thread exists: an exit right after `start` waits for it too.
+        if finishesBeforeExit { ExitGate.enter(name) }
         let thread = Thread { [self] in
             Self.nameCurrentThread(name)
             body()
+            if finishesBeforeExit { ExitGate.leave(thread: name) }
             lock.withLock { finished = true }
             done.signal()
         }
@@ -64,9 +71,10 @@ public final class WorkerThread: @unchecked Sendable {
 
     /// Starts a thread named `name` that runs `body(value)`; see `start(handingOver:_:)`.
     @discardableResult
-    public static func start<Value>(name: String, qos: QualityOfService = .default, handingOver value: Value,
+    public static func start<Value>(name: String, qos: QualityOfService = .default, finishesBeforeExit: Bool = false,
+                                    handingOver value: Value,
                                     _ body: @escaping @Sendable (Value) -> Void) -> WorkerThread {
-        let worker = WorkerThread(name: name, qos: qos)
+        let worker = WorkerThread(name: name, qos: qos, finishesBeforeExit: finishesBeforeExit)
         worker.start(handingOver: value, body)
         return worker
     }

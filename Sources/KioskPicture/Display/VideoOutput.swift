@@ -109,6 +109,12 @@ public protocol VideoOutput: AnyObject {
     /// picture onto each screen first): a flip asked for at the last moment before the vblank
     /// (`CommitLead`) would miss it, so the presenter asks at once. The default: no.
     var presentDrawsFirst: Bool { get }
+    /// Whether a flip completes the moment it is asked for (a KMS driver without vblanks:
+    /// bochs, virtio-gpu, simpledrm, USB displays): the presenter then holds a drawn frame
+    /// until the moment the pacer chose it for, as a draw that ran faster than its estimate
+    /// would otherwise put it up early. The default: no (the flip waits for a vblank, or the
+    /// output paces itself).
+    var flipsWhenAsked: Bool { get }
     /// Queues `buffer`'s flip and returns the wait for it, so screens that must flip on one
     /// refresh (a mirror, a span) queue every flip before waiting for any, each through its own
     /// display's code rather than a downcast. The default presents at once.
@@ -165,6 +171,7 @@ extension VideoOutput {
 
     public var directVideo: DirectVideoOutput? { nil }
     public var presentDrawsFirst: Bool { false }
+    public var flipsWhenAsked: Bool { false }
 
     public func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool { false }
     public var screenshotSource: String { "composed by kiosk from its own buffers" }
