@@ -1,4 +1,3 @@
-import Glibc
 import KioskCore
 import KioskFetch
 import KioskMedia
@@ -223,8 +222,8 @@ final class FramePresenter {
     /// virtio-gpu guest whose draws had slowed under load and then sped up (CI, 2026-11-28).
     private func holdUntilItsMoment(_ drawn: DrawnFrame) {
         guard output.flipsWhenAsked else { return }
-        let early = min(drawn.flip - MonotonicClock().now(), 0.25)
-        if early > 0 { usleep(useconds_t(early * 1_000_000)) }
+        let clock = MonotonicClock()
+        clock.sleep(seconds: min(drawn.flip - clock.now(), 0.25))
     }
 
     /// Whether nothing was drawn or put up since `drawn` (a command carried out while it

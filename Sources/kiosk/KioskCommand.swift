@@ -65,31 +65,47 @@ enum Entry {
             try command.run()
             // Not a plain return: that would run the libraries' destructors beside threads
             // still closing their items (ExitGate.swift).
-            ExitGate.leave(0)
+            leave(0)
         } catch let error as MediaError {
             fail("\(error)", code: 1)
         } catch let error as RuntimeFailure {
             fail("\(error)", code: 1)
         } catch let error as ConfigFailure {
             writeStandardError(error.text)
-            ExitGate.leave(2)
+            leave(2)
         } catch {
             let code = KioskCommand.exitCode(for: error)
             let message = KioskCommand.fullMessage(for: error)
             if code == .success {
                 if !message.isEmpty { print(message) }
-                ExitGate.leave(0)
+                leave(0)
             }
             // ArgumentParser says 64 for usage errors; kiosk's contract says 2.
             fail(message, code: code == .validationFailure ? 2 : code.rawValue)
         }
     }
 
+    /// Ends the process with `code` once the threads inside FFmpeg are done, at most 1 s
+    /// (ExitGate.swift); one still running then is named, and the libraries' destructors are
+    /// skipped (`_exit`) rather than run under it.
+    static func leave(_ code: Int32) -> Never {
+        let timeout = 1.0
+        let running = ExitGate.waitForThreads(timeout: timeout)
+        guard running.isEmpty else {
+            let names = Dictionary(grouping: running, by: { $0 }).map { "\($0.value.count) \($0.key)" }.sorted()
+            writeStandardError("kiosk: \(running.count) worker threads still in a library call \(timeout) s after the stop "
+                               + "(\(names.joined(separator: ", "))): ending without the libraries' destructors")
+            fflush(nil)
+            _exit(code)
+        }
+        exit(code)
+    }
+
     static func fail(_ message: String, code: Int32) -> Never {
         if !message.isEmpty {
             writeStandardError(message.hasPrefix("Error:") || message.hasPrefix("kiosk:") ? message : "kiosk: \(message)")
         }
-        ExitGate.leave(code)
+        leave(code)
     }
 }
 

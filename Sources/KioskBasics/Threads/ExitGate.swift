@@ -11,10 +11,8 @@ import Foundation
 /// here rather than racing them.
 ///
 /// A `WorkerThread` made with `finishesBeforeExit: true` is counted from `start` until its
-/// body returns; `ExitGate.leave(code)` waits for the count to reach zero, at most the time
-/// given, then exits. A thread still running then (a library call that ignores FFmpeg's
-/// interrupt) is named on stderr, and the process ends with `_exit` after flushing stdio, so
-/// no destructor runs under it.
+/// body returns. `main` asks `waitForThreads` before it exits (kiosk/KioskCommand.swift:
+/// a thread still running then is named on stderr, and the process ends with `_exit`).
 public enum ExitGate {
     private static let registry = Registry()
 
@@ -24,47 +22,29 @@ public enum ExitGate {
     /// The names of the counted threads still running after at most `timeout` seconds.
     public static func waitForThreads(timeout: Double) -> [String] { registry.wait(timeout: timeout) }
 
-    /// Ends the process with `code` once the counted threads are done (at most `timeout` s).
-    public static func leave(_ code: Int32, timeout: Double = 1) -> Never {
-        let running = waitForThreads(timeout: timeout)
-        guard running.isEmpty else {
-            let names = Dictionary(grouping: running, by: { $0 }).map { "\($0.value.count) \($0.key)" }.sorted()
-            let line = "kiosk: \(running.count) worker threads still in a library call \(timeout) s after the stop "
-                + "(\(names.joined(separator: ", "))): ending without the libraries' destructors\n"
-            line.utf8CString.withUnsafeBufferPointer { _ = write(2, $0.baseAddress, $0.count - 1) }
-            fflush(nil)
-            _exit(code)
-        }
-        exit(code)
-    }
-
     private final class Registry: @unchecked Sendable {
-        // Safe to share: `running` is only touched with `condition` held.
-        private let condition = NSCondition()
+        // Safe to share: `running` is only touched with `lock` held; the group is thread-safe.
+        private let lock = NSLock()
         private var running: [String: Int] = [:]
+        /// Waited on, not `running`: its timeout is on the monotonic clock.
+        private let group = DispatchGroup()
 
-        func enter(_ name: String) { condition.withLock { running[name, default: 0] += 1 } }
+        func enter(_ name: String) {
+            lock.withLock { running[name, default: 0] += 1 }
+            group.enter()
+        }
 
         func leave(_ name: String) {
-            condition.withLock {
+            lock.withLock {
                 running[name, default: 1] -= 1
                 if running[name] == 0 { running[name] = nil }
-                condition.broadcast()
             }
+            group.leave()
         }
 
         func wait(timeout: Double) -> [String] {
-            // On the monotonic clock: a wall-clock step at the end neither cuts nor stretches it.
-            let deadline = DispatchTime.now() + timeout
-            return condition.withLock {
-                while !running.isEmpty {
-                    let left = Double(Int64(deadline.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1e9
-                    if left <= 0 { break }
-                    // NSCondition waits on the wall clock; short slices keep the deadline monotonic.
-                    _ = condition.wait(until: Date(timeIntervalSinceNow: min(left, 0.05)))
-                }
-                return running.flatMap { Array(repeating: $0.key, count: $0.value) }
-            }
+            _ = group.wait(timeout: .now() + timeout)
+            return lock.withLock { running.flatMap { Array(repeating: $0.key, count: $0.value) } }
         }
     }
 }
