@@ -80,6 +80,10 @@ final class ItemPipeline: @unchecked Sendable {
     private var generation = 0
     /// The decode thread's: a still's next picture is the first after a seek.
     private var stillSeekPending = false
+    /// The decode thread's: the newest frame skipped on the way to a seek's target, while none
+    /// at or after it has been delivered; at the end of the stream it is the picture at the
+    /// target (`deliverHeldBack`).
+    private var heldBack: DecodedFrame?
     var openedInfo: MediaInfo?
     var hasAudioStream = false
     /// The newest decoded frame's time (guarded by `lock`): how far the decoded video reaches.
@@ -295,6 +299,7 @@ final class ItemPipeline: @unchecked Sendable {
                 stillSeekPending = plan.stillDuration != nil
                 decoder.flush()
                 retimer.reset()
+                heldBack = nil
                 skipBefore = target
                 outputGeneration = seekGeneration
                 continue
@@ -312,7 +317,8 @@ final class ItemPipeline: @unchecked Sendable {
             case .end(let length):
                 _ = decoder.send(nil as Packet?)
                 guard drain(decoder, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
-                      deliver(retimer.finish(), skipBefore: skipBefore, generation: outputGeneration, produced: &produced)
+                      deliver(retimer.finish(), skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
+                      deliverHeldBack(at: Swift.min(skipBefore, length), generation: outputGeneration, produced: &produced)
                 else { return }
                 if let loss = lock.withLock({ streamLoss }) {
                     frames.push(.failed(loss))
@@ -358,10 +364,27 @@ final class ItemPipeline: @unchecked Sendable {
         // After a seek, the frames between the keyframe and the target are only decoded
         // to reach it; the last one before a frame-less gap would still be shown, but
         // streams have frames at every target within a frame period.
-        if frame.pts < skipBefore, skipBefore - frame.pts > MediaTime(value: 1, timescale: 1000) { return true }
+        if frame.pts < skipBefore, skipBefore - frame.pts > MediaTime(value: 1, timescale: 1000) {
+            heldBack = frame
+            return true
+        }
+        heldBack = nil
         produced += 1
         lock.withLock { newestFramePTS = frame.pts }
         if plan.simulatedPrimeDecoder, plan.stillDuration == nil { primeSimulation.attach(to: frame) }
+        return frames.push(.frame(frame, generation: generation))
+    }
+
+    /// At the end of the stream, a target past the last frame (an item resumed after an
+    /// override 5.99 s into its 6 s, a skip to the very end) shows the last frame before it,
+    /// as a frame shows until the next. Without it nothing was delivered, and a resumed item
+    /// failed as "no picture could be decoded" (CI, 2026-11-28).
+    private func deliverHeldBack(at target: MediaTime, generation: Int, produced: inout Int) -> Bool {
+        guard let frame = heldBack else { return true }
+        heldBack = nil
+        frame.restamp(to: Swift.max(frame.pts, target))
+        produced += 1
+        lock.withLock { newestFramePTS = frame.pts }
         return frames.push(.frame(frame, generation: generation))
     }
 }

@@ -32,8 +32,12 @@ import Testing
         player.arm(overrides: [OverrideToArm(name: "alert", entry: alert)])
         #expect(log.waitFor(timeout: 30) { $0.contains("override 'alert': armed") })
         let shorter = try MediaFixtures.pattern("armed-shorter.mp4", width: 320, height: 240, seconds: 2)
-        try FileManager.default.removeItem(atPath: path)
-        try FileManager.default.copyItem(atPath: shorter, toPath: path)
+        // Replaced at once, as a content sync renames its finished file into place: removed
+        // then copied, the engine's once-a-second look could find no file in between, and
+        // said "not armed: not readable" instead of "changed" (CI, 2026-11-28).
+        try? FileManager.default.removeItem(atPath: path + ".part")
+        try FileManager.default.copyItem(atPath: shorter, toPath: path + ".part")
+        #expect(rename(path + ".part", path) == 0)
         return (path, alert, player, log)
     }
 

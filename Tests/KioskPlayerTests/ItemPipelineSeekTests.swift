@@ -62,4 +62,26 @@ import Testing
         // A correct stream seeked on purpose has nothing to correct.
         #expect(log.lines(atLeast: .warning).isEmpty, "\(log.lines(atLeast: .warning))")
     }
+
+    /// A target past the last frame but inside the item (an item resumed after an override
+    /// came 5.99 s into its 6 s; a skip to its very end) shows the last frame, at the target,
+    /// then the end. Before, nothing was delivered and the item failed as "no picture could
+    /// be decoded" (CI, 2026-11-28, in ArmedOverrideEngineTests).
+    @Test func aTargetPastTheLastFrameShowsTheLastFrameThenTheEnd() throws {
+        var plan = ItemPlan(source: try Self.clip())
+        plan.start = MediaTime(value: 2995, timescale: 100)   // the last frame is at 29.9 s
+        let pipeline = ItemPipeline(plan: plan, logger: CapturedLog().logger)
+        defer { pipeline.close() }
+        var messages: [String] = []
+        while messages.count < 3, let message = pipeline.frames.pop(timeout: 20) {
+            switch message {
+            case .frame(let frame, _): messages.append("frame \(frame.pts.seconds)")
+            case .end: messages.append("end")
+            case .failed(let error): messages.append("failed: \(error)")
+            }
+            if messages.last?.hasPrefix("frame") == false { break }
+        }
+        #expect(messages == ["frame 29.95", "end"])
+    }
 }
+
