@@ -34,8 +34,9 @@ let package = Package(
         // libmicrohttpd's header (libmicrohttpd-dev) and a dlopen of libmicrohttpd.so.12 on first use:
         // the metrics listener (and the web page to come).
         .target(name: "CMicroHTTPD"),
-        // Content sync's downloads; curl_easy_setopt is variadic: typed setters in shim.h.
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Content sync's, feeds' and CAP alerts' downloads: libcurl's header (libcurl4-openssl-dev)
+        // and a dlopen of libcurl.so.4 on first use; curl_easy_setopt is variadic: typed setters in CCurl.h.
+        .target(name: "CCurl"),
         // Signed manifests: Ed25519 and BLAKE2b in minisign's format.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // The kernel's HDMI-CEC API: no library, only <linux/cec.h> and ioctls (static inline in shim.h).

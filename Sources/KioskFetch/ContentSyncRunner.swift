@@ -172,6 +172,14 @@ public final class ContentSyncRunner {
     /// file's own line was logged as it failed).
     private func fetch(_ files: [SyncManifestFile], manifestURL: String, shouldStop: @escaping () -> Bool) -> String? {
         lastFetchedBytes = 0
+        // Opened already by the manifest's fetch; asked again rather than assumed.
+        let curl: CurlLibrary, runner: HTTPMultiRunner
+        do {
+            curl = try CurlLibrary.load()
+            runner = try HTTPMultiRunner(curl: curl)
+        } catch {
+            return error.description
+        }
         var queue = files
         var failed = Set<String>()
         /// Resumes of a broken transfer made in this pass, by hash.
@@ -192,11 +200,16 @@ public final class ContentSyncRunner {
             if shouldStop() { break }
             let downloads = queue.map { ObjectDownload(file: $0, store: store) }
             queue = []
-            let byHandle = Dictionary(uniqueKeysWithValues: downloads.map { download in
-                let transfer = download.transfer(options: options)
-                transfer.rateGate = gate
-                return (transfer.handle, (download, transfer))
-            })
+            let byHandle: [UnsafeMutableRawPointer: (ObjectDownload, HTTPTransfer)]
+            do {
+                byHandle = Dictionary(uniqueKeysWithValues: try downloads.map { download throws(CurlFailure) in
+                    let transfer = try download.transfer(options: options, curl: curl)
+                    transfer.rateGate = gate
+                    return (transfer.handle, (download, transfer))
+                })
+            } catch {
+                return error.description
+            }
             var finishedHandles = Set<UnsafeMutableRawPointer>()
             let tick = { [self] in
                 let now = MonotonicClock().now()
@@ -215,7 +228,7 @@ public final class ContentSyncRunner {
                                                      ("bytes_total", .integer(status.bytesTotal)),
                                                      ("rate", .integer(status.bytesPerSecond))]))
             }
-            HTTPMultiRunner().run(byHandle.values.map(\.1), parallel: config.parallel, shouldStop: shouldStop, tick: tick) { transfer, line in
+            runner.run(byHandle.values.map(\.1), parallel: config.parallel, shouldStop: shouldStop, tick: tick) { transfer, line in
                 guard let (download, _) = byHandle[transfer.handle] else { return }
                 finishedHandles.insert(transfer.handle)
                 lastFetchedBytes += download.fetched

@@ -4,6 +4,28 @@ import KioskCore
 import Glibc
 #endif
 
+/// libcurl, opened the first time a transfer is made (CCurl.h): a box without libcurl4 plays,
+/// and the sync, feed or alert that needs it says why in its own line.
+struct CurlLibrary: @unchecked Sendable {   // a pointer to the loader's table, filled once, then only read
+    let api: UnsafePointer<kiosk_curl_api>
+
+    private static let loaded: Result<CurlLibrary, CurlFailure> = {
+        var error: UnsafePointer<CChar>?
+        guard let api = kiosk_curl_load(&error) else {
+            let reason = error.map { String(cString: $0) } ?? "cannot open libcurl.so.4"
+            return .failure(CurlFailure(description: "cannot open libcurl: \(reason) (Debian: apt install libcurl4)"))
+        }
+        return .success(CurlLibrary(api: api))
+    }()
+
+    static func load() throws(CurlFailure) -> CurlLibrary { try loaded.get() }
+}
+
+/// libcurl missing, or a handle it could not make (out of memory): the transfer's line.
+struct CurlFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
 /// How every transfer is made: TLS always verified (with `caFile` when set), http(s) only,
 /// redirects followed, a stall (under 1 KiB/s for 30 s) ends the transfer.
 public struct HTTPOptions: Sendable {
@@ -26,9 +48,8 @@ public struct HTTPOptions: Sendable {
 /// response's status and headers before any body byte (it returns a line to abort with);
 /// `onBody` takes the bytes (false aborts).
 final class HTTPTransfer {
-    private static let globalSetup: Void = { curl_global_init(3) }()   // CURL_GLOBAL_DEFAULT
-
     let url: String
+    private let curl: UnsafePointer<kiosk_curl_api>
     let handle: UnsafeMutableRawPointer
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
     /// libcurl writes its error text here; it must stay put while the handle lives.
@@ -48,50 +69,53 @@ final class HTTPTransfer {
     /// The body callback paused the transfer (the budget was empty); the runner resumes it.
     var isPaused = false
 
-    init(url: String, headers: [String], options: HTTPOptions) {
-        _ = Self.globalSetup
+    init(url: String, headers: [String], options: HTTPOptions, curl library: CurlLibrary) throws(CurlFailure) {
+        guard let handle = library.api.pointee.easy_init() else {
+            throw CurlFailure(description: "libcurl could not make a transfer handle (out of memory)")
+        }
         self.url = url
-        handle = curl_easy_init()
-        for header in headers { requestHeaders = curl_slist_append(requestHeaders, header) }
+        curl = library.api
+        self.handle = handle
+        for header in headers { requestHeaders = curl.pointee.slist_append(requestHeaders, header) }
         configure(options)
     }
 
     deinit {
-        curl_easy_cleanup(handle)
-        curl_slist_free_all(requestHeaders)
+        curl.pointee.easy_cleanup(handle)
+        curl.pointee.slist_free_all(requestHeaders)
         errorBuffer.deallocate()
     }
 
     private func configure(_ options: HTTPOptions) {
-        kiosk_curl_set_string(handle, CURLOPT_URL, url)
-        kiosk_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        kiosk_curl_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        kiosk_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-        kiosk_curl_set_long(handle, CURLOPT_MAXREDIRS, 5)
-        kiosk_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
-        kiosk_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
-        if let caFile = options.caFile { kiosk_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
-        kiosk_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
-        kiosk_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeoutSeconds)
-        if options.totalTimeoutSeconds > 0 { kiosk_curl_set_long(handle, CURLOPT_TIMEOUT, options.totalTimeoutSeconds) }
-        kiosk_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, options.stall.bytesPerSecond)
-        kiosk_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, options.stall.seconds)
-        if options.maxRecvSpeed > 0 { kiosk_curl_set_offset(handle, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(options.maxRecvSpeed)) }
+        kiosk_curl_set_string(curl, handle, CURLOPT_URL, url)
+        kiosk_curl_set_string(curl, handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        kiosk_curl_set_string(curl, handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        kiosk_curl_set_long(curl, handle, CURLOPT_FOLLOWLOCATION, 1)
+        kiosk_curl_set_long(curl, handle, CURLOPT_MAXREDIRS, 5)
+        kiosk_curl_set_long(curl, handle, CURLOPT_SSL_VERIFYPEER, 1)
+        kiosk_curl_set_long(curl, handle, CURLOPT_SSL_VERIFYHOST, 2)
+        if let caFile = options.caFile { kiosk_curl_set_string(curl, handle, CURLOPT_CAINFO, caFile) }
+        kiosk_curl_set_long(curl, handle, CURLOPT_NOSIGNAL, 1)
+        kiosk_curl_set_long(curl, handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeoutSeconds)
+        if options.totalTimeoutSeconds > 0 { kiosk_curl_set_long(curl, handle, CURLOPT_TIMEOUT, options.totalTimeoutSeconds) }
+        kiosk_curl_set_long(curl, handle, CURLOPT_LOW_SPEED_LIMIT, options.stall.bytesPerSecond)
+        kiosk_curl_set_long(curl, handle, CURLOPT_LOW_SPEED_TIME, options.stall.seconds)
+        if options.maxRecvSpeed > 0 { kiosk_curl_set_offset(curl, handle, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(options.maxRecvSpeed)) }
         // Media is already compressed; a gzip'd body would not match the manifest's size.
-        kiosk_curl_set_string(handle, CURLOPT_USERAGENT, "kiosk-sync/1")
-        kiosk_curl_set_list(handle, CURLOPT_HTTPHEADER, requestHeaders)
+        kiosk_curl_set_string(curl, handle, CURLOPT_USERAGENT, "kiosk-sync/1")
+        kiosk_curl_set_list(curl, handle, CURLOPT_HTTPHEADER, requestHeaders)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        kiosk_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        kiosk_curl_set_pointer(curl, handle, CURLOPT_ERRORBUFFER, errorBuffer)
         let me = Unmanaged.passUnretained(self).toOpaque()
-        kiosk_curl_set_pointer(handle, CURLOPT_HEADERDATA, me)
-        kiosk_curl_set_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, user in
+        kiosk_curl_set_pointer(curl, handle, CURLOPT_HEADERDATA, me)
+        kiosk_curl_set_callback(curl, handle, CURLOPT_HEADERFUNCTION) { data, size, count, user in
             let transfer = Unmanaged<HTTPTransfer>.fromOpaque(user!).takeUnretainedValue()
             let length = size * count
             let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
             return transfer.header(line) ? length : 0
         }
-        kiosk_curl_set_pointer(handle, CURLOPT_WRITEDATA, me)
-        kiosk_curl_set_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, user in
+        kiosk_curl_set_pointer(curl, handle, CURLOPT_WRITEDATA, me)
+        kiosk_curl_set_callback(curl, handle, CURLOPT_WRITEFUNCTION) { data, size, count, user in
             let transfer = Unmanaged<HTTPTransfer>.fromOpaque(user!).takeUnretainedValue()
             let length = size * count
             return transfer.body(UnsafeRawBufferPointer(start: data, count: length))
@@ -112,7 +136,7 @@ final class HTTPTransfer {
         }
         // The blank line ends a response's headers: interim (1xx) and followed redirects go on.
         var code = 0
-        kiosk_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        kiosk_curl_get_long(curl, handle, CURLINFO_RESPONSE_CODE, &code)
         if code < 200 || (300..<400).contains(code) && code != 304 && headers["location"] != nil { return true }
         status = code
         headersSeen = true
@@ -148,20 +172,20 @@ final class HTTPTransfer {
 
     /// When the server's certificate begins to be valid (libcurl's CERTINFO "Start date"), from a
     /// connection made only to see it (CONNECT_ONLY: no request is sent, no byte is used).
-    static func certificateStart(_ url: String) -> Int64? {
-        guard let probe = curl_easy_init() else { return nil }
-        defer { curl_easy_cleanup(probe) }
-        kiosk_curl_set_string(probe, CURLOPT_URL, url)
-        kiosk_curl_set_string(probe, CURLOPT_PROTOCOLS_STR, "https")
-        kiosk_curl_set_long(probe, CURLOPT_SSL_VERIFYPEER, 0)
-        kiosk_curl_set_long(probe, CURLOPT_SSL_VERIFYHOST, 0)
-        kiosk_curl_set_long(probe, CURLOPT_CERTINFO, 1)
-        kiosk_curl_set_long(probe, CURLOPT_CONNECT_ONLY, 1)
-        kiosk_curl_set_long(probe, CURLOPT_CONNECTTIMEOUT, 5)
-        kiosk_curl_set_long(probe, CURLOPT_NOSIGNAL, 1)
-        guard curl_easy_perform(probe) == CURLE_OK else { return nil }
+    private func certificateStart(_ url: String) -> Int64? {
+        guard let probe = curl.pointee.easy_init() else { return nil }
+        defer { curl.pointee.easy_cleanup(probe) }
+        kiosk_curl_set_string(curl, probe, CURLOPT_URL, url)
+        kiosk_curl_set_string(curl, probe, CURLOPT_PROTOCOLS_STR, "https")
+        kiosk_curl_set_long(curl, probe, CURLOPT_SSL_VERIFYPEER, 0)
+        kiosk_curl_set_long(curl, probe, CURLOPT_SSL_VERIFYHOST, 0)
+        kiosk_curl_set_long(curl, probe, CURLOPT_CERTINFO, 1)
+        kiosk_curl_set_long(curl, probe, CURLOPT_CONNECT_ONLY, 1)
+        kiosk_curl_set_long(curl, probe, CURLOPT_CONNECTTIMEOUT, 5)
+        kiosk_curl_set_long(curl, probe, CURLOPT_NOSIGNAL, 1)
+        guard curl.pointee.easy_perform(probe) == CURLE_OK else { return nil }
         var pointer: UnsafeMutableRawPointer?
-        guard kiosk_curl_get_pointer(probe, CURLINFO_CERTINFO, &pointer) == CURLE_OK,
+        guard kiosk_curl_get_pointer(curl, probe, CURLINFO_CERTINFO, &pointer) == CURLE_OK,
               let info = pointer?.assumingMemoryBound(to: curl_certinfo.self), info.pointee.num_of_certs > 0,
               var entry = info.pointee.certinfo?[0] else { return nil }
         while true {
@@ -183,12 +207,12 @@ final class HTTPTransfer {
         if let abortReason { return abortReason }
         guard code != CURLE_OK else { return nil }
         let detail = String(cString: errorBuffer)
-        let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let text = detail.isEmpty ? (curl.pointee.easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)") : detail
         if code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE || code == CURLE_SSL_CONNECT_ERROR {
             let now = Int64(time(nil))
             // With the clock unset, the certificate's start date makes the line plain: it is
             // read with a second handshake that checks nothing and fetches nothing.
-            let notBefore = now < CertificateClock.plausibleSeconds ? Self.certificateStart(url) : nil
+            let notBefore = now < CertificateClock.plausibleSeconds ? certificateStart(url) : nil
             return CertificateClock.message(tlsError: text, now: now, notBefore: notBefore)
         }
         if code == CURLE_OPERATION_TIMEDOUT {
@@ -202,10 +226,17 @@ final class HTTPTransfer {
 /// Runs transfers on one libcurl multi handle, at most `parallel` at once, until all ended or
 /// `shouldStop` says so (then the rest are left as they are: partials resume next time).
 final class HTTPMultiRunner {
+    private let curl: UnsafePointer<kiosk_curl_api>
     private let multi: UnsafeMutableRawPointer
 
-    init() { multi = curl_multi_init() }
-    deinit { curl_multi_cleanup(multi) }
+    init(curl library: CurlLibrary) throws(CurlFailure) {
+        guard let multi = library.api.pointee.multi_init() else {
+            throw CurlFailure(description: "libcurl could not make a multi handle (out of memory)")
+        }
+        curl = library.api
+        self.multi = multi
+    }
+    deinit { _ = curl.pointee.multi_cleanup(multi) }
 
     /// `finished` is called for each transfer as it ends, with its failure line or nil.
     /// `tick` runs at every turn of the loop (a few times a second at least), for progress.
@@ -215,7 +246,7 @@ final class HTTPMultiRunner {
         var active: [UnsafeMutableRawPointer: HTTPTransfer] = [:]
         func fill() {
             while active.count < max(1, parallel), let next = waiting.popFirst() {
-                curl_multi_add_handle(multi, next.handle)
+                curl.pointee.multi_add_handle(multi, next.handle)
                 active[next.handle] = next
             }
         }
@@ -223,13 +254,13 @@ final class HTTPMultiRunner {
         while !active.isEmpty {
             if shouldStop() { break }
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            curl.pointee.multi_perform(multi, &running)
             var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
+            while let message = curl.pointee.multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                       let transfer = active.removeValue(forKey: easy) else { continue }
                 let code = message.pointee.data.result
-                curl_multi_remove_handle(multi, easy)
+                curl.pointee.multi_remove_handle(multi, easy)
                 finished(transfer, transfer.failure(code))
             }
             fill()
@@ -238,15 +269,15 @@ final class HTTPMultiRunner {
             for transfer in active.values where transfer.isPaused {
                 if transfer.rateGate?.hasBudget() ?? true {
                     transfer.isPaused = false
-                    curl_easy_pause(transfer.handle, 0)   // CURLPAUSE_CONT
+                    curl.pointee.easy_pause(transfer.handle, 0)   // CURLPAUSE_CONT
                 } else {
                     paused = true
                 }
             }
             // Paused by the rate budget: look again soon, as the bucket fills in milliseconds.
-            if !active.isEmpty { curl_multi_poll(multi, nil, 0, paused ? 10 : 250, nil) }
+            if !active.isEmpty { curl.pointee.multi_poll(multi, nil, 0, paused ? 10 : 250, nil) }
         }
-        for (handle, _) in active { curl_multi_remove_handle(multi, handle) }
+        for (handle, _) in active { curl.pointee.multi_remove_handle(multi, handle) }
     }
 }
 

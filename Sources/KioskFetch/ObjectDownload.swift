@@ -53,8 +53,8 @@ final class ObjectDownload {
         return ["Range: bytes=\(offset)-", "If-Range: \(validator)"]
     }
 
-    func transfer(options: HTTPOptions) -> HTTPTransfer {
-        let transfer = HTTPTransfer(url: file.url, headers: requestHeaders, options: options)
+    func transfer(options: HTTPOptions, curl: CurlLibrary) throws(CurlFailure) -> HTTPTransfer {
+        let transfer = try HTTPTransfer(url: file.url, headers: requestHeaders, options: options, curl: curl)
         transfer.onHeaders = { [unowned self] response, headers in noteRefusal(begin(response, headers)) }
         transfer.onBody = { [unowned self] bytes in noteRefusal(append(bytes)) }
         return transfer

@@ -6,7 +6,14 @@ import KioskCore
 public enum SmallHTTPGet {
     public static func get(_ url: String, ifNoneMatch: String?, maxBytes: Int, tooLarge: String,
                            options: HTTPOptions) -> FeedFetchResult {
-        let transfer = HTTPTransfer(url: url, headers: ifNoneMatch.map { ["If-None-Match: \($0)"] } ?? [], options: options)
+        let transfer: HTTPTransfer, runner: HTTPMultiRunner
+        do {
+            let curl = try CurlLibrary.load()
+            transfer = try HTTPTransfer(url: url, headers: ifNoneMatch.map { ["If-None-Match: \($0)"] } ?? [], options: options, curl: curl)
+            runner = try HTTPMultiRunner(curl: curl)
+        } catch {
+            return .failed(error.description)
+        }
         var body: [UInt8] = []
         var etag: String?
         var notModified = false
@@ -24,7 +31,7 @@ public enum SmallHTTPGet {
             return nil
         }
         var failure: String?
-        HTTPMultiRunner().run([transfer], parallel: 1, shouldStop: { false }) { _, line in failure = line }
+        runner.run([transfer], parallel: 1, shouldStop: { false }) { _, line in failure = line }
         if let failure { return .failed(failure) }
         return notModified ? .notModified : .body(body, etag: etag)
     }

@@ -85,7 +85,7 @@ struct ComposeCommand: ParsableCommand {
             }
         } catch let error as ComposeStopped {
             writeStandardError("kiosk: compose: \(error); \(output) not written")
-            Glibc.exit(128 + (SignalHub.shared.stopSignal ?? SIGTERM))
+            Entry.leave(128 + (SignalHub.shared.stopSignal ?? SIGTERM))   // not a bare exit (ExitGate.swift)
         }
         reporter.finish(done)
     }

@@ -1,7 +1,8 @@
 """Libraries a kiosk.conf does not use are not needed to start (issue 34): libmosquitto is opened
-the first time an MQTT client is made, libmicrohttpd the first time a server listens and libheif
-the first time a HEIC/HEIF or AVIF still is read, so a box without libmosquitto1, libmicrohttpd12
-or libheif1 plays, and one whose kiosk.conf has `mqtt:` (or `metrics.listen`, or a HEIC item)
+the first time an MQTT client is made, libmicrohttpd the first time a server listens, libheif
+the first time a HEIC/HEIF or AVIF still is read and libcurl the first time content sync, a feed
+or a CAP alert fetches, so a box without libmosquitto1, libmicrohttpd12, libheif1 or libcurl4
+plays, and one whose kiosk.conf has `mqtt:` (or `metrics.listen`, a HEIC item, `sync.manifest`)
 says in one line why that is off and plays on. The library is hidden from kiosk
 in a mount namespace of its own (/dev/null bound over the file: root only, as CI runs), not
 removed from this host."""
@@ -18,6 +19,7 @@ from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test buil
 SONAME = "libmosquitto.so.1"
 HTTPD_SONAME = "libmicrohttpd.so.12"
 HEIF_SONAME = "libheif.so.1"
+CURL_SONAME = "libcurl.so.4"
 
 
 def library_path(soname: str = SONAME) -> str:
@@ -53,6 +55,8 @@ def test_the_binary_does_not_need_libmosquitto_to_start():
     assert "libmicrohttpd" not in needed, needed
     # libheif and libde265 under it: their start-up code ran at every start (perf: ~5 % of `kiosk --help`).
     assert "libheif" not in needed and "libde265" not in needed, needed
+    # libcurl and the 7 libraries only it brings here (nghttp2, ssh2, LDAP, SASL, PSL, RTMP).
+    assert "libcurl" not in needed and "libnghttp2" not in needed and "libssh2" not in needed, needed
 
 
 def test_a_box_without_libmosquitto_plays(tmp_path):
@@ -112,3 +116,19 @@ def test_a_heic_item_without_libheif_is_one_line_and_the_playlist_goes_on(tmp_pa
     said = [line for line in run.stderr.splitlines() if "photo.heic" in line]
     assert len(said) == 1, "\n".join(said)
     assert "stills need libheif: " in said[0] and HEIF_SONAME in said[0] and "(Debian: apt install libheif1)" in said[0], said[0]
+
+
+def test_content_sync_without_libcurl_is_one_line_and_playback_goes_on(tmp_path):
+    (tmp_path / "kiosk.conf").write_text(f"input: {{enabled: false}}\ncontrol: {{socket: none}}\n"
+                                         f"sync: {{manifest: 'http://127.0.0.1:1/manifest.json', dir: '{tmp_path / 'store'}'}}\n"
+                                         f"items: [{clip(tmp_path)}]\n")
+    stats = tmp_path / "stats.jsonl"
+    run = run_without_library(tmp_path, "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                              "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "2",
+                              soname=CURL_SONAME)
+    assert run.returncode == 0, run.stderr
+    assert frames(stats) >= 25, run.stderr
+    said = [line for line in run.stderr.splitlines() if "libcurl" in line]
+    assert len(said) == 1, "\n".join(said)
+    assert "cannot open libcurl: " in said[0] and "(Debian: apt install libcurl4)" in said[0], said[0]
+    assert "http://127.0.0.1:1/manifest.json: " in said[0] and said[0].endswith("the current set plays on"), said[0]

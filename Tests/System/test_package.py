@@ -109,17 +109,18 @@ def test_control_fields(debs):
     assert field(first, "Package") == "kiosk" and field(first, "Version") == V1
     assert field(first, "Architecture") == arch
     depends = [d.strip().split(" ")[0] for d in field(first, "Depends").split(",")]
-    # What the binary links, with the sonames of this release (libavcodec59 on bookworm, 61 on trixie;
-    # libcurl4 there, libcurl4t64 on trixie).
+    # What the binary links, with the sonames of this release (libavcodec59 on bookworm, 61 on trixie).
     for prefix in ("libavcodec", "libavformat", "libswscale", "libswresample", "libasound2", "libdrm2",
                    "libevdev2", "libfreetype", "libharfbuzz0b", "libfribidi0", "libsystemd0", "libc6",
-                   "libcurl4", "libsodium23"):
+                   "libsodium23"):
         assert any(d.startswith(prefix) for d in depends), (prefix, depends)
     # libmosquitto is opened on first use (a kiosk.conf with `mqtt:`): recommended, not required.
     recommends = [d.strip().split(" ")[0] for d in field(first, "Recommends").split(",")]
     assert "libmosquitto1" in recommends and not any(d.startswith("libmosquitto") for d in depends), (depends, recommends)
-    # So is libheif (HEIC/HEIF and AVIF stills).
+    # So is libheif (HEIC/HEIF and AVIF stills), and libcurl (content sync, feeds, CAP alerts:
+    # libcurl4 on bookworm, or trixie's libcurl4t64).
     assert "libheif1" in recommends and not any(d.startswith("libheif") for d in depends), (depends, recommends)
+    assert "libcurl4" in recommends and not any(d.startswith("libcurl") for d in depends), (depends, recommends)
     # postinst's useradd, the unit's ExecReload=/usr/bin/kill.
     assert "passwd" in depends and "procps" in depends
     # The runtime of Swift is linked in: no Swift library to depend on.
