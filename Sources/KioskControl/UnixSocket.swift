@@ -15,6 +15,10 @@ enum UnixSocket {
     /// around bind(), so no other user can connect in a window before a chmod. An existing path
     /// is replaced only when it is a stale socket of our own user; a path of another user, or
     /// one that is not a socket, or a socket another process still listens on is refused.
+    /// The path appears only once the socket listens: it is bound under a name of its own
+    /// beside `path`, listened on, then renamed into place. Bound at `path` itself, a client
+    /// that waited for the file (scripts, `kiosk ctl`, the tests) could connect between bind()
+    /// and listen() and be refused (ECONNREFUSED in CI, on a loaded host).
     static func listen(at path: String) throws(ControlSocketError) -> (fd: FileDescriptor, inode: ino_t) {
         try checkLength(path)
         var existing = stat()
@@ -34,23 +38,36 @@ enum UnixSocket {
         let raw = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard raw >= 0 else { throw ControlSocketError("control socket \(path): socket(): \(systemError())") }
         let fd = FileDescriptor(rawValue: raw)
+        // A path too long for a name beside it is bound in place, as before (a short window).
+        let staging = stagingName(for: path)
+        let bindPath = staging ?? path
+        unlink(bindPath)   // a staging name a killed kiosk left
         let previousMask = umask(0o177)
-        let bound = withAddress(path) { bind(fd.rawValue, $0, $1) }
+        let bound = withAddress(bindPath) { bind(fd.rawValue, $0, $1) }
         let bindError = errno
         umask(previousMask)
         guard bound == 0 else {
             try? fd.close()
             throw ControlSocketError("control socket \(path): cannot create it: \(systemError(bindError))")
         }
-        chmod(path, 0o600)
+        chmod(bindPath, 0o600)
         var created = stat()
-        guard Glibc.listen(fd.rawValue, 128) == 0, lstat(path, &created) == 0 else {
+        guard Glibc.listen(fd.rawValue, 128) == 0, rename(bindPath, path) == 0, lstat(path, &created) == 0 else {
             let reason = systemError()
             try? fd.close()
-            unlink(path)
+            unlink(bindPath)
             throw ControlSocketError("control socket \(path): cannot listen: \(reason)")
         }
         return (fd, created.st_ino)
+    }
+
+    /// `.<name>.<pid>` in `path`'s directory, or nil where that is too long for an address.
+    private static func stagingName(for path: String) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let staging = "\(directory).\(name).\(getpid())"
+        return staging.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) ? staging : nil
     }
 
     /// O_NONBLOCK and FD_CLOEXEC (Glibc's accept4 and pipe2 are not visible to Swift).

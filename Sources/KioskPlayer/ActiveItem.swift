@@ -73,9 +73,12 @@ final class ActiveItem {
         return nil
     }
 
-    func notePresented(_ pts: MediaTime) {
-        if let last = lastPresentedPTS, pts > last {
-            frameDuration = pts - last
+    /// `continuesRun`: the frame follows the one on screen in one run of the clock (not the
+    /// first after a start, a seek or a stall).
+    func notePresented(_ pts: MediaTime, continuesRun: Bool) {
+        if let spacing = FrameCadence.observed(previous: lastPresentedPTS, current: pts, lastDropped: lastDroppedPTS,
+                                               continuesRun: continuesRun) {
+            frameDuration = spacing
         }
         lastPresentedPTS = pts
     }

@@ -190,6 +190,7 @@ final class PlaybackLoop {
                 _ = item.pipeline.frames.pop(timeout: 0)
                 if let flip = present(frame, of: item) {
                     time.clock.seek(to: frame.pts, atHost: flip)
+                    logger.debug("clock: set by a first frame to \(PlaybackTimekeeper.text(frame.pts)) (\(time.state.timeControlStatus))")
                 }
                 time.needsFirstFrame = false
                 reportReady(item)
@@ -254,11 +255,12 @@ final class PlaybackLoop {
         let position = time.clock.mediaTime(atHost: MonotonicClock.hostTime())
         if RebufferPolicy.hasRunDry(position: position, lastPresented: last, frameDuration: item.expectedFrameDuration) {
             time.apply(.bufferEmpty)
-            time.clock.seek(to: RebufferPolicy.stalledPosition(position: position, lastPresented: last,
-                                                               frameDuration: item.expectedFrameDuration),
-                            atHost: MonotonicClock.hostTime())
+            let waitsAt = RebufferPolicy.stalledPosition(position: position, lastPresented: last, frameDuration: item.expectedFrameDuration)
+            time.clock.seek(to: waitsAt, atHost: MonotonicClock.hostTime())
             time.needsFirstFrame = true
             item.noteRanDry(logger: logger)
+            logger.debug("clock: ran dry at \(PlaybackTimekeeper.text(position)); waits at \(PlaybackTimekeeper.text(waitsAt))")
+            publishSnapshot()   // the snapshot `bufferEmpty` published had the clock before this move
         }
     }
 
@@ -312,7 +314,7 @@ final class PlaybackLoop {
     func presented(_ frame: DecodedFrame, of item: ActiveItem) {
         items.closeRetired()
         if item.lastPresentedPTS != frame.pts { stall.progressed() }   // an overlay redraw is no progress
-        item.notePresented(frame.pts)
+        item.notePresented(frame.pts, continuesRun: !time.needsFirstFrame)
         screen.overlay?.keep(frame, of: item)
         screen.layers?.keep(frame, of: item)
         publishSnapshot()

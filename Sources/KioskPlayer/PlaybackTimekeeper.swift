@@ -120,11 +120,19 @@ final class PlaybackTimekeeper {
         case .end(_, let generation)? where generation == item.pipeline.currentGeneration: endIsNext = true
         default: break
         }
-        if let settled = PausePosition.settle(position: clock.mediaTime(atHost: host), shown: shown, lastDropped: item.lastDroppedPTS,
-                                              head: head, frameDuration: item.expectedFrameDuration, endIsNext: endIsNext) {
-            clock.seek(to: settled, atHost: host)
-        }
+        let position = clock.mediaTime(atHost: host)
+        let settled = PausePosition.settle(position: position, shown: shown, lastDropped: item.lastDroppedPTS,
+                                           head: head, frameDuration: item.expectedFrameDuration, endIsNext: endIsNext)
+        if let settled { clock.seek(to: settled, atHost: host) }
+        // Where a stopped clock was put, and why: a pause's time and the screen that parted
+        // once in CI's loaded vkms guest (2.6 s said, 2.56 on screen, 2.56 said later).
+        let next = head.map(Self.text) ?? (endIsNext ? "the end" : "none")
+        let moved = settled.map { ": moved to \(Self.text($0))" } ?? ""
+        let dropped = item.lastDroppedPTS.map(Self.text) ?? "none"
+        logger.debug("clock: stopped at \(Self.text(position)) (\(state.timeControlStatus)); screen \(Self.text(shown)), next decoded \(next), last dropped \(dropped)\(moved)")
     }
+
+    static func text(_ time: MediaTime) -> String { String(format: "%.6f", time.seconds) }
 
     /// A synchronised player's move to the shared timeline's position within the item (not a
     /// seek anyone asked for, so no seek event): the next frame goes up at once.

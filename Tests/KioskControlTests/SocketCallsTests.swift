@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import SystemPackage
 import Testing
@@ -63,4 +64,46 @@ import Testing
             _ = try buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: -1).receive(into: $0) }
         }
     }
+
+    /// The socket's path appears only once it listens (bound beside it, renamed into place): a
+    /// client that connects the moment the file exists is never refused. 200 rounds with a
+    /// thread connecting as soon as it sees the file; after each, the directory holds the
+    /// socket alone (no staging name left), mode 0600.
+    @Test func thePathAppearsOnlyOnceTheSocketListens() throws {
+        let directory = "/tmp/kiosk-socket-appears-\(getpid())"
+        mkdir(directory, 0o700)
+        defer { rmdir(directory) }
+        let path = directory + "/ctl.sock"
+        final class Outcome: @unchecked Sendable { var refused = 0 }   // written by the prober, read after join
+        let outcome = Outcome()
+        for _ in 0..<200 {
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                var seen = stat()
+                while lstat(path, &seen) != 0 { sched_yield() }
+                if let client = try? UnixSocket.connect(to: path) { try? client.close() } else { outcome.refused += 1 }
+                done.signal()
+            }.start()
+            let (listener, inode) = try UnixSocket.listen(at: path)
+            done.wait()
+            var info = stat()
+            #expect(lstat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+            #expect(Self.names(in: directory) == ["ctl.sock"])
+            try? listener.close()
+            UnixSocket.remove(path, inode: inode)
+        }
+        #expect(outcome.refused == 0, "connections refused while the path existed: \(outcome.refused) of 200")
+    }
+
+    private static func names(in directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
 }
+
