@@ -16,9 +16,10 @@ enum UnixSocket {
     /// is replaced only when it is a stale socket of our own user; a path of another user, or
     /// one that is not a socket, or a socket another process still listens on is refused.
     /// The path appears only once the socket listens: it is bound under a name of its own
-    /// beside `path`, listened on, then renamed into place. Bound at `path` itself, a client
-    /// that waited for the file (scripts, `kiosk ctl`, the tests) could connect between bind()
-    /// and listen() and be refused (ECONNREFUSED in CI, on a loaded host).
+    /// beside `path`, listened on, then linked into place (link(2) never replaces: a second
+    /// kiosk that started at the same moment gets EEXIST, as bind() gave it before). Bound at
+    /// `path` itself, a client that waited for the file (scripts, `kiosk ctl`, the tests) could
+    /// connect between bind() and listen() and be refused (ECONNREFUSED in CI, on a loaded host).
     static func listen(at path: String) throws(ControlSocketError) -> (fd: FileDescriptor, inode: ino_t) {
         try checkLength(path)
         var existing = stat()
@@ -41,7 +42,6 @@ enum UnixSocket {
         // A path too long for a name beside it is bound in place, as before (a short window).
         let staging = stagingName(for: path)
         let bindPath = staging ?? path
-        unlink(bindPath)   // a staging name a killed kiosk left
         let previousMask = umask(0o177)
         let bound = withAddress(bindPath) { bind(fd.rawValue, $0, $1) }
         let bindError = errno
@@ -51,22 +51,39 @@ enum UnixSocket {
             throw ControlSocketError("control socket \(path): cannot create it: \(systemError(bindError))")
         }
         chmod(bindPath, 0o600)
-        var created = stat()
-        guard Glibc.listen(fd.rawValue, 128) == 0, rename(bindPath, path) == 0, lstat(path, &created) == 0 else {
+        guard Glibc.listen(fd.rawValue, 128) == 0 else {
             let reason = systemError()
             try? fd.close()
             unlink(bindPath)
             throw ControlSocketError("control socket \(path): cannot listen: \(reason)")
         }
+        if let staging {
+            let linked = link(staging, path)
+            let linkError = errno
+            unlink(staging)
+            guard linked == 0 else {
+                try? fd.close()
+                throw ControlSocketError(linkError == EEXIST
+                    ? "control socket \(path): another process created it meanwhile (is kiosk already running?)"
+                    : "control socket \(path): cannot put it in place: \(systemError(linkError))")
+            }
+        }
+        var created = stat()
+        guard lstat(path, &created) == 0 else {
+            let reason = systemError()
+            try? fd.close()
+            throw ControlSocketError("control socket \(path): gone as soon as made: \(reason)")
+        }
         return (fd, created.st_ino)
     }
 
-    /// `.<name>.<pid>` in `path`'s directory, or nil where that is too long for an address.
+    /// `.<name>.<pid>-<random>` in `path`'s directory (random: two containers' kiosks may both
+    /// be pid 1 over one shared /run), or nil where that is too long for an address.
     private static func stagingName(for path: String) -> String? {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let staging = "\(directory).\(name).\(getpid())"
+        let staging = "\(directory).\(name).\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         return staging.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) ? staging : nil
     }
 

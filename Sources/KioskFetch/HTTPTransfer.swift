@@ -13,7 +13,7 @@ struct CurlLibrary: @unchecked Sendable {   // a pointer to the loader's table, 
         var error: UnsafePointer<CChar>?
         guard let api = kiosk_curl_load(&error) else {
             let reason = error.map { String(cString: $0) } ?? "cannot open libcurl.so.4"
-            return .failure(CurlFailure(description: "cannot open libcurl: \(reason) (Debian: apt install libcurl4)"))
+            return .failure(CurlFailure(description: "cannot open libcurl: \(reason) (Debian: apt install libcurl4, then restart kiosk)"))
         }
         return .success(CurlLibrary(api: api))
     }()
@@ -53,7 +53,7 @@ final class HTTPTransfer {
     let handle: UnsafeMutableRawPointer
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
     /// libcurl writes its error text here; it must stay put while the handle lives.
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private let errorBuffer: UnsafeMutablePointer<CChar>
     /// Headers of the response being read, names lowercased (a redirect's are replaced).
     private(set) var headers: [String: String] = [:]
     private(set) var status = 0
@@ -76,6 +76,7 @@ final class HTTPTransfer {
         self.url = url
         curl = library.api
         self.handle = handle
+        errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)   // after the guard: no deinit runs for a throw
         for header in headers { requestHeaders = curl.pointee.slist_append(requestHeaders, header) }
         configure(options)
     }

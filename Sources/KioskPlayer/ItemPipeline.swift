@@ -80,10 +80,13 @@ final class ItemPipeline: @unchecked Sendable {
     private var generation = 0
     /// The decode thread's: a still's next picture is the first after a seek.
     private var stillSeekPending = false
-    /// The decode thread's: the newest frame skipped on the way to a seek's target, while none
-    /// at or after it has been delivered; at the end of the stream it is the picture at the
-    /// target (`deliverHeldBack`).
+    /// The decode thread's: the newest frame decoded on the way to a seek's target (its
+    /// non-reference frames are not decoded: `unshownBefore`), while none at or after it has
+    /// been delivered; at the end of the stream it is the picture at the target
+    /// (`deliverHeldBack`).
     private var heldBack: DecodedFrame?
+    /// The decode thread's: a frame was delivered since the last seek (none is held back then).
+    private var deliveredSinceSeek = false
     var openedInfo: MediaInfo?
     var hasAudioStream = false
     /// The newest decoded frame's time (guarded by `lock`): how far the decoded video reaches.
@@ -293,13 +296,15 @@ final class ItemPipeline: @unchecked Sendable {
         var outputGeneration = currentGeneration
         var produced = 0
         var retimer = FrameRetimer(timeline: timeline, source: plan.source, logger: logger)
+        defer { heldBack = nil }   // its decoder buffer goes back as the thread ends, not with the pipeline
         while let message = packets.pop() {
             switch message {
             case .seek(let target, let seekGeneration):
                 stillSeekPending = plan.stillDuration != nil
+                heldBack = nil
+                deliveredSinceSeek = false
                 decoder.flush()
                 retimer.reset()
-                heldBack = nil
                 skipBefore = target
                 outputGeneration = seekGeneration
                 continue
@@ -365,10 +370,11 @@ final class ItemPipeline: @unchecked Sendable {
         // to reach it; the last one before a frame-less gap would still be shown, but
         // streams have frames at every target within a frame period.
         if frame.pts < skipBefore, skipBefore - frame.pts > MediaTime(value: 1, timescale: 1000) {
-            heldBack = frame
+            if !deliveredSinceSeek { heldBack = frame }
             return true
         }
         heldBack = nil
+        deliveredSinceSeek = true
         produced += 1
         lock.withLock { newestFramePTS = frame.pts }
         if plan.simulatedPrimeDecoder, plan.stillDuration == nil { primeSimulation.attach(to: frame) }
@@ -376,15 +382,18 @@ final class ItemPipeline: @unchecked Sendable {
     }
 
     /// At the end of the stream, a target past the last frame (an item resumed after an
-    /// override 5.99 s into its 6 s, a skip to the very end) shows the last frame before it,
+    /// override 5.99 s into its 6 s, a skip to the very end) shows the newest frame decoded
+    /// before it (a file ending in B-frames: the last reference frame, a few frames earlier),
     /// as a frame shows until the next. Without it nothing was delivered, and a resumed item
     /// failed as "no picture could be decoded" (CI, 2026-11-28).
     private func deliverHeldBack(at target: MediaTime, generation: Int, produced: inout Int) -> Bool {
         guard let frame = heldBack else { return true }
         heldBack = nil
+        deliveredSinceSeek = true
         frame.restamp(to: Swift.max(frame.pts, target))
         produced += 1
         lock.withLock { newestFramePTS = frame.pts }
+        if plan.simulatedPrimeDecoder, plan.stillDuration == nil { primeSimulation.attach(to: frame) }
         return frames.push(.frame(frame, generation: generation))
     }
 }

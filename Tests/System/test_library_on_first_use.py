@@ -130,5 +130,5 @@ def test_content_sync_without_libcurl_is_one_line_and_playback_goes_on(tmp_path)
     assert frames(stats) >= 25, run.stderr
     said = [line for line in run.stderr.splitlines() if "libcurl" in line]
     assert len(said) == 1, "\n".join(said)
-    assert "cannot open libcurl: " in said[0] and "(Debian: apt install libcurl4)" in said[0], said[0]
+    assert "cannot open libcurl: " in said[0] and "(Debian: apt install libcurl4, then restart kiosk)" in said[0], said[0]
     assert "http://127.0.0.1:1/manifest.json: " in said[0] and said[0].endswith("the current set plays on"), said[0]

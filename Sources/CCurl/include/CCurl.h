@@ -1,7 +1,7 @@
 // libcurl (Debian's libcurl4-openssl-dev for the header; libcurl4 at run time), opened on first
 // use instead of linked: only content sync (`sync:`), feed layers and CAP alerts need it, so a
-// box without it plays, and the ~25 libraries it brings (nghttp2, ssh2, LDAP, Kerberos, IDN,
-// PSL, RTMP, brotli...) are not loaded at every start. The types and constants are the
+// box without it plays, and the libraries only it brings (8 on bookworm: libcurl, nghttp2,
+// ssh2, LDAP, LBER, SASL, PSL, RTMP) are not loaded at every start. The types and constants are the
 // header's; the calls go through the table `kiosk_curl_load` fills. curl_easy_setopt,
 // curl_easy_getinfo and curl_multi_setopt are variadic, which Swift cannot call: the typed
 // static inline setters and getters below call them through the table.
