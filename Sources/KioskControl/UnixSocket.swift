@@ -58,8 +58,14 @@ enum UnixSocket {
             throw ControlSocketError("control socket \(path): cannot listen: \(reason)")
         }
         if let staging {
-            let linked = link(staging, path)
-            let linkError = errno
+            var linked = link(staging, path)
+            var linkError = errno
+            // A file system without hard links: renamed instead (it would replace a socket
+            // made in the same instant; the check above saw none).
+            if linked != 0, linkError == EPERM || linkError == EOPNOTSUPP || linkError == EMLINK {
+                linked = rename(staging, path)
+                linkError = errno
+            }
             unlink(staging)
             guard linked == 0 else {
                 try? fd.close()
