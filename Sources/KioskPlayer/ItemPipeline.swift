@@ -373,6 +373,11 @@ final class ItemPipeline: @unchecked Sendable {
             if !deliveredSinceSeek { heldBack = frame }
             return true
         }
+        return queue(frame, generation: generation, produced: &produced)
+    }
+
+    /// Hands `frame` to the frame queue as the newest delivered; false once closed.
+    private func queue(_ frame: DecodedFrame, generation: Int, produced: inout Int) -> Bool {
         heldBack = nil
         deliveredSinceSeek = true
         produced += 1
@@ -388,12 +393,7 @@ final class ItemPipeline: @unchecked Sendable {
     /// failed as "no picture could be decoded" (CI, 2026-11-28).
     private func deliverHeldBack(at target: MediaTime, generation: Int, produced: inout Int) -> Bool {
         guard let frame = heldBack else { return true }
-        heldBack = nil
-        deliveredSinceSeek = true
         frame.restamp(to: Swift.max(frame.pts, target))
-        produced += 1
-        lock.withLock { newestFramePTS = frame.pts }
-        if plan.simulatedPrimeDecoder, plan.stillDuration == nil { primeSimulation.attach(to: frame) }
-        return frames.push(.frame(frame, generation: generation))
+        return queue(frame, generation: generation, produced: &produced)
     }
 }

@@ -48,6 +48,20 @@ def frames(stats: Path) -> int:
     return sum(1 for line in stats.read_text().splitlines() if json.loads(line).get("video", True))
 
 
+def run_config_without_library(tmp_path: Path, section: str, soname: str) -> subprocess.CompletedProcess:
+    """`kiosk run` of a 1 s clip for 2 s with kiosk.conf's `section` (one line) and `soname`
+    hidden: it exits 0 and plays on (at least 25 frames); the run, for the lines it printed."""
+    (tmp_path / "kiosk.conf").write_text(f"input: {{enabled: false}}\ncontrol: {{socket: none}}\n"
+                                         f"{section}\nitems: [{clip(tmp_path)}]\n")
+    stats = tmp_path / "stats.jsonl"
+    run = run_without_library(tmp_path, "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                              "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "2",
+                              soname=soname)
+    assert run.returncode == 0, run.stderr
+    assert frames(stats) >= 25, run.stderr
+    return run
+
+
 def test_the_binary_does_not_need_libmosquitto_to_start():
     assert KIOSK.exists(), f"{KIOSK} is missing: run swift build first"
     needed = subprocess.run(["ldd", str(KIOSK)], capture_output=True, text=True, check=True).stdout
@@ -71,13 +85,7 @@ def test_a_box_without_libmosquitto_plays(tmp_path):
 
 
 def test_mqtt_without_libmosquitto_is_one_line_and_playback_goes_on(tmp_path):
-    (tmp_path / "kiosk.conf").write_text(f"input: {{enabled: false}}\ncontrol: {{socket: none}}\n"
-                                         f"mqtt: {{broker: mqtt://127.0.0.1:1, name: k1}}\nitems: [{clip(tmp_path)}]\n")
-    stats = tmp_path / "stats.jsonl"
-    run = run_without_library(tmp_path, "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
-                              "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "2")
-    assert run.returncode == 0, run.stderr
-    assert frames(stats) >= 25, run.stderr
+    run = run_config_without_library(tmp_path, "mqtt: {broker: mqtt://127.0.0.1:1, name: k1}", SONAME)
     said = [line for line in run.stderr.splitlines() if "mqtt:" in line]
     assert len(said) == 1, "\n".join(said)
     assert "cannot open libmosquitto: " in said[0] and "(Debian: apt install libmosquitto1)" in said[0], said[0]
@@ -85,14 +93,7 @@ def test_mqtt_without_libmosquitto_is_one_line_and_playback_goes_on(tmp_path):
 
 
 def test_a_metrics_listener_without_libmicrohttpd_is_one_line_and_playback_goes_on(tmp_path):
-    (tmp_path / "kiosk.conf").write_text(f"input: {{enabled: false}}\ncontrol: {{socket: none}}\n"
-                                         f"metrics: {{listen: '127.0.0.1:1'}}\nitems: [{clip(tmp_path)}]\n")
-    stats = tmp_path / "stats.jsonl"
-    run = run_without_library(tmp_path, "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
-                              "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "2",
-                              soname=HTTPD_SONAME)
-    assert run.returncode == 0, run.stderr
-    assert frames(stats) >= 25, run.stderr
+    run = run_config_without_library(tmp_path, "metrics: {listen: '127.0.0.1:1'}", HTTPD_SONAME)
     said = [line for line in run.stderr.splitlines() if "metrics:" in line]
     assert len(said) == 1, "\n".join(said)
     assert "cannot open libmicrohttpd: " in said[0] and "(Debian: apt install libmicrohttpd12)" in said[0], said[0]
@@ -122,15 +123,8 @@ def test_a_heic_item_without_libheif_is_one_line_and_the_playlist_goes_on(tmp_pa
 
 
 def test_content_sync_without_libcurl_is_one_line_and_playback_goes_on(tmp_path):
-    (tmp_path / "kiosk.conf").write_text(f"input: {{enabled: false}}\ncontrol: {{socket: none}}\n"
-                                         f"sync: {{manifest: 'http://127.0.0.1:1/manifest.json', dir: '{tmp_path / 'store'}'}}\n"
-                                         f"items: [{clip(tmp_path)}]\n")
-    stats = tmp_path / "stats.jsonl"
-    run = run_without_library(tmp_path, "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
-                              "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "2",
-                              soname=CURL_SONAME)
-    assert run.returncode == 0, run.stderr
-    assert frames(stats) >= 25, run.stderr
+    run = run_config_without_library(
+        tmp_path, f"sync: {{manifest: 'http://127.0.0.1:1/manifest.json', dir: '{tmp_path / 'store'}'}}", CURL_SONAME)
     said = [line for line in run.stderr.splitlines() if "libcurl" in line]
     assert len(said) == 1, "\n".join(said)
     assert "cannot open libcurl: " in said[0] and "(Debian: apt install libcurl4, then restart kiosk)" in said[0], said[0]
