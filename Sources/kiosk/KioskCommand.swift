@@ -55,6 +55,8 @@ enum Entry {
     static func main() {
         // First of all: a stop at any later moment must find kiosk ready for it (SignalHub.swift).
         SignalHub.shared.install()
+        // Before any picture is allocated: decoded frames in mappings of their own (FrameHeap.swift).
+        FrameHeap.holdMappingThreshold()
         do {
             var command = try KioskCommand.parseAsRoot()
             if command is RunCommand || command is PlayCommand || command is ComposeCommand || command is RecordCommand {

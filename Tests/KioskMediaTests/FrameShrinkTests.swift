@@ -156,4 +156,34 @@ import Testing
         let frames = try Self.decode(path, covering: [PixelSize(width: 1280, height: 720)])
         #expect(frames.count == 10 && frames.allSatisfy { $0.size == PixelSize(width: 1280, height: 720) })
     }
+
+    /// The shrunk pictures come from a pool: a block the presenter let go is the next frame's
+    /// (one allocation a frame was an mmap and its page faults each, 30 times a second at 4K,
+    /// once `FrameHeap` gave large blocks their own mappings); a block still held is not.
+    @Test func shrunkFramesReuseTheBlocksLetGo() throws {
+        let decoded = try #require(try Self.decode(try Self.clip("shrink-720p.mp4", pixelFormat: "yuv420p"), covering: []).first)
+        let shrinker = FrameShrinker(threads: 1)
+        let target = PixelSize(width: 480, height: 270)
+        func shrinkOnce() throws -> UnsafeMutablePointer<AVFrame> {
+            try #require(shrinker.shrink(decoded.frame, to: target, sampleAspect: .one))
+        }
+        var first: UnsafeMutablePointer<AVFrame>? = try shrinkOnce()
+        let firstBlock = first!.pointee.data.0
+        var held: UnsafeMutablePointer<AVFrame>? = try shrinkOnce()
+        let heldBlock = held!.pointee.data.0
+        #expect(heldBlock != firstBlock)
+        av_frame_free(&first)
+        var again: UnsafeMutablePointer<AVFrame>? = try shrinkOnce()
+        let againBlock = again!.pointee.data.0
+        #expect(againBlock == firstBlock)
+        // Laid out as av_frame_get_buffer lays a picture out: rows aligned for SIMD, the
+        // chroma planes after the luma in the one block (the tests above draw pooled frames).
+        let frame = again!.pointee
+        #expect(frame.linesize.0 % 64 == 0 && frame.linesize.1 % 32 == 0 && frame.width == 480 && frame.height == 270)
+        #expect(frame.buf.0 != nil && frame.buf.1 == nil)
+        let lumaEnd = frame.data.0! + Int(frame.linesize.0) * 270
+        #expect(frame.data.1! >= lumaEnd && frame.data.2! > frame.data.1!)
+        av_frame_free(&again)
+        av_frame_free(&held)
+    }
 }

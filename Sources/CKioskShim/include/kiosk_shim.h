@@ -51,6 +51,21 @@ static inline const int32_t *kiosk_stream_display_matrix(const AVStream *stream)
 struct AVFrame;
 int kiosk_frame_mirror_horizontally(struct AVFrame *frame);
 
+/// Bytes of one pool block for a `format` picture of `width` x `height` laid out as
+/// av_frame_get_buffer lays it out (rows aligned to `align`, the height padded to 32, a tail for
+/// SIMD), or a negative AVERROR (frame_pool.c).
+int kiosk_frame_pool_size(int format, int width, int height, int align);
+
+/// Gives `frame` (its format, width and height set) planes in one block of `pool`, whose blocks
+/// are `kiosk_frame_pool_size` bytes: 0, or a negative AVERROR.
+struct AVBufferPool;
+int kiosk_frame_buffer_from_pool(struct AVFrame *frame, struct AVBufferPool *pool, int align);
+
+/// mallopt(M_MMAP_THRESHOLD, bytes): 1 when glibc took it (FrameHeap.swift).
+int kiosk_hold_mmap_threshold(int bytes);
+/// The bytes glibc's heap holds in mappings of their own (mallinfo2's hblkhd).
+size_t kiosk_heap_mapped_bytes(void);
+
 /// A line of FFmpeg's log, already formatted (no trailing newline).
 typedef void (*kiosk_log_sink)(int level, const char *line);
 
