@@ -5,12 +5,14 @@ import Testing
 @testable import KioskPolicy
 
 /// `playback.decoder_threads: auto`: threads by picture size, never more than FFmpeg's own
-/// choice (cores + 1), at least one; a number is taken as it is; 0 is FFmpeg's choice.
+/// choice (cores + 1), above 1080p never more than the cores, at least one; a number is taken
+/// as it is; 0 is FFmpeg's choice.
 @Suite struct DecoderThreadsTests {
     @Test(arguments: [
         (640, 360, 2, 2), (1280, 720, 2, 2), (1280, 720, 8, 2),
         (1920, 1080, 2, 3), (1920, 1080, 4, 4), (1920, 1080, 8, 4), (1920, 1088, 8, 4),
-        (3840, 2160, 2, 3), (3840, 2160, 4, 5), (3840, 2160, 16, 8), (7680, 4320, 64, 8),
+        (3840, 2160, 2, 2), (3840, 2160, 4, 4), (3840, 2160, 16, 8), (7680, 4320, 64, 8),
+        (2560, 1440, 2, 2), (3840, 2160, 1, 1), (3840, 2160, 0, 1),
         (1280, 720, 1, 2), (1920, 1080, 0, 1),
     ])
     func autoFollowsTheTable(width: Int, height: Int, cores: Int, threads: Int) {

@@ -5,8 +5,11 @@
 /// "Memory") and holds one more frame back before the first comes out (a frame thread decodes
 /// frame N+k while the others finish theirs). So `auto` asks for as many as a picture of that
 /// size needs on a small box and no more: 2 up to 720p, 4 up to 1080p, 8 above (4K), never
-/// more than FFmpeg's own choice. A 2-core box gets what FFmpeg would give it at 1080p and 4K;
-/// an 8-core one spares 5 threads' buffers at 1080p.
+/// more than FFmpeg's own choice, and above 1080p never more than the cores: the thread FFmpeg
+/// adds to keep them busy costs a 4K decoder ~45 MB and bought nothing measurable (4K30 HEVC
+/// 10-bit on 2 cores, BENCHMARKS "4K": 2 threads played every frame as 3 did, one item at
+/// 321 MB against 366, two looping at 550 against 632, no more long intervals). A 2-core box
+/// gets what FFmpeg would give it at 1080p; an 8-core one spares 5 threads' buffers there.
 public enum DecoderThreads: Sendable, Equatable {
     case auto
     /// This many; 0 lets FFmpeg choose (`kiosk bench --threads 0`, to compare with ffmpeg).
@@ -23,8 +26,9 @@ public enum DecoderThreads: Sendable, Equatable {
         case .auto:
             guard let width, let height, width > 0, height > 0 else { return 0 }
             let pixels = width * height
-            let wanted = pixels <= 1280 * 720 ? 2 : pixels <= 1920 * 1088 ? 4 : 8
-            return Swift.max(1, Swift.min(wanted, cores + 1, Self.most))
+            let aboveHD = pixels > 1920 * 1088
+            let wanted = pixels <= 1280 * 720 ? 2 : aboveHD ? 8 : 4
+            return Swift.max(1, Swift.min(wanted, aboveHD ? cores : cores + 1, Self.most))
         }
     }
 }
