@@ -9,12 +9,13 @@ import Glibc
 /// 3 MB) came from the heap, and what an item's decoder left there when it closed stayed
 /// mapped, in pieces the next item's sizes did not fit. Measured, 4K HEVC 10-bit, two items
 /// looping: between seams RSS crept 366 -> 402 -> 458 -> 467 -> 493 MB over four seams, the
-/// peak 695 MB; with the threshold held at 1 MiB it stayed at 355-371 MB, the peak 607 MB.
+/// peak 695 MB; with the threshold held at 1 MiB it stayed at 355-374 MB, the peak 615 MB.
 /// FFmpeg pools the buffers a decoder keeps reusing, so only their first allocation pays the
-/// mapping; the decode thread's shrunk frames come from a pool too (`FrameShrinker`).
+/// mapping; the frames the decode thread makes itself come from pools too (`FramePool`).
 public enum FrameHeap {
     /// Blocks this large or larger get a mapping of their own, returned to the system when
-    /// freed: every decoded picture plane from 720p up; packets and sound stay in the heap.
+    /// freed: a 1080p picture's luma plane (2 MB) and every plane of a 4K one; smaller planes
+    /// (a 720p luma plane is 0.9 MB, 1080p chroma 0.5 MB) stay in the heap, as packets do.
     public static let ownMappingFrom = 1 << 20
 
     /// Holds glibc's mmap threshold at `ownMappingFrom`, unless the environment already sets one
@@ -30,8 +31,8 @@ public enum FrameHeap {
         return kiosk_hold_mmap_threshold(Int32(ownMappingFrom)) == 1
     }
 
-    /// The bytes the heap holds in mappings of their own (tests).
-    static var mappedBytes: Int { Int(kiosk_heap_mapped_bytes()) }
+    /// Whether glibc gave `block` (from malloc) a mapping of its own (tests).
+    static func isMapped(_ block: UnsafeRawPointer) -> Bool { kiosk_heap_block_is_mapped(block) != 0 }
 
     static func environmentSetsThreshold(_ environment: [String: String]) -> Bool {
         if environment["MALLOC_MMAP_THRESHOLD_"] != nil { return true }

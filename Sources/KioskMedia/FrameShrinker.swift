@@ -1,5 +1,4 @@
 import CFFmpeg
-import CKioskShim
 import KioskCore
 
 /// Scales a decoded video frame larger than its screens need down to `DecodeShrink`'s size, on
@@ -14,10 +13,8 @@ import KioskCore
 final class FrameShrinker {
     private var context: OpaquePointer?
     private var key: Key?
-    /// Blocks for the shrunk pictures of `key`'s size and format, reused as the presenter lets
-    /// frames go (one allocation a frame was an mmap each with `FrameHeap`'s threshold).
-    private var pool: OpaquePointer?
-    private static let alignment: Int32 = 64
+    /// The shrunk pictures' blocks, reused as the presenter lets frames go.
+    private let pool = FramePool()
     /// The last set-up swscale refused: not retried frame after frame.
     private var refused: Key?
     private let threads: Int
@@ -29,11 +26,7 @@ final class FrameShrinker {
     /// `threads`: swscale's slice threads (0: one per core), the decoder's own setting.
     init(threads: Int = 0) { self.threads = threads }
 
-    deinit {
-        sws_freeContext(context)
-        // Freed once the last frame from it is let go.
-        av_buffer_pool_uninit(&pool)
-    }
+    deinit { sws_freeContext(context) }
 
     /// `frame` scaled to `target` with its properties (timestamps, colour) kept and its pixel
     /// aspect `sampleAspect` corrected for the rounding of `target`'s sides (so the layout of
@@ -47,20 +40,18 @@ final class FrameShrinker {
         guard wanted != refused else { return nil }
         if key != wanted {
             sws_freeContext(context)
-            av_buffer_pool_uninit(&pool)
             context = FrameShrinker.makeContext(wanted, output: output, threads: threads)
-            let blockSize = kiosk_frame_pool_size(output.rawValue, Int32(target.width), Int32(target.height), Self.alignment)
-            pool = context == nil || blockSize <= 0 ? nil : av_buffer_pool_init(Int(blockSize), nil)
-            key = pool == nil ? nil : wanted
-            if pool == nil { refused = wanted }
+            key = context == nil ? nil : wanted
+            if context == nil { refused = wanted }
         }
-        guard let context, let pool else { return nil }
+        guard let context else { return nil }
         var scaled = av_frame_alloc()
         guard let shrunk = scaled else { return nil }
         shrunk.pointee.width = Int32(target.width)
         shrunk.pointee.height = Int32(target.height)
         shrunk.pointee.format = output.rawValue
-        guard kiosk_frame_buffer_from_pool(shrunk, pool, Self.alignment) >= 0, av_frame_copy_props(shrunk, frame) >= 0,
+        // A block the pool cannot give (out of memory) queues this frame as decoded, not refused.
+        guard pool.attach(to: shrunk), av_frame_copy_props(shrunk, frame) >= 0,
               sws_scale_frame(context, shrunk, frame) >= 0 else {
             av_frame_free(&scaled)
             return nil

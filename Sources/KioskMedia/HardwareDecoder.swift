@@ -56,13 +56,13 @@ struct HardwareDecoderSetup {
         context.pointee.get_format = chooseHardwareFormat
     }
 
-    /// `frame` in memory: a device frame is copied down (its properties kept) and freed; nil
-    /// when the copy fails (the frame is dropped like a damaged one).
-    static func download(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
+    /// `frame` in memory: a device frame is copied down (its properties kept) into a block of
+    /// `pool`, and freed; nil when the copy fails (the frame is dropped like a damaged one).
+    static func download(_ frame: UnsafeMutablePointer<AVFrame>, pool: FramePool) -> UnsafeMutablePointer<AVFrame>? {
         var source: UnsafeMutablePointer<AVFrame>? = frame
         defer { av_frame_free(&source) }
         var copy = av_frame_alloc()
-        guard let target = copy, av_hwframe_transfer_data(target, frame, 0) >= 0, av_frame_copy_props(target, frame) >= 0 else {
+        guard let target = copy, pool.download(frame, into: target), av_frame_copy_props(target, frame) >= 0 else {
             av_frame_free(&copy)
             return nil
         }

@@ -29,6 +29,8 @@ public final class VideoDecoder: FrameDecoding {
     /// is scaled down here, before it is queued. Empty: frames are queued as decoded.
     public var shrinkCovering: [PixelSize] = []
     private lazy var shrinker = FrameShrinker(threads: threads)
+    /// The blocks a hardware decoder's frames are copied down into.
+    private lazy var downloads = FramePool()
     private let threads: Int
 
     /// `stillScreen`: the screen a JPEG still will be shown on; when given, a large one is
@@ -139,7 +141,7 @@ public final class VideoDecoder: FrameDecoding {
             }
             lastFrameOnDevice = onDevice
             if onDevice {
-                guard let copied = HardwareDecoderSetup.download(frame) else { return receive() }   // dropped like a damaged one
+                guard let copied = HardwareDecoderSetup.download(frame, pool: downloads) else { return receive() }   // dropped like a damaged one
                 frame = copied
             }
         }

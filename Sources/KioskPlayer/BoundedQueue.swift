@@ -27,13 +27,26 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     private var head = 0
     private var closed = false
     private var queuedBytes = 0
-    let capacity: Int
+    /// Under the lock: `setCapacity` may change it while both threads use the queue.
+    private var capacityNow: Int
     private let budget: ByteBudget?
 
     init(capacity: Int, budget: ByteBudget? = nil) {
         precondition(capacity > 0)
-        self.capacity = capacity
+        capacityNow = capacity
         self.budget = budget
+    }
+
+    /// The most elements queued (a byte budget may allow fewer).
+    var capacity: Int { condition.withLock { capacityNow } }
+
+    /// A producer waiting for room is woken when there is more.
+    func setCapacity(_ capacity: Int) {
+        precondition(capacity > 0)
+        condition.withLock {
+            capacityNow = capacity
+            condition.broadcast()
+        }
     }
 
     var count: Int { condition.withLock { items.count - head } }
@@ -63,7 +76,7 @@ final class BoundedQueue<Element>: @unchecked Sendable {
 
     private func isFull(adding weight: Int) -> Bool {
         let count = items.count - head
-        if count >= capacity { return true }
+        if count >= capacityNow { return true }
         guard let budget, count >= budget.minimumCount else { return false }
         return queuedBytes + weight > budget.bytes
     }

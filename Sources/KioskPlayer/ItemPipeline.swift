@@ -65,8 +65,11 @@ final class ItemPipeline: @unchecked Sendable {
     // Shared state: `frames` and `packets` are thread-safe queues; `pendingSeek` and
     // `generation` are guarded by `lock`; everything else belongs to one thread.
     let plan: ItemPlan
-    /// Up to 4 frames, fewer when they weigh more than `plan.frameMemory` (at least 2).
+    /// Up to `framesAhead` frames, fewer when they weigh more than `plan.frameMemory` (at
+    /// least 2); `framesAheadBeforePrepare` from shortly before the next item is opened.
     let frames: BoundedQueue<PipelineOutput>
+    static let framesAhead = 4
+    static let framesAheadBeforePrepare = 8
     /// The item's sound; closed at once when it has none.
     let audio = BoundedQueue<AudioPipelineOutput>(capacity: 24)
     let packets = BoundedQueue<PacketMessage>(capacity: 128)
@@ -125,7 +128,7 @@ final class ItemPipeline: @unchecked Sendable {
     init(plan: ItemPlan, logger: Logger) {
         self.plan = plan
         self.logger = logger
-        frames = BoundedQueue(capacity: 4, budget: .init(bytes: plan.frameMemory, minimumCount: 2) {
+        frames = BoundedQueue(capacity: Self.framesAhead, budget: .init(bytes: plan.frameMemory, minimumCount: 2) {
             if case .frame(let frame, _) = $0 { frame.byteCount } else { 0 }
         })
         requestedRate = plan.rate
@@ -224,6 +227,9 @@ final class ItemPipeline: @unchecked Sendable {
         let reader = StreamReader(demuxer: demuxer, logger: logger)
         reader.onSourceChange = { [self] change in noteSourceChange(change) }
         var finished = false
+        // Reading stops after `end` (TrimCutoff); a still's `end` is not a trim.
+        let read = [demuxer.videoStream, demuxer.audioStream].compactMap { $0 }
+        var trim = plan.stillDuration == nil ? plan.end.map { TrimCutoff(end: $0, streams: read) } : nil
         while !packets.isClosed {
             if let (asked, seekGeneration) = takePendingSeek() {
                 // A still's one picture is what shows at any time in it (a still an override
@@ -233,6 +239,7 @@ final class ItemPipeline: @unchecked Sendable {
                 // it, and the item failed as "no picture could be decoded".
                 do { try reader.seek(to: plan.stillDuration != nil ? .zero : asked) } catch { logger.warning("\(error)") }
                 finished = false
+                trim?.restart()
                 guard packets.push(.seek(to: asked, generation: seekGeneration)) else { return }
                 if demuxer.audioStream != nil { _ = audioPackets.push(.seek(to: asked, generation: seekGeneration)) }
             }
@@ -250,6 +257,10 @@ final class ItemPipeline: @unchecked Sendable {
                 // Ends the packet streams like the end of the file; the decode thread turns
                 // that end into the item's failure.
                 lock.withLock { streamLoss = error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)") }
+                output = .end
+            }
+            if case .packet(let packet) = output,
+               trim?.isReached(stream: packet.streamIndex, decodeTime: reader.demuxer.decodeTime(of: packet)) == true {
                 output = .end
             }
             if case .packet = output, hasReachedLiveCut {

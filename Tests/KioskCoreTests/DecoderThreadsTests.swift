@@ -5,7 +5,8 @@ import Testing
 @testable import KioskPolicy
 
 /// `playback.decoder_threads: auto`: threads by picture size, never more than FFmpeg's own
-/// choice (cores + 1), above 1080p never more than the cores, at least one; a number is taken
+/// choice (cores + 1, one on a single core), above 1080p never more than the cores, at least
+/// one; a number is taken
 /// as it is; 0 is FFmpeg's choice.
 @Suite struct DecoderThreadsTests {
     @Test(arguments: [
@@ -13,7 +14,7 @@ import Testing
         (1920, 1080, 2, 3), (1920, 1080, 4, 4), (1920, 1080, 8, 4), (1920, 1088, 8, 4),
         (3840, 2160, 2, 2), (3840, 2160, 4, 4), (3840, 2160, 16, 8), (7680, 4320, 64, 8),
         (2560, 1440, 2, 2), (3840, 2160, 1, 1), (3840, 2160, 0, 1),
-        (1280, 720, 1, 2), (1920, 1080, 0, 1),
+        (1280, 720, 1, 1), (1920, 1080, 1, 1), (1920, 1080, 0, 1),
     ])
     func autoFollowsTheTable(width: Int, height: Int, cores: Int, threads: Int) {
         #expect(DecoderThreads.auto.count(width: width, height: height, cores: cores) == threads)

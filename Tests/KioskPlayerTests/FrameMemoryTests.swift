@@ -55,6 +55,24 @@ import Testing
         #expect(queue.count == 1 && queue.bytes == 0)
     }
 
+    /// Before the next item is opened, the playing one queues more frames ahead: a producer
+    /// waiting on the full queue goes on at once, and the byte budget still bounds it.
+    @Test func aRaisedCapacityWakesTheWaitingProducerWithinTheBudget() {
+        let queue = Self.queue()
+        for value in [1, 1, 1, 1] { queue.push(value) }
+        let fifth = Self.pushInBackground(1, to: queue)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(!fifth.isSet, "four is the most until raised")
+        queue.setCapacity(8)
+        #expect(waitUntil(20) { fifth.isSet }, "raised to eight: room for a fifth")
+        #expect(queue.count == 5 && queue.capacity == 8)
+        let heavy = Self.pushInBackground(6, to: queue)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(!heavy.isSet, "5 bytes queued: 6 more would pass the 10-byte budget")
+        queue.flush()
+        #expect(waitUntil(20) { heavy.isSet })
+    }
+
     /// 1080p frames are ~3 MB: a 4M budget queues two, the default 32M four.
     @Test func anItemsQueueHoldsWhatItsBudgetAllows() throws {
         let clip = try MediaFixtures.clip("frame-memory-1080p.mp4", ["-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=25:duration=2",

@@ -51,9 +51,9 @@ static inline const int32_t *kiosk_stream_display_matrix(const AVStream *stream)
 struct AVFrame;
 int kiosk_frame_mirror_horizontally(struct AVFrame *frame);
 
-/// Bytes of one pool block for a `format` picture of `width` x `height` laid out as
-/// av_frame_get_buffer lays it out (rows aligned to `align`, the height padded to 32, a tail for
-/// SIMD), or a negative AVERROR (frame_pool.c).
+/// Bytes of one pool block for a `format` picture of `width` x `height`: its planes one after
+/// another, rows aligned to `align`, the height padded to 32 rows as av_frame_get_buffer pads
+/// it, and slack after the last row; or a negative AVERROR (frame_pool.c).
 int kiosk_frame_pool_size(int format, int width, int height, int align);
 
 /// Gives `frame` (its format, width and height set) planes in one block of `pool`, whose blocks
@@ -61,10 +61,20 @@ int kiosk_frame_pool_size(int format, int width, int height, int align);
 struct AVBufferPool;
 int kiosk_frame_buffer_from_pool(struct AVFrame *frame, struct AVBufferPool *pool, int align);
 
+/// Makes `*pool` one of `kiosk_frame_pool_size(format, width, height, align)`-byte blocks
+/// (`*block`), a new one when the size changed (the old is freed once its frames are): 0, or
+/// a negative AVERROR (then `*pool` is NULL).
+int kiosk_frame_pool_fit(struct AVBufferPool **pool, int *block, int format, int width, int height, int align);
+
+/// Copies hardware frame `src` into the empty `dst` in memory, as av_hwframe_transfer_data
+/// does, in a block of `*pool` (fitted as `kiosk_frame_pool_fit`); FFmpeg's own allocation if
+/// that way fails. 1 in a block of the pool, 0 in FFmpeg's allocation, or a negative AVERROR.
+int kiosk_hwframe_download(struct AVFrame *dst, const struct AVFrame *src, struct AVBufferPool **pool, int *block);
+
 /// mallopt(M_MMAP_THRESHOLD, bytes): 1 when glibc took it (FrameHeap.swift).
 int kiosk_hold_mmap_threshold(int bytes);
-/// The bytes glibc's heap holds in mappings of their own (mallinfo2's hblkhd).
-size_t kiosk_heap_mapped_bytes(void);
+/// Whether glibc gave `block` (from malloc) a mapping of its own (its chunk's IS_MMAPPED bit).
+int kiosk_heap_block_is_mapped(const void *block);
 
 /// A line of FFmpeg's log, already formatted (no trailing newline).
 typedef void (*kiosk_log_sink)(int level, const char *line);

@@ -1,6 +1,7 @@
 /// `playback.decoder_threads`: how many frame threads a video's decoder runs.
 ///
-/// FFmpeg's own choice is the box's cores + 1, whatever the picture. Each frame thread keeps a
+/// FFmpeg's own choice is the box's cores + 1 (one on a single core), whatever the picture.
+/// Each frame thread keeps a
 /// decoding context and pictures of its own (8-11 MB at 1080p, four times that at 4K: BENCHMARKS,
 /// "Memory") and holds one more frame back before the first comes out (a frame thread decodes
 /// frame N+k while the others finish theirs). So `auto` asks for as many as a picture of that
@@ -28,7 +29,8 @@ public enum DecoderThreads: Sendable, Equatable {
             let pixels = width * height
             let aboveHD = pixels > 1920 * 1088
             let wanted = pixels <= 1280 * 720 ? 2 : aboveHD ? 8 : 4
-            return Swift.max(1, Swift.min(wanted, aboveHD ? cores : cores + 1, Self.most))
+            let ffmpegChoice = cores > 1 ? cores + 1 : 1
+            return Swift.max(1, Swift.min(wanted, aboveHD ? cores : ffmpegChoice, Self.most))
         }
     }
 }
