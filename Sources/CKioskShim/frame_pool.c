@@ -15,8 +15,8 @@
 // munmap (+0.75 s of system time in 10 s).
 
 /// The planes one after another in the block, rows aligned to `align` and the height padded
-/// to 32 rows as av_frame_get_buffer pads them; each plane starts on a multiple of `align`
-/// from the block's start (av_malloc aligns the block).
+/// to 32 rows as av_frame_get_buffer pads them; each plane starts a multiple of `align` bytes
+/// after the block's start, which is av_malloc's (as aligned as FFmpeg's SIMD needs).
 static int picture_layout(enum AVPixelFormat format, int width, int height, int align,
                           uint8_t *data[4], int linesize[4], const uint8_t *base) {
     return av_image_fill_arrays(data, linesize, base, format, width, FFALIGN(height, 32), align);

@@ -107,18 +107,6 @@ public final class Demuxer {
         if end > endTime { endTime = end }
     }
 
-    /// When `packet` is decoded (its DTS), from the item's start; nil without one. A packet
-    /// decoded at or after a time shows nothing before it (PTS >= DTS); its PTS alone would not
-    /// say so (a reference frame read before the B-frames shown ahead of it).
-    public func decodeTime(of packet: Packet) -> MediaTime? {
-        let ticks = packet.packet.pointee.dts
-        guard ticks != kiosk_nopts_value() else { return nil }
-        let stream = asset.stream(at: packet.streamIndex)
-        let base = Rational(Int64(stream.pointee.time_base.num), Int64(stream.pointee.time_base.den))
-        guard base.isKnownAndPositive else { return nil }
-        return MediaTime(ticks: ticks - asset.originTicks(of: stream), timeBase: base)
-    }
-
     /// Moves to the last keyframe of the video (or audio) stream at or before `time`.
     public func seek(to time: MediaTime) throws {
         guard let index = videoStream ?? audioStream else { return }

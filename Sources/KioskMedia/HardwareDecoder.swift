@@ -57,7 +57,8 @@ struct HardwareDecoderSetup {
     }
 
     /// `frame` in memory: a device frame is copied down (its properties kept) into a block of
-    /// `pool`, and freed; nil when the copy fails (the frame is dropped like a damaged one).
+    /// `pool` (or FFmpeg's own allocation where the pool's way fails), and freed; nil when the
+    /// copy fails (the frame is dropped like a damaged one).
     static func download(_ frame: UnsafeMutablePointer<AVFrame>, pool: FramePool) -> UnsafeMutablePointer<AVFrame>? {
         var source: UnsafeMutablePointer<AVFrame>? = frame
         defer { av_frame_free(&source) }

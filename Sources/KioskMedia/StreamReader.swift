@@ -260,6 +260,18 @@ public final class StreamReader {
         }
     }
 
+    /// When `packet` is decoded (its DTS), from the item's start as the decoders count it (the
+    /// first connection's origin, whatever a rejoined live stream starts at); nil without a
+    /// DTS. A packet decoded at or after a time shows nothing before it (PTS >= DTS); its PTS
+    /// alone would not say so (a reference frame is read before the B-frames shown ahead of it).
+    public func decodeTime(of packet: Packet) -> MediaTime? {
+        let ticks = packet.packet.pointee.dts
+        guard ticks != kiosk_nopts_value(), let origin = origins[packet.streamIndex], origin.base.isKnownAndPositive else {
+            return nil
+        }
+        return MediaTime(ticks: ticks - origin.ticks, timeBase: origin.base)
+    }
+
     private func ticks(of packet: Packet) -> Int64? {
         var ticks = packet.packet.pointee.dts
         if ticks == kiosk_nopts_value() { ticks = packet.packet.pointee.pts }

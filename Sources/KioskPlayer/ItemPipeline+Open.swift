@@ -105,3 +105,22 @@ private struct NotToRetry: Error {
     let error: MediaError
     init(_ error: MediaError) { self.error = error }
 }
+
+extension ItemPipeline {
+    /// The seek asked for since the demux thread last looked, taken.
+    func takePendingSeek() -> (MediaTime, Int)? {
+        lock.withLock {
+            defer { pendingSeek = nil }
+            return pendingSeek
+        }
+    }
+
+    /// The item's length at the end of its reading: a still's duration, a live cut, the trim's
+    /// end, else as far as the file was demuxed.
+    func itemLength(demuxed: MediaTime) -> MediaTime {
+        if let still = plan.stillDuration { return still }
+        if let cut = liveCut { return cut }
+        if let end = plan.end, end < demuxed { return end }
+        return demuxed
+    }
+}

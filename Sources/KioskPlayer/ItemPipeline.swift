@@ -187,6 +187,9 @@ final class ItemPipeline: @unchecked Sendable {
         }
         packets.flush()
         frames.flush()
+        // Queued deeper before a prepare (`ItemSequencer.queueMoreAhead`): back to the usual depth
+        // at a new position; raised again if the next item is still due to open.
+        frames.setCapacity(Self.framesAhead)
         audioPackets.flush()
         audio.flush()
         lock.withLock {
@@ -260,8 +263,9 @@ final class ItemPipeline: @unchecked Sendable {
                 output = .end
             }
             if case .packet(let packet) = output,
-               trim?.isReached(stream: packet.streamIndex, decodeTime: reader.demuxer.decodeTime(of: packet)) == true {
+               trim?.isReached(stream: packet.streamIndex, decodeTime: reader.decodeTime(of: packet)) == true {
                 output = .end
+                if reader.isLive { reader.demuxer.asset.closeInput() }   // its port is free, as at a live cut
             }
             if case .packet = output, hasReachedLiveCut {
                 output = .end
@@ -284,20 +288,6 @@ final class ItemPipeline: @unchecked Sendable {
                 if demuxer.audioStream != nil { _ = audioPackets.push(.end(length: length)) }
             }
         }
-    }
-
-    private func takePendingSeek() -> (MediaTime, Int)? {
-        lock.withLock {
-            defer { pendingSeek = nil }
-            return pendingSeek
-        }
-    }
-
-    private func itemLength(demuxed: MediaTime) -> MediaTime {
-        if let still = plan.stillDuration { return still }
-        if let cut = liveCut { return cut }
-        if let end = plan.end, end < demuxed { return end }
-        return demuxed
     }
 
     // MARK: Decode thread

@@ -194,7 +194,7 @@ final class ItemSequencer {
     private func queueMoreAhead(of item: ActiveItem) {
         guard !settings.untimed, item.pipeline.frames.capacity < ItemPipeline.framesAheadBeforePrepare else { return }
         let preview = navigator.preview()
-        guard case .play = preview.next.step else { return }
+        guard preview.next.resumeAt == nil, case .play = preview.next.step, preview.entry != nil else { return }
         item.pipeline.frames.setCapacity(ItemPipeline.framesAheadBeforePrepare)
     }
 

@@ -15,7 +15,7 @@ import Testing
         frame.pointee.format = AV_PIX_FMT_NV12.rawValue
         frame.pointee.width = 1280
         frame.pointee.height = 720
-        #expect(av_frame_get_buffer(frame, 0) >= 0)
+        try #require(av_frame_get_buffer(frame, 0) >= 0)
         for y in 0..<720 {
             let row = frame.pointee.data.0! + y * Int(frame.pointee.linesize.0)
             for x in 0..<1280 { row[x] = UInt8(truncatingIfNeeded: x + y) }
@@ -31,7 +31,9 @@ import Testing
     static func onDevice(_ picture: UnsafeMutablePointer<AVFrame>) throws -> UnsafeMutablePointer<AVFrame> {
         var device: UnsafeMutablePointer<AVBufferRef>?
         let created = av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_VULKAN, nil, nil, 0)
-        try #require(created >= 0, "no Vulkan device (\(ffmpegErrorText(created))): Debian's mesa-vulkan-drivers gives lavapipe")
+        let why = "no Vulkan device (\(ffmpegErrorText(created))): Debian's mesa-vulkan-drivers gives lavapipe, "
+            + "and this FFmpeg must be built with Vulkan (Debian's is)"
+        try #require(created >= 0, "\(why)")
         defer { av_buffer_unref(&device) }
         var framesReference = av_hwframe_ctx_alloc(device)
         defer { av_buffer_unref(&framesReference) }   // the device frame keeps a reference of its own

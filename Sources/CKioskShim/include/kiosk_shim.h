@@ -63,7 +63,8 @@ int kiosk_frame_buffer_from_pool(struct AVFrame *frame, struct AVBufferPool *poo
 
 /// Makes `*pool` one of `kiosk_frame_pool_size(format, width, height, align)`-byte blocks
 /// (`*block`), a new one when the size changed (the old is freed once its frames are): 0, or
-/// a negative AVERROR (then `*pool` is NULL).
+/// a negative AVERROR (a size FFmpeg cannot lay out, `*pool` untouched; or no memory, `*pool`
+/// NULL).
 int kiosk_frame_pool_fit(struct AVBufferPool **pool, int *block, int format, int width, int height, int align);
 
 /// Copies hardware frame `src` into the empty `dst` in memory, as av_hwframe_transfer_data
