@@ -175,11 +175,16 @@ final class ItemSequencer {
                                            isOpen: item.pipeline.info != nil, isStill: item.plan.stillDuration != nil)
         }
         if isDue(lead: settings.prepareAhead + Self.queueDeepeningLead) { queueMoreAhead(of: item) }
-        guard isDue(lead: settings.prepareAhead) else { return }
+        guard isDue(lead: settings.prepareAhead), let (index, entry) = entryToPrepare() else { return }
+        items.prepare(open(index, entry: entry))
+    }
+
+    /// The entry opened ahead of the current item's seam, if one is: the next step plays an
+    /// entry from its start (one resumed mid-way is opened at its turn).
+    private func entryToPrepare() -> (index: Int, entry: PlaylistEntry)? {
         let preview = navigator.preview()
-        if preview.next.resumeAt == nil, case .play(let index) = preview.next.step, let entry = preview.entry {
-            items.prepare(open(index, entry: entry))
-        }
+        guard preview.next.resumeAt == nil, case .play(let index) = preview.next.step, let entry = preview.entry else { return nil }
+        return (index, entry)
     }
 
     /// How long before the next item is opened the playing one starts queueing more frames.
@@ -193,8 +198,7 @@ final class ItemSequencer {
     /// when no item follows.
     private func queueMoreAhead(of item: ActiveItem) {
         guard !settings.untimed, item.pipeline.frames.capacity < ItemPipeline.framesAheadBeforePrepare else { return }
-        let preview = navigator.preview()
-        guard preview.next.resumeAt == nil, case .play = preview.next.step, preview.entry != nil else { return }
+        guard entryToPrepare() != nil else { return }
         item.pipeline.frames.setCapacity(ItemPipeline.framesAheadBeforePrepare)
     }
 
