@@ -1,5 +1,6 @@
 import KioskCore
 import KioskMedia
+import Synchronization
 
 /// How far the demux thread has read, as the presenter needs it to decide when a stalled
 /// network item has buffered enough to play on (`RebufferPolicy`).
@@ -19,6 +20,16 @@ extension ItemPipeline {
     var isNetwork: Bool { NetworkURL.isNetwork(plan.source) }
 
     var progress: DemuxProgress { lock.withLock { demuxProgress } }
+
+    /// What the demux thread hands the decode thread.
+    enum PacketMessage {
+        case packet(Packet)
+        case seek(to: MediaTime, generation: Int)
+        case end(length: MediaTime)
+    }
+
+    /// The decode thread's steps so far (packets taken, frames given), for the stall guard.
+    var decodeSteps: Int { decodeWork.load(ordering: .relaxed) }
 
     /// The source stayed away too long: the item fails once its last frames are out.
     var hasLostStream: Bool { lock.withLock { streamLoss != nil } }

@@ -3,6 +3,7 @@ import KioskAudio
 import KioskCore
 import KioskMedia
 import Logging
+import Synchronization
 
 /// What the presenter takes from an item: decoded frames in order, then the item's end.
 enum PipelineOutput {
@@ -116,14 +117,11 @@ final class ItemPipeline: @unchecked Sendable {
     var liveCutReached = false
     /// A transition's fade of this item's sound (under `lock`); the sound feeder applies it.
     private var envelope = SoundEnvelope()
+    /// Packets the decode thread took and frames it gave: a slow decoder is not a stuck one
+    /// (`StallGuard.decoderWorked`).
+    let decodeWork = Atomic<Int>(0)
     /// `kiosk play --simulate-prime-decoder`'s uploads (the decode thread's).
     private lazy var primeSimulation = PrimeDecoderSimulation(source: plan.source, logger: logger)
-
-    enum PacketMessage {
-        case packet(Packet)
-        case seek(to: MediaTime, generation: Int)
-        case end(length: MediaTime)
-    }
 
     init(plan: ItemPlan, logger: Logger) {
         self.plan = plan
@@ -299,6 +297,7 @@ final class ItemPipeline: @unchecked Sendable {
         var retimer = FrameRetimer(timeline: timeline, source: plan.source, logger: logger)
         defer { heldBack = nil }   // its decoder buffer goes back as the thread ends, not with the pipeline
         while let message = packets.pop() {
+            decodeWork.add(1, ordering: .relaxed)
             switch message {
             case .seek(let target, let seekGeneration):
                 stillSeekPending = plan.stillDuration != nil
@@ -349,6 +348,7 @@ final class ItemPipeline: @unchecked Sendable {
     private func drain(_ decoder: VideoDecoder, _ retimer: inout FrameRetimer, skipBefore: MediaTime, generation: Int,
                        produced: inout Int) -> Bool {
         while case .frame(let frame) = decoder.receive() {
+            decodeWork.add(1, ordering: .relaxed)
             if let line = decoder.takeHardwareRefusal().flatMap(HardwareDecodeLog.once) { logger.warning("\(plan.source): \(line)") }
             guard deliver(retimer.push(frame), skipBefore: skipBefore, generation: generation, produced: &produced) else { return false }
         }

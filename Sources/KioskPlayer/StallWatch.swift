@@ -2,8 +2,8 @@ import KioskCore
 import KioskMedia
 
 /// The stall guard's hold on the presenter (issue 12; the policy is KioskCore's `StallGuard`,
-/// pure): a local item that should be playing but shows no new frame and makes no audio
-/// progress for `stall_timeout` is found here, and the sequencer ends it as failed. While
+/// pure): a local item that should be playing but shows no new frame, makes no audio
+/// progress and whose decoder takes nothing for `stall_timeout` is found here, and the sequencer ends it as failed. While
 /// progress is overdue in a state that claims to be playing (network items too), the heartbeat
 /// says since when, and the service watchdog goes unfed once that lasts.
 final class StallWatch {
@@ -23,7 +23,7 @@ final class StallWatch {
         let now = MonotonicClock.hostTime()
         policy.timeout = timeout
         if item !== watched {
-            policy.opened()
+            policy.watchingAnotherItem()
             watched = item
         }
         let unopened = item.map { $0.pipeline.info == nil } ?? false
@@ -34,6 +34,7 @@ final class StallWatch {
         } else {
             policy.standDown()
         }
+        if let item { policy.decoderWorked(steps: item.pipeline.decodeSteps, at: now) }
         guard let item, !item.pipeline.isNetwork, policy.isStalled(at: now), let since = policy.overdueSince else { return nil }
         if unopened, let began = policy.openingSince {
             let seconds = String(format: "%.1f", (now - began).seconds)

@@ -115,11 +115,17 @@ struct PlayCommand: ParsableCommand {
         let nothingPlayed = NothingPlayedFlag()
         let player = try QueuePlayer(output: output, playlist: cursor, settings: settings, audioOutput: sound,
                                      logger: logger, onEvent: { event in
-                                         if case .nothingPlayable = event { nothingPlayed.set() }
+                                         switch event {
+                                         case .nothingPlayable: nothingPlayed.set(true)
+                                         // A later pass played (a clip that failed once under load).
+                                         case .playback(.itemStarted, _, _): nothingPlayed.set(false)
+                                         default: break
+                                         }
                                          control?.observe(event)
                                      })
         PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger, control: control)
-        // Without --loop every item failed once: a media error, exit 1 (the reasons are logged).
+        // Every item of the last pass failed, and nothing played after: a media error, exit 1
+        // (the reasons are logged).
         if nothingPlayed.isSet { throw RuntimeFailure("nothing could be played") }
     }
 
@@ -164,6 +170,6 @@ private final class NothingPlayedFlag: @unchecked Sendable {
     // Safe to share: `value` is only touched with `lock` held.
     private let lock = NSLock()
     private var value = false
-    func set() { lock.withLock { value = true } }
+    func set(_ failed: Bool) { lock.withLock { value = failed } }
     var isSet: Bool { lock.withLock { value } }
 }

@@ -56,6 +56,43 @@ import Testing
         #expect(next == [true, true, false])
     }
 
+    @Test func aDecoderAtWorkIsNotAStallAndOneThatStopsIs() {
+        // The first frame of a clip takes 8 s on a loaded box while its decoder takes packets.
+        var guardian = StallGuard(timeout: s(5))
+        guardian.watchingAnotherItem()
+        guardian.expectProgress(at: s(0))
+        guardian.progressed(at: s(0))   // the item began
+        guardian.decoderWorked(steps: 0, at: s(0))
+        for (tick, steps) in zip(stride(from: 1.0, through: 8, by: 1), 1...) {
+            guardian.decoderWorked(steps: steps, at: s(tick))
+            #expect(!guardian.isStalled(at: s(tick)))
+        }
+        #expect(guardian.overdueSince == s(8))
+        // The reader blocks (a dead mount): the count stands still and the timeout runs out.
+        for tick in stride(from: 9.0, through: 12.9, by: 1) {
+            guardian.decoderWorked(steps: 8, at: s(tick))
+            #expect(!guardian.isStalled(at: s(tick)))
+        }
+        guardian.decoderWorked(steps: 8, at: s(13))
+        #expect(guardian.isStalled(at: s(13)))
+    }
+
+    @Test func decoderWorkCountsOnlyWhileProgressIsExpectedAndPerItem() {
+        var guardian = StallGuard(timeout: s(5))
+        guardian.decoderWorked(steps: 10, at: s(0))
+        guardian.decoderWorked(steps: 20, at: s(1))   // paused: the decoder fills its queue
+        #expect(guardian.overdueSince == nil)
+        guardian.expectProgress(at: s(2))
+        guardian.decoderWorked(steps: 20, at: s(3))
+        #expect(guardian.overdueSince == s(2))
+        // The next item's count starts low: its first look is not progress, its next step is.
+        guardian.watchingAnotherItem()
+        guardian.decoderWorked(steps: 3, at: s(4))
+        #expect(guardian.overdueSince == s(2))
+        guardian.decoderWorked(steps: 4, at: s(6))
+        #expect(guardian.overdueSince == s(6))
+    }
+
     @Test func noProgressForTheTimeoutIsAStall() {
         var guardian = StallGuard(timeout: s(5))
         guardian.expectProgress(at: s(100))

@@ -282,11 +282,16 @@ def test_the_paused_screen_read_back_is_the_frame_its_time_names(guest: Path, ca
     assert "screenshots: composed by kiosk" not in log, log[-3000:]
     # A read-back later than kiosk's wait was taken again (paused_shots.LATE_READBACK); the
     # shot kept must be one the driver wrote back.
+    # An unanswered request's read-back may be logged late, or not at all (it came after the
+    # answer's wait but within kiosk's).
     late = sum(shot["late_readbacks"] for shot in result["shots"])
-    assert log.count(LATE_READBACK) == late and all(shot["late_readbacks"] < LATE_TRIES for shot in result["shots"]), \
+    unanswered = sum(shot["unanswered"] for shot in result["shots"])
+    assert late <= log.count(LATE_READBACK) <= late + unanswered \
+        and all(shot["late_readbacks"] < LATE_TRIES for shot in result["shots"]), \
         log[-3000:]
-    if late:
-        print(f"{case.name}: {late} read-back(s) came after kiosk's wait and were taken again")
+    if late or unanswered:
+        print(f"{case.name}: {late} read-back(s) came after kiosk's wait, {unanswered} request(s) were not answered "
+              "in time; each was taken again")
     assert len(result["shots"]) == PAUSES
     for shot in result["shots"]:
         clock = [line for line in log.splitlines() if "clock: " in line]

@@ -3,7 +3,13 @@
 /// in front of the screen. The engine ends such a local item as failed and the playlist goes
 /// on; the service watchdog is not fed while progress is overdue (`overdueSince`).
 ///
-/// Progress is a new frame on screen or sound heard further. While progress is expected (the
+/// Progress is a new frame on screen, sound heard further, or the item's decoder at work (it
+/// took a packet or gave a frame since the last look): a box too slow for its file, or loaded
+/// by something else, takes seconds over a first frame without anything being stuck, and
+/// skipping the item would not make the next one faster (CI, 2026-11-29: an emulated guest
+/// under load skipped a healthy 864x480 clip 5.2 s after it opened). A reader blocked on a
+/// dead mount or a decoder that hangs stops the count, and so does a decoder whose frames are
+/// not taken (its queue is bounded). While progress is expected (the
 /// item should be playing), it is overdue from the last progress, or from the moment the
 /// presenter's awaited frame (or a still's end) is due when it waits for one, but never later
 /// than `longestWait` after the last progress: a frame announced for an hour from now is not a
@@ -29,6 +35,8 @@ public struct StallGuard: Sendable, Equatable {
     public private(set) var lastProgress: MediaTime?
     /// When what the presenter waits for is due, as far as it is believed.
     private var awaitedDue: MediaTime?
+    /// The decoder's count of steps at the last look (`decoderWorked`).
+    private var decoderSteps: Int?
 
     public init(timeout: MediaTime = StallGuard.defaultTimeout) {
         self.timeout = timeout
@@ -54,6 +62,15 @@ public struct StallGuard: Sendable, Equatable {
         awaitedDue = nil
     }
 
+    /// The item's decoder has taken `steps` steps in all (packets taken, frames given; a count
+    /// that only grows for one item), seen at `host`: a change since the last look is progress,
+    /// while progress is expected. The first look at an item's count is not.
+    public mutating func decoderWorked(steps: Int, at host: MediaTime) {
+        defer { decoderSteps = steps }
+        guard lastProgress != nil, let previous = decoderSteps, steps > previous else { return }
+        progressed(at: host)
+    }
+
     /// The presenter waits for something due at `due` (a decoded frame, a still's end), which
     /// is believed up to `longestWait` after the last progress (nil: always, e.g. a still's
     /// configured duration).
@@ -75,6 +92,12 @@ public struct StallGuard: Sendable, Equatable {
     /// (the next unopened item gets one of its own).
     public mutating func opened() {
         openingSince = nil
+    }
+
+    /// Another item is on screen: the opening allowance and the decoder's count are its own.
+    public mutating func watchingAnotherItem() {
+        openingSince = nil
+        decoderSteps = nil
     }
 
     /// Since when progress has been overdue; nil while none is expected.
