@@ -10,7 +10,8 @@ extension ActiveItem {
     /// `screen`: the output's size, for decoding a large JPEG still no larger than it needs;
     /// `viewer`: the same turned as its viewer sees it, the size a text card is drawn at.
     static func open(_ entry: PlaylistEntry, index: Int, settings: PlayerSettings, audioFormat: AudioFormat?,
-                     rate: Rational, serial: UInt64, screen: PixelSize?, viewer: PixelSize? = nil, logger: Logger) -> ActiveItem {
+                     rate: Rational, serial: UInt64, screen: PixelSize?, viewer: PixelSize? = nil,
+                     decoderAfter: DecoderHandOff? = nil, logger: Logger) -> ActiveItem {
         var plan = ItemPlan(source: entry.media.description)
         plan.start = entry.item.start ?? .zero
         plan.end = entry.item.end
@@ -29,6 +30,7 @@ extension ActiveItem {
         plan.audioFormat = entry.isStillImage ? nil : audioFormat
         plan.rate = rate
         plan.tag = Int(serial)
+        plan.decoderAfter = decoderAfter
         return ActiveItem(index: index, entry: entry, plan: plan, pipeline: ItemPipeline(plan: plan, logger: logger),
                           serial: serial)
     }

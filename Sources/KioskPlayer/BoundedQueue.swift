@@ -29,7 +29,7 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     private var queuedBytes = 0
     /// Under the lock: `setCapacity` may change it while both threads use the queue.
     private var capacityNow: Int
-    private let budget: ByteBudget?
+    private var budget: ByteBudget?
 
     init(capacity: Int, budget: ByteBudget? = nil) {
         precondition(capacity > 0)
@@ -40,11 +40,13 @@ final class BoundedQueue<Element>: @unchecked Sendable {
     /// The most elements queued (a byte budget may allow fewer).
     var capacity: Int { condition.withLock { capacityNow } }
 
-    /// A producer waiting for room is woken when there is more.
-    func setCapacity(_ capacity: Int) {
+    /// A producer waiting for room is woken when there is more. `bytes`: the budget's new
+    /// bytes (a queue without a budget has none).
+    func setCapacity(_ capacity: Int, bytes: Int? = nil) {
         precondition(capacity > 0)
         condition.withLock {
             capacityNow = capacity
+            if let bytes { budget?.bytes = bytes }
             condition.broadcast()
         }
     }

@@ -88,15 +88,25 @@ extension ItemPipeline {
             throw kinds.isEmpty ? error : NotToRetry(error)
         }
         let picture = asset.info.streams.first { $0.index == videoIndex }
+        guard awaitDecoderHandOff(width: picture?.width, height: picture?.height) else {
+            throw NotToRetry(MediaError(source: plan.source, reason: "closed before its decoder was created"))
+        }
+        let decoder = try makeDecoder(asset: asset, videoIndex: videoIndex)
+        lock.withLock { openedInfo = asset.info }
+        try startAudio(asset: asset, demuxer: demuxer)
+        return (demuxer, decoder)
+    }
+
+    /// The video decoder of `videoIndex`, as the plan says (threads, hardware, shrinking).
+    func makeDecoder(asset: Asset, videoIndex: Int) throws -> VideoDecoder {
+        let picture = asset.info.streams.first { $0.index == videoIndex }
         let threads = plan.decoderThreads.count(width: picture?.width, height: picture?.height,
                                                 cores: ProcessInfo.processInfo.activeProcessorCount)
         let decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: threads,
                                        stillScreen: plan.stillScreen, hardware: plan.stillDuration == nil ? plan.hwdec : .off)
         if let line = decoder.hardwareOutcome.flatMap(HardwareDecodeLog.once) { logger.notice("\(plan.source): \(line)") }
         decoder.shrinkCovering = plan.videoScreens
-        lock.withLock { openedInfo = asset.info }
-        try startAudio(asset: asset, demuxer: demuxer)
-        return (demuxer, decoder)
+        return decoder
     }
 }
 

@@ -16,42 +16,6 @@ enum PipelineOutput {
     case failed(MediaError)
 }
 
-/// How one playlist entry is played.
-struct ItemPlan: Sendable {
-    var source: String
-    /// Trim, from the file's start: play [start, end).
-    var start: MediaTime = .zero
-    var end: MediaTime?
-    /// A still image (one frame) is shown this long.
-    var stillDuration: MediaTime?
-    /// The screen a large JPEG still (or cover picture) is decoded for, at a `lowres` size
-    /// still covering it; videos ignore it.
-    var stillScreen: PixelSize?
-    /// The screens a video's frames are drawn on: a frame larger than they need is scaled
-    /// down on the decode thread (`DecodeShrink`); empty: queued as decoded.
-    var videoScreens: [PixelSize] = []
-    var decoderThreads = DecoderThreads.auto
-    /// Bytes of decoded frames queued ahead of the presenter (`playback.frame_memory`).
-    var frameMemory = PlaybackConfig.defaultFrameMemory
-    /// `playback.hwdec`: the hardware decoders to try before software.
-    var hwdec = HardwareDecoding.off
-    /// `kiosk play --simulate-prime-decoder`: video frames also handed on in dma-buf memory.
-    var simulatedPrimeDecoder = false
-    /// The sound device's format, nil to ignore the item's sound (no device, or a still).
-    var audioFormat: AudioFormat?
-    var rate = Rational.one
-    /// Stamped on the item's sound so the clock knows whose samples it hears.
-    var tag = 0
-    /// A URL's `transport` and `latency`.
-    var streamOptions = StreamOptions()
-    /// `duration` of a network item: how long it plays when it turns out live (files ignore it).
-    var liveDuration: MediaTime?
-    /// A card kiosk draws (`text:` of an override) instead of a file, with the layers' font.
-    var card: TextCard?
-    var cardScreen: PixelSize?
-    var font = OverlayConfig.Font.auto
-}
-
 /// What the audio feeder takes from an item: its sound converted for the device, then its end.
 enum AudioPipelineOutput {
     case chunk(PCMChunk, generation: Int)
@@ -120,6 +84,11 @@ final class ItemPipeline: @unchecked Sendable {
     /// Packets the decode thread took and frames it gave: a slow decoder is not a stuck one
     /// (`StallGuard.decoderWorked`).
     let decodeWork = Atomic<Int>(0)
+    /// The item prepared after this one waits for this decoder to be freed at the end (under
+    /// `lock`; `ItemPipeline+HandOff.swift`).
+    var decoderHandOffAtEnd: DecoderHandOff?
+    /// The decode thread has decoded the last frame (until a seek; under `lock`).
+    var decoderFinished = false
     /// `kiosk play --simulate-prime-decoder`'s uploads (the decode thread's).
     private lazy var primeSimulation = PrimeDecoderSimulation(source: plan.source, logger: logger)
 
@@ -144,6 +113,7 @@ final class ItemPipeline: @unchecked Sendable {
         packets.close()
         audio.close()
         audioPackets.close()
+        releaseDecoderHandOff()
     }
 
     /// How a transition fades this item's sound in and out (set by the presenter thread,
@@ -187,7 +157,7 @@ final class ItemPipeline: @unchecked Sendable {
         frames.flush()
         // Queued deeper before a prepare (`ItemSequencer.queueMoreAhead`): back to the usual depth
         // at a new position; raised again if the next item is still due to open.
-        frames.setCapacity(Self.framesAhead)
+        frames.setCapacity(Self.framesAhead, bytes: plan.frameMemory)
         audioPackets.flush()
         audio.flush()
         lock.withLock {
@@ -212,18 +182,7 @@ final class ItemPipeline: @unchecked Sendable {
         if HeifStill.handles(plan.source, sniff: plan.stillDuration != nil) {
             return runStill({ try HeifStill.decode(plan.source) }, info: { HeifStill.info(of: plan.source, frame: $0) })
         }
-        guard let (demuxer, decoder) = openRetryingLive() else { return }
-        // The frames' times are checked against the stream's cadence (FrameTimeline); its
-        // declared frame rate is the cadence until frames show their own.
-        let rate = demuxer.asset.info.bestVideo?.frameRate
-        let declared = rate.flatMap { $0.isKnownAndPositive ? MediaTime(value: 1, timescale: 1) * $0.inverted : nil }
-        let tuning = FrameTimelineTuning.choose(hasSound: hasAudio, timestampsMayJump: demuxer.timestampsMayJump)
-        lock.withLock { timelineTuning = tuning }
-        let timeline = FrameTimeline<DecodedFrame>(nominalCadence: declared, tuning: tuning)
-        WorkerThread.start(name: "kiosk-decode", finishesBeforeExit: true, handingOver: (decoder, timeline)) { [self] in
-            runDecode($0.0, timeline: $0.1)
-        }
-
+        guard let demuxer = openAndStartDecoding() else { return }
         if plan.start > .zero { seek(to: plan.start) }
         let reader = StreamReader(demuxer: demuxer, logger: logger)
         reader.onSourceChange = { [self] change in noteSourceChange(change) }
@@ -288,9 +247,30 @@ final class ItemPipeline: @unchecked Sendable {
         }
     }
 
+    /// Opens the source and starts the decode thread, which becomes its decoder's only owner
+    /// (it frees it at the end when the next item waits for that: `DecoderHandOff`). The
+    /// demuxer, or nil when the item failed (its failure queued).
+    private func openAndStartDecoding() -> Demuxer? {
+        guard let (demuxer, decoder) = openRetryingLive(), let videoIndex = demuxer.videoStream else { return nil }
+        // The frames' times are checked against the stream's cadence (FrameTimeline); its
+        // declared frame rate is the cadence until frames show their own.
+        let rate = demuxer.asset.info.bestVideo?.frameRate
+        let declared = rate.flatMap { $0.isKnownAndPositive ? MediaTime(value: 1, timescale: 1) * $0.inverted : nil }
+        let tuning = FrameTimelineTuning.choose(hasSound: hasAudio, timestampsMayJump: demuxer.timestampsMayJump)
+        lock.withLock { timelineTuning = tuning }
+        let timeline = FrameTimeline<DecodedFrame>(nominalCadence: declared, tuning: tuning)
+        WorkerThread.start(name: "kiosk-decode", finishesBeforeExit: true,
+                           handingOver: (DecoderSlot(decoder), timeline, demuxer.asset)) { [self] handed in
+            runDecode(handed.0, timeline: handed.1) { [self] in try makeDecoder(asset: handed.2, videoIndex: videoIndex) }
+        }
+        return demuxer
+    }
+
     // MARK: Decode thread
 
-    private func runDecode(_ decoder: VideoDecoder, timeline: FrameTimeline<DecodedFrame>) {
+    /// `reopen`: a decoder again, for a seek after this one was handed over at the end.
+    private func runDecode(_ slot: DecoderSlot, timeline: FrameTimeline<DecodedFrame>, reopen: () throws -> VideoDecoder) {
+        var decoder = slot.take()   // the only reference: nil frees it (DecoderHandOff)
         var skipBefore = plan.start
         var outputGeneration = currentGeneration
         var produced = 0
@@ -298,12 +278,22 @@ final class ItemPipeline: @unchecked Sendable {
         defer { heldBack = nil }   // its decoder buffer goes back as the thread ends, not with the pipeline
         while let message = packets.pop() {
             decodeWork.add(1, ordering: .relaxed)
+            if case .seek = message {
+                lock.withLock { decoderFinished = false }
+                if decoder == nil {
+                    do { decoder = try reopen() } catch {
+                        frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))
+                        return
+                    }
+                }
+            }
+            guard decoder != nil else { continue }
             switch message {
             case .seek(let target, let seekGeneration):
                 stillSeekPending = plan.stillDuration != nil
                 heldBack = nil
                 deliveredSinceSeek = false
-                decoder.flush()
+                decoder!.flush()
                 retimer.reset()
                 skipBefore = target
                 outputGeneration = seekGeneration
@@ -314,14 +304,14 @@ final class ItemPipeline: @unchecked Sendable {
                 // have queued dozens between the seek's flush and its publication: 1080p seeks
                 // took up to a second), so it is dropped until the seek's own message arrives.
                 if outputGeneration != currentGeneration { continue }
-                if !decoder.send(packet, unshownBefore: skipBefore) {
+                if !decoder!.send(packet, unshownBefore: skipBefore) {
                     // Full: hand out what it holds first, then it takes the packet.
-                    guard drain(decoder, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
-                    _ = decoder.send(packet, unshownBefore: skipBefore)
+                    guard drain(decoder!, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
+                    _ = decoder!.send(packet, unshownBefore: skipBefore)
                 }
             case .end(let length):
-                _ = decoder.send(nil as Packet?)
-                guard drain(decoder, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
+                _ = decoder!.send(nil as Packet?)
+                guard drain(decoder!, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
                       deliver(retimer.finish(), skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
                       deliverHeldBack(at: Swift.min(skipBefore, length), generation: outputGeneration, produced: &produced)
                 else { return }
@@ -330,17 +320,23 @@ final class ItemPipeline: @unchecked Sendable {
                     return
                 }
                 if produced == 0 {
-                    let damaged = decoder.damagedPackets
+                    let damaged = decoder!.damagedPackets
                     frames.push(.failed(MediaError(source: plan.source, reason: damaged > 0
                         ? "no picture could be decoded (\(damaged) damaged packets)" : "no picture could be decoded")))
                     return
                 }
-                guard frames.push(.end(length: length, generation: outputGeneration)) else { return }
-                decoder.flush()
                 retimer.reset()
+                if let handOff = takeDecoderHandOffAtEnd() {
+                    // Its frames are queued: the decoder the next item waits for goes now.
+                    decoder = nil
+                    handOff.release()
+                } else {
+                    decoder!.flush()
+                }
+                guard frames.push(.end(length: length, generation: outputGeneration)) else { return }
                 continue
             }
-            guard drain(decoder, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
+            guard drain(decoder!, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
         }
     }
 

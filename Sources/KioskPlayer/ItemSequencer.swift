@@ -142,8 +142,8 @@ final class ItemSequencer {
 
     /// Opens `entry` (by default the cursor's at `index`; a prepared item may come from the
     /// list the program switches to at the seam).
-    private func open(_ index: Int, entry: PlaylistEntry? = nil) -> ActiveItem {
-        items.open(entry ?? navigator.entries[index], index: index, settings: settings, rate: openingRate)
+    private func open(_ index: Int, entry: PlaylistEntry? = nil, decoderAfter: DecoderHandOff? = nil) -> ActiveItem {
+        items.open(entry ?? navigator.entries[index], index: index, settings: settings, rate: openingRate, decoderAfter: decoderAfter)
     }
 
     /// Opens the item that will follow `item` once it is close to its end (or at once for a
@@ -176,7 +176,20 @@ final class ItemSequencer {
         }
         if isDue(lead: settings.prepareAhead + Self.queueDeepeningLead) { queueMoreAhead(of: item) }
         guard isDue(lead: settings.prepareAhead), let (index, entry) = entryToPrepare() else { return }
-        items.prepare(open(index, entry: entry))
+        let handOff = decoderHandOff(from: item, into: entry)
+        items.prepare(open(index, entry: entry, decoderAfter: handOff))
+        if let handOff { item.pipeline.handOverDecoderAtEnd(handOff) }
+    }
+
+    /// A cut from a video above 1080p into another video: the next item's decoder, if it is
+    /// large too, waits for this one's to be freed (`DecoderHandOff`). Not for a transition
+    /// (both decoders run through it) or a still (its decoder is small, its picture at once).
+    private func decoderHandOff(from item: ActiveItem, into entry: PlaylistEntry) -> DecoderHandOff? {
+        guard item.plan.stillDuration == nil, !entry.isStillImage,
+              (entry.item.transition ?? settings.playback.transition).kind == .cut,
+              let video = item.pipeline.info?.bestVideo, DecoderHandOff.isLarge(width: video.width, height: video.height)
+        else { return nil }
+        return DecoderHandOff()
     }
 
     /// The entry opened ahead of the current item's seam, if one is: the next step plays an

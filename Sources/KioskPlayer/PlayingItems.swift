@@ -29,11 +29,13 @@ final class PlayingItems {
         self.logger = logger
     }
 
-    /// Opens `entry` (playlist `index`); its threads start at once.
-    func open(_ entry: PlaylistEntry, index: Int, settings: PlayerSettings, rate: Rational) -> ActiveItem {
+    /// Opens `entry` (playlist `index`); its threads start at once (a large decoder waits for
+    /// `decoderAfter`).
+    func open(_ entry: PlaylistEntry, index: Int, settings: PlayerSettings, rate: Rational,
+              decoderAfter: DecoderHandOff? = nil) -> ActiveItem {
         serial += 1
         return ActiveItem.open(entry, index: index, settings: settings, audioFormat: audio?.format, rate: rate,
-                               serial: serial, screen: screen, viewer: viewer, logger: logger)
+                               serial: serial, screen: screen, viewer: viewer, decoderAfter: decoderAfter, logger: logger)
     }
 
     /// `entry` at `index` goes on screen next: the prepared item when it is that entry and
@@ -49,6 +51,8 @@ final class PlayingItems {
             next = open()
         }
         upcoming = nil
+        // On screen now: nothing to wait for (the outgoing item was skipped before its end).
+        next.plan.decoderAfter?.release()
         let outgoing = current
         current = next
         return (next, outgoing)
