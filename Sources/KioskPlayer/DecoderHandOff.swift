@@ -15,7 +15,15 @@ import KioskMedia
 final class DecoderHandOff: @unchecked Sendable {
     // Safe to share: `released` is only touched with `condition` held.
     private let condition = NSCondition()
-    private var released = false
+    private var released: Reason?
+
+    /// Why it was released, for the log and the tests.
+    enum Reason: String, Sendable {
+        case atTheEnd = "was freed at its end"
+        case alreadyEnded = "had already decoded its end"
+        case closed = "was closed"
+        case onScreen = "was replaced on screen"
+    }
 
     /// Above this many pixels a decoder is large enough to wait for the other's (1080p and
     /// below play side by side as before: their decoders are a fraction of a 4K one's).
@@ -27,21 +35,22 @@ final class DecoderHandOff: @unchecked Sendable {
         return width * height > largestSideBySide
     }
 
-    /// The outgoing decoder is gone (or will not be waited for).
-    func release() {
+    /// The outgoing decoder is gone, or will not be waited for; the first reason is kept.
+    func release(_ reason: Reason) {
         condition.withLock {
-            released = true
+            if released == nil { released = reason }
             condition.broadcast()
         }
     }
 
-    var isReleased: Bool { condition.withLock { released } }
+    var isReleased: Bool { condition.withLock { released != nil } }
+    var reason: Reason? { condition.withLock { released } }
 
     /// Waits until `release()`, or until `cancelled` says the waiting item was closed (looked
     /// at every 50 ms). True when released.
     func wait(unless cancelled: () -> Bool) -> Bool {
         condition.withLock {
-            while !released {
+            while released == nil {
                 if cancelled() { return false }
                 _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
             }

@@ -6,31 +6,70 @@ import KioskMedia
 extension ItemPipeline {
     /// The item prepared after this one waits for `handOff`: released when this decoder is
     /// freed at the end, or at once when the end has already been decoded (the decoder is
-    /// kept then: a seek back would need it), or when this item is closed.
-    /// Until then its queue holds up to twice the frames and bytes it would (`handOffQueue`):
-    /// they cover the next decoder's start.
+    /// kept then: a seek back would need it), or when this item is closed. Until then this
+    /// item queues up to `handOffQueue` frames and twice its bytes: they cover the next
+    /// decoder's start.
     func handOverDecoderAtEnd(_ handOff: DecoderHandOff) {
         let now = lock.withLock {
             if decoderFinished || closing { return true }
             decoderHandOffAtEnd = handOff
             return false
         }
-        if now { return handOff.release() }
-        frames.setCapacity(Self.handOffQueue, bytes: plan.frameMemory * 2)
+        if now { return handOff.release(.alreadyEnded) }
+        resetQueueDepth()
     }
 
-    /// How many frames an item whose decoder is handed over queues at most: at 30 fps, half a
-    /// second for the next item's decoder to open, decode its first frame and get ahead (at
-    /// 4K HEVC on 2 cores, about a quarter of that).
+    /// How many frames an item whose decoder is handed over queues at most: at 30 fps half a
+    /// second for the next decoder to open, decode its first frame and get ahead (at 4K HEVC
+    /// on 2 cores, about a quarter of that), where the bytes allow (twice `frame_memory`:
+    /// ten 1080p frames at the default; a 4K screen's unscaled frames, two to five).
     static let handOffQueue = 16
 
-    /// The decode thread at the end of the stream: the hand-off to carry out, if any; from
-    /// now on until a seek, a new one is released at once.
-    func takeDecoderHandOffAtEnd() -> DecoderHandOff? {
+    /// The frame queue's depth and bytes for now: the usual, or the hand-over's while one is
+    /// pending (a seek puts it back to either; `ItemSequencer.queueMoreAhead` deepens it later).
+    func resetQueueDepth() {
+        let handingOver = lock.withLock { decoderHandOffAtEnd != nil }
+        frames.setCapacity(handingOver ? Self.handOffQueue : Self.framesAhead,
+                           bytes: plan.frameMemory * (handingOver ? 2 : 1))
+    }
+
+    /// The decode thread at the end of `generation`'s stream: the hand-off to carry out, if
+    /// any (none for the end of a position a seek has left). From now on until a seek, a new
+    /// one is released at once.
+    func takeDecoderHandOffAtEnd(generation ended: Int) -> DecoderHandOff? {
         lock.withLock {
+            guard ended == generation else { return nil }
             decoderFinished = true
-            defer { decoderHandOffAtEnd = nil }
-            return decoderHandOffAtEnd
+            guard let handOff = decoderHandOffAtEnd else { return nil }
+            decoderHandOffAtEnd = nil
+            decoderReleased = true
+            return handOff
+        }
+    }
+
+    /// The demux thread taking a seek: after the decoder was freed at the end, it makes a new
+    /// one here (it alone touches the demuxer's streams while it reads) for the decode thread
+    /// to take with the seek. False when that failed (the item's failure is queued).
+    func reopenHandedOverDecoder(asset: Asset, videoIndex: Int?) -> Bool {
+        guard lock.withLock({ decoderReleased }), let videoIndex else { return true }
+        do {
+            let slot = DecoderSlot(try makeDecoder(asset: asset, videoIndex: videoIndex))
+            lock.withLock {
+                reopenedDecoder = slot
+                decoderReleased = false
+            }
+            return true
+        } catch {
+            frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))
+            return false
+        }
+    }
+
+    /// The decoder the demux thread made again, for the decode thread (once).
+    func takeReopenedDecoder() -> VideoDecoder? {
+        lock.withLock {
+            defer { reopenedDecoder = nil }
+            return reopenedDecoder?.take()
         }
     }
 
@@ -40,7 +79,7 @@ extension ItemPipeline {
             defer { decoderHandOffAtEnd = nil }
             return decoderHandOffAtEnd
         }
-        handOff?.release()
+        handOff?.release(.closed)
     }
 
     /// Before a large decoder is created: waits for the item before it to free its own
@@ -49,8 +88,8 @@ extension ItemPipeline {
         guard let handOff = plan.decoderAfter, DecoderHandOff.isLarge(width: width, height: height) else { return true }
         let began = MonotonicClock.hostTime()
         guard handOff.wait(unless: { interrupt.isCancelled }) else { return false }
-        let waited = (MonotonicClock.hostTime() - began).seconds
-        logger.debug("\(plan.source): decoder created after the playing item's was freed (waited \(String(format: "%.3f", waited)) s)")
+        let waited = String(format: "%.3f", (MonotonicClock.hostTime() - began).seconds)
+        logger.debug("\(plan.source): decoder created once the playing item's \(handOff.reason?.rawValue ?? "was released") (waited \(waited) s)")
         return true
     }
 }

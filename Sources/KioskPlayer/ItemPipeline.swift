@@ -45,7 +45,7 @@ final class ItemPipeline: @unchecked Sendable {
     // Internal, not private, for the stills FFmpeg does not decode (ItemPipeline+Still.swift).
     var pendingSeek: (target: MediaTime, generation: Int)?
     var closing = false
-    private var generation = 0
+    private(set) var generation = 0
     /// The decode thread's: a still's next picture is the first after a seek.
     private var stillSeekPending = false
     /// The decode thread's: the newest frame decoded on the way to a seek's target (its
@@ -89,6 +89,13 @@ final class ItemPipeline: @unchecked Sendable {
     var decoderHandOffAtEnd: DecoderHandOff?
     /// The decode thread has decoded the last frame (until a seek; under `lock`).
     var decoderFinished = false
+    /// The decode thread freed its decoder at the end; the demux thread makes one again for
+    /// a seek and leaves it in `reopenedDecoder` (under `lock`).
+    var decoderReleased = false
+    var reopenedDecoder: DecoderSlot?
+    /// The decoder freed at the end, weakly: gone once nothing holds it (the tests look;
+    /// under `lock`).
+    weak var releasedDecoder: VideoDecoder?
     /// `kiosk play --simulate-prime-decoder`'s uploads (the decode thread's).
     private lazy var primeSimulation = PrimeDecoderSimulation(source: plan.source, logger: logger)
 
@@ -150,6 +157,7 @@ final class ItemPipeline: @unchecked Sendable {
         //    thread that takes it after a newer seek's step 1 queues it as the older one it is.
         let newGeneration = lock.withLock {
             generation += 1
+            decoderFinished = false   // an end decoded before is of the old position
             newestFramePTS = nil   // the decoded video reaches nowhere until the new position's frames
             return generation
         }
@@ -157,7 +165,7 @@ final class ItemPipeline: @unchecked Sendable {
         frames.flush()
         // Queued deeper before a prepare (`ItemSequencer.queueMoreAhead`): back to the usual depth
         // at a new position; raised again if the next item is still due to open.
-        frames.setCapacity(Self.framesAhead, bytes: plan.frameMemory)
+        resetQueueDepth()
         audioPackets.flush()
         audio.flush()
         lock.withLock {
@@ -200,7 +208,8 @@ final class ItemPipeline: @unchecked Sendable {
                 do { try reader.seek(to: plan.stillDuration != nil ? .zero : asked) } catch { logger.warning("\(error)") }
                 finished = false
                 trim?.restart()
-                guard packets.push(.seek(to: asked, generation: seekGeneration)) else { return }
+                guard reopenHandedOverDecoder(asset: demuxer.asset, videoIndex: demuxer.videoStream),
+                      packets.push(.seek(to: asked, generation: seekGeneration)) else { return }
                 if demuxer.audioStream != nil { _ = audioPackets.push(.seek(to: asked, generation: seekGeneration)) }
             }
             if finished {
@@ -251,7 +260,7 @@ final class ItemPipeline: @unchecked Sendable {
     /// (it frees it at the end when the next item waits for that: `DecoderHandOff`). The
     /// demuxer, or nil when the item failed (its failure queued).
     private func openAndStartDecoding() -> Demuxer? {
-        guard let (demuxer, decoder) = openRetryingLive(), let videoIndex = demuxer.videoStream else { return nil }
+        guard let (demuxer, decoder) = openRetryingLive() else { return nil }
         // The frames' times are checked against the stream's cadence (FrameTimeline); its
         // declared frame rate is the cadence until frames show their own.
         let rate = demuxer.asset.info.bestVideo?.frameRate
@@ -259,17 +268,15 @@ final class ItemPipeline: @unchecked Sendable {
         let tuning = FrameTimelineTuning.choose(hasSound: hasAudio, timestampsMayJump: demuxer.timestampsMayJump)
         lock.withLock { timelineTuning = tuning }
         let timeline = FrameTimeline<DecodedFrame>(nominalCadence: declared, tuning: tuning)
-        WorkerThread.start(name: "kiosk-decode", finishesBeforeExit: true,
-                           handingOver: (DecoderSlot(decoder), timeline, demuxer.asset)) { [self] handed in
-            runDecode(handed.0, timeline: handed.1) { [self] in try makeDecoder(asset: handed.2, videoIndex: videoIndex) }
+        WorkerThread.start(name: "kiosk-decode", finishesBeforeExit: true, handingOver: (DecoderSlot(decoder), timeline)) { [self] in
+            runDecode($0.0, timeline: $0.1)
         }
         return demuxer
     }
 
     // MARK: Decode thread
 
-    /// `reopen`: a decoder again, for a seek after this one was handed over at the end.
-    private func runDecode(_ slot: DecoderSlot, timeline: FrameTimeline<DecodedFrame>, reopen: () throws -> VideoDecoder) {
+    private func runDecode(_ slot: DecoderSlot, timeline: FrameTimeline<DecodedFrame>) {
         var decoder = slot.take()   // the only reference: nil frees it (DecoderHandOff)
         var skipBefore = plan.start
         var outputGeneration = currentGeneration
@@ -277,16 +284,10 @@ final class ItemPipeline: @unchecked Sendable {
         var retimer = FrameRetimer(timeline: timeline, source: plan.source, logger: logger)
         defer { heldBack = nil }   // its decoder buffer goes back as the thread ends, not with the pipeline
         while let message = packets.pop() {
-            decodeWork.add(1, ordering: .relaxed)
-            if case .seek = message {
-                lock.withLock { decoderFinished = false }
-                if decoder == nil {
-                    do { decoder = try reopen() } catch {
-                        frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))
-                        return
-                    }
-                }
-            }
+            // Packets count as the decoder at work only on the way to a first frame.
+            if !deliveredSinceSeek { decodeWork.add(1, ordering: .relaxed) }
+            // Sought after its decoder was handed over: the one the demux thread made again.
+            if case .seek = message, decoder == nil { decoder = takeReopenedDecoder() }
             guard decoder != nil else { continue }
             switch message {
             case .seek(let target, let seekGeneration):
@@ -326,10 +327,11 @@ final class ItemPipeline: @unchecked Sendable {
                     return
                 }
                 retimer.reset()
-                if let handOff = takeDecoderHandOffAtEnd() {
+                if let handOff = takeDecoderHandOffAtEnd(generation: outputGeneration) {
                     // Its frames are queued: the decoder the next item waits for goes now.
+                    lock.withLock { releasedDecoder = decoder }
                     decoder = nil
-                    handOff.release()
+                    handOff.release(.atTheEnd)
                 } else {
                     decoder!.flush()
                 }
@@ -344,7 +346,6 @@ final class ItemPipeline: @unchecked Sendable {
     private func drain(_ decoder: VideoDecoder, _ retimer: inout FrameRetimer, skipBefore: MediaTime, generation: Int,
                        produced: inout Int) -> Bool {
         while case .frame(let frame) = decoder.receive() {
-            decodeWork.add(1, ordering: .relaxed)
             if let line = decoder.takeHardwareRefusal().flatMap(HardwareDecodeLog.once) { logger.warning("\(plan.source): \(line)") }
             guard deliver(retimer.push(frame), skipBefore: skipBefore, generation: generation, produced: &produced) else { return false }
         }
@@ -378,6 +379,7 @@ final class ItemPipeline: @unchecked Sendable {
         heldBack = nil
         deliveredSinceSeek = true
         produced += 1
+        decodeWork.add(1, ordering: .relaxed)
         lock.withLock { newestFramePTS = frame.pts }
         if plan.simulatedPrimeDecoder, plan.stillDuration == nil { primeSimulation.attach(to: frame) }
         return frames.push(.frame(frame, generation: generation))

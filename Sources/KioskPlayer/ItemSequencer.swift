@@ -181,11 +181,13 @@ final class ItemSequencer {
         if let handOff { item.pipeline.handOverDecoderAtEnd(handOff) }
     }
 
-    /// A cut from a video above 1080p into another video: the next item's decoder, if it is
+    /// A cut from a video file above 1080p into another: the next item's decoder, if it is
     /// large too, waits for this one's to be freed (`DecoderHandOff`). Not for a transition
-    /// (both decoders run through it) or a still (its decoder is small, its picture at once).
+    /// (both decoders run through it), a still (its decoder is small, its picture at once) or
+    /// a network source (a live one opened and left unread overflows; one playing may not end).
     private func decoderHandOff(from item: ActiveItem, into entry: PlaylistEntry) -> DecoderHandOff? {
-        guard item.plan.stillDuration == nil, !entry.isStillImage,
+        guard item.plan.stillDuration == nil, !entry.isStillImage, !item.pipeline.isNetwork,
+              !NetworkURL.isNetwork(entry.media.description),
               (entry.item.transition ?? settings.playback.transition).kind == .cut,
               let video = item.pipeline.info?.bestVideo, DecoderHandOff.isLarge(width: video.width, height: video.height)
         else { return nil }

@@ -76,7 +76,11 @@ final class PlaybackLoop {
         // Up until the first frame replaces it (no console text in between).
         if screen.hasSplash { screen.presentFiller(item: -1, splash: true) }
         mailbox.serve(true)
-        defer { mailbox.serve(false) }
+        defer {
+            mailbox.serve(false)
+            // Every line of the run is in the stats file once playback has ended.
+            screen.observers.forEach { ($0 as? StatsWriter)?.finish() }
+        }
         sequencer.start(at: point)
         while !stopping {
             let commands = mailbox.takeAll()

@@ -52,7 +52,7 @@ final class PlayingItems {
         }
         upcoming = nil
         // On screen now: nothing to wait for (the outgoing item was skipped before its end).
-        next.plan.decoderAfter?.release()
+        next.plan.decoderAfter?.release(.onScreen)
         let outgoing = current
         current = next
         return (next, outgoing)
@@ -70,7 +70,11 @@ final class PlayingItems {
     /// The sound's order is the caller's to set, after it flushed the outgoing sound: here the
     /// feeder could start on the override's sound and lose it to that flush.
     func putAhead(_ item: ActiveItem) {
-        if let prepared = upcoming { retiring.append(prepared) }
+        if let prepared = upcoming {
+            // One still waiting to create its large decoder would make it for nothing once the
+            // playing item closes: closed now.
+            if prepared.plan.decoderAfter?.isReleased == false { prepared.close() } else { retiring.append(prepared) }
+        }
         upcoming = item
     }
 

@@ -3,9 +3,10 @@ import KioskMedia
 
 /// The stall guard's hold on the presenter (issue 12; the policy is KioskCore's `StallGuard`,
 /// pure): a local item that should be playing but shows no new frame, makes no audio
-/// progress and whose decoder takes nothing for `stall_timeout` is found here, and the sequencer ends it as failed. While
-/// progress is overdue in a state that claims to be playing (network items too), the heartbeat
-/// says since when, and the service watchdog goes unfed once that lasts.
+/// progress and whose decoder is not at work (`StallGuard`) for `stall_timeout` is found
+/// here, and the sequencer ends it as failed. While progress is overdue in a state that
+/// claims to be playing (network items too), the heartbeat says since when, and the service
+/// watchdog goes unfed once that lasts.
 final class StallWatch {
     private var policy = StallGuard()
     private let heartbeat: PresenterHeartbeat

@@ -7,9 +7,14 @@ import KioskCore
 /// "scanout": "plane" | "prime" | "cpu", "rt": <CLOCK_REALTIME seconds of the flip>}`, and with several
 /// screens `"display": <the screen's name>`. `rt` lets frame sync across boxes (whose real-time
 /// clocks chrony or linuxptp keep together) be measured. Several screens' engines share one
-/// file: it is opened for appending, each line one write, so their lines never mix.
+/// file: it is opened for appending, whole lines in each write, so their lines never mix.
+///
+/// Written on a thread of its own: the presenter formats a line and hands it over. A write()
+/// waits while the kernel throttles a process's dirty pages (a slow SD card; a build writing
+/// beside the tests): flips 100-133 ms apart in test_sync's three players, on the presenter
+/// thread, were the stats file's and not the player's.
 final class StatsWriter {
-    private let handle: FileHandle
+    private let file: StatsFileThread
     private let display: String?
     private var line = ""
 
@@ -18,9 +23,12 @@ final class StatsWriter {
     init(path: String, display: String? = nil) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StatsError(path: path) }
-        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)   // deinit closes it
+        file = StatsFileThread(handle: FileHandle(fileDescriptor: fd, closeOnDealloc: false))   // it closes it
         self.display = display
     }
+
+    /// Writes what is queued and ends the writing thread (the presenter's end; again: nothing).
+    func finish() { file.finish() }
 
     struct StatsError: Error, CustomStringConvertible {
         let path: String
@@ -62,8 +70,7 @@ final class StatsWriter {
         if record.insert { line += ",\"insert\":true" }
         line += ",\"scanout\":\"\(record.scanout)\",\"rt\":" + String(format: "%.6f", record.realTime)
         line += "}\n"
-        // One write per line: a reader tailing the file never sees half a record.
-        handle.write(Data(line.utf8))
+        file.append(line)
     }
 
     /// The real-time clock's reading at the monotonic instant `monotonic` (seconds; a flip is
@@ -72,7 +79,52 @@ final class StatsWriter {
         Double(MonotonicClock.realtimeNanoseconds(atHost: MonotonicClock.hostTime(seconds: monotonic))) / 1e9
     }
 
-    deinit {
+    deinit { file.finish() }
+}
+
+/// The stats file's writing thread: lines queue in memory (~150 bytes a frame) and go out
+/// whole, as many as are waiting in one write, so a reader tailing the file never sees half a
+/// record.
+private final class StatsFileThread: @unchecked Sendable {
+    // Safe to share: `pending` and `finished` are only touched with `condition` held; `handle`
+    // is written to by the worker alone, and closed after it ended.
+    private let condition = NSCondition()
+    private var pending = ""
+    private var finished = false
+    private let handle: FileHandle
+    private let worker = WorkerThread(name: "kiosk-stats")
+
+    init(handle: FileHandle) {
+        self.handle = handle
+        worker.start { [self] in run() }
+    }
+
+    func append(_ line: String) {
+        condition.withLock {
+            pending += line
+            condition.signal()
+        }
+    }
+
+    func finish() {
+        let first = condition.withLock {
+            defer { finished = true; condition.signal() }
+            return !finished
+        }
+        guard first else { return }
+        _ = worker.join()
         try? handle.close()
+    }
+
+    private func run() {
+        while true {
+            let (lines, done) = condition.withLock {
+                while pending.isEmpty && !finished { condition.wait() }
+                defer { pending.removeAll(keepingCapacity: true) }
+                return (pending, finished)
+            }
+            if !lines.isEmpty { handle.write(Data(lines.utf8)) }
+            if done { return }
+        }
     }
 }

@@ -77,6 +77,25 @@ import Testing
         #expect(guardian.isStalled(at: s(13)))
     }
 
+    @Test func aDecoderThatChewsWithoutAPictureIsAStallAfterTheAllowance() {
+        // A damaged file: its decoder takes packet after packet and shows nothing.
+        var guardian = StallGuard(timeout: s(5))
+        guardian.watchingAnotherItem()
+        guardian.expectProgress(at: s(0))
+        guardian.decoderWorked(steps: 0, at: s(0))
+        var stalledAt: Double?
+        for (tick, steps) in zip(stride(from: 0.5, through: 30, by: 0.5), 1...) {
+            guardian.decoderWorked(steps: steps, at: s(tick))
+            if guardian.isStalled(at: s(tick)) { stalledAt = tick; break }
+        }
+        // Worked until 9.5 s (under the 10 s allowance after the start), then the timeout.
+        #expect(stalledAt == 14.5)
+        // A frame on screen restores the allowance.
+        guardian.progressed(at: s(15))
+        guardian.decoderWorked(steps: 1000, at: s(20))
+        #expect(guardian.overdueSince == s(20))
+    }
+
     @Test func decoderWorkCountsOnlyWhileProgressIsExpectedAndPerItem() {
         var guardian = StallGuard(timeout: s(5))
         guardian.decoderWorked(steps: 10, at: s(0))

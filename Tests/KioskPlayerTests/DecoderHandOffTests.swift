@@ -76,10 +76,11 @@ import Testing
 
         let played = Self.playToEnd(playing)
         #expect(played.frames == 30 && played.ended, "\(played)")
-        #expect(handOff.isReleased)
+        #expect(handOff.reason == .atTheEnd)
+        #expect(Self.waitUntil { playing.releasedDecoder == nil }, "the decoder is gone, not only let go")
         let first = ItemPipelineSeekTests.firstFrame(of: 0, from: next)
         #expect(first?.pts == .zero)
-        #expect(log.lines(atLeast: .debug).contains { $0.contains("decoder created after the playing item's was freed") })
+        #expect(log.lines(atLeast: .debug).contains { $0.contains("decoder created once the playing item's was freed at its end") })
 
         // Sought back after its decoder went, the playing item decodes with a new one.
         playing.seek(to: MediaTime(value: 25, timescale: 10))
@@ -101,7 +102,7 @@ import Testing
         Thread.sleep(forTimeInterval: 0.3)
         #expect(next.info == nil)
         playing.close()   // skipped, or failed: nothing to wait for
-        #expect(handOff.isReleased)
+        #expect(handOff.reason == .closed)
         #expect(ItemPipelineSeekTests.firstFrame(of: 0, from: next) != nil)
     }
 
@@ -116,7 +117,7 @@ import Testing
         // kept (a seek back would need it).
         let late = DecoderHandOff()
         small.handOverDecoderAtEnd(late)
-        #expect(late.isReleased)
+        #expect(late.reason == .alreadyEnded)
     }
 
     /// In the engine: two 1440p items cut into each other; the second's decoder is created once
@@ -141,7 +142,7 @@ import Testing
         #expect(events.started.map(\.source) == entries.map(\.media.description))
         let skipped = events.all.filter { if case .itemSkipped = $0 { true } else { false } }
         #expect(skipped.isEmpty, "\(skipped)")
-        let handedOver = log.lines(atLeast: .debug).filter { $0.contains("decoder created after the playing item's was freed") }
+        let handedOver = log.lines(atLeast: .debug).filter { $0.contains("decoder created once the playing item's was freed at its end") }
         #expect(handedOver.count == 1 && handedOver.first?.contains("handoff-1440p-b.mp4") == true, "\(handedOver)")
     }
 
@@ -149,7 +150,9 @@ import Testing
         let handOff = DecoderHandOff()
         var looks = 0
         #expect(!handOff.wait(unless: { looks += 1; return looks > 2 }))
-        handOff.release()
+        handOff.release(.closed)
+        handOff.release(.atTheEnd)
         #expect(handOff.wait(unless: { true }))
+        #expect(handOff.reason == .closed, "the first reason is kept")
     }
 }

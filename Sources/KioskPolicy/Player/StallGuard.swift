@@ -4,12 +4,14 @@
 /// on; the service watchdog is not fed while progress is overdue (`overdueSince`).
 ///
 /// Progress is a new frame on screen, sound heard further, or the item's decoder at work (it
-/// took a packet or gave a frame since the last look): a box too slow for its file, or loaded
-/// by something else, takes seconds over a first frame without anything being stuck, and
-/// skipping the item would not make the next one faster (CI, 2026-11-29: an emulated guest
-/// under load skipped a healthy 864x480 clip 5.2 s after it opened). A reader blocked on a
-/// dead mount or a decoder that hangs stops the count, and so does a decoder whose frames are
-/// not taken (its queue is bounded). While progress is expected (the
+/// queued a frame, or took a packet on its way to the first frame after an open or a seek):
+/// a box too slow for its file, or loaded by something else, takes seconds over a first frame
+/// without anything being stuck, and skipping the item would not make the next one faster
+/// (CI, 2026-11-29: an emulated guest under load skipped a healthy 864x480 clip 5.2 s after it
+/// opened). The decoder's work counts for at most `openingAllowance` after the last frame
+/// shown or sound heard: a damaged file it chews on without a picture is still ended. A reader
+/// blocked on a dead mount or a decoder that hangs stops the count at once, and so does a
+/// decoder whose frames are not taken (its queue is bounded). While progress is expected (the
 /// item should be playing), it is overdue from the last progress, or from the moment the
 /// presenter's awaited frame (or a still's end) is due when it waits for one, but never later
 /// than `longestWait` after the last progress: a frame announced for an hour from now is not a
@@ -33,6 +35,8 @@ public struct StallGuard: Sendable, Equatable {
     public private(set) var openingSince: MediaTime?
     /// The last progress, or when progress began to be expected; nil while none is expected.
     public private(set) var lastProgress: MediaTime?
+    /// The last progress seen or heard (not the decoder's), or when it began to be expected.
+    private var lastShown: MediaTime?
     /// When what the presenter waits for is due, as far as it is believed.
     private var awaitedDue: MediaTime?
     /// The decoder's count of steps at the last look (`decoderWorked`).
@@ -45,13 +49,17 @@ public struct StallGuard: Sendable, Equatable {
     /// Progress is expected from `host` on (the item should be playing); the count goes on
     /// when it was already expected.
     public mutating func expectProgress(at host: MediaTime) {
-        if lastProgress == nil { lastProgress = host }
+        if lastProgress == nil {
+            lastProgress = host
+            lastShown = host
+        }
     }
 
     /// No progress is expected (paused, waiting for a network stream, nothing playing): the
     /// count starts afresh when it is expected again.
     public mutating func standDown() {
         lastProgress = nil
+        lastShown = nil
         awaitedDue = nil
     }
 
@@ -59,16 +67,20 @@ public struct StallGuard: Sendable, Equatable {
     /// afresh (a new item, a seek).
     public mutating func progressed(at host: MediaTime) {
         lastProgress = host
+        lastShown = host
         awaitedDue = nil
     }
 
     /// The item's decoder has taken `steps` steps in all (packets taken, frames given; a count
     /// that only grows for one item), seen at `host`: a change since the last look is progress,
-    /// while progress is expected. The first look at an item's count is not.
+    /// while progress is expected, up to `openingAllowance` after the last frame shown or sound
+    /// heard. The first look at an item's count is not.
     public mutating func decoderWorked(steps: Int, at host: MediaTime) {
         defer { decoderSteps = steps }
-        guard lastProgress != nil, let previous = decoderSteps, steps > previous else { return }
-        progressed(at: host)
+        guard lastProgress != nil, let previous = decoderSteps, steps > previous,
+              host - (lastShown ?? host) < Self.openingAllowance else { return }
+        lastProgress = host
+        awaitedDue = nil
     }
 
     /// The presenter waits for something due at `due` (a decoded frame, a still's end), which
