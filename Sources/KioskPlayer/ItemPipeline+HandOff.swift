@@ -1,6 +1,21 @@
 import KioskCore
 import KioskMedia
 
+/// An item's side of a hand-over (`ItemPipeline.handOver`, under its lock).
+struct DecoderHandOver {
+    /// The item prepared after this one waits for this decoder to be freed at the end.
+    var waiting: DecoderHandOff?
+    /// The decode thread has decoded the last frame (until a seek).
+    var finished = false
+    /// The decode thread freed its decoder at the end; the demux thread makes one again for a
+    /// seek and leaves it in `reopened`, or why it could not in `reopenFailure`.
+    var released = false
+    var reopened: DecoderSlot?
+    var reopenFailure: MediaError?
+    /// The decoder freed at the end, weakly: gone once nothing holds it (the tests look).
+    weak var freedDecoder: VideoDecoder?
+}
+
 /// The two ends of a `DecoderHandOff`: the playing item frees its decoder once it decoded its
 /// last frame, and the item prepared after it creates its own only then.
 extension ItemPipeline {
@@ -11,8 +26,8 @@ extension ItemPipeline {
     /// decoder's start.
     func handOverDecoderAtEnd(_ handOff: DecoderHandOff) {
         let now = lock.withLock {
-            if decoderFinished || closing { return true }
-            decoderHandOffAtEnd = handOff
+            if handOver.finished || closing { return true }
+            handOver.waiting = handOff
             return false
         }
         if now { return handOff.release(.alreadyEnded) }
@@ -28,7 +43,7 @@ extension ItemPipeline {
     /// The frame queue's depth and bytes for now: the usual, or the hand-over's while one is
     /// pending (a seek puts it back to either; `ItemSequencer.queueMoreAhead` deepens it later).
     func resetQueueDepth() {
-        let handingOver = lock.withLock { decoderHandOffAtEnd != nil }
+        let handingOver = lock.withLock { handOver.waiting != nil }
         frames.setCapacity(handingOver ? Self.handOffQueue : Self.framesAhead,
                            bytes: plan.frameMemory * (handingOver ? 2 : 1))
     }
@@ -39,45 +54,49 @@ extension ItemPipeline {
     func takeDecoderHandOffAtEnd(generation ended: Int) -> DecoderHandOff? {
         lock.withLock {
             guard ended == generation else { return nil }
-            decoderFinished = true
-            guard let handOff = decoderHandOffAtEnd else { return nil }
-            decoderHandOffAtEnd = nil
-            decoderReleased = true
+            handOver.finished = true
+            guard let handOff = handOver.waiting else { return nil }
+            handOver.waiting = nil
+            handOver.released = true
             return handOff
         }
     }
 
     /// The demux thread taking a seek: after the decoder was freed at the end, it makes a new
     /// one here (it alone touches the demuxer's streams while it reads) for the decode thread
-    /// to take with the seek. False when that failed (the item's failure is queued).
-    func reopenHandedOverDecoder(asset: Asset, videoIndex: Int?) -> Bool {
-        guard lock.withLock({ decoderReleased }), let videoIndex else { return true }
+    /// to take with the seek; when it cannot, the decode thread fails the item with why.
+    func reopenHandedOverDecoder(asset: Asset, videoIndex: Int?) {
+        guard lock.withLock({ handOver.released }), let videoIndex else { return }
         do {
             let slot = DecoderSlot(try makeDecoder(asset: asset, videoIndex: videoIndex))
             lock.withLock {
-                reopenedDecoder = slot
-                decoderReleased = false
+                handOver.reopened = slot
+                handOver.released = false
             }
-            return true
         } catch {
-            frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))
-            return false
+            let failure = error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")
+            lock.withLock { handOver.reopenFailure = failure }
         }
+    }
+
+    /// Why the decoder could not be made again.
+    func takeReopenFailure() -> MediaError {
+        lock.withLock { handOver.reopenFailure } ?? MediaError(source: plan.source, reason: "its decoder could not be made again after a seek")
     }
 
     /// The decoder the demux thread made again, for the decode thread (once).
     func takeReopenedDecoder() -> VideoDecoder? {
         lock.withLock {
-            defer { reopenedDecoder = nil }
-            return reopenedDecoder?.take()
+            defer { handOver.reopened = nil }
+            return handOver.reopened?.take()
         }
     }
 
     /// Closing: nothing waits for this decoder any longer.
     func releaseDecoderHandOff() {
         let handOff = lock.withLock {
-            defer { decoderHandOffAtEnd = nil }
-            return decoderHandOffAtEnd
+            defer { handOver.waiting = nil }
+            return handOver.waiting
         }
         handOff?.release(.closed)
     }

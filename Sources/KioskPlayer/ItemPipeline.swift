@@ -84,18 +84,8 @@ final class ItemPipeline: @unchecked Sendable {
     /// Packets the decode thread took and frames it gave: a slow decoder is not a stuck one
     /// (`StallGuard.decoderWorked`).
     let decodeWork = Atomic<Int>(0)
-    /// The item prepared after this one waits for this decoder to be freed at the end (under
-    /// `lock`; `ItemPipeline+HandOff.swift`).
-    var decoderHandOffAtEnd: DecoderHandOff?
-    /// The decode thread has decoded the last frame (until a seek; under `lock`).
-    var decoderFinished = false
-    /// The decode thread freed its decoder at the end; the demux thread makes one again for
-    /// a seek and leaves it in `reopenedDecoder` (under `lock`).
-    var decoderReleased = false
-    var reopenedDecoder: DecoderSlot?
-    /// The decoder freed at the end, weakly: gone once nothing holds it (the tests look;
-    /// under `lock`).
-    weak var releasedDecoder: VideoDecoder?
+    /// The decoder's hand-over at the end (under `lock`; ItemPipeline+HandOff.swift).
+    var handOver = DecoderHandOver()
     /// `kiosk play --simulate-prime-decoder`'s uploads (the decode thread's).
     private lazy var primeSimulation = PrimeDecoderSimulation(source: plan.source, logger: logger)
 
@@ -157,7 +147,7 @@ final class ItemPipeline: @unchecked Sendable {
         //    thread that takes it after a newer seek's step 1 queues it as the older one it is.
         let newGeneration = lock.withLock {
             generation += 1
-            decoderFinished = false   // an end decoded before is of the old position
+            handOver.finished = false   // an end decoded before is of the old position
             newestFramePTS = nil   // the decoded video reaches nowhere until the new position's frames
             return generation
         }
@@ -208,8 +198,8 @@ final class ItemPipeline: @unchecked Sendable {
                 do { try reader.seek(to: plan.stillDuration != nil ? .zero : asked) } catch { logger.warning("\(error)") }
                 finished = false
                 trim?.restart()
-                guard reopenHandedOverDecoder(asset: demuxer.asset, videoIndex: demuxer.videoStream),
-                      packets.push(.seek(to: asked, generation: seekGeneration)) else { return }
+                reopenHandedOverDecoder(asset: demuxer.asset, videoIndex: demuxer.videoStream)
+                guard packets.push(.seek(to: asked, generation: seekGeneration)) else { return }
                 if demuxer.audioStream != nil { _ = audioPackets.push(.seek(to: asked, generation: seekGeneration)) }
             }
             if finished {
@@ -287,7 +277,12 @@ final class ItemPipeline: @unchecked Sendable {
             // Packets count as the decoder at work only on the way to a first frame.
             if !deliveredSinceSeek { decodeWork.add(1, ordering: .relaxed) }
             // Sought after its decoder was handed over: the one the demux thread made again.
-            if case .seek = message, decoder == nil { decoder = takeReopenedDecoder() }
+            if case .seek = message, decoder == nil {
+                decoder = takeReopenedDecoder()
+                // It could not be made again: the item fails (again at each later seek, as a
+                // seek's flush may drop the failure before the presenter takes it).
+                if decoder == nil { frames.push(.failed(takeReopenFailure())) }
+            }
             guard decoder != nil else { continue }
             switch message {
             case .seek(let target, let seekGeneration):
@@ -311,6 +306,9 @@ final class ItemPipeline: @unchecked Sendable {
                     _ = decoder!.send(packet, unshownBefore: skipBefore)
                 }
             case .end(let length):
+                // The end of a position a seek has left (queued between its flush and its
+                // message): the seek's own `.seek` comes next.
+                if outputGeneration != currentGeneration { continue }
                 _ = decoder!.send(nil as Packet?)
                 guard drain(decoder!, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
                       deliver(retimer.finish(), skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
@@ -329,7 +327,7 @@ final class ItemPipeline: @unchecked Sendable {
                 retimer.reset()
                 if let handOff = takeDecoderHandOffAtEnd(generation: outputGeneration) {
                     // Its frames are queued: the decoder the next item waits for goes now.
-                    lock.withLock { releasedDecoder = decoder }
+                    lock.withLock { handOver.freedDecoder = decoder }
                     decoder = nil
                     handOff.release(.atTheEnd)
                 } else {

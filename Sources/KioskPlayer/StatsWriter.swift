@@ -84,7 +84,8 @@ final class StatsWriter {
 
 /// The stats file's writing thread: lines queue in memory (~150 bytes a frame) and go out
 /// whole, as many as are waiting in one write, so a reader tailing the file never sees half a
-/// record.
+/// record. Up to `mostPending` bytes wait (minutes of frames); past that a write has hung (a
+/// dead mount) and new lines are dropped rather than held.
 private final class StatsFileThread: @unchecked Sendable {
     // Safe to share: `pending` and `finished` are only touched with `condition` held; `handle`
     // is written to by the worker alone, and closed after it ended.
@@ -99,8 +100,11 @@ private final class StatsFileThread: @unchecked Sendable {
         worker.start { [self] in run() }
     }
 
+    static let mostPending = 4 << 20
+
     func append(_ line: String) {
         condition.withLock {
+            guard pending.utf8.count < Self.mostPending else { return }
             pending += line
             condition.signal()
         }
@@ -112,8 +116,9 @@ private final class StatsFileThread: @unchecked Sendable {
             return !finished
         }
         guard first else { return }
-        _ = worker.join()
-        try? handle.close()
+        // A write that hangs does not hold the presenter's end (its stop waits 2 s): the
+        // file is then left to the process's end.
+        if worker.join(timeout: 1) { try? handle.close() }
     }
 
     private func run() {

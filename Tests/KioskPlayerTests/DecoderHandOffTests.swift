@@ -77,7 +77,7 @@ import Testing
         let played = Self.playToEnd(playing)
         #expect(played.frames == 30 && played.ended, "\(played)")
         #expect(handOff.reason == .atTheEnd)
-        #expect(Self.waitUntil { playing.releasedDecoder == nil }, "the decoder is gone, not only let go")
+        #expect(Self.waitUntil { playing.lock.withLock { playing.handOver.freedDecoder == nil } }, "the decoder is gone, not only let go")
         let first = ItemPipelineSeekTests.firstFrame(of: 0, from: next)
         #expect(first?.pts == .zero)
         #expect(log.lines(atLeast: .debug).contains { $0.contains("decoder created once the playing item's was freed at its end") })
@@ -118,6 +118,22 @@ import Testing
         let late = DecoderHandOff()
         small.handOverDecoderAtEnd(late)
         #expect(late.reason == .alreadyEnded)
+    }
+
+    @Test func anEndASeekHasLeftDoesNotHandOverAndASeekKeepsTheHandOversDepth() throws {
+        let pipeline = ItemPipeline(plan: ItemPlan(source: try ItemPipelineSeekTests.clip()), logger: CapturedLog().logger)
+        defer { pipeline.close() }
+        #expect(Self.waitUntil { pipeline.info != nil })
+        let handOff = DecoderHandOff()
+        pipeline.handOverDecoderAtEnd(handOff)
+        let left = pipeline.currentGeneration
+        pipeline.seek(to: MediaTime(value: 10, timescale: 1))
+        #expect(pipeline.frames.capacity == ItemPipeline.handOffQueue)
+        // As the decode thread would at an end it popped just before the seek.
+        #expect(pipeline.takeDecoderHandOffAtEnd(generation: left) == nil)
+        #expect(!handOff.isReleased)
+        pipeline.close()
+        #expect(handOff.reason == .closed)
     }
 
     /// In the engine: two 1440p items cut into each other; the second's decoder is created once
