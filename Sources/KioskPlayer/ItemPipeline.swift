@@ -101,15 +101,17 @@ final class ItemPipeline: @unchecked Sendable {
 
     /// Stops the threads; queued frames and packets are released.
     func close() {
+        // The queues first: a read the cancel cuts short returns half a packet, which must not
+        // reach a decoder ("Invalid NAL unit size" warnings after an override or a skip, CI).
+        frames.close()
+        packets.close()
+        audio.close()
+        audioPackets.close()
         interrupt.cancel()
         lock.withLock {
             closing = true
             lock.broadcast()
         }
-        frames.close()
-        packets.close()
-        audio.close()
-        audioPackets.close()
         releaseDecoderHandOff()
     }
 

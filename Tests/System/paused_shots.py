@@ -73,20 +73,27 @@ def pause_and_shoot(client, directory: Path, pauses: int, stats: str, period: fl
         assert wait_until(lambda: frame_flipped(stats, at, period), timeout=120, interval=0.1), \
             f"paused at {at} s, the frame that time names never went up"
         shot = directory / ("shot-%d.png" % n)
-        late = unanswered = 0
-        while True:
-            said = late_readbacks(log)
-            reply = client.command("screenshot", str(shot))
-            if reply["error"] != "success":
-                assert UNANSWERED in reply["error"] and unanswered < UNANSWERED_TRIES, (n, reply)
-                unanswered += 1
-                continue
-            if late_readbacks(log) == said or late == LATE_TRIES + unanswered:
-                break
-            late += 1
+        late, unanswered = take_shot(client, shot, log)
         shots.append({"time": at, "time_after": client.ok("get", "time"), "shot": str(shot), "late_readbacks": late,
                       "unanswered": unanswered})
     return shots
+
+
+def take_shot(client, shot: Path, log: Path | None) -> tuple[int, int]:
+    """`screenshot` to `shot`, asked again while kiosk's `log` says the read-back came late
+    (LATE_READBACK: that one was composed by kiosk) or kiosk did not answer (UNANSWERED): how
+    many came late, and how many were not answered."""
+    late = unanswered = 0
+    while True:
+        said = late_readbacks(log)
+        reply = client.command("screenshot", str(shot))
+        if reply["error"] != "success":
+            assert UNANSWERED in reply["error"] and unanswered < UNANSWERED_TRIES, (str(shot), reply)
+            unanswered += 1
+            continue
+        if late_readbacks(log) == said or late == LATE_TRIES + unanswered:
+            return late, unanswered
+        late += 1
 
 
 def late_readbacks(log: Path | None) -> int:
