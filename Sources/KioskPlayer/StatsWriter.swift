@@ -11,8 +11,8 @@ import KioskCore
 ///
 /// Written on a thread of its own: the presenter formats a line and hands it over. A write()
 /// waits while the kernel throttles a process's dirty pages (a slow SD card; a build writing
-/// beside the tests): flips 100-133 ms apart in test_sync's three players, on the presenter
-/// thread, were the stats file's and not the player's.
+/// beside the tests), and on the presenter thread that wait would hold a flip. (Suspected,
+/// not proven, in test_sync's 100-133 ms flips while a build ran beside it.)
 final class StatsWriter {
     private let file: StatsFileThread
     private let display: String?
