@@ -37,6 +37,38 @@ import Testing
         #expect(worker.qualityOfService == .userInteractive)
     }
 
+    /// Bulk work runs nicer than its parent, threads it makes included (FFmpeg's frame threads
+    /// inherit the demux thread's value); the presenter's quality of service changes nothing.
+    @Test func utilityWorkRunsNicerThanItsParentAndPassesItOn() {
+        let parent = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        let values = NiceValues()
+        let worker = WorkerThread.start(name: "kiosk-test-bulk", qos: .utility) {
+            values.set("bulk", getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+            let child = WorkerThread.start(name: "kiosk-test-child") {
+                values.set("child", getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+            }
+            _ = child.join(timeout: 5)
+        }
+        let urgent = WorkerThread.start(name: "kiosk-test-urgent", qos: .userInteractive) {
+            values.set("urgent", getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+        }
+        #expect(worker.join(timeout: 5) && urgent.join(timeout: 5))
+        let expected = min(parent + WorkerThread.niceIncrement(for: .utility), 19)
+        #expect(WorkerThread.niceIncrement(for: .utility) > 0)
+        #expect(values.get("bulk") == expected)
+        #expect(values.get("child") == expected)
+        #expect(values.get("urgent") == parent)
+        #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == parent)   // the caller's own is untouched
+    }
+
+    private final class NiceValues: @unchecked Sendable {
+        // Safe to share: touched with `lock` held.
+        private let lock = NSLock()
+        private var values: [String: Int32] = [:]
+        func set(_ key: String, _ value: Int32) { lock.withLock { values[key] = value } }
+        func get(_ key: String) -> Int32? { lock.withLock { values[key] } }
+    }
+
     /// Linux keeps 15 bytes of a thread's name and refuses longer ones: the worker cuts it.
     @Test func aLongNameIsCutToWhatTheSystemKeeps() {
         let seen = Seen()

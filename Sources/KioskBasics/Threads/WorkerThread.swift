@@ -52,6 +52,7 @@ public final class WorkerThread: @unchecked Sendable {
         if finishesBeforeExit { ExitGate.enter(name) }
         let thread = Thread { [self] in
             Self.nameCurrentThread(name)
+            Self.lowerCurrentThreadPriority(for: qualityOfService)
             body()
             if finishesBeforeExit { ExitGate.leave(thread: name) }
             lock.withLock { finished = true }
@@ -100,6 +101,33 @@ public final class WorkerThread: @unchecked Sendable {
         try? comm.close()
         #else
         Thread.current.name = name
+        #endif
+    }
+
+    /// How much nicer than its parent a thread of this quality of service runs. Foundation
+    /// ignores `qualityOfService` on Linux, so the kiosk's bulk work (demux, decode, and the
+    /// FFmpeg frame threads they create, which inherit the value) would compete with the
+    /// presenter as equals: on 2 cores, three 4K decode threads held a flip 50 ms (issue 33).
+    /// A higher nice value never needs a privilege; a lower one would, so nothing is raised.
+    public static func niceIncrement(for quality: QualityOfService) -> Int32 {
+        switch quality {
+        case .utility: return 4
+        case .background: return 10
+        default: return 0
+        }
+    }
+
+    /// Applies `niceIncrement(for:)` to the calling thread alone (Linux's nice is per thread),
+    /// on top of the process's own nice value (a benchmark's `nice -n -10` keeps its spread).
+    static func lowerCurrentThreadPriority(for quality: QualityOfService) {
+        let increment = niceIncrement(for: quality)
+        #if os(Linux)
+        guard increment > 0 else { return }
+        // `who` 0 is the calling thread: Linux keeps the value per task (setpriority(2), BUGS).
+        errno = 0
+        let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        guard errno == 0 else { return }
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(current + increment, 19))
         #endif
     }
 
