@@ -98,7 +98,7 @@ private func refusal(_ line: String) -> String {
 @Test func refusesWrongArgumentCounts() {
     #expect(refusal(#"{"command": ["pause", 1]}"#) == "pause: takes 0 arguments, got 1")
     #expect(refusal(#"{"command": ["seek"]}"#).contains("takes 1 to 2 arguments (<seconds> [absolute|relative]), got 0"))
-    #expect(refusal(#"{"command": ["goto"]}"#).contains("takes 1 argument"))
+    #expect(refusal(#"{"command": ["goto"]}"#).contains("takes 1 to 2 arguments"))
     #expect(refusal(#"{"command": ["load"]}"#).contains("needs at least one source"))
     #expect(refusal(#"{"command": ["get"]}"#).contains("takes 1 argument"))
 }
@@ -112,6 +112,9 @@ private func refusal(_ line: String) -> String {
     #expect(refusal(#"{"command": ["rate", 1e300]}"#).contains("out of range"))
     #expect(refusal(#"{"command": ["rate", -1e300]}"#).contains("out of range"))
     #expect(refusal(#"{"command": ["goto", -1]}"#).contains("index -1 is out of range"))
+    #expect(refusal(#"{"command": ["goto", 1, -2]}"#).contains("seconds -2.0 is out of range"))
+    #expect(refusal(#"{"command": ["goto", 1, "soon"]}"#).contains("seconds must be a number"))
+    #expect(refusal(#"{"command": ["goto", 1, 2, 3]}"#).contains("takes"))
     #expect(refusal(#"{"command": ["seek", 1e300]}"#).contains("out of range"))
 }
 

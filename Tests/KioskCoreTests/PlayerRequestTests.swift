@@ -38,6 +38,8 @@ struct WireCase: Sendable, CustomStringConvertible {
     WireCase(line: #"{"command": ["next"]}"#, request: .nextItem),
     WireCase(line: #"{"command": ["previous"]}"#, request: .previousItem),
     WireCase(line: #"{"command": ["goto", 4]}"#, request: .goto(index: 4)),
+    WireCase(line: #"{"command": ["goto", 4, 12.5]}"#, request: .goto(index: 4, at: MediaTime(seconds: 12.5))),
+    WireCase(line: #"{"command": ["goto", 4, "0"]}"#, request: .goto(index: 4)),
     WireCase(line: #"{"command": ["volume", 0]}"#, request: .setVolume(0)),
     WireCase(line: #"{"command": ["mute", "on"]}"#, request: .setMuted(true)),
     WireCase(line: #"{"command": ["mute", "no"]}"#, request: .setMuted(false)),

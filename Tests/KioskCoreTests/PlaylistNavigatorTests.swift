@@ -85,6 +85,10 @@ import Testing
         #expect(navigator.answer(.goto(index: 2), position: nil, displayOff: false) == .begin(PlaylistProgram.Step(.play(2))))
         #expect(navigator.answer(.previousItem, position: nil, displayOff: false) == .begin(PlaylistProgram.Step(.play(1))))
         #expect(navigator.answer(.goto(index: 7), position: nil, displayOff: false) == .refused("no item 7: the playlist has 3 items, counted from 0"))
+        // A position opens the entry there (the engine seeks before its first frame); 0 is its start.
+        #expect(navigator.answer(.goto(index: 0, at: MediaTime(seconds: 30)), position: nil, displayOff: false)
+            == .begin(PlaylistProgram.Step(.play(0), resumeAt: MediaTime(seconds: 30))))
+        #expect(navigator.answer(.goto(index: 1, at: .zero), position: nil, displayOff: false) == .begin(PlaylistProgram.Step(.play(1))))
         #expect(navigator.currentIndex == 1)
     }
 

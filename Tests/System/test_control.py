@@ -210,6 +210,27 @@ def test_next_goto_and_item_events(kiosk):
     client.close()
 
 
+def test_goto_with_a_position_shows_no_frame_of_the_items_start(kiosk):
+    """`goto 1 4` opens item 1 at 4 s: its first frame on screen is already there (the seek made
+    before the first frame is shown, as `seek(to:)` before `play()`), not 0.0 s then a jump."""
+    client = kiosk.client()
+    client.ok("goto", 0)   # item 1 is not playing when the goto is sent: its records are the goto's
+    client.wait_for_event(lambda e: e["event"] == "item_started" and e["item"] == 0)
+    assert wait_until(lambda: client.ok("get", "item") == 0)
+    start = kiosk.frame_count()
+    client.ok("goto", 1, 4)
+    first = first_record_after(kiosk, start, lambda r: r["item"] == 1, timeout=20)
+    assert first, "item 1 never showed after goto 1 4"
+    assert 3.9 <= first["pts"] <= 4.5, f"the first frame after goto 1 4 was at {first['pts']} s"
+    records = kiosk.records()[start:]
+    at_one = [r["pts"] for r in records if r["item"] == 1]
+    assert min(at_one) >= 3.9, f"a frame of item 1's start was shown: {sorted(at_one)[:5]}"
+    assert client.ok("get", "item") == 1
+    reply = client.command("goto", 1, -1)
+    assert "out of range" in reply["error"], reply
+    client.close()
+
+
 def test_get_every_property(kiosk):
     client = kiosk.client()
     values = {name: client.ok("get", name) for name in client.ok("commands")["properties"]}

@@ -65,6 +65,18 @@ struct ControlArguments {
 
     // MARK: The commands with more than a count to check
 
+    /// `goto <index> [<seconds>]`: the entry, opened at a position when one is given.
+    func goto() throws(ControlRequestError) -> ControlCommand {
+        try expectCount(1...2)
+        let index = try index(0)
+        guard arguments.count == 2 else { return .request(.goto(index: index)) }
+        let seconds = try number(1, "seconds")
+        guard seconds >= 0, seconds <= ControlRequestParser.maximumSeekSeconds else {
+            throw error("seconds \(seconds) is out of range (0 to \(Int(ControlRequestParser.maximumSeekSeconds)))")
+        }
+        return .request(.goto(index: index, at: seconds > 0 ? MediaTime(seconds: seconds) : nil))
+    }
+
     func seek() throws(ControlRequestError) -> ControlCommand {
         try expectCount(1...2)
         let seconds = try number(0, "seconds")

@@ -64,10 +64,7 @@ public enum ControlCommandTable {
         ControlCommandSpec("seek", "<seconds> [absolute|relative]", by: .player, example: [.integer(1)]) { try $0.seek() },
         ControlCommandSpec("next", by: .player) { try $0.none(.request(.nextItem)) },
         ControlCommandSpec("previous", by: .player) { try $0.none(.request(.previousItem)) },
-        ControlCommandSpec("goto", "<index>", by: .player, example: [.integer(0)]) { reader in
-            try reader.expectCount(1...1)
-            return .request(.goto(index: try reader.index(0)))
-        },
+        ControlCommandSpec("goto", "<index> [<seconds>]", by: .player, example: [.integer(0)]) { try $0.goto() },
         // The operator's "show item 3 now, then go back": the item playing resumes where it was.
         ControlCommandSpec("play_item_once", "<index> [now|seam]", by: .player, example: [.integer(0)]) { try $0.playItemOnce() },
         // Looked up when it is carried out: the names are kiosk.conf's, which a reload changes.

@@ -39,7 +39,9 @@ public enum PlayerRequest: Sendable, Equatable {
     /// The previous entry; the first entry of a list that does not loop restarts.
     case previousItem
     /// The entry at `index`, counted from 0; an index past the end is refused (logged).
-    case goto(index: Int)
+    /// `at`: opened at that position (the seek made before its first frame is shown, as
+    /// `seek(to:)` before `play()`; past the item's end it is clamped like any seek).
+    case goto(index: Int, at: MediaTime? = nil)
     /// A new playlist, played from its first entry.
     case load([PlaylistEntry])
     /// The loop's playlist becomes `entries` (a schedule's change), at the next item change or

@@ -38,9 +38,9 @@ extension PlaylistNavigator {
             return .begin(advance(move: { $0.next() }))
         case .previousItem:
             return .begin(PlaylistProgram.Step(previous()))
-        case .goto(let index):
+        case .goto(let index, let position):
             guard let step = jump(to: index) else { return .refused(Self.noItem(index, count: entries.count)) }
-            return .begin(PlaylistProgram.Step(step))
+            return .begin(PlaylistProgram.Step(step, resumeAt: position.flatMap { $0 > .zero ? $0 : nil }))
         case .switchPlaylist(let list, let timing):
             return .programChanged(beginNow: switchPlaylist(to: list, when: timing))
         case .playOnce(let content, let timing, let trigger):
