@@ -47,9 +47,19 @@ struct HardwareDecoderSetup {
         return nil
     }
 
-    /// Sets the device and the format choice on a context about to be opened.
-    func configure(_ context: UnsafeMutablePointer<AVCodecContext>) {
-        guard let device, let hardwareFormat else { return }
+    /// Sets the device and the format choice on a context about to be opened, and grows the
+    /// frames it may allocate by the `heldFrames` kiosk keeps (`HardwareFramePool`): a V4L2
+    /// wrapper's capture buffers always (its frames keep them), a device's pool when its frames
+    /// stay on it (`keepsFramesOnDevice`; copied down, a surface is free at once).
+    func configure(_ context: UnsafeMutablePointer<AVCodecContext>, heldFrames: Int, keepsFramesOnDevice: Bool) {
+        guard let device, let hardwareFormat else {
+            if heldFrames > 0, let options = context.pointee.priv_data {
+                // Not every wrapper has the option (then nothing changes).
+                _ = av_opt_set_int(options, "num_capture_buffers", Int64(HardwareFramePool.captureBuffers(held: heldFrames)), 0)
+            }
+            return
+        }
+        if keepsFramesOnDevice { context.pointee.extra_hw_frames = Int32(clamping: heldFrames) }
         context.pointee.hw_device_ctx = av_buffer_ref(device.reference)
         // The callback is a C function: the format it wants rides in `opaque` (+1, never nil).
         context.pointee.opaque = UnsafeMutableRawPointer(bitPattern: Int(hardwareFormat.rawValue) + 1)

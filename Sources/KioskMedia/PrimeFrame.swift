@@ -19,6 +19,27 @@ public final class PrimeFrame: @unchecked Sendable {
         self.frame = frame
     }
 
+    /// `frame`, a device's, as DRM PRIME holding its surface: a DRM PRIME frame (the `drm`
+    /// device) referenced again; another device's (VA-API) mapped with `av_hwframe_map`, which
+    /// exports its surface as dma-buf objects, one layer per plane. The caller keeps `frame`.
+    static func mapping(_ frame: UnsafeMutablePointer<AVFrame>) -> Result<PrimeFrame, HardwareDecodeFailure> {
+        if frame.pointee.format == AV_PIX_FMT_DRM_PRIME.rawValue {
+            guard let copy = av_frame_clone(frame) else { return .failure("out of memory") }
+            if let prime = PrimeFrame(taking: copy) { return .success(prime) }
+            var pointer: UnsafeMutablePointer<AVFrame>? = copy
+            av_frame_free(&pointer)
+            return .failure("a DRM PRIME frame without its descriptor")
+        }
+        guard let mapped = av_frame_alloc() as UnsafeMutablePointer<AVFrame>? else { return .failure("out of memory") }
+        mapped.pointee.format = AV_PIX_FMT_DRM_PRIME.rawValue
+        let result = av_hwframe_map(mapped, frame, Int32(AV_HWFRAME_MAP_READ))
+        if result >= 0, let prime = PrimeFrame(taking: mapped) { return .success(prime) }
+        var pointer: UnsafeMutablePointer<AVFrame>? = mapped
+        av_frame_free(&pointer)
+        let format = av_get_pix_fmt_name(AVPixelFormat(frame.pointee.format)).map { String(cString: $0) } ?? "?"
+        return .failure(result < 0 ? "\(format) to DRM PRIME: \(ffmpegErrorText(result))" : "\(format) mapped without a descriptor")
+    }
+
     deinit {
         var pointer: UnsafeMutablePointer<AVFrame>? = frame
         av_frame_free(&pointer)

@@ -14,6 +14,9 @@ public final class VideoDecoder: FrameDecoding {
     public let lowres: Int
     /// The device's pixel format when decoding on one: its frames are copied down.
     private let hardwareFormat: AVPixelFormat?
+    /// Whether a device's frames are also handed on where they are (DRM PRIME); off after the
+    /// first frame that cannot be (said once, through `hardwareRefusal`).
+    private var primeFrames: Bool
     /// What the `hardware` choice came to, in one line (nil with `hardware: .off`); logged
     /// once per process through `HardwareDecodeLog`.
     public let hardwareOutcome: String?
@@ -36,10 +39,14 @@ public final class VideoDecoder: FrameDecoding {
     /// `stillScreen`: the screen a JPEG still will be shown on; when given, a large one is
     /// decoded at the smallest `lowres` size that still covers it (`StillDecodeScale`).
     /// `hardware`: the hardware decoders to try first (`playback.hwdec`); each falls back to
-    /// the next, the last to software.
+    /// the next, the last to software. `heldFrames`: how many decoded frames the caller may
+    /// hold at once (its queue and display: `HardwareFramePool`), by which a device's pool or a
+    /// V4L2 wrapper's capture buffers grow. `primeFrames`: a device's frames are also handed on
+    /// where they are, as DRM PRIME (`DecodedFrame.prime`), for the display's zero-copy path.
     public init(asset: Asset, streamIndex: Int, threads: Int = 0, stillScreen: PixelSize? = nil,
-                hardware: HardwareDecoding = .off) throws {
+                hardware: HardwareDecoding = .off, heldFrames: Int = 0, primeFrames: Bool = false) throws {
         self.threads = threads
+        self.primeFrames = primeFrames
         let avStream = asset.stream(at: streamIndex)
         let parameters = avStream.pointee.codecpar!
         let codecName = StreamDecoder.codecName(of: parameters)
@@ -86,7 +93,7 @@ public final class VideoDecoder: FrameDecoding {
                 do {
                     let decoder = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "", decoder: setup.codec) {
                         configure($0)
-                        setup.configure($0)
+                        setup.configure($0, heldFrames: heldFrames, keepsFramesOnDevice: primeFrames)
                     }
                     opened = (decoder, attempt, setup.hardwareFormat)
                 } catch {
@@ -97,9 +104,12 @@ public final class VideoDecoder: FrameDecoding {
         if let (decoder, attempt, format) = opened {
             stream = decoder
             hardwareFormat = format
-            // The zero-copy path (PrimeFramebuffer) is not wired into playback yet: every
-            // device frame is copied down, then takes the software frames' path.
-            hardwareOutcome = "hardware decoding: \(attempt) for \(codecName)" + (format == nil ? "" : ", frames copied to memory")
+            // Every device frame is copied down (screenshots, the OSD, transitions and the CPU
+            // path read it); with `primeFrames` the device's own picture rides along for the
+            // display's zero-copy path, which scans it out where the plane takes it.
+            let handling = primeFrames ? ", frames copied to memory and handed on as DRM PRIME for the video plane"
+                : ", frames copied to memory"
+            hardwareOutcome = "hardware decoding: \(attempt) for \(codecName)" + (format == nil ? "" : handling)
             hardwareWay = format == nil ? nil : "hardware decoding: \(attempt) opened for \(codecName)"
         } else {
             stream = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "", configure: configure)
@@ -128,6 +138,7 @@ public final class VideoDecoder: FrameDecoding {
 
     public func receive() -> Output {
         var frame: UnsafeMutablePointer<AVFrame>
+        var prime: PrimeFrame?
         switch stream.receive() {
         case .frame(let received): frame = received
         case .needsInput: return .needsInput
@@ -141,6 +152,7 @@ public final class VideoDecoder: FrameDecoding {
             }
             lastFrameOnDevice = onDevice
             if onDevice {
+                prime = primeFrames ? keepOnDevice(frame) : nil
                 guard let copied = HardwareDecoderSetup.download(frame, pool: downloads) else { return receive() }   // dropped like a damaged one
                 frame = copied
             }
@@ -163,8 +175,23 @@ public final class VideoDecoder: FrameDecoding {
             let corrected = frame.pointee.sample_aspect_ratio
             frameAspect = Rational(Int64(corrected.num), Int64(corrected.den))
         }
-        return .frame(DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn,
-                                   hadNoTimestamp: ticks == nil))
+        let decoded = DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn, hadNoTimestamp: ticks == nil)
+        if let prime { decoded.prime = PrimePicture(descriptor: prime.descriptor, owner: prime, matrix: decoded.matrix) }
+        return .frame(decoded)
+    }
+
+    /// The device frame as DRM PRIME, holding its surface; after the first that cannot be, nil
+    /// for the rest of the stream, said once.
+    private func keepOnDevice(_ frame: UnsafeMutablePointer<AVFrame>) -> PrimeFrame? {
+        switch PrimeFrame.mapping(frame) {
+        case .success(let prime):
+            return prime
+        case .failure(let why):
+            primeFrames = false
+            hardwareRefusal = "\(hardwareWay ?? "hardware decoding"): its frames cannot be handed on as DRM PRIME (\(why)); "
+                + "copied to memory only"
+            return nil
+        }
     }
 
     /// Feeds a demuxed packet, or nil to drain at the end; false when the decoder is full.

@@ -21,6 +21,7 @@ extension ActiveItem {
         plan.frameMemory = settings.playback.frameMemory
         plan.hwdec = settings.playback.hwdec
         plan.simulatedPrimeDecoder = settings.playback.simulatedPrimeDecoder
+        plan.primeFrames = settings.playback.hwdec != .off && settings.display.videoPlane != .off && !plan.simulatedPrimeDecoder
         if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }
         plan.stillScreen = screen
         // The simulated PRIME decoder stands for a device's full-size frames: left as decoded.

@@ -97,13 +97,27 @@ extension ItemPipeline {
         return (demuxer, decoder)
     }
 
+    /// The most frames of this picture the item and the display may hold at once: the queue at
+    /// its deepest (before a prepare; while handing a large decoder over, with twice the
+    /// bytes) within its byte budget, and the display's (`HardwareFramePool`).
+    func heldFrames(width: Int?, height: Int?, format: String?) -> Int {
+        let large = DecoderHandOff.isLarge(width: width, height: height)
+        let bits = format.map { $0.contains("10") || $0.contains("12") ? 10 : 8 } ?? 8
+        return HardwareFramePool.framesHeld(
+            queueCapacity: large ? Self.handOffQueue : Self.framesAheadBeforePrepare,
+            budgetBytes: large ? 2 * plan.frameMemory : plan.frameMemory,
+            frameBytes: HardwareFramePool.frameBytes(width: width ?? 0, height: height ?? 0, bitsPerSample: bits))
+    }
+
     /// The video decoder of `videoIndex`, as the plan says (threads, hardware, shrinking).
     func makeDecoder(asset: Asset, videoIndex: Int) throws -> VideoDecoder {
         let picture = asset.info.streams.first { $0.index == videoIndex }
         let threads = plan.decoderThreads.count(width: picture?.width, height: picture?.height,
                                                 cores: ProcessInfo.processInfo.activeProcessorCount)
         let decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: threads,
-                                       stillScreen: plan.stillScreen, hardware: plan.stillDuration == nil ? plan.hwdec : .off)
+                                       stillScreen: plan.stillScreen, hardware: plan.stillDuration == nil ? plan.hwdec : .off,
+                                       heldFrames: heldFrames(width: picture?.width, height: picture?.height, format: picture?.pixelFormat),
+                                       primeFrames: plan.primeFrames)
         if let line = decoder.hardwareOutcome.flatMap(HardwareDecodeLog.once) { logger.notice("\(plan.source): \(line)") }
         decoder.shrinkCovering = plan.videoScreens
         return decoder

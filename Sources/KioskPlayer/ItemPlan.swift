@@ -21,6 +21,9 @@ struct ItemPlan: Sendable {
     var frameMemory = PlaybackConfig.defaultFrameMemory
     /// `playback.hwdec`: the hardware decoders to try before software.
     var hwdec = HardwareDecoding.off
+    /// A device decoder's frames also handed on where they are (DRM PRIME) for the video
+    /// plane's zero-copy path: hwdec on and the video plane not switched off.
+    var primeFrames = false
     /// `kiosk play --simulate-prime-decoder`: video frames also handed on in dma-buf memory.
     var simulatedPrimeDecoder = false
     /// The sound device's format, nil to ignore the item's sound (no device, or a still).

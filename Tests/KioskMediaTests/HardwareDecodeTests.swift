@@ -64,4 +64,23 @@ import Testing
                 == [.device("vaapi"), .device("cuda"), .device("drm"), .decoder("hevc_v4l2m2m")])
         #expect(HardwareDecoding.auto.attempts(codec: "mjpeg") == [.device("vaapi"), .device("cuda"), .device("drm")])
     }
+
+    /// A V4L2 wrapper's frames keep their capture buffer while kiosk queues and shows them: its
+    /// pool grows from FFmpeg's 20 by what kiosk holds (`HardwareFramePool`), within V4L2's 32.
+    @Test func aV4L2WrapperGetsCaptureBuffersForTheFramesKioskHolds() throws {
+        guard case .success(let setup) = HardwareDecoderSetup.prepare(.decoder("h264_v4l2m2m"), codecID: AV_CODEC_ID_H264) else {
+            Issue.record("this FFmpeg build has no h264_v4l2m2m (Debian's has)")
+            return
+        }
+        var context = avcodec_alloc_context3(setup.codec)
+        defer { avcodec_free_context(&context) }
+        let pointer = try #require(context)
+        let options = try #require(pointer.pointee.priv_data)
+        var value: Int64 = 0
+        #expect(av_opt_get_int(options, "num_capture_buffers", 0, &value) >= 0 && value == 20)
+        setup.configure(pointer, heldFrames: 7, keepsFramesOnDevice: false)
+        #expect(av_opt_get_int(options, "num_capture_buffers", 0, &value) >= 0 && value == 27)
+        setup.configure(pointer, heldFrames: 40, keepsFramesOnDevice: false)
+        #expect(av_opt_get_int(options, "num_capture_buffers", 0, &value) >= 0 && value == 32)
+    }
 }

@@ -32,3 +32,34 @@ import Testing
     pointer.pointee.format = AV_PIX_FMT_NV12.rawValue
     #expect(PrimeFrame(taking: pointer) == nil)
 }
+
+/// A `drm` device's frame is kept as it is: referenced again (its descriptor and buffers shared,
+/// released only when both the decoder's frame and kiosk's are freed), not copied.
+@Test func aDeviceFrameInDRMPrimeIsKeptByReference() throws {
+    let descriptor = PrimeFrameDescriptor(
+        size: PixelSize(width: 1920, height: 1080), objects: [.init(fd: 7, size: 4 << 20, modifier: 0)],
+        layers: [.init(format: .r8, planes: [.init(object: 0, offset: 0, pitch: 2048)]),
+                 .init(format: .gr88, planes: [.init(object: 0, offset: 2048 * 1088, pitch: 2048)])])
+    let decoders = try #require(PrimeFrame.wrapping(descriptor))
+    let kept = try PrimeFrame.mapping(decoders.frame).get()
+    #expect(kept.descriptor == descriptor)
+    #expect(kept.frame != decoders.frame)
+    #expect(kept.frame.pointee.data.0 == decoders.frame.pointee.data.0)   // the same descriptor memory
+    #expect(av_buffer_get_ref_count(decoders.frame.pointee.buf.0) == 2)
+}
+
+/// A frame in memory has no surface to export: the reason, for the one line that says the
+/// zero-copy path is not taken (the frames go on copied).
+@Test func aFrameInMemoryCannotBeKeptOnADevice() throws {
+    var frame = av_frame_alloc()
+    defer { av_frame_free(&frame) }
+    let pointer = try #require(frame)
+    pointer.pointee.format = AV_PIX_FMT_NV12.rawValue
+    pointer.pointee.width = 64
+    pointer.pointee.height = 64
+    #expect(av_frame_get_buffer(pointer, 0) >= 0)
+    switch PrimeFrame.mapping(pointer) {
+    case .success: Issue.record("a frame in memory was mapped as DRM PRIME")
+    case .failure(let why): #expect(why.description.hasPrefix("nv12 to DRM PRIME: "))
+    }
+}

@@ -1,0 +1,31 @@
+import KioskCore
+import Testing
+
+@Suite struct HardwareFramePoolTests {
+    @Test func aPictureWeighsItsSamples() {
+        #expect(HardwareFramePool.frameBytes(width: 1920, height: 1080, bitsPerSample: 8) == 3_110_400)
+        #expect(HardwareFramePool.frameBytes(width: 3840, height: 2160, bitsPerSample: 10) == 24_883_200)
+        #expect(HardwareFramePool.frameBytes(width: -1, height: 1080, bitsPerSample: 8) == 0)
+    }
+
+    /// 1080p: the queue's count binds (8 frames ahead before a prepare, 25 MB < 32 MB), then
+    /// the display's three; 4K 10-bit: the budget binds at its floor of two.
+    @Test func theQueueOrItsBudgetBindsAndTheDisplayAddsThree() {
+        let hd = HardwareFramePool.frameBytes(width: 1920, height: 1080, bitsPerSample: 8)
+        #expect(HardwareFramePool.framesHeld(queueCapacity: 8, budgetBytes: 32 << 20, frameBytes: hd) == 11)
+        #expect(HardwareFramePool.framesHeld(queueCapacity: 16, budgetBytes: 32 << 20, frameBytes: hd) == 13)
+        let uhd = HardwareFramePool.frameBytes(width: 3840, height: 2160, bitsPerSample: 10)
+        #expect(HardwareFramePool.framesHeld(queueCapacity: 16, budgetBytes: 32 << 20, frameBytes: uhd) == 5)
+        #expect(HardwareFramePool.framesHeld(queueCapacity: 16, budgetBytes: 64 << 20, frameBytes: uhd) == 5)
+        #expect(HardwareFramePool.framesHeld(queueCapacity: 16, budgetBytes: 128 << 20, frameBytes: uhd) == 8)
+        // A size the container does not say: the queue's count.
+        #expect(HardwareFramePool.framesHeld(queueCapacity: 4, budgetBytes: 32 << 20, frameBytes: 0) == 7)
+    }
+
+    @Test func captureBuffersGrowFromFFmpegsDefaultToV4L2sCeiling() {
+        #expect(HardwareFramePool.captureBuffers(held: 0) == 20)
+        #expect(HardwareFramePool.captureBuffers(held: 7) == 27)
+        #expect(HardwareFramePool.captureBuffers(held: 40) == 32)
+        #expect(HardwareFramePool.captureBuffers(held: -3) == 20)
+    }
+}
