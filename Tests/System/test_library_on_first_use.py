@@ -84,6 +84,26 @@ def test_a_box_without_libmosquitto_plays(tmp_path):
     assert len(shown) >= 15 and max(record["pts"] for record in shown) >= 0.9, shown[-3:]
 
 
+def test_a_box_without_any_of_them_runs_a_kiosk_conf_that_uses_none(tmp_path):
+    """`kiosk run` of a kiosk.conf without `mqtt:`, `metrics.listen`, a HEIC item or a fetch, on
+    a box without libmosquitto, libmicrohttpd, libheif and libcurl: it plays and says nothing of
+    them (a library is named only by the feature that opens it)."""
+    hidden = [library_path(soname) for soname in (SONAME, HTTPD_SONAME, HEIF_SONAME, CURL_SONAME)]
+    (tmp_path / "kiosk.conf").write_text("input: {enabled: false}\ncontrol: {socket: none}\n"
+                                         f"items: [{clip(tmp_path)}]\n")
+    stats = tmp_path / "stats.jsonl"
+    assert os.geteuid() == 0, "hiding a library in a mount namespace needs root (CI runs as root)"
+    mounts = " && ".join(f'mount --bind /dev/null "{path}"' for path in hidden)
+    run = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", f'{mounts} && exec "$@"', "sh",
+                          str(KIOSK), "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                          "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "2"],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert frames(stats) >= 25, run.stderr
+    for name in ("libmosquitto", "libmicrohttpd", "libheif", "libcurl", "cannot open"):
+        assert name not in run.stderr, run.stderr
+
+
 def test_mqtt_without_libmosquitto_is_one_line_and_playback_goes_on(tmp_path):
     run = run_config_without_library(tmp_path, "mqtt: {broker: mqtt://127.0.0.1:1, name: k1}", SONAME)
     said = [line for line in run.stderr.splitlines() if "mqtt:" in line]

@@ -29,7 +29,10 @@ CLIP_SECONDS = 5
 CLIPS = ("a", "b", "c")
 LOOP_SECONDS = CLIP_SECONDS * len(CLIPS)
 # kiosk saves its place this often (ResumeKeeper.interval): a restart may go back this far.
-SAVE_INTERVAL = 3.0
+SAVE_INTERVAL = 2.0
+# Issue 34: the first frame after a restart at most 3 s behind where the stats file last saw it
+# (the save interval and the timer's lateness on a loaded host), or 1.5 s ahead.
+MOST_BEHIND = 3.0
 # Deadlines for a hang, never for a speed.
 START_TIMEOUT = 30
 EVENT_TIMEOUT = 30
@@ -141,7 +144,7 @@ def test_resumes_where_a_sigkill_left_it(tmp_path, clips):
             # opened there, not shown from its start and then seeked.
             first = run.frames()[0]
             first_gap = behind(timeline(killed), timeline(first))
-            assert -1.5 <= first_gap <= SAVE_INTERVAL + 1.5, (
+            assert -1.5 <= first_gap <= MOST_BEHIND, (
                 f"seed {seed}, round {round_number}: killed at item {killed['item']} {killed['pts']:.2f} s, "
                 f"the first frame after the restart was item {first['item']} {first['pts']:.2f} s")
             if saved_position > SAVE_INTERVAL:
@@ -160,7 +163,7 @@ def test_resumes_where_a_sigkill_left_it(tmp_path, clips):
             assert resumed["item"] == killed["item"] or killed["pts"] < 0.5, (
                 f"seed {seed}, round {round_number}: killed at item {killed['item']} {killed['pts']:.2f} s, "
                 f"resumed at item {resumed['item']}")
-            assert -1.5 <= gap <= SAVE_INTERVAL + 1.5, (
+            assert -1.5 <= gap <= MOST_BEHIND, (
                 f"seed {seed}, round {round_number}: killed at item {killed['item']} {killed['pts']:.2f} s, "
                 f"resumed at item {resumed['item']} {resumed['pts']:.2f} s ({gap:.2f} s behind)")
             assert len(run.log_lines("resume: item")) == 1
