@@ -46,7 +46,7 @@ public final class VideoDecoder: FrameDecoding {
     public init(asset: Asset, streamIndex: Int, threads: Int = 0, stillScreen: PixelSize? = nil,
                 hardware: HardwareDecoding = .off, heldFrames: Int = 0, primeFrames: Bool = false) throws {
         self.threads = threads
-        self.primeFrames = primeFrames
+        self.primeFrames = false   // set once a device that exports DRM PRIME is open
         let avStream = asset.stream(at: streamIndex)
         let parameters = avStream.pointee.codecpar!
         let codecName = StreamDecoder.codecName(of: parameters)
@@ -93,7 +93,7 @@ public final class VideoDecoder: FrameDecoding {
                 do {
                     let decoder = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "", decoder: setup.codec) {
                         configure($0)
-                        setup.configure($0, heldFrames: heldFrames, keepsFramesOnDevice: primeFrames)
+                        setup.configure($0, heldFrames: heldFrames, keepsFramesOnDevice: primeFrames && Self.exportsPrime(attempt))
                     }
                     opened = (decoder, attempt, setup.hardwareFormat)
                 } catch {
@@ -104,10 +104,11 @@ public final class VideoDecoder: FrameDecoding {
         if let (decoder, attempt, format) = opened {
             stream = decoder
             hardwareFormat = format
+            self.primeFrames = primeFrames && format != nil && Self.exportsPrime(attempt)
             // Every device frame is copied down (screenshots, the OSD, transitions and the CPU
             // path read it); with `primeFrames` the device's own picture rides along for the
             // display's zero-copy path, which scans it out where the plane takes it.
-            let handling = primeFrames ? ", frames copied to memory and handed on as DRM PRIME for the video plane"
+            let handling = self.primeFrames ? ", frames copied to memory and handed on as DRM PRIME for the video plane"
                 : ", frames copied to memory"
             hardwareOutcome = "hardware decoding: \(attempt) for \(codecName)" + (format == nil ? "" : handling)
             hardwareWay = format == nil ? nil : "hardware decoding: \(attempt) opened for \(codecName)"
@@ -178,6 +179,12 @@ public final class VideoDecoder: FrameDecoding {
         let decoded = DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn, hadNoTimestamp: ticks == nil)
         if let prime { decoded.prime = PrimePicture(descriptor: prime.descriptor, owner: prime, matrix: decoded.matrix) }
         return .frame(decoded)
+    }
+
+    /// Whether a device's frames can be had as DRM PRIME: the `drm` device's are, VA-API's map to
+    /// it; CUDA's cannot (NVIDIA's KMS imports no dma-buf of NVDEC's), nor does a wrapper have any.
+    static func exportsPrime(_ attempt: HardwareDecodeAttempt) -> Bool {
+        attempt == .device("drm") || attempt == .device("vaapi")
     }
 
     /// The device frame as DRM PRIME, holding its surface; after the first that cannot be, nil

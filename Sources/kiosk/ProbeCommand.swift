@@ -64,11 +64,16 @@ struct ProbeCommand: ParsableCommand {
         let played = asset.info.bestVideo?.index
         for (index, stream) in info.streams.enumerated() where stream.kind == .video && stream.decodable {
             do {
-                let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, hardware: hardware)
+                // As playback opens it with the video plane on: a device's frames also kept as
+                // DRM PRIME, which the first frame confirms (or says why not).
+                let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, hardware: hardware,
+                                               primeFrames: hardware != .off)
                 var said = decoder.hardwareOutcome ?? "\(stream.codecName) in software (hwdec: \(hardware.rawValue))"
-                if stream.index == played, let outcome = decoder.hardwareOutcome, outcome.hasSuffix("frames copied to memory") {
+                if stream.index == played, let outcome = decoder.hardwareOutcome, outcome.contains("frames copied to memory") {
                     switch firstFrame(of: asset, on: decoder) {
-                    case .onDevice: said = outcome + " (its first frame decoded there)"
+                    case .onDevice(let prime?): said = outcome + " (its first frame decoded there; \(prime))"
+                    case .onDevice(nil): said = outcome + " (its first frame decoded there)"
+                        + (decoder.takeHardwareRefusal().map { "; \($0)" } ?? "")
                     case .inSoftware: said = decoder.takeHardwareRefusal() ?? outcome
                     case .none: said = outcome + " (no frame decoded to confirm it)"
                     }
@@ -81,7 +86,9 @@ struct ProbeCommand: ParsableCommand {
         return info
     }
 
-    private enum FirstFrame { case onDevice, inSoftware, none }
+    /// Where the first frame was decoded; on a device, what its DRM PRIME picture is (nil: not
+    /// kept as one, the decoder says why).
+    private enum FirstFrame { case onDevice(String?), inSoftware, none }
 
     /// Where `decoder`'s first frame was decoded; `.none` when no frame came within 300 packets
     /// (a broken file). The frame itself is dropped.
@@ -97,7 +104,14 @@ struct ProbeCommand: ParsableCommand {
             if let packet, packet.streamIndex != demuxer.videoStream { continue }
             packets += 1
             _ = decoder.send(packet)
-            if case .frame = decoder.receive() { return decoder.lastFrameOnDevice == true ? .onDevice : .inSoftware }
+            if case .frame(let frame) = decoder.receive() {
+                guard decoder.lastFrameOnDevice == true else { return .inSoftware }
+                return .onDevice(frame.prime.map { picture in
+                    let layers = picture.descriptor.layers.map { "\($0.format)" }.joined(separator: "+")
+                    let modifier = picture.descriptor.objects.first.map { String($0.modifier, radix: 16) } ?? "?"
+                    return "DRM PRIME \(layers), modifier 0x\(modifier): the video plane can take it as it is"
+                })
+            }
             if packet == nil { break }
         }
         return .none

@@ -83,4 +83,11 @@ import Testing
         setup.configure(pointer, heldFrames: 40, keepsFramesOnDevice: false)
         #expect(av_opt_get_int(options, "num_capture_buffers", 0, &value) >= 0 && value == 32)
     }
+
+    /// Only devices whose frames can be DRM PRIME keep them for the plane (and grow their pool).
+    @Test func onlyTheDRMAndVAAPIDevicesHandFramesOnAsDRMPrime() {
+        #expect(VideoDecoder.exportsPrime(.device("drm")) && VideoDecoder.exportsPrime(.device("vaapi")))
+        #expect(!VideoDecoder.exportsPrime(.device("cuda")))
+        #expect(!VideoDecoder.exportsPrime(.decoder("h264_v4l2m2m")))
+    }
 }

@@ -2,7 +2,8 @@
 hot-plugged through QMP while `kiosk run` plays on the bochs KMS driver.
 
 1. A stick with media at its top and in three levels of folders, and the junk above them
-   (`System Volume Information`, `.Trashes`, a macOS `._` fork): its files play depth first in
+   (`System Volume Information`, `.Trashes`, `.fseventsd`, `$RECYCLE.BIN`, a hidden folder, a
+   macOS `._` fork): its files play depth first in
    natural order of the path (`a.mp4`, `B.MP4`, `Folder/d e.mp4`, `Folder/Sub/f.mkv`,
    `Folder/Sub/More/g.mp4`, `z.mp4`), nothing of the junk;
 2. pulled, a stick holding only `Menus/lunch.mp4` plays it (it once logged "no media files at
@@ -34,7 +35,9 @@ items:
 
 # The stick's files in the order they must play, and the junk that must not.
 TREE = ["a.mp4", "B.MP4", "Folder/d e.mp4", "Folder/Sub/f.mkv", "Folder/Sub/More/g.mp4", "z.mp4"]
-JUNK = ["System Volume Information/IndexerVolumeGuid.mp4", ".Trashes/501/old.mp4", "._a.mp4"]
+JUNK = ["System Volume Information/IndexerVolumeGuid.mp4", ".Trashes/501/old.mp4", "._a.mp4",
+        ".fseventsd/fsevents.mp4", "$RECYCLE.BIN/S-1-5-21/recycled.mp4", ".hidden/Sub/hidden.mp4"]
+JUNK_TITLES = [path.split("/")[-1] for path in JUNK]
 
 GUEST_COMMAND = GUEST_HELPERS + r'''
 mkdir -p /tmp/local && cp local.mp4 /tmp/local/
@@ -137,7 +140,7 @@ def test_a_stick_with_folders_plays_depth_first_in_natural_order_without_junk(fo
     names = [name.split("/")[-1] for name in TREE]
     # The titles are file names; the stick's pass is them in this order, once each.
     assert played[:len(names)] == names, played
-    assert not any(title in ("IndexerVolumeGuid.mp4", "old.mp4", "._a.mp4") for title in started_titles(folders["lines"]))
+    assert not any(title in JUNK_TITLES for title in started_titles(folders["lines"]))
     assert f"playing {len(TREE)} media files from the USB stick instead of the playlist" in folders["logs"]["kiosk.log"]
 
 
