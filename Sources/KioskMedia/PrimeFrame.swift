@@ -1,5 +1,14 @@
 import CFFmpeg
 import KioskCore
+import Synchronization
+
+/// Whether a display that imports DRM PRIME frames is up and has not turned zero copy off: a
+/// decoder keeps its device's frames as DRM PRIME only then (each costs an export of the
+/// surface and holds it longer), so a headless run, a display without the path, or one that
+/// refused it does not pay for frames nobody scans out. Set by the display's zero-copy path.
+public enum PrimeHandOn {
+    public static let wanted = Atomic<Bool>(false)
+}
 
 /// A frame in another device's memory as FFmpeg hands it over (`AV_PIX_FMT_DRM_PRIME`: `data[0]`
 /// points to an `AVDRMFrameDescriptor`, `buf[0]` keeps the device's buffers alive), and its

@@ -153,7 +153,10 @@ public final class VideoDecoder: FrameDecoding {
             }
             lastFrameOnDevice = onDevice
             if onDevice {
-                prime = primeFrames ? keepOnDevice(frame) : nil
+                // Not for full-range frames: a plane is told limited range (as the copy path
+                // knows, which leaves such frames to the CPU).
+                prime = primeFrames && PrimeHandOn.wanted.load(ordering: .relaxed) && frame.pointee.color_range != AVCOL_RANGE_JPEG
+                    ? keepOnDevice(frame) : nil
                 guard let copied = HardwareDecoderSetup.download(frame, pool: downloads) else { return receive() }   // dropped like a damaged one
                 frame = copied
             }

@@ -1,4 +1,5 @@
 import KioskCore
+import KioskMedia
 import Logging
 
 /// The zero-copy path's state: a picture in another device's memory (a hardware decoder's DRM
@@ -21,6 +22,7 @@ final class ZeroCopyPath {
     init(output: PrimeScanoutOutput, logger: Logger) {
         self.output = output
         self.logger = logger
+        PrimeHandOn.wanted.store(true, ordering: .relaxed)   // decoders may keep their frames for it
     }
 
     /// The plane for `picture` laid out by `layout`; nil (said once, off for good) when none.
@@ -49,6 +51,25 @@ final class ZeroCopyPath {
         }
     }
 
+    /// `layout`, made for the frame in memory (`frameSize`), for the device's picture of
+    /// `pictureSize`: the decode thread shrinks the copy of a frame much larger than the screen
+    /// (4K for 1080p), while the plane scans out the device's full picture, so the crop is
+    /// scaled up to it (even edges, for 4:2:0 chroma; inside the picture). The same layout when
+    /// the sizes agree.
+    static func layout(_ layout: GravityLayout, from frameSize: PixelSize, to pictureSize: PixelSize) -> GravityLayout {
+        guard frameSize != pictureSize, !frameSize.isEmpty, !pictureSize.isEmpty else { return layout }
+        let crop = layout.sourceCrop
+        func scaled(_ value: Int, _ to: Int, _ from: Int) -> Int { Int((Double(value) * Double(to) / Double(from)).rounded()) }
+        func even(_ value: Int) -> Int { value - value % 2 }
+        let x = even(scaled(crop.x, pictureSize.width, frameSize.width))
+        let y = even(scaled(crop.y, pictureSize.height, frameSize.height))
+        let maxX = min(pictureSize.width, even(scaled(crop.maxX, pictureSize.width, frameSize.width) + 1))
+        let maxY = min(pictureSize.height, even(scaled(crop.maxY, pictureSize.height, frameSize.height) + 1))
+        var result = layout
+        result.sourceCrop = PixelRect(x: x, y: y, width: max(2, maxX - x), height: max(2, maxY - y))
+        return result
+    }
+
     func shown(on scanout: PlaneScanout) {
         guard announced != scanout.planeID else { return }
         announced = scanout.planeID
@@ -57,6 +78,7 @@ final class ZeroCopyPath {
 
     func turnOff(_ reason: String) {
         isOff = true
+        PrimeHandOn.wanted.store(false, ordering: .relaxed)   // decoders stop exporting frames for it
         note(reason)
     }
 

@@ -59,7 +59,9 @@ final class DirectVideoPath {
                  layers: Layers? = nil) -> (flip: Double, ticker: Int?, zeroCopy: Bool)? {
         // Zero copy has its own off switch: the copy path refused (an earlier item's YU12, say)
         // says nothing about importing another device's frames.
-        if let picture = frame.prime, !overlayVisible, let shown = presentZeroCopy(picture, layout: layout, layers: layers) {
+        if let picture = frame.prime, !overlayVisible,
+           let shown = presentZeroCopy(picture, layout: ZeroCopyPath.layout(layout, from: frame.size, to: picture.descriptor.size),
+                                       layers: layers) {
             return (shown.flip, shown.ticker, true)
         }
         guard !isOff else { return nil }

@@ -99,14 +99,19 @@ extension ItemPipeline {
 
     /// The most frames of this picture the item and the display may hold at once: the queue at
     /// its deepest (before a prepare; while handing a large decoder over, with twice the
-    /// bytes) within its byte budget, and the display's (`HardwareFramePool`).
+    /// bytes) within its byte budget, which counts the copies as queued (shrunk by the decode
+    /// thread where it shrinks them: 8-bit 4:2:0), and the decode thread's and the display's
+    /// (`HardwareFramePool`).
     func heldFrames(width: Int?, height: Int?, format: String?) -> Int {
         let large = DecoderHandOff.isLarge(width: width, height: height)
-        let bits = format.map { $0.contains("10") || $0.contains("12") ? 10 : 8 } ?? 8
-        return HardwareFramePool.framesHeld(
-            queueCapacity: large ? Self.handOffQueue : Self.framesAheadBeforePrepare,
-            budgetBytes: large ? 2 * plan.frameMemory : plan.frameMemory,
-            frameBytes: HardwareFramePool.frameBytes(width: width ?? 0, height: height ?? 0, bitsPerSample: bits))
+        let deep = format.map { name in ["p010", "p012", "p016", "10le", "10be", "12le", "12be"].contains { name.contains($0) } } ?? false
+        let picture = PixelSize(width: width ?? 0, height: height ?? 0)
+        let shrunk = DecodeShrink.size(of: picture, quarterTurned: false, covering: plan.videoScreens,
+                                       largestFactor: deep ? DecodeShrink.largestFactorConverting : DecodeShrink.largestFactor)
+        let queued = shrunk.map { HardwareFramePool.frameBytes(width: $0.width, height: $0.height, bitsPerSample: 8) }
+            ?? HardwareFramePool.frameBytes(width: picture.width, height: picture.height, bitsPerSample: deep ? 10 : 8)
+        return HardwareFramePool.framesHeld(queueCapacity: large ? Self.handOffQueue : Self.framesAheadBeforePrepare,
+                                            budgetBytes: large ? 2 * plan.frameMemory : plan.frameMemory, frameBytes: queued)
     }
 
     /// The video decoder of `videoIndex`, as the plan says (threads, hardware, shrinking).

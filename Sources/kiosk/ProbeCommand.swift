@@ -66,6 +66,7 @@ struct ProbeCommand: ParsableCommand {
             do {
                 // As playback opens it with the video plane on: a device's frames also kept as
                 // DRM PRIME, which the first frame confirms (or says why not).
+                PrimeHandOn.wanted.store(true, ordering: .relaxed)
                 let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, hardware: hardware,
                                                primeFrames: hardware != .off)
                 var said = decoder.hardwareOutcome ?? "\(stream.codecName) in software (hwdec: \(hardware.rawValue))"
@@ -109,7 +110,7 @@ struct ProbeCommand: ParsableCommand {
                 return .onDevice(frame.prime.map { picture in
                     let layers = picture.descriptor.layers.map { "\($0.format)" }.joined(separator: "+")
                     let modifier = picture.descriptor.objects.first.map { String($0.modifier, radix: 16) } ?? "?"
-                    return "DRM PRIME \(layers), modifier 0x\(modifier): the video plane can take it as it is"
+                    return "kept as DRM PRIME \(layers), modifier 0x\(modifier), for the video plane (whether a plane takes it: the log while playing)"
                 })
             }
             if packet == nil { break }

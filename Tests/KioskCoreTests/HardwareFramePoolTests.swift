@@ -9,17 +9,18 @@ import Testing
     }
 
     /// 1080p: the queue's count binds (8 frames ahead before a prepare, 25 MB < 32 MB), then
-    /// the display's three; 4K 10-bit: the budget binds at its floor of two.
+    /// the decode thread's two and the display's three; 4K 10-bit: the budget binds at its
+    /// floor of two.
     @Test func theQueueOrItsBudgetBindsAndTheDisplayAddsThree() {
         let hd = HardwareFramePool.frameBytes(width: 1920, height: 1080, bitsPerSample: 8)
-        #expect(HardwareFramePool.framesHeld(queueCapacity: 8, budgetBytes: 32 << 20, frameBytes: hd) == 11)
-        #expect(HardwareFramePool.framesHeld(queueCapacity: 16, budgetBytes: 32 << 20, frameBytes: hd) == 13)
+        #expect(HardwareFramePool.framesHeld(queueCapacity: 8, budgetBytes: 32 << 20, frameBytes: hd) == 13)
+        #expect(HardwareFramePool.framesHeld(queueCapacity: 16, budgetBytes: 32 << 20, frameBytes: hd) == 15)
         let uhd = HardwareFramePool.frameBytes(width: 3840, height: 2160, bitsPerSample: 10)
-        #expect(HardwareFramePool.framesHeld(queueCapacity: 16, budgetBytes: 32 << 20, frameBytes: uhd) == 5)
-        #expect(HardwareFramePool.framesHeld(queueCapacity: 16, budgetBytes: 64 << 20, frameBytes: uhd) == 5)
-        #expect(HardwareFramePool.framesHeld(queueCapacity: 16, budgetBytes: 128 << 20, frameBytes: uhd) == 8)
+        #expect(HardwareFramePool.framesHeld(queueCapacity: 16, budgetBytes: 32 << 20, frameBytes: uhd) == 7)
+        #expect(HardwareFramePool.framesHeld(queueCapacity: 16, budgetBytes: 64 << 20, frameBytes: uhd) == 7)
+        #expect(HardwareFramePool.framesHeld(queueCapacity: 16, budgetBytes: 128 << 20, frameBytes: uhd) == 10)
         // A size the container does not say: the queue's count.
-        #expect(HardwareFramePool.framesHeld(queueCapacity: 4, budgetBytes: 32 << 20, frameBytes: 0) == 7)
+        #expect(HardwareFramePool.framesHeld(queueCapacity: 4, budgetBytes: 32 << 20, frameBytes: 0) == 9)
     }
 
     @Test func captureBuffersGrowFromFFmpegsDefaultToV4L2sCeiling() {

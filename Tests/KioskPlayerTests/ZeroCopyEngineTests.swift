@@ -87,4 +87,20 @@ import Testing
         let said = Self.zeroCopyLines(log)
         #expect(said.count == 1 && said[0].contains("layers"), "\(said)")
     }
+
+    /// A device's 4K picture whose copy the decode thread shrank to 1080p: the plane's crop is
+    /// the same part of the picture at the picture's own size (even edges, inside it).
+    @Test func theCropOfAShrunkCopyIsScaledToTheDevicesPicture() {
+        let layout = GravityLayout(source: PixelSize(width: 1920, height: 1080), target: PixelSize(width: 1280, height: 1024),
+                                   gravity: .fill)
+        let scaled = ZeroCopyPath.layout(layout, from: PixelSize(width: 1920, height: 1080), to: PixelSize(width: 3840, height: 2160))
+        let crop = layout.sourceCrop, big = scaled.sourceCrop
+        #expect(crop.width < 1920)   // fill on 5:4 crops the sides
+        #expect(abs(big.x - 2 * crop.x) <= 2 && abs(big.width - 2 * crop.width) <= 2)
+        #expect(big.y == 0 && big.height == 2160)
+        #expect(big.x % 2 == 0 && big.y % 2 == 0 && big.maxX <= 3840 && big.maxY <= 2160)
+        #expect(scaled.destination == layout.destination && scaled.rotation == layout.rotation)
+        // The same size: the same layout.
+        #expect(ZeroCopyPath.layout(layout, from: PixelSize(width: 1920, height: 1080), to: PixelSize(width: 1920, height: 1080)) == layout)
+    }
 }

@@ -17,6 +17,9 @@ public enum HardwareFramePool {
     /// Frames the display keeps besides the queue: the one on screen, the one waiting for its
     /// flip, and the one retired until the flip after (a buffer is reused only then).
     public static let heldByDisplay = 3
+    /// Frames the decode thread keeps besides the queue: the one it waits to queue while the
+    /// queue is full, and the newest before a seek's target (shown if nothing reaches it).
+    public static let heldByDecodeThread = 2
     /// FFmpeg's default `num_capture_buffers` for the V4L2 M2M wrappers.
     public static let defaultCaptureBuffers = 20
     /// V4L2's ceiling on buffers per queue in the kernels boxes run (VB2_MAX_FRAME, 32 before
@@ -31,10 +34,12 @@ public enum HardwareFramePool {
     }
 
     /// The frames kiosk may hold at once: what the queue takes (`queueCapacity`, no more than
-    /// `budgetBytes` holds of `frameBytes`, at least 2) plus the display's.
+    /// `budgetBytes` holds of `frameBytes`, at least 2) plus the decode thread's and the
+    /// display's. `frameBytes` is what a queued frame weighs in memory: the copy, shrunk where
+    /// the decode thread shrinks it (the device's surface behind it is larger).
     public static func framesHeld(queueCapacity: Int, budgetBytes: Int, frameBytes: Int) -> Int {
         let byBudget = frameBytes > 0 ? budgetBytes / frameBytes : queueCapacity
-        return max(2, min(queueCapacity, byBudget)) + heldByDisplay
+        return max(2, min(queueCapacity, byBudget)) + heldByDecodeThread + heldByDisplay
     }
 
     /// `num_capture_buffers` for a V4L2 M2M wrapper holding `held` frames.
