@@ -1,6 +1,8 @@
 import Foundation
 import KioskCore
 import KioskDisplay
+import KioskPicture
+import KioskMedia
 import KioskTestSupport
 import Logging
 import Testing
@@ -102,5 +104,38 @@ import Testing
         #expect(scaled.destination == layout.destination && scaled.rotation == layout.rotation)
         // The same size: the same layout.
         #expect(ZeroCopyPath.layout(layout, from: PixelSize(width: 1920, height: 1080), to: PixelSize(width: 1920, height: 1080)) == layout)
+    }
+
+    /// A device's frame whose planes make no framebuffer (two R8 layers): zero copy is off for
+    /// good with its one line, the display is not asked, and decoders stop exporting frames.
+    @Test func aFrameThatCannotBeAFramebufferTurnsZeroCopyOffInOneLine() {
+        final class NeverAsked: PrimeScanoutOutput {
+            var asked = 0
+            func preparePrimeScanout(format: FourCC, layout: GravityLayout) -> DirectScanoutAnswer {
+                asked += 1
+                return .refused(reason: "not expected")
+            }
+            func presentPrime(_ picture: PrimePicture, on scanout: PlaneScanout, layers: LayerPlaneChange) throws -> Double {
+                asked += 1
+                return 0
+            }
+        }
+        let output = NeverAsked(), log = CapturedLog()
+        let path = ZeroCopyPath(output: output, logger: log.logger)
+        let wantedAtFirst = PrimeHandOn.wanted.load(ordering: .relaxed)
+        #expect(wantedAtFirst)
+        let plane = PrimeFrameDescriptor.Plane(object: 0, offset: 0, pitch: 256)
+        let picture = PrimePicture(descriptor: PrimeFrameDescriptor(size: PixelSize(width: 256, height: 64),
+                                                                    objects: [.init(fd: 3, size: 1 << 16, modifier: 0)],
+                                                                    layers: [.init(format: .r8, planes: [plane]), .init(format: .r8, planes: [plane])]),
+                                   owner: output, matrix: .bt709)
+        let layout = GravityLayout(source: PixelSize(width: 256, height: 64), target: Self.screen, gravity: .fit)
+        #expect(path.scanout(for: picture, layout: layout) == nil)
+        #expect(path.scanout(for: picture, layout: layout) == nil)
+        #expect(path.isOff && output.asked == 0)
+        let wantedAfter = PrimeHandOn.wanted.load(ordering: .relaxed)
+        #expect(!wantedAfter)
+        let said = Self.zeroCopyLines(log)
+        #expect(said.count == 1 && said[0].contains("another device's frame cannot be a framebuffer"), "\(said)")
     }
 }
