@@ -183,7 +183,9 @@ final class ItemPipeline: @unchecked Sendable {
             return runStill({ try HeifStill.decode(plan.source) }, info: { HeifStill.info(of: plan.source, frame: $0) })
         }
         guard let demuxer = openAndStartDecoding() else { return }
-        if plan.start > .zero { seek(to: plan.start) }
+        // To the trim's start, unless a seek came while the file opened: a resumed entry's
+        // place (`goto 0 5`, an insert giving a trimmed entry back) was replaced by the start.
+        if plan.start > .zero, lock.withLock({ pendingSeek == nil }) { seek(to: plan.start) }
         let reader = StreamReader(demuxer: demuxer, logger: logger)
         reader.onSourceChange = { [self] change in noteSourceChange(change) }
         var finished = false

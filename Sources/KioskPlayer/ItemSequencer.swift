@@ -61,6 +61,14 @@ final class ItemSequencer {
         begin(navigator.advance(), seamFrom: nil)
     }
 
+    /// The file's time an entry resumed at `position` (counted from its `start`) opens at:
+    /// never past its trim's `end`.
+    static func opening(at position: MediaTime, of plan: ItemPlan) -> MediaTime {
+        let wanted = plan.start + position
+        guard let end = plan.end else { return wanted }
+        return Swift.min(wanted, end)
+    }
+
     /// Acts on the program's answer: its step, and a position to resume the entry at.
     func begin(_ next: PlaylistProgram.Step, seamFrom seam: MediaTime?) {
         begin(next.step, seamFrom: seam, resumingAt: next.resumeAt)
@@ -84,7 +92,11 @@ final class ItemSequencer {
             stall.progressed()   // the stall guard counts afresh for the new item
             idleUntil = nil
             finished = false
-            if let resume { next.pipeline.seek(to: next.plan.start + resume) }
+            // Where it opens: within a trim's `end`, whose reading stops at the first packet
+            // past it (a `goto 2 90` into an entry cut at 60 s had no frame and failed); at
+            // `end` it shows the last frame before it, as a seek to the duration does.
+            let opensAt = resume.map { ItemSequencer.opening(at: $0, of: next.plan) }
+            if let opensAt { next.pipeline.seek(to: opensAt) }
             if seam == nil || resume != nil {
                 audio?.flush(thenPlay: items.audioOrder)   // a skip cuts the old item's sound at once
             } else {
@@ -113,7 +125,7 @@ final class ItemSequencer {
                 // not the time the clock had in the item before: `get time` read an override's
                 // 0.93 s for the loop item coming back at 2.0 s. Before the state's change, which
                 // publishes the snapshot `get` reads and the events' times.
-                time.clock.seek(to: next.plan.start + (resume ?? .zero), atHost: MonotonicClock.hostTime())
+                time.clock.seek(to: opensAt ?? next.plan.start, atHost: MonotonicClock.hostTime())
                 time.apply(.itemLoading(next.reference))
                 time.needsFirstFrame = true
                 outgoing?.close()

@@ -62,7 +62,12 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
         // the same priority as playback dropped 10 frames in 60 s (Benchmarks/content_sync.py
         // --during-playback); a sync that takes longer costs nothing on screen. (Linux's nice
         // is per thread, and `who` 0 names the calling thread; raising it needs no privilege.)
-        if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) != 0 {
+        // At least 10, and 6 over the process's own: the decoders run at its value + 4
+        // (WorkerThread), so a service started with `Nice=` 7 keeps the sync below them too.
+        errno = 0
+        let own = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        let nice = errno == 0 ? min(19, max(10, own + 6)) : 10
+        if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) != 0 {
             logger.debug("content sync: the thread keeps its priority: \(Errno(rawValue: errno).description)")
         }
         while !thread.shouldStop {

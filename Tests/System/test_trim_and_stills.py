@@ -103,3 +103,43 @@ def test_stills_use_the_items_gravity(played):
     for y, expected in [(0, "black"), (37, "black"), (43, "blue"), (120, "blue"), (196, "blue"), (202, "black"), (239, "black")]:
         for x in (2, w // 2, w - 3):
             assert nearest_colour(COLOURS, pixel(blue, x, y)) == expected, f"({x}, {y}) of the fit image is not {expected}"
+
+
+def test_goto_past_a_trims_end_shows_its_last_kept_frame(tmp_path):
+    """`goto 0 5` into an entry cut to [1, 2.5]: it opens at the cut's end and shows the last frame
+    before it, as a seek to the duration does, then the playlist goes on. Past the cut, the reader
+    stopped before any frame and the entry failed as "no picture could be decoded"."""
+    from control_client import ControlClient, wait_until
+    inputs = []
+    for colour in SEGMENTS:
+        inputs += ["-f", "lavfi", "-i", f"color=c={colour}:s=160x120:r=25:d=1"]
+    ffmpeg(*inputs, "-filter_complex", "".join(f"[{i}:v]" for i in range(4)) + "concat=n=4:v=1:a=0",
+           "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(tmp_path / "segments.mp4"))
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=3", "-c:v", "libx264", "-preset", "ultrafast",
+           "-pix_fmt", "yuv420p", str(tmp_path / "other.mp4"))
+    socket, stats = tmp_path / "ctl.sock", tmp_path / "stats.jsonl"
+    (tmp_path / "kiosk.conf").write_text(f"input: {{enabled: false}}\ncontrol: {{socket: {socket}}}\nplayback: {{loop: playlist}}\n"
+                                         "items:\n  - {path: segments.mp4, start: 1, end: 2.5}\n  - other.mp4\n")
+    process = subprocess.Popen([str(KIOSK), "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                                "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "60"],
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        def records():
+            return [json.loads(line) for line in stats.read_text().splitlines() if line.endswith("}")] if stats.exists() else []
+        assert wait_until(lambda: socket.exists() and any(r["item"] == 1 for r in records()), timeout=30)
+        client = ControlClient(socket)
+        start = len(records())
+        client.ok("goto", 0, 5)
+        assert wait_until(lambda: any(r["item"] == 0 for r in records()[start:]), timeout=20), "the entry never showed"
+        shown = [r["pts"] for r in records()[start:] if r["item"] == 0]
+        # The last frame before the cut, stamped with the time asked for within it (the end), as a
+        # seek past a file's last frame shows that frame.
+        assert 1.3 <= shown[0] <= 1.5, f"goto 0 5 showed {shown[:3]}, not the last frame before the cut at 1.5 s"
+        assert len(shown) <= 3, f"goto 0 5 played on from somewhere before the cut: {shown}"
+        assert wait_until(lambda: any(r["item"] == 1 for r in records()[start:]), timeout=20), "the playlist did not go on"
+        client.close()
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=30)
+    assert "no picture could be decoded" not in err, err
+    assert "skipping item 0" not in err, err
