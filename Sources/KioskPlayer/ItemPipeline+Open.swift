@@ -91,6 +91,13 @@ extension ItemPipeline {
         guard awaitDecoderHandOff(width: picture?.width, height: picture?.height) else {
             throw NotToRetry(MediaError(source: plan.source, reason: "closed before its decoder was created"))
         }
+        // Above 1080p the demux thread, and the decoder's frame threads, the decode and the
+        // sound-decode threads it starts from here on, run nicer than the presenter: on 2 cores
+        // 4K decoding held flips past 50 ms (issue 33, BENCHMARKS "Decoders nicer than the
+        // presenter"). Smaller pictures leave the cores to spare and keep the process's value.
+        if DecoderHandOff.isLarge(width: picture?.width, height: picture?.height) {
+            WorkerThread.lowerCurrentThreadPriorityOnce(for: .utility)
+        }
         let decoder = try makeDecoder(asset: asset, videoIndex: videoIndex)
         lock.withLock { openedInfo = asset.info }
         try startAudio(asset: asset, demuxer: demuxer)

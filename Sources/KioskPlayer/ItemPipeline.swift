@@ -96,7 +96,7 @@ final class ItemPipeline: @unchecked Sendable {
             if case .frame(let frame, _) = $0 { frame.byteCount } else { 0 }
         })
         requestedRate = plan.rate
-        WorkerThread.start(name: "kiosk-demux", qos: .utility, finishesBeforeExit: true) { [self] in runDemux() }
+        WorkerThread.start(name: "kiosk-demux", finishesBeforeExit: true) { [self] in runDemux() }
     }
 
     /// Stops the threads; queued frames and packets are released.

@@ -61,6 +61,20 @@ import Testing
         #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == parent)   // the caller's own is untouched
     }
 
+    /// A thread that opens several large decoders (a live source's retries) is lowered once.
+    @Test func loweringOnceLowersOnlyOnce() {
+        let values = NiceValues()
+        let worker = WorkerThread.start(name: "kiosk-test-once") {
+            values.set("before", getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+            WorkerThread.lowerCurrentThreadPriorityOnce(for: .utility)
+            WorkerThread.lowerCurrentThreadPriorityOnce(for: .utility)
+            values.set("after", getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+        }
+        #expect(worker.join(timeout: 5))
+        let before = values.get("before") ?? -100
+        #expect(values.get("after") == min(before + WorkerThread.niceIncrement(for: .utility), 19))
+    }
+
     private final class NiceValues: @unchecked Sendable {
         // Safe to share: touched with `lock` held.
         private let lock = NSLock()

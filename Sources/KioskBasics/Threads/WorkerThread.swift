@@ -117,6 +117,16 @@ public final class WorkerThread: @unchecked Sendable {
         }
     }
 
+    /// `lowerCurrentThreadPriority(for:)` the first time a thread asks, nothing after (a thread
+    /// that opens several decoders, a live source's retries, must not sink further each time).
+    public static func lowerCurrentThreadPriorityOnce(for quality: QualityOfService) {
+        let key = "kiosk.priorityLowered"
+        let dictionary = Thread.current.threadDictionary
+        guard dictionary[key] == nil else { return }
+        dictionary[key] = true
+        lowerCurrentThreadPriority(for: quality)
+    }
+
     /// Applies `niceIncrement(for:)` to the calling thread alone (Linux's nice is per thread),
     /// on top of the process's own nice value (a benchmark's `nice -n -10` keeps its spread).
     static func lowerCurrentThreadPriority(for quality: QualityOfService) {
