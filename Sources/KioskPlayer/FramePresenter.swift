@@ -22,6 +22,9 @@ final class FramePresenter {
     /// How long drawing a frame (scale, overlay) takes before its flip is asked for, smoothed:
     /// the flip a frame can make is the display's first after that.
     private(set) var drawSeconds = 0.0
+    /// The same for a refresh between frames (`refreshAnimation`: the moving layers' strips
+    /// brought back and drawn again), a lighter draw than a frame's.
+    private var refreshDrawSeconds = 0.0
     private(set) var presented = 0
     /// Counts the pictures drawn or put up: a `DrawnFrame` is still in the back buffer, and
     /// still the newest picture, while this has not moved on.
@@ -202,7 +205,7 @@ final class FramePresenter {
             return nil
         }
         var shown = drawn.shown
-        holdUntilItsMoment(drawn)
+        holdUntilItsFlip(drawn.flip)
         do {
             shown.flipTime = try output.present(drawn.back)
         } catch {
@@ -214,16 +217,6 @@ final class FramePresenter {
         shown.buffer = drawn.back
         onScreen = .buffer(drawn.back)
         return finish(shown)
-    }
-
-    /// On a display whose flips complete when asked, a frame drawn faster than `drawSeconds`
-    /// said waits for the moment the pacer chose it for (at most a quarter second: an estimate,
-    /// not a schedule). Without the wait it went up early by the difference: 43-51 ms in a
-    /// virtio-gpu guest whose draws had slowed under load and then sped up (CI, 2026-11-28).
-    private func holdUntilItsMoment(_ drawn: DrawnFrame) {
-        guard output.flipsWhenAsked else { return }
-        let clock = MonotonicClock()
-        clock.sleep(seconds: min(drawn.flip - clock.now(), 0.25))
     }
 
     /// Whether nothing was drawn or put up since `drawn` (a command carried out while it
@@ -277,9 +270,10 @@ final class FramePresenter {
         do {
             var shown = shown
             draws += 1
+            let drawStart = MonotonicClock().now()
             let back = try output.backBuffer()
             let rotation = output.softwareRotation
-            let flipEstimate = output.expectedFlip(after: MonotonicClock().now() + drawSeconds)
+            let flipEstimate = output.expectedFlip(after: drawStart + refreshDrawSeconds)
             if transitions.shows(atHost: MonotonicClock.hostTime(seconds: flipEstimate)) {
                 shown.event = "transition"
                 drawTransition(into: back, flipTime: flipEstimate, shown: &shown)
@@ -298,6 +292,8 @@ final class FramePresenter {
             }
             overlay?.draw(into: back, over: view, rotation: rotation)
             if overlay?.drawn != nil { composed.spoil(back) }
+            refreshDrawSeconds += (MonotonicClock().now() - drawStart - refreshDrawSeconds) / 8
+            holdUntilItsFlip(flipEstimate)
             shown.flipTime = try output.present(back)
             shown.buffer = back
             onScreen = .buffer(back)
