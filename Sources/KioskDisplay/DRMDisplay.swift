@@ -197,6 +197,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     /// The driver has vblanks: flips complete on the panel's refresh grid, not at once.
     public var flipsOnVblank: Bool { lock.withLock { vblank.isVblankPaced } }
     public var flipsWhenAsked: Bool { !flipsOnVblank }
+    public var flipsOnVblankGrid: Bool { flipsOnVblank }
 
     /// One line for the log: what is driven and how.
     public var summary: String {

@@ -79,6 +79,9 @@ public final class HeadlessDisplay: VideoOutput {
         return now
     }
 
+    /// `.interval` flips a refresh after the last, not on a grid.
+    public var flipsOnVblankGrid: Bool { paced && pacing == .vblank }
+
     /// A flip made elsewhere (HeadlessPlaneDisplay's plane) at `time`: the next is paced after it.
     func noteFlip(at time: Double) { lastFlip = time }
 

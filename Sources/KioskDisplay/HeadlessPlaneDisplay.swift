@@ -62,6 +62,7 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
         return try screen.present(buffer)
     }
     public func expectedFlip(after host: Double) -> Double { screen.expectedFlip(after: host) }
+    public var flipsOnVblankGrid: Bool { screen.flipsOnVblankGrid }
     /// Off takes the overlay planes down, as on a card (DRMDisplay+Power).
     public func setPower(on: Bool) throws -> Bool {
         if !on { layerFront = nil; tickerShown = nil }

@@ -25,20 +25,31 @@ typealias ScreenshotRequest = PresenterAnswer<Result<CapturedPicture, Screenshot
 /// An answer the presenter thread gives to a thread that waits for it (a screenshot, a request's
 /// outcome): written once, then signalled.
 final class PresenterAnswer<Value: Sendable>: @unchecked Sendable {
-    // `answer` is written once on the presenter thread before `done` is signalled.
+    // `answer` is written once on the presenter thread before `done` is signalled; `abandoned`
+    // under `lock`.
     private let done = DispatchSemaphore(value: 0)
     private var answer: Value?
+    private let lock = NSLock()
+    private var abandoned = false
 
     func finish(_ answer: Value) {
         self.answer = answer
         done.signal()
     }
 
-    /// The presenter's answer, or nil if it gave none within `timeout` seconds.
+    /// The presenter's answer, or nil if it gave none within `timeout` seconds: then nobody
+    /// waits for it any more (`isAbandoned`).
     func wait(timeout: Double) -> Value? {
-        guard done.wait(timeout: .now() + timeout) == .success else { return nil }
+        guard done.wait(timeout: .now() + timeout) == .success else {
+            lock.withLock { abandoned = true }
+            return nil
+        }
         return answer
     }
+
+    /// Whether the asker stopped waiting: work done only for the answer (a screenshot's read-back,
+    /// which on a slow driver holds the presenter seconds) is not worth doing then.
+    var isAbandoned: Bool { lock.withLock { abandoned } }
 }
 
 /// The commands waiting for the presenter, and the presenter's way to sleep until a frame is

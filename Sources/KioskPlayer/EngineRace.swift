@@ -88,6 +88,7 @@ private final class CountingOutput: VideoOutput, @unchecked Sendable {
     func close() throws { try base.close() }
     func expectedFlip(after host: Double) -> Double { base.expectedFlip(after: host) }
     var flipsWhenAsked: Bool { base.flipsWhenAsked }
+    var flipsOnVblankGrid: Bool { base.flipsOnVblankGrid }
     func setPower(on: Bool) throws -> Bool { try base.setPower(on: on) }
     func backBuffer() throws -> PixelBuffer { try base.backBuffer() }
 

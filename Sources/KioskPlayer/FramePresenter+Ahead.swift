@@ -10,6 +10,9 @@ struct DrawnFrame {
     let flip: Double
     /// `FramePresenter.draws` when it was drawn.
     let draw: Int
+    /// Whether what it shows is for that vblank (a frame the pacer chose for it, a ticker's
+    /// position): it then never goes up before it (`holdUntilItsFlip`).
+    let timed: Bool
 }
 
 /// A frame drawn ahead of its turn into memory the screen's size, as `layout` places it.

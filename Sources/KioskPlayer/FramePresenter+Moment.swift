@@ -1,7 +1,9 @@
 import KioskCore
 
-/// A drawn picture goes up at the flip it was drawn for, never before: what is drawn for a flip
-/// (the frame the pacer chose, a ticker's position) is right for that flip alone.
+/// A timed picture goes up at the flip it was drawn for, never before: what is drawn for a flip
+/// (the frame the pacer chose, a ticker's position, a transition's look) is right for that flip
+/// alone. An untimed one (a first frame, whose flip sets the clock; an overlay's redraw; an
+/// override) goes up as soon as it can.
 extension FramePresenter {
     /// Waits until asking for the flip of a picture drawn for `flip` (CLOCK_MONOTONIC seconds)
     /// puts it up then, when asking now would put it up sooner; at most a quarter second (an
@@ -20,6 +22,9 @@ extension FramePresenter {
             clock.sleep(seconds: min(flip - now, 0.25))
             return
         }
+        // A mirror or span copies the picture onto each screen before it asks (`presentDrawsFirst`):
+        // held, the copy would start too late for the vblank.
+        guard output.flipsOnVblankGrid, !output.presentDrawsFirst else { return }
         let refresh = output.refreshInterval.seconds
         guard output.expectedFlip(after: now) < flip - refresh / 2 else { return }
         clock.sleep(seconds: min(flip - refresh * 0.75 - now, 0.25))

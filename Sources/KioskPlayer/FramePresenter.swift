@@ -105,11 +105,14 @@ final class FramePresenter {
     }
 
     /// Puts `frame` up, with the overlay over `view` (nil: no overlay); `shown` says what it is
-    /// for the observers. The flip's CLOCK_MONOTONIC seconds, or nil if the display failed
-    /// (logged once per kind of failure; playback goes on trying).
+    /// for the observers. `timed`: the pacer chose the frame for the flip it foresees, which it
+    /// must not go up before (else: a first frame, a redraw, as soon as it can). The flip's
+    /// CLOCK_MONOTONIC seconds, or nil if the display failed (logged once per kind of failure;
+    /// playback goes on trying).
     func present(_ frame: DecodedFrame, layout: GravityLayout, scaler: Scaler, overlay view: OverlayPlayerView?,
-                 shown: PresentedFrame, predrawn: PredrawnPicture? = nil) -> Double? {
-        switch draw(frame, layout: layout, scaler: scaler, overlay: view, shown: shown, predrawn: predrawn, holdable: false) {
+                 shown: PresentedFrame, predrawn: PredrawnPicture? = nil, timed: Bool) -> Double? {
+        switch draw(frame, layout: layout, scaler: scaler, overlay: view, shown: shown, predrawn: predrawn,
+                    timed: timed, holdable: false) {
         case .flipped(let flip): flip
         case .drawn(let drawn): commit(drawn)
         case .failed: nil
@@ -130,7 +133,7 @@ final class FramePresenter {
     /// no transition or moving layer: nothing else is drawn for that flip) is left in the back
     /// buffer for the caller to `commit` at its moment, or to drop for something newer.
     func draw(_ frame: DecodedFrame, layout: GravityLayout, scaler: Scaler, overlay view: OverlayPlayerView?,
-              shown: PresentedFrame, predrawn: PredrawnPicture? = nil, holdable: Bool) -> DrawOutcome {
+              shown: PresentedFrame, predrawn: PredrawnPicture? = nil, timed: Bool, holdable: Bool) -> DrawOutcome {
         do {
             var shown = shown
             let now = MonotonicClock.hostTime()
@@ -184,7 +187,8 @@ final class FramePresenter {
             overlay?.draw(into: back, over: view, rotation: output.softwareRotation)
             if overlay?.drawn != nil { composed.spoil(back) }
             drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
-            let drawn = DrawnFrame(back: back, shown: shown, flip: flipEstimate, draw: draws)
+            // A ticker placed for the flip foreseen is timed whatever the frame is.
+            let drawn = DrawnFrame(back: back, shown: shown, flip: flipEstimate, draw: draws, timed: timed || shown.ticker != nil)
             if holdable && plain { return .drawn(drawn) }
             return commit(drawn).map { .flipped($0) } ?? .failed
         } catch {
@@ -205,7 +209,7 @@ final class FramePresenter {
             return nil
         }
         var shown = drawn.shown
-        holdUntilItsFlip(drawn.flip)
+        if drawn.timed { holdUntilItsFlip(drawn.flip) }
         do {
             shown.flipTime = try output.present(drawn.back)
         } catch {
@@ -273,7 +277,9 @@ final class FramePresenter {
             let drawStart = MonotonicClock().now()
             let back = try output.backBuffer()
             let rotation = output.softwareRotation
-            let flipEstimate = output.expectedFlip(after: drawStart + refreshDrawSeconds)
+            // A transition mixes the whole picture, as heavy as a frame's draw.
+            let mixing = transitions.shows(atHost: MonotonicClock.hostTime(seconds: drawStart))
+            let flipEstimate = output.expectedFlip(after: drawStart + (mixing ? drawSeconds : refreshDrawSeconds))
             if transitions.shows(atHost: MonotonicClock.hostTime(seconds: flipEstimate)) {
                 shown.event = "transition"
                 drawTransition(into: back, flipTime: flipEstimate, shown: &shown)
@@ -292,7 +298,7 @@ final class FramePresenter {
             }
             overlay?.draw(into: back, over: view, rotation: rotation)
             if overlay?.drawn != nil { composed.spoil(back) }
-            refreshDrawSeconds += (MonotonicClock().now() - drawStart - refreshDrawSeconds) / 8
+            if shown.event == "ticker" { refreshDrawSeconds += (MonotonicClock().now() - drawStart - refreshDrawSeconds) / 8 }
             holdUntilItsFlip(flipEstimate)
             shown.flipTime = try output.present(back)
             shown.buffer = back

@@ -23,7 +23,7 @@ extension PlaybackLoop {
     func presentAtItsMoment(_ frame: DecodedFrame, of item: ActiveItem) {
         guard !items.armed.wanted.isEmpty, !output.presentDrawsFirst else {
             takeOff(frame, of: item)
-            present(frame, of: item)
+            present(frame, of: item, timed: true)
             return
         }
         let refresh = output.refreshInterval.seconds
@@ -32,7 +32,7 @@ extension PlaybackLoop {
             logger.debug("display: overrides armed: the loop's flips are asked for just before their vblank (every \(String(format: "%.2f", refresh * 1000)) ms)")
         }
         switch screen.draw(frame, layout: layout(of: frame, in: item), scaler: item.scaler, overlay: time.overlayView,
-                           shown: shown(frame, of: item), predrawn: item.predrawn.take(), holdable: true) {
+                           shown: shown(frame, of: item), predrawn: item.predrawn.take(), timed: true, holdable: true) {
         case .flipped:
             takeOff(frame, of: item)
             presented(frame, of: item)

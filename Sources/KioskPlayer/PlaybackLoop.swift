@@ -150,6 +150,9 @@ final class PlaybackLoop {
         case .stop: stopping = true
         case .overlay(let note): screen.overlay?.note(note)
         case .screenshot(let request):
+            // Asked again after a timeout, each request still queued would read the screen back
+            // (CI: a starved vkms guest's read-backs, 10-20 s each, queued one after another).
+            guard !request.isAbandoned else { return }
             // A screen switched off shows nothing; with CEC the TV sleeps but kiosk's black is up.
             request.finish(sequencer.power.isOff && sequencer.usesKMSPower
                            ? .failure(ScreenshotError(description: "the display is off")) : screen.captureScreen())
@@ -305,11 +308,13 @@ final class PlaybackLoop {
                        video: true, generation: item.pipeline.currentGeneration, event: event, insert: item.reference.isInsert)
     }
 
-    /// Puts `frame` up (FramePresenter); the flip's host time, or nil if the display failed.
+    /// Puts `frame` up (FramePresenter); `timed`: the pacer chose it for the flip it foresees.
+    /// The flip's host time, or nil if the display failed.
     @discardableResult
-    func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> MediaTime? {
+    func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil, timed: Bool = false) -> MediaTime? {
         guard let flip = screen.present(frame, layout: layout(of: frame, in: item), scaler: item.scaler, overlay: time.overlayView,
-                                        shown: shown(frame, of: item, event: event), predrawn: item.predrawn.take()) else { return nil }
+                                        shown: shown(frame, of: item, event: event), predrawn: item.predrawn.take(),
+                                        timed: timed) else { return nil }
         presented(frame, of: item)
         return MonotonicClock.hostTime(seconds: flip)
     }

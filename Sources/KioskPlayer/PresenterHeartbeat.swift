@@ -83,6 +83,8 @@ final class MonitoredOutput: VideoOutput {
     var directVideo: DirectVideoOutput? { base.directVideo }
     func expectedFlip(after host: Double) -> Double { base.expectedFlip(after: host) }
     var flipsWhenAsked: Bool { base.flipsWhenAsked }
+    var flipsOnVblankGrid: Bool { base.flipsOnVblankGrid }
+    var presentDrawsFirst: Bool { base.presentDrawsFirst }
     func setPower(on: Bool) throws -> Bool { try base.setPower(on: on) }
     func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool { try base.readBack(body) }
     var screenshotSource: String { base.screenshotSource }

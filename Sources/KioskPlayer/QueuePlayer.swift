@@ -119,12 +119,15 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     }
     /// Saves what is on screen now as a PNG at `path`: the buffer last flipped, or on the video
     /// plane path the frame composed in software as the CPU path would draw it. The presenter
-    /// copies the picture between two frames; the PNG is encoded on the calling thread.
-    public func saveScreenshot(to path: String) throws {
+    /// copies the picture between two frames; the PNG is encoded on the calling thread. Not
+    /// answered within `timeout` seconds, the request is dropped: the presenter, busy meanwhile,
+    /// does not take the picture for nobody.
+    public func saveScreenshot(to path: String) throws { try saveScreenshot(to: path, timeout: 10) }
+    public func saveScreenshot(to path: String, timeout: Double) throws {
         let request = ScreenshotRequest()
         mailbox.post(.screenshot(request))
-        guard let answer = request.wait(timeout: 10) else {
-            throw ScreenshotError(description: "the player did not answer within 10 s")
+        guard let answer = request.wait(timeout: timeout) else {
+            throw ScreenshotError(description: "the player did not answer within \(String(format: "%g", timeout)) s")
         }
         let picture = try answer.get()
         try PNGWriter.write(picture.buffer, to: path)

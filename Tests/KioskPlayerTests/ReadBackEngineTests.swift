@@ -17,10 +17,13 @@ import Testing
     final class ReadBackDisplay: VideoOutput {
         let inner: HeadlessDisplay
         let failing: Bool
+        /// How long each read-back takes (a slow driver's writeback).
+        let seconds: Double
         private(set) var readBacks = 0
-        init(size: PixelSize, failing: Bool = false) {
+        init(size: PixelSize, failing: Bool = false, seconds: Double = 0) {
             inner = HeadlessDisplay(size: size)
             self.failing = failing
+            self.seconds = seconds
         }
         var size: PixelSize { inner.size }
         var refreshInterval: MediaTime { inner.refreshInterval }
@@ -29,6 +32,7 @@ import Testing
         var screenshotSource: String { failing ? "composed by kiosk (the driver refused)" : "read back through a test's writeback" }
         func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool {
             readBacks += 1
+            if seconds > 0 { Thread.sleep(forTimeInterval: seconds) }
             if failing { throw DRMError.callFailed(what: "reading back", call: "drmModeAtomicCommit", errno: EINVAL) }
             let stride = size.width * 4
             let memory = UnsafeMutableRawPointer.allocate(byteCount: stride * size.height, alignment: 64)
@@ -66,6 +70,35 @@ import Testing
         #expect(image.pixel(5, 90).isBlack && !image.pixel(160, 90).isBlack, "kiosk's own picture: bars, then the clip")
         let warnings = log.lines(atLeast: .warning)
         #expect(warnings.count == 1 && warnings[0].contains("reading the display back failed"), "\(warnings)")
+    }
+
+    /// A screenshot asked for while the presenter read another back (1.5 s each here; 10-20 s
+    /// on a starved vkms guest in CI), whose asker gave up before the presenter came to it, is
+    /// not read back: asked again after each timeout, every request still queued read the
+    /// screen back in turn, and the presenter stayed held long after.
+    @Test func aScreenshotNobodyWaitsForAnyMoreIsNotTaken() throws {
+        let display = ReadBackDisplay(size: Self.screen, seconds: 1.5)
+        let log = CapturedLog()
+        let player = try Self.pausedPlayer(on: display, log: log)
+        defer { player.stop() }
+        let first = ScreenshotEngineTests.path("shot-readback-slow")
+        let taken = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            _ = try? player.saveScreenshot(to: first, timeout: 20)
+            taken.signal()
+        }
+        thread.start()
+        // The first is being read back (the presenter is held); two more give up after 0.3 s.
+        #expect(waitUntil(5) { display.readBacks == 1 }, "the first read-back began")
+        for n in 0..<2 {
+            #expect(throws: ScreenshotError.self) { try player.saveScreenshot(to: ScreenshotEngineTests.path("shot-given-up-\(n)"), timeout: 0.3) }
+        }
+        #expect(taken.wait(timeout: .now() + 20) == .success, "the first was answered")
+        #expect(FileManager.default.fileExists(atPath: first))
+        // A request asked after them is taken: the presenter has passed the two given up.
+        try player.saveScreenshot(to: ScreenshotEngineTests.path("shot-after"), timeout: 20)
+        let readBacks = display.readBacks
+        #expect(readBacks == 2, "the first and the last read back, not the two given up (\(readBacks))")
     }
 
     /// On a panel with vblanks the presenter puts up the frame due at the flip, up to a refresh

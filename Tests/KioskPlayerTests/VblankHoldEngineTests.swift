@@ -29,6 +29,7 @@ import Testing
         var size: PixelSize { inner.size }
         var refreshInterval: MediaTime { inner.refreshInterval }
         func expectedFlip(after host: Double) -> Double { inner.expectedFlip(after: host) }
+        var flipsOnVblankGrid: Bool { inner.flipsOnVblankGrid }
         func backBuffer() throws -> PixelBuffer {
             handedOut += 1
             if handedOut <= slowDraws { Thread.sleep(forTimeInterval: slowSeconds) }
@@ -51,9 +52,10 @@ import Testing
                                                                       speed: 120, separator: " +++ "),
                                        position: .bottom, margin: .pixels(0), size: .pixels(30), background: LayerColor(rgb: 0))]
         let item = ItemConfig(source: .file(clip), location: SourceLocation(file: "test", line: 1, column: 1))
-        // 16 draws of 30 ms take the estimate over 20 ms (more than a refresh); the draws after
-        // take a millisecond or two, and the estimate comes down over a few flips.
-        let display = SlowThenFastPanel(slowDraws: 16, slowSeconds: 0.03)
+        // 24 back buffers of 30 ms, shared by the frames' draws and the ticker's refreshes (each
+        // with an estimate of its own), take both estimates near 20 ms (more than a refresh);
+        // the draws after take a millisecond or two, and the estimates come down over a few flips.
+        let display = SlowThenFastPanel(slowDraws: 24, slowSeconds: 0.03)
         let player = try QueuePlayer(output: display, playlist: PlaylistCursor(entries: PlaylistExpander().expand([item]).entries,
                                                                               loopMode: .none),
                                      settings: settings, logger: CapturedLog().logger)
@@ -78,14 +80,16 @@ import Testing
         #expect(early.isEmpty, "frames shown early (index, ms): \(early.prefix(8).map { "(\($0.offset), \(Int($0.element)))" })")
 
         // Each flip's ticker position says which vblank it was placed for: 2 px a refresh on
-        // from the first's. Placed for a later vblank than it went up at is ahead.
+        // from the first's. Placed for a later vblank than it went up at is ahead of the flips
+        // placed for their own (the most: late ones are a few on a busy machine).
+        // The count of late flips is not bounded here: the machine makes those (test_layers).
         var flips: [(t: Double, x: Int)] = []
         for record in records {
             guard let t = record["t"] as? Double, let x = record["ticker"] as? Int else { continue }
             if let last = flips.last, x > last.x { break }   // the line's next run
             flips.append((t, x))
         }
-        #expect(flips.count >= 100, "the ticker moved at the refreshes (\(flips.count) flips)")
+        #expect(flips.count >= 60, "the ticker moved at the refreshes (\(flips.count) flips)")
         guard let start = flips.first else { return }
         let slots = flips.map { Int((Double(start.x - $0.x) / 2 - ($0.t - start.t) / refresh).rounded()) }
         let usual = Dictionary(grouping: slots, by: { $0 }).max { $0.value.count < $1.value.count }?.key ?? 0

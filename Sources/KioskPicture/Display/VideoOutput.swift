@@ -110,11 +110,16 @@ public protocol VideoOutput: AnyObject {
     /// (`CommitLead`) would miss it, so the presenter asks at once. The default: no.
     var presentDrawsFirst: Bool { get }
     /// Whether a flip completes the moment it is asked for (a KMS driver without vblanks:
-    /// bochs, virtio-gpu, simpledrm, USB displays): the presenter then holds a drawn frame
+    /// bochs, virtio-gpu, simpledrm, USB displays): the presenter then holds a timed frame
     /// until the moment the pacer chose it for, as a draw that ran faster than its estimate
     /// would otherwise put it up early. The default: no (the flip waits for a vblank, or the
     /// output paces itself).
     var flipsWhenAsked: Bool { get }
+    /// Whether a flip completes at the first vblank of a fixed grid after it is asked for (a
+    /// panel's refresh; `expectedFlip` traces the grid): the presenter then holds a timed
+    /// picture until the vblank before its own has passed, or a draw that ran faster than its
+    /// estimate would put it up a refresh early. The default: no.
+    var flipsOnVblankGrid: Bool { get }
     /// Queues `buffer`'s flip and returns the wait for it, so screens that must flip on one
     /// refresh (a mirror, a span) queue every flip before waiting for any, each through its own
     /// display's code rather than a downcast. The default presents at once.
@@ -172,6 +177,7 @@ extension VideoOutput {
     public var directVideo: DirectVideoOutput? { nil }
     public var presentDrawsFirst: Bool { false }
     public var flipsWhenAsked: Bool { false }
+    public var flipsOnVblankGrid: Bool { false }
 
     public func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool { false }
     public var screenshotSource: String { "composed by kiosk from its own buffers" }
