@@ -83,6 +83,7 @@ final class CommandMailbox: @unchecked Sendable {
             return on ? [] : pending
         }
         for case .request(_, let answer?) in left { answer.finish(PlayerRefusal("playback has ended")) }
+        for case .screenshot(let request) in left { request.finish(.failure(ScreenshotError(description: "playback has ended"))) }
     }
 
     /// Whether a command waits (the presenter asks before it commits a frame it held).

@@ -3,7 +3,8 @@ import KioskCore
 /// A timed picture goes up at the flip it was drawn for, never before: what is drawn for a flip
 /// (the frame the pacer chose, a ticker's position, a transition's look) is right for that flip
 /// alone. An untimed one (a first frame, whose flip sets the clock; an overlay's redraw; an
-/// override) goes up as soon as it can.
+/// override) goes up as soon as it can, unless a ticker or a transition drawn with it makes it
+/// timed.
 extension FramePresenter {
     /// Waits until asking for the flip of a picture drawn for `flip` (CLOCK_MONOTONIC seconds)
     /// puts it up then, when asking now would put it up sooner; at most a quarter second (an
@@ -23,7 +24,8 @@ extension FramePresenter {
             return
         }
         // A mirror or span copies the picture onto each screen before it asks (`presentDrawsFirst`):
-        // held, the copy would start too late for the vblank.
+        // held, the copy would start too late for the vblank. (MultiScreenOutput says neither
+        // grid nor at-once today: its frames are not held at all.)
         guard output.flipsOnVblankGrid, !output.presentDrawsFirst else { return }
         let refresh = output.refreshInterval.seconds
         guard output.expectedFlip(after: now) < flip - refresh / 2 else { return }

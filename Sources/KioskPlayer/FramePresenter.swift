@@ -106,7 +106,8 @@ final class FramePresenter {
 
     /// Puts `frame` up, with the overlay over `view` (nil: no overlay); `shown` says what it is
     /// for the observers. `timed`: the pacer chose the frame for the flip it foresees, which it
-    /// must not go up before (else: a first frame, a redraw, as soon as it can). The flip's
+    /// must not go up before (else, a first frame or a redraw goes up as soon as it can, unless a
+    /// ticker or a transition's look drawn with it was placed for that flip). The flip's
     /// CLOCK_MONOTONIC seconds, or nil if the display failed (logged once per kind of failure;
     /// playback goes on trying).
     func present(_ frame: DecodedFrame, layout: GravityLayout, scaler: Scaler, overlay view: OverlayPlayerView?,
@@ -187,8 +188,9 @@ final class FramePresenter {
             overlay?.draw(into: back, over: view, rotation: output.softwareRotation)
             if overlay?.drawn != nil { composed.spoil(back) }
             drawSeconds += (MonotonicClock().now() - drawStart - drawSeconds) / 8
-            // A ticker placed for the flip foreseen is timed whatever the frame is.
-            let drawn = DrawnFrame(back: back, shown: shown, flip: flipEstimate, draw: draws, timed: timed || shown.ticker != nil)
+            // A ticker placed for the flip foreseen, or a transition's look, is timed whatever the frame is.
+            let drawn = DrawnFrame(back: back, shown: shown, flip: flipEstimate, draw: draws,
+                                   timed: timed || shown.ticker != nil || shown.look != nil)
             if holdable && plain { return .drawn(drawn) }
             return commit(drawn).map { .flipped($0) } ?? .failed
         } catch {
@@ -278,7 +280,7 @@ final class FramePresenter {
             let back = try output.backBuffer()
             let rotation = output.softwareRotation
             // A transition mixes the whole picture, as heavy as a frame's draw.
-            let mixing = transitions.shows(atHost: MonotonicClock.hostTime(seconds: drawStart))
+            let mixing = transitions.shows(atHost: MonotonicClock.hostTime(seconds: drawStart + drawSeconds))
             let flipEstimate = output.expectedFlip(after: drawStart + (mixing ? drawSeconds : refreshDrawSeconds))
             if transitions.shows(atHost: MonotonicClock.hostTime(seconds: flipEstimate)) {
                 shown.event = "transition"
