@@ -15,63 +15,22 @@ import Testing
 @Suite(.serialized) struct VblankHoldEngineTests {
     static let screen = PixelSize(width: 320, height: 180)
 
-    /// Flips on a 60 Hz vblank grid (a headless display's); its first `slowDraws` back buffers
-    /// take `slowSeconds` each to hand out, as draws on a starved box do.
-    final class SlowThenFastPanel: VideoOutput {
-        let inner = HeadlessDisplay(size: VblankHoldEngineTests.screen, refreshRate: 60, pacing: .vblank)
-        let slowDraws: Int
-        let slowSeconds: Double
-        private var handedOut = 0
-        init(slowDraws: Int, slowSeconds: Double) {
-            self.slowDraws = slowDraws
-            self.slowSeconds = slowSeconds
-        }
-        var size: PixelSize { inner.size }
-        var refreshInterval: MediaTime { inner.refreshInterval }
-        func expectedFlip(after host: Double) -> Double { inner.expectedFlip(after: host) }
-        var flipsOnVblankGrid: Bool { inner.flipsOnVblankGrid }
-        func backBuffer() throws -> PixelBuffer {
-            handedOut += 1
-            if handedOut <= slowDraws { Thread.sleep(forTimeInterval: slowSeconds) }
-            return try inner.backBuffer()
-        }
-        func present(_ buffer: PixelBuffer) throws -> Double { try inner.present(buffer) }
-    }
-
     @Test func nothingDrawnForALaterVblankGoesUpBeforeIt() throws {
-        let clip = try MediaFixtures.clip("vblank-hold-25fps.mp4", ["-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=3",
-                                                                   "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast"])
-        let stats = MediaFixtures.directory.appendingPathComponent("vblank-hold-stats-\(UUID().uuidString).jsonl").path
         var settings = PlayerSettings()
-        settings.exitWhenFinished = true
-        settings.statsPath = stats
         settings.overlay = OverlayConfig()   // the font; the OSD stays hidden without input
         // 120 px/s at 60 Hz: 2 px a refresh. Its line and the strip are over 700 px: one run
         // lasts the whole clip.
         settings.layers = [LayerConfig(name: "news", content: .ticker(.text("News of the day +++ more news +++ and more"),
                                                                       speed: 120, separator: " +++ "),
                                        position: .bottom, margin: .pixels(0), size: .pixels(30), background: LayerColor(rgb: 0))]
-        let item = ItemConfig(source: .file(clip), location: SourceLocation(file: "test", line: 1, column: 1))
         // 24 back buffers of 30 ms, shared by the frames' draws and the ticker's refreshes (each
         // with an estimate of its own), take both estimates near 20 ms (more than a refresh);
         // the draws after take a millisecond or two, and the estimates come down over a few flips.
-        let display = SlowThenFastPanel(slowDraws: 24, slowSeconds: 0.03)
-        let player = try QueuePlayer(output: display, playlist: PlaylistCursor(entries: PlaylistExpander().expand([item]).entries,
-                                                                              loopMode: .none),
-                                     settings: settings, logger: CapturedLog().logger)
-        player.start()
-        let finished = player.waitUntilFinished(timeout: 30)
-        if !finished { player.stop() }
-        #expect(finished, "playback ends")
-
-        let lines = try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n")
-        let records = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let display = SlowFirstDrawsDisplay(HeadlessDisplay(size: Self.screen, refreshRate: 60, pacing: .vblank),
+                                            slowDraws: 24, slowSeconds: 0.03)
+        let (records, video) = try display.playClipOnce("vblank-hold-25fps", settings: settings)
         let refresh = 1.0 / 60
 
-        let video = records.filter { $0["video"] as? Bool == true }.compactMap { record -> (t: Double, pts: Double)? in
-            guard let t = record["t"] as? Double, let pts = record["pts"] as? Double else { return nil }
-            return (t, pts)
-        }
         #expect(video.count >= 40, "most of the 75 frames shown (\(video.count))")
         guard let first = video.first else { return }
         // The pacer takes a frame due within half a refresh of its flip (8.3 ms); a refresh
