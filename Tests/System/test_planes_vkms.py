@@ -62,7 +62,10 @@ CLIPS = {
 }
 # Two short clips crossfaded into each other on vkms (CROSSFADE): vkms's planes have no alpha
 # property, so the mix is drawn on the CPU path and the video goes back to the plane after it.
-SHORT_CLIPS = {"short-a": ((640, 360), "bt709"), "short-b": ((640, 360), "smpte170m")}
+# The first lasts 8 s: the second must have its first frame decoded a second before the first
+# ends, or kiosk cuts instead (TransitionSchedule.mayCommit); with 3 s a starved guest (ci54: 46
+# frames dropped) had not, and no mixed flip came.
+SHORT_CLIPS = {"short-a": ((640, 360), "bt709", 8), "short-b": ((640, 360), "smpte170m", 3)}
 CROSSFADE_CONFIG = """input: {enabled: false}
 playback: {loop: none, transition: {type: crossfade, duration: 2}}
 items: ['{dir}/short-a.mp4', '{dir}/short-b.mp4']
@@ -240,8 +243,8 @@ def guest(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("planes-vkms")
     for name, (size, matrix) in CLIPS.items():
         make_clip(work / f"{name}.mp4", size, matrix, turned=name == "phone")
-    for name, (size, matrix) in SHORT_CLIPS.items():
-        make_clip(work / f"{name}.mp4", size, matrix, seconds=3)
+    for name, (size, matrix, seconds) in SHORT_CLIPS.items():
+        make_clip(work / f"{name}.mp4", size, matrix, seconds=seconds)
     (work / "crossfade.conf").write_text(CROSSFADE_CONFIG.replace("{dir}", str(work)))
     (work / "layers.conf").write_text(LAYERS_CONFIG.replace("{dir}", str(work)))
     (work / "cases.json").write_text(json.dumps([
