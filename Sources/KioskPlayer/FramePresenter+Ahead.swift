@@ -11,7 +11,7 @@ struct DrawnFrame {
     /// `FramePresenter.draws` when it was drawn.
     let draw: Int
     /// Whether what it shows is for that vblank (a frame the pacer chose for it, a ticker's
-    /// position): it then never goes up before it (`holdUntilItsFlip`).
+    /// position, a transition's look): it then never goes up before it (`holdUntilItsFlip`).
     let timed: Bool
 }
 
