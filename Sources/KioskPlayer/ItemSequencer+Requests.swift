@@ -46,7 +46,7 @@ extension ItemSequencer {
 
     private func answerOf(_ request: PlayerRequest) -> PlaylistAnswer {
         // While the screen is dark nothing plays: the place kept for its return is the position.
-        navigator.answer(request, position: current.map { _ in time.currentTime } ?? power.poweredOff?.position,
+        navigator.answer(request, position: current.map(resumePoint) ?? power.poweredOff?.position,
                          displayOff: power.isOff)
     }
 
@@ -107,7 +107,7 @@ extension ItemSequencer {
         } else {
             let playing = current != nil && !finished
             power.markOff(resumingAt: PoweredOff(index: playing ? navigator.currentIndex : nil,
-                                                 position: playing ? time.currentTime : nil))
+                                                 position: current.flatMap { playing ? resumePoint(of: $0) : nil }))
             items.closeAll()
             idleUntil = nil
             audio?.flush()
@@ -152,6 +152,15 @@ extension ItemSequencer {
         if let overlay = reload.overlay { screen.configureOverlay(overlay) }
         if let layers = reload.layers { screen.configureLayers(layers, font: new.overlay?.font ?? .auto) }
         changed()
+    }
+
+    /// Where `item` comes back after a trigger, an insert, an override or a dark display: the
+    /// clock's position, or the frame on screen where the clock has run ahead of it
+    /// (ViewerPosition). A still, or a clock set for a frame not yet shown (a seek), by the clock.
+    private func resumePoint(of item: ActiveItem) -> MediaTime {
+        let clock = time.currentTime
+        guard !time.needsFirstFrame, item.plan.stillDuration == nil, let pts = item.lastPresentedPTS else { return clock }
+        return ViewerPosition.of(clock: clock, shown: pts - item.plan.start, frameDuration: item.expectedFrameDuration)
     }
 
     /// Once per turn of the loop (StallWatch): a local item that froze while it should play is

@@ -182,3 +182,19 @@ func presenterCadence(_ c: CadenceCase) {
     #expect(PausePosition.settle(position: millis(2400), shown: millis(2360), lastDropped: nil, head: millis(2400),
                                  frameDuration: frame40) == nil)
 }
+
+@Test func anEntryResumesWhereTheViewerLeftIt() {
+    let frame = MediaTime(value: 1, timescale: 10)
+    // CI's loaded bed: the clock at 5.5 s, 4.4 on screen and nothing later shown: back at 4.4.
+    #expect(ViewerPosition.of(clock: millis(5500), shown: millis(4400), frameDuration: frame) == millis(4400))
+    // A box that keeps up: the frame on screen is under a frame behind the clock: the clock's.
+    #expect(ViewerPosition.of(clock: millis(4460), shown: millis(4400), frameDuration: frame) == millis(4460))
+    // Two frames behind is a pacer between decisions, not a screen left behind: the clock's.
+    #expect(ViewerPosition.of(clock: millis(4600), shown: millis(4400), frameDuration: frame) == millis(4600))
+    #expect(ViewerPosition.of(clock: millis(4601), shown: millis(4400), frameDuration: frame) == millis(4400))
+    // Nothing shown yet, or a frame from before a trimmed start: the clock's.
+    #expect(ViewerPosition.of(clock: millis(700), shown: nil, frameDuration: frame) == millis(700))
+    #expect(ViewerPosition.of(clock: millis(700), shown: millis(-100), frameDuration: frame) == millis(700))
+    // The screen ahead of the clock (a frame put up for the flip to come): the clock's.
+    #expect(ViewerPosition.of(clock: millis(4400), shown: millis(4440), frameDuration: frame) == millis(4400))
+}
