@@ -32,6 +32,24 @@ extension FramePresenter {
         layersChanged()
     }
 
+    /// A ticker placed for `flip` whose drawing ran past it reaches a later flip: placed again
+    /// for that one (its strips brought back from the composed picture, the line drawn at the
+    /// later flip's position), so that it goes up where that flip wants it. Without this a
+    /// frame's draw slowed two refreshes (CI's host under other load, the first frames of a
+    /// run) put the ticker up two steps behind, and the next flip jumped them. Returns the flip
+    /// the ticker is now placed for. Only the ticker: the frame under it is the one the pacer
+    /// chose, late.
+    func placeTickerAgainIfLate(_ layers: LayerState, in back: PixelBuffer, placedFor flip: Double,
+                                shown: inout PresentedFrame) -> Double {
+        let refresh = output.refreshInterval.seconds
+        let reaches = output.expectedFlip(after: MonotonicClock().now() + refreshDrawSeconds)
+        guard reaches > flip + refresh / 2 else { return flip }
+        let rotation = output.softwareRotation
+        composed.bring(into: back, strips: layers.movingStrips(bufferSize: back.size, rotation: rotation))
+        shown.ticker = layers.drawMoving(into: back, rotation: rotation, flipTime: reaches, refreshInterval: refresh)
+        return reaches
+    }
+
     /// The still layers are composed again, and the layer plane drawn again, at the next flip.
     private func layersChanged() {
         composed.forget()

@@ -24,7 +24,7 @@ final class FramePresenter {
     private(set) var drawSeconds = 0.0
     /// The same for a refresh between frames (`refreshAnimation`: the moving layers' strips
     /// brought back and drawn again), a lighter draw than a frame's.
-    private var refreshDrawSeconds = 0.0
+    private(set) var refreshDrawSeconds = 0.0
     private(set) var presented = 0
     /// Counts the pictures drawn or put up: a `DrawnFrame` is still in the back buffer, and
     /// still the newest picture, while this has not moved on.
@@ -158,7 +158,7 @@ final class FramePresenter {
             directVideo?.planesHidden()
             let drawStart = MonotonicClock().now()
             let back = try output.backBuffer()
-            let flipEstimate = output.expectedFlip(after: drawStart + drawSeconds)
+            var flipEstimate = output.expectedFlip(after: drawStart + drawSeconds)
             var plain = false
             if transitions.shows(atHost: MonotonicClock.hostTime(seconds: flipEstimate)) {
                 // The picture alone in memory; each flip until the transition ends mixes it.
@@ -176,6 +176,7 @@ final class FramePresenter {
                 composed.bring(into: back, strips: [])
                 shown.ticker = layers.drawMoving(into: back, rotation: output.softwareRotation,
                                                  flipTime: flipEstimate, refreshInterval: output.refreshInterval.seconds)
+                flipEstimate = placeTickerAgainIfLate(layers, in: back, placedFor: flipEstimate, shown: &shown)
             } else {
                 if let predrawn, predrawn.pts == frame.pts, predrawn.layout == layout, predrawn.picture.buffer.size == back.size {
                     back.copyPixels(from: predrawn.picture.buffer)
@@ -281,7 +282,7 @@ final class FramePresenter {
             let rotation = output.softwareRotation
             // A transition mixes the whole picture, as heavy as a frame's draw.
             let mixing = transitions.shows(atHost: MonotonicClock.hostTime(seconds: drawStart + drawSeconds))
-            let flipEstimate = output.expectedFlip(after: drawStart + (mixing ? drawSeconds : refreshDrawSeconds))
+            var flipEstimate = output.expectedFlip(after: drawStart + (mixing ? drawSeconds : refreshDrawSeconds))
             if transitions.shows(atHost: MonotonicClock.hostTime(seconds: flipEstimate)) {
                 shown.event = "transition"
                 drawTransition(into: back, flipTime: flipEstimate, shown: &shown)
@@ -295,6 +296,7 @@ final class FramePresenter {
                 composed.bring(into: back, strips: layers.movingStrips(bufferSize: back.size, rotation: rotation))
                 shown.ticker = layers.drawMoving(into: back, rotation: rotation, flipTime: flipEstimate,
                                                  refreshInterval: output.refreshInterval.seconds)
+                flipEstimate = placeTickerAgainIfLate(layers, in: back, placedFor: flipEstimate, shown: &shown)
             } else {
                 return false
             }

@@ -16,7 +16,7 @@ import Testing
 
     @Test func aFrameDrawnFasterThanEstimatedWaitsForItsTime() throws {
         // 12 draws of 80 ms leave the estimate near 60 ms; the draws after take ~1 ms.
-        let display = SlowFirstDrawsDisplay(HeadlessDisplay(size: Self.screen, paced: false), slowDraws: 12, slowSeconds: 0.08,
+        let display = SlowDrawsDisplay(HeadlessDisplay(size: Self.screen, paced: false), slowDraws: 12, slowSeconds: 0.08,
                                             flipsWhenAsked: true)
         let (_, video) = try display.playClipOnce("at-once-25fps", settings: PlayerSettings())
         let count = video.count

@@ -16,18 +16,12 @@ import Testing
     static let screen = PixelSize(width: 320, height: 180)
 
     @Test func nothingDrawnForALaterVblankGoesUpBeforeIt() throws {
-        var settings = PlayerSettings()
-        settings.overlay = OverlayConfig()   // the font; the OSD stays hidden without input
-        // 120 px/s at 60 Hz: 2 px a refresh. Its line and the strip are over 700 px: one run
-        // lasts the whole clip.
-        settings.layers = [LayerConfig(name: "news", content: .ticker(.text("News of the day +++ more news +++ and more"),
-                                                                      speed: 120, separator: " +++ "),
-                                       position: .bottom, margin: .pixels(0), size: .pixels(30), background: LayerColor(rgb: 0))]
+        let settings = tickerSettings()
         // 24 back buffers of 30 ms, shared by the frames' draws and the ticker's refreshes (each
         // with an estimate of its own), take both estimates near 20 ms (more than a refresh);
         // the draws after take a millisecond or two, and the estimates come down over a few flips.
-        let display = SlowFirstDrawsDisplay(HeadlessDisplay(size: Self.screen, refreshRate: 60, pacing: .vblank),
-                                            slowDraws: 24, slowSeconds: 0.03)
+        let display = SlowDrawsDisplay(HeadlessDisplay(size: Self.screen, refreshRate: 60, pacing: .vblank),
+                                       slowDraws: 24, slowSeconds: 0.03)
         let (records, video) = try display.playClipOnce("vblank-hold-25fps", settings: settings)
         let refresh = 1.0 / 60
 
@@ -42,17 +36,9 @@ import Testing
         // from the first's. Placed for a later vblank than it went up at is ahead of the flips
         // placed for their own (the most: late ones are a few on a busy machine).
         // The count of late flips is not bounded here: the machine makes those (test_layers).
-        var flips: [(t: Double, x: Int)] = []
-        for record in records {
-            guard let t = record["t"] as? Double, let x = record["ticker"] as? Int else { continue }
-            if let last = flips.last, x > last.x { break }   // the line's next run
-            flips.append((t, x))
-        }
-        #expect(flips.count >= 60, "the ticker moved at the refreshes (\(flips.count) flips)")
-        guard let start = flips.first else { return }
-        let slots = flips.map { Int((Double(start.x - $0.x) / 2 - ($0.t - start.t) / refresh).rounded()) }
-        let usual = Dictionary(grouping: slots, by: { $0 }).max { $0.value.count < $1.value.count }?.key ?? 0
-        let ahead = slots.enumerated().filter { $0.element > usual }
-        #expect(ahead.isEmpty, "flips whose ticker was placed for a later vblank (index, refreshes): \(ahead.prefix(8).map { "(\($0.offset), \($0.element - usual))" })")
+        let ticker = TickerSlots(records, refresh: refresh)
+        #expect(ticker.flips >= 60, "the ticker moved at the refreshes (\(ticker.flips) flips)")
+        let ahead = ticker.away(+1)
+        #expect(ahead.isEmpty, "flips whose ticker was placed for a later vblank (index, refreshes): \(ahead.prefix(8))")
     }
 }
