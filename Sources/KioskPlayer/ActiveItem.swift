@@ -68,6 +68,16 @@ final class ActiveItem {
         return nil
     }
 
+    /// What follows the frame on screen in the queue of the timeline in force: the next decoded
+    /// frame's pts, or that the video's end comes next (neither: nothing decoded yet).
+    var queuedAfterScreen: (head: MediaTime?, endIsNext: Bool) {
+        switch pipeline.frames.peek(timeout: 0) {
+        case .frame(let frame, let generation)? where generation == pipeline.currentGeneration: (frame.pts, false)
+        case .end(_, let generation)? where generation == pipeline.currentGeneration: (nil, true)
+        default: (nil, false)
+        }
+    }
+
     var failure: MediaError? {
         if case .failed(let error) = pipeline.frames.peek(timeout: 0) { return error }
         return nil

@@ -42,8 +42,12 @@ extension FramePresenter {
     func placeTickerAgainIfLate(_ layers: LayerState, in back: PixelBuffer, placedFor flip: Double,
                                 shown: inout PresentedFrame) -> Double {
         let refresh = output.refreshInterval.seconds
-        let reaches = output.expectedFlip(after: MonotonicClock().now() + refreshDrawSeconds)
-        guard reaches > flip + refresh / 2 else { return flip }
+        // Late only if the flip asked now is already past the one it was placed for; a draw
+        // that may still make its flip keeps it. Placed again, it reaches the flip after a
+        // strip's drawing (`refreshDrawSeconds`).
+        let now = MonotonicClock().now()
+        guard output.expectedFlip(after: now) > flip + refresh / 2 else { return flip }
+        let reaches = output.expectedFlip(after: now + refreshDrawSeconds)
         let rotation = output.softwareRotation
         composed.bring(into: back, strips: layers.movingStrips(bufferSize: back.size, rotation: rotation))
         shown.ticker = layers.drawMoving(into: back, rotation: rotation, flipTime: reaches, refreshInterval: refresh)

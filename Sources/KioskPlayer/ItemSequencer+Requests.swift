@@ -155,12 +155,17 @@ extension ItemSequencer {
     }
 
     /// Where `item` comes back after a trigger, an insert, an override or a dark display: the
-    /// clock's position, or the frame on screen where the clock has run ahead of it
-    /// (ViewerPosition). A still, or a clock set for a frame not yet shown (a seek), by the clock.
+    /// clock's position, or the frame on screen where the screen fell behind the clock
+    /// (ViewerPosition). A still or cover art, or a clock set for a frame not yet shown (a
+    /// seek), by the clock.
     private func resumePoint(of item: ActiveItem) -> MediaTime {
         let clock = time.currentTime
-        guard !time.needsFirstFrame, item.plan.stillDuration == nil, let pts = item.lastPresentedPTS else { return clock }
-        return ViewerPosition.of(clock: clock, shown: pts - item.plan.start, frameDuration: item.expectedFrameDuration)
+        guard !time.needsFirstFrame, item.plan.stillDuration == nil, item.pipeline.info?.bestVideo?.isStillImage != true,
+              let shown = item.lastPresentedPTS else { return clock }
+        let start = item.plan.start
+        let (head, endIsNext) = item.queuedAfterScreen
+        return ViewerPosition.of(clock: clock, shown: shown - start, lastDropped: item.lastDroppedPTS.map { $0 - start },
+                                 head: head.map { $0 - start }, frameDuration: item.expectedFrameDuration, endIsNext: endIsNext)
     }
 
     /// Once per turn of the loop (StallWatch): a local item that froze while it should play is

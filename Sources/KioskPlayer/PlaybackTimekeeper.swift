@@ -113,13 +113,7 @@ final class PlaybackTimekeeper {
     /// A stopped clock names the frame on screen (PausePosition says where that puts it).
     private func stopOnShownFrame(at host: MediaTime) {
         guard !needsFirstFrame, let item = items.current, let shown = item.lastPresentedPTS else { return }
-        var head: MediaTime?
-        var endIsNext = false
-        switch item.pipeline.frames.peek(timeout: 0) {
-        case .frame(let frame, let generation)? where generation == item.pipeline.currentGeneration: head = frame.pts
-        case .end(_, let generation)? where generation == item.pipeline.currentGeneration: endIsNext = true
-        default: break
-        }
+        let (head, endIsNext) = item.queuedAfterScreen
         let position = clock.mediaTime(atHost: host)
         let settled = PausePosition.settle(position: position, shown: shown, lastDropped: item.lastDroppedPTS,
                                            head: head, frameDuration: item.expectedFrameDuration, endIsNext: endIsNext)

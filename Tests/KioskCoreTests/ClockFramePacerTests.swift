@@ -185,16 +185,27 @@ func presenterCadence(_ c: CadenceCase) {
 
 @Test func anEntryResumesWhereTheViewerLeftIt() {
     let frame = MediaTime(value: 1, timescale: 10)
-    // CI's loaded bed: the clock at 5.5 s, 4.4 on screen and nothing later shown: back at 4.4.
-    #expect(ViewerPosition.of(clock: millis(5500), shown: millis(4400), frameDuration: frame) == millis(4400))
-    // A box that keeps up: the frame on screen is under a frame behind the clock: the clock's.
-    #expect(ViewerPosition.of(clock: millis(4460), shown: millis(4400), frameDuration: frame) == millis(4460))
-    // Two frames behind is a pacer between decisions, not a screen left behind: the clock's.
-    #expect(ViewerPosition.of(clock: millis(4600), shown: millis(4400), frameDuration: frame) == millis(4600))
-    #expect(ViewerPosition.of(clock: millis(4601), shown: millis(4400), frameDuration: frame) == millis(4400))
+    func at(_ clock: Int64, shown: Int64?, dropped: Int64? = nil, head: Int64? = nil, endIsNext: Bool = false) -> MediaTime {
+        ViewerPosition.of(clock: millis(clock), shown: shown.map(millis), lastDropped: dropped.map(millis),
+                          head: head.map(millis), frameDuration: frame, endIsNext: endIsNext)
+    }
+    // CI's loaded bed: the clock at 5.5 s, 4.4 on screen, nothing decoded past it: back at 4.4.
+    #expect(at(5500, shown: 4400) == millis(4400))
+    // Frames after the screen's dropped as late, or one due and still queued: behind, back at the screen.
+    #expect(at(5500, shown: 4400, dropped: 5300, head: 5600) == millis(4400))
+    #expect(at(5500, shown: 4400, head: 4500) == millis(4400))
+    // The screen holds its frame on purpose: a long gap before the next frame of a
+    // variable-rate file, or a video stream that ended before its sound: the clock's.
+    #expect(at(5500, shown: 4400, head: 9000) == millis(5500))
+    #expect(at(5500, shown: 4400, dropped: 4300, head: 9000) == millis(5500))
+    #expect(at(90_000, shown: 4400, endIsNext: true) == millis(90_000))
+    // A box that keeps up: the screen within two frames of the clock: the clock's.
+    #expect(at(4460, shown: 4400) == millis(4460))
+    #expect(at(4600, shown: 4400) == millis(4600))
+    #expect(at(4601, shown: 4400) == millis(4400))
     // Nothing shown yet, or a frame from before a trimmed start: the clock's.
-    #expect(ViewerPosition.of(clock: millis(700), shown: nil, frameDuration: frame) == millis(700))
-    #expect(ViewerPosition.of(clock: millis(700), shown: millis(-100), frameDuration: frame) == millis(700))
+    #expect(at(700, shown: nil) == millis(700))
+    #expect(at(700, shown: -100) == millis(700))
     // The screen ahead of the clock (a frame put up for the flip to come): the clock's.
-    #expect(ViewerPosition.of(clock: millis(4400), shown: millis(4440), frameDuration: frame) == millis(4400))
+    #expect(at(4400, shown: 4440) == millis(4400))
 }

@@ -17,6 +17,8 @@ final class SlowDrawsDisplay: VideoOutput {
     let flipsWhenAsked: Bool
     private let isSlow: (Int) -> Bool
     private var handedOut = 0
+    /// When each slow back buffer was handed out (CLOCK_MONOTONIC seconds, as the stats' `t`).
+    private(set) var slowHandedOut: [Double] = []
 
     init(_ inner: HeadlessDisplay, slowDraws: Int, slowSeconds: Double, flipsWhenAsked: Bool = false) {
         self.inner = inner
@@ -39,7 +41,10 @@ final class SlowDrawsDisplay: VideoOutput {
 
     func backBuffer() throws -> PixelBuffer {
         handedOut += 1
-        if isSlow(handedOut) { Thread.sleep(forTimeInterval: slowSeconds) }
+        if isSlow(handedOut) {
+            Thread.sleep(forTimeInterval: slowSeconds)
+            slowHandedOut.append(MonotonicClock().now())
+        }
         return try inner.backBuffer()
     }
 
@@ -81,6 +86,7 @@ extension SlowDrawsDisplay {
 /// line only.
 struct TickerSlots {
     let flips: Int
+    let times: [Double]
     let slots: [Int]
     let usual: Int
 
@@ -92,12 +98,18 @@ struct TickerSlots {
             flips.append((t, x))
         }
         self.flips = flips.count
+        times = flips.map(\.t)
         let start = flips.first
         slots = flips.map { flip in
             guard let start else { return 0 }
             return Int((Double(start.x - flip.x) / pixelsPerRefresh - (flip.t - start.t) / refresh).rounded())
         }
         usual = Dictionary(grouping: slots, by: { $0 }).max { $0.value.count < $1.value.count }?.key ?? 0
+    }
+
+    /// The index of the first flip at or after each of `moments` (the flip a draw begun then made).
+    func firstFlips(after moments: [Double]) -> Set<Int> {
+        Set(moments.compactMap { moment in times.firstIndex { $0 >= moment } })
     }
 
     /// (index, refreshes) of the flips placed `by` refreshes or more away from the usual, on
