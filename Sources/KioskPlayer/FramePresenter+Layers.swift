@@ -41,13 +41,18 @@ extension FramePresenter {
     /// chose, late.
     func placeTickerAgainIfLate(_ layers: LayerState, in back: PixelBuffer, placedFor flip: Double,
                                 shown: inout PresentedFrame) -> Double {
+        // A mirror or span: its expected flip is the latest of screens whose vblanks are not in
+        // step, which would read as late for a flip the first screen still makes (not held
+        // either: FramePresenter+Moment.swift).
+        guard !output.presentDrawsFirst else { return flip }
         let refresh = output.refreshInterval.seconds
         // Late only if the flip asked now is already past the one it was placed for; a draw
         // that may still make its flip keeps it. Placed again, it reaches the flip after a
-        // strip's drawing (`refreshDrawSeconds`).
+        // strip's drawing (`refreshDrawSeconds`; at least a quarter refresh before any refresh
+        // was timed: video at the refresh rate draws none).
         let now = MonotonicClock().now()
         guard output.expectedFlip(after: now) > flip + refresh / 2 else { return flip }
-        let reaches = output.expectedFlip(after: now + refreshDrawSeconds)
+        let reaches = output.expectedFlip(after: now + max(refreshDrawSeconds, refresh / 4))
         let rotation = output.softwareRotation
         composed.bring(into: back, strips: layers.movingStrips(bufferSize: back.size, rotation: rotation))
         shown.ticker = layers.drawMoving(into: back, rotation: rotation, flipTime: reaches, refreshInterval: refresh)

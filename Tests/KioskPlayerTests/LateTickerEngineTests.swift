@@ -42,7 +42,9 @@ import Testing
         let (ticker, _) = try tickerFlips("fitting-ticker-25fps") { SlowDrawsDisplay($0, slowEvery: 1, after: 0, slowSeconds: 0.01) }
         let gaps = zip(ticker.times, ticker.times.dropFirst()).map { Int((($1 - $0) * 60).rounded()) }
         let everyVblank = gaps.filter { $0 == 1 }.count
-        // Placed again each time, a refresh would wait for the next vblank: every gap two.
-        #expect(everyVblank * 10 >= gaps.count * 7, "flips a vblank after the one before: \(everyVblank) of \(gaps.count)")
+        // Placed again each time, a refresh waited for the next vblank: 11 of 96 gaps were one
+        // (the first version of the placing again). A loaded machine makes some gaps two; the
+        // bar is well under what a quiet one makes and well over the defect's.
+        #expect(everyVblank * 10 >= gaps.count * 4, "flips a vblank after the one before: \(everyVblank) of \(gaps.count)")
     }
 }

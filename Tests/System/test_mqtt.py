@@ -368,13 +368,16 @@ def test_tls_with_the_brokers_ca_connects_and_a_wrong_ca_is_one_line(tmp_path, c
 
 def test_a_stop_is_not_held_by_a_broker_that_is_away(tmp_path, clip, running):
     # A broker that refuses the TCP connection: libmosquitto sleeps its reconnect delay between
-    # tries, which nothing can wake; kiosk's stop must still take less than a second (SIGTERM's
-    # contract, test_signals.py).
+    # tries, which nothing can wake; kiosk's stop must not wait for it.
     kiosk = Kiosk(tmp_path, clip, "k1", section(free_port(), "k1"))
     running.append(kiosk)
     assert wait_until(lambda: kiosk.lines("mqtt: cannot reach"), timeout=EVENT_TIMEOUT), kiosk.log.read_text()
-    time.sleep(1.5)   # into the reconnect delay (1 s, then 2 s)
+    # Into the third reconnect delay (1 s, then 2, then 4: from 3 s to 7 s after the first
+    # failure): held by it, the stop would take about 3.5 s. The bar is the broker's delay, not
+    # the machine's speed: CI's loaded host once took 1.12 s to stop against a bar of 1 s, half
+    # a second short of the delay then. SIGTERM's own second is test_signals.py's.
+    time.sleep(3.5)
     started = time.monotonic()
     assert kiosk.stop() == 0
     took = time.monotonic() - started
-    assert took < 1.0, f"exit took {took:.2f} s after SIGTERM"
+    assert took < 2.0, f"exit took {took:.2f} s after SIGTERM: held by the reconnect delay"

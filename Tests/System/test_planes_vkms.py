@@ -138,7 +138,7 @@ for case in json.loads((work / "cases.json").read_text()):
 
 # The crossfade: `kiosk run` of its kiosk.conf until a frame of the second clip after the mix, and
 # a second more (however slowly the guest runs: CI's loaded one had not finished the mix after a
-# fixed 7 s). The clip has a second left after the mix; then the playlist (loop: none) is done.
+# fixed 7 s). The clip has two seconds left after the mix; then the playlist (loop: none) is done.
 def past_the_mix(path):
     records = stats_records(path)
     mixed = [r for r in records if "mix" in r]

@@ -9,8 +9,8 @@ import KioskBasics
 /// skipped a second the viewer never saw. The entry resumes at the frame on screen instead
 /// (seen again, which costs a frame, not a second of content), but only where there is
 /// evidence that the screen fell behind: a screen that holds its frame on purpose stays with
-/// the clock (a song's cover picture, a video stream that ended before its sound, a long gap
-/// between two frames of a variable-rate file).
+/// the clock (a song's cover picture, a video stream whose end is queued before its sound's, a
+/// long gap between two frames of a variable-rate file).
 public enum ViewerPosition {
     /// - Parameters:
     ///   - clock: the entry's position on the clock when it was cut (from its start).
