@@ -53,10 +53,18 @@ extension FramePresenter {
         let now = MonotonicClock().now()
         guard output.expectedFlip(after: now) > flip + refresh / 2 else { return flip }
         let reaches = output.expectedFlip(after: now + max(refreshDrawSeconds, refresh / 4))
+        placeTicker(layers, in: back, for: reaches, shown: &shown)
+        return reaches
+    }
+
+    /// The moving layers' strips brought back from the composed picture into `back`, and the
+    /// moving layers drawn over them for a flip at `flip` (a refresh between frames, or a
+    /// ticker placed again).
+    func placeTicker(_ layers: LayerState, in back: PixelBuffer, for flip: Double, shown: inout PresentedFrame) {
         let rotation = output.softwareRotation
         composed.bring(into: back, strips: layers.movingStrips(bufferSize: back.size, rotation: rotation))
-        shown.ticker = layers.drawMoving(into: back, rotation: rotation, flipTime: reaches, refreshInterval: refresh)
-        return reaches
+        shown.ticker = layers.drawMoving(into: back, rotation: rotation, flipTime: flip,
+                                         refreshInterval: output.refreshInterval.seconds)
     }
 
     /// The still layers are composed again, and the layer plane drawn again, at the next flip.

@@ -293,9 +293,7 @@ final class FramePresenter {
                     layers.draw(into: canvas, rotation: rotation)
                     composed.composed()
                 }
-                composed.bring(into: back, strips: layers.movingStrips(bufferSize: back.size, rotation: rotation))
-                shown.ticker = layers.drawMoving(into: back, rotation: rotation, flipTime: flipEstimate,
-                                                 refreshInterval: output.refreshInterval.seconds)
+                placeTicker(layers, in: back, for: flipEstimate, shown: &shown)
                 flipEstimate = placeTickerAgainIfLate(layers, in: back, placedFor: flipEstimate, shown: &shown)
             } else {
                 return false

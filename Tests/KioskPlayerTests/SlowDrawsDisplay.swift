@@ -85,7 +85,6 @@ extension SlowDrawsDisplay {
 /// vblank); higher was placed for a later vblank, lower for an earlier one. The first run of the
 /// line only.
 struct TickerSlots {
-    let flips: Int
     let times: [Double]
     let slots: [Int]
     let usual: Int
@@ -97,7 +96,6 @@ struct TickerSlots {
             if let last = flips.last, x > last.x { break }   // the line's next run
             flips.append((t, x))
         }
-        self.flips = flips.count
         times = flips.map(\.t)
         let start = flips.first
         slots = flips.map { flip in
@@ -106,6 +104,8 @@ struct TickerSlots {
         }
         usual = Dictionary(grouping: slots, by: { $0 }).max { $0.value.count < $1.value.count }?.key ?? 0
     }
+
+    var flips: Int { times.count }
 
     /// The index of the first flip at or after each of `moments` (the flip a draw begun then made).
     func firstFlips(after moments: [Double]) -> Set<Int> {
