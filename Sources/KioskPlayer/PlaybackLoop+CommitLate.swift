@@ -44,7 +44,7 @@ extension PlaybackLoop {
     }
 
     /// `frame` off the head of its item's queue, if it is still there (a seek flushes it).
-    private func takeOff(_ frame: DecodedFrame, of item: ActiveItem) {
+    func takeOff(_ frame: DecodedFrame, of item: ActiveItem) {
         item.pipeline.frames.popFirst { if case .frame(let head, _) = $0 { head === frame } else { false } }
     }
 

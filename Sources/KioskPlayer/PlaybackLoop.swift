@@ -194,8 +194,12 @@ final class PlaybackLoop {
                     mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
                     return
                 }
-                _ = item.pipeline.frames.pop(timeout: 0)
-                if let flip = present(frame, of: item) {
+                // Off the queue once its flip is asked for, not before: a full queue's decoder
+                // (an armed override's, parked) woke at the pop and took the core the draw and
+                // the flip's request needed, a refresh late now and then (#35).
+                let flip = present(frame, of: item)
+                takeOff(frame, of: item)
+                if let flip {
                     time.clock.seek(to: frame.pts, atHost: flip)
                     logger.debug("clock: set by a first frame to \(PlaybackTimekeeper.text(frame.pts)) (\(time.state.timeControlStatus))")
                 }
