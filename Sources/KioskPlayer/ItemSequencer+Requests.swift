@@ -165,7 +165,8 @@ extension ItemSequencer {
         let start = item.plan.start
         let (head, endIsNext) = item.queuedAfterScreen
         return ViewerPosition.of(clock: clock, shown: shown - start, lastDropped: item.lastDroppedPTS.map { $0 - start },
-                                 head: head.map { $0 - start }, frameDuration: item.expectedFrameDuration, endIsNext: endIsNext)
+                                 head: head.map { $0 - start }, frameDuration: item.expectedFrameDuration, rate: time.state.rate,
+                                 endIsNext: endIsNext)
     }
 
     /// Once per turn of the loop (StallWatch): a local item that froze while it should play is

@@ -194,9 +194,9 @@ final class PlaybackLoop {
                     mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
                     return
                 }
-                // Off the queue once its flip is asked for, not before: a full queue's decoder
-                // (an armed override's, parked) woke at the pop and took the core the draw and
-                // the flip's request needed, a refresh late now and then (#35).
+                // Off the queue once it is up (`present` returns after the flip), not before: a
+                // full queue's decoder (an armed override's, parked) woke at the pop and took the
+                // core the draw and the flip's request needed, a refresh late now and then (#35).
                 let flip = present(frame, of: item)
                 takeOff(frame, of: item)
                 if let flip {

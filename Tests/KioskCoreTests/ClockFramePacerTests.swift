@@ -185,9 +185,10 @@ func presenterCadence(_ c: CadenceCase) {
 
 @Test func anEntryResumesWhereTheViewerLeftIt() {
     let frame = MediaTime(value: 1, timescale: 10)
-    func at(_ clock: Int64, shown: Int64?, dropped: Int64? = nil, head: Int64? = nil, endIsNext: Bool = false) -> MediaTime {
+    func at(_ clock: Int64, shown: Int64?, dropped: Int64? = nil, head: Int64? = nil, rate: Rational = Rational(1, 1),
+            endIsNext: Bool = false) -> MediaTime {
         ViewerPosition.of(clock: millis(clock), shown: shown.map(millis), lastDropped: dropped.map(millis),
-                          head: head.map(millis), frameDuration: frame, endIsNext: endIsNext)
+                          head: head.map(millis), frameDuration: frame, rate: rate, endIsNext: endIsNext)
     }
     // CI's loaded bed: the clock at 5.5 s, 4.4 on screen, nothing decoded past it: back at 4.4.
     #expect(at(5500, shown: 4400) == millis(4400))
@@ -203,6 +204,12 @@ func presenterCadence(_ c: CadenceCase) {
     #expect(at(4460, shown: 4400) == millis(4460))
     #expect(at(4600, shown: 4400) == millis(4600))
     #expect(at(4601, shown: 4400) == millis(4400))
+    // At rate 3 a box that keeps up drops the frames no flip takes and the clock runs three
+    // frames a flip: within six frames it is not behind; slower than 1, the bar stays two.
+    #expect(at(4900, shown: 4400, dropped: 4800, rate: Rational(3, 1)) == millis(4900))
+    #expect(at(5000, shown: 4400, dropped: 4900, head: 5100, rate: Rational(3, 1)) == millis(5000))
+    #expect(at(5001, shown: 4400, dropped: 4900, rate: Rational(3, 1)) == millis(4400))
+    #expect(at(4601, shown: 4400, dropped: 4500, rate: Rational(1, 2)) == millis(4400))
     // Nothing shown yet, or a frame from before a trimmed start: the clock's.
     #expect(at(700, shown: nil) == millis(700))
     #expect(at(700, shown: -100) == millis(700))

@@ -19,11 +19,15 @@ public enum ViewerPosition {
     ///   - lastDropped: the last frame the pacer dropped in this run (from the start), if any.
     ///   - head: the next decoded frame's position (from the start), if one is queued.
     ///   - frameDuration: the item's frame duration.
+    ///   - rate: the playback rate.
     ///   - endIsNext: the video's end comes after the frame on screen (its last frame holds).
     public static func of(clock: MediaTime, shown: MediaTime?, lastDropped: MediaTime?, head: MediaTime?,
-                          frameDuration: MediaTime, endIsNext: Bool) -> MediaTime {
+                          frameDuration: MediaTime, rate: Rational = Rational(1, 1), endIsNext: Bool) -> MediaTime {
         // Within two frames the screen is between two of the pacer's decisions, not behind.
-        guard let shown, shown >= .zero, clock - shown > frameDuration * Rational(2, 1), !endIsNext else { return clock }
+        // Faster than 1 the clock runs `rate` times the file's frames between the same flips
+        // (and the pacer drops the ones no flip takes): the bar is 2 x rate frames then.
+        let bar = rate.isKnownAndPositive && rate.doubleValue > 1 ? Rational(2 * rate.numerator, rate.denominator) : Rational(2, 1)
+        guard let shown, shown >= .zero, clock - shown > frameDuration * bar, !endIsNext else { return clock }
         // The pacer dropped frames after the one on screen: they came too late to be shown.
         if let lastDropped, lastDropped > shown { return shown }
         // A frame was due and is still queued (the presenter is behind), or nothing is decoded
