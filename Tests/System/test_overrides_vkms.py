@@ -52,7 +52,7 @@ overrides:
 """
 
 GUEST = r'''
-import json, os, random, subprocess, sys, time
+import json, os, random, subprocess, sys, time, traceback
 from pathlib import Path
 sys.path.insert(0, @TESTS@)
 from control_client import ControlClient, wait_until
@@ -71,14 +71,18 @@ def loop_flips():
 
 result = {"rounds": []}
 os.makedirs("/tmp/state", exist_ok=True)
-log = open(work / "kiosk.log", "w")
+# The log stays in the guest's /tmp while it is polled, copied to the share at the end: ci61's
+# scenario died of an OSError(61, 'No data available') after arming, most likely a read of the
+# log over the 9p share, polled 5 times a second.
+log_path = "/tmp/ov-kiosk.log"
+log = open(log_path, "w")
 proc = subprocess.Popen([kiosk, "run", "--config", str(work / "kiosk.conf"), "--display", "drm:%s::640x480" % card,
                          "--audio", "none", "--stats-file", stats, "--state-dir", "/tmp/state", "--duration", "1800",
                          "--log-level", "debug"], stdout=log, stderr=subprocess.STDOUT, cwd=str(work))
 try:
     if not wait_until(lambda: os.path.exists(sock) and len(loop_flips()) > 0, timeout=600):
         raise RuntimeError("kiosk never showed a frame")
-    if not wait_until(lambda: "override 'alert': armed" in open(work / "kiosk.log").read(), timeout=600, interval=0.2):
+    if not wait_until(lambda: "override 'alert': armed" in open(log_path).read(), timeout=600, interval=0.2):
         raise RuntimeError("the override was never armed")
     client = ControlClient(sock, timeout=120)
     phases = random.Random(@SEED@)
@@ -100,8 +104,10 @@ try:
         result["rounds"].append({"played_from": played_from, "asked": asked, "shown": shown})
     client.close()
 except Exception as error:
-    result["error"] = repr(error)
+    result["error"] = repr(error) + "\n" + traceback.format_exc()
 result["exit"] = terminate(proc)
+log.close()
+(work / "kiosk.log").write_bytes(open(log_path, "rb").read())
 if os.path.exists(stats):
     (work / "stats.jsonl").write_bytes(open(stats, "rb").read())
 (work / "result.json").write_text(json.dumps(result))

@@ -264,6 +264,14 @@ def guest(tmp_path_factory) -> Path:
     return work
 
 
+def while_playing(log: str) -> str:
+    """kiosk's log up to a stop its presenter did not obey within 2 s: after it the service closed
+    the display under the presenter, whose next draw fails for that (ci61: a starved guest's ticker
+    commit took 7 s, then "layers' plane: not used ... the display is closed"), which says nothing
+    of the planes' choice while playing."""
+    return log.split("the presenter did not stop within")[0]
+
+
 def case_result(work: Path, case: Case) -> tuple[dict, str, list[dict]]:
     d = work / case.name
     result = json.loads((d / "result.json").read_text())
@@ -330,7 +338,7 @@ def test_the_plane_carries_the_video_or_the_refusal_is_one_line(guest: Path, cas
     video = [s for s in stats if s.get("video")]
     assert video, "no video frame in the stats"
     scanouts = {s.get("scanout") for s in video}
-    refusals = [line for line in log.splitlines() if "video plane: not used" in line]
+    refusals = [line for line in while_playing(log).splitlines() if "video plane: not used" in line]
     if case.plane:
         assert scanouts == {"plane"}, f"{case.name}: {scanouts}\n{log[-2000:]}"
         assert "video plane: scanning" in log and not refusals, log[-2000:]
@@ -360,7 +368,7 @@ def test_a_crossfade_over_plane_video_mixes_on_the_cpu_and_the_plane_comes_back(
     after = [r for r in records if r["item"] == 1 and "mix" not in r and r["t"] > mixed[-1]["t"]]
     assert before and all(r["scanout"] == "plane" for r in before[:-1]), before[:3]
     assert after and after[-1]["scanout"] == "plane", after[-3:]
-    assert "video plane: not used" not in log, log[-2000:]
+    assert "video plane: not used" not in while_playing(log), log[-2000:]
 
 
 def rgb(path: Path) -> tuple[int, int, bytes]:
@@ -383,7 +391,8 @@ def test_ticker_and_clock_on_their_plane_over_plane_video(guest: Path):
     log = (d / "kiosk.log").read_text(errors="replace")
     assert "error" not in result, f"{result['error']}\n{log[-3000:]}"
     assert re.search(r"layers' plane: the layers are drawn on plane \d+ over the video plane \d+", log), log[-3000:]
-    assert "layers' plane: not used" not in log and "video plane: not used" not in log, log[-3000:]
+    playing = while_playing(log)
+    assert "layers' plane: not used" not in playing and "video plane: not used" not in playing, log[-3000:]
     layers_plane = int(re.search(r"layers' plane: the layers are drawn on plane (\d+)", log).group(1))
     ticker_plane = re.search(r"layers' plane: the ticker scrolls on plane (\d+) of its own \(a 1280x\d+ window\)", log)
     assert ticker_plane and int(ticker_plane.group(1)) > layers_plane, log[-3000:]
