@@ -204,8 +204,8 @@ func presenterCadence(_ c: CadenceCase) {
     #expect(at(4460, shown: 4400) == millis(4460))
     #expect(at(4600, shown: 4400) == millis(4600))
     #expect(at(4601, shown: 4400) == millis(4400))
-    // At rate 3 a box that keeps up drops the frames no flip takes and the clock runs three
-    // frames a flip: within six frames it is not behind; slower than 1, the bar stays two.
+    // At rate 3 the clock covers three times the frames in the same flips, and a box that keeps
+    // up drops those no flip takes: within six frames it is not behind; slower than 1, two.
     #expect(at(4900, shown: 4400, dropped: 4800, rate: Rational(3, 1)) == millis(4900))
     #expect(at(5000, shown: 4400, dropped: 4900, head: 5100, rate: Rational(3, 1)) == millis(5000))
     #expect(at(5001, shown: 4400, dropped: 4900, rate: Rational(3, 1)) == millis(4400))
