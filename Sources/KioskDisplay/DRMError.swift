@@ -91,6 +91,14 @@ public enum DRMError: Error, Sendable, CustomStringConvertible {
     static func isNotMaster(_ code: Int32) -> Bool { code == EACCES || code == EPERM }
 }
 
+extension DRMError: OutputFailure {
+    /// `close()` ran (the session gave the screen back) before this call.
+    public var isOutputClosed: Bool {
+        if case .closed = self { return true }
+        return false
+    }
+}
+
 func errnoText(_ code: Int32) -> String {
     "\(Errno(rawValue: code).description) (errno \(code))"
 }

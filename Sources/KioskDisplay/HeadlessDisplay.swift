@@ -27,6 +27,11 @@ public final class HeadlessDisplay: VideoOutput {
     /// A screen with a power control: off, it shows nothing and refuses flips (as KMS refuses
     /// a flip on a CRTC that is off). Tests read it.
     public private(set) var isPoweredOn = true
+    /// Set by `close` (from any thread, as the session gives a card back): presents throw
+    /// `.closed` after it, as DRMDisplay's do.
+    private let closedLock = NSLock()
+    private var closed = false
+    public var isClosed: Bool { closedLock.withLock { closed } }
 
     public init(size: PixelSize, refreshRate: Double = 60, bufferCount: Int = 2, paced: Bool = true,
                 pacing: HeadlessPacing = .interval, rotation: Rotation = .none) {
@@ -69,6 +74,7 @@ public final class HeadlessDisplay: VideoOutput {
 
     public func present(_ buffer: PixelBuffer) throws -> Double {
         precondition(buffer.base == storage[buffer.index], "buffer from another display")
+        guard !isClosed else { throw HeadlessDisplayError.closed }
         guard isPoweredOn else { throw HeadlessDisplayError.poweredOff }
         var now = HeadlessDisplay.monotonicSeconds()
         let flip = expectedFlip(after: now)
@@ -78,6 +84,9 @@ public final class HeadlessDisplay: VideoOutput {
         back = (buffer.index + 1) % storage.count
         return now
     }
+
+    /// The memory stays (the engine may still be drawing into a buffer); flips end.
+    public func close() throws { closedLock.withLock { closed = true } }
 
     /// `.interval` flips a refresh after the last, not on a grid.
     public var flipsOnVblankGrid: Bool { paced && pacing == .vblank }
@@ -117,14 +126,21 @@ public final class HeadlessDisplay: VideoOutput {
     }
 }
 
-public enum HeadlessDisplayError: Error, CustomStringConvertible {
+public enum HeadlessDisplayError: OutputFailure, CustomStringConvertible {
     case poweredOff
+    case closed
     /// A frame the simulated plane's buffer layout cannot hold.
     case unsupportedFrame(String)
     public var description: String {
         switch self {
         case .poweredOff: "a flip while the screen is off"
+        case .closed: "the display is closed"
         case .unsupportedFrame(let what): "the simulated plane cannot hold \(what)"
         }
+    }
+
+    public var isOutputClosed: Bool {
+        if case .closed = self { return true }
+        return false
     }
 }

@@ -62,6 +62,8 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
         return try screen.present(buffer)
     }
     public func expectedFlip(after host: Double) -> Double { screen.expectedFlip(after: host) }
+    /// The planes' commits end with the screen's flips.
+    public func close() throws { try screen.close() }
     public var flipsOnVblankGrid: Bool { screen.flipsOnVblankGrid }
     /// Off takes the overlay planes down, as on a card (DRMDisplay+Power).
     public func setPower(on: Bool) throws -> Bool {
@@ -82,6 +84,7 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     }
 
     public func presentDirect(_ frame: YUVFrameView, on scanout: PlaneScanout, layers: LayerPlaneChange) throws -> Double {
+        guard !screen.isClosed else { throw HeadlessDisplayError.closed }
         guard screen.isPoweredOn else { throw HeadlessDisplayError.poweredOff }
         let size = YUVBufferLayout.framebufferSize(for: frame.size)
         guard let layout = YUVBufferLayout(format: frame.format, size: size, pitch: (size.width + 63) / 64 * 64) else {
@@ -104,6 +107,7 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     }
 
     public func layerBuffer() throws -> PixelBuffer {
+        guard !screen.isClosed else { throw HeadlessDisplayError.closed }
         let stride = size.width * 4
         if layerBuffers.isEmpty { layerBuffers = Self.transparentPair(byteCount: stride * size.height) }
         let index = layerFront.map { 1 - $0 } ?? 0
@@ -111,6 +115,7 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     }
 
     public func presentLayers(_ layers: LayerPlaneChange) throws -> Double {
+        guard !screen.isClosed else { throw HeadlessDisplayError.closed }
         guard screen.isPoweredOn else { throw HeadlessDisplayError.poweredOff }
         let flip = flipNow()
         noteLayers(layers)

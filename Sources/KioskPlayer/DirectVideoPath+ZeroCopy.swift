@@ -110,6 +110,7 @@ extension DirectVideoPath {
             return (flip, nil)
         } catch {
             // The copy path shows this frame next; the watchdog hears only if that fails too.
+            if outputWasClosed(error) { return nil }
             zeroCopy.turnOff("plane \(scanout.planeID) failed while playing (\(error))")
             return nil
         }

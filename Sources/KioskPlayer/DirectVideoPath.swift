@@ -91,6 +91,8 @@ final class DirectVideoPath {
             } catch {
                 // The watchdog hears of it; the CPU path's present of this frame, next, clears it.
                 heartbeat.displayFailed(error)
+                // Closed under the presenter (a stop): the plane did nothing wrong.
+                if outputWasClosed(error) { return nil }
                 isOff = true
                 logger.warning("video plane: plane \(scanout.planeID) failed while playing (\(error)); converting on the CPU from now on")
                 return nil
@@ -132,6 +134,7 @@ final class DirectVideoPath {
             return (flip, drawn.ticker)
         } catch {
             heartbeat.displayFailed(error)
+            if outputWasClosed(error) { return nil }
             isOff = true
             logger.warning("layers' plane: a refresh failed (\(error)); converting on the CPU from now on")
             return nil

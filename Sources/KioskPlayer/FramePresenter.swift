@@ -244,9 +244,17 @@ final class FramePresenter {
         return shown.flipTime
     }
 
+    /// Said once per kind of failure. A display closed under the presenter (the session gave
+    /// the screen back at a stop it did not obey in time) is not a failure of the screen.
     private func noteDisplayError(_ error: Error) {
         let text = "\(error)"
-        if text != lastDisplayError { logger.error("display: \(text)") }
+        if text != lastDisplayError {
+            if outputWasClosed(error) {
+                logger.info("display: closed while kiosk was still drawing; nothing more is shown")
+            } else {
+                logger.error("display: \(text)")
+            }
+        }
         lastDisplayError = text
     }
 
@@ -309,9 +317,7 @@ final class FramePresenter {
             observers.forEach { $0.presented(shown) }
             return true
         } catch {
-            let text = "\(error)"
-            if text != lastDisplayError { logger.error("display: \(text)") }
-            lastDisplayError = text
+            noteDisplayError(error)
             return false
         }
     }
@@ -397,7 +403,7 @@ final class FramePresenter {
                                        generation: 0, buffer: buffer)
             observers.forEach { $0.presented(shown) }
         } catch {
-            logger.error("display: \(error)")
+            noteDisplayError(error)
         }
     }
 }

@@ -105,6 +105,8 @@ final class LayerPlanePath {
                                                refreshInterval: refreshInterval)
             return (.scroll(drawn, ticker: scroll), x)
         } catch {
+            // Closed under the presenter (a stop): nothing is drawn any more, and nothing failed.
+            if outputWasClosed(error) { return nil }
             isOff = true
             ready = false
             note("drawing them failed (\(error))")

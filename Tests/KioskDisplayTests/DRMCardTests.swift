@@ -58,6 +58,8 @@ struct DRMCardTests {
         try display.close()
         try display.close()   // idempotent
         #expect(throws: DRMError.self) { try display.backBuffer() }
+        // What the presenter reads to tell a stop from a failing screen (OutputClosed.swift).
+        do { _ = try display.backBuffer() } catch { #expect(outputWasClosed(error), "\(error)") }
     }
 
     @Test(arguments: [DRMDisplayOptions.API.atomic, .legacy])

@@ -216,4 +216,26 @@ import Testing
         #expect(waitUntil(10) { display.shownLayers?.pixel(x: 2, y: 2) == 0 }, "the box gone from the plane")
         #expect(display.screen.frontIndex == nil, "still no CPU picture")
     }
+
+    /// The session gives the screen back while the presenter is still drawing (a stop it did not
+    /// obey within its grace time): neither plane path is turned off or logged as failing, and
+    /// the closing is said once, not as a display error.
+    @Test func aDisplayClosedUnderThePresenterFailsNoPlane() throws {
+        let display = HeadlessPlaneDisplay(size: Self.screen)
+        let log = CapturedLog()
+        let player = try Self.player(on: display, log: log)
+        defer { player.stop() }
+        #expect(waitUntil(30) { display.planePresents >= 3 && display.tickerScrolls >= 5 }, "video and ticker on their planes")
+        try display.close()
+        let closing = "display: closed while kiosk was still drawing"
+        #expect(log.waitFor(timeout: 30) { $0.contains(closing) }, "\(log.formatted)")
+        #expect(player.presenterHealth.displayFailingSince != nil, "the watchdog still hears that nothing is shown")
+        // The loop goes on meeting the closed display meanwhile: frames and ticker refreshes.
+        let beats = player.presenterHealth.loopActivity
+        #expect(waitUntil(30) { player.presenterHealth.loopActivity > beats + 0.5 }, "the loop came round again")
+        let said = log.formatted
+        #expect(said.filter { $0.contains(closing) }.count == 1, "said once: \(said)")
+        #expect(!said.contains { $0.contains("not used") || $0.contains("failed") || $0.contains("from now on") }, "\(said)")
+        #expect(log.lines(atLeast: .warning).isEmpty, "\(log.lines(atLeast: .warning))")
+    }
 }
