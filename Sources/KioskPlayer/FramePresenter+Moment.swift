@@ -31,4 +31,36 @@ extension FramePresenter {
         guard output.expectedFlip(after: now) < flip - refresh / 2 else { return }
         clock.sleep(seconds: min(flip - refresh * 0.75 - now, 0.25))
     }
+
+    /// The margin the pacer's aim keeps before a vblank tick: a frame is chosen for the first
+    /// flip after its draw (`drawSeconds`, smoothed) and this. Without it, a frame decided just
+    /// before a tick (the pacer wakes half a refresh before a frame is due, anywhere on the
+    /// grid) was aimed at that tick and missed it when the draw took a few microseconds more
+    /// than its average: a refresh late, showing a frame chosen for the flip before (test_sync's
+    /// stats, 2026-11-29: ~1 flip in 250 on an idle host, each decided 0.26 ms before its tick
+    /// with 0.27 ms of draw foreseen). CommitLead's rule: 1 ms, a millisecond more at each miss,
+    /// half a one less after 120 flips on their tick. Displays off a grid flip when asked: none.
+    var aimMargin: Double {
+        guard output.flipsOnVblankGrid else { return 0 }
+        return aimLeadForThisScreen().seconds
+    }
+
+    /// How long before a flip the loop decides the frame for it: the draw and the aim's margin.
+    var drawLead: MediaTime { MediaTime(seconds: drawSeconds + aimMargin, timescale: 1_000_000_000) }
+
+    /// A timed frame's flip against the one it was aimed at (`shown.aim`): a miss raises the margin.
+    func noteAimed(_ shown: PresentedFrame) {
+        guard let aim = shown.aim, output.flipsOnVblankGrid else { return }
+        var lead = aimLeadForThisScreen()
+        lead.record(aimedAt: aim, flippedAt: shown.flipTime)
+        aimLead = lead
+    }
+
+    private func aimLeadForThisScreen() -> CommitLead {
+        let refresh = output.refreshInterval.seconds
+        if let aimLead, aimLead.refreshInterval == refresh { return aimLead }
+        let fresh = CommitLead(refreshInterval: refresh)
+        aimLead = fresh
+        return fresh
+    }
 }

@@ -25,6 +25,8 @@ final class FramePresenter {
     /// The same for a refresh between frames (`refreshAnimation`: the moving layers' strips
     /// brought back and drawn again), a lighter draw than a frame's.
     private(set) var refreshDrawSeconds = 0.0
+    /// The margin the pacer's aim keeps before a vblank (FramePresenter+Moment.swift).
+    var aimLead: CommitLead?
     private(set) var presented = 0
     /// Counts the pictures drawn or put up: a `DrawnFrame` is still in the back buffer, and
     /// still the newest picture, while this has not moved on.
@@ -80,28 +82,15 @@ final class FramePresenter {
 
     func noteDropped() { dropped += 1 }
 
-    /// Where `frame` of `item` goes on screen: the item's gravity, else `gravity`, on the whole
-    /// screen or within `region` (kiosk.conf `playback.region`, in the viewer's coordinates).
-    func layout(of frame: DecodedFrame, in item: ActiveItem, gravity: VideoGravity, region: ScreenRegion? = nil) -> GravityLayout {
-        let gravity = item.entry.item.gravity ?? gravity
-        let rotation = output.softwareRotation
-        let viewer = OverlayLayout.viewerSize(buffer: output.size, rotation: rotation)
-        guard let region, let rect = region.rect(on: viewer) else {
-            return Scaler.layout(for: frame, on: output.size, gravity: gravity, displayRotation: rotation)
-        }
-        let inBuffer = LayerPlacement.bufferRect(rect, viewer: viewer, rotation: rotation)
-        return Scaler.layout(for: frame, on: inBuffer.size, gravity: gravity, displayRotation: rotation)
-            .placed(in: inBuffer, of: output.size)
-    }
-
     /// The layers as a plane over the video would carry them; nil without layers.
     private var planeLayers: DirectVideoPath.Layers? {
         layers.map { .init(state: $0, rotation: output.softwareRotation, refreshInterval: output.refreshInterval.seconds) }
     }
 
-    /// When a flip asked for now would reach the screen, once this frame is drawn.
+    /// When a flip asked for now would reach the screen, once this frame is drawn: the pacer
+    /// chooses the frame for it (the aim), with a margin before a vblank grid's tick.
     func expectedFlip(afterHost now: MediaTime) -> MediaTime {
-        MonotonicClock.hostTime(seconds: output.expectedFlip(after: now.seconds + drawSeconds))
+        MonotonicClock.hostTime(seconds: output.expectedFlip(after: now.seconds + drawSeconds + aimMargin))
     }
 
     /// Puts `frame` up, with the overlay over `view` (nil: no overlay); `shown` says what it is
@@ -143,6 +132,8 @@ final class FramePresenter {
             transitions.releaseIfOver(atHost: now)
             // Asked only where a plane could take the frame: the CPU path works the overlay out
             // once, in `draw`. A transition mixes on the CPU path.
+            // A plane's commit flips at once: held, like the CPU path's, to the flip it was chosen for.
+            if timed, output.flipsOnVblankGrid, directVideo != nil, let aim = shown.aim { holdUntilItsFlip(aim) }
             if let directVideo,
                let onPlane = directVideo.present(frame, layout: layout,
                                                  overlayVisible: transitions.shows(atHost: now)
@@ -152,13 +143,15 @@ final class FramePresenter {
                 shown.flipTime = onPlane.flip
                 shown.ticker = onPlane.ticker
                 shown.zeroCopy = onPlane.zeroCopy
+                noteAimed(shown)
                 onScreen = .plane(frame, layout)
                 return .flipped(finish(shown))
             }
             directVideo?.planesHidden()
             let drawStart = MonotonicClock().now()
             let back = try output.backBuffer()
-            var flipEstimate = output.expectedFlip(after: drawStart + drawSeconds)
+            // Never before the flip the pacer chose the frame for (its aim kept a margin).
+            var flipEstimate = max(output.expectedFlip(after: drawStart + drawSeconds), shown.aim ?? 0)
             var plain = false
             if transitions.shows(atHost: MonotonicClock.hostTime(seconds: flipEstimate)) {
                 // The picture alone in memory; each flip until the transition ends mixes it.
@@ -220,6 +213,7 @@ final class FramePresenter {
             noteDisplayError(error)
             return nil
         }
+        noteAimed(shown)
         flipAsked()
         shown.buffer = drawn.back
         onScreen = .buffer(drawn.back)
@@ -360,17 +354,6 @@ final class FramePresenter {
             return nil
         }
         return picture
-    }
-
-    /// The splash, decoded; nil (one error line) when it cannot be: black then.
-    private static func loadSplash(_ path: String, screen: PixelSize, logger: Logger) -> DecodedFrame? {
-        do {
-            // A splash photo stands upright and, if a large JPEG, decodes no larger than the screen needs.
-            return try HeifStill.firstFrame(of: path, stillScreen: screen)
-        } catch {
-            logger.error("splash: \(error); the idle screen is black")
-            return nil
-        }
     }
 
     /// Whether kiosk.conf's splash could be loaded.

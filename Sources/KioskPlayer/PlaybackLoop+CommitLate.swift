@@ -20,10 +20,11 @@ extension PlaybackLoop {
     /// takes the first vblank after its request instead of the one after this frame's flip.
     /// The frame stays first in its item's queue while it waits, so a pause that comes first
     /// leaves it there for the resume instead of losing it.
-    func presentAtItsMoment(_ frame: DecodedFrame, of item: ActiveItem) {
+    /// `aim`: the flip the pacer chose it for (the stats line says it).
+    func presentAtItsMoment(_ frame: DecodedFrame, of item: ActiveItem, aim: MediaTime) {
         guard !items.armed.wanted.isEmpty, !output.presentDrawsFirst else {
             takeOff(frame, of: item)
-            present(frame, of: item, timed: true)
+            present(frame, of: item, aim: aim)
             return
         }
         let refresh = output.refreshInterval.seconds
@@ -32,7 +33,7 @@ extension PlaybackLoop {
             logger.debug("display: overrides armed: the loop's flips are asked for just before their vblank (every \(String(format: "%.2f", refresh * 1000)) ms)")
         }
         switch screen.draw(frame, layout: layout(of: frame, in: item), scaler: item.scaler, overlay: time.overlayView,
-                           shown: shown(frame, of: item), predrawn: item.predrawn.take(), timed: true, holdable: true) {
+                           shown: shown(frame, of: item, aim: aim), predrawn: item.predrawn.take(), timed: true, holdable: true) {
         case .flipped:
             takeOff(frame, of: item)
             presented(frame, of: item)

@@ -219,16 +219,20 @@ final class PlaybackLoop {
             switch FramePacer.decide(framePTS: frame.pts, nextFramePTS: nextFrame?.pts, clock: time.clock,
                                      refreshInterval: output.refreshInterval, now: flip) {
             case .present:
-                presentAtItsMoment(frame, of: item)   // takes it off the queue once it is up
+                presentAtItsMoment(frame, of: item, aim: flip)   // takes it off the queue once it is up
             case .drop:
                 _ = item.pipeline.frames.pop(timeout: 0)
                 item.lastDroppedPTS = frame.pts
                 screen.noteDropped()
             case .wait(let until):
                 stall.awaitingFrame(dueAt: until, of: item)
+                // Due for a flip from `until` on: woken early by the draw and the aim's margin, so
+                // that the flip nearest its time is still reachable (else a frame whose moment fell
+                // within a draw before a vblank was aimed at the next, a refresh late).
+                let wake = until - screen.drawLead
                 // The frame is not due at the coming flip: a moving layer may take that flip.
-                if refreshAnimation(item, orWaitUntil: until) { return }
-                mailbox.wait(untilHost: stall.wake(for: until))
+                if refreshAnimation(item, orWaitUntil: wake) { return }
+                mailbox.wait(untilHost: stall.wake(for: wake))
             case .waitForClock:
                 if refreshAnimation(item, orWaitUntil: now + MediaTime(value: 1, timescale: 20)) { return }
                 mailbox.wait(untilHost: now + MediaTime(value: 1, timescale: 20))
@@ -307,18 +311,18 @@ final class PlaybackLoop {
         screen.layout(of: frame, in: item, gravity: settings.playback.gravity, region: settings.playback.region)
     }
 
-    func shown(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil) -> PresentedFrame {
-        PresentedFrame(item: item.index, pts: (frame.pts - item.plan.start).seconds, dropped: screen.dropped,
+    func shown(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil, aim: MediaTime? = nil) -> PresentedFrame {
+        PresentedFrame(aim: aim?.seconds, item: item.index, pts: (frame.pts - item.plan.start).seconds, dropped: screen.dropped,
                        video: true, generation: item.pipeline.currentGeneration, event: event, insert: item.reference.isInsert)
     }
 
-    /// Puts `frame` up (FramePresenter); `timed`: the pacer chose it for the flip it foresees.
+    /// Puts `frame` up (FramePresenter); `aim`: the flip the pacer chose it for (it is timed).
     /// The flip's host time, or nil if the display failed.
     @discardableResult
-    func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil, timed: Bool = false) -> MediaTime? {
+    func present(_ frame: DecodedFrame, of item: ActiveItem, event: String? = nil, aim: MediaTime? = nil) -> MediaTime? {
         guard let flip = screen.present(frame, layout: layout(of: frame, in: item), scaler: item.scaler, overlay: time.overlayView,
-                                        shown: shown(frame, of: item, event: event), predrawn: item.predrawn.take(),
-                                        timed: timed) else { return nil }
+                                        shown: shown(frame, of: item, event: event, aim: aim), predrawn: item.predrawn.take(),
+                                        timed: aim != nil) else { return nil }
         presented(frame, of: item)
         return MonotonicClock.hostTime(seconds: flip)
     }

@@ -9,6 +9,10 @@ import Logging
 struct PresentedFrame {
     /// CLOCK_MONOTONIC seconds of the flip.
     var flipTime = 0.0
+    /// The flip a playing frame was chosen for by the pacer (CLOCK_MONOTONIC seconds): a
+    /// `flipTime` a refresh or more after it is a vblank missed (the process held up, a draw
+    /// longer than foreseen), whatever frame the timeline wanted. nil for untimed pictures.
+    var aim: Double?
     /// The playlist index (-1: the idle screen); during an insert, its index in the insert's
     /// own list (`insert` says so).
     var item: Int
@@ -41,7 +45,7 @@ protocol PresentedFrameObserver: AnyObject {
 
 extension StatsWriter: PresentedFrameObserver {
     func presented(_ frame: PresentedFrame) {
-        write(.init(flipTime: frame.flipTime, item: frame.item, pts: frame.pts, dropped: frame.dropped, video: frame.video,
+        write(.init(flipTime: frame.flipTime, aim: frame.aim, item: frame.item, pts: frame.pts, dropped: frame.dropped, video: frame.video,
                     generation: frame.generation, event: frame.event, ticker: frame.ticker, mix: frame.look?.incoming, level: frame.look?.level, scanout: frame.scanout,
                     insert: frame.insert, realTime: StatsWriter.realTime(atMonotonic: frame.flipTime)))
     }

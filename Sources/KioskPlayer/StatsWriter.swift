@@ -4,10 +4,12 @@ import KioskCore
 /// `--stats-file`: one JSON line per presented frame, for tests and benchmarks:
 /// `{"t": <CLOCK_MONOTONIC seconds of the flip>, "item": <playlist index>, "pts": <media
 /// seconds>, "dropped": <frames dropped so far>, "video": <a decoded video frame, or filler>,
-/// "scanout": "plane" | "prime" | "cpu", "rt": <CLOCK_REALTIME seconds of the flip>}`, and with several
-/// screens `"display": <the screen's name>`. `rt` lets frame sync across boxes (whose real-time
-/// clocks chrony or linuxptp keep together) be measured. Several screens' engines share one
-/// file: it is opened for appending, whole lines in each write, so their lines never mix.
+/// "scanout": "plane" | "prime" | "cpu", "rt": <CLOCK_REALTIME seconds of the flip>}`, a playing
+/// frame's `"aim"` (the CLOCK_MONOTONIC flip the pacer chose it for: `t` a refresh later is a
+/// vblank missed), and with several screens `"display": <the screen's name>`. `rt` lets frame
+/// sync across boxes (whose real-time clocks chrony or linuxptp keep together) be measured.
+/// Several screens' engines share one file: it is opened for appending, whole lines in each
+/// write, so their lines never mix.
 ///
 /// Written on a thread of its own: the presenter formats a line and hands it over. A write()
 /// waits while the kernel throttles a process's dirty pages (a slow SD card; a build writing
@@ -37,6 +39,7 @@ final class StatsWriter {
 
     struct Record {
         var flipTime: Double
+        var aim: Double? = nil
         var item: Int
         var pts: Double
         var dropped: Int
@@ -68,6 +71,7 @@ final class StatsWriter {
         if let level = record.level { line += ",\"level\":\(level)" }
         if let display { line += ",\"display\":\"\(display)\"" }
         if record.insert { line += ",\"insert\":true" }
+        if let aim = record.aim { line += ",\"aim\":" + String(format: "%.6f", aim) }
         line += ",\"scanout\":\"\(record.scanout)\",\"rt\":" + String(format: "%.6f", record.realTime)
         line += "}\n"
         file.append(line)

@@ -41,4 +41,22 @@ import Testing
         let ahead = ticker.away(+1)
         #expect(ahead.isEmpty, "flips whose ticker was placed for a later vblank (index, refreshes): \(ahead.prefix(8))")
     }
+
+    /// Every draw takes 6 ms. The pacer takes a frame for the refresh nearest its time, and was
+    /// woken half a refresh before that time: a frame whose moment fell within a draw (and the
+    /// aim's margin) before a vblank could no longer make it and was aimed at the next, a
+    /// refresh late (a third of a 25 fps clip's frames on 60 Hz). Woken earlier by the draw,
+    /// each goes up at the refresh nearest its time.
+    @Test func aSlowDrawStillMakesTheVblankNearestTheFramesTime() throws {
+        let display = SlowDrawsDisplay(HeadlessDisplay(size: Self.screen, refreshRate: 60, pacing: .vblank),
+                                       slowEvery: 1, after: 0, slowSeconds: 0.006)
+        let (_, video) = try display.playClipOnce("vblank-slow-draws-25fps", settings: PlayerSettings())
+        #expect(video.count >= 60, "most of the 75 frames shown (\(video.count))")
+        guard let first = video.first else { return }
+        // After the draw estimate (smoothed over 8 draws) has settled: more than half a refresh
+        // (8.3 ms) after its time, with a millisecond of slack, is a refresh late.
+        let late = video.map { (($0.t - first.t) - ($0.pts - first.pts)) * 1000 }.enumerated()
+            .filter { $0.offset >= 15 && $0.element > 9.4 }
+        #expect(late.count <= 2, "frames a refresh late (index, ms): \(late.prefix(8).map { "(\($0.offset), \(Int($0.element)))" })")
+    }
 }
