@@ -251,6 +251,9 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         return try finishPendingFlip()
     }
 
+    /// Whether `close()` ran (from any thread).
+    public var wasClosed: Bool { lock.withLock { isClosed } }
+
     /// Restores the screen that was there before, frees buffers, drops master, closes the card.
     /// Idempotent; safe from any thread (not from inside a signal handler: use a DispatchSource).
     /// Every step runs even if one fails; the first failure is thrown.

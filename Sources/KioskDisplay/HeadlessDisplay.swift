@@ -32,6 +32,7 @@ public final class HeadlessDisplay: VideoOutput {
     private let closedLock = NSLock()
     private var closed = false
     public var isClosed: Bool { closedLock.withLock { closed } }
+    public var wasClosed: Bool { isClosed }
 
     public init(size: PixelSize, refreshRate: Double = 60, bufferCount: Int = 2, paced: Bool = true,
                 pacing: HeadlessPacing = .interval, rotation: Rotation = .none) {

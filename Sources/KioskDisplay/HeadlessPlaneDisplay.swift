@@ -64,6 +64,7 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     public func expectedFlip(after host: Double) -> Double { screen.expectedFlip(after: host) }
     /// The planes' commits end with the screen's flips.
     public func close() throws { try screen.close() }
+    public var wasClosed: Bool { screen.isClosed }
     public var flipsOnVblankGrid: Bool { screen.flipsOnVblankGrid }
     /// Off takes the overlay planes down, as on a card (DRMDisplay+Power).
     public func setPower(on: Bool) throws -> Bool {
@@ -74,7 +75,8 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     public var summary: String { screen.summary + ", with a simulated YUV/ARGB overlay plane and an ARGB layers' plane" }
 
     public func prepareDirectScanout(format: VideoFrameFormat, frameSize: PixelSize, layout: GravityLayout) -> DirectScanoutAnswer {
-        PlaneSelection.chooseDirectScanout(format: format, layout: layout, displayRotation: .none,
+        guard !screen.isClosed else { return .unavailable(reason: "the display is closed") }   // as a card answers
+        return PlaneSelection.chooseDirectScanout(format: format, layout: layout, displayRotation: .none,
                                            primaryPlaneID: Self.primaryPlane.id, crtcIndex: 0, crtcID: 40,
                                            planes: Self.planes)
     }
@@ -102,7 +104,8 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     }
 
     public func prepareLayerPlane(over scanout: PlaneScanout) -> LayerPlaneAnswer {
-        PlaneSelection.chooseLayerPlane(videoPlaneID: scanout.planeID, primaryPlaneID: Self.primaryPlane.id,
+        guard !screen.isClosed else { return .unavailable(reason: "the display is closed") }   // as a card answers
+        return PlaneSelection.chooseLayerPlane(videoPlaneID: scanout.planeID, primaryPlaneID: Self.primaryPlane.id,
                                         crtcIndex: 0, planes: Self.planes)
     }
 
@@ -123,6 +126,7 @@ public final class HeadlessPlaneDisplay: LayerPlaneOutput, @unchecked Sendable {
     }
 
     public func prepareTickerPlane(window: PixelSize, strip: PixelRect, over scanout: PlaneScanout) -> LayerPlaneAnswer {
+        guard !screen.isClosed else { return .unavailable(reason: "the display is closed") }   // as a card answers
         let answer = PlaneSelection.chooseTickerPlane(window: window, strip: strip, screen: size,
                                                       layersPlaneID: Self.layersPlane.id, videoPlaneID: scanout.planeID,
                                                       primaryPlaneID: Self.primaryPlane.id, crtcIndex: 0, planes: Self.planes)

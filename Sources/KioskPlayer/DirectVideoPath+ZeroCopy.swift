@@ -85,7 +85,8 @@ final class ZeroCopyPath {
     private var said: String?
 
     private func note(_ reason: String) {
-        guard reason != said else { return }
+        // A display given back under the presenter answers "closed": no import's fault.
+        guard reason != said, (output as? VideoOutput)?.wasClosed != true else { return }
         said = reason
         announced = nil
         logger.notice("zero copy: not used, copying frames: \(reason)")
@@ -94,7 +95,8 @@ final class ZeroCopyPath {
 
 extension DirectVideoPath {
     /// Shows `picture` without a copy where the display can; nil: the copy paths show the frame.
-    func presentZeroCopy(_ picture: PrimePicture, layout: GravityLayout, layers: Layers?) -> (flip: Double, ticker: Int?)? {
+    func presentZeroCopy(_ picture: PrimePicture, layout: GravityLayout, layers: Layers?,
+                         hold: () -> Void = {}) -> (flip: Double, ticker: Int?)? {
         guard let zeroCopy, !zeroCopy.isOff else { return nil }
         guard layers == nil else {
             // The layers' plane is asked for over the video plane's own buffers (TEST_ONLY with
@@ -103,6 +105,7 @@ extension DirectVideoPath {
             return nil
         }
         guard let scanout = zeroCopy.scanout(for: picture, layout: layout) else { return nil }
+        hold()
         do {
             let flip = try zeroCopy.output.presentPrime(picture, on: scanout, layers: .hide)
             heartbeat.pictureShown()

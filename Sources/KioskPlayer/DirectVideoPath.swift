@@ -55,13 +55,15 @@ final class DirectVideoPath {
     /// Shows `frame` on a video plane when the display can, with `layers` on the layers' plane
     /// over it; the flip's CLOCK_MONOTONIC seconds and the first ticker's position, or nil when
     /// the CPU path must draw it (`overlayVisible`: the OSD is up; layers and no plane for them).
+    /// `hold` runs once a plane takes the frame, before its commit and the layers' placing: a
+    /// plane flips when asked, so a timed frame waits there for the flip it was chosen for.
     func present(_ frame: DecodedFrame, layout: GravityLayout, overlayVisible: Bool,
-                 layers: Layers? = nil) -> (flip: Double, ticker: Int?, zeroCopy: Bool)? {
+                 layers: Layers? = nil, hold: () -> Void = {}) -> (flip: Double, ticker: Int?, zeroCopy: Bool)? {
         // Zero copy has its own off switch: the copy path refused (an earlier item's YU12, say)
         // says nothing about importing another device's frames.
         if let picture = frame.prime, !overlayVisible,
            let shown = presentZeroCopy(picture, layout: ZeroCopyPath.layout(layout, from: frame.size, to: picture.descriptor.size),
-                                       layers: layers) {
+                                       layers: layers, hold: hold) {
             return (shown.flip, shown.ticker, true)
         }
         guard !isOff else { return nil }
@@ -77,6 +79,10 @@ final class DirectVideoPath {
         }
         switch answer! {
         case .ready(let scanout):
+            // Asked before the hold: layers without a plane send the frame to the CPU path, which
+            // holds to its own estimate once drawn.
+            if layers != nil, layerPlane?.prepare(over: scanout) != true { return nil }
+            hold()
             guard let (change, ticker) = layersChange(layers, over: scanout) else { return nil }
             do {
                 let flip = try layerPlane.map { try $0.output.presentDirect(view, on: scanout, layers: change) }
@@ -146,7 +152,8 @@ final class DirectVideoPath {
     func planesHidden() { layerPlane?.hidden() }
 
     private func noteCPUPath(_ reason: String) {
-        guard reason != loggedReason else { return }
+        // A display given back under the presenter answers "closed": no path's fault.
+        guard reason != loggedReason, !output.wasClosed else { return }
         loggedReason = reason
         announcedPlane = nil
         logger.notice("video plane: not used, converting on the CPU: \(reason)")

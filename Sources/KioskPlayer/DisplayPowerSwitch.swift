@@ -39,6 +39,8 @@ final class DisplayPowerSwitch {
             screen.directVideo?.planesHidden()   // switching off takes the planes down
             if !switchedOff { screen.presentFiller(item: -1) }
             logger.notice("display power off: nothing is decoded until it is on again")
+        } catch where outputWasClosed(error) {
+            // Given back under the presenter: nothing to switch.
         } catch {
             logger.error("display power off: \(error); showing black instead")
             screen.presentFiller(item: -1)
@@ -52,9 +54,9 @@ final class DisplayPowerSwitch {
         do {
             if viaKMS { _ = try screen.output.setPower(on: true) }
             logger.notice("display power on")
-        } catch {
+        } catch where !outputWasClosed(error) {
             logger.error("display power on: \(error)")
-        }
+        } catch {}
         return resume
     }
 

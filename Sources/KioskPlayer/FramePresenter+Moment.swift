@@ -34,21 +34,37 @@ extension FramePresenter {
 
     /// The margin the pacer's aim keeps before a vblank tick: a frame is chosen for the first
     /// flip after its draw (`drawSeconds`, smoothed) and this. Without it, a frame decided just
-    /// before a tick (the pacer wakes half a refresh before a frame is due, anywhere on the
-    /// grid) was aimed at that tick and missed it when the draw took a few microseconds more
+    /// before a tick (the pacer woke half a refresh before a frame was due, anywhere on the grid;
+    /// now early by `drawLead` too) was aimed at that tick and missed it when the draw took a few microseconds more
     /// than its average: a refresh late, showing a frame chosen for the flip before (test_sync's
     /// stats, 2026-11-29: ~1 flip in 250 on an idle host, each decided 0.26 ms before its tick
     /// with 0.27 ms of draw foreseen). CommitLead's rule: 1 ms, a millisecond more at each miss,
-    /// half a one less after 120 flips on their tick. Displays off a grid flip when asked: none.
+    /// half a one less after 120 flips on their tick; never above a quarter of a refresh, or a
+    /// 60 fps video whose draw is near a refresh would be aimed a vblank on at each flip (half
+    /// its frames dropped). Displays off a grid: none (no tick to miss).
     var aimMargin: Double {
         guard output.flipsOnVblankGrid else { return 0 }
-        return aimLeadForThisScreen().seconds
+        return min(aimLeadForThisScreen().seconds, output.refreshInterval.seconds / 4)
     }
 
-    /// How long before a flip the loop decides the frame for it: the draw and the aim's margin.
-    var drawLead: MediaTime { MediaTime(seconds: drawSeconds + aimMargin, timescale: 1_000_000_000) }
+    /// A plane's commit flips when asked: a timed frame the plane takes waits there, like the
+    /// CPU path's once drawn, for the flip it was chosen for (on a vblank grid).
+    func holdOnPlane(_ shown: PresentedFrame, timed: Bool) {
+        guard timed, output.flipsOnVblankGrid, let aim = shown.aim else { return }
+        holdUntilItsFlip(aim)
+    }
+
+    /// How long before a frame's flip the loop wakes to decide and draw it, on a vblank grid: the
+    /// draw and the aim's margin, at most a refresh (a longer draw cannot keep up anyway; woken
+    /// by more, the frame would wait in `holdUntilItsFlip`, which gives up after 0.25 s). Off a
+    /// grid, none: such a display flips when asked, and a frame asked for earlier goes up earlier.
+    var drawLead: MediaTime {
+        guard output.flipsOnVblankGrid else { return .zero }
+        return MediaTime(seconds: min(drawSeconds + aimMargin, output.refreshInterval.seconds), timescale: 1_000_000_000)
+    }
 
     /// A timed frame's flip against the one it was aimed at (`shown.aim`): a miss raises the margin.
+    /// Not for a commit the loop held to its moment (overrides armed): its CommitLead hears it.
     func noteAimed(_ shown: PresentedFrame) {
         guard let aim = shown.aim, output.flipsOnVblankGrid else { return }
         var lead = aimLeadForThisScreen()

@@ -132,13 +132,11 @@ final class FramePresenter {
             transitions.releaseIfOver(atHost: now)
             // Asked only where a plane could take the frame: the CPU path works the overlay out
             // once, in `draw`. A transition mixes on the CPU path.
-            // A plane's commit flips at once: held, like the CPU path's, to the flip it was chosen for.
-            if timed, output.flipsOnVblankGrid, directVideo != nil, let aim = shown.aim { holdUntilItsFlip(aim) }
             if let directVideo,
                let onPlane = directVideo.present(frame, layout: layout,
                                                  overlayVisible: transitions.shows(atHost: now)
                                                     || overlay?.content(at: now, over: view) != nil,
-                                                 layers: planeLayers) {
+                                                 layers: planeLayers, hold: { holdOnPlane(shown, timed: timed) }) {
                 overlay?.drawn = nil
                 shown.flipTime = onPlane.flip
                 shown.ticker = onPlane.ticker
@@ -197,7 +195,7 @@ final class FramePresenter {
     /// display failed.
     /// `flipAsked` runs as soon as the display has the flip (or refused it), before the
     /// frame's observers (stats, snapshots): the held flip's real-time moment ends there.
-    func commit(_ drawn: DrawnFrame, flipAsked: () -> Void = {}) -> Double? {
+    func commit(_ drawn: DrawnFrame, heldByTheLoop: Bool = false, flipAsked: () -> Void = {}) -> Double? {
         // Its callers ask `isNewest` first; a buffer drawn over since is never flipped.
         guard isNewest(drawn) else {
             flipAsked()
@@ -213,7 +211,7 @@ final class FramePresenter {
             noteDisplayError(error)
             return nil
         }
-        noteAimed(shown)
+        if !heldByTheLoop { noteAimed(shown) }
         flipAsked()
         shown.buffer = drawn.back
         onScreen = .buffer(drawn.back)
@@ -385,6 +383,7 @@ final class FramePresenter {
             let shown = PresentedFrame(flipTime: flip, item: item, pts: 0, dropped: dropped, video: false,
                                        generation: 0, buffer: buffer)
             observers.forEach { $0.presented(shown) }
+            lastDisplayError = nil
         } catch {
             noteDisplayError(error)
         }

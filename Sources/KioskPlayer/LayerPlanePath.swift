@@ -137,7 +137,7 @@ final class LayerPlanePath {
                 }
                 tickerAnnounced = "\(planeID) \(window)"
             case .unavailable(let reason):
-                if tickerAnnounced != "" {
+                if tickerAnnounced != "", !output.wasClosed {
                     logger.notice("layers' plane: the ticker is drawn with the layers at each refresh: \(reason)")
                 }
                 tickerStrip = nil
@@ -207,7 +207,8 @@ final class LayerPlanePath {
     }
 
     private func note(_ reason: String) {
-        guard reason != loggedReason else { return }
+        // A display given back under the presenter answers "closed": no plane's fault.
+        guard reason != loggedReason, !output.wasClosed else { return }
         loggedReason = reason
         logger.notice("layers' plane: not used, the layers are drawn into the CPU picture: \(reason)")
     }

@@ -66,7 +66,7 @@ extension PlaybackLoop {
             }
         }
         pendingCommit = nil
-        let committed = screen.commit(pending.drawn) { if urgent { RealtimeScheduling.lowerCurrentThread() } }
+        let committed = screen.commit(pending.drawn, heldByTheLoop: waits) { if urgent { RealtimeScheduling.lowerCurrentThread() } }
         takeOff(pending.frame, of: pending.item)
         guard let flip = committed else { return }
         guard waits else { presented(pending.frame, of: pending.item); return }

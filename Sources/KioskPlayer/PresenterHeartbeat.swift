@@ -76,6 +76,7 @@ final class MonitoredOutput: VideoOutput {
     var softwareRotation: Rotation { base.softwareRotation }
     var summary: String { base.summary }
     func close() throws { try base.close() }
+    var wasClosed: Bool { base.wasClosed }
     var scanoutSize: PixelSize { base.scanoutSize }
     var rotation: Rotation { base.rotation }
     /// The display's own: the loop records its presents on the heartbeat itself

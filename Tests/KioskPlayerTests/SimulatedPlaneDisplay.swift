@@ -36,8 +36,15 @@ final class SimulatedPlaneDisplay: DirectVideoOutput, @unchecked Sendable {
     /// The "dumb buffer" frames are copied into (presenter thread only).
     private var scratch: [UInt8] = []
 
-    init(size: PixelSize, refusesTestCommits: Bool = false, failsAfter: Int? = nil) {
-        screen = HeadlessDisplay(size: size)
+    /// Each CPU-path back buffer takes this long to hand out (a slow draw).
+    let slowDrawSeconds: Double
+
+    /// `pacing`: the CPU path's screen's (`.vblank`: a panel's grid, which the plane path
+    /// does not follow here).
+    init(size: PixelSize, refusesTestCommits: Bool = false, failsAfter: Int? = nil, pacing: HeadlessPacing = .interval,
+         slowDrawSeconds: Double = 0) {
+        screen = HeadlessDisplay(size: size, pacing: pacing)
+        self.slowDrawSeconds = slowDrawSeconds
         self.refusesTestCommits = refusesTestCommits
         self.failsAfter = failsAfter
     }
@@ -55,7 +62,12 @@ final class SimulatedPlaneDisplay: DirectVideoOutput, @unchecked Sendable {
 
     var size: PixelSize { screen.size }
     var refreshInterval: MediaTime { screen.refreshInterval }
-    func backBuffer() throws -> PixelBuffer { try screen.backBuffer() }
+    func backBuffer() throws -> PixelBuffer {
+        if slowDrawSeconds > 0 { Thread.sleep(forTimeInterval: slowDrawSeconds) }
+        return try screen.backBuffer()
+    }
+    var flipsOnVblankGrid: Bool { screen.flipsOnVblankGrid }
+    func expectedFlip(after host: Double) -> Double { screen.expectedFlip(after: host) }
     func present(_ buffer: PixelBuffer) throws -> Double {
         lock.withLock { _cpuPresents += 1 }
         let flip = try screen.present(buffer)

@@ -51,7 +51,7 @@ final class SlowDrawsDisplay: VideoOutput {
     func present(_ buffer: PixelBuffer) throws -> Double { try inner.present(buffer) }
 }
 
-extension SlowDrawsDisplay {
+extension VideoOutput {
     /// A 3 s 25 fps clip (`name`, made once) played once on this display with `settings`: every
     /// line of its stats file, and the video frames' flips as (flip time, pts).
     func playClipOnce(_ name: String, settings: PlayerSettings) throws -> (records: [[String: Any]], video: [(t: Double, pts: Double)]) {

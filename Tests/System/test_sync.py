@@ -8,10 +8,9 @@ way, the 60 Hz process is killed (SIGKILL) and started again: it must be back on
 within 1 s. The offsets measured are printed (BENCHMARKS.md, "Sync").
 
 A flip that comes late because the process was not scheduled in time (a flip more than a frame
-and two refreshes after the one before it, or a refresh after the flip the pacer chose its frame
-for, the stats line's `aim`: this 2-core host runs builds and guests beside the test) may show
-the frame chosen before the stall, and the flips right after it the frames the stalled decoder
-has ready (the freshest is shown, none is skipped ahead of decoding), however well
+and two refreshes after the one before it: this 2-core host runs builds and guests beside the
+test) may show the frame chosen before the stall, and the flips right after it the frames the
+stalled decoder has ready (the freshest is shown, none is skipped ahead of decoding), however well
 the player follows the timeline. The flips within 250 ms of a stall are counted and reported
 apart. A stall is the machine's where a CPU was stolen from the whole machine for half its
 lateness or more (steal time, sampled beside the wall: run_delay.py), or where another of the
@@ -20,8 +19,12 @@ items change at the same instant in all three, so a stall of kiosk's own at a se
 seen in all: those count as kiosk's unless stolen). A CI host stole ~100 ms from the whole
 machine a few times a minute, stalling all three processes at once 22-26 times in ten minutes.
 kiosk's own stalls must be few (at most 1 in 1,000 flips, 3 in a short run); the machine's are
-printed. Every other flip is held to the one-frame bound, so a player that does not catch up
-within 250 ms fails.
+printed. A flip that missed the vblank its frame was chosen for (the stats line's `aim`: it
+came a refresh or more after it) shows a frame a refresh old; at 30 fps on 60 Hz that leaves no
+longer gap than a frame held a third refresh by the cadence, so only `aim` tells it. Such a
+flip is excused from the bound itself (ci62: one flip 38.4 ms off at 60.05 Hz, most likely
+this), and misses must be few (at most 1 in 200 flips, 3 in a short run). Every other flip is
+held to the one-frame bound, so a player that does not catch up within 250 ms fails.
 
 The wall mostly waits, so it does not hold the suite for ten minutes: conftest starts it with the
 session's first test and it plays beside the others (its processes real-time where allowed);
@@ -162,7 +165,7 @@ def wall(tmp_path_factory):
 def offsets(stats, slots):
     """(rt, offset, item, late) per flip: where the timeline is minus what is shown, on the
     loop's own time (wrapped into half a turn each way), in seconds; `late`: the flip came after
-    the process stalled (see the module's text)."""
+    the process stalled, or missed its aim (see the module's text)."""
     starts = [sum(slots[:i]) for i in range(len(slots))]
     turn = sum(slots)
     result = []
@@ -173,7 +176,7 @@ def offsets(stats, slots):
         shown = starts[record["item"]] + record["pts"]
         if stalled(previous, record):
             last_stall = record["t"]
-        late = last_stall is not None and record["t"] - last_stall <= 0.25
+        late = missed_its_aim(record) or (last_stall is not None and record["t"] - last_stall <= 0.25)
         previous = record
         result.append((record["rt"], (timeline - shown + turn / 2) % turn - turn / 2, record["item"], late))
     return result
@@ -187,18 +190,13 @@ def flips_of(stats):
 
 def stalled(previous, record):
     """Whether the flip `record` came after a stall of the process: more than a frame and two
-    refreshes after the flip before it (see the module's text), or a refresh or more after the
-    flip its frame was chosen for (`aim`: a vblank missed, which at 30 fps on 60 Hz leaves no
-    longer gap than a frame held a third refresh does)."""
-    return previous is not None and lateness(previous, record) > 0
+    refreshes after the flip before it (see the module's text)."""
+    return previous is not None and record["t"] - previous["t"] > frame_period(record["item"]) + 2 / 59.9
 
 
-def lateness(previous, record):
-    """How late the flip `record` came, in seconds, when it came after a stall (see `stalled`):
-    beyond a frame after the flip before it, or after the flip its frame was aimed at; else 0."""
-    gap = record["t"] - previous["t"] - frame_period(record["item"])
-    missed = record["t"] - record["aim"] if "aim" in record else 0
-    return max(gap if gap > 2 / 59.9 else 0, missed if missed > 0.5 / 59.9 else 0)
+def missed_its_aim(record):
+    """Whether the flip came a refresh or more after the one its frame was chosen for."""
+    return "aim" in record and record["t"] - record["aim"] > 0.5 / 59.9
 
 
 def frame_period(item):
@@ -206,15 +204,14 @@ def frame_period(item):
 
 
 def stalls_of(stats, slots):
-    """(monotonic time of the flip before, of the flip after, the latter's rt, how late it came,
-    whether it is within half a second of a seam) per stall of one process (see the module's
-    text)."""
+    """(monotonic time of the flip before, of the flip after, the latter's rt and item, whether
+    it is within half a second of a seam) per stall of one process (see the module's text)."""
     result, previous = [], None
     for record in flips_of(stats):
         if stalled(previous, record):
             near_seam = (record["item"] != previous["item"] or record["pts"] < 0.5
                          or previous["pts"] > slots[previous["item"]] - 0.5)
-            result.append((previous["t"], record["t"], record["rt"], lateness(previous, record), near_seam))
+            result.append((previous["t"], record["t"], record["rt"], record["item"], near_seam))
         previous = record
     return result
 
@@ -226,8 +223,8 @@ def classified_stalls(runs, slots, steal):
     result = {key: [] for key in every}
     for key, stalls in every.items():
         others = [stall for other, theirs in every.items() if other != key for stall in theirs]
-        for before, after, rt, late, near_seam in stalls:
-            stolen = steal.held_back(before, after, late / 2)
+        for before, after, rt, item, near_seam in stalls:
+            stolen = steal.held_back(before, after, (after - before - frame_period(item)) / 2)
             together = not near_seam and any(b > before and a < after for a, b, *_ in others)
             result[key].append((rt, round((after - before) * 1000), stolen or together))
     return result
@@ -240,12 +237,17 @@ def test_every_flip_is_within_one_frame_of_the_timeline(wall):
     for rate, processes in runs.items():
         joined = []
         stalls = []
+        misses = 0
+        aimed = 0
         for n, (process, stats, launched) in enumerate(processes):
             flips = offsets(stats, slots)
             assert flips, f"{rate} Hz: no frame shown"
             # From its first frame in sync on (the join: test_a_restarted_box_rejoins_within_a_second).
             first_in_sync = next(i for i, (_, offset, item, _) in enumerate(flips) if abs(offset) <= frame_period(item))
             joined += flips[first_in_sync:]
+            records = flips_of(stats)[first_in_sync:]
+            aimed += sum("aim" in record for record in records)
+            misses += sum(missed_its_aim(record) for record in records)
             stalls += [(ms, machine) for rt, ms, machine in every_stall[rate, n] if rt > flips[first_in_sync][0]]
         recovering = [(round(offset * 1000, 1), item) for _, offset, item, late in joined if late]
         own = [ms for ms, machine in stalls if not machine]
@@ -255,9 +257,12 @@ def test_every_flip_is_within_one_frame_of_the_timeline(wall):
         p99 = magnitudes[int(len(magnitudes) * 0.99)]
         summary.append(f"{rate} Hz: {len(off)} flips, worst {magnitudes[-1] * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms; "
                        f"{len(stalls)} stalls of the process ({len(stalls) - len(own)} the machine's), "
+                       f"{misses} of {aimed} timed flips past their aim, "
                        f"{len(recovering)} flips within 250 ms of one, "
                        f"{sum(abs(o) > frame_period(i) * 1000 for o, i in recovering)} of them off")
         assert not outside, f"{rate} Hz: {len(outside)} of {len(off)} flips more than a frame from the timeline: {outside[:10]}"
+        assert aimed > len(joined) / 2, f"{rate} Hz: only {aimed} of {len(joined)} flips say their aim"
+        assert misses <= max(3, aimed / 200), f"{rate} Hz: {misses} of {aimed} timed flips missed their vblank"
         assert len(own) <= max(3, len(joined) / 1000), (f"{rate} Hz: {len(own)} stalls not the machine's "
                                                         f"(ms between flips): {own[:10]}; {len(stalls)} in all")
         # Enough flips: the whole run was played (25-30 fps for the run's length).

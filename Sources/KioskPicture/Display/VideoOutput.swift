@@ -141,6 +141,9 @@ public protocol VideoOutput: AnyObject {
     /// off and on) where the driver says the link needs it; the last picture shows again. Safe
     /// from any thread. The default: `.notMine`.
     func screenReturned(connector: String) throws -> ScreenReturn
+    /// Whether `close()` ran: the session gave the screen back (a presenter still drawing then
+    /// meets OutputFailure.isOutputClosed, and says nothing of planes or failures).
+    var wasClosed: Bool { get }
 }
 
 /// What a display did for a screen plugged in again.
@@ -156,6 +159,7 @@ public enum ScreenReturn: Sendable, Equatable {
 }
 
 extension VideoOutput {
+    public var wasClosed: Bool { false }
     public func submitFlip(_ buffer: PixelBuffer) throws -> () throws -> Double {
         let flipped = try present(buffer)
         return { flipped }

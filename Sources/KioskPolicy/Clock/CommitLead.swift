@@ -1,13 +1,14 @@
 /// How close to its vblank the presenter asks for a drawn frame's flip, on a screen whose flips
 /// land on vblanks.
 ///
-/// The frame pacer wakes half a refresh before a frame is due; a frame drawn and flipped at
-/// once was committed up to a whole refresh before the vblank that shows it, and until that
-/// flip completes the screen takes nothing else. An override asked for in that time waited for
-/// the flip, then for the next refresh: up to two refreshes (issue 35 measured 26 % of 1,000
-/// armed overrides behind a committed flip). Drawn at once but committed only `seconds` before
-/// its vblank, the frame leaves the screen free for a request until then, as a compositor's
-/// repaint window does; a request that comes first puts its own picture up instead.
+/// The frame pacer wakes for a frame half a refresh before it is due (early by its draw); a
+/// frame drawn and flipped at once was committed up to a whole refresh before the vblank that
+/// shows it, and until that flip completes the screen takes nothing else. An override asked
+/// for in that time waited for the flip, then for the next refresh: up to two refreshes (issue
+/// 35 measured 26 % of 1,000 armed overrides behind a committed flip). Drawn at once but
+/// committed only `seconds` before its vblank, the frame leaves the screen free for a request
+/// until then, as a compositor's repaint window does; a request that comes first puts its own
+/// picture up instead. The pacer's aim keeps the same kind of margin (FramePresenter+Moment).
 ///
 /// The price is margin: a wake-up late on a loaded box misses the vblank and the frame comes a
 /// refresh late. So the lead grows by `step` at each miss (up to a refresh: then the old
