@@ -39,12 +39,14 @@ extension FramePresenter {
     /// than its average: a refresh late, showing a frame chosen for the flip before (test_sync's
     /// stats, 2026-11-29: ~1 flip in 250 on an idle host, each decided 0.26 ms before its tick
     /// with 0.27 ms of draw foreseen). CommitLead's rule: 1 ms, a millisecond more at each miss,
-    /// half a one less after 120 flips on their tick; never above a quarter of a refresh, or a
-    /// 60 fps video whose draw is near a refresh would be aimed a vblank on at each flip (half
-    /// its frames dropped). Displays off a grid: none (no tick to miss).
+    /// half a one less after 120 flips on their tick; never above a quarter of a refresh nor
+    /// half what a refresh leaves after the draw: decided just after a flip, a 60 fps frame
+    /// must still aim at the next tick, or every other frame is dropped. Displays off a grid:
+    /// none (no tick to miss).
     var aimMargin: Double {
         guard output.flipsOnVblankGrid else { return 0 }
-        return min(aimLeadForThisScreen().seconds, output.refreshInterval.seconds / 4)
+        let refresh = output.refreshInterval.seconds
+        return min(aimLeadForThisScreen().seconds, max(0, (refresh - drawSeconds) / 2))
     }
 
     /// A plane's commit flips when asked: a timed frame the plane takes waits there, like the
@@ -75,7 +77,7 @@ extension FramePresenter {
     private func aimLeadForThisScreen() -> CommitLead {
         let refresh = output.refreshInterval.seconds
         if let aimLead, aimLead.refreshInterval == refresh { return aimLead }
-        let fresh = CommitLead(refreshInterval: refresh)
+        let fresh = CommitLead(refreshInterval: refresh, ceiling: refresh / 4)
         aimLead = fresh
         return fresh
     }

@@ -193,6 +193,8 @@ final class FramePresenter {
 
     /// Asks for `drawn`'s flip and waits for it: its CLOCK_MONOTONIC seconds, or nil if the
     /// display failed.
+    /// `heldByTheLoop`: the loop held the drawn frame to a moment of its own (overrides armed):
+    /// its CommitLead, not the aim's margin, hears whether the vblank was made.
     /// `flipAsked` runs as soon as the display has the flip (or refused it), before the
     /// frame's observers (stats, snapshots): the held flip's real-time moment ends there.
     func commit(_ drawn: DrawnFrame, heldByTheLoop: Bool = false, flipAsked: () -> Void = {}) -> Double? {

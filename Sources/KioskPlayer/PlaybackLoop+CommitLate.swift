@@ -66,7 +66,9 @@ extension PlaybackLoop {
             }
         }
         pendingCommit = nil
-        let committed = screen.commit(pending.drawn, heldByTheLoop: waits) { if urgent { RealtimeScheduling.lowerCurrentThread() } }
+        // Held here, however it ends (at its moment, at once after a command): the aim's margin
+        // hears only of frames flipped as soon as drawn.
+        let committed = screen.commit(pending.drawn, heldByTheLoop: true) { if urgent { RealtimeScheduling.lowerCurrentThread() } }
         takeOff(pending.frame, of: pending.item)
         guard let flip = committed else { return }
         guard waits else { presented(pending.frame, of: pending.item); return }

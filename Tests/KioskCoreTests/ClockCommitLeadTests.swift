@@ -46,3 +46,15 @@ private let refresh = 1.0 / 60
     let lead = CommitLead(refreshInterval: 0.01, floor: 0.05)
     #expect(lead.seconds == 0.01)
 }
+
+@Test func aCeilingHoldsTheLeadBelowARefresh() {
+    // The pacer's aim margin: a quarter of a refresh at most, so a run of misses cannot leave
+    // it climbing (and thousands of calm flips to come back) past what is ever used.
+    var lead = CommitLead(refreshInterval: refresh, ceiling: refresh / 4)
+    for index in 0..<30 { lead.record(aimedAt: Double(index), flippedAt: Double(index) + refresh) }
+    #expect(lead.misses == 30)
+    #expect(lead.seconds == refresh / 4)
+    // A ceiling under the floor lowers the floor to it; one above a refresh is a refresh.
+    #expect(CommitLead(refreshInterval: refresh, floor: 0.005, ceiling: 0.002).seconds == 0.002)
+    #expect(CommitLead(refreshInterval: refresh, ceiling: 1).ceiling == refresh)
+}

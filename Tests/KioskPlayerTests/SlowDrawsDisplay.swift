@@ -15,7 +15,8 @@ final class SlowDrawsDisplay: VideoOutput {
     let inner: HeadlessDisplay
     let slowSeconds: Double
     let flipsWhenAsked: Bool
-    private let isSlow: (Int) -> Bool
+    /// How long the `n`th back buffer (from 1) takes to hand out; 0: at once.
+    private let drawTime: (Int) -> Double
     private var handedOut = 0
     /// When each slow back buffer was handed out (CLOCK_MONOTONIC seconds, as the stats' `t`).
     private(set) var slowHandedOut: [Double] = []
@@ -24,14 +25,22 @@ final class SlowDrawsDisplay: VideoOutput {
         self.inner = inner
         self.slowSeconds = slowSeconds
         self.flipsWhenAsked = flipsWhenAsked
-        isSlow = { $0 <= slowDraws }
+        drawTime = { $0 <= slowDraws ? slowSeconds : 0 }
     }
 
     init(_ inner: HeadlessDisplay, slowEvery: Int, after: Int, slowSeconds: Double) {
         self.inner = inner
         self.slowSeconds = slowSeconds
         flipsWhenAsked = false
-        isSlow = { $0 > after && $0 % slowEvery == 0 }
+        drawTime = { $0 > after && $0 % slowEvery == 0 ? slowSeconds : 0 }
+    }
+
+    /// Every draw as `drawTime` says (seconds for the `n`th, from 1).
+    init(_ inner: HeadlessDisplay, drawTime: @escaping (Int) -> Double) {
+        self.inner = inner
+        slowSeconds = 0
+        flipsWhenAsked = false
+        self.drawTime = drawTime
     }
 
     var size: PixelSize { inner.size }
@@ -41,8 +50,9 @@ final class SlowDrawsDisplay: VideoOutput {
 
     func backBuffer() throws -> PixelBuffer {
         handedOut += 1
-        if isSlow(handedOut) {
-            Thread.sleep(forTimeInterval: slowSeconds)
+        let seconds = drawTime(handedOut)
+        if seconds > 0 {
+            Thread.sleep(forTimeInterval: seconds)
             slowHandedOut.append(MonotonicClock().now())
         }
         return try inner.backBuffer()
@@ -52,10 +62,11 @@ final class SlowDrawsDisplay: VideoOutput {
 }
 
 extension VideoOutput {
-    /// A 3 s 25 fps clip (`name`, made once) played once on this display with `settings`: every
+    /// A 3 s 25 fps (or `fps`) clip (`name`, made once) played once on this display with `settings`: every
     /// line of its stats file, and the video frames' flips as (flip time, pts).
-    func playClipOnce(_ name: String, settings: PlayerSettings) throws -> (records: [[String: Any]], video: [(t: Double, pts: Double)]) {
-        let clip = try MediaFixtures.clip("\(name).mp4", ["-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=3",
+    func playClipOnce(_ name: String, fps: Int = 25, settings: PlayerSettings) throws
+        -> (records: [[String: Any]], video: [(t: Double, pts: Double)]) {
+        let clip = try MediaFixtures.clip("\(name).mp4", ["-f", "lavfi", "-i", "testsrc2=s=320x180:r=\(fps):d=3",
                                                           "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast"])
         let stats = MediaFixtures.directory.appendingPathComponent("\(name)-stats-\(UUID().uuidString).jsonl").path
         var settings = settings

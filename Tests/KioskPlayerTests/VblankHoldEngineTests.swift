@@ -82,7 +82,23 @@ import Testing
             return t - aim
         }
         #expect(aimed.count >= 50, "timed frames say their aim (\(aimed.count))")
-        let missed = aimed.filter { $0 > 0.5 / 60 }
-        #expect(missed.count <= aimed.count / 10, "frames a refresh or more past their aim: \(missed.count) of \(aimed.count)")
+        // After the draw estimate (smoothed over 8 draws) has settled.
+        let missed = aimed.dropFirst(15).filter { $0 > 0.5 / 60 }
+        #expect(missed.count <= aimed.count / 10, "frames a refresh or more past their aim: \(missed.count) of \(aimed.count - 15)")
+    }
+
+    /// A 60 fps clip on a 60 Hz grid whose draws take 12 ms, every tenth 20 ms (a vblank missed
+    /// each time, which raises the aim's margin). Decided just after each flip, every frame
+    /// must still be aimed at the next tick: a margin above what the refresh leaves after the
+    /// draw (a quarter refresh, 4.2 ms, on top of 12.8) aimed each a tick further, and the
+    /// pacer dropped every other frame until the margin came down again.
+    @Test func missesLeaveA60fpsVideoItsEveryVblank() throws {
+        let display = SlowDrawsDisplay(HeadlessDisplay(size: Self.screen, refreshRate: 60, pacing: .vblank),
+                                       drawTime: { $0 % 10 == 0 ? 0.02 : 0.012 })
+        let (records, video) = try display.playClipOnce("vblank-heavy-60fps", fps: 60, settings: PlayerSettings())
+        let dropped = records.last?["dropped"] as? Int ?? -1
+        #expect(video.count >= 120, "most of the 180 frames shown (\(video.count))")
+        // A 20 ms draw misses its tick, and a frame is dropped after it: ~18 of 180.
+        #expect(dropped >= 0 && dropped <= 45, "frames dropped: \(dropped) of 180")
     }
 }

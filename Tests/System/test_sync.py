@@ -23,8 +23,9 @@ printed. A flip that missed the vblank its frame was chosen for (the stats line'
 came a refresh or more after it) shows a frame a refresh old; at 30 fps on 60 Hz that leaves no
 longer gap than a frame held a third refresh by the cadence, so only `aim` tells it. Such a
 flip is excused from the bound itself (ci62: one flip 38.4 ms off at 60.05 Hz, most likely
-this), and misses must be few (at most 1 in 200 flips, 3 in a short run). Every other flip is
-held to the one-frame bound, so a player that does not catch up within 250 ms fails.
+this), and misses away from a stall must be few (at most 1 in 200 flips, 3 in a short run).
+Every other flip is held to the one-frame bound, so a player that does not catch up within
+250 ms fails.
 
 The wall mostly waits, so it does not hold the suite for ten minutes: conftest starts it with the
 session's first test and it plays beside the others (its processes real-time where allowed);
@@ -199,6 +200,19 @@ def missed_its_aim(record):
     return "aim" in record and record["t"] - record["aim"] > 0.5 / 59.9
 
 
+def misses_of(records):
+    """The flips of `records` that missed their aim away from a stall (within 250 ms after one,
+    a miss is that stall's, counted and judged with it)."""
+    result, previous, last_stall = [], None, None
+    for record in records:
+        if stalled(previous, record):
+            last_stall = record["t"]
+        if missed_its_aim(record) and (last_stall is None or record["t"] - last_stall > 0.25):
+            result.append(record)
+        previous = record
+    return result
+
+
 def frame_period(item):
     return 1 / CLIPS[item][1]
 
@@ -247,8 +261,9 @@ def test_every_flip_is_within_one_frame_of_the_timeline(wall):
             joined += flips[first_in_sync:]
             records = flips_of(stats)[first_in_sync:]
             aimed += sum("aim" in record for record in records)
-            misses += sum(missed_its_aim(record) for record in records)
+            misses += len(misses_of(records))
             stalls += [(ms, machine) for rt, ms, machine in every_stall[rate, n] if rt > flips[first_in_sync][0]]
+        # Excused from the bound: after a stall, or a flip that missed its aim.
         recovering = [(round(offset * 1000, 1), item) for _, offset, item, late in joined if late]
         own = [ms for ms, machine in stalls if not machine]
         off = [(offset, item) for _, offset, item, late in joined if not late]
@@ -257,8 +272,8 @@ def test_every_flip_is_within_one_frame_of_the_timeline(wall):
         p99 = magnitudes[int(len(magnitudes) * 0.99)]
         summary.append(f"{rate} Hz: {len(off)} flips, worst {magnitudes[-1] * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms; "
                        f"{len(stalls)} stalls of the process ({len(stalls) - len(own)} the machine's), "
-                       f"{misses} of {aimed} timed flips past their aim, "
-                       f"{len(recovering)} flips within 250 ms of one, "
+                       f"{misses} of {aimed} timed flips past their aim away from a stall, "
+                       f"{len(recovering)} flips within 250 ms of a stall or past their aim, "
                        f"{sum(abs(o) > frame_period(i) * 1000 for o, i in recovering)} of them off")
         assert not outside, f"{rate} Hz: {len(outside)} of {len(off)} flips more than a frame from the timeline: {outside[:10]}"
         assert aimed > len(joined) / 2, f"{rate} Hz: only {aimed} of {len(joined)} flips say their aim"

@@ -1,18 +1,19 @@
 /// How close to its vblank the presenter asks for a drawn frame's flip, on a screen whose flips
 /// land on vblanks.
 ///
-/// The frame pacer wakes for a frame half a refresh before it is due (early by its draw); a
-/// frame drawn and flipped at once was committed up to a whole refresh before the vblank that
-/// shows it, and until that flip completes the screen takes nothing else. An override asked
-/// for in that time waited for the flip, then for the next refresh: up to two refreshes (issue
-/// 35 measured 26 % of 1,000 armed overrides behind a committed flip). Drawn at once but
-/// committed only `seconds` before its vblank, the frame leaves the screen free for a request
-/// until then, as a compositor's repaint window does; a request that comes first puts its own
-/// picture up instead. The pacer's aim keeps the same kind of margin (FramePresenter+Moment).
+/// The frame pacer wakes for a frame half a refresh before it is due (on a vblank grid, early
+/// by its draw too); a frame drawn and flipped at once was committed up to a whole refresh
+/// before the vblank that shows it, and until that flip completes the screen takes nothing
+/// else. An override asked for in that time waited for the flip, then for the next refresh: up
+/// to two refreshes (issue 35 measured 26 % of 1,000 armed overrides behind a committed flip).
+/// Drawn at once but committed only `seconds` before its vblank, the frame leaves the screen
+/// free for a request until then, as a compositor's repaint window does; a request that comes
+/// first puts its own picture up instead. The pacer's aim keeps the same kind of margin
+/// (FramePresenter+Moment), with a ceiling of a quarter refresh.
 ///
 /// The price is margin: a wake-up late on a loaded box misses the vblank and the frame comes a
-/// refresh late. So the lead grows by `step` at each miss (up to a refresh: then the old
-/// behaviour) and shrinks back by half a step after `calmFlips` held flips in a row on time,
+/// refresh late. So the lead grows by `step` at each miss (up to `ceiling`, a refresh unless
+/// told: then the old behaviour) and shrinks back by half a step after `calmFlips` held flips in a row on time,
 /// never below `floor`. Additive both ways: a sporadic miss costs a millisecond for some
 /// seconds, not a doubled lead for minutes, while a box that misses often climbs a step a
 /// miss. Pure; the presenter keeps one.
@@ -20,6 +21,8 @@ public struct CommitLead: Sendable, Equatable {
     /// The margin kept before the vblank, in seconds.
     public private(set) var seconds: Double
     public let floor: Double
+    /// The largest lead.
+    public let ceiling: Double
     public let refreshInterval: Double
     /// Held flips on time in a row before the lead shrinks.
     public let calmFlips: Int
@@ -38,10 +41,13 @@ public struct CommitLead: Sendable, Equatable {
     ///   - calmFlips: 120 is four seconds of a 30 fps video: sporadic misses (the override
     ///     benchmark saw one every 30-60 s on an idle 2-core machine) leave the lead at its
     ///     floor most of the time; at 300, seven misses in five minutes held it at 4-6 ms.
-    public init(refreshInterval: Double, floor: Double = 0.001, step: Double = 0.001, calmFlips: Int = 120) {
+    ///   - ceiling: the largest lead (a refresh when not given: then the old behaviour).
+    public init(refreshInterval: Double, floor: Double = 0.001, step: Double = 0.001, calmFlips: Int = 120,
+                ceiling: Double? = nil) {
         precondition(refreshInterval > 0 && floor >= 0 && step > 0 && calmFlips > 0)
         self.refreshInterval = refreshInterval
-        self.floor = Swift.min(floor, refreshInterval)
+        self.ceiling = Swift.min(ceiling ?? refreshInterval, refreshInterval)
+        self.floor = Swift.min(floor, self.ceiling)
         self.step = step
         self.calmFlips = calmFlips
         seconds = self.floor
@@ -55,7 +61,7 @@ public struct CommitLead: Sendable, Equatable {
         if flippedAt > aimedAt + refreshInterval / 2 {
             misses += 1
             onTimeInARow = 0
-            seconds = Swift.min(refreshInterval, seconds + step)
+            seconds = Swift.min(ceiling, seconds + step)
             return
         }
         onTimeInARow += 1
