@@ -34,11 +34,11 @@ extension FramePresenter {
 
     /// The margin the pacer's aim keeps before a vblank tick: a frame is chosen for the first
     /// flip after its draw (`drawSeconds`, smoothed) and this. Without it, a frame decided just
-    /// before a tick (the pacer woke half a refresh before a frame was due, anywhere on the grid;
-    /// now early by `drawLead` too) was aimed at that tick and missed it when the draw took a few microseconds more
-    /// than its average: a refresh late, showing a frame chosen for the flip before (test_sync's
-    /// stats, 2026-11-29: ~1 flip in 250 on an idle host, each decided 0.26 ms before its tick
-    /// with 0.27 ms of draw foreseen). CommitLead's rule: 1 ms, a millisecond more at each miss,
+    /// before a tick (the pacer woke half a refresh before a frame was due, anywhere on the
+    /// grid; now early by `drawLead` too) was aimed at that tick and missed it when the draw
+    /// took a few microseconds more than its average: a refresh late, showing a frame chosen
+    /// for the flip before (test_sync's stats, 2026-11-29: ~1 flip in 250 on an idle host, each
+    /// decided 0.26 ms before its tick with 0.27 ms of draw foreseen). CommitLead's rule: 1 ms, a millisecond more at each miss,
     /// half a one less after 120 flips on their tick; never above a quarter of a refresh nor
     /// half what a refresh leaves after the draw: decided just after a flip, a 60 fps frame
     /// must still aim at the next tick, or every other frame is dropped. Displays off a grid:
