@@ -38,11 +38,11 @@ extension FramePresenter {
     /// grid; now early by `drawLead` too) was aimed at that tick and missed it when the draw
     /// took a few microseconds more than its average: a refresh late, showing a frame chosen
     /// for the flip before (test_sync's stats, 2026-11-29: ~1 flip in 250 on an idle host, each
-    /// decided 0.26 ms before its tick with 0.27 ms of draw foreseen). CommitLead's rule: 1 ms, a millisecond more at each miss,
-    /// half a one less after 120 flips on their tick; never above a quarter of a refresh nor
-    /// half what a refresh leaves after the draw: decided just after a flip, a 60 fps frame
-    /// must still aim at the next tick, or every other frame is dropped. Displays off a grid:
-    /// none (no tick to miss).
+    /// decided 0.26 ms before its tick with 0.27 ms of draw foreseen). CommitLead's rule: 1 ms,
+    /// a millisecond more at each miss, half a one less after 120 flips on their tick; never
+    /// above a quarter of a refresh nor half what a refresh leaves after the draw: decided just
+    /// after a flip, a 60 fps frame must still aim at the next tick, or every other frame is
+    /// dropped. Displays off a grid: none (no tick to miss).
     var aimMargin: Double {
         guard output.flipsOnVblankGrid else { return 0 }
         let refresh = output.refreshInterval.seconds
