@@ -16,6 +16,9 @@ final class AtomicPresenter: ScanoutPresenter {
     /// driver may refuse it: the display then works without, and screenshots are composed).
     private let writebackCRTCProperty: UInt32?
     private(set) var writebackAttached = false
+    /// Commits that changed the display (not TEST_ONLY ones): a screenshot read back after the
+    /// last of them is still what the screen shows (DRMDisplay+Writeback.swift).
+    private(set) var commitsMade: UInt64 = 0
     var kind: ScanoutPresenterKind { .atomic(self) }
 
     init(card: Card, target: ScanoutTarget) throws(DRMError) {
@@ -193,6 +196,7 @@ final class AtomicPresenter: ScanoutPresenter {
         guard drmModeAtomicCommit(card.fd.rawValue, req, flags, userData) == 0 else {
             throw presentFailure(card, what: what, call: "drmModeAtomicCommit", errno: errno)
         }
+        if flags & UInt32(DRM_MODE_ATOMIC_TEST_ONLY) == 0 { commitsMade &+= 1 }
     }
 }
 

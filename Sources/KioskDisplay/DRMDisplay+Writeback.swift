@@ -16,33 +16,31 @@ extension DRMDisplay {
         }
     }
 
-    /// Reads the screen back and lets `body` see it; false when this display cannot (no
-    /// writeback connector, or the driver refused it once: remembered, the caller composes).
-    /// Between frames: a flip still queued lands first, so the picture is the one on screen.
-    public func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool {
+    /// Asks the driver for the picture on screen; nil when this display cannot (no writeback
+    /// connector, or the driver refused it once: remembered, the caller composes). Between
+    /// frames: a flip still queued lands first, so the picture is the one on screen. The wait
+    /// for it is the caller's (`ScreenReadBack.read`), off the presenter thread.
+    public func beginReadBack() throws -> ScreenReadBack? {
         lock.lock(); defer { lock.unlock() }
         guard !isClosed else { throw DRMError.closed }
         guard isPoweredOn else { throw DRMError.displayOff }
         guard let connector = writebackConnector, writebackRefusal == nil,
-              let atomic = presenter.kind.atomicCommits else { return false }
+              let atomic = presenter.kind.atomicCommits else { return nil }
         if pendingIndex != nil { _ = try finishPendingFlip() }
+        // Nothing committed since the last read-back: its picture is this one. A paused screen
+        // shot again, or a shot asked again while a starved driver still writes the last one,
+        // makes no second commit to queue behind it (CI: every shot of a paused vkms guest
+        // timed out once one had).
+        if let last = lastReadBack, last.commitsAfter == atomic.commitsMade { return last }
+        lastReadBack?.releaseKernelObjects()
+        lastReadBack = nil
         do {
-            if writebackCapture == nil {
-                writebackCapture = try WritebackCapture(card: card, connector: connector, size: mode.size)
-            }
-            // Longer than a flip may take: the driver composes the picture after the vblank
-            // (vkms in a worker), and a screenshot is worth a wait where a frame is not.
-            try writebackCapture!.capture(with: atomic, timeout: max(flipTimeout, 5), body)
-            return true
-        } catch .callFailed(_, "poll", ETIMEDOUT) {
-            // Late, not refused: this shot is composed by kiosk (the caller logs it), the next
-            // asks the driver again.
-            throw DRMError.callFailed(what: "waiting for writeback connector \(connector.id)'s picture", call: "poll", errno: ETIMEDOUT)
+            let readBack = try WritebackReadBack(card: card, connector: connector, size: mode.size, atomic: atomic)
+            lastReadBack = readBack
+            return readBack
         } catch {
             writebackRefusal = "writeback connector \(connector.id) failed: \(error)"
-            writebackCapture?.destroy()
-            writebackCapture = nil
-            return false
+            return nil
         }
     }
 }

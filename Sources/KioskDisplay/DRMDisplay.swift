@@ -76,10 +76,11 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
     /// A ticker's plane above it (DRMDisplay+LayerPlane.swift), once prepared.
     var tickerPlane: LayerPlane?
     /// Screenshots read back from the display (DRMDisplay+Writeback.swift): the writeback
-    /// connector the modeset attached, its buffer once a screenshot was asked for, and why
-    /// reading back stopped for good if the driver refused it.
+    /// connector the modeset attached, the last read-back asked of it (its buffer, which the
+    /// driver may still be writing), and why reading back stopped for good if the driver
+    /// refused it.
     let writebackConnector: WritebackConnectorInfo?
-    var writebackCapture: WritebackCapture?
+    var lastReadBack: WritebackReadBack?
     var writebackRefusal: String?
     /// When flips complete: on the vblank grid the flip events trace, or at once on a driver
     /// without vblanks.
@@ -276,7 +277,9 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         layerPlane?.destroy()
         tickerPlane?.destroy()
         blackBuffer?.destroy()
-        writebackCapture?.destroy()
+        // Its memory stays mapped for a thread still reading the picture.
+        lastReadBack?.releaseKernelObjects()
+        lastReadBack = nil
         for (index, buffer) in buffers.enumerated() {
             buffer.releaseKernelObjects()
             if !lentIndices.contains(index) { buffer.unmap() }

@@ -70,6 +70,13 @@ final class DumbBuffer {
         }
     }
 
+    /// Forgets the framebuffer and handle without a call: for a buffer whose card may be closed
+    /// already (which freed them), so that `destroy` reaches no file descriptor.
+    func abandonKernelObjects() {
+        framebufferID = 0
+        handle = 0
+    }
+
     /// The buffer object's GEM handle on its card (0 once released).
     var gemHandle: UInt32 { handle }
 

@@ -1,4 +1,5 @@
 import CDRM
+import Foundation
 import Glibc
 import KioskCore
 
@@ -49,57 +50,83 @@ extension Card {
     }
 }
 
-/// Screenshots read back from the display: one blocking atomic commit that hands the writeback
-/// connector a framebuffer, then a wait on its out-fence (the kernel signals it once the
-/// composed picture is in the buffer). The connector was attached to the CRTC in the modeset
-/// (attaching it later is a full modeset, which would blank a real screen), so the commit
-/// changes no plane: it captures exactly what the screen shows.
-final class WritebackCapture {
+/// A screenshot read back from the display: one blocking atomic commit hands the writeback
+/// connector a framebuffer and asks for an out-fence, which the kernel signals once the
+/// composed picture is in the buffer; `read` waits for it on the asker's thread. The connector
+/// was attached to the CRTC in the modeset (attaching it later is a full modeset, which would
+/// blank a real screen), so the commit changes no plane: it captures what the screen shows.
+/// Each read-back has a buffer of its own: one the driver writes late (a starved guest's vkms,
+/// seconds after the vblank) is never reused under it, and the next read-back does not wait.
+final class WritebackReadBack: ScreenReadBack, @unchecked Sendable {
+    // Safe to share: `fence` and `buffer` are set once; the buffer stays mapped until the
+    // last reference goes; `released` is read and written with `lock` held.
     let connector: WritebackConnectorInfo
-    private let card: Card
     private let buffer: DumbBuffer
-    private let framebufferProperty: UInt32
-    private let fenceProperty: UInt32
+    private let fence: Int32
+    /// The display's commits counted after this one's (`AtomicPresenter.commitsMade`).
+    let commitsAfter: UInt64
+    private let lock = NSLock()
+    private var released = false
 
-    init(card: Card, connector: WritebackConnectorInfo, size: PixelSize) throws(DRMError) {
+    init(card: Card, connector: WritebackConnectorInfo, size: PixelSize, atomic: AtomicPresenter) throws(DRMError) {
         let props = Dictionary(card.properties(of: connector.id, type: UInt32(DRM_MODE_OBJECT_CONNECTOR))
             .map { ($0.name, $0.id) }, uniquingKeysWith: { a, _ in a })
-        guard let framebuffer = props["WRITEBACK_FB_ID"] else {
+        guard let framebufferProperty = props["WRITEBACK_FB_ID"] else {
             throw .missingProperty(object: "writeback connector \(connector.id)", name: "WRITEBACK_FB_ID")
         }
-        guard let fence = props["WRITEBACK_OUT_FENCE_PTR"] else {
+        guard let fenceProperty = props["WRITEBACK_OUT_FENCE_PTR"] else {
             throw .missingProperty(object: "writeback connector \(connector.id)", name: "WRITEBACK_OUT_FENCE_PTR")
         }
-        self.card = card
-        self.connector = connector
-        framebufferProperty = framebuffer
-        fenceProperty = fence
         // The CRTC's mode size: drivers refuse a writeback buffer of another size.
-        buffer = try DumbBuffer(card: card, size: size)
-    }
-
-    /// Captures the CRTC's picture and lets `body` read it (valid only during the call).
-    func capture(with atomic: AtomicPresenter, timeout: Double, _ body: (PixelBuffer) -> Void) throws(DRMError) {
+        let buffer = try DumbBuffer(card: card, size: size)
         var fence: Int32 = -1
-        try withUnsafeMutablePointer(to: &fence) { (pointer) throws(DRMError) in
-            var request = AtomicRequest()
-            request.add(connector.id, framebufferProperty, UInt64(buffer.framebufferID))
-            request.add(connector.id, fenceProperty, UInt64(UInt(bitPattern: pointer)))
-            try atomic.commit(request, flags: 0, userData: nil, what: "reading the screen back through writeback connector \(connector.id)")
+        do {
+            try withUnsafeMutablePointer(to: &fence) { (pointer) throws(DRMError) in
+                var request = AtomicRequest()
+                request.add(connector.id, framebufferProperty, UInt64(buffer.framebufferID))
+                request.add(connector.id, fenceProperty, UInt64(UInt(bitPattern: pointer)))
+                try atomic.commit(request, flags: 0, userData: nil, what: "reading the screen back through writeback connector \(connector.id)")
+            }
+        } catch {
+            buffer.destroy()
+            throw error
         }
         guard fence >= 0 else {
+            buffer.destroy()
             throw .callFailed(what: "reading the screen back (the kernel gave no writeback fence)", call: "drmModeAtomicCommit", errno: EINVAL)
         }
-        defer { Glibc.close(fence) }
+        self.connector = connector
+        self.buffer = buffer
+        self.fence = fence
+        commitsAfter = atomic.commitsMade
+    }
+
+    func read(timeout: Double, _ body: (PixelBuffer) -> Void) throws {
         var poller = pollfd(fd: fence, events: Int16(POLLIN), revents: 0)
         var result: Int32
-        repeat { result = poll(&poller, 1, Int32(timeout * 1000)) } while result < 0 && errno == EINTR
+        repeat { result = poll(&poller, 1, Int32(max(0, timeout) * 1000)) } while result < 0 && errno == EINTR
         guard result > 0 else {
-            throw .callFailed(what: "waiting for the writeback picture (\(result == 0 ? "no signal within \(timeout) s" : "poll failed"))",
-                              call: "poll", errno: result == 0 ? ETIMEDOUT : errno)
+            throw DRMError.callFailed(what: "waiting for writeback connector \(connector.id)'s picture (\(result == 0 ? "none within \(timeout) s" : "poll failed"))",
+                                      call: "poll", errno: result == 0 ? ETIMEDOUT : errno)
         }
         body(buffer.pixelBuffer(index: -1))
     }
 
-    func destroy() { buffer.destroy() }
+    /// The display lets go of it (closing, or a newer read-back): the framebuffer and handle go
+    /// now, under the display's lock while the card is open; the memory stays mapped for a
+    /// thread still reading the picture, until the last reference goes.
+    func releaseKernelObjects() {
+        lock.withLock {
+            released = true
+            buffer.releaseKernelObjects()
+        }
+    }
+
+    deinit {
+        // Always released by the display first (it holds the newest until it closes), so no
+        // call here reaches a card that may be closed.
+        if !lock.withLock({ released }) { buffer.abandonKernelObjects() }
+        buffer.unmap()
+        Glibc.close(fence)
+    }
 }

@@ -14,8 +14,9 @@ enum PlayerCommand: Sendable {
     case armOverrides([OverrideToArm])
     /// Input the overlay answers to (it never changes playback).
     case overlay(OverlayNote)
-    /// Copy what is on screen (FramePresenter.captureScreen) for the thread that asked.
-    case screenshot(ScreenshotRequest)
+    /// Copy what is on screen (FramePresenter.beginCapture) for the thread that asked;
+    /// `composed`: from kiosk's own buffers (the display's read-back came too late).
+    case screenshot(ScreenshotRequest, composed: Bool = false)
     case stop
 }
 
@@ -83,7 +84,7 @@ final class CommandMailbox: @unchecked Sendable {
             return on ? [] : pending
         }
         for case .request(_, let answer?) in left { answer.finish(PlayerRefusal("playback has ended")) }
-        for case .screenshot(let request) in left { request.finish(.failure(ScreenshotError(description: "playback has ended"))) }
+        for case .screenshot(let request, _) in left { request.finish(.failure(ScreenshotError(description: "playback has ended"))) }
     }
 
     /// Whether a command waits (the presenter asks before it commits a frame it held).

@@ -3,14 +3,28 @@ import KioskMedia
 
 /// Screenshots: what the screen shows, read back or composed from kiosk's own buffers.
 extension FramePresenter {
-    /// A copy of what is on screen, at the display's size: the buffer last flipped as it is,
-    /// or a plane's frame drawn by the CPU path's scaler over black with the layers' plane laid
-    /// over it (the OSD forces the CPU path). Read back where the display can, else from kiosk's own buffers:
-    /// some drivers cannot read a CRTC back (raspberrypi/linux #6867). Copied here, between two
+    /// How a screenshot is being taken.
+    enum ScreenCapture {
+        /// Composed from kiosk's own buffers, now (or why there is nothing to take).
+        case taken(Result<CapturedPicture, ScreenshotError>)
+        /// Asked of the display, whose driver writes the picture later (`ScreenReadBack`).
+        case readingBack(ScreenReadBack)
+    }
+
+    /// Begins a screenshot, between two frames: read back where the display can (`readBack`,
+    /// and the display offers it; some drivers cannot read a CRTC back: raspberrypi/linux
+    /// #6867), else composed from kiosk's own buffers.
+    func beginCapture(readBack: Bool = true) -> ScreenCapture {
+        guard onScreen != nil else { return .taken(.failure(ScreenshotError(description: "nothing has been shown yet"))) }
+        if readBack, let pending = beginReadBack() { return .readingBack(pending) }
+        return .taken(composeScreen())
+    }
+
+    /// A copy of what is on screen, at the display's size, from kiosk's own buffers: the buffer
+    /// last flipped as it is, or a plane's frame drawn by the CPU path's scaler over black with
+    /// the layers' plane laid over it (the OSD forces the CPU path). Copied here, between two
     /// frames; the caller encodes it on its own thread, so playback does not wait for that.
-    func captureScreen() -> Result<CapturedPicture, ScreenshotError> {
-        guard onScreen != nil else { return .failure(ScreenshotError(description: "nothing has been shown yet")) }
-        if let picture = readBackScreen() { return .success(picture) }
+    func composeScreen() -> Result<CapturedPicture, ScreenshotError> {
         let picture: CapturedPicture
         switch onScreen {
         case nil:
@@ -30,17 +44,14 @@ extension FramePresenter {
         }
         return .success(picture)
     }
-}
 
-extension FramePresenter {
-    /// The display's own picture where it can read it back (a writeback connector: planes and
-    /// all, as composed); nil: compose it from kiosk's buffers. How shots are taken is logged
-    /// at the first and whenever it changes (a driver that refused writeback once).
-    func readBackScreen() -> CapturedPicture? {
-        var picture: CapturedPicture?
-        let readBack: Bool
+    /// The display's own picture asked for (a writeback connector: planes and all, as
+    /// composed); nil: compose it from kiosk's buffers. How shots are taken is logged at the
+    /// first and whenever it changes (a driver that refused writeback once).
+    private func beginReadBack() -> ScreenReadBack? {
+        let pending: ScreenReadBack?
         do {
-            readBack = try output.readBack { picture = CapturedPicture(copying: $0) }
+            pending = try output.beginReadBack()
         } catch {
             logger.warning("screenshot: reading the display back failed (\(error)); composing it instead")
             return nil
@@ -50,7 +61,7 @@ extension FramePresenter {
             logger.notice("screenshots: \(source)")
             screenshotSourceLogged = source
         }
-        return readBack ? picture : nil
+        return pending
     }
 }
 

@@ -149,13 +149,7 @@ final class PlaybackLoop {
         case .armOverrides(let list): items.armed.want(list)
         case .stop: stopping = true
         case .overlay(let note): screen.overlay?.note(note)
-        case .screenshot(let request):
-            // Asked again after a timeout, each request still queued would read the screen back
-            // (CI: a starved vkms guest's read-backs, 10-20 s each, queued one after another).
-            guard !request.isAbandoned else { return }
-            // A screen switched off shows nothing; with CEC the TV sleeps but kiosk's black is up.
-            request.finish(sequencer.power.isOff && sequencer.usesKMSPower
-                           ? .failure(ScreenshotError(description: "the display is off")) : screen.captureScreen())
+        case .screenshot(let request, let composed): takeScreenshot(for: request, composed: composed)
         }
     }
 

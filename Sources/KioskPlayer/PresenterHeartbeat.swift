@@ -87,7 +87,7 @@ final class MonitoredOutput: VideoOutput {
     var flipsOnVblankGrid: Bool { base.flipsOnVblankGrid }
     var presentDrawsFirst: Bool { base.presentDrawsFirst }
     func setPower(on: Bool) throws -> Bool { try base.setPower(on: on) }
-    func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool { try base.readBack(body) }
+    func beginReadBack() throws -> ScreenReadBack? { try base.beginReadBack() }
     var screenshotSource: String { base.screenshotSource }
     func backBuffer() throws -> PixelBuffer {
         do { return try base.backBuffer() } catch { heartbeat.displayFailed(error); throw error }

@@ -139,16 +139,9 @@ public struct PrimeImportCheck {
         report.shownFrameHandles = shown?.handles ?? []
         report.handlesStandingAfterLoop = display.standingHandles(among: Array(seen)).sorted()
         if let screenshotPath {
-            // A late writeback picture is asked for again (three times 5 s): vkms composes it in
-            // a worker, which CI's loaded guest once left unrun for over 5 s.
-            for attempt in 1...3 {
-                do {
-                    if try display.readBack({ try? PNGWriter.write($0, to: screenshotPath) }) { report.screenshot = screenshotPath }
-                    break
-                } catch DRMError.callFailed(_, "poll", ETIMEDOUT) where attempt < 3 {
-                    continue
-                }
-            }
+            // Waited for 15 s: vkms composes it in a worker, which CI's loaded guest once left
+            // unrun for over 5 s.
+            if try display.readBack(timeout: 15, { try? PNGWriter.write($0, to: screenshotPath) }) { report.screenshot = screenshotPath }
         }
     }
 }

@@ -94,7 +94,7 @@ import Testing
 
         let fresh = FramePresenter(output: HeadlessDisplay(size: Self.screen), overlay: nil, observers: [],
                                    heartbeat: PresenterHeartbeat(), logger: CapturedLog().logger)
-        guard case .failure(let error) = fresh.captureScreen() else {
+        guard case .taken(.failure(let error)) = fresh.beginCapture() else {
             Issue.record("a screen that has shown nothing gave a picture")
             return
         }

@@ -124,11 +124,12 @@ public protocol VideoOutput: AnyObject {
     /// refresh (a mirror, a span) queue every flip before waiting for any, each through its own
     /// display's code rather than a downcast. The default presents at once.
     func submitFlip(_ buffer: PixelBuffer) throws -> () throws -> Double
-    /// The picture the display hardware composes (every plane, as scanned out, in the panel's
-    /// orientation), read back from the driver (a DRM writeback connector): `body` sees it only
-    /// during the call. False where the display cannot: the caller composes its own copy from
-    /// what it drew. The default: cannot.
-    func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool
+    /// Asks the display hardware for the picture it composes (every plane, as scanned out, in
+    /// the panel's orientation; a DRM writeback connector), which the driver writes a while
+    /// later: the caller waits for it with `ScreenReadBack.read`, off the presenter thread. Nil
+    /// where the display cannot: the caller composes its own copy from what it drew. The
+    /// default: cannot.
+    func beginReadBack() throws -> ScreenReadBack?
     /// How a screenshot of this display is taken, for the log.
     var screenshotSource: String { get }
     /// The screens' connectors, each named as /sys/class/drm names it (`card1-HDMI-A-1`), with
@@ -183,7 +184,7 @@ extension VideoOutput {
     public var flipsWhenAsked: Bool { false }
     public var flipsOnVblankGrid: Bool { false }
 
-    public func readBack(_ body: (PixelBuffer) -> Void) throws -> Bool { false }
+    public func beginReadBack() throws -> ScreenReadBack? { nil }
     public var screenshotSource: String { "composed by kiosk from its own buffers" }
 
     public func setPower(on: Bool) throws -> Bool { false }
