@@ -10,6 +10,10 @@ extension DRMDisplay {
     public var screenshotSource: String {
         lock.withLock {
             if let writebackConnector, writebackRefusal == nil {
+                if let last = lastReadBack, !last.hasArrived, last.commitsAfter != presenter.kind.atomicCommits?.commitsMade {
+                    return "composed by kiosk until writeback connector \(writebackConnector.id)'s last picture comes "
+                        + "(a commit overtook it; vkms then drops it)"
+                }
                 return "read back through writeback connector \(writebackConnector.id) (\(writebackConnector.name))"
             }
             return "composed by kiosk (" + (writebackRefusal ?? "\(driverName) has no writeback connector for CRTC \(crtcID)") + ")"
@@ -31,11 +35,21 @@ extension DRMDisplay {
         // shot again, or a shot asked again while a starved driver still writes the last one,
         // makes no second commit to queue behind it (CI: every shot of a paused vkms guest
         // timed out once one had).
-        if let last = lastReadBack, last.commitsAfter == atomic.commitsMade { return last }
-        lastReadBack?.releaseKernelObjects()
-        lastReadBack = nil
+        if let last = lastReadBack {
+            if last.commitsAfter == atomic.commitsMade { return last }
+            // A picture still to come that a flip overtook: vkms drops such a job, and the
+            // kernel signals writeback fences oldest first, so the next job's picture would
+            // signal this one's fence, whose buffer was never written (a black shot taken for
+            // good). Composed by kiosk until it comes (`screenshotSource` says so).
+            guard last.hasArrived else { return nil }
+            last.releaseKernelObjects()
+            lastReadBack = nil
+        }
+        // A buffer that cannot be had now (memory) fails this shot only; a refused commit is
+        // the driver's answer for good.
+        let buffer = try DumbBuffer(card: card, size: mode.size)
         do {
-            let readBack = try WritebackReadBack(card: card, connector: connector, size: mode.size, atomic: atomic)
+            let readBack = try WritebackReadBack(card: card, connector: connector, buffer: buffer, atomic: atomic)
             lastReadBack = readBack
             return readBack
         } catch {

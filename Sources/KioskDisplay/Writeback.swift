@@ -68,17 +68,16 @@ final class WritebackReadBack: ScreenReadBack, @unchecked Sendable {
     private let lock = NSLock()
     private var released = false
 
-    init(card: Card, connector: WritebackConnectorInfo, size: PixelSize, atomic: AtomicPresenter) throws(DRMError) {
+    /// Commits `buffer` (the CRTC's mode size: drivers refuse another) to the connector; the
+    /// buffer is destroyed when that fails.
+    init(card: Card, connector: WritebackConnectorInfo, buffer: DumbBuffer, atomic: AtomicPresenter) throws(DRMError) {
         let props = Dictionary(card.properties(of: connector.id, type: UInt32(DRM_MODE_OBJECT_CONNECTOR))
             .map { ($0.name, $0.id) }, uniquingKeysWith: { a, _ in a })
-        guard let framebufferProperty = props["WRITEBACK_FB_ID"] else {
-            throw .missingProperty(object: "writeback connector \(connector.id)", name: "WRITEBACK_FB_ID")
+        guard let framebufferProperty = props["WRITEBACK_FB_ID"], let fenceProperty = props["WRITEBACK_OUT_FENCE_PTR"] else {
+            buffer.destroy()
+            throw .missingProperty(object: "writeback connector \(connector.id)",
+                                   name: props["WRITEBACK_FB_ID"] == nil ? "WRITEBACK_FB_ID" : "WRITEBACK_OUT_FENCE_PTR")
         }
-        guard let fenceProperty = props["WRITEBACK_OUT_FENCE_PTR"] else {
-            throw .missingProperty(object: "writeback connector \(connector.id)", name: "WRITEBACK_OUT_FENCE_PTR")
-        }
-        // The CRTC's mode size: drivers refuse a writeback buffer of another size.
-        let buffer = try DumbBuffer(card: card, size: size)
         var fence: Int32 = -1
         do {
             try withUnsafeMutablePointer(to: &fence) { (pointer) throws(DRMError) in
@@ -110,6 +109,12 @@ final class WritebackReadBack: ScreenReadBack, @unchecked Sendable {
                                       call: "poll", errno: result == 0 ? ETIMEDOUT : errno)
         }
         body(buffer.pixelBuffer(index: -1))
+    }
+
+    /// Whether the driver has written the picture (its fence signalled), without waiting.
+    var hasArrived: Bool {
+        var poller = pollfd(fd: fence, events: Int16(POLLIN), revents: 0)
+        return poll(&poller, 1, 0) > 0
     }
 
     /// The display lets go of it (closing, or a newer read-back): the framebuffer and handle go

@@ -32,6 +32,11 @@ final class PresenterAnswer<Value: Sendable>: @unchecked Sendable {
     private var answer: Value?
     private let lock = NSLock()
     private var abandoned = false
+    /// When the asker stops waiting (monotonic host seconds), if it said: work done for the
+    /// answer on another thread (a read-back's wait) leaves the presenter time to answer.
+    let deadline: Double?
+
+    init(deadline: Double? = nil) { self.deadline = deadline }
 
     func finish(_ answer: Value) {
         self.answer = answer

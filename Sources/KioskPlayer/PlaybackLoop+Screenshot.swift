@@ -4,10 +4,16 @@ import KioskCore
 /// Screenshots asked of the presenter (`QueuePlayer.saveScreenshot`, the control socket, the
 /// preview, the fleet's screen): taken between two frames, and never waited for here.
 extension PlaybackLoop {
-    /// How long a read-back's picture is waited for before the shot is composed instead: within
-    /// the asker's usual 10 s, leaving it the time to compose. vkms writes it a refresh after
-    /// the commit; a starved guest's, seconds later.
+    /// How long a read-back's picture is waited for before the shot is composed instead. vkms
+    /// writes it a refresh after the commit; a starved guest's, seconds later. Within the
+    /// asker's wait, less `composeMargin` for the presenter to compose it.
     static let readBackWait = 5.0
+    static let composeMargin = 1.5
+
+    static func readBackWait(for request: ScreenshotRequest, now: Double) -> Double {
+        guard let deadline = request.deadline else { return readBackWait }
+        return min(readBackWait, max(0.1, deadline - now - composeMargin))
+    }
 
     func takeScreenshot(for request: ScreenshotRequest, composed: Bool) {
         // Given up by its asker, a shot is not worth taking (CI: a starved vkms guest's
@@ -32,7 +38,8 @@ extension PlaybackLoop {
         WorkerThread.start(name: "kiosk-readback") {
             do {
                 var picture: CapturedPicture?
-                try pending.read(timeout: Self.readBackWait) { picture = CapturedPicture(copying: $0) }
+                let wait = Self.readBackWait(for: request, now: MonotonicClock.hostTime().seconds)
+                try pending.read(timeout: wait) { picture = CapturedPicture(copying: $0) }
                 if let picture {
                     request.finish(.success(picture))
                     return

@@ -124,7 +124,7 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     /// does not take the picture for nobody.
     public func saveScreenshot(to path: String) throws { try saveScreenshot(to: path, timeout: 10) }
     public func saveScreenshot(to path: String, timeout: Double) throws {
-        let request = ScreenshotRequest()
+        let request = ScreenshotRequest(deadline: MonotonicClock.hostTime().seconds + timeout)
         mailbox.post(.screenshot(request))
         guard let answer = request.wait(timeout: timeout) else {
             throw ScreenshotError(description: "the player did not answer within \(String(format: "%g", timeout)) s")

@@ -75,6 +75,57 @@ import Testing
         #expect(values.get("after") == min(before + WorkerThread.niceIncrement(for: .utility), 19))
     }
 
+    /// In a real-time process bulk work drops to the lowest priority of the same policy: below
+    /// the presenter, still above the box's ordinary processes; nothing changes elsewhere.
+    @Test func bulkWorkOfARealtimeProcessRunsBelowItsPresenter() {
+        #expect(WorkerThread.bulkRealtimePriority(policy: Int32(SCHED_RR), priority: 10) == 1)
+        #expect(WorkerThread.bulkRealtimePriority(policy: Int32(SCHED_FIFO), priority: 5) == 1)
+        #expect(WorkerThread.bulkRealtimePriority(policy: Int32(SCHED_RR), priority: 1) == nil)
+        #expect(WorkerThread.bulkRealtimePriority(policy: Int32(SCHED_OTHER), priority: 0) == nil)
+    }
+
+    /// For real: a thread at SCHED_RR 10 (as `chrt --rr 10 kiosk` starts every thread) is moved
+    /// to RR 1, and a thread it starts then inherits that. Where the test may not take a
+    /// real-time policy (not root, RLIMIT_RTPRIO 0), an ordinary thread is left as it is.
+    @Test func aRealtimeThreadLowersItselfAndPassesItOn() {
+        let seen = SchedulingSeen()
+        let worker = WorkerThread.start(name: "kiosk-test-rt") {
+            var parameters = sched_param()
+            parameters.sched_priority = 10
+            let raised = pthread_setschedparam(pthread_self(), Int32(SCHED_RR), &parameters) == 0
+            WorkerThread.lowerCurrentThreadBelowRealtimePeers()
+            seen.set("self", raised: raised, RealtimeSchedulingProbe.current())
+            let child = WorkerThread.start(name: "kiosk-test-rt-child") { seen.set("child", raised: raised, RealtimeSchedulingProbe.current()) }
+            _ = child.join(timeout: 5)
+        }
+        #expect(worker.join(timeout: 5))
+        for key in ["self", "child"] {
+            let (raised, policy, priority) = seen.get(key)
+            if raised {
+                #expect(policy == Int32(SCHED_RR) && priority == 1, "\(key): policy \(policy) priority \(priority)")
+            } else {
+                #expect(policy == Int32(SCHED_OTHER) && priority == 0, "\(key): policy \(policy) priority \(priority)")
+            }
+        }
+    }
+
+    private enum RealtimeSchedulingProbe {
+        static func current() -> (Int32, Int32) {
+            var policy: Int32 = 0
+            var parameters = sched_param()
+            pthread_getschedparam(pthread_self(), &policy, &parameters)
+            return (policy, parameters.sched_priority)
+        }
+    }
+
+    private final class SchedulingSeen: @unchecked Sendable {
+        // Safe to share: touched with `lock` held.
+        private let lock = NSLock()
+        private var values: [String: (Bool, Int32, Int32)] = [:]
+        func set(_ key: String, raised: Bool, _ value: (Int32, Int32)) { lock.withLock { values[key] = (raised, value.0, value.1) } }
+        func get(_ key: String) -> (Bool, Int32, Int32) { lock.withLock { values[key] ?? (false, -1, -1) } }
+    }
+
     private final class NiceValues: @unchecked Sendable {
         // Safe to share: touched with `lock` held.
         private let lock = NSLock()

@@ -117,6 +117,30 @@ public final class WorkerThread: @unchecked Sendable {
         }
     }
 
+    /// The real-time priority bulk work takes in a process started at a real-time policy (chrt,
+    /// a unit's `CPUSchedulingPolicy=`). There every thread runs at the process's priority and
+    /// nice means nothing: a decoder, or an item being opened, took turns with the presenter on
+    /// a busy core. The lowest priority of the same policy keeps bulk work ahead of the box's
+    /// ordinary processes and behind the presenter. Nil: nothing to change (an ordinary policy,
+    /// which nice handles, or the lowest priority already).
+    public static func bulkRealtimePriority(policy: Int32, priority: Int32) -> Int32? {
+        guard policy == Int32(SCHED_RR) || policy == Int32(SCHED_FIFO), priority > 1 else { return nil }
+        return 1
+    }
+
+    /// Moves the calling thread to `bulkRealtimePriority` where that applies (lowering a
+    /// real-time priority needs no privilege); the threads it starts from then on inherit it.
+    public static func lowerCurrentThreadBelowRealtimePeers() {
+        #if os(Linux)
+        var policy: Int32 = 0
+        var parameters = sched_param()
+        guard pthread_getschedparam(pthread_self(), &policy, &parameters) == 0,
+              let lowered = bulkRealtimePriority(policy: policy, priority: parameters.sched_priority) else { return }
+        parameters.sched_priority = lowered
+        _ = pthread_setschedparam(pthread_self(), policy, &parameters)
+        #endif
+    }
+
     /// `lowerCurrentThreadPriority(for:)` the first time a thread asks, nothing after (a thread
     /// that opens several decoders, a live source's retries, must not sink further each time).
     public static func lowerCurrentThreadPriorityOnce(for quality: QualityOfService) {
@@ -133,6 +157,7 @@ public final class WorkerThread: @unchecked Sendable {
         let increment = niceIncrement(for: quality)
         #if os(Linux)
         guard increment > 0 else { return }
+        lowerCurrentThreadBelowRealtimePeers()
         // `who` 0 is the calling thread: Linux keeps the value per task (setpriority(2), BUGS).
         errno = 0
         let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
