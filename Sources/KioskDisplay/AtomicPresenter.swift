@@ -19,6 +19,9 @@ final class AtomicPresenter: ScanoutPresenter {
     /// Commits that changed the display (not TEST_ONLY ones): a screenshot read back after the
     /// last of them is still what the screen shows (DRMDisplay+Writeback.swift).
     private(set) var commitsMade: UInt64 = 0
+    /// Run once before the next commit that changes the display: a read-back's brief wait for
+    /// its picture, which vkms drops when a commit overtakes it.
+    var beforeNextCommit: (() -> Void)?
     var kind: ScanoutPresenterKind { .atomic(self) }
 
     init(card: Card, target: ScanoutTarget) throws(DRMError) {
@@ -188,6 +191,10 @@ final class AtomicPresenter: ScanoutPresenter {
             throw .callFailed(what: what, call: "drmModeAtomicAlloc", errno: ENOMEM)
         }
         defer { drmModeAtomicFree(req) }
+        if flags & UInt32(DRM_MODE_ATOMIC_TEST_ONLY) == 0, let wait = beforeNextCommit {
+            beforeNextCommit = nil
+            wait()
+        }
         for (object, property, value) in request.entries {
             guard drmModeAtomicAddProperty(req, object, property, value) >= 0 else {
                 throw .callFailed(what: what, call: "drmModeAtomicAddProperty", errno: errno)

@@ -51,6 +51,11 @@ extension DRMDisplay {
         do {
             let readBack = try WritebackReadBack(card: card, connector: connector, buffer: buffer, atomic: atomic)
             lastReadBack = readBack
+            // The next flip waits for the picture up to two refreshes: vkms composes it in a
+            // worker after the vblank and drops it if a commit comes first; a starved guest's
+            // worker that takes longer loses it (then composed by kiosk, above).
+            let bound = 2 * refreshInterval.seconds
+            atomic.beforeNextCommit = { [weak readBack] in _ = readBack?.waitForPicture(upTo: bound) }
             return readBack
         } catch {
             writebackRefusal = "writeback connector \(connector.id) failed: \(error)"

@@ -101,20 +101,22 @@ final class WritebackReadBack: ScreenReadBack, @unchecked Sendable {
     }
 
     func read(timeout: Double, _ body: (PixelBuffer) -> Void) throws {
-        var poller = pollfd(fd: fence, events: Int16(POLLIN), revents: 0)
-        var result: Int32
-        repeat { result = poll(&poller, 1, Int32(max(0, timeout) * 1000)) } while result < 0 && errno == EINTR
-        guard result > 0 else {
-            throw DRMError.callFailed(what: "waiting for writeback connector \(connector.id)'s picture (\(result == 0 ? "none within \(timeout) s" : "poll failed"))",
-                                      call: "poll", errno: result == 0 ? ETIMEDOUT : errno)
+        guard waitForPicture(upTo: timeout) else {
+            throw DRMError.callFailed(what: "waiting for writeback connector \(connector.id)'s picture (none within \(timeout) s)",
+                                      call: "poll", errno: ETIMEDOUT)
         }
         body(buffer.pixelBuffer(index: -1))
     }
 
     /// Whether the driver has written the picture (its fence signalled), without waiting.
-    var hasArrived: Bool {
+    var hasArrived: Bool { waitForPicture(upTo: 0) }
+
+    /// Waits at most `seconds` for the picture; whether it came.
+    func waitForPicture(upTo seconds: Double) -> Bool {
         var poller = pollfd(fd: fence, events: Int16(POLLIN), revents: 0)
-        return poll(&poller, 1, 0) > 0
+        var result: Int32
+        repeat { result = poll(&poller, 1, Int32(max(0, seconds) * 1000)) } while result < 0 && errno == EINTR
+        return result > 0
     }
 
     /// The display lets go of it (closing, or a newer read-back): the framebuffer and handle go
