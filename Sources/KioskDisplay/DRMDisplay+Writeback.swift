@@ -11,8 +11,8 @@ extension DRMDisplay {
         lock.withLock {
             if let writebackConnector, writebackRefusal == nil {
                 if let last = lastReadBack, !last.hasArrived, last.commitsAfter != presenter.kind.atomicCommits?.commitsMade {
-                    return "composed by kiosk until writeback connector \(writebackConnector.id)'s last picture comes "
-                        + "(a commit overtook it; vkms then drops it)"
+                    return "composed by kiosk: writeback connector \(writebackConnector.id)'s last picture has not come "
+                        + "(a commit overtook it; vkms then drops it for good)"
                 }
                 return "read back through writeback connector \(writebackConnector.id) (\(writebackConnector.name))"
             }
@@ -40,7 +40,8 @@ extension DRMDisplay {
             // A picture still to come that a flip overtook: vkms drops such a job, and the
             // kernel signals writeback fences oldest first, so the next job's picture would
             // signal this one's fence, whose buffer was never written (a black shot taken for
-            // good). Composed by kiosk until it comes (`screenshotSource` says so).
+            // good). Composed by kiosk until it comes, which on vkms is never: only a later
+            // job would signal it (`screenshotSource` says so).
             guard last.hasArrived else { return nil }
             last.releaseKernelObjects()
             lastReadBack = nil
@@ -51,11 +52,14 @@ extension DRMDisplay {
         do {
             let readBack = try WritebackReadBack(card: card, connector: connector, buffer: buffer, atomic: atomic)
             lastReadBack = readBack
-            // The next flip waits for the picture up to two refreshes: vkms composes it in a
-            // worker after the vblank and drops it if a commit comes first; a starved guest's
-            // worker that takes longer loses it (then composed by kiosk, above).
-            let bound = 2 * refreshInterval.seconds
-            atomic.beforeNextCommit = { [weak readBack] in _ = readBack?.waitForPicture(upTo: bound) }
+            // vkms composes the picture in a worker after the vblank and drops it if a commit
+            // comes first: the next flip waits for it up to two refreshes (a starved guest's
+            // worker that takes longer loses it: composed by kiosk from then on, above).
+            // Hardware writes it during the scanout and drops nothing: no flip waits there.
+            if driverName == "vkms" {
+                let bound = 2 * refreshInterval.seconds
+                atomic.beforeNextCommit = { [weak readBack] in _ = readBack?.waitForPicture(upTo: bound) }
+            }
             return readBack
         } catch {
             writebackRefusal = "writeback connector \(connector.id) failed: \(error)"

@@ -267,6 +267,10 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
             // A commit in flight makes the restoring modeset fail with EBUSY; wait it out.
             do { _ = try finishPendingFlip() } catch { firstError = error }
         }
+        // A read-back still being written is let finish (a second at most): the restore
+        // detaches the writeback connector, and vkms would drop the job, whose fence a later
+        // process's first job would then signal.
+        if let last = lastReadBack, !last.hasArrived { _ = last.waitForPicture(upTo: 1) }
         do { try hideVideoPlane() } catch { firstError = firstError ?? error }
         retirePrimeFront()
         releaseRetiredPrimeFrames()

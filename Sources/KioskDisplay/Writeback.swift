@@ -116,7 +116,8 @@ final class WritebackReadBack: ScreenReadBack, @unchecked Sendable {
         var poller = pollfd(fd: fence, events: Int16(POLLIN), revents: 0)
         var result: Int32
         repeat { result = poll(&poller, 1, Int32(max(0, seconds) * 1000)) } while result < 0 && errno == EINTR
-        return result > 0
+        // POLLERR or POLLNVAL alone is no picture.
+        return result > 0 && poller.revents & Int16(POLLIN) != 0
     }
 
     /// The display lets go of it (closing, or a newer read-back): the framebuffer and handle go

@@ -98,10 +98,6 @@ extension ItemPipeline {
         if DecoderHandOff.isLarge(width: picture?.width, height: picture?.height) {
             WorkerThread.lowerCurrentThreadPriorityOnce(for: .utility)
         }
-        // In a real-time process (chrt, CPUSchedulingPolicy=) nice means nothing: every size
-        // of picture decodes below the presenter's priority, or its bursts (an item opened at
-        // a seam) hold a flip on a busy core.
-        WorkerThread.lowerCurrentThreadBelowRealtimePeers()
         let decoder = try makeDecoder(asset: asset, videoIndex: videoIndex)
         lock.withLock { openedInfo = asset.info }
         try startAudio(asset: asset, demuxer: demuxer)

@@ -174,6 +174,10 @@ final class ItemPipeline: @unchecked Sendable {
     // MARK: Demux thread
 
     private func runDemux() {
+        // In a real-time process (chrt, CPUSchedulingPolicy=) nice means nothing: the open, the
+        // probe and every decode (the threads started from here inherit it) run below the
+        // presenter's priority, or their bursts (an item opened at a seam) hold a flip.
+        WorkerThread.lowerCurrentThreadBelowRealtimePeers()
         // FFmpeg 5.1 cannot open HEIC: libheif decodes it whole on this thread instead.
         if let card = plan.card {
             return runStill({ try TextCardPicture.draw(card, plan: plan) },

@@ -35,7 +35,8 @@ extension PlaybackLoop {
     /// guests). One that does not come in time is composed by the presenter instead.
     private func awaitReadBack(_ pending: ScreenReadBack, for request: ScreenshotRequest) {
         let mailbox = mailbox, logger = logger
-        WorkerThread.start(name: "kiosk-readback") {
+        // Bulk work (a copy of up to 33 MB): below the presenter, however kiosk was started.
+        WorkerThread.start(name: "kiosk-readback", qos: .utility) {
             do {
                 var picture: CapturedPicture?
                 let wait = Self.readBackWait(for: request, now: MonotonicClock.hostTime().seconds)
