@@ -10,7 +10,8 @@ extension DRMDisplay {
     public var screenshotSource: String {
         lock.withLock {
             if let writebackConnector, writebackRefusal == nil {
-                if let last = lastReadBack, !last.hasArrived, last.commitsAfter != presenter.kind.atomicCommits?.commitsMade {
+                if let last = lastReadBack, let commits = presenter.kind.atomicCommits?.commitsMade,
+                   ReadBackStep.next(last: (last.commitsAfter, last.hasArrived), commitsNow: commits) == .compose {
                     return "composed by kiosk: writeback connector \(writebackConnector.id)'s last picture has not come "
                         + "(a commit overtook it; vkms then drops it for good)"
                 }
@@ -31,19 +32,17 @@ extension DRMDisplay {
         guard let connector = writebackConnector, writebackRefusal == nil,
               let atomic = presenter.kind.atomicCommits else { return nil }
         if pendingIndex != nil { _ = try finishPendingFlip() }
-        // Nothing committed since the last read-back: its picture is this one. A paused screen
-        // shot again, or a shot asked again while a starved driver still writes the last one,
-        // makes no second commit to queue behind it (CI: every shot of a paused vkms guest
-        // timed out once one had).
-        if let last = lastReadBack {
-            if last.commitsAfter == atomic.commitsMade { return last }
-            // A picture still to come that a flip overtook: vkms drops such a job, and the
-            // kernel signals writeback fences oldest first, so the next job's picture would
-            // signal this one's fence, whose buffer was never written (a black shot taken for
-            // good). Composed by kiosk until it comes, which on vkms is never: only a later
-            // job would signal it (`screenshotSource` says so).
-            guard last.hasArrived else { return nil }
-            last.releaseKernelObjects()
+        // A paused screen shot again, or a shot asked again while a starved driver still writes
+        // the last one, shares it (CI: every shot of a paused vkms guest timed out once one
+        // had, each commit queued behind the last). An overtaken picture still to come is
+        // composed by kiosk until it comes, which on vkms is never: only a later job would
+        // signal it (`screenshotSource` says so).
+        let last = lastReadBack
+        switch ReadBackStep.next(last: last.map { ($0.commitsAfter, $0.hasArrived) }, commitsNow: atomic.commitsMade) {
+        case .shareLast: return last
+        case .compose: return nil
+        case .commitNew:
+            last?.releaseKernelObjects()
             lastReadBack = nil
         }
         // A buffer that cannot be had now (memory) fails this shot only; a refused commit is

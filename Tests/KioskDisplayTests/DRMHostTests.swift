@@ -141,3 +141,15 @@ import Testing
     let rgb565Only = WritebackConnectorInfo(id: 88, name: "Writeback-2", possibleCRTCs: 0b1, formats: ["RG16"])
     #expect(!rgb565Only.serves(crtcIndex: 0), "kiosk reads XRGB8888 back")
 }
+
+/// A screenshot on a writeback display: the last read-back is shared while nothing was
+/// committed since (come or not); overtaken before its picture came, it is never followed by a
+/// new job (vkms dropped it, and the next job's picture would signal its fence); a new job once
+/// the last picture came, or for the first shot.
+@Test func aReadBackIsSharedUntilACommitAndNeverFollowsAnOvertakenOne() {
+    #expect(ReadBackStep.next(last: nil, commitsNow: 7) == .commitNew)
+    #expect(ReadBackStep.next(last: (commitsAfter: 7, arrived: false), commitsNow: 7) == .shareLast)
+    #expect(ReadBackStep.next(last: (commitsAfter: 7, arrived: true), commitsNow: 7) == .shareLast)
+    #expect(ReadBackStep.next(last: (commitsAfter: 7, arrived: false), commitsNow: 8) == .compose)
+    #expect(ReadBackStep.next(last: (commitsAfter: 7, arrived: true), commitsNow: 9) == .commitNew)
+}
