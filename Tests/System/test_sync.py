@@ -23,7 +23,8 @@ printed. A flip that missed the vblank its frame was chosen for (the stats line'
 came a refresh or more after it) shows a frame a refresh old; at 30 fps on 60 Hz that leaves no
 longer gap than a frame held a third refresh by the cadence, so only `aim` tells it. Such a
 flip is excused from the bound itself (ci62's one flip 38.4 ms off at 60.05 Hz may have been
-one; ci66's 37.1 ms at 60 Hz was on its aim: not settled), and misses away from a stall must be few (at most 1 in 200 flips, 3 in a short run).
+one; ci66's 37.1 ms at 60 Hz was on its aim: a two-refresh slip just under the stall line,
+BENCHMARKS.md "Sync"), and misses away from a stall must be few (at most 1 in 200 flips, 3 in a short run).
 Every other flip is held to the one-frame bound, so a player that does not catch up within
 250 ms fails.
 
