@@ -1,4 +1,5 @@
 import Glibc
+import KioskCore
 import SystemPackage
 
 /// Real-time scheduling for the one thread that keeps the sound device fed. Its work is small
@@ -52,10 +53,5 @@ public enum RealtimeScheduling {
     }
 
     /// The calling thread's policy and priority (for tests and `kiosk probe`).
-    public static func currentThread() -> (policy: Int32, priority: Int32) {
-        var policy: Int32 = 0
-        var parameters = sched_param()
-        pthread_getschedparam(pthread_self(), &policy, &parameters)
-        return (policy, parameters.sched_priority)
-    }
+    public static func currentThread() -> (policy: Int32, priority: Int32) { WorkerThread.currentScheduling() }
 }

@@ -270,7 +270,7 @@ public final class DRMDisplay: VideoOutput, @unchecked Sendable {
         // A read-back still being written is let finish (a second at most): the restore
         // detaches the writeback connector, and vkms would drop the job, whose fence a later
         // process's first job would then signal.
-        if let last = lastReadBack, !last.hasArrived { _ = last.waitForPicture(upTo: 1) }
+        _ = lastReadBack?.waitForPicture(upTo: 1)
         do { try hideVideoPlane() } catch { firstError = firstError ?? error }
         retirePrimeFront()
         releaseRetiredPrimeFrames()

@@ -90,13 +90,13 @@ import Testing
     @Test func aRealtimeThreadLowersItselfAndPassesItOn() {
         let seen = SchedulingSeen()
         let worker = WorkerThread.start(name: "kiosk-test-rt") {
-            seen.set("before", raised: false, RealtimeSchedulingProbe.current())
+            seen.set("before", raised: false, WorkerThread.currentScheduling())
             var parameters = sched_param()
             parameters.sched_priority = 10
             let raised = pthread_setschedparam(pthread_self(), Int32(SCHED_RR), &parameters) == 0
             WorkerThread.lowerCurrentThreadBelowRealtimePeers()
-            seen.set("self", raised: raised, RealtimeSchedulingProbe.current())
-            let child = WorkerThread.start(name: "kiosk-test-rt-child") { seen.set("child", raised: raised, RealtimeSchedulingProbe.current()) }
+            seen.set("self", raised: raised, WorkerThread.currentScheduling())
+            let child = WorkerThread.start(name: "kiosk-test-rt-child") { seen.set("child", raised: raised, WorkerThread.currentScheduling()) }
             _ = child.join(timeout: 5)
         }
         #expect(worker.join(timeout: 5))
@@ -109,15 +109,6 @@ import Testing
                 // Not permitted here: an ordinary thread is left as it was.
                 #expect(policy == policyBefore && priority == priorityBefore, "\(key): policy \(policy) priority \(priority)")
             }
-        }
-    }
-
-    private enum RealtimeSchedulingProbe {
-        static func current() -> (Int32, Int32) {
-            var policy: Int32 = 0
-            var parameters = sched_param()
-            pthread_getschedparam(pthread_self(), &policy, &parameters)
-            return (policy, parameters.sched_priority)
         }
     }
 

@@ -128,16 +128,23 @@ public final class WorkerThread: @unchecked Sendable {
         return 1
     }
 
+    /// The calling thread's scheduling policy and real-time priority.
+    public static func currentScheduling() -> (policy: Int32, priority: Int32) {
+        var policy: Int32 = 0
+        var parameters = sched_param()
+        pthread_getschedparam(pthread_self(), &policy, &parameters)
+        return (policy, parameters.sched_priority)
+    }
+
     /// Moves the calling thread to `bulkRealtimePriority` where that applies (lowering a
     /// real-time priority needs no privilege); the threads it starts from then on inherit it.
     public static func lowerCurrentThreadBelowRealtimePeers() {
         #if os(Linux)
-        var policy: Int32 = 0
+        let current = currentScheduling()
+        guard let lowered = bulkRealtimePriority(policy: current.policy, priority: current.priority) else { return }
         var parameters = sched_param()
-        guard pthread_getschedparam(pthread_self(), &policy, &parameters) == 0,
-              let lowered = bulkRealtimePriority(policy: policy, priority: parameters.sched_priority) else { return }
         parameters.sched_priority = lowered
-        _ = pthread_setschedparam(pthread_self(), policy, &parameters)
+        _ = pthread_setschedparam(pthread_self(), current.policy, &parameters)
         #endif
     }
 

@@ -13,10 +13,10 @@
 ///
 /// The price is margin: a wake-up late on a loaded box misses the vblank and the frame comes a
 /// refresh late. So the lead grows by `step` at each miss (up to `ceiling`, a refresh unless
-/// told: then the old behaviour) and shrinks back by half a step after `calmFlips` held flips in a row on time,
-/// never below `floor`. Additive both ways: a sporadic miss costs a millisecond for some
-/// seconds, not a doubled lead for minutes, while a box that misses often climbs a step a
-/// miss. Pure; the presenter keeps one.
+/// told: then the old behaviour) and shrinks back by half a step after `calmFlips` held flips
+/// in a row on time, never below `floor`. Additive both ways: a sporadic miss costs a
+/// millisecond for some seconds, not a doubled lead for minutes, while a box that misses often
+/// climbs a step a miss. Pure; the presenter keeps one.
 public struct CommitLead: Sendable, Equatable {
     /// The margin kept before the vblank, in seconds.
     public private(set) var seconds: Double
