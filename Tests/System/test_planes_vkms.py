@@ -181,7 +181,8 @@ with open(d / "kiosk.log", "w") as log:
         # guest stalled 5 s: shots of the frame two before the paused one).
         if not wait_until(lambda: frame_flipped(stats, result["time"], 0.04), timeout=120, interval=0.1):
             raise RuntimeError("paused at %s s, the frame that time names never went up" % result["time"])
-        for n in range(2):
+        # Three shots: one may fall between two passes of the line (off the strip: CI stop 59).
+        for n in range(3):
             lines = open(stats).read().count("\n")
             wait_until(lambda: open(stats).read().count("\n") >= lines + 5, timeout=600, interval=0.1)
             # A read-back later than kiosk's wait is composed by kiosk (another conversion than
@@ -406,7 +407,8 @@ def test_ticker_and_clock_on_their_plane_over_plane_video(guest: Path):
     assert len(set(positions)) > len(positions) // 2, f"the ticker stood still: {positions[-10:]}"
 
     assert result["time_after"] == result["time"], result
-    shots = [d / "shot-0.png", d / "shot-1.png"]
+    shots = [d / "shot-0.png", d / "shot-1.png", d / "shot-2.png"]
+    blank = []
     for shot in shots:
         w, h, pixels = rgb(shot)
         assert (w, h) == (640, 480)
@@ -415,7 +417,14 @@ def test_ticker_and_clock_on_their_plane_over_plane_video(guest: Path):
         assert r > 200 and g < 40 and b < 40, f"{shot.name}: the red box at the top left is {at(2, 2)}"
         assert at(637, 2) == (0, 0, 0) or max(at(637, 2)) < 40, f"{shot.name}: the clock's black box: {at(637, 2)}"
         strip = [at(x, 470) for x in range(0, 640, 2)]
-        assert any(min(p) > 160 for p in strip), f"{shot.name}: no ticker text in the bottom strip"
+        if not any(min(p) > 160 for p in strip):
+            blank.append(shot.name)
+    # The line enters at the strip's right edge (position 640) and leaves past its left: a shot
+    # at that moment has an empty strip (CI stop 59: read back at the clock's tick that put the
+    # line at 640, the guest stalled before the next refresh). One of three may; a recorded
+    # position at an edge must say why.
+    edges = [p for p in positions if p >= 600 or p <= -300]
+    assert len(blank) <= 1 and (not blank or edges), f"no ticker text in the bottom strip of {blank}; positions {positions[-20:]}"
     # The picture between the bars is the paused frame; the shots differ only in the ticker.
     reference = d / "expected.png"
     subprocess.run([str(KIOSK), "snapshot", str(guest / "bt709.mp4"), "--size", "640x480", "--at", repr(result["time"]),
@@ -423,6 +432,8 @@ def test_ticker_and_clock_on_their_plane_over_plane_video(guest: Path):
     for shot in shots:
         value = psnr(shot, reference, crop="640:360:0:60")
         assert value >= MIN_PSNR, f"{shot.name}: the picture under the layers is {value:.1f} dB from the paused frame"
-    assert psnr(shots[0], shots[1], crop="640:360:0:60") == float("inf"), "the paused frame changed between the shots"
-    assert psnr(shots[0], shots[1], crop="640:40:0:440") != float("inf"), "the ticker did not move between the shots"
+    for shot in shots[1:]:
+        assert psnr(shots[0], shot, crop="640:360:0:60") == float("inf"), f"the paused frame changed by {shot.name}"
+    written = [shot for shot in shots if shot.name not in blank]
+    assert psnr(written[0], written[1], crop="640:40:0:440") != float("inf"), "the ticker did not move between the shots"
     assert result["exit"] == 0, log[-2000:]
