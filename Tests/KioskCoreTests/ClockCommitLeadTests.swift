@@ -58,3 +58,28 @@ private let refresh = 1.0 / 60
     #expect(CommitLead(refreshInterval: refresh, floor: 0.005, ceiling: 0.002).seconds == 0.002)
     #expect(CommitLead(refreshInterval: refresh, ceiling: 1).ceiling == refresh)
 }
+
+@Test func withMissesToRiseOnlyMissesThatComeTogetherWidenTheLead() {
+    // #35: a VM's sporadic late wake-ups (one miss every few hundred flips) left the lead at
+    // 3-8 ms, and every override asked for in it waited a refresh behind the committed flip.
+    var lead = CommitLead(refreshInterval: refresh, calmFlips: 120, missesToRise: 3)
+    for round in 0..<10 {
+        lead.record(aimedAt: 1, flippedAt: 1 + refresh)          // one miss...
+        for _ in 0..<200 { lead.record(aimedAt: 1, flippedAt: 1) } // ...then 200 on time
+        #expect(lead.misses == round + 1)
+    }
+    #expect(lead.seconds == lead.floor)
+    // Two misses 120 flips apart do not come together either; three within 120 do.
+    lead.record(aimedAt: 1, flippedAt: 1 + refresh)
+    for _ in 0..<119 { lead.record(aimedAt: 1, flippedAt: 1) }
+    lead.record(aimedAt: 1, flippedAt: 1 + refresh)
+    lead.record(aimedAt: 1, flippedAt: 1 + refresh)
+    #expect(lead.seconds == lead.floor)                          // the first is 121 flips back
+    lead.record(aimedAt: 1, flippedAt: 1 + refresh)
+    #expect(abs(lead.seconds - 0.002) < 1e-12)
+    // A driver that latches early misses every flip: a step each third.
+    var early = CommitLead(refreshInterval: refresh, missesToRise: 3)
+    for _ in 0..<9 { early.record(aimedAt: 1, flippedAt: 1 + refresh) }
+    #expect(abs(early.seconds - 0.004) < 1e-12)
+    #expect(early.misses == 9)
+}
