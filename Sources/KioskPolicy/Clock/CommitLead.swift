@@ -19,12 +19,13 @@
 /// climbs a step a miss.
 ///
 /// With `missesToRise` above one, only misses that come together raise it: that many within
-/// `calmFlips` held flips. A host that wakes a thread a few ms late now and then (a VM's vCPU
-/// descheduled: 0.2-0.6 % of real-time wake-ups over 1 ms on the 2-core bed, idle or loaded)
-/// misses as often at 2 ms as at 1 and gains nothing from a wider lead, while every request in
-/// the lead waits a refresh behind the committed flip (#35's benchmark: sporadic misses held
-/// the lead at 3-8 ms, and the armed overrides' tail was those requests). A driver that
-/// latches early misses every flip and still climbs at once. Pure; the presenter keeps one.
+/// `calmFlips` held flips. One that does not neither counts as calm nor restarts the count. A
+/// host that wakes a thread a few ms late now and then (a VM's vCPU descheduled: 0.2-1.8 % of
+/// real-time wake-ups over 1 ms on the 2-core bed, idle or loaded) misses as often at 2 ms as
+/// at 1 and gains nothing from a wider lead, while every request in the lead waits a refresh
+/// behind the committed flip (#35's benchmark: sporadic misses held the lead at 3-8 ms, and
+/// the armed overrides' tail was those requests). A driver that latches early misses every
+/// flip and still climbs, a step every `missesToRise` flips. Pure; the presenter keeps one.
 public struct CommitLead: Sendable, Equatable {
     /// The margin kept before the vblank, in seconds.
     public private(set) var seconds: Double
@@ -41,8 +42,8 @@ public struct CommitLead: Sendable, Equatable {
     /// Vblanks missed by a held commit since the start.
     public private(set) var misses = 0
     private var onTimeInARow = 0
-    /// Held flips recorded since the start, and which of them missed (the last few, within
-    /// `calmFlips` of the newest) while fewer than `missesToRise` came together.
+    /// Held flips recorded since the start, and which of them missed since the last rise
+    /// (pruned to the last `calmFlips` flips at each miss).
     private var flips = 0
     private var recentMisses: [Int] = []
 
@@ -77,10 +78,12 @@ public struct CommitLead: Sendable, Equatable {
         flips += 1
         if flippedAt > aimedAt + refreshInterval / 2 {
             misses += 1
-            onTimeInARow = 0
             recentMisses = recentMisses.filter { flips - $0 < calmFlips } + [flips]
+            // A miss alone (fewer than `missesToRise` together) leaves the calm count as it is:
+            // restarted, misses every 60-119 flips would hold a raised lead up for good.
             guard recentMisses.count >= missesToRise else { return }
             recentMisses.removeAll()
+            onTimeInARow = 0
             seconds = Swift.min(ceiling, seconds + step)
             return
         }
