@@ -181,16 +181,17 @@ with open(d / "kiosk.log", "w") as log:
         # guest stalled 5 s: shots of the frame two before the paused one).
         if not wait_until(lambda: frame_flipped(stats, result["time"], 0.04), timeout=120, interval=0.1):
             raise RuntimeError("paused at %s s, the frame that time names never went up" % result["time"])
+        stats_lines = lambda: open(stats).read().count("\n")  # noqa: E731
         # Three shots: one may fall between two passes of the line (off the strip: CI stop 59).
         for n in range(3):
-            lines = open(stats).read().count("\n")
-            wait_until(lambda: open(stats).read().count("\n") >= lines + 5, timeout=600, interval=0.1)
+            lines = stats_lines()
+            wait_until(lambda: stats_lines() >= lines + 5, timeout=600, interval=0.1)
+            before = stats_lines()
             # A read-back later than kiosk's wait is composed by kiosk (another conversion than
             # the driver's: 38 dB from the other shot, CI): taken again.
-            before = open(stats).read().count("\n")
             late, unanswered = take_shot(client, d / ("shot-%d.png" % n), d / "kiosk.log")
             # The stats lines around the shot: the ticker's positions it may show.
-            result.setdefault("shot_lines", []).append([before, open(stats).read().count("\n")])
+            result.setdefault("shot_lines", []).append([before, stats_lines()])
             result["late_readbacks"] = result.get("late_readbacks", 0) + late
             result["unanswered"] = result.get("unanswered", 0) + unanswered
         result["time_after"] = client.ok("get", "time")
@@ -424,8 +425,8 @@ def test_ticker_and_clock_on_their_plane_over_plane_video(guest: Path):
             # Its positions: the last one up before the shot was asked for, and those put up
             # until it was answered.
             first, last = result["shot_lines"][index]
-            around = [r["ticker"] for r in records[:last] if "ticker" in r][-(1 + sum(1 for r in records[first:last] if "ticker" in r)):]
-            blank.append((shot.name, around))
+            tickers = lambda lines: [r["ticker"] for r in lines if "ticker" in r]  # noqa: E731
+            blank.append((shot.name, tickers(records[:first])[-1:] + tickers(records[first:last])))
     # The line enters at the strip's right edge (position 640) and leaves past its left: a shot
     # at that moment has an empty strip (CI stop 59: read back at the clock's tick that put the
     # line at 640, the guest stalled before the next refresh). One of three may, if a position
@@ -443,6 +444,6 @@ def test_ticker_and_clock_on_their_plane_over_plane_video(guest: Path):
         assert value >= MIN_PSNR, f"{shot.name}: the picture under the layers is {value:.1f} dB from the paused frame"
     for shot in shots[1:]:
         assert psnr(shots[0], shot, crop="640:360:0:60") == float("inf"), f"the paused frame changed by {shot.name}"
-    written = [shot for shot in shots if shot.name not in [name for name, _ in blank]]
+    written = [shot for shot in shots if shot.name not in dict(blank)]
     assert psnr(written[0], written[1], crop="640:40:0:440") != float("inf"), "the ticker did not move between the shots"
     assert result["exit"] == 0, log[-2000:]
