@@ -186,8 +186,12 @@ final class ItemSequencer {
             SeamTiming.isTimeToPrepareNext(duration: item.duration, start: item.plan.start, position: position, lead: lead,
                                            isOpen: item.pipeline.info != nil, isStill: item.plan.stillDuration != nil)
         }
-        if isDue(lead: settings.prepareAhead + Self.queueDeepeningLead) { queueMoreAhead(of: item) }
-        guard isDue(lead: settings.prepareAhead), let (index, entry) = entryToPrepare() else { return }
+        // A transition into the next item is decided a while before the end: it opens earlier.
+        guard isDue(lead: longestOpeningLead + Self.queueDeepeningLead), let (index, entry) = entryToPrepare() else { return }
+        let lead = TransitionSchedule.openingLead(for: entry.item.transition ?? settings.playback.transition,
+                                                  base: settings.prepareAhead, lead: SeamTransitions.soundLead)
+        if isDue(lead: lead + Self.queueDeepeningLead) { queueMoreAhead(of: item) }
+        guard isDue(lead: lead) else { return }
         let handOff = decoderHandOff(from: item, into: entry)
         items.prepare(open(index, entry: entry, decoderAfter: handOff))
         if let handOff { item.pipeline.handOverDecoderAtEnd(handOff) }
@@ -214,6 +218,12 @@ final class ItemSequencer {
         return (index, entry)
     }
 
+    /// The earliest any item is opened before the seam: with the longest fade.
+    private var longestOpeningLead: MediaTime {
+        TransitionSchedule.openingLead(for: Transition(kind: .fade, duration: Transition.longest),
+                                       base: settings.prepareAhead, lead: SeamTransitions.soundLead)
+    }
+
     /// How long before the next item is opened the playing one starts queueing more frames.
     static let queueDeepeningLead = MediaTime(value: 1, timescale: 1)
 
@@ -225,7 +235,6 @@ final class ItemSequencer {
     /// when no item follows.
     private func queueMoreAhead(of item: ActiveItem) {
         guard !settings.untimed, item.pipeline.frames.capacity < ItemPipeline.framesAheadBeforePrepare else { return }
-        guard entryToPrepare() != nil else { return }
         item.pipeline.frames.setCapacity(ItemPipeline.framesAheadBeforePrepare)
     }
 

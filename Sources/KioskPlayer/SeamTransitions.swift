@@ -20,6 +20,8 @@ final class SeamTransitions {
     /// The last flip showed a transition's look: one more puts the plain picture up.
     private var showingLook = false
     private let logger: Logger
+    /// A transition was cut (a late first frame, an unknown end): said once at notice.
+    private var toldOfCut = false
 
     /// How far ahead of its fade the sound is decided: the feeder queues up to a quarter of a
     /// second, the device holds about as much; the rest is margin for a slow machine.
@@ -99,7 +101,15 @@ final class SeamTransitions {
         let end = current.duration
         guard let now = position(MonotonicClock.hostTime()), let end,
               TransitionSchedule.mayCommit(transition, position: now, end: end, lead: Self.soundLead) else {
-            logger.debug("transition: \(transition) into item \(upcoming.index) cut instead (its first frame came too late, or the item's end is unknown)")
+            // Once at notice: an integrator who configured a crossfade and sees cuts learns why
+            // (a box too slow to open the next item in time); each seam after that at debug.
+            let needed = TransitionSchedule.openingLead(for: transition, base: .zero, lead: Self.soundLead)
+            let left = end.flatMap { end in position(MonotonicClock.hostTime()).map { (end - $0).seconds } }
+            let line = "transition: \(transition) into item \(upcoming.index) cut instead: " + (left.map {
+                String(format: "its first frame was ready %.2f s before the outgoing item's end, %g s needed", $0, needed.seconds)
+            } ?? "the outgoing item's end is unknown")
+            logger.log(level: toldOfCut ? .debug : .notice, "\(line)")
+            toldOfCut = true
             return
         }
         committed = (upcoming.reference.serial, transition)

@@ -142,6 +142,19 @@ struct TransitionTests {
         #expect(!TransitionSchedule.mayCommit(.cut, position: .zero, end: seconds(10), lead: lead))
     }
 
+    @Test func theNextItemOpensEarlyEnoughForItsTransitionToBeDecided() {
+        let base = seconds(3), lead = seconds(1), end = seconds(20)
+        #expect(TransitionSchedule.openingLead(for: .cut, base: base, lead: lead) == base)
+        for transition in [Transition(kind: .crossfade, duration: seconds(4)), Transition(kind: .fade, duration: seconds(4)),
+                           Transition(kind: .fade, duration: Transition.longest), Transition(kind: .crossfade, duration: Transition.shortest)] {
+            let opened = end - TransitionSchedule.openingLead(for: transition, base: base, lead: lead)
+            // A first frame decoded `base` after the opening, as long as a cut gets, still commits;
+            // a moment later it does not (the lead is no longer than it needs to be).
+            #expect(TransitionSchedule.mayCommit(transition, position: opened + base, end: end, lead: lead), "\(transition)")
+            #expect(!TransitionSchedule.mayCommit(transition, position: opened + base + seconds(0.01), end: end, lead: lead), "\(transition)")
+        }
+    }
+
     // MARK: Sound
 
     @Test func theEnvelopeRisesAfterTheStartAndFallsBeforeTheEnd() {

@@ -64,7 +64,8 @@ CLIPS = {
 # property, so the mix is drawn on the CPU path and the video goes back to the plane after it.
 # The first lasts 8 s: the second must have its first frame decoded a second before the first
 # ends, or kiosk cuts instead (TransitionSchedule.mayCommit); with 3 s a starved guest (ci54: 46
-# frames dropped) had not, and no mixed flip came. The crossfade lasts 4 s (the second clip 6 s):
+# frames dropped) had not, and no mixed flip came; nor had stop 60's (52 dropped), when kiosk
+# opened the next item 3 s before the end for any seam (now 4 s for a crossfade: openingLead). The crossfade lasts 4 s (the second clip 6 s):
 # with 2 s, ci59's guest, starved to 78 frames dropped, drew one mixed flip, already at full
 # weight (the clock had run past the mix while the presenter drew it), and the rising weight
 # could not be seen.

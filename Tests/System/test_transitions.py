@@ -11,7 +11,8 @@ last item well under way (no fixed run length: a slow machine only takes longer)
   first, with refreshes on the still (no new frame comes), each snapshot the source at that
   level; the red tone falling to silence, the blue one rising from it;
 - a clip that follows itself keeps the cut (no look at all), and a next item whose first frame
-  comes late (a slow HTTP server) cuts as before.
+  comes late (a slow HTTP server) cuts as before;
+- a 4 s fade out of an 8 s clip is decided in time (the next item opens early enough for it).
 
 What the screen showed comes from `--snapshots` taken at every flip, one per stats line."""
 import math
@@ -229,6 +230,24 @@ items: [red.mp4, "http://127.0.0.1:{port}/blue.mp4"]
         server.wait()
     assert [r for r in records if r["item"] == 1], log
     assert not [r for r in records if "mix" in r or "level" in r], log
+
+
+def test_a_long_fade_opens_the_next_item_early_enough(media):
+    """A 4 s fade out of an 8 s clip starts 2 s before its end, and is decided a second before
+    that: the next item is opened in time for it (it used to be opened 3 s before the end, when
+    a fade of 4 s could no longer be decided, and every such seam cut)."""
+    ffmpeg("-f", "lavfi", "-i", "color=c=red:s=160x90:r=25:d=8", "-c:v", "libx264", "-preset", "ultrafast",
+           "-pix_fmt", "yuv420p", str(media / "red-8s.mp4"))
+    config = """input: {enabled: false}
+playback: {loop: none, transition: {type: fade, duration: 4}}
+items: [red-8s.mp4, blue.mp4]
+"""
+    records, _, _, log = run(media, config, last_item_under_way(1, 1.0), "long-fade", snapshots=False, sound=False)
+    falling = [r for r in records if r["item"] == 0 and "level" in r]
+    rising = [r for r in records if r["item"] == 1 and "level" in r]
+    assert "cut instead" not in log, log
+    assert falling and min(r["pts"] for r in falling) >= 5.95 and falling[-1]["level"] <= 40, falling[:3]
+    assert rising and rising[0]["level"] <= 40, rising[:3]
 
 
 def test_a_paused_crossfade_holds_its_look_without_flipping(media, tmp_path):

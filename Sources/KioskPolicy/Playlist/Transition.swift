@@ -103,4 +103,15 @@ public struct TransitionSchedule: Sendable, Hashable {
         let fadeOut = transition.kind == .fade ? transition.duration * Rational(1, 2) : .zero
         return end - fadeOut - position >= lead
     }
+
+    /// How long before the outgoing item's end (`end - position`) the next item should be
+    /// opened for `transition` into it: `base` for a cut (its first frame is due at the seam);
+    /// a fade or crossfade must be decided `lead` before its fade-out starts (`mayCommit`), so it
+    /// opens that much earlier and gets the same `base` to decode its first frame as a cut. With
+    /// `base` alone a fade of 4 s could never be committed, and a starved box cut its crossfade.
+    public static func openingLead(for transition: Transition, base: MediaTime, lead: MediaTime) -> MediaTime {
+        guard transition.kind != .cut else { return base }
+        let fadeOut = transition.kind == .fade ? transition.duration * Rational(1, 2) : .zero
+        return base + fadeOut + lead
+    }
 }
