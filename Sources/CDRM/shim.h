@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
+#include <linux/sync_file.h>
 
 /* dma-buf heaps and dma-buf CPU access: ioctl is variadic, which Swift cannot call. */
 static inline int kiosk_dma_heap_alloc(int heap_fd, uint64_t length, int *out_fd) {
@@ -19,4 +20,13 @@ static inline int kiosk_dma_heap_alloc(int heap_fd, uint64_t length, int *out_fd
 static inline int kiosk_dma_buf_cpu_write(int fd, int begin) {
     struct dma_buf_sync sync = { .flags = (begin ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END) | DMA_BUF_SYNC_WRITE };
     return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
+/* A sync_file's state (SYNC_IOC_FILE_INFO with no per-fence array): 1 signalled, 0 pending,
+ * below 0 the error it was signalled with (-errno); -1 with errno set when the ioctl fails is
+ * told apart by *failed. */
+static inline int kiosk_sync_file_status(int fd, int *failed) {
+    struct sync_file_info info = { 0 };
+    *failed = ioctl(fd, SYNC_IOC_FILE_INFO, &info) < 0;
+    return info.status;
 }

@@ -105,6 +105,11 @@ final class WritebackReadBack: ScreenReadBack, @unchecked Sendable {
             throw DRMError.callFailed(what: "waiting for writeback connector \(connector.id)'s picture (none within \(timeout) s)",
                                       call: "poll", errno: ETIMEDOUT)
         }
+        // A job the driver failed signals too, with an error: its buffer holds no picture.
+        if case .failed(let error) = SyncFileState.of(fence) {
+            throw DRMError.callFailed(what: "reading writeback connector \(connector.id)'s picture (the driver signalled it failed)",
+                                      call: "SYNC_IOC_FILE_INFO", errno: error)
+        }
         body(buffer.pixelBuffer(index: -1))
     }
 

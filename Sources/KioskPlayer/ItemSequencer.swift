@@ -188,8 +188,9 @@ final class ItemSequencer {
         }
         // A transition into the next item is decided a while before the end: it opens earlier.
         guard isDue(lead: longestOpeningLead + Self.queueDeepeningLead), let (index, entry) = entryToPrepare() else { return }
-        let lead = TransitionSchedule.openingLead(for: entry.item.transition ?? settings.playback.transition,
-                                                  base: settings.prepareAhead, lead: SeamTransitions.soundLead)
+        // A clip following itself keeps its cut (`SeamTransitions.decide`): no earlier opening.
+        let transition = entry.media == item.entry.media ? .cut : entry.item.transition ?? settings.playback.transition
+        let lead = TransitionSchedule.openingLead(for: transition, base: settings.prepareAhead, lead: SeamTransitions.soundLead)
         if isDue(lead: lead + Self.queueDeepeningLead) { queueMoreAhead(of: item) }
         guard isDue(lead: lead) else { return }
         let handOff = decoderHandOff(from: item, into: entry)

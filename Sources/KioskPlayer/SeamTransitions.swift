@@ -106,8 +106,9 @@ final class SeamTransitions {
             let needed = TransitionSchedule.openingLead(for: transition, base: .zero, lead: Self.soundLead)
             let left = end.flatMap { end in position(MonotonicClock.hostTime()).map { (end - $0).seconds } }
             let line = "transition: \(transition) into item \(upcoming.index) cut instead: " + (left.map {
-                String(format: "its first frame was ready %.2f s before the outgoing item's end, %g s needed", $0, needed.seconds)
-            } ?? "the outgoing item's end is unknown")
+                String(format: "its first frame was ready %.2f s before the outgoing item's end, %g s needed "
+                       + "(a box too slow to open it in time, or an item shorter than that)", $0, needed.seconds)
+            } ?? (end == nil ? "the outgoing item's end is unknown" : "nothing is playing"))
             logger.log(level: toldOfCut ? .debug : .notice, "\(line)")
             toldOfCut = true
             return
