@@ -68,7 +68,9 @@ public struct PrimeImportCheck {
     /// Runs the check on `options`' display; throws only when the display cannot be opened.
     public func run(options: DRMDisplayOptions) throws -> Report {
         var options = options
-        options.flipTimeout = max(options.flipTimeout, 5)   // a check, not playback: a slow flip is not a failure
+        // A check, not playback: a slow flip is not a failure (a starved TCG guest stalls for
+        // seconds; CI's once for over 5 s).
+        options.flipTimeout = max(options.flipTimeout, 120)
         let display = try DRMDisplay(options: options)
         var report = Report()
         report.card = display.cardPath
@@ -139,9 +141,9 @@ public struct PrimeImportCheck {
         report.shownFrameHandles = shown?.handles ?? []
         report.handlesStandingAfterLoop = display.standingHandles(among: Array(seen)).sorted()
         if let screenshotPath {
-            // Waited for 15 s: vkms composes it in a worker, which CI's loaded guest once left
-            // unrun for over 5 s.
-            if try display.readBack(timeout: 15, { try? PNGWriter.write($0, to: screenshotPath) }) { report.screenshot = screenshotPath }
+            // Waited for up to 120 s: vkms composes it in a worker, which CI's loaded guest once
+            // left unrun for over 5 s (the check ends as soon as it comes).
+            if try display.readBack(timeout: 120, { try? PNGWriter.write($0, to: screenshotPath) }) { report.screenshot = screenshotPath }
         }
     }
 }

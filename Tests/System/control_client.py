@@ -52,6 +52,17 @@ class ControlClient:
         assert reply["error"] == "success", (words, reply)
         return reply.get("data")
 
+    # kiosk's reply when its presenter was busy past the socket's wait (a starved guest): the
+    # request is carried out when the presenter comes to it; the caller waits for its effect.
+    QUEUED = "the request waits its turn"
+
+    def asked(self, *words):
+        """`words` carried out or queued (QUEUED); any other refusal fails. For requests whose
+        effect the caller then waits for (`pause`, then `time_control_status` is paused)."""
+        reply = self.command(*words)
+        assert reply["error"] == "success" or self.QUEUED in reply["error"], (words, reply)
+        return reply.get("data")
+
     def wait_for_event(self, predicate, timeout=5.0):
         deadline = time.monotonic() + timeout
         for event in self.events:

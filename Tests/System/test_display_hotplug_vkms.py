@@ -92,22 +92,24 @@ try:
         raise RuntimeError("kiosk never showed a frame")
     client = ControlClient(sock, timeout=120)
     health = lambda: client.ok("get", "health")
-    wait_until(lambda: health()["display_connected"] is not None, timeout=120, interval=0.2)
+    wait_until(lambda: health()["display_connected"] is not None, timeout=600, interval=0.2)
     result["start"] = health()
     set_status(2)
-    wait_until(lambda: health()["display_connected"] is False, timeout=120, interval=0.2)
+    wait_until(lambda: health()["display_connected"] is False, timeout=600, interval=0.2)
     result["unplugged"] = health()
     # Playback goes on while the cable is out: more frames presented.
     frames = result["unplugged"]["frames_presented"]
     result["played_while_unplugged"] = wait_until(lambda: health()["frames_presented"] >= frames + 10, timeout=600, interval=0.2)
+    # The metrics file is rewritten each second by a timer of its own, which a starved guest delays.
+    wait_until(lambda: "kiosk_display_connected 0" in open("/tmp/kiosk.prom").read(), timeout=600, interval=0.2)
     result["metrics_unplugged"] = open("/tmp/kiosk.prom").read()
     set_status(1)
-    wait_until(lambda: health()["display_connected"] is True, timeout=120, interval=0.2)
+    wait_until(lambda: health()["display_connected"] is True, timeout=600, interval=0.2)
     result["returned"] = health()
     frames = result["returned"]["frames_presented"]
     result["played_after_return"] = wait_until(lambda: health()["frames_presented"] >= frames + 10, timeout=600, interval=0.2)
     result["shots"] = pause_and_shoot(client, work, 1, stats)
-    wait_until(lambda: "kiosk_display_connected 1" in open("/tmp/kiosk.prom").read(), timeout=60, interval=0.2)
+    wait_until(lambda: "kiosk_display_connected 1" in open("/tmp/kiosk.prom").read(), timeout=600, interval=0.2)
     result["metrics_returned"] = open("/tmp/kiosk.prom").read()
     client.close()
 except Exception as error:
@@ -173,7 +175,7 @@ def test_the_returning_screen_shows_the_picture_on_the_plane(guest: Path):
     assert "screenshots: read back through writeback connector" in log, log[-3000:]
     reference = Path(shot["shot"]).with_suffix(".expected.png")
     subprocess.run([str(KIOSK), "snapshot", str(guest / "clip.mp4"), "--size", "640x480", "--gravity", "fit",
-                    "--at", repr(shot["time"]), "-o", str(reference)], check=True)
+                    "--at", repr(min(shot["time"], 6)), "-o", str(reference)], check=True)   # the 6 s clip's end at most (CI read 12.08 s of 12)
     value = psnr(Path(shot["shot"]), reference)
     assert value >= MIN_PSNR, f"the screen at {shot['time']} s after the return is {value:.1f} dB from its frame"
     video = [s for s in stats if s.get("video")]

@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import BOOT_TIMEOUT, Bed  # noqa: E402
 # The same kiosk, vkms module line, clips and measure as the plane tests.
-from test_planes_vkms import KIOSK, MIN_PSNR, VKMS, make_clip, psnr  # noqa: E402
+from test_planes_vkms import CLIP_SECONDS, KIOSK, MIN_PSNR, VKMS, make_clip, psnr  # noqa: E402
 
 IMPORTS, FLIPS = 10_000, 60
 FORMATS = ("nv12", "p010")
@@ -194,8 +194,8 @@ def test_playback_shows_decoder_frames_without_a_copy(guest: Path) -> None:
     for shot in result["shots"]:
         assert shot["time_after"] == shot["time"], f"time moved while paused: {shot}"
         reference = Path(shot["shot"]).with_suffix(".expected.png")
-        subprocess.run([str(KIOSK), "snapshot", str(guest / "clip.mp4"), "--size", "640x480", "--at", repr(shot["time"]),
-                        "-o", str(reference)], check=True)
+        subprocess.run([str(KIOSK), "snapshot", str(guest / "clip.mp4"), "--size", "640x480", "--at", repr(min(shot["time"], CLIP_SECONDS)),
+                        "-o", str(reference)], check=True)   # a pause at the end can read past it (CI)
         value = psnr(Path(shot["shot"]), reference)
         assert value >= MIN_PSNR, f"the screen at {shot['time']} s is {value:.1f} dB from the frame that time names"
     assert result["exit"] == 0, log[-2000:]
