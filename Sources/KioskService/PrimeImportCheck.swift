@@ -70,7 +70,7 @@ public struct PrimeImportCheck {
         var options = options
         // A check, not playback: a slow flip is not a failure (a starved TCG guest stalls for
         // seconds; CI's once for over 5 s).
-        options.flipTimeout = max(options.flipTimeout, 120)
+        options.flipTimeout = max(options.flipTimeout, 30)
         let display = try DRMDisplay(options: options)
         var report = Report()
         report.card = display.cardPath
@@ -141,9 +141,9 @@ public struct PrimeImportCheck {
         report.shownFrameHandles = shown?.handles ?? []
         report.handlesStandingAfterLoop = display.standingHandles(among: Array(seen)).sorted()
         if let screenshotPath {
-            // Waited for up to 120 s: vkms composes it in a worker, which CI's loaded guest once
+            // Waited for up to 30 s: vkms composes it in a worker, which CI's loaded guest once
             // left unrun for over 5 s (the check ends as soon as it comes).
-            if try display.readBack(timeout: 120, { try? PNGWriter.write($0, to: screenshotPath) }) { report.screenshot = screenshotPath }
+            if try display.readBack(timeout: 30, { try? PNGWriter.write($0, to: screenshotPath) }) { report.screenshot = screenshotPath }
         }
     }
 }

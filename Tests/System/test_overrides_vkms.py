@@ -94,11 +94,11 @@ try:
         played_from = loop_flips()[seen]["t"]
         time.sleep(phases.uniform(0, 1.0 / @FPS@))
         asked = time.monotonic()
-        client.asked("override", "alert")   # or queued behind a stalled presenter: its flip is waited for
+        client.ok("override", "alert")
         if not wait_until(lambda: any(r.get("insert") and r["t"] > asked for r in flips()), timeout=600, interval=0.01):
             raise RuntimeError("round %d: the override never went up" % n)
         shown = min(r["t"] for r in flips() if r.get("insert") and r["t"] > asked)
-        client.asked("override_cancel")
+        client.ok("override_cancel")
         if not wait_until(lambda: any(r["t"] > shown for r in loop_flips()), timeout=600, interval=0.02):
             raise RuntimeError("round %d: the loop did not come back" % n)
         result["rounds"].append({"played_from": played_from, "asked": asked, "shown": shown})
@@ -146,11 +146,8 @@ def test_armed_overrides_take_the_screen_from_held_flips_on_vkms(guest: Path):
     assert len(result["rounds"]) == ROUNDS
     # The held-commit mode ran on the real driver (its line comes when the first frame is held).
     assert "the loop's flips are asked for just before their vblank" in log, log[-3000:]
-    # swift-log's lines: "<time> <level> <label> : <message>". Up to a stop the presenter did not
-    # obey within 2 s (a starved guest at SIGTERM, ci61): after it the service closes the display
-    # under the presenter, whose errors then say nothing of the rounds.
-    playing = log.split("the presenter did not stop within")[0]
-    bad = [line for line in playing.splitlines() if re.match(r"\S+ (warning|error|critical) ", line)
+    # swift-log's lines: "<time> <level> <label> : <message>".
+    bad = [line for line in log.splitlines() if re.match(r"\S+ (warning|error|critical) ", line)
            or "EBUSY" in line or "Device or resource busy" in line]
     assert not bad, "\n".join(bad[:20])
     assert result["exit"] == 0, log[-2000:]
