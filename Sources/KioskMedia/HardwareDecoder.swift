@@ -35,6 +35,18 @@ struct HardwareDecoderSetup {
         }
     }
 
+    /// `attempt` (a device) set up to ask for its format with no device behind it: FFmpeg's
+    /// hwaccel then fails to start at the first frame and `get_format` is asked again without it,
+    /// so the stream decodes in software on the same decoder: what a device that opens but
+    /// cannot decode a profile or a size does. For the tests of that fallback (no device here).
+    static func withoutItsDevice(_ attempt: HardwareDecodeAttempt, codecID: AVCodecID) -> Result<HardwareDecoderSetup, HardwareDecodeFailure> {
+        guard case .device(let name) = attempt, let codec = avcodec_find_decoder(codecID),
+              let format = deviceFormat(of: codec, for: av_hwdevice_find_type_by_name(name)) else {
+            return .failure("no \(attempt) format for this codec")
+        }
+        return .success(HardwareDecoderSetup(codec: codec, hardwareFormat: format, device: nil))
+    }
+
     /// The pixel format `codec` decodes into on a device of `type`, if it can.
     private static func deviceFormat(of codec: UnsafePointer<AVCodec>, for type: AVHWDeviceType) -> AVPixelFormat? {
         var index: Int32 = 0
@@ -52,7 +64,7 @@ struct HardwareDecoderSetup {
     /// wrapper's capture buffers always (its frames keep them), a device's pool when its frames
     /// stay on it (`keepsFramesOnDevice`; copied down, a surface is free at once).
     func configure(_ context: UnsafeMutablePointer<AVCodecContext>, heldFrames: Int, keepsFramesOnDevice: Bool) {
-        guard let device, let hardwareFormat else {
+        guard let hardwareFormat else {
             if heldFrames > 0, let options = context.pointee.priv_data {
                 // Not every wrapper has the option (then nothing changes).
                 _ = av_opt_set_int(options, "num_capture_buffers", Int64(HardwareFramePool.captureBuffers(held: heldFrames)), 0)
@@ -60,7 +72,7 @@ struct HardwareDecoderSetup {
             return
         }
         if keepsFramesOnDevice { context.pointee.extra_hw_frames = Int32(clamping: heldFrames) }
-        context.pointee.hw_device_ctx = av_buffer_ref(device.reference)
+        if let device { context.pointee.hw_device_ctx = av_buffer_ref(device.reference) }   // none: `withoutItsDevice`
         // The callback is a C function: the format it wants rides in `opaque` (+1, never nil).
         context.pointee.opaque = UnsafeMutableRawPointer(bitPattern: Int(hardwareFormat.rawValue) + 1)
         context.pointee.get_format = chooseHardwareFormat

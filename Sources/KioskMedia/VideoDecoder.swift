@@ -43,8 +43,15 @@ public final class VideoDecoder: FrameDecoding {
     /// hold at once (its queue and display: `HardwareFramePool`), by which a device's pool or a
     /// V4L2 wrapper's capture buffers grow. `primeFrames`: a device's frames are also handed on
     /// where they are, as DRM PRIME (`DecodedFrame.prime`), for the display's zero-copy path.
-    public init(asset: Asset, streamIndex: Int, threads: Int = 0, stillScreen: PixelSize? = nil,
-                hardware: HardwareDecoding = .off, heldFrames: Int = 0, primeFrames: Bool = false) throws {
+    public convenience init(asset: Asset, streamIndex: Int, threads: Int = 0, stillScreen: PixelSize? = nil,
+                            hardware: HardwareDecoding = .off, heldFrames: Int = 0, primeFrames: Bool = false) throws {
+        try self.init(asset: asset, streamIndex: streamIndex, threads: threads, stillScreen: stillScreen, hardware: hardware,
+                      heldFrames: heldFrames, primeFrames: primeFrames, prepare: HardwareDecoderSetup.prepare)
+    }
+
+    /// `prepare`: how each hardware way is set up (a test's stands in for a device it has not).
+    init(asset: Asset, streamIndex: Int, threads: Int, stillScreen: PixelSize?, hardware: HardwareDecoding, heldFrames: Int,
+         primeFrames: Bool, prepare: (HardwareDecodeAttempt, AVCodecID) -> Result<HardwareDecoderSetup, HardwareDecodeFailure>) throws {
         self.threads = threads
         self.primeFrames = false   // set once a device that exports DRM PRIME is open
         let avStream = asset.stream(at: streamIndex)
@@ -86,7 +93,7 @@ public final class VideoDecoder: FrameDecoding {
         var failures: [String] = []
         var opened: (StreamDecoder, HardwareDecodeAttempt, AVPixelFormat?)?
         for attempt in hardware.attempts(codec: codecName) where opened == nil {
-            switch HardwareDecoderSetup.prepare(attempt, codecID: parameters.pointee.codec_id) {
+            switch prepare(attempt, parameters.pointee.codec_id) {
             case .failure(let why):
                 failures.append("\(attempt): \(why)")
             case .success(let setup):

@@ -34,6 +34,31 @@ import Testing
         #expect(outcome == "hardware decoding (hwdec: drm) not available for h264: drm: FFmpeg's h264 decoder cannot use drm; decoding in software")
     }
 
+    /// A device that opens but does not decode the stream (a profile or size its block lacks):
+    /// FFmpeg's hwaccel fails at the first frame and the same decoder goes on in software. Stood
+    /// in for by VA-API's format asked for with no device behind it (`withoutItsDevice`), which
+    /// fails the same way inside FFmpeg. Every frame still comes, in memory; the line says so once.
+    @Test func aDeviceThatOpensButDoesNotDecodeFallsBackOnTheSameDecoderAndSaysSoOnce() throws {
+        let path = try Self.clip()
+        let (software, _) = try Self.decode(path, hardware: .off)
+        let asset = try Asset(source: path)
+        let demuxer = Demuxer(asset: asset, audio: false)
+        guard case .success = HardwareDecoderSetup.withoutItsDevice(.device("vaapi"), codecID: AV_CODEC_ID_H264) else {
+            Issue.record("this FFmpeg build's h264 decoder has no VA-API format (Debian's has)")
+            return
+        }
+        let decoder = try VideoDecoder(asset: asset, streamIndex: try #require(demuxer.videoStream), threads: 0, stillScreen: nil,
+                                       hardware: .vaapi, heldFrames: 0, primeFrames: false, prepare: HardwareDecoderSetup.withoutItsDevice)
+        #expect(decoder.hardwareOutcome == "hardware decoding: vaapi for h264, frames copied to memory", "it opened")
+        let frames = decoder.decodeEveryFrame(from: demuxer)
+        #expect(frames.count == software.count && frames.count == 25)
+        #expect(frames.map(\.pts) == software.map(\.pts))
+        #expect(decoder.lastFrameOnDevice == false)
+        #expect(decoder.takeHardwareRefusal() == "hardware decoding: vaapi opened for h264, but the device did not decode its "
+                + "frames (FFmpeg's reason at --log-level debug); decoding in software")
+        #expect(decoder.takeHardwareRefusal() == nil, "said once")
+    }
+
     @Test func autoTriesEachWayInOrderAndSaysWhy() throws {
         let path = try Self.clip()
         let (frames, outcome) = try Self.decode(path, hardware: .auto)
