@@ -2,7 +2,7 @@
 PAUSES`): each case of WORK/cases.json played and paused PAUSES times with writeback shots, then
 the crossfade and the layers over plane video; what each run showed is kept under WORK for the
 host's assertions."""
-import json, os, subprocess, sys
+import json, os, subprocess, sys, time
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from control_client import ControlClient, wait_until
@@ -101,8 +101,15 @@ with open(d / "kiosk.log", "w") as log:
             # A read-back later than kiosk's wait is composed by kiosk (another conversion than
             # the driver's: 38 dB from the other shot, CI): taken again.
             late, unanswered = take_shot(client, d / ("shot-%d.png" % n), d / "kiosk.log")
-            # The stats lines around the shot: the ticker's positions it may show.
-            result.setdefault("shot_lines", []).append([before, stats_lines()])
+            # The stats lines around the shot: the ticker's positions it may show, up to the
+            # answer. kiosk writes them from a thread of its own, so a position up before the
+            # answer may be written after it: counted once a later line is there (the stats'
+            # `t` is this clock, CLOCK_MONOTONIC; the ticker refreshes on while paused).
+            answered = time.monotonic()
+            wait_until(lambda: any(r["t"] > answered for r in stats_records(stats)), timeout=600, interval=0.1)
+            records = stats_records(stats)
+            upto = next((i for i, r in enumerate(records) if r["t"] > answered), len(records))
+            result.setdefault("shot_lines", []).append([before, max(upto, before)])
             result["late_readbacks"] = result.get("late_readbacks", 0) + late
             result["unanswered"] = result.get("unanswered", 0) + unanswered
         result["time_after"] = client.ok("get", "time")
