@@ -31,7 +31,6 @@ is read-only: put inputs and outputs in the work directory.
 from __future__ import annotations
 
 import atexit
-import ctypes
 import os
 import shlex
 import shutil
@@ -43,13 +42,13 @@ import time
 from pathlib import Path
 
 from pngread import PngError, PngImage, read_png  # noqa: F401  (re-exported)
-from boot_watch import BOOT_ATTEMPTS, watch_boot
-from bed_kernel import KERNELS, BedKernelError, initramfs_env, split_modules
+from boot_watch import BOOT_ATTEMPTS, process_cpu_seconds, watch_boot
+from bed_kernel import KERNELS, BedKernelError, prepare, split_modules  # noqa: F401  (prepare re-exported)
 from qmp import QMP
 from bed_errors import BedError, GuestSetupError, GuestTimeout  # noqa: F401  (re-exported)
 from bed_devices import GuestDevices
+from qemu_command import CPU_MODEL, KERNEL_ARGS, die_with_parent, kernel_args, qemu_command  # noqa: F401
 
-HERE = Path(__file__).resolve().parent
 DRIVERS = ("bochs", "virtio-gpu")
 
 # The guest scripts' `sleep` is busybox's (a static binary, in busybox-static), where the host has
@@ -68,22 +67,6 @@ _BED_FILES = ("guest-command.sh", "guest-workdir", "console.log", "dmesg.log",
 # which the guest otherwise covers with empty tmpfs (CI may clone anywhere).
 _REPOSITORY = Path(__file__).resolve().parents[2]
 
-# quiet: only warnings and errors from the kernel on the console, so the
-# command's output stays readable. panic=-1 with -no-reboot: a guest that
-# panics (or whose init dies) ends QEMU at once instead of hanging.
-# mitigations=off: speculative-execution mitigations only slow down TCG.
-# vt.global_cursor_default=0: no blinking text cursor in screenshots.
-# The guest's CPU: Westmere (SSE4.2, AES-NI, PCLMULQDQ; no AVX), not "max". TCG emulates AVX/AVX2
-# much slower than SSE, and FFmpeg, swscale and glibc's string functions take the AVX2 paths when
-# they see it: measured (2026-11-26, a 640x360 25 fps clip on bochs 1024x768, release kiosk), the
-# same 12 s played with 162-172 frames dropped on "max", 40 on "max,-avx,-avx2", 5-9 on Nehalem and
-# 31 on Westmere, for the same host CPU (the guest was busy either way); test_play.py took 5 % less
-# CPU. Not Nehalem: the usb set's crct10dif-pclmul.ko refuses to load without PCLMULQDQ. +rdrand
-# (TCG has it, as "max" did): without it the guest kernel's random pool was ready only 6-22 s
-# after boot, where the first getrandom(2) of a Python or kiosk waited for it.
-# KIOSK_BED_CPU names another model (QEMU's -cpu help lists them).
-CPU_MODEL = os.environ.get("KIOSK_BED_CPU", "Westmere,+rdrand")
-KERNEL_ARGS = "console=ttyS0 quiet panic=-1 mitigations=off vt.global_cursor_default=0"
 
 
 # The deadline of a test's first wait on a guest, the one that includes its boot (and the
@@ -91,43 +74,6 @@ KERNEL_ARGS = "console=ttyS0 quiet panic=-1 mitigations=off vt.global_cursor_def
 # the host gives it, and CI or `deploy/test --stress` can make it several times slower. Only a
 # guest that never gets there runs into it; a later wait has its own deadline.
 BOOT_TIMEOUT = 300.0
-
-
-def prepare(kernel: str | None = None) -> tuple[Path, Path]:
-    """Build (or reuse) the cached initramfs of `kernel` (see bed_kernel.py; None: this host's
-    own); return (kernel, initrd) paths."""
-    script = HERE / "build-initramfs"
-    try:
-        env = dict(os.environ, **initramfs_env(kernel))
-    except BedKernelError as e:
-        raise BedError(str(e)) from None
-    try:
-        out = subprocess.run([str(script)], capture_output=True, text=True, timeout=300, env=env)
-    except subprocess.TimeoutExpired:
-        raise BedError(f"{script} took more than 300 s") from None
-    if out.returncode != 0:
-        raise BedError(f"{script} failed:\n{out.stderr.strip()}")
-    values = dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
-    try:
-        return Path(values["KIOSK_VM_KERNEL"]), Path(values["KIOSK_VM_INITRD"])
-    except KeyError:
-        raise BedError(f"{script} printed no kernel/initrd paths:\n{out.stdout}{out.stderr}") from None
-
-
-def _qemu_escape(value: str) -> str:
-    """QEMU option values separate fields with commas; a literal comma is doubled."""
-    return value.replace(",", ",,")
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: get SIGKILL when the process that started QEMU dies.
-
-    So a test runner killed outright does not leave a QEMU behind."""
-    PR_SET_PDEATHSIG = 1
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
 
 
 class Bed(GuestDevices):
@@ -200,57 +146,15 @@ class Bed(GuestDevices):
 
     def qemu_command(self, kernel: Path, initrd: Path, qmp_socket: str) -> list[str]:
         """The full QEMU command line (also handy to paste into a shell to debug)."""
-        w, h = self.size
-        work = _qemu_escape(str(self.workdir))
-        cmd = [
-            self.qemu, "-name", "kiosk-bed", "-nodefaults", "-no-user-config",
-            # KVM hangs on this host: always TCG. thread=multi: one host
-            # thread per guest CPU.
-            "-accel", "tcg,thread=multi", "-cpu", CPU_MODEL, "-smp", str(self.cpus),
-            "-m", self.memory, "-display", "none", "-no-reboot",
-            "-kernel", str(kernel), "-initrd", str(initrd), "-append", self.kernel_args(),
-            "-chardev", f"file,id=console,path={_qemu_escape(str(self.console_path))}",
-            "-serial", "chardev:console",
-            "-virtfs", "local,path=/,mount_tag=host,security_model=none,"
-                       "readonly=on,multidevs=remap",
-            "-virtfs", f"local,path={work},mount_tag=work,security_model=none,"
-                       "multidevs=remap",
-            "-qmp", f"unix:{_qemu_escape(qmp_socket)},server=on,wait=off",
-        ]
-        if self.driver == "bochs":
-            # std VGA: bochs-drm. Its EDID lists xres x yres as the preferred
-            # mode. VRAM must hold a few framebuffers for page flipping (and
-            # the fbdev console's), so size it from the mode: a power of two.
-            vram = 16
-            while vram * 1024 * 1024 < 4 * w * h * 4 and vram < 256:  # QEMU's limit
-                vram *= 2
-            cmd += ["-device", f"VGA,xres={w},yres={h},vgamem_mb={vram}"]
-        else:
-            outputs = f",max_outputs={self.heads}" if self.heads > 1 else ""
-            cmd += ["-device", f"virtio-gpu-pci,id=gpu,xres={w},yres={h}{outputs}"]
-        if self.usb:
-            cmd += ["-device", "qemu-xhci,id=xhci"]
-        for drive in self.drives:
-            # cache=writeback: QEMU writes through the host's page cache and tells the guest its
-            # disk has a volatile write cache, so the guest kernel sends flushes (fsync, the ext4
-            # journal's barriers) as on a real disk. A QMP quit then loses what only the guest's
-            # own page cache held, which is what a power cut does to an OS; what reached QEMU stays
-            # (the host does not lose power). Not cache=unsafe: it drops the guest's flushes and
-            # with them the write ordering the guest relies on. Not cache=none (O_DIRECT): the
-            # same for a quit, but tmpfs and some other host file systems refuse O_DIRECT.
-            cmd += ["-drive", f"file={_qemu_escape(str(drive))},format=raw,if=virtio,cache=writeback"]
-        return cmd + self.extra_qemu_args
+        return qemu_command(qemu=self.qemu, driver=self.driver, size=self.size, heads=self.heads,
+                            cpus=self.cpus, memory=self.memory, kernel=kernel, initrd=initrd,
+                            append=self.kernel_args(), console_path=self.console_path,
+                            workdir=self.workdir, qmp_socket=qmp_socket, usb=self.usb,
+                            drives=self.drives, extra=self.extra_qemu_args)
 
     def kernel_args(self) -> str:
-        """KERNEL_ARGS, and the optional module sets for guest-init (a dotted word: the kernel
-        takes it for a module's parameter, keeps quiet about it and leaves it in /proc/cmdline)."""
-        args = KERNEL_ARGS
-        w, h = self.size
-        args += "".join(f" video=Virtual-{n}:{w}x{h}e" for n in range(2, self.heads + 1))
-        names, _ = split_modules(self.modules)
-        if not names:
-            return args
-        return f"{args} kiosk.modules={','.join(names)}"
+        """The guest kernel's command line (qemu_command.kernel_args)."""
+        return kernel_args(self.size, self.heads, self.modules)
 
     def start(self, command: str, cwd: str | os.PathLike | None = None,
               env: dict[str, str] | None = None) -> "Bed":
@@ -266,7 +170,10 @@ class Bed(GuestDevices):
             raise BedError("this Bed was already started; make a new one")
         if shutil.which(self.qemu) is None:
             raise BedError(f"{self.qemu} not found (apt-get install qemu-system-x86)")
-        kernel, initrd = prepare(self.kernel)
+        try:
+            kernel, initrd = prepare(self.kernel)
+        except BedKernelError as e:
+            raise BedError(str(e)) from None
         cwd = os.path.realpath(cwd) if cwd is not None else str(self.workdir)
         for name in _BED_FILES:
             (self.workdir / name).unlink(missing_ok=True)
@@ -313,7 +220,7 @@ class Bed(GuestDevices):
             with open(self.workdir / "qemu.log", "wb") as qemu_log:
                 self._proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=qemu_log,
                                               stderr=subprocess.STDOUT, cwd=self.workdir,
-                                              preexec_fn=_die_with_parent)
+                                              preexec_fn=die_with_parent)
         except OSError as e:
             shutil.rmtree(self._sockdir, ignore_errors=True)
             raise BedError(f"cannot start {self.qemu}: {e}") from None
@@ -434,17 +341,8 @@ class Bed(GuestDevices):
                 (f"\n--- last console lines ---\n{tail}" if tail else " (empty)"))
 
     def _qemu_cpu_seconds(self) -> float | None:
-        """QEMU's CPU time so far (user and system, all threads; /proc/PID/stat), None when
-        it cannot be read (QEMU gone)."""
-        if self._proc is None:
-            return None
-        try:
-            with open(f"/proc/{self._proc.pid}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            return None
-        # utime and stime: the 14th and 15th fields, the 12th and 13th after the name's ")".
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """QEMU's CPU time so far (boot_watch.process_cpu_seconds), None when QEMU is gone."""
+        return process_cpu_seconds(self._proc.pid) if self._proc is not None else None
 
     def _qemu_signal(self) -> str | None:
         """'QEMU killed by signal N' when QEMU crashed (SIGSEGV, SIGBUS, SIGILL): an emulator's

@@ -96,3 +96,21 @@ def bed_kernel(series: str) -> dict[str, str]:
 
 def _version_key(path: str) -> list:
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", path)]
+
+
+def prepare(kernel: str | None = None) -> tuple[Path, Path]:
+    """Build (or reuse) the cached initramfs of `kernel` (see bed_kernel.py; None: this host's
+    own); return (kernel, initrd) paths. BedKernelError says why it cannot."""
+    script = HERE / "build-initramfs"
+    env = dict(os.environ, **initramfs_env(kernel))
+    try:
+        out = subprocess.run([str(script)], capture_output=True, text=True, timeout=300, env=env)
+    except subprocess.TimeoutExpired:
+        raise BedKernelError(f"{script} took more than 300 s") from None
+    if out.returncode != 0:
+        raise BedKernelError(f"{script} failed:\n{out.stderr.strip()}")
+    values = dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
+    try:
+        return Path(values["KIOSK_VM_KERNEL"]), Path(values["KIOSK_VM_INITRD"])
+    except KeyError:
+        raise BedKernelError(f"{script} printed no kernel/initrd paths:\n{out.stdout}{out.stderr}") from None

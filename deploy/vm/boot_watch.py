@@ -28,6 +28,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Callable
@@ -103,3 +104,15 @@ def watch_boot(started: Path, since: float, console: Callable[[], str],
             if used is not None and used >= SILENT_CPU_SECONDS:
                 return f"no console line after {used:.0f} CPU-seconds of QEMU"
         time.sleep(0.1)
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """A process's CPU time so far (user and system, all threads; /proc/PID/stat), None when it
+    cannot be read (the process gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    # utime and stime: the 14th and 15th fields, the 12th and 13th after the name's ")".
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
