@@ -79,6 +79,22 @@ class ControlClient:
         raise AssertionError(f"no such event within {timeout} s; saw {self.events[-10:]}")
 
 
+    def time_events_within(self, seconds):
+        """The time events that arrive in the next `seconds` (other events kept in .events)."""
+        self.events.clear()
+        deadline = time.monotonic() + seconds
+        self.sock.settimeout(0.2)
+        while time.monotonic() < deadline:
+            try:
+                message = self.read_message()
+            except TimeoutError:
+                continue
+            if message and "event" in message:
+                self.events.append(message)
+        self.sock.settimeout(5)
+        return [event for event in self.events if event["event"] == "time"]
+
+
 def wait_until(check, timeout=5.0, interval=0.05):
     """Polls `check` until it returns a true value (returned) or `timeout` passes (None)."""
     deadline = time.monotonic() + timeout

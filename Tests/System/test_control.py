@@ -2,8 +2,8 @@
 Unix socket: commands change what the --stats-file shows, events arrive, and bad clients
 (malformed JSON, unknown commands, wrong types, a line over 64 KiB, a disconnect mid-line, one
 that never reads, 100 at once) get a JSON error or a closed connection while the player keeps
-presenting frames and answering. Also `kiosk ctl`'s exit codes, the socket's mode and owner
-checks, and kiosk.conf's control section with `kiosk run`."""
+presenting frames and answering. Also `kiosk ctl`'s exit codes and the socket's mode; the socket
+as a file (stale, not ours, kiosk.conf's control section): test_control_socket_file.py."""
 import json
 import os
 import socket
@@ -16,7 +16,6 @@ import pytest
 
 from control_client import ControlClient, wait_until
 
-REPO = Path(__file__).resolve().parents[2]
 from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 CLIP_SECONDS = 6
 # A backstop only, far beyond any run: the module stops kiosk itself when its tests are done,
@@ -286,25 +285,9 @@ def test_volume_mute_rate_and_observe(kiosk):
     client.close()
 
 
-def time_events_within(client, seconds):
-    """The time events that arrive in the next `seconds`."""
-    client.events.clear()
-    deadline = time.monotonic() + seconds
-    client.sock.settimeout(0.2)
-    while time.monotonic() < deadline:
-        try:
-            message = client.read_message()
-        except TimeoutError:
-            continue
-        if message and "event" in message:
-            client.events.append(message)
-    client.sock.settimeout(5)
-    return [event for event in client.events if event["event"] == "time"]
-
-
 def test_time_events_tick(kiosk):
     client = kiosk.client()
-    ticks = time_events_within(client, 2.6)   # the default interval is 1 s
+    ticks = client.time_events_within(2.6)   # the default interval is 1 s
     assert 2 <= len(ticks) <= 4, ticks
     for tick in ticks:
         assert isinstance(tick["item"], int) and isinstance(tick["time"], float)
@@ -433,64 +416,3 @@ def test_load_replaces_the_playlist(kiosk, clips):
     client.close()
     # Put the three clips back for whatever runs after.
     assert ctl(kiosk, "load", *map(str, clips)).returncode == 0
-
-
-def play_with_socket(path, clip, seconds=1.5):
-    return subprocess.run([str(KIOSK), "play", str(clip), "--display", "headless:320x240", "--audio", "none", "--no-input",
-                           "--control-socket", str(path), "--duration", str(seconds)],
-                          capture_output=True, text=True, timeout=60)
-
-
-def test_stale_socket_of_ours_is_replaced_and_removed_on_exit(tmp_path, clips):
-    path = tmp_path / "stale.sock"
-    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    stale.bind(str(path))
-    stale.close()   # the file stays, nobody listens: what a killed kiosk leaves
-    result = play_with_socket(path, clips[0])
-    assert result.returncode == 0, result.stderr
-    assert not path.exists()
-
-
-def test_path_that_is_not_a_socket_is_refused(tmp_path, clips):
-    path = tmp_path / "notes.txt"
-    path.write_text("mine")
-    result = play_with_socket(path, clips[0])
-    assert result.returncode == 2 and "is not a socket" in result.stderr
-    assert path.read_text() == "mine"
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a path owned by another user")
-def test_path_owned_by_another_user_is_refused(tmp_path, clips):
-    path = tmp_path / "theirs.sock"
-    theirs = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    theirs.bind(str(path))
-    theirs.close()
-    os.chown(path, 65534, 65534)
-    result = play_with_socket(path, clips[0])
-    assert result.returncode == 2, result.stderr
-    assert "belongs to uid 65534" in result.stderr and str(path) in result.stderr
-    assert path.exists() and os.stat(path).st_uid == 65534
-
-
-def test_run_reads_the_control_section(tmp_path, clips):
-    conf = tmp_path / "kiosk.conf"
-    conf.write_text(f"display:\n  output: headless\n  headless_size: 320x240\naudio:\n  device: none\n"
-                    f"input:\n  enabled: false\ncontrol:\n  socket: ctl.sock\n  time_interval: 0.25\n"
-                    f"items:\n  - {clips[0]}\n")
-    process = subprocess.Popen([str(KIOSK), "run", "--config", str(conf), "--duration", "20"],
-                               stderr=subprocess.PIPE, text=True)
-    try:
-        path = tmp_path / "ctl.sock"   # relative to kiosk.conf's directory
-        assert wait_until(path.exists, timeout=20), "no socket at control.socket"
-        client = ControlClient(path)
-        ticks = time_events_within(client, 3)
-        assert len(ticks) >= 6, f"time_interval 0.25 s gave {len(ticks)} time events in 3 s"
-        client.close()
-        # kiosk ctl finds the socket through --config.
-        result = subprocess.run([str(KIOSK), "ctl", "--config", str(conf), "get", "playlist_count"],
-                                capture_output=True, text=True, timeout=20)
-        assert (result.returncode, result.stdout) == (0, "1\n"), result.stderr
-    finally:
-        process.terminate()
-        assert process.wait(timeout=10) == 0, process.stderr.read()
-    assert not (tmp_path / "ctl.sock").exists()
