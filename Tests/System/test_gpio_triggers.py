@@ -52,7 +52,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import BOOT_TIMEOUT, Bed  # noqa: E402
-from test_input import KIOSK, make_clip  # noqa: E402
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from input_guest import make_clip  # noqa: E402
 
 DEBOUNCE = 1.0
 # Longer than the debounce window: the line counts as quiet before the next press.

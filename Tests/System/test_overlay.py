@@ -32,7 +32,8 @@ sys.path.insert(0, str(REPO / "deploy" / "vm"))
 sys.path.insert(0, str(HERE))
 
 from bed import BOOT_TIMEOUT, Bed, read_png  # noqa: E402
-from test_input import DRIVER, DRIVER_EPILOGUE, DRIVER_PREAMBLE, GUEST_PYTHON, KIOSK, Session  # noqa: E402
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from input_guest import DRIVER, DRIVER_EPILOGUE, DRIVER_PREAMBLE, GUEST_PYTHON, Session  # noqa: E402
 
 SIZE = (640, 480)
 CLIP_SECONDS = 20

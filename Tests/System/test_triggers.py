@@ -47,7 +47,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "deploy" / "vm"))
 
 from bed import BOOT_TIMEOUT, Bed, read_png  # noqa: E402
-from test_input import DRIVER, DRIVER_EPILOGUE, DRIVER_PREAMBLE, GUEST_PYTHON, KIOSK, Session, make_clip  # noqa: E402
+from built_kiosk import KIOSK  # noqa: E402  (the release build when fresh: the guests run it)
+from input_guest import DRIVER, DRIVER_EPILOGUE, DRIVER_PREAMBLE, GUEST_PYTHON, Session, make_clip  # noqa: E402
 
 SIZE = (640, 480)
 RED_SECONDS, GREEN_SECONDS = 60, 6

@@ -9,7 +9,7 @@ import pytest
 
 from control_client import wait_until
 from test_resume import KIOSK
-from test_web_console import TIMEOUT, free_port, make_clip
+from web_page import TIMEOUT, free_port, make_clip
 
 PASSWORD = "correct horse battery staple"
 

@@ -18,7 +18,7 @@ import pytest
 
 from control_client import wait_until
 from test_resume import KIOSK
-from test_web_console import DEBIAN_PYTHON, REPO, TIMEOUT, Page, control, free_port, make_clip, running_kiosk
+from web_page import DEBIAN_PYTHON, REPO, TIMEOUT, Page, control, free_port, make_clip, running_kiosk
 
 GB = 1 << 30
 
