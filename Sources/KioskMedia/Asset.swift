@@ -215,7 +215,9 @@ public final class Asset {
             let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
             info.frameRate = rate.num > 0 && rate.den > 0 ? Rational(Int64(rate.num), Int64(rate.den)) : nil
             info.rotation = rotationDegrees(of: stream)
-            info.isStillImage = (stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0 || stream.pointee.nb_frames == 1
+            let isCover = (stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0
+            info.isStillImage = isCover || stream.pointee.nb_frames == 1
+            if isCover { info.isCoverPicture = true }
         } else if kind == .audio {
             info.sampleRate = Int(parameters.sample_rate)
             info.channels = Int(parameters.ch_layout.nb_channels)

@@ -30,6 +30,9 @@ public final class Demuxer {
     /// The latest end (pts + duration) seen per stream, from the item's start: once the demuxer
     /// has read everything, the item's length, known before playback reaches its end.
     public private(set) var endTime = MediaTime.zero
+    /// The end of the packet `read` returned last, from the item's start; nil when it had no
+    /// timestamp.
+    public private(set) var lastPacketEnd: MediaTime?
     /// For formats whose timestamps may jump (MPEG-TS, PS): the jumps taken out.
     private var continuity: TimestampContinuity?
     /// The format allows discontinuities (FFmpeg's AVFMT_TS_DISCONT: MPEG-TS, PS).
@@ -96,6 +99,7 @@ public final class Demuxer {
     }
 
     private func noteEnd(of packet: UnsafeMutablePointer<AVPacket>, stream index: Int) {
+        lastPacketEnd = nil
         var ticks = packet.pointee.pts
         if ticks == kiosk_nopts_value() { ticks = packet.pointee.dts }
         guard ticks != kiosk_nopts_value() else { return }
@@ -104,12 +108,16 @@ public final class Demuxer {
         let base = Rational(Int64(stream.pointee.time_base.num), Int64(stream.pointee.time_base.den))
         guard base.isKnownAndPositive else { return }
         let end = MediaTime(ticks: ticks - start + Swift.max(0, packet.pointee.duration), timeBase: base)
+        lastPacketEnd = end
         if end > endTime { endTime = end }
     }
 
-    /// Moves to the last keyframe of the video (or audio) stream at or before `time`.
+    /// Moves to the last keyframe of the video (or audio) stream at or before `time`. A song's
+    /// cover is no stream to seek in (FFmpeg refuses, EPERM): its sound is sought, and FFmpeg
+    /// queues the cover again after the seek.
     public func seek(to time: MediaTime) throws {
-        guard let index = videoStream ?? audioStream else { return }
+        let cover = videoStream.map { index in asset.info.streams.first { $0.index == index }?.isCoverPicture == true } ?? false
+        guard let index = (cover ? audioStream : nil) ?? videoStream ?? audioStream else { return }
         guard asset.isOpen else { throw MediaError(source: asset.source, reason: "cannot seek: the input is closed (reconnecting)") }
         let stream = asset.stream(at: index)
         let base = Rational(Int64(stream.pointee.time_base.num), Int64(stream.pointee.time_base.den))

@@ -34,6 +34,9 @@ public struct StreamInfo: Sendable, Codable, Equatable {
     /// Clockwise degrees the picture must turn to be upright (phone videos).
     public var rotation: Int?
     public var isStillImage: Bool?
+    /// A song's cover picture (FFmpeg's attached picture): one picture, demuxed once before the
+    /// sound and again after each seek, never a stream of frames.
+    public var isCoverPicture: Bool?
     /// How kiosk would decode it with a `playback.hwdec` choice (`kiosk probe --hwdec`): the
     /// decoder and path, or each hardware way's reason and "decoding in software".
     public var decoding: String?

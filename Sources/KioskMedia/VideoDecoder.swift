@@ -61,6 +61,9 @@ public final class VideoDecoder: FrameDecoding {
         let limit = Asset.maximumPictureSize
         guard width > 0, height > 0 else {
             // FFmpeg's probe says why when it can ("Picture size 16384x16384 is invalid").
+            if codecName == "webp", AnimatedWebP.isAnimated(path: asset.source) {
+                throw MediaError(source: asset.source, reason: AnimatedWebP.reason)
+            }
             let why = asset.probeError.map { ": \($0)" } ?? ""
             throw MediaError(source: asset.source, reason: "video stream has no picture size (\(codecName))\(why)")
         }

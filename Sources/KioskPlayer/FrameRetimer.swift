@@ -10,6 +10,8 @@ struct FrameRetimer {
     var timeline: FrameTimeline<DecodedFrame>
     let source: String
     let logger: Logger
+    /// A song's cover: its picture has no timestamp by nature, and none filled in is news.
+    var coverPicture = false
 
     mutating func push(_ frame: DecodedFrame) -> DecodedFrame? {
         let decided = timeline.push(frame, pts: frame.hadNoTimestamp ? nil : frame.pts)
@@ -25,7 +27,8 @@ struct FrameRetimer {
 
     private func apply(_ decided: (DecodedFrame, MediaTime, TimestampCorrection)?) -> DecodedFrame? {
         guard let (frame, time, correction) = decided else { return nil }
-        if correction != .kept, timeline.corrections == 1 || timeline.corrections % 100 == 0 {
+        let expected = coverPicture && correction == .missingFilledIn
+        if correction != .kept, !expected, timeline.corrections == 1 || timeline.corrections % 100 == 0 {
             logger.warning("\(NetworkURL.masked(source)): untrusted video timestamp: \(describe(correction)) at \(String(format: "%.3f", time.seconds)) s (\(timeline.corrections) so far)")
         }
         // A kept frame after a jump taken out keeps its step, not its stamp: the offset applies.

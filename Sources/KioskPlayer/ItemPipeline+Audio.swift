@@ -58,6 +58,8 @@ extension ItemPipeline {
                 if let tail = try? converter.finish(), !audio.push(.chunk(tail, generation: outputGeneration)) { return }
                 guard audio.push(.end(generation: outputGeneration)) else { return }
                 decoder.flush()
+            case .pictureHeld:
+                break   // the video's (never queued here)
             }
         }
     }

@@ -13,6 +13,8 @@ struct DemuxProgress: Sendable {
     var isLive = false
     /// It is fetched in segments (HLS, DASH): its buffer comes in bursts FFmpeg decides.
     var refetchesSegments = false
+    /// Where the picture and the sound were demuxed up to since the last seek (`HeldPicture`).
+    var heldPicture = HeldPicture()
 }
 
 extension ItemPipeline {
@@ -26,6 +28,9 @@ extension ItemPipeline {
         case packet(Packet)
         case seek(to: MediaTime, generation: Int)
         case end(length: MediaTime)
+        /// The sound is demuxed a second past the last picture since the seek (`HeldPicture`):
+        /// a decode thread that delivered nothing since then shows what it has.
+        case pictureHeld
     }
 
     /// The decode thread's steps so far (packets taken, frames given), for the stall guard.

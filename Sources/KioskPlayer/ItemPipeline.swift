@@ -63,7 +63,7 @@ final class ItemPipeline: @unchecked Sendable {
     var unopenedSince: MediaTime?
     /// How strict the video's `FrameTimeline` is (under `lock`); the presenter waits for a
     /// frame as long as it allows.
-    private var timelineTuning = FrameTimelineTuning.strict
+    var timelineTuning = FrameTimelineTuning.strict
     var requestedRate: Rational
     var requestedCompensation = 0
     let logger: Logger
@@ -80,7 +80,7 @@ final class ItemPipeline: @unchecked Sendable {
     var liveCutTime: MediaTime?
     var liveCutReached = false
     /// A transition's fade of this item's sound (under `lock`); the sound feeder applies it.
-    private var envelope = SoundEnvelope()
+    var envelope = SoundEnvelope()
     /// Packets the decode thread took and frames it gave: a slow decoder is not a stuck one
     /// (`StallGuard.decoderWorked`).
     let decodeWork = Atomic<Int>(0)
@@ -115,24 +115,6 @@ final class ItemPipeline: @unchecked Sendable {
         releaseDecoderHandOff()
     }
 
-    /// How a transition fades this item's sound in and out (set by the presenter thread,
-    /// read by the sound feeder).
-    var soundEnvelope: SoundEnvelope {
-        get { lock.withLock { envelope } }
-        set { lock.withLock { envelope = newValue } }
-    }
-
-    /// Whether the opened item has sound that is being decoded (false until opened).
-    var hasAudio: Bool { lock.withLock { hasAudioStream } }
-
-    /// The video's `FrameTimeline` rules (strict until opened).
-    var videoTimelineTuning: FrameTimelineTuning { lock.withLock { timelineTuning } }
-
-    /// The tempo for the item's sound from now on (the video side follows the clock).
-    func setRate(_ rate: Rational) { lock.withLock { requestedRate = rate } }
-    /// A synchronised player's correction of the sound's timing (parts per million longer).
-    func setAudioCompensation(ppm: Int) { lock.withLock { requestedCompensation = ppm } }
-
     /// Decodes again from the keyframe before `time`; frames before `time` are skipped.
     func seek(to time: MediaTime) {
         // Three steps, in this order:
@@ -165,11 +147,6 @@ final class ItemPipeline: @unchecked Sendable {
             lock.broadcast()
         }
     }
-
-    var currentGeneration: Int { lock.withLock { generation } }
-
-    /// What FFmpeg found, once the demux thread has opened the item.
-    var info: MediaInfo? { lock.withLock { openedInfo } }
 
     // MARK: Demux thread
 
@@ -206,6 +183,7 @@ final class ItemPipeline: @unchecked Sendable {
                 do { try reader.seek(to: plan.stillDuration != nil ? .zero : asked) } catch { logger.warning("\(error)") }
                 finished = false
                 trim?.restart()
+                restartHeldPicture()
                 reopenHandedOverDecoder(asset: demuxer.asset, videoIndex: demuxer.videoStream)
                 guard packets.push(.seek(to: asked, generation: seekGeneration)) else { return }
                 if demuxer.audioStream != nil { _ = audioPackets.push(.seek(to: asked, generation: seekGeneration)) }
@@ -242,8 +220,11 @@ final class ItemPipeline: @unchecked Sendable {
                 // A closed sound queue is an item playing without its sound (its decoder could
                 // not open): its packets are dropped, and the picture goes on. (Returning here
                 // starved the video: a damaged vorbis header froze the picture for good.)
+                let held = notePacketEnd(demuxer.lastPacketEnd, isSound: true)
                 _ = audioPackets.push(.packet(packet))
+                if held { guard packets.push(.pictureHeld) else { return } }
             case .packet(let packet):
+                _ = notePacketEnd(demuxer.lastPacketEnd, isSound: false)
                 guard packets.push(.packet(packet)) else { return }
             case .end:
                 finished = true
@@ -279,7 +260,8 @@ final class ItemPipeline: @unchecked Sendable {
         var skipBefore = plan.start
         var outputGeneration = currentGeneration
         var produced = 0
-        var retimer = FrameRetimer(timeline: timeline, source: plan.source, logger: logger)
+        var retimer = FrameRetimer(timeline: timeline, source: plan.source, logger: logger,
+                                   coverPicture: info?.bestVideo?.isCoverPicture == true)
         defer { heldBack = nil }   // its decoder buffer goes back as the thread ends, not with the pipeline
         while let message = packets.pop() {
             // Packets count as the decoder at work only on the way to a first frame.
@@ -313,6 +295,19 @@ final class ItemPipeline: @unchecked Sendable {
                     guard drain(decoder!, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced) else { return }
                     _ = decoder!.send(packet, unshownBefore: skipBefore)
                 }
+            case .pictureHeld:
+                // Sound goes on and no picture comes for now: a decoder that delivered nothing
+                // since the seek hands out what it holds, at the seek's time (a song's cover,
+                // which a frame-threaded decoder keeps until more packets come; the last frame
+                // before a seek into a sound-only tail). Flushed, it takes packets afresh.
+                guard !deliveredSinceSeek, outputGeneration == currentGeneration else { continue }
+                _ = decoder!.send(nil as Packet?)
+                guard drain(decoder!, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
+                      deliver(retimer.finish(), skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
+                      deliverHeldBack(at: skipBefore, generation: outputGeneration, produced: &produced)
+                else { return }
+                decoder!.flush()
+                retimer.reset()
             case .end(let length):
                 // The end of a position a seek has left (queued between its flush and its
                 // message): the seek's own `.seek` comes next.

@@ -274,7 +274,8 @@ final class ItemSequencer {
         let incoming = upcoming.flatMap { $0.pipeline.info != nil ? $0.expectedFrameDuration : nil }
         return SeamTiming.handOver(length: length, lastPresented: item.lastPresentedPTS, frameDuration: item.expectedFrameDuration,
                                    incomingFrameDuration: incoming,
-                                   stillStart: item.plan.stillDuration != nil ? item.plan.start : nil)
+                                   stillStart: item.plan.stillDuration != nil ? item.plan.start : nil,
+                                   soundPlays: audio != nil && item.pipeline.hasAudio)
     }
 
     func fail(_ item: ActiveItem, _ error: MediaError) {

@@ -261,6 +261,9 @@ final class PlaybackLoop {
         if item.stalledSince == nil, let since = item.pipeline.awayBeforeOpening { item.stalledSince = since }
         showFallbackIfAway(item)
         guard time.state.timeControlStatus == .playing, let last = item.lastPresentedPTS else { return }
+        // A picture held while the sound plays on (a song's cover, a video shorter than its
+        // sound) is not a dry queue: the clock goes on with the sound (`HeldPicture`).
+        if item.pipeline.holdsPictureForSound { return }
         let position = time.clock.mediaTime(atHost: MonotonicClock.hostTime())
         if RebufferPolicy.hasRunDry(position: position, lastPresented: last, frameDuration: item.expectedFrameDuration) {
             time.apply(.bufferEmpty)

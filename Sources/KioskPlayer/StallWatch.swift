@@ -68,9 +68,13 @@ final class StallWatch {
         policy.awaiting(dueAt: due, longestWait: item.longestFrameWait)
     }
 
-    /// The presenter waits for an item's end; a still image's length kiosk.conf set.
+    /// The presenter waits for an item's end: believed a few frames after the last progress,
+    /// or whole for a still image (the length kiosk.conf set) and for a picture held while the
+    /// sound plays to its end (a song's cover: the loop sleeps until then, and a stall counted
+    /// from the last frame would end the song 5 s in).
     func awaitingEnd(dueAt due: MediaTime, of item: ActiveItem) {
-        policy.awaiting(dueAt: due, longestWait: item.plan.stillDuration == nil ? item.expectedFrameDuration * Rational(4, 1) : nil)
+        let believed = item.plan.stillDuration != nil || item.pipeline.holdsPictureForSound
+        policy.awaiting(dueAt: due, longestWait: believed ? nil : item.expectedFrameDuration * Rational(4, 1))
     }
 
     /// `until`, or earlier where the guard must look again.

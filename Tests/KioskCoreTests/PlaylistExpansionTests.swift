@@ -61,6 +61,15 @@ struct PlaylistExpansionTests {
         "/shows/a/x.mp4", "/shows/b/y.mp4", "/shows/b/z.webm", "/shows/c.mp4/inner.mp4",
     ], emptyDirectories: ["/empty"], unreadable: ["/locked"])
 
+    /// Every image reader of FFmpeg's kiosk lists is a still, in any letter case (a `.tif` was
+    /// played as a one-frame video: up for a frame, not `image_duration`).
+    @Test func tiffAndJpegXLAreStills() {
+        let scans = FakeFileSystem(files: ["/scans/a.TIF", "/scans/b.tiff", "/scans/c.jxl", "/scans/d.mp4"])
+        let expansion = PlaylistExpander(fileSystem: scans).expand([item(.directory("/scans"))])
+        #expect(paths(expansion) == ["/scans/a.TIF", "/scans/b.tiff", "/scans/c.jxl", "/scans/d.mp4"])
+        #expect(expansion.entries.map(\.isStillImage) == [true, true, true, false])
+    }
+
     @Test func directoryListsMediaFilesInNaturalOrder() {
         let expansion = PlaylistExpander(fileSystem: disk).expand([item(.directory("/media"))])
         #expect(paths(expansion) == ["/media/Clip1.MKV", "/media/clip2.mp4", "/media/clip10.mp4", "/media/poster.png"])

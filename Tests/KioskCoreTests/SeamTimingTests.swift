@@ -31,6 +31,27 @@ import Testing
                                     incomingFrameDuration: nil) == Self.ms(9_960))
     }
 
+    /// Sound past the last frame by more than `soundTail` is the item's: the frame holds until
+    /// it ends (a song under its cover, a slideshow shorter than its music). A codec's padding,
+    /// or a length with no sound played, keeps the seam a frame after the picture.
+    @Test func soundThatGoesOnHoldsTheLastFrameUntilItEnds() {
+        #expect(SeamTiming.handOver(length: Self.ms(16_000), lastPresented: Self.ms(1_960), frameDuration: Self.ms(40),
+                                    incomingFrameDuration: nil, soundPlays: true) == Self.ms(16_000))
+        #expect(SeamTiming.handOver(length: Self.ms(60_000), lastPresented: .zero, frameDuration: Self.ms(40),
+                                    incomingFrameDuration: Self.ms(33), soundPlays: true) == Self.ms(60_000))
+        // Within the tail's bar: the picture's seam.
+        #expect(SeamTiming.handOver(length: Self.ms(10_040), lastPresented: Self.ms(9_960), frameDuration: Self.ms(40),
+                                    incomingFrameDuration: nil, soundPlays: true) == Self.ms(10_000))
+        // The bar is the seam (10 s) plus `soundTail`: 10.25 s is the seam's, 10.26 s the sound's.
+        #expect(SeamTiming.handOver(length: Self.ms(10_250), lastPresented: Self.ms(9_960), frameDuration: Self.ms(40),
+                                    incomingFrameDuration: nil, soundPlays: true) == Self.ms(10_000))
+        #expect(SeamTiming.handOver(length: Self.ms(10_260), lastPresented: Self.ms(9_960), frameDuration: Self.ms(40),
+                                    incomingFrameDuration: nil, soundPlays: true) == Self.ms(10_260))
+        // No sound played: the longer length is cut at one frame as before.
+        #expect(SeamTiming.handOver(length: Self.ms(16_000), lastPresented: Self.ms(1_960), frameDuration: Self.ms(40),
+                                    incomingFrameDuration: nil) == Self.ms(2_000))
+    }
+
     @Test func aStillLastsItsDurationFromItsStart() {
         #expect(SeamTiming.handOver(length: Self.ms(5_000), lastPresented: Self.ms(2_000), frameDuration: Self.ms(40),
                                     incomingFrameDuration: nil, stillStart: Self.ms(1_000)) == Self.ms(6_000))

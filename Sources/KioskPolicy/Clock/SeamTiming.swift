@@ -1,20 +1,31 @@
 /// Where an outgoing item hands over to the next on the playback clock. A still lasts its
 /// duration; a video ends one frame after its last frame, and that frame is held no longer
 /// than a frame of the incoming clip, so the interval at the seam is never longer than the
-/// incoming clip's own (25 fps into 30 fps: 33 ms, not 40). Pure; the presenter asks it.
+/// incoming clip's own (25 fps into 30 fps: 33 ms, not 40). Sound that goes on past that by
+/// more than `soundTail` is the item's too (a song under its cover, a slideshow shorter than
+/// its music): the last frame holds until it ends, as every player does. Less is a codec's
+/// padding, and the seam stays a frame after the last frame. Pure; the presenter asks it.
 public enum SeamTiming {
+    /// More than an encoder's padding and priming (AAC 21-46 ms, MP3 ~50, Opus 80), less than
+    /// words or music anyone would miss.
+    public static let soundTail = MediaTime(value: 1, timescale: 4)
+
     /// - Parameters:
-    ///   - length: where the item's stream says it ends (file time).
+    ///   - length: where the item's streams say it ends (file time): the demuxed end of the
+    ///     picture and, where it plays, the sound.
     ///   - lastPresented: the pts of its last frame on screen; nil before any.
     ///   - frameDuration: its own frame spacing.
     ///   - incomingFrameDuration: the next item's, when known.
     ///   - stillStart: for a still image, its start on the clock (it ends `length` after).
+    ///   - soundPlays: the item's sound is played (then `length` past the picture is sound).
     public static func handOver(length: MediaTime, lastPresented: MediaTime?, frameDuration: MediaTime,
-                                incomingFrameDuration: MediaTime?, stillStart: MediaTime? = nil) -> MediaTime {
+                                incomingFrameDuration: MediaTime?, stillStart: MediaTime? = nil,
+                                soundPlays: Bool = false) -> MediaTime {
         if let stillStart { return stillStart + length }
         guard let last = lastPresented else { return length }
         var hold = frameDuration
         if let incoming = incomingFrameDuration, incoming < hold { hold = incoming }
+        if soundPlays, length > last + hold + soundTail { return length }
         return Swift.min(Swift.max(length, last), last + hold)
     }
 

@@ -71,7 +71,9 @@ public struct PlaylistExpander: Sendable {
     ]
     /// Phone photos FFmpeg 5.1 cannot open: libheif decodes them (KioskMedia's `HeifStill`).
     public static let heifImageExtensions: Set<String> = ["heic", "heif", "avif"]
-    public static let stillImageExtensions: Set<String> = heifImageExtensions.union(["png", "jpg", "jpeg", "bmp", "webp"])
+    /// FFmpeg's image readers, a still each (a `.tif` was played as a one-frame video: shown for
+    /// a frame, not `image_duration`).
+    public static let stillImageExtensions: Set<String> = heifImageExtensions.union(["png", "jpg", "jpeg", "bmp", "webp", "tif", "tiff", "jxl"])
     /// Whether `path` is named as a HEIF still (any letter case): .heic, .heif, .avif.
     public static func hasHeifExtension(_ path: String) -> Bool {
         heifImageExtensions.contains(PathText.lowercasedExtension(path))
