@@ -171,7 +171,8 @@ final class ItemPipeline: @unchecked Sendable {
         reader.onSourceChange = { [self] change in noteSourceChange(change) }
         var finished = false
         // Reading stops after `end` (TrimCutoff); a still's `end` is not a trim.
-        let read = [demuxer.videoStream, demuxer.audioStream].compactMap { $0 }
+        // A cover's one picture never reaches a trim's end: only its sound is watched.
+        let read = [hasCoverPicture ? nil : demuxer.videoStream, demuxer.audioStream].compactMap { $0 }
         var trim = plan.stillDuration == nil ? plan.end.map { TrimCutoff(end: $0, streams: read) } : nil
         while !packets.isClosed {
             if let (asked, seekGeneration) = takePendingSeek() {
@@ -296,18 +297,22 @@ final class ItemPipeline: @unchecked Sendable {
                     _ = decoder!.send(packet, unshownBefore: skipBefore)
                 }
             case .pictureHeld:
-                // Sound goes on and no picture comes for now: a decoder that delivered nothing
-                // since the seek hands out what it holds, at the seek's time (a song's cover,
-                // which a frame-threaded decoder keeps until more packets come; the last frame
-                // before a seek into a sound-only tail). Flushed, it takes packets afresh.
+                // Sound goes on and no picture comes for now: what was decoded since the seek
+                // and not delivered goes up at the seek's time (the last frame before a seek
+                // into a sound-only tail). A cover's decoder is drained first: frame-threaded,
+                // it keeps its one picture until more packets come, and none will; flushed, it
+                // takes the picture FFmpeg queues again after a seek. A video's decoder is left
+                // alone: its next packets may still need what it holds.
                 guard !deliveredSinceSeek, outputGeneration == currentGeneration else { continue }
-                _ = decoder!.send(nil as Packet?)
-                guard drain(decoder!, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
-                      deliver(retimer.finish(), skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
-                      deliverHeldBack(at: skipBefore, generation: outputGeneration, produced: &produced)
-                else { return }
-                decoder!.flush()
-                retimer.reset()
+                if hasCoverPicture {
+                    _ = decoder!.send(nil as Packet?)
+                    guard drain(decoder!, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
+                          deliver(retimer.finish(), skipBefore: skipBefore, generation: outputGeneration, produced: &produced)
+                    else { return }
+                    decoder!.flush()
+                    retimer.reset()
+                }
+                guard deliverHeldBack(at: skipBefore, generation: outputGeneration, produced: &produced) else { return }
             case .end(let length):
                 // The end of a position a seek has left (queued between its flush and its
                 // message): the seek's own `.seek` comes next.

@@ -248,8 +248,11 @@ final class ItemSequencer {
         // done while the outgoing picture is still up instead of delaying the incoming one.
         // A still's end comes right after its one frame, its seam only after its duration: until
         // then it stays current (the loop may refresh it for a transition or a ticker), so the
-        // next item's sound and clock do not start early.
-        if item.plan.stillDuration != nil, !settings.untimed {
+        // next item's sound and clock do not start early. So does a picture held while its
+        // sound plays on to the seam (`SeamTiming`'s sound end): handed over early, its sound
+        // was cut where the next item was primed.
+        let heldForSound = item.lastPresentedPTS.map { seam > $0 + item.expectedFrameDuration } ?? false
+        if item.plan.stillDuration != nil || heldForSound, !settings.untimed {
             let wait = SeamTiming.wait(before: seam, clock: time.clock, now: MonotonicClock.hostTime(),
                                        refreshInterval: screen.output.refreshInterval)
             if wait != .none { return wait }
@@ -275,7 +278,7 @@ final class ItemSequencer {
         return SeamTiming.handOver(length: length, lastPresented: item.lastPresentedPTS, frameDuration: item.expectedFrameDuration,
                                    incomingFrameDuration: incoming,
                                    stillStart: item.plan.stillDuration != nil ? item.plan.start : nil,
-                                   soundPlays: audio != nil && item.pipeline.hasAudio)
+                                   soundEnd: audio != nil ? item.pipeline.demuxedSoundEnd : nil)
     }
 
     func fail(_ item: ActiveItem, _ error: MediaError) {

@@ -171,7 +171,12 @@ final class PlaybackLoop {
             case .forClock: mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
             case .until(let wake):
                 stall.awaitingEnd(dueAt: wake, of: item)
-                let until = stall.wake(for: wake)
+                var until = stall.wake(for: wake)
+                // Sound heard to its end over a held picture can take a song's length: the loop
+                // keeps its turns meanwhile (the next item opened, a wall's clock followed).
+                if item.plan.stillDuration == nil, item.pipeline.holdsPictureForSound(shown: item.lastPresentedPTS) {
+                    until = min(until, MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 4))
+                }
                 if refreshAnimation(item, orWaitUntil: until) { return }
                 // A still shows one frame for its whole duration: a layer's clock turning or a
                 // fade beginning meanwhile wakes the loop to draw it again.
@@ -263,7 +268,7 @@ final class PlaybackLoop {
         guard time.state.timeControlStatus == .playing, let last = item.lastPresentedPTS else { return }
         // A picture held while the sound plays on (a song's cover, a video shorter than its
         // sound) is not a dry queue: the clock goes on with the sound (`HeldPicture`).
-        if item.pipeline.holdsPictureForSound { return }
+        if item.pipeline.holdsPictureForSound(shown: last) { return }
         let position = time.clock.mediaTime(atHost: MonotonicClock.hostTime())
         if RebufferPolicy.hasRunDry(position: position, lastPresented: last, frameDuration: item.expectedFrameDuration) {
             time.apply(.bufferEmpty)

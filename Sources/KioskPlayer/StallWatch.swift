@@ -73,7 +73,7 @@ final class StallWatch {
     /// sound plays to its end (a song's cover: the loop sleeps until then, and a stall counted
     /// from the last frame would end the song 5 s in).
     func awaitingEnd(dueAt due: MediaTime, of item: ActiveItem) {
-        let believed = item.plan.stillDuration != nil || item.pipeline.holdsPictureForSound
+        let believed = item.plan.stillDuration != nil || item.pipeline.holdsPictureForSound(shown: item.lastPresentedPTS)
         policy.awaiting(dueAt: due, longestWait: believed ? nil : item.expectedFrameDuration * Rational(4, 1))
     }
 

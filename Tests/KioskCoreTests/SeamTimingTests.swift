@@ -36,17 +36,23 @@ import Testing
     /// or a length with no sound played, keeps the seam a frame after the picture.
     @Test func soundThatGoesOnHoldsTheLastFrameUntilItEnds() {
         #expect(SeamTiming.handOver(length: Self.ms(16_000), lastPresented: Self.ms(1_960), frameDuration: Self.ms(40),
-                                    incomingFrameDuration: nil, soundPlays: true) == Self.ms(16_000))
+                                    incomingFrameDuration: nil, soundEnd: Self.ms(16_000)) == Self.ms(16_000))
         #expect(SeamTiming.handOver(length: Self.ms(60_000), lastPresented: .zero, frameDuration: Self.ms(40),
-                                    incomingFrameDuration: Self.ms(33), soundPlays: true) == Self.ms(60_000))
+                                    incomingFrameDuration: Self.ms(33), soundEnd: Self.ms(60_000)) == Self.ms(60_000))
+        // A picture packet of a bogus duration (a 20 s last frame) carries `length`, not the
+        // sound: the sound's own end is the seam; a trim's `end` (a shorter length) cuts it.
+        #expect(SeamTiming.handOver(length: Self.ms(30_000), lastPresented: Self.ms(9_960), frameDuration: Self.ms(40),
+                                    incomingFrameDuration: nil, soundEnd: Self.ms(10_020)) == Self.ms(10_000))
+        #expect(SeamTiming.handOver(length: Self.ms(12_000), lastPresented: Self.ms(1_960), frameDuration: Self.ms(40),
+                                    incomingFrameDuration: nil, soundEnd: Self.ms(16_000)) == Self.ms(12_000))
         // Within the tail's bar: the picture's seam.
         #expect(SeamTiming.handOver(length: Self.ms(10_040), lastPresented: Self.ms(9_960), frameDuration: Self.ms(40),
-                                    incomingFrameDuration: nil, soundPlays: true) == Self.ms(10_000))
+                                    incomingFrameDuration: nil, soundEnd: Self.ms(10_040)) == Self.ms(10_000))
         // The bar is the seam (10 s) plus `soundTail`: 10.25 s is the seam's, 10.26 s the sound's.
         #expect(SeamTiming.handOver(length: Self.ms(10_250), lastPresented: Self.ms(9_960), frameDuration: Self.ms(40),
-                                    incomingFrameDuration: nil, soundPlays: true) == Self.ms(10_000))
+                                    incomingFrameDuration: nil, soundEnd: Self.ms(10_250)) == Self.ms(10_000))
         #expect(SeamTiming.handOver(length: Self.ms(10_260), lastPresented: Self.ms(9_960), frameDuration: Self.ms(40),
-                                    incomingFrameDuration: nil, soundPlays: true) == Self.ms(10_260))
+                                    incomingFrameDuration: nil, soundEnd: Self.ms(10_260)) == Self.ms(10_260))
         // No sound played: the longer length is cut at one frame as before.
         #expect(SeamTiming.handOver(length: Self.ms(16_000), lastPresented: Self.ms(1_960), frameDuration: Self.ms(40),
                                     incomingFrameDuration: nil) == Self.ms(2_000))

@@ -11,21 +11,23 @@ public enum SeamTiming {
     public static let soundTail = MediaTime(value: 1, timescale: 4)
 
     /// - Parameters:
-    ///   - length: where the item's streams say it ends (file time): the demuxed end of the
-    ///     picture and, where it plays, the sound.
+    ///   - length: where the item's streams say it ends (file time): the furthest end of any
+    ///     packet demuxed, cut at the item's `end`.
     ///   - lastPresented: the pts of its last frame on screen; nil before any.
     ///   - frameDuration: its own frame spacing.
     ///   - incomingFrameDuration: the next item's, when known.
     ///   - stillStart: for a still image, its start on the clock (it ends `length` after).
-    ///   - soundPlays: the item's sound is played (then `length` past the picture is sound).
+    ///   - soundEnd: where the item's played sound ends, nil without sound: the seam waits for
+    ///     it (never past `length`). Its own end, not `length`, which a picture's packet of a
+    ///     bogus duration can carry far past the picture.
     public static func handOver(length: MediaTime, lastPresented: MediaTime?, frameDuration: MediaTime,
                                 incomingFrameDuration: MediaTime?, stillStart: MediaTime? = nil,
-                                soundPlays: Bool = false) -> MediaTime {
+                                soundEnd: MediaTime? = nil) -> MediaTime {
         if let stillStart { return stillStart + length }
         guard let last = lastPresented else { return length }
         var hold = frameDuration
         if let incoming = incomingFrameDuration, incoming < hold { hold = incoming }
-        if soundPlays, length > last + hold + soundTail { return length }
+        if let soundEnd, soundEnd > last + hold + soundTail { return Swift.min(soundEnd, length) }
         return Swift.min(Swift.max(length, last), last + hold)
     }
 
