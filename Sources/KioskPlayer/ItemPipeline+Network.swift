@@ -28,8 +28,9 @@ extension ItemPipeline {
         case packet(Packet)
         case seek(to: MediaTime, generation: Int)
         case end(length: MediaTime)
-        /// The sound is demuxed a second past the last picture since the seek (`HeldPicture`):
-        /// a decode thread that delivered nothing since then shows what it has.
+        /// The sound outran the picture since the seek (`HeldPicture.soundOutruns`: 2 s past
+        /// it, a cover's at once): a decode thread that delivered nothing since then shows
+        /// what it has.
         case pictureHeld
     }
 

@@ -221,11 +221,11 @@ final class ItemPipeline: @unchecked Sendable {
                 // A closed sound queue is an item playing without its sound (its decoder could
                 // not open): its packets are dropped, and the picture goes on. (Returning here
                 // starved the video: a damaged vorbis header froze the picture for good.)
-                let held = notePacketEnd(demuxer.lastPacketEnd, isSound: true)
+                let held = notePacketEnd(reader.demuxer.lastPacketEnd, isSound: true)
                 _ = audioPackets.push(.packet(packet))
                 if held { guard packets.push(.pictureHeld) else { return } }
             case .packet(let packet):
-                _ = notePacketEnd(demuxer.lastPacketEnd, isSound: false)
+                _ = notePacketEnd(reader.demuxer.lastPacketEnd, isSound: false)
                 guard packets.push(.packet(packet)) else { return }
             case .end:
                 finished = true

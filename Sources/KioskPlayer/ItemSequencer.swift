@@ -248,9 +248,10 @@ final class ItemSequencer {
         // done while the outgoing picture is still up instead of delaying the incoming one.
         // A still's end comes right after its one frame, its seam only after its duration: until
         // then it stays current (the loop may refresh it for a transition or a ticker), so the
-        // next item's sound and clock do not start early. So does a picture held while its
-        // sound plays on to the seam (`SeamTiming`'s sound end): handed over early, its sound
-        // was cut where the next item was primed.
+        // next item's sound and clock do not start early. So does a video's last frame while
+        // its sound plays on to the seam (`SeamTiming`'s sound end, whether a tail of 0.3 s or
+        // a song under its cover): handed over early, the sound was cut where the next item
+        // was primed.
         let heldForSound = item.lastPresentedPTS.map { seam > $0 + item.expectedFrameDuration } ?? false
         if item.plan.stillDuration != nil || heldForSound, !settings.untimed {
             let wait = SeamTiming.wait(before: seam, clock: time.clock, now: MonotonicClock.hostTime(),

@@ -25,6 +25,8 @@ final class PlaybackLoop {
     private let onEvent: (@Sendable (PlayerEvent) -> Void)?
     /// When the screen was last refreshed for an animation alone (host time).
     private var lastAnimationRefresh: MediaTime?
+    /// When `keepTurns` last published the snapshot.
+    private var lastHeldSnapshot: MediaTime?
     /// Flips asked for at the last moment (`PlaybackLoop+CommitLate.swift`).
     var commitLead: CommitLead?
     var pendingCommit: PendingCommit?
@@ -158,6 +160,9 @@ final class PlaybackLoop {
         reportSourceChanges(item)
         guard let head = item.pipeline.frames.peek(timeout: 0.01) else {
             noteStarvation(item)
+            // A held picture's item plays on with no frame to carry the loop's turns (a song's
+            // cover until the file's end is read, seconds before the sound's).
+            if item.pipeline.holdsPictureForSound(shown: item.lastPresentedPTS) { keepTurns(of: item, until: nil) }
             return
         }
         let generation = item.pipeline.currentGeneration
@@ -171,12 +176,10 @@ final class PlaybackLoop {
             case .forClock: mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
             case .until(let wake):
                 stall.awaitingEnd(dueAt: wake, of: item)
-                var until = stall.wake(for: wake)
-                // Sound heard to its end over a held picture can take a song's length: the loop
-                // keeps its turns meanwhile (the next item opened, a wall's clock followed).
-                if item.plan.stillDuration == nil, item.pipeline.holdsPictureForSound(shown: item.lastPresentedPTS) {
-                    until = min(until, MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 4))
-                }
+                let until = stall.wake(for: wake)
+                // The last frame of a video holds a frame's time, or until its sound ends
+                // (`SeamTiming`), which can be a song's length: the loop keeps its turns.
+                if item.plan.stillDuration == nil { return keepTurns(of: item, until: until) }
                 if refreshAnimation(item, orWaitUntil: until) { return }
                 // A still shows one frame for its whole duration: a layer's clock turning or a
                 // fade beginning meanwhile wakes the loop to draw it again.
@@ -238,6 +241,23 @@ final class PlaybackLoop {
             }
         }
         time.sendTimeEventIfDue(interval: settings.timeEventInterval)
+    }
+
+    /// No frame of `item` to show until `until` (nil: none is coming for now: a picture held
+    /// while the sound plays on): what a frame's turn would do is done here, the layers' and a
+    /// transition's looks drawn, the time events and the snapshot sent; then the loop waits
+    /// until then, a quarter second at most, so its other turns come too (the next item
+    /// opened in time, a wall's clock followed, an overlay's change drawn).
+    private func keepTurns(of item: ActiveItem, until: MediaTime?) {
+        time.sendTimeEventIfDue(interval: settings.timeEventInterval)
+        let now = MonotonicClock.hostTime()
+        if lastHeldSnapshot.map({ now - $0 >= MediaTime(value: 1, timescale: 4) }) ?? true {
+            lastHeldSnapshot = now
+            publishSnapshot()   // the clock moves on with no frame to publish it
+        }
+        let wake = min(until ?? now + MediaTime(value: 1, timescale: 4), now + MediaTime(value: 1, timescale: 4))
+        if refreshAnimation(item, orWaitUntil: wake) { return }
+        mailbox.wait(untilHost: screen.nextChange(afterHost: now).map { min($0, wake) } ?? wake)
     }
 
     /// The item's source went away or came back (its demux thread saw it): one event each.
@@ -345,6 +365,7 @@ final class PlaybackLoop {
     private func refreshOverlayIfStale() {
         guard let item = current else { return }
         let carried = time.state.timeControlStatus == .playing && item.plan.stillDuration == nil
+            && !item.pipeline.holdsPictureForSound(shown: item.lastPresentedPTS)
         if let frame = screen.overlay?.frameToRedraw(of: item, over: time.overlayView, carriedByFrames: carried) {
             present(frame, of: item, event: "overlay")
         } else if let frame = screen.layers?.frameToRedraw(of: item, carriedByFrames: carried) {

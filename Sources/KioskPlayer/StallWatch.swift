@@ -70,8 +70,8 @@ final class StallWatch {
 
     /// The presenter waits for an item's end: believed a few frames after the last progress,
     /// or whole for a still image (the length kiosk.conf set) and for a picture held while the
-    /// sound plays to its end (a song's cover: the loop sleeps until then, and a stall counted
-    /// from the last frame would end the song 5 s in).
+    /// sound plays to its end (a song's cover: a stall counted from the last frame would end
+    /// the song 5 s in; the sound's reports keep the count fed meanwhile).
     func awaitingEnd(dueAt due: MediaTime, of item: ActiveItem) {
         let believed = item.plan.stillDuration != nil || item.pipeline.holdsPictureForSound(shown: item.lastPresentedPTS)
         policy.awaiting(dueAt: due, longestWait: believed ? nil : item.expectedFrameDuration * Rational(4, 1))

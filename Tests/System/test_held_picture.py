@@ -51,9 +51,10 @@ def media(tmp_path_factory):
     return song, slideshow, after
 
 
-def play(tmp_path: Path, files, seek_to=None):
+def play(tmp_path: Path, files, seek_to=None, watch=None):
     """`kiosk play FILES`; with `seek_to` {item: seconds}, each item is sought there once its
-    first frame is up. The stats lines, the log and the recording's samples (mono)."""
+    first frame is up; `watch(client)` runs once the first item's picture is up. The stats
+    lines, the log and the recording's samples (mono)."""
     if not KIOSK.exists():
         pytest.fail(f"{KIOSK} is missing: run swift build first")
     stats, recording, sock = tmp_path / "stats.jsonl", tmp_path / "sound.wav", tmp_path / "ctl.sock"
@@ -61,6 +62,11 @@ def play(tmp_path: Path, files, seek_to=None):
                                 "--audio", f"file:{recording}", "--stats-file", str(stats), "--control-socket", str(sock)],
                                stderr=subprocess.PIPE, text=True)
     try:
+        if watch:
+            assert wait_until(lambda: any(r.get("item") == 0 for r in records(stats)), timeout=120), "no first picture"
+            client = ControlClient(sock)
+            watch(client)
+            client.close()
         for item, seconds in (seek_to or {}).items():
             assert wait_until(lambda: any(r.get("item") == item for r in records(stats)), timeout=120), \
                 f"item {item} never began"
@@ -97,9 +103,18 @@ def tone_seconds(samples, frequency):
     return float(np.sum(level > 3)) / 100   # ffmpeg's sine is 1/8 full scale: a full window reads ~15
 
 
+def the_song_goes_on_to_its_watchers(client):
+    """While the cover is held (no frame comes for seconds), the loop keeps its turns: the time
+    events go out and `get time` moves with the sound."""
+    ticks = client.time_events_within(4.5)
+    assert len(ticks) >= 3, f"time events while the cover was held: {ticks}"
+    assert ticks[-1]["time"] - ticks[0]["time"] >= 1.5, ticks
+    assert client.ok("get", "time") >= 3.5
+
+
 def test_the_song_and_the_long_sound_play_to_their_end_over_their_held_picture(tmp_path, media):
     song, slideshow, after = media
-    stats, log, samples = play(tmp_path, [song, slideshow, after])
+    stats, log, samples = play(tmp_path, [song, slideshow, after], watch=the_song_goes_on_to_its_watchers)
     assert "skipping item" not in log and "stalled" not in log, log[-3000:]
     cover = [r for r in stats if r.get("item") == 0 and r.get("video")]
     assert cover, f"the cover never shown: {stats[:5]}"
