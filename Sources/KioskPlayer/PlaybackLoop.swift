@@ -247,7 +247,8 @@ final class PlaybackLoop {
     /// while the sound plays on): what a frame's turn would do is done here, the layers' and a
     /// transition's looks drawn, the time events and the snapshot sent; then the loop waits
     /// until then, a quarter second at most, so its other turns come too (the next item
-    /// opened in time, a wall's clock followed, an overlay's change drawn).
+    /// opened in time, a wall's clock followed, an overlay's change drawn). Held, it looks
+    /// again within a twentieth: a gap in the picture ends with a frame due at once.
     private func keepTurns(of item: ActiveItem, until: MediaTime?) {
         time.sendTimeEventIfDue(interval: settings.timeEventInterval)
         let now = MonotonicClock.hostTime()
@@ -255,7 +256,7 @@ final class PlaybackLoop {
             lastHeldSnapshot = now
             publishSnapshot()   // the clock moves on with no frame to publish it
         }
-        let wake = min(until ?? now + MediaTime(value: 1, timescale: 4), now + MediaTime(value: 1, timescale: 4))
+        let wake = min(until ?? now + MediaTime(value: 1, timescale: 20), now + MediaTime(value: 1, timescale: 4))
         if refreshAnimation(item, orWaitUntil: wake) { return }
         mailbox.wait(untilHost: screen.nextChange(afterHost: now).map { min($0, wake) } ?? wake)
     }
