@@ -116,7 +116,7 @@ public final class Demuxer {
     /// cover is no stream to seek in (FFmpeg refuses, EPERM): its sound is sought, and FFmpeg
     /// queues the cover again after the seek.
     public func seek(to time: MediaTime) throws {
-        let cover = videoStream.map { index in asset.info.streams.first { $0.index == index }?.isCoverPicture == true } ?? false
+        let cover = asset.info.bestVideo?.isCoverPicture == true   // the video stream chosen (`init`)
         guard let index = (cover ? audioStream : nil) ?? videoStream ?? audioStream else { return }
         guard asset.isOpen else { throw MediaError(source: asset.source, reason: "cannot seek: the input is closed (reconnecting)") }
         let stream = asset.stream(at: index)

@@ -262,7 +262,7 @@ final class ItemPipeline: @unchecked Sendable {
         var outputGeneration = currentGeneration
         var produced = 0
         var retimer = FrameRetimer(timeline: timeline, source: plan.source, logger: logger,
-                                   coverPicture: info?.bestVideo?.isCoverPicture == true)
+                                   coverPicture: hasCoverPicture)
         defer { heldBack = nil }   // its decoder buffer goes back as the thread ends, not with the pipeline
         while let message = packets.pop() {
             // Packets count as the decoder at work only on the way to a first frame.
@@ -305,9 +305,7 @@ final class ItemPipeline: @unchecked Sendable {
                 // alone: its next packets may still need what it holds.
                 guard !deliveredSinceSeek, outputGeneration == currentGeneration else { continue }
                 if hasCoverPicture {
-                    _ = decoder!.send(nil as Packet?)
-                    guard drain(decoder!, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
-                          deliver(retimer.finish(), skipBefore: skipBefore, generation: outputGeneration, produced: &produced)
+                    guard drainToEnd(decoder!, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced)
                     else { return }
                     decoder!.flush()
                     retimer.reset()
@@ -317,9 +315,7 @@ final class ItemPipeline: @unchecked Sendable {
                 // The end of a position a seek has left (queued between its flush and its
                 // message): the seek's own `.seek` comes next.
                 if outputGeneration != currentGeneration { continue }
-                _ = decoder!.send(nil as Packet?)
-                guard drain(decoder!, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
-                      deliver(retimer.finish(), skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
+                guard drainToEnd(decoder!, &retimer, skipBefore: skipBefore, generation: outputGeneration, produced: &produced),
                       deliverHeldBack(at: Swift.min(skipBefore, length), generation: outputGeneration, produced: &produced)
                 else { return }
                 if let loss = lock.withLock({ streamLoss }) {
@@ -356,6 +352,15 @@ final class ItemPipeline: @unchecked Sendable {
             guard deliver(retimer.push(frame), skipBefore: skipBefore, generation: generation, produced: &produced) else { return false }
         }
         return true
+    }
+
+    /// Tells the decoder no packet follows and moves every frame it and the retimer still hold
+    /// into the frame queue (`drain`, then the retimer's last); false once closed.
+    private func drainToEnd(_ decoder: VideoDecoder, _ retimer: inout FrameRetimer, skipBefore: MediaTime, generation: Int,
+                            produced: inout Int) -> Bool {
+        _ = decoder.send(nil as Packet?)
+        return drain(decoder, &retimer, skipBefore: skipBefore, generation: generation, produced: &produced)
+            && deliver(retimer.finish(), skipBefore: skipBefore, generation: generation, produced: &produced)
     }
 
     /// Queues `frame` (a retimed one, or nil when the retimer holds it back); false once closed.

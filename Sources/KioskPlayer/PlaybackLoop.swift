@@ -159,10 +159,11 @@ final class PlaybackLoop {
     private func step(_ item: ActiveItem) {
         reportSourceChanges(item)
         guard let head = item.pipeline.frames.peek(timeout: 0.01) else {
-            noteStarvation(item)
+            let held = item.pipeline.holdsPictureForSound(shown: item.lastPresentedPTS)
+            noteStarvation(item, pictureHeld: held)
             // A held picture's item plays on with no frame to carry the loop's turns (a song's
             // cover until the file's end is read, seconds before the sound's).
-            if item.pipeline.holdsPictureForSound(shown: item.lastPresentedPTS) { keepTurns(of: item, until: nil) }
+            if held { keepTurns(of: item, until: nil) }
             return
         }
         let generation = item.pipeline.currentGeneration
@@ -282,14 +283,14 @@ final class PlaybackLoop {
 
     /// The decoder has nothing ready. Playing on would show a frozen picture with a running
     /// clock; instead time waits (timeControlStatus waitingToPlay) until frames come.
-    private func noteStarvation(_ item: ActiveItem) {
+    private func noteStarvation(_ item: ActiveItem, pictureHeld: Bool) {
         // A live source that has not answered its first open is away from its start.
         if item.stalledSince == nil, let since = item.pipeline.awayBeforeOpening { item.stalledSince = since }
         showFallbackIfAway(item)
         guard time.state.timeControlStatus == .playing, let last = item.lastPresentedPTS else { return }
         // A picture held while the sound plays on (a song's cover, a video shorter than its
         // sound) is not a dry queue: the clock goes on with the sound (`HeldPicture`).
-        if item.pipeline.holdsPictureForSound(shown: last) { return }
+        if pictureHeld { return }
         let position = time.clock.mediaTime(atHost: MonotonicClock.hostTime())
         if RebufferPolicy.hasRunDry(position: position, lastPresented: last, frameDuration: item.expectedFrameDuration) {
             time.apply(.bufferEmpty)

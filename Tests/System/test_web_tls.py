@@ -8,7 +8,7 @@ import urllib.parse
 import pytest
 
 from control_client import wait_until
-from test_resume import KIOSK
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 from web_page import TIMEOUT, free_port, make_clip
 
 PASSWORD = "correct horse battery staple"

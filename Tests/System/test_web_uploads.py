@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from control_client import wait_until
-from test_resume import KIOSK
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 from web_page import DEBIAN_PYTHON, REPO, TIMEOUT, Page, control, free_port, make_clip, running_kiosk
 
 GB = 1 << 30

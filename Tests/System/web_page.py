@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from control_client import ControlClient, wait_until
-from test_resume import KIOSK
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 
 REPO = Path(__file__).resolve().parents[2]
 DEBIAN_PYTHON = "/usr/bin/python3"
