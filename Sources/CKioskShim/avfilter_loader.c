@@ -1,5 +1,5 @@
 // libavfilter, opened on first use instead of linked: only the atempo filter (rates other than 1)
-// needs it, and linking it costs every start ~30 more shared libraries and ~11 MB of peak RSS
+// and the deinterlacer (a video whose frames are flagged interlaced) need it, and linking it costs every start ~30 more shared libraries and ~11 MB of peak RSS
 // (BENCHMARKS.md, "Memory"). The soname's major version is the one kiosk was compiled against,
 // so the ABI matches the headers.
 #include <dlfcn.h>
@@ -21,6 +21,7 @@ static struct {
     int (*link)(AVFilterContext *, unsigned, AVFilterContext *, unsigned);
     int (*buffersrc_add_frame)(AVFilterContext *, AVFrame *);
     int (*buffersink_get_frame)(AVFilterContext *, AVFrame *);
+    AVRational (*buffersink_get_time_base)(const AVFilterContext *);
 } api;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -47,7 +48,8 @@ static void load(void) {
         && resolve(library, (void **)&api.graph_create_filter, "avfilter_graph_create_filter")
         && resolve(library, (void **)&api.link, "avfilter_link")
         && resolve(library, (void **)&api.buffersrc_add_frame, "av_buffersrc_add_frame")
-        && resolve(library, (void **)&api.buffersink_get_frame, "av_buffersink_get_frame");
+        && resolve(library, (void **)&api.buffersink_get_frame, "av_buffersink_get_frame")
+        && resolve(library, (void **)&api.buffersink_get_time_base, "av_buffersink_get_time_base");
 }
 
 const char *kiosk_avfilter_load(void) {
@@ -71,4 +73,7 @@ int kiosk_av_buffersrc_add_frame(AVFilterContext *context, AVFrame *frame) {
 }
 int kiosk_av_buffersink_get_frame(AVFilterContext *context, AVFrame *frame) {
     return api.buffersink_get_frame(context, frame);
+}
+AVRational kiosk_av_buffersink_get_time_base(const AVFilterContext *context) {
+    return api.buffersink_get_time_base(context);
 }

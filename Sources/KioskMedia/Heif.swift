@@ -156,18 +156,11 @@ final class HeifImage {
 
 /// What a file's first bytes say, for routing a still to libheif when its name does not.
 enum HeifSniff {
-    /// Whether `bytes` (a file's start) are a HEIF still's: an ftyp box whose major brand is a
-    /// HEIF image brand (heic, heix, mif1, avif...). Read here rather than asked of
-    /// `heif_check_filetype`: trixie's libheif 1.23 answers "yes, unsupported" for any ISO
-    /// BMFF file, so every .mp4 would have gone to libheif (deploy/trixie found it).
-    static func isHeif(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 12, bytes[4..<8].elementsEqual("ftyp".utf8) else { return false }
-        return imageBrands.contains(String(decoding: bytes[8..<12], as: UTF8.self))
-    }
-
-    /// ISO/IEC 23008-12's and AVIF's brands of files whose primary item is a picture; not the
-    /// sequence brands (msf1, hevc, avis), which a video player's FFmpeg path may take.
-    static let imageBrands: Set<String> = ["heic", "heix", "heim", "heis", "mif1", "mif2", "avif"]
+    /// Whether `bytes` (a file's start) are a HEIF still's (`StillSignature.isHeif`). Read there
+    /// rather than asked of `heif_check_filetype`: trixie's libheif 1.23 answers "yes,
+    /// unsupported" for any ISO BMFF file, so every .mp4 would have gone to libheif
+    /// (deploy/trixie found it).
+    static func isHeif(_ bytes: [UInt8]) -> Bool { StillSignature.isHeif(bytes) }
 
     /// "image/heic", "image/avif"...; "" when the bytes are not HEIF.
     static func mimeType(_ bytes: [UInt8], heif: UnsafePointer<kiosk_heif_api>) -> String {

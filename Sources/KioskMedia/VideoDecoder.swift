@@ -32,9 +32,22 @@ public final class VideoDecoder: FrameDecoding {
     /// is scaled down here, before it is queued. Empty: frames are queued as decoded.
     public var shrinkCovering: [PixelSize] = []
     private lazy var shrinker = FrameShrinker(threads: threads)
+    /// Which frames are woven whole (`Deinterlacer`): those flagged interlaced (auto), all
+    /// (on) or none (off). Stills and device frames handed on as DRM PRIME never are.
+    public var deinterlace = Deinterlacing.auto
+    /// Built at the first frame flagged interlaced; nil again after a seek.
+    private var deinterlacer: Deinterlacer?
+    /// What the deinterlacing came to, once per stream (`takeDeinterlaceNote`); `isProblem`
+    /// when frames are shown combed for want of the filter.
+    private var deinterlaceNote: (line: String, isProblem: Bool)?
+    private var saidDeinterlacing = false
+    /// A frame the deinterlacer could not be built for: shown as decoded, next.
+    private var deliverUnwoven: UnsafeMutablePointer<AVFrame>?
     /// The blocks a hardware decoder's frames are copied down into.
     private lazy var downloads = FramePool()
     private let threads: Int
+    /// The asset's name, for the lines that name it.
+    private let source: String
 
     /// `stillScreen`: the screen a JPEG still will be shown on; when given, a large one is
     /// decoded at the smallest `lowres` size that still covers it (`StillDecodeScale`).
@@ -53,6 +66,7 @@ public final class VideoDecoder: FrameDecoding {
     init(asset: Asset, streamIndex: Int, threads: Int, stillScreen: PixelSize?, hardware: HardwareDecoding, heldFrames: Int,
          primeFrames: Bool, prepare: (HardwareDecodeAttempt, AVCodecID) -> Result<HardwareDecoderSetup, HardwareDecodeFailure>) throws {
         self.threads = threads
+        source = asset.source
         self.primeFrames = false   // set once a device that exports DRM PRIME is open
         let avStream = asset.stream(at: streamIndex)
         let parameters = avStream.pointee.codecpar!
@@ -136,6 +150,11 @@ public final class VideoDecoder: FrameDecoding {
         rotation = Rotation(degrees: Asset.rotationDegrees(of: avStream)) ?? .none
     }
 
+    deinit {
+        var unwoven = deliverUnwoven
+        av_frame_free(&unwoven)
+    }
+
     /// The line saying the device stopped decoding this stream, once per such change; nil after.
     public func takeHardwareRefusal() -> String? {
         defer { hardwareRefusal = nil }
@@ -148,6 +167,65 @@ public final class VideoDecoder: FrameDecoding {
     public typealias Output = DecoderOutput<DecodedFrame>
 
     public func receive() -> Output {
+        while true {
+            if let woven = deinterlacer?.pull() { return .frame(wrap(woven, prime: nil)) }
+            switch nextFrame() {
+            case .needsInput:
+                return .needsInput
+            case .finished:
+                if deinterlacer?.finish() == true { continue }   // its held frame, then the end
+                return .finished
+            case .frame(let frame, let prime):
+                guard prime == nil, still == nil, deinterlace != .off,
+                      deinterlacer != nil || deinterlace == .on || kiosk_frame_is_interlaced(frame) != 0 else {
+                    return .frame(wrap(frame, prime: prime))
+                }
+                weave(frame)
+            }
+        }
+    }
+
+    /// The line saying how interlaced frames are shown, once per stream; nil after.
+    public func takeDeinterlaceNote() -> (line: String, isProblem: Bool)? {
+        defer { deinterlaceNote = nil }
+        return deinterlaceNote
+    }
+
+    /// Hands `frame` to the deinterlacer, built at the first; where it cannot be, frames are
+    /// shown as decoded from then on, said once.
+    private func weave(_ frame: UnsafeMutablePointer<AVFrame>) {
+        do {
+            if deinterlacer == nil {
+                deinterlacer = try Deinterlacer(source: source, timeBase: stream.timeBase, like: frame, everyFrame: deinterlace == .on)
+                if !saidDeinterlacing {
+                    deinterlaceNote = (deinterlace == .on ? "every frame deinterlaced (\(Deinterlacer.filter), deinterlace: on)"
+                                       : "frames are interlaced: deinterlaced (\(Deinterlacer.filter))", false)
+                }
+                saidDeinterlacing = true
+            }
+            try deinterlacer?.push(frame, ticks: stream.ticks(of: frame))
+        } catch {
+            // Not built: the frame is still here, shown next. Built but refused: the filter took
+            // it (and drops what it held: a frame or two, once).
+            if deinterlacer == nil { deliverUnwoven = frame }
+            deinterlacer = nil
+            deinterlace = .off
+            deinterlaceNote = ("\((error as? MediaError)?.reason ?? "\(error)"); interlaced frames shown as decoded", true)
+        }
+    }
+
+    private enum Decoded {
+        case frame(UnsafeMutablePointer<AVFrame>, PrimeFrame?)
+        case needsInput, finished
+    }
+
+    /// The decoder's next frame in memory (a device's copied down), with the device's own when
+    /// it is handed on as DRM PRIME.
+    private func nextFrame() -> Decoded {
+        if let frame = deliverUnwoven {
+            deliverUnwoven = nil
+            return .frame(frame, nil)
+        }
         var frame: UnsafeMutablePointer<AVFrame>
         var prime: PrimeFrame?
         switch stream.receive() {
@@ -167,10 +245,16 @@ public final class VideoDecoder: FrameDecoding {
                 // knows, which leaves such frames to the CPU).
                 prime = primeFrames && PrimeHandOn.wanted.load(ordering: .relaxed) && frame.pointee.color_range != AVCOL_RANGE_JPEG
                     ? keepOnDevice(frame) : nil
-                guard let copied = HardwareDecoderSetup.download(frame, pool: downloads) else { return receive() }   // dropped like a damaged one
+                guard let copied = HardwareDecoderSetup.download(frame, pool: downloads) else { return nextFrame() }   // dropped like a damaged one
                 frame = copied
             }
         }
+        return .frame(frame, prime)
+    }
+
+    /// `frame` as the queue takes it: its time, its turn, shrunk where the screens allow.
+    private func wrap(_ decodedFrame: UnsafeMutablePointer<AVFrame>, prime: PrimeFrame?) -> DecodedFrame {
+        var frame = decodedFrame
         let ticks = stream.ticks(of: frame)
         let pts = stream.mediaTime(ticks: ticks ?? stream.startTicks)
         let sar = frame.pointee.sample_aspect_ratio
@@ -191,7 +275,7 @@ public final class VideoDecoder: FrameDecoding {
         }
         let decoded = DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn, hadNoTimestamp: ticks == nil)
         if let prime { decoded.prime = PrimePicture(descriptor: prime.descriptor, owner: prime, matrix: decoded.matrix) }
-        return .frame(decoded)
+        return decoded
     }
 
     /// Whether a device's frames can be had as DRM PRIME: the `drm` device's are, VA-API's map to
@@ -229,8 +313,10 @@ public final class VideoDecoder: FrameDecoding {
         return stream.send(packet?.packet)
     }
 
-    /// Forgets buffered frames after a seek.
+    /// Forgets buffered frames after a seek (the deinterlacer's held one too).
     public func flush() {
         stream.flush()
+        deinterlacer = nil
+        av_frame_free(&deliverUnwoven)
     }
 }

@@ -20,6 +20,7 @@ extension ActiveItem {
         plan.decoderThreads = settings.decoderThreads ?? settings.playback.decoderThreads
         plan.frameMemory = settings.playback.frameMemory
         plan.hwdec = settings.playback.hwdec
+        plan.deinterlace = settings.playback.deinterlace
         plan.simulatedPrimeDecoder = settings.playback.simulatedPrimeDecoder
         plan.primeFrames = settings.playback.hwdec != .off && settings.display.videoPlane != .off && !plan.simulatedPrimeDecoder
         if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }

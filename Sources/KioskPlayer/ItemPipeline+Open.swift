@@ -132,7 +132,17 @@ extension ItemPipeline {
                                        primeFrames: plan.primeFrames)
         if let line = decoder.hardwareOutcome.flatMap(HardwareDecodeLog.once) { logger.notice("\(plan.source): \(line)") }
         decoder.shrinkCovering = plan.videoScreens
+        decoder.deinterlace = plan.deinterlace
         return decoder
+    }
+
+    /// What the decoder found to say while decoding (a device that stopped, interlaced frames
+    /// and how they are shown), each line once per process.
+    func sayDecoderNotes(_ decoder: VideoDecoder) {
+        if let line = decoder.takeHardwareRefusal().flatMap(HardwareDecodeLog.once) { logger.warning("\(plan.source): \(line)") }
+        if let note = decoder.takeDeinterlaceNote(), let line = HardwareDecodeLog.once("\(plan.source): \(note.line)") {
+            logger.log(level: note.isProblem ? .warning : .notice, "\(line)")
+        }
     }
 }
 

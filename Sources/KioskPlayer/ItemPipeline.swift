@@ -348,7 +348,7 @@ final class ItemPipeline: @unchecked Sendable {
     private func drain(_ decoder: VideoDecoder, _ retimer: inout FrameRetimer, skipBefore: MediaTime, generation: Int,
                        produced: inout Int) -> Bool {
         while case .frame(let frame) = decoder.receive() {
-            if let line = decoder.takeHardwareRefusal().flatMap(HardwareDecodeLog.once) { logger.warning("\(plan.source): \(line)") }
+            sayDecoderNotes(decoder)
             guard deliver(retimer.push(frame), skipBefore: skipBefore, generation: generation, produced: &produced) else { return false }
         }
         return true

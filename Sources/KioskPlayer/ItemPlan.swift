@@ -21,6 +21,8 @@ struct ItemPlan: Sendable {
     var frameMemory = PlaybackConfig.defaultFrameMemory
     /// `playback.hwdec`: the hardware decoders to try before software.
     var hwdec = HardwareDecoding.off
+    /// `playback.deinterlace`: which frames are woven whole on the decode thread.
+    var deinterlace = Deinterlacing.auto
     /// A device decoder's frames also handed on where they are (DRM PRIME) for the video
     /// plane's zero-copy path: hwdec on and the video plane not switched off.
     var primeFrames = false

@@ -97,6 +97,17 @@ struct ConfigParsingTests {
                                        fileSystem: disk).playback.hwdec == .off)
     }
 
+    /// `playback.deinterlace` names a way (auto when unwritten); a typo is ConfigErrorTests'.
+    @Test func deinterlaceNamesAWay() throws {
+        for way in Deinterlacing.allCases {
+            let config = try ConfigLoader.parse(text: "playback: {deinterlace: \(way.rawValue)}\nitems: [a.mp4]\n", fileName: "kiosk.conf",
+                                                baseDirectory: "/srv/kiosk", fileSystem: disk)
+            #expect(config.playback.deinterlace == way)
+        }
+        #expect(try ConfigLoader.parse(text: "items: [a.mp4]\n", fileName: "kiosk.conf", baseDirectory: "/srv/kiosk",
+                                       fileSystem: disk).playback.deinterlace == .auto)
+    }
+
     @Test func fullConfigRoundTrips() throws {
         let config = try ConfigLoader.parse(text: fullConfig, fileName: "kiosk.conf", baseDirectory: "/srv/kiosk", fileSystem: disk)
         var display = DisplayConfig()

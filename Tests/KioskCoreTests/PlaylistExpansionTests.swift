@@ -29,6 +29,14 @@ struct FakeFileSystem: PlaylistFileSystem {
 
     func smallText(atPath path: String) -> String? { texts[PathText.normalize(path)] }
 
+    /// Files' bytes, by path (none: an unreadable file).
+    var contents: [String: [UInt8]] = [:]
+
+    func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8] {
+        guard let bytes = contents[PathText.normalize(path)], offset < bytes.count else { return [] }
+        return Array(bytes[offset..<min(bytes.count, offset + count)])
+    }
+
     func kind(ofItemAt path: String) -> FileKind? {
         let path = PathText.normalize(path)
         if files.contains(path) { return .file }
@@ -70,6 +78,33 @@ struct PlaylistExpansionTests {
         #expect(expansion.entries.map(\.isStillImage) == [true, true, true, false])
     }
 
+    /// Where the name cannot say, the bytes do: a file with no media extension is a still when
+    /// it begins as a picture, a GIF when it holds one picture; a URL by its path's extension.
+    @Test func stillsAreKnownByTheirBytesWhereTheNameCannotSay() {
+        var show = FakeFileSystem(files: ["/show/poster", "/show/clip", "/show/logo.gif", "/show/anim.GIF", "/show/broken.gif",
+                                          "/show/menu.dat", "/show/empty"])
+        show.contents = ["/show/poster": [0xFF, 0xD8, 0xFF, 0xE1, 0, 0x20] + Array("Exif".utf8),
+                         "/show/clip": [0, 0, 0, 0x20] + Array("ftypisom".utf8) + [0, 0, 2, 0],
+                         "/show/logo.gif": gifBytes(pictures: 1), "/show/anim.GIF": gifBytes(pictures: 3),
+                         "/show/menu.dat": gifBytes(pictures: 1)]
+        let files = ["poster", "clip", "logo.gif", "anim.GIF", "broken.gif", "menu.dat", "empty"].map { item(.file("/show/" + $0)) }
+        let urls = ["https://cms.example/menu.png?v=1", "https://cms.example/a.HEIC", "https://cms.example/live.m3u8",
+                    "https://cms.example/asset/7"].map { item(.url($0)) }
+        let expansion = PlaylistExpander(fileSystem: show).expand(files + urls)
+        #expect(expansion.entries.map(\.isStillImage) == [true, false, true, false, false, true, false,
+                                                           true, false, false, false])
+    }
+
+    /// Cameras', phones' and browsers' names for what FFmpeg reads are listed from folders.
+    @Test func camerasAndBrowsersNamesAreListed() {
+        let stick = FakeFileSystem(files: ["/stick/00001.MTS", "/stick/clip.3gp", "/stick/menu.jfif", "/stick/news.mxf",
+                                           "/stick/VTS_01_1.VOB", "/stick/notes.txt"])
+        let expansion = PlaylistExpander(fileSystem: stick).expand([item(.directory("/stick"))])
+        #expect(paths(expansion) == ["/stick/00001.MTS", "/stick/clip.3gp", "/stick/menu.jfif", "/stick/news.mxf",
+                                     "/stick/VTS_01_1.VOB"])
+        #expect(expansion.entries.map(\.isStillImage) == [false, false, true, false, false])
+    }
+
     @Test func directoryListsMediaFilesInNaturalOrder() {
         let expansion = PlaylistExpander(fileSystem: disk).expand([item(.directory("/media"))])
         #expect(paths(expansion) == ["/media/Clip1.MKV", "/media/clip2.mp4", "/media/clip10.mp4", "/media/poster.png"])
@@ -102,7 +137,7 @@ struct PlaylistExpansionTests {
         let messages = expansion.diagnostics.map(\.description)
         #expect(messages.count == 5)
         #expect(messages[0] == "kiosk.conf:3:5: file '/media/gone.mp4' does not exist; skipped until it appears")
-        #expect(messages[1].hasPrefix("kiosk.conf:4:5: directory '/empty' holds no media files; expected files ending in avi, avif, bmp"))
+        #expect(messages[1].hasPrefix("kiosk.conf:4:5: directory '/empty' holds no media files; expected files ending in 3g2, 3gp, asf, avi, avif, bmp"))
         #expect(messages[2] == "kiosk.conf:5:5: directory '/nowhere' does not exist; skipped until it appears")
         #expect(messages[3] == "kiosk.conf:6:5: '/media/*.avi' matches no media files; skipped")
         #expect(messages[4] == "kiosk.conf:7:5: cannot list directory '/locked': permission denied; skipped")

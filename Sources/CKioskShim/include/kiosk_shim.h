@@ -110,5 +110,16 @@ int kiosk_avfilter_graph_create_filter(AVFilterContext **context, const AVFilter
 int kiosk_avfilter_link(AVFilterContext *source, AVFilterContext *destination);
 int kiosk_av_buffersrc_add_frame(AVFilterContext *context, AVFrame *frame);
 int kiosk_av_buffersink_get_frame(AVFilterContext *context, AVFrame *frame);
+AVRational kiosk_av_buffersink_get_time_base(const AVFilterContext *context);
+
+/// Whether a decoded frame is flagged interlaced (its two fields from different moments):
+/// FFmpeg 6.1 moved the flag from `interlaced_frame` into `flags`.
+static inline int kiosk_frame_is_interlaced(const AVFrame *frame) {
+#ifdef AV_FRAME_FLAG_INTERLACED
+    return (frame->flags & AV_FRAME_FLAG_INTERLACED) != 0;
+#else
+    return frame->interlaced_frame != 0;
+#endif
+}
 
 #endif

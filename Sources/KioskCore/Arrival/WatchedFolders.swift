@@ -17,6 +17,10 @@ public struct SettledFileSystem: PlaylistFileSystem {
 
     public func smallText(atPath path: String) -> String? { base.smallText(atPath: path) }
 
+    public func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8] {
+        hidden.contains(PathText.normalize(path)) ? [] : base.bytes(atPath: path, offset: offset, count: count)
+    }
+
     public func unsettledFiles(under path: String) -> [String] {
         let folder = PathText.normalize(path)
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"

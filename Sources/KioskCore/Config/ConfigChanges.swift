@@ -113,6 +113,7 @@ public enum ReloadApplication: Sendable, Equatable {
 public enum PlaybackSetting: String, Sendable, CaseIterable {
     case loop, gravity, startPaused = "start_paused", rate, imageDuration = "image_duration", stallTimeout = "stall_timeout"
     case resume, settle, region, transition, frameMemory = "frame_memory", hwdec, decoderThreads = "decoder_threads"
+    case deinterlace
 }
 
 /// What differs between the configuration playing and a newly read one. Pure: the reload
@@ -191,6 +192,7 @@ public struct ConfigChanges: Sendable, Equatable {
         if old.frameMemory != new.frameMemory { changed.append(.frameMemory) }
         if old.hwdec != new.hwdec { changed.append(.hwdec) }
         if old.decoderThreads != new.decoderThreads { changed.append(.decoderThreads) }
+        if old.deinterlace != new.deinterlace { changed.append(.deinterlace) }
         return changed
     }
 
@@ -239,7 +241,7 @@ public struct SettingsReload: Sendable, Equatable {
             // Each item's queue is made when it opens: the next item opened has the new size.
             case .frameMemory: break
             // Each item's decoder is chosen when it opens.
-            case .hwdec, .decoderThreads: break
+            case .hwdec, .decoderThreads, .deinterlace: break
             }
         }
         preparesUpcomingAgain = newPlaylist || playback.contains(.loop) || playback.contains(.imageDuration)

@@ -165,7 +165,7 @@ extension ConfigWalker {
         var playback = PlaybackConfig()
         guard let section = section(node, name: "playback", allowedKeys:
             ["loop", "gravity", "start_paused", "rate", "image_duration", "stall_timeout", "resume", "settle", "region", "transition",
-             "frame_memory", "hwdec", "decoder_threads"]) else { return playback }
+             "frame_memory", "hwdec", "decoder_threads", "deinterlace"]) else { return playback }
         if let loop = choice(section, "loop", PlaybackConfig.LoopMode.allCases.map { ($0.rawValue, $0) }) {
             playback.loop = loop
         }
@@ -181,6 +181,7 @@ extension ConfigWalker {
         if let node = section["region"] { playback.region = readRegion(node) }
         if let transition = transition(section) { playback.transition = transition }
         if let hwdec = choice(section, "hwdec", HardwareDecoding.allCases.map { ($0.rawValue, $0) }) { playback.hwdec = hwdec }
+        if let mode = choice(section, "deinterlace", Deinterlacing.allCases.map { ($0.rawValue, $0) }) { playback.deinterlace = mode }
         if let node = section["decoder_threads"] {
             if node.scalar?.string == "auto" {
                 playback.decoderThreads = .auto

@@ -198,6 +198,8 @@ public struct PlaybackConfig: Sendable, Equatable {
     public var hwdec = HardwareDecoding.off
     /// `decoder_threads`: auto (`DecoderThreads`' table of picture size and cores) or 1-16.
     public var decoderThreads = DecoderThreads.auto
+    /// `deinterlace`: auto | on | off (`Deinterlacing`).
+    public var deinterlace = Deinterlacing.auto
     /// `kiosk play --simulate-prime-decoder` only (no kiosk.conf key): each decoded video frame
     /// is also handed on in dma-buf heap memory, as a hardware decoder's DRM PRIME frame, so the
     /// zero-copy path runs where no decoder block exists (the bed's tests).

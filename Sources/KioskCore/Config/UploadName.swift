@@ -1,12 +1,12 @@
 import Glibc
+import KioskPolicy
 
 /// The name an uploaded file is kept under (#36): the browser's name, cleaned so it can never
 /// leave the upload folder or hide itself (no `/`, no leading dot, no control characters), with a
 /// media extension kiosk plays; a name already taken gets ` (2)`, ` (3)`...
 public enum UploadName {
-    static let mediaExtensions: Set<String> = ["mp4", "m4v", "mov", "mkv", "webm", "avi", "ts", "mts", "m2ts", "mpg", "mpeg",
-                                               "wmv", "flv", "ogv", "gif", "png", "jpg", "jpeg", "webp", "bmp", "tif", "tiff",
-                                               "heic", "heif", "avif"]
+    /// What a playlist's folder lists: an upload it would not list would never play.
+    static var mediaExtensions: Set<String> { PlaylistExpander.mediaExtensions }
 
     /// `../../etc/Menu: Lunch?.MP4` -> `Menu Lunch.MP4`; nil when nothing is left or the extension
     /// is not a media one.

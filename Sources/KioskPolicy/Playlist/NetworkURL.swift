@@ -19,6 +19,19 @@ public enum NetworkURL {
         return scheme != "file" && !CaptureSource.isCapture(source)
     }
 
+    /// The lowercased extension of a URL's path, its query and fragment left out
+    /// (`https://cms/a/Menu.PNG?v=3` -> `png`); "" when its last path component has none.
+    public static func pathExtension(of url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return "" }
+        let afterScheme = url[schemeEnd.upperBound...]
+        let end = afterScheme.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? afterScheme.endIndex
+        let pathAndHost = afterScheme[..<end]
+        guard let slash = pathAndHost.firstIndex(of: "/") else { return "" }   // a host alone has no path
+        let last = pathAndHost[slash...].split(separator: "/").last ?? ""
+        guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return "" }
+        return last[last.index(after: dot)...].lowercased()
+    }
+
     /// `source` with the password of `user:password@` (or a whole `token@`) and the values of
     /// secret-looking query keys replaced by `***`. Anything that is not a URL is returned as
     /// it is.

@@ -30,7 +30,8 @@ public struct PlaylistEntry: Sendable, Equatable {
     public var itemIndex: Int
     /// The item's title, else the file name (the whole URL for streams).
     public var title: String
-    /// png/jpg/jpeg/bmp/webp/heic/heif/avif: shown for `item.duration` or `playback.image_duration`.
+    /// A picture (`stillImageExtensions`; a card; from the expander, a file that is one by its
+    /// bytes, and a GIF of one picture): shown for `item.duration` or `playback.image_duration`.
     public var isStillImage: Bool
 
     public init(media: MediaReference, item: ItemConfig, itemIndex: Int) {
@@ -43,7 +44,9 @@ public struct PlaylistEntry: Sendable, Equatable {
             isStillImage = PlaylistExpander.stillImageExtensions.contains(PathText.lowercasedExtension(path))
         case .url(let url):
             title = item.title ?? NetworkURL.masked(url)   // titles reach logs and events
-            isStillImage = false
+            // `https://host/menu.png?v=3` is a picture FFmpeg reads (libheif reads files only).
+            let name = NetworkURL.pathExtension(of: url)
+            isStillImage = PlaylistExpander.stillImageExtensions.subtracting(PlaylistExpander.heifImageExtensions).contains(name)
         case .card(let card):
             title = item.title ?? card.name
             isStillImage = true
@@ -66,14 +69,19 @@ public struct PlaylistExpansion: Sendable, Equatable {
 /// a glob without matches is reported and skipped, so a half-filled USB stick still plays.
 /// Hidden files (".name", such as macOS "._clip.mp4" forks on FAT sticks) are never listed.
 public struct PlaylistExpander: Sendable {
+    /// Containers FFmpeg reads, as cameras, phones, editors and disc rips name them (.mts and
+    /// .m2t: AVCHD and HDV camcorders; .3gp: phones; .mxf: broadcast; .vob: DVDs).
     public static let videoExtensions: Set<String> = [
-        "mp4", "m4v", "mov", "mkv", "webm", "avi", "ts", "m2ts", "mpg", "mpeg", "ogv", "flv", "wmv", "gif",
+        "mp4", "m4v", "mov", "mkv", "webm", "avi", "ts", "m2ts", "mts", "m2t", "mpg", "mpeg", "m2v", "vob", "ogv", "flv",
+        "f4v", "wmv", "asf", "3gp", "3g2", "mxf", "divx", "gif",
     ]
     /// Phone photos FFmpeg 5.1 cannot open: libheif decodes them (KioskMedia's `HeifStill`).
     public static let heifImageExtensions: Set<String> = ["heic", "heif", "avif"]
     /// FFmpeg's image readers, a still each (a `.tif` was played as a one-frame video: shown for
     /// a frame, not `image_duration`).
-    public static let stillImageExtensions: Set<String> = heifImageExtensions.union(["png", "jpg", "jpeg", "bmp", "webp", "tif", "tiff", "jxl"])
+    /// (.jfif is what a browser on Windows saves a JPEG as.)
+    public static let stillImageExtensions: Set<String> = heifImageExtensions.union(["png", "jpg", "jpeg", "jfif", "jpe", "bmp", "webp",
+                                                                                    "tif", "tiff", "jxl"])
     /// Whether `path` is named as a HEIF still (any letter case): .heic, .heif, .avif.
     public static func hasHeifExtension(_ path: String) -> Bool {
         heifImageExtensions.contains(PathText.lowercasedExtension(path))
@@ -101,6 +109,7 @@ public struct PlaylistExpander: Sendable {
                 var entry = PlaylistEntry(media: reference, item: item, itemIndex: index)
                 if case .synced = item.source, case .file(let path) = reference,
                    let title = syncedTitle(of: path) { entry.title = title }
+                if case .file(let path) = reference, let still = stillByContent(path) { entry.isStillImage = still }
                 return entry
             }
             if let problem {

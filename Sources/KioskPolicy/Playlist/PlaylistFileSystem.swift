@@ -26,11 +26,15 @@ public protocol PlaylistFileSystem: Sendable {
     /// (still being written, or empty: a watched folder's `SettledFileSystem`), so an item that
     /// lists nothing can say why. None for a plain file system.
     func unsettledFiles(under path: String) -> [String]
+    /// Up to `count` bytes of the file at `path` from `offset` (fewer at its end; none when it
+    /// cannot be read): what a file is when its name does not say (`StillSignature`).
+    func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8]
 }
 
 extension PlaylistFileSystem {
     public func smallText(atPath path: String) -> String? { nil }
     public func unsettledFiles(under path: String) -> [String] { [] }
+    public func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8] { [] }
 }
 
 /// The real file system, through Foundation's FileManager.
@@ -46,6 +50,17 @@ public struct LocalFileSystem: PlaylistFileSystem {
     public func smallText(atPath path: String) -> String? {
         guard let data = FileManager.default.contents(atPath: path), data.count <= 4096 else { return nil }
         return String(data: data, encoding: .utf8)
+    }
+
+    public func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8] {
+        guard offset >= 0, count > 0 else { return [] }
+        // O_NONBLOCK: a FIFO named as an item must not hang the expansion.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
+        return got > 0 ? Array(bytes.prefix(got)) : []
     }
 
     public func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {

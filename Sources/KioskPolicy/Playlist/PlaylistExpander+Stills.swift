@@ -1,0 +1,21 @@
+extension PlaylistExpander {
+    /// Whether the file at `path` is a still when its name cannot say, from its bytes; nil when
+    /// the name says it (a video or still extension) or the bytes cannot be read.
+    /// - A GIF is a still when it holds one picture (a poster or a logo, shown for
+    ///   `image_duration`), a video when it holds more (its frames' own delays).
+    /// - A file with no media extension (`poster`, `asset_1234.dat`, a CMS's download) is a
+    ///   still when it begins as a JPEG, PNG, BMP, TIFF, WebP, HEIF or JPEG XL file does; else
+    ///   it is a video as before (FFmpeg probes it, and says why when it cannot play it).
+    func stillByContent(_ path: String) -> Bool? {
+        let name = PathText.lowercasedExtension(path)
+        if name == "gif" { return gifIsStill(path) }
+        if Self.mediaExtensions.contains(name) { return nil }
+        let start = fileSystem.bytes(atPath: path, offset: 0, count: StillSignature.leadingByteCount)
+        guard let kind = StillSignature.kind(of: start) else { return start.isEmpty ? nil : false }
+        return kind == .gif ? gifIsStill(path) : true
+    }
+
+    private func gifIsStill(_ path: String) -> Bool? {
+        StillSignature.gifPictureCount { offset, count in fileSystem.bytes(atPath: path, offset: offset, count: count) }.map { $0 == 1 }
+    }
+}
