@@ -25,6 +25,9 @@ final class Deinterlacer {
         }
     }
 
+    /// Frames bwdif holds at once (previous, current, next), which a hardware decoder's pool
+    /// must have beyond the queue's (`ItemPipeline.heldFrames`).
+    static let heldFrames = 3
     /// The filter, and its options as FFmpeg's `-vf` takes them (`deint`: which frames).
     static let filter = "bwdif"
     static func options(everyFrame: Bool) -> String {
@@ -62,11 +65,13 @@ final class Deinterlacer {
     func push(_ frame: UnsafeMutablePointer<AVFrame>, ticks: Int64?) throws {
         var owned: UnsafeMutablePointer<AVFrame>? = frame
         defer { av_frame_free(&owned) }
-        finished = false
         let shape = Input(frame)
-        if shape != input {
+        // A graph told the end takes no more frames: the decoder's `.finished` is also any
+        // decode error, after which packets come on (a damaged TS), so a new graph goes on.
+        if shape != input || finished {
             endGraph(keeping: true)
             try build(for: shape)
+            finished = false
         }
         frame.pointee.pts = ticks ?? kiosk_nopts_value()
         let result = kiosk_av_buffersrc_add_frame(bufferSource, frame)
@@ -106,7 +111,7 @@ final class Deinterlacer {
     /// Frees the graph; with `keeping`, its held frame is finished and kept in `ready` first.
     private func endGraph(keeping: Bool) {
         if keeping, graph != nil {
-            _ = kiosk_av_buffersrc_add_frame(bufferSource, nil)
+            if !finished { _ = kiosk_av_buffersrc_add_frame(bufferSource, nil) }
             while let frame = takeFromSink() { ready.append(frame) }
         }
         if graph != nil { kiosk_avfilter_graph_free(&graph) }

@@ -35,6 +35,8 @@ public final class VideoDecoder: FrameDecoding {
     /// Which frames are woven whole (`Deinterlacer`): those flagged interlaced (auto), all
     /// (on) or none (off). Stills and device frames handed on as DRM PRIME never are.
     public var deinterlace = Deinterlacing.auto
+    /// Decoded frames the deinterlacer holds at once, besides those queued.
+    public static let deinterlacerHeldFrames = Deinterlacer.heldFrames
     /// Built at the first frame flagged interlaced; nil again after a seek.
     private var deinterlacer: Deinterlacer?
     /// What the deinterlacing came to, once per stream (`takeDeinterlaceNote`); `isProblem`

@@ -117,8 +117,11 @@ extension ItemPipeline {
                                        largestFactor: deep ? DecodeShrink.largestFactorConverting : DecodeShrink.largestFactor)
         let queued = shrunk.map { HardwareFramePool.frameBytes(width: $0.width, height: $0.height, bitsPerSample: 8) }
             ?? HardwareFramePool.frameBytes(width: picture.width, height: picture.height, bitsPerSample: deep ? 10 : 8)
-        return HardwareFramePool.framesHeld(queueCapacity: large ? Self.handOffQueue : Self.framesAheadBeforePrepare,
-                                            budgetBytes: large ? 2 * plan.frameMemory : plan.frameMemory, frameBytes: queued)
+        // bwdif holds three decoded frames of an interlaced stream besides (a V4L2 wrapper's
+        // capture buffers among them).
+        let weaving = plan.deinterlace == .off ? 0 : VideoDecoder.deinterlacerHeldFrames
+        return weaving + HardwareFramePool.framesHeld(queueCapacity: large ? Self.handOffQueue : Self.framesAheadBeforePrepare,
+                                                      budgetBytes: large ? 2 * plan.frameMemory : plan.frameMemory, frameBytes: queued)
     }
 
     /// The video decoder of `videoIndex`, as the plan says (threads, hardware, shrinking).

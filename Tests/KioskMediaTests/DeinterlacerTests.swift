@@ -96,4 +96,31 @@ import Testing
         #expect(later.allSatisfy { $0.pts >= target - MediaTime(value: 1, timescale: 2) }, "\(later.map(\.pts.seconds))")
         #expect(later.last.map { $0.pts.seconds > 1.4 } == true)
     }
+
+    /// The decoder's `.finished` is also a decode error, after which packets come on (a damaged
+    /// TS): a graph told the end takes the next frames in a new one, none lost.
+    @Test func framesAfterAnEndAreWovenAgain() throws {
+        let (frames, _) = try Self.decode(try Self.interlacedClip(), .off)
+        let weave = try Deinterlacer(source: "test", timeBase: AVRational(num: 1, den: 90000), like: frames[0].frame)
+        var out: [Int64] = []
+        func take() {
+            while let frame = weave.pull() {
+                out.append(frame.pointee.pts)
+                var owned: UnsafeMutablePointer<AVFrame>? = frame
+                av_frame_free(&owned)
+            }
+        }
+        for (index, frame) in frames.prefix(10).enumerated() {
+            try weave.push(try #require(av_frame_clone(frame.frame)), ticks: Int64(index) * 3600)
+            take()
+            if index == 4 {
+                #expect(weave.finish())
+                take()
+                #expect(out.count == 5)
+            }
+        }
+        #expect(weave.finish())
+        take()
+        #expect(out == (0..<10).map { Int64($0) * 3600 })
+    }
 }

@@ -8,12 +8,16 @@ extension PlaylistExpander {
     ///   it is a video as before (FFmpeg probes it, and says why when it cannot play it).
     func stillByContent(_ path: String) -> Bool? {
         let name = PathText.lowercasedExtension(path)
-        if name == "gif" { return gifIsStill(path) }
-        if Self.mediaExtensions.contains(name) { return nil }
+        if name != "gif" && (Self.mediaExtensions.contains(name) || Self.otherVideoExtensions.contains(name)) { return nil }
         let start = fileSystem.bytes(atPath: path, offset: 0, count: StillSignature.leadingByteCount)
-        guard let kind = StillSignature.kind(of: start) else { return start.isEmpty ? nil : false }
-        return kind == .gif ? gifIsStill(path) : true
+        guard let kind = StillSignature.kind(of: start) else { return start.isEmpty || name == "gif" ? nil : false }
+        return kind == .gif ? gifIsStill(path) : true   // a .gif that is a JPEG inside is a still too
     }
+
+    /// Names FFmpeg plays as video that folders do not list, whose first bytes can be a
+    /// picture's (raw MJPEG begins as a JPEG, APNG as a PNG): never taken for a still.
+    static let otherVideoExtensions: Set<String> = ["mjpeg", "mjpg", "apng", "y4m", "h264", "264", "h265", "265", "hevc", "ivf",
+                                                    "nut", "dv", "m1v", "rm", "rmvb", "ogm"]
 
     private func gifIsStill(_ path: String) -> Bool? {
         StillSignature.gifPictureCount { offset, count in fileSystem.bytes(atPath: path, offset: offset, count: count) }.map { $0 == 1 }

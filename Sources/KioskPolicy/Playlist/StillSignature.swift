@@ -42,15 +42,17 @@ public enum StillSignature {
     public static let heifImageBrands: Set<String> = ["heic", "heix", "heim", "heis", "mif1", "mif2", "avif"]
 
     /// How much of a GIF `pictureCount` reads at most: a one-picture GIF larger than this is
-    /// taken for an animation (played as a video, as every GIF was before).
-    public static let gifReadLimit = 32 << 20
+    /// taken for an animation (played as a video, as every GIF was before). A poster or logo
+    /// GIF is well under it; the expander reads it at each expansion (start, reload, a
+    /// folder's change, a stick).
+    public static let gifReadLimit = 4 << 20
 
     /// How many pictures a GIF holds, counted up to 2 (2 means "an animation"), by walking its
     /// blocks (GIF89a: header, screen descriptor and colour table, then extensions and image
     /// descriptors with their data sub-blocks, to the trailer). `read(offset, count)` gives the
     /// file's bytes there (fewer at its end, none past it). nil when the bytes are not a GIF, or
-    /// end or break before the first picture; a file cut after its first picture counts 1 (as
-    /// a decoder shows it).
+    /// end or break before the trailer with fewer than 2 pictures: a GIF still being copied
+    /// may be an animation cut after its first picture, so it stays a video as before.
     public static func gifPictureCount(read: (_ offset: Int, _ count: Int) -> [UInt8]) -> Int? {
         withoutActuallyEscaping(read) { read in
             var reader = ChunkReader(read: read, limit: gifReadLimit)
@@ -66,18 +68,20 @@ public enum StillSignature {
         while let introducer = reader.byte() {
             switch introducer {
             case 0x21:   // an extension: its label, then data sub-blocks
-                guard reader.byte() != nil, reader.skipSubBlocks() else { return pictures > 0 ? pictures : nil }
+                guard reader.byte() != nil, reader.skipSubBlocks() else { return nil }
             case 0x2C:   // an image descriptor: 9 bytes, a local colour table, the LZW code size, data sub-blocks
-                guard let descriptor = reader.bytes(9) else { return pictures > 0 ? pictures : nil }
+                guard let descriptor = reader.bytes(9) else { return nil }
                 pictures += 1
                 if pictures >= 2 { return pictures }
                 if descriptor[8] & 0x80 != 0 { reader.skip(3 << ((Int(descriptor[8]) & 7) + 1)) }
-                guard reader.byte() != nil, reader.skipSubBlocks() else { return pictures }
-            default:     // the trailer (0x3B), or bytes that are no block: the pictures so far
+                guard reader.byte() != nil, reader.skipSubBlocks() else { return nil }
+            case 0x3B:   // the trailer
                 return pictures > 0 ? pictures : nil
+            default:     // bytes that are no block: not known
+                return nil
             }
         }
-        return pictures > 0 ? pictures : nil
+        return nil
     }
 }
 
@@ -91,7 +95,7 @@ private struct ChunkReader {
     private(set) var offset = 0
     private var chunk: [UInt8] = []
     private var chunkStart = 0
-    private static let chunkSize = 64 << 10
+    private static let chunkSize = 256 << 10
 
     init(read: @escaping (Int, Int) -> [UInt8], limit: Int) {
         self.read = read
