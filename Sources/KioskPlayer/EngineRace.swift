@@ -19,7 +19,7 @@ public enum EngineRace {
     /// Plays `media` onto `display` until it ends or `limit` frames (all when nil) are shown.
     /// A file that cannot play throws a `MediaError` with the engine's reason.
     public static func run(media: String, display: HeadlessDisplay, gravity: VideoGravity, threads: Int,
-                           limit: Int?, logger: Logger) throws -> Result {
+                           limit: Int?, deinterlace: Deinterlacing = .auto, logger: Logger) throws -> Result {
         let item = ItemConfig(source: ItemSource.classify(media, baseDirectory: FileManager.default.currentDirectoryPath,
                                                           fileSystem: LocalFileSystem()),
                               location: SourceLocation(file: "argument 1", line: 0, column: 0))
@@ -27,6 +27,7 @@ public enum EngineRace {
         guard !entries.isEmpty else { throw MediaError(source: media, reason: "nothing to play") }
         var settings = PlayerSettings()
         settings.playback.gravity = gravity
+        settings.playback.deinterlace = deinterlace
         settings.decoderThreads = .fixed(threads)
         settings.untimed = true
         settings.exitWhenFinished = true

@@ -26,6 +26,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Decoder threads; 0 lets FFmpeg choose.")
     var threads: Int = 0
 
+    @Option(help: "Interlaced video: auto (frames flagged interlaced woven whole with bwdif), on (every frame) or off.")
+    var deinterlace: Deinterlacing = .auto
+
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
@@ -62,7 +65,7 @@ struct BenchCommand: ParsableCommand {
         }
         let display = HeadlessDisplay(size: size, paced: false)
         let race = try EngineRace.run(media: media, display: display, gravity: gravity, threads: threads, limit: frames,
-                                      logger: logger)
+                                      deinterlace: deinterlace, logger: logger)
         let count = race.frames, seconds = race.seconds
         let rate = seconds > 0 ? Double(count) / seconds : 0
         if json {

@@ -33,6 +33,9 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "Hardware decoding through FFmpeg, falling back to software: off, auto, vaapi, drm, cuda or v4l2m2m.")
     var hwdec: HardwareDecoding = .off
 
+    @Option(help: "Interlaced video: auto (frames flagged interlaced woven whole with bwdif), on (every frame) or off.")
+    var deinterlace: Deinterlacing = .auto
+
     @Flag(name: .customLong("simulate-prime-decoder"),
           help: "Hand each decoded video frame on in dma-buf heap memory as a hardware decoder's DRM PRIME frame would be, so the zero-copy path is tried without a decoder block (tests).")
     var simulatePrimeDecoder = false
@@ -136,6 +139,7 @@ struct PlayCommand: ParsableCommand {
         config.display.rotation = Rotation(degrees: rotation)!
         config.display.videoPlane = videoPlane
         config.playback.hwdec = hwdec
+        config.playback.deinterlace = deinterlace
         config.playback.simulatedPrimeDecoder = simulatePrimeDecoder
         config.audio.device = AudioOpener.parse(audio)
         config.audio.volume = volume
