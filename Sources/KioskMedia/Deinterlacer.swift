@@ -147,16 +147,11 @@ final class Deinterlacer {
 
     private func create(_ filterName: String, name: String, arguments: String?,
                         in graph: UnsafeMutablePointer<AVFilterGraph>) throws -> UnsafeMutablePointer<AVFilterContext> {
-        guard let filter = kiosk_avfilter_get_by_name(filterName) else { throw failure("no '\(filterName)' filter in this FFmpeg build") }
-        var context: UnsafeMutablePointer<AVFilterContext>? = nil
-        let result = kiosk_avfilter_graph_create_filter(&context, filter, name, arguments, graph)
-        guard result >= 0, let context else { throw failure("cannot create \(filterName): \(ffmpegErrorText(result))") }
-        return context
+        try FilterGraphParts.create(filterName, name: name, arguments: arguments, in: graph, failure: failure)
     }
 
     private func link(_ from: UnsafeMutablePointer<AVFilterContext>, _ to: UnsafeMutablePointer<AVFilterContext>) throws {
-        let result = kiosk_avfilter_link(from, to)
-        guard result >= 0 else { throw failure("cannot link filters: \(ffmpegErrorText(result))") }
+        try FilterGraphParts.link(from, to, failure: failure)
     }
 
     private func failure(_ reason: String) -> MediaError {
