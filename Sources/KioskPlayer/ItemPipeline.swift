@@ -163,6 +163,7 @@ final class ItemPipeline: @unchecked Sendable {
         if HeifStill.handles(plan.source, sniff: plan.stillDuration != nil) {
             return runStill({ try HeifStill.decode(plan.source) }, info: { HeifStill.info(of: plan.source, frame: $0) })
         }
+        if plan.stillDuration == nil, AnimatedWebP.isAnimated(path: plan.source) { return runAnimation() }
         guard let demuxer = openAndStartDecoding() else { return }
         // To the trim's start, unless a seek came while the file opened: a resumed entry's
         // place (`goto 0 5`, an insert giving a trimmed entry back) was replaced by the start.

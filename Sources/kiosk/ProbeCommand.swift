@@ -44,8 +44,10 @@ struct ProbeCommand: ParsableCommand {
         _ = common.makeLogger()
         if let primeImport { return try checkPrimeImport(primeImport) }
         guard let media else { return try probeHardware() }
-        // FFmpeg 5.1 cannot open HEIC: libheif reads its boxes (the picture is not decoded).
-        let info = try HeifStill.handles(media) ? HeifStill.probe(media) : Self.probe(media, hardware: hwdec)
+        // FFmpeg 5.1 cannot open HEIC: libheif reads its boxes (the picture is not decoded);
+        // nor decode an animated WebP: libwebpdemux reads its frames for its length.
+        let info = try HeifStill.handles(media) ? HeifStill.probe(media)
+            : AnimatedWebP.isAnimated(path: media) ? WebPAnimationReader.probe(media) : Self.probe(media, hardware: hwdec)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -82,19 +82,22 @@ struct PlaylistExpansionTests {
     /// it begins as a picture, a GIF when it holds one picture; a URL by its path's extension.
     @Test func stillsAreKnownByTheirBytesWhereTheNameCannotSay() {
         var show = FakeFileSystem(files: ["/show/poster", "/show/clip", "/show/logo.gif", "/show/anim.GIF", "/show/broken.gif",
-                                          "/show/menu.dat", "/show/empty", "/show/photo.gif", "/show/camera.mjpeg", "/show/copying.gif"])
+                                          "/show/menu.dat", "/show/empty", "/show/photo.gif", "/show/camera.mjpeg", "/show/copying.gif",
+                                          "/show/banner.webp", "/show/moving.webp"])
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, 0, 0x20] + Array("Exif".utf8)
         show.contents = ["/show/poster": jpeg, "/show/clip": [0, 0, 0, 0x20] + Array("ftypisom".utf8) + [0, 0, 2, 0],
                          "/show/logo.gif": gifBytes(pictures: 1), "/show/anim.GIF": gifBytes(pictures: 3),
                          "/show/menu.dat": gifBytes(pictures: 1), "/show/photo.gif": jpeg, "/show/camera.mjpeg": jpeg,
-                         "/show/copying.gif": Array(gifBytes(pictures: 3).prefix(70))]
+                         "/show/copying.gif": Array(gifBytes(pictures: 3).prefix(70)),
+                         "/show/banner.webp": Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0, 0x10],
+                         "/show/moving.webp": Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0, 0x12]]
         let files = ["poster", "clip", "logo.gif", "anim.GIF", "broken.gif", "menu.dat", "empty", "photo.gif", "camera.mjpeg",
-                     "copying.gif"].map { item(.file("/show/" + $0)) }
+                     "copying.gif", "banner.webp", "moving.webp"].map { item(.file("/show/" + $0)) }
         let urls = ["https://cms.example/menu.png?v=1", "https://cms.example/a.HEIC", "https://cms.example/live.m3u8",
                     "https://cms.example/asset/7"].map { item(.url($0)) }
         let expansion = PlaylistExpander(fileSystem: show).expand(files + urls)
         #expect(expansion.entries.map(\.isStillImage) == [true, false, true, false, false, true, false, true, false, false,
-                                                           true, false, false, false])
+                                                           true, false, true, false, false, false])
     }
 
     /// Cameras', phones' and browsers' names for what FFmpeg reads are listed from folders.

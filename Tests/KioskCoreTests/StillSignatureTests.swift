@@ -78,6 +78,15 @@ func gifReading(_ bytes: [UInt8]) -> (Int, Int) -> [UInt8] {
         #expect(furthest <= StillSignature.gifReadLimit + (256 << 10))
     }
 
+    @Test func anAnimatedWebPIsToldByItsFlags() {
+        var header = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBP".utf8) + Array("VP8X".utf8) + [10, 0, 0, 0, 0x02]
+        #expect(StillSignature.isAnimatedWebP(header))
+        header[20] = 0x10   // alpha only
+        #expect(!StillSignature.isAnimatedWebP(header))
+        #expect(!StillSignature.isAnimatedWebP(Array(header.prefix(20))))
+        #expect(!StillSignature.isAnimatedWebP(Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8 ".utf8) + [10, 0, 0, 0, 0x02]))
+    }
+
     @Test func aUrlsPathExtensionLeavesItsQueryOut() {
         #expect(NetworkURL.pathExtension(of: "https://cms.example/a/Menu.PNG?v=3&token=x") == "png")
         #expect(NetworkURL.pathExtension(of: "http://10.0.0.5:8080/boards/today.jpg#top") == "jpg")

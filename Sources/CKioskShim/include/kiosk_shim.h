@@ -112,6 +112,26 @@ int kiosk_av_buffersrc_add_frame(AVFilterContext *context, AVFrame *frame);
 int kiosk_av_buffersink_get_frame(AVFilterContext *context, AVFrame *frame);
 AVRational kiosk_av_buffersink_get_time_base(const AVFilterContext *context);
 
+/// libwebpdemux's animation decoder, opened on first use (webp_anim_loader.c). The structs are
+/// libwebp's demux.h's (WebPData, WebPAnimDecoderOptions, WebPAnimInfo). Frames come out as the
+/// whole canvas in RGBA, each with the time it ends in milliseconds.
+typedef struct { const uint8_t *bytes; size_t size; } kiosk_webp_data;
+typedef struct { int color_mode; int use_threads; uint32_t padding[7]; } kiosk_webp_anim_options;
+typedef struct {
+    uint32_t canvas_width, canvas_height, loop_count, bgcolor, frame_count;
+    uint32_t pad[4];
+} kiosk_webp_anim_info;
+typedef struct kiosk_webp_anim_decoder kiosk_webp_anim_decoder;
+/// NULL once libwebpdemux is usable, else why not.
+const char *kiosk_webp_anim_load(void);
+/// A decoder of the animation in `bytes` (which must outlive it), RGBA; NULL when not one.
+kiosk_webp_anim_decoder *kiosk_webp_anim_decoder_new(const uint8_t *bytes, size_t size);
+int kiosk_webp_anim_decoder_info(const kiosk_webp_anim_decoder *decoder, kiosk_webp_anim_info *info);
+int kiosk_webp_anim_decoder_next(kiosk_webp_anim_decoder *decoder, uint8_t **rgba, int *timestamp);
+int kiosk_webp_anim_decoder_has_more(const kiosk_webp_anim_decoder *decoder);
+void kiosk_webp_anim_decoder_reset(kiosk_webp_anim_decoder *decoder);
+void kiosk_webp_anim_decoder_delete(kiosk_webp_anim_decoder *decoder);
+
 /// Whether a decoded frame is flagged interlaced (its two fields from different moments):
 /// FFmpeg 6.1 moved the flag from `interlaced_frame` into `flags`.
 static inline int kiosk_frame_is_interlaced(const AVFrame *frame) {

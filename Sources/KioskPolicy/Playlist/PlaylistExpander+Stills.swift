@@ -3,15 +3,21 @@ extension PlaylistExpander {
     /// the name says it (a video or still extension) or the bytes cannot be read.
     /// - A GIF is a still when it holds one picture (a poster or a logo, shown for
     ///   `image_duration`), a video when it holds more (its frames' own delays).
+    /// - A WebP is a still unless it is an animation (played as a video, its frames' own times).
     /// - A file with no media extension (`poster`, `asset_1234.dat`, a CMS's download) is a
     ///   still when it begins as a JPEG, PNG, BMP, TIFF, WebP, HEIF or JPEG XL file does; else
     ///   it is a video as before (FFmpeg probes it, and says why when it cannot play it).
     func stillByContent(_ path: String) -> Bool? {
         let name = PathText.lowercasedExtension(path)
-        if name != "gif" && (Self.mediaExtensions.contains(name) || Self.otherVideoExtensions.contains(name)) { return nil }
+        let asked = name == "gif" || name == "webp"
+        if !asked && (Self.mediaExtensions.contains(name) || Self.otherVideoExtensions.contains(name)) { return nil }
         let start = fileSystem.bytes(atPath: path, offset: 0, count: StillSignature.leadingByteCount)
-        guard let kind = StillSignature.kind(of: start) else { return start.isEmpty || name == "gif" ? nil : false }
-        return kind == .gif ? gifIsStill(path) : true   // a .gif that is a JPEG inside is a still too
+        guard let kind = StillSignature.kind(of: start) else { return start.isEmpty || asked ? nil : false }
+        switch kind {
+        case .gif: return gifIsStill(path)
+        case .webp: return !StillSignature.isAnimatedWebP(start)
+        default: return true   // a .gif or .webp that is a JPEG inside is a still too
+        }
     }
 
     /// Names FFmpeg plays as video that folders do not list, whose first bytes can be a

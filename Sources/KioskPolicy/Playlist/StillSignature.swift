@@ -8,8 +8,8 @@ public enum StillSignature {
         case jpeg, png, bmp, tiff, webp, heif, jpegXL, gif
     }
 
-    /// Bytes enough for every signature below (a HEIF ftyp box's major brand ends at 12).
-    public static let leadingByteCount = 16
+    /// Bytes enough for every signature below (a WebP's VP8X flags are byte 20).
+    public static let leadingByteCount = 32
 
     /// The picture kind `bytes` (a file's start) begin with, nil for anything else (a video
     /// container, text, nothing).
@@ -29,6 +29,13 @@ public enum StillSignature {
         if starts(Array("BM".utf8)), bytes.count >= 16, bytes[6] == 0, bytes[7] == 0, bytes[8] == 0, bytes[9] == 0,
            [12, 40, 52, 56, 64, 108, 124].contains(Int(bytes[14])), bytes[15] == 0 { return .bmp }
         return nil
+    }
+
+    /// Whether a WebP's first 21 bytes say an animation: "RIFF", a size, "WEBP", a "VP8X"
+    /// chunk and its size, then its flags with the animation bit (0x02).
+    public static func isAnimatedWebP(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 21, kind(of: bytes) == .webp else { return false }
+        return bytes[12..<16].elementsEqual("VP8X".utf8) && bytes[20] & 0x02 != 0
     }
 
     /// Whether `bytes` are a HEIF still's: an ftyp box whose major brand is a HEIF image brand
