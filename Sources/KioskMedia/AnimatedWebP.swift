@@ -7,12 +7,10 @@ import KioskCore
 /// through libwebpdemux (`WebPAnimationReader`), and what reads it through FFmpeg alone says
 /// what the file is and what to do.
 public enum AnimatedWebP {
-    /// Whether the file at `path` begins as an animated WebP (false for anything unreadable).
+    /// Whether the file at `path` begins as an animated WebP (false for anything unreadable, a
+    /// URL, and a FIFO or device: read without blocking, and not consumed).
     public static func isAnimated(path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 21) else { return false }
-        return isAnimated(header: [UInt8](head))
+        isAnimated(header: LocalFileSystem().bytes(atPath: path, offset: 0, count: 21))
     }
 
     /// The first 21 bytes: "RIFF", a size, "WEBP", "VP8X", a chunk size, then the flags (0x02:

@@ -1,6 +1,6 @@
 import CFFmpeg
 import CKioskShim
-import Foundation
+import Glibc
 import KioskCore
 
 /// An animated WebP, decoded by libwebpdemux (opened on first use): FFmpeg 5.1 and 7.1 decode
@@ -11,6 +11,8 @@ import KioskCore
 public final class WebPAnimationReader {
     public let size: PixelSize
     public let frameCount: Int
+    /// The sum of its frames' times, read from its frame headers at open (no frame decoded).
+    public let length: MediaTime
     private let source: String
     private let bytes: UnsafeMutableRawBufferPointer
     private let decoder: OpaquePointer
@@ -18,7 +20,7 @@ public final class WebPAnimationReader {
     private var clock = 0
     private var lastDecoderTime = 0
 
-    /// The largest file read, and the largest canvas (as for a WebP still: 16 MP, 64 MB a frame).
+    /// The largest file read, and the largest canvas (as a WebP still's: 16 MP).
     static let largestFile = 128 << 20
     static let largestCanvasPixels = 16_000_000
     /// A frame shown for less is shown this long, as browsers do (a 0 ms delay is "as fast as
@@ -26,42 +28,100 @@ public final class WebPAnimationReader {
     static let shortestFrameMilliseconds = 20
     static let shortFrameMilliseconds = 100
 
+    /// Throws a `MediaError` naming `path`: libwebpdemux missing, not a regular file, too large
+    /// a file or canvas (said before anything is decoded), damaged (libwebp reads the whole
+    /// file's structure at open: a truncated one is refused here).
     public init(path: String) throws {
-        source = path
         if let reason = kiosk_webp_anim_load() {
             throw MediaError(source: path, reason: "an animated WebP, and libwebpdemux cannot be opened: \(String(cString: reason)) "
                              + "(Debian: apt install libwebpdemux2)")
         }
         try Asset.checkLocalFile(path)
-        guard let data = FileManager.default.contents(atPath: path) else { throw MediaError(source: path, reason: "cannot be read") }
-        guard data.count <= Self.largestFile else {
-            throw MediaError(source: path, reason: "an animated WebP of \(data.count >> 20) MB; kiosk reads up to \(Self.largestFile >> 20) MB")
+        let file = try Self.read(path)
+        let header = Array(UnsafeRawBufferPointer(rebasing: file[0..<min(file.count, 30)]))
+        if let canvas = Self.canvasSize(header: header), canvas.width * canvas.height > Self.largestCanvasPixels {
+            file.deallocate()
+            throw MediaError(source: path, reason: "an animated WebP of \(canvas.width)x\(canvas.height); kiosk plays animations up to 16 MP")
         }
-        bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, data.count), alignment: 16)
-        data.copyBytes(to: bytes.bindMemory(to: UInt8.self))
-        guard let made = kiosk_webp_anim_decoder_new(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), data.count) else {
-            bytes.deallocate()
+        guard let made = kiosk_webp_anim_decoder_new(file.baseAddress!.assumingMemoryBound(to: UInt8.self), file.count) else {
+            file.deallocate()
             throw MediaError(source: path, reason: "a damaged animated WebP (libwebpdemux cannot read its frames)")
         }
-        decoder = made
         var info = kiosk_webp_anim_info()
-        guard kiosk_webp_anim_decoder_info(made, &info) != 0, info.canvas_width > 0, info.canvas_height > 0 else {
+        guard kiosk_webp_anim_decoder_info(made, &info) != 0, info.canvas_width > 0, info.canvas_height > 0, info.frame_count > 0,
+              Int(info.canvas_width) * Int(info.canvas_height) <= Self.largestCanvasPixels else {
             kiosk_webp_anim_decoder_delete(made)
-            bytes.deallocate()
-            throw MediaError(source: path, reason: "a damaged animated WebP (no canvas size)")
+            file.deallocate()
+            throw MediaError(source: path, reason: "a damaged animated WebP (no frames, or no canvas size within 16 MP)")
         }
+        // Stored last: a throw above leaves nothing for deinit to free twice.
+        length = MediaTime(value: Int64(Self.frameTimes(UnsafeRawBufferPointer(file)).reduce(0, +)), timescale: 1000)
         size = PixelSize(width: Int(info.canvas_width), height: Int(info.canvas_height))
         frameCount = Int(info.frame_count)
-        guard size.width * size.height <= Self.largestCanvasPixels else {
-            kiosk_webp_anim_decoder_delete(made)
-            bytes.deallocate()
-            throw MediaError(source: path, reason: "an animated WebP of \(size.width)x\(size.height); kiosk plays animations up to 16 MP")
-        }
+        source = path
+        bytes = file
+        decoder = made
     }
 
     deinit {
         kiosk_webp_anim_decoder_delete(decoder)
         bytes.deallocate()
+    }
+
+    /// The whole file in memory of its own (libwebp reads frames from it as it goes).
+    private static func read(_ path: String) throws -> UnsafeMutableRawBufferPointer {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw MediaError(source: path, reason: "cannot be read: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw MediaError(source: path, reason: "not a regular file")
+        }
+        let count = Int(status.st_size)
+        guard count <= largestFile else {
+            throw MediaError(source: path, reason: "an animated WebP of \(count >> 20) MB; kiosk reads up to \(largestFile >> 20) MB")
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, count), alignment: 16)
+        var done = 0
+        while done < count {
+            let got = Glibc.read(descriptor, buffer.baseAddress! + done, count - done)
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else {
+                buffer.deallocate()
+                throw MediaError(source: path, reason: "cannot be read to its end")
+            }
+            done += got
+        }
+        return UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+    }
+
+    /// The canvas size its VP8X chunk states (24-bit width and height less one, bytes 24-29).
+    static func canvasSize(header: [UInt8]) -> PixelSize? {
+        guard header.count >= 30, header[12..<16].elementsEqual("VP8X".utf8) else { return nil }
+        func uint24(_ at: Int) -> Int { Int(header[at]) | Int(header[at + 1]) << 8 | Int(header[at + 2]) << 16 }
+        return PixelSize(width: uint24(24) + 1, height: uint24(27) + 1)
+    }
+
+    /// Each frame's time in milliseconds as it plays (a short one lengthened), from its ANMF
+    /// chunk's 24-bit duration (bytes 12-14 of its payload), walking the RIFF chunks.
+    static func frameTimes(_ file: UnsafeRawBufferPointer) -> [Int] {
+        var times: [Int] = []
+        var offset = 12
+        while offset + 8 <= file.count {
+            let tag = Array(file[offset..<(offset + 4)])
+            let size = Int(file[offset + 4]) | Int(file[offset + 5]) << 8 | Int(file[offset + 6]) << 16 | Int(file[offset + 7]) << 24
+            if tag.elementsEqual("ANMF".utf8), offset + 8 + 15 <= file.count {
+                let at = offset + 8 + 12
+                times.append(played(Int(file[at]) | Int(file[at + 1]) << 8 | Int(file[at + 2]) << 16))
+            }
+            guard size >= 0, size <= file.count else { break }
+            offset += 8 + size + (size & 1)
+        }
+        return times
+    }
+
+    private static func played(_ milliseconds: Int) -> Int {
+        milliseconds < shortestFrameMilliseconds ? shortFrameMilliseconds : milliseconds
     }
 
     /// Back to the first frame.
@@ -71,26 +131,37 @@ public final class WebPAnimationReader {
         lastDecoderTime = 0
     }
 
-    /// The next frame, stamped with its start, and the time it ends; nil after the last.
-    /// Throws when a frame cannot be decoded (a truncated file: the frames before it played).
-    public func next() throws -> (frame: DecodedFrame, end: MediaTime)? {
+    /// One decoded frame: its start and end, and the canvas, valid until the next `advance`
+    /// or `rewind` (`frame(of:)` copies it).
+    public struct Step {
+        public let start: MediaTime
+        public let end: MediaTime
+        fileprivate let canvas: UnsafeMutablePointer<UInt8>
+    }
+
+    /// Decodes the next frame; nil after the last. Throws when a frame cannot be decoded.
+    public func advance() throws -> Step? {
         guard kiosk_webp_anim_decoder_has_more(decoder) != 0 else { return nil }
         var canvas: UnsafeMutablePointer<UInt8>?
         var ends: Int32 = 0
         guard kiosk_webp_anim_decoder_next(decoder, &canvas, &ends) != 0, let canvas else {
             throw MediaError(source: source, reason: "a damaged animated WebP: a frame after \(clock) ms cannot be decoded")
         }
-        let own = Int(ends) - lastDecoderTime
-        lastDecoderTime = Int(ends)
         let start = clock
-        clock += own < Self.shortestFrameMilliseconds ? Self.shortFrameMilliseconds : own
-        let frame = try copy(canvas)
-        return (DecodedFrame(taking: frame, pts: MediaTime(value: Int64(start), timescale: 1000), sampleAspect: .one, rotation: .none),
-                MediaTime(value: Int64(clock), timescale: 1000))
+        clock += Self.played(Int(ends) - lastDecoderTime)
+        lastDecoderTime = Int(ends)
+        return Step(start: MediaTime(value: Int64(start), timescale: 1000), end: MediaTime(value: Int64(clock), timescale: 1000),
+                    canvas: canvas)
     }
 
-    /// The canvas (RGBA rows, no padding) in a frame of its own: libwebp reuses it.
-    private func copy(_ canvas: UnsafeMutablePointer<UInt8>) throws -> UnsafeMutablePointer<AVFrame> {
+    /// The next frame, stamped with its start, and the time it ends; nil after the last.
+    public func next() throws -> (frame: DecodedFrame, end: MediaTime)? {
+        guard let step = try advance() else { return nil }
+        return (try frame(of: step), step.end)
+    }
+
+    /// The step's canvas (RGBA rows, no padding) in a frame of its own, stamped with its start.
+    public func frame(of step: Step) throws -> DecodedFrame {
         guard let frame = av_frame_alloc() else { throw MediaError(source: source, reason: "out of memory for a frame") }
         frame.pointee.format = AV_PIX_FMT_RGBA.rawValue
         frame.pointee.width = Int32(size.width)
@@ -101,25 +172,18 @@ public final class WebPAnimationReader {
             throw MediaError(source: source, reason: "out of memory for a frame")
         }
         let row = size.width * 4, stride = Int(frame.pointee.linesize.0)
-        for y in 0..<size.height { (base + y * stride).update(from: canvas + y * row, count: row) }
-        return frame
+        for y in 0..<size.height { (base + y * stride).update(from: step.canvas + y * row, count: row) }
+        return DecodedFrame(taking: frame, pts: step.start, sampleAspect: .one, rotation: .none)
     }
 
-    /// `kiosk probe`'s view: every frame decoded (an animation's length is the sum of its
-    /// frames' times, which its header does not state).
+    /// `kiosk probe`'s and `get item`'s view: its length from its frame headers.
     public static func probe(_ path: String) throws -> MediaInfo {
-        let reader = try WebPAnimationReader(path: path)
-        var first: MediaTime?, length = MediaTime.zero
-        while let (frame, end) = try reader.next() {
-            if first == nil { first = end - frame.pts }
-            length = end
-        }
-        return reader.info(length: length, cadence: first)
+        try WebPAnimationReader(path: path).info
     }
 
-    /// What `get item` and `kiosk probe` say of it; `cadence`: a frame's time, the frame rate
+    /// What `get item` and `kiosk probe` say of it; the frame rate is the first frame's, what
     /// the presenter expects until it sees frames.
-    public func info(length: MediaTime?, cadence: MediaTime? = nil) -> MediaInfo {
+    public var info: MediaInfo {
         var stream = StreamInfo(index: 0, kind: .video, codecName: "webp (animated, libwebpdemux)", decodable: true, isDefaultChoice: true)
         stream.width = size.width
         stream.height = size.height
@@ -127,7 +191,7 @@ public final class WebPAnimationReader {
         stream.sampleAspectRatio = .one
         stream.rotation = 0
         stream.isStillImage = false
-        if let cadence, cadence > .zero { stream.frameRate = Rational(1000, max(1, Int64((cadence.seconds * 1000).rounded()))) }
-        return MediaInfo(source: source, formatName: "webp (animated)", durationSeconds: length?.seconds, streams: [stream])
+        if let first = Self.frameTimes(UnsafeRawBufferPointer(bytes)).first { stream.frameRate = Rational(1000, Int64(first)) }
+        return MediaInfo(source: source, formatName: "webp (animated)", durationSeconds: length.seconds, streams: [stream])
     }
 }

@@ -5,9 +5,11 @@ extension ItemPipeline {
     /// An animated WebP (`WebPAnimationReader`, libwebpdemux), which FFmpeg does not decode:
     /// no packets and no decode thread. Its frames are decoded here in order, each with its own
     /// time, into the frame queue (which holds this thread while it is full), then the item's
-    /// end at the last frame's end. A seek starts it again from its first frame and hands out
-    /// from the frame showing at the time asked. No sound. A failure is the item's one
-    /// `.failed` line; a frame that cannot be decoded ends the animation there.
+    /// end. Its length is known at open (its frame headers), so the next item is prepared as
+    /// for any video. The trim's `start` and `end` apply. A seek decodes again from its first
+    /// frame, copying only from the frame showing at the time asked (stamped with that time, as
+    /// the decode thread does); past the last frame the last one shows. No sound. A failure
+    /// to open is the item's one `.failed` line; a frame that cannot be decoded ends it there.
     func runAnimation() {
         audio.close()
         let reader: WebPAnimationReader
@@ -17,43 +19,72 @@ extension ItemPipeline {
             frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))
             return
         }
+        let length = plan.end.map { Swift.min($0, reader.length) } ?? reader.length
         // Its frames' times are the file's own, a frame held seconds included (a GIF's gaps
         // are kept alike): the presenter believes them rather than following the clock.
         lock.withLock {
-            openedInfo = reader.info(length: nil)
+            openedInfo = reader.info
             timelineTuning = .keepingGaps
         }
-        var seek: (target: MediaTime, generation: Int)? = (.zero, currentGeneration)
+        var seek: (target: MediaTime, generation: Int)? = lock.withLock {
+            defer { pendingSeek = nil }
+            return pendingSeek ?? (plan.start, generation)
+        }
         while let (target, current) = seek {
-            reader.rewind()
-            seek = nil
-            var delivered = 0
-            var length = MediaTime.zero
-            while lock.withLock({ pendingSeek == nil && !closing }) {
-                let next: (frame: DecodedFrame, end: MediaTime)?
-                do { next = try reader.next() } catch {
-                    if delivered == 0 { frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)"))); return }
-                    logger.warning("\(error)")
-                    break
-                }
-                guard let (frame, end) = next else { break }
-                if length == .zero { lock.withLock { openedInfo = reader.info(length: nil, cadence: end - frame.pts) } }
-                length = end
-                if end <= target { continue }   // before the time asked
-                guard frames.push(.frame(frame, generation: current)) else { return }
-                delivered += 1
-            }
-            if lock.withLock({ pendingSeek == nil && !closing }) {
-                let cadence = lock.withLock { openedInfo?.bestVideo?.frameRate }.map { MediaTime(value: 1, timescale: 1) * $0.inverted }
-                lock.withLock { openedInfo = reader.info(length: length, cadence: cadence) }
-                guard frames.push(.end(length: length, generation: current)) else { return }
-            }
+            guard playAnimation(reader, from: target, until: length, generation: current) else { return }
             // Parked like the demux thread at a file's end: only a seek or the close wakes it.
             seek = lock.withLock {
                 while pendingSeek == nil && !closing { lock.wait() }
                 defer { pendingSeek = nil }
                 return closing ? nil : pendingSeek
             }
+        }
+    }
+
+    /// One pass from `target` to the end (or until a seek comes); false once closed or failed.
+    private func playAnimation(_ reader: WebPAnimationReader, from target: MediaTime, until length: MediaTime,
+                               generation: Int) -> Bool {
+        reader.rewind()
+        var delivered = 0
+        var last: WebPAnimationReader.Step?
+        while lock.withLock({ pendingSeek == nil && !closing }) {
+            let step: WebPAnimationReader.Step
+            do {
+                guard let next = try reader.advance(), next.start < length else { break }
+                step = next
+            } catch {
+                if delivered == 0 && last == nil {
+                    frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))
+                    return false
+                }
+                logger.warning("\(error)")
+                break
+            }
+            decodeWork.add(1, ordering: .relaxed)   // progress the stall watch sees, copied or not
+            last = step
+            if step.end <= target { continue }      // before the time asked: decoded, not copied
+            guard deliver(reader, step, at: target, generation: generation) else { return false }
+            delivered += 1
+        }
+        guard lock.withLock({ pendingSeek == nil && !closing }) else { return true }
+        // A target past the last frame shows the last, as a frame shows until the next.
+        if delivered == 0, let last, !deliver(reader, last, at: target, generation: generation) { return false }
+        guard frames.push(.end(length: length, generation: generation)) else { return false }
+        // No decoder to free: the item prepared after this one may make its own now.
+        takeDecoderHandOffAtEnd(generation: generation)?.release(.atTheEnd)
+        return true
+    }
+
+    /// Copies `step`'s canvas into a frame, stamped no earlier than `target`, into the queue.
+    private func deliver(_ reader: WebPAnimationReader, _ step: WebPAnimationReader.Step, at target: MediaTime,
+                         generation: Int) -> Bool {
+        do {
+            let frame = try reader.frame(of: step)
+            if frame.pts < target { frame.restamp(to: target) }
+            return frames.push(.frame(frame, generation: generation))
+        } catch {
+            frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))
+            return false
         }
     }
 }

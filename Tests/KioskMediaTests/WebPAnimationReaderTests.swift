@@ -22,6 +22,8 @@ import Testing
         let reader = try WebPAnimationReader(path: try Self.animation())
         #expect(reader.size == PixelSize(width: 160, height: 120))
         #expect(reader.frameCount == 6)
+        #expect(reader.length == MediaTime(value: 600, timescale: 1000))   // from the frame headers, before any decoding
+        #expect(reader.info.bestVideo?.frameRate == Rational(10, 1))
         var frames: [(frame: DecodedFrame, end: MediaTime)] = []
         while let next = try reader.next() { frames.append(next) }
         #expect(frames.count == 6)
@@ -42,9 +44,30 @@ import Testing
         // A still goes to FFmpeg (AnimatedWebP.isAnimated says no); libwebpdemux reads it as one frame.
         #expect(!AnimatedWebP.isAnimated(path: still))
         let garbage = try MediaFixtures.file("reader-garbage.webp", bytes: Array("RIFF".utf8) + [40, 0, 0, 0] + Array("WEBPVP8X".utf8)
-                                                 + [10, 0, 0, 0, 0x02] + [UInt8](repeating: 0x5A, count: 40))
+                                                 + [10, 0, 0, 0, 0x02, 0, 0, 0, 15, 0, 0, 15, 0, 0]   // a 16x16 canvas
+                                                 + [UInt8](repeating: 0x5A, count: 40))
         #expect(AnimatedWebP.isAnimated(path: garbage))
         let error = StillSizeLimitMediaTests.mediaError { try WebPAnimationReader(path: garbage) }
         #expect(error?.reason.contains("damaged animated WebP") == true, "\(String(describing: error))")
+        // A canvas past 16 MP is refused from its header, before libwebp allocates it (and
+        // without freeing anything twice).
+        var huge = Array("RIFF".utf8) + [40, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0, 0x02, 0, 0, 0]
+        huge += [0x87, 0x13, 0x00, 0x9F, 0x0F, 0x00] + [UInt8](repeating: 0, count: 20)   // 5000x4000
+        let big = try MediaFixtures.file("reader-huge.webp", bytes: huge)
+        let refused = StillSizeLimitMediaTests.mediaError { try WebPAnimationReader(path: big) }
+        #expect(refused?.reason.contains("5000x4000") == true, "\(String(describing: refused))")
+        #expect(WebPAnimationReader.canvasSize(header: huge) == PixelSize(width: 5000, height: 4000))
+    }
+
+    /// Each frame's played time from its ANMF header: a 0 ms frame plays 100 ms, as browsers do.
+    @Test func frameTimesAreReadFromTheFrameHeaders() {
+        func anmf(_ milliseconds: Int) -> [UInt8] {
+            let payload: [UInt8] = [0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0,
+                                    UInt8(milliseconds & 0xFF), UInt8(milliseconds >> 8 & 0xFF), UInt8(milliseconds >> 16), 0]
+            return Array("ANMF".utf8) + [UInt8(payload.count), 0, 0, 0] + payload
+        }
+        let file = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBP".utf8) + Array("ANIM".utf8) + [6, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+            + anmf(40) + anmf(0) + anmf(3000) + anmf(70_000)
+        #expect(file.withUnsafeBytes { WebPAnimationReader.frameTimes($0) } == [40, 100, 3000, 70_000])
     }
 }

@@ -2,7 +2,7 @@
 """Mutation fuzzer for kiosk's media input (issue 12): damaged files never freeze the screen.
 
 Small clips are made at run time with ffmpeg (MP4 H.264+AAC, MKV, WebM VP9+Opus, MPEG-TS
-H.264+AAC and MPEG-2+MP2, MPEG-PS MPEG-1 and MPEG-2 + MP2, AVI, MOV with a rotation tag, GIF,
+H.264+AAC and MPEG-2+MP2 (progressive and interlaced), MPEG-PS MPEG-1 and MPEG-2 + MP2, AVI, MOV with a rotation tag, GIF, animated WebP,
 PNG, JPEG), then damaged by a deterministic mutator of our own (bit flips at several rates,
 runs of bytes, truncation, duplicated and dropped chunks): the same --seed gives the same files.
 
@@ -49,11 +49,18 @@ SOURCES = {
                                                 "-b:v", "200k", "-c:a", "libopus", "-shortest"]),
     "ts-h264-aac": ("ts", VIDEO + SOUND + X264 + ["-c:a", "aac", "-shortest", "-f", "mpegts"]),
     "ts-mpeg2-mp2": ("ts", VIDEO + SOUND + ["-c:v", "mpeg2video", "-g", "12", "-c:a", "mp2", "-shortest", "-f", "mpegts"]),
+    # Interlaced: its frames go through the deinterlacer (bwdif), damaged ones too.
+    "ts-mpeg2-interlaced": ("ts", VIDEO + SOUND + ["-vf", "tinterlace=mode=interleave_top,setfield=tff", "-c:v", "mpeg2video",
+                                                   "-flags", "+ilme+ildct", "-top", "1", "-g", "12", "-c:a", "mp2", "-shortest",
+                                                   "-f", "mpegts"]),
     "ps-mpeg1-mp2": ("mpg", VIDEO + SOUND + ["-c:v", "mpeg1video", "-g", "12", "-c:a", "mp2", "-shortest", "-f", "mpeg"]),
     "ps-mpeg2-mp2": ("mpg", VIDEO + SOUND + ["-c:v", "mpeg2video", "-g", "12", "-c:a", "mp2", "-shortest", "-f", "vob"]),
     "avi-mpeg4-mp3": ("avi", VIDEO + SOUND + ["-c:v", "mpeg4", "-g", "12", "-c:a", "libmp3lame", "-shortest"]),
     "mov-rotated": ("mov", VIDEO + SOUND + X264 + ["-c:a", "aac", "-shortest", "-metadata:s:v:0", "rotate=90"]),
     "gif": ("gif", ["-f", "lavfi", "-i", f"testsrc2=size={SIZE}:rate=10:duration=1"]),
+    # Decoded by libwebpdemux, not FFmpeg (WebPAnimationReader): its own path through the pipeline.
+    "webp-animated": ("webp", ["-f", "lavfi", "-i", f"testsrc2=size={SIZE}:rate=10:duration=1", "-c:v", "libwebp_anim",
+                               "-loop", "0"]),
     "png": ("png", ["-f", "lavfi", "-i", f"testsrc2=size={SIZE}:rate=1", "-frames:v", "1"]),
     "jpeg": ("jpg", ["-f", "lavfi", "-i", f"testsrc2=size={SIZE}:rate=1", "-frames:v", "1"]),
 }
