@@ -39,7 +39,11 @@ public final class WebPAnimationReader {
         try Asset.checkLocalFile(path)
         let file = try Self.read(path)
         let header = Array(UnsafeRawBufferPointer(rebasing: file[0..<min(file.count, 30)]))
-        if let canvas = Self.canvasSize(header: header), canvas.width * canvas.height > Self.largestCanvasPixels {
+        guard let canvas = Self.canvasSize(header: header) else {
+            file.deallocate()
+            throw MediaError(source: path, reason: "a damaged animated WebP (no VP8X header)")
+        }
+        guard canvas.width * canvas.height <= Self.largestCanvasPixels else {
             file.deallocate()
             throw MediaError(source: path, reason: "an animated WebP of \(canvas.width)x\(canvas.height); kiosk plays animations up to 16 MP")
         }
@@ -70,7 +74,7 @@ public final class WebPAnimationReader {
 
     /// The whole file in memory of its own (libwebp reads frames from it as it goes).
     private static func read(_ path: String) throws -> UnsafeMutableRawBufferPointer {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)   // a path swapped for a FIFO must not block
         guard descriptor >= 0 else { throw MediaError(source: path, reason: "cannot be read: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         var status = stat()
@@ -107,14 +111,17 @@ public final class WebPAnimationReader {
     static func frameTimes(_ file: UnsafeRawBufferPointer) -> [Int] {
         var times: [Int] = []
         var offset = 12
-        while offset + 8 <= file.count {
+        // Within the RIFF size, as libwebp reads it: bytes after it are not the animation's.
+        let riff = file.count >= 8 ? Int(file[4]) | Int(file[5]) << 8 | Int(file[6]) << 16 | Int(file[7]) << 24 : 0
+        let end = Swift.min(file.count, riff + 8)
+        while offset + 8 <= end {
             let tag = Array(file[offset..<(offset + 4)])
             let size = Int(file[offset + 4]) | Int(file[offset + 5]) << 8 | Int(file[offset + 6]) << 16 | Int(file[offset + 7]) << 24
-            if tag.elementsEqual("ANMF".utf8), offset + 8 + 15 <= file.count {
+            if tag.elementsEqual("ANMF".utf8), offset + 8 + 15 <= end {
                 let at = offset + 8 + 12
                 times.append(played(Int(file[at]) | Int(file[at + 1]) << 8 | Int(file[at + 2]) << 16))
             }
-            guard size >= 0, size <= file.count else { break }
+            guard size >= 0, size <= end else { break }
             offset += 8 + size + (size & 1)
         }
         return times

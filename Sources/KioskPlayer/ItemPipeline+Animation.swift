@@ -44,6 +44,9 @@ extension ItemPipeline {
     /// One pass from `target` to the end (or until a seek comes); false once closed or failed.
     private func playAnimation(_ reader: WebPAnimationReader, from target: MediaTime, until length: MediaTime,
                                generation: Int) -> Bool {
+        // No decoder to free: the item prepared after this one may make its own at once (the
+        // decode thread frees its own at the end; a seek undoes it).
+        takeDecoderHandOffAtEnd(generation: generation)?.release(.atTheEnd)
         reader.rewind()
         var delivered = 0
         var last: WebPAnimationReader.Step?
@@ -53,7 +56,8 @@ extension ItemPipeline {
                 guard let next = try reader.advance(), next.start < length else { break }
                 step = next
             } catch {
-                if delivered == 0 && last == nil {
+                last = nil   // the canvas holds a partial decode now
+                if delivered == 0 {
                     frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))
                     return false
                 }
@@ -62,17 +66,15 @@ extension ItemPipeline {
             }
             decodeWork.add(1, ordering: .relaxed)   // progress the stall watch sees, copied or not
             last = step
-            if step.end <= target { continue }      // before the time asked: decoded, not copied
-            guard deliver(reader, step, at: target, generation: generation) else { return false }
+            if step.end <= target && step.end < length { continue }   // before the time asked: decoded, not copied
+            guard deliver(reader, step, at: Swift.min(target, length), generation: generation) else { return false }
             delivered += 1
+            if step.end >= length { break }   // nothing past the end decoded (the canvas is shared)
         }
         guard lock.withLock({ pendingSeek == nil && !closing }) else { return true }
         // A target past the last frame shows the last, as a frame shows until the next.
-        if delivered == 0, let last, !deliver(reader, last, at: target, generation: generation) { return false }
-        guard frames.push(.end(length: length, generation: generation)) else { return false }
-        // No decoder to free: the item prepared after this one may make its own now.
-        takeDecoderHandOffAtEnd(generation: generation)?.release(.atTheEnd)
-        return true
+        if delivered == 0, let last, !deliver(reader, last, at: Swift.min(target, length), generation: generation) { return false }
+        return frames.push(.end(length: length, generation: generation))
     }
 
     /// Copies `step`'s canvas into a frame, stamped no earlier than `target`, into the queue.

@@ -66,8 +66,14 @@ import Testing
                                     UInt8(milliseconds & 0xFF), UInt8(milliseconds >> 8 & 0xFF), UInt8(milliseconds >> 16), 0]
             return Array("ANMF".utf8) + [UInt8(payload.count), 0, 0, 0] + payload
         }
-        let file = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBP".utf8) + Array("ANIM".utf8) + [6, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        var file = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBP".utf8) + Array("ANIM".utf8) + [6, 0, 0, 0, 0, 0, 0, 0, 0, 0]
             + anmf(40) + anmf(0) + anmf(3000) + anmf(70_000)
+        let riff = file.count - 8
+        file[4] = UInt8(riff & 0xFF)
+        file[5] = UInt8(riff >> 8)
+        #expect(file.withUnsafeBytes { WebPAnimationReader.frameTimes($0) } == [40, 100, 3000, 70_000])
+        // Bytes after the RIFF size are not the animation's, whatever they look like.
+        file += anmf(500)
         #expect(file.withUnsafeBytes { WebPAnimationReader.frameTimes($0) } == [40, 100, 3000, 70_000])
     }
 }
