@@ -137,6 +137,18 @@ public final class Asset {
         return start == kiosk_nopts_value() ? nil : Double(start) / Double(AV_TIME_BASE)
     }
 
+    /// An interlaced stream's field order as ffprobe names it (tt, bb, tb, bt); nil for a
+    /// progressive one or where the container does not say.
+    static func fieldOrderName(_ order: AVFieldOrder) -> String? {
+        switch order {
+        case AV_FIELD_TT: return "tt"
+        case AV_FIELD_BB: return "bb"
+        case AV_FIELD_TB: return "tb"
+        case AV_FIELD_BT: return "bt"
+        default: return nil
+        }
+    }
+
     static func checkLocalFile(_ source: String) throws {
         if source.contains("://") || source.hasPrefix("lavfi:") { return }
         var status = stat()
@@ -215,6 +227,7 @@ public final class Asset {
             let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
             info.frameRate = rate.num > 0 && rate.den > 0 ? Rational(Int64(rate.num), Int64(rate.den)) : nil
             info.rotation = rotationDegrees(of: stream)
+            info.fieldOrder = fieldOrderName(parameters.field_order)
             let isCover = (stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0
             info.isStillImage = isCover || stream.pointee.nb_frames == 1
             if isCover { info.isCoverPicture = true }

@@ -33,6 +33,10 @@ public struct StreamInfo: Sendable, Codable, Equatable {
     public var frameRate: Rational?
     /// Clockwise degrees the picture must turn to be upright (phone videos).
     public var rotation: Int?
+    /// An interlaced stream's field order as the container states it (tt: top field first,
+    /// bb, tb, bt; ffprobe's names); nil when progressive or unstated. Its frames are woven
+    /// whole as they play (`playback.deinterlace`).
+    public var fieldOrder: String?
     public var isStillImage: Bool?
     /// A song's cover picture (FFmpeg's attached picture): one picture, demuxed once before the
     /// sound and again after each seek, never a stream of frames.

@@ -173,6 +173,7 @@ struct ProbeCommand: ParsableCommand {
             if let sar = stream.sampleAspectRatio, sar != .one { parts.append("SAR \(sar.numerator):\(sar.denominator)") }
             if let rate = stream.frameRate { parts.append(String(format: "%.3f fps", rate.doubleValue)) }
             if let rotation = stream.rotation, rotation != 0 { parts.append("rotate \(rotation)") }
+            if let order = stream.fieldOrder { parts.append("interlaced (\(order))") }
             if let rate = stream.sampleRate { parts.append("\(rate) Hz") }
             if let layout = stream.channelLayout { parts.append(layout) } else if let channels = stream.channels { parts.append("\(channels) ch") }
             if let format = stream.sampleFormat { parts.append(format) }

@@ -36,6 +36,23 @@ import KioskTestSupport
         #expect(abs((object?["durationSeconds"] as? Double ?? 0) - 1) < 0.1)
     }
 
+    /// An interlaced stream says so, with its field order (its frames are woven as they play);
+    /// a progressive one says nothing of fields.
+    @Test func probeSaysAStreamIsInterlaced() throws {
+        let interlaced = try MediaFixtures.clip("probe-interlaced.ts", ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=0.4",
+                                                                        "-c:v", "mpeg2video", "-flags", "+ilme+ildct", "-top", "1"])
+        let text = try Kiosk.run("probe", interlaced)
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("interlaced (tt)"), "\(text.stdout)")
+        let json = try Kiosk.run("probe", "--json", interlaced)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect((object?["streams"] as? [[String: Any]])?.first?["fieldOrder"] as? String == "tt")
+        let progressive = try Kiosk.run("probe", try MediaFixtures.clip("av.mkv", ["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=1",
+                                                                                  "-f", "lavfi", "-i", "sine=frequency=440:duration=1:sample_rate=48000",
+                                                                                  "-ac", "2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "libopus"]))
+        #expect(!progressive.stdout.contains("interlaced"))
+    }
+
     @Test func benchCountsEveryFrame() throws {
         let clip = try MediaFixtures.pattern("bench.mp4", width: 320, height: 240, rate: 25, seconds: 2)
         let result = try Kiosk.run("bench", clip, "--size", "640x400", "--json")
