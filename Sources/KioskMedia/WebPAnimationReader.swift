@@ -169,18 +169,12 @@ public final class WebPAnimationReader {
 
     /// The step's canvas (RGBA rows, no padding) in a frame of its own, stamped with its start.
     public func frame(of step: Step) throws -> DecodedFrame {
-        guard let frame = av_frame_alloc() else { throw MediaError(source: source, reason: "out of memory for a frame") }
-        frame.pointee.format = AV_PIX_FMT_RGBA.rawValue
-        frame.pointee.width = Int32(size.width)
-        frame.pointee.height = Int32(size.height)
-        guard av_frame_get_buffer(frame, 0) >= 0, let base = frame.pointee.data.0 else {
-            var pointer: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&pointer)
-            throw MediaError(source: source, reason: "out of memory for a frame")
+        let row = size.width * 4
+        let frame = try DecodedFrame.painted(size: size, source: source, format: AV_PIX_FMT_RGBA) { buffer in
+            for y in 0..<size.height { (buffer.base + y * buffer.stride).copyMemory(from: step.canvas + y * row, byteCount: row) }
         }
-        let row = size.width * 4, stride = Int(frame.pointee.linesize.0)
-        for y in 0..<size.height { (base + y * stride).update(from: step.canvas + y * row, count: row) }
-        return DecodedFrame(taking: frame, pts: step.start, sampleAspect: .one, rotation: .none)
+        frame.restamp(to: step.start)
+        return frame
     }
 
     /// `kiosk probe`'s and `get item`'s view: its length from its frame headers.
