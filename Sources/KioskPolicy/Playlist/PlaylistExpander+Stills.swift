@@ -10,7 +10,10 @@ extension PlaylistExpander {
     func stillByContent(_ path: String) -> Bool? {
         let name = PathText.lowercasedExtension(path)
         let asked = name == "gif" || name == "webp"
-        if !asked && (Self.mediaExtensions.contains(name) || Self.otherVideoExtensions.contains(name)) { return nil }
+        // Names this expander lists (media, or a music bed's sound files) say what they are.
+        if !asked && (Self.mediaExtensions.contains(name) || extensions.contains(name) || Self.otherVideoExtensions.contains(name)) {
+            return nil
+        }
         let start = fileSystem.bytes(atPath: path, offset: 0, count: StillSignature.leadingByteCount)
         guard let kind = StillSignature.kind(of: start) else { return start.isEmpty || asked ? nil : false }
         switch kind {
