@@ -48,6 +48,7 @@ extension ItemPipeline {
         // decode thread frees its own at the end; a seek undoes it).
         takeDecoderHandOffAtEnd(generation: generation)?.release(.atTheEnd)
         reader.rewind()
+        restartHeldPicture()
         var delivered = 0
         var last: WebPAnimationReader.Step?
         while lock.withLock({ pendingSeek == nil && !closing }) {
@@ -83,6 +84,8 @@ extension ItemPipeline {
         do {
             let frame = try reader.frame(of: step)
             if frame.pts < target { frame.restamp(to: target) }
+            // Its own end, as a demuxed packet's: the seam holds a last frame the file holds.
+            _ = notePacketEnd(step.end, isSound: false)
             return frames.push(.frame(frame, generation: generation))
         } catch {
             frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))

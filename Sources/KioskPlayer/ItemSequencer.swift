@@ -276,10 +276,13 @@ final class ItemSequencer {
     /// Where the outgoing item hands over on the clock (`SeamTiming`).
     private func seamTime(of item: ActiveItem, length: MediaTime) -> MediaTime {
         let incoming = upcoming.flatMap { $0.pipeline.info != nil ? $0.expectedFrameDuration : nil }
+        let tuning = item.pipeline.videoTimelineTuning
         return SeamTiming.handOver(length: length, lastPresented: item.lastPresentedPTS, frameDuration: item.expectedFrameDuration,
                                    incomingFrameDuration: incoming,
                                    stillStart: item.plan.stillDuration != nil ? item.plan.start : nil,
-                                   soundEnd: audio != nil ? item.pipeline.demuxedSoundEnd : nil)
+                                   soundEnd: audio != nil ? item.pipeline.demuxedSoundEnd : nil,
+                                   pictureEnd: item.pipeline.demuxedPictureEnd,
+                                   longestHold: Swift.max(tuning.longestGap, item.expectedFrameDuration * Rational(tuning.cadenceFactor, 1)))
     }
 
     func fail(_ item: ActiveItem, _ error: MediaError) {

@@ -58,6 +58,51 @@ import Testing
                                     incomingFrameDuration: nil) == Self.ms(2_000))
     }
 
+    /// A last frame the file holds (a GIF's 2.9 s logo, its packet ending at 7.1 s) is held its
+    /// own time whatever the incoming clip's rate; it was cut to one incoming frame (40 ms).
+    @Test func aLastFrameTheFileHoldsIsHeldItsOwnTime() {
+        let tenSeconds = Self.ms(10_000)
+        #expect(SeamTiming.handOver(length: Self.ms(7_100), lastPresented: Self.ms(4_200), frameDuration: Self.ms(2_900),
+                                    incomingFrameDuration: Self.ms(40), pictureEnd: Self.ms(7_100),
+                                    longestHold: tenSeconds) == Self.ms(7_100))
+        // 100 ms frames, then a 600 ms hold: its own, not the last step's or the incoming frame's.
+        #expect(SeamTiming.handOver(length: Self.ms(2_900), lastPresented: Self.ms(2_300), frameDuration: Self.ms(100),
+                                    incomingFrameDuration: Self.ms(33), pictureEnd: Self.ms(2_900),
+                                    longestHold: tenSeconds) == Self.ms(2_900))
+        // A trim's `end` (a shorter length) still cuts it.
+        #expect(SeamTiming.handOver(length: Self.ms(5_000), lastPresented: Self.ms(4_200), frameDuration: Self.ms(2_900),
+                                    incomingFrameDuration: Self.ms(40), pictureEnd: Self.ms(7_100),
+                                    longestHold: tenSeconds) == Self.ms(5_000))
+    }
+
+    /// A video's own last frame (40 ms at 25 fps, 100 ms at 10 fps) is evened to the incoming
+    /// clip's as before; a hold longer than the item believes between frames is a damaged
+    /// duration; a played sound that ends sooner ends the item.
+    @Test func aLastFrameOfAVideosOwnTimeOrADamagedOneIsNotHeld() {
+        let incoming = MediaTime(value: 1, timescale: 30)
+        #expect(SeamTiming.handOver(length: Self.ms(10_000), lastPresented: Self.ms(9_960), frameDuration: Self.ms(40),
+                                    incomingFrameDuration: incoming, pictureEnd: Self.ms(10_000),
+                                    longestHold: Self.ms(10_000)) == Self.ms(9_960) + incoming)
+        #expect(SeamTiming.handOver(length: Self.ms(3_000), lastPresented: Self.ms(2_900), frameDuration: Self.ms(100),
+                                    incomingFrameDuration: Self.ms(40), pictureEnd: Self.ms(3_000),
+                                    longestHold: Self.ms(10_000)) == Self.ms(2_940))
+        // 20 s past a 10 s bar (or, in a stream whose gaps are not kept, past four frames).
+        #expect(SeamTiming.handOver(length: Self.ms(30_000), lastPresented: Self.ms(9_960), frameDuration: Self.ms(40),
+                                    incomingFrameDuration: nil, pictureEnd: Self.ms(30_000),
+                                    longestHold: Self.ms(10_000)) == Self.ms(10_000))
+        #expect(SeamTiming.handOver(length: Self.ms(10_500), lastPresented: Self.ms(9_960), frameDuration: Self.ms(40),
+                                    incomingFrameDuration: nil, pictureEnd: Self.ms(10_500),
+                                    longestHold: Self.ms(160)) == Self.ms(10_000))
+        // A 5 s last frame over sound that ends at 10.02 s: the sound's end.
+        #expect(SeamTiming.handOver(length: Self.ms(14_960), lastPresented: Self.ms(9_960), frameDuration: Self.ms(40),
+                                    incomingFrameDuration: nil, soundEnd: Self.ms(10_020), pictureEnd: Self.ms(14_960),
+                                    longestHold: Self.ms(10_000)) == Self.ms(10_020))
+        // Unknown (no packet durations): as before.
+        #expect(SeamTiming.handOver(length: Self.ms(10_000), lastPresented: Self.ms(9_960), frameDuration: Self.ms(40),
+                                    incomingFrameDuration: nil, pictureEnd: Self.ms(9_960),
+                                    longestHold: Self.ms(10_000)) == Self.ms(10_000))
+    }
+
     @Test func aStillLastsItsDurationFromItsStart() {
         #expect(SeamTiming.handOver(length: Self.ms(5_000), lastPresented: Self.ms(2_000), frameDuration: Self.ms(40),
                                     incomingFrameDuration: nil, stillStart: Self.ms(1_000)) == Self.ms(6_000))

@@ -87,3 +87,51 @@ def test_a_transport_streams_wrap_and_jumps_play_through_in_steps(tmp_path, case
     assert len(shown) == frames_in_file, f"{len(shown)} of the file's {frames_in_file} frames shown: {shown}"
     steps = [round(b - a, 3) for a, b in zip(shown, shown[1:])]
     assert all(abs(step - 0.1) <= 0.002 for step in steps), f"media time steps: {steps}"
+
+
+def webp_with_last_frame_held(path: Path, milliseconds: int) -> Path:
+    """ffmpeg's WebP animation of 10 frames 100 ms apart, its last frame's duration (the ANMF
+    chunk's 24-bit field, as an authoring tool writes it) set to `milliseconds`."""
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=1",
+                    "-c:v", "libwebp_anim", "-loop", "0", str(path)], check=True)
+    data, offset, last = bytearray(path.read_bytes()), 12, None
+    while offset + 8 <= len(data):
+        size = int.from_bytes(data[offset + 4:offset + 8], "little")
+        if data[offset:offset + 4] == b"ANMF":
+            last = offset + 8 + 12   # X, Y, width-1, height-1 (3 bytes each), then the duration
+        offset += 8 + size + (size & 1)
+    assert last is not None, "ffmpeg wrote no animation frames"
+    data[last:last + 3] = milliseconds.to_bytes(3, "little")
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_a_last_frame_the_file_holds_is_held_at_the_seam(tmp_path):
+    """An animation ending on its logo for 3 s (a GIF's final delay, a WebP's last frame) keeps
+    it 3 s before the next item, as a browser does; it was cut to one frame of the incoming
+    clip (40 ms). Nor is the hold a stall (counted from the last frame, a 2 s stall limit
+    skipped the item). The incoming clip still starts at its first frame, none dropped."""
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+    gif = tmp_path / "logo-end.gif"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=1",
+                    "-final_delay", "300", str(gif)], check=True)
+    webp = webp_with_last_frame_held(tmp_path / "logo-end.webp", 3000)
+    clip = tmp_path / "next.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=1",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(clip)], check=True)
+    stats = tmp_path / "stats.jsonl"
+    result = subprocess.run([str(KIOSK), "play", str(gif), str(clip), str(webp), str(clip), "--display", "headless:160x120",
+                             "--audio", "none", "--no-input", "--stall-timeout", "2", "--stats-file", str(stats)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "stalled" not in result.stderr, result.stderr
+    frames = [json.loads(line) for line in stats.read_text().splitlines() if line.endswith("}")]
+    seams = [(a, b) for a, b in zip(frames, frames[1:]) if a["item"] != b["item"]]
+    assert [(a["item"], b["item"]) for a, b in seams] == [(0, 1), (1, 2), (2, 3)], [(f["item"], f["pts"]) for f in frames]
+    for name, (last, first) in (("the GIF", seams[0]), ("the WebP", seams[2])):
+        assert round(last["pts"], 3) == 0.9, f"{name}'s last frame shown was {last['pts']}"
+        held = first["t"] - last["t"]
+        assert 2.9 <= held <= 3.5, f"{name}'s last frame was up {held:.3f} s, not its own 3 s"
+        assert first["pts"] == 0.0 and first["dropped"] == last["dropped"], \
+            f"the next clip began at {first['pts']} s with {first['dropped'] - last['dropped']} frames dropped"
