@@ -11,6 +11,9 @@ public final class DecodedFrame: @unchecked Sendable {
     public let rotation: Rotation
     /// The decoder had no timestamp for it (`pts` is then the item's start).
     public let hadNoTimestamp: Bool
+    /// How long the file shows it (its packet's duration: a GIF's delay), nil when it does not
+    /// say. The seam holds a last frame for it (`SeamTiming`).
+    public var ownDuration: MediaTime?
     /// The same picture in another device's memory, for the zero-copy path (a display that
     /// imports it shows it without touching `frame`'s pixels).
     public var prime: PrimePicture?

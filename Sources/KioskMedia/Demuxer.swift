@@ -33,6 +33,9 @@ public final class Demuxer {
     /// The end of the packet `read` returned last, from the item's start; nil when it had no
     /// timestamp.
     public private(set) var lastPacketEnd: MediaTime?
+    /// Added to every packet's times: a looped animation's later passes, read from the file's
+    /// start again (`AnimationLoop`).
+    public var timeOffset = MediaTime.zero
     /// For formats whose timestamps may jump (MPEG-TS, PS): the jumps taken out.
     private var continuity: TimestampContinuity?
     /// The format allows discontinuities (FFmpeg's AVFMT_TS_DISCONT: MPEG-TS, PS).
@@ -78,6 +81,7 @@ public final class Demuxer {
                 continue
             }
             makeContinuous(scratch, stream: index)
+            if timeOffset != .zero { shift(scratch, stream: index) }
             noteEnd(of: scratch, stream: index)
             return .packet(Packet(moving: scratch))
         }
@@ -94,6 +98,14 @@ public final class Demuxer {
                                             duration: av_rescale_q(packet.pointee.duration, base, microseconds))
         guard offset != 0 else { return }
         let delta = av_rescale_q(offset, microseconds, base)
+        if packet.pointee.pts != kiosk_nopts_value() { packet.pointee.pts += delta }
+        if packet.pointee.dts != kiosk_nopts_value() { packet.pointee.dts += delta }
+    }
+
+    private func shift(_ packet: UnsafeMutablePointer<AVPacket>, stream index: Int) {
+        let base = asset.stream(at: index).pointee.time_base
+        guard base.num > 0, base.den > 0 else { return }
+        let delta = timeOffset.ticks(in: Rational(Int64(base.num), Int64(base.den)))
         if packet.pointee.pts != kiosk_nopts_value() { packet.pointee.pts += delta }
         if packet.pointee.dts != kiosk_nopts_value() { packet.pointee.dts += delta }
     }

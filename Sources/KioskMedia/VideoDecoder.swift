@@ -276,6 +276,8 @@ public final class VideoDecoder: FrameDecoding {
             frameAspect = Rational(Int64(corrected.num), Int64(corrected.den))
         }
         let decoded = DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn, hadNoTimestamp: ticks == nil)
+        let duration = kiosk_frame_duration(frame)
+        if duration > 0 { decoded.ownDuration = stream.mediaTime(ticks: stream.startTicks + duration) }
         if let prime { decoded.prime = PrimePicture(descriptor: prime.descriptor, owner: prime, matrix: decoded.matrix) }
         return decoded
     }

@@ -144,6 +144,11 @@ public final class WebPAnimationReader {
         public let start: MediaTime
         public let end: MediaTime
         fileprivate let canvas: UnsafeMutablePointer<UInt8>
+
+        /// The same frame `offset` later: a later pass of a looped animation.
+        public func later(by offset: MediaTime) -> Step {
+            offset == .zero ? self : Step(start: start + offset, end: end + offset, canvas: canvas)
+        }
     }
 
     /// Decodes the next frame; nil after the last. Throws when a frame cannot be decoded.
@@ -174,6 +179,7 @@ public final class WebPAnimationReader {
             for y in 0..<size.height { (buffer.base + y * buffer.stride).copyMemory(from: step.canvas + y * row, byteCount: row) }
         }
         frame.restamp(to: step.start)
+        frame.ownDuration = step.end - step.start
         return frame
     }
 

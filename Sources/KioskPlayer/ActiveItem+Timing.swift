@@ -17,6 +17,8 @@ extension ActiveItem {
         plan.end = entry.item.end
         plan.streamOptions = StreamOptions(transport: entry.item.transport, latency: entry.item.latency)
         if !entry.isStillImage { plan.liveDuration = entry.item.duration }
+        // Looped until its `duration`, then cut there as a trim's `end` cuts a video.
+        if let loop = entry.animationLoop { plan.animationLoop = loop; plan.end = loop.duration }
         plan.decoderThreads = settings.decoderThreads ?? settings.playback.decoderThreads
         plan.frameMemory = settings.playback.frameMemory
         plan.hwdec = settings.playback.hwdec

@@ -12,6 +12,9 @@ final class ActiveItem {
     var reference: PlayerItemReference
     /// The pts of the last frame put on screen, and the spacing of frames seen so far.
     var lastPresentedPTS: MediaTime?
+    /// How long the file shows the frame on screen (`DecodedFrame.ownDuration`), if it says:
+    /// the seam keeps a last frame the file holds (`SeamTiming`).
+    var lastPresentedOwnDuration: MediaTime?
     /// The pts of the last frame the pacer dropped as late (a pause then stops on the next).
     var lastDroppedPTS: MediaTime?
     var frameDuration: MediaTime?
@@ -51,6 +54,7 @@ final class ActiveItem {
     /// The item's length as the user sees it (after trimming), when known.
     var duration: MediaTime? {
         if let still = plan.stillDuration { return still }
+        if let loop = plan.animationLoop { return loop.duration }
         // A live stream's `duration` is its length here: the next item is prepared ahead of it.
         if let live = plan.liveDuration, pipeline.progress.isLive { return live }
         var trimmed = entry
@@ -85,12 +89,13 @@ final class ActiveItem {
 
     /// `continuesRun`: the frame follows the one on screen in one run of the clock (not the
     /// first after a start, a seek or a stall).
-    func notePresented(_ pts: MediaTime, continuesRun: Bool) {
+    func notePresented(_ pts: MediaTime, ownDuration: MediaTime?, continuesRun: Bool) {
         if let spacing = FrameCadence.observed(previous: lastPresentedPTS, current: pts, lastDropped: lastDroppedPTS,
                                                continuesRun: continuesRun) {
             frameDuration = spacing
         }
         lastPresentedPTS = pts
+        lastPresentedOwnDuration = ownDuration
     }
 
     func close() { pipeline.close() }

@@ -19,7 +19,8 @@ extension ItemPipeline {
             frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))
             return
         }
-        let length = plan.end.map { Swift.min($0, reader.length) } ?? reader.length
+        // Looped for its `duration` (`AnimationLoop`: its `end`), else cut at its trim's `end`.
+        let length = plan.animationLoop != nil ? plan.end ?? reader.length : plan.end.map { Swift.min($0, reader.length) } ?? reader.length
         // Its frames' times are the file's own, a frame held seconds included (a GIF's gaps
         // are kept alike): the presenter believes them rather than following the clock.
         lock.withLock {
@@ -48,13 +49,23 @@ extension ItemPipeline {
         // decode thread frees its own at the end; a seek undoes it).
         takeDecoderHandOffAtEnd(generation: generation)?.release(.atTheEnd)
         reader.rewind()
-        restartHeldPicture()
+        // The pass `target` falls in, looped (`AnimationLoop`): its frames' times after the
+        // passes before it.
+        var offset = plan.animationLoop?.place(of: target, passLength: reader.length).offset ?? .zero
         var delivered = 0
         var last: WebPAnimationReader.Step?
         while lock.withLock({ pendingSeek == nil && !closing }) {
             let step: WebPAnimationReader.Step
             do {
-                guard let next = try reader.advance(), next.start < length else { break }
+                guard let next = try reader.advance()?.later(by: offset) else {
+                    guard let loop = plan.animationLoop, let following = loop.nextOffset(after: offset, passLength: reader.length)
+                    else { break }
+                    offset = following
+                    reader.rewind()
+                    last = nil   // its canvas is the next pass's now
+                    continue
+                }
+                guard next.start < length else { break }
                 step = next
             } catch {
                 last = nil   // the canvas holds a partial decode now
@@ -84,8 +95,6 @@ extension ItemPipeline {
         do {
             let frame = try reader.frame(of: step)
             if frame.pts < target { frame.restamp(to: target) }
-            // Its own end, as a demuxed packet's: the seam holds a last frame the file holds.
-            _ = notePacketEnd(step.end, isSound: false)
             return frames.push(.frame(frame, generation: generation))
         } catch {
             frames.push(.failed(error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)")))

@@ -24,13 +24,6 @@ extension ItemPipeline {
         lock.withLock { hasAudioStream ? demuxProgress.heldPicture.soundEnd : nil }
     }
 
-    /// Where the picture demuxed since the last seek ends (nil before any): the end of its
-    /// furthest packet, the last frame's own time included, which the seam keeps when the file
-    /// holds that frame (`SeamTiming`).
-    var demuxedPictureEnd: MediaTime? {
-        lock.withLock { demuxProgress.heldPicture.pictureEnd }
-    }
-
     /// The demux thread's, for each packet it passes on (`end`: `Demuxer.lastPacketEnd`): true
     /// when the sound has just outrun the picture (`HeldPicture.soundOutruns`; again after each
     /// seek, and after each return of the picture), for the decode thread's `.pictureHeld`.

@@ -182,7 +182,7 @@ final class ItemPipeline: @unchecked Sendable {
                 // start, and the decode thread stamps the picture with the time asked for
                 // (`deliver`). Sought to 3 s, FFmpeg's image reader had no frame at or after
                 // it, and the item failed as "no picture could be decoded".
-                do { try reader.seek(to: plan.stillDuration != nil ? .zero : asked) } catch { logger.warning("\(error)") }
+                do { try seekReading(reader, to: plan.stillDuration != nil ? .zero : asked) } catch { logger.warning("\(error)") }
                 finished = false
                 trim?.restart()
                 restartHeldPicture()
@@ -200,7 +200,10 @@ final class ItemPipeline: @unchecked Sendable {
                 continue
             }
             var output: Demuxer.Output
-            do { output = try reader.read() } catch {
+            do {
+                output = try reader.read()
+                if case .end = output, loopsAgain(reader) { continue }   // an animation's next pass
+            } catch {
                 // Ends the packet streams like the end of the file; the decode thread turns
                 // that end into the item's failure.
                 lock.withLock { streamLoss = error as? MediaError ?? MediaError(source: plan.source, reason: "\(error)") }

@@ -35,8 +35,10 @@ struct ItemPlan: Sendable {
     var tag = 0
     /// A URL's `transport` and `latency`.
     var streamOptions = StreamOptions()
-    /// `duration` of a network item: how long it plays when it turns out live (files ignore it).
+    /// `duration` of a network item: how long it plays when it turns out live.
     var liveDuration: MediaTime?
+    /// An animated picture given a `duration`: its passes until then (`end` is that duration).
+    var animationLoop: AnimationLoop?
     /// A card kiosk draws (`text:` of an override) instead of a file, with the layers' font.
     var card: TextCard?
     var cardScreen: PixelSize?

@@ -281,7 +281,7 @@ final class ItemSequencer {
                                    incomingFrameDuration: incoming,
                                    stillStart: item.plan.stillDuration != nil ? item.plan.start : nil,
                                    soundEnd: audio != nil ? item.pipeline.demuxedSoundEnd : nil,
-                                   pictureEnd: item.pipeline.demuxedPictureEnd,
+                                   pictureEnd: item.lastPresentedPTS.flatMap { last in item.lastPresentedOwnDuration.map { last + $0 } },
                                    longestHold: Swift.max(tuning.longestGap, item.expectedFrameDuration * Rational(tuning.cadenceFactor, 1)))
     }
 

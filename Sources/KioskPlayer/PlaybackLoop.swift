@@ -176,7 +176,7 @@ final class PlaybackLoop {
             case .none: break
             case .forClock: mailbox.wait(untilHost: MonotonicClock.hostTime() + MediaTime(value: 1, timescale: 20))
             case .until(let wake):
-                stall.awaitingEnd(dueAt: wake, of: item)
+                stall.awaitingEnd(dueAt: wake, of: item, rate: time.state.rate)
                 let until = stall.wake(for: wake)
                 // The last frame of a video holds a frame's time, or until its sound ends
                 // (`SeamTiming`), which can be a song's length: the loop keeps its turns.
@@ -355,7 +355,7 @@ final class PlaybackLoop {
     func presented(_ frame: DecodedFrame, of item: ActiveItem) {
         items.closeRetired()
         if item.lastPresentedPTS != frame.pts { stall.progressed() }   // an overlay redraw is no progress
-        item.notePresented(frame.pts, continuesRun: !time.needsFirstFrame)
+        item.notePresented(frame.pts, ownDuration: frame.ownDuration, continuesRun: !time.needsFirstFrame)
         screen.overlay?.keep(frame, of: item)
         screen.layers?.keep(frame, of: item)
         publishSnapshot()

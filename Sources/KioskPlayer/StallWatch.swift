@@ -68,15 +68,18 @@ final class StallWatch {
         policy.awaiting(dueAt: due, longestWait: item.longestFrameWait)
     }
 
-    /// The presenter waits for an item's end: believed as long as a wait for a frame (a last
-    /// frame the file holds, a GIF's 8 s logo, is a gap like one between frames: counted from
-    /// the last frame it was taken for a stall 5 s in), or whole for a still image (the length
-    /// kiosk.conf set) and for a picture held while the sound plays to its end (a song's cover:
-    /// a stall counted from the last frame would end the song 5 s in; the sound's reports keep
-    /// the count fed meanwhile).
-    func awaitingEnd(dueAt due: MediaTime, of item: ActiveItem) {
+    /// The presenter waits for an item's end: believed a few frames after the last progress,
+    /// or the last frame's own time where the file holds it (a GIF's 8 s logo: counted from
+    /// the last frame, it was taken for a stall 5 s in), in the clock's time at its `rate`; or
+    /// whole for a still image (the length kiosk.conf set) and for a picture held while the
+    /// sound plays to its end (a song's cover: a stall counted from the last frame would end
+    /// the song 5 s in; the sound's reports keep the count fed meanwhile).
+    func awaitingEnd(dueAt due: MediaTime, of item: ActiveItem, rate: Rational) {
         let believed = item.plan.stillDuration != nil || item.pipeline.holdsPictureForSound(shown: item.lastPresentedPTS)
-        policy.awaiting(dueAt: due, longestWait: believed ? nil : item.longestFrameWait)
+        let cadence = item.expectedFrameDuration
+        var wait = Swift.max(cadence * Rational(4, 1), item.lastPresentedOwnDuration ?? .zero) + cadence
+        if rate.isKnownAndPositive, rate.doubleValue < 1 { wait = wait * rate.inverted }
+        policy.awaiting(dueAt: due, longestWait: believed ? nil : wait)
     }
 
     /// `until`, or earlier where the guard must look again.

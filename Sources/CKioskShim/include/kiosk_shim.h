@@ -142,4 +142,15 @@ static inline int kiosk_frame_is_interlaced(const AVFrame *frame) {
 #endif
 }
 
+/// A decoded frame's own duration in its stream's time base (its packet's: a GIF's delay, an
+/// MP4 sample's), 0 when unknown: libavutil 57.30 (FFmpeg 6.0) added `duration` and deprecated
+/// `pkt_duration`.
+static inline int64_t kiosk_frame_duration(const AVFrame *frame) {
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(57, 30, 100)
+    return frame->duration;
+#else
+    return frame->pkt_duration;
+#endif
+}
+
 #endif

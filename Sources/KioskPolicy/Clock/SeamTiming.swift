@@ -26,8 +26,8 @@ public enum SeamTiming {
     ///   - soundEnd: where the item's played sound ends, nil without sound: the seam waits for
     ///     it (never past `length`). Its own end, not `length`, which a picture's packet of a
     ///     bogus duration can carry far past the picture.
-    ///   - pictureEnd: where the picture stream says its frames end (the end of its furthest
-    ///     packet: the last frame's pts plus its own duration), nil when unknown.
+    ///   - pictureEnd: where the file says the last frame shown ends (its pts plus its own
+    ///     duration, its packet's), nil when it does not say.
     ///   - longestHold: the longest a frame's own time is believed for this item, as between
     ///     its frames (`FrameTimelineTuning`: 10 s where gaps are kept); longer is a damaged
     ///     duration, and the seam is a frame after the last frame as before.

@@ -1,0 +1,35 @@
+import KioskCore
+import KioskMedia
+
+/// The demux thread's side of an animated picture looped for its `duration` (`AnimationLoop`):
+/// at the file's end it reads the file again from its start, its packets' times after the pass
+/// just played, so the decoder and the presenter see one animation running on (a GIF's first
+/// picture is a keyframe: its decoder starts the canvas afresh); a seek lands in the pass its
+/// time falls in. The item's `end` (its duration) cuts the last pass as a trim does.
+extension ItemPipeline {
+    /// At the end of the file: true when another pass follows, already sought to.
+    func loopsAgain(_ reader: StreamReader) -> Bool {
+        guard let loop = plan.animationLoop else { return false }
+        let offset = reader.demuxer.timeOffset
+        // One play of the file: where this pass's packets ended (exact, in its ticks).
+        guard let next = loop.nextOffset(after: offset, passLength: reader.demuxer.endTime - offset) else { return false }
+        do {
+            try reader.seek(to: .zero)
+        } catch {
+            logger.warning("\(error): the animation ends here")
+            return false
+        }
+        reader.demuxer.timeOffset = next
+        return true
+    }
+
+    /// Moves the reading to `time` on the item's timeline: into the pass it falls in.
+    func seekReading(_ reader: StreamReader, to time: MediaTime) throws {
+        guard let loop = plan.animationLoop else { return try reader.seek(to: time) }
+        // One play of the file, as its container says (a seek can come before a pass ends).
+        let length = reader.demuxer.asset.info.durationSeconds.map { MediaTime(seconds: $0) }
+        let place = loop.place(of: time, passLength: length)
+        try reader.seek(to: place.fileTime)
+        reader.demuxer.timeOffset = place.offset
+    }
+}
