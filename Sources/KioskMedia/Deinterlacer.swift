@@ -105,6 +105,9 @@ final class Deinterlacer {
             frame.pointee.pts = av_rescale_q(frame.pointee.pts, kiosk_av_buffersink_get_time_base(bufferSink), timeBase)
         }
         frame.pointee.best_effort_timestamp = frame.pointee.pts
+        // Its duration is in either time base, by FFmpeg's version: said unknown (a woven frame
+        // is a video's, never held on purpose: `SeamTiming`).
+        kiosk_frame_set_duration(frame, 0)
         return frame
     }
 

@@ -33,6 +33,11 @@ public final class Demuxer {
     /// The end of the packet `read` returned last, from the item's start; nil when it had no
     /// timestamp.
     public private(set) var lastPacketEnd: MediaTime?
+    /// The latest end seen in the file's own time (`timeOffset` left out), and once the file
+    /// was read to its end, its length so: one pass of a looped animation (`AnimationLoop`),
+    /// which `endTime`, the furthest time handed out, is not after a seek back.
+    public private(set) var fileEnd = MediaTime.zero
+    public private(set) var fileLength: MediaTime?
     /// Added to every packet's times: a looped animation's later passes, read from the file's
     /// start again (`AnimationLoop`).
     public var timeOffset = MediaTime.zero
@@ -73,6 +78,7 @@ public final class Demuxer {
             let result = av_read_frame(asset.context, scratch)
             if result < 0 {
                 lastReadError = result == kiosk_averror_eof() ? nil : result
+                if lastReadError == nil, fileEnd > .zero { fileLength = fileEnd }
                 return .end
             }
             let index = Int(scratch.pointee.stream_index)
@@ -122,6 +128,7 @@ public final class Demuxer {
         let end = MediaTime(ticks: ticks - start + Swift.max(0, packet.pointee.duration), timeBase: base)
         lastPacketEnd = end
         if end > endTime { endTime = end }
+        if end - timeOffset > fileEnd { fileEnd = end - timeOffset }
     }
 
     /// Moves to the last keyframe of the video (or audio) stream at or before `time`. A song's

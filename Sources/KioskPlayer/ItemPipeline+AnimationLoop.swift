@@ -10,9 +10,8 @@ extension ItemPipeline {
     /// At the end of the file: true when another pass follows, already sought to.
     func loopsAgain(_ reader: StreamReader) -> Bool {
         guard let loop = plan.animationLoop else { return false }
-        let offset = reader.demuxer.timeOffset
-        // One play of the file: where this pass's packets ended (exact, in its ticks).
-        guard let next = loop.nextOffset(after: offset, passLength: reader.demuxer.endTime - offset) else { return false }
+        // One play of the file: its length, read to its end (exact, in its ticks).
+        guard let next = loop.nextOffset(after: reader.demuxer.timeOffset, passLength: reader.demuxer.fileLength) else { return false }
         do {
             try reader.seek(to: .zero)
         } catch {
@@ -26,8 +25,9 @@ extension ItemPipeline {
     /// Moves the reading to `time` on the item's timeline: into the pass it falls in.
     func seekReading(_ reader: StreamReader, to time: MediaTime) throws {
         guard let loop = plan.animationLoop else { return try reader.seek(to: time) }
-        // One play of the file, as its container says (a seek can come before a pass ends).
-        let length = reader.demuxer.asset.info.durationSeconds.map { MediaTime(seconds: $0) }
+        // One play of the file: as read to its end, else as its container says (a seek can come
+        // before the first pass ends; an APNG says none: its first pass is read on from 0).
+        let length = reader.demuxer.fileLength ?? reader.demuxer.asset.info.durationSeconds.map { MediaTime(seconds: $0) }
         let place = loop.place(of: time, passLength: length)
         try reader.seek(to: place.fileTime)
         reader.demuxer.timeOffset = place.offset

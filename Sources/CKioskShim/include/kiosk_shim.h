@@ -153,4 +153,12 @@ static inline int64_t kiosk_frame_duration(const AVFrame *frame) {
 #endif
 }
 
+static inline void kiosk_frame_set_duration(AVFrame *frame, int64_t duration) {
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(57, 30, 100)
+    frame->duration = duration;
+#else
+    frame->pkt_duration = duration;
+#endif
+}
+
 #endif
