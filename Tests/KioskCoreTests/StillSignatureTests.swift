@@ -98,3 +98,57 @@ func gifReading(_ bytes: [UInt8]) -> (Int, Int) -> [UInt8] {
         #expect(NetworkURL.pathExtension(of: "/local/file.png") == "")
     }
 }
+
+/// A folder of one GIF whose reads are counted and whose version (`FileFingerprint`) the test
+/// sets: what the expander reads of it at each expansion.
+private final class CountedGIFFolder: PlaylistFileSystem, @unchecked Sendable {
+    let folder: String
+    var bytes: [UInt8]
+    var version = FileFingerprint(device: 1, inode: 7, size: 0, changed: 1, modified: 1)
+    private(set) var reads = 0
+
+    init(folder: String, bytes: [UInt8]) {
+        self.folder = folder
+        self.bytes = bytes
+    }
+
+    func kind(ofItemAt path: String) -> FileKind? { path == folder ? .directory : path == folder + "/logo.gif" ? .file : nil }
+    func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] { ["logo.gif"] }
+    func fingerprint(atPath path: String) -> FileFingerprint? { version }
+
+    func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8] {
+        reads += 1
+        guard offset < bytes.count else { return [] }
+        return Array(bytes[offset..<min(bytes.count, offset + count)])
+    }
+}
+
+@Suite struct GIFPictureCacheTests {
+    /// A folder's GIF is read once per version: a second expansion (a reload, a change beside
+    /// it in a watched folder) reads none of it; a new version (another file copied over it) is
+    /// read and counted again.
+    @Test func aGIFIsReadOncePerVersion() {
+        let folder = "/gif-cache-\(UInt64.random(in: 0...UInt64.max))"   // the cache is the process's
+        let disk = CountedGIFFolder(folder: folder, bytes: gifBytes(pictures: 1))
+        let item = ItemConfig(source: .directory(folder), location: SourceLocation(file: "kiosk.conf", line: 1, column: 1))
+        #expect(PlaylistExpander(fileSystem: disk).expand([item]).entries.map(\.isStillImage) == [true])
+        let firstReads = disk.reads
+        #expect(firstReads > 0)
+        #expect(PlaylistExpander(fileSystem: disk).expand([item]).entries.map(\.isStillImage) == [true])
+        #expect(disk.reads == firstReads + 1)   // the first bytes (what kind of picture), not the walk
+        disk.bytes = gifBytes(pictures: 3)
+        disk.version.modified += 1
+        #expect(PlaylistExpander(fileSystem: disk).expand([item]).entries.map(\.isStillImage) == [false])
+    }
+
+    /// A count that could not be made (a GIF still being copied: no trailer yet) is not kept.
+    @Test func anUnfinishedGIFIsCountedAgain() {
+        let cache = GIFPictureCache()
+        let version = FileFingerprint(device: 1, inode: 2, size: 3, changed: 4, modified: 5)
+        var counted = 0
+        #expect(cache.pictureCount(of: "/a.gif", fingerprint: version, counting: { counted += 1; return nil }) == nil)
+        #expect(cache.pictureCount(of: "/a.gif", fingerprint: version, counting: { counted += 1; return 1 }) == 1)
+        #expect(cache.pictureCount(of: "/a.gif", fingerprint: version, counting: { counted += 1; return 5 }) == 1)
+        #expect(counted == 2)
+    }
+}

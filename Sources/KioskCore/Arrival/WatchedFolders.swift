@@ -21,6 +21,10 @@ public struct SettledFileSystem: PlaylistFileSystem {
         hidden.contains(PathText.normalize(path)) ? [] : base.bytes(atPath: path, offset: offset, count: count)
     }
 
+    public func fingerprint(atPath path: String) -> FileFingerprint? {
+        hidden.contains(PathText.normalize(path)) ? nil : base.fingerprint(atPath: path)
+    }
+
     public func unsettledFiles(under path: String) -> [String] {
         let folder = PathText.normalize(path)
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"

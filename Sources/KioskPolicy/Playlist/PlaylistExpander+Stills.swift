@@ -28,7 +28,14 @@ extension PlaylistExpander {
     static let otherVideoExtensions: Set<String> = ["mjpeg", "mjpg", "apng", "y4m", "h264", "264", "h265", "265", "hevc", "ivf",
                                                     "nut", "dv", "m1v", "rm", "rmvb", "ogm"]
 
+    /// Read once per version of the file (up to 4 MB, block by block): a folder of GIFs was read
+    /// whole again at every expansion (a start, a reload, each change in a watched folder).
     private func gifIsStill(_ path: String) -> Bool? {
-        StillSignature.gifPictureCount { offset, count in fileSystem.bytes(atPath: path, offset: offset, count: count) }.map { $0 == 1 }
+        let count = { StillSignature.gifPictureCount { offset, count in fileSystem.bytes(atPath: path, offset: offset, count: count) } }
+        guard let fingerprint = fileSystem.fingerprint(atPath: path) else { return count().map { $0 == 1 } }
+        return Self.gifPictures.pictureCount(of: path, fingerprint: fingerprint, counting: count).map { $0 == 1 }
     }
+
+    /// The GIFs counted in this process, by path and version.
+    static let gifPictures = GIFPictureCache()
 }

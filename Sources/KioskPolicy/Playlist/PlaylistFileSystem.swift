@@ -29,12 +29,16 @@ public protocol PlaylistFileSystem: Sendable {
     /// Up to `count` bytes of the file at `path` from `offset` (fewer at its end; none when it
     /// cannot be read): what a file is when its name does not say (`StillSignature`).
     func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8]
+    /// What tells this file's version from another's (device, inode, size, change time), nil
+    /// when it cannot be had: what was read of it is kept until it changes (`GIFPictureCache`).
+    func fingerprint(atPath path: String) -> FileFingerprint?
 }
 
 extension PlaylistFileSystem {
     public func smallText(atPath path: String) -> String? { nil }
     public func unsettledFiles(under path: String) -> [String] { [] }
     public func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8] { [] }
+    public func fingerprint(atPath path: String) -> FileFingerprint? { nil }
 }
 
 /// The real file system, through Foundation's FileManager.
@@ -61,6 +65,14 @@ public struct LocalFileSystem: PlaylistFileSystem {
         var bytes = [UInt8](repeating: 0, count: count)
         let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
         return got > 0 ? Array(bytes.prefix(got)) : []
+    }
+
+    public func fingerprint(atPath path: String) -> FileFingerprint? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return FileFingerprint(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                               changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec),
+                               modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
     public func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
