@@ -228,7 +228,7 @@ final class PlaybackLoop {
                 item.lastDroppedPTS = frame.pts
                 screen.noteDropped()
             case .wait(let until):
-                stall.awaitingFrame(dueAt: until, of: item)
+                stall.awaitingFrame(dueAt: until, of: item, rate: time.state.rate)
                 // Due for a flip from `until` on: woken early by the draw and the aim's margin, so
                 // that the flip nearest its time is still reachable (else a frame whose moment fell
                 // within a draw before a vblank was aimed at the next, a refresh late).

@@ -63,9 +63,14 @@ final class StallWatch {
 
     /// The presenter waits for a frame due at `due`: believed up to a few frame periods
     /// (`FrameTimeline`'s longest step) after the last progress, or a real gap where its
-    /// timeline keeps them.
-    func awaitingFrame(dueAt due: MediaTime, of item: ActiveItem) {
-        policy.awaiting(dueAt: due, longestWait: item.longestFrameWait)
+    /// timeline keeps them, in the clock's time at its `rate` (half speed: twice as long).
+    func awaitingFrame(dueAt due: MediaTime, of item: ActiveItem, rate: Rational) {
+        policy.awaiting(dueAt: due, longestWait: Self.hostTime(item.longestFrameWait, at: rate))
+    }
+
+    /// A wait in media time as the host lives it at `rate` (only slower rates lengthen it).
+    private static func hostTime(_ wait: MediaTime, at rate: Rational) -> MediaTime {
+        rate.isKnownAndPositive && rate.doubleValue < 1 ? wait * rate.inverted : wait
     }
 
     /// The presenter waits for an item's end: believed a few frames after the last progress,
@@ -77,9 +82,8 @@ final class StallWatch {
     func awaitingEnd(dueAt due: MediaTime, of item: ActiveItem, rate: Rational) {
         let believed = item.plan.stillDuration != nil || item.pipeline.holdsPictureForSound(shown: item.lastPresentedPTS)
         let cadence = item.expectedFrameDuration
-        var wait = Swift.max(cadence * Rational(4, 1), item.lastPresentedOwnDuration ?? .zero) + cadence
-        if rate.isKnownAndPositive, rate.doubleValue < 1 { wait = wait * rate.inverted }
-        policy.awaiting(dueAt: due, longestWait: believed ? nil : wait)
+        let wait = Swift.max(cadence * Rational(4, 1), item.lastPresentedOwnDuration ?? .zero) + cadence
+        policy.awaiting(dueAt: due, longestWait: believed ? nil : Self.hostTime(wait, at: rate))
     }
 
     /// `until`, or earlier where the guard must look again.

@@ -135,3 +135,25 @@ def test_a_last_frame_the_file_holds_is_held_at_the_seam(tmp_path):
         assert 2.9 <= held <= 3.5, f"{name}'s last frame was up {held:.3f} s, not its own 3 s"
         assert first["pts"] == 0.0 and first["dropped"] == last["dropped"], \
             f"the next clip began at {first['pts']} s with {first['dropped'] - last['dropped']} frames dropped"
+
+
+def test_a_gap_the_file_holds_is_no_stall_at_a_slow_rate(tmp_path):
+    """A GIF holding a frame 3 s mid-way, played at a quarter speed: 12 s on the wall between
+    two frames, which the stall guard (1 s here) must believe as the file's gap (it counted
+    the gap in media time and ended the item as stalled 11 s in)."""
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} is missing: run swift build first")
+    clip = tmp_path / "gap.gif"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=0.5",
+                    "-vf", "setpts='(N*0.1+gte(N\\,3)*2.9)/TB'", "-fps_mode", "passthrough", str(clip)], check=True)
+    source = probed_times(clip)
+    assert len(source) == 5 and 2.9 <= source[3] - source[2] <= 3.1, f"ffmpeg made other times than meant: {source}"
+    stats = tmp_path / "stats.jsonl"
+    result = subprocess.run([str(KIOSK), "play", str(clip), "--display", "headless:160x120", "--audio", "none", "--no-input",
+                             "--rate", "0.25", "--stall-timeout", "1", "--stats-file", str(stats)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "stalled" not in result.stderr, result.stderr
+    frames = [json.loads(line) for line in stats.read_text().splitlines() if line.endswith("}")]
+    shown = [round(frame["pts"], 3) for frame in frames if frame.get("video") and frame["item"] == 0]
+    assert shown[-2:] == source[-2:], f"presented {shown}, the file says {source}"
