@@ -34,7 +34,7 @@ public final class Demuxer {
     /// timestamp.
     public private(set) var lastPacketEnd: MediaTime?
     /// The latest end seen in the file's own time (`timeOffset` left out), and once the file
-    /// was read to its end, its length so: one pass of a looped animation (`AnimationLoop`),
+    /// was read to its end (or to a read error), its length so: one pass of a looped animation (`AnimationLoop`),
     /// which `endTime`, the furthest time handed out, is not after a seek back.
     public private(set) var fileEnd = MediaTime.zero
     public private(set) var fileLength: MediaTime?
@@ -78,7 +78,8 @@ public final class Demuxer {
             let result = av_read_frame(asset.context, scratch)
             if result < 0 {
                 lastReadError = result == kiosk_averror_eof() ? nil : result
-                if lastReadError == nil, fileEnd > .zero { fileLength = fileEnd }
+                // A damaged tail (a read error, not EOF) ends every pass the same way.
+                if fileEnd > .zero { fileLength = fileEnd }
                 return .end
             }
             let index = Int(scratch.pointee.stream_index)

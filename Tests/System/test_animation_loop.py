@@ -52,7 +52,8 @@ def records(stats: Path):
 # The GIF's frames on the item's timeline, looped: passes at 0, 1.4 and 2.8 s (frames 0.0-0.9
 # each, its last held 0.5 s), cut at 3.2 s.
 GIF_PASS = [round(n * 0.1, 1) for n in range(10)]
-GIF_TIMES = {round(offset + t, 1) for offset in (0.0, 1.4, 2.8, 4.2, 5.6) for t in GIF_PASS}
+PASS_STARTS = [round(n * 1.4, 1) for n in range(9)]   # to 11.2 s
+GIF_TIMES = {round(offset + t, 1) for offset in PASS_STARTS for t in GIF_PASS}
 
 
 def check_frames(times, expected, label):
@@ -112,17 +113,18 @@ def test_a_seek_into_a_looping_animation_lands_in_its_pass(tmp_path, media):
     if not KIOSK.exists():
         pytest.fail(f"{KIOSK} is missing: run swift build first")
     socket_path = tmp_path / "control.sock"
-    process, stats = run(tmp_path, [f"{{path: {media / 'sale.gif'}, duration: 6}}", media / "next.mp4"], 90,
+    process, stats = run(tmp_path, [f"{{path: {media / 'sale.gif'}, duration: 12}}", media / "next.mp4"], 90,
                          ["--control-socket", str(socket_path)])
     try:
         assert wait_until(socket_path.exists, timeout=30), "no control socket"
         client = ControlClient(socket_path, timeout=30)
         assert wait_until(lambda: any(r["item"] == 0 for r in records(stats)), timeout=30), "the GIF never showed"
-        assert abs(client.ok("get", "duration") - 6.0) < 0.01
+        assert abs(client.ok("get", "duration") - 12.0) < 0.01
         forward = seek_paused(client, 3.0)   # the third pass (2.8 s on), 0.2 s into the file
         assert wait_until(lambda: any(t >= 3.2 for t in shown_since(stats, forward)), timeout=30), shown_since(stats, forward)
         after_forward = [t for t in shown_since(stats, forward) if t >= 2.95]
         back = seek_paused(client, 0.5)
+        assert client.ok("get", "item") == 0, "the GIF had ended before the seek back"
         assert wait_until(lambda: any(r["item"] == 1 for r in records(stats)), timeout=60), "the item never ended"
     finally:
         process.kill()
@@ -131,7 +133,7 @@ def test_a_seek_into_a_looping_animation_lands_in_its_pass(tmp_path, media):
     check_frames(after_forward[:3], GIF_TIMES, "after the seek forward")
     after_back = [t for t in shown_since(stats, back) if t >= 0.45]
     assert after_back[0] == 0.5, f"after the seek back to 0.5 s: {after_back}"
-    check_frames(after_back, {t for t in GIF_TIMES if t < 6.0}, "after the seek back")
-    # Every later pass came: its first frames (1.4, 2.8, 4.2, 5.6 s) shown, bar a dropped one.
-    firsts = [t for t in (1.4, 2.8, 4.2, 5.6) if any(abs(s - t) < 0.25 for s in after_back)]
-    assert len(firsts) == 4 and max(after_back) >= 5.8, f"the passes after the seek back: {after_back}"
+    check_frames(after_back, {t for t in GIF_TIMES if t < 12.0}, "after the seek back")
+    # Every later pass came: its first frames (1.4, 2.8 ... 11.2 s) shown, bar a dropped one.
+    firsts = [t for t in PASS_STARTS[1:] if any(abs(s - t) < 0.25 for s in after_back)]
+    assert firsts == PASS_STARTS[1:] and max(after_back) >= 11.8, f"the passes after the seek back: {after_back}"

@@ -70,9 +70,14 @@ public struct LocalFileSystem: PlaylistFileSystem {
     public func fingerprint(atPath path: String) -> FileFingerprint? {
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        #if canImport(Darwin)
+        let (changed, modified) = (info.st_ctimespec, info.st_mtimespec)
+        #else
+        let (changed, modified) = (info.st_ctim, info.st_mtim)
+        #endif
         return FileFingerprint(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                               changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec),
-                               modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+                               changed: Int64(changed.tv_sec) * 1_000_000_000 + Int64(changed.tv_nsec),
+                               modified: Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec))
     }
 
     public func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
