@@ -98,6 +98,9 @@ struct PlaylistExpansionTests {
         let expansion = PlaylistExpander(fileSystem: show).expand(files + urls)
         #expect(expansion.entries.map(\.isStillImage) == [true, false, true, false, false, true, false, true, false, false,
                                                            true, false, true, false, false, false])
+        // Animations by their bytes as by their names: they loop for a `duration`.
+        #expect(expansion.entries.map(\.isAnimatedPicture) == [false, false, false, true, true, false, false, false, false, true,
+                                                                false, true, false, false, false, false])
     }
 
     /// Cameras', phones' and browsers' names for what FFmpeg reads are listed from folders.

@@ -47,9 +47,8 @@ extension PlaylistEntry {
     /// The loop its `duration` asks for: an animated picture's file given a `duration` and no
     /// trim (`start` and `end` cut a file as a video's; where set, they win and it plays once).
     public var animationLoop: AnimationLoop? {
-        guard !isStillImage, case .file(let path) = media, let duration = item.duration, duration > .zero,
-              item.start == nil, item.end == nil,
-              Self.animatedPictureExtensions.contains(PathText.lowercasedExtension(path)) else { return nil }
+        guard !isStillImage, isAnimatedPicture, case .file = media, let duration = item.duration, duration > .zero,
+              item.start == nil, item.end == nil else { return nil }
         return AnimationLoop(duration: duration)
     }
 }

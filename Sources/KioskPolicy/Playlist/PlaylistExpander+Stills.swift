@@ -8,6 +8,19 @@ extension PlaylistExpander {
     ///   still when it begins as a JPEG, PNG, BMP, TIFF, WebP, HEIF or JPEG XL file does; else
     ///   it is a video as before (FFmpeg probes it, and says why when it cannot play it).
     func stillByContent(_ path: String) -> Bool? {
+        pictureByContent(path).map { $0 == .still }
+    }
+
+    /// What the bytes say a file is where its name cannot (`stillByContent`).
+    enum ContentKind: Equatable {
+        case still
+        /// A picture format's animation (a GIF of more pictures than one, an animated WebP):
+        /// played as a video, looped for its item's `duration` (`AnimationLoop`).
+        case animation
+        case video
+    }
+
+    func pictureByContent(_ path: String) -> ContentKind? {
         let name = PathText.lowercasedExtension(path)
         let asked = name == "gif" || name == "webp"
         // Names this expander lists (media, or a music bed's sound files) say what they are.
@@ -15,11 +28,11 @@ extension PlaylistExpander {
             return nil
         }
         let start = fileSystem.bytes(atPath: path, offset: 0, count: StillSignature.leadingByteCount)
-        guard let kind = StillSignature.kind(of: start) else { return start.isEmpty || asked ? nil : false }
+        guard let kind = StillSignature.kind(of: start) else { return start.isEmpty || asked ? nil : .video }
         switch kind {
-        case .gif: return gifIsStill(path)
-        case .webp: return !StillSignature.isAnimatedWebP(start)
-        default: return true   // a .gif or .webp that is a JPEG inside is a still too
+        case .gif: return gifIsStill(path).map { $0 ? .still : .animation }
+        case .webp: return StillSignature.isAnimatedWebP(start) ? .animation : .still
+        default: return .still   // a .gif or .webp that is a JPEG inside is a still too
         }
     }
 

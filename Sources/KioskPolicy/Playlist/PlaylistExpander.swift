@@ -33,6 +33,9 @@ public struct PlaylistEntry: Sendable, Equatable {
     /// A picture (`stillImageExtensions`; a card; from the expander, a file that is one by its
     /// bytes, and a GIF of one picture): shown for `item.duration` or `playback.image_duration`.
     public var isStillImage: Bool
+    /// An animation in a picture's format, by its name (`animatedPictureExtensions`) or, from
+    /// the expander, by its bytes (an animated GIF named `asset_1234`): looped for `duration`.
+    public var isAnimatedPicture: Bool
 
     public init(media: MediaReference, item: ItemConfig, itemIndex: Int) {
         self.media = media
@@ -42,14 +45,17 @@ public struct PlaylistEntry: Sendable, Equatable {
         case .file(let path):
             title = item.title ?? PathText.lastComponent(path)
             isStillImage = PlaylistExpander.stillImageExtensions.contains(PathText.lowercasedExtension(path))
+            isAnimatedPicture = Self.animatedPictureExtensions.contains(PathText.lowercasedExtension(path))
         case .url(let url):
             title = item.title ?? NetworkURL.masked(url)   // titles reach logs and events
             // `https://host/menu.png?v=3` is a picture FFmpeg reads (libheif reads files only).
             let name = NetworkURL.pathExtension(of: url)
             isStillImage = PlaylistExpander.stillImageExtensions.subtracting(PlaylistExpander.heifImageExtensions).contains(name)
+            isAnimatedPicture = false   // a network item's `duration` is a live stream's
         case .card(let card):
             title = item.title ?? card.name
             isStillImage = true
+            isAnimatedPicture = false
         }
     }
 
@@ -109,7 +115,10 @@ public struct PlaylistExpander: Sendable {
                 var entry = PlaylistEntry(media: reference, item: item, itemIndex: index)
                 if case .synced = item.source, case .file(let path) = reference,
                    let title = syncedTitle(of: path) { entry.title = title }
-                if case .file(let path) = reference, let still = stillByContent(path) { entry.isStillImage = still }
+                if case .file(let path) = reference, let kind = pictureByContent(path) {
+                    entry.isStillImage = kind == .still
+                    entry.isAnimatedPicture = kind == .animation
+                }
                 return entry
             }
             if let problem {
