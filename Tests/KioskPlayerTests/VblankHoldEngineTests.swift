@@ -43,29 +43,41 @@ import Testing
     }
 
     /// Every draw takes 6 ms. The pacer takes a frame for the refresh nearest its time, and was
-    /// woken half a refresh before that time: a frame whose moment fell within a draw (and the
-    /// aim's margin) before a vblank could no longer make it and was aimed at the next, a
-    /// refresh late (a third of a 25 fps clip's frames on 60 Hz). Woken earlier by the draw,
-    /// each goes up at the refresh nearest its time (a tenth allowed: a loaded host's wake-ups).
+    /// woken half a refresh before that time: a frame whose nearest vblank came too soon after
+    /// that for a draw (and the aim's margin) could no longer make it and was aimed at the next,
+    /// a refresh late: the frames of 2 of the 5 phases a 25 fps clip has against 60 Hz, every
+    /// one of them (measured with that wake-up: 23 of 23, the other phases' 1 of 36). Woken
+    /// earlier by the draw, each goes up at the refresh nearest its time.
+    /// A loaded host's late wake-ups make frames late too, but at any phase: the test asks that
+    /// no phase is late nearly always while another is seldom (it counted late frames before,
+    /// and failed on a loaded machine: 12 of 60 in a stress run, none systematic).
     @Test func aSlowDrawStillMakesTheVblankNearestTheFramesTime() throws {
         let display = SlowDrawsDisplay(HeadlessDisplay(size: Self.screen, refreshRate: 60, pacing: .vblank),
                                        slowEvery: 1, after: 0, slowSeconds: 0.006)
         let (records, video) = try display.playClipOnce("vblank-slow-draws-25fps", settings: PlayerSettings())
         #expect(video.count >= 60, "most of the 75 frames shown (\(video.count))")
+        let refresh = 1000.0 / 60
         // Each frame's place against the clock: set by the last untimed frame's flip (the first
-        // one, or the first after a rebuffer on a starved host), running at rate 1 from there.
+        // one, or the first after a rebuffer on a starved host; on a vblank), running at rate 1
+        // from there. Its phase: how far its time lies past the vblank before it, to 0.5 ms.
         var anchor: (t: Double, pts: Double)?
-        var offsets: [Double] = []
+        var frames: [(offset: Double, phase: Int)] = []
         for record in records where record["video"] as? Bool == true {
             guard let t = record["t"] as? Double, let pts = record["pts"] as? Double else { continue }
             guard record["aim"] != nil, let start = anchor else { anchor = (t, pts); continue }
-            offsets.append(((t - start.t) - (pts - start.pts)) * 1000)
+            let time = (pts - start.pts) * 1000
+            let phase = Int((time.truncatingRemainder(dividingBy: refresh) * 2).rounded()) % Int(refresh * 2)
+            frames.append((offset: (t - start.t) * 1000 - time, phase: phase))
         }
         // After the draw estimate (smoothed over 8 draws) has settled: more than half a refresh
         // (8.3 ms) after its time, with a millisecond of slack, is a refresh late.
-        let late = offsets.enumerated().filter { $0.offset >= 15 && $0.element > 9.4 }
-        #expect(offsets.count >= 50, "timed frames (\(offsets.count))")
-        #expect(late.count <= 6, "frames a refresh late (index, ms): \(late.prefix(8).map { "(\($0.offset), \(Int($0.element)))" })")
+        let settled = frames.dropFirst(15)
+        let phases = Dictionary(grouping: settled, by: \.phase).filter { $0.value.count >= 6 }
+        #expect(settled.count >= 45 && phases.count >= 3, "timed frames (\(settled.count)) in phases (\(phases.count))")
+        let lateShare = phases.mapValues { group in Double(group.filter { $0.offset > 9.4 }.count) / Double(group.count) }
+        let worst = lateShare.values.max() ?? 0, best = lateShare.values.min() ?? 0
+        #expect(!(worst >= 0.8 && best <= 0.3),
+                "frames a refresh late by phase (half ms past a vblank: share): \(lateShare.sorted { $0.key < $1.key }.map { "\($0.key): \(String(format: "%.2f", $0.value))" })")
     }
 
     /// A display with a video plane whose driver refuses the frames (TEST_ONLY), on a vblank
