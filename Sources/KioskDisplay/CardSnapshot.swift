@@ -102,7 +102,21 @@ extension Card {
             formats: (0..<Int(p.count_formats)).map { FourCC(rawValue: p.formats[$0]) },
             currentCRTCID: p.crtc_id, currentFramebufferID: p.fb_id,
             rotation: props.first { $0.name == "rotation" && $0.isBitmask }.map { PlaneRotationSupport(entries: $0.enumEntries) },
-            scaling: props.contains { $0.name == "SCALING_FILTER" } ? .yes : .unknown)
+            scaling: props.contains { $0.name == "SCALING_FILTER" } ? .yes : .unknown,
+            modifiers: props.first { $0.name == "IN_FORMATS" }.flatMap { formatModifiers(blob: $0.value) })
+    }
+
+    /// A plane's IN_FORMATS blob as (format, modifiers) pairs, through libdrm's iterator; nil
+    /// when it cannot be read (the plane is then taken to scan out linear buffers only).
+    private func formatModifiers(blob id: UInt64) -> [FourCC: [UInt64]]? {
+        guard id != 0, id <= UInt64(UInt32.max), let blob = drmModeGetPropertyBlob(fd.rawValue, UInt32(id)) else { return nil }
+        defer { drmModeFreePropertyBlob(blob) }
+        var iterator = drmModeFormatModifierIterator()
+        var pairs: [FourCC: [UInt64]] = [:]
+        while drmModeFormatModifierBlobIterNext(blob, &iterator) {
+            pairs[FourCC(rawValue: iterator.fmt), default: []].append(iterator.mod)
+        }
+        return pairs
     }
 
     /// From the "type" enum property; without universal planes only overlays are listed.

@@ -36,9 +36,10 @@ extension DRMDisplay: PrimeScanoutOutput {
         return try PrimeFramebuffer(card: card, frame: frame)
     }
 
-    /// The plane an imported frame of `format` laid out by `layout` goes on, or why none can
-    /// take it (no atomic API, no plane with the format, no scaling, `video_plane: off`).
-    public func preparePrimeScanout(format: FourCC, layout: GravityLayout) -> DirectScanoutAnswer {
+    /// The plane an imported frame of `format` in the memory layout `modifier` laid out on screen
+    /// by `layout` goes on, or why none can take it (no atomic API, no plane with the format or
+    /// listing the layout in IN_FORMATS, no scaling, `video_plane: off`).
+    public func preparePrimeScanout(format: FourCC, modifier: UInt64, layout: GravityLayout) -> DirectScanoutAnswer {
         lock.lock(); defer { lock.unlock() }
         guard videoPlanePolicy == .auto else { return .refused(reason: "display.video_plane is off") }
         guard !isClosed else { return .unavailable(reason: "the display is closed") }
@@ -46,8 +47,19 @@ extension DRMDisplay: PrimeScanoutOutput {
             return .refused(reason: "\(driverName) is driven through the legacy API (no atomic commits)")
         }
         let displayRotation = softwareRotation == .none ? rotation : .none
-        return PlaneSelection.choosePrimeScanout(format: format, layout: layout, displayRotation: displayRotation,
+        return PlaneSelection.choosePrimeScanout(format: format, modifier: modifier, layout: layout, displayRotation: displayRotation,
                                                  primaryPlaneID: planeID, crtcIndex: crtcIndex, crtcID: crtcID, planes: planes)
+    }
+
+    /// The planes of this display's CRTC that take `format`, each with the modifiers its
+    /// IN_FORMATS lists for it (nil: it has no IN_FORMATS), for a report.
+    public func listedModifiers(for format: FourCC) -> [UInt32: [UInt64]?] {
+        lock.lock(); defer { lock.unlock() }
+        var listed: [UInt32: [UInt64]?] = [:]
+        for plane in planes where plane.type != .cursor && plane.canDrive(crtcIndex: crtcIndex) && plane.formats.contains(format) {
+            listed[plane.id] = plane.modifiers.map { $0[format] ?? [] }
+        }
+        return listed
     }
 
     /// Shows `framebuffer` on the plane `scanout` names, the layers' plane as `layers` says, and

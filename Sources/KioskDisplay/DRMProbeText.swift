@@ -50,6 +50,7 @@ extension DRMProbe.CardReport {
             lines.append("  plane \(info.id) \(info.type.rawValue): CRTCs \(crtcIndices(info.possibleCRTCs)), \(rotation)"
                          + (info.currentCRTCID != 0 ? ", on CRTC \(info.currentCRTCID) framebuffer \(info.currentFramebufferID)" : ""))
             lines.append("    formats: " + info.formats.map(\.description).joined(separator: " "))
+            if let modifiers = info.modifiers { lines.append("    layouts (IN_FORMATS): " + FormatModifier.describe(listed: modifiers)) }
             lines += propertyLines(plane.properties)
         }
         lines += videoPlanes.map(\.line)

@@ -5,7 +5,8 @@ import Logging
 /// The zero-copy path's state: a picture in another device's memory (a hardware decoder's DRM
 /// PRIME frame, `DecodedFrame.prime`) imported and scanned out on the video plane as it is.
 /// Rules (README, "Hardware decoding"), one step down at each failure, each said once:
-/// - asked per configuration (format, size, layout); a refusal (no plane takes the format, no
+/// - asked per configuration (format and modifier, size, layout); a refusal (no plane takes the
+///   format in that memory layout, no
 ///   scaling, a TEST_ONLY refused) or a frame that cannot be a framebuffer turns it off for good:
 ///   frames are copied from then on (the video plane's YUV buffers, or the CPU path);
 /// - a commit failing while playing does the same, and the frame is shown by the copy path;
@@ -14,7 +15,7 @@ import Logging
 final class ZeroCopyPath {
     let output: PrimeScanoutOutput
     private let logger: Logger
-    private var asked: (format: FourCC, size: PixelSize, layout: GravityLayout)?
+    private var asked: (format: FourCC, modifier: UInt64, size: PixelSize, layout: GravityLayout)?
     private var answer: DirectScanoutAnswer?
     private(set) var isOff = false
     private var announced: UInt32?
@@ -28,16 +29,18 @@ final class ZeroCopyPath {
     /// The plane for `picture` laid out by `layout`; nil (said once, off for good) when none.
     func scanout(for picture: PrimePicture, layout: GravityLayout) -> PlaneScanout? {
         guard !isOff else { return nil }
-        let format: FourCC
+        let format: FourCC, modifier: UInt64
         do {
-            format = try picture.descriptor.framebufferPlan().format
+            let plan = try picture.descriptor.framebufferPlan()
+            (format, modifier) = (plan.format, plan.planes.first?.modifier ?? FormatModifier.invalid)
         } catch {
             turnOff("another device's frame cannot be a framebuffer (\(error))")
             return nil
         }
-        if asked?.format != format || asked?.size != picture.descriptor.size || asked?.layout != layout || answer == nil {
-            asked = (format, picture.descriptor.size, layout)
-            answer = output.preparePrimeScanout(format: format, layout: layout)
+        if asked?.format != format || asked?.modifier != modifier || asked?.size != picture.descriptor.size
+            || asked?.layout != layout || answer == nil {
+            asked = (format, modifier, picture.descriptor.size, layout)
+            answer = output.preparePrimeScanout(format: format, modifier: modifier, layout: layout)
         }
         switch answer! {
         case .ready(let scanout): return scanout

@@ -14,12 +14,17 @@ import KioskMedia
 /// whether every handle came back.
 public struct PrimeImportCheck {
     public var format: FourCC
+    /// The memory layout the frames are described in. The bars are written linearly: described
+    /// as another layout (a Pi's SAND128), only the plane's answer and the import mean anything.
+    public var modifier: UInt64
     public var imports: Int
     public var flips: Int
     public var screenshotPath: String?
 
-    public init(format: FourCC, imports: Int = 10_000, flips: Int = 60, screenshotPath: String? = nil) {
+    public init(format: FourCC, modifier: UInt64 = FormatModifier.linear, imports: Int = 10_000, flips: Int = 60,
+                screenshotPath: String? = nil) {
         self.format = format
+        self.modifier = modifier
         self.imports = max(1, imports)
         self.flips = max(1, min(flips, self.imports))
         self.screenshotPath = screenshotPath
@@ -27,6 +32,10 @@ public struct PrimeImportCheck {
 
     public struct Report: Encodable, Sendable {
         public var card = "", driver = "", format = "", layers: [String] = [], screen = ""
+        /// The frames' layout (`FormatModifier.name`), and the layouts each plane taking the
+        /// format lists for it in IN_FORMATS (by plane id; "no IN_FORMATS" where it has none).
+        public var modifier = ""
+        public var planesList: [String: [String]] = [:]
         public var plane: UInt32?
         public var refusal: String?
         public var importsDone = 0, flipsDone = 0
@@ -50,7 +59,10 @@ public struct PrimeImportCheck {
     /// The report in a few lines for a person.
     public static func describe(_ report: Report) -> String {
         var lines = ["\(report.card) (\(report.driver), \(report.screen)): \(report.format) frames of another device's memory, "
-            + "as layers \(report.layers.joined(separator: " + "))"]
+            + "laid out \(report.modifier), as layers \(report.layers.joined(separator: " + "))"]
+        for (plane, listed) in report.planesList.sorted(by: { $0.key < $1.key }) {
+            lines.append("  plane \(plane) lists \(report.format) as: \(listed.joined(separator: ", "))")
+        }
         if let refusal = report.refusal { lines.append("  refused: \(refusal)") }
         if let plane = report.plane { lines.append("  plane \(plane): \(report.importsDone) imports, \(report.flipsDone) flipped, zero copy") }
         lines.append("  handles: at most \(report.peakHandles) held by \(report.peakOpenImports) imports; after the loop \(report.handlesStandingAfterLoop) "
@@ -76,7 +88,11 @@ public struct PrimeImportCheck {
         report.card = display.cardPath
         report.driver = display.driverName
         report.format = format.description
+        report.modifier = FormatModifier.name(modifier)
         report.screen = "\(display.scanoutSize)"
+        for (plane, listed) in display.listedModifiers(for: format) {
+            report.planesList[String(plane)] = listed.map { $0.map(FormatModifier.name) } ?? ["no IN_FORMATS"]
+        }
         do {
             try check(display, &report)
         } catch {
@@ -95,7 +111,7 @@ public struct PrimeImportCheck {
     private func check(_ display: DRMDisplay, _ report: inout Report) throws {
         let size = display.scanoutSize
         let layout = GravityLayout(source: size, target: display.logicalSize, gravity: .fit)
-        let answer = display.preparePrimeScanout(format: format, layout: layout)
+        let answer = display.preparePrimeScanout(format: format, modifier: modifier, layout: layout)
         guard case .ready(let scanout) = answer else {
             report.refusal = answer.reason ?? "no plane for \(format)"
             return
@@ -105,7 +121,7 @@ public struct PrimeImportCheck {
         (report.ownBufferSameHandle, report.ownBufferSurvivedRelease, report.ownBufferClosedAfterFree) =
             (own.sameHandle, own.survivedRelease, own.closedAfterFree)
         // Three buffers, as a decoder's pool turns: each shown frame is held until the next flip.
-        let frames = try (0..<3).map { try BarFrame(format: format, size: size, shift: $0) }
+        let frames = try (0..<3).map { try BarFrame(format: format, modifier: modifier, size: size, shift: $0) }
         report.layers = frames[0].descriptor.layers.map(\.format.description)
         var seen = Set<UInt32>()
         var shown: PrimeFramebuffer?
@@ -154,7 +170,7 @@ private struct BarFrame {
     let buffer: HeapBuffer
     let descriptor: PrimeFrameDescriptor
 
-    init(format: FourCC, size: PixelSize, shift: Int) throws {
+    init(format: FourCC, modifier: UInt64, size: PixelSize, shift: Int) throws {
         self.shift = shift
         let pattern = ColorBarPattern(width: size.width, shift: shift)
         guard let geometry = PrimeFramebufferPlan.planeGeometry(format: format, size: size), format != .yuv420 else {
@@ -176,7 +192,7 @@ private struct BarFrame {
         let single: [FourCC] = format == .p010 ? [.r16, .gr1616] : [.r8, .gr88]
         descriptor = PrimeFrameDescriptor(
             size: size,
-            objects: [.init(fd: buffer.fd, size: buffer.byteCount, modifier: FormatModifier.linear)],
+            objects: [.init(fd: buffer.fd, size: buffer.byteCount, modifier: modifier)],
             layers: zip(single, planes).map { .init(format: $0, planes: [.init(object: 0, offset: $1.offset, pitch: $1.pitch)]) })
     }
 }

@@ -38,6 +38,9 @@ struct ProbeCommand: ParsableCommand {
     @Option(help: "With --prime-import: a PNG of the screen after the last flip (where the driver can read it back).")
     var screenshot: String?
 
+    @Option(help: "With --prime-import: the memory layout the frames say they are in: linear (default), sand32/64/128/256[:column height] (a Raspberry Pi's decoder), or a modifier in hex. Whether a plane lists it in IN_FORMATS; only linear frames show the bars.")
+    var modifier = "linear"
+
     @OptionGroup var common: CommonOptions
 
     func run() throws {
@@ -142,7 +145,10 @@ struct ProbeCommand: ParsableCommand {
         guard let format = formats[name.lowercased()] else {
             throw ValidationError("--prime-import takes nv12 or p010, not '\(name)'")
         }
-        let check = PrimeImportCheck(format: format, imports: imports, flips: flips, screenshotPath: screenshot)
+        guard let layout = FormatModifier.parse(modifier) else {
+            throw ValidationError("--modifier takes linear, sand32, sand64, sand128 or sand256 (with :HEIGHT), or 0x and hex digits, not '\(modifier)'")
+        }
+        let check = PrimeImportCheck(format: format, modifier: layout, imports: imports, flips: flips, screenshotPath: screenshot)
         let report = try check.run(options: DRMDisplayOptions(card: card))
         if json {
             let encoder = JSONEncoder()

@@ -52,6 +52,8 @@ final class SimulatedPlaneDisplay: DirectVideoOutput, @unchecked Sendable {
     /// The zero-copy path's "driver": a refusal for every configuration, or a commit failing
     /// after this many presents (set before playing).
     var primeOptions: (refusal: String?, failsAfter: Int?) = (nil, nil)
+    /// The overlay's IN_FORMATS for the zero-copy path (nil: none, linear buffers only).
+    var overlayModifiers: [FourCC: [UInt64]]?
     private var _primeShown: [PrimeShown] = []
     var primeShown: [PrimeShown] { lock.withLock { _primeShown } }
     func recordPrime(_ shown: PrimeShown) { lock.withLock { _primeShown.append(shown) } }
@@ -126,10 +128,12 @@ extension SimulatedPlaneDisplay: PrimeScanoutOutput {
         var firstLumaRow: [UInt8]
     }
 
-    func preparePrimeScanout(format: FourCC, layout: GravityLayout) -> DirectScanoutAnswer {
+    func preparePrimeScanout(format: FourCC, modifier: UInt64, layout: GravityLayout) -> DirectScanoutAnswer {
         if let refusal = primeOptions.refusal { return .refused(reason: refusal) }
-        return PlaneSelection.choosePrimeScanout(format: format, layout: layout, primaryPlaneID: Self.primary.id,
-                                                 crtcIndex: 0, crtcID: 40, planes: [Self.primary, Self.overlay])
+        var overlay = Self.overlay
+        overlay.modifiers = overlayModifiers
+        return PlaneSelection.choosePrimeScanout(format: format, modifier: modifier, layout: layout, primaryPlaneID: Self.primary.id,
+                                                 crtcIndex: 0, crtcID: 40, planes: [Self.primary, overlay])
     }
 
     func presentPrime(_ picture: PrimePicture, on scanout: PlaneScanout, layers: LayerPlaneChange) throws -> Double {

@@ -67,6 +67,19 @@ import Testing
         #expect(said.count == 1 && said[0].contains("zero copy: not used, copying frames: plane 33 refused NV12"), "\(said)")
     }
 
+    /// A plane whose IN_FORMATS lists NV12 only in a tiled layout (as a Pi's lists SAND128 beside
+    /// linear): the decoder's linear frames are not put there; the copy path shows them, said once.
+    @Test func aLayoutThePlaneDoesNotListCopiesWithOneLine() throws {
+        let display = SimulatedPlaneDisplay(size: Self.screen)
+        display.overlayModifiers = [.nv12: [FormatModifier.broadcomSAND(columnBytes: 128)], .yuv420: [FormatModifier.linear]]
+        let log = CapturedLog()
+        let scanouts = Self.scanouts(try Self.play(on: display, log: log))
+        #expect(scanouts.count >= 20 && Set(scanouts) == ["plane"], "the copy path's plane: \(scanouts)")
+        #expect(display.primeShown.isEmpty && display.shown.count >= 20)
+        let said = Self.zeroCopyLines(log)
+        #expect(said.count == 1 && said[0].contains("no plane on CRTC #0 takes NV12 laid out as LINEAR"), "\(said)")
+    }
+
     @Test func aCommitFailingWhilePlayingCopiesTheSameFrameAndTheRest() throws {
         let display = SimulatedPlaneDisplay(size: Self.screen)
         display.primeOptions.failsAfter = 5
@@ -111,7 +124,7 @@ import Testing
     @Test func aFrameThatCannotBeAFramebufferTurnsZeroCopyOffInOneLine() {
         final class NeverAsked: PrimeScanoutOutput {
             var asked = 0
-            func preparePrimeScanout(format: FourCC, layout: GravityLayout) -> DirectScanoutAnswer {
+            func preparePrimeScanout(format: FourCC, modifier: UInt64, layout: GravityLayout) -> DirectScanoutAnswer {
                 asked += 1
                 return .refused(reason: "not expected")
             }

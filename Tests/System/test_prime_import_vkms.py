@@ -48,16 +48,20 @@ other = [c.name for c in cards if (c / "device").resolve().name != "vkms"]
 (work / "cards.json").write_text(json.dumps({"vkms": vkms, "other": other, "heap": os.path.exists("/dev/dma_heap/system")}))
 if not vkms:
     sys.exit(3)
-runs = [(f, vkms[0], @IMPORTS@, @FLIPS@) for f in @FORMATS@]
+runs = [(f, vkms[0], @IMPORTS@, @FLIPS@, "linear") for f in @FORMATS@]
+# A Raspberry Pi decoder's layout, which vkms's IN_FORMATS does not list.
+runs.append(("nv12-sand128", vkms[0], 1, 1, "sand128:96"))
 if other:
-    runs.append(("nv12-on-" + other[0], other[0], 10, 2))
-for name, card, imports, flips in runs:
+    runs.append(("nv12-on-" + other[0], other[0], 10, 2, "linear"))
+for name, card, imports, flips, layout in runs:
     fmt = name.split("-")[0]
     with open(work / (name + ".json"), "w") as out, open(work / (name + ".log"), "w") as log:
         code = subprocess.call([kiosk, "probe", "--prime-import", fmt, "--display", card, "--imports", str(imports),
                                 "--flips", str(flips), "--screenshot", str(work / (name + ".png")), "--json",
-                                "--log-level", "info"], stdout=out, stderr=log)
+                                "--modifier", layout, "--log-level", "info"], stdout=out, stderr=log)
     (work / (name + ".exit")).write_text(str(code))
+with open(work / "probe.txt", "w") as out:
+    subprocess.call([kiosk, "probe"], stdout=out, stderr=subprocess.STDOUT)
 
 # Playback through the zero-copy path: `kiosk play --simulate-prime-decoder` hands each frame on
 # in heap memory as a decoder's PRIME frame; paused twice, `get time` and a writeback shot each.
@@ -144,6 +148,22 @@ def test_frames_of_another_device_scan_out_without_a_copy(guest: Path, fmt: str)
     assert (r["handlesAfterClose"], r["openImportsAfterClose"]) == (0, 0)
     assert (r["ownBufferSameHandle"], r["ownBufferSurvivedRelease"], r["ownBufferClosedAfterFree"]) == (True, True, True)
     assert r["passed"] is True and code == 0
+    # The chosen plane's IN_FORMATS, read through libdrm, lists the linear layout the frames are in.
+    assert r["modifier"] == "LINEAR" and "LINEAR" in r["planesList"][str(r["plane"])], r["planesList"]
+
+
+def test_a_layout_no_plane_lists_is_refused_before_any_import(guest: Path) -> None:
+    """A frame in a Raspberry Pi decoder's SAND128 layout (column height 96): vkms's planes list
+    only LINEAR in IN_FORMATS, so no plane is chosen, nothing is imported, and the reason names
+    the layout; `kiosk probe` shows each plane's layouts."""
+    r, code, log = report(guest, "nv12-sand128")
+    assert code == 1 and r["passed"] is False, r
+    assert r["modifier"] == "Broadcom SAND128 (column height 96)"
+    assert r.get("refusal") == "no plane on CRTC #0 takes NV12 laid out as Broadcom SAND128 (column height 96)", f"{r}\n{log[-2000:]}"
+    assert r["importsDone"] == 0 and r.get("plane") is None
+    assert r["planesList"] and all(listed == ["LINEAR"] for listed in r["planesList"].values()), r["planesList"]
+    probe = (guest / "probe.txt").read_text()
+    assert "layouts (IN_FORMATS): LINEAR (all " in probe, probe[-3000:]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

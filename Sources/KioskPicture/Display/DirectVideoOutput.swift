@@ -114,10 +114,12 @@ extension PlaneSelection {
     /// The overlay plane for another device's frame of DRM format `format` (zero copy), as for a
     /// decoded frame: never the primary plane, which keeps the XRGB picture the copy and CPU
     /// paths fall back to. No plane: refused, with the reason (zero copy is off from then on).
-    public static func choosePrimeScanout(format: FourCC, layout: GravityLayout, displayRotation: Rotation = .none,
-                                          primaryPlaneID: UInt32?, crtcIndex: Int, crtcID: UInt32,
+    /// `modifier`: the frame's layout, which the plane's IN_FORMATS must list (its vendor's
+    /// parameter aside); `invalid` (none said) takes the driver's default.
+    public static func choosePrimeScanout(format: FourCC, modifier: UInt64 = FormatModifier.invalid, layout: GravityLayout,
+                                          displayRotation: Rotation = .none, primaryPlaneID: UInt32?, crtcIndex: Int, crtcID: UInt32,
                                           planes: [DisplayPlaneInfo]) -> DirectScanoutAnswer {
-        let result = primeScanoutCandidates(format: format, layout: layout, displayRotation: displayRotation,
+        let result = primeScanoutCandidates(format: format, modifier: modifier, layout: layout, displayRotation: displayRotation,
                                             crtcIndex: crtcIndex, crtcID: crtcID, planes: planes)
         if let overlay = result.candidates.first(where: { $0.planeID != primaryPlaneID && $0.planeType == .overlay }) {
             return .ready(overlay)

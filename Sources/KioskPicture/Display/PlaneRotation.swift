@@ -41,6 +41,23 @@ public struct FourCC: Sendable, Hashable, Codable, CustomStringConvertible, Expr
     }
 }
 
+/// A FourCC keys a JSON object by its four characters (a plane's IN_FORMATS in `kiosk probe --json`:
+/// {"NV12": [0]}), not an array of alternating keys and values.
+extension FourCC: CodingKeyRepresentable {
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public var codingKey: any CodingKey { Key(stringValue: description) }
+
+    public init?<T: CodingKey>(codingKey: T) {
+        self.init(codingKey.stringValue)
+    }
+}
+
 /// The values a plane's "rotation" property accepts (a DRM bitmask property).
 ///
 /// DRM counts rotation counter-clockwise (uapi drm_mode.h: "rotated <degrees> degrees in counter

@@ -23,12 +23,24 @@ public struct DisplayPlaneInfo: Sendable, Hashable, Codable {
     /// nil when the plane has no "rotation" property.
     public var rotation: PlaneRotationSupport?
     public var scaling: PlaneScaling
+    /// The (format, modifiers) pairs of its IN_FORMATS property; nil where the driver has none
+    /// (it then scans out linear buffers, or its default layout, only).
+    public var modifiers: [FourCC: [UInt64]]?
 
     public init(id: UInt32, type: PlaneType, possibleCRTCs: UInt32, formats: [FourCC], currentCRTCID: UInt32 = 0,
-                currentFramebufferID: UInt32 = 0, rotation: PlaneRotationSupport? = nil, scaling: PlaneScaling = .unknown) {
+                currentFramebufferID: UInt32 = 0, rotation: PlaneRotationSupport? = nil, scaling: PlaneScaling = .unknown,
+                modifiers: [FourCC: [UInt64]]? = nil) {
         self.id = id; self.type = type; self.possibleCRTCs = possibleCRTCs; self.formats = formats
         self.currentCRTCID = currentCRTCID; self.currentFramebufferID = currentFramebufferID
-        self.rotation = rotation; self.scaling = scaling
+        self.rotation = rotation; self.scaling = scaling; self.modifiers = modifiers
+    }
+
+    /// Whether it scans out a frame of `format` laid out as `modifier` says (a vendor's
+    /// parameter aside: `FormatModifier.plane(listing:takes:)`).
+    public func takes(_ format: FourCC, modifier: UInt64) -> Bool {
+        guard formats.contains(format) else { return false }
+        let listed = modifiers.map { $0[format] ?? [] } ?? [FormatModifier.linear]
+        return modifier == FormatModifier.invalid || listed.contains { FormatModifier.plane(listing: $0, takes: modifier) }
     }
 
     public func canDrive(crtcIndex: Int) -> Bool { crtcIndex >= 0 && crtcIndex < 32 && possibleCRTCs & (1 << UInt32(crtcIndex)) != 0 }
@@ -111,11 +123,11 @@ public enum PlaneSelection {
 
     /// Candidates for another device's frame of DRM format `format` (a PRIME import: NV12,
     /// P010...), ranked as for a decoded frame, or why there are none.
-    static func primeScanoutCandidates(format: FourCC, layout: GravityLayout, displayRotation: Rotation,
+    static func primeScanoutCandidates(format: FourCC, modifier: UInt64, layout: GravityLayout, displayRotation: Rotation,
                                        crtcIndex: Int, crtcID: UInt32,
                                        planes: [DisplayPlaneInfo]) -> (candidates: [PlaneScanout], reason: String) {
-        videoScanout(drmFormats: [format], chromaSubsampled: [FourCC.nv12, .p010, .yuv420].contains(format), layout: layout,
-                     displayRotation: displayRotation, crtcIndex: crtcIndex, crtcID: crtcID, planes: planes)
+        videoScanout(drmFormats: [format], modifier: modifier, chromaSubsampled: [FourCC.nv12, .p010, .p030, .yuv420].contains(format),
+                     layout: layout, displayRotation: displayRotation, crtcIndex: crtcIndex, crtcID: crtcID, planes: planes)
     }
 
     private static func videoScanout(format: VideoFrameFormat, layout: GravityLayout, displayRotation: Rotation,
@@ -125,8 +137,10 @@ public enum PlaneSelection {
                      displayRotation: displayRotation, crtcIndex: crtcIndex, crtcID: crtcID, planes: planes)
     }
 
-    private static func videoScanout(drmFormats: [FourCC], chromaSubsampled: Bool, layout: GravityLayout,
-                                     displayRotation: Rotation, crtcIndex: Int, crtcID: UInt32,
+    /// `modifier`: the frame's layout (another device's frame); `invalid` for kiosk's own
+    /// buffers, which every plane of their format scans out.
+    private static func videoScanout(drmFormats: [FourCC], modifier: UInt64 = FormatModifier.invalid, chromaSubsampled: Bool,
+                                     layout: GravityLayout, displayRotation: Rotation, crtcIndex: Int, crtcID: UInt32,
                                      planes: [DisplayPlaneInfo]) -> (candidates: [PlaneScanout], reason: String) {
         let rotation = layout.rotation + displayRotation
         let source = chromaSubsampled ? evenAligned(layout.sourceCrop) : layout.sourceCrop
@@ -143,6 +157,11 @@ public enum PlaneSelection {
         guard !remaining.isEmpty else { return ([], "no free plane on CRTC #\(crtcIndex)") }
         remaining = remaining.filter { plane in drmFormats.contains(where: plane.formats.contains) }
         guard !remaining.isEmpty else { return ([], "no plane on CRTC #\(crtcIndex) takes \(formatNames)") }
+        // A decoder's tiled layout (a Pi's SAND128) goes only where IN_FORMATS lists it.
+        remaining = remaining.filter { plane in drmFormats.contains { plane.takes($0, modifier: modifier) } }
+        guard !remaining.isEmpty else {
+            return ([], "no plane on CRTC #\(crtcIndex) takes \(formatNames) laid out as \(FormatModifier.name(modifier))")
+        }
         remaining = remaining.filter { $0.supports(rotation) }
         guard !remaining.isEmpty else { return ([], "no plane taking \(formatNames) can rotate \(rotation.degrees)°") }
         if needsScaling {

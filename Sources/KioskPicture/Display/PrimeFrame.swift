@@ -37,14 +37,11 @@ public struct PrimeFrameDescriptor: Sendable, Hashable {
     }
 }
 
-public enum FormatModifier {
-    /// DRM_FORMAT_MOD_INVALID: no modifier said (the driver assumes its default, usually linear).
-    public static let invalid: UInt64 = 0x00ff_ffff_ffff_ffff
-    public static let linear: UInt64 = 0
-}
-
 extension FourCC {
     public static let p010: FourCC = "P010"
+    /// 10-bit 4:2:0, three 10-bit values in each 32-bit word: a Raspberry Pi's HEVC Main 10
+    /// frames, in Broadcom's SAND128 layout (`FormatModifier.broadcomSAND`).
+    public static let p030: FourCC = "P030"
     /// Single-component layers: VA-API exports NV12 as R8 + GR88 (or RG88), P010 as R16 + GR32/RG32.
     public static let r8: FourCC = "R8  "
     public static let rg88: FourCC = "RG88"

@@ -18,8 +18,9 @@ public struct PrimePicture: @unchecked Sendable {
 /// The zero-copy path's display half, a capability beside `DirectVideoOutput`: a picture in
 /// another device's memory imported and scanned out on the video plane, no pixel copied.
 public protocol PrimeScanoutOutput: AnyObject {
-    /// The plane a picture of DRM format `format` laid out by `layout` goes on, or why none.
-    func preparePrimeScanout(format: FourCC, layout: GravityLayout) -> DirectScanoutAnswer
+    /// The plane a picture of DRM format `format`, its memory laid out as `modifier` says, on
+    /// screen as `layout` says, goes on, or why none.
+    func preparePrimeScanout(format: FourCC, modifier: UInt64, layout: GravityLayout) -> DirectScanoutAnswer
     /// Imports `picture`, shows it on `scanout` (TEST_ONLY the first time a configuration is
     /// used) with the layers' plane as `layers` says, keeps `picture.owner` until a later flip
     /// has replaced it; the flip's CLOCK_MONOTONIC seconds.

@@ -1,0 +1,87 @@
+/// DRM format modifiers: how a buffer's pixels are laid out in memory beyond its format (linear,
+/// or a vendor's tiling). A plane lists the (format, modifier) pairs it scans out in its
+/// IN_FORMATS property; a frame says its own in its PRIME descriptor.
+public enum FormatModifier {
+    /// DRM_FORMAT_MOD_INVALID: no modifier said (the driver assumes its default, usually linear).
+    public static let invalid: UInt64 = 0x00ff_ffff_ffff_ffff
+    public static let linear: UInt64 = 0
+
+    /// The vendor in a modifier's top byte (drm_fourcc.h's DRM_FORMAT_MOD_VENDOR_*).
+    public static func vendor(_ modifier: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: modifier >> 56) }
+
+    static let broadcomVendor: UInt8 = 0x07
+    /// Broadcom's parameter: bits 8-55 (fourcc_mod_broadcom_param), a SAND layout's column height.
+    static let broadcomParameterBits: UInt64 = ((1 << 48) - 1) << 8
+
+    /// DRM_FORMAT_MOD_BROADCOM_SAND*: a Raspberry Pi's HEVC decoder writes its frames in columns
+    /// of 32 to 256 bytes, each as tall as the column height the frame carries in its modifier.
+    public static func broadcomSAND(columnBytes: Int, columnHeight: UInt64 = 0) -> UInt64 {
+        let code: UInt64 = switch columnBytes { case 32: 2; case 64: 3; case 128: 4; default: 5 }
+        return UInt64(broadcomVendor) << 56 | (columnHeight << 8 & broadcomParameterBits) | code
+    }
+
+    /// The modifier with a vendor's parameter masked out, as drivers list it in IN_FORMATS: a
+    /// plane lists SAND128 (column height 0) and takes a frame of any column height
+    /// (fourcc_mod_broadcom_mod). Other vendors' modifiers carry no parameter to mask.
+    public static func withoutParameter(_ modifier: UInt64) -> UInt64 {
+        vendor(modifier) == broadcomVendor && modifier != invalid ? modifier & ~broadcomParameterBits : modifier
+    }
+
+    /// Whether a plane listing `listed` in IN_FORMATS scans out a frame of modifier `frame`: the
+    /// same modifier, parameter aside. A frame that says none (`invalid`) takes the driver's
+    /// default layout, which every plane of that format scans out.
+    public static func plane(listing listed: UInt64, takes frame: UInt64) -> Bool {
+        frame == invalid || withoutParameter(listed) == withoutParameter(frame)
+    }
+
+    /// "linear", "sand128" or "sand128:96" (Broadcom's SAND with a column height), or "0x" and
+    /// hex digits; nil for anything else (and for `invalid`, which no frame is described as).
+    public static func parse(_ text: String) -> UInt64? {
+        let lower = text.lowercased()
+        if lower == "linear" { return linear }
+        if lower.hasPrefix("0x") {
+            guard let value = UInt64(lower.dropFirst(2), radix: 16), value != invalid else { return nil }
+            return value
+        }
+        let parts = lower.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count <= 2, parts[0].hasPrefix("sand"), let columns = Int(parts[0].dropFirst(4)),
+              [32, 64, 128, 256].contains(columns) else { return nil }
+        guard parts.count == 2 else { return broadcomSAND(columnBytes: columns) }
+        guard let height = UInt64(parts[1]), height < 1 << 48 else { return nil }
+        return broadcomSAND(columnBytes: columns, columnHeight: height)
+    }
+
+    /// A modifier's name for a log line: "LINEAR", "Broadcom SAND128 (column height 96)", or
+    /// the vendor's number and the value.
+    public static func name(_ modifier: UInt64) -> String {
+        if modifier == linear { return "LINEAR" }
+        if modifier == invalid { return "none said (the driver's default)" }
+        let code = modifier & 0x00ff_ffff_ffff_ffff & ~broadcomParameterBits
+        if vendor(modifier) == broadcomVendor, (2...5).contains(code) {
+            let columns = [2: 32, 3: 64, 4: 128, 5: 256][code]!
+            let height = (modifier & broadcomParameterBits) >> 8
+            return "Broadcom SAND\(columns)" + (height == 0 ? "" : " (column height \(height))")
+        }
+        let vendors: [UInt8: String] = [0x01: "Intel", 0x02: "AMD", 0x03: "NVIDIA", 0x04: "Samsung", 0x05: "Qualcomm",
+                                         0x06: "Vivante", 0x07: "Broadcom", 0x08: "Arm", 0x09: "Allwinner", 0x0a: "Amlogic"]
+        let value = String(modifier & 0x00ff_ffff_ffff_ffff, radix: 16)
+        return "\(vendors[vendor(modifier)] ?? "vendor \(vendor(modifier))") 0x\(value)"
+    }
+
+    /// A plane's IN_FORMATS, formats grouped by the layouts they are listed with, formats in
+    /// name order: "LINEAR: AR24 XR24; LINEAR, Broadcom SAND128: NV12 P030"; one group: "LINEAR
+    /// (all 33 formats)".
+    public static func describe(listed: [FourCC: [UInt64]]) -> String {
+        var groups: [(names: String, formats: [String])] = []
+        for (format, list) in listed.sorted(by: { $0.key.description < $1.key.description }) {
+            let names = list.isEmpty ? "none" : list.map(name).joined(separator: ", ")
+            if let index = groups.firstIndex(where: { $0.names == names }) {
+                groups[index].formats.append(format.description)
+            } else {
+                groups.append((names, [format.description]))
+            }
+        }
+        if groups.count == 1, groups[0].formats.count > 1 { return "\(groups[0].names) (all \(groups[0].formats.count) formats)" }
+        return groups.isEmpty ? "none" : groups.map { "\($0.names): \($0.formats.joined(separator: " "))" }.joined(separator: "; ")
+    }
+}
