@@ -106,17 +106,13 @@ extension Card {
             modifiers: props.first { $0.name == "IN_FORMATS" }.flatMap { formatModifiers(blob: $0.value) })
     }
 
-    /// A plane's IN_FORMATS blob as (format, modifiers) pairs, through libdrm's iterator; nil
+    /// A plane's IN_FORMATS blob as (format, modifiers) pairs (`FormatModifier.inFormats`); nil
     /// when it cannot be read (the plane is then taken to scan out linear buffers only).
     private func formatModifiers(blob id: UInt64) -> [FourCC: [UInt64]]? {
         guard id != 0, id <= UInt64(UInt32.max), let blob = drmModeGetPropertyBlob(fd.rawValue, UInt32(id)) else { return nil }
         defer { drmModeFreePropertyBlob(blob) }
-        var iterator = drmModeFormatModifierIterator()
-        var pairs: [FourCC: [UInt64]] = [:]
-        while drmModeFormatModifierBlobIterNext(blob, &iterator) {
-            pairs[FourCC(rawValue: iterator.fmt), default: []].append(iterator.mod)
-        }
-        return pairs
+        guard let data = blob.pointee.data, blob.pointee.length > 0 else { return nil }
+        return FormatModifier.inFormats(Array(UnsafeRawBufferPointer(start: data, count: Int(blob.pointee.length))))
     }
 
     /// From the "type" enum property; without universal planes only overlays are listed.

@@ -6,8 +6,8 @@ import Logging
 /// PRIME frame, `DecodedFrame.prime`) imported and scanned out on the video plane as it is.
 /// Rules (README, "Hardware decoding"), one step down at each failure, each said once:
 /// - asked per configuration (format and modifier, size, layout); a refusal (no plane takes the
-///   format in that memory layout, no
-///   scaling, a TEST_ONLY refused) or a frame that cannot be a framebuffer turns it off for good:
+///   format in that memory layout, no scaling, a TEST_ONLY refused) or a frame that cannot be a
+///   framebuffer turns it off for good:
 ///   frames are copied from then on (the video plane's YUV buffers, or the CPU path);
 /// - a commit failing while playing does the same, and the frame is shown by the copy path;
 /// - the OSD and transitions draw on the CPU path, as for the video plane; with kiosk.conf

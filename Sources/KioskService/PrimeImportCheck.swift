@@ -60,6 +60,9 @@ public struct PrimeImportCheck {
     public static func describe(_ report: Report) -> String {
         var lines = ["\(report.card) (\(report.driver), \(report.screen)): \(report.format) frames of another device's memory, "
             + "laid out \(report.modifier), as layers \(report.layers.joined(separator: " + "))"]
+        if report.modifier != FormatModifier.name(FormatModifier.linear) {
+            lines.append("  the bars are written linearly: described so, the plane's answer and the import are checked, not the picture")
+        }
         for (plane, listed) in report.planesList.sorted(by: { $0.key < $1.key }) {
             lines.append("  plane \(plane) lists \(report.format) as: \(listed.joined(separator: ", "))")
         }

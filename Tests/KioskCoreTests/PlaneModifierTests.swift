@@ -111,3 +111,55 @@ private func choose(_ format: FourCC, _ modifier: UInt64, _ planes: [DisplayPlan
     let older = text.replacingOccurrences(of: #","modifiers":{"NV12":[0,\#(sand128)]}"#, with: "")
     #expect(try JSONDecoder().decode(DisplayPlaneInfo.self, from: Data(older.utf8)).modifiers == nil, "\(older)")
 }
+
+/// struct drm_format_modifier_blob, as the kernel lays it out: `formats` codes, then per entry a
+/// 64-bit mask of the formats from `offset` and the modifier.
+private func inFormatsBlob(formats: [FourCC], entries: [(mask: UInt64, offset: UInt32, modifier: UInt64)]) -> [UInt8] {
+    func le(_ value: UInt64, _ bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) } }
+    let formatsAt = 24, modifiersAt = 24 + 4 * formats.count + 4   // padded to 8, as the kernel aligns it
+    var blob = le(1, 4) + le(0, 4) + le(UInt64(formats.count), 4) + le(UInt64(formatsAt), 4)
+        + le(UInt64(entries.count), 4) + le(UInt64(modifiersAt), 4)
+    blob += formats.flatMap { le(UInt64($0.rawValue), 4) } + [0, 0, 0, 0]
+    for entry in entries { blob += le(entry.mask, 8) + le(UInt64(entry.offset), 4) + le(0, 4) + le(entry.modifier, 8) }
+    return blob
+}
+
+@Test func aPlanesFortiethFormatGetsItsOwnModifiersFromTheBlob() throws {
+    // 40 formats (vc4 lists about 35): LINEAR for all; SAND128 for formats 31, 33 and 39; a
+    // tiled layout for the first three. libdrm 2.4.114's iterator tests its mask with a 32-bit
+    // shift: it gave format 32 format 0's modifiers and format 31 every one from 31 on.
+    let formats = (0..<40).map { FourCC(rawValue: 0x3030_3041 + UInt32($0)) }
+    let tiled = FormatModifier.broadcomSAND(columnBytes: 32) - 2 + 1   // Broadcom's T-tiled, code 1
+    let blob = inFormatsBlob(formats: formats, entries: [
+        (mask: (UInt64(1) << 40) - 1, offset: 0, modifier: FormatModifier.linear),
+        (mask: 0b111, offset: 0, modifier: tiled),
+        (mask: 1 << 31, offset: 0, modifier: sand128),
+        (mask: 0b1 | 1 << 7, offset: 32, modifier: sand128),
+    ])
+    let pairs = try #require(FormatModifier.inFormats(blob))
+    #expect(pairs.count == 40)
+    #expect(pairs[formats[0]] == [FormatModifier.linear, tiled])
+    #expect(pairs[formats[3]] == [FormatModifier.linear])
+    #expect(pairs[formats[31]] == [FormatModifier.linear, sand128])
+    #expect(pairs[formats[32]] == [FormatModifier.linear, sand128])
+    #expect(pairs[formats[34]] == [FormatModifier.linear])
+    #expect(pairs[formats[39]] == [FormatModifier.linear, sand128])
+    #expect(FormatModifier.name(tiled) == "Broadcom 0x1")
+}
+
+@Test func aMalformedBlobIsNoList() {
+    let formats: [FourCC] = [.nv12, .xrgb8888]
+    let good = inFormatsBlob(formats: formats, entries: [(mask: 0b11, offset: 0, modifier: FormatModifier.linear)])
+    #expect(FormatModifier.inFormats(good) == [.nv12: [FormatModifier.linear], .xrgb8888: [FormatModifier.linear]])
+    #expect(FormatModifier.inFormats([]) == nil)
+    #expect(FormatModifier.inFormats(Array(good.prefix(20))) == nil, "a header cut short")
+    #expect(FormatModifier.inFormats(Array(good.dropLast(4))) == nil, "an entry cut short")
+    var pastTheEnd = good
+    pastTheEnd[20] = 0xff   // the modifiers' offset past the blob
+    #expect(FormatModifier.inFormats(pastTheEnd) == nil)
+    // Listing nothing: no list (linear only), not "nothing scans out".
+    #expect(FormatModifier.inFormats(inFormatsBlob(formats: formats, entries: [])) == nil)
+    // A mask bit past the formats is ignored.
+    #expect(FormatModifier.inFormats(inFormatsBlob(formats: formats, entries: [(mask: 0b1101, offset: 0, modifier: sand128)]))
+            == [.nv12: [sand128]])
+}

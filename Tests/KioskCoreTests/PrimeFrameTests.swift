@@ -158,14 +158,14 @@ private func separateNV12(pitch: Int = 1280, objectSize: Int = 1280 * 720 * 3 / 
     let primary = DisplayPlaneInfo(id: 31, type: .primary, possibleCRTCs: 1, formats: [.xrgb8888, .nv12, .p010], currentCRTCID: 40)
     let overlay = DisplayPlaneInfo(id: 33, type: .overlay, possibleCRTCs: 1, formats: [.xrgb8888, .nv12])
     // amdgpu's shape: the primary takes NV12 and P010, the overlay only NV12.
-    let nv12 = PlaneSelection.choosePrimeScanout(format: .nv12, layout: layout, primaryPlaneID: 31, crtcIndex: 0, crtcID: 40,
+    let nv12 = PlaneSelection.choosePrimeScanout(format: .nv12, modifier: FormatModifier.linear, layout: layout, primaryPlaneID: 31, crtcIndex: 0, crtcID: 40,
                                                  planes: [primary, overlay])
     guard case .ready(let scanout) = nv12 else { Issue.record("\(nv12)"); return }
     #expect(scanout.planeID == 33 && scanout.format == .nv12 && scanout.destination == PixelRect(size: size720))
-    let p010 = PlaneSelection.choosePrimeScanout(format: .p010, layout: layout, primaryPlaneID: 31, crtcIndex: 0, crtcID: 40,
+    let p010 = PlaneSelection.choosePrimeScanout(format: .p010, modifier: FormatModifier.linear, layout: layout, primaryPlaneID: 31, crtcIndex: 0, crtcID: 40,
                                                  planes: [primary, overlay])
     #expect(p010 == .refused(reason: "only the primary plane takes P010; kiosk keeps it for the XRGB picture"))
-    let none = PlaneSelection.choosePrimeScanout(format: .p010, layout: layout, primaryPlaneID: 31, crtcIndex: 0, crtcID: 40,
+    let none = PlaneSelection.choosePrimeScanout(format: .p010, modifier: FormatModifier.linear, layout: layout, primaryPlaneID: 31, crtcIndex: 0, crtcID: 40,
                                                  planes: [overlay])
     #expect(none == .refused(reason: "no plane on CRTC #0 takes P010"))
 }

@@ -52,7 +52,8 @@ final class SimulatedPlaneDisplay: DirectVideoOutput, @unchecked Sendable {
     /// The zero-copy path's "driver": a refusal for every configuration, or a commit failing
     /// after this many presents (set before playing).
     var primeOptions: (refusal: String?, failsAfter: Int?) = (nil, nil)
-    /// The overlay's IN_FORMATS for the zero-copy path (nil: none, linear buffers only).
+    /// The overlay's IN_FORMATS for the zero-copy path (nil: none, linear buffers only); set
+    /// before playing, as `primeOptions`.
     var overlayModifiers: [FourCC: [UInt64]]?
     private var _primeShown: [PrimeShown] = []
     var primeShown: [PrimeShown] { lock.withLock { _primeShown } }

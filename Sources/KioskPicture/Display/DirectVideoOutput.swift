@@ -116,7 +116,7 @@ extension PlaneSelection {
     /// paths fall back to. No plane: refused, with the reason (zero copy is off from then on).
     /// `modifier`: the frame's layout, which the plane's IN_FORMATS must list (its vendor's
     /// parameter aside); `invalid` (none said) takes the driver's default.
-    public static func choosePrimeScanout(format: FourCC, modifier: UInt64 = FormatModifier.invalid, layout: GravityLayout,
+    public static func choosePrimeScanout(format: FourCC, modifier: UInt64, layout: GravityLayout,
                                           displayRotation: Rotation = .none, primaryPlaneID: UInt32?, crtcIndex: Int, crtcID: UInt32,
                                           planes: [DisplayPlaneInfo]) -> DirectScanoutAnswer {
         let result = primeScanoutCandidates(format: format, modifier: modifier, layout: layout, displayRotation: displayRotation,

@@ -16,6 +16,7 @@ public enum FormatModifier {
     /// DRM_FORMAT_MOD_BROADCOM_SAND*: a Raspberry Pi's HEVC decoder writes its frames in columns
     /// of 32 to 256 bytes, each as tall as the column height the frame carries in its modifier.
     public static func broadcomSAND(columnBytes: Int, columnHeight: UInt64 = 0) -> UInt64 {
+        precondition([32, 64, 128, 256].contains(columnBytes), "SAND columns are 32, 64, 128 or 256 bytes wide")
         let code: UInt64 = switch columnBytes { case 32: 2; case 64: 3; case 128: 4; default: 5 }
         return UInt64(broadcomVendor) << 56 | (columnHeight << 8 & broadcomParameterBits) | code
     }
@@ -66,6 +67,38 @@ public enum FormatModifier {
                                          0x06: "Vivante", 0x07: "Broadcom", 0x08: "Arm", 0x09: "Allwinner", 0x0a: "Amlogic"]
         let value = String(modifier & 0x00ff_ffff_ffff_ffff, radix: 16)
         return "\(vendors[vendor(modifier)] ?? "vendor \(vendor(modifier))") 0x\(value)"
+    }
+
+    /// An IN_FORMATS blob (struct drm_format_modifier_blob: a header, the formats, then 24-byte
+    /// entries of a 64-bit mask of formats from `offset`, and a modifier) as (format, modifiers)
+    /// pairs; nil when it is malformed or lists nothing (then: linear only).
+    /// Read here rather than through libdrm's drmModeFormatModifierBlobIterNext, which tests
+    /// its mask with a 32-bit `1 << n`: a plane's 32nd format on is matched to the wrong
+    /// modifiers (vc4 lists about 35 formats; the review of this code found it in 2.4.114).
+    public static func inFormats(_ blob: [UInt8]) -> [FourCC: [UInt64]]? {
+        func word(_ at: Int, _ bytes: Int) -> UInt64? {
+            guard at >= 0, at <= blob.count - bytes else { return nil }
+            return (0..<bytes).reduce(0) { $0 | UInt64(blob[at + $1]) << (8 * UInt64($1)) }
+        }
+        guard let version = word(0, 4), version >= 1, let formatCount = word(8, 4), let formatsAt = word(12, 4),
+              let modifierCount = word(16, 4), let modifiersAt = word(20, 4),
+              formatCount <= 1 << 16, modifierCount <= 1 << 16 else { return nil }
+        var formats: [FourCC] = []
+        for index in 0..<Int(formatCount) {
+            guard let code = word(Int(formatsAt) + 4 * index, 4) else { return nil }
+            formats.append(FourCC(rawValue: UInt32(code)))
+        }
+        var pairs: [FourCC: [UInt64]] = [:]
+        for index in 0..<Int(modifierCount) {
+            let entry = Int(modifiersAt) + 24 * index
+            guard let mask = word(entry, 8), let offset = word(entry + 8, 4), let modifier = word(entry + 16, 8) else { return nil }
+            for bit in 0..<64 where mask & (UInt64(1) << UInt64(bit)) != 0 {
+                let format = Int(offset) + bit
+                guard format < formats.count else { break }
+                pairs[formats[format], default: []].append(modifier)
+            }
+        }
+        return pairs.isEmpty ? nil : pairs
     }
 
     /// A plane's IN_FORMATS, formats grouped by the layouts they are listed with, formats in

@@ -53,8 +53,10 @@ extension FourCC: CodingKeyRepresentable {
 
     public var codingKey: any CodingKey { Key(stringValue: description) }
 
+    /// Only a key that names a code as `description` writes it ("NV12", "R8  "), not "(BE)" or hex.
     public init?<T: CodingKey>(codingKey: T) {
         self.init(codingKey.stringValue)
+        guard rawValue != 0, description == codingKey.stringValue else { return nil }
     }
 }
 
