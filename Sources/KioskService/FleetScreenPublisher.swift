@@ -39,6 +39,12 @@ package final class FleetScreenPublisher: @unchecked Sendable {
         if folder == nil { logger.warning("mqtt: screen image: no folder of its own in \(directory): \(Errno(rawValue: errno)); none is published") }
     }
 
+    /// A publisher never started keeps its folder until it goes (a running thread holds it and
+    /// removes the folder as it ends): months of restarts must not fill /tmp with empty ones.
+    deinit {
+        if let folder { try? FileManager.default.removeItem(atPath: folder) }
+    }
+
     private var path: String? { folder.map { ($0 as NSString).appendingPathComponent("screen.png") } }
 
     package func start() {

@@ -47,11 +47,17 @@ import Testing
         let recorder = Recorder()
         let directory = NSTemporaryDirectory() + "kiosk-screen-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let publisher = FleetScreenPublisher(interval: 3600, topic: "kiosk/lobby/screen", directory: directory,
                                              shoot: { try recorder.shoot($0) }, publish: { recorder.publish($0, $1) },
                                              connection: { recorder.connection }, logger: Logger(label: "screen-tests"))
         publisher.start()
-        defer { publisher.stop() }
+        defer {
+            publisher.stop()
+            // Its folder goes with its thread (which sleeps up to a second between looks).
+            #expect(Self.waitFor { (try? FileManager.default.contentsOfDirectory(atPath: directory))?.isEmpty == true },
+                    "the publisher's folder is removed once it stops")
+        }
         usleep(1_500_000)
         #expect(recorder.messages.isEmpty, "nothing while the broker is away")
         recorder.connect()
@@ -69,6 +75,21 @@ import Testing
         recorder.failing = true
         publisher.publishOnce()
         #expect(recorder.messages.count == 2, "a failed screenshot publishes nothing")
+    }
+
+    /// A publisher made and never started (MQTT set up, then a config error) leaves no folder.
+    @Test func aPublisherNeverStartedLeavesNoFolder() throws {
+        let directory = NSTemporaryDirectory() + "kiosk-screen-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            let publisher = FleetScreenPublisher(interval: 60, topic: "kiosk/lobby/screen", directory: directory,
+                                                 shoot: { _ in }, publish: { _, _ in }, connection: { (false, 0) },
+                                                 logger: Logger(label: "screen-tests"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 1, "made its folder")
+            _ = publisher
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "and removed it as it went")
     }
 
     /// The broker answers before the first frame: that picture cannot be taken, and the next try

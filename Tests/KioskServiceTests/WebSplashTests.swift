@@ -27,6 +27,7 @@ struct WebSplashTests {
 
     @Test func theLineIsShownUntilTheFirstLoginAndNeverAgain() throws {
         let state = try Self.directory("login")
+        defer { try? FileManager.default.removeItem(atPath: state) }
         let sink = RecordingRequests()
         let splash = WebSplash(layer: "setup", sink: sink, stateDirectory: state)
         defer { splash.stop() }

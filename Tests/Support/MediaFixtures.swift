@@ -14,9 +14,18 @@ public enum MediaFixtures {
             "drawbox=x=iw-56:y=ih-56:w=48:h=48:color=0xFFFF00:t=fill"
     }
 
+    /// kiosk-test-media-PID, removed as the test process exits; those of test processes that
+    /// are gone (killed, crashed) are removed first.
     public static let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-test-media-\(getpid())")
+        let temporary = FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix("kiosk-test-media-") {
+            guard let pid = Int32(name.dropFirst("kiosk-test-media-".count)), pid != getpid(),
+                  kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+        }
+        let url = temporary.appendingPathComponent("kiosk-test-media-\(getpid())")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: MediaFixtures.directory) }
         return url
     }()
 
