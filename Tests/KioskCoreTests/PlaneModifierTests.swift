@@ -105,10 +105,14 @@ private func choose(_ format: FourCC, _ modifier: UInt64, _ planes: [DisplayPlan
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
     let text = String(decoding: try encoder.encode(plane), as: UTF8.self)
-    #expect(text.contains(#""modifiers":{"NV12":[0,\#(sand128)]}"#), "\(text)")
+    // In hex: as a JSON number SAND128 (0x700000000000004) is past a double's 53 bits (jq, JavaScript).
+    #expect(text.contains(#""modifiers":{"NV12":["0x0","0x700000000000004"]}"#), "\(text)")
     #expect(try JSONDecoder().decode(DisplayPlaneInfo.self, from: Data(text.utf8)) == plane)
+    #expect(throws: DecodingError.self) {
+        try JSONDecoder().decode(DisplayPlaneInfo.self, from: Data(text.replacingOccurrences(of: "0x0", with: "zero").utf8))
+    }
     // A plane recorded before IN_FORMATS was read decodes without it.
-    let older = text.replacingOccurrences(of: #","modifiers":{"NV12":[0,\#(sand128)]}"#, with: "")
+    let older = text.replacingOccurrences(of: #","modifiers":{"NV12":["0x0","0x700000000000004"]}"#, with: "")
     #expect(try JSONDecoder().decode(DisplayPlaneInfo.self, from: Data(older.utf8)).modifiers == nil, "\(older)")
 }
 

@@ -35,6 +35,45 @@ public struct DisplayPlaneInfo: Sendable, Hashable, Codable {
         self.rotation = rotation; self.scaling = scaling; self.modifiers = modifiers
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case id, type, possibleCRTCs, formats, currentCRTCID, currentFramebufferID, rotation, scaling, modifiers
+    }
+
+    /// Modifiers are written as hex strings ({"NV12": ["0x0", "0x700000000000004"]}): as JSON
+    /// numbers, a vendor's 64-bit values lose their low bits in jq and JavaScript (doubles).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(type, forKey: .type)
+        try container.encode(possibleCRTCs, forKey: .possibleCRTCs)
+        try container.encode(formats, forKey: .formats)
+        try container.encode(currentCRTCID, forKey: .currentCRTCID)
+        try container.encode(currentFramebufferID, forKey: .currentFramebufferID)
+        try container.encodeIfPresent(rotation, forKey: .rotation)
+        try container.encode(scaling, forKey: .scaling)
+        try container.encodeIfPresent(modifiers?.mapValues { $0.map { "0x" + String($0, radix: 16) } }, forKey: .modifiers)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UInt32.self, forKey: .id)
+        type = try container.decode(PlaneType.self, forKey: .type)
+        possibleCRTCs = try container.decode(UInt32.self, forKey: .possibleCRTCs)
+        formats = try container.decode([FourCC].self, forKey: .formats)
+        currentCRTCID = try container.decode(UInt32.self, forKey: .currentCRTCID)
+        currentFramebufferID = try container.decode(UInt32.self, forKey: .currentFramebufferID)
+        rotation = try container.decodeIfPresent(PlaneRotationSupport.self, forKey: .rotation)
+        scaling = try container.decode(PlaneScaling.self, forKey: .scaling)
+        modifiers = try container.decodeIfPresent([FourCC: [String]].self, forKey: .modifiers)?.mapValues { texts in
+            try texts.map { text in
+                guard text.hasPrefix("0x"), let value = UInt64(text.dropFirst(2), radix: 16) else {
+                    throw DecodingError.dataCorruptedError(forKey: .modifiers, in: container, debugDescription: "\(text) is no modifier in hex")
+                }
+                return value
+            }
+        }
+    }
+
     /// Whether it scans out a frame of `format` laid out as `modifier` says (a vendor's
     /// parameter aside: `FormatModifier.plane(listing:takes:)`).
     public func takes(_ format: FourCC, modifier: UInt64) -> Bool {
