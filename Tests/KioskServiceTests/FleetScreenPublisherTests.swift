@@ -86,8 +86,9 @@ import Testing
             let publisher = FleetScreenPublisher(interval: 60, topic: "kiosk/lobby/screen", directory: directory,
                                                  shoot: { _ in }, publish: { _, _ in }, connection: { (false, 0) },
                                                  logger: Logger(label: "screen-tests"))
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 1, "made its folder")
-            _ = publisher
+            withExtendedLifetime(publisher) {
+                #expect((try? FileManager.default.contentsOfDirectory(atPath: directory))?.count == 1, "made its folder")
+            }
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "and removed it as it went")
     }

@@ -176,12 +176,14 @@ def play_loop(clips, hwdec: str, directory: Path) -> dict:
         _, status, usage = os.wait4(process.pid, 0)
         if sampler:
             sampler.stop()
-            answer = late_flips.analyse(sampler, str(stats), 50, steal_before, late_flips.cpu_line())
-            print(f"\n== why flips came late, hwdec {hwdec} ==")
-            late_flips.report(answer)
-            (Path(diagnose).parent / f"late-flips-{hwdec}.json").write_text(json.dumps(answer, indent=1))
+        steal_after = late_flips.cpu_line()
     said = log.read_text(errors="replace")
     assert os.waitstatus_to_exitcode(status) == 0, said
+    if sampler:
+        answer = late_flips.analyse(sampler, str(stats), 50, steal_before, steal_after)
+        print(f"\n== why flips came late, hwdec {hwdec} ==")
+        late_flips.report(answer)
+        (Path(diagnose).parent / f"late-flips-{hwdec}.json").write_text(json.dumps(answer, indent=1))
     if os.environ.get("KIOSK_CUDA_REPORT"):   # the flips themselves, beside the report
         shutil.copy(stats, Path(os.environ["KIOSK_CUDA_REPORT"]).parent / f"stats-4k-{hwdec}.jsonl")
     records = [json.loads(line) for line in stats.read_text().splitlines() if line.strip()]

@@ -1,7 +1,8 @@
 """Benchmarks/late_flips.py, the sampler that says why a flip came late (issue 33's device
 check runs it on the 4K loop): a kiosk stopped mid-play for 0.4 s shows one long interval,
 found where the stop was and said to be a stopped process; intervals around it are not
-blamed on it."""
+blamed on it (the flip after the stop comes within a millisecond of it: its interval must not
+take the stopped samples)."""
 from __future__ import annotations
 
 import os
@@ -33,11 +34,11 @@ def test_a_stopped_kiosk_is_the_late_interval_and_its_reason(tmp_path):
         # Playing: 20 video flips written (waited for, not timed).
         assert wait_until(lambda: stats.exists() and len(late_flips.flips(str(stats))) >= 20, timeout=60), \
             "kiosk never flipped 20 frames"
-        stopped_at = time.monotonic()
         os.kill(process.pid, signal.SIGSTOP)
+        stopped_at = time.monotonic()     # stopped by now: the kill returns after the signal is sent
         time.sleep(0.4)
+        resumed_at = time.monotonic()     # still stopped here
         os.kill(process.pid, signal.SIGCONT)
-        resumed_at = time.monotonic()
         assert process.wait(timeout=120) == 0
     finally:
         if process.poll() is None:
@@ -50,13 +51,18 @@ def test_a_stopped_kiosk_is_the_late_interval_and_its_reason(tmp_path):
     records = late_flips.flips(str(stats))
     by_frame = {(r["item"], r["pts"]): r for r in records}
 
+    # The interval holding the middle of the stop (a loaded machine may run the test a few ms
+    # after each kill; the stop's middle is inside it all the same).
+    middle = (stopped_at + resumed_at) / 2
+
     def spans_the_stop(entry):
         after = by_frame[(entry["item"], entry["pts"])]["t"]
-        return after >= resumed_at - 0.05 and after - entry["interval_ms"] / 1000 <= stopped_at + 0.05
+        return after - entry["interval_ms"] / 1000 <= middle <= after
 
     spanning = [entry for entry in answer["late"] if spans_the_stop(entry)]
     assert len(spanning) == 1, (answer["late"], stopped_at, resumed_at)
-    assert spanning[0]["interval_ms"] >= 380, spanning
+    # At least the 0.4 s stopped, less a refresh: a flip is stamped with the vblank it waited for.
+    assert spanning[0]["interval_ms"] >= 350, spanning
     assert spanning[0]["verdict"].startswith("the process was stopped"), spanning
     assert any(step.startswith("T") for _, step in spanning[0]["presenter_trail"]), spanning
     # Nothing else is said to be a stop: the verdict is the threads' own, not a guess.
