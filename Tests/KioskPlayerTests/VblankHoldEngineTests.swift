@@ -48,9 +48,11 @@ import Testing
     /// a refresh late: the frames of 2 of the 5 phases a 25 fps clip has against 60 Hz, every
     /// one of them (measured with that wake-up: 23 of 23, the other phases' 1 of 36). Woken
     /// earlier by the draw, each goes up at the refresh nearest its time.
-    /// A loaded host's late wake-ups make frames late too, but at any phase: the test asks that
-    /// no phase is late nearly always while another is seldom (it counted late frames before,
-    /// and failed on a loaded machine: 12 of 60 in a stress run, none systematic).
+    /// A loaded host's late wake-ups make frames late too (it counted late frames before, and
+    /// failed on a loaded machine: 12 of 60 in a stress run). Mostly at any phase; but the wake
+    /// leaves each phase its own slack, least (1.8 ms) to a frame 6.5 ms past a vblank, and with
+    /// a stress run's load beside it that one phase was late every time (1.00, the others 0.00).
+    /// So the test asks that no two phases are late nearly always while another seldom is.
     @Test func aSlowDrawStillMakesTheVblankNearestTheFramesTime() throws {
         let display = SlowDrawsDisplay(HeadlessDisplay(size: Self.screen, refreshRate: 60, pacing: .vblank),
                                        slowEvery: 1, after: 0, slowSeconds: 0.006)
@@ -75,8 +77,8 @@ import Testing
         let phases = Dictionary(grouping: settled, by: \.phase).filter { $0.value.count >= 6 }
         #expect(settled.count >= 45 && phases.count >= 3, "timed frames (\(settled.count)) in phases (\(phases.count))")
         let lateShare = phases.mapValues { group in Double(group.filter { $0.offset > 9.4 }.count) / Double(group.count) }
-        let worst = lateShare.values.max() ?? 0, best = lateShare.values.min() ?? 0
-        #expect(!(worst >= 0.8 && best <= 0.3),
+        let nearlyAlways = lateShare.values.filter { $0 >= 0.8 }.count, best = lateShare.values.min() ?? 0
+        #expect(!(nearlyAlways >= 2 && best <= 0.3),
                 "frames a refresh late by phase (half ms past a vblank: share): \(lateShare.sorted { $0.key < $1.key }.map { "\($0.key): \(String(format: "%.2f", $0.value))" })")
     }
 
