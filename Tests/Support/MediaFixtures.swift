@@ -14,8 +14,8 @@ public enum MediaFixtures {
             "drawbox=x=iw-56:y=ih-56:w=48:h=48:color=0xFFFF00:t=fill"
     }
 
-    /// kiosk-test-media-PID, removed as the test process exits; those of test processes that
-    /// are gone (killed, crashed) are removed first.
+    /// kiosk-test-media-PID, removed as the test process exits (unless KIOSK_KEEP_TEST_MEDIA=1);
+    /// those of test processes that are gone (killed, crashed) are removed first.
     public static let directory: URL = {
         let temporary = FileManager.default.temporaryDirectory
         for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix("kiosk-test-media-") {
@@ -25,7 +25,10 @@ public enum MediaFixtures {
         }
         let url = temporary.appendingPathComponent("kiosk-test-media-\(getpid())")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        atexit { try? FileManager.default.removeItem(at: MediaFixtures.directory) }
+        // KIOSK_KEEP_TEST_MEDIA=1 keeps it, to look at what a test wrote (stats files, shots).
+        if ProcessInfo.processInfo.environment["KIOSK_KEEP_TEST_MEDIA"] != "1" {
+            atexit { try? FileManager.default.removeItem(at: MediaFixtures.directory) }
+        }
         return url
     }()
 
