@@ -57,7 +57,7 @@ extension DRMDisplay: PrimeScanoutOutput {
         lock.lock(); defer { lock.unlock() }
         var listed: [UInt32: [UInt64]?] = [:]
         for plane in planes where plane.type != .cursor && plane.canDrive(crtcIndex: crtcIndex) && plane.formats.contains(format) {
-            listed[plane.id] = plane.modifiers.map { $0[format] ?? [] }
+            listed[plane.id] = plane.listedModifiers(for: format)
         }
         return listed
     }

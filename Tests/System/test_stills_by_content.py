@@ -1,4 +1,4 @@
-"""Stills whose name does not say what they are (PlaylistExpander.stillByContent,
+"""Stills whose name does not say what they are (PlaylistExpander.pictureByContent,
 StillSignature), played on the host, headless, each for `--image-duration`:
 
 - a GIF of one picture (a poster or logo exported as GIF): before, a GIF was always a video,

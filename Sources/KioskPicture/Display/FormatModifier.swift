@@ -13,11 +13,13 @@ public enum FormatModifier {
     /// Broadcom's parameter: bits 8-55 (fourcc_mod_broadcom_param), a SAND layout's column height.
     static let broadcomParameterBits: UInt64 = ((1 << 48) - 1) << 8
 
+    /// Broadcom's SAND codes (drm_fourcc.h: fourcc_mod_broadcom_code 2-5) by column width in bytes.
+    static let sandCodes: [Int: UInt64] = [32: 2, 64: 3, 128: 4, 256: 5]
+
     /// DRM_FORMAT_MOD_BROADCOM_SAND*: a Raspberry Pi's HEVC decoder writes its frames in columns
     /// of 32 to 256 bytes, each as tall as the column height the frame carries in its modifier.
     public static func broadcomSAND(columnBytes: Int, columnHeight: UInt64 = 0) -> UInt64 {
-        precondition([32, 64, 128, 256].contains(columnBytes), "SAND columns are 32, 64, 128 or 256 bytes wide")
-        let code: UInt64 = switch columnBytes { case 32: 2; case 64: 3; case 128: 4; default: 5 }
+        guard let code = sandCodes[columnBytes] else { preconditionFailure("SAND columns are 32, 64, 128 or 256 bytes wide") }
         return UInt64(broadcomVendor) << 56 | (columnHeight << 8 & broadcomParameterBits) | code
     }
 
@@ -46,7 +48,7 @@ public enum FormatModifier {
         }
         let parts = lower.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count <= 2, parts[0].hasPrefix("sand"), let columns = Int(parts[0].dropFirst(4)),
-              [32, 64, 128, 256].contains(columns) else { return nil }
+              sandCodes[columns] != nil else { return nil }
         guard parts.count == 2 else { return broadcomSAND(columnBytes: columns) }
         guard let height = UInt64(parts[1]), height < 1 << 48 else { return nil }
         return broadcomSAND(columnBytes: columns, columnHeight: height)
@@ -58,8 +60,7 @@ public enum FormatModifier {
         if modifier == linear { return "LINEAR" }
         if modifier == invalid { return "none said (the driver's default)" }
         let code = modifier & 0x00ff_ffff_ffff_ffff & ~broadcomParameterBits
-        if vendor(modifier) == broadcomVendor, (2...5).contains(code) {
-            let columns = [2: 32, 3: 64, 4: 128, 5: 256][code]!
+        if vendor(modifier) == broadcomVendor, let columns = sandCodes.first(where: { $0.value == code })?.key {
             let height = (modifier & broadcomParameterBits) >> 8
             return "Broadcom SAND\(columns)" + (height == 0 ? "" : " (column height \(height))")
         }

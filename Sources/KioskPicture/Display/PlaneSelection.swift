@@ -74,11 +74,17 @@ public struct DisplayPlaneInfo: Sendable, Hashable, Codable {
         }
     }
 
+    /// The modifiers its IN_FORMATS lists for `format` (none where it lists not that format);
+    /// nil without IN_FORMATS.
+    public func listedModifiers(for format: FourCC) -> [UInt64]? {
+        modifiers.map { $0[format] ?? [] }
+    }
+
     /// Whether it scans out a frame of `format` laid out as `modifier` says (a vendor's
-    /// parameter aside: `FormatModifier.plane(listing:takes:)`).
+    /// parameter aside: `FormatModifier.plane(listing:takes:)`); without IN_FORMATS, linear only.
     public func takes(_ format: FourCC, modifier: UInt64) -> Bool {
         guard formats.contains(format) else { return false }
-        let listed = modifiers.map { $0[format] ?? [] } ?? [FormatModifier.linear]
+        let listed = listedModifiers(for: format) ?? [FormatModifier.linear]
         return modifier == FormatModifier.invalid || listed.contains { FormatModifier.plane(listing: $0, takes: modifier) }
     }
 

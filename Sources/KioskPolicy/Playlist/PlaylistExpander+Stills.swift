@@ -1,17 +1,5 @@
 extension PlaylistExpander {
-    /// Whether the file at `path` is a still when its name cannot say, from its bytes; nil when
-    /// the name says it (a video or still extension) or the bytes cannot be read.
-    /// - A GIF is a still when it holds one picture (a poster or a logo, shown for
-    ///   `image_duration`), a video when it holds more (its frames' own delays).
-    /// - A WebP is a still unless it is an animation (played as a video, its frames' own times).
-    /// - A file with no media extension (`poster`, `asset_1234.dat`, a CMS's download) is a
-    ///   still when it begins as a JPEG, PNG, BMP, TIFF, WebP, HEIF or JPEG XL file does; else
-    ///   it is a video as before (FFmpeg probes it, and says why when it cannot play it).
-    func stillByContent(_ path: String) -> Bool? {
-        pictureByContent(path).map { $0 == .still }
-    }
-
-    /// What the bytes say a file is where its name cannot (`stillByContent`).
+    /// What the bytes say a file is where its name cannot (`pictureByContent`).
     enum ContentKind: Equatable {
         case still
         /// A picture format's animation (a GIF of more pictures than one, an animated WebP):
@@ -20,6 +8,14 @@ extension PlaylistExpander {
         case video
     }
 
+    /// What the file at `path` is when its name cannot say, from its bytes; nil when the name
+    /// says it (a video or still extension) or the bytes cannot be read.
+    /// - A GIF is a still when it holds one picture (a poster or a logo, shown for
+    ///   `image_duration`), an animation when it holds more (its frames' own delays).
+    /// - A WebP is a still unless it is an animation (played as a video, its frames' own times).
+    /// - A file with no media extension (`poster`, `asset_1234.dat`, a CMS's download) is a
+    ///   still when it begins as a JPEG, PNG, BMP, TIFF, WebP, HEIF or JPEG XL file does; else
+    ///   it is a video as before (FFmpeg probes it, and says why when it cannot play it).
     func pictureByContent(_ path: String) -> ContentKind? {
         let name = PathText.lowercasedExtension(path)
         let asked = name == "gif" || name == "webp"
