@@ -29,12 +29,12 @@ final class FramePool {
     }
 
     /// Copies the hardware frame `frame` into `target` (empty) in a block of the pool, or where
-    /// FFmpeg allocates it when the pool's way fails; false when the copy fails.
-    func download(_ frame: UnsafePointer<AVFrame>, into target: UnsafeMutablePointer<AVFrame>) -> Bool {
-        guard poolWayFailures < Self.poolWayTries else { return av_hwframe_transfer_data(target, frame, 0) >= 0 }
+    /// FFmpeg allocates it when the pool's way fails; FFmpeg's error (negative) when the copy fails.
+    func download(_ frame: UnsafePointer<AVFrame>, into target: UnsafeMutablePointer<AVFrame>) -> Int32 {
+        guard poolWayFailures < Self.poolWayTries else { return av_hwframe_transfer_data(target, frame, 0) }
         let result = kiosk_hwframe_download(target, frame, &pool, &block)
         if result == 1 { pooledDownloads += 1 }
         if result == 0 { poolWayFailures += 1 }
-        return result >= 0
+        return result
     }
 }

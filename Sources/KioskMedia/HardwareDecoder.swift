@@ -47,6 +47,13 @@ struct HardwareDecoderSetup {
         return .success(HardwareDecoderSetup(codec: codec, hardwareFormat: format, device: nil))
     }
 
+    /// A setup that takes `format`, a software one, for its device's: every frame then counts as
+    /// the device's and is copied down. For the tests of what follows a copy down (no device here).
+    static func claiming(_ format: AVPixelFormat, codecID: AVCodecID) -> Result<HardwareDecoderSetup, HardwareDecodeFailure> {
+        guard let codec = avcodec_find_decoder(codecID) else { return .failure("no decoder") }
+        return .success(HardwareDecoderSetup(codec: codec, hardwareFormat: format, device: nil))
+    }
+
     /// The pixel format `codec` decodes into on a device of `type`, if it can.
     private static func deviceFormat(of codec: UnsafePointer<AVCodec>, for type: AVHWDeviceType) -> AVPixelFormat? {
         var index: Int32 = 0
@@ -80,16 +87,32 @@ struct HardwareDecoderSetup {
 
     /// `frame` in memory: a device frame is copied down (its properties kept) into a block of
     /// `pool` (or FFmpeg's own allocation where the pool's way fails), and freed; nil when the
-    /// copy fails (the frame is dropped like a damaged one).
+    /// copy fails.
     static func download(_ frame: UnsafeMutablePointer<AVFrame>, pool: FramePool) -> UnsafeMutablePointer<AVFrame>? {
+        try? downloaded(frame, pool: pool).get()
+    }
+
+    /// As `download`, with FFmpeg's reason when the copy fails.
+    static func downloaded(_ frame: UnsafeMutablePointer<AVFrame>, pool: FramePool) -> Result<UnsafeMutablePointer<AVFrame>, HardwareDecodeFailure> {
         var source: UnsafeMutablePointer<AVFrame>? = frame
         defer { av_frame_free(&source) }
         var copy = av_frame_alloc()
-        guard let target = copy, pool.download(frame, into: target), av_frame_copy_props(target, frame) >= 0 else {
+        guard let target = copy else { return .failure("out of memory") }
+        var result = pool.download(frame, into: target)
+        if result >= 0 { result = av_frame_copy_props(target, frame) }
+        guard result >= 0 else {
             av_frame_free(&copy)
-            return nil
+            return .failure("\(ffmpegErrorText(result))")
         }
-        return target
+        return .success(target)
+    }
+}
+
+extension VideoDecoder {
+    /// Whether a device's frames can be had as DRM PRIME: the `drm` device's are, VA-API's map to
+    /// it; CUDA's cannot (NVIDIA's KMS imports no dma-buf of NVDEC's), nor does a wrapper have any.
+    static func exportsPrime(_ attempt: HardwareDecodeAttempt) -> Bool {
+        attempt == .device("drm") || attempt == .device("vaapi")
     }
 }
 

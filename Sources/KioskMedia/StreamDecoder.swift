@@ -16,48 +16,54 @@ public enum DecoderOutput<Frame> {
 /// `AudioDecoder` turn its frames into their own types; everything else is this one code.
 final class StreamDecoder {
     private var codecContext: UnsafeMutablePointer<AVCodecContext>?
-    let streamIndex: Int
-    let timeBase: AVRational
+    let timing: StreamTiming
+    var streamIndex: Int { timing.index }
+    var timeBase: AVRational { timing.timeBase }
     /// Media time 0 in the stream's ticks (see `Asset.originTicks`).
-    let startTicks: Int64
+    var startTicks: Int64 { timing.startTicks }
     /// Packets the decoder rejected as damaged; playback goes on past them.
     private(set) var damagedPackets = 0
 
     /// Opens the decoder of `streamIndex` (`decoder`, or FFmpeg's for the codec); `kind`
     /// ("audio ", or "" for pictures) goes into the reasons, and `configure` sets what is
     /// particular to the kind before the codec opens.
-    init(asset: Asset, streamIndex: Int, kind: String, decoder: UnsafePointer<AVCodec>? = nil,
-         configure: (UnsafeMutablePointer<AVCodecContext>) -> Void = { _ in }) throws {
+    convenience init(asset: Asset, streamIndex: Int, kind: String, decoder: UnsafePointer<AVCodec>? = nil,
+                     configure: (UnsafeMutablePointer<AVCodecContext>) -> Void = { _ in }) throws {
         let stream = asset.stream(at: streamIndex)
-        let parameters = stream.pointee.codecpar!
+        try self.init(parameters: stream.pointee.codecpar!, of: StreamTiming(asset: asset, stream: stream, index: streamIndex),
+                      source: asset.source, kind: kind, decoder: decoder, configure: configure)
+    }
+
+    /// Opens a decoder for a stream described by `parameters` (a copy kept apart from the
+    /// demuxer's, as `SoftwareStepDown` keeps one) with the stream's `timing`.
+    init(parameters: UnsafePointer<AVCodecParameters>, of timing: StreamTiming, source: String, kind: String,
+         decoder: UnsafePointer<AVCodec>? = nil, configure: (UnsafeMutablePointer<AVCodecContext>) -> Void = { _ in }) throws {
         let codecName = StreamDecoder.codecName(of: parameters)
         guard let codec = decoder ?? avcodec_find_decoder(parameters.pointee.codec_id) else {
-            throw MediaError(source: asset.source, reason: "unsupported \(kind)codec '\(codecName)': no decoder in this FFmpeg build")
+            throw MediaError(source: source, reason: "unsupported \(kind)codec '\(codecName)': no decoder in this FFmpeg build")
         }
         guard let context = avcodec_alloc_context3(codec) else {
-            throw MediaError(source: asset.source, reason: "out of memory opening the \(codecName) decoder")
+            throw MediaError(source: source, reason: "out of memory opening the \(codecName) decoder")
         }
         codecContext = context
         var result = avcodec_parameters_to_context(context, parameters)
         if result >= 0 {
             configure(context)
-            context.pointee.pkt_timebase = stream.pointee.time_base
+            context.pointee.pkt_timebase = timing.timeBase
             result = avcodec_open2(context, codec, nil)
         }
         guard result >= 0 else {
             avcodec_free_context(&codecContext)
-            throw MediaError(source: asset.source, reason: "cannot open the \(codecName) decoder: \(ffmpegErrorText(result))")
+            throw MediaError(source: source, reason: "cannot open the \(codecName) decoder: \(ffmpegErrorText(result))")
         }
-        self.streamIndex = streamIndex
-        timeBase = stream.pointee.time_base
-        startTicks = asset.originTicks(of: stream)
+        self.timing = timing
     }
 
     deinit {
         avcodec_free_context(&codecContext)
     }
 
-    static func codecName(of parameters: UnsafeMutablePointer<AVCodecParameters>) -> String {
+    static func codecName(of parameters: UnsafePointer<AVCodecParameters>) -> String {
         parameters.pointee.codec_id == AV_CODEC_ID_NONE ? "unknown" : String(cString: avcodec_get_name(parameters.pointee.codec_id))
     }
 
@@ -102,6 +108,21 @@ final class StreamDecoder {
     /// Forgets buffered frames after a seek.
     func flush() {
         avcodec_flush_buffers(codecContext)
+    }
+}
+
+/// Where a stream sits in its asset and how its ticks read: what a decoder needs of it besides
+/// its codec parameters.
+struct StreamTiming {
+    let index: Int
+    let timeBase: AVRational
+    /// Media time 0 in the stream's ticks (see `Asset.originTicks`).
+    let startTicks: Int64
+
+    init(asset: Asset, stream: UnsafeMutablePointer<AVStream>, index: Int) {
+        self.index = index
+        timeBase = stream.pointee.time_base
+        startTicks = asset.originTicks(of: stream)
     }
 }
 

@@ -5,15 +5,25 @@ import KioskCore
 /// FFmpeg's decoder for one video stream, with frame threads (several frames decode at once on
 /// several cores: the one thing that makes 1080p cheap on small boxes).
 public final class VideoDecoder: FrameDecoding {
-    let stream: StreamDecoder
+    /// The codec's decoder; a software one after a `stepDown`.
+    private(set) var stream: StreamDecoder
     let sampleAspect: Rational
     let rotation: Rotation
     /// A still's EXIF orientation, applied to each of its frames; nil for a video.
     private let still: StillOrientation?
     /// The mjpeg decoder's `lowres` level for a large JPEG still (0: full size).
     public let lowres: Int
-    /// The device's pixel format when decoding on one: its frames are copied down.
-    private let hardwareFormat: AVPixelFormat?
+    /// The device's pixel format when decoding on one: its frames are copied down. Nil after a
+    /// step down to software.
+    private var hardwareFormat: AVPixelFormat?
+    /// On a device: how to go on in software when a frame cannot be copied down.
+    private var stepDown: SoftwareStepDown?
+    /// How a device frame is copied down (a test's fails where it says).
+    private let download: (UnsafeMutablePointer<AVFrame>, FramePool) -> Result<UnsafeMutablePointer<AVFrame>, HardwareDecodeFailure>
+    /// The software decoder's settings (threads, lowres), for a step down.
+    private let configureInSoftware: (UnsafeMutablePointer<AVCodecContext>) -> Void
+    /// Damaged packets counted by a decoder stepped down from.
+    private var damagedBefore = 0
     /// Whether a device's frames are also handed on where they are (DRM PRIME); off after the
     /// first frame that cannot be (said once, through `hardwareRefusal`).
     private var primeFrames: Bool
@@ -64,10 +74,16 @@ public final class VideoDecoder: FrameDecoding {
                       heldFrames: heldFrames, primeFrames: primeFrames, prepare: HardwareDecoderSetup.prepare)
     }
 
-    /// `prepare`: how each hardware way is set up (a test's stands in for a device it has not).
+    /// `prepare`: how each hardware way is set up (a test's stands in for a device it has not);
+    /// `download`: how a device frame is copied down; `keptBytes`: the packet bytes kept for a
+    /// step down to software (`SoftwareStepDown`).
     init(asset: Asset, streamIndex: Int, threads: Int, stillScreen: PixelSize?, hardware: HardwareDecoding, heldFrames: Int,
-         primeFrames: Bool, prepare: (HardwareDecodeAttempt, AVCodecID) -> Result<HardwareDecoderSetup, HardwareDecodeFailure>) throws {
+         primeFrames: Bool, prepare: (HardwareDecodeAttempt, AVCodecID) -> Result<HardwareDecoderSetup, HardwareDecodeFailure>,
+         download: @escaping (UnsafeMutablePointer<AVFrame>, FramePool) -> Result<UnsafeMutablePointer<AVFrame>, HardwareDecodeFailure>
+             = HardwareDecoderSetup.downloaded,
+         keptBytes: Int = SoftwareStepDown.keptBytesLimit) throws {
         self.threads = threads
+        self.download = download
         source = asset.source
         self.primeFrames = false   // set once a device that exports DRM PRIME is open
         let avStream = asset.stream(at: streamIndex)
@@ -102,7 +118,7 @@ public final class VideoDecoder: FrameDecoding {
                 throw MediaError(source: asset.source, reason: refusal)
             }
         }
-        let configure = { (context: UnsafeMutablePointer<AVCodecContext>) in
+        let configure: (UnsafeMutablePointer<AVCodecContext>) -> Void = { context in
             context.pointee.thread_count = Int32(threads)
             context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
             // mjpeg's ceiling is 3, StillDecodeScale's too (avcodec_open2 would clamp it anyway;
@@ -130,6 +146,7 @@ public final class VideoDecoder: FrameDecoding {
         if let (decoder, attempt, format) = opened {
             stream = decoder
             hardwareFormat = format
+            stepDown = format == nil ? nil : SoftwareStepDown(parameters: parameters, timing: decoder.timing, keptBytesLimit: keptBytes)
             self.primeFrames = primeFrames && format != nil && Self.exportsPrime(attempt)
             // Every device frame is copied down (screenshots, the OSD, transitions and the CPU
             // path read it); with `primeFrames` the device's own picture rides along for the
@@ -141,12 +158,14 @@ public final class VideoDecoder: FrameDecoding {
         } else {
             stream = try StreamDecoder(asset: asset, streamIndex: streamIndex, kind: "", configure: configure)
             hardwareFormat = nil
+            stepDown = nil
             hardwareWay = nil
             hardwareOutcome = failures.isEmpty ? nil
                 : "hardware decoding (hwdec: \(hardware.rawValue)) not available for \(codecName): "
                   + failures.joined(separator: "; ") + "; decoding in software"
         }
         lowres = level
+        configureInSoftware = configure
         let sar = avStream.pointee.sample_aspect_ratio.num > 0 ? avStream.pointee.sample_aspect_ratio : parameters.pointee.sample_aspect_ratio
         sampleAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : .one
         rotation = Rotation(degrees: Asset.rotationDegrees(of: avStream)) ?? .none
@@ -164,7 +183,7 @@ public final class VideoDecoder: FrameDecoding {
     }
 
     /// Packets the decoder rejected as damaged; playback goes on past them.
-    public var damagedPackets: Int { stream.damagedPackets }
+    public var damagedPackets: Int { damagedBefore + stream.damagedPackets }
 
     public typealias Output = DecoderOutput<DecodedFrame>
 
@@ -228,30 +247,77 @@ public final class VideoDecoder: FrameDecoding {
             deliverUnwoven = nil
             return .frame(frame, nil)
         }
-        var frame: UnsafeMutablePointer<AVFrame>
-        var prime: PrimeFrame?
-        switch stream.receive() {
-        case .frame(let received): frame = received
-        case .needsInput: return .needsInput
-        case .finished: return .finished
-        }
-        if let hardwareFormat {
-            let onDevice = frame.pointee.format == hardwareFormat.rawValue
-            if !onDevice, lastFrameOnDevice != false, let hardwareWay {
-                hardwareRefusal = "\(hardwareWay), but the device did not decode its frames "
-                    + "(FFmpeg's reason at --log-level debug); decoding in software"
+        while true {
+            var frame: UnsafeMutablePointer<AVFrame>
+            switch stream.receive() {
+            case .frame(let received): frame = received
+            case .needsInput:
+                guard let replayed = stepDown?.takeReplayed() else { return .needsInput }
+                sendAgain(replayed)
+                continue
+            case .finished: return .finished
             }
-            lastFrameOnDevice = onDevice
-            if onDevice {
-                // Not for full-range frames: a plane is told limited range (as the copy path
-                // knows, which leaves such frames to the CPU).
-                prime = primeFrames && PrimeHandOn.wanted.load(ordering: .relaxed) && frame.pointee.color_range != AVCOL_RANGE_JPEG
-                    ? keepOnDevice(frame) : nil
-                guard let copied = HardwareDecoderSetup.download(frame, pool: downloads) else { return nextFrame() }   // dropped like a damaged one
-                frame = copied
+            let ticks = stream.ticks(of: frame)
+            if stepDown?.wasShown(ticks: ticks) == true {
+                var shown: UnsafeMutablePointer<AVFrame>? = frame
+                av_frame_free(&shown)
+                continue
             }
+            var prime: PrimeFrame?
+            if let hardwareFormat {
+                let onDevice = frame.pointee.format == hardwareFormat.rawValue
+                if !onDevice, lastFrameOnDevice != false, let hardwareWay {
+                    hardwareRefusal = "\(hardwareWay), but the device did not decode its frames "
+                        + "(FFmpeg's reason at --log-level debug); decoding in software"
+                }
+                lastFrameOnDevice = onDevice
+                if onDevice {
+                    // Not for full-range frames: a plane is told limited range (as the copy path
+                    // knows, which leaves such frames to the CPU).
+                    prime = primeFrames && PrimeHandOn.wanted.load(ordering: .relaxed) && frame.pointee.color_range != AVCOL_RANGE_JPEG
+                        ? keepOnDevice(frame) : nil
+                    switch download(frame, downloads) {
+                    case .success(let copied): frame = copied
+                    case .failure(let why):
+                        stepDownToSoftware(because: why)
+                        continue
+                    }
+                }
+            }
+            stepDown?.handedOut(ticks: ticks)
+            return .frame(frame, prime)
         }
-        return .frame(frame, prime)
+    }
+
+    /// A device frame could not be copied down: the rest of the stream decodes in software
+    /// (`SoftwareStepDown`), said in one line; where no software decoder opens, that frame and
+    /// each later one that fails are dropped, said too.
+    private func stepDownToSoftware(because why: HardwareDecodeFailure) {
+        let way = hardwareWay ?? "hardware decoding"
+        guard let stepDown else {
+            hardwareRefusal = "\(way), but a frame could not be copied down from the device (\(why)); it was dropped"
+            return
+        }
+        switch stepDown.stepDown(source: source, configure: configureInSoftware) {
+        case .success(let (software, resumes)):
+            damagedBefore += stream.damagedPackets
+            stream = software
+            hardwareFormat = nil
+            primeFrames = false
+            lastFrameOnDevice = false
+            hardwareRefusal = "\(way), but a frame could not be copied down from the device (\(why)); "
+                + "decoding in software from here, \(resumes)"
+        case .failure(let error):
+            self.stepDown = nil
+            hardwareRefusal = "\(way), but a frame could not be copied down from the device (\(why)) and no software "
+                + "decoder opened (\(error.reason)); frames that cannot be copied are dropped"
+        }
+    }
+
+    /// A packet kept for the step down, sent to the software decoder (nil: the drain).
+    private func sendAgain(_ replayed: UnsafeMutablePointer<AVPacket>?) {
+        var packet = replayed
+        if stream.send(packet) { av_packet_free(&packet) } else { stepDown?.putBack(packet) }   // full: frames first
     }
 
     /// `frame` as the queue takes it: its time, its turn, shrunk where the screens allow.
@@ -282,12 +348,6 @@ public final class VideoDecoder: FrameDecoding {
         return decoded
     }
 
-    /// Whether a device's frames can be had as DRM PRIME: the `drm` device's are, VA-API's map to
-    /// it; CUDA's cannot (NVIDIA's KMS imports no dma-buf of NVDEC's), nor does a wrapper have any.
-    static func exportsPrime(_ attempt: HardwareDecodeAttempt) -> Bool {
-        attempt == .device("drm") || attempt == .device("vaapi")
-    }
-
     /// The device frame as DRM PRIME, holding its surface; after the first that cannot be, nil
     /// for the rest of the stream, said once.
     private func keepOnDevice(_ frame: UnsafeMutablePointer<AVFrame>) -> PrimeFrame? {
@@ -314,12 +374,21 @@ public final class VideoDecoder: FrameDecoding {
                 && stream.mediaTime(ticks: ticks) < target - MediaTime(value: 1, timescale: 1000)
             stream.skipFrames(early ? AVDISCARD_NONREF : AVDISCARD_DEFAULT)
         }
-        return stream.send(packet?.packet)
+        if let stepDown, stepDown.hasSteppedDown {
+            switch stepDown.admit(packet?.packet) {
+            case .queued, .dropped: return true
+            case .send: break
+            }
+        }
+        let taken = stream.send(packet?.packet)
+        if taken { stepDown?.keep(packet?.packet) }
+        return taken
     }
 
     /// Forgets buffered frames after a seek (the deinterlacer's held one too).
     public func flush() {
         stream.flush()
+        stepDown?.forget()
         deinterlacer = nil
         av_frame_free(&deliverUnwoven)
     }
