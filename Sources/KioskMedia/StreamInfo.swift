@@ -44,6 +44,9 @@ public struct StreamInfo: Sendable, Codable, Equatable {
     /// How kiosk would decode it with a `playback.hwdec` choice (`kiosk probe --hwdec`): the
     /// decoder and path, or each hardware way's reason and "decoding in software".
     public var decoding: String?
+    /// Where its first frame would be shown on the screen kiosk would drive (`kiosk probe`):
+    /// "on card0 (Virtual-1, 1280x720), fit: plane 40 takes YU12 as decoded, no CPU conversion".
+    public var shown: String?
     // Audio
     public var sampleRate: Int?
     public var channels: Int?

@@ -26,8 +26,11 @@ struct ProbeCommand: ParsableCommand {
             help: "Instead: check that the display takes frames held in another device's memory (hardware decoding's zero-copy path), in this format: nv12 or p010.")
     var primeImport: String?
 
-    @Option(name: .customLong("display"), help: "With --prime-import: the card (card1 or /dev/dri/card1); default: the first with a connected screen.")
+    @Option(name: .customLong("display"), help: "With a file or --prime-import: the card (card1 or /dev/dri/card1); default: the first with a connected screen.")
     var card: String?
+
+    @Option(help: "With a file: the gravity (fit, fill, stretch) its video is shown with, for which plane would show it.")
+    var gravity: VideoGravity = .fit
 
     @Option(help: "With --prime-import: imports in all (most released unshown).")
     var imports = 10_000
@@ -50,7 +53,8 @@ struct ProbeCommand: ParsableCommand {
         // FFmpeg 5.1 cannot open HEIC: libheif reads its boxes (the picture is not decoded);
         // nor decode an animated WebP: libwebpdemux reads its frames for its length.
         let info = try HeifStill.handles(media) ? HeifStill.probe(media)
-            : AnimatedWebP.isAnimated(path: media) ? WebPAnimationReader.probe(media) : Self.probe(media, hardware: hwdec)
+            : AnimatedWebP.isAnimated(path: media) ? WebPAnimationReader.probe(media)
+            : Self.probe(media, hardware: hwdec, screen: Result { try ProbedScreen.open(card: card) }, gravity: gravity)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -62,8 +66,10 @@ struct ProbeCommand: ParsableCommand {
 
     /// FFmpeg's view of `media`, each video stream with how it would decode with `hardware`
     /// (the decoder is opened, as playback opens it). The stream playback would choose also
-    /// decodes its first frame on a device: a hwaccel accepts or refuses a stream only then.
-    static func probe(_ media: String, hardware: HardwareDecoding) throws -> MediaInfo {
+    /// decodes its first frame, as playback would for `screen` (shrunk to it): a device accepts
+    /// or refuses a stream only then, and the frame says which plane would show it (`gravity`).
+    static func probe(_ media: String, hardware: HardwareDecoding, screen: Result<ProbedScreen, Error>? = nil,
+                      gravity: VideoGravity = .fit) throws -> MediaInfo {
         let asset = try Asset(source: media)
         var info = asset.info
         let played = asset.info.bestVideo?.index
@@ -72,19 +78,27 @@ struct ProbeCommand: ParsableCommand {
                 // As playback opens it with the video plane on: a device's frames also kept as
                 // DRM PRIME, which the first frame confirms (or says why not).
                 PrimeHandOn.wanted.store(true, ordering: .relaxed)
-                let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, hardware: hardware,
+                let mode = try? screen?.get().mode
+                let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, stillScreen: mode, hardware: hardware,
                                                primeFrames: hardware != .off)
+                decoder.shrinkCovering = mode.map { [$0] } ?? []
                 var said = decoder.hardwareOutcome ?? "\(stream.codecName) in software (hwdec: \(hardware.rawValue))"
-                if stream.index == played, let outcome = decoder.hardwareOutcome, outcome.contains("frames copied to memory") {
-                    switch firstFrame(of: asset, on: decoder) {
-                    case .onDevice(let prime?): said = outcome + " (its first frame decoded there; \(prime))"
-                    case .onDevice(nil): said = outcome + " (its first frame decoded there)"
-                        + (decoder.takeHardwareRefusal().map { "; \($0)" } ?? "")
-                    case .inSoftware: said = decoder.takeHardwareRefusal() ?? outcome
-                    case .none: said = outcome + " (no frame decoded to confirm it)"
+                guard stream.index == played else {
+                    info.streams[index].decoding = said
+                    continue
+                }
+                let first = firstFrame(of: asset, on: decoder)
+                if let outcome = decoder.hardwareOutcome, outcome.contains("frames copied to memory") {
+                    switch (first, decoder.lastFrameOnDevice) {
+                    case (let frame?, true?):
+                        said = outcome + " (its first frame decoded there" + (frame.prime.map { "; " + describe($0) } ?? "") + ")"
+                            + (decoder.takeHardwareRefusal().map { "; \($0)" } ?? "")
+                    case (_?, _): said = decoder.takeHardwareRefusal() ?? outcome
+                    case (nil, _): said = outcome + " (no frame decoded to confirm it)"
                     }
                 }
                 info.streams[index].decoding = said
+                info.streams[index].shown = shown(first, on: screen, gravity: gravity)
             } catch {
                 info.streams[index].decoding = "cannot decode: \((error as? MediaError)?.reason ?? "\(error)")"
             }
@@ -92,13 +106,37 @@ struct ProbeCommand: ParsableCommand {
         return info
     }
 
-    /// Where the first frame was decoded; on a device, what its DRM PRIME picture is (nil: not
-    /// kept as one, the decoder says why).
-    private enum FirstFrame { case onDevice(String?), inSoftware, none }
+    /// "kept as DRM PRIME NV12, modifier 0x0, for the video plane".
+    private static func describe(_ picture: PrimePicture) -> String {
+        let layers = picture.descriptor.layers.map { "\($0.format)" }.joined(separator: "+")
+        let modifier = picture.descriptor.objects.first.map { String($0.modifier, radix: 16) } ?? "?"
+        return "kept as DRM PRIME \(layers), modifier 0x\(modifier), for the video plane"
+    }
 
-    /// Where `decoder`'s first frame was decoded; `.none` when no frame came within 300 packets
-    /// (a broken file). The frame itself is dropped.
-    private static func firstFrame(of asset: Asset, on decoder: VideoDecoder) -> FirstFrame {
+    /// Where `frame` would be shown on `screen`: "on card0 (Virtual-1, 1280x720), fit: plane 40
+    /// takes YU12 as decoded, no CPU conversion", or why that cannot be said; nil without a
+    /// screen asked about.
+    private static func shown(_ frame: DecodedFrame?, on screen: Result<ProbedScreen, Error>?, gravity: VideoGravity) -> String? {
+        guard let screen else { return nil }
+        let probed: ProbedScreen
+        switch screen {
+        case .success(let opened): probed = opened
+        case .failure(let error): return "no screen to tell (\(error))"
+        }
+        let head = "on \(probed.name), \(gravity.rawValue): "
+        guard let frame else { return head + "no frame decoded to tell" }
+        var described = ProbedScreen.Frame(size: frame.size, sampleAspect: frame.sampleAspect, rotation: frame.rotation,
+                                           planarFormat: frame.planarFormat, formatName: frame.pixelFormatName)
+        if let picture = frame.prime {
+            if let plan = try? picture.descriptor.framebufferPlan() {
+                described.prime = (plan.format, plan.planes.first?.modifier ?? FormatModifier.invalid, picture.descriptor.size)
+            }
+        }
+        return head + probed.scanout(of: described, gravity: gravity)
+    }
+
+    /// `decoder`'s first frame, nil when none came within 300 packets (a broken file).
+    private static func firstFrame(of asset: Asset, on decoder: VideoDecoder) -> DecodedFrame? {
         let demuxer = Demuxer(asset: asset, video: true, audio: false)
         var packets = 0
         while packets < 300 {
@@ -110,17 +148,10 @@ struct ProbeCommand: ParsableCommand {
             if let packet, packet.streamIndex != demuxer.videoStream { continue }
             packets += 1
             _ = decoder.send(packet)
-            if case .frame(let frame) = decoder.receive() {
-                guard decoder.lastFrameOnDevice == true else { return .inSoftware }
-                return .onDevice(frame.prime.map { picture in
-                    let layers = picture.descriptor.layers.map { "\($0.format)" }.joined(separator: "+")
-                    let modifier = picture.descriptor.objects.first.map { String($0.modifier, radix: 16) } ?? "?"
-                    return "kept as DRM PRIME \(layers), modifier 0x\(modifier), for the video plane (whether a plane takes it: the log while playing)"
-                })
-            }
+            if case .frame(let frame) = decoder.receive() { return frame }
             if packet == nil { break }
         }
-        return .none
+        return nil
     }
 
     /// The machine's outputs, for choosing `--display` and kiosk.conf's display section.
@@ -187,6 +218,7 @@ struct ProbeCommand: ParsableCommand {
             if stream.isDefaultChoice { parts.append("[default]") }
             lines.append(parts.joined(separator: ", ").replacingOccurrences(of: ": \(stream.kind.rawValue) \(stream.codecName),", with: ": \(stream.kind.rawValue) \(stream.codecName)"))
             if let decoding = stream.decoding { lines.append("    decoding: \(decoding)") }
+            if let shown = stream.shown { lines.append("    shown: \(shown)") }
         }
         return lines.joined(separator: "\n")
     }

@@ -19,6 +19,7 @@ without it the test fails with bed-kernel's reason).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -62,6 +63,14 @@ for name, card, imports, flips, layout in runs:
     (work / (name + ".exit")).write_text(str(code))
 with open(work / "probe.txt", "w") as out:
     subprocess.call([kiosk, "probe"], stdout=out, stderr=subprocess.STDOUT, timeout=300)
+# `kiosk probe FILE`'s "shown:" line: a clip of vkms's preferred mode, one it would have to
+# scale, and the other card (bochs: no YUV plane).
+probes = [("probe-file-vkms", vkms[0], "xga.mp4"), ("probe-file-vkms-scaled", vkms[0], "clip.mp4")]
+probes += [("probe-file-other", other[0], "clip.mp4")] if other else []
+for name, card, clip in probes:
+    with open(work / (name + ".txt"), "w") as out:
+        subprocess.call([kiosk, "probe", str(work / clip), "--display", card, "--hwdec", "off"],
+                        stdout=out, stderr=subprocess.STDOUT, timeout=300)
 
 # Playback through the zero-copy path: `kiosk play --simulate-prime-decoder` hands each frame on
 # in heap memory as a decoder's PRIME frame; paused twice, `get time` and a writeback shot each.
@@ -102,6 +111,7 @@ def guest(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("prime-vkms")
     make_clip(work / "clip.mp4", (640, 360), "bt709")
     make_clip(work / "short.mp4", (640, 360), "bt709", seconds=2)
+    make_clip(work / "xga.mp4", (1024, 768), "bt709", seconds=1)
     (work / "guest.py").write_text(GUEST.replace("@KIOSK@", repr(str(KIOSK))).replace("@WORK@", repr(str(work)))
                                    .replace("@TESTS@", repr(str(Path(__file__).parent)))
                                    .replace("@IMPORTS@", str(IMPORTS)).replace("@FLIPS@", str(FLIPS))
@@ -189,6 +199,31 @@ def test_a_card_without_a_yuv_plane_says_why(guest: Path) -> None:
     assert code == 1 and r["passed"] is False
     assert r.get("plane") is None and "takes NV12" in r.get("refusal", ""), r
     assert r["importsDone"] == 0 and r.get("screenshot") is None
+
+
+def shown_line(work: Path, name: str) -> str:
+    text = (work / f"{name}.txt").read_text()
+    lines = [line.strip() for line in text.splitlines() if line.strip().startswith("shown: ")]
+    assert len(lines) == 1, text
+    return lines[0]
+
+
+def test_probe_file_names_the_plane_that_would_show_it(guest: Path) -> None:
+    """`kiosk probe FILE` (#33): which plane the first frame would go on, as the player chooses,
+    or why the CPU converts it: vkms's overlay takes a clip of its mode as decoded; a smaller
+    one would need scaling, which vkms's planes lack; bochs has no plane that takes YUV."""
+    cards = json.loads((guest / "cards.json").read_text())
+    vkms = cards["vkms"][0]
+    line = shown_line(guest, "probe-file-vkms")
+    assert re.fullmatch(rf"shown: on {vkms} \(Virtual-\d+, 1024x768\), fit: plane \d+ takes YU12 as decoded, no CPU conversion", line), line
+    scaled = shown_line(guest, "probe-file-vkms-scaled")
+    # vkms says nothing of scaling (no SCALING_FILTER) and refuses it in TEST_ONLY: said as unknown.
+    assert re.fullmatch(rf"shown: on {vkms} \(Virtual-\d+, 1024x768\), fit: plane \d+ takes YU12 as decoded, no CPU conversion, "
+                        r"if the driver scales 640x360 to 1024x576 \(its TEST_ONLY commit at the first frame says; "
+                        r"else the CPU converts it\)", scaled), scaled
+    assert cards["other"], f"the bed has no second card: {cards}"
+    other = shown_line(guest, "probe-file-other")
+    assert other.startswith(f"shown: on {cards['other'][0]} (") and ": the CPU converts it: " in other and "YU12" in other, other
 
 
 def play_result(work: Path, name: str) -> tuple[dict, str, list[dict]]:

@@ -1,0 +1,128 @@
+import KioskCore
+
+/// The screen kiosk would drive, read without driving it, for `kiosk probe FILE`: which plane
+/// would show a file's frames, or why the CPU would convert them (#33: "kiosk probe FILE says
+/// which decoder, path and why"). The same choices the player makes (connector, preferred mode,
+/// CRTC, then `chooseDirectScanout` / `choosePrimeScanout` from the planes' formats and
+/// IN_FORMATS); the driver's TEST_ONLY commit, which the player asks before its first flip,
+/// still has the last word (a plane that does not scale says so only there).
+public struct ProbedScreen: Sendable {
+    public let card: String
+    public let connector: String
+    public let mode: PixelSize
+    let crtc: DisplayCRTCInfo
+    let primaryPlaneID: UInt32?
+    let planes: [DisplayPlaneInfo]
+    /// Why no plane can be used at all (no atomic commits with universal planes).
+    let noPlanes: String?
+
+    /// How a file's first frame reaches the display, as the decoder hands it over.
+    public struct Frame: Sendable {
+        /// The frame in memory (copied down from a device, shrunk where the screen allows).
+        public var size: PixelSize
+        public var sampleAspect: Rational
+        public var rotation: Rotation
+        /// NV12 or YUV420 at limited range: what a plane takes as decoded; nil otherwise.
+        public var planarFormat: VideoFrameFormat?
+        /// Its pixel format's name ("yuv420p10le"), for the reason it is converted.
+        public var formatName: String
+        /// The device's own picture, where the decoder keeps it as DRM PRIME.
+        public var prime: (format: FourCC, modifier: UInt64, size: PixelSize)?
+
+        public init(size: PixelSize, sampleAspect: Rational, rotation: Rotation, planarFormat: VideoFrameFormat?, formatName: String,
+                    prime: (format: FourCC, modifier: UInt64, size: PixelSize)? = nil) {
+            self.size = size; self.sampleAspect = sampleAspect; self.rotation = rotation
+            self.planarFormat = planarFormat; self.formatName = formatName; self.prime = prime
+        }
+    }
+
+    /// The screen of `card` (a name or path; nil: the first card with a connected screen);
+    /// throws why there is none.
+    public static func open(card: String?) throws -> ProbedScreen {
+        let paths: [String]
+        do {
+            paths = try card.map { [DRMDevices.resolve($0)] } ?? DRMDevices.cardPaths()
+        } catch {
+            throw NoScreen(description: "\(error)")
+        }
+        var reasons: [String] = []
+        for path in paths {
+            do {
+                let opened = try Card(path: path, wantAtomic: true)
+                defer { opened.close() }
+                opened.dropMaster()   // never in the way of a player starting meanwhile
+                let snapshot = try opened.snapshot()
+                if let screen = screen(card: path, snapshot: snapshot, atomic: opened.hasAtomic && opened.hasUniversalPlanes) {
+                    return screen
+                }
+                reasons.append("\(path): no connected screen")
+            } catch {
+                reasons.append("\(path): \(error)")
+            }
+        }
+        throw NoScreen(description: reasons.isEmpty ? "no DRM card" : reasons.joined(separator: "; "))
+    }
+
+    /// Why no screen could be read.
+    public struct NoScreen: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The screen kiosk would choose on a card of `snapshot`; nil without a connected one.
+    static func screen(card: String, snapshot: CardSnapshot, atomic: Bool) -> ProbedScreen? {
+        guard let connector = try? ConnectorSelection.choose(named: nil, from: snapshot.connectors),
+              let mode = try? ModeSelection.choose(nil, from: connector.modes, connector: connector.name),
+              let crtc = try? CRTCSelection.choose(for: connector, connectors: snapshot.connectors,
+                                                   encoders: snapshot.encoders, crtcs: snapshot.crtcs) else { return nil }
+        let primary = try? PlaneSelection.primaryPlane(crtcIndex: crtc.index, crtcID: crtc.id, planes: snapshot.planes)
+        return ProbedScreen(card: card, connector: connector.name, mode: mode.size, crtc: crtc, primaryPlaneID: primary?.id,
+                            planes: snapshot.planes, noPlanes: atomic ? nil : "the driver has no atomic commits with universal planes")
+    }
+
+    /// Where `frame` would be shown with `gravity`: "plane 40 takes YU12 as decoded, no CPU
+    /// conversion", "plane 105 takes ... P030 laid out as Broadcom SAND128 ..., zero copy", or
+    /// "the CPU converts it: reason" (after a zero-copy refusal, both reasons).
+    public func scanout(of frame: Frame, gravity: VideoGravity) -> String {
+        var refusals: [String] = []
+        if let prime = frame.prime {
+            let layout = GravityLayout(source: prime.size, sampleAspect: frame.sampleAspect, rotation: frame.rotation,
+                                       target: mode, gravity: gravity)
+            let answer = noPlanes.map { DirectScanoutAnswer.refused(reason: $0) }
+                ?? PlaneSelection.choosePrimeScanout(format: prime.format, modifier: prime.modifier, layout: layout,
+                                                     primaryPlaneID: primaryPlaneID, crtcIndex: crtc.index, crtcID: crtc.id, planes: planes)
+            if case .ready(let scanout) = answer {
+                let laidOut = FormatModifier.name(prime.modifier)
+                return "plane \(scanout.planeID) takes the device's \(prime.format) (\(laidOut)) as it is, zero copy" + Self.ifScaled(scanout)
+            }
+            refusals.append("zero copy: \(answer.reason ?? "refused"); copied to memory")
+        }
+        guard let format = frame.planarFormat else {
+            return (refusals + ["the CPU converts it: frames are \(frame.formatName), not NV12 or YUV420 (limited range)"])
+                .joined(separator: "; ")
+        }
+        let layout = GravityLayout(source: frame.size, sampleAspect: frame.sampleAspect, rotation: frame.rotation,
+                                   target: mode, gravity: gravity)
+        let answer = noPlanes.map { DirectScanoutAnswer.refused(reason: $0) }
+            ?? PlaneSelection.chooseDirectScanout(format: format, layout: layout, displayRotation: .none, primaryPlaneID: primaryPlaneID,
+                                                  crtcIndex: crtc.index, crtcID: crtc.id, planes: planes)
+        if case .ready(let scanout) = answer {
+            return (refusals + ["plane \(scanout.planeID) takes \(scanout.format) as decoded, no CPU conversion" + Self.ifScaled(scanout)])
+                .joined(separator: "; ")
+        }
+        return (refusals + ["the CPU converts it: \(answer.reason ?? "refused")"]).joined(separator: "; ")
+    }
+
+    /// Where the plane would have to scale and the driver does not say whether it can (no
+    /// SCALING_FILTER property): only the TEST_ONLY commit at the first frame tells.
+    static func ifScaled(_ scanout: PlaneScanout) -> String {
+        guard scanout.needsTestCommit else { return "" }
+        return ", if the driver scales \(scanout.source.size) to \(scanout.destination.size) (its TEST_ONLY commit at the first "
+            + "frame says; else the CPU converts it)"
+    }
+
+    /// "card0 (Virtual-1, 1280x720)".
+    public var name: String {
+        let short = card.split(separator: "/").last.map(String.init) ?? card
+        return "\(short) (\(connector), \(mode.width)x\(mode.height))"
+    }
+}
