@@ -1,4 +1,5 @@
 import CFFmpeg
+import CKioskShim
 import KioskCore
 
 /// What a decoder on a device keeps so that it can go on in software when one of its frames
@@ -6,12 +7,19 @@ import KioskCore
 /// "a failure drops one step, with one line" (#33), and never a frame silently.
 ///
 /// It keeps a copy of the stream's codec parameters and a reference to each packet sent since
-/// the latest keyframe, up to `keptBytesLimit`. Stepping down opens the codec's software
-/// decoder, sends it those packets again (before any new one) and drops what it decodes up to
-/// the last frame handed out, as mpv's hwdec fallback re-sends the packets it queued: the
-/// picture goes on at the frame after the last one shown, one GOP decoded twice. Where the GOP
-/// outgrew the limit, the packets were let go and the software decoder starts at the next
-/// keyframe (the last picture stays up until then).
+/// the latest keyframe, up to `keptBytesLimit`, and the GOP before it until a frame of the
+/// latest has been handed out: a decoder hands out the last frames of a GOP after the next
+/// keyframe was sent (its reorder and frame-thread delay). Stepping down opens the codec's
+/// software decoder, sends it those packets again (before any new one) and drops what it
+/// decodes up to the last frame handed out, as mpv's hwdec fallback re-sends the packets it
+/// queued: the picture goes on at the frame after the last one shown. Where the packets
+/// outgrew the limit they were let go and the software decoder starts at the next keyframe
+/// (the last picture stays up until then; after `keyframeWait` packets without one, at the
+/// next packet, for streams refreshed without keyframes).
+///
+/// The catch-up decodes up to a GOP in software within one `receive` (seconds of 4K on a small
+/// box), once, on the decode thread: the queued frames cover part of it. A keyframe that is not
+/// a clean start (an open GOP's I-frame, HEVC's CRA) loses its leading frames in the replay.
 final class SoftwareStepDown {
     /// The most packet bytes kept since a keyframe: a 1080p H.264 GOP of 8 s at 8 Mbit/s, a 4K
     /// HEVC one of 3 s at 20. The references keep the demuxer's buffers alive that long.
@@ -20,11 +28,17 @@ final class SoftwareStepDown {
     private var parameters: UnsafeMutablePointer<AVCodecParameters>?
     private let timing: StreamTiming
     private let limit: Int
-    /// Packets sent since the latest keyframe, each a reference of its own.
-    private var sinceKeyframe: [UnsafeMutablePointer<AVPacket>] = []
+    /// The packets kept, a group from each keyframe (each a reference of its own): the latest
+    /// group and, until a frame of it was handed out, the one before.
+    private var groups: [[UnsafeMutablePointer<AVPacket>]] = []
+    /// The latest group's keyframe's timestamp (nil: it has none, or no group has a keyframe).
+    private var latestKeyTicks: Int64?
     private var keptBytes = 0
-    /// The packets since the keyframe outgrew the limit and were let go.
+    /// The packets kept outgrew the limit and were let go, until the next keyframe.
     private var overflowed = false
+    /// Packets a step down waits for a keyframe at most: 10 s at 25 fps.
+    static let keyframeWait = 250
+    private var waited = 0
     /// The device's decoder was told no packet follows (the drain at the end): the software
     /// one is told too, after the packets sent again.
     private var drained = false
@@ -66,22 +80,29 @@ final class SoftwareStepDown {
             return
         }
         if packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
-            releaseKept()
+            if groups.count == 2 { releaseOldest() }
+            groups.append([])
+            latestKeyTicks = packet.pointee.pts == kiosk_nopts_value() ? nil : packet.pointee.pts
             overflowed = false
         }
         guard !overflowed else { return }
-        keptBytes += Int(packet.pointee.size)
-        guard keptBytes <= limit, let reference = av_packet_clone(packet) else {
-            releaseKept()
-            overflowed = true
+        guard let reference = av_packet_clone(packet) else {
+            overflow()
             return
         }
-        sinceKeyframe.append(reference)
+        if groups.isEmpty { groups.append([]) }   // the decoder took packets before any keyframe
+        groups[groups.count - 1].append(reference)
+        keptBytes += Int(packet.pointee.size)
+        if keptBytes > limit, groups.count == 2 { releaseOldest() }
+        if keptBytes > limit { overflow() }
     }
 
-    /// A frame of `ticks` was handed out.
+    /// A frame of `ticks` was handed out: once it is the latest keyframe's or later, the group
+    /// before is not needed again.
     func handedOut(ticks: Int64?) {
-        if let ticks { lastHandedOut = ticks }
+        guard let ticks else { return }
+        lastHandedOut = ticks
+        if groups.count == 2, let key = latestKeyTicks, ticks >= key { releaseOldest() }
     }
 
     /// The codec's software decoder, with the kept packets to send it first; how it starts
@@ -95,14 +116,15 @@ final class SoftwareStepDown {
             return .failure(error as? MediaError ?? MediaError(source: source, reason: "\(error)"))
         }
         hasSteppedDown = true
-        let resumes = !sinceKeyframe.isEmpty && !overflowed
+        let resumes = !groups.isEmpty && !overflowed
         if resumes {
-            replay = sinceKeyframe
-            sinceKeyframe = []
+            replay = groups.flatMap { $0 }
+            groups = []
             catchingUpThrough = lastHandedOut
         } else {
             releaseKept()
             waitingForKeyframe = true
+            waited = 0
         }
         if drained { replay.append(nil) }
         keptBytes = 0
@@ -114,11 +136,18 @@ final class SoftwareStepDown {
 
     func admit(_ packet: UnsafePointer<AVPacket>?) -> Admission {
         if !replay.isEmpty {
-            replay.append(packet.flatMap { av_packet_clone($0) })
+            guard let packet else {
+                replay.append(nil)
+                return .queued
+            }
+            // Out of memory: that packet is lost (never taken for the drain).
+            guard let reference = av_packet_clone(packet) else { return .dropped }
+            replay.append(reference)
             return .queued
         }
         if waitingForKeyframe, let packet {
-            guard packet.pointee.flags & AV_PKT_FLAG_KEY != 0 else { return .dropped }
+            waited += 1
+            guard packet.pointee.flags & AV_PKT_FLAG_KEY != 0 || waited > Self.keyframeWait else { return .dropped }
             waitingForKeyframe = false
         }
         return .send
@@ -148,15 +177,29 @@ final class SoftwareStepDown {
         releaseKept()
         overflowed = false
         drained = false
+        waitingForKeyframe = false
+        latestKeyTicks = nil
         for packet in replay { var owned = packet; av_packet_free(&owned) }
         replay = []
         lastHandedOut = nil
         catchingUpThrough = nil
     }
 
+    private func overflow() {
+        releaseKept()
+        overflowed = true
+    }
+
     private func releaseKept() {
-        for packet in sinceKeyframe { var owned: UnsafeMutablePointer<AVPacket>? = packet; av_packet_free(&owned) }
-        sinceKeyframe = []
+        while !groups.isEmpty { releaseOldest() }
         keptBytes = 0
+    }
+
+    private func releaseOldest() {
+        for packet in groups.removeFirst() {
+            keptBytes -= Int(packet.pointee.size)
+            var owned: UnsafeMutablePointer<AVPacket>? = packet
+            av_packet_free(&owned)
+        }
     }
 }

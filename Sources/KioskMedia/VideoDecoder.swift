@@ -269,6 +269,7 @@ public final class VideoDecoder: FrameDecoding {
                 if !onDevice, lastFrameOnDevice != false, let hardwareWay {
                     hardwareRefusal = "\(hardwareWay), but the device did not decode its frames "
                         + "(FFmpeg's reason at --log-level debug); decoding in software"
+                    stepDown = nil   // nothing to step down from: its packets are not kept
                 }
                 lastFrameOnDevice = onDevice
                 if onDevice {
