@@ -93,6 +93,14 @@ int kiosk_hwframe_download(AVFrame *dst, const AVFrame *src, AVBufferPool **pool
     return av_hwframe_transfer_data(dst, src, 0);
 }
 
+int kiosk_frame_fill_black(AVFrame *frame) {
+    // A picture that could not be copied down from its device (DecodedFrame.frame): black, not
+    // whatever the allocation held.
+    ptrdiff_t linesizes[4];
+    for (int plane = 0; plane < 4; plane++) linesizes[plane] = frame->linesize[plane];
+    return av_image_fill_black(frame->data, linesizes, frame->format, frame->color_range, frame->width, frame->height);
+}
+
 int kiosk_hold_mmap_threshold(int bytes) {
     // M_MMAP_THRESHOLD is a macro Swift does not see; setting it also ends glibc's raising of
     // the threshold to each freed mapping's size.

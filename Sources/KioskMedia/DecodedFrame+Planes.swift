@@ -18,7 +18,7 @@ extension DecodedFrame {
     /// The matrix the CPU path converts this frame with (ScalerColor: the frame's tag, else
     /// BT.709 from 720 lines or 1280 columns up): the plane is told the same.
     var matrix: YUVMatrix {
-        switch ScalerColor(frame: frame).matrix {
+        switch ScalerColor(frame: properties).matrix {
         case SWS_CS_ITU709, SWS_CS_SMPTE240M: return .bt709
         case SWS_CS_BT2020: return .bt2020
         default: return .bt601

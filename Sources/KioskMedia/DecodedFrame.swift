@@ -1,10 +1,37 @@
 import CFFmpeg
+import CKioskShim
 import KioskCore
 
 /// A decoded picture: a reference to FFmpeg's ref-counted AVFrame (no pixel copy). Owned by one
 /// thread at a time: handed over through queues, never shared, hence @unchecked Sendable.
 public final class DecodedFrame: @unchecked Sendable {
-    let frame: UnsafeMutablePointer<AVFrame>
+    /// The frame as decoded, or, while it is only on its device (`copyDown`), the device's.
+    private var stored: UnsafeMutablePointer<AVFrame>
+    /// Set while the picture is only in its device's memory: a frame handed on as DRM PRIME is
+    /// not copied down while the zero-copy path shows such frames (`PrimeHandOn.copyDown`); how
+    /// to copy it when something reads its pixels after all (the OSD, a screenshot, a plane that
+    /// refused it). Its owner's thread does so, once.
+    private var copyDown: ((UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>?)?
+    /// The pixels were read after all, so the picture was copied down late (stats, tests).
+    public private(set) var wasCopiedLate = false
+
+    /// The frame in memory, for whatever reads its pixels: a picture only on its device is
+    /// copied down first (the copy failing: a black picture of its size, said by the caller's
+    /// output being black rather than by a crash).
+    var frame: UnsafeMutablePointer<AVFrame> {
+        guard let copyDown else { return stored }
+        self.copyDown = nil
+        wasCopiedLate = true
+        if let copied = copyDown(stored) ?? Self.black(like: stored) {
+            var device: UnsafeMutablePointer<AVFrame>? = stored
+            av_frame_free(&device)
+            stored = copied
+        }
+        return stored
+    }
+
+    /// Whether the pixels are in memory (false while the picture is only on its device).
+    public var isInMemory: Bool { copyDown == nil }
     /// Presentation time from the start of the item (the file's start_time is 0).
     public private(set) var pts: MediaTime
     public let sampleAspect: Rational
@@ -20,7 +47,7 @@ public final class DecodedFrame: @unchecked Sendable {
 
     init(taking frame: UnsafeMutablePointer<AVFrame>, pts: MediaTime, sampleAspect: Rational, rotation: Rotation,
          hadNoTimestamp: Bool = false) {
-        self.frame = frame
+        stored = frame
         self.pts = pts
         self.hadNoTimestamp = hadNoTimestamp
         self.sampleAspect = sampleAspect
@@ -28,8 +55,52 @@ public final class DecodedFrame: @unchecked Sendable {
     }
 
     deinit {
-        var pointer: UnsafeMutablePointer<AVFrame>? = frame
+        var pointer: UnsafeMutablePointer<AVFrame>? = stored
         av_frame_free(&pointer)
+    }
+
+    /// `frame` (a device's, handed on as DRM PRIME) left on its device until its pixels are
+    /// read: `copyDown` then copies it to memory.
+    init(onDevice frame: UnsafeMutablePointer<AVFrame>, copyDown: @escaping (UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>?,
+         pts: MediaTime, sampleAspect: Rational, rotation: Rotation, hadNoTimestamp: Bool = false) {
+        stored = frame
+        self.copyDown = copyDown
+        self.pts = pts
+        self.hadNoTimestamp = hadNoTimestamp
+        self.sampleAspect = sampleAspect
+        self.rotation = rotation
+    }
+
+    /// For `--simulate-prime-decoder`: the frame's pixels stand for a device's picture left
+    /// there, "copied down" (a new reference to them) when something reads them.
+    public func leaveOnSimulatedDevice() {
+        guard copyDown == nil, !wasCopiedLate else { return }
+        copyDown = { av_frame_clone($0) }
+    }
+
+    /// A black picture in the format a device hands down (its frames context's, else NV12),
+    /// the size and properties of `frame`; nil out of memory.
+    static func black(like frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
+        guard let copy = av_frame_alloc() else { return nil }
+        copy.pointee.format = softwareFormat(of: frame).rawValue
+        copy.pointee.width = frame.pointee.width
+        copy.pointee.height = frame.pointee.height
+        guard av_frame_get_buffer(copy, 0) >= 0, av_frame_copy_props(copy, frame) >= 0, kiosk_frame_fill_black(copy) >= 0 else {
+            var failed: UnsafeMutablePointer<AVFrame>? = copy
+            av_frame_free(&failed)
+            return nil
+        }
+        return copy
+    }
+
+    /// The format `frame`'s pixels have in memory: its own, or a device frame's software one.
+    static func softwareFormat(of frame: UnsafeMutablePointer<AVFrame>) -> AVPixelFormat {
+        if let frames = frame.pointee.hw_frames_ctx?.pointee.data {
+            return frames.withMemoryRebound(to: AVHWFramesContext.self, capacity: 1) { $0.pointee.sw_format }
+        }
+        let format = AVPixelFormat(frame.pointee.format)
+        let hardware = av_pix_fmt_desc_get(format).map { $0.pointee.flags & UInt64(AV_PIX_FMT_FLAG_HWACCEL) != 0 } ?? true
+        return hardware ? AV_PIX_FMT_NV12 : format
     }
 
     /// The file's timestamp is untrusted: the pipeline's `FrameTimeline` may decide another.
@@ -48,25 +119,31 @@ public final class DecodedFrame: @unchecked Sendable {
         appliedShift = shift
     }
 
-    public var size: PixelSize { PixelSize(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) }
+    public var size: PixelSize { PixelSize(width: Int(stored.pointee.width), height: Int(stored.pointee.height)) }
 
-    /// The bytes its picture takes in memory (the queue's byte budget counts them); 0 for a
-    /// format without a layout in memory (a hardware surface).
+    /// The bytes its picture takes in memory (the queue's byte budget counts them), or would
+    /// take copied down while it is only on its device (the device's pool holds it meanwhile).
     public var byteCount: Int {
-        Int(Swift.max(0, av_image_get_buffer_size(AVPixelFormat(frame.pointee.format), frame.pointee.width,
-                                                  frame.pointee.height, 1)))
+        Int(Swift.max(0, av_image_get_buffer_size(Self.softwareFormat(of: stored), stored.pointee.width,
+                                                  stored.pointee.height, 1)))
     }
 
+    /// Its pixel format in memory ("yuv420p", "nv12"; a picture on its device: the one it is
+    /// copied down in).
     public var pixelFormatName: String {
-        av_get_pix_fmt_name(AVPixelFormat(frame.pointee.format)).map { String(cString: $0) } ?? "unknown"
+        av_get_pix_fmt_name(Self.softwareFormat(of: stored)).map { String(cString: $0) } ?? "unknown"
     }
+
+    /// The frame's properties (size, colour tags, timestamps), without copying a picture on its
+    /// device down.
+    var properties: UnsafeMutablePointer<AVFrame> { stored }
 }
 
 extension DecodedFrame {
     /// Another frame over the same pixels (av_frame_clone: a new reference, no copy), at the
     /// start of the item; nil when out of memory. For a still handed out again after a seek.
     public func newReference() -> DecodedFrame? {
-        guard let copy = av_frame_clone(frame) else { return nil }
+        guard let copy = av_frame_clone(frame) else { return nil }   // in memory first
         return DecodedFrame(taking: copy, pts: .zero, sampleAspect: sampleAspect, rotation: rotation)
     }
 }

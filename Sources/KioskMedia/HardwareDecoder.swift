@@ -92,6 +92,18 @@ struct HardwareDecoderSetup {
         try? downloaded(frame, pool: pool).get()
     }
 
+    /// A copy of device frame `frame` in memory (its properties kept; `frame` kept), in an
+    /// allocation of its own; nil when the copy fails. For a frame left on its device whose
+    /// pixels are read after all, on its reader's thread (`DecodedFrame.frame`).
+    static func copiedDown(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
+        var copy = av_frame_alloc()
+        guard let target = copy, av_hwframe_transfer_data(target, frame, 0) >= 0, av_frame_copy_props(target, frame) >= 0 else {
+            av_frame_free(&copy)
+            return nil
+        }
+        return target
+    }
+
     /// As `download`, with FFmpeg's reason when the copy fails.
     static func downloaded(_ frame: UnsafeMutablePointer<AVFrame>, pool: FramePool) -> Result<UnsafeMutablePointer<AVFrame>, HardwareDecodeFailure> {
         var source: UnsafeMutablePointer<AVFrame>? = frame

@@ -8,6 +8,11 @@ import Synchronization
 /// refused it does not pay for frames nobody scans out. Set by the display's zero-copy path.
 public enum PrimeHandOn {
     public static let wanted = Atomic<Bool>(false)
+    /// Whether a frame handed on as DRM PRIME is copied down as well. The zero-copy path turns
+    /// it off while it shows such frames and nothing else reads their pixels (no OSD, no
+    /// transition coming): the decoder then leaves them on the device (`DecodedFrame(onDevice:)`),
+    /// which is the CPU zero copy saves; a frame whose pixels are read after all is copied then.
+    public static let copyDown = Atomic<Bool>(true)
 }
 
 /// A frame in another device's memory as FFmpeg hands it over (`AV_PIX_FMT_DRM_PRIME`: `data[0]`

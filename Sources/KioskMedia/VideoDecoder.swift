@@ -189,17 +189,17 @@ public final class VideoDecoder: FrameDecoding {
 
     public func receive() -> Output {
         while true {
-            if let woven = deinterlacer?.pull() { return .frame(wrap(woven, prime: nil)) }
+            if let woven = deinterlacer?.pull() { return .frame(wrap(woven, prime: nil, inMemory: true)) }
             switch nextFrame() {
             case .needsInput:
                 return .needsInput
             case .finished:
                 if deinterlacer?.finish() == true { continue }   // its held frame, then the end
                 return .finished
-            case .frame(let frame, let prime):
+            case .frame(let frame, let prime, let inMemory):
                 guard prime == nil, still == nil, deinterlace != .off,
                       deinterlacer != nil || deinterlace == .on || kiosk_frame_is_interlaced(frame) != 0 else {
-                    return .frame(wrap(frame, prime: prime))
+                    return .frame(wrap(frame, prime: prime, inMemory: inMemory))
                 }
                 weave(frame)
             }
@@ -236,7 +236,8 @@ public final class VideoDecoder: FrameDecoding {
     }
 
     private enum Decoded {
-        case frame(UnsafeMutablePointer<AVFrame>, PrimeFrame?)
+        /// `inMemory` false: the device's frame, left there (its `PrimeFrame` is shown).
+        case frame(UnsafeMutablePointer<AVFrame>, PrimeFrame?, inMemory: Bool)
         case needsInput, finished
     }
 
@@ -245,7 +246,7 @@ public final class VideoDecoder: FrameDecoding {
     private func nextFrame() -> Decoded {
         if let frame = deliverUnwoven {
             deliverUnwoven = nil
-            return .frame(frame, nil)
+            return .frame(frame, nil, inMemory: true)
         }
         while true {
             var frame: UnsafeMutablePointer<AVFrame>
@@ -277,6 +278,10 @@ public final class VideoDecoder: FrameDecoding {
                     // knows, which leaves such frames to the CPU).
                     prime = primeFrames && PrimeHandOn.wanted.load(ordering: .relaxed) && frame.pointee.color_range != AVCOL_RANGE_JPEG
                         ? keepOnDevice(frame) : nil
+                    if prime != nil, !PrimeHandOn.copyDown.load(ordering: .relaxed) {
+                        stepDown?.handedOut(ticks: ticks)
+                        return .frame(frame, prime, inMemory: false)
+                    }
                     switch download(frame, downloads) {
                     case .success(let copied): frame = copied
                     case .failure(let why):
@@ -286,7 +291,7 @@ public final class VideoDecoder: FrameDecoding {
                 }
             }
             stepDown?.handedOut(ticks: ticks)
-            return .frame(frame, prime)
+            return .frame(frame, prime, inMemory: true)
         }
     }
 
@@ -322,7 +327,7 @@ public final class VideoDecoder: FrameDecoding {
     }
 
     /// `frame` as the queue takes it: its time, its turn, shrunk where the screens allow.
-    private func wrap(_ decodedFrame: UnsafeMutablePointer<AVFrame>, prime: PrimeFrame?) -> DecodedFrame {
+    private func wrap(_ decodedFrame: UnsafeMutablePointer<AVFrame>, prime: PrimeFrame?, inMemory: Bool) -> DecodedFrame {
         var frame = decodedFrame
         let ticks = stream.ticks(of: frame)
         let pts = stream.mediaTime(ticks: ticks ?? stream.startTicks)
@@ -330,7 +335,7 @@ public final class VideoDecoder: FrameDecoding {
         var frameAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : sampleAspect
         // A still's turn is its own frame's (its EXIF), its mirror already applied to the pixels.
         let turn = still?.uprightTurn(for: frame) ?? rotation
-        if still == nil, !shrinkCovering.isEmpty,
+        if still == nil, inMemory, !shrinkCovering.isEmpty,
            let target = DecodeShrink.size(of: PixelSize(width: Int(frame.pointee.width), height: Int(frame.pointee.height)),
                                           sampleAspect: frameAspect, quarterTurned: turn.swapsAxes, covering: shrinkCovering,
                                           largestFactor: FrameShrinker.largestFactor(for: AVPixelFormat(frame.pointee.format))),
@@ -342,7 +347,10 @@ public final class VideoDecoder: FrameDecoding {
             let corrected = frame.pointee.sample_aspect_ratio
             frameAspect = Rational(Int64(corrected.num), Int64(corrected.den))
         }
-        let decoded = DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn, hadNoTimestamp: ticks == nil)
+        let decoded = inMemory
+            ? DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn, hadNoTimestamp: ticks == nil)
+            : DecodedFrame(onDevice: frame, copyDown: HardwareDecoderSetup.copiedDown, pts: pts, sampleAspect: frameAspect,
+                           rotation: turn, hadNoTimestamp: ticks == nil)
         let duration = kiosk_frame_duration(frame)
         if duration > 0 { decoded.ownDuration = stream.mediaTime(ticks: stream.startTicks + duration) }
         if let prime { decoded.prime = PrimePicture(descriptor: prime.descriptor, owner: prime, matrix: decoded.matrix) }

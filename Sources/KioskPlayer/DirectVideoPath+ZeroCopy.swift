@@ -19,11 +19,21 @@ final class ZeroCopyPath {
     private var answer: DirectScanoutAnswer?
     private(set) var isOff = false
     private var announced: UInt32?
+    /// Something reads the frames' pixels besides the plane (a transition's mix, set once the
+    /// playlist has one): they are copied down on the decode thread as well.
+    var keepsCopies = false
 
     init(output: PrimeScanoutOutput, logger: Logger) {
         self.output = output
         self.logger = logger
         PrimeHandOn.wanted.store(true, ordering: .relaxed)   // decoders may keep their frames for it
+        PrimeHandOn.copyDown.store(true, ordering: .relaxed)   // until a frame went up without one
+    }
+
+    deinit {
+        // A display given back (a reload, the screen switched off): frames are copied down until
+        // a zero-copy path shows one again.
+        PrimeHandOn.copyDown.store(true, ordering: .relaxed)
     }
 
     /// The plane for `picture` laid out by `layout`; nil (said once, off for good) when none.
@@ -74,14 +84,22 @@ final class ZeroCopyPath {
     }
 
     func shown(on scanout: PlaneScanout) {
+        // Shown without a copy: the next frames need none either, unless something reads them.
+        PrimeHandOn.copyDown.store(keepsCopies, ordering: .relaxed)
         guard announced != scanout.planeID else { return }
         announced = scanout.planeID
         logger.notice("zero copy: scanning another device's \(scanout.format) frames out on plane \(scanout.planeID) (\(scanout.source) -> \(scanout.destination)), no copy")
     }
 
+    /// The copy path shows the next frames for a while (the OSD is up): copied down as before.
+    func needsCopies() {
+        PrimeHandOn.copyDown.store(true, ordering: .relaxed)
+    }
+
     func turnOff(_ reason: String) {
         isOff = true
         PrimeHandOn.wanted.store(false, ordering: .relaxed)   // decoders stop exporting frames for it
+        PrimeHandOn.copyDown.store(true, ordering: .relaxed)
         note(reason)
     }
 
@@ -98,9 +116,10 @@ final class ZeroCopyPath {
 
 extension DirectVideoPath {
     /// Shows `picture` without a copy where the display can; nil: the copy paths show the frame.
-    func presentZeroCopy(_ picture: PrimePicture, layout: GravityLayout, layers: Layers?,
+    func presentZeroCopy(_ picture: PrimePicture, layout: GravityLayout, layers: Layers?, keepsCopies: Bool = false,
                          hold: () -> Void = {}) -> (flip: Double, ticker: Int?)? {
         guard let zeroCopy, !zeroCopy.isOff else { return nil }
+        zeroCopy.keepsCopies = keepsCopies
         guard layers == nil else {
             // The layers' plane is asked for over the video plane's own buffers (TEST_ONLY with
             // them), so with layers the frames take the copy path, where it is.

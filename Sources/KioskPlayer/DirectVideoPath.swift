@@ -57,15 +57,18 @@ final class DirectVideoPath {
     /// the CPU path must draw it (`overlayVisible`: the OSD is up; layers and no plane for them).
     /// `hold` runs once a plane takes the frame, before its commit and the layers' placing: a
     /// plane flips when asked, so a timed frame waits there for the flip it was chosen for.
-    func present(_ frame: DecodedFrame, layout: GravityLayout, overlayVisible: Bool,
-                 layers: Layers? = nil, hold: () -> Void = {}) -> (flip: Double, ticker: Int?, zeroCopy: Bool)? {
+    func present(_ frame: DecodedFrame, layout: GravityLayout, overlayVisible: Bool, layers: Layers? = nil,
+                 keepsCopies: Bool = false, hold: () -> Void = {}) -> (flip: Double, ticker: Int?, zeroCopy: Bool)? {
         // Zero copy has its own off switch: the copy path refused (an earlier item's YU12, say)
         // says nothing about importing another device's frames.
         if let picture = frame.prime, !overlayVisible,
            let shown = presentZeroCopy(picture, layout: ZeroCopyPath.layout(layout, from: frame.size, to: picture.descriptor.size),
-                                       layers: layers, hold: hold) {
+                                       layers: layers, keepsCopies: keepsCopies, hold: hold) {
             return (shown.flip, shown.ticker, true)
         }
+        // The copy path shows it (the OSD is up, the plane refused it): the next frames come
+        // copied down (this one, if it was left on its device, is copied where it is read).
+        if frame.prime != nil { zeroCopy?.needsCopies() }
         guard !isOff else { return nil }
         guard let view = frame.yuvView else {
             noteCPUPath("frames are \(frame.pixelFormatName), not NV12 or YUV420 (limited range)")

@@ -136,11 +136,13 @@ final class FramePresenter {
                let onPlane = directVideo.present(frame, layout: layout,
                                                  overlayVisible: transitions.shows(atHost: now)
                                                     || overlay?.content(at: now, over: view) != nil,
-                                                 layers: planeLayers, hold: { holdOnPlane(shown, timed: timed) }) {
+                                                 layers: planeLayers, keepsCopies: transitions.mixesPictures,
+                                                 hold: { holdOnPlane(shown, timed: timed) }) {
                 overlay?.drawn = nil
                 shown.flipTime = onPlane.flip
                 shown.ticker = onPlane.ticker
                 shown.zeroCopy = onPlane.zeroCopy
+                shown.uncopied = onPlane.zeroCopy && !frame.isInMemory
                 noteAimed(shown)
                 onScreen = .plane(frame, layout)
                 return .flipped(finish(shown))

@@ -34,6 +34,8 @@ struct PresentedFrame {
     var insert = false
     /// The plane shows another device's memory, imported without a copy (`buffer` is nil).
     var zeroCopy = false
+    /// ... and the frame was never copied down to memory either (`PrimeHandOn.copyDown`).
+    var uncopied = false
 
     /// How the picture reached the screen, as the stats file says it.
     var scanout: String { buffer != nil ? "cpu" : zeroCopy ? "prime" : "plane" }
@@ -47,7 +49,7 @@ extension StatsWriter: PresentedFrameObserver {
     func presented(_ frame: PresentedFrame) {
         write(.init(flipTime: frame.flipTime, aim: frame.aim, item: frame.item, pts: frame.pts, dropped: frame.dropped, video: frame.video,
                     generation: frame.generation, event: frame.event, ticker: frame.ticker, mix: frame.look?.incoming, level: frame.look?.level, scanout: frame.scanout,
-                    insert: frame.insert, realTime: StatsWriter.realTime(atMonotonic: frame.flipTime)))
+                    uncopied: frame.uncopied, insert: frame.insert, realTime: StatsWriter.realTime(atMonotonic: frame.flipTime)))
     }
 }
 

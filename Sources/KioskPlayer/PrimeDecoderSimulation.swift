@@ -27,6 +27,8 @@ final class PrimeDecoderSimulation {
         guard !failed, let view = frame.yuvView else { return }
         do {
             frame.prime = try Self.upload(view)
+            // As a decoder leaves its frame on the device while the zero-copy path shows them.
+            if !PrimeHandOn.copyDown.load(ordering: .relaxed) { frame.leaveOnSimulatedDevice() }
         } catch {
             failed = true
             logger.warning("\(source): simulated PRIME decoder: \(error); frames go on in memory only")

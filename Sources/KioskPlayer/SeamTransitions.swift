@@ -20,6 +20,9 @@ final class SeamTransitions {
     /// The last flip showed a transition's look: one more puts the plain picture up.
     private var showingLook = false
     private let logger: Logger
+    /// The playlist has a fade or crossfade (set at the first one decided, for good): frames
+    /// handed on without a copy are copied down as well, for the mixes (`ZeroCopyPath`).
+    private(set) var mixesPictures = false
     /// A transition was cut (a late first frame, an unknown end): said once at notice.
     private var toldOfCut = false
 
@@ -96,6 +99,7 @@ final class SeamTransitions {
     func decide(_ transition: Transition, from current: ActiveItem, into upcoming: ActiveItem) {
         decidedSerial = upcoming.reference.serial
         guard transition.kind != .cut else { return }
+        mixesPictures = true
         // A clip looping itself keeps its seamless cut: a fade would blink every pass.
         guard upcoming.entry.media != current.entry.media else { return }
         let end = current.duration

@@ -4,7 +4,8 @@ import KioskCore
 /// `--stats-file`: one JSON line per presented frame, for tests and benchmarks:
 /// `{"t": <CLOCK_MONOTONIC seconds of the flip>, "item": <playlist index>, "pts": <media
 /// seconds>, "dropped": <frames dropped so far>, "video": <a decoded video frame, or filler>,
-/// "scanout": "plane" | "prime" | "cpu", "rt": <CLOCK_REALTIME seconds of the flip>}`, a playing
+/// "scanout": "plane" | "prime" | "cpu", "rt": <CLOCK_REALTIME seconds of the flip>}` ("copied":
+/// false on a "prime" flip whose frame never went to memory), a playing
 /// frame's `"aim"` (the CLOCK_MONOTONIC flip the pacer chose it for: `t` a refresh later is a
 /// vblank missed), and with several screens `"display": <the screen's name>`. `rt` lets frame
 /// sync across boxes (whose real-time clocks chrony or linuxptp keep together) be measured.
@@ -54,6 +55,8 @@ final class StatsWriter {
         /// Which path showed the picture: "plane" (a YUV plane scanned the frame out) or "cpu"
         /// (converted into the primary plane's XRGB buffer; filler too).
         var scanout = "cpu"
+        /// A "prime" flip whose frame was never copied down to memory: `"copied": false`.
+        var uncopied = false
         /// An insert plays (its `item` counts in the insert's own list).
         var insert = false
         /// CLOCK_REALTIME seconds of the flip.
@@ -72,6 +75,7 @@ final class StatsWriter {
         if let display { line += ",\"display\":\"\(display)\"" }
         if record.insert { line += ",\"insert\":true" }
         if let aim = record.aim { line += ",\"aim\":" + String(format: "%.6f", aim) }
+        if record.uncopied { line += ",\"copied\":false" }
         line += ",\"scanout\":\"\(record.scanout)\",\"rt\":" + String(format: "%.6f", record.realTime)
         line += "}\n"
         file.append(line)

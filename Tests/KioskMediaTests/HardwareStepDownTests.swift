@@ -135,3 +135,36 @@ import Testing
         #expect(again.map(\.pts) == software.map(\.pts))
     }
 }
+
+/// A frame handed on as DRM PRIME and left on its device while the zero-copy path shows such
+/// frames (`DecodedFrame(onDevice:)`): what the queue and the presenter read of it (size, bytes,
+/// format, matrix) copies nothing; its pixels are copied once, where they are read; a copy that
+/// fails gives a black picture of its size, never a crash.
+@Suite struct FrameLeftOnDeviceTests {
+    static func decodedFrame() throws -> UnsafeMutablePointer<AVFrame> {
+        let frames = try HardwareStepDownTests.software(try HardwareStepDownTests.clip())
+        let first = try #require(frames.first)
+        return try #require(av_frame_clone(first.frame))
+    }
+
+    @Test func itsPixelsAreCopiedOnceWhereTheyAreRead() throws {
+        var copies = 0
+        let frame = DecodedFrame(onDevice: try Self.decodedFrame(), copyDown: { copies += 1; return av_frame_clone($0) },
+                                 pts: .zero, sampleAspect: .one, rotation: .none)
+        #expect(frame.size == PixelSize(width: 320, height: 240) && frame.byteCount == 320 * 240 * 3 / 2)
+        #expect(frame.pixelFormatName == "yuv420p" && frame.matrix == .bt601)
+        #expect(copies == 0 && !frame.isInMemory, "nothing read its pixels yet")
+        let view = try #require(frame.yuvView)
+        #expect(view.size == frame.size && copies == 1 && frame.isInMemory && frame.wasCopiedLate)
+        _ = frame.yuvView
+        #expect(copies == 1, "once")
+    }
+
+    @Test func aCopyThatFailsIsABlackPictureOfItsSize() throws {
+        let frame = DecodedFrame(onDevice: try Self.decodedFrame(), copyDown: { _ in nil }, pts: .zero, sampleAspect: .one, rotation: .none)
+        let view = try #require(frame.yuvView)
+        #expect(view.size == PixelSize(width: 320, height: 240))
+        let luma = (0..<240).flatMap { row in (0..<320).map { view.planes[0].base.load(fromByteOffset: row * view.planes[0].stride + $0, as: UInt8.self) } }
+        #expect(Set(luma) == [16], "limited-range black")
+    }
+}

@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 import KioskDisplay
-import KioskPicture
+@testable import KioskPicture
 import KioskMedia
 import KioskTestSupport
 import Logging
@@ -34,9 +34,15 @@ import Testing
     @Test func framesInAnotherDevicesMemoryGoOnThePlaneAsTheyAre() throws {
         let display = SimulatedPlaneDisplay(size: Self.screen)
         let log = CapturedLog()
-        let scanouts = Self.scanouts(try Self.play(on: display, log: log))
+        let stats = try Self.play(on: display, log: log)
+        let scanouts = Self.scanouts(stats)
         // A slow machine may drop a late frame: counts are lower bounds, the kinds exact.
         #expect(scanouts.count >= 20 && Set(scanouts) == ["prime"], "\(scanouts)")
+        // Once one went up without a copy, the decoder leaves the next ones on their device: the
+        // first was copied down (nothing had shown yet), most after it never were.
+        let video = stats.filter { $0["video"] as? Bool == true }
+        let uncopied = video.map { $0["copied"] as? Bool == false }
+        #expect(uncopied.first == false && uncopied.filter { $0 }.count >= 10, "\(uncopied)")
         let shown = display.primeShown
         #expect(shown.count >= 20 && display.shown.isEmpty && display.cpuPresents == 0, "nothing copied")
         let first = try #require(shown.first)
@@ -92,6 +98,63 @@ import Testing
                 "\(scanouts)")
         let said = Self.zeroCopyLines(log).filter { $0.contains("not used") }
         #expect(said.count == 1 && said[0].contains("failed while playing"), "\(said)")
+    }
+
+    /// Frames left on their device (no copy down while zero copy shows them) that the copy path
+    /// shows after all (a commit failed): each is copied where it is read, and the plane gets
+    /// the decoded picture of its time, luma row by row, not black.
+    @Test func framesLeftOnTheirDeviceAreCopiedWhereTheCopyPathReadsThem() throws {
+        let display = SimulatedPlaneDisplay(size: Self.screen)
+        display.primeOptions.failsAfter = 8
+        let stats = try Self.play(on: display, log: CapturedLog())
+        let video = stats.filter { $0["video"] as? Bool == true }
+        let firstCopied = try #require(video.firstIndex { $0["scanout"] as? String == "plane" }, "\(Self.scanouts(stats))")
+        #expect(video[..<firstCopied].contains { $0["copied"] as? Bool == false }, "frames had been left on their device")
+        let shown = try #require(display.shown.first)
+        let bytes = try #require(shown.bytes)
+        let pts = try #require(video[firstCopied]["pts"] as? Double)
+        let index = Int((pts * 25).rounded())
+        let raw = MediaFixtures.directory.appendingPathComponent("zero-copy-all.yuv").path
+        let result = try MediaFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", try DirectVideoEngineTests.clip(Self.size),
+                                                      "-f", "rawvideo", "-pix_fmt", "yuv420p", raw])
+        #expect(result.status == 0)
+        let reference = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+        let w = Self.size.width, h = Self.size.height, frameBytes = w * h * 3 / 2
+        try #require(reference.count >= (index + 1) * frameBytes)
+        let pitch = shown.layout.planes[0].pitch
+        let differing = (0..<h).filter { row in
+            !bytes[(row * pitch)..<(row * pitch + w)].elementsEqual(reference[(index * frameBytes + row * w)..<(index * frameBytes + row * w + w)])
+        }
+        #expect(differing.isEmpty, "frame \(index): luma rows \(differing.prefix(5)) differ from FFmpeg's decoding")
+    }
+
+    /// When the zero-copy path asks for copies: not after a frame went up without one, unless a
+    /// transition mixes pictures; again when the copy path shows frames and when it turns off.
+    @Test func copiesAreAskedForOnlyWhileSomethingReadsThePixels() throws {
+        final class Takes: PrimeScanoutOutput {
+            func preparePrimeScanout(format: FourCC, modifier: UInt64, layout: GravityLayout) -> DirectScanoutAnswer {
+                .refused(reason: "unused")
+            }
+            func presentPrime(_ picture: PrimePicture, on scanout: PlaneScanout, layers: LayerPlaneChange) throws -> Double { 0 }
+        }
+        func copies() -> Bool { PrimeHandOn.copyDown.load(ordering: .relaxed) }
+        let path = ZeroCopyPath(output: Takes(), logger: CapturedLog().logger)
+        #expect(copies(), "copies until a frame went up without one")
+        let scanout = PlaneScanout(planeID: 33, planeType: .overlay, format: .nv12, source: PixelRect(size: Self.size),
+                                   destination: PixelRect(size: Self.size), rotation: .none, needsTestCommit: false)
+        path.shown(on: scanout)
+        #expect(!copies())
+        path.needsCopies()
+        #expect(copies(), "the OSD is up")
+        path.shown(on: scanout)
+        #expect(!copies())
+        path.keepsCopies = true
+        path.shown(on: scanout)
+        #expect(copies(), "a transition mixes pictures")
+        path.keepsCopies = false
+        path.shown(on: scanout)
+        path.turnOff("test")
+        #expect(copies(), "off: copies for good")
     }
 
     @Test func layersKeepTheCopyPath() throws {

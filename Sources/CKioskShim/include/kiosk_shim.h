@@ -72,6 +72,9 @@ int kiosk_frame_pool_fit(struct AVBufferPool **pool, int *block, int format, int
 /// that way fails. 1 in a block of the pool, 0 in FFmpeg's allocation, or a negative AVERROR.
 int kiosk_hwframe_download(struct AVFrame *dst, const struct AVFrame *src, struct AVBufferPool **pool, int *block);
 
+/// Paints `frame` (its buffers allocated) black in its format and range: 0, or a negative AVERROR.
+int kiosk_frame_fill_black(struct AVFrame *frame);
+
 /// mallopt(M_MMAP_THRESHOLD, bytes): 1 when glibc took it (FrameHeap.swift).
 int kiosk_hold_mmap_threshold(int bytes);
 /// Whether glibc gave `block` (from malloc) a mapping of its own (its chunk's IS_MMAPPED bit).
