@@ -14,6 +14,9 @@ public final class DecodedFrame: @unchecked Sendable {
     private var copyDown: ((UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>?)?
     /// The pixels were read after all, so the picture was copied down late (stats, tests).
     public private(set) var wasCopiedLate = false
+    /// What a frame left on its device weighs in the queue's byte budget (its copy's bytes),
+    /// fixed when it is made.
+    private var weight: Int?
 
     /// The frame in memory, for whatever reads its pixels: a picture only on its device is
     /// copied down first (the copy failing: a black picture of its size, said by the caller's
@@ -22,7 +25,7 @@ public final class DecodedFrame: @unchecked Sendable {
         guard let copyDown else { return stored }
         self.copyDown = nil
         wasCopiedLate = true
-        if let copied = copyDown(stored) ?? Self.black(like: stored) {
+        if let copied = copyDown(stored) ?? Self.black(like: stored) ?? Self.black(like: stored, format: AV_PIX_FMT_NV12) {
             var device: UnsafeMutablePointer<AVFrame>? = stored
             av_frame_free(&device)
             stored = copied
@@ -61,9 +64,11 @@ public final class DecodedFrame: @unchecked Sendable {
 
     /// `frame` (a device's, handed on as DRM PRIME) left on its device until its pixels are
     /// read: `copyDown` then copies it to memory.
-    init(onDevice frame: UnsafeMutablePointer<AVFrame>, copyDown: @escaping (UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>?,
+    init(onDevice frame: UnsafeMutablePointer<AVFrame>, weight: Int,
+         copyDown: @escaping (UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>?,
          pts: MediaTime, sampleAspect: Rational, rotation: Rotation, hadNoTimestamp: Bool = false) {
         stored = frame
+        self.weight = weight
         self.copyDown = copyDown
         self.pts = pts
         self.hadNoTimestamp = hadNoTimestamp
@@ -75,14 +80,15 @@ public final class DecodedFrame: @unchecked Sendable {
     /// there, "copied down" (a new reference to them) when something reads them.
     public func leaveOnSimulatedDevice() {
         guard copyDown == nil, !wasCopiedLate else { return }
+        weight = byteCount
         copyDown = { av_frame_clone($0) }
     }
 
     /// A black picture in the format a device hands down (its frames context's, else NV12),
     /// the size and properties of `frame`; nil out of memory.
-    static func black(like frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<AVFrame>? {
+    static func black(like frame: UnsafeMutablePointer<AVFrame>, format: AVPixelFormat? = nil) -> UnsafeMutablePointer<AVFrame>? {
         guard let copy = av_frame_alloc() else { return nil }
-        copy.pointee.format = softwareFormat(of: frame).rawValue
+        copy.pointee.format = (format ?? softwareFormat(of: frame)).rawValue
         copy.pointee.width = frame.pointee.width
         copy.pointee.height = frame.pointee.height
         guard av_frame_get_buffer(copy, 0) >= 0, av_frame_copy_props(copy, frame) >= 0, kiosk_frame_fill_black(copy) >= 0 else {
@@ -124,8 +130,8 @@ public final class DecodedFrame: @unchecked Sendable {
     /// The bytes its picture takes in memory (the queue's byte budget counts them), or would
     /// take copied down while it is only on its device (the device's pool holds it meanwhile).
     public var byteCount: Int {
-        Int(Swift.max(0, av_image_get_buffer_size(Self.softwareFormat(of: stored), stored.pointee.width,
-                                                  stored.pointee.height, 1)))
+        weight ?? Int(Swift.max(0, av_image_get_buffer_size(Self.softwareFormat(of: stored), stored.pointee.width,
+                                                            stored.pointee.height, 1)))
     }
 
     /// Its pixel format in memory ("yuv420p", "nv12"; a picture on its device: the one it is

@@ -8,7 +8,9 @@ import Synchronization
 /// pixel format when the decoder offers it (else the first software format: a profile the
 /// hardware lacks decodes in software), and each frame copied down to memory
 /// (`av_hwframe_transfer_data`), so everything after the decoder (scaler, planes, screenshots)
-/// is the software path's. Or FFmpeg's own `*_v4l2m2m` decoder, whose frames are ordinary.
+/// is the software path's; except, while the zero-copy path shows the device's frames as they
+/// are, those it does (`PrimeHandOn.copyDown`). Or FFmpeg's own `*_v4l2m2m` decoder, whose
+/// frames are ordinary.
 struct HardwareDecoderSetup {
     /// The decoder to open (the codec's own for a device, `h264_v4l2m2m` for a wrapper).
     let codec: UnsafePointer<AVCodec>

@@ -2,17 +2,25 @@ import CFFmpeg
 import KioskCore
 import Synchronization
 
-/// Whether a display that imports DRM PRIME frames is up and has not turned zero copy off: a
-/// decoder keeps its device's frames as DRM PRIME only then (each costs an export of the
-/// surface and holds it longer), so a headless run, a display without the path, or one that
-/// refused it does not pay for frames nobody scans out. Set by the display's zero-copy path.
-public enum PrimeHandOn {
-    public static let wanted = Atomic<Bool>(false)
+/// What an engine's display asks of its decoders' device frames, one per engine (several
+/// screens, several engines: each its own), shared between its presenter (which sets it) and
+/// its items' decode threads (which read it).
+public final class PrimeHandOn: Sendable {
+    /// Whether a display that imports DRM PRIME frames is up and has not turned zero copy off:
+    /// a decoder keeps its device's frames as DRM PRIME only then (each costs an export of the
+    /// surface and holds it longer), so a display without the path, or one that refused it,
+    /// does not pay for frames nobody scans out. Set by the display's zero-copy path.
+    public let wanted: Atomic<Bool>
     /// Whether a frame handed on as DRM PRIME is copied down as well. The zero-copy path turns
     /// it off while it shows such frames and nothing else reads their pixels (no OSD, no
     /// transition coming): the decoder then leaves them on the device (`DecodedFrame(onDevice:)`),
     /// which is the CPU zero copy saves; a frame whose pixels are read after all is copied then.
-    public static let copyDown = Atomic<Bool>(true)
+    public let copyDown = Atomic<Bool>(true)
+    /// Frames left on their device whose copy, when their pixels were read, failed (shown
+    /// black); the zero-copy path says so.
+    public let failedCopies = Atomic<Int>(0)
+
+    public init(wanted: Bool = false) { self.wanted = Atomic(wanted) }
 }
 
 /// A frame in another device's memory as FFmpeg hands it over (`AV_PIX_FMT_DRM_PRIME`: `data[0]`

@@ -119,11 +119,13 @@ public final class Scaler {
         let destination = layout.destination
         let scaledSize = layout.rotation.swapsAxes ? destination.size.transposed : destination.size
         let crop = layout.sourceCrop
-        let format = AVPixelFormat(frame.frame.pointee.format)
-        let color = ScalerColor(frame: frame.frame)
+        // Read without copying a frame left on its device down (`prepare` for the next item):
+        // the format it will have in memory.
+        let format = DecodedFrame.softwareFormat(of: frame.properties)
+        let color = ScalerColor(frame: frame.properties)
         // The two steps only where they were measured (same picture, 48 dB PSNR): widths in
         // whole pixel groups and even heights; other sizes keep the one-call path.
-        if scaledSize.width % Scaler.pixelGroup == 0, scaledSize.height % 2 == 0, Scaler.twoStepSources.contains(frame.frame.pointee.format) {
+        if scaledSize.width % Scaler.pixelGroup == 0, scaledSize.height % 2 == 0, Scaler.twoStepSources.contains(format.rawValue) {
             toMiddle = sws_getCachedContext(toMiddle, Int32(crop.width), Int32(crop.height), format,
                                             Int32(scaledSize.width), Int32(scaledSize.height), AV_PIX_FMT_YUV422P,
                                             flags, nil, nil, nil)

@@ -27,6 +27,8 @@ public final class VideoDecoder: FrameDecoding {
     /// Whether a device's frames are also handed on where they are (DRM PRIME); off after the
     /// first frame that cannot be (said once, through `hardwareRefusal`).
     private var primeFrames: Bool
+    /// The engine's display's wishes for them (nil: never handed on).
+    private let handOn: PrimeHandOn?
     /// What the `hardware` choice came to, in one line (nil with `hardware: .off`); logged
     /// once per process through `HardwareDecodeLog`.
     public let hardwareOutcome: String?
@@ -66,24 +68,27 @@ public final class VideoDecoder: FrameDecoding {
     /// `hardware`: the hardware decoders to try first (`playback.hwdec`); each falls back to
     /// the next, the last to software. `heldFrames`: how many decoded frames the caller may
     /// hold at once (its queue and display: `HardwareFramePool`), by which a device's pool or a
-    /// V4L2 wrapper's capture buffers grow. `primeFrames`: a device's frames are also handed on
-    /// where they are, as DRM PRIME (`DecodedFrame.prime`), for the display's zero-copy path.
+    /// V4L2 wrapper's capture buffers grow. `handOn`: a device's frames are also handed on
+    /// where they are, as DRM PRIME (`DecodedFrame.prime`), for the display's zero-copy path
+    /// while it wants them (nil: never).
     public convenience init(asset: Asset, streamIndex: Int, threads: Int = 0, stillScreen: PixelSize? = nil,
-                            hardware: HardwareDecoding = .off, heldFrames: Int = 0, primeFrames: Bool = false) throws {
+                            hardware: HardwareDecoding = .off, heldFrames: Int = 0, handOn: PrimeHandOn? = nil) throws {
         try self.init(asset: asset, streamIndex: streamIndex, threads: threads, stillScreen: stillScreen, hardware: hardware,
-                      heldFrames: heldFrames, primeFrames: primeFrames, prepare: HardwareDecoderSetup.prepare)
+                      heldFrames: heldFrames, handOn: handOn, prepare: HardwareDecoderSetup.prepare)
     }
 
     /// `prepare`: how each hardware way is set up (a test's stands in for a device it has not);
     /// `download`: how a device frame is copied down; `keptBytes`: the packet bytes kept for a
     /// step down to software (`SoftwareStepDown`).
     init(asset: Asset, streamIndex: Int, threads: Int, stillScreen: PixelSize?, hardware: HardwareDecoding, heldFrames: Int,
-         primeFrames: Bool, prepare: (HardwareDecodeAttempt, AVCodecID) -> Result<HardwareDecoderSetup, HardwareDecodeFailure>,
+         handOn: PrimeHandOn?, prepare: (HardwareDecodeAttempt, AVCodecID) -> Result<HardwareDecoderSetup, HardwareDecodeFailure>,
          download: @escaping (UnsafeMutablePointer<AVFrame>, FramePool) -> Result<UnsafeMutablePointer<AVFrame>, HardwareDecodeFailure>
              = HardwareDecoderSetup.downloaded,
          keptBytes: Int = SoftwareStepDown.keptBytesLimit) throws {
         self.threads = threads
         self.download = download
+        self.handOn = handOn
+        let primeFrames = handOn != nil
         source = asset.source
         self.primeFrames = false   // set once a device that exports DRM PRIME is open
         let avStream = asset.stream(at: streamIndex)
@@ -148,10 +153,11 @@ public final class VideoDecoder: FrameDecoding {
             hardwareFormat = format
             stepDown = format == nil ? nil : SoftwareStepDown(parameters: parameters, timing: decoder.timing, keptBytesLimit: keptBytes)
             self.primeFrames = primeFrames && format != nil && Self.exportsPrime(attempt)
-            // Every device frame is copied down (screenshots, the OSD, transitions and the CPU
-            // path read it); with `primeFrames` the device's own picture rides along for the
-            // display's zero-copy path, which scans it out where the plane takes it.
-            let handling = self.primeFrames ? ", frames copied to memory and handed on as DRM PRIME for the video plane"
+            // A device frame is copied down (screenshots, the OSD, transitions and the CPU path
+            // read it); with `primeFrames` the device's own picture rides along for the
+            // display's zero-copy path, which scans it out where the plane takes it, and once it
+            // does, the frames are left on the device (`PrimeHandOn.copyDown`).
+            let handling = self.primeFrames ? ", frames copied to memory until the video plane shows them as DRM PRIME"
                 : ", frames copied to memory"
             hardwareOutcome = "hardware decoding: \(attempt) for \(codecName)" + (format == nil ? "" : handling)
             hardwareWay = format == nil ? nil : "hardware decoding: \(attempt) opened for \(codecName)"
@@ -276,9 +282,9 @@ public final class VideoDecoder: FrameDecoding {
                 if onDevice {
                     // Not for full-range frames: a plane is told limited range (as the copy path
                     // knows, which leaves such frames to the CPU).
-                    prime = primeFrames && PrimeHandOn.wanted.load(ordering: .relaxed) && frame.pointee.color_range != AVCOL_RANGE_JPEG
+                    prime = primeFrames && handOn?.wanted.load(ordering: .relaxed) == true && frame.pointee.color_range != AVCOL_RANGE_JPEG
                         ? keepOnDevice(frame) : nil
-                    if prime != nil, !PrimeHandOn.copyDown.load(ordering: .relaxed) {
+                    if prime != nil, handOn?.copyDown.load(ordering: .relaxed) == false {
                         stepDown?.handedOut(ticks: ticks)
                         return .frame(frame, prime, inMemory: false)
                     }
@@ -335,11 +341,12 @@ public final class VideoDecoder: FrameDecoding {
         var frameAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : sampleAspect
         // A still's turn is its own frame's (its EXIF), its mirror already applied to the pixels.
         let turn = still?.uprightTurn(for: frame) ?? rotation
-        if still == nil, inMemory, !shrinkCovering.isEmpty,
-           let target = DecodeShrink.size(of: PixelSize(width: Int(frame.pointee.width), height: Int(frame.pointee.height)),
-                                          sampleAspect: frameAspect, quarterTurned: turn.swapsAxes, covering: shrinkCovering,
-                                          largestFactor: FrameShrinker.largestFactor(for: AVPixelFormat(frame.pointee.format))),
-           let smaller = shrinker.shrink(frame, to: target, sampleAspect: frameAspect) {
+        let picture = PixelSize(width: Int(frame.pointee.width), height: Int(frame.pointee.height))
+        let target = still == nil && !shrinkCovering.isEmpty
+            ? DecodeShrink.size(of: picture, sampleAspect: frameAspect, quarterTurned: turn.swapsAxes, covering: shrinkCovering,
+                                largestFactor: FrameShrinker.largestFactor(for: DecodedFrame.softwareFormat(of: frame)))
+            : nil
+        if inMemory, let target, let smaller = shrinker.shrink(frame, to: target, sampleAspect: frameAspect) {
             // The scaled frame keeps the decoded one's properties (pts, colour); its SAR is set.
             var decoded: UnsafeMutablePointer<AVFrame>? = frame
             av_frame_free(&decoded)
@@ -347,10 +354,16 @@ public final class VideoDecoder: FrameDecoding {
             let corrected = frame.pointee.sample_aspect_ratio
             frameAspect = Rational(Int64(corrected.num), Int64(corrected.den))
         }
+        // A frame left on its device weighs in the queue's byte budget what its copy would
+        // (shrunk: 8-bit 4:2:0), as `heldFrames` sized the device's pool for.
+        let weight = (target ?? picture).width * (target ?? picture).height * 3 / 2
         let decoded = inMemory
             ? DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn, hadNoTimestamp: ticks == nil)
-            : DecodedFrame(onDevice: frame, copyDown: HardwareDecoderSetup.copiedDown, pts: pts, sampleAspect: frameAspect,
-                           rotation: turn, hadNoTimestamp: ticks == nil)
+            : DecodedFrame(onDevice: frame, weight: weight, copyDown: { [handOn] device in
+                  let copied = HardwareDecoderSetup.copiedDown(device)
+                  if copied == nil { handOn?.failedCopies.wrappingAdd(1, ordering: .relaxed) }
+                  return copied
+              }, pts: pts, sampleAspect: frameAspect, rotation: turn, hadNoTimestamp: ticks == nil)
         let duration = kiosk_frame_duration(frame)
         if duration > 0 { decoded.ownDuration = stream.mediaTime(ticks: stream.startTicks + duration) }
         if let prime { decoded.prime = PrimePicture(descriptor: prime.descriptor, owner: prime, matrix: decoded.matrix) }

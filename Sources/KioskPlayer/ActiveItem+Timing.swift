@@ -11,7 +11,7 @@ extension ActiveItem {
     /// `viewer`: the same turned as its viewer sees it, the size a text card is drawn at.
     static func open(_ entry: PlaylistEntry, index: Int, settings: PlayerSettings, audioFormat: AudioFormat?,
                      rate: Rational, serial: UInt64, screen: PixelSize?, viewer: PixelSize? = nil,
-                     decoderAfter: DecoderHandOff? = nil, logger: Logger) -> ActiveItem {
+                     decoderAfter: DecoderHandOff? = nil, primeHandOn: PrimeHandOn? = nil, logger: Logger) -> ActiveItem {
         var plan = ItemPlan(source: entry.media.description)
         plan.start = entry.item.start ?? .zero
         plan.end = entry.item.end
@@ -25,6 +25,7 @@ extension ActiveItem {
         plan.deinterlace = settings.playback.deinterlace
         plan.simulatedPrimeDecoder = settings.playback.simulatedPrimeDecoder
         plan.primeFrames = settings.playback.hwdec != .off && settings.display.videoPlane != .off && !plan.simulatedPrimeDecoder
+        plan.primeHandOn = primeHandOn
         if entry.isStillImage { plan.stillDuration = entry.item.duration ?? settings.playback.imageDuration }
         plan.stillScreen = screen
         // The simulated PRIME decoder stands for a device's full-size frames: left as decoded.

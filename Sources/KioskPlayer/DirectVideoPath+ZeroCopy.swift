@@ -23,17 +23,22 @@ final class ZeroCopyPath {
     /// playlist has one): they are copied down on the decode thread as well.
     var keepsCopies = false
 
-    init(output: PrimeScanoutOutput, logger: Logger) {
+    /// The engine's, which its decoders read.
+    let handOn: PrimeHandOn
+    private var failedCopiesSaid = 0
+
+    init(output: PrimeScanoutOutput, handOn: PrimeHandOn, logger: Logger) {
         self.output = output
+        self.handOn = handOn
         self.logger = logger
-        PrimeHandOn.wanted.store(true, ordering: .relaxed)   // decoders may keep their frames for it
-        PrimeHandOn.copyDown.store(true, ordering: .relaxed)   // until a frame went up without one
+        handOn.wanted.store(true, ordering: .relaxed)   // decoders may keep their frames for it
+        handOn.copyDown.store(true, ordering: .relaxed)   // until a frame went up without one
     }
 
     deinit {
         // A display given back (a reload, the screen switched off): frames are copied down until
         // a zero-copy path shows one again.
-        PrimeHandOn.copyDown.store(true, ordering: .relaxed)
+        handOn.copyDown.store(true, ordering: .relaxed)
     }
 
     /// The plane for `picture` laid out by `layout`; nil (said once, off for good) when none.
@@ -85,21 +90,30 @@ final class ZeroCopyPath {
 
     func shown(on scanout: PlaneScanout) {
         // Shown without a copy: the next frames need none either, unless something reads them.
-        PrimeHandOn.copyDown.store(keepsCopies, ordering: .relaxed)
+        handOn.copyDown.store(keepsCopies, ordering: .relaxed)
         guard announced != scanout.planeID else { return }
         announced = scanout.planeID
         logger.notice("zero copy: scanning another device's \(scanout.format) frames out on plane \(scanout.planeID) (\(scanout.source) -> \(scanout.destination)), no copy")
     }
 
+    /// Frames left on their device whose copy failed when their pixels were read (shown black):
+    /// said at the next frame, once per change.
+    func sayFailedCopies() {
+        let failed = handOn.failedCopies.load(ordering: .relaxed)
+        guard failed != failedCopiesSaid else { return }
+        failedCopiesSaid = failed
+        logger.warning("zero copy: \(failed) frame(s) left on the decoder's device could not be copied to memory where they were read; shown black")
+    }
+
     /// The copy path shows the next frames for a while (the OSD is up): copied down as before.
     func needsCopies() {
-        PrimeHandOn.copyDown.store(true, ordering: .relaxed)
+        handOn.copyDown.store(true, ordering: .relaxed)
     }
 
     func turnOff(_ reason: String) {
         isOff = true
-        PrimeHandOn.wanted.store(false, ordering: .relaxed)   // decoders stop exporting frames for it
-        PrimeHandOn.copyDown.store(true, ordering: .relaxed)
+        handOn.wanted.store(false, ordering: .relaxed)   // decoders stop exporting frames for it
+        handOn.copyDown.store(true, ordering: .relaxed)
         note(reason)
     }
 

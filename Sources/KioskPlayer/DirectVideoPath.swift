@@ -31,12 +31,12 @@ final class DirectVideoPath {
     /// The plane announced as in use.
     private var announcedPlane: UInt32?
 
-    init(output: DirectVideoOutput, heartbeat: PresenterHeartbeat, logger: Logger) {
+    init(output: DirectVideoOutput, heartbeat: PresenterHeartbeat, handOn: PrimeHandOn, logger: Logger) {
         self.output = output
         self.heartbeat = heartbeat
         self.logger = logger
         layerPlane = (output as? LayerPlaneOutput).map { LayerPlanePath(output: $0, logger: logger) }
-        zeroCopy = (output as? PrimeScanoutOutput).map { ZeroCopyPath(output: $0, logger: logger) }
+        zeroCopy = (output as? PrimeScanoutOutput).map { ZeroCopyPath(output: $0, handOn: handOn, logger: logger) }
     }
 
     /// Frames in another device's memory shown as they are, where the display can import them.
@@ -67,8 +67,14 @@ final class DirectVideoPath {
             return (shown.flip, shown.ticker, true)
         }
         // The copy path shows it (the OSD is up, the plane refused it): the next frames come
-        // copied down (this one, if it was left on its device, is copied where it is read).
-        if frame.prime != nil { zeroCopy?.needsCopies() }
+        // copied down. One left on its device is copied where it is read, at its full size (no
+        // shrink on the decode thread): the CPU path draws it rather than the plane being asked
+        // for a size it may refuse for good while the frames after it are the usual ones.
+        if frame.prime != nil {
+            zeroCopy?.needsCopies()
+            defer { zeroCopy?.sayFailedCopies() }
+            if !frame.isInMemory { return nil }
+        }
         guard !isOff else { return nil }
         guard let view = frame.yuvView else {
             noteCPUPath("frames are \(frame.pixelFormatName), not NV12 or YUV420 (limited range)")

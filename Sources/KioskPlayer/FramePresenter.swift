@@ -18,6 +18,8 @@ final class FramePresenter {
     var keptDuringOverride: Set<String>?
     /// The direct video path; nil when the display has no planes.
     let directVideo: DirectVideoPath?
+    /// What this engine's display asks of its decoders' device frames (zero copy).
+    let primeHandOn: PrimeHandOn
     var observers: [PresentedFrameObserver]
     /// How long drawing a frame (scale, overlay) takes before its flip is asked for, smoothed:
     /// the flip a frame can make is the display's first after that.
@@ -64,7 +66,9 @@ final class FramePresenter {
         self.splash = splash.flatMap { Self.loadSplash($0, screen: output.size, logger: logger) }
         self.overlay = OverlayState.make(overlay, logger: logger)
         self.layers = LayerState.make(layers, font: overlay?.font ?? .auto, feedFetch: SmallHTTPGet.feed, logger: logger)
-        directVideo = output.directVideo.map { DirectVideoPath(output: $0, heartbeat: heartbeat, logger: logger) }
+        let handOn = PrimeHandOn()
+        primeHandOn = handOn
+        directVideo = output.directVideo.map { DirectVideoPath(output: $0, heartbeat: heartbeat, handOn: handOn, logger: logger) }
         transitions = SeamTransitions(logger: logger)
         // A ticker composes every frame in memory: made now, not on the first frame (whose
         // flip it would make late).

@@ -132,7 +132,7 @@ extension ItemPipeline {
         let decoder = try VideoDecoder(asset: asset, streamIndex: videoIndex, threads: threads,
                                        stillScreen: plan.stillScreen, hardware: plan.stillDuration == nil ? plan.hwdec : .off,
                                        heldFrames: heldFrames(width: picture?.width, height: picture?.height, format: picture?.pixelFormat),
-                                       primeFrames: plan.primeFrames)
+                                       handOn: plan.primeFrames ? plan.primeHandOn : nil)
         if let line = decoder.hardwareOutcome.flatMap(HardwareDecodeLog.once) { logger.notice("\(plan.source): \(line)") }
         decoder.shrinkCovering = plan.videoScreens
         decoder.deinterlace = plan.deinterlace

@@ -87,7 +87,7 @@ final class ItemPipeline: @unchecked Sendable {
     /// The decoder's hand-over at the end (under `lock`; ItemPipeline+HandOff.swift).
     var handOver = DecoderHandOver()
     /// `kiosk play --simulate-prime-decoder`'s uploads (the decode thread's).
-    private lazy var primeSimulation = PrimeDecoderSimulation(source: plan.source, logger: logger)
+    private lazy var primeSimulation = PrimeDecoderSimulation(source: plan.source, handOn: plan.primeHandOn, logger: logger)
 
     init(plan: ItemPlan, logger: Logger) {
         self.plan = plan

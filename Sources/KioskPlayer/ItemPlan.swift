@@ -26,6 +26,9 @@ struct ItemPlan: Sendable {
     /// A device decoder's frames also handed on where they are (DRM PRIME) for the video
     /// plane's zero-copy path: hwdec on and the video plane not switched off.
     var primeFrames = false
+    /// The engine's display's wishes for a device's frames (zero copy), which the decoder and
+    /// the simulated PRIME decoder follow.
+    var primeHandOn: PrimeHandOn?
     /// `kiosk play --simulate-prime-decoder`: video frames also handed on in dma-buf memory.
     var simulatedPrimeDecoder = false
     /// The sound device's format, nil to ignore the item's sound (no device, or a still).

@@ -48,6 +48,7 @@ final class PlaybackLoop {
         screen = FramePresenter(output: output, overlay: settings.overlay, layers: settings.layers, splash: settings.display.splash,
                                 observers: [stats as PresentedFrameObserver?, snapshots].compactMap { $0 },
                                 heartbeat: mailbox.heartbeat, logger: logger)
+        items.primeHandOn = screen.primeHandOn
         stall = StallWatch(heartbeat: mailbox.heartbeat)
         time = PlaybackTimekeeper(items: items, audio: audio, stall: stall, logger: logger, onEvent: onEvent)
         sequencer = ItemSequencer(cursor: cursor, settings: settings, items: items, time: time, screen: screen,

@@ -8,6 +8,8 @@ import Logging
 /// not delay the incoming item's first frame). The sound feeder plays the current item's
 /// sound, then the prepared one's.
 final class PlayingItems {
+    /// The engine's display's wishes for its decoders' device frames, given to each item.
+    var primeHandOn: PrimeHandOn?
     private(set) var current: ActiveItem?
     private(set) var upcoming: ActiveItem?
     private var retiring: [ActiveItem] = []
@@ -35,7 +37,8 @@ final class PlayingItems {
               decoderAfter: DecoderHandOff? = nil) -> ActiveItem {
         serial += 1
         return ActiveItem.open(entry, index: index, settings: settings, audioFormat: audio?.format, rate: rate,
-                               serial: serial, screen: screen, viewer: viewer, decoderAfter: decoderAfter, logger: logger)
+                               serial: serial, screen: screen, viewer: viewer, decoderAfter: decoderAfter,
+                               primeHandOn: primeHandOn, logger: logger)
     }
 
     /// `entry` at `index` goes on screen next: the prepared item when it is that entry and

@@ -13,11 +13,13 @@ import Logging
 /// real driver (vkms) and in the engine's tests.
 final class PrimeDecoderSimulation {
     private let source: String
+    private let handOn: PrimeHandOn?
     private let logger: Logger
     private var failed = false
 
-    init(source: String, logger: Logger) {
+    init(source: String, handOn: PrimeHandOn?, logger: Logger) {
         self.source = source
+        self.handOn = handOn
         self.logger = logger
     }
 
@@ -28,7 +30,7 @@ final class PrimeDecoderSimulation {
         do {
             frame.prime = try Self.upload(view)
             // As a decoder leaves its frame on the device while the zero-copy path shows them.
-            if !PrimeHandOn.copyDown.load(ordering: .relaxed) { frame.leaveOnSimulatedDevice() }
+            if handOn?.copyDown.load(ordering: .relaxed) == false { frame.leaveOnSimulatedDevice() }
         } catch {
             failed = true
             logger.warning("\(source): simulated PRIME decoder: \(error); frames go on in memory only")

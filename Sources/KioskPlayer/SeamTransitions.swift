@@ -99,9 +99,9 @@ final class SeamTransitions {
     func decide(_ transition: Transition, from current: ActiveItem, into upcoming: ActiveItem) {
         decidedSerial = upcoming.reference.serial
         guard transition.kind != .cut else { return }
-        mixesPictures = true
         // A clip looping itself keeps its seamless cut: a fade would blink every pass.
         guard upcoming.entry.media != current.entry.media else { return }
+        mixesPictures = true
         let end = current.duration
         guard let now = position(MonotonicClock.hostTime()), let end,
               TransitionSchedule.mayCommit(transition, position: now, end: end, lead: Self.soundLead) else {

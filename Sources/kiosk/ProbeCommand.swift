@@ -77,10 +77,9 @@ struct ProbeCommand: ParsableCommand {
             do {
                 // As playback opens it with the video plane on: a device's frames also kept as
                 // DRM PRIME, which the first frame confirms (or says why not).
-                PrimeHandOn.wanted.store(true, ordering: .relaxed)
                 let mode = try? screen?.get().mode
                 let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, stillScreen: mode, hardware: hardware,
-                                               primeFrames: hardware != .off)
+                                               handOn: hardware != .off ? PrimeHandOn(wanted: true) : nil)
                 decoder.shrinkCovering = mode.map { [$0] } ?? []
                 var said = decoder.hardwareOutcome ?? "\(stream.codecName) in software (hwdec: \(hardware.rawValue))"
                 guard stream.index == played else {

@@ -48,7 +48,7 @@ import Testing
             return
         }
         let decoder = try VideoDecoder(asset: asset, streamIndex: try #require(demuxer.videoStream), threads: 0, stillScreen: nil,
-                                       hardware: .vaapi, heldFrames: 0, primeFrames: false, prepare: HardwareDecoderSetup.withoutItsDevice)
+                                       hardware: .vaapi, heldFrames: 0, handOn: nil, prepare: HardwareDecoderSetup.withoutItsDevice)
         #expect(decoder.hardwareOutcome == "hardware decoding: vaapi for h264, frames copied to memory", "it opened")
         let frames = decoder.decodeEveryFrame(from: demuxer)
         #expect(frames.count == software.count && frames.count == 25)

@@ -39,7 +39,7 @@ import Testing
         var copies = 0
         let decoder = try VideoDecoder(
             asset: asset, streamIndex: try #require(demuxer.videoStream), threads: 2, stillScreen: nil, hardware: .vaapi,
-            heldFrames: 0, primeFrames: false, prepare: { _, codec in HardwareDecoderSetup.claiming(AV_PIX_FMT_YUV420P, codecID: codec) },
+            heldFrames: 0, handOn: nil, prepare: { _, codec in HardwareDecoderSetup.claiming(AV_PIX_FMT_YUV420P, codecID: codec) },
             download: { frame, _ in
                 copies += 1
                 var source: UnsafeMutablePointer<AVFrame>? = frame
@@ -119,7 +119,7 @@ import Testing
         var copies = 0
         let decoder = try VideoDecoder(
             asset: asset, streamIndex: try #require(demuxer.videoStream), threads: 2, stillScreen: nil, hardware: .vaapi,
-            heldFrames: 0, primeFrames: false, prepare: { _, codec in HardwareDecoderSetup.claiming(AV_PIX_FMT_YUV420P, codecID: codec) },
+            heldFrames: 0, handOn: nil, prepare: { _, codec in HardwareDecoderSetup.claiming(AV_PIX_FMT_YUV420P, codecID: codec) },
             download: { frame, _ in
                 copies += 1
                 var source: UnsafeMutablePointer<AVFrame>? = frame
@@ -149,19 +149,21 @@ import Testing
 
     @Test func itsPixelsAreCopiedOnceWhereTheyAreRead() throws {
         var copies = 0
-        let frame = DecodedFrame(onDevice: try Self.decodedFrame(), copyDown: { copies += 1; return av_frame_clone($0) },
+        let frame = DecodedFrame(onDevice: try Self.decodedFrame(), weight: 12_345, copyDown: { copies += 1; return av_frame_clone($0) },
                                  pts: .zero, sampleAspect: .one, rotation: .none)
-        #expect(frame.size == PixelSize(width: 320, height: 240) && frame.byteCount == 320 * 240 * 3 / 2)
+        #expect(frame.size == PixelSize(width: 320, height: 240) && frame.byteCount == 12_345, "the weight it was made with")
         #expect(frame.pixelFormatName == "yuv420p" && frame.matrix == .bt601)
         #expect(copies == 0 && !frame.isInMemory, "nothing read its pixels yet")
         let view = try #require(frame.yuvView)
         #expect(view.size == frame.size && copies == 1 && frame.isInMemory && frame.wasCopiedLate)
         _ = frame.yuvView
         #expect(copies == 1, "once")
+        #expect(frame.byteCount == 12_345, "the queue's weight does not change under it")
     }
 
     @Test func aCopyThatFailsIsABlackPictureOfItsSize() throws {
-        let frame = DecodedFrame(onDevice: try Self.decodedFrame(), copyDown: { _ in nil }, pts: .zero, sampleAspect: .one, rotation: .none)
+        let frame = DecodedFrame(onDevice: try Self.decodedFrame(), weight: 1, copyDown: { _ in nil }, pts: .zero, sampleAspect: .one,
+                                 rotation: .none)
         let view = try #require(frame.yuvView)
         #expect(view.size == PixelSize(width: 320, height: 240))
         let luma = (0..<240).flatMap { row in (0..<320).map { view.planes[0].base.load(fromByteOffset: row * view.planes[0].stride + $0, as: UInt8.self) } }

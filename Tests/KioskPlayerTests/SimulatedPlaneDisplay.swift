@@ -62,6 +62,9 @@ final class SimulatedPlaneDisplay: DirectVideoOutput, @unchecked Sendable {
     var shown: [Shown] { lock.withLock { _shown } }
     var prepared: [DirectScanoutAnswer] { lock.withLock { _prepared } }
     var cpuPresents: Int { lock.withLock { _cpuPresents } }
+    /// Of the first CPU-path picture: the share of its pixels that are not black.
+    private var _firstCPUPictureLit: Double?
+    var firstCPUPictureLit: Double? { lock.withLock { _firstCPUPictureLit } }
 
     var size: PixelSize { screen.size }
     var refreshInterval: MediaTime { screen.refreshInterval }
@@ -72,6 +75,11 @@ final class SimulatedPlaneDisplay: DirectVideoOutput, @unchecked Sendable {
     var flipsOnVblankGrid: Bool { screen.flipsOnVblankGrid }
     func expectedFlip(after host: Double) -> Double { screen.expectedFlip(after: host) }
     func present(_ buffer: PixelBuffer) throws -> Double {
+        if lock.withLock({ _firstCPUPictureLit == nil }) {
+            var lit = 0
+            for y in 0..<buffer.size.height { for x in 0..<buffer.size.width where buffer.pixel(x: x, y: y) & 0xFF_FFFF > 0x10_1010 { lit += 1 } }
+            lock.withLock { _firstCPUPictureLit = Double(lit) / Double(buffer.size.width * buffer.size.height) }
+        }
         lock.withLock { _cpuPresents += 1 }
         let flip = try screen.present(buffer)
         lock.withLock { lastFlip = flip }

@@ -92,44 +92,41 @@ import Testing
         display.primeOptions.failsAfter = 5
         let log = CapturedLog()
         let scanouts = Self.scanouts(try Self.play(on: display, log: log))
-        // The five presents that worked, then the copy path: the failing frame itself and the rest.
+        // The five presents that worked, then the failing frame itself and those left on their
+        // device by then drawn by the CPU (copied where it reads them, at full size), then the
+        // frames the decoder copied down again on the copy path's plane.
         #expect(display.primeShown.count == 5 && scanouts.count >= 20, "\(scanouts)")
-        #expect(Array(scanouts.prefix(5)) == Array(repeating: "prime", count: 5) && scanouts.dropFirst(5).allSatisfy { $0 == "plane" },
-                "\(scanouts)")
+        let after = Array(scanouts.dropFirst(5))
+        let cpu = after.prefix { $0 == "cpu" }.count
+        #expect(Array(scanouts.prefix(5)) == Array(repeating: "prime", count: 5) && after.dropFirst(cpu).allSatisfy { $0 == "plane" }
+                && after.count > cpu, "\(scanouts)")
         let said = Self.zeroCopyLines(log).filter { $0.contains("not used") }
         #expect(said.count == 1 && said[0].contains("failed while playing"), "\(said)")
     }
 
-    /// Frames left on their device (no copy down while zero copy shows them) that the copy path
-    /// shows after all (a commit failed): each is copied where it is read, and the plane gets
-    /// the decoded picture of its time, luma row by row, not black.
-    @Test func framesLeftOnTheirDeviceAreCopiedWhereTheCopyPathReadsThem() throws {
+    /// Frames left on their device (no copy down while zero copy shows them) that something
+    /// else shows after all (a commit failed): copied where they are read, and drawn: the CPU
+    /// path's first picture is the frame, not black (a failed copy's picture), and nothing says
+    /// a copy failed.
+    @Test func framesLeftOnTheirDeviceAreCopiedWhereTheyAreRead() throws {
         let display = SimulatedPlaneDisplay(size: Self.screen)
         display.primeOptions.failsAfter = 8
-        let stats = try Self.play(on: display, log: CapturedLog())
+        let log = CapturedLog()
+        let stats = try Self.play(on: display, log: log)
         let video = stats.filter { $0["video"] as? Bool == true }
-        let firstCopied = try #require(video.firstIndex { $0["scanout"] as? String == "plane" }, "\(Self.scanouts(stats))")
-        #expect(video[..<firstCopied].contains { $0["copied"] as? Bool == false }, "frames had been left on their device")
-        let shown = try #require(display.shown.first)
-        let bytes = try #require(shown.bytes)
-        let pts = try #require(video[firstCopied]["pts"] as? Double)
-        let index = Int((pts * 25).rounded())
-        let raw = MediaFixtures.directory.appendingPathComponent("zero-copy-all.yuv").path
-        let result = try MediaFixtures.run("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", try DirectVideoEngineTests.clip(Self.size),
-                                                      "-f", "rawvideo", "-pix_fmt", "yuv420p", raw])
-        #expect(result.status == 0)
-        let reference = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
-        let w = Self.size.width, h = Self.size.height, frameBytes = w * h * 3 / 2
-        try #require(reference.count >= (index + 1) * frameBytes)
-        let pitch = shown.layout.planes[0].pitch
-        let differing = (0..<h).filter { row in
-            !bytes[(row * pitch)..<(row * pitch + w)].elementsEqual(reference[(index * frameBytes + row * w)..<(index * frameBytes + row * w + w)])
-        }
-        #expect(differing.isEmpty, "frame \(index): luma rows \(differing.prefix(5)) differ from FFmpeg's decoding")
+        let firstOther = try #require(video.firstIndex { $0["scanout"] as? String != "prime" }, "\(Self.scanouts(stats))")
+        #expect(video[..<firstOther].contains { $0["copied"] as? Bool == false }, "frames had been left on their device")
+        #expect(video[firstOther]["scanout"] as? String == "cpu", "\(Self.scanouts(stats))")
+        let lit = try #require(display.firstCPUPictureLit)
+        // testsrc2 fit on 640x360 lights about 40 % of the screen (its bars and dark patches
+        // aside); a failed copy's black picture none.
+        #expect(lit > 0.2, "\(Int(lit * 100)) % of the CPU path's first picture is lit")
+        #expect(!log.lines(atLeast: .warning).contains { $0.contains("could not be copied") })
     }
 
     /// When the zero-copy path asks for copies: not after a frame went up without one, unless a
     /// transition mixes pictures; again when the copy path shows frames and when it turns off.
+    /// The engine's own flags: another engine (a second screen, a test beside) never moves them.
     @Test func copiesAreAskedForOnlyWhileSomethingReadsThePixels() throws {
         final class Takes: PrimeScanoutOutput {
             func preparePrimeScanout(format: FourCC, modifier: UInt64, layout: GravityLayout) -> DirectScanoutAnswer {
@@ -137,8 +134,9 @@ import Testing
             }
             func presentPrime(_ picture: PrimePicture, on scanout: PlaneScanout, layers: LayerPlaneChange) throws -> Double { 0 }
         }
-        func copies() -> Bool { PrimeHandOn.copyDown.load(ordering: .relaxed) }
-        let path = ZeroCopyPath(output: Takes(), logger: CapturedLog().logger)
+        let handOn = PrimeHandOn()
+        func copies() -> Bool { handOn.copyDown.load(ordering: .relaxed) }
+        let path = ZeroCopyPath(output: Takes(), handOn: handOn, logger: CapturedLog().logger)
         #expect(copies(), "copies until a frame went up without one")
         let scanout = PlaneScanout(planeID: 33, planeType: .overlay, format: .nv12, source: PixelRect(size: Self.size),
                                    destination: PixelRect(size: Self.size), rotation: .none, needsTestCommit: false)
@@ -198,8 +196,9 @@ import Testing
             }
         }
         let output = NeverAsked(), log = CapturedLog()
-        let path = ZeroCopyPath(output: output, logger: log.logger)
-        let wantedAtFirst = PrimeHandOn.wanted.load(ordering: .relaxed)
+        let handOn = PrimeHandOn()
+        let path = ZeroCopyPath(output: output, handOn: handOn, logger: log.logger)
+        let wantedAtFirst = handOn.wanted.load(ordering: .relaxed)
         #expect(wantedAtFirst)
         let plane = PrimeFrameDescriptor.Plane(object: 0, offset: 0, pitch: 256)
         let picture = PrimePicture(descriptor: PrimeFrameDescriptor(size: PixelSize(width: 256, height: 64),
@@ -210,7 +209,7 @@ import Testing
         #expect(path.scanout(for: picture, layout: layout) == nil)
         #expect(path.scanout(for: picture, layout: layout) == nil)
         #expect(path.isOff && output.asked == 0)
-        let wantedAfter = PrimeHandOn.wanted.load(ordering: .relaxed)
+        let wantedAfter = handOn.wanted.load(ordering: .relaxed)
         #expect(!wantedAfter)
         let said = Self.zeroCopyLines(log)
         #expect(said.count == 1 && said[0].contains("another device's frame cannot be a framebuffer"), "\(said)")
