@@ -121,7 +121,7 @@ public final class Scaler {
         let crop = layout.sourceCrop
         // Read without copying a frame left on its device down (`prepare` for the next item):
         // the format it will have in memory.
-        let format = DecodedFrame.softwareFormat(of: frame.properties)
+        let format = frame.isInMemory ? AVPixelFormat(frame.properties.pointee.format) : DecodedFrame.softwareFormat(of: frame.properties)
         let color = ScalerColor(frame: frame.properties)
         // The two steps only where they were measured (same picture, 48 dB PSNR): widths in
         // whole pixel groups and even heights; other sizes keep the one-call path.

@@ -355,8 +355,13 @@ public final class VideoDecoder: FrameDecoding {
             frameAspect = Rational(Int64(corrected.num), Int64(corrected.den))
         }
         // A frame left on its device weighs in the queue's byte budget what its copy would
-        // (shrunk: 8-bit 4:2:0), as `heldFrames` sized the device's pool for.
-        let weight = (target ?? picture).width * (target ?? picture).height * 3 / 2
+        // (shrunk: 8-bit 4:2:0; else its own format), and never less than the device's pool was
+        // sized for (`HardwareFramePool.queuedFrameBytes`, which knows no turn or pixel shape).
+        let softwareFormat = DecodedFrame.softwareFormat(of: frame)
+        let deep = (av_pix_fmt_desc_get(softwareFormat)?.pointee.comp.0.depth ?? 8) > 8
+        let copyBytes = target.map { $0.width * $0.height * 3 / 2 }
+            ?? Int(max(0, av_image_get_buffer_size(softwareFormat, frame.pointee.width, frame.pointee.height, 1)))
+        let weight = max(copyBytes, HardwareFramePool.queuedFrameBytes(picture: picture, deep: deep, covering: shrinkCovering))
         let decoded = inMemory
             ? DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn, hadNoTimestamp: ticks == nil)
             : DecodedFrame(onDevice: frame, weight: weight, copyDown: { [handOn] device in

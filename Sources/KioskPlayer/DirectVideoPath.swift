@@ -59,6 +59,8 @@ final class DirectVideoPath {
     /// plane flips when asked, so a timed frame waits there for the flip it was chosen for.
     func present(_ frame: DecodedFrame, layout: GravityLayout, overlayVisible: Bool, layers: Layers? = nil,
                  keepsCopies: Bool = false, hold: () -> Void = {}) -> (flip: Double, ticker: Int?, zeroCopy: Bool)? {
+        // A copy that failed where a frame's pixels were read (the frame before, a screenshot).
+        zeroCopy?.sayFailedCopies()
         // Zero copy has its own off switch: the copy path refused (an earlier item's YU12, say)
         // says nothing about importing another device's frames.
         if let picture = frame.prime, !overlayVisible,
@@ -72,7 +74,6 @@ final class DirectVideoPath {
         // for a size it may refuse for good while the frames after it are the usual ones.
         if frame.prime != nil {
             zeroCopy?.needsCopies()
-            defer { zeroCopy?.sayFailedCopies() }
             if !frame.isInMemory { return nil }
         }
         guard !isOff else { return nil }

@@ -112,11 +112,8 @@ extension ItemPipeline {
     func heldFrames(width: Int?, height: Int?, format: String?) -> Int {
         let large = DecoderHandOff.isLarge(width: width, height: height)
         let deep = format.map { name in ["p010", "p012", "p016", "10le", "10be", "12le", "12be"].contains { name.contains($0) } } ?? false
-        let picture = PixelSize(width: width ?? 0, height: height ?? 0)
-        let shrunk = DecodeShrink.size(of: picture, quarterTurned: false, covering: plan.videoScreens,
-                                       largestFactor: deep ? DecodeShrink.largestFactorConverting : DecodeShrink.largestFactor)
-        let queued = shrunk.map { HardwareFramePool.frameBytes(width: $0.width, height: $0.height, bitsPerSample: 8) }
-            ?? HardwareFramePool.frameBytes(width: picture.width, height: picture.height, bitsPerSample: deep ? 10 : 8)
+        let queued = HardwareFramePool.queuedFrameBytes(picture: PixelSize(width: width ?? 0, height: height ?? 0), deep: deep,
+                                                        covering: plan.videoScreens)
         // bwdif holds three decoded frames of an interlaced stream besides (a V4L2 wrapper's
         // capture buffers among them).
         let weaving = plan.deinterlace == .off ? 0 : VideoDecoder.deinterlacerHeldFrames

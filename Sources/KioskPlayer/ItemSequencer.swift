@@ -155,7 +155,13 @@ final class ItemSequencer {
     /// Opens `entry` (by default the cursor's at `index`; a prepared item may come from the
     /// list the program switches to at the seam).
     private func open(_ index: Int, entry: PlaylistEntry? = nil, decoderAfter: DecoderHandOff? = nil) -> ActiveItem {
-        items.open(entry ?? navigator.entries[index], index: index, settings: settings, rate: openingRate, decoderAfter: decoderAfter)
+        let opened = entry ?? navigator.entries[index]
+        // A fade or crossfade into it (not a clip following itself, which cuts): zero copy's
+        // frames are copied for the mix from now.
+        if (opened.item.transition ?? settings.playback.transition).kind != .cut, opened.media != items.current?.entry.media {
+            screen.expectTransitions()
+        }
+        return items.open(opened, index: index, settings: settings, rate: openingRate, decoderAfter: decoderAfter)
     }
 
     /// Opens the item that will follow `item` once it is close to its end (or at once for a

@@ -20,9 +20,13 @@ final class SeamTransitions {
     /// The last flip showed a transition's look: one more puts the plain picture up.
     private var showingLook = false
     private let logger: Logger
-    /// The playlist has a fade or crossfade (set at the first one decided, for good): frames
-    /// handed on without a copy are copied down as well, for the mixes (`ZeroCopyPath`).
+    /// The playlist has a fade or crossfade (set when an item with one is opened, for good):
+    /// frames handed on without a copy are copied down as well, for the mixes (`ZeroCopyPath`).
     private(set) var mixesPictures = false
+
+    /// An item opened to follow with a fade or crossfade: its frames, and the outgoing item's
+    /// from now, are copied down on their decode threads, before the mix reads them.
+    func expectsMixes() { mixesPictures = true }
     /// A transition was cut (a late first frame, an unknown end): said once at notice.
     private var toldOfCut = false
 

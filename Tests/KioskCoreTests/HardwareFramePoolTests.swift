@@ -23,6 +23,20 @@ import Testing
         #expect(HardwareFramePool.framesHeld(queueCapacity: 4, budgetBytes: 32 << 20, frameBytes: 0) == 9)
     }
 
+    /// A queued frame weighs its shrunk 8-bit copy where the decode thread shrinks it, else the
+    /// picture as the device keeps it (two bytes a sample above 8 bits): the pool is sized by
+    /// it and a frame left on its device weighs no less (a 1080p P010 frame on a 1080p screen
+    /// is 6.2 MB, not its 8-bit 3.1).
+    @Test func aQueuedFrameWeighsItsCopyOrItsPicture() {
+        let screen = [PixelSize(width: 1920, height: 1080)]
+        let uhd = PixelSize(width: 3840, height: 2160), hd = PixelSize(width: 1920, height: 1080)
+        #expect(HardwareFramePool.queuedFrameBytes(picture: uhd, deep: true, covering: screen) == 3_110_400)
+        #expect(HardwareFramePool.queuedFrameBytes(picture: uhd, deep: false, covering: screen) == 3_110_400)
+        #expect(HardwareFramePool.queuedFrameBytes(picture: hd, deep: true, covering: screen) == 6_220_800)
+        #expect(HardwareFramePool.queuedFrameBytes(picture: hd, deep: false, covering: screen) == 3_110_400)
+        #expect(HardwareFramePool.queuedFrameBytes(picture: uhd, deep: true, covering: []) == 24_883_200, "no screen: no shrink")
+    }
+
     @Test func captureBuffersGrowFromFFmpegsDefaultToV4L2sCeiling() {
         #expect(HardwareFramePool.captureBuffers(held: 0) == 20)
         #expect(HardwareFramePool.captureBuffers(held: 7) == 27)

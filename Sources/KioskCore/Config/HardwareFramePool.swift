@@ -33,6 +33,18 @@ public enum HardwareFramePool {
         return max(0, width) * max(0, height) * 3 / 2 * bytesPerSample
     }
 
+    /// What one queued frame of `picture` weighs (`deep`: more than 8 bits a sample) for the
+    /// screens it is `covering`: its 8-bit copy shrunk as the decode thread shrinks it, else the
+    /// whole picture as the device keeps it. The device's pool is sized by it, and a frame left
+    /// on its device weighs at least this in the queue: the queue never holds more surfaces
+    /// than the pool grew by.
+    public static func queuedFrameBytes(picture: PixelSize, deep: Bool, covering: [PixelSize]) -> Int {
+        let shrunk = DecodeShrink.size(of: picture, quarterTurned: false, covering: covering,
+                                       largestFactor: deep ? DecodeShrink.largestFactorConverting : DecodeShrink.largestFactor)
+        return shrunk.map { frameBytes(width: $0.width, height: $0.height, bitsPerSample: 8) }
+            ?? frameBytes(width: picture.width, height: picture.height, bitsPerSample: deep ? 10 : 8)
+    }
+
     /// The frames kiosk may hold at once: what the queue takes (`queueCapacity`, no more than
     /// `budgetBytes` holds of `frameBytes`, at least 2) plus the decode thread's and the
     /// display's. `frameBytes` is what a queued frame weighs in memory: the copy, shrunk where
