@@ -124,6 +124,20 @@ import Testing
         #expect(!log.lines(atLeast: .warning).contains { $0.contains("could not be copied") })
     }
 
+    /// A playlist with a crossfade: the mixes read the frames' pixels, so they are copied down
+    /// on the decode thread from the first item opened with one (never left on the device to be
+    /// copied on the presenter in the mix); zero copy still shows them.
+    @Test func aPlaylistWithACrossfadeKeepsItsFramesCopied() throws {
+        let display = SimulatedPlaneDisplay(size: Self.screen)
+        let stats = try DirectVideoEngineTests.play([Self.size], on: display, log: CapturedLog()) {
+            $0.playback.simulatedPrimeDecoder = true
+            $0.playback.transition = Transition(kind: .crossfade)
+        }
+        let video = stats.filter { $0["video"] as? Bool == true }
+        #expect(video.count >= 20 && Set(Self.scanouts(stats)) == ["prime"], "\(Self.scanouts(stats))")
+        #expect(!video.contains { $0["copied"] as? Bool == false }, "every frame copied down as decoded")
+    }
+
     /// When the zero-copy path asks for copies: not after a frame went up without one, unless a
     /// transition mixes pictures; again when the copy path shows frames and when it turns off.
     /// The engine's own flags: another engine (a second screen, a test beside) never moves them.
