@@ -30,26 +30,35 @@ import Testing
         return sum
     }
 
-    /// Each frame of `path` decoded on the stand-in device whose copy down fails from the
-    /// `failingFrom`th on; the frames, the line and how many copies were tried.
-    static func decode(_ path: String, failingFrom: Int, keptBytes: Int = SoftwareStepDown.keptBytesLimit)
-        throws -> (frames: [DecodedFrame], line: String?, copies: Int, decoder: VideoDecoder) {
-        let asset = try Asset(source: path)
-        let demuxer = Demuxer(asset: asset, audio: false)
-        var copies = 0
+    /// A decoder of `demuxer`'s picture on the stand-in device whose copy down fails from the
+    /// `failingFrom`th on, and how many copies it tried so far.
+    static func standIn(_ asset: Asset, _ demuxer: Demuxer, failingFrom: Int, keptBytes: Int = SoftwareStepDown.keptBytesLimit)
+        throws -> (decoder: VideoDecoder, copies: () -> Int) {
+        final class Count { var value = 0 }
+        let copies = Count()
         let decoder = try VideoDecoder(
             asset: asset, streamIndex: try #require(demuxer.videoStream), threads: 2, stillScreen: nil, hardware: .vaapi,
             heldFrames: 0, handOn: nil, prepare: { _, codec in HardwareDecoderSetup.claiming(AV_PIX_FMT_YUV420P, codecID: codec) },
             download: { frame, _ in
-                copies += 1
+                copies.value += 1
                 var source: UnsafeMutablePointer<AVFrame>? = frame
                 defer { av_frame_free(&source) }
-                guard copies <= failingFrom, let copy = av_frame_clone(frame) else { return .failure("Input/output error") }
+                guard copies.value <= failingFrom, let copy = av_frame_clone(frame) else { return .failure("Input/output error") }
                 return .success(copy)
             },
             keptBytes: keptBytes)
+        return (decoder, { copies.value })
+    }
+
+    /// Each frame of `path` decoded on the stand-in device (`standIn`); the frames, the line and
+    /// how many copies were tried.
+    static func decode(_ path: String, failingFrom: Int, keptBytes: Int = SoftwareStepDown.keptBytesLimit)
+        throws -> (frames: [DecodedFrame], line: String?, copies: Int, decoder: VideoDecoder) {
+        let asset = try Asset(source: path)
+        let demuxer = Demuxer(asset: asset, audio: false)
+        let (decoder, copies) = try standIn(asset, demuxer, failingFrom: failingFrom, keptBytes: keptBytes)
         let frames = decoder.decodeEveryFrame(from: demuxer)
-        return (frames, decoder.takeHardwareRefusal(), copies, decoder)
+        return (frames, decoder.takeHardwareRefusal(), copies(), decoder)
     }
 
     static func software(_ path: String) throws -> [DecodedFrame] {
@@ -116,17 +125,7 @@ import Testing
         let software = try Self.software(path)
         let asset = try Asset(source: path)
         let demuxer = Demuxer(asset: asset, audio: false)
-        var copies = 0
-        let decoder = try VideoDecoder(
-            asset: asset, streamIndex: try #require(demuxer.videoStream), threads: 2, stillScreen: nil, hardware: .vaapi,
-            heldFrames: 0, handOn: nil, prepare: { _, codec in HardwareDecoderSetup.claiming(AV_PIX_FMT_YUV420P, codecID: codec) },
-            download: { frame, _ in
-                copies += 1
-                var source: UnsafeMutablePointer<AVFrame>? = frame
-                defer { av_frame_free(&source) }
-                guard copies <= 30, let copy = av_frame_clone(frame) else { return .failure("Input/output error") }
-                return .success(copy)
-            })
+        let (decoder, _) = try Self.standIn(asset, demuxer, failingFrom: 30)
         let first = decoder.decodeEveryFrame(from: demuxer)
         #expect(first.map(\.pts) == software.map(\.pts))
         try demuxer.seek(to: .zero)
