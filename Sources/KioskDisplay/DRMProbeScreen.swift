@@ -28,6 +28,8 @@ public struct ProbedScreen: Sendable {
         public var formatName: String
         /// The device's own picture, where the decoder keeps it as DRM PRIME.
         public var prime: (format: FourCC, modifier: UInt64, size: PixelSize)?
+        /// Why the device's DRM PRIME picture cannot be shown at all (no framebuffer from it).
+        public var primeRefusal: String?
 
         public init(size: PixelSize, sampleAspect: Rational, rotation: Rotation, planarFormat: VideoFrameFormat?, formatName: String,
                     prime: (format: FourCC, modifier: UInt64, size: PixelSize)? = nil) {
@@ -83,7 +85,7 @@ public struct ProbedScreen: Sendable {
     /// conversion", "plane 105 takes ... P030 laid out as Broadcom SAND128 ..., zero copy", or
     /// "the CPU converts it: reason" (after a zero-copy refusal, both reasons).
     public func scanout(of frame: Frame, gravity: VideoGravity) -> String {
-        var refusals: [String] = []
+        var refusals = frame.primeRefusal.map { ["zero copy: \($0); copied to memory"] } ?? []
         if let prime = frame.prime {
             let layout = GravityLayout(source: prime.size, sampleAspect: frame.sampleAspect, rotation: frame.rotation,
                                        target: mode, gravity: gravity)

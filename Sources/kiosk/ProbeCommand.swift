@@ -78,12 +78,20 @@ struct ProbeCommand: ParsableCommand {
                 // As playback opens it with the video plane on: a device's frames also kept as
                 // DRM PRIME, which the first frame confirms (or says why not).
                 let mode = try? screen?.get().mode
-                let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, stillScreen: mode, hardware: hardware,
-                                               handOn: hardware != .off ? PrimeHandOn(wanted: true) : nil)
+                // A picture (an image file, a song's cover) decodes in software when it plays.
+                let still = stream.isStillImage == true || info.formatName == "image2" || info.formatName.hasSuffix("_pipe")
+                let way = still ? HardwareDecoding.off : hardware
+                let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, stillScreen: mode, hardware: way,
+                                               handOn: way != .off ? PrimeHandOn(wanted: true) : nil)
                 decoder.shrinkCovering = mode.map { [$0] } ?? []
-                var said = decoder.hardwareOutcome ?? "\(stream.codecName) in software (hwdec: \(hardware.rawValue))"
-                guard stream.index == played else {
+                var said = decoder.hardwareOutcome
+                    ?? "\(stream.codecName) in software (" + (still ? "a picture: pictures always are)" : "hwdec: \(way.rawValue))")
+                let onDevice = decoder.hardwareOutcome?.contains("frames copied to memory") == true
+                // Its first frame only where it tells something: whether the device takes the
+                // stream, or which plane would show it (a live URL's first frame can take a GOP).
+                guard stream.index == played, onDevice || (try? screen?.get()) != nil else {
                     info.streams[index].decoding = said
+                    if stream.index == played { info.streams[index].shown = shown(nil, on: screen, gravity: gravity) }
                     continue
                 }
                 let first = firstFrame(of: asset, on: decoder)
@@ -127,8 +135,11 @@ struct ProbeCommand: ParsableCommand {
         var described = ProbedScreen.Frame(size: frame.size, sampleAspect: frame.sampleAspect, rotation: frame.rotation,
                                            planarFormat: frame.planarFormat, formatName: frame.pixelFormatName)
         if let picture = frame.prime {
-            if let plan = try? picture.descriptor.framebufferPlan() {
+            do {
+                let plan = try picture.descriptor.framebufferPlan()
                 described.prime = (plan.format, plan.planes.first?.modifier ?? FormatModifier.invalid, picture.descriptor.size)
+            } catch {
+                described.primeRefusal = "another device's frame cannot be a framebuffer (\(error))"
             }
         }
         return head + probed.scanout(of: described, gravity: gravity)
