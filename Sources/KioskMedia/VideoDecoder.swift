@@ -50,18 +50,18 @@ public final class VideoDecoder: FrameDecoding {
     /// Decoded frames the deinterlacer holds at once, besides those queued.
     public static let deinterlacerHeldFrames = Deinterlacer.heldFrames
     /// Built at the first frame flagged interlaced; nil again after a seek.
-    private var deinterlacer: Deinterlacer?
+    var deinterlacer: Deinterlacer?
     /// What the deinterlacing came to, once per stream (`takeDeinterlaceNote`); `isProblem`
     /// when frames are shown combed for want of the filter.
-    private var deinterlaceNote: (line: String, isProblem: Bool)?
-    private var saidDeinterlacing = false
+    var deinterlaceNote: (line: String, isProblem: Bool)?
+    var saidDeinterlacing = false
     /// A frame the deinterlacer could not be built for: shown as decoded, next.
-    private var deliverUnwoven: UnsafeMutablePointer<AVFrame>?
+    var deliverUnwoven: UnsafeMutablePointer<AVFrame>?
     /// The blocks a hardware decoder's frames are copied down into.
     private lazy var downloads = FramePool()
     private let threads: Int
     /// The asset's name, for the lines that name it.
-    private let source: String
+    let source: String
 
     /// `stillScreen`: the screen a JPEG still will be shown on; when given, a large one is
     /// decoded at the smallest `lowres` size that still covers it (`StillDecodeScale`).
@@ -209,35 +209,6 @@ public final class VideoDecoder: FrameDecoding {
                 }
                 weave(frame)
             }
-        }
-    }
-
-    /// The line saying how interlaced frames are shown, once per stream; nil after.
-    public func takeDeinterlaceNote() -> (line: String, isProblem: Bool)? {
-        defer { deinterlaceNote = nil }
-        return deinterlaceNote
-    }
-
-    /// Hands `frame` to the deinterlacer, built at the first; where it cannot be, frames are
-    /// shown as decoded from then on, said once.
-    private func weave(_ frame: UnsafeMutablePointer<AVFrame>) {
-        do {
-            if deinterlacer == nil {
-                deinterlacer = try Deinterlacer(source: source, timeBase: stream.timeBase, like: frame, everyFrame: deinterlace == .on)
-                if !saidDeinterlacing {
-                    deinterlaceNote = (deinterlace == .on ? "every frame deinterlaced (\(Deinterlacer.filter), deinterlace: on)"
-                                       : "frames are interlaced: deinterlaced (\(Deinterlacer.filter))", false)
-                }
-                saidDeinterlacing = true
-            }
-            try deinterlacer?.push(frame, ticks: stream.ticks(of: frame))
-        } catch {
-            // Not built: the frame is still here, shown next. Built but refused: the filter took
-            // it (and drops what it held: a frame or two, once).
-            if deinterlacer == nil { deliverUnwoven = frame }
-            deinterlacer = nil
-            deinterlace = .off
-            deinterlaceNote = ("\((error as? MediaError)?.reason ?? "\(error)"); interlaced frames shown as decoded", true)
         }
     }
 

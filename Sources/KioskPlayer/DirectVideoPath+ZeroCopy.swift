@@ -155,3 +155,12 @@ extension DirectVideoPath {
         }
     }
 }
+
+extension FramePresenter {
+    /// An item that will play in with a fade or crossfade was opened: the pictures mixed are
+    /// copied down as they are decoded (from this moment, before its decoder starts).
+    func expectTransitions() {
+        transitions.expectsMixes()
+        primeHandOn.copyDown.store(true, ordering: .relaxed)
+    }
+}

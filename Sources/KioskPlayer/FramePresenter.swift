@@ -20,13 +20,6 @@ final class FramePresenter {
     let directVideo: DirectVideoPath?
     /// What this engine's display asks of its decoders' device frames (zero copy).
     let primeHandOn: PrimeHandOn
-
-    /// An item that will play in with a fade or crossfade was opened: the pictures mixed are
-    /// copied down as they are decoded (from this moment, before its decoder starts).
-    func expectTransitions() {
-        transitions.expectsMixes()
-        primeHandOn.copyDown.store(true, ordering: .relaxed)
-    }
     var observers: [PresentedFrameObserver]
     /// How long drawing a frame (scale, overlay) takes before its flip is asked for, smoothed:
     /// the flip a frame can make is the display's first after that.
