@@ -67,9 +67,23 @@ def test_a_live_stream_left_behind_by_a_pause_catches_up_at_one_percent(tmp_path
         client.ok("play")
         line = wait_until("the catch-up", lambda: next((l for l in log.read_text().splitlines() if "live: " in l), None), 90, log)
         assert "over its latency's 0.30-0.80 s: playing 1 % faster (the clock)" in line, line
-        since = time.monotonic()
-        wait_until("8 s of frames at the new pace", lambda: len(flips_after(stats, since)) > 1 and
-                   flips_after(stats, since)[-1]["t"] - flips_after(stats, since)[0]["t"] >= 8, 90, log)
+        # Measured over 8 s at that pace. A loaded machine can starve the item for a moment (a
+        # rebuffer: "at normal speed again"); the catch-up then starts again once the buffer's
+        # floor says so, and the 8 s are counted from that line.
+        pace = {"lines": 0, "since": None}
+
+        def eight_seconds_at_the_pace():
+            lines = [l for l in log.read_text().splitlines() if "live: " in l]
+            if len(lines) != pace["lines"]:
+                pace["lines"] = len(lines)
+                pace["since"] = time.monotonic() if "playing 1 % faster" in lines[-1] else None
+            if pace["since"] is None:
+                return False
+            frames = flips_after(stats, pace["since"])
+            return len(frames) > 1 and frames[-1]["t"] - frames[0]["t"] >= 8
+
+        wait_until("8 s of frames at the new pace", eight_seconds_at_the_pace, 150, log)
+        since = pace["since"]
         client.close()
     finally:
         if player.poll() is None:
