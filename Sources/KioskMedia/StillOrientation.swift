@@ -29,8 +29,7 @@ final class StillOrientation {
     static func isStill(asset: Asset, streamIndex: Int) -> Bool {
         let stream = asset.stream(at: streamIndex)
         if (stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0 { return true }
-        let format = asset.info.formatName
-        return format == "image2" || format.hasSuffix("_pipe")
+        return asset.info.isPictureFile
     }
 
     /// The orientation of `frame` and where it was found, in ffplay's order: the frame's

@@ -11,6 +11,10 @@ public struct MediaInfo: Sendable, Codable, Equatable {
 
     public var bestVideo: StreamInfo? { streams.first { $0.kind == .video && $0.isDefaultChoice } ?? streams.first { $0.kind == .video } }
     public var bestAudio: StreamInfo? { streams.first { $0.kind == .audio && $0.isDefaultChoice } ?? streams.first { $0.kind == .audio } }
+
+    /// Read by FFmpeg's image2 demuxer or one of its image pipes (jpeg_pipe, png_pipe,
+    /// webp_pipe...): a picture file, whatever its stream says of its frame count.
+    public var isPictureFile: Bool { formatName == "image2" || formatName.hasSuffix("_pipe") }
 }
 
 public struct StreamInfo: Sendable, Codable, Equatable {

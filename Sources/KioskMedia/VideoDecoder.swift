@@ -325,17 +325,9 @@ public final class VideoDecoder: FrameDecoding {
             let corrected = frame.pointee.sample_aspect_ratio
             frameAspect = Rational(Int64(corrected.num), Int64(corrected.den))
         }
-        // A frame left on its device weighs in the queue's byte budget what its copy would
-        // (shrunk: 8-bit 4:2:0; else its own format), and never less than the device's pool was
-        // sized for (`HardwareFramePool.queuedFrameBytes`, which knows no turn or pixel shape).
-        let softwareFormat = DecodedFrame.softwareFormat(of: frame)
-        let deep = (av_pix_fmt_desc_get(softwareFormat)?.pointee.comp.0.depth ?? 8) > 8
-        let copyBytes = target.map { $0.width * $0.height * 3 / 2 }
-            ?? Int(max(0, av_image_get_buffer_size(softwareFormat, frame.pointee.width, frame.pointee.height, 1)))
-        let weight = max(copyBytes, HardwareFramePool.queuedFrameBytes(picture: picture, deep: deep, covering: shrinkCovering))
         let decoded = inMemory
             ? DecodedFrame(taking: frame, pts: pts, sampleAspect: frameAspect, rotation: turn, hadNoTimestamp: ticks == nil)
-            : DecodedFrame(onDevice: frame, weight: weight, copyDown: { [handOn] device in
+            : DecodedFrame(onDevice: frame, weight: weightOnDevice(frame, shrunkTo: target), copyDown: { [handOn] device in
                   let copied = HardwareDecoderSetup.copiedDown(device)
                   if copied == nil { handOn?.failedCopies.wrappingAdd(1, ordering: .relaxed) }
                   return copied
@@ -344,6 +336,19 @@ public final class VideoDecoder: FrameDecoding {
         if duration > 0 { decoded.ownDuration = stream.mediaTime(ticks: stream.startTicks + duration) }
         if let prime { decoded.prime = PrimePicture(descriptor: prime.descriptor, owner: prime, matrix: decoded.matrix) }
         return decoded
+    }
+
+    /// What a frame left on its device weighs in the queue's byte budget: what its copy would
+    /// (`target`: shrunk, 8-bit 4:2:0; else its own format), and never less than the device's
+    /// pool was sized for (`HardwareFramePool.queuedFrameBytes`, which knows no turn or pixel
+    /// shape). Only for such frames: a frame in memory weighs its own bytes.
+    private func weightOnDevice(_ frame: UnsafeMutablePointer<AVFrame>, shrunkTo target: PixelSize?) -> Int {
+        let softwareFormat = DecodedFrame.softwareFormat(of: frame)
+        let picture = PixelSize(width: Int(frame.pointee.width), height: Int(frame.pointee.height))
+        let deep = (av_pix_fmt_desc_get(softwareFormat)?.pointee.comp.0.depth ?? 8) > 8
+        let copyBytes = target.map { $0.width * $0.height * 3 / 2 }
+            ?? Int(max(0, av_image_get_buffer_size(softwareFormat, frame.pointee.width, frame.pointee.height, 1)))
+        return max(copyBytes, HardwareFramePool.queuedFrameBytes(picture: picture, deep: deep, covering: shrinkCovering))
     }
 
     /// The device frame as DRM PRIME, holding its surface; after the first that cannot be, nil

@@ -79,7 +79,7 @@ struct ProbeCommand: ParsableCommand {
                 // DRM PRIME, which the first frame confirms (or says why not).
                 let mode = try? screen?.get().mode
                 // A picture (an image file, a song's cover) decodes in software when it plays.
-                let still = stream.isStillImage == true || info.formatName == "image2" || info.formatName.hasSuffix("_pipe")
+                let still = stream.isStillImage == true || info.isPictureFile
                 let way = still ? HardwareDecoding.off : hardware
                 let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, stillScreen: mode, hardware: way,
                                                handOn: way != .off ? PrimeHandOn(wanted: true) : nil)
