@@ -2,14 +2,20 @@ import KioskCore
 
 /// The screen kiosk would drive, read without driving it, for `kiosk probe FILE`: which plane
 /// would show a file's frames, or why the CPU would convert them (#33: "kiosk probe FILE says
-/// which decoder, path and why"). The same choices the player makes (connector, preferred mode,
-/// CRTC, then `chooseDirectScanout` / `choosePrimeScanout` from the planes' formats and
+/// which decoder, path and why"). The same choices the player makes from the same settings
+/// (kiosk.conf's card, connector, mode, rotation and video_plane; the CRTC; who turns the
+/// picture; then `chooseDirectScanout` / `choosePrimeScanout` from the planes' formats and
 /// IN_FORMATS); the driver's TEST_ONLY commit, which the player asks before its first flip,
 /// still has the last word (a plane that does not scale says so only there).
 public struct ProbedScreen: Sendable {
     public let card: String
     public let connector: String
     public let mode: PixelSize
+    /// kiosk.conf's `display.rotation`, and the part of it the CPU does (all of it where the
+    /// primary plane cannot turn the picture, as DRMDisplay decides).
+    public let rotation: Rotation
+    public let softwareRotation: Rotation
+    let videoPlane: VideoPlanePolicy
     let crtc: DisplayCRTCInfo
     let primaryPlaneID: UInt32?
     let planes: [DisplayPlaneInfo]
@@ -38,26 +44,31 @@ public struct ProbedScreen: Sendable {
         }
     }
 
-    /// The screen of `card` (a name or path; nil: the first card with a connected screen);
-    /// throws why there is none.
-    public static func open(card: String?) throws -> ProbedScreen {
+    /// The buffers kiosk draws into: the mode, turned where the primary plane turns the picture.
+    public var bufferSize: PixelSize { softwareRotation == .none && rotation.swapsAxes ? mode.transposed : mode }
+    /// The screen as its viewer sees it (upright): the size frames are shrunk to cover.
+    public var viewerSize: PixelSize { rotation.swapsAxes ? mode.transposed : mode }
+    /// Whether kiosk.conf lets decoded frames onto a plane (`display.video_plane: auto`).
+    public var videoPlaneOn: Bool { videoPlane == .auto }
+
+    /// The screen `options` name (card, connector, mode, rotation, video plane; nil card: the
+    /// first with a connected screen, as the player tries them); throws why there is none.
+    public static func open(_ options: DRMDisplayOptions) throws -> ProbedScreen {
         let paths: [String]
         do {
-            paths = try card.map { [DRMDevices.resolve($0)] } ?? DRMDevices.cardPaths()
+            paths = try options.card.map { [DRMDevices.resolve($0)] } ?? DRMDevices.cardPaths()
         } catch {
             throw NoScreen(description: "\(error)")
         }
         var reasons: [String] = []
         for path in paths {
             do {
-                let opened = try Card(path: path, wantAtomic: true)
+                let opened = try Card(path: path, wantAtomic: options.api != .legacy)
                 defer { opened.close() }
                 opened.dropMaster()   // never in the way of a player starting meanwhile
                 let snapshot = try opened.snapshot()
-                if let screen = screen(card: path, snapshot: snapshot, atomic: opened.hasAtomic && opened.hasUniversalPlanes) {
-                    return screen
-                }
-                reasons.append("\(path): no connected screen")
+                return try screen(card: path, snapshot: snapshot, atomic: opened.hasAtomic && opened.hasUniversalPlanes,
+                                  options: options)
             } catch {
                 reasons.append("\(path): \(error)")
             }
@@ -70,31 +81,43 @@ public struct ProbedScreen: Sendable {
         public let description: String
     }
 
-    /// The screen kiosk would choose on a card of `snapshot`; nil without a connected one.
-    static func screen(card: String, snapshot: CardSnapshot, atomic: Bool) -> ProbedScreen? {
-        guard let connector = try? ConnectorSelection.choose(named: nil, from: snapshot.connectors),
-              let mode = try? ModeSelection.choose(nil, from: connector.modes, connector: connector.name),
-              let crtc = try? CRTCSelection.choose(for: connector, connectors: snapshot.connectors,
-                                                   encoders: snapshot.encoders, crtcs: snapshot.crtcs) else { return nil }
+    /// The screen kiosk would choose with `options` on a card of `snapshot`; throws why there
+    /// is none (no connected connector, the named one missing, the mode not offered).
+    static func screen(card: String, snapshot: CardSnapshot, atomic: Bool,
+                       options: DRMDisplayOptions = DRMDisplayOptions()) throws -> ProbedScreen {
+        let connector = try ConnectorSelection.choose(named: options.connector, from: snapshot.connectors)
+        let mode = try ModeSelection.choose(options.mode, from: connector.modes, connector: connector.name)
+        let crtc = try CRTCSelection.choose(for: connector, connectors: snapshot.connectors,
+                                            encoders: snapshot.encoders, crtcs: snapshot.crtcs)
         let primary = try? PlaneSelection.primaryPlane(crtcIndex: crtc.index, crtcID: crtc.id, planes: snapshot.planes)
-        return ProbedScreen(card: card, connector: connector.name, mode: mode.size, crtc: crtc, primaryPlaneID: primary?.id,
-                            planes: snapshot.planes, noPlanes: atomic ? nil : "the driver has no atomic commits with universal planes")
+        let planeRotates = options.rotation != .none && atomic && primary?.supports(options.rotation) == true
+        return ProbedScreen(card: card, connector: connector.name, mode: mode.size, rotation: options.rotation,
+                            softwareRotation: planeRotates ? .none : options.rotation, videoPlane: options.videoPlane,
+                            crtc: crtc, primaryPlaneID: primary?.id, planes: snapshot.planes,
+                            noPlanes: atomic ? nil : "the driver has no atomic commits with universal planes")
     }
 
-    /// Where `frame` would be shown with `gravity`: "plane 40 takes YU12 as decoded, no CPU
-    /// conversion", "plane 105 takes ... P030 laid out as Broadcom SAND128 ..., zero copy", or
-    /// "the CPU converts it: reason" (after a zero-copy refusal, both reasons).
-    public func scanout(of frame: Frame, gravity: VideoGravity) -> String {
+    /// Where `frame` would be shown with `gravity` (within `region`, kiosk.conf's
+    /// `playback.region`): "plane 40 takes YU12 as decoded, no CPU conversion", "plane 105 takes
+    /// ... P030 laid out as Broadcom SAND128 ..., zero copy", or "the CPU converts it: reason"
+    /// (after a zero-copy refusal, both reasons).
+    public func scanout(of frame: Frame, gravity: VideoGravity, region: ScreenRegion? = nil) -> String {
         var refusals = frame.primeRefusal.map { ["zero copy: \($0); copied to memory"] } ?? []
+        // As DRMDisplay: a screen the CPU turns has the video laid out on it turned already;
+        // one the primary plane turns has it laid out upright, and the video's plane turns it too.
+        let displayRotation = softwareRotation == .none ? rotation : .none
+        let refusal = videoPlane == .off ? "display.video_plane is off" : noPlanes
         if let prime = frame.prime {
-            let layout = GravityLayout(source: prime.size, sampleAspect: frame.sampleAspect, rotation: frame.rotation,
-                                       target: mode, gravity: gravity)
-            let answer = noPlanes.map { DirectScanoutAnswer.refused(reason: $0) }
+            let layout = GravityLayout.onScreen(source: prime.size, sampleAspect: frame.sampleAspect, rotation: frame.rotation,
+                                                buffer: bufferSize, softwareRotation: softwareRotation, gravity: gravity, region: region)
+            let answer = refusal.map { DirectScanoutAnswer.refused(reason: $0) }
                 ?? PlaneSelection.choosePrimeScanout(format: prime.format, modifier: prime.modifier, layout: layout,
-                                                     primaryPlaneID: primaryPlaneID, crtcIndex: crtc.index, crtcID: crtc.id, planes: planes)
+                                                     displayRotation: displayRotation, primaryPlaneID: primaryPlaneID,
+                                                     crtcIndex: crtc.index, crtcID: crtc.id, planes: planes)
             if case .ready(let scanout) = answer {
                 let laidOut = FormatModifier.name(prime.modifier)
-                return "plane \(scanout.planeID) takes the device's \(prime.format) (\(laidOut)) as it is, zero copy" + Self.ifScaled(scanout)
+                return "plane \(scanout.planeID) takes the device's \(prime.format) (\(laidOut)) as it is, zero copy"
+                    + Self.turned(scanout) + Self.ifScaled(scanout)
             }
             refusals.append("zero copy: \(answer.reason ?? "refused"); copied to memory")
         }
@@ -102,16 +125,22 @@ public struct ProbedScreen: Sendable {
             return (refusals + ["the CPU converts it: frames are \(frame.formatName), not NV12 or YUV420 (limited range)"])
                 .joined(separator: "; ")
         }
-        let layout = GravityLayout(source: frame.size, sampleAspect: frame.sampleAspect, rotation: frame.rotation,
-                                   target: mode, gravity: gravity)
-        let answer = noPlanes.map { DirectScanoutAnswer.refused(reason: $0) }
-            ?? PlaneSelection.chooseDirectScanout(format: format, layout: layout, displayRotation: .none, primaryPlaneID: primaryPlaneID,
+        let layout = GravityLayout.onScreen(source: frame.size, sampleAspect: frame.sampleAspect, rotation: frame.rotation,
+                                            buffer: bufferSize, softwareRotation: softwareRotation, gravity: gravity, region: region)
+        let answer = refusal.map { DirectScanoutAnswer.refused(reason: $0) }
+            ?? PlaneSelection.chooseDirectScanout(format: format, layout: layout, displayRotation: displayRotation, primaryPlaneID: primaryPlaneID,
                                                   crtcIndex: crtc.index, crtcID: crtc.id, planes: planes)
         if case .ready(let scanout) = answer {
-            return (refusals + ["plane \(scanout.planeID) takes \(scanout.format) as decoded, no CPU conversion" + Self.ifScaled(scanout)])
+            return (refusals + ["plane \(scanout.planeID) takes \(scanout.format) as decoded, no CPU conversion"
+                                + Self.turned(scanout) + Self.ifScaled(scanout)])
                 .joined(separator: "; ")
         }
         return (refusals + ["the CPU converts it: \(answer.reason ?? "refused")"]).joined(separator: "; ")
+    }
+
+    /// ", turned 90° by the plane" where the plane rotates the frame (a rotation tag, a turned screen).
+    static func turned(_ scanout: PlaneScanout) -> String {
+        scanout.rotation == .none ? "" : ", turned \(scanout.rotation.degrees)° by the plane"
     }
 
     /// Where the plane would have to scale and the driver does not say whether it can (no
@@ -122,9 +151,10 @@ public struct ProbedScreen: Sendable {
             + "frame says; else the CPU converts it)"
     }
 
-    /// "card0 (Virtual-1, 1280x720)".
+    /// "card0 (Virtual-1, 1280x720)", "card1 (HDMI-A-1, 1920x1080, turned 90° by the plane)".
     public var name: String {
         let short = card.split(separator: "/").last.map(String.init) ?? card
-        return "\(short) (\(connector), \(mode.width)x\(mode.height))"
+        let turned = rotation == .none ? "" : ", turned \(rotation.degrees)° by " + (softwareRotation == .none ? "the plane" : "the CPU")
+        return "\(short) (\(connector), \(mode.width)x\(mode.height)\(turned))"
     }
 }

@@ -101,7 +101,8 @@ final class DirectVideoPath {
                 heartbeat.pictureShown()
                 if announcedPlane != scanout.planeID {
                     announcedPlane = scanout.planeID
-                    logger.notice("video plane: scanning \(scanout.format) out on plane \(scanout.planeID) (\(scanout.source) -> \(scanout.destination)), no CPU conversion")
+                    let turned = scanout.rotation == .none ? "" : ", turned \(scanout.rotation.degrees)°"
+                    logger.notice("video plane: scanning \(scanout.format) out on plane \(scanout.planeID) (\(scanout.source) -> \(scanout.destination)\(turned)), no CPU conversion")
                 }
                 return (flip, ticker, false)
             } catch {

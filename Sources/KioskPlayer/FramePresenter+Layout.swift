@@ -7,15 +7,8 @@ extension FramePresenter {
     /// Where `frame` of `item` goes on screen: the item's gravity, else `gravity`, on the whole
     /// screen or within `region` (kiosk.conf `playback.region`, in the viewer's coordinates).
     func layout(of frame: DecodedFrame, in item: ActiveItem, gravity: VideoGravity, region: ScreenRegion? = nil) -> GravityLayout {
-        let gravity = item.entry.item.gravity ?? gravity
-        let rotation = output.softwareRotation
-        let viewer = OverlayLayout.viewerSize(buffer: output.size, rotation: rotation)
-        guard let region, let rect = region.rect(on: viewer) else {
-            return Scaler.layout(for: frame, on: output.size, gravity: gravity, displayRotation: rotation)
-        }
-        let inBuffer = LayerPlacement.bufferRect(rect, viewer: viewer, rotation: rotation)
-        return Scaler.layout(for: frame, on: inBuffer.size, gravity: gravity, displayRotation: rotation)
-            .placed(in: inBuffer, of: output.size)
+        GravityLayout.onScreen(source: frame.size, sampleAspect: frame.sampleAspect, rotation: frame.rotation, buffer: output.size,
+                               softwareRotation: output.softwareRotation, gravity: item.entry.item.gravity ?? gravity, region: region)
     }
 
     /// The splash, decoded; nil (one error line) when it cannot be: black then.

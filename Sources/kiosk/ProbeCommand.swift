@@ -19,18 +19,21 @@ struct ProbeCommand: ParsableCommand {
     @Flag(help: "Print JSON for scripts.")
     var json = false
 
-    @Option(help: "With a file: how its video would decode with this playback.hwdec (off, auto, vaapi, drm, cuda, v4l2m2m): the decoder and path, or each way's reason.")
-    var hwdec: HardwareDecoding = .auto
+    @Option(help: "With a file: how its video would decode with this playback.hwdec (off, auto, vaapi, drm, cuda, v4l2m2m): the decoder and path, or each way's reason. Default: kiosk.conf's, else auto.")
+    var hwdec: HardwareDecoding?
 
     @Option(name: .customLong("prime-import"),
             help: "Instead: check that the display takes frames held in another device's memory (hardware decoding's zero-copy path), in this format: nv12 or p010.")
     var primeImport: String?
 
-    @Option(name: .customLong("display"), help: "With a file or --prime-import: the card (card1 or /dev/dri/card1); default: the first with a connected screen.")
+    @Option(name: .customLong("display"), help: "With a file or --prime-import: the card (card1 or /dev/dri/card1); default: kiosk.conf's, else the first with a connected screen.")
     var card: String?
 
-    @Option(help: "With a file: the gravity (fit, fill, stretch) its video is shown with, for which plane would show it.")
-    var gravity: VideoGravity = .fit
+    @Option(help: "With a file: the gravity (fit, fill, stretch) its video is shown with, for which plane would show it. Default: kiosk.conf's playback.gravity, else fit.")
+    var gravity: VideoGravity?
+
+    @Option(help: "With a file: the kiosk.conf whose display section (card, connector, mode, rotation, video_plane) and playback gravity, region and hwdec the answer follows, as `kiosk run` would (default: /etc/kiosk/kiosk.conf where it exists); none: the defaults.")
+    var config: String?
 
     @Option(help: "With --prime-import: imports in all (most released unshown).")
     var imports = 10_000
@@ -52,15 +55,17 @@ struct ProbeCommand: ParsableCommand {
         guard let media else { return try probeHardware() }
         // FFmpeg 5.1 cannot open HEIC: libheif reads its boxes (the picture is not decoded);
         // nor decode an animated WebP: libwebpdemux reads its frames for its length.
+        let settings = try ProbeSettings(config: config, card: card, gravity: gravity, hwdec: hwdec)
+        if let warning = settings.warning { writeStandardError(warning) }
         let info = try HeifStill.handles(media) ? HeifStill.probe(media)
             : AnimatedWebP.isAnimated(path: media) ? WebPAnimationReader.probe(media)
-            : Self.probe(media, hardware: hwdec, screen: Result { try ProbedScreen.open(card: card) }, gravity: gravity)
+            : Self.probe(media, hardware: settings.hwdec, screen: settings.screen(), gravity: settings.gravity, region: settings.region)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             print(String(decoding: try encoder.encode(info), as: UTF8.self))
         } else {
-            print(ProbeCommand.describe(info))
+            print(ProbeCommand.describe(info) + "\n  settings: " + settings.source)
         }
     }
 
@@ -69,7 +74,7 @@ struct ProbeCommand: ParsableCommand {
     /// decodes its first frame, as playback would for `screen` (shrunk to it): a device accepts
     /// or refuses a stream only then, and the frame says which plane would show it (`gravity`).
     static func probe(_ media: String, hardware: HardwareDecoding, screen: Result<ProbedScreen, Error>? = nil,
-                      gravity: VideoGravity = .fit) throws -> MediaInfo {
+                      gravity: VideoGravity = .fit, region: ScreenRegion? = nil) throws -> MediaInfo {
         let asset = try Asset(source: media)
         var info = asset.info
         let played = asset.info.bestVideo?.index
@@ -77,13 +82,13 @@ struct ProbeCommand: ParsableCommand {
             do {
                 // As playback opens it with the video plane on: a device's frames also kept as
                 // DRM PRIME, which the first frame confirms (or says why not).
-                let mode = try? screen?.get().mode
+                let probed = try? screen?.get()
                 // A picture (an image file, a song's cover) decodes in software when it plays.
                 let still = stream.isStillImage == true || info.isPictureFile
                 let way = still ? HardwareDecoding.off : hardware
-                let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, stillScreen: mode, hardware: way,
-                                               handOn: way != .off ? PrimeHandOn(wanted: true) : nil)
-                decoder.shrinkCovering = mode.map { [$0] } ?? []
+                let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, stillScreen: probed?.bufferSize, hardware: way,
+                                               handOn: way != .off && probed?.videoPlaneOn != false ? PrimeHandOn(wanted: true) : nil)
+                decoder.shrinkCovering = probed.map { [$0.viewerSize] } ?? []
                 var said = decoder.hardwareOutcome
                     ?? "\(stream.codecName) in software (" + (still ? "a picture: pictures always are)" : "hwdec: \(way.rawValue))")
                 let onDevice = decoder.hardwareOutcome?.contains("frames copied to memory") == true
@@ -91,7 +96,7 @@ struct ProbeCommand: ParsableCommand {
                 // stream, or which plane would show it (a live URL's first frame can take a GOP).
                 guard stream.index == played, onDevice || (try? screen?.get()) != nil else {
                     info.streams[index].decoding = said
-                    if stream.index == played { info.streams[index].shown = shown(nil, on: screen, gravity: gravity) }
+                    if stream.index == played { info.streams[index].shown = shown(nil, on: screen, gravity: gravity, region: region) }
                     continue
                 }
                 let first = firstFrame(of: asset, on: decoder)
@@ -105,7 +110,7 @@ struct ProbeCommand: ParsableCommand {
                     }
                 }
                 info.streams[index].decoding = said
-                info.streams[index].shown = shown(first, on: screen, gravity: gravity)
+                info.streams[index].shown = shown(first, on: screen, gravity: gravity, region: region)
             } catch {
                 info.streams[index].decoding = "cannot decode: \((error as? MediaError)?.reason ?? "\(error)")"
             }
@@ -123,14 +128,16 @@ struct ProbeCommand: ParsableCommand {
     /// Where `frame` would be shown on `screen`: "on card0 (Virtual-1, 1280x720), fit: plane 40
     /// takes YU12 as decoded, no CPU conversion", or why that cannot be said; nil without a
     /// screen asked about.
-    private static func shown(_ frame: DecodedFrame?, on screen: Result<ProbedScreen, Error>?, gravity: VideoGravity) -> String? {
+    private static func shown(_ frame: DecodedFrame?, on screen: Result<ProbedScreen, Error>?, gravity: VideoGravity,
+                              region: ScreenRegion?) -> String? {
         guard let screen else { return nil }
         let probed: ProbedScreen
         switch screen {
         case .success(let opened): probed = opened
+        case .failure(let settled as ProbeSettings.Settled): return "\(settled)"
         case .failure(let error): return "no screen to tell (\(error))"
         }
-        let head = "on \(probed.name), \(gravity.rawValue): "
+        let head = "on \(probed.name), \(gravity.rawValue)" + (region == nil ? "" : " in playback.region") + ": "
         guard let frame else { return head + "no frame decoded to tell" }
         var described = ProbedScreen.Frame(size: frame.size, sampleAspect: frame.sampleAspect, rotation: frame.rotation,
                                            planarFormat: frame.planarFormat, formatName: frame.pixelFormatName)
@@ -142,7 +149,7 @@ struct ProbeCommand: ParsableCommand {
                 described.primeRefusal = "another device's frame cannot be a framebuffer (\(error))"
             }
         }
-        return head + probed.scanout(of: described, gravity: gravity)
+        return head + probed.scanout(of: described, gravity: gravity, region: region)
     }
 
     /// `decoder`'s first frame, nil when none came within 300 packets (a broken file).

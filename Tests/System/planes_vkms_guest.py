@@ -23,6 +23,14 @@ for case in json.loads((work / "cases.json").read_text()):
     sock, stats = "/tmp/kiosk.sock", "/tmp/stats.jsonl"
     for stale in (sock, stats):
         if os.path.exists(stale): os.remove(stale)
+    # `kiosk probe FILE` with a kiosk.conf of the same screen, gravity and rotation: what it
+    # says the plane does, for the host to hold against what the player then did.
+    conf = d / "probe.conf"
+    conf.write_text("display:\n  card: %s\n  mode: %dx%d\n  rotation: %d\nplayback:\n  gravity: %s\nitems: [%s]\n"
+                    % (card, case["mode"][0], case["mode"][1], case["rotation"], case["gravity"], json.dumps(case["clip"])))
+    with open(d / "probe.txt", "w") as out:
+        subprocess.call([kiosk, "probe", case["clip"], "--config", str(conf), "--hwdec", "off"],
+                        stdout=out, stderr=subprocess.STDOUT, timeout=300)
     log = open(d / "kiosk.log", "w")
     proc = subprocess.Popen([kiosk, "play", "--loop", case["clip"],
                              "--display", "drm:%s::%dx%d" % (card, *case["mode"]),

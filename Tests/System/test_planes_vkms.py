@@ -234,6 +234,33 @@ def test_the_paused_screen_read_back_is_the_frame_its_time_names(guest: Path, ca
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_probe_with_the_same_kiosk_conf_answers_as_the_player_chose(guest: Path, case: Case):
+    """`kiosk probe FILE --config` of a kiosk.conf naming the case's card, mode, rotation and
+    gravity (#33's probe, which read no kiosk.conf before): the plane where the player put the
+    frames on one, turned by it where the screen is; where vkms refused the scaling at the first
+    frame, the probe's caveat that only that TEST_ONLY commit can tell."""
+    text = (guest / case.name / "probe.txt").read_text(errors="replace")
+    shown = [line.strip() for line in text.splitlines() if line.strip().startswith("shown: ")]
+    assert len(shown) == 1, text
+    turned = f", turned {case.rotation}° by the plane" if case.rotation else ""
+    screen = rf"shown: on card\d+ \(Virtual-\d+, {case.mode[0]}x{case.mode[1]}{turned}\), {case.gravity}: "
+    assert re.match(screen, shown[0]), shown[0]
+    assert text.rstrip().endswith("settings: " + str(guest / case.name / "probe.conf")), text
+    _, log, stats = case_result(guest, case)
+    scanouts = {s.get("scanout") for s in stats if s.get("video")}
+    plane = re.search(r": plane (\d+) takes YU12 as decoded, no CPU conversion(, turned (\d+)° by the plane)?(, if the driver scales .*)?$", shown[0])
+    assert plane, shown[0]
+    if case.plane:
+        # The plane and the turn the player logged (the clip's own tag and the screen's add up).
+        played = re.search(r"video plane: scanning YU12 out on plane (\d+) \([^)]*?(, turned (\d+)°)?\), no CPU conversion", log)
+        assert played and scanouts == {"plane"}, (shown[0], scanouts)
+        assert plane.group(4) is None and (plane.group(1), plane.group(3)) == (played.group(1), played.group(3)), (shown[0], played.group(0))
+        assert bool(plane.group(3)) == bool(case.rotation or case.clip == "phone"), shown[0]
+    else:
+        assert plane.group(4) is not None and scanouts == {"cpu"}, (shown[0], scanouts)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_the_plane_carries_the_video_or_the_refusal_is_one_line(guest: Path, case: Case):
     _, log, stats = case_result(guest, case)
     video = [s for s in stats if s.get("video")]

@@ -101,3 +101,22 @@ extension GravityLayout {
         return moved
     }
 }
+
+extension GravityLayout {
+    /// Where a picture of `source` (sample aspect, rotation tag) goes on a display's buffer of
+    /// `buffer`: with `gravity` on the whole screen, or within `region` (kiosk.conf
+    /// `playback.region`, in the viewer's coordinates); turned by `softwareRotation` where the
+    /// CPU turns the screen's picture. The one rule the presenter draws by and `kiosk probe FILE`
+    /// answers with.
+    public static func onScreen(source: PixelSize, sampleAspect: Rational, rotation: Rotation, buffer: PixelSize,
+                                softwareRotation: Rotation, gravity: VideoGravity, region: ScreenRegion?) -> GravityLayout {
+        let turned = rotation + softwareRotation
+        let viewer = OverlayLayout.viewerSize(buffer: buffer, rotation: softwareRotation)
+        guard let region, let rect = region.rect(on: viewer) else {
+            return GravityLayout(source: source, sampleAspect: sampleAspect, rotation: turned, target: buffer, gravity: gravity)
+        }
+        let inBuffer = LayerPlacement.bufferRect(rect, viewer: viewer, rotation: softwareRotation)
+        return GravityLayout(source: source, sampleAspect: sampleAspect, rotation: turned, target: inBuffer.size, gravity: gravity)
+            .placed(in: inBuffer, of: buffer)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import KioskCore
+@testable import KioskDisplay
+@testable import KioskService
+
+/// `kiosk probe FILE` answers for the screen `kiosk run` would drive: kiosk.conf's display
+/// section and playback (gravity, region, hwdec), the command line's options over it.
+@Suite struct ProbeSettingsTests {
+    /// A kiosk.conf of `text` in a folder of its own, with the clip it plays beside it.
+    static func config(_ text: String) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-probe-settings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: folder.appendingPathComponent("a.mp4").path, contents: Data([0]))
+        let path = folder.appendingPathComponent("kiosk.conf").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func remove(_ path: String) { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+
+    @Test func theDisplaySectionAndPlaybackOfKioskConfAreFollowed() throws {
+        let path = try Self.config("""
+            display:
+              card: /dev/dri/card1
+              connector: HDMI-A-2
+              mode: 1280x720@50
+              rotation: 270
+              video_plane: off
+            playback:
+              gravity: fill
+              hwdec: vaapi
+              region: [0, 0, 50%, 100%]
+            items: [a.mp4]
+            """)
+        defer { Self.remove(path) }
+        let settings = try ProbeSettings(config: path, card: nil, gravity: nil, hwdec: nil)
+        let display = try #require(settings.display)
+        #expect(display.card == "/dev/dri/card1" && display.connector == "HDMI-A-2")
+        #expect(display.mode == ModeRequest(parsing: "1280x720@50"))
+        #expect(display.rotation == .clockwise270 && display.videoPlane == .off)
+        #expect(settings.gravity == .fill && settings.hwdec == .vaapi)
+        #expect(settings.region == ScreenRegion(x: .pixels(0), y: .pixels(0), width: .percent(50), height: .percent(100)))
+        #expect(settings.source == path && settings.warning == nil)
+        // The command line's options win.
+        let asked = try ProbeSettings(config: path, card: "card0", gravity: .stretch, hwdec: .off)
+        #expect(asked.display?.card == "card0" && asked.display?.connector == "HDMI-A-2")
+        #expect(asked.gravity == .stretch && asked.hwdec == .off)
+    }
+
+    @Test func withoutKioskConfTheDefaultsAnswerAndSaySo() throws {
+        let missing = "/nonexistent/kiosk-\(UUID().uuidString).conf"
+        let settings = try ProbeSettings(config: nil, card: nil, gravity: nil, hwdec: nil, defaultPath: missing)
+        #expect(settings.display == DRMDisplayOptions() && settings.gravity == .fit && settings.hwdec == .auto && settings.region == nil)
+        #expect(settings.source.hasPrefix("no \(missing) (--config PATH reads one): the first connected screen"))
+        let none = try ProbeSettings(config: "none", card: nil, gravity: nil, hwdec: nil)
+        #expect(none.display == DRMDisplayOptions() && none.source.hasPrefix("none (--config none)"))
+        #expect(throws: ConfigFailure.self, "a kiosk.conf named on the command line must be there") {
+            try ProbeSettings(config: missing, card: nil, gravity: nil, hwdec: nil)
+        }
+    }
+
+    @Test func theDefaultKioskConfWithErrorsIsSaidAndTheDefaultsAnswer() throws {
+        let path = try Self.config("display:\n  rotation: 45\nitems: [a.mp4]\n")
+        defer { Self.remove(path) }
+        let settings = try ProbeSettings(config: nil, card: nil, gravity: nil, hwdec: nil, defaultPath: path)
+        let warning = try #require(settings.warning)
+        #expect(warning.contains("rotation") && warning.contains("kiosk.conf"), "\(warning)")
+        #expect(settings.display == DRMDisplayOptions() && settings.source.hasPrefix("\(path) has errors"))
+        #expect(throws: ConfigFailure.self) { try ProbeSettings(config: path, card: nil, gravity: nil, hwdec: nil) }
+    }
+
+    @Test func headlessAndScreensDrawnAsOneAreAnsweredWithoutAScreen() throws {
+        let headless = try Self.config("display:\n  output: headless\nitems: [a.mp4]\n")
+        defer { Self.remove(headless) }
+        let inMemory = try ProbeSettings(config: headless, card: nil, gravity: nil, hwdec: nil)
+        #expect(inMemory.display == nil)
+        guard case .failure(let settled as ProbeSettings.Settled) = inMemory.screen() else {
+            Issue.record("a headless kiosk.conf has no screen to read"); return
+        }
+        #expect(settled.description.hasPrefix("the CPU converts it: display.output is headless"))
+        #expect(try ProbeSettings(config: headless, card: "card1", gravity: nil, hwdec: nil).display?.card == "card1",
+                "a card named on the command line is read all the same")
+        let mirror = try Self.config("displays:\n  layout: mirror\n  outputs: [{connector: Virtual-1}, {connector: Virtual-2}]\nitems: [a.mp4]\n")
+        defer { Self.remove(mirror) }
+        let mirrored = try ProbeSettings(config: mirror, card: nil, gravity: nil, hwdec: nil)
+        #expect(mirrored.display == nil && mirrored.noScreen?.contains("displays.layout is mirror") == true)
+        let separate = try Self.config("""
+            displays:
+              audio_from: right
+              outputs:
+                - {name: left, connector: Virtual-1}
+                - {name: right, connector: Virtual-2, rotation: 90, gravity: stretch}
+            items: [a.mp4]
+            """)
+        defer { Self.remove(separate) }
+        let right = try ProbeSettings(config: separate, card: nil, gravity: nil, hwdec: nil)
+        #expect(right.display?.connector == "Virtual-2" && right.display?.rotation == .clockwise90 && right.gravity == .stretch)
+        #expect(right.source == separate + " (screen right, 2 of 2)")
+    }
+}
