@@ -48,8 +48,6 @@ public struct ProbedScreen: Sendable {
     public var bufferSize: PixelSize { softwareRotation == .none && rotation.swapsAxes ? mode.transposed : mode }
     /// The screen as its viewer sees it (upright): the size frames are shrunk to cover.
     public var viewerSize: PixelSize { rotation.swapsAxes ? mode.transposed : mode }
-    /// Whether kiosk.conf lets decoded frames onto a plane (`display.video_plane: auto`).
-    public var videoPlaneOn: Bool { videoPlane == .auto }
 
     /// The screen `options` name (card, connector, mode, rotation, video plane; nil card: the
     /// first with a connected screen, as the player tries them); throws why there is none.

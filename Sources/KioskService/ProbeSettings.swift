@@ -6,7 +6,8 @@ import KioskDisplay
 /// would use, read from the same kiosk.conf (its display section and playback), the command
 /// line's `--display`, `--gravity` and `--hwdec` over it. Without a kiosk.conf: the first
 /// connected screen at its preferred mode, fit, hwdec auto (what a box could do, not what an
-/// unconfigured kiosk does: playback.hwdec is off by default).
+/// unconfigured kiosk does: playback.hwdec is off by default). With several screens on one
+/// card the player also leaves the CRTCs of the screens before to them; the probe does not.
 package struct ProbeSettings {
     package static let defaultConfig = "/etc/kiosk/kiosk.conf"
 
@@ -32,7 +33,7 @@ package struct ProbeSettings {
         var source: String
         switch config {
         case "none"?:
-            source = "none (--config none): " + Self.defaults
+            source = "none (--config none): the defaults"
         case let path?:
             whole = try ConfigReading.load(path)
             source = path
@@ -42,41 +43,52 @@ package struct ProbeSettings {
                 source = defaultPath
             } catch {
                 warning = "kiosk probe: \(error)"
-                source = "\(defaultPath) has errors (on stderr; `kiosk check` lists them): " + Self.defaults
+                source = "\(defaultPath) cannot be used (why on stderr; `kiosk check` lists a file's errors): the defaults"
             }
         case nil:
-            source = "no \(defaultPath) (--config PATH reads one): " + Self.defaults
+            source = "no \(defaultPath) (--config PATH reads one): the defaults"
         }
-        // Several screens: the one whose sound plays (as `kiosk run` names its first), each
-        // with its own display section; mirror and span draw one picture on the CPU for all.
+        // As `kiosk run` opens its screens (ScreenWiring, DisplayOpener): several separate ones
+        // are each an engine's, the main one the screen whose sound plays, with its own display
+        // section or `--display`-style text; mirror and span are one picture the CPU draws for
+        // all, whatever `--display` says (run ignores it there too).
         var file = whole
+        var screen = DisplaySettings(whole?.display ?? DisplayConfig(), override: nil)
         var combined: String?
         if let whole, let displays = whole.displays, !displays.outputs.isEmpty {
             let index = displays.layout == .separate ? displays.audioOutputIndex : 0
+            let output = displays.outputs[index]
             file = whole.separateScreen(index)
-            source += " (screen \(displays.outputs[index].name), \(index + 1) of \(displays.outputs.count))"
-            if displays.layout != .separate, displays.outputs.count > 1 {
-                combined = "the CPU converts it: displays.layout is \(displays.layout.rawValue), one picture drawn for "
-                    + "\(displays.outputs.count) screens (no plane shows a frame as decoded there)"
+            screen = DisplaySettings(output.display, override: output.target)
+            if displays.layout == .separate {
+                source += " (screen \(output.name), \(index + 1) of \(displays.outputs.count))"
+            } else {
+                combined = "the CPU converts it: displays.layout is \(displays.layout.rawValue), one picture the CPU draws for "
+                    + "the screens (no plane shows a frame as decoded there)"
             }
         }
-        let displayConfig = file?.display ?? DisplayConfig()
         self.gravity = gravity ?? file?.playback.gravity ?? .fit
         self.region = file?.playback.region
         self.hwdec = hwdec ?? file?.playback.hwdec ?? .auto
-        if card == nil, let combined {
+        videoPlane = screen.videoPlane
+        var options = DRMDisplayOptions(rotation: screen.rotation)
+        options.videoPlane = screen.videoPlane
+        switch (combined, screen.target, card) {
+        case (let combined?, _, _):
             display = nil
             noScreen = combined
-        } else if card == nil, displayConfig.output == .headless {
+        case (nil, .headless(_, _, _, let planes), nil):
             display = nil
-            noScreen = "the CPU converts it: display.output is headless (frames drawn into memory, no screen shows them)"
-        } else {
-            var options = DRMDisplayOptions(rotation: displayConfig.rotation)
-            if case .path(let path) = displayConfig.card { options.card = path }
-            if let card { options.card = card }
-            if case .named(let name) = displayConfig.connector { options.connector = name }
-            if case .exactly(let mode) = displayConfig.mode { options.mode = mode }
-            options.videoPlane = displayConfig.videoPlane
+            noScreen = "the CPU converts it: the display is headless (frames drawn into memory"
+                + (planes ? ", a simulated plane beside them: no driver to ask)" : ", no screen shows them)")
+        case (nil, .drm(let named, let connector, let mode), _):
+            options.card = card ?? named
+            options.connector = connector
+            options.mode = mode
+            display = options
+            noScreen = nil
+        case (nil, _, _):
+            options.card = card
             display = options
             noScreen = nil
         }
@@ -84,7 +96,9 @@ package struct ProbeSettings {
         self.warning = warning
     }
 
-    package static let defaults = "the first connected screen at its preferred mode, upright, fit, hwdec auto"
+    /// kiosk.conf's `display.video_plane` for the screen answered for: `off` keeps a device's
+    /// frames from being handed on as DRM PRIME, as the player's item plan does.
+    package let videoPlane: VideoPlanePolicy
 
     /// The screen the answer is for, or the answer itself where kiosk.conf leaves no plane to
     /// ask (headless, several screens drawn as one).

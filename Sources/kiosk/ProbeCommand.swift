@@ -26,7 +26,7 @@ struct ProbeCommand: ParsableCommand {
             help: "Instead: check that the display takes frames held in another device's memory (hardware decoding's zero-copy path), in this format: nv12 or p010.")
     var primeImport: String?
 
-    @Option(name: .customLong("display"), help: "With a file or --prime-import: the card (card1 or /dev/dri/card1); default: kiosk.conf's, else the first with a connected screen.")
+    @Option(name: .customLong("display"), help: "With a file or --prime-import: the card (card1 or /dev/dri/card1); default: with a file, kiosk.conf's; else the first with a connected screen.")
     var card: String?
 
     @Option(help: "With a file: the gravity (fit, fill, stretch) its video is shown with, for which plane would show it. Default: kiosk.conf's playback.gravity, else fit.")
@@ -59,13 +59,16 @@ struct ProbeCommand: ParsableCommand {
         if let warning = settings.warning { writeStandardError(warning) }
         let info = try HeifStill.handles(media) ? HeifStill.probe(media)
             : AnimatedWebP.isAnimated(path: media) ? WebPAnimationReader.probe(media)
-            : Self.probe(media, hardware: settings.hwdec, screen: settings.screen(), gravity: settings.gravity, region: settings.region)
+            : Self.probe(media, hardware: settings.hwdec, screen: settings.screen(), gravity: settings.gravity, region: settings.region,
+                         videoPlane: settings.videoPlane)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             print(String(decoding: try encoder.encode(info), as: UTF8.self))
         } else {
-            print(ProbeCommand.describe(info) + "\n  settings: " + settings.source)
+            // The settings only where they were used: a screen's answer for the played video.
+            let used = info.streams.contains { $0.shown != nil }
+            print(ProbeCommand.describe(info) + (used ? "\n  settings: " + settings.source : ""))
         }
     }
 
@@ -74,7 +77,7 @@ struct ProbeCommand: ParsableCommand {
     /// decodes its first frame, as playback would for `screen` (shrunk to it): a device accepts
     /// or refuses a stream only then, and the frame says which plane would show it (`gravity`).
     static func probe(_ media: String, hardware: HardwareDecoding, screen: Result<ProbedScreen, Error>? = nil,
-                      gravity: VideoGravity = .fit, region: ScreenRegion? = nil) throws -> MediaInfo {
+                      gravity: VideoGravity = .fit, region: ScreenRegion? = nil, videoPlane: VideoPlanePolicy = .auto) throws -> MediaInfo {
         let asset = try Asset(source: media)
         var info = asset.info
         let played = asset.info.bestVideo?.index
@@ -87,7 +90,7 @@ struct ProbeCommand: ParsableCommand {
                 let still = stream.isStillImage == true || info.isPictureFile
                 let way = still ? HardwareDecoding.off : hardware
                 let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, stillScreen: probed?.bufferSize, hardware: way,
-                                               handOn: way != .off && probed?.videoPlaneOn != false ? PrimeHandOn(wanted: true) : nil)
+                                               handOn: way != .off && videoPlane != .off ? PrimeHandOn(wanted: true) : nil)
                 decoder.shrinkCovering = probed.map { [$0.viewerSize] } ?? []
                 var said = decoder.hardwareOutcome
                     ?? "\(stream.codecName) in software (" + (still ? "a picture: pictures always are)" : "hwdec: \(way.rawValue))")

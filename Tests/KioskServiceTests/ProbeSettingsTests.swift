@@ -52,7 +52,7 @@ import Testing
         let missing = "/nonexistent/kiosk-\(UUID().uuidString).conf"
         let settings = try ProbeSettings(config: nil, card: nil, gravity: nil, hwdec: nil, defaultPath: missing)
         #expect(settings.display == DRMDisplayOptions() && settings.gravity == .fit && settings.hwdec == .auto && settings.region == nil)
-        #expect(settings.source.hasPrefix("no \(missing) (--config PATH reads one): the first connected screen"))
+        #expect(settings.source == "no \(missing) (--config PATH reads one): the defaults")
         let none = try ProbeSettings(config: "none", card: nil, gravity: nil, hwdec: nil)
         #expect(none.display == DRMDisplayOptions() && none.source.hasPrefix("none (--config none)"))
         #expect(throws: ConfigFailure.self, "a kiosk.conf named on the command line must be there") {
@@ -66,7 +66,7 @@ import Testing
         let settings = try ProbeSettings(config: nil, card: nil, gravity: nil, hwdec: nil, defaultPath: path)
         let warning = try #require(settings.warning)
         #expect(warning.contains("rotation") && warning.contains("kiosk.conf"), "\(warning)")
-        #expect(settings.display == DRMDisplayOptions() && settings.source.hasPrefix("\(path) has errors"))
+        #expect(settings.display == DRMDisplayOptions() && settings.source.hasPrefix("\(path) cannot be used"))
         #expect(throws: ConfigFailure.self) { try ProbeSettings(config: path, card: nil, gravity: nil, hwdec: nil) }
     }
 
@@ -78,13 +78,19 @@ import Testing
         guard case .failure(let settled as ProbeSettings.Settled) = inMemory.screen() else {
             Issue.record("a headless kiosk.conf has no screen to read"); return
         }
-        #expect(settled.description.hasPrefix("the CPU converts it: display.output is headless"))
+        #expect(settled.description.hasPrefix("the CPU converts it: the display is headless"))
         #expect(try ProbeSettings(config: headless, card: "card1", gravity: nil, hwdec: nil).display?.card == "card1",
                 "a card named on the command line is read all the same")
         let mirror = try Self.config("displays:\n  layout: mirror\n  outputs: [{connector: Virtual-1}, {connector: Virtual-2}]\nitems: [a.mp4]\n")
         defer { Self.remove(mirror) }
         let mirrored = try ProbeSettings(config: mirror, card: nil, gravity: nil, hwdec: nil)
         #expect(mirrored.display == nil && mirrored.noScreen?.contains("displays.layout is mirror") == true)
+        // One screen in a span, and a card named on the command line: still the CPU's one
+        // picture, as `kiosk run` draws it (it leaves --display aside where `displays:` is).
+        let span = try Self.config("displays:\n  layout: span\n  outputs: [{connector: Virtual-1}]\nitems: [a.mp4]\n")
+        defer { Self.remove(span) }
+        let spanned = try ProbeSettings(config: span, card: "card1", gravity: nil, hwdec: nil)
+        #expect(spanned.display == nil && spanned.noScreen?.contains("displays.layout is span") == true)
         let separate = try Self.config("""
             displays:
               audio_from: right
@@ -97,5 +103,15 @@ import Testing
         let right = try ProbeSettings(config: separate, card: nil, gravity: nil, hwdec: nil)
         #expect(right.display?.connector == "Virtual-2" && right.display?.rotation == .clockwise90 && right.gravity == .stretch)
         #expect(right.source == separate + " (screen right, 2 of 2)")
+        // Screens written as `--display` text are read as the player opens them.
+        let texts = try Self.config("displays:\n  - drm:card1:HDMI-A-2:1920x1080\n  - headless:640x360@30\nitems: [a.mp4]\n")
+        defer { Self.remove(texts) }
+        let first = try ProbeSettings(config: texts, card: nil, gravity: nil, hwdec: nil)
+        #expect(first.display?.card == "/dev/dri/card1" && first.display?.connector == "HDMI-A-2")
+        #expect(first.display?.mode == ModeRequest(parsing: "1920x1080"))
+        let headlessText = try Self.config("displays:\n  - headless:640x360@30:planes\nitems: [a.mp4]\n")
+        defer { Self.remove(headlessText) }
+        let simulated = try ProbeSettings(config: headlessText, card: nil, gravity: nil, hwdec: nil)
+        #expect(simulated.display == nil && simulated.noScreen?.contains("a simulated plane") == true)
     }
 }
