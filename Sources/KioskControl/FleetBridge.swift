@@ -160,7 +160,7 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
         defer { lock.unlock() }
         while running && pending.isEmpty {
             let wait = deadline - MonotonicClock().now()
-            if wait <= 0 || !lock.wait(until: Date(timeIntervalSinceNow: wait)) { break }
+            if wait <= 0 || !lock.wait(until: conditionDeadline(in: wait)) { break }
         }
         guard running, let dispatcher else { return nil }
         let work = pending

@@ -111,7 +111,7 @@ final class CommandMailbox: @unchecked Sendable {
         while pending.isEmpty {
             let remaining = (host - MonotonicClock.hostTime()).seconds
             if remaining <= 0 { return }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: remaining))
+            _ = condition.wait(until: conditionDeadline(in: remaining))
         }
     }
 }

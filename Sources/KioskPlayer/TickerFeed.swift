@@ -60,7 +60,7 @@ final class TickerFeed: @unchecked Sendable {
             }
             lastProblem = problem
             lock.withLock {
-                if !stopped { _ = lock.wait(until: Date(timeIntervalSinceNow: refresh.seconds)) }
+                if !stopped { _ = lock.wait(until: conditionDeadline(in: refresh.seconds)) }
             }
         }
     }

@@ -117,7 +117,7 @@ package final class FleetConnection: @unchecked Sendable {
                 return retryDelay
             }
             stopSignal.lock()
-            if !stopping { _ = stopSignal.wait(until: Date(timeIntervalSinceNow: delay)) }
+            if !stopping { _ = stopSignal.wait(until: conditionDeadline(in: delay)) }
             stopSignal.unlock()
         }
     }

@@ -14,15 +14,18 @@ package enum PlaybackSession {
     /// answers with (by default the player alone); `started` runs right after the player starts.
     /// `companions`: the other screens' engines of a separate layout, started after the player,
     /// stopped and their screens given back with it.
+    /// True when a signal (SIGTERM, SIGINT) ended it: the user's stop, exit 0 whatever played.
+    @discardableResult
     package static func run(_ player: QueuePlayer, on output: VideoOutput, input: InputConfig, duration: Double?,
                     logger: Logger, reload: (@Sendable () -> Void)? = nil, liveInput: LiveInput? = nil,
                     control: ControlServer? = nil, services: Services? = nil, startingAt point: PlaylistStartPoint? = nil,
-                    companions: [Companion] = [], started: (() -> Void)? = nil) {
+                    companions: [Companion] = [], started: (() -> Void)? = nil) -> Bool {
         let service = ServiceSupervisor(player: player, notifier: SystemdNotifier(), logger: logger)
         if let contentSync = services?.contentSync { service.extraStatus = { contentSync.serviceStatus } }
         let abandoned = StopOutcome()
         let companionPlayers = companions.map(\.player)
         let signals = SignalWatcher(stop: { _ in
+            abandoned.signalled()
             service.stopping()
             // A presenter stuck in a call cannot obey: the screen is given back regardless.
             if !player.stop() { abandoned.presenterIgnoredStop() }
@@ -54,6 +57,7 @@ package enum PlaybackSession {
         inputService.stop()
         control?.stop()   // removes the socket file
         withExtendedLifetime(signals) {}
+        return signals.stoppedEarly || abandoned.bySignal
     }
 
     /// Until the player ends, a stop it did not obey, or the deadline (then it is stopped).
@@ -68,11 +72,14 @@ package enum PlaybackSession {
     }
 }
 
-/// Set from the signal thread when the presenter did not end after a stop.
+/// Set from the signal thread: a signal asked for the stop; the presenter did not end after it.
 private final class StopOutcome: @unchecked Sendable {
-    // Safe to share: `ignored` is only touched with `lock` held.
+    // Safe to share: `ignored` and `signal` are only touched with `lock` held.
     private let lock = NSLock()
     private var ignored = false
+    private var signal = false
     package func presenterIgnoredStop() { lock.withLock { ignored = true } }
     package var isSet: Bool { lock.withLock { ignored } }
+    package func signalled() { lock.withLock { signal = true } }
+    package var bySignal: Bool { lock.withLock { signal } }
 }

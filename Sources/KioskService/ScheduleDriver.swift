@@ -125,7 +125,7 @@ package final class ScheduleDriver: ScheduleControl, @unchecked Sendable {
             }
             reconcilePower()
             let wait = ticker.secondsToNextTick(now: now)
-            _ = condition.wait(until: Date().addingTimeInterval(wait))
+            _ = condition.wait(until: conditionDeadline(in: wait))
         }
     }
 

@@ -42,6 +42,7 @@ struct BenchCommand: ParsableCommand {
 
     func validate() throws {
         if let frames, frames <= 0 { throw ValidationError("--frames must be 1 or more") }
+        try checkScreenSize(size, option: "--size")
         if threads < 0 { throw ValidationError("--threads must be 0 or more") }
         if let seek, seek <= 0 { throw ValidationError("--seek must be 1 or more") }
     }

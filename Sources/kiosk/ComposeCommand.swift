@@ -40,6 +40,7 @@ struct ComposeCommand: ParsableCommand {
 
     func validate() throws {
         guard !clips.isEmpty else { throw ValidationError("compose needs at least one clip") }
+        try checkScreenSize(size, option: "--size")
         if let fps { guard fps > 0, fps <= 240, fps.isFinite else { throw ValidationError("--fps must be between 0 and 240") } }
         for clip in clips + (audio.map { [$0] } ?? []) where PartialOutput.sameFile(clip, output) {
             throw ValidationError("-o \(output) is one of the inputs: it would be overwritten")

@@ -119,3 +119,19 @@ func writeStandardError(_ line: String) {
         _ = Glibc.write(2, bytes.baseAddress, bytes.count - 1)
     }
 }
+
+/// A size given on the command line (`--size`): each side 1 to 16384 pixels, DRM's limit and
+/// kiosk.conf's; larger is a typo that would ask for tens of gigabytes (it stopped kiosk with
+/// a Swift allocation failure).
+func checkScreenSize(_ size: PixelSize?, option: String) throws {
+    guard let size else { return }
+    guard (1...DisplaySpec.largestSide).contains(size.width), (1...DisplaySpec.largestSide).contains(size.height) else {
+        throw ValidationError("\(option) \(size.width)x\(size.height): each side must be 1 to \(DisplaySpec.largestSide) pixels")
+    }
+}
+
+/// Seconds given on the command line: a finite number above 0 (`inf` and `nan` parse as numbers).
+func checkSeconds(_ value: Double?, option: String) throws {
+    guard let value else { return }
+    guard value.isFinite, value > 0 else { throw ValidationError("\(option) must be a number of seconds more than 0") }
+}

@@ -83,13 +83,15 @@ struct PlayCommand: ParsableCommand {
     func validate() throws {
         guard !media.isEmpty else { throw ValidationError("give at least one media file") }
         guard DisplaySpec(parsing: display) != nil else {
-            throw ValidationError("--display must be auto, drm[:CARD[:CONNECTOR[:MODE]]] or headless:WxH[@HZ][:vblank][:planes]")
+            throw ValidationError("--display must be auto, drm[:CARD[:CONNECTOR[:MODE]]] or headless:WxH[@HZ][:vblank][:planes] "
+                                  + "(sides 1 to \(DisplaySpec.largestSide))")
         }
         guard Rotation(degrees: rotation) != nil, (0..<360).contains(rotation) else {
             throw ValidationError("--rotation must be 0, 90, 180 or 270")
         }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0") }
-        guard imageDuration > 0 else { throw ValidationError("--image-duration must be more than 0") }
+        try checkSeconds(duration, option: "--duration")
+        try checkSeconds(imageDuration, option: "--image-duration")
+        guard stallTimeout.isFinite else { throw ValidationError("--stall-timeout must be a number of seconds") }
         guard stallTimeout >= StallGuard.shortestTimeout.seconds else {
             throw ValidationError("--stall-timeout must be at least \(StallGuard.shortestTimeout.seconds) s")
         }
@@ -126,10 +128,11 @@ struct PlayCommand: ParsableCommand {
                                          }
                                          control?.observe(event)
                                      })
-        PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger, control: control)
+        let stoppedBySignal = PlaybackSession.run(player, on: output, input: settings.input, duration: duration, logger: logger,
+                                                  control: control)
         // Every item of the last pass failed, and nothing played after: a media error, exit 1
-        // (the reasons are logged).
-        if nothingPlayed.isSet { throw RuntimeFailure("nothing could be played") }
+        // (the reasons are logged), unless the user stopped it (SIGTERM exits 0, as `run`).
+        if nothingPlayed.isSet && !stoppedBySignal { throw RuntimeFailure("nothing could be played") }
     }
 
     /// The configuration the flags describe, as if a kiosk.conf said it: `PlayerSettings`

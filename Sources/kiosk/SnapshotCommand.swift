@@ -17,7 +17,8 @@ struct SnapshotCommand: ParsableCommand {
     @Option(help: "fit (resizeAspect), fill (resizeAspectFill) or stretch (resize).")
     var gravity: VideoGravity = .fit
 
-    @Option(help: "Media time in seconds.")
+    // Unconditional: "--at -1" is a value to refuse, not an option named "-1".
+    @Option(parsing: .unconditional, help: "Media time in seconds.")
     var at: Double = 0
 
     @Option(help: "Display rotation, clockwise degrees: 0, 90, 180 or 270 (portrait screens).")
@@ -30,6 +31,10 @@ struct SnapshotCommand: ParsableCommand {
 
     func validate() throws {
         guard at >= 0, at.isFinite else { throw ValidationError("--at must be a time in seconds, 0 or more") }
+        try checkScreenSize(size, option: "--size")
+        if PartialOutput.sameFile(media, output) {
+            throw ValidationError("-o \(output) is the media file: it would be overwritten")
+        }
         guard Rotation(degrees: rotation) != nil, (0..<360).contains(rotation) else {
             throw ValidationError("--rotation must be 0, 90, 180 or 270")
         }

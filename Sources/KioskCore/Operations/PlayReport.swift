@@ -63,9 +63,12 @@ public struct PlayReport: Sendable, Equatable {
         guard let start = object["start"] as? String, ISOTime.date(start) != nil, start.count >= 10 else {
             return .failure(Unreadable(reason: "no start time in ISO 8601"))
         }
-        guard let seconds = (object["seconds"] as? NSNumber)?.doubleValue, seconds.isFinite, seconds >= 0 else {
-            return .failure(Unreadable(reason: "no seconds shown"))
+        guard let number = object["seconds"] as? NSNumber else { return .failure(Unreadable(reason: "no seconds shown")) }
+        // A play is at most about 30 years (the sum of many would otherwise reach infinity).
+        guard number.doubleValue.isFinite, (0...1e9).contains(number.doubleValue) else {
+            return .failure(Unreadable(reason: "seconds shown is \(number), not 0 to 1e9"))
         }
+        let seconds = number.doubleValue
         guard let outcome = object["outcome"] as? String,
               ["completed", "skipped", "failed", "interrupted"].contains(outcome) else {
             return .failure(Unreadable(reason: "no outcome (completed, skipped, failed or interrupted)"))

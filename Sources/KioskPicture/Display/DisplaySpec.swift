@@ -29,7 +29,8 @@ public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
             let card = field(1).map { $0.hasPrefix("/") ? $0 : "/dev/dri/\($0)" }
             self = .drm(card: card, connector: field(2), mode: mode)
         case "headless" where (2...4).contains(parts.count):
-            guard let mode = ModeRequest(parsing: parts[1]) else { return nil }
+            guard let mode = ModeRequest(parsing: parts[1]), mode.size.width <= Self.largestSide, mode.size.height <= Self.largestSide
+            else { return nil }
             // The pacing and `planes`, each at most once, in either order.
             var pacing: HeadlessPacing?, planes = false
             for word in parts.dropFirst(2).map({ $0.lowercased() }) {
@@ -46,6 +47,10 @@ public enum DisplaySpec: Sendable, Equatable, CustomStringConvertible {
             return nil
         }
     }
+
+    /// DRM's limit on a framebuffer's side (kiosk.conf's bound too): a memory screen larger is
+    /// a typo that would ask for tens of gigabytes.
+    public static let largestSide = 16384
 
     public var description: String {
         switch self {

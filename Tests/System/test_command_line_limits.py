@@ -1,0 +1,120 @@
+"""Values on the command line and in kiosk.conf that once stopped kiosk or overwrote a file
+(a new user's session, 2026-12-01): each is now one clear line and the right exit status, or
+plays. Host only (headless displays, no sound)."""
+import hashlib
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
+
+PLAY = ["play", "--display", "headless:320x180", "--audio", "none", "--no-input"]
+
+
+@pytest.fixture(scope="module")
+def media(tmp_path_factory) -> Path:
+    if not KIOSK.exists():
+        pytest.fail(f"{KIOSK} missing: run `swift build` first")
+    d = tmp_path_factory.mktemp("limits")
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=2",
+                    "-pix_fmt", "yuv420p", str(d / "clip.mp4")], check=True)
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "smptehdbars=s=320x180",
+                    "-frames:v", "1", str(d / "still.png")], check=True)
+    (d / "zero.mp4").write_bytes(b"")
+    return d
+
+
+def run(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([str(KIOSK)] + args, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("option", ["--image-duration", "--duration", "--stall-timeout"])
+def test_an_infinite_number_of_seconds_is_a_usage_error(media: Path, option: str) -> None:
+    result = run(PLAY + [option, "inf", str(media / "still.png")])
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert option in result.stderr and "seconds" in result.stderr, result.stderr
+
+
+def test_a_still_of_a_trillion_seconds_plays(media: Path, tmp_path: Path) -> None:
+    """999999999999 s passes kiosk check (a typo, or 'forever'); its first wait trapped in
+    Foundation (a deadline in nanoseconds past Int64: SIGILL, exit 132), on the command line and
+    from kiosk.conf alike. Now it shows the still until stopped."""
+    stats = tmp_path / "stats.jsonl"
+    proc = subprocess.Popen([str(KIOSK)] + PLAY + ["--image-duration", "999999999999", "--stats-file", str(stats),
+                                                   str(media / "still.png")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None and not (stats.exists() and stats.stat().st_size > 0):
+        time.sleep(0.1)
+    time.sleep(1.5)   # past the presenter's first long wait
+    assert proc.poll() is None, f"kiosk ended (exit {proc.returncode}): {proc.stderr.read()[-2000:]}"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+    conf = tmp_path / "kiosk.conf"
+    conf.write_text("display:\n  output: headless\naudio:\n  device: none\ninput:\n  enabled: false\n"
+                    f"items:\n  - {{path: {media / 'still.png'}, duration: 999999999999}}\n")
+    assert run(["check", str(conf)]).returncode == 0
+    proc = subprocess.Popen([str(KIOSK), "run", "--config", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(4)
+    assert proc.poll() is None, f"kiosk run ended (exit {proc.returncode}): {proc.stderr.read()[-2000:]}"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["play", "--display", "headless:100000x100000", "--audio", "none", "--no-input", "{clip}"],
+    ["snapshot", "{clip}", "--size", "100000x100000", "-o", "{out}"],
+    ["bench", "{clip}", "--size", "20000x100"],
+], ids=["play-headless", "snapshot", "bench"])
+def test_a_screen_larger_than_drm_allows_is_a_usage_error(media: Path, tmp_path: Path, args: list[str]) -> None:
+    """A side over 16384 asked for tens of gigabytes and stopped kiosk with Swift's allocation
+    failure (exit 134); kiosk.conf refused it already."""
+    result = run([a.format(clip=media / "clip.mp4", out=tmp_path / "x.png") for a in args])
+    assert result.returncode == 2, (result.returncode, result.stderr[-1500:])
+    assert "16384" in result.stderr and "Fatal error" not in result.stderr, result.stderr
+
+
+def test_snapshot_never_writes_over_its_media(media: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy.mp4"
+    copy.write_bytes((media / "clip.mp4").read_bytes())
+    before = hashlib.sha256(copy.read_bytes()).hexdigest()
+    result = run(["snapshot", str(copy), "--size", "320x180", "-o", str(copy)])
+    assert result.returncode == 2 and "would be overwritten" in result.stderr, result.stderr
+    assert hashlib.sha256(copy.read_bytes()).hexdigest() == before
+    negative = run(["snapshot", str(media / "clip.mp4"), "--size", "320x180", "--at", "-1", "-o", str(tmp_path / "y.png")])
+    assert negative.returncode == 2 and "--at must be a time in seconds, 0 or more" in negative.stderr, negative.stderr
+
+
+def test_report_says_once_what_is_not_a_proof_of_play_file(media: Path, tmp_path: Path) -> None:
+    good = tmp_path / "plays.jsonl"
+    lines = ['{"item": 0, "path": "/m/a.mp4", "start": "2026-12-01T10:00:00+00:00", "seconds": 5, "outcome": "completed"}',
+             '{"item": 0, "path": "/m/a.mp4", "start": "2026-12-01T10:01:00+00:00", "seconds": -5, "outcome": "completed"}',
+             '{"item": 0, "path": "/m/a.mp4", "start": "2026-12-01T10:02:00+00:00", "seconds": 1e308, "outcome": "completed"}',
+             '{"item": 0, "path": "/m/a.mp4", "start": "2026-12-01T10:03:00+00:00", "seconds": 1e308, "outcome": "completed"}']
+    good.write_text("\n".join(lines) + "\n" + "garbage\n" * 30)
+    result = run(["report", str(good), str(media / "clip.mp4"), str(tmp_path / "missing.jsonl"), str(tmp_path), "--csv"])
+    assert result.returncode == 1, result.stderr
+    errors = result.stderr.splitlines()
+    assert sum(str(media / "clip.mp4") in e for e in errors) == 1 and "not a proof-of-play file" in result.stderr, errors[:5]
+    assert f"cannot read {tmp_path / 'missing.jsonl'}: no such file" in result.stderr
+    assert f"cannot read {tmp_path}: a folder, not a file" in result.stderr
+    assert "line 2: seconds shown is -5, not 0 to 1e9; skipped" in result.stderr
+    assert f"{good}: 23 more lines that are not play records; skipped" in result.stderr, errors
+    rows = result.stdout.splitlines()
+    assert rows[1:] == ["2026-12-01,0,/m/a.mp4,,1,1,5.000"], rows   # the good file still reported, no inf
+
+
+def test_play_stopped_by_sigterm_exits_zero_even_when_nothing_could_play(media: Path) -> None:
+    proc = subprocess.Popen([str(KIOSK)] + PLAY + ["--loop", str(media / "zero.mp4")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    assert proc.poll() is None, proc.stderr.read()
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0, proc.stderr.read()[-1500:]
+    once = run(PLAY + [str(media / "zero.mp4")])
+    assert once.returncode == 1 and "nothing could be played" in once.stderr, once.stderr[-1500:]
