@@ -87,6 +87,13 @@ public final class Asset {
     /// False once `closeInput` ran.
     public var isOpen: Bool { formatContext != nil }
 
+    /// The container's length is FFmpeg's guess from the bit rate (no timestamps read to the
+    /// end, no header that says it): not a promise a short file breaks.
+    public var lengthIsGuessed: Bool {
+        guard let context = formatContext else { return true }
+        return context.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE
+    }
+
     var context: UnsafeMutablePointer<AVFormatContext> { formatContext! }
 
     func stream(at index: Int) -> UnsafeMutablePointer<AVStream> {

@@ -203,6 +203,7 @@ final class ItemPipeline: @unchecked Sendable {
             do {
                 output = try reader.read()
                 if case .end = output, loopsAgain(reader) { continue }   // an animation's next pass
+                if case .end = output { noteEarlyEnd(reader) }
             } catch {
                 // Ends the packet streams like the end of the file; the decode thread turns
                 // that end into the item's failure.

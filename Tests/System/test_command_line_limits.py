@@ -2,6 +2,7 @@
 (a new user's session, 2026-12-01): each is now one clear line and the right exit status, or
 plays. Host only (headless displays, no sound)."""
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -118,3 +119,22 @@ def test_play_stopped_by_sigterm_exits_zero_even_when_nothing_could_play(media: 
     assert proc.wait(timeout=30) == 0, proc.stderr.read()[-1500:]
     once = run(PLAY + [str(media / "zero.mp4")])
     assert once.returncode == 1 and "nothing could be played" in once.stderr, once.stderr[-1500:]
+
+
+def test_a_file_cut_short_is_said_once_and_plays_to_where_it_ends(tmp_path: Path) -> None:
+    """A faststart mp4 whose copy stopped at 60 KB (its header says 6 s, its packets end near
+    2 s) played its first seconds every pass without a word; now one warning for the run, and
+    none for the whole file."""
+    full, cut = tmp_path / "full.mp4", tmp_path / "cut.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=6",
+                    "-pix_fmt", "yuv420p", "-movflags", "+faststart", str(full)], check=True)
+    cut.write_bytes(full.read_bytes()[:60000])
+    stats = tmp_path / "stats.jsonl"
+    looped = run(PLAY + ["--loop", "--duration", "6", "--stats-file", str(stats), str(cut)])
+    said = [line for line in looped.stderr.splitlines() if "cut short" in line]
+    assert len(said) == 1, looped.stderr[-2000:]
+    assert f"{cut}: the file ends at " in said[0] and "of the 6.0 s its header promises" in said[0], said
+    shown = [json.loads(line) for line in stats.read_text().splitlines() if line.strip()]
+    assert sum(1 for s in shown if s.get("video")) > 25, "it still plays to where it ends, looped"
+    whole = run(PLAY + ["--duration", "8", str(full)])
+    assert whole.returncode == 0 and "cut short" not in whole.stderr, whole.stderr[-2000:]
