@@ -59,9 +59,11 @@ final class PlaybackTimekeeper {
     }
 
     /// Applies an input to the state machine, announces its events and acts on them; returns
-    /// the state machine's refusal (also logged).
+    /// the state machine's refusal (also logged). `ended`: where the item an `.itemEnded`
+    /// names ended (its index and time), when that is not the current item and time (a seam,
+    /// announced after the clock turned to the next item).
     @discardableResult
-    func apply(_ input: PlaybackInput) -> PlaybackError? {
+    func apply(_ input: PlaybackInput, ended: (index: Int?, time: MediaTime)? = nil) -> PlaybackError? {
         let events: [PlaybackEvent]
         do {
             events = try state.handle(input)
@@ -77,7 +79,11 @@ final class PlaybackTimekeeper {
             case .volumeChanged, .mutedChanged: applyVolume()
             default: break
             }
-            onEvent?(.playback(event, item: items.current?.index, time: currentTime))
+            if case .itemEnded = event, let ended {
+                onEvent?(.playback(event, item: ended.index, time: ended.time))
+            } else {
+                onEvent?(.playback(event, item: items.current?.index, time: currentTime))
+            }
         }
         let now = MonotonicClock.hostTime()
         if clock.rate != runningRate {

@@ -93,6 +93,17 @@ import Testing
         let end = try #require(ends.first, "a ended")
         #expect(end.0 == events.started.first)
         #expect(end.1.seconds > 1.2 && end.1.seconds < 1.8, "a's end reported at \(end.1.seconds) s")
+        // From playing to playing in one step, as AVQueuePlayer: no "waiting, no item to play"
+        // between a's end and b's start (a dashboard showed one at every seam), and a's end
+        // names a's index, not b's.
+        let all = events.all
+        let endedAt = try #require(all.firstIndex { if case .playback(.itemEnded, _, _) = $0 { true } else { false } })
+        let startedAt = try #require(all.firstIndex {
+            if case .playback(.itemStarted(let reference), _, _) = $0 { reference == events.started[1] } else { false }
+        })
+        let between = all[endedAt..<startedAt].filter { if case .playback(.timeControlStatusChanged, _, _) = $0 { true } else { false } }
+        #expect(between.isEmpty, "status changes at the seam: \(between)")
+        if case .playback(_, let index, _) = all[endedAt] { #expect(index == 0, "a's end is said with a's index") }
     }
 
     @Test func aLoadIsReportedOnceAsALoad() throws {
