@@ -147,7 +147,9 @@ public final class ControlDispatcher {
         let expansion = PlaylistExpander().expand(items)
         let warnings = expansion.diagnostics.map { ControlValue.string("\($0)") }
         guard !expansion.entries.isEmpty else {
-            let reasons = expansion.diagnostics.map { "\($0)" }.joined(separator: "; ")
+            // Refused, so nothing waits for a missing file to appear (the playlist's words).
+            let reasons = expansion.diagnostics.map { "\($0)".replacingOccurrences(of: "; skipped until it appears", with: "") }
+                .joined(separator: "; ")
             return .failure(ControlRequestError("load: nothing to play\(reasons.isEmpty ? "" : ": " + reasons)"))
         }
         if let refusal = player.perform(.load(expansion.entries)) { return .failure(ControlRequestError("load: \(refusal)")) }

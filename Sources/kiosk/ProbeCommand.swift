@@ -87,7 +87,7 @@ struct ProbeCommand: ParsableCommand {
                 // DRM PRIME, which the first frame confirms (or says why not).
                 let probed = try? screen?.get()
                 // A picture (an image file, a song's cover) decodes in software when it plays.
-                let still = stream.isStillImage == true || info.isPictureFile
+                let still = stream.isCoverPicture == true || info.isPictureFile   // as StillOrientation.isStill: not a one-frame video
                 let way = still ? HardwareDecoding.off : hardware
                 let decoder = try VideoDecoder(asset: asset, streamIndex: stream.index, stillScreen: probed?.bufferSize, hardware: way,
                                                handOn: way != .off && videoPlane != .off ? PrimeHandOn(wanted: true) : nil)

@@ -140,6 +140,15 @@ private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule
     #expect(media == [.url("http://example.com/a.mp4")])
 }
 
+@Test func aLoadOfNothingThatExistsIsRefusedWithoutPromisingToWait() {
+    let player = FakePlayer()
+    let missing = "/nonexistent-\(UInt32.random(in: 0...UInt32.max))/menu.mp4"
+    let answer = reply(#"{"command": ["load", ""#+missing+#""]}"#, to: player)
+    #expect(answer == #"{"error":"load: nothing to play: load source 1: file '"#+missing+#"' does not exist"}"#,
+            "refused: no 'skipped until it appears' (a playlist's words, for a file it keeps looking for)")
+    #expect(player.requests.isEmpty)
+}
+
 @Test func getReadsThePlayersProperties() {
     let player = FakePlayer()
     #expect(reply(#"{"command": ["get", "volume"]}"#, to: player) == #"{"error":"success","data":80}"#)

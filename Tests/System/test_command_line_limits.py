@@ -138,3 +138,16 @@ def test_a_file_cut_short_is_said_once_and_plays_to_where_it_ends(tmp_path: Path
     assert sum(1 for s in shown if s.get("video")) > 25, "it still plays to where it ends, looped"
     whole = run(PLAY + ["--duration", "8", str(full)])
     assert whole.returncode == 0 and "cut short" not in whole.stderr, whole.stderr[-2000:]
+
+
+def test_probe_decodes_a_one_frame_video_as_playback_does(tmp_path: Path) -> None:
+    """A one-frame H.264 mp4 plays as a video (its 0.04 s, hwdec as set), not as a picture
+    (held for image_duration, always in software): probe said "a picture" for it."""
+    one = tmp_path / "one.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25",
+                    "-frames:v", "1", "-pix_fmt", "yuv420p", str(one)], check=True)
+    text = run(["probe", str(one), "--config", "none", "--hwdec", "off"]).stdout
+    assert "decoding: h264 in software (hwdec: off)" in text, text
+    png = tmp_path / "one.png"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", str(one), str(png)], check=True)
+    assert "(a picture: pictures always are)" in run(["probe", str(png), "--config", "none", "--hwdec", "off"]).stdout
