@@ -12,10 +12,26 @@ extension ItemPipeline {
         // A transport stream's length is its first and last timestamps apart, which a jump
         // (an encoder restarted) makes an hour; kiosk plays its timestamps made continuous.
         let asset = reader.demuxer.asset
-        guard asset.isOpen, !asset.lengthIsGuessed, !reader.demuxer.timestampsMayJump, let promised = asset.info.durationSeconds,
+        guard asset.isOpen, !asset.lengthIsGuessed, !reader.demuxer.timestampsMayJump,
+              let promised = Self.promisedLength(of: asset.info, reading: [reader.demuxer.videoStream, reader.demuxer.audioStream]),
               let line = EarlyEnd.line(source: plan.source, reached: reader.endTime.seconds, promised: promised)
         else { return }
         if EarlyEndsSaid.shared.firstTime(plan.source + "\u{0}" + line) { logger.warning("\(line)") }
+    }
+}
+
+extension ItemPipeline {
+    /// How long the streams read (`reading`: the video's and the sound's indexes) say they are:
+    /// the longest of their own lengths, else the container's where no other picture or sound
+    /// stream is left unread (on a box without sound, a clip's longer audio or a song under its
+    /// cover is not read, and the container's length is theirs); nil when unknown.
+    static func promisedLength(of info: MediaInfo, reading: [Int?]) -> Double? {
+        let read = Set(reading.compactMap { $0 })
+        guard !read.isEmpty else { return nil }
+        let own = info.streams.filter { read.contains($0.index) }.compactMap(\.durationSeconds)
+        if let longest = own.max() { return longest }
+        let unread = info.streams.contains { ($0.kind == .video || $0.kind == .audio) && !read.contains($0.index) }
+        return unread ? nil : info.durationSeconds
     }
 }
 

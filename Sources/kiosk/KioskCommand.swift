@@ -130,8 +130,12 @@ func checkScreenSize(_ size: PixelSize?, option: String) throws {
     }
 }
 
-/// Seconds given on the command line: a finite number above 0 (`inf` and `nan` parse as numbers).
-func checkSeconds(_ value: Double?, option: String) throws {
+/// Seconds given on the command line: a number above 0 (or 0 and above, `allowingZero`) and
+/// under 1e12, kiosk.conf's bound (`inf` and `nan` parse as numbers; MediaTime's ticks of a
+/// number past ~1e14 trap).
+func checkSeconds(_ value: Double?, option: String, allowingZero: Bool = false) throws {
     guard let value else { return }
-    guard value.isFinite, value > 0 else { throw ValidationError("\(option) must be a number of seconds more than 0") }
+    guard value.isFinite, allowingZero ? value >= 0 : value > 0, value < 1e12 else {
+        throw ValidationError("\(option) must be a number of seconds " + (allowingZero ? "from 0" : "more than 0") + " and under 1e12")
+    }
 }

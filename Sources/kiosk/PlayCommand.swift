@@ -91,7 +91,7 @@ struct PlayCommand: ParsableCommand {
         }
         try checkSeconds(duration, option: "--duration")
         try checkSeconds(imageDuration, option: "--image-duration")
-        guard stallTimeout.isFinite else { throw ValidationError("--stall-timeout must be a number of seconds") }
+        try checkSeconds(stallTimeout, option: "--stall-timeout")
         guard stallTimeout >= StallGuard.shortestTimeout.seconds else {
             throw ValidationError("--stall-timeout must be at least \(StallGuard.shortestTimeout.seconds) s")
         }

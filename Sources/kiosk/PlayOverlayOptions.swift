@@ -14,9 +14,7 @@ struct PlayOverlayOptions: ParsableArguments {
     var overlayFont = "auto"
 
     func validate() throws {
-        guard overlayHideAfter > 0, overlayHideAfter.isFinite else {
-            throw ValidationError("--overlay-hide-after must be more than 0 seconds")
-        }
+        try checkSeconds(overlayHideAfter, option: "--overlay-hide-after")
     }
 
     /// The settings; the font also writes the idle screen's line when the overlay is off.
@@ -48,7 +46,7 @@ struct PlayInputOptions: ParsableArguments {
     var doubleTap = false
 
     func validate() throws {
-        guard seekStep > 0, seekStep.isFinite else { throw ValidationError("--seek-step must be more than 0 seconds") }
+        try checkSeconds(seekStep, option: "--seek-step")
     }
 
     var config: InputConfig {

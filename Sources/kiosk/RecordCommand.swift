@@ -33,7 +33,7 @@ struct RecordCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        guard duration > 0, duration.isFinite else { throw ValidationError("--duration must be a number of seconds above 0") }
+        try checkSeconds(duration, option: "--duration")
         guard !device.isEmpty else { throw ValidationError("--device names a capture device, e.g. /dev/video0") }
     }
 

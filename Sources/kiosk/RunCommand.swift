@@ -48,8 +48,8 @@ struct RunCommand: ParsableCommand {
         if let display, DisplaySpec(parsing: display) == nil {
             throw ValidationError("--display must be auto, drm[:CARD[:CONNECTOR[:MODE]]] or headless:WxH[@HZ][:vblank][:planes]")
         }
-        guard snapshotEvery > 0 else { throw ValidationError("--snapshot-every must be more than 0") }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0") }
+        try checkSeconds(snapshotEvery, option: "--snapshot-every")
+        try checkSeconds(duration, option: "--duration")
     }
 
     /// What the command line sets over kiosk.conf.

@@ -30,7 +30,7 @@ struct SnapshotCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        guard at >= 0, at.isFinite else { throw ValidationError("--at must be a time in seconds, 0 or more") }
+        try checkSeconds(at, option: "--at", allowingZero: true)
         try checkScreenSize(size, option: "--size")
         if PartialOutput.sameFile(media, output) {
             throw ValidationError("-o \(output) is the media file: it would be overwritten")

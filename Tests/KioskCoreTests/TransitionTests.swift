@@ -48,7 +48,7 @@ struct TransitionTests {
         ConfigErrorCase(afterItems: "playback: {transition: dissolve}\n", line: 2, column: 24,
                         fragment: "'transition' in playback is the string 'dissolve'; expected one of: cut, fade, crossfade"),
         ConfigErrorCase(afterItems: "playback: {transition: {type: fade, duration: 0}}\n", line: 2, column: 47,
-                        fragment: "'duration' in 'transition' in playback is 0; expected seconds > 0"),
+                        fragment: "'duration' in 'transition' in playback is 0; expected seconds from 0.1 to 10"),
         ConfigErrorCase(afterItems: "playback: {transition: {type: fade, duration: 30}}\n", line: 2, column: 47,
                         fragment: "'duration' in 'transition' in playback is 30; expected seconds from 0.1 to 10"),
         ConfigErrorCase(afterItems: "playback: {transition: {duration: 1}}\n", line: 2, column: 24,
@@ -59,6 +59,14 @@ struct TransitionTests {
                         line: 2, column: 31,
                         fragment: "'transition' in item 1 is the string 'crossfed'; expected one of: cut, fade, crossfade (did you mean 'crossfade'?)"),
     ]
+
+    @Test func aWrongTypeAndAWrongDurationAreBothSaid() throws {
+        // `kiosk check` lists every error: the duration was said only once the type was right.
+        let diagnostics = parseDiagnostics("items: [a.mp4]\nplayback: {transition: {type: wipe, duration: 20}}\n", files: ["a.mp4"])
+        #expect(diagnostics.map(\.message).contains { $0.contains("'type' in 'transition' in playback is the string 'wipe'") },
+                "\(diagnostics)")
+        #expect(diagnostics.map(\.message).contains { $0.contains("is 20; expected seconds from 0.1 to 10") }, "\(diagnostics)")
+    }
 
     // MARK: Looks
 

@@ -33,11 +33,17 @@ def run(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run([str(KIOSK)] + args, capture_output=True, text=True, timeout=timeout)
 
 
-@pytest.mark.parametrize("option", ["--image-duration", "--duration", "--stall-timeout"])
-def test_an_infinite_number_of_seconds_is_a_usage_error(media: Path, option: str) -> None:
-    result = run(PLAY + [option, "inf", str(media / "still.png")])
+@pytest.mark.parametrize("option", ["--image-duration", "--duration", "--stall-timeout", "--seek-step", "--overlay-hide-after"])
+@pytest.mark.parametrize("value", ["inf", "nan", "2e14"])
+def test_an_endless_number_of_seconds_is_a_usage_error(media: Path, option: str, value: str) -> None:
+    """inf trapped at once; 2e14 s in MediaTime's ticks (Int64 of seconds x 90000) too."""
+    result = run(PLAY + [option, value, str(media / "still.png")])
     assert result.returncode == 2, (result.returncode, result.stderr)
-    assert option in result.stderr and "seconds" in result.stderr, result.stderr
+    assert option in result.stderr and "seconds" in result.stderr and "under 1e12" in result.stderr, result.stderr
+    for other in (["run", "--snapshot-every", value], ["snapshot", str(media / "clip.mp4"), "--size", "320x180", "--at", value,
+                                                        "-o", "/tmp/never-written.png"]):
+        refused = run(other)
+        assert refused.returncode == 2 and "under 1e12" in refused.stderr, (other, refused.stderr)
 
 
 def test_a_still_of_a_trillion_seconds_plays(media: Path, tmp_path: Path) -> None:
@@ -88,7 +94,7 @@ def test_snapshot_never_writes_over_its_media(media: Path, tmp_path: Path) -> No
     assert result.returncode == 2 and "would be overwritten" in result.stderr, result.stderr
     assert hashlib.sha256(copy.read_bytes()).hexdigest() == before
     negative = run(["snapshot", str(media / "clip.mp4"), "--size", "320x180", "--at", "-1", "-o", str(tmp_path / "y.png")])
-    assert negative.returncode == 2 and "--at must be a time in seconds, 0 or more" in negative.stderr, negative.stderr
+    assert negative.returncode == 2 and "--at must be a number of seconds from 0" in negative.stderr, negative.stderr
 
 
 def test_report_says_once_what_is_not_a_proof_of_play_file(media: Path, tmp_path: Path) -> None:
@@ -151,3 +157,13 @@ def test_probe_decodes_a_one_frame_video_as_playback_does(tmp_path: Path) -> Non
     png = tmp_path / "one.png"
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", str(one), str(png)], check=True)
     assert "(a picture: pictures always are)" in run(["probe", str(png), "--config", "none", "--hwdec", "off"]).stdout
+
+
+def test_a_clip_whose_sound_outlasts_its_picture_is_not_cut_short_on_a_silent_box(tmp_path: Path) -> None:
+    """Without sound only the picture is read; the container's length is the sound's (6 s of
+    it under 2 s of picture): that is the file's own shape, not a cut."""
+    clip = tmp_path / "long-sound.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=2",
+                    "-f", "lavfi", "-i", "sine=duration=6", "-pix_fmt", "yuv420p", "-c:a", "aac", str(clip)], check=True)
+    silent = run(PLAY + ["--duration", "8", str(clip)])
+    assert silent.returncode == 0 and "cut short" not in silent.stderr, silent.stderr[-2000:]

@@ -16,17 +16,24 @@ extension ConfigWalker {
                    + Transition.Kind.allCases.map(\.rawValue).joined(separator: ", "))
             return nil
         }
-        guard let kind = choice(map, "type", kinds) else { return nil }
-        var transition = Transition(kind: kind)
+        // The type and the duration are each checked, so `kiosk check` lists both errors at once.
+        let kind = choice(map, "type", kinds)
+        var duration: MediaTime?
+        var durationIsWrong = false
         if let durationNode = map["duration"] {
-            guard let duration = seconds(map, "duration") else { return nil }
-            guard duration >= Transition.shortest, duration <= Transition.longest else {
+            // One range, one message: 0 and -1 are outside it as 20 is.
+            if let scalar = durationNode.scalar, !isNull(durationNode), let value = SecondsText.parse(scalar.string),
+               value >= Transition.shortest, value <= Transition.longest {
+                duration = value
+            } else {
                 report(durationNode, "'duration' in \(name) is \(describe(durationNode)); expected seconds from "
                        + "\(formatted(Transition.shortest.seconds)) to \(formatted(Transition.longest.seconds))")
-                return nil
+                durationIsWrong = true
             }
-            transition.duration = duration
         }
+        guard let kind, !durationIsWrong else { return nil }
+        var transition = Transition(kind: kind)
+        if let duration { transition.duration = duration }
         return transition
     }
 }
