@@ -209,13 +209,15 @@ struct ConfigParsingTests {
         ("0.1", MediaTime(value: 1, timescale: 10)), ("1_000", MediaTime(value: 1000, timescale: 1)),
         ("1:30", MediaTime(value: 90, timescale: 1)), ("1:02:03.25", MediaTime(value: 14893, timescale: 4)),
         ("-3", MediaTime(value: -3, timescale: 1)), (".5", MediaTime(value: 1, timescale: 2)),
+        ("999999999999", MediaTime(value: 999_999_999_999, timescale: 1)),
         ("1e3", MediaTime(value: 1000, timescale: 1)), ("0.123456789", MediaTime(value: 123_456_789, timescale: 1_000_000_000)),
     ])
     func secondsAreExact(_ text: String, _ expected: MediaTime) {
         #expect(SecondsText.parse(text) == expected)
     }
 
-    @Test(arguments: ["", "abc", "1:60", "1:2:3:4", "0.1234567891", "1..2", ".inf", "1e400", "99999999999999:00"])
+    @Test(arguments: ["", "abc", "1:60", "1:2:3:4", "0.1234567891", "1..2", ".inf", "1e400", "99999999999999:00",
+                      "999999999999:00:00", "1000000000000", "1e12"])
     func badSeconds(_ text: String) {
         #expect(SecondsText.parse(text) == nil)
     }

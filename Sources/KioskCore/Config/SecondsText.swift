@@ -29,7 +29,8 @@ enum SecondsText {
         let (scaledWhole, overflow1) = (wholeSeconds * 60 + lastWhole).multipliedReportingOverflow(by: scale)
         guard !overflow1 else { return nil }
         let (total, overflow2) = scaledWhole.addingReportingOverflow(fraction)
-        guard !overflow2 else { return nil }
+        // The same bound as an exponent's, whichever way it is written (999999999999:00:00 too).
+        guard !overflow2, Double(total) / Double(scale) < 1e12 else { return nil }
         return MediaTime(value: negative ? -total : total, timescale: Int32(scale))
     }
 
