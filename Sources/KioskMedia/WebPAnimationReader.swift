@@ -7,12 +7,14 @@ import KioskCore
 /// WebP stills only. Each frame comes out as the whole canvas (libwebp composes each frame's
 /// rectangle, blending and disposal onto it) in RGBA, copied into a frame of its own that the
 /// scaler takes as a PNG's, with its own time. Played once per play of the item, as a GIF is
-/// (the file's loop count is the playlist's business).
+/// (its loop count, `loopCount`, is the playlist's business).
 public final class WebPAnimationReader {
     public let size: PixelSize
     public let frameCount: Int
     /// The sum of its frames' times, read from its frame headers at open (no frame decoded).
     public let length: MediaTime
+    /// How many times the file says it plays (0: forever), as libwebpdemux reads it.
+    public let loopCount: Int
     private let source: String
     private let bytes: UnsafeMutableRawBufferPointer
     private let decoder: OpaquePointer
@@ -62,6 +64,7 @@ public final class WebPAnimationReader {
         length = MediaTime(value: Int64(Self.frameTimes(UnsafeRawBufferPointer(file)).reduce(0, +)), timescale: 1000)
         size = PixelSize(width: Int(info.canvas_width), height: Int(info.canvas_height))
         frameCount = Int(info.frame_count)
+        loopCount = Int(info.loop_count)
         source = path
         bytes = file
         decoder = made

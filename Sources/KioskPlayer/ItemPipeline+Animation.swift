@@ -51,14 +51,15 @@ extension ItemPipeline {
         reader.rewind()
         // The pass `target` falls in, looped (`AnimationLoop`): its frames' times after the
         // passes before it.
-        var offset = plan.animationLoop?.place(of: target, passLength: reader.length).offset ?? .zero
+        let loop = plan.animationLoop.map { AnimationLoop(duration: $0.duration, plays: .ofWebP(loopCount: reader.loopCount)) }
+        var offset = loop?.place(of: target, passLength: reader.length).offset ?? .zero
         var delivered = 0
         var last: WebPAnimationReader.Step?
         while lock.withLock({ pendingSeek == nil && !closing }) {
             let step: WebPAnimationReader.Step
             do {
                 guard let next = try reader.advance()?.later(by: offset) else {
-                    guard let loop = plan.animationLoop, let following = loop.nextOffset(after: offset, passLength: reader.length)
+                    guard let loop, let following = loop.nextOffset(after: offset, passLength: reader.length)
                     else { break }
                     offset = following
                     reader.rewind()

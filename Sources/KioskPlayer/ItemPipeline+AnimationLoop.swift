@@ -1,3 +1,4 @@
+import Foundation
 import KioskCore
 import KioskMedia
 
@@ -7,9 +8,26 @@ import KioskMedia
 /// picture is a keyframe: its decoder starts the canvas afresh); a seek lands in the pass its
 /// time falls in. The item's `end` (its duration) cuts the last pass as a trim does.
 extension ItemPipeline {
+    /// The loop the item's `duration` asks for, as many times as the file says it plays (a GIF's
+    /// loop count, an APNG's num_plays: `AnimationPlays`), read from its first bytes once.
+    func fileLoop() -> AnimationLoop? {
+        guard var loop = plan.animationLoop else { return nil }
+        if animationPlays == nil { animationPlays = Self.plays(ofFile: plan.source) }
+        loop.plays = animationPlays ?? .forever
+        return loop
+    }
+
+    /// A GIF's or an APNG's play count from its first 256 KB; forever for what is neither.
+    static func plays(ofFile path: String) -> AnimationPlays {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return .forever }
+        defer { try? handle.close() }
+        let bytes = [UInt8]((try? handle.read(upToCount: 256 << 10)) ?? Data())
+        return bytes.starts(with: Array("GIF8".utf8)) ? .ofGIF(bytes) : .ofPNG(bytes)
+    }
+
     /// At the end of the file: true when another pass follows, already sought to.
     func loopsAgain(_ reader: StreamReader) -> Bool {
-        guard let loop = plan.animationLoop else { return false }
+        guard let loop = fileLoop() else { return false }
         // One play of the file: its length, read to its end (exact, in its ticks).
         guard let next = loop.nextOffset(after: reader.demuxer.timeOffset, passLength: reader.demuxer.fileLength) else { return false }
         do {
@@ -24,7 +42,7 @@ extension ItemPipeline {
 
     /// Moves the reading to `time` on the item's timeline: into the pass it falls in.
     func seekReading(_ reader: StreamReader, to time: MediaTime) throws {
-        guard let loop = plan.animationLoop else { return try reader.seek(to: time) }
+        guard let loop = fileLoop() else { return try reader.seek(to: time) }
         // One play of the file: as read to its end, else as its container says (a seek can come
         // before the first pass ends; an APNG says none: its first pass is read on from 0).
         let length = reader.demuxer.fileLength ?? reader.demuxer.asset.info.durationSeconds.map { MediaTime(seconds: $0) }

@@ -167,6 +167,9 @@ extension ItemPipeline {
         if let still = plan.stillDuration { return still }
         if let cut = liveCut { return cut }
         if let end = plan.end, end < demuxed { return end }
+        // An animation that played as many times as its file says holds its last frame until
+        // its `duration`, as a browser holds a "play once" GIF.
+        if plan.animationLoop != nil, let end = plan.end { return end }
         return demuxed
     }
 }

@@ -81,6 +81,8 @@ final class ItemPipeline: @unchecked Sendable {
     var liveCutReached = false
     /// A transition's fade of this item's sound (under `lock`); the sound feeder applies it.
     var envelope = SoundEnvelope()
+    /// An animated picture's own play count, read once by the thread that reads it (`fileLoop`).
+    var animationPlays: AnimationPlays?
     /// Packets the decode thread took and frames it gave: a slow decoder is not a stuck one
     /// (`StallGuard.decoderWorked`).
     let decodeWork = Atomic<Int>(0)

@@ -287,7 +287,9 @@ final class ItemSequencer {
         let tuning = item.pipeline.videoTimelineTuning
         return SeamTiming.handOver(length: length, lastPresented: item.lastPresentedPTS, frameDuration: item.expectedFrameDuration,
                                    incomingFrameDuration: incoming,
-                                   stillStart: item.plan.stillDuration != nil ? item.plan.start : nil,
+                                   // An animation looped for its `duration` ends there, its last frame
+                                   // held once its file's plays are done, as a still's.
+                                   stillStart: item.plan.stillDuration != nil || item.plan.animationLoop != nil ? item.plan.start : nil,
                                    soundEnd: audio != nil ? item.pipeline.demuxedSoundEnd : nil,
                                    pictureEnd: item.lastPresentedPTS.flatMap { last in item.lastPresentedOwnDuration.map { last + $0 } },
                                    longestHold: Swift.max(tuning.longestGap, item.expectedFrameDuration * Rational(tuning.cadenceFactor, 1)))

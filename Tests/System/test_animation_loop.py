@@ -144,3 +144,26 @@ def test_a_seek_into_a_looping_animation_lands_in_its_pass(tmp_path, media):
     # Every later pass came: its first frames (1.4, 2.8 ... 11.2 s) shown, bar a dropped one.
     firsts = [t for t in PASS_STARTS[1:] if any(abs(s - t) < 0.25 for s in after_back)]
     assert firsts == PASS_STARTS[1:] and max(after_back) >= 11.8, f"the passes after the seek back: {after_back}"
+
+
+def test_an_animation_plays_no_more_times_than_its_file_says_then_holds(tmp_path, media):
+    """A GIF made to play once (no Netscape block: ffmpeg -loop -1) and one made to play twice
+    (-loop 1: one repeat), each given 4.5 s: one and two passes, then the last frame holds and
+    the next item starts at 4.5 s, as a browser shows them; an APNG of -plays 2 likewise."""
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=1", "-final_delay", "50", "-loop", "-1", tmp_path / "once.gif")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=1", "-final_delay", "50", "-loop", "1", tmp_path / "twice.gif")
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=1", "-plays", "2", "-f", "apng", tmp_path / "twice.apng")
+    for name, passes, pass_length in (("once.gif", 1, 1.4), ("twice.gif", 2, 1.4), ("twice.apng", 2, 1.0)):
+        run_dir = tmp_path / name.replace(".", "-")
+        run_dir.mkdir()
+        process, stats = run(run_dir, [f"{{path: {tmp_path / name}, duration: 4.5}}", str(media / "next.mp4")], 8)
+        _, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err[-2000:]
+        shown = [r for r in records(stats) if r.get("video")]
+        first = [r for r in shown if r.get("item") == 0]
+        second = [r for r in shown if r.get("item") == 1]
+        assert first and second, (name, err[-2000:])
+        assert len(first) == 10 * passes, (name, [r["pts"] for r in first])
+        assert abs(first[-1]["pts"] - (pass_length * (passes - 1) + 0.9)) < 0.01, (name, first[-1]["pts"])
+        held = second[0]["t"] - first[0]["t"]
+        assert 4.3 < held < 4.8, f"{name}: the next item came {held:.2f} s after the first frame, not at 4.5 s"

@@ -1,6 +1,6 @@
 /// An animated picture given a `duration` (a GIF shown 30 s in a slideshow, as the stills beside
-/// it are) plays its animation again and again until then, as a browser loops it; the last pass
-/// is cut at the duration. Without a `duration` it plays once, for its own length, as before.
+/// it are) plays its animation again and again until then, as a browser loops it (no more times
+/// than its file says: `plays`, then its last frame holds); the last pass is cut at the duration. Without a `duration` it plays once, for its own length, as before.
 /// Its item's timeline runs from 0 to `duration`: pass n reads the file from its start with
 /// n × `passLength` added to its times, so the frames run on without a seam. Pure: the demux
 /// thread asks it at the file's end and at a seek.
@@ -10,9 +10,13 @@ public struct AnimationLoop: Sendable, Equatable {
     public static let shortestPass = MediaTime(value: 1, timescale: 20)
 
     public let duration: MediaTime
+    /// The file's own count (`AnimationPlays`): after that many passes the last frame holds
+    /// until `duration`. Known only once the file is read: the demux thread sets it.
+    public var plays: AnimationPlays = .forever
 
-    public init(duration: MediaTime) {
+    public init(duration: MediaTime, plays: AnimationPlays = .forever) {
         self.duration = duration
+        self.plays = plays
     }
 
     /// Where `time` on the item's timeline is: the file time to read from and the offset the
@@ -26,6 +30,8 @@ public struct AnimationLoop: Sendable, Equatable {
         while pass > 0, length * Rational(pass, 1) > time { pass -= 1 }
         while length * Rational(pass + 1, 1) <= time { pass += 1 }
         if pass > 0, length * Rational(pass, 1) >= duration { pass -= 1 }
+        // Past its last play the file holds its last frame: the time falls in that play.
+        if case .times(let count) = plays, pass >= Int64(count) { pass = Int64(max(count, 1) - 1) }
         let offset = length * Rational(pass, 1)
         return (time - offset, offset)
     }
@@ -35,6 +41,7 @@ public struct AnimationLoop: Sendable, Equatable {
     public func nextOffset(after offset: MediaTime, passLength: MediaTime?) -> MediaTime? {
         guard let length = passLength, length >= Self.shortestPass else { return nil }
         let next = offset + length
+        if case .times(let count) = plays, next >= length * Rational(Int64(count), 1) { return nil }
         return next < duration ? next : nil
     }
 }
