@@ -107,12 +107,13 @@ final class ItemSequencer {
             if let seam, resume == nil, let first = next.firstFrame, !time.needsFirstFrame {
                 // The seam: the clock runs on; the outgoing item's end is the incoming one's
                 // first picture (which may start a little after 0, behind its sound's priming).
-                // One step from playing to playing, as AVQueuePlayer: the outgoing item's end
-                // is said with its own index and time, and no wait between (a dashboard fed
-                // by the events showed "waiting, no item to play" at every seam).
-                let ended = (index: outgoing?.index, time: time.currentTime)
-                time.clock.rebase(from: seam, to: Swift.max(next.plan.start, first.pts))
-                time.apply(.advanced(to: next.reference, duration: next.duration), ended: ended)
+                // It ended at its own time, said with its own index before the clock turns to
+                // the next item's; the clock stops and starts again as at any end, but playing
+                // goes on playing for the watchers, as AVQueuePlayer's (a dashboard fed by the
+                // events showed "waiting, no item to play" at every seam).
+                time.seam(endingIndex: outgoing?.index, advancingTo: .advanced(to: next.reference, duration: next.duration)) {
+                    time.clock.rebase(from: seam, to: Swift.max(next.plan.start, first.pts))
+                }
                 next.hasReportedReady = true
                 // A transition committed for it begins (the outgoing item's scaler is still open).
                 screen.enter(next, atSeam: true, outgoing: outgoing)

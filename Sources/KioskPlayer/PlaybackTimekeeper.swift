@@ -63,7 +63,7 @@ final class PlaybackTimekeeper {
     /// names ended (its index and time), when that is not the current item and time (a seam,
     /// announced after the clock turned to the next item).
     @discardableResult
-    func apply(_ input: PlaybackInput, ended: (index: Int?, time: MediaTime)? = nil) -> PlaybackError? {
+    func apply(_ input: PlaybackInput, ended: (index: Int?, time: MediaTime)? = nil, quietStatus: Bool = false) -> PlaybackError? {
         let events: [PlaybackEvent]
         do {
             events = try state.handle(input)
@@ -79,6 +79,7 @@ final class PlaybackTimekeeper {
             case .volumeChanged, .mutedChanged: applyVolume()
             default: break
             }
+            if quietStatus, case .timeControlStatusChanged = event { continue }
             if case .itemEnded = event, let ended {
                 onEvent?(.playback(event, item: ended.index, time: ended.time))
             } else {
@@ -161,6 +162,21 @@ final class PlaybackTimekeeper {
     }
 
     /// AVPlayer's volume times the item's own level from kiosk.conf; mute on top.
+    /// A seamless seam: the outgoing item's end (`.endReached`, said with `endingIndex` at the
+    /// time it ended), `rebase` (the clock turned to the next item), then `advance`. The clock
+    /// stops and starts as at any end; the status the watchers hear changes only where it is
+    /// not what it was before (playing stays playing, without "waiting, no item to play").
+    func seam(endingIndex: Int?, advancingTo advance: PlaybackInput, rebase: () -> Void) {
+        let before = (state.timeControlStatus, state.reasonForWaitingToPlay)
+        apply(.endReached, ended: (endingIndex, currentTime), quietStatus: true)
+        rebase()
+        apply(advance, quietStatus: true)
+        let after = (state.timeControlStatus, state.reasonForWaitingToPlay)
+        if after != before {
+            onEvent?(.playback(.timeControlStatusChanged(after.0, reasonForWaiting: after.1), item: items.current?.index, time: currentTime))
+        }
+    }
+
     func applyVolume() {
         guard let audio else { return }
         let item = items.current?.entry.item

@@ -120,12 +120,12 @@ import Testing
         var navigator = Self.navigator("a", "b")
         _ = navigator.advance()
         #expect(navigator.answer(.nextItem, position: nil, displayOff: true)
-                == .refused("the display is off: nextItem is not carried out"))
+                == .refused("the display is off: next is not carried out"))
         guard case .refused(let line) = navigator.answer(.playOnce(.entry(index: 1), when: .now), position: nil, displayOff: true) else {
             Issue.record("an entry to play once is refused while the display is off")
             return
         }
-        #expect(line.hasPrefix("the display is off: playOnce") && line.hasSuffix("is not played"))
+        #expect(line == "the display is off: play_item_once is not played", "\(line)")
         #expect(navigator.answer(.switchPlaylist(playlistEntries("x"), when: .now), position: nil, displayOff: true) == .deferred)
         #expect(navigator.program.pendingSwitch?.entries.map(\.media) == [.file("/m/x")])
         #expect(navigator.currentIndex == 0)

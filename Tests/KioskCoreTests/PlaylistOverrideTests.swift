@@ -72,10 +72,12 @@ struct PlaylistOverrideTests {
         var navigator = Self.navigator("a", "b")
         _ = ends(&navigator, 1)
         _ = navigator.answer(.showOverride(name: "fire", entries: playlistEntries("f")), position: seconds(2), displayOff: false)
-        for request in [PlayerRequest.nextItem, .previousItem, .goto(index: 1), .load(playlistEntries("z")),
-                        .playOnce(.entries(playlistEntries("t")), when: .now, trigger: TriggerPlay(name: "button"))] {
+        // Said in the control socket's words, not the request's Swift name.
+        for (request, said) in [(PlayerRequest.nextItem, "next"), (.previousItem, "previous"), (.goto(index: 1), "goto 1"),
+                                (.load(playlistEntries("z")), "load"),
+                                (.playOnce(.entries(playlistEntries("t")), when: .now, trigger: TriggerPlay(name: "button")), "trigger 'button'")] {
             #expect(navigator.answer(request, position: nil, displayOff: false)
-                    == .refused("override 'fire' is on screen: \(request) is not carried out"))
+                    == .refused("override 'fire' is on screen: \(said) is not carried out"))
         }
         #expect(navigator.answer(.playOnce(.entries(playlistEntries("ad")), when: .now), position: seconds(1), displayOff: false)
                 == .programChanged(beginNow: nil), "an insert waits")

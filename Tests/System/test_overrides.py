@@ -54,7 +54,7 @@ def test_the_highest_override_has_the_screen_and_the_loop_comes_back_where_it_wa
         assert wait_until(lambda: run.title() == "fire.mp4", timeout=60)
         # The screen is the override's: a user's move is refused, with the reason.
         reply = run.client.command("next")
-        assert reply["error"] == "next: override 'fire' is on screen: nextItem is not carried out", reply
+        assert reply["error"] == "next: override 'fire' is on screen: next is not carried out", reply
         # fire loops (2 s clip) past promo's 3 s, which ran out while it waited.
         assert wait_until(lambda: run.title() == "fire.mp4" and run.client.ok("get", "time") < 1.0, timeout=60)
         assert run.client.command("override", "flood")["error"] == \

@@ -79,7 +79,7 @@ extension PlaylistNavigator {
         guard let name = program.playingOverride else { return nil }
         switch request {
         case .nextItem, .previousItem, .goto, .load, .playOnce(_, _, .some):
-            return "override '\(name)' is on screen: \(request) is not carried out"
+            return "override '\(name)' is on screen: \(request.said) is not carried out"
         default:
             return nil
         }
@@ -97,7 +97,7 @@ extension PlaylistNavigator {
             _ = insert(list, when: .atSeam, position: nil)
             return .deferred
         case .playOnce:
-            return .refused("the display is off: \(request) is not played")
+            return .refused("the display is off: \(request.said) is not played")
         case .showOverride(let name, let entries, _):
             // Taken in the dark, as the desk took it: on screen when the display comes on.
             guard !entries.isEmpty else { return .refused("override '\(name)' has nothing to play") }
@@ -107,7 +107,23 @@ extension PlaylistNavigator {
             guard let step = endOverride() else { return .refused("no override is on screen") }
             return .resumeWhenOn(step)
         default:
-            return .refused("the display is off: \(request) is not carried out")
+            return .refused("the display is off: \(request.said) is not carried out")
+        }
+    }
+}
+
+extension PlayerRequest {
+    /// The request in the control socket's words, for a refusal's line: "next", "goto 2",
+    /// "load" (its Swift name, "nextItem", or a load's whole playlist, meant nothing to a user).
+    var said: String {
+        switch self {
+        case .nextItem: return "next"
+        case .previousItem: return "previous"
+        case .goto(let index, _): return "goto \(index)"
+        case .load: return "load"
+        case .playOnce(_, _, let trigger?): return "trigger '\(trigger.name)'"
+        case .playOnce: return "play_item_once"
+        default: return "\(self)"
         }
     }
 }
