@@ -20,12 +20,14 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
     private var wanted = false
 
     package init(config: ContentSyncConfig, logger: Logger) {
+        let problems = ProblemsBox()
         runner = ContentSyncRunner(config: config) { kind, line in
             switch kind {
-            case .problem: logger.warning("\(line)")
+            case .problem: if problems.shouldSay(line) { logger.warning("\(line)") }
             case .news: logger.notice("\(line)")
             }
         }
+        self.problemsBox = problems
         interval = max(1, config.interval.seconds)
     }
 
@@ -57,6 +59,8 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
                                    storeFreeBytes: runner.store.freeBytes().map(Double.init))
     }
 
+    private let problemsBox: ProblemsBox
+
     private func loop(switched: @Sendable () -> Void, logger: Logger) {
         // Behind the decoders and the presenter: hashing and writing 2 GB on a 2-core box at
         // the same priority as playback dropped 10 frames in 60 s (Benchmarks/content_sync.py
@@ -74,6 +78,10 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
             lock.withLock { wanted = false }
             if case .switched = runner.runOnce(shouldStop: { [thread] in thread.shouldStop }) {
                 switched()
+            }
+            if let gone = problemsBox.endPass() {
+                let said = gone == 1 ? "the one said before is gone" : "the \(gone) said before are gone"
+                logger.notice("content sync: no problem in this pass; \(said)")
             }
             let wallStart = Date().timeIntervalSince1970, start = MonotonicClock().now()
             runner.statusBox.update { $0.nextCheck = Int64(wallStart + interval) }
@@ -93,4 +101,14 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
             }
         }
     }
+}
+
+/// `RepeatedProblems` for the runner's log callback and the pass loop (one thread, a lock all
+/// the same: the callback is a closure the runner may call from another).
+private final class ProblemsBox: @unchecked Sendable {
+    // Safe to share: `problems` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var problems = RepeatedProblems()
+    func shouldSay(_ line: String) -> Bool { lock.withLock { problems.shouldSay(line) } }
+    func endPass() -> Int? { lock.withLock { problems.endPass() } }
 }
