@@ -9,7 +9,7 @@ import KioskMedia
 /// time falls in. The item's `end` (its duration) cuts the last pass as a trim does.
 extension ItemPipeline {
     /// The loop the item's `duration` asks for, as many times as the file says it plays (a GIF's
-    /// loop count, an APNG's num_plays: `AnimationPlays`), read from its first bytes once.
+    /// loop count, an APNG's num_plays: `AnimationPlays`), read from its first 256 KB once.
     func fileLoop() -> AnimationLoop? {
         guard var loop = plan.animationLoop else { return nil }
         if animationPlays == nil { animationPlays = Self.plays(ofFile: plan.source) }

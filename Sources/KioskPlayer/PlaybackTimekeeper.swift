@@ -161,7 +161,6 @@ final class PlaybackTimekeeper {
         clock.observeAudio(heard, atHost: host, afterGap: afterGap)
     }
 
-    /// AVPlayer's volume times the item's own level from kiosk.conf; mute on top.
     /// A seamless seam: the outgoing item's end (`.endReached`, said with `endingIndex` at the
     /// time it ended), `rebase` (the clock turned to the next item), then `advance`. The clock
     /// stops and starts as at any end; the status the watchers hear changes only where it is
@@ -177,6 +176,7 @@ final class PlaybackTimekeeper {
         }
     }
 
+    /// AVPlayer's volume times the item's own level from kiosk.conf; mute on top.
     func applyVolume() {
         guard let audio else { return }
         let item = items.current?.entry.item

@@ -23,4 +23,18 @@ import Testing
         said = [problems.shouldSay("a: 404")]
         #expect(said == [true], "back after a good pass: said again")
     }
+
+    @Test func libcurlsTimingsDoNotMakeALineNew() {
+        var problems = RepeatedProblems()
+        let first = problems.shouldSay("u: Failed to connect to h port 443 after 3 ms: Couldn't connect to server; the current set plays on")
+        let stall = problems.shouldSay("f: stalled (Operation timed out after 10001 milliseconds with 512 out of 2048 bytes received)")
+        _ = problems.endPass()
+        let again = problems.shouldSay("u: Failed to connect to h port 443 after 0 ms: Couldn't connect to server; the current set plays on")
+        let stallAgain = problems.shouldSay("f: stalled (Operation timed out after 10002 milliseconds with 900 out of 2048 bytes received)")
+        let otherPort = problems.shouldSay("u: Failed to connect to h port 8443 after 1 ms: Couldn't connect to server; the current set plays on")
+        let otherStatus = problems.shouldSay("m: HTTP 503; the current set plays on")
+        #expect(first && stall && !again && !stallAgain)
+        #expect(otherPort && otherStatus, "a port or a status is not a timing")
+        #expect(RepeatedProblems.withoutTimings("HTTP 404 after 5 ms") == "HTTP 404 after N ms")
+    }
 }

@@ -11,9 +11,26 @@ public struct RepeatedProblems: Sendable {
     public init() {}
 
     /// Whether `line`, found in this pass, is to be said (the pass before did not say it).
+    /// Lines are compared without the timings libcurl writes into its errors ("after 3 ms",
+    /// "after 10001 milliseconds with 512 bytes received"), which differ at every attempt;
+    /// every other number (a status, a size, a count) still makes a line new.
     public mutating func shouldSay(_ line: String) -> Bool {
-        now.insert(line)
-        return !before.contains(line)
+        let steady = Self.withoutTimings(line)
+        now.insert(steady)
+        return !before.contains(steady)
+    }
+
+    /// `line` with the attempt's timings and the bytes it got so far replaced by "N".
+    static func withoutTimings(_ line: String) -> String {
+        var words = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        for index in words.indices where !words[index].isEmpty && words[index].allSatisfy(\.isASCII) && words[index].allSatisfy(\.isNumber) {
+            let previous = index > 0 ? words[index - 1] : ""
+            let next = index + 1 < words.count ? words[index + 1] : ""
+            let timing = previous == "after" && (next.hasPrefix("ms") || next.hasPrefix("milliseconds") || next.hasPrefix("seconds"))
+            let received = (previous == "with" || previous == "of") && (next.hasPrefix("bytes") || next == "out")
+            if timing || received { words[index] = "N" }
+        }
+        return words.joined(separator: " ")
     }
 
     /// The pass is over. The number of problems the pass before had, when this one had none

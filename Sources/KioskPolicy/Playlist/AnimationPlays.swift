@@ -8,7 +8,8 @@ public enum AnimationPlays: Sendable, Equatable {
     case forever
     case times(Int)
 
-    /// From a GIF's first bytes (its header to its first picture; a 64 KB read holds it).
+    /// From a GIF's first bytes (its header to its first picture; the 256 KB read holds it). A
+    /// Netscape block after the first picture (rare; browsers find it there) is not looked for.
     /// What cannot be read as a GIF is `forever`: the loop the duration asked for, as before.
     public static func ofGIF(_ bytes: [UInt8]) -> AnimationPlays {
         guard bytes.count >= 13, bytes.starts(with: Array("GIF8".utf8)) else { return .forever }
