@@ -62,8 +62,9 @@ extension ConfigWalker {
         }
     }
 
-    /// DRM's own limit on a framebuffer side; beyond it a size is a typo.
-    static let largestFrameSide = 16384
+    /// DRM's own limit on a framebuffer side; beyond it a size is a typo (the command line's
+    /// `--size` and headless screens are held to the same one).
+    static let largestFrameSide = DisplaySpec.largestSide
 
     /// The display's own mode syntax (`ModeRequest`), with a bound on the sides.
     static func parseMode(_ text: String) -> DisplayConfig.Mode? {

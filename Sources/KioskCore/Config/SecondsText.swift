@@ -6,6 +6,8 @@ import Foundation
 enum SecondsText {
     /// Nine fraction digits at most: the timescale 10^9 still fits MediaTime's Int32.
     static let maximumFractionDigits = 9
+    /// Seconds at most (exclusive), however written: past ~1e14 MediaTime's ticks overflow.
+    static let bound = 1e12
 
     static func parse(_ text: String) -> MediaTime? {
         var body = Substring(text.replacingOccurrences(of: "_", with: ""))
@@ -13,7 +15,7 @@ enum SecondsText {
         if body.first == "-" || body.first == "+" { negative = body.first == "-"; body = body.dropFirst() }
         if body.contains(where: { $0 == "e" || $0 == "E" }) {
             guard let value = Double(text.replacingOccurrences(of: "_", with: "")), value.isFinite,
-                  abs(value) < 1e12 else { return nil }
+                  abs(value) < bound else { return nil }
             return MediaTime(seconds: value, timescale: 1_000)
         }
         let parts = body.split(separator: ":", omittingEmptySubsequences: false)
@@ -30,7 +32,7 @@ enum SecondsText {
         guard !overflow1 else { return nil }
         let (total, overflow2) = scaledWhole.addingReportingOverflow(fraction)
         // The same bound as an exponent's, whichever way it is written (999999999999:00:00 too).
-        guard !overflow2, Double(total) / Double(scale) < 1e12 else { return nil }
+        guard !overflow2, Double(total) / Double(scale) < bound else { return nil }
         return MediaTime(value: negative ? -total : total, timescale: Int32(scale))
     }
 
