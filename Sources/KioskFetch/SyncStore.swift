@@ -136,13 +136,17 @@ public struct SyncStore: Sendable {
             let building = final + ".building"
             removeTree(building)
             try Self.makeDirectory(building)
-            for (position, file) in manifest.files.enumerated() {
-                let slot = PathTextJoin.join(building, SyncStoreLayout.slotName(position))
+            for file in manifest.files {
+                let slot = PathTextJoin.join(building, SyncStoreLayout.slotName(forFile: file.name))
                 try Self.makeDirectory(slot)
                 let target = PathTextJoin.join(slot, file.name)
                 guard link(layout.object(file.sha256), target) == 0 else { throw SyncStoreError(target, "cannot link the object") }
                 if let title = file.title { Self.writeText(title, to: PathTextJoin.join(slot, SyncStoreLayout.titleFileName)) }
                 Self.syncDirectory(slot)
+            }
+            let order = manifest.files.map { SyncStoreLayout.slotName(forFile: $0.name) + "\n" }.joined()
+            do { try AtomicFile.write(order, to: PathTextJoin.join(building, SyncStoreLayout.orderFileName)) } catch {
+                throw SyncStoreError(building, "cannot write the set's order")
             }
             Self.syncDirectory(building)
             guard rename(building, final) == 0 else { throw SyncStoreError(building, "cannot rename the new set") }

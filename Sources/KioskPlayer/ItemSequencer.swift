@@ -111,7 +111,7 @@ final class ItemSequencer {
                 // the next item's; the clock stops and starts again as at any end, but playing
                 // goes on playing for the watchers, as AVQueuePlayer's (a dashboard fed by the
                 // events showed "waiting, no item to play" at every seam).
-                time.seam(endingIndex: outgoing?.index, advancingTo: .advanced(to: next.reference, duration: next.duration)) {
+                time.seam(ending: outgoing, advancingTo: .advanced(to: next.reference, duration: next.duration)) {
                     time.clock.rebase(from: seam, to: Swift.max(next.plan.start, first.pts))
                 }
                 next.hasReportedReady = true
@@ -123,7 +123,7 @@ final class ItemSequencer {
                 // Not ready yet (or a skip): the last picture stays up until the first frame.
                 // An item that played to its end (a seam the next item was not prepared for,
                 // an insert giving the loop back) ended: its observers hear so before the next.
-                if seam != nil { time.apply(.endReached) }
+                if seam != nil { time.apply(.endReached, ended: time.whereItEnded(outgoing)) }
                 // Until its first frame, the item's time is where it begins (its resume point),
                 // not the time the clock had in the item before: `get time` read an override's
                 // 0.93 s for the loop item coming back at 2.0 s. Before the state's change, which

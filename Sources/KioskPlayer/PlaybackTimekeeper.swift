@@ -165,9 +165,9 @@ final class PlaybackTimekeeper {
     /// time it ended), `rebase` (the clock turned to the next item), then `advance`. The clock
     /// stops and starts as at any end; the status the watchers hear changes only where it is
     /// not what it was before (playing stays playing, without "waiting, no item to play").
-    func seam(endingIndex: Int?, advancingTo advance: PlaybackInput, rebase: () -> Void) {
+    func seam(ending outgoing: ActiveItem?, advancingTo advance: PlaybackInput, rebase: () -> Void) {
         let before = (state.timeControlStatus, state.reasonForWaitingToPlay)
-        apply(.endReached, ended: (endingIndex, currentTime), quietStatus: true)
+        apply(.endReached, ended: whereItEnded(outgoing), quietStatus: true)
         rebase()
         apply(advance, quietStatus: true)
         let after = (state.timeControlStatus, state.reasonForWaitingToPlay)
@@ -187,9 +187,19 @@ final class PlaybackTimekeeper {
     }
 
     /// Where the current item is, trimmed start at 0; zero while nothing plays.
-    var currentTime: MediaTime {
-        guard let item = items.current else { return .zero }
+    var currentTime: MediaTime { time(in: items.current) }
+
+    /// Where the clock stands in `item`, counted from its trimmed start: at a seam the current
+    /// item is already the incoming one while the clock still runs in the outgoing one's time.
+    func time(in item: ActiveItem?) -> MediaTime {
+        guard let item else { return .zero }
         return Swift.max(.zero, clock.mediaTime(atHost: MonotonicClock.hostTime()) - item.plan.start)
+    }
+
+    /// The index and time an outgoing item's `.itemEnded` is said with (its own, not the
+    /// incoming item's); nil, the current item's, when nothing went out.
+    func whereItEnded(_ outgoing: ActiveItem?) -> (index: Int?, time: MediaTime)? {
+        outgoing.map { ($0.index, time(in: $0)) }
     }
 
     /// What the overlay shows the player as; nil while nothing plays.

@@ -79,10 +79,7 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
             if case .switched = runner.runOnce(shouldStop: { [thread] in thread.shouldStop }) {
                 switched()
             }
-            if let gone = problemsBox.endPass() {
-                let said = gone == 1 ? "the one said before is gone" : "the \(gone) said before are gone"
-                logger.notice("content sync: no problem in this pass; \(said)")
-            }
+            if let gone = problemsBox.endPass() { logger.notice("content sync: \(RepeatedProblems.goneLine(gone))") }
             let wallStart = Date().timeIntervalSince1970, start = MonotonicClock().now()
             runner.statusBox.update { $0.nextCheck = Int64(wallStart + interval) }
             // Sleeps in tenths of a second: a stop or a sync_now ends the wait. The interval is
@@ -110,5 +107,5 @@ private final class ProblemsBox: @unchecked Sendable {
     private let lock = NSLock()
     private var problems = RepeatedProblems()
     func shouldSay(_ line: String) -> Bool { lock.withLock { problems.shouldSay(line) } }
-    func endPass() -> Int? { lock.withLock { problems.endPass() } }
+    func endPass() -> RepeatedProblems.Gone? { lock.withLock { problems.endPass() } }
 }

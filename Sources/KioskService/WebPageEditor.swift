@@ -29,7 +29,7 @@ struct WebPageEditor: Sendable {
         guard let pageFile, let data = FileManager.default.contents(atPath: pageFile) else {
             return .success(Current(tag: PagePlaylist.tag(of: [])))
         }
-        guard let contents = PagePlaylist.contents(ofText: String(decoding: data, as: UTF8.self)) else {
+        guard let contents = PagePlaylist.contents(ofText: String(decoding: data, as: UTF8.self), syncDirectory: syncDirectory()) else {
             return .failure(Refusal(response: WebReply.error(500, "\(pageFile) is not a file the page can show; fix it or remove it")))
         }
         return .success(Current(items: contents.items, schedule: contents.schedule, tag: PagePlaylist.tag(of: data)))
@@ -42,13 +42,23 @@ struct WebPageEditor: Sendable {
         case .success(let now):
             if let items = now.items { return answer(.array(items.map(\.controlValue)), key: "items", source: "page", tag: now.tag) }
             do {
-                let config = try ConfigLoader.load(path: configPath)
-                return answer(.array(PagePlaylist.entries(of: config.items).map(\.controlValue)), key: "items", source: "kiosk.conf",
-                              tag: now.tag)
+                return answer(.array(try configEntries().map(\.controlValue)), key: "items", source: "kiosk.conf", tag: now.tag)
             } catch {
                 return WebReply.error(500, "\(error)")
             }
         }
+    }
+
+    /// kiosk.conf's default playlist as the page shows it, with the options it does not edit.
+    private func configEntries() throws(ConfigError) -> [PagePlaylistEntry] {
+        let config = try ConfigLoader.load(path: configPath)
+        let text = (try? String(contentsOfFile: configPath, encoding: .utf8)) ?? ""
+        return PagePlaylist.entries(of: config.items, kept: PageItemOptions.keptPerItem(ofConfigText: text))
+    }
+
+    /// The content sync store kiosk.conf names (a page file's `sync: true` entry shows it).
+    private func syncDirectory() -> String {
+        (try? ConfigLoader.load(path: configPath))?.sync.content.directory ?? ContentSyncConfig.defaultDirectory
     }
 
     /// `GET /api/v1/schedule/entries`: the page's entries, inserts and screen windows, else
@@ -77,7 +87,10 @@ struct WebPageEditor: Sendable {
     func replacePlaylist(body: [UInt8], ifMatch: String?) -> HTTPResponse {
         replace(body: body, ifMatch: ifMatch) { value, now in
             switch PagePlaylist.entries(from: value) {
-            case .success(let items): return .success(Current(items: items, schedule: now.schedule, tag: now.tag))
+            case .success(let items):
+                // The options the page does not edit stay with their entries (a save dropped them).
+                let before = now.items ?? ((try? configEntries()) ?? [])
+                return .success(Current(items: PageItemOptions.carrying(items, from: before), schedule: now.schedule, tag: now.tag))
             case .failure(let error): return .failure(error)
             }
         }

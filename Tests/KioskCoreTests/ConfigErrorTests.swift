@@ -60,6 +60,11 @@ let configErrorTable: [ConfigErrorCase] = [
                     fragment: "fallback image '/srv/kiosk/slate.png' in item 1 does not exist; expected the path of an image (PNG, JPEG)"),
     ConfigErrorCase(name: "latency too long", yaml: "items:\n  - path: srt://cam:9000\n    latency: 30\n", line: 3, column: 14,
                     fragment: "'latency' in item 1 is 30.0 s; expected at most 10 seconds"),
+    // Two letters swapped, the commonest typo, is one edit: one line, not a second "no items".
+    ConfigErrorCase(name: "items with two letters swapped", yaml: "itmes:\n  - a.mp4\n", line: 1, column: 1,
+                    fragment: "unknown key 'itmes' in the file; expected one of: display, audio, input, playback, overlay, control, logging, items, playlists, schedule, triggers, usb, mqtt, sync, displays, audio_track, layers, metrics, overrides, alerts, web (did you mean 'items'?)"),
+    ConfigErrorCase(name: "swapped letters in playback", yaml: "playback:\n  gravtiy: fill\n" + items, line: 2, column: 3,
+                    fragment: "(did you mean 'gravity'?)"),
     ConfigErrorCase(name: "typo in control", yaml: "control:\n  sockets: none\n" + items, line: 2, column: 3,
                     fragment: "(did you mean 'socket'?)"),
     ConfigErrorCase(name: "typo in overlay", yaml: "overlay:\n  hide_afer: 2\n" + items, line: 2, column: 3,

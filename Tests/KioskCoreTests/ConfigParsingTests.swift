@@ -216,6 +216,21 @@ struct ConfigParsingTests {
         #expect(SecondsText.parse(text) == expected)
     }
 
+    /// YAML 1.1 reads a plain 1:30 as the number 90 but 0:30, 00:04 and 0:00:05 as strings,
+    /// which were refused ("is the string '0:30'; expected seconds > 0 (like 10, 2.5 or 1:30)").
+    @Test(arguments: [("0:30", 30.0), ("00:04", 4), ("0:00:05", 5), ("1:30", 90), ("0:04.5", 4.5)])
+    func plainClockFormsAreSeconds(_ text: String, _ seconds: Double) throws {
+        let files = FakeFileSystem(files: ["/srv/kiosk/a.mp4"])
+        let config = try ConfigLoader.parse(text: "items:\n  - {path: a.mp4, start: \(text)}\n", fileName: "kiosk.conf",
+                                            baseDirectory: "/srv/kiosk", fileSystem: files)
+        #expect(config.items.first?.start?.seconds == seconds)
+        // Quoted, it is still the string it says it is (as a quoted "2" for a rate).
+        #expect(throws: ConfigError.self) {
+            try ConfigLoader.parse(text: "items:\n  - {path: a.mp4, start: \"\(text)\"}\n", fileName: "kiosk.conf",
+                                   baseDirectory: "/srv/kiosk", fileSystem: files)
+        }
+    }
+
     @Test(arguments: ["", "abc", "1:60", "1:2:3:4", "0.1234567891", "1..2", ".inf", "1e400", "99999999999999:00",
                       "999999999999:00:00", "1000000000000", "1e12"])
     func badSeconds(_ text: String) {
@@ -240,9 +255,18 @@ struct ConfigParsingTests {
     }
 
     @Test(arguments: [("gravty", " (did you mean 'gravity'?)"), ("Gravity", " (did you mean 'gravity'?)"),
-                      ("start_pause", " (did you mean 'start_paused'?)"), ("xyz", "")])
+                      ("start_pause", " (did you mean 'start_paused'?)"), ("xyz", ""),
+                      ("lopo", " (did you mean 'loop'?)"), ("raet", " (did you mean 'rate'?)"), ("opol", "")])
     func suggestions(_ typo: String, _ expected: String) {
         #expect(suggestion(for: typo, among: ["loop", "gravity", "start_paused", "rate"]) == expected)
+    }
+
+    @Test func aSwapOfNeighboursIsOneEdit() {
+        #expect(editDistance("itmes", "items") == 1)
+        #expect(editDistance("ab", "ba") == 1)
+        #expect(editDistance("abc", "ca") == 3)   // a swap is of neighbours, not a reordering
+        #expect(editDistance("kitten", "sitting") == 3)
+        #expect(editDistance("", "abc") == 3 && editDistance("abc", "") == 3)
     }
 
     @Test func equallyNearSuggestionsPreferTheSharedBeginning() {

@@ -95,6 +95,7 @@ struct ContentSyncConfigTests {
         #expect(config.sync.content.publicKey == .file("/srv/kiosk/keys/k.pub"))
     }
 
+    /// A set made before the order file: numbered folders, in natural order.
     @Test func aSyncEntryExpandsToTheCurrentSetInManifestOrder() {
         let store = "/var/lib/kiosk/sync"
         let current = store + "/current"
@@ -107,6 +108,20 @@ struct ContentSyncConfigTests {
         #expect(expansion.entries.map(\.media) == [.file(current + "/0001/lobby.mp4"), .file(current + "/0002/b.mp4"),
                                                    .file(current + "/0010/z.png")])
         #expect(expansion.entries.map(\.title) == ["lobby.mp4", "Spring offer", "z.png"])
+        #expect(expansion.diagnostics.isEmpty)
+    }
+
+    /// Sets since the order file: a folder per file named as it, in `.order`'s order; a folder
+    /// the order does not name (touched by hand) follows in natural order, a name it lists that
+    /// is gone is passed over, and a last line cut off (no newline) is not read.
+    @Test func aSetsOrderFileGivesTheManifestOrder() {
+        let current = "/var/lib/kiosk/sync/current"
+        let names = ["zoo.mp4", "b.mp4", "extra.png", "A.mp4"]
+        var fileSystem = FakeFileSystem(files: names.map { current + "/\($0)/\($0)" } + [current + "/.order"])
+        fileSystem.contents[current + "/.order"] = Array("zoo.mp4\ngone.mp4\nb.mp4\nzoo.mp4\nA.mp".utf8)
+        let item = ItemConfig(source: .synced("/var/lib/kiosk/sync"), location: SourceLocation(file: "kiosk.conf", line: 2, column: 5))
+        let expansion = PlaylistExpander(fileSystem: fileSystem).expand([item])
+        #expect(expansion.entries.map(\.title) == ["zoo.mp4", "b.mp4", "A.mp4", "extra.png"])
         #expect(expansion.diagnostics.isEmpty)
     }
 

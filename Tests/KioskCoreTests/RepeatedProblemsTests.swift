@@ -15,9 +15,13 @@ import Testing
         }
         said = [problems.shouldSay("a: 404"), problems.shouldSay("c: cannot connect")]
         end = problems.endPass()
-        #expect(said == [false, true] && end == nil, "a new problem is said at once")
+        #expect(said == [false, true], "a new problem is said at once")
+        // The one of two fixed is said gone while the other stays (nothing said so before).
+        #expect(end == RepeatedProblems.Gone(lines: ["b: sha256 is x, not y"], remaining: 2))
+        #expect(end.map(RepeatedProblems.goneLine) == "no longer found: 'b: sha256 is x, not y'; 2 problems remain")
         end = problems.endPass()
-        #expect(end == 2, "a pass without problems says the two before are gone")
+        #expect(end == RepeatedProblems.Gone(lines: ["a: 404", "c: cannot connect"], remaining: 0))
+        #expect(end.map(RepeatedProblems.goneLine) == "no problem in this pass; the 2 said before are gone")
         end = problems.endPass()
         #expect(end == nil, "and only once")
         said = [problems.shouldSay("a: 404")]
@@ -36,5 +40,11 @@ import Testing
         #expect(first && stall && !again && !stallAgain)
         #expect(otherPort && otherStatus, "a port or a status is not a timing")
         #expect(RepeatedProblems.withoutTimings("HTTP 404 after 5 ms") == "HTTP 404 after N ms")
+        // Gone, it is quoted as first said.
+        _ = problems.endPass()
+        #expect(problems.shouldSay("u: Failed to connect to h port 443 after 7 ms: Couldn't connect to server; the current set plays on") == false)
+        #expect(problems.endPass()?.lines == ["f: stalled (Operation timed out after 10001 milliseconds with 512 out of 2048 bytes received)",
+                                              "u: Failed to connect to h port 8443 after 1 ms: Couldn't connect to server; the current set plays on",
+                                              "m: HTTP 503; the current set plays on"])
     }
 }

@@ -47,7 +47,7 @@ struct SyncStoreTests {
         let expansion = PlaylistExpander().expand([ItemConfig(source: .synced(store.layout.directory),
                                                                location: SourceLocation(file: "k", line: 1, column: 1))])
         #expect(expansion.entries.map(\.title) == ["zebra.mp4", "apple.mp4"])
-        let first = try String(contentsOfFile: store.layout.current + "/0001/zebra.mp4", encoding: .utf8)
+        let first = try String(contentsOfFile: store.layout.current + "/zebra.mp4/zebra.mp4", encoding: .utf8)
         #expect(first == "second")
     }
 
@@ -76,13 +76,32 @@ struct SyncStoreTests {
         #expect(store.names(in: store.layout.directory).sorted() == ["current", "objects", "partial", "sets"])
     }
 
+    /// The clip on screen keeps its path through `current` when a switch removes a file before
+    /// it or reorders the set, so the player's reload keeps it playing (numbered folders
+    /// renumbered: the reload saw it removed and cut it).
+    @Test func aFileKeptByASwitchKeepsItsPathAndThePlayerKeepsPlayingIt() throws {
+        let a = try object("leaves"), b = try object("on screen")
+        let item = ItemConfig(source: .synced(store.layout.directory), location: SourceLocation(file: "k", line: 1, column: 1))
+        try store.switchTo(SyncManifest(files: [named(a, "a.mp4"), named(b, "b.mp4")]))
+        let before = PlaylistExpander().expand([item]).entries
+        var cursor = PlaylistCursor(entries: before, loopMode: .playlist)
+        _ = cursor.jump(to: 1)
+        let c = try object("arrives")   // fetched by the next pass (a switch removes what its set does not use)
+        try store.switchTo(SyncManifest(files: [named(c, "c.mp4"), named(b, "b.mp4")].reversed()))
+        let after = PlaylistExpander().expand([item]).entries
+        #expect(after.map(\.title) == ["b.mp4", "c.mp4"])   // the manifest's order, not the names'
+        #expect(after[0].media == before[1].media)
+        #expect(cursor.replace(entries: after) == .keptCurrent(0))
+        #expect(try String(contentsOfFile: store.layout.current + "/b.mp4/b.mp4", encoding: .utf8) == "on screen")
+    }
+
     @Test func aSwitchWithAnObjectMissingFailsAndLeavesCurrent() throws {
         let a = try object("there")
         let id = try store.switchTo(SyncManifest(files: [named(a, "a.mp4")]))
         let missing = SyncManifestFile(name: "b.mp4", url: "http://h/b", size: 1, sha256: String(repeating: "1", count: 64))
         #expect(throws: SyncStoreError.self) { try store.switchTo(SyncManifest(files: [named(a, "a.mp4"), missing])) }
         #expect(store.currentSetID() == id)
-        #expect(try String(contentsOfFile: store.layout.current + "/0001/a.mp4", encoding: .utf8) == "there")
+        #expect(try String(contentsOfFile: store.layout.current + "/a.mp4/a.mp4", encoding: .utf8) == "there")
     }
 
     @Test func aTornPartialWithoutItsValidatorStartsAgainFromZero() throws {

@@ -78,8 +78,10 @@ import Testing
     @Test func anItemThatEndsAtASeamEndsAtItsOwnTime() throws {
         // Two 1.5 s clips; the second is prepared ahead, so the first ends at a seamless seam,
         // where the clock turns to the second's time: its end was reported at 0.0 (CI's bed).
+        // The second is trimmed to start at 1.0 s: a's end was counted from b's start (0.5 s).
         let a = try PlaylistProgramEngineTests.entry("seam-end-a.mp4", seconds: 1.5)
-        let b = try PlaylistProgramEngineTests.entry("seam-end-b.mp4", seconds: 1.5)
+        var b = try PlaylistProgramEngineTests.entry("seam-end-b.mp4", seconds: 2.5)
+        b.item.start = MediaTime(value: 1, timescale: 1)
         let events = Events()
         let player = try QueuePlayer(output: HeadlessDisplay(size: PixelSize(width: 320, height: 240)),
                                      playlist: PlaylistCursor(entries: [a, b], loopMode: .playlist),

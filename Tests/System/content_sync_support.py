@@ -62,7 +62,10 @@ class Box:
     def played(self):
         """The current set as the playlist lists it: (name, bytes) in order."""
         current = self.store / "current"
-        return [(file.name, file.read_bytes()) for slot in sorted(current.iterdir()) for file in slot.iterdir()]
+        # A folder per file, named as it; `.order` lists them in the manifest's order.
+        order = (current / ".order").read_text().splitlines()
+        assert sorted(order) == sorted(p.name for p in current.iterdir() if p.is_dir()), order
+        return [(file.name, file.read_bytes()) for slot in order for file in (current / slot).iterdir()]
 
     def partials(self):
         folder = self.store / "partial"

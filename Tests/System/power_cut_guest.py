@@ -81,6 +81,9 @@ def state() -> str:
     current = target()
     lines = [f"current {current}"]
     if (STORE / "current").is_dir():
+        order = STORE / "current" / ".order"
+        if order.is_file():
+            lines.append("order " + json.dumps(order.read_text()))
         for slot in sorted(p for p in (STORE / "current").iterdir()):
             for file in sorted(slot.iterdir()) if slot.is_dir() else []:
                 if file.is_file():

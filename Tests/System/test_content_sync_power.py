@@ -20,7 +20,7 @@ guest reads the link every 5 ms: the switch's last steps, the clean-up, the ETag
 after). After each cut, on the host: the journal is replayed on a copy of the image (what the next
 mount does; `e2fsck -n` alone on an image with an unreplayed journal reports the differences the
 journal is there to fix, exit 4) and `e2fsck -n -f` of that copy must exit 0; and the next
-state-N.txt must show a whole set: `current` names a set whose files are, slot by slot, exactly
+state-N.txt must show a whole set: `current` names a set whose files, in its `.order`, are exactly
 the names and sha256s of the set current before the cut or of the one being synced. Cycle 0 syncs
 set 0 uncut (the first old set, and the sync's length); a last cycle only looks. Every wait is for
 a file the guest writes.
@@ -92,9 +92,12 @@ def write_set(work: Path, n: int):
 
 
 def read_state(path: Path):
-    current, files, partials, rest = None, [], [], ""
+    current, files, partials, rest, order = None, [], [], "", None
     for line in path.read_text().splitlines():
         word, _, value = line.partition(" ")
+        if word == "order":
+            order = json.loads(value)
+            continue
         if word == "after-cut":
             # A file the guest wrote and fsynced after the cut (power_cut_guest.py): never kept.
             assert value == "no", f"{path.name}: a write made after the cut reached the disk: the cut held nothing back"
@@ -107,17 +110,20 @@ def read_state(path: Path):
             partials.append(value)
         else:
             rest = line
-    return current, files, partials, rest
+    return current, (files, order), partials, rest
 
 
 def whole_set(current, files, manifests):
     """Which set `current` holds whole (its number), or None."""
-    if not current or not current.startswith("sets/"):
+    files, order = files
+    if not current or not current.startswith("sets/") or order is None or not order.endswith("\n"):
+        return None   # a set is made whole before `current` names it: its `.order` too, to its last line
+    # A folder per file, named as it, in `.order`'s order (the manifest's).
+    by_slot = {slot_name.split("/", 1)[0]: (slot_name.split("/", 1)[1], sha) for slot_name, sha in files}
+    names = order.splitlines()
+    if len(by_slot) != len(files) or sorted(names) != sorted(by_slot) or any(by_slot[n][0] != n for n in names):
         return None
-    listed = [(slot_name.split("/", 1)[1], sha) for slot_name, sha in files]
-    slots = [slot_name.split("/", 1)[0] for slot_name, _ in files]
-    if slots != [f"{n:04d}" for n in range(1, len(files) + 1)]:
-        return None
+    listed = [by_slot[n] for n in names]
     for name, wanted in manifests.items():
         if listed == wanted:
             return name

@@ -93,3 +93,53 @@ def test_kiosk_run_plays_the_set_and_sync_now_switches_to_a_new_one(tmp_path):
     assert switched, output
     # News, not a problem (issue 34, 7): logged at notice level, never as a warning.
     assert all(" notice " in line and " warning " not in line for line in switched), switched
+
+
+def test_a_switch_that_keeps_the_clip_on_screen_lets_it_play_on(tmp_path):
+    """A new set without the file before the one on screen: the clip on screen is in the new set
+    too and plays on to its end (the store's folders were numbered by position, so the reload
+    saw it removed and cut it)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from control_client import ControlClient
+    root = tmp_path / "www"
+    (root / "media").mkdir(parents=True)
+    make_clip(root / "media" / "a.mp4", 1.0, "testsrc2")
+    make_clip(root / "media" / "b.mp4", 8.0, "smptebars")
+    with Server(root, "--etag") as server:
+        make_manifest(root, server.url("media/"))
+        box = Box(tmp_path, server.url("manifest.json"), interval=600)
+        control = tmp_path / "ctl.sock"
+        box.config.write_text("input: {enabled: false}\nplayback: {loop: playlist}\n" + box.config.read_text())
+        process = subprocess.Popen([str(KIOSK), "run", "--config", str(box.config), "--display", "headless:320x240",
+                                    "--audio", "none", "--control-socket", str(control), "--duration", "60"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            client = None
+            while client is None:
+                assert process.poll() is None and time.monotonic() < deadline, "no control socket"
+                try:
+                    client = ControlClient(control, timeout=10)
+                except (FileNotFoundError, ConnectionRefusedError):
+                    time.sleep(0.05)
+            client.ok("observe", "status")
+            client.wait_for_event(lambda e: e.get("event") == "item_started" and e.get("path") == "b.mp4", timeout=30)
+            (root / "media" / "a.mp4").unlink()
+            make_manifest(root, server.url("media/"))
+            before = client.ok("get", "time")
+            client.ok("sync_now")
+            client.wait_for_event(lambda e: e.get("event") == "sync_switched" and e["files"] == 1, timeout=15)
+            time.sleep(1.0)
+            after = client.ok("get", "time")
+            assert client.ok("get", "playlist_count") == 1
+            events = client.events
+            since = min(i for i, e in enumerate(events) if e.get("event") == "item_started" and e.get("path") == "b.mp4")
+            items = [e for e in events[since:] if e.get("event") in ("item_started", "item_ended")]
+            assert len(items) == 1, f"b was cut at the switch: {items}"
+            assert events[since]["item"] == 1, events[since]
+            assert after > before, f"b went back from {before} to {after} s at the switch"
+            client.close()
+        finally:
+            process.terminate()
+            output = process.communicate(timeout=20)[0]
+    assert "content sync: switched to set" in output, output

@@ -150,7 +150,10 @@ extension ConfigWalker {
     func readItems(_ node: Node?, root: Node, baseDirectory: String,
                    fileSystem: any PlaylistFileSystem) -> [ItemConfig] {
         guard let node else {
-            report(root, "no items: there is no 'items' list (nor 'playlists.default'); expected \(Self.expectedItems)")
+            // "itmes:" was said as a near miss of 'items'; "no items" on top was a second line.
+            if !misspelledKeys.contains("items") {
+                report(root, "no items: there is no 'items' list (nor 'playlists.default'); expected \(Self.expectedItems)")
+            }
             return []
         }
         return readItemList(node, listName: "items", baseDirectory: baseDirectory, fileSystem: fileSystem)

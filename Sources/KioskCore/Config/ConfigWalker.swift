@@ -29,6 +29,9 @@ final class ConfigWalker {
     private(set) var diagnostics: [ConfigDiagnostic] = []
     /// The content sync store, known before the items are read: `- sync: true` lists it.
     var syncDirectory = ContentSyncConfig.defaultDirectory
+    /// The keys an unknown key was taken for a near miss of ("itmes: did you mean 'items'?"):
+    /// a check that the key is missing stays quiet about it (one line for one typo).
+    private(set) var misspelledKeys: Set<String> = []
 
     init(fileName: String, ignoredKeys: Set<TextPosition>) {
         self.fileName = fileName
@@ -72,8 +75,10 @@ final class ConfigWalker {
                 continue
             }
             guard allowedKeys.contains(key) else {
+                let near = nearMiss(for: key, among: allowedKeys)
+                if let near { misspelledKeys.insert(near) }
                 report(keyNode, "unknown key '\(key)' in \(name); expected one of: "
-                       + allowedKeys.joined(separator: ", ") + suggestion(for: key, among: allowedKeys))
+                       + allowedKeys.joined(separator: ", ") + (near.map { " (did you mean '\($0)'?)" } ?? ""))
                 continue
             }
             section.set(key, value, keyNode: keyNode)
@@ -164,7 +169,10 @@ final class ConfigWalker {
         guard let node = section[key] else { return nil }
         let type = plainType(node)
         let bound = allowingMinimum ? ">= \(formatted(minimum.seconds))" : "> \(formatted(minimum.seconds))"
-        guard type == "int" || type == "float", let scalar = node.scalar,
+        // A plain 0:30 is a string to YAML 1.1 (its sexagesimal numbers start with 1-9, so 1:30
+        // was a number and 0:30, 00:04 were refused); a plain m:ss or h:mm:ss is seconds here.
+        let clockForm = node.scalar.map { $0.style == .plain && $0.string.contains(":") } ?? false
+        guard type == "int" || type == "float" || clockForm, let scalar = node.scalar,
               let value = SecondsText.parse(scalar.string),
               allowingMinimum ? value >= minimum : value > minimum else {
             report(node, "'\(key)' in \(section.name) is \(describe(node)); expected seconds \(bound) "
@@ -237,6 +245,11 @@ final class ConfigWalker {
 /// " (did you mean 'gravity'?)" when one of `candidates` is a near miss of `text`. Among
 /// equally near ones the longest shared beginning wins ("fil" is 'fill', not 'fit').
 func suggestion(for text: String, among candidates: [String]) -> String {
+    nearMiss(for: text, among: candidates).map { " (did you mean '\($0)'?)" } ?? ""
+}
+
+/// The candidate `text` is a near miss of, if any (`suggestion`'s choice).
+func nearMiss(for text: String, among candidates: [String]) -> String? {
     let lowered = text.lowercased()
     var best: (name: String, distance: Int, sharedPrefix: Int)?
     for candidate in candidates {
@@ -246,14 +259,17 @@ func suggestion(for text: String, among candidates: [String]) -> String {
         if let current = best, (current.distance, -current.sharedPrefix) <= (distance, -shared) { continue }
         best = (candidate, distance, shared)
     }
-    return best.map { " (did you mean '\($0.name)'?)" } ?? ""
+    return best?.name
 }
 
-/// Levenshtein distance: insertions, deletions and substitutions of characters.
+/// Edit distance: insertions, deletions, substitutions and swaps of two neighbours (the
+/// optimal string alignment distance), so the commonest typo, "itmes", is one edit from
+/// "items", not two.
 func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a), b = Array(b)
     guard !a.isEmpty else { return b.count }
     guard !b.isEmpty else { return a.count }
+    var beforePrevious = [Int](repeating: 0, count: b.count + 1)
     var previous = Array(0...b.count)
     var current = [Int](repeating: 0, count: b.count + 1)
     for i in 1...a.count {
@@ -261,8 +277,11 @@ func editDistance(_ a: String, _ b: String) -> Int {
         for j in 1...b.count {
             let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
             current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                current[j] = min(current[j], beforePrevious[j - 2] + 1)
+            }
         }
-        swap(&previous, &current)
+        (beforePrevious, previous, current) = (previous, current, beforePrevious)
     }
     return previous[b.count]
 }

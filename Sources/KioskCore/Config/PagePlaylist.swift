@@ -17,6 +17,11 @@ public struct PagePlaylistEntry: Sendable, Equatable {
     public var duration: Double?
     public var gravity: VideoGravity?
     public var enabled = true
+    /// kiosk.conf's other options of the item (volume, trim, loop...), which the page does not
+    /// edit: kept through its saves (`PageItemOptions`), never taken from what it sends.
+    public var kept: [KeptItemOption] = []
+    /// A `sync: true` entry: the path the page shows is the store's; the file says `sync: true`.
+    var isSynced: Bool { kept.contains { $0.key == "sync" } }
 
     public struct CardStyle: Sendable, Equatable {
         public var color: String?
@@ -125,7 +130,7 @@ public enum PagePlaylist {
         if let entries {
             lines.append("items:")
             for entry in entries {
-                var fields = [entry.text.map { "text: \(quoted($0))" } ?? "path: \(quoted(entry.path))"]
+                var fields = entry.isSynced ? [] : [entry.text.map { "text: \(quoted($0))" } ?? "path: \(quoted(entry.path))"]
                 for key in PagePlaylistEntry.CardStyle.keys {
                     if let value = entry.style[key] { fields.append("\(key): \(quoted(value))") }
                 }
@@ -133,6 +138,7 @@ public enum PagePlaylist {
                 if let duration = entry.duration { fields.append("duration: \(ControlValue.number(duration).json)") }
                 if let gravity = entry.gravity { fields.append("gravity: \(gravity.rawValue)") }
                 if !entry.enabled { fields.append("enabled: false") }
+                fields += entry.kept.map { "\($0.key): \($0.yaml)" }
                 lines.append("  - {\(fields.joined(separator: ", "))}")
             }
         }
@@ -156,7 +162,9 @@ public enum PagePlaylist {
 
     /// What a page file holds, as the page shows it: its items (disabled ones too) and schedule,
     /// each nil where the file has none. Nil when the text is not YAML of that shape.
-    public static func contents(ofText text: String) -> (items: [PagePlaylistEntry]?, schedule: PageSchedule?)? {
+    /// `syncDirectory`: the store a `sync: true` entry shows as its path.
+    public static func contents(ofText text: String, syncDirectory: String = ContentSyncConfig.defaultDirectory)
+        -> (items: [PagePlaylistEntry]?, schedule: PageSchedule?)? {
         guard let root = try? Yams.compose(yaml: text), let map = root.mapping else { return nil }
         var items: [PagePlaylistEntry]?
         if let node = map["items"] {
@@ -169,11 +177,13 @@ public enum PagePlaylist {
                 }
                 guard let map = node.mapping else { return nil }
                 let text = map["text"]?.scalar?.string
-                guard let path = map["path"]?.scalar?.string ?? (text == nil ? nil : "") else { return nil }
+                let synced = map["sync"] != nil ? writtenPath(of: .synced(syncDirectory)) : nil
+                guard let path = map["path"]?.scalar?.string ?? synced ?? (text == nil ? nil : "") else { return nil }
                 var entry = PagePlaylistEntry(path: path, title: map["title"]?.scalar?.string, duration: map["duration"]?.float,
                                               gravity: map["gravity"]?.scalar.flatMap { VideoGravity(name: $0.string) },
                                               enabled: map["enabled"]?.bool ?? true)
                 entry.text = text
+                entry.kept = PageItemOptions.kept(of: map)
                 for key in PagePlaylistEntry.CardStyle.keys { entry.style[key] = map[key]?.scalar?.string }
                 entries.append(entry)
             }
@@ -182,9 +192,11 @@ public enum PagePlaylist {
         return (items, PageSchedule.read(map["schedule"], power: map["display"]?.mapping?["power"]))
     }
 
-    /// The entries of kiosk.conf's own default playlist, for a page that has written none yet.
-    public static func entries(of items: [ItemConfig]) -> [PagePlaylistEntry] {
-        items.map { item in
+    /// The entries of kiosk.conf's own default playlist, for a page that has written none yet,
+    /// with the options the page does not edit (`kept`, one list per item) where known.
+    public static func entries(of items: [ItemConfig], kept: [[KeptItemOption]]? = nil) -> [PagePlaylistEntry] {
+        let kept = kept?.count == items.count ? kept : nil
+        return items.enumerated().map { index, item in
             var entry = PagePlaylistEntry(path: Self.writtenPath(of: item.source), title: item.title,
                                           duration: item.duration?.seconds, gravity: item.gravity)
             if case .card(let card) = item.source {
@@ -194,6 +206,8 @@ public enum PagePlaylist {
                                     background: card.background == TextCard.defaultBackground ? nil : card.background.written,
                                     size: card.size?.written)
             }
+            entry.kept = kept?[index] ?? []
+            if case .synced = item.source, !entry.isSynced { entry.kept.append(KeptItemOption(key: "sync", yaml: "true")) }
             return entry
         }
     }
@@ -227,6 +241,7 @@ public enum PagePlaylist {
                               fileSystem: any PlaylistFileSystem = LocalFileSystem()) throws(ConfigError) -> KioskConfig {
         let document = YAMLDocumentComposer.compose(text, fileName: fileName)
         let walker = ConfigWalker(fileName: fileName, ignoredKeys: document.ignoredKeys)
+        walker.syncDirectory = config.sync.content.directory   // `sync: true` lists kiosk.conf's store
         var items: [ItemConfig]?
         var schedule: ScheduleConfig?
         var power: [ScheduleWindow]?

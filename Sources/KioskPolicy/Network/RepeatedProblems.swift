@@ -5,10 +5,19 @@
 /// problem is said at once; the first pass without any says so, in one line. Pure: the service's
 /// thread feeds it.
 public struct RepeatedProblems: Sendable {
-    private var before: Set<String> = []
-    private var now: Set<String> = []
+    /// The pass before's problems and this pass's, by their steady form (`withoutTimings`), with
+    /// the line as first said, in the order found.
+    private var before: [(steady: String, line: String)] = []
+    private var now: [(steady: String, line: String)] = []
 
     public init() {}
+
+    /// What a pass ended without: the lines the pass before said that this one did not find,
+    /// and how many problems remain.
+    public struct Gone: Sendable, Equatable {
+        public var lines: [String]
+        public var remaining: Int
+    }
 
     /// Whether `line`, found in this pass, is to be said (the pass before did not say it).
     /// Lines are compared without the timings libcurl writes into its errors ("after 3 ms",
@@ -16,8 +25,13 @@ public struct RepeatedProblems: Sendable {
     /// every other number (a status, a size, a count) still makes a line new.
     public mutating func shouldSay(_ line: String) -> Bool {
         let steady = Self.withoutTimings(line)
-        now.insert(steady)
-        return !before.contains(steady)
+        if let known = before.first(where: { $0.steady == steady }) {
+            if !now.contains(where: { $0.steady == steady }) { now.append(known) }
+            return false
+        }
+        if now.contains(where: { $0.steady == steady }) { return false }   // twice in one pass
+        now.append((steady, line))
+        return true
     }
 
     /// `line` with the attempt's timings and the bytes it got so far replaced by "N".
@@ -33,10 +47,21 @@ public struct RepeatedProblems: Sendable {
         return words.joined(separator: " ")
     }
 
-    /// The pass is over. The number of problems the pass before had, when this one had none
-    /// (then "they are gone" is worth a line); nil otherwise.
-    public mutating func endPass() -> Int? {
+    /// The pass is over: what went since the pass before (worth a line: the one fixed of two
+    /// problems was never said gone while the other stayed); nil when nothing went.
+    public mutating func endPass() -> Gone? {
         defer { before = now; now = [] }
-        return now.isEmpty && !before.isEmpty ? before.count : nil
+        let gone = before.filter { old in !now.contains { $0.steady == old.steady } }.map(\.line)
+        return gone.isEmpty ? nil : Gone(lines: gone, remaining: now.count)
+    }
+
+    /// The line a service logs for `gone`: "no problem in this pass; the 2 said before are
+    /// gone", or, while others remain, the one that went, quoted.
+    public static func goneLine(_ gone: Gone) -> String {
+        if gone.remaining == 0 {
+            return "no problem in this pass; " + (gone.lines.count == 1 ? "the one said before is gone" : "the \(gone.lines.count) said before are gone")
+        }
+        let left = gone.remaining == 1 ? "1 problem remains" : "\(gone.remaining) problems remain"
+        return "no longer found: " + gone.lines.map { "'\($0)'" }.joined(separator: ", ") + "; \(left)"
     }
 }

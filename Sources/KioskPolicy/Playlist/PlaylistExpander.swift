@@ -189,8 +189,8 @@ public struct PlaylistExpander: Sendable {
         return "'\(path)' has no media file ready yet: '\(name)'\(more) still being written (or empty); played once settled"
     }
 
-    /// The files of the store's `current` set: one numbered folder per file, in manifest order,
-    /// holding it under its manifest name (so titles are the names, and the order is kept).
+    /// The files of the store's `current` set: one folder per file, in manifest order (the set's
+    /// `.order`), holding it under its manifest name (so titles are the names).
     func syncedMedia(_ store: String) -> ([MediaReference], String?) {
         let current = SyncStoreLayout(directory: store).current
         guard fileSystem.kind(ofItemAt: current) == .directory,
@@ -198,13 +198,38 @@ public struct PlaylistExpander: Sendable {
             return ([], "no synced set in '\(store)' yet; skipped until a sync completes")
         }
         var files: [String] = []
-        for slot in NaturalOrder.sorted(slots.filter { !$0.hasPrefix(".") }) {
+        for slot in Self.ordered(slots.filter { !$0.hasPrefix(".") }, by: orderLines(in: current)) {
             let folder = PathText.join(current, slot)
             guard let names = try? fileSystem.contentsOfDirectory(atPath: folder) else { continue }
             files += names.filter(isMediaName).sorted().map { PathText.join(folder, $0) }
         }
         guard !files.isEmpty else { return ([], "the synced set in '\(store)' holds no media files; skipped") }
         return (files.map(MediaReference.file), nil)
+    }
+
+    /// The lines of a set's `.order` (nil without one: a set made before it), read in pieces up
+    /// to 4 MiB (16,000 names of 255 bytes); what a cut-off last line holds is left out.
+    func orderLines(in set: String) -> [String]? {
+        let path = PathText.join(set, SyncStoreLayout.orderFileName)
+        var bytes: [UInt8] = []
+        while bytes.count < 4 << 20 {
+            let piece = fileSystem.bytes(atPath: path, offset: bytes.count, count: 64 << 10)
+            bytes += piece
+            if piece.count < 64 << 10 { break }
+        }
+        guard !bytes.isEmpty else { return nil }
+        var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        lines.removeLast()   // after the last newline: empty, or a line cut off
+        return lines.map(String.init)
+    }
+
+    /// The set's folders in the order file's order; folders it does not name (none, unless the
+    /// set was touched by hand) after them in natural order, as all are without an order file.
+    static func ordered(_ slots: [String], by order: [String]?) -> [String] {
+        let present = Set(slots)
+        var seen = Set<String>()
+        let named = (order ?? []).filter { present.contains($0) && seen.insert($0).inserted }
+        return named + NaturalOrder.sorted(slots.filter { !seen.contains($0) })
     }
 
     /// A synced file's title from its manifest (`.title` beside it in its slot folder); it wins

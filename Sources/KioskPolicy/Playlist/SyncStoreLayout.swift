@@ -3,9 +3,10 @@
 ///     objects/<sha256>             whole, verified files, named by their hash
 ///     partial/<sha256>             a download under way (bytes so far)
 ///     partial/<sha256>.validator   the ETag or Last-Modified it was fetched with (for If-Range)
-///     sets/<id>/0001/<name>        one set: numbered folders keep the manifest's order, each holds
-///                                  a hard link to an object under the file's manifest name, and
-///                                  `.title` when the manifest gives the file a title
+///     sets/<id>/<name>/<name>      one set: a folder per file, named as the file (a manifest names
+///                                  each file once), holding a hard link to its object under that
+///                                  name, and `.title` when the manifest gives the file a title
+///     sets/<id>/.order             the folders' names in the manifest's order, one per line
 ///     current -> sets/<id>         the set that plays, swapped by rename(2) of a symlink
 ///     manifest.etag                the manifest's ETag, for If-None-Match
 ///     lock                         flock(2)ed by the pass under way (`kiosk run`'s or `kiosk sync`'s)
@@ -28,12 +29,12 @@ public struct SyncStoreLayout: Sendable, Equatable {
     public func validator(_ sha256: String) -> String { PathText.join(partials, sha256 + ".validator") }
     public func set(_ id: String) -> String { PathText.join(sets, id) }
 
-    /// The folder of the file at `position` (0-based) in a set: "0001", "0002"... (natural order
-    /// sorts them right past 9999 too).
     public static let titleFileName = ".title"
+    public static let orderFileName = ".order"
 
-    public static func slotName(_ position: Int) -> String {
-        let digits = String(position + 1)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
+    /// The folder of a set's file: its manifest name, the same in every set that has the file, so
+    /// a switch to a set that still has the clip on screen leaves its path, and the clip, playing
+    /// (numbered folders renumbered at each removal, and a watched folder's diff cut the clip).
+    /// Sets made before the order file had numbered folders ("0001"...): read in natural order.
+    public static func slotName(forFile name: String) -> String { name }
 }
