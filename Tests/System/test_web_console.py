@@ -36,7 +36,7 @@ def kiosk(tmp_path_factory):
     config.write_text("# the operator's own words\ndisplay: {output: headless}\naudio: {device: none}\ninput: {enabled: false}\n"
                       f"logging: {{proof_of_play: {directory / 'plays.jsonl'}}}\n"
                       "schedule:\n  entries:\n    - {name: night, playlist: default, days: daily, from: '02:00', to: '03:00'}\n"
-                      f"items:\n  - {{path: {second}, title: {json.dumps(TITLE)}}}\n  - {first}\n"
+                      f"items:\n  - {{path: {second}, title: {json.dumps(TITLE)}, volume: 60, start: 0:00.5}}\n  - {first}\n"
                       "layers: [{text: {text: Setup, name: setup}}]\n"
                       f"web: {{listen: '127.0.0.1:{port}', page_file: {directory / 'page-playlist.yaml'}, splash_layer: setup}}\n")
     written = config.read_bytes()
@@ -185,6 +185,9 @@ def test_playlist_edits_are_checked_never_overwrite_and_leave_kiosk_conf_alone(k
         tag = answer["etag"]
         if edit == 0:
             reversed_tag = tag   # the tag of a list that is no longer the file's
+            # The options the page does not show stay with their item (a save dropped them).
+            moving = [line for line in page_file.read_text().splitlines() if "moving.mp4" in line]
+            assert len(moving) == 1 and "volume: 60" in moving[0] and "start: 0:00.5" in moving[0], moving
     assert kiosk["config"].read_bytes() == kiosk["written"]
     # A second browser holding the first tag is told, not obeyed.
     status, answer = put({"items": [items[0]]}, reversed_tag)
