@@ -143,9 +143,11 @@ package final class CapPoller: AlertControl, @unchecked Sendable {
         switch action {
         case .show(let notice):
             logger.notice("alerts: CAP alert \(notice.key) (\(notice.severity.rawValue)\(notice.event.map { ", \($0)" } ?? "")) on screen")
-            if let refusal = desk.startAlert(notice.key.description, override: config.override, expires: Double(notice.expires)) {
+            if let refusal = desk.startAlert(notice.key.description, override: config.override, expires: Double(notice.expires),
+                                             replacing: notice.replaces.map(\.description)) {
                 logger.warning("alerts: CAP alert \(notice.key): \(refusal)")
             }
+            shown.removeAll { notice.replaces.contains($0.key) }
             let words = [notice.headline ?? notice.event, notice.text].compactMap { $0 }.joined(separator: ": ")
             shown.append((notice.key, words.isEmpty ? "Alert" : words, notice.expires))
         case .end(let key, let why):

@@ -151,16 +151,21 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
     }
 
     /// An alert (`CapPoller`) puts `override` on screen as `id` (its key) until `expires`
-    /// (seconds since 1970) or `endAlert`; nil when it was taken, else why not.
-    package func startAlert(_ id: String, override name: String, expires: Double) -> String? {
+    /// (seconds since 1970) or `endAlert`; nil when it was taken, else why not. An update ends
+    /// the alerts it `replacing` in the same turn, after it took their place: the screen goes
+    /// from the one to the other, never through the playlist.
+    package func startAlert(_ id: String, override name: String, expires: Double, replacing: [String] = []) -> String? {
         lock.withLock {
+            let why = replacing.isEmpty ? "replaced by \(id)" : "updated by \(id)"
             guard let override = table.override(named: name), !override.entries.isEmpty else {
+                for old in replacing { apply(book.cancel(old), why: why) }
                 return "override '\(name)' has nothing to play"
             }
             let now = Self.monotonic()
             let entry = OverrideBook<Held>.Entry(id: id, priority: override.config.priority,
                                                  expires: now + (expires - Date().timeIntervalSince1970), payload: .named(name))
-            apply(book.start(entry, at: now), why: "replaced by \(id)")
+            apply(book.start(entry, at: now), why: why)
+            for old in replacing { apply(book.cancel(old), why: why) }
             lock.broadcast()
             return nil
         }

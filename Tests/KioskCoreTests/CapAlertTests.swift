@@ -170,14 +170,28 @@ struct CapAlertBookTests {
         let update = try alerts(capAlert(id: "u1", sent: "2026-11-26T10:05:00-05:00", type: "Update",
                                          references: original.key.description))[0]
         let updated = book.take([update], now: now + 300)
-        #expect(updated.count == 2)
-        #expect(updated.first == .end(original.key, why: "updated by \(update.key)"))
+        // One step: the update shows and names what it replaces (ended first, the playlist came
+        // back between the two).
+        #expect(updated.count == 1)
         guard case .show(let notice)? = updated.last else { Issue.record("\(updated)"); return }
-        #expect(notice.key == update.key)
+        #expect(notice.key == update.key && notice.replaces == [original.key])
+        #expect(book.active == [update.key])
         let cancel = try alerts(capAlert(id: "c1", sent: "2026-11-26T10:10:00-05:00", type: "Cancel",
                                          references: "other,x,2026-11-26T09:00:00-05:00 \(update.key)"))
         #expect(book.take(cancel, now: now + 600) == [.end(update.key, why: "cancelled by \(cancel[0].key)")])
         #expect(book.active.isEmpty)
+    }
+
+    @Test func anUpdateThatIsNotShownStillEndsWhatItUpdates() throws {
+        var book = CapAlertBook(filter: .init())
+        let original = try alerts(capAlert())[0]
+        _ = book.take([original], now: now)
+        let update = try alerts(capAlert(id: "u2", sent: "2026-11-26T10:05:00-05:00", type: "Update",
+                                         references: original.key.description))[0]
+        // Past its end when it comes: not shown, and the alert it updates is over all the same.
+        let late = book.take([update], now: now + 10 * 86_400)
+        #expect(late.first == .end(original.key, why: "updated by \(update.key)"))
+        #expect(late.count == 2 && book.active.isEmpty, "\(late)")
     }
 
     @Test func aCancelBeforeItsAlertKeepsTheAlertOff() throws {

@@ -80,6 +80,24 @@ import Testing
         #expect(summary(sink.requests).suffix(2) == ["end", "alert hide"])
     }
 
+    /// An Update takes its alert's place in one step: the playlist never comes back between
+    /// them (it did for a frame, and proof of play logged an interrupted play).
+    @Test func anUpdateReplacesItsAlertWithoutThePlaylistBetween() {
+        let server = Server()
+        let sink = RecordingRequests()
+        let (poller, _) = make(server, sink: sink)
+        let key = "s@example,one,2026-11-26T10:00:00-05:00"
+        server.set("https://a.example/cap.atom", "<feed>\(Self.alert("one"))</feed>")
+        poller.poll()
+        server.set("https://a.example/cap.atom", "<feed>\(Self.alert("one"))\(Self.alert("u", type: "Update", references: key))</feed>")
+        poller.poll()
+        #expect(summary(sink.requests) == ["show \(key)", "alert text Fire in hall B: Use the east exit", "alert show",
+                                          "show s@example,u,2026-11-26T10:00:00-05:00"])
+        server.set("https://a.example/cap.atom", "<feed>\(Self.alert("c", type: "Cancel", references: "s@example,u,2026-11-26T10:00:00-05:00"))</feed>")
+        poller.poll()
+        #expect(summary(sink.requests).suffix(2) == ["end", "alert hide"], "the update ends at its own Cancel")
+    }
+
     @Test func aFeedThatOnlyLinksHasItsAlertsFetchedAndABrokenOneChangesNothing() {
         let server = Server()
         let sink = RecordingRequests()

@@ -38,6 +38,9 @@ public struct CapAlertBook: Sendable, Equatable {
         public var severity: CapAlert.Severity
         /// Seconds since 1970, UTC.
         public var expires: Int64
+        /// The alerts this one updates that were on: it takes their place in one step (ended
+        /// first, the playlist came back between the two for a frame and a proof-of-play line).
+        public var replaces: [CapAlert.Key] = []
     }
 
     public enum Action: Sendable, Equatable {
@@ -80,12 +83,14 @@ public struct CapAlertBook: Sendable, Equatable {
             return [.note("\(name): status \(alert.status.rawValue), not shown")]
         }
         var actions: [Action] = []
+        var replaced: [CapAlert.Key] = []
         switch alert.messageType {
         case .ack, .error:
             return [.note("\(name): msgType \(alert.messageType.rawValue), nothing to show")]
         case .cancel, .update:
             for reference in alert.references {
                 if active.remove(reference) != nil {
+                    replaced.append(reference)
                     actions.append(.end(reference, why: "\(alert.messageType == .cancel ? "cancelled" : "updated") by \(alert.key)"))
                 } else {
                     // Not shown (yet): an original arriving after its Cancel stays unshown.
@@ -103,10 +108,10 @@ public struct CapAlertBook: Sendable, Equatable {
             return actions + [.note("\(name): \(refusal(alert)), not shown")]
         }
         active.insert(alert.key)
-        actions.append(.show(Notice(key: alert.key, event: info.event, headline: info.headline,
-                                    text: info.instruction ?? info.description, severity: info.severity,
-                                    expires: info.expires ?? expires ?? now + filter.defaultDuration)))
-        return actions
+        // An update shown ends what it updates itself (`replaces`); one not shown ends it above.
+        return [.show(Notice(key: alert.key, event: info.event, headline: info.headline,
+                             text: info.instruction ?? info.description, severity: info.severity,
+                             expires: info.expires ?? expires ?? now + filter.defaultDuration, replaces: replaced))]
     }
 
     private func passes(_ info: CapAlert.Info) -> Bool {
