@@ -84,7 +84,9 @@ struct CtlCommand: ParsableCommand {
     }
 
     static func absolute(_ source: String) -> String {
-        if source.hasPrefix("/") || source.contains("://") { return source }
+        // An empty source stays empty, for kiosk to refuse ("source 1 is empty"): made
+        // absolute, it was the working directory, and `load ""` played every file in it.
+        if source.isEmpty || source.hasPrefix("/") || source.contains("://") { return source }
         return FileManager.default.currentDirectoryPath + "/" + source
     }
 }

@@ -128,6 +128,17 @@ struct WebGuardTests {
         #expect(!page.contains("<script>") && page.contains("<script src=\"/app.js\" defer>"))
     }
 
+    /// Each id once on a page: the header's "next: ..." and the Next button shared one, and the
+    /// header's grey style made the button look disabled.
+    @Test func theConsolesIdsAreUnique() throws {
+        for page in [WebPages.console(csrf: "t", title: "x"), WebPages.login()] {
+            let ids = try Regex(#"\bid="([^"]+)""#)
+            let found = page.matches(of: ids).map { String($0.output[1].substring ?? "") }
+            #expect(!found.isEmpty)
+            #expect(Set(found).count == found.count, "repeated: \(found.filter { id in found.filter { $0 == id }.count > 1 })")
+        }
+    }
+
     @Test func onlyTheLoginAndItsStyleAreOpen() {
         #expect(WebRoute.allCases.filter(\.isPublic) == [.login, .style])
         #expect(WebRoute(path: "/api/v1/command")?.methods == ["POST"])

@@ -408,6 +408,14 @@ def test_ctl_watch_prints_events(kiosk):
 def test_load_replaces_the_playlist(kiosk, clips):
     result = ctl(kiosk, "load", "nothing-here.mp4", cwd=clips[0].parent)
     assert result.returncode == 1 and "nothing to play" in result.stderr
+    # An empty source is refused as kiosk refuses it, not made the working directory (which
+    # played every clip in it).
+    client = kiosk.client()
+    before = client.ok("get", "playlist_count")
+    result = ctl(kiosk, "load", "b.mp4", "", cwd=clips[0].parent)
+    assert result.returncode == 1 and "source 2 is empty" in result.stderr, (result.stdout, result.stderr)
+    assert client.ok("get", "playlist_count") == before
+    client.close()
     result = ctl(kiosk, "load", "b.mp4", cwd=clips[0].parent)   # relative to ctl's directory
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["playlist_count"] == 1

@@ -77,8 +77,8 @@ def main():
         wait.until(lambda b: b.find_element(By.ID, "now").get_attribute("textContent") == title)
         seen["title_shown"] = browser.find_element(By.ID, "now").get_attribute("textContent")
         # While it plays, the header says the other item comes next (the status's "next").
-        wait.until(lambda b: b.find_element(By.ID, "next").get_attribute("textContent").startswith("next: "))
-        seen["next_shown"] = browser.find_element(By.ID, "next").get_attribute("textContent")
+        wait.until(lambda b: b.find_element(By.ID, "upcoming").get_attribute("textContent").startswith("next: "))
+        seen["next_shown"] = browser.find_element(By.ID, "upcoming").get_attribute("textContent")
         try:
             browser.switch_to.alert
             seen["alert_opened"] = True

@@ -50,7 +50,7 @@ public enum WebAssets {
         const status = await (await fetch("/api/v1/status", {credentials: "same-origin"})).json();
         fill(document.getElementById("status"), status);
         document.getElementById("now").textContent = status.title || "";
-        document.getElementById("next").textContent = status.next ? "next: " + status.next : "";
+        document.getElementById("upcoming").textContent = status.next ? "next: " + status.next : "";
         const volume = document.getElementById("volume");
         if (document.activeElement !== volume && typeof status.volume === "number") volume.value = status.volume;
         const health = await fetch("/api/v1/command", {
@@ -374,7 +374,7 @@ public enum WebAssets {
     body { font-family: sans-serif; margin: 0; background: #f4f4f4; color: #111; }
     header { display: flex; gap: 1em; align-items: center; padding: 0.5em 1em; background: #222; color: #fff; }
     header h1 { font-size: 1.2em; margin: 0; }
-    #next { color: #bbb; }
+    #upcoming { color: #bbb; }
     header form { margin-left: auto; }
     main { padding: 1em; display: grid; gap: 1em; grid-template-columns: repeat(auto-fit, minmax(18em, 1fr)); }
     main.login { max-width: 24em; margin: 3em auto; display: block; }

@@ -31,7 +31,7 @@ public enum WebPages {
     /// script's first refresh.
     public static func console(csrf: String, title: String?) -> String {
         page(title: "kiosk", csrf: csrf, body: """
-        <header><h1>kiosk</h1><span id="now">\(WebForm.html(title ?? ""))</span><span id="next"></span>
+        <header><h1>kiosk</h1><span id="now">\(WebForm.html(title ?? ""))</span><span id="upcoming"></span>
         <form method="post" action="/logout"><input type="hidden" name="csrf" value="\(WebForm.html(csrf))">
         <button type="submit" id="logout">Log out</button></form></header>
         <main>
