@@ -130,6 +130,22 @@ struct CapAlertReadingTests {
         #expect(CapTime.seconds("2026-11-26T10:00:00") == nil, "CAP requires the zone")
         #expect(CapTime.seconds("2026-13-01T00:00:00Z") == nil)
         #expect(CapTime.seconds("soon") == nil)
+        // Days a month does not have (2026-11-31 was read as December 1st).
+        #expect(CapTime.seconds("2026-11-31T10:00:00Z") == nil)
+        #expect(CapTime.seconds("2026-02-29T10:00:00Z") == nil && CapTime.seconds("1900-02-29T10:00:00Z") == nil)
+        #expect(CapTime.seconds("2024-02-29T00:00:00Z") != nil && CapTime.seconds("2026-12-31T00:00:00Z") != nil)
+        #expect(CapTime.seconds("2026-12-31T25:00:00Z") == nil)
+    }
+
+    /// An `<expires>` that is not a time: the alert still shows (for the default duration), and
+    /// one line says why it lasts that long (it was silent).
+    @Test func anUnreadableExpiryIsSaidAndTheAlertStillShows() throws {
+        let document = try read(capAlert(id: "x1", expires: "2026-12-31T25:00:00+00:00"))
+        #expect(document.alerts.count == 1 && document.alerts[0].infos[0].expires == nil)
+        #expect(document.problems == ["alert 1 (x1): <expires> 2026-12-31T25:00:00+00:00 is not a CAP date and time; "
+                                      + "shown for the default duration"])
+        let sentBad = try read(capAlert(id: "x2", sent: "2026-11-31T10:00:00+00:00"))
+        #expect(sentBad.alerts.isEmpty && sentBad.problems == ["alert 1 (x2): <sent> 2026-11-31T10:00:00+00:00 is not a CAP date and time"])
     }
 }
 

@@ -81,7 +81,10 @@ extension CapAlert {
         let alerts = root.descendants("alert")
         for (number, element) in alerts.enumerated() {
             do {
-                document.alerts.append(try alert(element))
+                var notes: [String] = []
+                document.alerts.append(try alert(element, notes: &notes))
+                let name = "alert \(number + 1)\(element.value("identifier").map { " (\($0))" } ?? "")"
+                document.problems += notes.map { "\(name): \($0)" }
             } catch {
                 document.problems.append("alert \(number + 1)\(element.value("identifier").map { " (\($0))" } ?? ""): \(error)")
             }
@@ -103,7 +106,9 @@ extension CapAlert {
         var description: String
     }
 
-    static func alert(_ element: BoundedXML.Element) throws -> CapAlert {
+    /// `notes`: what was wrong but did not keep it off the screen (an `<expires>` that is not a
+    /// time: shown for the default duration, said instead of silently so).
+    static func alert(_ element: BoundedXML.Element, notes: inout [String]) throws -> CapAlert {
         func required(_ name: String) throws -> String {
             guard let value = element.value(name) else { throw Unreadable(description: "no <\(name)>") }
             return value
@@ -125,7 +130,10 @@ extension CapAlert {
             info.event = block.value("event")
             info.urgency = block.value("urgency").flatMap(Urgency.init(rawValue:)) ?? .unknown
             info.severity = block.value("severity").flatMap(Severity.init(rawValue:)) ?? .unknown
-            info.expires = block.value("expires").flatMap(CapTime.seconds)
+            if let text = block.value("expires") {
+                info.expires = CapTime.seconds(text)
+                if info.expires == nil { notes.append("<expires> \(text) is not a CAP date and time; shown for the default duration") }
+            }
             info.headline = block.value("headline")
             info.description = block.value("description")
             info.instruction = block.value("instruction")
@@ -156,7 +164,8 @@ public enum CapTime {
               s[13] == UInt8(ascii: ":"), s[16] == UInt8(ascii: ":"),
               let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
               let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+              hour < 24, minute < 60, second < 61 else { return nil }
         var index = 19
         if index < s.count, s[index] == UInt8(ascii: ".") {   // fractions: not in CAP, seen in feeds
             index += 1
@@ -175,6 +184,15 @@ public enum CapTime {
         }
         guard index == s.count else { return nil }
         return daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+    }
+
+    /// 28 to 31: 2026-11-31 is not a day (it was read as December 1st).
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
