@@ -45,12 +45,16 @@ package final class CapPoller: AlertControl, @unchecked Sendable {
         self.logger = logger
         book = CapAlertBook(filter: config.filter)
         if let statePath, let text = try? String(contentsOfFile: statePath, encoding: .utf8) {
-            book.restore(text.split(separator: "\n").map(String.init))
+            let lines = text.split(separator: "\n").map(String.init)
+            book.restore(lines)
+            shown = Self.restoredWords(lines, active: book.active, now: Int64(Date().timeIntervalSince1970))
         }
     }
 
     package func start() {
         if let layer = config.textLayer { sink.send(.layer(name: layer, .hide)) }
+        // The words of an alert on at the last stop come back with its override (they stayed hidden).
+        showText()
         thread.start { [self] in
             while !thread.shouldStop {
                 poll()
@@ -184,7 +188,7 @@ package final class CapPoller: AlertControl, @unchecked Sendable {
 
     /// Written when it changed (a flash card is not worn by a quiet feed polled all year).
     private func save() {
-        let lines = book.exported
+        let lines = book.exported + shown.map { "shown\t\($0.key)\t\($0.expires)\t\(Self.escaped($0.text))" }
         guard let statePath, lines != saved else { return }
         do {
             try AtomicFile.write(lines.joined(separator: "\n"), to: statePath)
@@ -192,5 +196,21 @@ package final class CapPoller: AlertControl, @unchecked Sendable {
         } catch {
             sayOnce("alerts: cannot keep which alerts were shown across a restart: \(error)")
         }
+    }
+
+    /// The words shown, as `save` writes them after the book's lines ("shown", key, end, words
+    /// with %, tab and line breaks escaped): those of alerts still active and not yet over.
+    static func restoredWords(_ lines: [String], active: Set<CapAlert.Key>, now: Int64) -> [(key: CapAlert.Key, text: String, expires: Int64)] {
+        lines.compactMap { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 4, fields[0] == "shown", let key = CapAlert.Key(reference: fields[1]), active.contains(key),
+                  let expires = Int64(fields[2]), expires > now, let text = String(fields[3]).removingPercentEncoding else { return nil }
+            return (key, text, expires)
+        }
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\t", with: "%09")
+            .replacingOccurrences(of: "\n", with: "%0A").replacingOccurrences(of: "\r", with: "%0D")
     }
 }

@@ -152,6 +152,19 @@ import Testing
         #expect(first.requests.count == 3)
         let second = RecordingRequests()
         make(server, sink: second, statePath: path).0.poll()
-        #expect(second.requests.isEmpty, "shown before the restart: not again (the desk keeps what is on)")
+        // Shown before the restart: its override not again (the desk keeps what is on); its words
+        // are put back in the layer.
+        #expect(summary(second.requests) == ["alert text Fire in hall B: Use the east exit", "alert show"])
+        // Started again, the words of the alert still on come back with it (they stayed hidden).
+        let third = RecordingRequests()
+        let restarted = make(server, sink: third, statePath: path).0
+        restarted.start()
+        restarted.stop()
+        #expect(Array(summary(third.requests).prefix(3)) == ["alert hide", "alert text Fire in hall B: Use the east exit", "alert show"])
+        // Words with a tab, a line break and a % keep them through the file.
+        let words = "50%\toff\nnow"
+        #expect(CapPoller.restoredWords(["shown\ts@example,a,2026-11-26T10:00:00-05:00\t\(Int64.max)\t\(CapPoller.escaped(words))"],
+                                        active: [CapAlert.Key(sender: "s@example", identifier: "a", sent: "2026-11-26T10:00:00-05:00")],
+                                        now: 0).map(\.text) == [words])
     }
 }
