@@ -32,6 +32,8 @@ package final class CapPoller: AlertControl, @unchecked Sendable {
     /// so a feed that links the same alerts poll after poll costs one fetch each, not one a poll.
     private var readLinks: Set<String> = []
     static let maxLinks = 20
+    /// Overrides an operator cancelled, taken from the desk between polls (the poll thread's).
+    private var cancelledMeanwhile: [String] = []
     private let pushLock = NSLock()
     private var pushed: [CapAlert] = []
 
@@ -89,7 +91,8 @@ package final class CapPoller: AlertControl, @unchecked Sendable {
 
     /// Pushed alerts waiting, through the book (the poll thread; tests call it directly).
     package func takePushed() {
-        guard pushLock.withLock({ !pushed.isEmpty }) else { return }
+        cancelledMeanwhile += desk.takeCancelledAlerts()   // words leave within a tenth of a second too
+        guard pushLock.withLock({ !pushed.isEmpty }) || !cancelledMeanwhile.isEmpty else { return }
         act(on: [])
     }
 
@@ -127,7 +130,11 @@ package final class CapPoller: AlertControl, @unchecked Sendable {
             return pushed
         }
         for action in book.take(taken + fetched, now: now) { carryOut(action) }
-        shown.removeAll { $0.expires <= now }
+        // An alert an operator cancelled (`override_cancel`) is over: its words leave too.
+        let cancelled = Set(cancelledMeanwhile + desk.takeCancelledAlerts())
+        cancelledMeanwhile = []
+        for alert in shown where cancelled.contains(alert.key.description) { book.ended(alert.key) }
+        shown.removeAll { $0.expires <= now || cancelled.contains($0.key.description) }
         showText()
         save()
     }

@@ -28,6 +28,9 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
     private var stopping = false
     private var worker: WorkerThread?
     private var saveFailure: String?
+    /// Overrides an operator cancelled (`override_cancel`), for the alert poller to take its
+    /// alerts' words off the screen (`takeCancelledAlerts`).
+    private var cancelledAlerts: [String] = []
     private let sink: any PlayerRequestSink
     private let events: [any ServiceEventObserver]
     private let statePath: String?
@@ -176,16 +179,25 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
         lock.withLock { apply(book.cancel(id), why: why) }
     }
 
+    /// `override_cancel NAME` ends the override of that name, and also what alerts put on screen
+    /// with it (their ids are their CAP keys: `override_cancel evacuate` said "not on" while an
+    /// alert played evacuate); without a name, everything.
     package func cancel(_ name: String?) -> String? {
         lock.withLock {
-            guard let name else {
-                guard !book.entries.isEmpty else { return "no override is on" }
-                apply(book.cancelAll(), why: "cancelled")
-                return nil
-            }
-            guard book.entries.contains(where: { $0.id == name }) else { return "override '\(name)' is not on" }
-            apply(book.cancel(name), why: "cancelled")
+            let ids = book.entries.filter { entry in name.map { entry.id == $0 || entry.payload == .named($0) } ?? true }.map(\.id)
+            guard !ids.isEmpty else { return name.map { "override '\($0)' is not on" } ?? "no override is on" }
+            // Every id (the poller knows which are its alerts'), the last hundred when no poller takes them.
+            cancelledAlerts = Array((cancelledAlerts + ids).suffix(100))
+            for id in ids { apply(book.cancel(id), why: "cancelled") }
             return nil
+        }
+    }
+
+    /// The overrides cancelled by an operator since the last call (the alert poller's among them).
+    package func takeCancelledAlerts() -> [String] {
+        lock.withLock {
+            defer { cancelledAlerts = [] }
+            return cancelledAlerts
         }
     }
 

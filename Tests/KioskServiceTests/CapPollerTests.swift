@@ -98,6 +98,22 @@ import Testing
         #expect(summary(sink.requests).suffix(2) == ["end", "alert hide"], "the update ends at its own Cancel")
     }
 
+    /// `override_cancel evacuate` ends what an alert put on with evacuate (it said "not on": the
+    /// alert's override is named by its CAP key), and the alert's words leave with it.
+    @Test func cancellingTheOverrideByItsNameEndsTheAlertsAndTheirWords() {
+        let server = Server()
+        let sink = RecordingRequests()
+        let (poller, desk) = make(server, sink: sink)
+        server.set("https://a.example/cap.atom", "<feed>\(Self.alert("one"))</feed>")
+        poller.poll()
+        #expect(desk.cancel("evacuate") == nil)
+        #expect(desk.cancel("evacuate") == "override 'evacuate' is not on")
+        poller.takePushed()
+        #expect(Array(summary(sink.requests).suffix(2)) == ["end", "alert hide"])
+        poller.poll()   // the feed still holds it: acted on once, not shown again
+        #expect(Array(summary(sink.requests).suffix(2)) == ["end", "alert hide"])
+    }
+
     @Test func aFeedThatOnlyLinksHasItsAlertsFetchedAndABrokenOneChangesNothing() {
         let server = Server()
         let sink = RecordingRequests()
