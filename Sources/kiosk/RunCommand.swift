@@ -74,12 +74,13 @@ struct RunCommand: ParsableCommand {
         // left out until it is complete (FolderWatcher).
         let folders = FolderWatcher(settle: config.playback.settle.seconds, logger: logger)
         let notReady = folders.notReady(in: WatchedFolders.directories(of: config.items))
-        var entries = ConfigReading.entries(of: config, logger: logger, fileSystem: SettledFileSystem(hidden: notReady))
+        let defaultEntries = ConfigReading.entries(of: config, logger: logger, fileSystem: SettledFileSystem(hidden: notReady))
+        var entries = defaultEntries
         // Keys, zones and the control socket's `trigger NAME` (item N counts in the default playlist).
-        let triggers = LiveTriggers(TriggerWiring.resolve(config, defaultEntries: entries, logger: logger))
+        let triggers = LiveTriggers(TriggerWiring.resolve(config, defaultEntries: defaultEntries, logger: logger))
         var settings = PlayerSettings(config: config, overrides: overrides)
         // The schedule's first look picks the playlist the player starts with.
-        let scheduleRequests = ScheduleDriver.requests(for: config, defaultEntries: entries, logger: logger)
+        let scheduleRequests = ScheduleDriver.requests(for: config, defaultEntries: defaultEntries, logger: logger)
         let firstLook = ScheduleDriver.firstLook(settings.schedule, requests: scheduleRequests)
         entries = firstLook.entries
         let screens = try ScreenWiring.open(file, settings: &settings, logger: logger)
@@ -119,7 +120,9 @@ struct RunCommand: ParsableCommand {
         let gpio = GPIOTriggerWatcher(triggers: triggers, sink: player, logger: logger)
         gpio.start()
         defer { gpio.stop() }
-        let reloader = ConfigReloader(path: self.config, config: config, entries: entries, settings: settings,
+        // The default playlist, which a reload expands again and compares (the schedule's first
+        // pick made the first reload see "the folders' files changed" and send the schedule again).
+        let reloader = ConfigReloader(path: self.config, config: config, entries: defaultEntries, settings: settings,
                                       player: player, input: input, schedule: schedule, triggers: triggers,
                                       replaced: overrides.replacedParts, logger: logger, notReady: notReady)
         reloader.settleChanged = { folders.setSettle($0) }
@@ -148,7 +151,7 @@ struct RunCommand: ParsableCommand {
         }
         defer { cec?.stopWatchingTVPower() }
         // Overrides (`override NAME` from any source): one more source of the player's requests.
-        let overrideDesk = OverrideDesk(TriggerWiring.resolveOverrides(config, defaultEntries: entries, logger: logger),
+        let overrideDesk = OverrideDesk(TriggerWiring.resolveOverrides(config, defaultEntries: defaultEntries, logger: logger),
                                         sink: player, events: syncEvents, statePath: stateDir + "/overrides",
                                         logger: logger)
         reloader.overrides = overrideDesk

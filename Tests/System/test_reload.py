@@ -244,3 +244,48 @@ def test_playback_section_applies_live(playback_reload):
     first, last = rgb_rows(run["shots"][0])[2], rgb_rows(run["shots"][-1])[2]
     assert max(first[0]) < 40, "fit: the top row should be a black bar"
     assert min(last[0][0::3]) > 200 and max(last[0][1::3]) < 60, "fill: the top row should be red"
+
+
+def test_a_reload_under_a_schedule_says_only_what_changed(tmp_path):
+    """The schedule's first pick is not the default playlist: the first reload compared the two
+    and said "items (the folders' files changed)" and sent the schedule's display power again."""
+    for name in ("a.mp4", "b.mp4"):
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=2",
+                        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(tmp_path / name)], check=True)
+    conf, socket, log = tmp_path / "kiosk.conf", tmp_path / "ctl.sock", tmp_path / "kiosk.log"
+
+    def text(volume):
+        return (f"audio: {{device: none, volume: {volume}}}\ninput: {{enabled: false}}\ncontrol: {{socket: {socket}}}\n"
+                f"playlists:\n  default: [{tmp_path / 'a.mp4'}]\n  other: [{tmp_path / 'b.mp4'}]\n"
+                "schedule:\n  entries:\n    - {name: allday, playlist: other, days: daily, from: '00:00', to: '00:00'}\n")
+
+    def reloads(count, timeout=20):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = [line for line in log.read_text().splitlines() if "reloaded:" in line]
+            if len(found) >= count:
+                return found
+            assert process.poll() is None, log.read_text()
+            time.sleep(0.1)
+        raise AssertionError(f"{count} reloads expected: " + log.read_text())
+    conf.write_text(text(80))
+    with open(log, "w") as output:
+        process = subprocess.Popen([str(KIOSK), "run", "--config", str(conf), "--display", "headless:160x120",
+                                    "--state-dir", str(tmp_path / "state"), "--duration", "60"], stdout=output, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 20
+        while True:   # the schedule's playlist plays: the reloader is watching the file
+            title = subprocess.run([str(KIOSK), "ctl", "--socket", str(socket), "get", "title"], capture_output=True, text=True)
+            if title.stdout.strip() == "b.mp4":
+                break
+            assert time.monotonic() < deadline and process.poll() is None, (title, log.read_text())
+            time.sleep(0.1)
+        conf.write_text(text(70))
+        reloads(1)
+        conf.write_text(text(80))
+        found = reloads(2)
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+    assert all(line.endswith("reloaded: audio volume") for line in found), found
+    assert "display power on" not in log.read_text(), log.read_text()
