@@ -74,7 +74,7 @@ struct CtlCommand: ParsableCommand {
 
     static func capText(_ path: String) throws -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigFailure(text: "kiosk ctl: cannot read \(path)")
+            throw ConfigFailure(text: "kiosk ctl: cannot read \(path): \(ReportCommand.reason(path))")
         }
         // The socket takes lines of 64 KiB; a bigger feed is served to alerts.cap.url instead.
         guard data.count < 60 * 1024 else {

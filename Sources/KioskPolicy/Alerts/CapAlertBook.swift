@@ -102,7 +102,7 @@ public struct CapAlertBook: Sendable, Equatable {
             break
         }
         if let expires, expires <= now {
-            return actions + [.note("\(name): expired at \(expires) (now \(now)), not shown")]
+            return actions + [.note("\(name): expired at \(CapTime.text(expires)) (now \(CapTime.text(now))), not shown")]
         }
         guard let info = alert.infos.first(where: passes) else {
             return actions + [.note("\(name): \(refusal(alert)), not shown")]

@@ -26,11 +26,14 @@ struct ControlArguments {
         switch arguments[index] {
         case .integer(let number): value = Double(number)
         case .number(let number): value = number
-        case .string(let text): value = Double(text.trimmingSpaces)
+        // Decimal only: Double("0x10") is 16, and `volume 0x10` set 16.
+        case .string(let text) where text.trimmingSpaces.allSatisfy({ "0123456789.+-eE".contains($0) }): value = Double(text.trimmingSpaces)
         default: value = nil
         }
         guard let value, value.isFinite else {
-            throw error("\(name) must be a number, got \(arguments[index].typeName) \(arguments[index].json.prefix(40))")
+            let json = String(arguments[index].json.prefix(40))
+            // "got null", not "got null null".
+            throw error("\(name) must be a number, got \(arguments[index].typeName)" + (json == arguments[index].typeName ? "" : " \(json)"))
         }
         return value
     }
@@ -144,10 +147,10 @@ struct ControlArguments {
         guard !arguments.isEmpty else { return .request(.setMuted(true)) }
         switch arguments[0] {
         case .bool(let value): return .request(.setMuted(value))
-        case .string("true"), .string("yes"), .string("on"): return .request(.setMuted(true))
-        case .string("false"), .string("no"), .string("off"): return .request(.setMuted(false))
+        case .string("true"), .string("yes"), .string("on"), .string("1"), .integer(1): return .request(.setMuted(true))
+        case .string("false"), .string("no"), .string("off"), .string("0"), .integer(0): return .request(.setMuted(false))
         case .string("toggle"): return .request(.toggleMute)
-        default: throw error("argument must be true, false or toggle, got \(arguments[0].json)")
+        default: throw error("argument must be true, false or toggle (yes/no, on/off, 1/0), got \(arguments[0].json)")
         }
     }
 
