@@ -87,6 +87,9 @@ struct PagePlaylistTests {
             + #""inserts": [{"name": "news", "at": "12:00", "days": "weekdays", "item": "b.mp4"}]}"#
         let value = try #require(ControlValue.parse(json))
         let schedule = try PageSchedule.from(value).get()
+        // What GET answers, sent back as it came (it was refused: expected "entries": [...]).
+        let answered = ControlValue.object([("schedule", schedule.controlValue), ("etag", .string("\"0\"")), ("source", .string("page"))])
+        #expect(try PageSchedule.from(answered).get() == schedule)
         let text = PagePlaylist.text(nil, schedule: schedule)
         #expect(PagePlaylist.contents(ofText: text)?.schedule == schedule)
         #expect(PagePlaylist.contents(ofText: text)?.items == nil)

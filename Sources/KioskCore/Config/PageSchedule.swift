@@ -51,6 +51,9 @@ public struct PageSchedule: Sendable, Equatable {
     /// The page's JSON, checked for shape only (keys, text without line breaks); what the keys
     /// say is for kiosk.conf's rules, which name the page file's line when it is wrong.
     public static func from(_ value: ControlValue) -> Result<PageSchedule, PagePlaylistError> {
+        // What GET answers (`{"schedule": {...}, "etag": ...}`) sent back as it came: its
+        // "schedule" is the body (it was refused: expected "entries": [...]).
+        if value["entries"] == nil, case .object? = value["schedule"], let inner = value["schedule"] { return from(inner) }
         var schedule = PageSchedule()
         for (kind, keys, noun) in kinds {
             // A client of the first API sends no "power": the screen's windows are left as they are.
