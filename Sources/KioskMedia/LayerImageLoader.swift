@@ -26,7 +26,7 @@ public enum LayerImageLoader {
 
     static func load(_ frame: DecodedFrame, named path: String, size: PixelSize) throws -> LayerImage {
         let source = frame.size
-        guard size.width > 0, size.height > 0, size.width <= 16384, size.height <= 16384 else {
+        guard size.width > 0, size.height > 0, size.width <= DisplaySpec.largestSide, size.height <= DisplaySpec.largestSide else {
             throw MediaError(source: path, reason: "cannot be drawn \(size.width)x\(size.height)")
         }
         guard let context = sws_getContext(Int32(source.width), Int32(source.height), AVPixelFormat(frame.frame.pointee.format),

@@ -188,7 +188,7 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
             guard !ids.isEmpty else { return name.map { "override '\($0)' is not on" } ?? "no override is on" }
             // Every id (the poller knows which are its alerts'), the last hundred when no poller takes them.
             cancelledAlerts = Array((cancelledAlerts + ids).suffix(100))
-            for id in ids { apply(book.cancel(id), why: "cancelled") }
+            apply(book.cancel(ids: Set(ids)), why: "cancelled")
             return nil
         }
     }

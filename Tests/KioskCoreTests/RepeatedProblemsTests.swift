@@ -18,7 +18,7 @@ import Testing
         #expect(said == [false, true], "a new problem is said at once")
         // The one of two fixed is said gone while the other stays (nothing said so before).
         #expect(end == RepeatedProblems.Gone(lines: ["b: sha256 is x, not y"], remaining: 2))
-        #expect(end.map(RepeatedProblems.goneLine) == "no longer found: 'b: sha256 is x, not y'; 2 problems remain")
+        #expect(end.map(RepeatedProblems.goneLine) == "not seen in this pass: 'b: sha256 is x, not y'; 2 problems remain")
         end = problems.endPass()
         #expect(end == RepeatedProblems.Gone(lines: ["a: 404", "c: cannot connect"], remaining: 0))
         #expect(end.map(RepeatedProblems.goneLine) == "no problem in this pass; the 2 said before are gone")

@@ -49,6 +49,21 @@ import Testing
         #expect(events.all[1].contains(#""event":"override_ended""#) && events.all[1].contains("replaced by override 'fire'"))
     }
 
+    /// `override_cancel` (all) while one waits behind another: the playlist comes back in one
+    /// step; the one waiting never takes the screen on the way (cancelled one by one, it did).
+    @Test func cancellingAllNeverShowsTheOneWaiting() {
+        let sink = RecordingRequests()
+        let events = Events()
+        let desk = OverrideDesk(Self.table(), sink: sink, events: [events], statePath: nil, logger: CapturedLog().logger)
+        desk.open()
+        defer { desk.close() }
+        #expect(desk.start("fire") == nil)
+        #expect(desk.start("promo") == nil)
+        #expect(desk.cancel(nil) == nil)
+        #expect(sink.shown == ["fire", "-"])
+        #expect(!events.all.contains { $0.contains(#""name":"promo""#) }, "\(events.all)")
+    }
+
     /// An override's `sound` is one request after it takes the screen; the next change stops
     /// it (or plays the next one's); overrides without a sound send none.
     @Test func anOverridesSoundIsHeardWhileItHasTheScreen() {

@@ -29,8 +29,8 @@ final class ConfigWalker {
     private(set) var diagnostics: [ConfigDiagnostic] = []
     /// The content sync store, known before the items are read: `- sync: true` lists it.
     var syncDirectory = ContentSyncConfig.defaultDirectory
-    /// The keys an unknown key was taken for a near miss of ("itmes: did you mean 'items'?"):
-    /// a check that the key is missing stays quiet about it (one line for one typo).
+    /// The top-level keys an unknown one was taken for a near miss of ("itmes: did you mean
+    /// 'items'?"): a check that the key is missing stays quiet about it (one line for one typo).
     private(set) var misspelledKeys: Set<String> = []
 
     init(fileName: String, ignoredKeys: Set<TextPosition>) {
@@ -76,7 +76,7 @@ final class ConfigWalker {
             }
             guard allowedKeys.contains(key) else {
                 let near = nearMiss(for: key, among: allowedKeys)
-                if let near { misspelledKeys.insert(near) }
+                if let near, name == "the file" { misspelledKeys.insert(near) }
                 report(keyNode, "unknown key '\(key)' in \(name); expected one of: "
                        + allowedKeys.joined(separator: ", ") + (near.map { " (did you mean '\($0)'?)" } ?? ""))
                 continue

@@ -31,8 +31,10 @@ public enum PageItemOptions {
         case .scalar(let scalar):
             let text = scalar.string
             let flowMarks = text.contains(where: { ",[]{}#\"'\n".contains($0) }) || text.contains(": ") || text.hasSuffix(":")
-            if scalar.style == .plain, !text.isEmpty, !flowMarks { return text }
-            return PagePlaylist.quoted(text)
+            if scalar.style == .plain, !text.isEmpty, !flowMarks, resolved(text) == node.tag { return text }
+            if node.tag.rawValue == Tag.Name.str.rawValue { return PagePlaylist.quoted(text) }
+            // A tag the text alone would not give (`!!float 1`, `!!int "40"`): said explicitly.
+            return "!<\(node.tag.rawValue)> " + PagePlaylist.quoted(text)
         case .mapping(let mapping):
             return "{" + mapping.map { "\(flow($0.key)): \(flow($0.value))" }.joined(separator: ", ") + "}"
         case .sequence(let sequence):
@@ -40,6 +42,12 @@ public enum PageItemOptions {
         case .alias:
             return "null"
         }
+    }
+
+    /// The tag a plain scalar of `text` gets in flow context (`!!str 40` is a string, plain 40
+    /// is a number: written plain, it came back another type).
+    static func resolved(_ text: String) -> Tag? {
+        (try? Yams.compose(yaml: "[" + text + "]"))?.sequence?.first?.tag
     }
 
     /// The kept options of kiosk.conf's default playlist (`items`, else `playlists.default`),

@@ -106,7 +106,7 @@ extension PrimeFrameDescriptor {
     /// checked against their object where the layout is linear and the format known; a tiled
     /// object's layout is its driver's business.
     public func framebufferPlan() throws(PrimeFrameError) -> PrimeFramebufferPlan {
-        guard size.width > 0, size.height > 0, size.width <= 16384, size.height <= 16384 else { throw .badSize(size) }
+        guard size.width > 0, size.height > 0, size.width <= DisplaySpec.largestSide, size.height <= DisplaySpec.largestSide else { throw .badSize(size) }
         guard !objects.isEmpty, !layers.isEmpty, layers.allSatisfy({ !$0.planes.isEmpty }) else { throw .empty }
         let planes = layers.flatMap(\.planes)
         guard planes.count <= 4 else { throw .tooManyPlanes(planes.count) }

@@ -75,6 +75,14 @@ public struct OverrideBook<Payload: Sendable & Equatable>: Sendable, Equatable {
         return change(from: before)
     }
 
+    /// Ends the overrides `ids` together: one change (one at a time, a waiting one came on
+    /// screen for a frame between two).
+    public mutating func cancel(ids: Set<String>) -> Change {
+        let before = showing
+        entries.removeAll { ids.contains($0.id) }
+        return change(from: before)
+    }
+
     /// Ends every override (`override_cancel` without a name).
     public mutating func cancelAll() -> Change {
         let before = showing

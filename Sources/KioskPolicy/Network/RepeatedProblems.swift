@@ -62,6 +62,8 @@ public struct RepeatedProblems: Sendable {
             return "no problem in this pass; " + (gone.lines.count == 1 ? "the one said before is gone" : "the \(gone.lines.count) said before are gone")
         }
         let left = gone.remaining == 1 ? "1 problem remains" : "\(gone.remaining) problems remain"
-        return "no longer found: " + gone.lines.map { "'\($0)'" }.joined(separator: ", ") + "; \(left)"
+        // "Not seen", not "gone": a pass that stopped early (the manifest unreachable) did not
+        // look for what it did not reach.
+        return "not seen in this pass: " + gone.lines.map { "'\($0)'" }.joined(separator: ", ") + "; \(left)"
     }
 }
