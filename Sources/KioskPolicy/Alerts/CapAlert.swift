@@ -164,7 +164,8 @@ public enum CapTime {
               s[13] == UInt8(ascii: ":"), s[16] == UInt8(ascii: ":"),
               let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
               let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+              // A day the month has (2026-11-31 was read as December 1st).
+              let date = LocalDate(year: Int(year), month: Int(month), day: Int(day)),
               hour < 24, minute < 60, second < 61 else { return nil }
         var index = 19
         if index < s.count, s[index] == UInt8(ascii: ".") {   // fractions: not in CAP, seen in feeds
@@ -183,7 +184,7 @@ public enum CapTime {
             return nil   // CAP requires the zone
         }
         guard index == s.count else { return nil }
-        return daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        return Int64(date.dayNumber) * 86_400 + hour * 3600 + minute * 60 + second - offset
     }
 
     /// "2026-11-26T15:00:00Z": seconds since 1970 as a CAP time in UTC, for the log (raw
@@ -191,37 +192,8 @@ public enum CapTime {
     public static func text(_ seconds: Int64) -> String {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let rest = seconds - days * 86_400
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
-    }
-
-    /// 28 to 31: 2026-11-31 is not a day (it was read as December 1st).
-    static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        return "\(LocalDate(dayNumber: Int(days)))T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
     }
 }
 
