@@ -68,6 +68,16 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let logger = common.makeLogger()
         let file = try ConfigReading.load(self.config)
+        // A --state-dir that is not there yet is made, quietly, as systemd's StateDirectory= is
+        // (the resume place, overrides and alerts were each "cannot create ...; not saved").
+        if !FileManager.default.fileExists(atPath: stateDir) {
+            do {
+                try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o750])
+            } catch {
+                logger.warning("state: cannot make \(stateDir) (\(error.localizedDescription)); resume, overrides and alerts are not kept")
+            }
+        }
         // With several screens: what the main engine plays by (ScreenWiring).
         let config = file.primaryScreen
         // Directory and glob items are watched: a clip being copied in while kiosk starts is

@@ -288,4 +288,6 @@ def test_a_reload_under_a_schedule_says_only_what_changed(tmp_path):
         process.terminate()
         process.wait(timeout=20)
     assert all(line.endswith("reloaded: audio volume") for line in found), found
+    assert (tmp_path / "state").is_dir(), "a --state-dir not there yet is made"
+    assert "cannot create" not in log.read_text(), log.read_text()
     assert "display power on" not in log.read_text(), log.read_text()
