@@ -45,6 +45,11 @@ struct LayerTests {
     }
 
     static let badValues: [ConfigErrorCase] = [
+        // A size of 0 draws nothing (it passed `kiosk check`); a margin of 0 is a margin.
+        ConfigErrorCase(afterItems: "layers: [{clock: {size: 0, margin: 0}}]\n", line: 2, column: 25,
+                 fragment: "'size' in layer 1 (clock) is 0; expected pixels (48) or a percentage of the screen (5%) above 0"),
+        ConfigErrorCase(afterItems: "layers: [{text: {text: hi, size: 0%}}]\n", line: 2, column: 34,
+                 fragment: "'size' in layer 1 (text) is the string '0%'; expected pixels (48) or a percentage of the screen (5%) above 0"),
         ConfigErrorCase(afterItems: "layers: [{text: {text: hi, color: \"#ff00zz\"}}]\n", line: 2, column: 35,
                  fragment: "'color' in layer 1 (text) is the string '#ff00zz'; expected a colour like #ffffff"),
         ConfigErrorCase(afterItems: "layers: [{clock: {timezone: Europe/Berln}}]\n", line: 2, column: 29,

@@ -172,8 +172,12 @@ extension ConfigWalker {
 
     func length(_ section: SectionMap, _ key: String) -> LayerLength? {
         guard let node = section[key] else { return nil }
-        guard let text = node.scalar?.string, !isNull(node), let length = LayerLength(text: text) else {
-            report(node, "'\(key)' in \(section.name) is \(describe(node)); expected pixels (48) or a percentage of the screen (5%)")
+        // A margin may be 0; a text's size or an image's width of 0 draws nothing (it passed
+        // `kiosk check`, and the layer never showed).
+        let zero = key == "margin" ? nil : [LayerLength.pixels(0), .percent(0)]
+        guard let text = node.scalar?.string, !isNull(node), let length = LayerLength(text: text), !(zero ?? []).contains(length) else {
+            let above = key == "margin" ? "" : " above 0"
+            report(node, "'\(key)' in \(section.name) is \(describe(node)); expected pixels (48) or a percentage of the screen (5%)\(above)")
             return nil
         }
         return length
