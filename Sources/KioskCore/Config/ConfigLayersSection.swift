@@ -174,10 +174,11 @@ extension ConfigWalker {
         guard let node = section[key] else { return nil }
         // A margin may be 0; a text's size or an image's width of 0 draws nothing (it passed
         // `kiosk check`, and the layer never showed).
-        let zero = key == "margin" ? nil : [LayerLength.pixels(0), .percent(0)]
-        guard let text = node.scalar?.string, !isNull(node), let length = LayerLength(text: text), !(zero ?? []).contains(length) else {
-            let above = key == "margin" ? "" : " above 0"
-            report(node, "'\(key)' in \(section.name) is \(describe(node)); expected pixels (48) or a percentage of the screen (5%)\(above)")
+        let mayBeZero = key == "margin"
+        guard let text = node.scalar?.string, !isNull(node), let length = LayerLength(text: text),
+              mayBeZero || (length != .pixels(0) && length != .percent(0)) else {
+            report(node, "'\(key)' in \(section.name) is \(describe(node)); expected pixels (48) or a percentage of the screen (5%)"
+                   + (mayBeZero ? "" : " above 0"))
             return nil
         }
         return length

@@ -65,15 +65,20 @@ public enum PageItemOptions {
     /// an entry is the same one by its path (a card: its words), the n-th of equal ones the n-th.
     /// What the page sends never carries options; one it added has none.
     public static func carrying(_ new: [PagePlaylistEntry], from old: [PagePlaylistEntry]) -> [PagePlaylistEntry] {
+        let before = Dictionary(grouping: old, by: identity(of:))
         var seen: [String: Int] = [:]
         return new.map { entry in
             var entry = entry
-            let identity = entry.text.map { "text:" + $0 } ?? "path:" + entry.path
-            let occurrence = seen[identity, default: 0]
-            seen[identity] = occurrence + 1
-            let matches = old.filter { ($0.text.map { "text:" + $0 } ?? "path:" + $0.path) == identity }
+            let matches = before[identity(of: entry)] ?? []
+            let occurrence = seen[identity(of: entry), default: 0]
+            seen[identity(of: entry)] = occurrence + 1
             if occurrence < matches.count { entry.kept = matches[occurrence].kept }
             return entry
         }
+    }
+
+    /// What makes two entries the same one: a card's words, else the path.
+    static func identity(of entry: PagePlaylistEntry) -> String {
+        entry.text.map { "text:" + $0 } ?? "path:" + entry.path
     }
 }
