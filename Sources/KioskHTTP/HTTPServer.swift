@@ -100,12 +100,14 @@ public final class HTTPServer: @unchecked Sendable {
         let api: UnsafePointer<kiosk_mhd_api>
         let maxBody: Int
         let plan: (@Sendable (HTTPRequest) -> HTTPBodyPlan)?
+        let tooLarge: @Sendable (Int) -> HTTPResponse
         let handler: @Sendable (HTTPRequest) -> HTTPResponse
         init(api: UnsafePointer<kiosk_mhd_api>, maxBody: Int, plan: (@Sendable (HTTPRequest) -> HTTPBodyPlan)?,
-             handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+             tooLarge: @escaping @Sendable (Int) -> HTTPResponse, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
             self.api = api
             self.maxBody = maxBody
             self.plan = plan
+            self.tooLarge = tooLarge
             self.handler = handler
         }
     }
@@ -133,8 +135,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// `maxBody`: the largest body a request may carry, read before the handler is called (0: none
     /// is read, the handler answers at once and a body is discarded); a larger one gets 413.
     /// `plan`: asked with each request's headers what becomes of its body (nil: `.buffer`).
+    /// `tooLarge`: the 413 answer, given the limit (nil: a line of text), so an API answers in its own form.
     public init(host: String, port: Int, connections: Int = 16, idleTimeout: Int = 10, maxBody: Int = 0, tls: TLS? = nil,
-                plan: (@Sendable (HTTPRequest) -> HTTPBodyPlan)? = nil,
+                plan: (@Sendable (HTTPRequest) -> HTTPBodyPlan)? = nil, tooLarge: (@Sendable (Int) -> HTTPResponse)? = nil,
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(HTTPServerError) {
         var loadError: UnsafePointer<CChar>?
         guard let api = kiosk_mhd_load(&loadError) else {
@@ -143,7 +146,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard (0...65535).contains(port) else { throw HTTPServerError(description: "port \(port) is out of range") }
         self.api = api
-        let context = Unmanaged.passRetained(Route(api: api, maxBody: max(0, maxBody), plan: plan, handler: handler))
+        let context = Unmanaged.passRetained(Route(api: api, maxBody: max(0, maxBody), plan: plan,
+                                                              tooLarge: tooLarge ?? HTTPServer.tooLarge, handler: handler))
         var message = [CChar](repeating: 0, count: 300)
         guard let started = kiosk_mhd_start(host, UInt16(port), UInt32(connections), UInt32(idleTimeout), HTTPServer.access,
                                             context.toOpaque(), HTTPServer.completed, tls?.certificate, tls?.key,
@@ -194,7 +198,7 @@ public final class HTTPServer: @unchecked Sendable {
             // upload costs nothing).
             if let declared = api.pointee.lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                let length = Int(String(cString: declared)), length > route.maxBody {
-                return answer(tooLarge(route.maxBody), on: connection, api: api)
+                return answer(route.tooLarge(route.maxBody), on: connection, api: api)
             }
             state.pointee = Unmanaged.passRetained(PendingBody()).toOpaque()
             return .YES
@@ -225,7 +229,7 @@ public final class HTTPServer: @unchecked Sendable {
             size.pointee = 0
             return .YES
         }
-        if pending.tooLarge { return answer(tooLarge(route.maxBody), on: connection, api: api) }
+        if pending.tooLarge { return answer(route.tooLarge(route.maxBody), on: connection, api: api) }
         return answer(route.handler(request(connection, url, method, pending.bytes, api)), on: connection, api: api)
     }
 
@@ -236,9 +240,13 @@ public final class HTTPServer: @unchecked Sendable {
         state.pointee = nil
     }
 
-    private static func tooLarge(_ limit: Int) -> HTTPResponse {
-        HTTPResponse(status: 413, text: "the request's body is larger than this route takes (\(limit) bytes)\n",
-                     headers: [("Connection", "close")])
+    /// The plain 413, and the reason every form of it gives.
+    public static func tooLarge(_ limit: Int) -> HTTPResponse {
+        HTTPResponse(status: 413, text: tooLargeReason(limit) + "\n", headers: [("Connection", "close")])
+    }
+
+    public static func tooLargeReason(_ limit: Int) -> String {
+        "the request's body is larger than this route takes (\(limit) bytes)"
     }
 
     private static func request(_ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,

@@ -14,6 +14,23 @@ package enum ConfigReading {
         }
     }
 
+    /// For `kiosk run`'s start: as `load`, but a web.page_file that cannot be read (edited by
+    /// hand, or written by a kiosk with other rules) is set aside with its errors and kiosk.conf's
+    /// own playlist plays: a screen must not stay dark for the page's file. (A reload keeps what
+    /// plays instead: the page file's errors reject it, as kiosk.conf's do.)
+    package static func loadForStart(_ path: String, logger: Logger) throws -> KioskConfig {
+        do {
+            return try ConfigLoader.load(path: path) { problems in
+                let line = "\(path): web.page_file cannot be read, so kiosk.conf's own playlist, schedule and power windows "
+                    + "play until it is fixed (the page's next save writes it whole); its errors:"
+                logger.error("\(line)")
+                for diagnostic in problems.diagnostics { logger.error("\(diagnostic)") }
+            }
+        } catch {
+            throw ConfigFailure(text: "\(error)")
+        }
+    }
+
     /// The playlist entries; what cannot be expanded now (a missing file, an empty folder) is
     /// logged and skipped, since it may appear later.
     /// `fileSystem` leaves out files of watched folders still being written (`SettledFileSystem`).

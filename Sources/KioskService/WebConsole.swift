@@ -40,7 +40,9 @@ package final class WebConsole: @unchecked Sendable {
                                uploads: config.uploadDirectory.map { WebUploads(directory: $0, minFree: config.uploadMinFree) },
                                reports: WebReports(configPath: configPath), loggedIn: { splash?.loggedIn() })
             let server = try HTTPServer(host: config.listen.host, port: config.listen.port, connections: 32, maxBody: WebRoute.bodyLimit,
-                                        tls: tls, plan: { request in desk.plan(request) }) { request in desk.answer(request) }
+                                        tls: tls, plan: { request in desk.plan(request) }, tooLarge: WebReply.tooLarge) { request in
+                desk.answer(request)
+            }
             logger.info("web: \(address)\(config.listen.isLoopback ? "" : " (reachable from the network)")")
             splash?.begin(password: password.madePassword) {
                 WebSplash.addresses(scheme: scheme, listen: config.listen, hosts: config.hosts)

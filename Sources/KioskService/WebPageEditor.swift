@@ -180,4 +180,12 @@ enum WebReply {
     static func error(_ status: Int, _ reason: String) -> HTTPResponse {
         json(.object([("error", .string(reason))]), status: status)
     }
+
+    /// A body past the server's limit, refused in the API's form; the connection closes, as the
+    /// rest of the body is not read.
+    @Sendable static func tooLarge(_ limit: Int) -> HTTPResponse {
+        var response = error(413, HTTPServer.tooLargeReason(limit))
+        response.headers.append(("Connection", "close"))
+        return response
+    }
 }

@@ -67,7 +67,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let logger = common.makeLogger()
-        let file = try ConfigReading.load(self.config)
+        let file = try ConfigReading.loadForStart(self.config, logger: logger)
         // A --state-dir that is not there yet is made, quietly, as systemd's StateDirectory= is
         // (the resume place, overrides and alerts were each "cannot create ...; not saved").
         if !FileManager.default.fileExists(atPath: stateDir) {

@@ -65,6 +65,29 @@ struct PagePlaylistTests {
         }
     }
 
+    /// A page file that cannot be read fails `kiosk check` (and a reload), but `kiosk run`'s start
+    /// sets it aside with its errors and plays kiosk.conf's own playlist: it never kept the screen dark.
+    @Test func aBrokenPageFileIsSetAsideOnlyWhenAsked() throws {
+        let folder = NSTemporaryDirectory() + "kiosk-page-aside-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "items: [a.mp4, b.mp4]\nweb: {page_file: page.yaml}\n".write(toFile: folder + "/kiosk.conf", atomically: true, encoding: .utf8)
+        try "items: [\n  - broken: {{\n".write(toFile: folder + "/page.yaml", atomically: true, encoding: .utf8)
+        let fileSystem = FakeFileSystem(files: [folder + "/a.mp4", folder + "/b.mp4", folder + "/c.mp4"])
+        #expect(throws: ConfigError.self) { try ConfigLoader.load(path: folder + "/kiosk.conf", fileSystem: fileSystem) }
+        var setAside: [ConfigDiagnostic] = []
+        let config = try ConfigLoader.load(path: folder + "/kiosk.conf", fileSystem: fileSystem) { setAside += $0.diagnostics }
+        #expect(config.items.map(\.source) == [.file(folder + "/a.mp4"), .file(folder + "/b.mp4")])
+        #expect(setAside.count == 1 && setAside.first?.file == folder + "/page.yaml" && setAside.first?.line == 2, "\(setAside)")
+        // A good page file is merged either way; kiosk.conf's own errors are never set aside.
+        try "items: [c.mp4]\n".write(toFile: folder + "/page.yaml", atomically: true, encoding: .utf8)
+        let merged = try ConfigLoader.load(path: folder + "/kiosk.conf", fileSystem: fileSystem) { _ in Issue.record("set aside") }
+        #expect(merged.items.map(\.source) == [.file(folder + "/c.mp4")])
+        try "items: [{path: a.mp4, gravity: sideways}]\nweb: {page_file: page.yaml}\n"
+            .write(toFile: folder + "/kiosk.conf", atomically: true, encoding: .utf8)
+        #expect(throws: ConfigError.self) { try ConfigLoader.load(path: folder + "/kiosk.conf", fileSystem: fileSystem) { _ in } }
+    }
+
     @Test func kioskConfsOwnItemsMayBeDisabledButNotAll() throws {
         let config = try parse("items:\n  - {path: a.mp4, enabled: false}\n  - b.mp4\n")
         #expect(config.items.map(\.source) == [.file("/srv/kiosk/b.mp4")])

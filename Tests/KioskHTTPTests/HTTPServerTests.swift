@@ -95,6 +95,23 @@ import Testing
         #expect(chunked.hasPrefix("HTTP/1.1 413"), "\(chunked.prefix(200))")
     }
 
+    /// A server given its own 413 answers past the limit in that form (the web API: JSON), declared
+    /// or chunked.
+    @Test func aBodyPastTheLimitGetsTheServersOwnRefusal() throws {
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, maxBody: 100, tooLarge: { limit in
+            HTTPResponse(status: 413, text: "{\"error\": \"over \(limit)\"}", contentType: "application/json")
+        }) { _ in HTTPResponse(status: 200, text: "taken") }
+        defer { server.stop() }
+        let declared = try Self.exchange(port: server.port, "POST /c HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                         + "Content-Length: 5000\r\n\r\nxx")
+        #expect(declared.hasPrefix("HTTP/1.1 413") && declared.contains("application/json")
+                && declared.hasSuffix("{\"error\": \"over 100\"}"), "\(declared.suffix(200))")
+        let chunk = String(repeating: "y", count: 80)
+        let chunked = try Self.exchange(port: server.port, "POST /c HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                        + "Transfer-Encoding: chunked\r\n\r\n50\r\n\(chunk)\r\n50\r\n\(chunk)\r\n0\r\n\r\n")
+        #expect(chunked.hasPrefix("HTTP/1.1 413") && chunked.hasSuffix("{\"error\": \"over 100\"}"), "\(chunked.suffix(200))")
+    }
+
     /// A streamed body reaches its sink piece by piece, never buffered; a sink that stops taking
     /// it gets its answer out once the rest is dropped; a plan's answer needs no body at all.
     @Test func aStreamedBodyGoesToItsSinkAsItArrives() throws {

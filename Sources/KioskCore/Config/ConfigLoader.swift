@@ -12,8 +12,10 @@ public enum ConfigLoader {
                                    + ["text"] + ConfigWalker.cardKeys
 
     /// Reads the file at `path`; relative paths inside resolve against its directory.
-    public static func load(path: String,
-                            fileSystem: any PlaylistFileSystem = LocalFileSystem()) throws(ConfigError) -> KioskConfig {
+    /// `settingPageFileAside`: given, a web.page_file that cannot be read as the page's playlist
+    /// does not fail the load; its errors go there and kiosk.conf's own playlist is the answer.
+    public static func load(path: String, fileSystem: any PlaylistFileSystem = LocalFileSystem(),
+                            settingPageFileAside: ((ConfigError) -> Void)? = nil) throws(ConfigError) -> KioskConfig {
         let fileLevel = { (message: String) in
             ConfigError(diagnostics: [ConfigDiagnostic(file: path, line: 0, column: 0, message: message)])
         }
@@ -25,13 +27,13 @@ public enum ConfigLoader {
             }
             throw fileLevel("\(reason); expected a readable kiosk.conf")
         }
-        return try load(contents: data, path: path, fileSystem: fileSystem)
+        return try load(contents: data, path: path, fileSystem: fileSystem, settingPageFileAside: settingPageFileAside)
     }
 
     /// Parses `contents`, read from `path` by the caller (live reload compares the bytes it
     /// read with the last ones, and must parse those same bytes, not a later write).
-    public static func load(contents data: Data, path: String,
-                            fileSystem: any PlaylistFileSystem = LocalFileSystem()) throws(ConfigError) -> KioskConfig {
+    public static func load(contents data: Data, path: String, fileSystem: any PlaylistFileSystem = LocalFileSystem(),
+                            settingPageFileAside: ((ConfigError) -> Void)? = nil) throws(ConfigError) -> KioskConfig {
         guard let text = String(data: data, encoding: .utf8) else {
             let bad = firstInvalidUTF8(in: Array(data))
             throw ConfigError(diagnostics: [ConfigDiagnostic(
@@ -45,8 +47,14 @@ public enum ConfigLoader {
         guard let pageFile = config.web?.pageFile, let pageData = FileManager.default.contents(atPath: pageFile) else {
             return config
         }
-        return try PagePlaylist.merged(into: config, fileName: pageFile, text: String(decoding: pageData, as: UTF8.self),
-                                       baseDirectory: directory, fileSystem: fileSystem)
+        do throws(ConfigError) {
+            return try PagePlaylist.merged(into: config, fileName: pageFile, text: String(decoding: pageData, as: UTF8.self),
+                                           baseDirectory: directory, fileSystem: fileSystem)
+        } catch {
+            guard let settingPageFileAside else { throw error }
+            settingPageFileAside(error)
+            return config
+        }
     }
 
     /// The 1-based line and column (in scalars, as libyaml counts) of the first byte that is
