@@ -95,6 +95,12 @@ public final class StreamReader {
     /// and the next one begins: the source is back within this of its return.
     static let liveOpenTimeout = 3.0
 
+    /// Whether a reopen continues where the stream stopped (a seek): VOD. Never a live item, even
+    /// when a reopen found its playlist ended (a packager stopped cleanly writes `EXT-X-ENDLIST`,
+    /// which reads as VOD with a duration): its next start is live again, and every seek of the
+    /// reopens after was refused (EPERM), the picture frozen for good.
+    private var resumesBySeeking: Bool { !isLive && duration != nil }
+
     private var source: String { demuxer.asset.source }
     private var name: String { NetworkURL.masked(source) }
     private var duration: Double? { demuxer.asset.info.durationSeconds }
@@ -117,7 +123,7 @@ public final class StreamReader {
             case .packet(let packet):
                 if isRepeat(packet) { continue }
                 note(packet)
-                if outage != nil { noteBack(resumed: duration != nil) }
+                if outage != nil { noteBack(resumed: resumesBySeeking) }
                 return .packet(packet)
             case .end:
                 guard isNetwork, !demuxer.asset.interrupt.isCancelled,
@@ -162,7 +168,7 @@ public final class StreamReader {
     private func reconnect(after reason: String, lostAt: MediaTime) throws {
         longestEnd = endTime
         // Seekable (VOD) inputs continue where they stopped; live ones rejoin at the live edge.
-        let resumeAt = duration != nil ? lastPacketTime : nil
+        let resumeAt = resumesBySeeking ? lastPacketTime : nil
         if outage == nil {
             outage = Outage(lostAt: lostAt)
             logger.warning("\(name): connection lost (\(reason)); reconnecting")

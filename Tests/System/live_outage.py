@@ -49,12 +49,15 @@ def srt_listener(port: int) -> subprocess.Popen:
                             stdin=subprocess.DEVNULL, start_new_session=True)
 
 
-def hls_packager(directory: Path) -> subprocess.Popen:
-    """A live HLS (no ENDLIST while it runs) of 1 s segments, numbered from 0 at each start."""
+def hls_packager(directory: Path, endlist_at_exit: bool = False) -> subprocess.Popen:
+    """A live HLS (no ENDLIST while it runs) of 1 s segments, numbered from 0 at each start;
+    `endlist_at_exit`: a clean stop (SIGTERM, `systemctl restart`) writes `EXT-X-ENDLIST`, as
+    ffmpeg's hls muxer does by default."""
+    flags = "delete_segments" if endlist_at_exit else "delete_segments+omit_endlist"
     return subprocess.Popen(
         ["ffmpeg", "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
          "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-pix_fmt", "yuv420p",
-         "-f", "hls", "-hls_time", "1", "-hls_list_size", "4", "-hls_flags", "delete_segments+omit_endlist",
+         "-f", "hls", "-hls_time", "1", "-hls_list_size", "4", "-hls_flags", flags,
          "-start_number", "0", "-hls_segment_filename", str(directory / "live%05d.ts"), str(directory / "live.m3u8")],
         stdin=subprocess.DEVNULL)
 
@@ -130,6 +133,18 @@ def stop(process: subprocess.Popen) -> None:
         else:
             process.kill()
         process.wait()
+
+
+def stop_cleanly(process: subprocess.Popen) -> None:
+    """SIGTERM, as systemd stops a service: ffmpeg finishes its output (an HLS playlist gets its
+    `EXT-X-ENDLIST`)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def check_outage(result: dict, url_part: str) -> None:

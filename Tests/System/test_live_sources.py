@@ -28,7 +28,8 @@ import pytest
 from control_client import ControlClient
 from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 from live_outage import (check_outage, check_source_events, flips_after, free_tcp_port, free_udp_port, hls_packager,
-                         play_through_an_outage, read_stats, rtsp_camera, srt_listener, stop, udp_sender, wait_until)
+                         play_through_an_outage, read_stats, rtsp_camera, srt_listener, stop, stop_cleanly, udp_sender,
+                         wait_until)
 
 SERVER = Path(__file__).resolve().parent / "http_media_server.py"
 
@@ -143,7 +144,12 @@ def test_the_fallback_goes_up_while_away_and_the_stream_replaces_it(tmp_path):
     assert "fallback:" not in result["log"], result["log"][-3000:]
 
 
-def test_live_hls_packager_killed_and_restarted_from_zero(tmp_path):
+@pytest.mark.parametrize("ending", ["killed", "stopped cleanly"])
+def test_live_hls_packager_killed_and_restarted_from_zero(tmp_path, ending):
+    """`stopped cleanly`: SIGTERM, as `systemctl restart` of a packager: its last playlist says
+    EXT-X-ENDLIST, and a reopen read it as VOD; every reopen after the packager's return then
+    seeked into a live stream (EPERM) and the picture stayed frozen for good."""
+    clean = ending == "stopped cleanly"
     directory = tmp_path / "hls"
     directory.mkdir()
     server = subprocess.Popen([sys.executable, str(SERVER), str(directory), "0"], stdout=subprocess.PIPE,
@@ -155,12 +161,20 @@ def test_live_hls_packager_killed_and_restarted_from_zero(tmp_path):
         def start():
             for old in directory.iterdir():
                 old.unlink()   # a packager restarted on a fresh volume: numbered from 0 again
-            packager = hls_packager(directory)
+            packager = hls_packager(directory, endlist_at_exit=clean)
             wait_until("the packager's playlist", lambda: (directory / "live.m3u8").exists(), 60, tmp_path / "kiosk.log")
             return packager
 
         (tmp_path / "kiosk.log").touch()
-        result = play_through_an_outage(tmp_path, url, start, stop)
+        ended = []
+
+        def stop_packager(packager):
+            (stop_cleanly if clean else stop)(packager)
+            ended.append((directory / "live.m3u8").read_text())
+
+        result = play_through_an_outage(tmp_path, url, start, stop_packager)
+        # The clean stop's playlist, served while the packager is away, says the stream ended.
+        assert ("#EXT-X-ENDLIST" in ended[0]) == clean, ended[0]
     finally:
         server.kill()
         server.wait()
