@@ -25,12 +25,14 @@ extension ItemSequencer {
         item.pipeline.setAudioCompensation(ppm: soundLeads ? pace.soundCompensationPPM : 0)
         time.setLiveRateFactor(soundLeads ? .one : pace.clockFactor)
         let steering = item.latencySteering
-        let floor = steering.floor.map { String(format: "%.2f s", $0.seconds) } ?? "restarted"
+        let floor = steering.floor.map { String(format: "%.2f s", $0.seconds) } ?? "nothing"
         let band = String(format: "%.2f-%.2f s", steering.latency.seconds, (steering.latency + LiveLatencySteering.band).seconds)
         let how = soundLeads ? "its sound resampled" : "the clock"
         switch pace {
         case .faster: logger.notice("\(item.entry.title): live: \(floor) buffered at least, over its latency's \(band): playing 1 % faster (\(how))")
         case .slower: logger.notice("\(item.entry.title): live: \(floor) buffered at least, under its latency's \(band): playing 1 % slower (\(how))")
+        case .normal where steering.floor == nil:
+            logger.notice("\(item.entry.title): live: at normal speed again until its buffer is measured anew")
         case .normal: logger.notice("\(item.entry.title): live: \(floor) buffered at least: at normal speed again")
         }
     }

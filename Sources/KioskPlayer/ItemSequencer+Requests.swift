@@ -13,6 +13,10 @@ extension ItemSequencer {
             logger.warning("\(request): \(refusal)")
             return PlayerRefusal(refusal)
         }
+        if let current, current.pipeline.progress.isLive, let refusal = LiveSource.refusal(of: request) {
+            logger.warning("refused: \(refusal)")
+            return PlayerRefusal(refusal)
+        }
         guard request.isPlaylistRequest else { return time.apply(request) }
         if case .layer(let name, let change) = request {
             guard let refusal = screen.changeLayer(name, change) else { return nil }

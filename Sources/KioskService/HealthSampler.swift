@@ -6,6 +6,7 @@ import KioskPlayer
 /// What the health figures read of a player (`QueuePlayer` has all of it; tests hand a fake).
 package protocol HealthSource: AnyObject, Sendable {
     var timeControlStatus: TimeControlStatus { get }
+    var reasonForWaitingToPlay: WaitingReason? { get }
     var currentItemIndex: Int? { get }
     var playlistCount: Int { get }
     var framesPresented: Int { get }
@@ -122,6 +123,7 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
             displayFailing: presenter.displayFailingSince != nil, counters: counters,
             temperatures: sensors.temperatures(), underVoltage: sensors.underVoltage(), sync: sync?(),
             mqttConnected: mqtt?())
+        snapshot.waiting = source.reasonForWaitingToPlay
         snapshot.disks = sensors.diskSpace()
         snapshot.sampledAt = wallNow
         return snapshot

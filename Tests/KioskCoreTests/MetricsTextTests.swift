@@ -115,6 +115,30 @@ import Testing
         #expect(snapshot.alerts == [])
     }
 
+    /// Waiting for data is no stall (a live source with no sender is waited for, never skipped),
+    /// but ten seconds of it without a picture is an alert, from the start or the last picture.
+    @Test func waitingLongForDataIsAnAlert() {
+        var snapshot = HealthSnapshot(version: "0.1.0", startTime: 1000, state: .waitingToPlayAtSpecifiedRate)
+        snapshot.waiting = .openingItem
+        snapshot.sampledAt = 1009
+        #expect(snapshot.alerts == [])
+        snapshot.sampledAt = 1012.5
+        #expect(snapshot.alerts == ["no picture yet: waiting for data for 12 s"])
+        snapshot.lastPicture = 1005
+        #expect(snapshot.alerts == [], "7.5 s since the last picture")
+        snapshot.sampledAt = 1030
+        snapshot.waiting = .buffering
+        #expect(snapshot.alerts == ["no new picture: waiting for data for 25 s"])
+        snapshot.waiting = .noItemToPlay
+        #expect(snapshot.alerts == [], "nothing to play is the idle screen's, not a source's silence")
+        snapshot.waiting = .buffering
+        snapshot.displayOn = false
+        #expect(snapshot.alerts == [], "a screen switched off waits on purpose")
+        snapshot.displayOn = true
+        snapshot.state = .paused
+        #expect(snapshot.alerts == [])
+    }
+
     @Test func theHealthPropertyGivesAgesNotTimestamps() {
         let snapshot = HealthSnapshot(version: "0.1.0", startTime: 1000, state: .playing, itemIndex: 0, framesPresented: 10,
                                       lastPicture: 1099.75, pictureOverdue: 0.25)

@@ -114,6 +114,21 @@ struct LiveSourceTests {
         }
     }
 
+    /// A live item on screen refuses what it cannot do (a seek, a rate but 1), with why; a pause,
+    /// the rate 1 and the playlist's requests stay.
+    @Test func aLiveItemRefusesSeeksAndRatesButOne() {
+        for request in [PlayerRequest.seek(to: MediaTime(seconds: 10)), .skip(by: MediaTime(seconds: -5))] {
+            #expect(LiveSource.refusal(of: request)?.contains("no position to seek to") == true, "\(request)")
+        }
+        for request in [PlayerRequest.setRate(Rational(2, 1)), .setSpeed(Rational(1, 2))] {
+            #expect(LiveSource.refusal(of: request)?.contains("played at rate 1") == true, "\(request)")
+        }
+        for request in [PlayerRequest.setRate(Rational(0, 1)), .setRate(.one), .setSpeed(.one), .pause, .play, .nextItem,
+                        .goto(index: 1), .setVolume(40), .setDefaultRate(Rational(2, 1))] {
+            #expect(LiveSource.refusal(of: request) == nil, "\(request)")
+        }
+    }
+
     @Test func httpIsLiveOnlyAsHLSWithoutADuration() {
         #expect(LiveSource.isLive("https://cdn/live.m3u8", formatName: "hls", hasDuration: false))
         #expect(!LiveSource.isLive("https://cdn/vod.m3u8", formatName: "hls", hasDuration: true), "ENDLIST: a duration")

@@ -63,6 +63,13 @@ def test_a_live_stream_left_behind_by_a_pause_catches_up_at_one_percent(tmp_path
     try:
         wait_until("the first live frames", lambda: len(flips_after(stats, 0)) >= 50, 120, log)
         client = ControlClient(sock)
+        # What a live item cannot do is refused with why (a seek answered success while the log
+        # said "cannot seek"; rate 2 flapped between buffering and playing).
+        for words, why in ((("seek", 10), "no position to seek to"), (("seek", -5, "relative"), "no position to seek to"),
+                           (("rate", 2), "played at rate 1")):
+            reply = client.command(*words)
+            assert reply["error"] != "success" and why in reply["error"], (words, reply)
+        assert client.command("get", "rate")["data"] == 1
         client.ok("pause")
         time.sleep(2.0)
         client.ok("play")
@@ -214,6 +221,41 @@ def test_a_live_stream_down_at_the_start_is_waited_for_not_skipped(tmp_path):
     text = log.read_text()
     assert text.count("a live stream is tried again until it answers") == 1 and "answered (attempt" in text, text[-3000:]
     assert "skipping item" not in text and "nothing could be played" not in text, text[-3000:]
+
+
+def test_a_live_stream_with_no_sender_is_a_health_alert_until_it_plays(tmp_path):
+    """A live item waited for (never skipped) left the screen dark with `get health` saying all
+    was well (`alerts: []`): monitoring saw nothing. Ten seconds without a picture while waiting
+    for data is an alert now, gone once the stream plays."""
+    port = free_udp_port()
+    log, sock = tmp_path / "kiosk.log", tmp_path / "ctl.sock"
+    config = tmp_path / "kiosk.conf"
+    config.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\ninput: {enabled: false}\n"
+                      f"control: {{socket: {sock}}}\nitems: ['udp://127.0.0.1:{port}']\n")
+    sender = None
+    with open(log, "w") as log_file:
+        player = subprocess.Popen([str(KIOSK), "run", "--config", str(config), "--state-dir", str(tmp_path / "state")],
+                                  stderr=log_file, stdin=subprocess.DEVNULL)
+    try:
+        wait_until("the control socket", sock.exists, 60, log)
+        client = ControlClient(sock)
+
+        def alerts():
+            return client.command("get", "health")["data"]["alerts"]
+
+        found = wait_until("the waiting alert", lambda: [a for a in alerts() if "waiting for data" in a], 120, log)
+        assert found[0].startswith("no picture yet: waiting for data for "), found
+        sender = udp_sender(port)
+        wait_until("the alert to go once the stream plays", lambda: not [a for a in alerts() if "waiting" in a], 120, log)
+        assert client.command("get", "frames_presented")["data"] > 0
+        client.close()
+        player.send_signal(signal.SIGTERM)
+        assert player.wait(timeout=60) == 0
+    finally:
+        if player.poll() is None:
+            player.kill()
+        if sender:
+            stop(sender)
 
 
 def rotation(tmp_path: Path, port: int, stream_seconds: float, clip_seconds: float) -> tuple[Path, Path, Path]:

@@ -39,6 +39,23 @@ public enum LiveSource {
         return !window.overflow && firstTicks < lastTicks - window.partialValue
     }
 
+    /// Why a request cannot apply to a live item on screen, or nil: it has no position to seek
+    /// to (the log said "cannot seek: Operation not permitted" while the socket answered
+    /// success) and no rate but 1 (faster drains its buffer, so it flapped between buffering
+    /// and playing; its latency is kept by 1 % steps of its own). Pausing is allowed: it
+    /// catches up afterwards. Other items keep every request.
+    public static func refusal(of request: PlayerRequest) -> String? {
+        switch request {
+        case .seek, .skip:
+            return "the item on screen is a live stream, with no position to seek to"
+        case .setRate(let rate) where rate.numerator != 0 && rate != .one,
+             .setSpeed(let rate) where rate != .one:
+            return "the item on screen is a live stream, played at rate 1 (pause is allowed)"
+        default:
+            return nil
+        }
+    }
+
     /// Whether the demuxer FFmpeg chose fetches segments (and so may repeat packets on a rejoin).
     public static func refetchesSegments(formatName: String) -> Bool {
         formatName.split(separator: ",").contains { $0 == "hls" || $0 == "dash" }
