@@ -36,9 +36,15 @@ package enum ConfigReading {
     /// `fileSystem` leaves out files of watched folders still being written (`SettledFileSystem`).
     package static func entries(of config: KioskConfig, logger: Logger,
                         fileSystem: any PlaylistFileSystem = LocalFileSystem()) -> [PlaylistEntry] {
+        expanded(config, logger: logger, fileSystem: fileSystem).entries
+    }
+
+    /// As `entries`, with the problems said (the folder watcher's next look says only new ones).
+    package static func expanded(_ config: KioskConfig, logger: Logger,
+                                 fileSystem: any PlaylistFileSystem = LocalFileSystem()) -> (entries: [PlaylistEntry], problems: [String]) {
         let expansion = PlaylistExpander(fileSystem: fileSystem).expand(config.items)
         for diagnostic in expansion.diagnostics { logger.warning("\(diagnostic)") }
-        return expansion.entries
+        return (expansion.entries, expansion.diagnostics.map(\.description))
     }
 }
 

@@ -56,8 +56,9 @@ package final class ConfigReloader: @unchecked Sendable {
 
     package init(path: String, config: KioskConfig, entries: [PlaylistEntry], settings: PlayerSettings, player: QueuePlayer,
          input: LiveInput, schedule: ScheduleDriver? = nil, triggers: LiveTriggers? = nil, replaced: Set<ConfigPart>,
-         logger: Logger, notReady: Set<String> = []) {
+         logger: Logger, notReady: Set<String> = [], problemsSaid: [String] = []) {
         hidden = notReady
+        lastFolderDiagnostics = problemsSaid
         self.schedule = schedule
         self.triggers = triggers
         self.path = path
@@ -125,7 +126,8 @@ package final class ConfigReloader: @unchecked Sendable {
         let wasRejected = lastWasRejected
         lastWasRejected = false
         if let notReadyNow { hidden = notReadyNow(new.items) }
-        let entries = ConfigReading.entries(of: new, logger: logger, fileSystem: SettledFileSystem(hidden: hidden))
+        let (entries, problems) = ConfigReading.expanded(new, logger: logger, fileSystem: SettledFileSystem(hidden: hidden))
+        lastFolderDiagnostics = problems   // said; the folder watcher's next look says only new ones
         let changes = ConfigChanges(from: running, to: new)
         let sinceLastRead = ConfigChanges(from: lastRead, to: new)
         lastRead = new

@@ -84,7 +84,7 @@ struct RunCommand: ParsableCommand {
         // left out until it is complete (FolderWatcher).
         let folders = FolderWatcher(settle: config.playback.settle.seconds, logger: logger)
         let notReady = folders.notReady(in: WatchedFolders.directories(of: config.items))
-        let defaultEntries = ConfigReading.entries(of: config, logger: logger, fileSystem: SettledFileSystem(hidden: notReady))
+        let (defaultEntries, problemsSaid) = ConfigReading.expanded(config, logger: logger, fileSystem: SettledFileSystem(hidden: notReady))
         var entries = defaultEntries
         // Keys, zones and the control socket's `trigger NAME` (item N counts in the default playlist).
         let triggers = LiveTriggers(TriggerWiring.resolve(config, defaultEntries: defaultEntries, logger: logger))
@@ -134,7 +134,8 @@ struct RunCommand: ParsableCommand {
         // pick made the first reload see "the folders' files changed" and send the schedule again).
         let reloader = ConfigReloader(path: self.config, config: config, entries: defaultEntries, settings: settings,
                                       player: player, input: input, schedule: schedule, triggers: triggers,
-                                      replaced: overrides.replacedParts, logger: logger, notReady: notReady)
+                                      replaced: overrides.replacedParts, logger: logger, notReady: notReady,
+                                      problemsSaid: problemsSaid)
         reloader.settleChanged = { folders.setSettle($0) }
         reloader.notReadyNow = { folders.notReady(in: WatchedFolders.directories(of: $0)) }
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }

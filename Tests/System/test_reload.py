@@ -291,3 +291,33 @@ def test_a_reload_under_a_schedule_says_only_what_changed(tmp_path):
     assert (tmp_path / "state").is_dir(), "a --state-dir not there yet is made"
     assert "cannot create" not in log.read_text(), log.read_text()
     assert "display power on" not in log.read_text(), log.read_text()
+
+
+def test_the_starts_playlist_problems_are_said_once(tmp_path):
+    """A missing file and an empty folder were each logged twice at the start: once by the start's
+    expansion, again by the folder watcher's first look. Said once, until something changes: a
+    clip arriving in a watched folder is a look, and it says only what is new."""
+    make_clip(tmp_path / "a.mp4", 1.0)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "watched").mkdir()
+    socket, log = tmp_path / "ctl.sock", tmp_path / "kiosk.log"
+    conf = tmp_path / "kiosk.conf"
+    conf.write_text(f"audio: {{device: none}}\ninput: {{enabled: false}}\ncontrol: {{socket: {socket}}}\n"
+                    f"items:\n  - {tmp_path / 'a.mp4'}\n  - {tmp_path / 'missing.mp4'}\n  - {tmp_path / 'empty'}/\n"
+                    f"  - {tmp_path / 'watched'}/\n")
+    with open(log, "w") as output:
+        process = subprocess.Popen([str(KIOSK), "run", "--config", str(conf), "--display", "headless:160x120",
+                                    "--state-dir", str(tmp_path / "state"), "--duration", "60"], stdout=output, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: "watched folders" in log.read_text() or socket.exists(), 30, "the control socket")
+        make_clip(tmp_path / "b.mp4", 1.0)
+        os.rename(tmp_path / "b.mp4", tmp_path / "watched" / "b.mp4")
+        wait_for(lambda: "watched folders:" in log.read_text(), 60, "the folder watcher's look at the new clip")
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+    text = log.read_text()
+    assert text.count("missing.mp4' does not exist") == 1, text
+    assert text.count("empty' holds no media files") == 1, text
+    # The watched folder was empty at the start (said), and is not after the clip came.
+    assert text.count("watched' holds no media files") == 1, text
