@@ -15,11 +15,18 @@ extension ItemPipeline {
     /// Since when a live source has not answered its first open (host time); nil once open.
     var awayBeforeOpening: MediaTime? { lock.withLock { unopenedSince } }
 
+    /// The item is on screen now: a live source's `duration` counts from here. (It counted from
+    /// the open, made ahead of the seam: a stream with `duration: 4` that did not answer was
+    /// skipped 1.2 s after it came on, saying "no answer within its duration (4.2 s)".)
+    func cameOnScreen() {
+        let now = MonotonicClock.hostTime()
+        lock.withLock { if onScreenAt == nil { onScreenAt = now } }
+    }
+
     /// The demuxer and decoder, or nil when the item failed (its failure queued).
     func openRetryingLive() -> (Demuxer, VideoDecoder)? {
         var failures = 0
         var since: MediaTime?
-        let began = MonotonicClock.hostTime()
         while true {
             let failed: MediaError
             do {
@@ -43,7 +50,8 @@ extension ItemPipeline {
             let error = failed
             let now = MonotonicClock.hostTime()
             let lostAt = since ?? now
-            let waited = now - began   // a duration counts from the item's start
+            // A duration counts from the item's coming on screen; prepared, it is waited for.
+            let waited = lock.withLock { onScreenAt }.map { now - $0 } ?? .zero
             let durationPassed = plan.liveDuration.map { waited >= $0 } ?? false
             guard isLiveByScheme, !interrupt.isCancelled, !durationPassed,
                   case .retry(let delay) = ReconnectPolicy.live.decide(failedAttempts: failures, elapsed: now - lostAt) else {

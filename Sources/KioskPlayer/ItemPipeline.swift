@@ -61,6 +61,8 @@ final class ItemPipeline: @unchecked Sendable {
     var newestFramePTS: MediaTime?
     /// Since when a live source has not answered its first open (`ItemPipeline+Open.swift`).
     var unopenedSince: MediaTime?
+    /// When the item came on screen (host time; nil while prepared ahead of its seam).
+    var onScreenAt: MediaTime?
     /// How strict the video's `FrameTimeline` is (under `lock`); the presenter waits for a
     /// frame as long as it allows.
     var timelineTuning = FrameTimelineTuning.strict

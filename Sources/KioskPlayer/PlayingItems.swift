@@ -54,6 +54,7 @@ final class PlayingItems {
             next = open()
         }
         upcoming = nil
+        next.pipeline.cameOnScreen()
         // On screen now: nothing to wait for (the outgoing item was skipped before its end).
         next.plan.decoderAfter?.release(.onScreen)
         let outgoing = current

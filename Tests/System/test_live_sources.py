@@ -17,6 +17,7 @@ benchmark, not to a test on a shared machine).
 from __future__ import annotations
 
 import json
+from datetime import datetime
 import signal
 import subprocess
 import sys
@@ -277,18 +278,25 @@ def test_a_live_item_with_a_duration_that_does_not_answer_lets_the_rotation_go_o
     """items: [{path: udp://... (no sender), duration: 2}, clip.mp4]: the stream is waited for
     its 2 s, then skipped this pass (one line) and the clip plays; the next pass tries again."""
     port = free_udp_port()
-    config, plays, log = rotation(tmp_path, port, stream_seconds=2, clip_seconds=1)
+    config, plays, log = rotation(tmp_path, port, stream_seconds=2, clip_seconds=3)
     with open(log, "w") as log_file:
         player = subprocess.Popen([str(KIOSK), "run", "--config", str(config)], stderr=log_file, stdin=subprocess.DEVNULL)
     try:
         wait_until("two skips of the silent stream", lambda: log.read_text().count("no answer within its duration") >= 2, 180, log)
-        wait_until("the clip on record", lambda: plays.exists() and "clip.mp4" in plays.read_text(), 60, log)
+        wait_until("the clip on record twice", lambda: plays.exists() and sum("clip.mp4" in line for line in plays.read_text().splitlines()) >= 2,
+                   60, log)
         player.send_signal(signal.SIGTERM)
         assert player.wait(timeout=60) == 0
     finally:
         if player.poll() is None:
             player.kill()
     assert "nothing in the playlist can play" not in log.read_text()
+    # The stream had its 2 s on screen between two plays of the clip: its wait counts from its
+    # coming on screen, not from its open ahead of the seam (it was skipped ~1 s after it came on).
+    clips = [json.loads(line) for line in plays.read_text().splitlines() if "clip.mp4" in line]
+    first_end = datetime.fromisoformat(clips[0]["end"])
+    second_start = datetime.fromisoformat(clips[1]["start"])
+    assert (second_start - first_end).total_seconds() >= 1.9, clips[:2]
 
 
 def test_a_live_item_with_a_duration_rotates(tmp_path):
