@@ -53,7 +53,8 @@ public final class Asset {
         let openResult = avformat_open_input(&context, capture?.device ?? source, capture?.format, &options)
         av_dict_free(&options)
         guard openResult >= 0, let context else {
-            throw MediaError(source: source, reason: Asset.describeOpenFailure(openResult, timeout: isNetwork && !interrupt.isCancelled ? openTimeout : nil))
+            throw MediaError(source: source, reason: Asset.describeOpenFailure(openResult, timeout: isNetwork && !interrupt.isCancelled ? openTimeout : nil,
+                                                                               waitsForSender: Asset.waitsForSender(source)))
         }
         formatContext = context
         if isNetwork { NetworkOpenOptions.enableReconnectOnErrors(context, source: source) }
@@ -179,9 +180,18 @@ public final class Asset {
         }
     }
 
-    private static func describeOpenFailure(_ code: Int32, timeout: Double?) -> String {
+    /// Schemes whose open only listens (UDP, RTP) or waits for an SRT peer: with no sender,
+    /// FFmpeg's reads give up with EIO, which said "Input/output error" and nothing of why.
+    private static func waitsForSender(_ source: String) -> Bool {
+        ["udp", "rtp", "srt"].contains(NetworkURL.scheme(of: source) ?? "")
+    }
+
+    private static func describeOpenFailure(_ code: Int32, timeout: Double?, waitsForSender: Bool = false) -> String {
         if code == kiosk_averror_invaliddata() {
             return "not a media file FFmpeg can read (unknown format or damaged data)"
+        }
+        if code == kiosk_averror(EIO), waitsForSender {
+            return "nothing received (is its sender running, to this address and port?)"
         }
         if code == kiosk_averror_exit(), let timeout {
             return "no answer within \(Int(timeout)) s"

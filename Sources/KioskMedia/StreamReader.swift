@@ -222,6 +222,9 @@ public final class StreamReader {
                 }
                 return
             } catch {
+                // Closed meanwhile (a skip, the end of --duration): FFmpeg's "Immediate exit
+                // requested" is no failure of the source's.
+                if demuxer.asset.interrupt.isCancelled { throw MediaError(source: source, reason: "closed while reconnecting") }
                 noteFailed(&current, (error as? MediaError)?.reason ?? "\(error)")
             }
         }

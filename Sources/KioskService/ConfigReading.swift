@@ -18,14 +18,17 @@ package enum ConfigReading {
     /// hand, or written by a kiosk with other rules) is set aside with its errors and kiosk.conf's
     /// own playlist plays: a screen must not stay dark for the page's file. (A reload keeps what
     /// plays instead: the page file's errors reject it, as kiosk.conf's do.)
-    package static func loadForStart(_ path: String, logger: Logger) throws -> KioskConfig {
+    /// Also the bytes it read, for `LastGoodConfig`.
+    package static func loadForStart(_ path: String, logger: Logger) throws -> (config: KioskConfig, contents: Data) {
         do {
-            return try ConfigLoader.load(path: path) { problems in
+            // Unreadable: load(path:) says why (no such file, a directory, permissions).
+            guard let contents = FileManager.default.contents(atPath: path) else { return (try ConfigLoader.load(path: path), Data()) }
+            return (try ConfigLoader.load(contents: contents, path: path) { problems in
                 let line = "\(path): web.page_file cannot be read, so kiosk.conf's own playlist, schedule and power windows "
                     + "play until it is fixed (the page's next save writes it whole); its errors:"
                 logger.error("\(line)")
                 for diagnostic in problems.diagnostics { logger.error("\(diagnostic)") }
-            }
+            }, contents)
         } catch {
             throw ConfigFailure(text: "\(error)")
         }

@@ -32,7 +32,9 @@ package final class ConfigReloader: @unchecked Sendable {
     /// change the file, or the second event of one save, does nothing.
     private var lastContents: Data??
     /// The last file read was rejected: when it is fixed, say so even if nothing changes.
-    private var lastWasRejected = false
+    /// The file on disk was refused (a reload's, or the start's when it played the last good
+    /// copy): its fix says "reloaded" even when it changes nothing.
+    package var lastWasRejected = false
     /// With a schedule (before or after the reload), the playlist is the scheduler's to send.
     private let schedule: ScheduleDriver?
     /// kiosk.conf's triggers, expanded again at every reload (`item: N` follows the default
@@ -50,6 +52,8 @@ package final class ConfigReloader: @unchecked Sendable {
     /// Told a reloaded `playback.settle` (the folder watcher takes it at its next look). Set
     /// before the first reload can come.
     package var settleChanged: (@Sendable (Double) -> Void)?
+    /// Told the bytes of each kiosk.conf a reload took (LastGoodConfig keeps them).
+    package var accepted: (@Sendable (Data) -> Void)?
     /// The watched folders' files not ready now, for the items of a file just read (set
     /// before the first reload can come).
     package var notReadyNow: (@Sendable ([ItemConfig]) -> Set<String>)?
@@ -125,6 +129,7 @@ package final class ConfigReloader: @unchecked Sendable {
         }
         let wasRejected = lastWasRejected
         lastWasRejected = false
+        if let contents { accepted?(contents) }
         if let notReadyNow { hidden = notReadyNow(new.items) }
         let (entries, problems) = ConfigReading.expanded(new, logger: logger, fileSystem: SettledFileSystem(hidden: hidden))
         lastFolderDiagnostics = problems   // said; the folder watcher's next look says only new ones

@@ -65,9 +65,25 @@ struct RunCommand: ParsableCommand {
         return overrides
     }
 
+    /// kiosk.conf, kept as the last good one; a kiosk.conf with errors plays the last good one
+    /// (LastGoodConfig), its errors logged, or stops the start when there is none.
+    private func loadOrLastGood(_ lastGood: LastGoodConfig, logger: Logger) throws -> (KioskConfig, fromLastGood: Bool) {
+        do {
+            let (config, contents) = try ConfigReading.loadForStart(self.config, logger: logger)
+            lastGood.save(contents, logger: logger)
+            return (config, false)
+        } catch let failure as ConfigFailure {
+            guard let (config, savedAt) = lastGood.load(as: self.config) else { throw failure }
+            for line in failure.text.split(separator: "\n") { logger.error("\(line)") }
+            let line = "\(self.config) has the errors above: playing kiosk.conf as it last loaded (\(lastGood.path), "
+                + "kept \(ISO8601DateFormatter().string(from: savedAt))) until it is fixed; the fixed file is taken at once"
+            logger.error("\(line)")
+            return (config, true)
+        }
+    }
+
     func run() throws {
         let logger = common.makeLogger()
-        let file = try ConfigReading.loadForStart(self.config, logger: logger)
         // A --state-dir that is not there yet is made, quietly, as systemd's StateDirectory= is
         // (the resume place, overrides and alerts were each "cannot create ...; not saved").
         if !FileManager.default.fileExists(atPath: stateDir) {
@@ -78,6 +94,8 @@ struct RunCommand: ParsableCommand {
                 logger.warning("state: cannot make \(stateDir) (\(error.localizedDescription)); resume, overrides and alerts are not kept")
             }
         }
+        let lastGood = LastGoodConfig(stateDirectory: stateDir)
+        let (file, fromLastGood) = try loadOrLastGood(lastGood, logger: logger)
         // With several screens: what the main engine plays by (ScreenWiring).
         let config = file.primaryScreen
         // Directory and glob items are watched: a clip being copied in while kiosk starts is
@@ -137,6 +155,8 @@ struct RunCommand: ParsableCommand {
                                       replaced: overrides.replacedParts, logger: logger, notReady: notReady,
                                       problemsSaid: problemsSaid)
         reloader.settleChanged = { folders.setSettle($0) }
+        reloader.accepted = { lastGood.save($0, logger: logger) }
+        reloader.lastWasRejected = fromLastGood
         reloader.notReadyNow = { folders.notReady(in: WatchedFolders.directories(of: $0)) }
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()

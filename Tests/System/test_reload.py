@@ -321,3 +321,56 @@ def test_the_starts_playlist_problems_are_said_once(tmp_path):
     assert text.count("empty' holds no media files") == 1, text
     # The watched folder was empty at the start (said), and is not after the clip came.
     assert text.count("watched' holds no media files") == 1, text
+
+
+def test_a_kiosk_conf_broken_while_stopped_plays_its_last_good_copy(tmp_path):
+    """An edit with an error is refused at its reload, but the file stays broken: at the next
+    boot kiosk refused to start (exit 2, systemd's restarts every 5 s: a dark screen). Now the start
+    plays kiosk.conf as it last loaded (kept in the state directory, private), says the errors,
+    and takes the fixed file at once. Without a kept copy a broken file still stops the start."""
+    make_clip(tmp_path / "a.mp4", 1.0)
+    make_clip(tmp_path / "b.mp4", 1.0)
+    socket, log, state = tmp_path / "ctl.sock", tmp_path / "kiosk.log", tmp_path / "state"
+    conf = tmp_path / "kiosk.conf"
+    head = f"audio: {{device: none}}\ninput: {{enabled: false}}\ncontrol: {{socket: {socket}}}\n"
+    conf.write_text(head + f"items:\n  - {tmp_path / 'a.mp4'}\n")
+    command = [str(KIOSK), "run", "--config", str(conf), "--display", "headless:160x120", "--state-dir", str(state),
+               "--duration", "60"]
+
+    def title():
+        result = subprocess.run([str(KIOSK), "ctl", "--socket", str(socket), "get", "title"], capture_output=True, text=True)
+        return result.stdout.strip()
+
+    # A fresh state directory and a broken file: the start stops, as before.
+    conf.write_text(head + "items:\n  - {path: a.mp4, colour: red}\n")
+    first = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert first.returncode == 2 and "unknown key 'colour'" in first.stderr, first
+    # A start with the good file keeps it.
+    conf.write_text(head + f"items:\n  - {tmp_path / 'a.mp4'}\n")
+    with open(log, "w") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: socket.exists() and title() == "a.mp4", 30, "a.mp4 on screen")
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+    kept = state / "last-good.conf"
+    assert kept.read_bytes() == conf.read_bytes() and kept.stat().st_mode & 0o777 == 0o600
+    # Broken while kiosk is stopped: the next start plays the kept copy and says why.
+    conf.write_text(head + f"items:\n  - {{path: {tmp_path / 'b.mp4'}, colour: red}}\n")
+    broken = conf.read_bytes()
+    with open(log, "w") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: socket.exists() and title() == "a.mp4", 30, "the last good playlist")
+        text = log.read_text()
+        assert "unknown key 'colour'" in text and "playing kiosk.conf as it last loaded" in text, text
+        assert conf.read_bytes() == broken   # nothing the user wrote is overwritten
+        # Fixed: taken at once, and kept.
+        conf.write_text(head + f"items:\n  - {tmp_path / 'b.mp4'}\n")
+        wait_for(lambda: title() == "b.mp4", 30, "the fixed file's playlist")
+        wait_for(lambda: kept.read_bytes() == conf.read_bytes(), 10, "the fixed file kept")
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+    assert process.returncode == 0, log.read_text()
