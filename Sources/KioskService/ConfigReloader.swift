@@ -47,6 +47,8 @@ package final class ConfigReloader: @unchecked Sendable {
     private var hidden: Set<String> = []
     /// The diagnostics of the last expansion for a folder change: an empty folder is said once.
     private var lastFolderDiagnostics: [String] = []
+    /// A separate layout's other screens as the file last read had them (said once per edit).
+    private var lastReadOtherScreens: [DisplayOutputConfig]
     /// A stick plays instead of the configured playlist: new entries are kept, not handed over.
     private var heldByStick = false
     /// Told a reloaded `playback.settle` (the folder watcher takes it at its next look). Set
@@ -60,8 +62,9 @@ package final class ConfigReloader: @unchecked Sendable {
 
     package init(path: String, config: KioskConfig, entries: [PlaylistEntry], settings: PlayerSettings, player: QueuePlayer,
          input: LiveInput, schedule: ScheduleDriver? = nil, triggers: LiveTriggers? = nil, replaced: Set<ConfigPart>,
-         logger: Logger, notReady: Set<String> = [], problemsSaid: [String] = []) {
+         logger: Logger, notReady: Set<String> = [], problemsSaid: [String] = [], otherScreens: [DisplayOutputConfig] = []) {
         hidden = notReady
+        lastReadOtherScreens = otherScreens
         lastFolderDiagnostics = problemsSaid
         self.schedule = schedule
         self.triggers = triggers
@@ -114,18 +117,25 @@ package final class ConfigReloader: @unchecked Sendable {
         let contents = FileManager.default.contents(atPath: path)
         if trigger == .fileChanged, let last = lastContents, last == contents { return }
         lastContents = .some(contents)
-        let new: KioskConfig
+        let whole: KioskConfig
         do throws(ConfigError) {
             if let contents {
-                new = try ConfigLoader.load(contents: contents, path: path).primaryScreen
+                whole = try ConfigLoader.load(contents: contents, path: path)
             } else {
-                new = try ConfigLoader.load(path: path).primaryScreen   // unreadable: it names the reason
+                whole = try ConfigLoader.load(path: path)   // unreadable: it names the reason
             }
         } catch {
             logger.error("\(path): not reloaded, the old configuration keeps playing; its errors:")
             for diagnostic in error.diagnostics { logger.error("\(diagnostic)") }
             lastWasRejected = true
             return
+        }
+        let new = whole.primaryScreen
+        let others = whole.displays?.otherScreens ?? []
+        if others != lastReadOtherScreens {
+            // Their engines are made at the start (a reload said "nothing to change" for them).
+            logger.notice("\(path): displays' other screens (\(Set(others.map(\.name) + lastReadOtherScreens.map(\.name)).sorted().joined(separator: ", "))) changed: applies on restart")
+            lastReadOtherScreens = others
         }
         let wasRejected = lastWasRejected
         lastWasRejected = false

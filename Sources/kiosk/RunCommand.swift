@@ -153,7 +153,7 @@ struct RunCommand: ParsableCommand {
         let reloader = ConfigReloader(path: self.config, config: config, entries: defaultEntries, settings: settings,
                                       player: player, input: input, schedule: schedule, triggers: triggers,
                                       replaced: overrides.replacedParts, logger: logger, notReady: notReady,
-                                      problemsSaid: problemsSaid)
+                                      problemsSaid: problemsSaid, otherScreens: file.displays?.otherScreens ?? [])
         reloader.settleChanged = { folders.setSettle($0) }
         reloader.accepted = { lastGood.save($0, logger: logger) }
         reloader.lastWasRejected = fromLastGood

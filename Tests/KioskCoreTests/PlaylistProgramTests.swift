@@ -172,7 +172,7 @@ struct PlaylistProgramTests {
         _ = engine.ends(1)
         _ = engine.program.switchPlaylist(to: playlistEntries("x"), when: .atSeam, cursor: &engine.cursor)
         _ = engine.program.insert(playlistEntries("ad"), when: .atSeam, position: nil, cursor: &engine.cursor)
-        engine.program.reset()
+        engine.program.reset(cursor: &engine.cursor)
         #expect(engine.ends(2) == ["b", "a"])
     }
 }

@@ -175,6 +175,25 @@ struct TriggerProgramTests {
         #expect(loop.navigator.program.waitingTrigger == nil && loop.navigator.program.playingTrigger == nil)
     }
 
+    /// A list loaded while a trigger or an insert plays loops as the loop did: the insert's
+    /// cursor, which plays once, was kept, and the loaded list played once and froze for good.
+    @Test func aListLoadedDuringATriggerOrAnInsertLoops() {
+        for request in [fire("t1"), .playOnce(.entries(playlistEntries("news")), when: .now)] {
+            var loop = Loop("a")
+            _ = loop.ends(1)
+            _ = loop.send(request, at: seconds(2))
+            _ = loop.navigator.answer(.load(playlistEntries("x") + playlistEntries("y")), position: nil, displayOff: false)
+            #expect(loop.ends(5) == ["x", "y", "x", "y", "x"], "\(request)")
+        }
+        // A loop that was not to loop stays so.
+        var once = Loop("a")
+        once.navigator.setLoopMode(.none)
+        _ = once.ends(1)
+        _ = once.send(fire("t1"), at: seconds(2))
+        _ = once.navigator.answer(.load(playlistEntries("x")), position: nil, displayOff: false)
+        #expect(once.ends(2) == ["x", "finished"])
+    }
+
     /// The callers that were there before triggers send no trigger: their requests are the
     /// same values as ever (`play_item_once`, timed inserts).
     @Test func existingRequestsCarryNoTrigger() {

@@ -87,6 +87,32 @@ def test_separate_screens_play_their_own_playlists(tmp_path, clips):
     assert all("display" in line for line in kiosk.lines())
 
 
+def test_an_edit_of_another_screen_says_it_applies_on_restart(tmp_path, clips):
+    """The right screen's items edited while kiosk runs: its engine was made at the start, so the
+    edit waits for a restart. The log said "reloaded, nothing to change" and the operator
+    believed it applied; it says so now, once per edit, while the main screen's edits apply."""
+    def text(right_items):
+        return HEADER + f"""displays:
+  layout: separate
+  audio_from: left
+  outputs:
+    - {{name: left, output: headless, headless_size: 320x180, items: [{clips['red']}]}}
+    - {{name: right, output: headless, headless_size: 320x180, items: [{right_items}]}}
+"""
+    kiosk = Kiosk(tmp_path, text(clips["blue"]))
+    try:
+        assert wait_until(lambda: kiosk.frames("right") and kiosk.frames("left"), timeout=EVENT_TIMEOUT), kiosk.log.read_text()
+        kiosk.config.write_text(text(f"{clips['green']}, {clips['blue']}"))
+        assert wait_until(lambda: "changed: applies on restart" in kiosk.log.read_text(), timeout=EVENT_TIMEOUT), \
+            kiosk.log.read_text()
+    finally:
+        assert kiosk.stop() == 0, kiosk.log.read_text()
+    log = kiosk.log.read_text()
+    lines = [line for line in log.splitlines() if "changed: applies on restart" in line]
+    assert len(lines) == 1 and "displays' other screens (right)" in lines[0], log
+    assert "nothing to change" not in lines[0]
+
+
 @pytest.mark.parametrize("layout", ["mirror", "span"])
 def test_one_engine_draws_for_both_screens(tmp_path, clips, layout):
     extra = "  grid: 2x1\n  bezel: 40\n" if layout == "span" else ""

@@ -51,6 +51,13 @@ public struct DisplayOutputConfig: Sendable, Equatable {
 }
 
 extension DisplaysConfig {
+    /// A separate layout's screens other than the main one (`audio_from`'s), which their own
+    /// engines play and a reload does not reach; none for mirror and span (one engine).
+    public var otherScreens: [DisplayOutputConfig] {
+        guard layout == .separate else { return [] }
+        return outputs.enumerated().filter { $0.offset != audioOutputIndex }.map(\.element)
+    }
+
     /// Separate screens that all have their own playlist.
     public var everyOutputHasItems: Bool {
         layout == .separate && !outputs.isEmpty && outputs.allSatisfy { !$0.items.isEmpty }

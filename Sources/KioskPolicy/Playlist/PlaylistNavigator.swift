@@ -63,7 +63,7 @@ public struct PlaylistNavigator: Sendable, Equatable {
 
     /// A user's new list (a control `load`): what waited is dropped, an insert ends.
     public mutating func load(_ entries: [PlaylistEntry]) -> ReplaceOutcome {
-        program.reset()
+        program.reset(cursor: &cursor)
         failedAhead = []   // indices of the old list
         return cursor.replace(entries: entries)
     }

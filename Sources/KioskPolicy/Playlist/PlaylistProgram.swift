@@ -242,8 +242,11 @@ public struct PlaylistProgram: Sendable, Equatable {
     }
 
     /// The loop's list is replaced by a user (a control `load`): whatever waits is dropped and
-    /// an insert playing ends where it is.
-    public mutating func reset() {
+    /// an insert playing ends where it is. The new list loops as the loop did: the cursor
+    /// playing may be an insert's, which plays once (a load during a trigger played its list
+    /// once, then the screen froze on its last frame for good).
+    public mutating func reset(cursor: inout PlaylistCursor) {
+        if let loop = interrupted?.cursor.loopMode { cursor.loopMode = loop }
         pendingSwitch = nil
         pendingInsert = []
         interrupted = nil
