@@ -33,6 +33,13 @@ package final class FleetConnection: @unchecked Sendable {
     private var screen: FleetScreenPublisher?
     /// The wait before kiosk's next try (`network`); back to 1 s once connected.
     private var retryDelay = 1.0
+    /// When the broker last accepted kiosk, and how many connections in a row it ended within
+    /// `shortLived` of that (guarded by `lock`): a broker that ends each connection at once
+    /// (another client with kiosk's id takes the session over, then loses it to kiosk's) made
+    /// two lines a second forever, with no backoff (libmosquitto's delay resets once connected).
+    private var acceptedAt: Double?
+    private var shortInARow = 0
+    private static let shortLived = 10.0
     /// Set by `stop`; wakes the network thread's wait between two tries.
     private let stopSignal = NSCondition()
     private var stopping = false
@@ -178,11 +185,14 @@ package final class FleetConnection: @unchecked Sendable {
     private func connected(_ result: MQTTConnectResult) {
         switch result {
         case .accepted:
-            let again = lock.withLock { () -> Bool in
-                defer { outage = nil; everConnected = true; connected = true; retryDelay = 1; connections += 1 }
-                return everConnected
+            let (again, flapping) = lock.withLock { () -> (Bool, Bool) in
+                let flapping = shortInARow >= 2
+                // While flapping its line stands: no "connected again" a second.
+                defer { if !flapping { outage = nil }; everConnected = true; connected = true; retryDelay = 1; connections += 1 }
+                acceptedAt = MonotonicClock().now()
+                return (everConnected, flapping)
             }
-            logger.notice("mqtt: connected to \(broker)\(again ? " again" : "") as \(bridge.topics.root)")
+            if !flapping { logger.notice("mqtt: connected to \(broker)\(again ? " again" : "") as \(bridge.topics.root)") }
             for topic in bridge.subscriptions {
                 do { try client.subscribe(topic: topic, qos: config.qos) } catch { logger.error("mqtt: \(broker): \(error)") }
             }
@@ -199,7 +209,15 @@ package final class FleetConnection: @unchecked Sendable {
             return connected
         }
         guard let reason else { return }   // kiosk's own disconnect
-        if wasConnected {
+        let shortInARow = wasConnected ? noteConnectionLength() : 0
+        if shortInARow >= 2 {
+            // Backoff, as for a broker away: 2, 4 ... 60 s between these connections.
+            let delay = UInt32(min(60, 1 << min(shortInARow - 1, 6)))
+            try? client.setReconnectDelay(initial: delay, maximum: 60)
+            noteOutage("\(broker) ends each connection within \(Int(Self.shortLived)) s of accepting it (\(shortInARow) in a row): "
+                       + "is another client connected with kiosk's id 'kiosk-\(bridge.topics.name)'? Each kiosk needs a name of its own "
+                       + "(mqtt.name); reconnecting with backoff, playback goes on", reason: "flapping")
+        } else if wasConnected {
             noteOutage("lost the connection to \(broker): \(reason); reconnecting with backoff, playback goes on", reason: "lost")
         } else {
             // A TCP connect that failed in the loop (libmosquitto connects without blocking),
@@ -207,6 +225,19 @@ package final class FleetConnection: @unchecked Sendable {
             noteOutage("cannot reach \(broker): \(reason); retrying with backoff, playback goes on", reason: reason,
                        unlessRefused: true)
         }
+    }
+
+    /// A connection ended: how many in a row ended soon after they were accepted (0: this one
+    /// lasted, and the reconnect delay is libmosquitto's 1 s again).
+    private func noteConnectionLength() -> Int {
+        let now = MonotonicClock().now()
+        let (count, lasted) = lock.withLock { () -> (Int, Bool) in
+            let short = acceptedAt.map { now - $0 < Self.shortLived } ?? false
+            shortInARow = short ? shortInARow + 1 : 0
+            return (shortInARow, !short)
+        }
+        if lasted { try? client.setReconnectDelay(initial: 1, maximum: 60) }
+        return count
     }
 
     /// One line per kind of trouble (`reason`: the same TLS failure at the connect and in the

@@ -381,3 +381,27 @@ def test_a_stop_is_not_held_by_a_broker_that_is_away(tmp_path, clip, running):
     assert kiosk.stop() == 0
     took = time.monotonic() - started
     assert took < 2.0, f"exit took {took:.2f} s after SIGTERM: held by the reconnect delay"
+
+
+def test_two_kiosks_with_one_name_are_told_and_back_off(tmp_path, clip, running):
+    """Two kiosks copied from one image with the same mqtt.name: the broker ends the older
+    session each time the other connects, and libmosquitto's reconnect delay resets once
+    connected, so both reconnected every second, two lines a second each, forever. Now each
+    says once that another client has its id, and backs off; playback goes on."""
+    broker = Broker(tmp_path)
+    running.append(broker)
+    twins = [Kiosk(tmp_path, clip, file, section(broker.port, "twin")) for file in ("first", "second")]
+    running.extend(twins)
+    told = wait_until(lambda: [t for t in twins if t.lines("another client connected with kiosk's id 'kiosk-twin'")],
+                      timeout=120)
+    assert told, "\n".join(t.log.read_text()[-2000:] for t in twins)
+    before = broker.log.read_text().count("New client connected")
+    lines_before = [len(t.lines("mqtt:")) for t in twins]
+    frames = [t.frames() for t in twins]
+    time.sleep(20)
+    # At a connection a second each, about 40 in 20 s; with the backoff a handful.
+    connections = broker.log.read_text().count("New client connected") - before
+    assert connections <= 12, f"{connections} connections in 20 s"
+    for twin, lines, played in zip(twins, lines_before, frames):
+        assert len(twin.lines("mqtt:")) - lines <= 2, twin.log.read_text()[-3000:]
+        assert twin.frames() > played + 100, "playback went on"
