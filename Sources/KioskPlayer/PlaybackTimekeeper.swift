@@ -167,7 +167,12 @@ final class PlaybackTimekeeper {
     /// not what it was before (playing stays playing, without "waiting, no item to play").
     func seam(ending outgoing: ActiveItem?, advancingTo advance: PlaybackInput, rebase: () -> Void) {
         let before = (state.timeControlStatus, state.reasonForWaitingToPlay)
+        // The end's snapshot names the incoming item (current already) while the clock is in
+        // the outgoing one's time: its time is the incoming item's start, not the other's end
+        // (MQTT's retained status said "item 1 ... time 3.95", a's end beside b's title).
+        clockInOutgoingItem = true
         apply(.endReached, ended: whereItEnded(outgoing), quietStatus: true)
+        clockInOutgoingItem = false
         rebase()
         apply(advance, quietStatus: true)
         let after = (state.timeControlStatus, state.reasonForWaitingToPlay)
@@ -187,7 +192,9 @@ final class PlaybackTimekeeper {
     }
 
     /// Where the current item is, trimmed start at 0; zero while nothing plays.
-    var currentTime: MediaTime { time(in: items.current) }
+    var currentTime: MediaTime { clockInOutgoingItem ? .zero : time(in: items.current) }
+    /// Within a seam, before the clock turns to the incoming item.
+    private var clockInOutgoingItem = false
 
     /// Where the clock stands in `item`, counted from its trimmed start: at a seam the current
     /// item is already the incoming one while the clock still runs in the outgoing one's time.

@@ -108,6 +108,37 @@ import Testing
         if case .playback(_, let index, _) = all[endedAt] { #expect(index == 0, "a's end is said with a's index") }
     }
 
+    /// What `get time` and MQTT's status read at a seam: the snapshot between a's end and b's
+    /// start named b (current already) with a's time (the clock not yet turned): the retained
+    /// status said "item 1, b.mp4, time 3.95". b's time there is its start.
+    @Test func theSnapshotAtASeamNeverPairsTheIncomingItemWithTheOutgoingTime() throws {
+        let a = try PlaylistProgramEngineTests.entry("seam-snapshot-a.mp4", seconds: 1.5)
+        let b = try PlaylistProgramEngineTests.entry("seam-snapshot-b.mp4", seconds: 1.5)
+        final class Seen: @unchecked Sendable {
+            // Safe to share: touched with `lock` held.
+            let lock = NSLock()
+            weak var player: QueuePlayer?
+            var pairs: [(index: Int?, time: Double)] = []
+        }
+        let seen = Seen()
+        let player = try QueuePlayer(output: HeadlessDisplay(size: PixelSize(width: 320, height: 240)),
+                                     playlist: PlaylistCursor(entries: [a, b], loopMode: .playlist),
+                                     logger: CapturedLog().logger, onEvent: { event in
+            guard case .playback(.itemStarted, _, _) = event else { return }
+            seen.lock.withLock {
+                if let player = seen.player { seen.pairs.append((player.currentItemIndex, player.currentTime.seconds)) }
+            }
+        })
+        seen.lock.withLock { seen.player = player }
+        player.start()
+        defer { _ = player.stop() }
+        #expect(waitUntil(30) { seen.lock.withLock { seen.pairs.count >= 3 } }, "a, b, a again")
+        let pairs = seen.lock.withLock { seen.pairs }
+        for pair in pairs.dropFirst() {
+            #expect(pair.time < 0.5, "at a start, the snapshot said item \(String(describing: pair.index)) at \(pair.time) s")
+        }
+    }
+
     @Test func aLoadIsReportedOnceAsALoad() throws {
         let (player, events, _, b) = try Self.playingA()
         defer { _ = player.stop() }
