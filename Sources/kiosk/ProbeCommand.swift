@@ -19,7 +19,7 @@ struct ProbeCommand: ParsableCommand {
     @Flag(help: "Print JSON for scripts.")
     var json = false
 
-    @Option(help: "With a file: how its video would decode with this playback.hwdec (off, auto, vaapi, drm, cuda, v4l2m2m): the decoder and path, or each way's reason. Default: kiosk.conf's, else auto.")
+    @Option(help: "With a file: how its video would decode with this playback.hwdec (off, auto, vaapi, drm, cuda, v4l2m2m): the decoder and path, or each way's reason. Default: kiosk.conf's, else off, as `kiosk run` without one.")
     var hwdec: HardwareDecoding?
 
     @Option(name: .customLong("prime-import"),
