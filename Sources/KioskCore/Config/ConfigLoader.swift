@@ -152,6 +152,7 @@ extension ConfigWalker {
         // The layers whose text kiosk can set (`layer text`): web.splash_layer must be one.
         let textLayers = config.layers.filter { ["text", "ticker"].contains($0.content.kind) }.map(\.name)
         config.web = readWeb(top["web"], baseDirectory: baseDirectory, textLayerNames: textLayers)
+        config.schedule.windowWarnings = warnings
         return config
     }
 
