@@ -207,3 +207,18 @@ def test_probe_exits_1_for_a_picture_kiosk_would_not_show(media: Path, tmp_path:
     assert (still["width"], still["height"]) == (320, 180), still
     clip = json.loads(run(["probe", str(media / "clip.mp4"), "--config", "none", "--json"]).stdout)["streams"][0]
     assert clip["isStillImage"] is False and clip["frameRate"] == {"numerator": 25, "denominator": 1}, clip
+
+
+def test_schedule_names_a_day_that_does_not_exist_and_an_unknown_tz(media: Path, tmp_path: Path) -> None:
+    """--at 2026-02-30 was 'not an ISO 8601 time'; TZ=Nowhere/Bogus was read as UTC without a word."""
+    conf = tmp_path / "kiosk.conf"
+    conf.write_text(f"display:\n  output: headless\nitems: [{media / 'clip.mp4'}]\n")
+    missing = run(["schedule", "--config", str(conf), "--at", "2026-02-30T10:00:00"])
+    assert missing.returncode == 2 and "February 2026 has no day 30" in missing.stderr, missing.stderr
+    bogus = subprocess.run([str(KIOSK), "schedule", "--config", str(conf), "--at", "2026-02-03T10:00:00"], capture_output=True,
+                           text=True, timeout=60, env={**os.environ, "TZ": "Nowhere/Bogus"})
+    said = [line for line in bogus.stderr.splitlines() if "TZ" in line]
+    assert bogus.returncode == 0 and len(said) == 1 and "'Nowhere/Bogus'" in said[0] and "Etc/UTC" in said[0], bogus.stderr
+    known = subprocess.run([str(KIOSK), "schedule", "--config", str(conf)], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "TZ": "Europe/Berlin"})
+    assert known.returncode == 0 and "TZ" not in known.stderr, known.stderr
