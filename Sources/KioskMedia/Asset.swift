@@ -211,9 +211,14 @@ public final class Asset {
             let stream = context.pointee.streams[index]!
             streams.append(describe(stream, index: index, isBest: index == bestVideo || index == bestAudio))
         }
-        return MediaInfo(source: source, formatName: formatName, durationSeconds: durationSeconds,
-                         bitRate: context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil,
-                         streams: streams)
+        var info = MediaInfo(source: source, formatName: formatName, durationSeconds: durationSeconds,
+                             bitRate: context.pointee.bit_rate > 0 ? Int(context.pointee.bit_rate) : nil,
+                             streams: streams)
+        // image2 and the image pipes count no frames (nb_frames 0): their picture is one still all the same.
+        if info.isPictureFile {
+            for index in info.streams.indices where info.streams[index].kind == .video { info.streams[index].isStillImage = true }
+        }
+        return info
     }
 
     private static func describe(_ stream: UnsafeMutablePointer<AVStream>, index: Int, isBest: Bool) -> StreamInfo {

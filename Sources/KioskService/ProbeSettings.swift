@@ -5,8 +5,8 @@ import KioskDisplay
 /// What `kiosk probe FILE` answers for: the screen, gravity, region and hwdec `kiosk run`
 /// would use, read from the same kiosk.conf (its display section and playback), the command
 /// line's `--display`, `--gravity` and `--hwdec` over it. Without a kiosk.conf: the first
-/// connected screen at its preferred mode, fit, hwdec auto (what a box could do, not what an
-/// unconfigured kiosk does: playback.hwdec is off by default). With several screens on one
+/// connected screen at its preferred mode, and kiosk.conf's defaults (fit, hwdec off), as an
+/// unconfigured `kiosk run` plays; `--hwdec auto` asks what the box could do. With several screens on one
 /// card the player also leaves the CRTCs of the screens before to them; the probe does not.
 package struct ProbeSettings {
     package static let defaultConfig = "/etc/kiosk/kiosk.conf"
@@ -67,9 +67,9 @@ package struct ProbeSettings {
                     + "the screens (no plane shows a frame as decoded there)"
             }
         }
-        self.gravity = gravity ?? file?.playback.gravity ?? .fit
+        self.gravity = gravity ?? (file ?? KioskConfig()).playback.gravity
         self.region = file?.playback.region
-        self.hwdec = hwdec ?? file?.playback.hwdec ?? .auto
+        self.hwdec = hwdec ?? (file ?? KioskConfig()).playback.hwdec
         videoPlane = screen.videoPlane
         var options = DRMDisplayOptions(rotation: screen.rotation)
         options.videoPlane = screen.videoPlane

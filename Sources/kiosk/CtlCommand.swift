@@ -52,7 +52,9 @@ struct CtlCommand: ParsableCommand {
                 writeStandardError("kiosk ctl: \(reply["error"]?.plainText ?? reply.json)")
                 throw ExitCode(1)
             }
-            if let data = reply["data"], data != .null { print(data.plainText) }
+            // A property without a value (duration while nothing plays) prints null, as the socket
+            // says it: nothing at all read as an empty value in scripts.
+            if let data = reply["data"], data != .null || words[0] == "get" { print(data.plainText) }
         } catch let error as ControlSocketError {
             throw ConfigFailure(text: "kiosk ctl: \(error)")   // exit 2, without the usage text
         }

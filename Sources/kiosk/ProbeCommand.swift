@@ -19,7 +19,7 @@ struct ProbeCommand: ParsableCommand {
     @Flag(help: "Print JSON for scripts.")
     var json = false
 
-    @Option(help: "With a file: how its video would decode with this playback.hwdec (off, auto, vaapi, drm, cuda, v4l2m2m): the decoder and path, or each way's reason. Default: kiosk.conf's, else auto.")
+    @Option(help: "With a file: how its video would decode with this playback.hwdec (off, auto, vaapi, drm, cuda, v4l2m2m): the decoder and path, or each way's reason. Default: kiosk.conf's, else off, as `kiosk run` without one.")
     var hwdec: HardwareDecoding?
 
     @Option(name: .customLong("prime-import"),
@@ -70,6 +70,9 @@ struct ProbeCommand: ParsableCommand {
             let used = info.streams.contains { $0.shown != nil }
             print(ProbeCommand.describe(info) + (used ? "\n  settings: " + settings.source : ""))
         }
+        // The answer is printed either way; the status says `kiosk run` would skip the file
+        // (README: 1 for a media error).
+        if !Self.wouldPlay(info) { throw ExitCode(1) }
     }
 
     /// FFmpeg's view of `media`, each video stream with how it would decode with `hardware`
@@ -116,9 +119,31 @@ struct ProbeCommand: ParsableCommand {
                 info.streams[index].shown = shown(first, on: screen, gravity: gravity, region: region)
             } catch {
                 info.streams[index].decoding = "cannot decode: \((error as? MediaError)?.reason ?? "\(error)")"
+                info.streams[index].decodable = false
             }
         }
-        return info
+        return reported(info)
+    }
+
+    /// Whether `kiosk run` would show `info`'s picture: it plays the video stream FFmpeg picks,
+    /// and skips a file whose stream has no decoder or whose decoder refused it (a still past
+    /// 16 MP, a size FFmpeg calls invalid). A file with no video is left to say so itself.
+    static func wouldPlay(_ info: MediaInfo) -> Bool {
+        info.bestVideo?.decodable ?? true
+    }
+
+    /// `info` as said to the user: what FFmpeg left unknown is left out rather than a made-up
+    /// value (a width of 0 where the header could not be read, image2's 25 fps that is its
+    /// default for a sequence of files and not the still's).
+    private static func reported(_ info: MediaInfo) -> MediaInfo {
+        var reported = info
+        for index in reported.streams.indices where reported.streams[index].kind == .video {
+            var stream = reported.streams[index]
+            if stream.width == 0 || stream.height == 0 { (stream.width, stream.height) = (nil, nil) }
+            if stream.isStillImage == true, info.isPictureFile || stream.isCoverPicture == true { stream.frameRate = nil }
+            reported.streams[index] = stream
+        }
+        return reported
     }
 
     /// "kept as DRM PRIME NV12, modifier 0x0, for the video plane".
@@ -224,7 +249,7 @@ struct ProbeCommand: ParsableCommand {
         if let bitRate = info.bitRate { lines.append("  bit rate: \(bitRate / 1000) kb/s") }
         for stream in info.streams {
             var parts = ["  stream \(stream.index): \(stream.kind.rawValue) \(stream.codecName)"]
-            if !stream.decodable { parts.append("(no decoder in this FFmpeg)") }
+            if !stream.decodable && stream.decoding == nil { parts.append("(no decoder in this FFmpeg)") }
             if let w = stream.width, let h = stream.height { parts.append("\(w)x\(h)") }
             if let format = stream.pixelFormat { parts.append(format) }
             if let sar = stream.sampleAspectRatio, sar != .one { parts.append("SAR \(sar.numerator):\(sar.denominator)") }

@@ -29,9 +29,17 @@ struct ScheduleCommand: ParsableCommand {
     func run() throws {
         let loaded = try ConfigReading.load(config)
         let clock = loaded.scheduleClock
+        // Foundation reads an unknown TZ as UTC without a word; the schedule's times would be off by the zone's offset.
+        if loaded.schedule.timezone == nil,
+           let warning = ZoneClock.unknownTZWarning(ProcessInfo.processInfo.environment["TZ"], readAs: clock.zone) {
+            writeStandardError("kiosk schedule: \(warning)")
+        }
         var instant = Date()
         if let at {
             guard let parsed = ScheduleTimeText.parseInstant(at, clock: clock) else {
+                if let missing = ScheduleTimeText.missingDay(in: at) {
+                    throw ConfigFailure(text: "kiosk schedule: --at '\(at)' names a day that does not exist: \(missing)")
+                }
                 throw ConfigFailure(text: "kiosk schedule: --at '\(at)' is not an ISO 8601 time; expected like "
                                     + "2026-10-22T12:00:00+02:00, 2026-10-22T10:00Z or 2026-10-22 12:00 (the schedule's zone)")
             }

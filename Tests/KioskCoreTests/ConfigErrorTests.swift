@@ -224,7 +224,7 @@ struct ConfigErrorTests {
     // triggers: (and their gpio:), displays:, sync:, audio_track:, layers:, playback.region and transitions have tables of
     // their own (beside their other tests), checked the same way here.
     @Test(arguments: configErrorTable + triggerConfigErrorTable + overrideConfigErrorTable + textItemConfigErrorTable + alertsConfigErrorTable + webConfigErrorTable + gpioTriggerConfigErrorTable + displaysConfigErrorTable + contentSyncConfigErrorTable
-          + MusicBedTests.badValues + LayerTests.badValues + LayerTests.badRegions + TickerTests.badValues
+          + ConfigSourceURLTests.badValues + MusicBedTests.badValues + LayerTests.badValues + LayerTests.badRegions + TickerTests.badValues
           + TransitionTests.badValues)
     func reportsOneDiagnosticWithPosition(_ testCase: ConfigErrorCase) {
         let diagnostics = parseDiagnostics(testCase.yaml, files: testCase.files)

@@ -114,6 +114,36 @@ import Testing
         #expect(config.scheduleWarnings.isEmpty)
     }
 
+    /// `from` equal to `to` is a window of 24 hours, almost always a typo: a warning at the `to`
+    /// (the file still loads), for entries and display.power alike; a window that ends at 24:00
+    /// or leaves one out is not warned about.
+    @Test func fromEqualToToIsAWarningNotAnError() throws {
+        let config = try Self.parse("""
+            display:
+              power:
+                - {from: "07:00", to: "07:00"}
+            playlists:
+              default: [a.mp4]
+              lunch: [b.mp4]
+            schedule:
+              entries:
+                - name: lunch
+                  playlist: lunch
+                  from: "10:00"
+                  to: "10:00"
+                - {name: late, playlist: lunch, from: "00:00", to: "24:00", priority: 1}
+                - {name: evening, playlist: lunch, from: "18:00", priority: 2}
+            """)
+        #expect(config.schedule.entries.first?.window.start == config.schedule.entries.first?.window.end, "still loaded as written")
+        #expect(config.scheduleWarnings.map(\.description) == [
+            "kiosk.conf:3:27: warning: 'from' and 'to' in display.power window 1 are both 07:00, so the window lasts 24 hours "
+                + "(07:00 to 07:00 the next day); leave both out for whole days, or correct one if a shorter window was meant",
+            "kiosk.conf:12:11: warning: 'from' and 'to' in schedule entry 1 are both 10:00, so the window lasts 24 hours "
+                + "(10:00 to 10:00 the next day); leave both out for whole days, or correct one if a shorter window was meant",
+        ])
+        #expect(config.schedule.withoutLocations.windowWarnings.isEmpty, "a reload compares what the schedule says")
+    }
+
     @Test func dayWordsRangesAndLists() {
         #expect(ConfigWalker.days(named: "mon-fri") == Weekday.weekdays)
         #expect(ConfigWalker.days(named: "sat-sun") == Weekday.weekend)

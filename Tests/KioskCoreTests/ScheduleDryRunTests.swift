@@ -44,6 +44,29 @@ import Testing
         }
     }
 
+    /// A date written right that does not exist was "not an ISO 8601 time"; now it says why.
+    @Test func aDayThatDoesNotExistIsNamed() {
+        #expect(ScheduleTimeText.parseInstant("2026-02-30T10:00:00", clock: Self.berlin) == nil)
+        #expect(ScheduleTimeText.missingDay(in: "2026-02-30T10:00:00") == "February 2026 has no day 30 (February has days 1 to 28 then)")
+        #expect(ScheduleTimeText.missingDay(in: "2027-02-29") == "February 2027 has no day 29 (February has days 1 to 28 then)")
+        #expect(ScheduleTimeText.missingDay(in: "2026-04-31 12:00") == "April 2026 has no day 31 (April has days 1 to 30 then)")
+        #expect(ScheduleTimeText.missingDay(in: "2026-13-01") == "there is no month 13 (01 to 12)")
+        for fine in ["2028-02-29T10:00", "2026-10-22", "tomorrow", "2026-2-30", ""] {
+            #expect(ScheduleTimeText.missingDay(in: fine) == nil, "\(fine)")
+        }
+    }
+
+    /// Foundation reads an unknown TZ as UTC silently: `kiosk schedule` warns, naming it.
+    @Test func anUnknownTZIsNamed() {
+        let utc = TimeZone(identifier: "Etc/UTC")!
+        #expect(ZoneClock.unknownTZWarning("Nowhere/Bogus", readAs: utc)
+                == "warning: TZ is 'Nowhere/Bogus', which the tz database does not know; times are read in Etc/UTC "
+                + "(set TZ to an IANA name like Europe/Berlin, or schedule.timezone in kiosk.conf)")
+        for known in [nil, "", "Europe/Berlin", ":Europe/Berlin", "/usr/share/zoneinfo/America/New_York", "UTC"] {
+            #expect(ZoneClock.unknownTZWarning(known, readAs: utc) == nil, "\(known ?? "unset")")
+        }
+    }
+
     @Test func instantsReadWithOrWithoutAnOffset() {
         let clock = Self.berlin
         let noonUTC = Date(timeIntervalSince1970: 1_792_663_200)   // 2026-10-22T10:00:00Z

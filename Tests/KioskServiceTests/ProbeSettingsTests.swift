@@ -51,10 +51,13 @@ import Testing
     @Test func withoutKioskConfTheDefaultsAnswerAndSaySo() throws {
         let missing = "/nonexistent/kiosk-\(UUID().uuidString).conf"
         let settings = try ProbeSettings(config: nil, card: nil, gravity: nil, hwdec: nil, defaultPath: missing)
-        #expect(settings.display == DRMDisplayOptions() && settings.gravity == .fit && settings.hwdec == .auto && settings.region == nil)
+        // As `kiosk run` plays without kiosk.conf: hwdec off (it once answered for auto, which
+        // described a hardware decoder run would not use).
+        #expect(settings.display == DRMDisplayOptions() && settings.gravity == .fit && settings.hwdec == .off && settings.region == nil)
+        #expect(settings.hwdec == KioskConfig().playback.hwdec && settings.gravity == KioskConfig().playback.gravity)
         #expect(settings.source == "no \(missing) (--config PATH reads one): the defaults")
         let none = try ProbeSettings(config: "none", card: nil, gravity: nil, hwdec: nil)
-        #expect(none.display == DRMDisplayOptions() && none.source.hasPrefix("none (--config none)"))
+        #expect(none.display == DRMDisplayOptions() && none.source.hasPrefix("none (--config none)") && none.hwdec == .off)
         #expect(throws: ConfigFailure.self, "a kiosk.conf named on the command line must be there") {
             try ProbeSettings(config: missing, card: nil, gravity: nil, hwdec: nil)
         }

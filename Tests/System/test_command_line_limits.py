@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,57 @@ def test_a_clip_whose_sound_outlasts_its_picture_is_not_cut_short_on_a_silent_bo
                     "-f", "lavfi", "-i", "sine=duration=6", "-pix_fmt", "yuv420p", "-c:a", "aac", str(clip)], check=True)
     silent = run(PLAY + ["--duration", "8", str(clip)])
     assert silent.returncode == 0 and "cut short" not in silent.stderr, silent.stderr[-2000:]
+
+
+def png_sized(source: Path, target: Path, width: int, height: int) -> None:
+    """`source` with its IHDR saying width x height (CRC fixed): a header FFmpeg cannot decode."""
+    data = bytearray(source.read_bytes())
+    assert data[12:16] == b"IHDR", data[:16]
+    data[16:24] = width.to_bytes(4, "big") + height.to_bytes(4, "big")
+    data[29:33] = zlib.crc32(bytes(data[12:29])).to_bytes(4, "big")
+    target.write_bytes(bytes(data))
+
+
+def test_probe_exits_1_for_a_picture_kiosk_would_not_show(media: Path, tmp_path: Path) -> None:
+    """A 20 MP PNG and one whose header says 60000x60000 printed 'cannot decode' and exited 0,
+    and the JSON said decodable: true, isStillImage: false, 25 fps and width 0 beside it. Now
+    exit 1 (a media error, as README says), the reason still printed, and the JSON agrees."""
+    big, huge = tmp_path / "big.png", tmp_path / "huge.png"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "color=c=gray:s=5000x4000",
+                    "-frames:v", "1", str(big)], check=True)
+    png_sized(media / "still.png", huge, 60000, 60000)
+    for picture, reason in [(big, "picture is 5000x4000 (20.0 MP); kiosk shows PNG and WebP stills up to 16 MP"),
+                            (huge, "60000x60000")]:
+        text = run(["probe", str(picture), "--config", "none"])
+        said = [line.strip() for line in text.stdout.splitlines() if "decoding: " in line]
+        assert text.returncode == 1, (picture.name, text.returncode, text.stdout, text.stderr[-1000:])
+        assert len(said) == 1 and said[0].startswith("decoding: cannot decode: ") and reason in said[0], text.stdout
+        assert "no decoder in this FFmpeg" not in text.stdout, text.stdout
+        answer = run(["probe", str(picture), "--config", "none", "--json"])
+        assert answer.returncode == 1, answer.stderr[-1000:]
+        video = json.loads(answer.stdout)["streams"][0]
+        assert video["decodable"] is False and video["decoding"].startswith("cannot decode: "), video
+        assert video["isStillImage"] is True and "frameRate" not in video, video
+    assert "width" not in video and "height" not in video, video   # huge.png's size unread: not 0
+    fine = run(["probe", str(media / "still.png"), "--config", "none", "--json"])
+    assert fine.returncode == 0, fine.stderr[-1000:]
+    still = json.loads(fine.stdout)["streams"][0]
+    assert still["decodable"] is True and still["isStillImage"] is True and "frameRate" not in still, still
+    assert (still["width"], still["height"]) == (320, 180), still
+    clip = json.loads(run(["probe", str(media / "clip.mp4"), "--config", "none", "--json"]).stdout)["streams"][0]
+    assert clip["isStillImage"] is False and clip["frameRate"] == {"numerator": 25, "denominator": 1}, clip
+
+
+def test_schedule_names_a_day_that_does_not_exist_and_an_unknown_tz(media: Path, tmp_path: Path) -> None:
+    """--at 2026-02-30 was 'not an ISO 8601 time'; TZ=Nowhere/Bogus was read as UTC without a word."""
+    conf = tmp_path / "kiosk.conf"
+    conf.write_text(f"display:\n  output: headless\nitems: [{media / 'clip.mp4'}]\n")
+    missing = run(["schedule", "--config", str(conf), "--at", "2026-02-30T10:00:00"])
+    assert missing.returncode == 2 and "February 2026 has no day 30" in missing.stderr, missing.stderr
+    bogus = subprocess.run([str(KIOSK), "schedule", "--config", str(conf), "--at", "2026-02-03T10:00:00"], capture_output=True,
+                           text=True, timeout=60, env={**os.environ, "TZ": "Nowhere/Bogus"})
+    said = [line for line in bogus.stderr.splitlines() if "TZ" in line]
+    assert bogus.returncode == 0 and len(said) == 1 and "'Nowhere/Bogus'" in said[0] and "Etc/UTC" in said[0], bogus.stderr
+    known = subprocess.run([str(KIOSK), "schedule", "--config", str(conf)], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "TZ": "Europe/Berlin"})
+    assert known.returncode == 0 and "TZ" not in known.stderr, known.stderr

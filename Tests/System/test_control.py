@@ -373,6 +373,8 @@ def test_ctl_exit_codes(kiosk, tmp_path):
     assert (result.returncode, result.stdout) == (0, "3\n"), result.stderr
     result = ctl(kiosk, "get", "title")
     assert result.returncode == 0 and result.stdout.strip() in ("a.mp4", "b.mp4", "c.mp4")
+    result = ctl(kiosk, "get", "schedule")   # `kiosk play` follows none: null, said (it printed nothing)
+    assert (result.returncode, result.stdout) == (0, "null\n"), (result.stdout, result.stderr)
     result = ctl(kiosk, "commands")
     assert result.returncode == 0 and "seek" in json.loads(result.stdout)["commands"][3]
     result = ctl(kiosk, "volume", "300")

@@ -46,7 +46,8 @@ def test_probe_says_how_each_video_stream_would_decode(tmp_path):
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1",
                     "-f", "lavfi", "-i", "sine=duration=1", "-c:v", "libx265", "-x265-params", "log-level=error",
                     "-pix_fmt", "yuv420p10le", "-c:a", "flac", str(clip)], check=True)
-    text = subprocess.run([str(KIOSK), "probe", str(clip)], capture_output=True, text=True, timeout=60, check=True).stdout
+    text = subprocess.run([str(KIOSK), "probe", str(clip), "--hwdec", "auto"], capture_output=True, text=True, timeout=60,
+                          check=True).stdout
     lines = [line.strip() for line in text.splitlines() if line.strip().startswith("decoding: ")]
     assert len(lines) == 1, text   # the video stream only
     said = lines[0].removeprefix("decoding: ")
@@ -58,5 +59,11 @@ def test_probe_says_how_each_video_stream_would_decode(tmp_path):
     by_kind = {s["kind"]: s for s in off["streams"]}
     assert by_kind["video"]["decoding"] == "hevc in software (hwdec: off)"
     assert "decoding" not in by_kind["audio"]
+    # Without kiosk.conf, as `kiosk run` would play it: hwdec off (probe once said auto's outcome).
+    unset = subprocess.run([str(KIOSK), "probe", str(clip), "--config", "none"], capture_output=True, text=True, timeout=60,
+                           check=True).stdout
+    assert "decoding: hevc in software (hwdec: off)" in unset and "settings: none (--config none)" in unset, unset
+    assert "Default: kiosk.conf's, else off" in " ".join(subprocess.run([str(KIOSK), "probe", "--help"], capture_output=True,
+                                                                        text=True, timeout=60).stdout.split())
     bad = subprocess.run([str(KIOSK), "probe", str(clip), "--hwdec", "quicksync"], capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "quicksync" in bad.stderr

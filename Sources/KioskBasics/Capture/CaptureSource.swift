@@ -10,7 +10,7 @@ public struct CaptureSource: Sendable, Equatable {
     public var device: String
 
     /// The schemes that name a capture device, and FFmpeg's demuxer for each.
-    static let formats = ["v4l2": "v4l2"]
+    package static let formats = ["v4l2": "v4l2"]
 
     public init(format: String, device: String) {
         self.format = format

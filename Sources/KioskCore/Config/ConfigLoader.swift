@@ -152,6 +152,7 @@ extension ConfigWalker {
         // The layers whose text kiosk can set (`layer text`): web.splash_layer must be one.
         let textLayers = config.layers.filter { ["text", "ticker"].contains($0.content.kind) }.map(\.name)
         config.web = readWeb(top["web"], baseDirectory: baseDirectory, textLayerNames: textLayers)
+        config.schedule.windowWarnings = warnings
         return config
     }
 
@@ -206,15 +207,15 @@ extension ConfigWalker {
     /// One item: "clips/" or {path: clips/a.mp4, gravity: fill, ...}; `name` ("item 3") says
     /// which in messages.
     func readItem(_ node: Node, name: String, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> ItemConfig? {
-        let classify = { (text: String) in
-            ItemSource.classify(text, baseDirectory: baseDirectory, fileSystem: fileSystem)
+        let classify = { (text: String, node: Node?) in
+            self.itemSource(text, at: node, in: name, baseDirectory: baseDirectory, fileSystem: fileSystem)
         }
         if let scalar = node.scalar, !isNull(node) {
             guard !scalar.string.isEmpty else {
                 report(node, "\(name) is an empty string; expected a file, directory, glob or URL")
                 return nil
             }
-            return ItemConfig(source: classify(scalar.string), location: location(of: node))
+            return classify(scalar.string, node).map { ItemConfig(source: $0, location: location(of: node)) }
         }
         guard node.mapping != nil else {
             report(node, "\(name) is \(describe(node)); expected a path or a map with 'path' and options")
@@ -256,8 +257,9 @@ extension ConfigWalker {
             report(node, "\(name) has no 'path'; expected path: followed by a file, directory, glob or URL (or sync: true, "
                    + "or text: \"words\" for a card kiosk draws)")
             valid = false
-        } else if let path = string(section, "path", expected: "a file, directory, glob or URL") {
-            item.source = classify(path)
+        } else if let path = string(section, "path", expected: "a file, directory, glob or URL"),
+                  let source = classify(path, section["path"]) {
+            item.source = source
             item.location = location(of: section["path"])
         } else {
             valid = false

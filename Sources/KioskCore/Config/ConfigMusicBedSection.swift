@@ -49,7 +49,8 @@ extension ConfigWalker {
                 report(element, "audio_track item \(index + 1) is \(describe(element)); expected a sound file, directory or glob")
                 continue
             }
-            let source = ItemSource.classify(text, baseDirectory: baseDirectory, fileSystem: fileSystem)
+            guard let source = itemSource(text, at: element, in: "audio_track item \(index + 1)", baseDirectory: baseDirectory,
+                                          fileSystem: fileSystem) else { continue }
             items.append(ItemConfig(source: source, location: location(of: element)))
         }
         return items

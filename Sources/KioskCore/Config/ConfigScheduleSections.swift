@@ -126,8 +126,9 @@ extension ConfigWalker {
             report(node, "\(label) has neither 'item' nor 'playlist'; expected exactly one: item: followed by a "
                    + "file or URL, or playlist: followed by one of: " + playlistNames.joined(separator: ", "))
         case (_?, nil):
-            if let text = string(section, "item", expected: "a file or URL to play once") {
-                content = .item(ItemSource.classify(text, baseDirectory: baseDirectory, fileSystem: fileSystem).description)
+            if let text = string(section, "item", expected: "a file or URL to play once"),
+               let source = itemSource(text, at: section["item"], in: label, baseDirectory: baseDirectory, fileSystem: fileSystem) {
+                content = .item(source.description)
             }
         case (nil, _?):
             content = playlistReference(section, "playlist", playlistNames: playlistNames).map(InsertContent.playlist)

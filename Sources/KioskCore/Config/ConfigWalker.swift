@@ -32,6 +32,9 @@ final class ConfigWalker {
     /// The top-level keys an unknown one was taken for a near miss of ("itmes: did you mean
     /// 'items'?"): a check that the key is missing stays quiet about it (one line for one typo).
     private(set) var misspelledKeys: Set<String> = []
+    /// What is legal but most likely a typo (a window from 10:00 to 10:00): `kiosk check`
+    /// prints these as warnings and the file still loads.
+    private(set) var warnings: [ConfigDiagnostic] = []
 
     init(fileName: String, ignoredKeys: Set<TextPosition>) {
         self.fileName = fileName
@@ -45,6 +48,10 @@ final class ConfigWalker {
 
     func report(_ node: Node?, _ message: String) {
         diagnostics.append(ConfigDiagnostic(location: location(of: node), message: message))
+    }
+
+    func warn(_ node: Node?, _ message: String) {
+        warnings.append(ConfigDiagnostic(location: location(of: node), message: "warning: " + message))
     }
 
     // MARK: Mappings

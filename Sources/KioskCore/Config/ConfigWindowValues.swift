@@ -24,6 +24,13 @@ extension ConfigWalker {
         if let start = wallTime(section, "from", allowingEndOfDay: false) { window.start = start }
         if let end = wallTime(section, "to", allowingEndOfDay: true) { window.end = end }
         (window.firstDate, window.lastDate) = dateRange(section)
+        // Legal (a day-long window starting at that time) but almost always a slip of the
+        // hand, and silent: the window simply never ends.
+        if section["from"] != nil, section["to"] != nil, diagnostics.count == before, window.start == window.end {
+            warn(section["to"], "'from' and 'to' in \(section.name) are both \(window.start), so the window lasts "
+                 + "24 hours (\(window.start) to \(window.start) the next day); leave both out for whole days, or "
+                 + "correct one if a shorter window was meant")
+        }
         return diagnostics.count == before ? window : nil
     }
 

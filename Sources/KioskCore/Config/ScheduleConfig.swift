@@ -36,12 +36,16 @@ public struct ScheduleConfig: Sendable, Equatable {
     /// Where each entry was written, index for index with `entries`: for `kiosk check`'s
     /// warnings. Not part of what the schedule says (a reload compares `withoutLocations`).
     public var entryLocations: [SourceLocation] = []
+    /// Windows (of entries and of `display.power`) whose `from` and `to` are the same time:
+    /// `kiosk check`'s warnings, at the `to`. Not part of what the schedule says either.
+    public var windowWarnings: [ConfigDiagnostic] = []
 
     public init() {}
 
     public var withoutLocations: ScheduleConfig {
         var copy = self
         copy.entryLocations = []
+        copy.windowWarnings = []
         return copy
     }
 }
@@ -89,10 +93,17 @@ extension KioskConfig {
 }
 
 extension KioskConfig {
-    /// `kiosk check`'s warnings: entries of the same priority that can be active at the same
-    /// time. Not errors: the rule decides (the entry listed first wins), but the operator may
-    /// have meant the other. Each is placed at the later entry and names both.
+    /// `kiosk check`'s warnings, in file order: windows whose `from` equals their `to`
+    /// (`ScheduleConfig.windowWarnings`), and entries of the same priority that can be active
+    /// at the same time. Not errors: the rule decides (the entry listed first wins), but the
+    /// operator may have meant the other. Each overlap is placed at the later entry and names both.
     public var scheduleWarnings: [ConfigDiagnostic] {
+        (schedule.windowWarnings + overlapWarnings).enumerated().sorted { a, b in
+            (a.element.line, a.element.column, a.offset) < (b.element.line, b.element.column, b.offset)
+        }.map(\.element)
+    }
+
+    private var overlapWarnings: [ConfigDiagnostic] {
         let locations = schedule.entryLocations
         func place(_ index: Int) -> SourceLocation {
             locations.indices.contains(index) ? locations[index] : SourceLocation(file: "kiosk.conf", line: 0, column: 0)

@@ -56,6 +56,21 @@ public enum ScheduleTimeText {
         return clock.instant(date, WallTime(hour: hour, minute: minute)!).addingTimeInterval(seconds)
     }
 
+    /// Why `text`, written as a date (YYYY-MM-DD, then anything), names none: "February 2026
+    /// has no day 30", "there is no month 13". nil when the date exists or is not written so
+    /// (`parseInstant` says that), for a message better than "not an ISO 8601 time".
+    public static func missingDay(in text: String) -> String? {
+        let parts = text.trimmingCharacters(in: .whitespaces).prefix(10).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+              LocalDate(year: year, month: month, day: day) == nil else { return nil }
+        guard (1...12).contains(month) else { return "there is no month \(parts[1]) (01 to 12)" }
+        let name = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                    "November", "December"][month - 1]
+        return "\(name) \(year) has no day \(day) (\(name) has days 1 to \(LocalDate.days(inMonth: month, of: year)) then)"
+    }
+
     /// "12:00", "12:00:30", "12:00:30.5" -> (12, 0, 30.5).
     private static func parseTime(_ text: String) -> (Int, Int, Double)? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)

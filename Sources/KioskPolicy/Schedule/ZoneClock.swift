@@ -29,6 +29,18 @@ public struct ZoneClock: Sendable {
         self.init(zone: zone)
     }
 
+    /// A warning when the environment's `TZ` names a zone the tz database does not know
+    /// (Foundation then reads the box's clock as `zone`, UTC, silently); nil when TZ is unset,
+    /// empty, or a zone it knows (":Europe/Berlin" and a zoneinfo path as well).
+    public static func unknownTZWarning(_ tz: String?, readAs zone: TimeZone) -> String? {
+        guard let tz, !tz.isEmpty else { return nil }
+        var name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
+        if let range = name.range(of: "zoneinfo/") { name = String(name[range.upperBound...]) }
+        guard TimeZone(identifier: name) == nil else { return nil }
+        return "warning: TZ is '\(tz)', which the tz database does not know; times are read in \(zone.identifier) "
+            + "(set TZ to an IANA name like Europe/Berlin, or schedule.timezone in kiosk.conf)"
+    }
+
     /// The local clock's offset from UTC at `instant`, in seconds.
     public func offset(at instant: Date) -> Int { zone.secondsFromGMT(for: instant) }
 
