@@ -380,6 +380,8 @@ final class PlaybackLoop {
     /// worked out for: the snapshot goes out at every frame, the navigator changes only at an
     /// item's start or a request, and comparing a copy is cheap (its arrays share storage).
     private var upNext: (navigator: PlaylistNavigator, title: String?)?
+    /// Since when the published state has waited for data (PlayerSnapshot.waitingForDataSince).
+    private var waitingForDataSince: Double?
 
     private func nextItemTitle() -> String? {
         let navigator = sequencer.navigator
@@ -390,9 +392,12 @@ final class PlaybackLoop {
     }
 
     private func publishSnapshot() {
+        let waiting = time.state.timeControlStatus == .waitingToPlayAtSpecifiedRate
+            && [.openingItem, .buffering].contains(time.state.reasonForWaitingToPlay)
+        if !waiting { waitingForDataSince = nil } else if waitingForDataSince == nil { waitingForDataSince = MonotonicClock().now() }
         publish?(PlayerSnapshot(state: time.state, currentTime: time.currentTime, itemIndex: current?.index,
                                 itemTitle: current?.entry.title, nextItemTitle: nextItemTitle(), framesPresented: screen.presented,
                                 framesDropped: screen.dropped, playlistCount: sequencer.navigator.entries.count,
-                                isDisplayOn: !sequencer.power.isOff))
+                                isDisplayOn: !sequencer.power.isOff, waitingForDataSince: waitingForDataSince))
     }
 }

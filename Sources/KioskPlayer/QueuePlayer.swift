@@ -162,6 +162,9 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     public var presenterHealth: PresenterHealth { mailbox.heartbeat.health }
     /// Why time stands still although playing was asked for (AVPlayer.reasonForWaitingToPlay).
     public var reasonForWaitingToPlay: WaitingReason? { snapshotLock.withLock { snapshot.state.reasonForWaitingToPlay } }
+    /// Since when (CLOCK_MONOTONIC seconds) it has waited for an item to open or buffer; nil
+    /// while it does not (health's alert when that lasts).
+    public var waitingForDataSince: Double? { snapshotLock.withLock { snapshot.waitingForDataSince } }
 }
 
 public struct ScreenshotError: Error, CustomStringConvertible {
@@ -181,4 +184,7 @@ struct PlayerSnapshot: Sendable {
     var framesDropped = 0
     var playlistCount = 0
     var isDisplayOn = true
+    /// Since when (CLOCK_MONOTONIC seconds) it has waited for data (opening an item, buffering);
+    /// nil while it does not.
+    var waitingForDataSince: Double?
 }

@@ -62,7 +62,8 @@ package final class ConfigReloader: @unchecked Sendable {
 
     package init(path: String, config: KioskConfig, entries: [PlaylistEntry], settings: PlayerSettings, player: QueuePlayer,
          input: LiveInput, schedule: ScheduleDriver? = nil, triggers: LiveTriggers? = nil, replaced: Set<ConfigPart>,
-         logger: Logger, notReady: Set<String> = [], problemsSaid: [String] = [], otherScreens: [DisplayOutputConfig] = []) {
+         logger: Logger, notReady: Set<String> = [], problemsSaid: [String] = [], otherScreens: [DisplayOutputConfig] = [],
+         startRead: Data? = nil) {
         hidden = notReady
         lastReadOtherScreens = otherScreens
         lastFolderDiagnostics = problemsSaid
@@ -77,7 +78,8 @@ package final class ConfigReloader: @unchecked Sendable {
         self.input = input
         self.replaced = replaced
         self.logger = logger
-        lastContents = .some(FileManager.default.contents(atPath: path))
+        // The bytes the start read (a fix saved meanwhile is a change then), else the file now.
+        lastContents = .some(startRead ?? FileManager.default.contents(atPath: path))
     }
 
     package func reload(_ trigger: Trigger) {

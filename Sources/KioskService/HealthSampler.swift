@@ -6,7 +6,8 @@ import KioskPlayer
 /// What the health figures read of a player (`QueuePlayer` has all of it; tests hand a fake).
 package protocol HealthSource: AnyObject, Sendable {
     var timeControlStatus: TimeControlStatus { get }
-    var reasonForWaitingToPlay: WaitingReason? { get }
+    /// Since when (CLOCK_MONOTONIC seconds) it has waited for an item to open or buffer.
+    var waitingForDataSince: Double? { get }
     var currentItemIndex: Int? { get }
     var playlistCount: Int { get }
     var framesPresented: Int { get }
@@ -123,7 +124,7 @@ package final class HealthSampler: PlayerEventObserver, HealthControl, @unchecke
             displayFailing: presenter.displayFailingSince != nil, counters: counters,
             temperatures: sensors.temperatures(), underVoltage: sensors.underVoltage(), sync: sync?(),
             mqttConnected: mqtt?())
-        snapshot.waiting = source.reasonForWaitingToPlay
+        snapshot.waitingForDataSince = source.waitingForDataSince.map { wallNow - (monotonicNow - $0) }
         snapshot.disks = sensors.diskSpace()
         snapshot.sampledAt = wallNow
         return snapshot

@@ -217,7 +217,8 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
     // MARK: Changes
 
     /// Carries a change of the book out; `lock` held.
-    private func apply(_ change: OverrideBook<Held>.Change, why: String) {
+    /// `ranItsCourse`: the change is an expiry (proof of play records the override completed).
+    private func apply(_ change: OverrideBook<Held>.Change, why: String, ranItsCourse: Bool = false) {
         switch change {
         case .unchanged:
             break
@@ -236,7 +237,7 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
         case .resumePlaylist:
             if let previous = onScreen { ended(previous, why: why) }
             onScreen = nil
-            sink.send(.endOverride)
+            sink.send(.endOverride(ranItsCourse: ranItsCourse))
             if soundOn { sink.send(.soundCue(nil)) }
             soundOn = false
             logger.notice("no override left: the playlist comes back")
@@ -260,7 +261,7 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
         while !stopping {
             let now = Self.monotonic()
             if let due = book.nextExpiry, due <= now {
-                apply(book.expire(at: now), why: "its duration ran out")
+                apply(book.expire(at: now), why: "its duration ran out", ranItsCourse: true)
                 continue
             }
             let wait = book.nextExpiry.map { min($0 - now, 60) } ?? 60

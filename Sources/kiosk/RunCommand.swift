@@ -67,18 +67,23 @@ struct RunCommand: ParsableCommand {
 
     /// kiosk.conf, kept as the last good one; a kiosk.conf with errors plays the last good one
     /// (LastGoodConfig), its errors logged, or stops the start when there is none.
-    private func loadOrLastGood(_ lastGood: LastGoodConfig, logger: Logger) throws -> (KioskConfig, fromLastGood: Bool) {
+    /// Also the bytes the start read, which the reloader compares the file with (a fix saved
+    /// while kiosk started is then a change). A kiosk.conf that is not there is the operator's
+    /// choice, not a broken file: no copy plays for it.
+    private func loadOrLastGood(_ lastGood: LastGoodConfig, logger: Logger) throws -> (KioskConfig, fromLastGood: Bool, read: Data?) {
         do {
             let (config, contents) = try ConfigReading.loadForStart(self.config, logger: logger)
-            lastGood.save(contents, logger: logger)
-            return (config, false)
+            lastGood.save(contents, of: self.config, logger: logger)
+            return (config, false, contents)
         } catch let failure as ConfigFailure {
-            guard let (config, savedAt) = lastGood.load(as: self.config) else { throw failure }
+            let read = FileManager.default.contents(atPath: self.config)
+            guard FileManager.default.fileExists(atPath: self.config),
+                  let (config, savedAt) = lastGood.load(as: self.config, logger: logger) else { throw failure }
             for line in failure.text.split(separator: "\n") { logger.error("\(line)") }
             let line = "\(self.config) has the errors above: playing kiosk.conf as it last loaded (\(lastGood.path), "
                 + "kept \(ISO8601DateFormatter().string(from: savedAt))) until it is fixed; the fixed file is taken at once"
             logger.error("\(line)")
-            return (config, true)
+            return (config, true, read)
         }
     }
 
@@ -95,7 +100,7 @@ struct RunCommand: ParsableCommand {
             }
         }
         let lastGood = LastGoodConfig(stateDirectory: stateDir)
-        let (file, fromLastGood) = try loadOrLastGood(lastGood, logger: logger)
+        let (file, fromLastGood, startRead) = try loadOrLastGood(lastGood, logger: logger)
         // With several screens: what the main engine plays by (ScreenWiring).
         let config = file.primaryScreen
         // Directory and glob items are watched: a clip being copied in while kiosk starts is
@@ -153,9 +158,10 @@ struct RunCommand: ParsableCommand {
         let reloader = ConfigReloader(path: self.config, config: config, entries: defaultEntries, settings: settings,
                                       player: player, input: input, schedule: schedule, triggers: triggers,
                                       replaced: overrides.replacedParts, logger: logger, notReady: notReady,
-                                      problemsSaid: problemsSaid, otherScreens: file.displays?.otherScreens ?? [])
+                                      problemsSaid: problemsSaid, otherScreens: file.displays?.otherScreens ?? [],
+                                      startRead: startRead)
         reloader.settleChanged = { folders.setSettle($0) }
-        reloader.accepted = { lastGood.save($0, logger: logger) }
+        reloader.accepted = { [config = self.config] in lastGood.save($0, of: config, logger: logger) }
         reloader.lastWasRejected = fromLastGood
         reloader.notReadyNow = { folders.notReady(in: WatchedFolders.directories(of: $0)) }
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }

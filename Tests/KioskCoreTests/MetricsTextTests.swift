@@ -119,22 +119,23 @@ import Testing
     /// but ten seconds of it without a picture is an alert, from the start or the last picture.
     @Test func waitingLongForDataIsAnAlert() {
         var snapshot = HealthSnapshot(version: "0.1.0", startTime: 1000, state: .waitingToPlayAtSpecifiedRate)
-        snapshot.waiting = .openingItem
+        snapshot.waitingForDataSince = 1000
         snapshot.sampledAt = 1009
         #expect(snapshot.alerts == [])
         snapshot.sampledAt = 1012.5
         #expect(snapshot.alerts == ["no picture yet: waiting for data for 12 s"])
-        snapshot.lastPicture = 1005
-        #expect(snapshot.alerts == [], "7.5 s since the last picture")
+        // A still shown for 10 s before the next item opens: counted from the waiting, not the picture.
+        snapshot.lastPicture = 1000
+        snapshot.waitingForDataSince = 1010.2
+        #expect(snapshot.alerts == [], "2.3 s of waiting")
         snapshot.sampledAt = 1030
-        snapshot.waiting = .buffering
-        #expect(snapshot.alerts == ["no new picture: waiting for data for 25 s"])
-        snapshot.waiting = .noItemToPlay
-        #expect(snapshot.alerts == [], "nothing to play is the idle screen's, not a source's silence")
-        snapshot.waiting = .buffering
+        #expect(snapshot.alerts == ["no new picture: waiting for data for 19 s"])
         snapshot.displayOn = false
         #expect(snapshot.alerts == [], "a screen switched off waits on purpose")
         snapshot.displayOn = true
+        snapshot.waitingForDataSince = nil
+        #expect(snapshot.alerts == [], "not waiting for data (nothing to play, the idle screen)")
+        snapshot.waitingForDataSince = 1000
         snapshot.state = .paused
         #expect(snapshot.alerts == [])
     }

@@ -41,9 +41,9 @@ struct PlaylistOverrideTests {
         let shown = navigator.answer(.showOverride(name: "fire", entries: playlistEntries("x", "y")), position: seconds(7), displayOff: false)
         #expect(begun(shown, in: navigator) == "x")
         #expect(ends(&navigator, 3) == ["y", "x", "y"], "the override loops")
-        #expect(begun(navigator.answer(.endOverride, position: seconds(1), displayOff: false), in: navigator) == "b@7.0")
+        #expect(begun(navigator.answer(.endOverride(), position: seconds(1), displayOff: false), in: navigator) == "b@7.0")
         #expect(ends(&navigator, 2) == ["c", "a"])
-        #expect(navigator.answer(.endOverride, position: nil, displayOff: false) == .refused("no override is on screen"))
+        #expect(navigator.answer(.endOverride(), position: nil, displayOff: false) == .refused("no override is on screen"))
     }
 
     @Test func aSecondOverrideTakesThePlaceOfTheFirstAndTheLoopStaysTheOneInterrupted() {
@@ -53,7 +53,7 @@ struct PlaylistOverrideTests {
         let fire = navigator.answer(.showOverride(name: "fire", entries: playlistEntries("f")), position: seconds(1), displayOff: false)
         #expect(begun(fire, in: navigator) == "f")
         #expect(navigator.program.playingOverride == "fire")
-        #expect(begun(navigator.answer(.endOverride, position: nil, displayOff: false), in: navigator) == "a@3.0")
+        #expect(begun(navigator.answer(.endOverride(), position: nil, displayOff: false), in: navigator) == "a@3.0")
     }
 
     @Test func anOverrideEndsAnInsertOrTriggerAndTheLoopThatWasInterruptedComesBack() {
@@ -64,7 +64,7 @@ struct PlaylistOverrideTests {
                              displayOff: false)
         _ = navigator.answer(.showOverride(name: "fire", entries: playlistEntries("f")), position: seconds(1), displayOff: false)
         #expect(navigator.program.playingTrigger == nil)
-        #expect(begun(navigator.answer(.endOverride, position: nil, displayOff: false), in: navigator) == "a@4.0",
+        #expect(begun(navigator.answer(.endOverride(), position: nil, displayOff: false), in: navigator) == "a@4.0",
                 "the trigger's rest is dropped, and so is its restart: the loop resumes")
     }
 
@@ -83,7 +83,7 @@ struct PlaylistOverrideTests {
                 == .programChanged(beginNow: nil), "an insert waits")
         #expect(ends(&navigator, 2) == ["f", "f"], "not into the override's loop")
         _ = navigator.answer(.switchPlaylist(playlistEntries("x", "y"), when: .now), position: nil, displayOff: false)
-        #expect(begun(navigator.answer(.endOverride, position: nil, displayOff: false), in: navigator) == "ad",
+        #expect(begun(navigator.answer(.endOverride(), position: nil, displayOff: false), in: navigator) == "ad",
                 "the insert that waited plays first, then the switched list")
         #expect(ends(&navigator, 2) == ["x", "y"])
     }
@@ -98,9 +98,9 @@ struct PlaylistOverrideTests {
                 == .resumeWhenOn(PlaylistProgram.Step(.play(0))))
         #expect(navigator.program.playingOverride == "fire")
         // Ended in the dark: b, where the dark found it, not the override looping on for good.
-        #expect(navigator.answer(.endOverride, position: seconds(15), displayOff: true)
+        #expect(navigator.answer(.endOverride(), position: seconds(15), displayOff: true)
                 == .resumeWhenOn(PlaylistProgram.Step(.play(1), resumeAt: seconds(15))))
         #expect(navigator.program.playingOverride == nil)
-        #expect(navigator.answer(.endOverride, position: nil, displayOff: true) == .refused("no override is on screen"))
+        #expect(navigator.answer(.endOverride(), position: nil, displayOff: true) == .refused("no override is on screen"))
     }
 }

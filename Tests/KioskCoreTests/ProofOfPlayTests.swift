@@ -59,6 +59,22 @@ import Testing
         #expect(unnamed.map(\.outcome) == [.interrupted(.otherRequest)])
     }
 
+    /// An override whose duration ran out played its course: completed (billing counted none, as
+    /// each was "interrupted, override"); cancelled, or replaced by a reload, it is interrupted.
+    @Test func anOverrideThatRanItsCourseIsCompleted() {
+        for (ending, outcome) in [(PlayerRequest.endOverride(ranItsCourse: true), PlayOutcome.completed),
+                                  (.endOverride(), .interrupted(.override))] {
+            let records = Self.record([
+                (0, .started(Self.ref(1, "a"), index: 0, source: "/m/a.mp4")),
+                (1, .requested(.showOverride(name: "notice", entries: []))),
+                (1.1, .started(Self.ref(2, "text:Fire drill"), index: 0, source: "")),
+                (6.1, .requested(ending)),
+                (6.2, .started(Self.ref(3, "a"), index: 0, source: "/m/a.mp4")),
+            ])
+            #expect(records.map(\.outcome) == [.interrupted(.override), outcome], "\(ending)")
+        }
+    }
+
     @Test func aSwitchAtTheSeamDoesNotBlameTheNaturalEnd() {
         let records = Self.record([
             (0, .started(Self.ref(1, "a"), index: 0, source: "/m/a.mp4")),

@@ -60,7 +60,7 @@ import Testing
         let first = try #require(after.firstIndex { $0.insert == true }, "the override's first flip")
         #expect(after[first].pts < 0.1 && after[first].video, "its first frame, a picture: \(after[first])")
         #expect(Self.count(log, "override 'alert': armed") == 1, "not armed again while it plays")
-        player.send(.endOverride)
+        player.send(.endOverride())
         #expect(Program.waitUntil(20) { player.currentItemTitle == loop.title }, "the loop comes back")
         #expect(log.waitFor(timeout: 30) { _ in Self.count(log, "override 'alert': armed") == 2 },
                 "armed again: \(log.formatted.suffix(8))")
@@ -112,7 +112,7 @@ import Testing
                   let shown = flips.first(where: { $0.insert == true && $0.t > asked })?.t else { continue }
             let firstVblank = grid + ((asked - grid) / refresh).rounded(.down) * refresh + refresh
             onFirst.append(abs(shown - firstVblank) < 0.01)
-            player.send(.endOverride)
+            player.send(.endOverride())
             #expect(Program.waitUntil(20) { player.currentItemTitle == loop.title }, "the loop comes back")
         }
         // 8 requests at spread phases: all but those within a few ms of a vblank, or behind a

@@ -12,7 +12,7 @@ import KioskHTTP
     final class FakeSource: HealthSource, @unchecked Sendable {
         // Safe to share: fields are set before the writer reads them, on the test's thread.
         var timeControlStatus = TimeControlStatus.playing
-        var reasonForWaitingToPlay: WaitingReason?
+        var waitingForDataSince: Double?
         var currentItemIndex: Int? = 1
         var playlistCount = 2
         var framesPresented = 250

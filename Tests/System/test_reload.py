@@ -355,7 +355,15 @@ def test_a_kiosk_conf_broken_while_stopped_plays_its_last_good_copy(tmp_path):
         process.terminate()
         process.wait(timeout=20)
     kept = state / "last-good.conf"
-    assert kept.read_bytes() == conf.read_bytes() and kept.stat().st_mode & 0o777 == 0o600
+
+    def copy_of(path):
+        return f"# kiosk: the last good copy of {path}\n".encode() + path.read_bytes()
+    assert kept.read_bytes() == copy_of(conf) and kept.stat().st_mode & 0o777 == 0o600
+    # Another file with the same state directory: the copy is kiosk.conf's, not its own.
+    other = tmp_path / "other.conf"
+    other.write_text(head + "items:\n  - {path: a.mp4, colour: red}\n")
+    refused = subprocess.run([*command[:3], str(other), *command[4:]], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "unknown key 'colour'" in refused.stderr, refused
     # Broken while kiosk is stopped: the next start plays the kept copy and says why.
     conf.write_text(head + f"items:\n  - {{path: {tmp_path / 'b.mp4'}, colour: red}}\n")
     broken = conf.read_bytes()
@@ -369,7 +377,7 @@ def test_a_kiosk_conf_broken_while_stopped_plays_its_last_good_copy(tmp_path):
         # Fixed: taken at once, and kept.
         conf.write_text(head + f"items:\n  - {tmp_path / 'b.mp4'}\n")
         wait_for(lambda: title() == "b.mp4", 30, "the fixed file's playlist")
-        wait_for(lambda: kept.read_bytes() == conf.read_bytes(), 10, "the fixed file kept")
+        wait_for(lambda: kept.read_bytes() == copy_of(conf), 10, "the fixed file kept")
     finally:
         process.terminate()
         process.wait(timeout=20)

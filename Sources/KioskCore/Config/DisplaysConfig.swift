@@ -53,9 +53,14 @@ public struct DisplayOutputConfig: Sendable, Equatable {
 extension DisplaysConfig {
     /// A separate layout's screens other than the main one (`audio_from`'s), which their own
     /// engines play and a reload does not reach; none for mirror and span (one engine).
+    /// Compared as they read anywhere in the file: an item added above them moves their lines.
     public var otherScreens: [DisplayOutputConfig] {
         guard layout == .separate else { return [] }
-        return outputs.enumerated().filter { $0.offset != audioOutputIndex }.map(\.element)
+        return outputs.enumerated().filter { $0.offset != audioOutputIndex }.map { _, output in
+            var screen = output
+            screen.items = output.items.map(\.withoutLocation)
+            return screen
+        }
     }
 
     /// Separate screens that all have their own playlist.

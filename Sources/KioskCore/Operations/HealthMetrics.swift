@@ -6,8 +6,8 @@ public struct HealthSnapshot: Sendable, Equatable {
     /// Wall-clock seconds (Unix time) of the process's start.
     public var startTime: Double
     public var state: TimeControlStatus
-    /// Why it waits, while `state` says so (AVPlayer's `reasonForWaitingToPlay`).
-    public var waiting: WaitingReason?
+    /// Since when (Unix time) it has waited for an item to open or buffer; nil while it does not.
+    public var waitingForDataSince: Double?
     /// The playlist entry on screen (counted from 0); nil: none (the idle screen, an insert).
     public var itemIndex: Int?
     public var playlistCount: Int
@@ -213,11 +213,10 @@ public struct HealthSnapshot: Sendable, Equatable {
             alerts.append("picture frozen for \(Int(pictureOverdue)) s")
         }
         // Waiting for data (a live source with no sender, a server that does not answer) is no
-        // stall, so the screen stayed dark or held with no alert: since the last picture (the
-        // start, before one), as long as a frozen one.
-        let waited = sampledAt - (lastPicture ?? startTime)
-        if state == .waitingToPlayAtSpecifiedRate, waiting == .buffering || waiting == .openingItem, displayOn, sampledAt > 0,
-           waited >= Self.frozenAfter {
+        // stall, so the screen stayed dark or held with no alert: as long as a frozen picture.
+        // (Counted from when the waiting began: a still shown 10 s before a stream opens is none.)
+        if state == .waitingToPlayAtSpecifiedRate, let since = waitingForDataSince, displayOn, sampledAt - since >= Self.frozenAfter {
+            let waited = sampledAt - since
             alerts.append((lastPicture == nil ? "no picture yet" : "no new picture") + ": waiting for data for \(Int(waited)) s")
         }
         if displayFailing { alerts.append("display failing") }

@@ -47,6 +47,8 @@ public struct PlayRecorder: Sendable {
     private var playing: OpenPlay?
     /// The latest playlist request not yet followed by an item change.
     private var pendingCause: InterruptionCause?
+    /// That request ended an override whose duration ran out: its item played its course.
+    private var pendingCompletes = false
     /// The last `failed` seen, so the `skipped` that follows it knows the item's title and
     /// whether it was the one playing (then it is already recorded as failed).
     private var lastFailure: (reference: PlayerItemReference, wasPlaying: Bool)?
@@ -59,18 +61,22 @@ public struct PlayRecorder: Sendable {
         case .started(let reference, let index, let source):
             var records: [PlayRecord] = []
             if let open = playing, open.reference != reference {
-                records.append(close(open, at: now, outcome: .interrupted(pendingCause ?? .otherRequest)))
+                // An override that ran its course was written "interrupted, override": never completed.
+                let outcome: PlayOutcome = pendingCompletes ? .completed : .interrupted(pendingCause ?? .otherRequest)
+                records.append(close(open, at: now, outcome: outcome))
             }
             if playing?.reference != reference {
                 playing = OpenPlay(reference: reference, index: index, source: source, start: now)
             }
             pendingCause = nil
+            pendingCompletes = false
             lastFailure = nil
             return records
         case .ended(let reference):
             guard let open = playing, open.reference == reference else { return [] }
             playing = nil
             pendingCause = nil   // a request that arrived as the item ended changed nothing of it
+            pendingCompletes = false
             return [close(open, at: now, outcome: .completed)]
         case .failed(let reference, let reason):
             guard let open = playing, open.reference == reference else {
@@ -86,7 +92,10 @@ public struct PlayRecorder: Sendable {
             return [PlayRecord(item: index, source: NetworkURL.masked(source), title: lastFailure.map { NetworkURL.masked($0.reference.name) },
                                start: now.wall, end: now.wall, secondsShown: 0, outcome: .skipped(reason: reason))]
         case .requested(let request):
-            if let cause = Self.cause(of: request) { pendingCause = cause }
+            if let cause = Self.cause(of: request) {
+                pendingCause = cause
+                if case .endOverride(let ranItsCourse) = request { pendingCompletes = ranItsCourse } else { pendingCompletes = false }
+            }
             return []
         case .displayPower(let on):
             return on ? [] : closePlaying(at: now, cause: .displayOff)
@@ -97,6 +106,7 @@ public struct PlayRecorder: Sendable {
 
     private mutating func closePlaying(at now: PlayInstant, cause: InterruptionCause) -> [PlayRecord] {
         pendingCause = nil   // what was asked before the screen went dark or kiosk stopped is moot
+        pendingCompletes = false
         guard let open = playing else { return [] }
         playing = nil
         return [close(open, at: now, outcome: .interrupted(cause))]

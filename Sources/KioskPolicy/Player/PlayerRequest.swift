@@ -64,8 +64,9 @@ public enum PlayerRequest: Sendable, Equatable {
     /// (`PlaylistProgram+Override`). Of kiosk.conf's layers only those named in `layers` stay
     /// up while it plays (the presenter's).
     case showOverride(name: String, entries: [PlaylistEntry], layers: [String] = [])
-    /// The override on screen ends; the loop comes back.
-    case endOverride
+    /// The override on screen ends; the loop comes back. `ranItsCourse`: its duration ran out
+    /// (proof of play records its item completed), not a cancel or a reload.
+    case endOverride(ranItsCourse: Bool = false)
     /// A sound heard over whatever plays (an override's `sound`: an alarm tone over a card),
     /// from now, mixed at the player's volume; nil stops the one heard. The audio writer's, not
     /// the cursor's.

@@ -36,6 +36,8 @@ public struct ZoneClock: Sendable {
         guard let tz, !tz.isEmpty else { return nil }
         var name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
         if let range = name.range(of: "zoneinfo/") { name = String(name[range.upperBound...]) }
+        // A file (systemd's and Docker's TZ=:/etc/localtime) is read by the C library as it is.
+        if name.hasPrefix("/") { return nil }
         guard TimeZone(identifier: name) == nil else { return nil }
         return "warning: TZ is '\(tz)', which the tz database does not know; times are read in \(zone.identifier) "
             + "(set TZ to an IANA name like Europe/Berlin, or schedule.timezone in kiosk.conf)"
