@@ -392,8 +392,8 @@ final class PlaybackLoop {
     }
 
     private func publishSnapshot() {
-        let waiting = time.state.timeControlStatus == .waitingToPlayAtSpecifiedRate
-            && [.openingItem, .buffering].contains(time.state.reasonForWaitingToPlay)
+        let reason = time.state.reasonForWaitingToPlay   // at every frame: no array built to ask
+        let waiting = time.state.timeControlStatus == .waitingToPlayAtSpecifiedRate && (reason == .openingItem || reason == .buffering)
         if !waiting { waitingForDataSince = nil } else if waitingForDataSince == nil { waitingForDataSince = MonotonicClock().now() }
         publish?(PlayerSnapshot(state: time.state, currentTime: time.currentTime, itemIndex: current?.index,
                                 itemTitle: current?.entry.title, nextItemTitle: nextItemTitle(), framesPresented: screen.presented,

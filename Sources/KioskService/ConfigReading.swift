@@ -24,10 +24,7 @@ package enum ConfigReading {
             // Unreadable: load(path:) says why (no such file, a directory, permissions).
             guard let contents = FileManager.default.contents(atPath: path) else { return (try ConfigLoader.load(path: path), Data()) }
             return (try ConfigLoader.load(contents: contents, path: path) { problems in
-                let line = "\(path): web.page_file cannot be read, so kiosk.conf's own playlist, schedule and power windows "
-                    + "play until it is fixed (the page's next save writes it whole); its errors:"
-                logger.error("\(line)")
-                for diagnostic in problems.diagnostics { logger.error("\(diagnostic)") }
+                logPageFileSetAside(problems, of: path, playing: "kiosk.conf's own playlist, schedule and power windows", logger: logger)
             }, contents)
         } catch {
             throw ConfigFailure(text: "\(error)")
@@ -40,6 +37,14 @@ package enum ConfigReading {
     package static func entries(of config: KioskConfig, logger: Logger,
                         fileSystem: any PlaylistFileSystem = LocalFileSystem()) -> [PlaylistEntry] {
         expanded(config, logger: logger, fileSystem: fileSystem).entries
+    }
+
+    /// A web.page_file set aside at a start (`ConfigLoader.load`'s `settingPageFileAside`): what
+    /// plays instead, then its errors, each on its own line.
+    package static func logPageFileSetAside(_ problems: ConfigError, of path: String, playing: String, logger: Logger) {
+        let line = "\(path): web.page_file cannot be read, so \(playing) play until it is fixed (the page's next save writes it whole); its errors:"
+        logger.error("\(line)")
+        for diagnostic in problems.diagnostics { logger.error("\(diagnostic)") }
     }
 
     /// As `entries`, with the problems said (the folder watcher's next look says only new ones).

@@ -45,8 +45,8 @@ package struct LastGoodConfig: Sendable {
         let header = Self.header(of: configPath)
         guard let data = FileManager.default.contents(atPath: path), data.starts(with: header) else { return nil }
         let setAside = { (problems: ConfigError) in
-            logger.error("\(configPath): web.page_file cannot be read, so the last good kiosk.conf's own playlist plays; its errors:")
-            for diagnostic in problems.diagnostics { logger.error("\(diagnostic)") }
+            ConfigReading.logPageFileSetAside(problems, of: configPath, playing: "the last good kiosk.conf's own playlist, schedule and power windows",
+                                              logger: logger)
         }
         guard let config = try? ConfigLoader.load(contents: Data(data.dropFirst(header.count)), path: configPath,
                                                   settingPageFileAside: setAside) else { return nil }

@@ -215,8 +215,8 @@ public struct HealthSnapshot: Sendable, Equatable {
         // Waiting for data (a live source with no sender, a server that does not answer) is no
         // stall, so the screen stayed dark or held with no alert: as long as a frozen picture.
         // (Counted from when the waiting began: a still shown 10 s before a stream opens is none.)
-        if state == .waitingToPlayAtSpecifiedRate, let since = waitingForDataSince, displayOn, sampledAt - since >= Self.frozenAfter {
-            let waited = sampledAt - since
+        if state == .waitingToPlayAtSpecifiedRate, let since = waitingForDataSince, displayOn,
+           case let waited = sampledAt - since, waited >= Self.frozenAfter {
             alerts.append((lastPicture == nil ? "no picture yet" : "no new picture") + ": waiting for data for \(Int(waited)) s")
         }
         if displayFailing { alerts.append("display failing") }
