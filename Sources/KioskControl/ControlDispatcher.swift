@@ -140,15 +140,22 @@ public final class ControlDispatcher {
 
     /// A new playlist, expanded like kiosk.conf's items, played from its first entry.
     private func load(_ sources: [String]) -> Result<ControlValue, ControlRequestError> {
-        let items = sources.enumerated().map { index, text in
-            ItemConfig(source: ItemSource.classify(text, baseDirectory: baseDirectory, fileSystem: LocalFileSystem()),
-                       location: SourceLocation(file: "load source \(index + 1)", line: 0, column: 0))
+        // A URL kiosk cannot open as written is left out with why, as kiosk.conf refuses it (a
+        // misspelt scheme was tried again for good as a live source that never answered).
+        var badURLs: [String] = []
+        let items = sources.enumerated().compactMap { index, text -> ItemConfig? in
+            let source = ItemSource.classify(text, baseDirectory: baseDirectory, fileSystem: LocalFileSystem())
+            if case .url(let url) = source, let problem = SourceURLCheck.problem(in: url) {
+                badURLs.append("load source \(index + 1): the URL '\(NetworkURL.masked(url))' cannot be opened: \(problem)")
+                return nil
+            }
+            return ItemConfig(source: source, location: SourceLocation(file: "load source \(index + 1)", line: 0, column: 0))
         }
         let expansion = PlaylistExpander().expand(items)
-        let warnings = expansion.diagnostics.map { ControlValue.string("\($0)") }
+        let warnings = (badURLs + expansion.diagnostics.map { "\($0)" }).map(ControlValue.string)
         guard !expansion.entries.isEmpty else {
             // Refused, so nothing waits for a missing file to appear (the playlist's words).
-            let reasons = expansion.diagnostics.map { "\($0)".replacingOccurrences(of: "; skipped until it appears", with: "") }
+            let reasons = (badURLs + expansion.diagnostics.map { "\($0)".replacingOccurrences(of: "; skipped until it appears", with: "") })
                 .joined(separator: "; ")
             return .failure(ControlRequestError("load: nothing to play\(reasons.isEmpty ? "" : ": " + reasons)"))
         }

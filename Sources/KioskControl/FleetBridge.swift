@@ -42,6 +42,9 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
         case event(PlayerEvent)
         case line(ControlValue)
         case command(String, topic: String)
+        /// A command message over the socket's line limit, not kept (4096 of them would be
+        /// 256 MiB waiting).
+        case overlong(topic: String)
         case play(String)
         case connected
         /// Home Assistant said `online` on its birth topic: the configs again.
@@ -111,7 +114,12 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
     public func post(line event: ControlValue) { enqueue(.line(event)) }
 
     /// A command line from one of `topics.commandTopics`, on libmosquitto's thread.
-    public func received(command line: String, on topic: String) { enqueue(.command(line, topic: topic)) }
+    public func received(command line: String, on topic: String) {
+        // As on the socket: an empty message is no request (clearing a retained message on a
+        // command topic sends one), and one over the socket's line limit is refused unread.
+        if line.allSatisfy(\.isWhitespace) { return }
+        enqueue(line.utf8.count > ControlConnection.lineLimit ? .overlong(topic: topic) : .command(line, topic: topic))
+    }
 
     /// A message on one of `subscriptions`, on libmosquitto's thread: a command line, or Home
     /// Assistant's birth message.
@@ -193,12 +201,11 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
             if batch.online { link.publish(topic: topics.event, payload: message.json, retain: false) }
             return false
         case .command(let line, let topic):
-            let reply = batch.dispatcher.reply(to: line)
-            if case .string(let error)? = reply["error"], error != "success" {
-                logger.warning("mqtt: command from \(topic) refused: \(error)")
-            }
-            link.publish(topic: topics.reply, payload: reply.json, retain: false)
+            reply(batch.dispatcher.reply(to: line), from: topic)
             return true
+        case .overlong(let topic):
+            reply(ControlMessage.failure("message longer than \(ControlConnection.lineLimit) bytes: not read", requestID: nil), from: topic)
+            return false
         case .play(let line):
             if batch.online { link.publish(topic: topics.plays, payload: line, retain: false) }
             return false
@@ -207,6 +214,14 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
             if batch.online { announce() }
             return true
         }
+    }
+
+    /// A command's reply on the reply topic; a refusal is also a line in the log.
+    private func reply(_ reply: ControlValue, from topic: String) {
+        if case .string(let error)? = reply["error"], error != "success" {
+            logger.warning("mqtt: command from \(topic) refused: \(error)")
+        }
+        link.publish(topic: topics.reply, payload: reply.json, retain: false)
     }
 
     /// Home Assistant's configs, retained: on each connection and when Home Assistant starts

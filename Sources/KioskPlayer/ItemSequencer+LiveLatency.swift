@@ -8,6 +8,7 @@ import KioskCore
 extension ItemSequencer {
     func steerLiveLatency(_ item: ActiveItem) {
         let progress = item.pipeline.progress
+        if progress.isLive, item === current { playAtRateOne(item) }
         let playing = progress.isLive && !progress.refetchesSegments && item === current && time.clock.isRunning
             && !time.needsFirstFrame && item.stalledSince == nil && settings.sync.epoch == nil
         let now = MonotonicClock.hostTime()
@@ -35,5 +36,16 @@ extension ItemSequencer {
             logger.notice("\(item.entry.title): live: at normal speed again until its buffer is measured anew")
         case .normal: logger.notice("\(item.entry.title): live: \(floor) buffered at least: at normal speed again")
         }
+    }
+
+    /// A live item plays at rate 1 (`LiveSource.refusal`): a `rate 2` said while a file played
+    /// (the player's rate and default rate, as AVPlayer's) carried into it and drained its
+    /// buffer. Both are 1 again, with one line; pausing stays allowed.
+    private func playAtRateOne(_ item: ActiveItem) {
+        let state = time.state
+        guard state.defaultRate != .one || (state.rate.numerator != 0 && state.rate != .one) else { return }
+        let was = state.rate.numerator != 0 ? state.rate : state.defaultRate
+        logger.notice("\(item.entry.title): live: played at rate 1 (the player's rate was \(String(format: "%g", was.doubleValue)))")
+        time.apply(.setSpeed(.one))
     }
 }

@@ -40,6 +40,8 @@ package final class FleetConnection: @unchecked Sendable {
     private var acceptedAt: Double?
     private var shortInARow = 0
     private static let shortLived = 10.0
+    /// Where a connection accepted while flapping is looked at again, `shortLived` later.
+    private let flappingQueue = DispatchQueue(label: "kiosk-mqtt-flapping")
     /// Set by `stop`; wakes the network thread's wait between two tries.
     private let stopSignal = NSCondition()
     private var stopping = false
@@ -185,14 +187,19 @@ package final class FleetConnection: @unchecked Sendable {
     private func connected(_ result: MQTTConnectResult) {
         switch result {
         case .accepted:
-            let (again, flapping) = lock.withLock { () -> (Bool, Bool) in
+            let (again, flapping, serial) = lock.withLock { () -> (Bool, Bool, Int) in
                 let flapping = shortInARow >= 2
                 // While flapping its line stands: no "connected again" a second.
-                defer { if !flapping { outage = nil }; everConnected = true; connected = true; retryDelay = 1; connections += 1 }
+                defer { if !flapping { outage = nil }; everConnected = true; connected = true; retryDelay = 1 }
                 acceptedAt = MonotonicClock().now()
-                return (everConnected, flapping)
+                connections += 1
+                return (everConnected, flapping, connections)
             }
-            if !flapping { logger.notice("mqtt: connected to \(broker)\(again ? " again" : "") as \(bridge.topics.root)") }
+            if !flapping {
+                logger.notice("mqtt: connected to \(broker)\(again ? " again" : "") as \(bridge.topics.root)")
+            } else {
+                flappingQueue.asyncAfter(deadline: .now() + Self.shortLived) { [weak self] in self?.noteFlappingOver(serial: serial) }
+            }
             for topic in bridge.subscriptions {
                 do { try client.subscribe(topic: topic, qos: config.qos) } catch { logger.error("mqtt: \(broker): \(error)") }
             }
@@ -225,6 +232,20 @@ package final class FleetConnection: @unchecked Sendable {
             noteOutage("cannot reach \(broker): \(reason); retrying with backoff, playback goes on", reason: reason,
                        unlessRefused: true)
         }
+    }
+
+    /// A connection accepted while flapping that lasted `shortLived`: the flapping is over (its
+    /// line stood alone: nothing said the broker had kiosk back).
+    private func noteFlappingOver(serial: Int) {
+        let over = lock.withLock { () -> Bool in
+            guard connected, connections == serial, shortInARow > 0 else { return false }
+            shortInARow = 0
+            outage = nil
+            return true
+        }
+        guard over else { return }
+        try? client.setReconnectDelay(initial: 1, maximum: 60)
+        logger.notice("mqtt: connected to \(broker) again as \(bridge.topics.root): the connection has lasted \(Int(Self.shortLived)) s")
     }
 
     /// A connection ended: how many in a row ended soon after they were accepted (0: this one

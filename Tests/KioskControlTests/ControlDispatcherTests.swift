@@ -149,6 +149,25 @@ private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule
     #expect(player.requests.isEmpty)
 }
 
+/// A URL kiosk.conf would refuse (a misspelt scheme, a port that is none) is left out of a load
+/// with why: it was loaded and tried again for good as a live source that never answered.
+@Test func aLoadLeavesOutAURLThatCannotBeOpened() throws {
+    let player = FakePlayer()
+    let answer = reply(#"{"command": ["load", "udpp://239.0.0.1:5000", "http://example.com/a.mp4"]}"#, to: player)
+    #expect(answer.hasPrefix(#"{"error":"success","data":{"playlist_count":1,"warnings":["load source 1: the URL 'udpp://239.0.0.1:5000' "#
+                             + #"cannot be opened: 'udpp' is not a scheme kiosk plays"#), "\(answer)")
+    #expect(answer.hasSuffix(#"(did you mean 'udp'?)"]}}"#), "\(answer)")
+    guard case .load(let entries) = try #require(player.requests.first) else {
+        Issue.record("sent \(player.requests)")
+        return
+    }
+    #expect(entries.map(\.media) == [.url("http://example.com/a.mp4")])
+    #expect(reply(#"{"command": ["load", "rtsp://camera:99999/live"]}"#, to: player)
+            == #"{"error":"load: nothing to play: load source 1: the URL 'rtsp://camera:99999/live' cannot be opened: its port is "#
+            + #"'99999'; expected a number from 1 to 65535 after the host's ':'"}"#)
+    #expect(player.requests.count == 1)
+}
+
 @Test func getReadsThePlayersProperties() {
     let player = FakePlayer()
     #expect(reply(#"{"command": ["get", "volume"]}"#, to: player) == #"{"error":"success","data":80}"#)

@@ -61,6 +61,25 @@ private func startedBridge(_ link: RecordingLink, player: FakePlayer, connected:
     #expect(player.requests == [.pause, .goto(index: 5)])   // the goto refused by the engine (the fake's navigator)
 }
 
+/// An empty message (clearing a retained one on a command topic) is no request, and one over
+/// the socket's 64 KiB line is refused unread, as on the socket: the bridge answered both.
+@Test func emptyAndOverlongMessagesAreTreatedAsOnTheSocket() {
+    let link = RecordingLink(), player = FakePlayer()
+    let bridge = startedBridge(link, player: player)
+    defer { bridge.stop() }
+    bridge.received(command: "", on: "kiosk/k1/cmd")
+    bridge.received(command: " \n", on: "kiosk/k1/cmd")
+    let padding = String(repeating: " ", count: 100_000)
+    bridge.received(command: #"{"command": ["pause"], "request_id": 1}"# + padding, on: "kiosk/k1/cmd")
+    bridge.received(command: #"{"command": ["play"], "request_id": 2}"#, on: "kiosk/k1/cmd")
+    #expect(link.wait { $0.on(topics.reply).count == 2 })
+    #expect(link.on(topics.reply).map(\.payload) == [
+        #"{"error":"message longer than 65536 bytes: not read"}"#,
+        #"{"request_id":2,"error":"success","data":null}"#,
+    ])
+    #expect(player.requests == [.play])
+}
+
 @Test func aTriggerFiresOverMQTTAsOnTheSocket() {
     let location = SourceLocation(file: "kiosk.conf", line: 1, column: 1)
     let entries = ["a", "b"].map { name in

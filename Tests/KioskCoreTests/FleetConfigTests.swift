@@ -52,6 +52,19 @@ struct FleetConfigTests {
         #expect(mqtt.proofOfPlay)
     }
 
+    /// `kiosk check` passed `mqtt.proof_of_play` alone, and the plays topic stayed silent.
+    @Test func proofOfPlayWithoutTheLogIsAWarning() throws {
+        let alone = try parse("mqtt: {broker: mqtt://10.0.0.5, proof_of_play: true}\n")
+        #expect(alone.mqtt.proofOfPlay, "still loaded as written")
+        #expect(alone.scheduleWarnings.map(\.description) == [
+            "kiosk.conf:1:48: warning: 'proof_of_play' in mqtt is on but 'logging.proof_of_play' is not set, so no play is recorded "
+                + "to publish; expected logging: {proof_of_play: /var/lib/kiosk/plays.jsonl} as well",
+        ])
+        let logged = try parse("mqtt: {broker: mqtt://10.0.0.5, proof_of_play: true}\nlogging: {proof_of_play: plays.jsonl}\n")
+        #expect(logged.scheduleWarnings.isEmpty)
+        #expect(try parse("mqtt: {broker: mqtt://10.0.0.5, proof_of_play: false}\n").scheduleWarnings.isEmpty)
+    }
+
     @Test func oneGroupMayBeWrittenWithoutAList() throws {
         let config = try parse("mqtt: {broker: mqtt://10.0.0.5, group: wall, username: k, password: s}\n")
         #expect(config.mqtt.groups == ["wall"])

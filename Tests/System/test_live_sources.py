@@ -333,6 +333,42 @@ def test_a_live_item_with_a_duration_rotates(tmp_path):
     assert "skipping item" not in text, text[-3000:]
 
 
+def test_a_rate_set_while_a_file_plays_does_not_carry_into_the_live_item(tmp_path):
+    """`rate 2` while the clip of a [stream, clip] rotation plays: the rate is the player's, so
+    it carried into the stream that followed, which drained its buffer at twice its pace and
+    flapped between buffering and playing (a live item refuses `rate 2` on screen). The stream
+    plays at rate 1 now, with one line saying so, and `get rate` answers 1."""
+    port = free_udp_port()
+    config, _, log = rotation(tmp_path, port, stream_seconds=3, clip_seconds=8)
+    sock = tmp_path / "ctl.sock"
+    config.write_text(config.read_text() + f"control: {{socket: {sock}}}\n")
+    sender = udp_sender(port)
+    try:
+        with open(log, "w") as log_file:
+            player = subprocess.Popen([str(KIOSK), "run", "--config", str(config)], stderr=log_file, stdin=subprocess.DEVNULL)
+        try:
+            wait_until("the control socket", sock.exists, 60, log)
+            client = ControlClient(sock)
+            wait_until("the clip on screen", lambda: client.command("get", "item")["data"] == 1, 120, log)
+            client.asked("rate", 2)
+            wait_until("the stream on screen again", lambda: client.command("get", "item")["data"] == 0, 120, log)
+            line = wait_until("the stream's rate line", lambda: next((l for l in log.read_text().splitlines() if "live: played at rate 1" in l), None),
+                              60, log)
+            assert "the player's rate was 2" in line, line
+            assert client.command("get", "rate")["data"] == 1
+            client.close()
+            player.send_signal(signal.SIGTERM)
+            status = player.wait(timeout=60)
+        finally:
+            if player.poll() is None:
+                player.kill()
+    finally:
+        stop(sender)
+    text = log.read_text(errors="replace")
+    assert status == 0, text[-3000:]
+    assert text.count("live: played at rate 1") == 1, text[-3000:]
+
+
 # MPEG-TS timestamps are 33 bits of 90 kHz: they wrap to 0 after 95443.7 s (26.5 h).
 WRAP = 2 ** 33 / 90000
 

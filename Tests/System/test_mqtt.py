@@ -405,3 +405,9 @@ def test_two_kiosks_with_one_name_are_told_and_back_off(tmp_path, clip, running)
     for twin, lines, played in zip(twins, lines_before, frames):
         assert len(twin.lines("mqtt:")) - lines <= 2, twin.log.read_text()[-3000:]
         assert twin.frames() > played + 100, "playback went on"
+    # The second box renamed (here: stopped): the first's next connection lasts, and a line says
+    # the broker has it back (the flapping line stood alone: a log read later said it was still
+    # flapping). Its backoff is up to 60 s, then 10 s to know the connection lasts.
+    assert twins[1].stop() == 0
+    back = wait_until(lambda: twins[0].lines("again as kiosk/twin: the connection has lasted 10 s"), timeout=150)
+    assert back, twins[0].log.read_text()[-3000:]

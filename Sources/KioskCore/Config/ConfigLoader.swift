@@ -111,7 +111,8 @@ extension ConfigWalker {
         config.control = readControl(top["control"], baseDirectory: baseDirectory)
         config.logging = readLogging(top["logging"], baseDirectory: baseDirectory)
         config.metrics = readMetrics(top["metrics"], baseDirectory: baseDirectory)
-        config.mqtt = readMQTT(top["mqtt"], baseDirectory: baseDirectory, fileSystem: fileSystem)
+        config.mqtt = readMQTT(top["mqtt"], baseDirectory: baseDirectory, fileSystem: fileSystem,
+                               logsPlays: config.logging.proofOfPlayPath != nil)
         config.displays = readDisplays(top["displays"], baseDirectory: baseDirectory, fileSystem: fileSystem)
         if config.displays != nil, let display = top.keyNode("display") {
             report(display, "'display' and 'displays' are both set; expected one of them "

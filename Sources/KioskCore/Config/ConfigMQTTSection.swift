@@ -5,7 +5,8 @@ extension ConfigWalker {
     static let mqttKeys = ["broker", "name", "group", "username", "password", "password_file", "ca_file", "cert_file",
                            "key_file", "keepalive", "qos", "proof_of_play", "discovery", "screen_interval"]
 
-    func readMQTT(_ node: Node?, baseDirectory: String, fileSystem: any PlaylistFileSystem) -> MQTTConfig {
+    /// `logsPlays`: `logging.proof_of_play` is set (it makes the lines `proof_of_play` publishes).
+    func readMQTT(_ node: Node?, baseDirectory: String, fileSystem: any PlaylistFileSystem, logsPlays: Bool) -> MQTTConfig {
         var mqtt = MQTTConfig()
         guard let section = section(node, name: "mqtt", allowedKeys: Self.mqttKeys) else { return mqtt }
         let expectedBroker = "a broker URL like mqtt://host:1883 or mqtts://host:8883"
@@ -48,7 +49,14 @@ extension ConfigWalker {
         }
         if let keepalive = integer(section, "keepalive", in: 5...3600, unit: " seconds") { mqtt.keepalive = keepalive }
         if let qos = integer(section, "qos", in: 0...2) { mqtt.qos = qos }
-        if let plays = bool(section, "proof_of_play") { mqtt.proofOfPlay = plays }
+        if let plays = bool(section, "proof_of_play") {
+            mqtt.proofOfPlay = plays
+            // kiosk check said all was well, and the plays topic stayed silent for good.
+            if plays, !logsPlays {
+                warn(section["proof_of_play"], "'proof_of_play' in mqtt is on but 'logging.proof_of_play' is not set, so no play "
+                     + "is recorded to publish; expected logging: {proof_of_play: /var/lib/kiosk/plays.jsonl} as well")
+            }
+        }
         if let prefix = topicLevel(section, "discovery"), prefix != "off" { mqtt.discovery = prefix }
         if section["screen_interval"]?.string == "off" {
             mqtt.screenInterval = nil

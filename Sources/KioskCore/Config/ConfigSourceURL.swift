@@ -4,7 +4,7 @@ import Yams
 /// is a live source tried again until it answers: a misspelt scheme or a port that is not one
 /// held the whole playlist on that item without a word from `kiosk check`. What the text alone
 /// shows to be wrong is an error at its line.
-enum SourceURLCheck {
+public enum SourceURLCheck {
     /// The schemes kiosk hands to FFmpeg's protocols (those a signage box may play from), and
     /// kiosk's own capture devices (`v4l2://`, `CaptureSource`). `file://` is a path by then.
     static let schemes = ["http", "https", "hls", "rtsp", "rtsps", "rtmp", "rtmps", "rtmpt", "rtmpe", "rtmpte", "rtmpts",
@@ -21,7 +21,7 @@ enum SourceURLCheck {
 
     /// Why `url` (with a scheme, as `ItemSource.urlScheme` reads it) cannot be opened, nil when
     /// nothing in its text says so. `hls+http://` is FFmpeg's HLS over the scheme after the `+`.
-    static func problem(in url: String) -> String? {
+    public static func problem(in url: String) -> String? {
         guard let written = ItemSource.urlScheme(of: url) else { return nil }
         let scheme = written.hasPrefix("hls+") ? String(written.dropFirst(4)) : written
         guard schemes.contains(scheme) else {
