@@ -117,8 +117,9 @@ public final class FleetBridge: PlayerEventObserver, ServiceEventObserver, @unch
     public func received(command line: String, on topic: String) {
         // As on the socket: an empty message is no request (clearing a retained message on a
         // command topic sends one), and one over the socket's line limit is refused unread.
+        if line.utf8.count > ControlConnection.lineLimit { return enqueue(.overlong(topic: topic)) }
         if line.allSatisfy(\.isWhitespace) { return }
-        enqueue(line.utf8.count > ControlConnection.lineLimit ? .overlong(topic: topic) : .command(line, topic: topic))
+        enqueue(.command(line, topic: topic))
     }
 
     /// A message on one of `subscriptions`, on libmosquitto's thread: a command line, or Home

@@ -8,7 +8,7 @@ import KioskCore
 extension ItemSequencer {
     func steerLiveLatency(_ item: ActiveItem) {
         let progress = item.pipeline.progress
-        if progress.isLive, item === current { playAtRateOne(item) }
+        if item === current { progress.isLive ? playAtRateOne(item) : giveRateBack() }
         let playing = progress.isLive && !progress.refetchesSegments && item === current && time.clock.isRunning
             && !time.needsFirstFrame && item.stalledSince == nil && settings.sync.epoch == nil
         let now = MonotonicClock.hostTime()
@@ -40,12 +40,21 @@ extension ItemSequencer {
 
     /// A live item plays at rate 1 (`LiveSource.refusal`): a `rate 2` said while a file played
     /// (the player's rate and default rate, as AVPlayer's) carried into it and drained its
-    /// buffer. Both are 1 again, with one line; pausing stays allowed.
+    /// buffer. Both are 1 while it plays, with one line; pausing stays allowed.
     private func playAtRateOne(_ item: ActiveItem) {
         let state = time.state
         guard state.defaultRate != .one || (state.rate.numerator != 0 && state.rate != .one) else { return }
         let was = state.rate.numerator != 0 ? state.rate : state.defaultRate
-        logger.notice("\(item.entry.title): live: played at rate 1 (the player's rate was \(String(format: "%g", was.doubleValue)))")
+        logger.notice("\(item.entry.title): live: played at rate 1 (the player's rate is \(String(format: "%g", was.doubleValue)))")
+        rateBeforeLive = state.defaultRate
         time.apply(.setSpeed(.one))
+    }
+
+    /// The first file after a live item plays at the rate the live item set aside, unless a rate
+    /// was said since (kiosk.conf's `playback.rate: 1.5` was lost for good at the first stream).
+    private func giveRateBack() {
+        guard let rate = rateBeforeLive else { return }
+        rateBeforeLive = nil
+        if time.state.defaultRate == .one { time.apply(.setSpeed(rate)) }
     }
 }

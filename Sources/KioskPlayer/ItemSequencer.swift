@@ -19,6 +19,9 @@ final class ItemSequencer {
     var idleUntil: MediaTime?
     /// The layers the latest override asked for keeps up while its entries play.
     var overrideLayers: Set<String> = []
+    /// The default rate a live item set to 1 (`playAtRateOne`), given back when a file follows
+    /// (kiosk.conf's `playback.rate` or a `rate` said before it).
+    var rateBeforeLive: Rational?
     let items: PlayingItems
     let time: PlaybackTimekeeper
     let screen: FramePresenter

@@ -198,7 +198,7 @@ package final class FleetConnection: @unchecked Sendable {
             if !flapping {
                 logger.notice("mqtt: connected to \(broker)\(again ? " again" : "") as \(bridge.topics.root)")
             } else {
-                flappingQueue.asyncAfter(deadline: .now() + Self.shortLived) { [weak self] in self?.noteFlappingOver(serial: serial) }
+                flappingQueue.asyncAfter(deadline: .now() + Self.shortLived + 0.1) { [weak self] in self?.noteFlappingOver(serial: serial) }
             }
             for topic in bridge.subscriptions {
                 do { try client.subscribe(topic: topic, qos: config.qos) } catch { logger.error("mqtt: \(broker): \(error)") }
@@ -237,14 +237,16 @@ package final class FleetConnection: @unchecked Sendable {
     /// A connection accepted while flapping that lasted `shortLived`: the flapping is over (its
     /// line stood alone: nothing said the broker had kiosk back).
     private func noteFlappingOver(serial: Int) {
+        let now = MonotonicClock().now()
         let over = lock.withLock { () -> Bool in
-            guard connected, connections == serial, shortInARow > 0 else { return false }
+            // Measured as `noteConnectionLength` measures it (Dispatch's clock is another one).
+            guard connected, connections == serial, shortInARow > 0, let acceptedAt, now - acceptedAt >= Self.shortLived else { return false }
             shortInARow = 0
             outage = nil
             return true
         }
+        // libmosquitto's delay is left to its own thread (`noteConnectionLength` at the end).
         guard over else { return }
-        try? client.setReconnectDelay(initial: 1, maximum: 60)
         logger.notice("mqtt: connected to \(broker) again as \(bridge.topics.root): the connection has lasted \(Int(Self.shortLived)) s")
     }
 

@@ -337,7 +337,8 @@ def test_a_rate_set_while_a_file_plays_does_not_carry_into_the_live_item(tmp_pat
     """`rate 2` while the clip of a [stream, clip] rotation plays: the rate is the player's, so
     it carried into the stream that followed, which drained its buffer at twice its pace and
     flapped between buffering and playing (a live item refuses `rate 2` on screen). The stream
-    plays at rate 1 now, with one line saying so, and `get rate` answers 1."""
+    plays at rate 1 now, with one line saying so, and `get rate` answers 1; the clip after it
+    plays at 2 again."""
     port = free_udp_port()
     config, _, log = rotation(tmp_path, port, stream_seconds=3, clip_seconds=8)
     sock = tmp_path / "ctl.sock"
@@ -354,8 +355,12 @@ def test_a_rate_set_while_a_file_plays_does_not_carry_into_the_live_item(tmp_pat
             wait_until("the stream on screen again", lambda: client.command("get", "item")["data"] == 0, 120, log)
             line = wait_until("the stream's rate line", lambda: next((l for l in log.read_text().splitlines() if "live: played at rate 1" in l), None),
                               60, log)
-            assert "the player's rate was 2" in line, line
+            assert "the player's rate is 2" in line, line
             assert client.command("get", "rate")["data"] == 1
+            # The clip after it plays at the rate set aside (kiosk.conf's playback.rate was lost
+            # for good at the first stream).
+            wait_until("the clip at rate 2 again", lambda: client.command("get", "item")["data"] == 1
+                       and client.command("get", "rate")["data"] == 2, 120, log)
             client.close()
             player.send_signal(signal.SIGTERM)
             status = player.wait(timeout=60)
@@ -366,7 +371,8 @@ def test_a_rate_set_while_a_file_plays_does_not_carry_into_the_live_item(tmp_pat
         stop(sender)
     text = log.read_text(errors="replace")
     assert status == 0, text[-3000:]
-    assert text.count("live: played at rate 1") == 1, text[-3000:]
+    # One line a pass of the stream (the clip's rate 2 comes back before each), not one a step.
+    assert 1 <= text.count("live: played at rate 1") <= 2, text[-3000:]
 
 
 # MPEG-TS timestamps are 33 bits of 90 kHz: they wrap to 0 after 95443.7 s (26.5 h).
