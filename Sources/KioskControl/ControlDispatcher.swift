@@ -152,15 +152,14 @@ public final class ControlDispatcher {
             return ItemConfig(source: source, location: SourceLocation(file: "load source \(index + 1)", line: 0, column: 0))
         }
         let expansion = PlaylistExpander().expand(items)
-        let warnings = (badURLs + expansion.diagnostics.map { "\($0)" }).map(ControlValue.string)
+        let problems = badURLs + expansion.diagnostics.map { "\($0)" }
         guard !expansion.entries.isEmpty else {
             // Refused, so nothing waits for a missing file to appear (the playlist's words).
-            let reasons = (badURLs + expansion.diagnostics.map { "\($0)".replacingOccurrences(of: "; skipped until it appears", with: "") })
-                .joined(separator: "; ")
+            let reasons = problems.map { $0.replacingOccurrences(of: "; skipped until it appears", with: "") }.joined(separator: "; ")
             return .failure(ControlRequestError("load: nothing to play\(reasons.isEmpty ? "" : ": " + reasons)"))
         }
         if let refusal = player.perform(.load(expansion.entries)) { return .failure(ControlRequestError("load: \(refusal)")) }
-        return .success(.object([("playlist_count", .integer(Int64(expansion.entries.count))), ("warnings", .array(warnings))]))
+        return .success(.object([("playlist_count", .integer(Int64(expansion.entries.count))), ("warnings", .array(problems.map(ControlValue.string)))]))
     }
 
     /// The status MQTT retains on its status topic and the web page's `GET /api/v1/status` answers:
