@@ -35,6 +35,8 @@ package final class ConfigReloader: @unchecked Sendable {
     /// The file on disk was refused (a reload's, or the start's when it played the last good
     /// copy): its fix says "reloaded" even when it changes nothing.
     package var lastWasRejected = false
+    /// kiosk check's warnings of the file playing, as said (set before the first reload can come).
+    package var warningsSaid: [String] = []
     /// With a schedule (before or after the reload), the playlist is the scheduler's to send.
     private let schedule: ScheduleDriver?
     /// kiosk.conf's triggers, expanded again at every reload (`item: N` follows the default
@@ -142,6 +144,10 @@ package final class ConfigReloader: @unchecked Sendable {
         let wasRejected = lastWasRejected
         lastWasRejected = false
         if let contents { accepted?(contents) }
+        // kiosk check's warnings: those the file did not have before, once each.
+        let warnings = ConfigWarnings.of(whole)
+        for warning in warnings where !warningsSaid.contains(warning) { logger.warning("\(warning)") }
+        warningsSaid = warnings
         if let notReadyNow { hidden = notReadyNow(new.items) }
         let (entries, problems) = ConfigReading.expanded(new, logger: logger, fileSystem: SettledFileSystem(hidden: hidden))
         lastFolderDiagnostics = problems   // said; the folder watcher's next look says only new ones

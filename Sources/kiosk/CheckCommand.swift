@@ -1,6 +1,5 @@
 import ArgumentParser
 import KioskCore
-import KioskInput
 import KioskService
 import Logging
 
@@ -18,15 +17,9 @@ struct CheckCommand: ParsableCommand {
         let logger = common.makeLogger()
         let config = try ConfigReading.load(file)
         let entries = ConfigReading.entries(of: config, logger: logger)
-        // Ambiguous overlaps of schedule entries are legal (the entry listed first wins) but
-        // worth a look: warnings, like a compiler's, on stderr; the exit code stays 0.
-        for warning in config.scheduleWarnings { writeStandardError("\(warning)") }
-        // A key name of the right form that this kernel does not know (KEY_F13 is one, KEY_FOO
-        // is not) is legal in the file, since another box may know it, but does nothing here.
-        for trigger in config.triggers {
-            for key in trigger.keys where EvdevCode.keyCode(named: key) == nil {
-                writeStandardError("\(ConfigDiagnostic(location: trigger.location, message: "warning: \(key) in trigger '\(trigger.name)' is not a key this system's evdev knows; that key fires nothing (the names are linux/input-event-codes.h's)"))")
-            }
+        // Worth a look but legal (ConfigWarnings): like a compiler's, on stderr; the exit code stays 0.
+        for warning in ConfigWarnings.of(config) {
+            writeStandardError(warning)
         }
         // Logs, like the playlists below, each trigger that has nothing to play now.
         let triggers = TriggerWiring.resolve(config, defaultEntries: entries, logger: logger)

@@ -101,6 +101,9 @@ struct RunCommand: ParsableCommand {
         }
         let lastGood = LastGoodConfig(stateDirectory: stateDir)
         let (file, fromLastGood, startRead) = try loadOrLastGood(lastGood, logger: logger)
+        // kiosk check's warnings, for a box read through its journal (a reload says new ones).
+        let warnings = ConfigWarnings.of(file)
+        for warning in warnings { logger.warning("\(warning)") }
         // With several screens: what the main engine plays by (ScreenWiring).
         let config = file.primaryScreen
         // Directory and glob items are watched: a clip being copied in while kiosk starts is
@@ -163,6 +166,7 @@ struct RunCommand: ParsableCommand {
         reloader.settleChanged = { folders.setSettle($0) }
         reloader.accepted = { [config = self.config] in lastGood.save($0, of: config, logger: logger) }
         reloader.lastWasRejected = fromLastGood
+        reloader.warningsSaid = warnings
         reloader.notReadyNow = { folders.notReady(in: WatchedFolders.directories(of: $0)) }
         let watcher = ConfigFileWatcher(path: self.config, logger: logger) { reloader.reload(.fileChanged) }
         watcher.start()
