@@ -51,7 +51,10 @@ public struct ProbedScreen: Sendable {
 
     /// The screen `options` name (card, connector, mode, rotation, video plane; nil card: the
     /// first with a connected screen, as the player tries them); throws why there is none.
-    public static func open(_ options: DRMDisplayOptions) throws -> ProbedScreen {
+    /// `earlier`: the screens a separate layout opens before this one; those on its card take
+    /// their CRTCs first, as in the player (DisplayOpener.openScreens), and the planes this
+    /// screen can use are its CRTC's.
+    public static func open(_ options: DRMDisplayOptions, after earlier: [DRMDisplayOptions] = []) throws -> ProbedScreen {
         let paths: [String]
         do {
             paths = try options.card.map { [DRMDevices.resolve($0)] } ?? DRMDevices.cardPaths()
@@ -65,8 +68,10 @@ public struct ProbedScreen: Sendable {
                 defer { opened.close() }
                 opened.dropMaster()   // never in the way of a player starting meanwhile
                 let snapshot = try opened.snapshot()
+                // As the player opens them: a screen naming no card is on the first one.
+                let before = earlier.filter { $0.card.map { DRMDevices.resolve($0) } ?? (try? DRMDevices.cardPaths().first) == path }
                 return try screen(card: path, snapshot: snapshot, atomic: opened.hasAtomic && opened.hasUniversalPlanes,
-                                  options: options)
+                                  options: options, after: before)
             } catch {
                 reasons.append("\(path): \(error)")
             }
@@ -81,12 +86,21 @@ public struct ProbedScreen: Sendable {
 
     /// The screen kiosk would choose with `options` on a card of `snapshot`; throws why there
     /// is none (no connected connector, the named one missing, the mode not offered).
+    /// `earlier`: the screens opened before it on this card, each taking a CRTC in turn (one
+    /// that cannot open takes none, as it would stop the player's start).
     static func screen(card: String, snapshot: CardSnapshot, atomic: Bool,
-                       options: DRMDisplayOptions = DRMDisplayOptions()) throws -> ProbedScreen {
+                       options: DRMDisplayOptions = DRMDisplayOptions(), after earlier: [DRMDisplayOptions] = []) throws -> ProbedScreen {
+        var taken: Set<UInt32> = []
+        for before in earlier {
+            guard let connector = try? ConnectorSelection.choose(named: before.connector, from: snapshot.connectors),
+                  let crtc = try? CRTCSelection.choose(for: connector, connectors: snapshot.connectors, encoders: snapshot.encoders,
+                                                      crtcs: snapshot.crtcs, taken: taken) else { continue }
+            taken.insert(crtc.id)
+        }
         let connector = try ConnectorSelection.choose(named: options.connector, from: snapshot.connectors)
         let mode = try ModeSelection.choose(options.mode, from: connector.modes, connector: connector.name)
         let crtc = try CRTCSelection.choose(for: connector, connectors: snapshot.connectors,
-                                            encoders: snapshot.encoders, crtcs: snapshot.crtcs)
+                                            encoders: snapshot.encoders, crtcs: snapshot.crtcs, taken: taken)
         let primary = try? PlaneSelection.primaryPlane(crtcIndex: crtc.index, crtcID: crtc.id, planes: snapshot.planes)
         let planeRotates = options.rotation != .none && atomic && primary?.supports(options.rotation) == true
         return ProbedScreen(card: card, connector: connector.name, mode: mode.size, rotation: options.rotation,

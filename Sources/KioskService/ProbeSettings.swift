@@ -7,7 +7,7 @@ import KioskDisplay
 /// line's `--display`, `--gravity` and `--hwdec` over it. Without a kiosk.conf: the first
 /// connected screen at its preferred mode, and kiosk.conf's defaults (fit, hwdec off), as an
 /// unconfigured `kiosk run` plays; `--hwdec auto` asks what the box could do. With several screens on one
-/// card the player also leaves the CRTCs of the screens before to them; the probe does not.
+/// card the screens before it take their CRTCs first, in the probe as in the player.
 package struct ProbeSettings {
     package static let defaultConfig = "/etc/kiosk/kiosk.conf"
 
@@ -17,6 +17,9 @@ package struct ProbeSettings {
     /// The DRM screen to read; nil where kiosk.conf plays headless (`noScreen` says so).
     package let display: DRMDisplayOptions?
     package let noScreen: String?
+    /// A separate layout's screens opened before the one answered for (DRM ones): on its card,
+    /// they take their CRTCs first, and with them the planes only those CRTCs can use.
+    package let earlierScreens: [DRMDisplayOptions]
     /// Which kiosk.conf was followed, or why none: the last line of the text answer.
     package let source: String
 
@@ -55,6 +58,7 @@ package struct ProbeSettings {
         var file = whole
         var screen = DisplaySettings(whole?.display ?? DisplayConfig(), override: nil)
         var combined: String?
+        var earlier: [DRMDisplayOptions] = []
         if let whole, let displays = whole.displays, !displays.outputs.isEmpty {
             let index = displays.layout == .separate ? displays.audioOutputIndex : 0
             let output = displays.outputs[index]
@@ -62,6 +66,10 @@ package struct ProbeSettings {
             screen = DisplaySettings(output.display, override: output.target)
             if displays.layout == .separate {
                 source += " (screen \(output.name), \(index + 1) of \(displays.outputs.count))"
+                for before in displays.outputs.prefix(index) {
+                    guard case .drm(let card, let connector, _) = DisplaySettings(before.display, override: before.target).target else { continue }
+                    earlier.append(DRMDisplayOptions(card: card, connector: connector))
+                }
             } else {
                 combined = "the CPU converts it: displays.layout is \(displays.layout.rawValue), one picture the CPU draws for "
                     + "the screens (no plane shows a frame as decoded there)"
@@ -92,6 +100,7 @@ package struct ProbeSettings {
             display = options
             noScreen = nil
         }
+        earlierScreens = earlier
         self.source = source
         self.warning = warning
     }
@@ -104,7 +113,7 @@ package struct ProbeSettings {
     /// ask (headless, several screens drawn as one).
     package func screen() -> Result<ProbedScreen, Error> {
         guard let display else { return .failure(Settled(description: noScreen ?? "no screen")) }
-        return Result { try ProbedScreen.open(display) }
+        return Result { try ProbedScreen.open(display, after: earlierScreens) }
     }
 
     /// An answer kiosk.conf settles without a screen: said as it is.

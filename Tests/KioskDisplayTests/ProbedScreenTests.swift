@@ -137,6 +137,32 @@ import Testing
                 "unturned, the portrait clip would be scaled into the landscape screen, which the plane does not do")
     }
 
+    /// Two screens on one card (vkms with a second CRTC, as configfs makes it): the YUV overlay
+    /// can sit only on CRTC 0. Alone, HDMI-A-1 would take CRTC 0 and the plane; after the
+    /// screen kiosk.conf lists before it (Virtual-1, which takes CRTC 0 first in the player),
+    /// it gets CRTC 1 and the CPU converts: the probe answered "plane 40" for a screen that
+    /// would never have it.
+    @Test func theScreensOpenedBeforeTakeTheirCRTCsFirst() throws {
+        var snapshot = Self.snapshot(overlays: [Self.yuvOverlay])
+        snapshot.encoders = [DisplayEncoderInfo(id: 35, currentCRTCID: 0, possibleCRTCs: 0b11)]
+        snapshot.crtcs.append(DisplayCRTCInfo(id: 50, index: 1))
+        snapshot.planes.append(DisplayPlaneInfo(id: 51, type: .primary, possibleCRTCs: 0b10, formats: [.xrgb8888]))
+        snapshot.connectors.append(DisplayConnectorInfo(id: 37, name: "HDMI-A-1", status: .connected, modes: [Self.mode720], encoderIDs: [35]))
+        let second = DRMDisplayOptions(connector: "HDMI-A-1")
+        let alone = try ProbedScreen.screen(card: "card1", snapshot: snapshot, atomic: true, options: second)
+        #expect(alone.crtc.id == 34)
+        #expect(alone.scanout(of: Self.frame(1280, 720, .yuv420p), gravity: .fit) == "plane 40 takes YU12 as decoded, no CPU conversion")
+        let afterFirst = try ProbedScreen.screen(card: "card1", snapshot: snapshot, atomic: true, options: second,
+                                                 after: [DRMDisplayOptions(connector: "Virtual-1")])
+        #expect(afterFirst.crtc.id == 50, "Virtual-1 took CRTC 0")
+        let answer = afterFirst.scanout(of: Self.frame(1280, 720, .yuv420p), gravity: .fit)
+        #expect(answer.hasPrefix("the CPU converts it: ") && answer.contains("YU12"), "\(answer)")
+        // A screen before it that cannot open (a connector the card lacks) takes nothing.
+        let afterMissing = try ProbedScreen.screen(card: "card1", snapshot: snapshot, atomic: true, options: second,
+                                                   after: [DRMDisplayOptions(connector: "DP-3")])
+        #expect(afterMissing.crtc.id == 34)
+    }
+
     @Test func aRegionOfTheScreenIsWhereThePictureIsLaidOut() throws {
         let screen = try ProbedScreen.screen(card: "card1", snapshot: Self.snapshot(overlays: [Self.yuvOverlay]), atomic: true)
         let left = ScreenRegion(x: .pixels(0), y: .pixels(0), width: .pixels(640), height: .pixels(360))

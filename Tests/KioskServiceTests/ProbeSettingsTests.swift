@@ -106,6 +106,9 @@ import Testing
         let right = try ProbeSettings(config: separate, card: nil, gravity: nil, hwdec: nil)
         #expect(right.display?.connector == "Virtual-2" && right.display?.rotation == .clockwise90 && right.gravity == .stretch)
         #expect(right.source == separate + " (screen right, 2 of 2)")
+        // The screen before it takes its CRTC first in the player: the probe asks after it.
+        #expect(right.earlierScreens.map(\.connector) == ["Virtual-1"])
+        #expect(try settings(of: separate, audioFrom: "left").earlierScreens.isEmpty, "the first screen has none before it")
         // Screens written as `--display` text are read as the player opens them.
         let texts = try Self.config("displays:\n  - drm:card1:HDMI-A-2:1920x1080\n  - headless:640x360@30\nitems: [a.mp4]\n")
         defer { Self.remove(texts) }
@@ -116,5 +119,13 @@ import Testing
         defer { Self.remove(headlessText) }
         let simulated = try ProbeSettings(config: headlessText, card: nil, gravity: nil, hwdec: nil)
         #expect(simulated.display == nil && simulated.noScreen?.contains("a simulated plane") == true)
+    }
+
+    /// The probe's settings for `path` with `audio_from` replaced.
+    private func settings(of path: String, audioFrom name: String) throws -> ProbeSettings {
+        let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "audio_from: right", with: "audio_from: \(name)")
+        let other = try Self.config(text)
+        defer { Self.remove(other) }
+        return try ProbeSettings(config: other, card: nil, gravity: nil, hwdec: nil)
     }
 }
