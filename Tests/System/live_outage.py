@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,28 @@ def play_through_an_outage(tmp_path: Path, url: str, start_source, stop_source, 
         stop_source(source)
     return {"status": status, "log": log.read_text(errors="replace"), "stats": read_stats(stats), "gap": gap,
             "lost_at": lost_at, "back_at": back_at, "events": events}
+
+
+@contextmanager
+def kiosk_running(command: list[str], log: Path, senders: list[subprocess.Popen] | None = None):
+    """`command` (a kiosk) with its stderr in `log`; whatever the body leaves running is killed on
+    the way out, and then the senders in `senders` (the body may add to it) are stopped."""
+    with open(log, "w") as log_file:
+        player = subprocess.Popen(command, stderr=log_file, stdin=subprocess.DEVNULL)
+    try:
+        yield player
+    finally:
+        if player.poll() is None:
+            player.kill()
+            player.wait()
+        for sender in senders or []:
+            stop(sender)
+
+
+def sigterm(player: subprocess.Popen) -> int:
+    """Ends kiosk as systemd does; its exit status."""
+    player.send_signal(signal.SIGTERM)
+    return player.wait(timeout=60)
 
 
 def stop(process: subprocess.Popen) -> None:

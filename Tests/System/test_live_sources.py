@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-import signal
 import subprocess
 import sys
 import time
@@ -29,8 +28,8 @@ import pytest
 from control_client import ControlClient
 from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 from live_outage import (check_outage, check_source_events, flips_after, free_tcp_port, free_udp_port, hls_packager,
-                         play_through_an_outage, read_stats, rtsp_camera, srt_listener, stop, stop_cleanly, udp_sender,
-                         wait_until)
+                         kiosk_running, play_through_an_outage, read_stats, rtsp_camera, sigterm, srt_listener, stop,
+                         stop_cleanly, udp_sender, wait_until)
 
 SERVER = Path(__file__).resolve().parent / "http_media_server.py"
 
@@ -55,13 +54,9 @@ def test_a_live_stream_left_behind_by_a_pause_catches_up_at_one_percent(tmp_path
     so, the item plays 1 % faster (the clock, where no sound leads it): each presented frame's
     lag behind its timestamp shrinks 10 ms a second, and nothing is skipped by a seek."""
     port = free_udp_port()
-    sender = udp_sender(port)
     stats, log, sock = tmp_path / "stats.jsonl", tmp_path / "kiosk.log", tmp_path / "ctl.sock"
-    with open(log, "w") as log_file:
-        player = subprocess.Popen([str(KIOSK), "play", f"udp://127.0.0.1:{port}", "--display", "headless:320x240", "--no-input",
-                                   "--audio", "none", "--stats-file", str(stats), "--control-socket", str(sock)],
-                                  stderr=log_file, stdin=subprocess.DEVNULL)
-    try:
+    with kiosk_running([str(KIOSK), "play", f"udp://127.0.0.1:{port}", "--display", "headless:320x240", "--no-input",
+                        "--audio", "none", "--stats-file", str(stats), "--control-socket", str(sock)], log, [udp_sender(port)]):
         wait_until("the first live frames", lambda: len(flips_after(stats, 0)) >= 50, 120, log)
         client = ControlClient(sock)
         # What a live item cannot do is refused with why (a seek answered success while the log
@@ -94,11 +89,6 @@ def test_a_live_stream_left_behind_by_a_pause_catches_up_at_one_percent(tmp_path
         wait_until("8 s of frames at the new pace", eight_seconds_at_the_pace, 150, log)
         since = pace["since"]
         client.close()
-    finally:
-        if player.poll() is None:
-            player.send_signal(signal.SIGTERM)
-            player.wait(timeout=60)
-        stop(sender)
     frames = flips_after(stats, since)
     # The lag (flip time minus timestamp) against time, least squares: 1/1.01 - 1 = -0.0099.
     ts, lags = [r["t"] for r in frames], [r["t"] - r["pts"] for r in frames]
@@ -201,24 +191,15 @@ def test_a_live_stream_down_at_the_start_is_waited_for_not_skipped(tmp_path):
     said once, tried again on the live schedule; the sender starts and its frames play. Before,
     the item was skipped as a bad file and `kiosk play` ended ("nothing could be played")."""
     port = free_udp_port()
-    stats, log = tmp_path / "stats.jsonl", tmp_path / "kiosk.log"
-    sender = None
-    with open(log, "w") as log_file:
-        player = subprocess.Popen([str(KIOSK), "play", f"udp://127.0.0.1:{port}", "--display", "headless:320x240", "--no-input",
-                                   "--audio", "none", "--stats-file", str(stats)], stderr=log_file, stdin=subprocess.DEVNULL)
-    try:
+    stats, log, senders = tmp_path / "stats.jsonl", tmp_path / "kiosk.log", []
+    with kiosk_running([str(KIOSK), "play", f"udp://127.0.0.1:{port}", "--display", "headless:320x240", "--no-input",
+                        "--audio", "none", "--stats-file", str(stats)], log, senders) as player:
         wait_until("the failed open", lambda: "open attempt 2 failed" in log.read_text(), 120, log)
         assert player.poll() is None, log.read_text()
-        sender = udp_sender(port)
+        senders.append(udp_sender(port))
         started = time.monotonic()
         wait_until("the stream's frames", lambda: len(flips_after(stats, started)) >= 25, 120, log)
-        player.send_signal(signal.SIGTERM)
-        assert player.wait(timeout=60) == 0
-    finally:
-        if player.poll() is None:
-            player.kill()
-        if sender:
-            stop(sender)
+        assert sigterm(player) == 0
     text = log.read_text()
     assert text.count("a live stream is tried again until it answers") == 1 and "answered (attempt" in text, text[-3000:]
     assert "skipping item" not in text and "nothing could be played" not in text, text[-3000:]
@@ -233,11 +214,8 @@ def test_a_live_stream_with_no_sender_is_a_health_alert_until_it_plays(tmp_path)
     config = tmp_path / "kiosk.conf"
     config.write_text("display: {output: headless, headless_size: 320x240}\naudio: {device: none}\ninput: {enabled: false}\n"
                       f"control: {{socket: {sock}}}\nitems: ['udp://127.0.0.1:{port}']\n")
-    sender = None
-    with open(log, "w") as log_file:
-        player = subprocess.Popen([str(KIOSK), "run", "--config", str(config), "--state-dir", str(tmp_path / "state")],
-                                  stderr=log_file, stdin=subprocess.DEVNULL)
-    try:
+    senders = []
+    with kiosk_running([str(KIOSK), "run", "--config", str(config), "--state-dir", str(tmp_path / "state")], log, senders) as player:
         wait_until("the control socket", sock.exists, 60, log)
         client = ControlClient(sock)
 
@@ -246,17 +224,11 @@ def test_a_live_stream_with_no_sender_is_a_health_alert_until_it_plays(tmp_path)
 
         found = wait_until("the waiting alert", lambda: [a for a in alerts() if "waiting for data" in a], 120, log)
         assert found[0].startswith("no picture yet: waiting for data for "), found
-        sender = udp_sender(port)
+        senders.append(udp_sender(port))
         wait_until("the alert to go once the stream plays", lambda: not [a for a in alerts() if "waiting" in a], 120, log)
         assert client.command("get", "frames_presented")["data"] > 0
         client.close()
-        player.send_signal(signal.SIGTERM)
-        assert player.wait(timeout=60) == 0
-    finally:
-        if player.poll() is None:
-            player.kill()
-        if sender:
-            stop(sender)
+        assert sigterm(player) == 0
 
 
 def rotation(tmp_path: Path, port: int, stream_seconds: float, clip_seconds: float) -> tuple[Path, Path, Path]:
@@ -279,17 +251,11 @@ def test_a_live_item_with_a_duration_that_does_not_answer_lets_the_rotation_go_o
     its 2 s, then skipped this pass (one line) and the clip plays; the next pass tries again."""
     port = free_udp_port()
     config, plays, log = rotation(tmp_path, port, stream_seconds=2, clip_seconds=3)
-    with open(log, "w") as log_file:
-        player = subprocess.Popen([str(KIOSK), "run", "--config", str(config)], stderr=log_file, stdin=subprocess.DEVNULL)
-    try:
+    with kiosk_running([str(KIOSK), "run", "--config", str(config)], log) as player:
         wait_until("two skips of the silent stream", lambda: log.read_text().count("no answer within its duration") >= 2, 180, log)
         wait_until("the clip on record twice", lambda: plays.exists() and sum("clip.mp4" in line for line in plays.read_text().splitlines()) >= 2,
                    60, log)
-        player.send_signal(signal.SIGTERM)
-        assert player.wait(timeout=60) == 0
-    finally:
-        if player.poll() is None:
-            player.kill()
+        assert sigterm(player) == 0
     assert "nothing in the playlist can play" not in log.read_text()
     # The stream had its 2 s on screen between two plays of the clip: its wait counts from its
     # coming on screen, not from its open ahead of the seam (it was skipped ~1 s after it came on).
@@ -308,21 +274,11 @@ def test_a_live_item_with_a_duration_rotates(tmp_path):
     def records() -> list[dict]:
         return [json.loads(line) for line in plays.read_text().splitlines() if line.endswith("}")] if plays.exists() else []
 
-    sender = udp_sender(port)
-    try:
-        with open(log, "w") as log_file:
-            player = subprocess.Popen([str(KIOSK), "run", "--config", str(config)], stderr=log_file, stdin=subprocess.DEVNULL)
-        try:
-            # Stream, clip, stream again: the third play has begun once the second is on record
-            # and the stream's second play ends too.
-            wait_until("three plays on record", lambda: len(records()) >= 3, 180, log)
-            player.send_signal(signal.SIGTERM)
-            status = player.wait(timeout=60)
-        finally:
-            if player.poll() is None:
-                player.kill()
-    finally:
-        stop(sender)
+    with kiosk_running([str(KIOSK), "run", "--config", str(config)], log, [udp_sender(port)]) as player:
+        # Stream, clip, stream again: the third play has begun once the second is on record
+        # and the stream's second play ends too.
+        wait_until("three plays on record", lambda: len(records()) >= 3, 180, log)
+        status = sigterm(player)
     first, second, third = records()[:3]
     text = log.read_text(errors="replace")
     assert status == 0, text[-3000:]
@@ -343,32 +299,22 @@ def test_a_rate_set_while_a_file_plays_does_not_carry_into_the_live_item(tmp_pat
     config, _, log = rotation(tmp_path, port, stream_seconds=3, clip_seconds=8)
     sock = tmp_path / "ctl.sock"
     config.write_text(config.read_text() + f"control: {{socket: {sock}}}\n")
-    sender = udp_sender(port)
-    try:
-        with open(log, "w") as log_file:
-            player = subprocess.Popen([str(KIOSK), "run", "--config", str(config)], stderr=log_file, stdin=subprocess.DEVNULL)
-        try:
-            wait_until("the control socket", sock.exists, 60, log)
-            client = ControlClient(sock)
-            wait_until("the clip on screen", lambda: client.command("get", "item")["data"] == 1, 120, log)
-            client.asked("rate", 2)
-            wait_until("the stream on screen again", lambda: client.command("get", "item")["data"] == 0, 120, log)
-            line = wait_until("the stream's rate line", lambda: next((l for l in log.read_text().splitlines() if "live: played at rate 1" in l), None),
-                              60, log)
-            assert "the player's rate is 2" in line, line
-            assert client.command("get", "rate")["data"] == 1
-            # The clip after it plays at the rate set aside (kiosk.conf's playback.rate was lost
-            # for good at the first stream).
-            wait_until("the clip at rate 2 again", lambda: client.command("get", "item")["data"] == 1
-                       and client.command("get", "rate")["data"] == 2, 120, log)
-            client.close()
-            player.send_signal(signal.SIGTERM)
-            status = player.wait(timeout=60)
-        finally:
-            if player.poll() is None:
-                player.kill()
-    finally:
-        stop(sender)
+    with kiosk_running([str(KIOSK), "run", "--config", str(config)], log, [udp_sender(port)]) as player:
+        wait_until("the control socket", sock.exists, 60, log)
+        client = ControlClient(sock)
+        wait_until("the clip on screen", lambda: client.command("get", "item")["data"] == 1, 120, log)
+        client.asked("rate", 2)
+        wait_until("the stream on screen again", lambda: client.command("get", "item")["data"] == 0, 120, log)
+        line = wait_until("the stream's rate line", lambda: next((l for l in log.read_text().splitlines() if "live: played at rate 1" in l), None),
+                          60, log)
+        assert "the player's rate is 2" in line, line
+        assert client.command("get", "rate")["data"] == 1
+        # The clip after it plays at the rate set aside (kiosk.conf's playback.rate was lost
+        # for good at the first stream).
+        wait_until("the clip at rate 2 again", lambda: client.command("get", "item")["data"] == 1
+                   and client.command("get", "rate")["data"] == 2, 120, log)
+        client.close()
+        status = sigterm(player)
     text = log.read_text(errors="replace")
     assert status == 0, text[-3000:]
     # One line a pass of the stream (the clip's rate 2 comes back before each), not one a step.
@@ -387,25 +333,15 @@ def test_a_live_stream_plays_through_the_33_bit_wrap(tmp_path):
     port, stats, log = free_udp_port(), tmp_path / "stats.jsonl", tmp_path / "kiosk.log"
     sender = udp_sender(port, offset=WRAP - 15)
     sent_at = time.monotonic()
-    try:
-        with open(log, "w") as log_file:
-            player = subprocess.Popen([str(KIOSK), "play", f"udp://127.0.0.1:{port}", "--display", "headless:320x240",
-                                       "--no-input", "--audio", "none", "--stats-file", str(stats)],
-                                      stderr=log_file, stdin=subprocess.DEVNULL)
-        try:
-            # The wrap is 15 s of stream after the sender began (it sends in real time); 100
-            # flips after 4 s past it are frames from well beyond.
-            wrapped_at = sent_at + 15
-            wait_until("frames well past the wrap", lambda: len(flips_after(stats, wrapped_at + 4)) >= 100, 180, log)
-            first = flips_after(stats, 0)[0]["t"]
-            assert first < wrapped_at, "kiosk joined after the wrap: nothing was tested"
-            player.send_signal(signal.SIGTERM)
-            status = player.wait(timeout=60)
-        finally:
-            if player.poll() is None:
-                player.kill()
-    finally:
-        stop(sender)
+    with kiosk_running([str(KIOSK), "play", f"udp://127.0.0.1:{port}", "--display", "headless:320x240",
+                        "--no-input", "--audio", "none", "--stats-file", str(stats)], log, [sender]) as player:
+        # The wrap is 15 s of stream after the sender began (it sends in real time); 100
+        # flips after 4 s past it are frames from well beyond.
+        wrapped_at = sent_at + 15
+        wait_until("frames well past the wrap", lambda: len(flips_after(stats, wrapped_at + 4)) >= 100, 180, log)
+        first = flips_after(stats, 0)[0]["t"]
+        assert first < wrapped_at, "kiosk joined after the wrap: nothing was tested"
+        status = sigterm(player)
     text = log.read_text(errors="replace")
     assert status == 0, text[-3000:]
     assert "connection lost" not in text and "skipping item" not in text, text[-3000:]
