@@ -54,7 +54,8 @@ public final class Asset {
         av_dict_free(&options)
         guard openResult >= 0, let context else {
             throw MediaError(source: source, reason: Asset.describeOpenFailure(openResult, timeout: isNetwork && !interrupt.isCancelled ? openTimeout : nil,
-                                                                               waitsForSender: Asset.waitsForSender(source)))
+                                                                               waitsForSender: Asset.waitsForSender(source),
+                                                                               path: capture == nil && !isNetwork ? source : nil))
         }
         formatContext = context
         if isNetwork { NetworkOpenOptions.enableReconnectOnErrors(context, source: source) }
@@ -186,8 +187,15 @@ public final class Asset {
         ["udp", "rtp", "srt"].contains(NetworkURL.scheme(of: source) ?? "")
     }
 
-    private static func describeOpenFailure(_ code: Int32, timeout: Double?, waitsForSender: Bool = false) -> String {
+    /// `path`: the local file opened, nil for a URL or a device.
+    private static func describeOpenFailure(_ code: Int32, timeout: Double?, waitsForSender: Bool = false, path: String? = nil) -> String {
         if code == kiosk_averror_invaliddata() {
+            // An MP4 or MOV keeps its index at the end unless made for streaming: cut short (a
+            // copy, upload or recording that did not finish), it is an MP4 all the same.
+            if let path, MP4Index.isMissing(path: path) {
+                return "an MP4/MOV without its index (no moov box): the file is cut short, a copy, download or "
+                    + "recording that did not finish; copy it again"
+            }
             return "not a media file FFmpeg can read (unknown format or damaged data)"
         }
         if code == kiosk_averror(EIO), waitsForSender {

@@ -15,13 +15,14 @@ def ffmpeg(*args):
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", *map(str, args)], check=True)
 
 
-def good_clip(path: Path, seconds=1.0, size="320x240", rate=25, sound=True, pattern="testsrc2"):
-    """A small H.264 clip (+ AAC sound); faststart so a truncated copy still has its index."""
+def good_clip(path: Path, seconds=1.0, size="320x240", rate=25, sound=True, pattern="testsrc2", faststart=True):
+    """A small H.264 clip (+ AAC sound); faststart so a truncated copy still has its index
+    (without: the index is written last, as a camera or a plain `ffmpeg -i ... out.mp4` does)."""
     args = ["-f", "lavfi", "-i", f"{pattern}=size={size}:rate={rate}:duration={seconds}"]
     if sound:
         args += ["-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}", "-c:a", "aac"]
     ffmpeg(*args, "-c:v", "libx264", "-preset", "ultrafast", "-g", "10", "-pix_fmt", "yuv420p",
-           "-movflags", "+faststart", path)
+           *(["-movflags", "+faststart"] if faststart else []), path)
     return path
 
 

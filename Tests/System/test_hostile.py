@@ -1,7 +1,7 @@
 """Hostile inputs (issue 7): a looping playlist of good clips with every kind of bad file between
-them (truncated, empty, noise with media extensions, a text file named .mp4, a codec this FFmpeg
-cannot decode, a 16384x16384 picture, a damaged middle, sound only, MPEG-TS whose clock jumps by
-an hour, a named pipe) and three files that change while they play (deleted, overwritten with
+them (truncated, with its index and without, the one an MP4 writes last; empty, noise with media
+extensions, a text file named .mp4, a codec this FFmpeg cannot decode, a 16384x16384 picture, a
+damaged middle, sound only, MPEG-TS whose clock jumps by an hour, a named pipe) and three files that change while they play (deleted, overwritten with
 garbage, replaced by another clip). kiosk plays it headless for 60 s and is stopped with
 SIGTERM. It must exit 0, log exactly one line per bad item per pass naming the file and the
 reason, and present every good clip in every pass."""
@@ -26,6 +26,7 @@ def build_playlist(directory: Path):
     source = corpus.good_clip(directory / "source-2s.mp4", seconds=2)
     source_mkv = corpus.good_clip(directory / "source-2s.mkv", seconds=2)
     replacement = corpus.good_clip(directory / "replacement.mp4", seconds=1, pattern="smptehdbars", sound=False)
+    unindexed = corpus.good_clip(directory / "source-unindexed.mp4", seconds=2, faststart=False)
     entries = [
         ("good-a.mp4", lambda p: corpus.good_clip(p), "good"),
         ("zero.mp4", corpus.zero_bytes, "bad"),
@@ -33,6 +34,7 @@ def build_playlist(directory: Path):
         ("noise.mp4", lambda p: corpus.random_bytes(p, 1), "bad"),
         ("good-b.mkv", lambda p: corpus.good_clip(p, rate=30, sound=False, pattern="smptehdbars"), "good"),
         ("cut50.mp4", lambda p: corpus.truncated(source, p, 0.50), "partial"),
+        ("cut50-unindexed.mp4", lambda p: corpus.truncated(unindexed, p, 0.50), "bad"),
         ("noise.mkv", lambda p: corpus.random_bytes(p, 2), "bad"),
         ("noise.png", lambda p: corpus.random_bytes(p, 3), "bad"),
         ("text.mp4", corpus.text_file, "bad"),
@@ -59,6 +61,7 @@ REASONS = {
     "zero.mp4": "empty file (0 bytes)",
     "noise.mp4": "not a media file FFmpeg can read",
     "text.mp4": "not a media file FFmpeg can read",
+    "cut50-unindexed.mp4": "an MP4/MOV without its index (no moov box): the file is cut short",
     "pipe.mp4": "is a named pipe or socket, not a media file",
     "a64.nut": "unsupported codec 'unknown (tag a64m)'",
     "huge.png": "16384x16384",
