@@ -187,6 +187,11 @@ public final class ControlDispatcher {
         case .item: return player.currentItemIndex.map { .integer(Int64($0)) } ?? .null
         case .title: return player.currentItemTitle.map { .string($0) } ?? .null
         case .playlistCount: return .integer(Int64(player.playlistCount))
+        case .playlist:
+            return .array(player.playlist.enumerated().map { index, entry in
+                .object([("index", .integer(Int64(index))), ("title", .string(NetworkURL.masked(entry.title))),
+                         ("path", .string(NetworkURL.masked(entry.media.description)))])
+            })
         case .volume: return .integer(Int64(player.volume))
         case .muted: return .bool(player.isMuted)
         case .rate: return .number(player.defaultRate.doubleValue)

@@ -17,6 +17,8 @@ public protocol ControlledPlayer: PlayerRequestSink {
     var volume: Int { get }
     var isMuted: Bool { get }
     var playlistCount: Int { get }
+    /// The entries of the playlist playing now, `currentItemIndex` counting in them.
+    var playlist: [PlaylistEntry] { get }
     var currentItemIndex: Int? { get }
     var currentItemTitle: String? { get }
     /// What plays after the current item as things stand (QueuePlayer.nextItemTitle).

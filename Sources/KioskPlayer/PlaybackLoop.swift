@@ -397,7 +397,7 @@ final class PlaybackLoop {
         if !waiting { waitingForDataSince = nil } else if waitingForDataSince == nil { waitingForDataSince = MonotonicClock().now() }
         publish?(PlayerSnapshot(state: time.state, currentTime: time.currentTime, itemIndex: current?.index,
                                 itemTitle: current?.entry.title, nextItemTitle: nextItemTitle(), framesPresented: screen.presented,
-                                framesDropped: screen.dropped, playlistCount: sequencer.navigator.entries.count,
+                                framesDropped: screen.dropped, playlist: sequencer.navigator.entries,
                                 isDisplayOn: !sequencer.power.isOff, waitingForDataSince: waitingForDataSince))
     }
 }

@@ -146,7 +146,9 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
     public var timeControlStatus: TimeControlStatus { snapshotLock.withLock { snapshot.state.timeControlStatus } }
     public var rate: Rational { snapshotLock.withLock { snapshot.state.rate } }
     public var defaultRate: Rational { snapshotLock.withLock { snapshot.state.defaultRate } }
-    public var playlistCount: Int { snapshotLock.withLock { snapshot.playlistCount } }
+    public var playlistCount: Int { snapshotLock.withLock { snapshot.playlist.count } }
+    /// The entries of the playlist playing now (a schedule's, a `load`'s, an insert's while it plays).
+    public var playlist: [PlaylistEntry] { snapshotLock.withLock { snapshot.playlist } }
     public var volume: Int { snapshotLock.withLock { snapshot.state.volume } }
     public var isMuted: Bool { snapshotLock.withLock { snapshot.state.isMuted } }
     public var currentItemIndex: Int? { snapshotLock.withLock { snapshot.itemIndex } }
@@ -182,7 +184,8 @@ struct PlayerSnapshot: Sendable {
     var nextItemTitle: String?
     var framesPresented = 0
     var framesDropped = 0
-    var playlistCount = 0
+    /// The navigator's entries as they are (shared, not copied: an array's storage is).
+    var playlist: [PlaylistEntry] = []
     var isDisplayOn = true
     /// Since when (CLOCK_MONOTONIC seconds) it has waited for data (opening an item, buffering);
     /// nil while it does not.

@@ -34,13 +34,17 @@ final class FakePlayer: ControlledPlayer {
         }
     }
 
-    private func refusalOfNavigator(_ request: PlayerRequest) -> PlayerRefusal? {
-        let entries = (0..<playlistCount).map {
+    /// `playlistCount` files, /m/0, /m/1...
+    var playlist: [PlaylistEntry] {
+        (0..<playlistCount).map {
             PlaylistEntry(media: .file("/m/\($0)"), item: ItemConfig(source: .file("/m/\($0)"),
                                                                     location: SourceLocation(file: "t", line: $0 + 1, column: 1)),
                           itemIndex: $0)
         }
-        var navigator = PlaylistNavigator(cursor: PlaylistCursor(entries: entries, loopMode: .playlist))
+    }
+
+    private func refusalOfNavigator(_ request: PlayerRequest) -> PlayerRefusal? {
+        var navigator = PlaylistNavigator(cursor: PlaylistCursor(entries: playlist, loopMode: .playlist))
         guard case .refused(let line) = navigator.answer(request, position: nil, displayOff: false) else { return nil }
         return PlayerRefusal(line)
     }
@@ -173,6 +177,9 @@ private func reply(_ line: String, to player: FakePlayer, schedule: FakeSchedule
     #expect(reply(#"{"command": ["get", "volume"]}"#, to: player) == #"{"error":"success","data":80}"#)
     #expect(reply(#"{"command": ["get", "item"]}"#, to: player) == #"{"error":"success","data":1}"#)
     #expect(reply(#"{"command": ["get", "time"]}"#, to: player) == #"{"error":"success","data":12.0}"#)
+    // What `goto N` takes, entry by entry: a client could count the items, never name them.
+    #expect(reply(#"{"command": ["get", "playlist"]}"#, to: player)
+            == #"{"error":"success","data":[{"index":0,"title":"0","path":"/m/0"},{"index":1,"title":"1","path":"/m/1"}]}"#)
     #expect(player.requests == [])
 }
 

@@ -239,6 +239,7 @@ def test_get_every_property(kiosk):
     assert values["duration"] == pytest.approx(CLIP_SECONDS, abs=0.1)
     assert values["item"] in (0, 1, 2) and values["title"] in ("a.mp4", "b.mp4", "c.mp4")
     assert values["playlist_count"] == 3
+    assert [(e["index"], e["title"], Path(e["path"]).name) for e in values["playlist"]] == [(0, "a.mp4", "a.mp4"), (1, "b.mp4", "b.mp4"), (2, "c.mp4", "c.mp4")]
     assert values["volume"] == 100 and values["muted"] is False and values["rate"] == 1
     assert values["frames_presented"] > 0 and values["frames_dropped"] >= 0
     assert values["display_power"] == "on"

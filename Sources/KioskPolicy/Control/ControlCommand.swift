@@ -12,6 +12,9 @@ public enum ControlProperty: String, Sendable, Hashable, CaseIterable {
     case item
     case title
     case playlistCount = "playlist_count"
+    /// The playlist playing now, entry by entry: `index` (what `goto` takes), `title`, `path`
+    /// (a folder's files one by one, as expanded; URLs' credentials masked).
+    case playlist
     case volume
     case muted
     case rate
