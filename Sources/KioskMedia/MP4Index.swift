@@ -6,8 +6,10 @@ import Foundation
 /// to the person holding what is plainly an MP4. Read from the top-level boxes' headers (8 or 16
 /// bytes each), not from FFmpeg's log.
 enum MP4Index {
-    /// True when the file starts with an `ftyp` box and its top-level boxes end (or are cut off)
-    /// without a `moov`; false for anything else, a readable MP4 included.
+    /// True when the file starts with an `ftyp` box (or one of the boxes an older QuickTime file
+    /// starts with) and its top-level boxes end, or are cut off, without a `moov`; false for
+    /// anything else, a readable MP4 included. Sizes are the file's, untrusted: never added past
+    /// its end.
     static func isMissing(path: String) -> Bool {
         guard let file = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? file.close() }
@@ -20,7 +22,7 @@ enum MP4Index {
                   let header = try? file.read(upToCount: 16), header.count >= 8 else { return !first }
             let bytes = [UInt8](header)
             let type = String(decoding: bytes[4..<8], as: UTF8.self)
-            if first && type != "ftyp" { return false }
+            if first && !["ftyp", "wide", "free", "skip", "mdat"].contains(type) { return false }
             if type == "moov" { return false }
             first = false
             var size = bytes[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -31,6 +33,7 @@ enum MP4Index {
                 return true
             }
             guard size >= 8 else { return false }   // not boxes: damaged, not cut short
+            guard size <= end - offset else { return true }   // runs past the end: cut off
             offset += size
         }
         return false

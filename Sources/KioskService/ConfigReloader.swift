@@ -144,9 +144,11 @@ package final class ConfigReloader: @unchecked Sendable {
         let wasRejected = lastWasRejected
         lastWasRejected = false
         if let contents { accepted?(contents) }
-        // kiosk check's warnings: those the file did not have before, once each.
+        // kiosk check's warnings: those the file did not have before, once each (by what they
+        // say, not where: a line added above one moves it).
         let warnings = ConfigWarnings.of(whole)
-        for warning in warnings where !warningsSaid.contains(warning) { logger.warning("\(warning)") }
+        let said = Set(warningsSaid.map(ConfigWarnings.withoutPlace))
+        for warning in warnings where !said.contains(ConfigWarnings.withoutPlace(warning)) { logger.warning("\(warning)") }
         warningsSaid = warnings
         if let notReadyNow { hidden = notReadyNow(new.items) }
         let (entries, problems) = ConfigReading.expanded(new, logger: logger, fileSystem: SettledFileSystem(hidden: hidden))

@@ -28,4 +28,9 @@ package enum ConfigWarnings {
         }
         return lines
     }
+
+    /// A warning without its `file:line:column: ` (what it says, wherever the line moved).
+    package static func withoutPlace(_ warning: String) -> Substring {
+        warning.range(of: "warning: ").map { warning[$0.lowerBound...] } ?? warning[...]
+    }
 }

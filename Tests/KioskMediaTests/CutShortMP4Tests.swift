@@ -38,7 +38,12 @@ import Testing
         #expect(try missing("boxes-large-cut.mp4", ftyp + Array(Self.box("mdat", payload: 1000, largeSize: true).prefix(300))))
         #expect(try !missing("boxes-large-whole.mp4", ftyp + Self.box("mdat", payload: 100, largeSize: true) + Self.box("moov", payload: 8)))
         #expect(try missing("boxes-to-end.mp4", ftyp + [0, 0, 0, 0] + Array("mdat".utf8) + [UInt8](repeating: 7, count: 64)))
-        #expect(try !missing("boxes-no-ftyp.mp4", Self.box("mdat", payload: 100)), "not an MP4 by its first box")
+        #expect(try !missing("boxes-no-ftyp.mp4", Self.box("jpeg", payload: 100)), "not an MP4 by its first box")
+        #expect(try missing("boxes-quicktime.mov", Self.box("wide", payload: 0) + Array(Self.box("mdat", payload: 100).prefix(60))),
+                "an older QuickTime file starts without ftyp")
+        // A 64-bit size near the top of UInt64 (a hostile file): cut off, not an overflow.
+        let huge: [UInt8] = [0, 0, 0, 1] + Array("mdat".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0] + [UInt8](repeating: 0, count: 32)
+        #expect(try missing("boxes-huge-size.mp4", ftyp + huge))
         #expect(try !missing("boxes-garbage.mp4", ftyp + [0, 0, 0, 3] + Array("junk".utf8) + [1, 2, 3, 4]), "a size under 8 is damage")
         #expect(!MP4Index.isMissing(path: "/nonexistent/clip.mp4"))
     }

@@ -30,6 +30,12 @@ import Testing
                 + "\(config.scheduleZoneName) (set TZ to an IANA name like Europe/Berlin, or schedule.timezone in kiosk.conf)")
     }
 
+    /// What a reload compares: the words, not the place (a line added above moves a warning).
+    @Test func aWarningWithoutItsPlace() {
+        #expect(ConfigWarnings.withoutPlace("kiosk.conf:3:5: warning: KEY_X in trigger 'a'") == "warning: KEY_X in trigger 'a'")
+        #expect(ConfigWarnings.withoutPlace("warning: TZ is 'X'") == "warning: TZ is 'X'")
+    }
+
     /// A file without any, on a box whose TZ is a known name, a file (systemd's :/etc/localtime)
     /// or unset: nothing to say. With schedule.timezone set, a bad TZ does not matter.
     @Test func nothingWhenThereIsNothing() throws {

@@ -127,12 +127,13 @@ def play_through_an_outage(tmp_path: Path, url: str, start_source, stop_source, 
 def kiosk_running(command: list[str], log: Path, senders: list[subprocess.Popen] | None = None):
     """`command` (a kiosk) with its stderr in `log`; whatever the body leaves running is killed on
     the way out, and then the senders in `senders` (the body may add to it) are stopped."""
-    with open(log, "w") as log_file:
-        player = subprocess.Popen(command, stderr=log_file, stdin=subprocess.DEVNULL)
+    player = None
     try:
+        with open(log, "w") as log_file:
+            player = subprocess.Popen(command, stderr=log_file, stdin=subprocess.DEVNULL)
         yield player
     finally:
-        if player.poll() is None:
+        if player is not None and player.poll() is None:
             player.kill()
             player.wait()
         for sender in senders or []:

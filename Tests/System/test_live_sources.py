@@ -56,7 +56,7 @@ def test_a_live_stream_left_behind_by_a_pause_catches_up_at_one_percent(tmp_path
     port = free_udp_port()
     stats, log, sock = tmp_path / "stats.jsonl", tmp_path / "kiosk.log", tmp_path / "ctl.sock"
     with kiosk_running([str(KIOSK), "play", f"udp://127.0.0.1:{port}", "--display", "headless:320x240", "--no-input",
-                        "--audio", "none", "--stats-file", str(stats), "--control-socket", str(sock)], log, [udp_sender(port)]):
+                        "--audio", "none", "--stats-file", str(stats), "--control-socket", str(sock)], log, [udp_sender(port)]) as player:
         wait_until("the first live frames", lambda: len(flips_after(stats, 0)) >= 50, 120, log)
         client = ControlClient(sock)
         # What a live item cannot do is refused with why (a seek answered success while the log
@@ -89,6 +89,7 @@ def test_a_live_stream_left_behind_by_a_pause_catches_up_at_one_percent(tmp_path
         wait_until("8 s of frames at the new pace", eight_seconds_at_the_pace, 150, log)
         since = pace["since"]
         client.close()
+        sigterm(player)
     frames = flips_after(stats, since)
     # The lag (flip time minus timestamp) against time, least squares: 1/1.01 - 1 = -0.0099.
     ts, lags = [r["t"] for r in frames], [r["t"] - r["pts"] for r in frames]

@@ -388,7 +388,8 @@ def test_kiosk_checks_warnings_reach_the_journal_once(tmp_path):
     """`kiosk check` printed a file's warnings (a power window whose from is its to: 24 hours;
     a TZ the tz database does not know: UTC without a word), `kiosk run` said nothing of them,
     and nobody runs check on an unattended box. The start logs each; a reload logs only those
-    it brings (the edited window), not those already said (the TZ), and a SIGHUP none."""
+    it brings (the edited window), not those already said (the TZ, the window moved a line down
+    by a comment), and a SIGHUP none."""
     make_clip(tmp_path / "a.mp4", 1.0)
     socket, log = tmp_path / "ctl.sock", tmp_path / "kiosk.log"
     conf = tmp_path / "kiosk.conf"
@@ -402,6 +403,7 @@ def test_kiosk_checks_warnings_reach_the_journal_once(tmp_path):
         wait_for(lambda: socket.exists(), 30, "the control socket")
         conf.write_text(head + 'display:\n  power:\n    - {from: "08:00", to: "08:00"}\n')
         wait_for(lambda: "reloaded" in log.read_text(), 30, "the edit's reload")
+        conf.write_text("# moved down a line\n" + head + 'display:\n  power:\n    - {from: "08:00", to: "08:00"}\n')
         process.send_signal(signal.SIGHUP)
         wait_for(lambda: "reloaded, nothing to change" in log.read_text(), 30, "the SIGHUP's reload")
     finally:
@@ -410,7 +412,9 @@ def test_kiosk_checks_warnings_reach_the_journal_once(tmp_path):
     text = log.read_text()
     window = f"{conf}:8:27: warning: 'from' and 'to' in display.power window 1 are both"
     assert text.count(f"{window} 07:00") == 1 and text.count(f"{window} 08:00") == 1, text
+    assert text.count("window 1 are both 08:00") == 1, text   # not again from line 9
     assert text.count("warning: TZ is 'Europe/Nowhere', which the tz database does not know") == 1, text
     check = subprocess.run([str(KIOSK), "check", str(conf)], capture_output=True, text=True, timeout=60,
                            env={**os.environ, "TZ": "Europe/Nowhere"})
-    assert check.returncode == 0 and f"{window} 08:00" in check.stderr and "TZ is 'Europe/Nowhere'" in check.stderr, check
+    moved = f"{conf}:9:27: warning: 'from' and 'to' in display.power window 1 are both 08:00"
+    assert check.returncode == 0 and moved in check.stderr and "TZ is 'Europe/Nowhere'" in check.stderr, check
