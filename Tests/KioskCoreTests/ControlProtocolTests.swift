@@ -86,6 +86,7 @@ private func refusal(_ line: String) -> String {
 @Test func refusesWrongArgumentTypes() {
     #expect(refusal(#"{"command": ["seek", "soon"]}"#) == "seek: seconds must be a number, got a string \"soon\"")
     #expect(refusal(#"{"command": ["seek", true]}"#).contains("seconds must be a number, got a boolean"))
+    #expect(refusal(#"{"command": ["seek", "1e999"]}"#) == "seek: seconds must be a finite number, got \"1e999\"", "a number, too large")
     #expect(refusal(#"{"command": ["seek", 3, "sideways"]}"#).contains("mode must be absolute or relative"))
     #expect(refusal(#"{"command": ["seek", 3, 4]}"#).contains("mode must be a string"))
     #expect(refusal(#"{"command": ["goto", 1.5]}"#).contains("index must be a whole number"))

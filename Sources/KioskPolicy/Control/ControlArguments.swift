@@ -31,6 +31,8 @@ struct ControlArguments {
         default: value = nil
         }
         guard let value, value.isFinite else {
+            // 1e999 is a number, just not one that fits: "got a string" misled.
+            if value != nil { throw error("\(name) must be a finite number, got \(String(arguments[index].json.prefix(40)))") }
             let json = String(arguments[index].json.prefix(40))
             // "got null", not "got null null".
             throw error("\(name) must be a number, got \(arguments[index].typeName)" + (json == arguments[index].typeName ? "" : " \(json)"))
