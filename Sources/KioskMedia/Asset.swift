@@ -113,19 +113,20 @@ public final class Asset {
     }
 
     /// Local paths get a precise reason before FFmpeg's generic "Invalid data".
-    /// For a capture item (`v4l2:///dev/video0`): its device node and FFmpeg's demuxer for it,
-    /// libavdevice loaded first. nil for anything else; a clear error when the item is malformed,
-    /// libavdevice is missing, or the device node is not there.
+    /// For a capture item (`v4l2:///dev/video0`): its device node and FFmpeg's demuxer for it.
+    /// nil for anything else; a clear error when the item is malformed, the device node is not
+    /// there, or libavdevice is missing. The node is looked for before libavdevice is loaded:
+    /// a camera unplugged is said at once, without the load (dozens of libraries; in a starved
+    /// guest it outlasted the stall guard's 15 s, which then said "not open" instead).
     private static func captureInput(_ source: String) throws -> (device: String, format: UnsafePointer<AVInputFormat>)? {
         guard CaptureSource.isCapture(source) else { return nil }
         guard let capture = CaptureSource(source) else {
             throw MediaError(source: source, reason: "not a capture device: write v4l2:///dev/videoN")
         }
-        let format = try deviceInput(capture.format, source: source)
         guard access(capture.device, F_OK) == 0 else {
             throw MediaError(source: source, reason: "no such device \(capture.device) (unplugged, or its driver is not loaded)")
         }
-        return (capture.device, format)
+        return (capture.device, try deviceInput(capture.format, source: source))
     }
 
     /// libavdevice's input `name`, the library loaded first.

@@ -149,3 +149,22 @@ def test_content_sync_without_libcurl_is_one_line_and_playback_goes_on(tmp_path)
     assert len(said) == 1, "\n".join(said)
     assert "cannot open libcurl: " in said[0] and "(Debian: apt install libcurl4, then restart kiosk)" in said[0], said[0]
     assert "http://127.0.0.1:1/manifest.json: " in said[0] and said[0].endswith("the current set plays on"), said[0]
+
+
+def test_an_unplugged_camera_is_said_without_loading_libavdevice(tmp_path):
+    """A capture item whose device node is not there loaded libavdevice (dozens of libraries)
+    before looking for the node: in a starved guest the load outlasted the stall guard, and the
+    line said "stalled: not open after 15.0 s". The node is looked for first: with libavdevice
+    hidden, the line still names the missing device (before, it said libavdevice was needed)."""
+    listing = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
+    soname = next(line.split()[0] for line in listing.splitlines() if line.strip().startswith("libavdevice.so."))
+    (tmp_path / "kiosk.conf").write_text("input: {enabled: false}\ncontrol: {socket: none}\n"
+                                         f"items: ['v4l2:///dev/video99', {clip(tmp_path)}]\n")
+    stats = tmp_path / "stats.jsonl"
+    run = run_without_library(tmp_path, "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                              "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "3",
+                              soname=soname)
+    assert run.returncode == 0, run.stderr
+    said = [line for line in run.stderr.splitlines() if "/dev/video99" in line]
+    assert said and all("no such device /dev/video99 (unplugged, or its driver is not loaded)" in line for line in said), run.stderr
+    assert frames(stats) >= 15, run.stderr
