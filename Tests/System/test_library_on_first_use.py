@@ -120,6 +120,18 @@ def test_a_metrics_listener_without_libmicrohttpd_is_one_line_and_playback_goes_
     assert said[0].endswith("playback goes on without it"), said[0]
 
 
+def run_items_without_library(tmp_path: Path, items: str, soname: str, settings: str = "") -> tuple[subprocess.CompletedProcess, Path]:
+    """`kiosk run` for 3 s of kiosk.conf's `items` (a YAML list) and `settings` lines with
+    `soname` hidden: it exits 0; the run, for its lines, and its stats file."""
+    (tmp_path / "kiosk.conf").write_text(f"input: {{enabled: false}}\ncontrol: {{socket: none}}\n{settings}items: {items}\n")
+    stats = tmp_path / "stats.jsonl"
+    run = run_without_library(tmp_path, "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
+                              "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "3",
+                              soname=soname)
+    assert run.returncode == 0, run.stderr
+    return run, stats
+
+
 def test_a_heic_item_without_libheif_is_one_line_and_the_playlist_goes_on(tmp_path):
     if shutil.which("heif-enc") is None:
         pytest.fail("heif-enc is missing: deploy/setup installs libheif-examples")
@@ -127,13 +139,8 @@ def test_a_heic_item_without_libheif_is_one_line_and_the_playlist_goes_on(tmp_pa
                     str(tmp_path / "photo.png")], check=True)
     subprocess.run(["heif-enc", "-q", "90", str(tmp_path / "photo.png"), "-o", str(tmp_path / "photo.heic")],
                    check=True, capture_output=True)
-    (tmp_path / "kiosk.conf").write_text("input: {enabled: false}\ncontrol: {socket: none}\nplayback: {loop: none}\n"
-                                         f"items: [{{path: photo.heic, duration: 1}}, {clip(tmp_path)}]\n")
-    stats = tmp_path / "stats.jsonl"
-    run = run_without_library(tmp_path, "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
-                              "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "3",
-                              soname=HEIF_SONAME)
-    assert run.returncode == 0, run.stderr
+    run, stats = run_items_without_library(tmp_path, f"[{{path: photo.heic, duration: 1}}, {clip(tmp_path)}]", HEIF_SONAME,
+                                           settings="playback: {loop: none}\n")
     # The clip played (a loaded host may drop a few of its 25 frames), and nothing of item 0.
     shown = [json.loads(line) for line in stats.read_text().splitlines() if json.loads(line).get("video", True)]
     assert len(shown) >= 15 and all(record["item"] == 1 for record in shown), run.stderr
@@ -158,13 +165,7 @@ def test_an_unplugged_camera_is_said_without_loading_libavdevice(tmp_path):
     hidden, the line still names the missing device (before, it said libavdevice was needed)."""
     listing = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
     soname = next(line.split()[0] for line in listing.splitlines() if line.strip().startswith("libavdevice.so."))
-    (tmp_path / "kiosk.conf").write_text("input: {enabled: false}\ncontrol: {socket: none}\n"
-                                         f"items: ['v4l2:///dev/video99', {clip(tmp_path)}]\n")
-    stats = tmp_path / "stats.jsonl"
-    run = run_without_library(tmp_path, "run", "--config", str(tmp_path / "kiosk.conf"), "--display", "headless:320x240",
-                              "--audio", "none", "--stats-file", str(stats), "--state-dir", str(tmp_path), "--duration", "3",
-                              soname=soname)
-    assert run.returncode == 0, run.stderr
+    run, stats = run_items_without_library(tmp_path, f"['v4l2:///dev/video99', {clip(tmp_path)}]", soname)
     said = [line for line in run.stderr.splitlines() if "/dev/video99" in line]
     assert said and all("no such device /dev/video99 (unplugged, or its driver is not loaded)" in line for line in said), run.stderr
     assert frames(stats) >= 15, run.stderr
