@@ -1,3 +1,5 @@
+import Foundation
+
 /// The file system as a watched folder's playlist sees it: files still being written (or empty)
 /// are left out of directory listings, so the expander never lists them; everything else is
 /// the underlying file system's.
@@ -42,7 +44,8 @@ public struct SettledFileSystem: PlaylistFileSystem {
 /// that arrive, leave or are replaced.
 public enum WatchedFolders {
     /// Directory items (and file items that name a directory), and for a glob the folders its
-    /// last component is matched in. URLs and plain files are not watched (a file item that
+    /// last component is matched in; for a playlist file (`M3UPlaylist`), the folders it and its
+    /// entries are in. URLs and plain files are not watched (a file item that
     /// appears is found by the next reload of kiosk.conf, as before). In item order, each once.
     public static func directories(of items: [ItemConfig], fileSystem: any PlaylistFileSystem = LocalFileSystem()) -> [String] {
         var found: [String] = []
@@ -62,6 +65,10 @@ public enum WatchedFolders {
                 for folder in MediaTree.folders(path, fileSystem: fileSystem) { add(folder) }
             case .file(let path):
                 if fileSystem.kind(ofItemAt: path) == .directory { add(path) }
+                // A playlist file's folder (an edit of it), and its entries' (a listed file that arrives).
+                // Only those there now: this is asked again every second, and one that appears is added then.
+                for folder in PlaylistFileFolders.shared.folders(of: path, fileSystem: fileSystem)
+                where fileSystem.kind(ofItemAt: folder) == .directory { add(folder) }
             case .glob(let pattern):
                 let parent = PathText.normalize(pattern + "/..")
                 if parent.contains(where: { "*?[\\".contains($0) }) {
@@ -85,6 +92,41 @@ public enum WatchedFolders {
 
     public static func isCandidate(name: String) -> Bool {
         !name.hasPrefix(".") && PlaylistExpander.mediaExtensions.contains(PathText.lowercasedExtension(name))
+    }
+}
+
+/// The folders a playlist file item depends on (`PlaylistFileListing.folders`), kept until one
+/// of the playlist files read for them changes: the folder watcher asks every second, and
+/// reading a list of 5,000 lines each time cost a tenth of a core.
+public final class PlaylistFileFolders: @unchecked Sendable {
+    // Safe to share: `kept` is guarded by `lock`.
+    public static let shared = PlaylistFileFolders()
+    private let lock = NSLock()
+    private var kept: [String: (versions: [String: FileFingerprint], folders: [String])] = [:]
+
+    public init() {}
+
+    /// `path`'s folders; none when it is not a playlist file. Read again when a file read for
+    /// them has another version (or none: a file system without fingerprints is read each time).
+    public func folders(of path: String, fileSystem: any PlaylistFileSystem) -> [String] {
+        if let entry = lock.withLock({ kept[path] }),
+           entry.versions.allSatisfy({ fileSystem.fingerprint(atPath: $0.key) == $0.value }) {
+            return entry.folders
+        }
+        guard let listing = PlaylistExpander(fileSystem: fileSystem).playlistFile(path) else {
+            lock.withLock { kept[path] = nil }
+            return []
+        }
+        var versions: [String: FileFingerprint] = [:]
+        for file in listing.files {
+            guard let fingerprint = fileSystem.fingerprint(atPath: file) else { return listing.folders }
+            versions[file] = fingerprint
+        }
+        lock.withLock {
+            if kept.count >= 256, kept[path] == nil { kept.removeAll() }
+            kept[path] = (versions, listing.folders)
+        }
+        return listing.folders
     }
 }
 

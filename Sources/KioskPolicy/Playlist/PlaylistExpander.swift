@@ -110,6 +110,10 @@ public struct PlaylistExpander: Sendable {
     public func expand(_ items: [ItemConfig]) -> PlaylistExpansion {
         var expansion = PlaylistExpansion()
         for (index, item) in items.enumerated() {
+            if case .file(let path) = item.source, let listing = playlistFile(path) {
+                expansion.add(listing, of: item, at: index, expander: self)
+                continue
+            }
             let (media, problem) = mediaOf(item.source)
             expansion.entries += media.map { reference in
                 var entry = PlaylistEntry(media: reference, item: item, itemIndex: index)
