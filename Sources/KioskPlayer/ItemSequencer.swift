@@ -92,6 +92,8 @@ final class ItemSequencer {
                 open(index)
             }
             next.reference.isInsert = navigator.program.isPlayingInsert
+            next.reference.playedAs = navigator.program.playedAs(entryAt: index)
+            next.reference.playlist = navigator.entries[index].item.playlist
             stall.progressed()   // the stall guard counts afresh for the new item
             idleUntil = nil
             finished = false

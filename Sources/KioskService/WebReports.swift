@@ -43,6 +43,8 @@ struct WebReports: Sendable {
                 let fields: [(String, ControlValue)] = [
                     ("day", .string(row.day)), ("item", .integer(Int64(row.item))), ("source", .string(row.source)), ("title", title),
                     ("plays", .integer(Int64(row.plays))), ("completed", .integer(Int64(row.completed))), ("seconds", .number(row.seconds)),
+                    ("playlist", row.playlist.map { .string($0) } ?? .null), ("played_as", .string(row.playedAs)),
+                    ("by", row.by.map { .string($0) } ?? .null),
                 ]
                 return .object(fields)
             }

@@ -175,6 +175,7 @@ struct ConfigParsingTests {
                                             baseDirectory: "/srv", fileSystem: disk)
         var expected = KioskConfig()
         expected.items = [ItemConfig(source: .file("/srv/a.mp4"), location: SourceLocation(file: "kiosk.conf", line: 3, column: 9))]
+        expected.items[0].playlist = "default"   // `items:` is the default playlist (proof of play names it)
         #expect(config == expected)
         #expect(config.input.keys == KeyMap.defaults)
         #expect(config.audio.device == .pcm("default"))

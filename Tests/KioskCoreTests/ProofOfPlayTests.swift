@@ -145,7 +145,7 @@ import Testing
                                 end: Self.noon.addingTimeInterval(1.25), secondsShown: 1.25,
                                 outcome: .interrupted(.scheduleSwitch))
         let line = record.jsonLine(timeZone: Self.berlin)
-        #expect(line == #"{"item":2,"path":"/m/\"quoted\".mp4","title":"Line\nbreak","start":"2026-11-23T13:00:00.000+01:00","end":"2026-11-23T13:00:01.250+01:00","seconds":1.250,"outcome":"interrupted","reason":"schedule switch"}"#)
+        #expect(line == #"{"item":2,"path":"/m/\"quoted\".mp4","title":"Line\nbreak","played_as":"loop","start":"2026-11-23T13:00:00.000+01:00","end":"2026-11-23T13:00:01.250+01:00","seconds":1.250,"outcome":"interrupted","reason":"schedule switch"}"#)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["title"] as? String == "Line\nbreak")
         #expect(record.jsonLine(timeZone: TimeZone(identifier: "UTC")!).contains("\"start\":\"2026-11-23T12:00:00.000+00:00\""))
@@ -191,9 +191,56 @@ import Testing
         #expect(report.rows.map { "\($0.day) \($0.item) \($0.plays) \($0.completed) \($0.seconds)" } == [
             "2026-11-23 0 2 1 14.5", "2026-11-23 1 0 0 0.0", "2026-11-24 0 1 1 10.0",
         ])
-        #expect(report.csv.hasPrefix("day,item,path,title,plays,completed,seconds\r\n2026-11-23,0,/m/a.mp4,A,2,1,14.500\r\n"))
+        #expect(report.csv.hasPrefix("day,item,path,title,plays,completed,seconds,playlist,played_as,by\r\n"
+                                      + "2026-11-23,0,/m/a.mp4,A,2,1,14.500,,loop,\r\n"))
         #expect(report.table.components(separatedBy: "\n")[1] == "2026-11-23     0      2          1     14.5  A")
         #expect(PlayReport.csvField("a,\"b\"") == "\"a,\"\"b\"\"\"")
+    }
+
+    /// A record names the playlist its entry is written in and why it played: an override's
+    /// card is told from the loop's entry 0, and the report keeps them apart.
+    @Test func recordsSayWhyTheItemPlayed() throws {
+        var loop = Self.ref(1, "Menu")
+        loop.playlist = "lunch"
+        var card = Self.ref(2, "Use the east exit")
+        card.playedAs = .override("evacuate")
+        var button = Self.ref(3, "Offer")
+        button.playlist = "default"
+        button.playedAs = .trigger("button")
+        let records = Self.record([
+            (0, .started(loop, index: 0, source: "/m/menu.mp4")),
+            (1, .requested(.showOverride(name: "evacuate", entries: []))),
+            (1, .started(card, index: 0, source: "text:evacuate")),
+            (3, .requested(.endOverride(ranItsCourse: true))),
+            (3, .started(button, index: 0, source: "/m/offer.mp4")),
+            (4, .stopping),
+        ])
+        #expect(records.map(\.playedAs) == [.loop, .override("evacuate"), .trigger("button")])
+        #expect(records.map(\.playlist) == ["lunch", nil, "default"])
+        let lines = records.map { $0.jsonLine(timeZone: Self.berlin) }
+        #expect(lines[0].contains(#""title":"Menu","playlist":"lunch","played_as":"loop","start""#))
+        #expect(lines[1].contains(#""title":"Use the east exit","played_as":"override","by":"evacuate","start""#))
+        #expect(lines[2].contains(#""playlist":"default","played_as":"trigger","by":"button""#))
+        // The same file and index, in the loop and as an override: two rows; a file written
+        // before these fields reads as the loop.
+        let old = #"{"item":0,"path":"/m/a.mp4","start":"2026-11-23T10:00:00.000+01:00","end":"x","seconds":2,"outcome":"completed"}"#
+        let alert = #"{"item":0,"path":"/m/a.mp4","played_as":"override","by":"evacuate","start":"2026-11-23T11:00:00.000+01:00","end":"x","seconds":3,"outcome":"completed"}"#
+        let report = PlayReport(text: [old, alert, old].joined(separator: "\n"))
+        #expect(report.rows.map { "\($0.plays) \($0.playedAs) \($0.by ?? "-")" } == ["2 loop -", "1 override evacuate"])
+        #expect(report.table.components(separatedBy: "\n")[2].hasSuffix("/m/a.mp4 [override evacuate]"))
+    }
+
+    /// The program says what the entry beginning plays as.
+    @Test func theProgramSaysWhatAnEntryPlaysAs() {
+        var program = PlaylistProgram()
+        #expect(program.playedAs(entryAt: 0) == .loop)
+        program.interrupted = PlaylistProgram.Interruption(cursor: PlaylistCursor(entries: [], loopMode: .playlist), position: nil)
+        #expect(program.playedAs(entryAt: 0) == .insert)
+        program.playingTrigger = PlaylistProgram.PlayingTrigger(trigger: TriggerPlay(name: "button"), entryCount: 2)
+        #expect(program.playedAs(entryAt: 1) == .trigger("button"))
+        #expect(program.playedAs(entryAt: 2) == .insert)   // an insert queued behind the trigger's entries
+        program.playingOverride = "evacuate"
+        #expect(program.playedAs(entryAt: 0) == .override("evacuate"))
     }
 }
 

@@ -59,6 +59,9 @@ import Testing
         #expect(config.items.map(\.source) == [.file("/srv/kiosk/a.mp4")])
         #expect(config.playlists.map(\.name) == ["morning", "lunch"])
         #expect(config.playlists[0].items.map(\.source) == [.directory("/srv/kiosk/am")])
+        // Each item knows its playlist (proof of play's `playlist`); `items:` is the default.
+        #expect(config.playlists.map { $0.items.map(\.playlist) } == [["morning"], ["lunch", "lunch"]])
+        #expect(config.items.allSatisfy { $0.playlist == "default" })
         #expect(config.playlists[1].items[1].duration == MediaTime(value: 20, timescale: 1))
         #expect(config.playlists[0].location == SourceLocation(file: "kiosk.conf", line: 11, column: 3))
         #expect(config.playlistNames == ["default", "morning", "lunch"])

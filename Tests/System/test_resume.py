@@ -219,13 +219,15 @@ def test_proof_of_play_lines_and_report(tmp_path, clips):
     assert [(r["item"], r["outcome"], r.get("reason")) for r in records] == [
         (0, "completed", None), (1, "interrupted", "next"), (2, "interrupted", "kiosk stopping")]
     assert records[0]["path"] == str(clips[0]) and records[0]["title"] == "a.mp4"
+    # kiosk.conf's items are the default playlist, played in the loop (not an insert or override).
+    assert all((r["playlist"], r["played_as"]) == ("default", "loop") and "by" not in r for r in records), records
     assert abs(records[0]["seconds"] - CLIP_SECONDS) < 1.0
     assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d", r[key])
                for r in records for key in ("start", "end"))
     report = subprocess.run([str(KIOSK), "report", str(plays), "--csv"], capture_output=True, text=True, timeout=20)
     assert report.returncode == 0, report.stderr
     rows = report.stdout.splitlines()
-    assert rows[0] == "day,item,path,title,plays,completed,seconds" and len(rows) == 4
+    assert rows[0] == "day,item,path,title,plays,completed,seconds,playlist,played_as,by" and len(rows) == 4
 
 
 def test_unwritable_paths_are_one_line_each_and_play_goes_on(tmp_path, clips):

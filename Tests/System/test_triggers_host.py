@@ -100,6 +100,11 @@ def test_proof_of_play_names_the_trigger_as_the_reason(session):
     promos = [r for r in plays if Path(r["path"]).stem == "promo"]
     # The first promo was shown to its end (the clips are 5 s; the second is cut by the stop).
     assert promos and promos[0]["seconds"] >= 4.5, plays
+    # Each record says why it played: the promo as the trigger fired (by its name of the time:
+    # renamed by the reload), the loop's clip in the default playlist's loop.
+    assert [(r["played_as"], r["by"]) for r in promos] == [("trigger", "promo"), ("trigger", "offer")], plays
+    assert all("playlist" not in r for r in promos), plays   # a trigger's own items are of no playlist
+    assert all((r["playlist"], r["played_as"]) == ("default", "loop") and "by" not in r for r in cut), plays
 
 
 def test_a_trigger_that_played_to_its_end_is_recorded_completed(session):

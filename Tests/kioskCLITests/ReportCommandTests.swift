@@ -39,9 +39,9 @@ import KioskTestSupport
         defer { try? FileManager.default.removeItem(atPath: newer) }
         let result = try Kiosk.run("report", "--csv", newer)
         #expect(result.status == 0)
-        #expect(result.stdout == "day,item,path,title,plays,completed,seconds\r\n"
-                + "2026-11-23,0,/m/a.mp4,Intro,1,0,4.000\r\n"
-                + "2026-11-24,1,https://user:***@cdn.example/b.m3u8,\"Live, news\",1,1,60.000\r\n")
+        #expect(result.stdout == "day,item,path,title,plays,completed,seconds,playlist,played_as,by\r\n"
+                + "2026-11-23,0,/m/a.mp4,Intro,1,0,4.000,,loop,\r\n"
+                + "2026-11-24,1,https://user:***@cdn.example/b.m3u8,\"Live, news\",1,1,60.000,,loop,\r\n")
     }
 
     @Test func aMissingFileExitsWithOne() throws {

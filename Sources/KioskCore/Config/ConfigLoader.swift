@@ -166,14 +166,16 @@ extension ConfigWalker {
             }
             return []
         }
-        return readItemList(node, listName: "items", baseDirectory: baseDirectory, fileSystem: fileSystem)
+        return readItemList(node, listName: "items", baseDirectory: baseDirectory, fileSystem: fileSystem,
+                            playlist: KioskConfig.defaultPlaylistName)
     }
 
     static let expectedItems = "at least one file, directory, glob or URL"
 
     /// A list of items: `items:`, or one of `playlists:` (`listName` "playlists.morning").
+    /// `playlist`: the playlist the list is (`ItemConfig.playlist`), nil when none.
     func readItemList(_ node: Node, listName: String, baseDirectory: String,
-                      fileSystem: any PlaylistFileSystem) -> [ItemConfig] {
+                      fileSystem: any PlaylistFileSystem, playlist: String? = nil) -> [ItemConfig] {
         let expected = Self.expectedItems
         guard !isNull(node) else {
             report(node, "no items: '\(listName)' is empty; expected \(expected)")
@@ -194,8 +196,9 @@ extension ConfigWalker {
                 disabled += 1
                 continue
             }
-            if let item = readItem(element, name: "item \(index + 1)\(owner)", baseDirectory: baseDirectory,
+            if var item = readItem(element, name: "item \(index + 1)\(owner)", baseDirectory: baseDirectory,
                                    fileSystem: fileSystem) {
+                item.playlist = playlist
                 items.append(item)
             }
         }

@@ -27,7 +27,8 @@ extension ConfigWalker {
                 report(keyNode, "a playlist name is \(describe(keyNode)); expected a plain name like morning")
                 continue
             }
-            let items = readItemList(value, listName: "playlists.\(name)", baseDirectory: baseDirectory, fileSystem: fileSystem)
+            let items = readItemList(value, listName: "playlists.\(name)", baseDirectory: baseDirectory, fileSystem: fileSystem,
+                                     playlist: name)
             if name == KioskConfig.defaultPlaylistName {
                 defaultPlaylist = (keyNode, items)
             } else {

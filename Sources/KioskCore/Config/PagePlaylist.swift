@@ -248,7 +248,9 @@ public enum PagePlaylist {
         if let root = document.root,
            let top = walker.section(root, name: "the page's file", allowedKeys: ["items", "schedule", "display"]) {
             if let node = top["items"] {
-                items = walker.readItemList(node, listName: "items", baseDirectory: baseDirectory, fileSystem: fileSystem)
+                // The page's list replaces kiosk.conf's items: the default playlist.
+                items = walker.readItemList(node, listName: "items", baseDirectory: baseDirectory, fileSystem: fileSystem,
+                                            playlist: KioskConfig.defaultPlaylistName)
             }
             if let node = top["schedule"] {
                 schedule = walker.readSchedule(node, playlistNames: config.playlistNames, baseDirectory: baseDirectory,

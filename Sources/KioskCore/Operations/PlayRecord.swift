@@ -15,9 +15,15 @@ public struct PlayRecord: Sendable, Equatable {
     /// not stretch or shrink a play); paused time counts, since the picture was shown.
     public var secondsShown: Double
     public var outcome: PlayOutcome
+    /// kiosk.conf's playlist the entry is written in (`default`, a name of `playlists:`); nil
+    /// when none (an override's, a `load`, a stick's).
+    public var playlist: String?
+    /// In the loop, or as an insert, a trigger's or an override's (with its name): an alert's
+    /// card is told from the same file in the loop.
+    public var playedAs: PlayedAs
 
     public init(item: Int, source: String, title: String?, start: Date, end: Date, secondsShown: Double,
-                outcome: PlayOutcome) {
+                outcome: PlayOutcome, playlist: String? = nil, playedAs: PlayedAs = .loop) {
         self.item = item
         self.source = source
         self.title = title
@@ -25,6 +31,8 @@ public struct PlayRecord: Sendable, Equatable {
         self.end = end
         self.secondsShown = secondsShown
         self.outcome = outcome
+        self.playlist = playlist
+        self.playedAs = playedAs
     }
 }
 
@@ -91,6 +99,9 @@ extension PlayRecord {
             ("path", JSONText.quoted(source)),
         ]
         if let title { fields.append(("title", JSONText.quoted(title))) }
+        if let playlist { fields.append(("playlist", JSONText.quoted(playlist))) }
+        fields.append(("played_as", JSONText.quoted(playedAs.word)))
+        if let name = playedAs.name { fields.append(("by", JSONText.quoted(name))) }
         fields.append(("start", JSONText.quoted(ISOTime.text(start, timeZone: timeZone))))
         fields.append(("end", JSONText.quoted(ISOTime.text(end, timeZone: timeZone))))
         fields.append(("seconds", String(format: "%.3f", Swift.max(0, secondsShown))))

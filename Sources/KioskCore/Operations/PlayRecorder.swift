@@ -89,8 +89,10 @@ public struct PlayRecorder: Sendable {
         case .skipped(let index, let source, let reason):
             defer { lastFailure = nil }
             if let failure = lastFailure, failure.wasPlaying { return [] }
-            return [PlayRecord(item: index, source: NetworkURL.masked(source), title: lastFailure.map { NetworkURL.masked($0.reference.name) },
-                               start: now.wall, end: now.wall, secondsShown: 0, outcome: .skipped(reason: reason))]
+            let reference = lastFailure?.reference
+            return [PlayRecord(item: index, source: NetworkURL.masked(source), title: reference.map { NetworkURL.masked($0.name) },
+                               start: now.wall, end: now.wall, secondsShown: 0, outcome: .skipped(reason: reason),
+                               playlist: reference?.playlist, playedAs: reference?.playedAs ?? .loop)]
         case .requested(let request):
             if let cause = Self.cause(of: request) {
                 pendingCause = cause
@@ -116,7 +118,7 @@ public struct PlayRecorder: Sendable {
         // The engine names an item by its title (kiosk.conf's, or the file name).
         PlayRecord(item: open.index, source: NetworkURL.masked(open.source), title: NetworkURL.masked(open.reference.name),
                    start: open.start.wall, end: now.wall, secondsShown: now.monotonic - open.start.monotonic,
-                   outcome: outcome)
+                   outcome: outcome, playlist: open.reference.playlist, playedAs: open.reference.playedAs)
     }
 
     /// The cause a request gives the item change it brings; nil for requests that change no item.

@@ -14,6 +14,11 @@ public struct PlayReport: Sendable, Equatable {
         public var plays: Int
         public var completed: Int
         public var seconds: Double
+        /// The records' `playlist`, `played_as` and `by` (absent in a file kiosk wrote before
+        /// them: nil, "loop", nil). Plays of one file in the loop and as an override are two rows.
+        public var playlist: String? = nil
+        public var playedAs = "loop"
+        public var by: String? = nil
     }
 
     /// A line that could not be read, reported and left out.
@@ -39,7 +44,8 @@ public struct PlayReport: Sendable, Equatable {
                 badLines.append(BadLine(number: offset + 1, reason: bad.reason))
                 continue
             }
-            let key = "\(record.day)\u{0}\(record.item)\u{0}\(record.source)"
+            let key = [record.day, "\(record.item)", record.source, record.playlist ?? "", record.playedAs, record.by ?? ""]
+                .joined(separator: "\u{0}")
             if let at = index[key] {
                 rows[at].plays += record.plays
                 rows[at].completed += record.completed
@@ -49,7 +55,7 @@ public struct PlayReport: Sendable, Equatable {
                 rows.append(record)
             }
         }
-        rows.sort { ($0.day, $0.item, $0.source) < ($1.day, $1.item, $1.source) }
+        rows.sort { ($0.day, $0.item, $0.source, $0.playedAs, $0.by ?? "") < ($1.day, $1.item, $1.source, $1.playedAs, $1.by ?? "") }
     }
 
     private struct Unreadable: Error { let reason: String }
@@ -75,7 +81,9 @@ public struct PlayReport: Sendable, Equatable {
         }
         let shown = outcome == "skipped" ? 0 : 1
         return .success(Row(day: String(start.prefix(10)), item: item, source: source, title: object["title"] as? String,
-                            plays: shown, completed: outcome == "completed" ? 1 : 0, seconds: seconds))
+                            plays: shown, completed: outcome == "completed" ? 1 : 0, seconds: seconds,
+                            playlist: object["playlist"] as? String, playedAs: object["played_as"] as? String ?? "loop",
+                            by: object["by"] as? String))
     }
 
     /// An aligned table for a terminal.
@@ -83,7 +91,7 @@ public struct PlayReport: Sendable, Equatable {
         let header = ["day", "item", "plays", "completed", "seconds", "title or path"]
         let body = rows.map { row in
             [row.day, "\(row.item)", "\(row.plays)", "\(row.completed)", String(format: "%.1f", row.seconds),
-             row.title ?? row.source]
+             (row.title ?? row.source) + row.playedAsNote]
         }
         let widths = (0..<header.count).map { column in ([header] + body).map { $0[column].count }.max() ?? 0 }
         return ([header] + body).map { cells in
@@ -98,10 +106,11 @@ public struct PlayReport: Sendable, Equatable {
 
     /// RFC 4180 CSV with a header line.
     public var csv: String {
-        let header = "day,item,path,title,plays,completed,seconds"
+        let header = "day,item,path,title,plays,completed,seconds,playlist,played_as,by"
         let lines = rows.map { row in
             [row.day, "\(row.item)", Self.csvField(row.source), Self.csvField(row.title ?? ""), "\(row.plays)",
-             "\(row.completed)", String(format: "%.3f", row.seconds)].joined(separator: ",")
+             "\(row.completed)", String(format: "%.3f", row.seconds), Self.csvField(row.playlist ?? ""), Self.csvField(row.playedAs),
+             Self.csvField(row.by ?? "")].joined(separator: ",")
         }
         return ([header] + lines).joined(separator: "\r\n") + "\r\n"
     }
@@ -109,5 +118,12 @@ public struct PlayReport: Sendable, Equatable {
     static func csvField(_ text: String) -> String {
         guard text.contains(where: { ",\"\r\n".contains($0) }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+extension PlayReport.Row {
+    /// " [override evacuate]" after the title of a row not played in the loop; "" for the loop.
+    var playedAsNote: String {
+        playedAs == "loop" ? "" : " [" + ([playedAs] + (by.map { [$0] } ?? [])).joined(separator: " ") + "]"
     }
 }

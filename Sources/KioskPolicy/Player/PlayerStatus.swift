@@ -32,6 +32,12 @@ public struct PlayerItemReference: Sendable, Hashable, CustomStringConvertible {
     /// Played once by an insert (a schedule's, `play_item_once`, a trigger), not an entry of
     /// the loop's own list; set by the engine when the item begins.
     public var isInsert: Bool
+    /// kiosk.conf's playlist the entry is written in (`ItemConfig.playlist`); nil for entries
+    /// of none (an override's, a `load`, a stick's).
+    public var playlist: String?
+    /// Why it plays: in the loop, or as an insert, a trigger's or an override's (proof of play);
+    /// set by the engine when the item begins.
+    public var playedAs: PlayedAs = .loop
 
     public init(serial: UInt64, name: String, source: String = "", isInsert: Bool = false) {
         self.serial = serial

@@ -96,6 +96,10 @@ public struct ItemConfig: Sendable, Equatable {
     public var fallback: String?
     /// `title`: shown by the overlay; nil means the file name.
     public var title: String?
+    /// The playlist of kiosk.conf it is written in (`default` for `items:`, a name of
+    /// `playlists:`); nil for a list of no playlist (a trigger's `items`, a screen's own, a
+    /// `load`). Proof of play names it.
+    public var playlist: String?
     /// Where the item was written, for messages about it (a missing file, an empty directory).
     public var location: SourceLocation
 

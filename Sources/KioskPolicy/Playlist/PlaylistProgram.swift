@@ -84,6 +84,14 @@ public struct PlaylistProgram: Sendable, Equatable {
 
     public var isPlayingInsert: Bool { interrupted != nil }
 
+    /// What the cursor's entry at `index` plays as now: an override's, the trigger's (its first
+    /// `entryCount` entries; inserts queued behind them are inserts), an insert's, or the loop's.
+    public func playedAs(entryAt index: Int) -> PlayedAs {
+        if let name = playingOverride { return .override(name) }
+        if let playing = playingTrigger, index < playing.entryCount { return .trigger(playing.trigger.name) }
+        return interrupted != nil ? .insert : .loop
+    }
+
     /// The loop's own entries: `cursor`'s, or while an insert plays the ones it returns to.
     public func loopEntries(_ cursor: PlaylistCursor) -> [PlaylistEntry] { interrupted?.cursor.entries ?? cursor.entries }
 

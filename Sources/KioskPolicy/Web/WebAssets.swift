@@ -262,7 +262,8 @@ public enum WebAssets {
       for (const name of ["day", "item", "title", "plays", "completed", "seconds"]) head.insertCell().textContent = name;
       for (const row of answer.rows) {
         const line = table.insertRow();
-        for (const value of [row.day, row.item, row.title || row.source, row.plays, row.completed, Math.round(row.seconds)]) {
+        const as = row.played_as && row.played_as !== "loop" ? ` [${row.played_as}${row.by ? " " + row.by : ""}]` : "";
+        for (const value of [row.day, row.item, (row.title || row.source) + as, row.plays, row.completed, Math.round(row.seconds)]) {
           line.insertCell().textContent = String(value);
         }
       }
