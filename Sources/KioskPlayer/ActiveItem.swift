@@ -40,6 +40,8 @@ final class ActiveItem {
         self.plan = plan
         self.pipeline = pipeline
         reference = PlayerItemReference(serial: serial, name: entry.title, source: entry.media.description)
+        // Here, not when it begins: an item found unplayable while prepared ahead is recorded too.
+        reference.playlist = entry.item.playlist
     }
 
     /// The frame spacing the stream declares, until frames show the real one.

@@ -93,7 +93,6 @@ final class ItemSequencer {
             }
             next.reference.isInsert = navigator.program.isPlayingInsert
             next.reference.playedAs = navigator.program.playedAs(entryAt: index)
-            next.reference.playlist = navigator.entries[index].item.playlist
             stall.progressed()   // the stall guard counts afresh for the new item
             idleUntil = nil
             finished = false

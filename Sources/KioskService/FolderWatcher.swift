@@ -127,7 +127,12 @@ package final class FolderWatcher: @unchecked Sendable {
                 continue
             }
             guard !event.name.isEmpty else { continue }
-            changed = true   // a new subfolder matters to globs; a temporary's rename to its name
+            // What can change a playlist: a media name (a temporary renamed to one included), a
+            // playlist file's (an edit of it), a folder (globs, trees). Not a log written beside
+            // them: a playlist file's folder is often /var/lib/kiosk, and each write there
+            // expanded the items again.
+            let isPlaylistFile = M3UPlaylist.isNamed(event.name)
+            if event.has(IN_ISDIR) || isPlaylistFile || WatchedFolders.isCandidate(name: event.name) { changed = true }
             guard WatchedFolders.isCandidate(name: event.name) else { continue }
             let path = WatchedFolders.path(in: folder, name: event.name)
             lock.withLock {

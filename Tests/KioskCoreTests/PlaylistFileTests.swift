@@ -121,7 +121,49 @@ struct PlaylistFileTests {
         let show = disk([], texts: ["/show/list.m3u": text])
         let messages = PlaylistExpander(fileSystem: show).expand([item(.file("/show/list.m3u"))]).diagnostics.map(\.message)
         #expect(messages.count == 11)
-        #expect(messages.last == "15 more lines of playlist file '/show/list.m3u' (or of the playlist files it lists) gave nothing; skipped")
+        #expect(messages.last == "15 more problems with playlist file '/show/list.m3u' (or the playlist files it lists); those lines are skipped")
+    }
+
+    /// What a hostile or broken file holds costs a bounded amount and cannot crash kiosk: a
+    /// duration past any clock, files listing the same file thousands of times at every level
+    /// (the work would be 1,000^4), a line megabytes long, a file past 4 MiB.
+    @Test func hostileFilesAreBounded() throws {
+        let show = disk(["/show/menu.png"], texts: ["/show/a.m3u": "#EXTINF:1e300,Big\nmenu.png\n#EXTINF:1e13,x\nmenu.png\n"])
+        #expect(PlaylistExpander(fileSystem: show).expand([item(.file("/show/a.m3u"))]).entries.map { $0.item.duration } == [nil, nil])
+        // Fan-out: each level lists the next 1,000 times; the last lists nothing.
+        var fan: [String: String] = [:]
+        for level in 0..<4 { fan["/fan/\(level).m3u"] = String(repeating: "\(level + 1).m3u\n", count: 1000) }
+        fan["/fan/4.m3u"] = "# nothing\n"
+        let listing = try #require(PlaylistExpander(fileSystem: disk([], texts: fan)).playlistFile("/fan/0.m3u"))
+        #expect(listing.files.count == 5)   // each file read once
+        #expect(listing.stopped && listing.problems.last?.contains("50000 lines listed; the rest are not read") == true)
+        // A long line is shortened in its message; control characters are escaped.
+        let long = disk([], texts: ["/show/long.m3u": String(repeating: "x", count: 100_000) + "\u{1B}[2J\n"])
+        let message = try #require(PlaylistExpander(fileSystem: long).expand([item(.file("/show/long.m3u"))]).diagnostics.first?.message)
+        #expect(message.count < 400 && message.contains("..."))
+        let escape = disk([], texts: ["/show/esc.m3u": "a\u{1B}[2J.mp4\n"])
+        #expect(PlaylistExpander(fileSystem: escape).expand([item(.file("/show/esc.m3u"))]).diagnostics.first?.message
+                .contains("a\\u{1b}[2J.mp4") == true)
+        // Past 4 MiB: the entries before play, the line cut off is left out, and it is said.
+        let line = "menu.png\r\n"
+        let big = disk(["/show/menu.png"], texts: ["/show/big.m3u": String(repeating: line, count: (4 << 20) / line.count + 10)])
+        let cut = PlaylistExpander(fileSystem: big).expand([item(.file("/show/big.m3u"))])
+        #expect(cut.entries.count == PlaylistExpander.playlistFileEntryLimit)
+        #expect(cut.diagnostics.contains { $0.message.contains("longer than 4 MiB") })
+    }
+
+    /// Windows' code page 1252 (what an `.m3u` from Winamp holds), with CRLF; Windows paths
+    /// in every form are said, not read as this box's.
+    @Test func windowsFiles() throws {
+        let bytes: [UInt8] = Array("#EXTINF:5,".utf8) + [0x93] + Array("Caf".utf8) + [0xE9, 0x94, 0x0D, 0x0A] + Array("a".utf8) + [0x96]
+            + Array("b.mp4\r\n".utf8)
+        let playlist = try #require(M3UPlaylist.parse(bytes))
+        #expect(playlist.entries == [M3UPlaylist.Entry(location: "a\u{2013}b.mp4", title: "\u{201C}Café\u{201D}", seconds: 5, line: 2)])
+        for line in ["\\Media\\a.mp4", "file://C:/Media/a.mp4", "D:/a.mp4"] {
+            #expect(PlaylistExpander.resolvePlaylistLine(line, in: "/show", fileSystem: disk([], texts: [:]))
+                    == .problem("'\(line)' is a Windows path, not one on this box: write the names relative to the playlist file "
+                                + "(Media\\clip.mp4 or Media/clip.mp4) and keep the files beside it"), "\(line)")
+        }
     }
 
     /// A line with `[` or `*` is a name, not a pattern; a backslash in a real name is kept.
@@ -167,17 +209,27 @@ struct PlaylistFileFoldersTests {
     /// Asked every second by the folder watcher: read again only when a playlist file read
     /// for them changed (the nested one too).
     @Test func readAgainOnlyWhenAFileChanged() {
-        let disk = VersionedDisk(disk(["/a/x.mp4", "/b/y.mp4"], texts: ["/show/main.m3u": "/a/x.mp4\nsub.m3u\n",
+        let store = VersionedDisk(disk(["/a/x.mp4", "/b/y.mp4"], texts: ["/show/main.m3u": "/a/x.mp4\nsub.m3u\n",
                                                                         "/show/sub.m3u": "/b/y.mp4\n"]))
-        disk.versions = ["/show/main.m3u": 1, "/show/sub.m3u": 1]
+        store.versions = ["/show/main.m3u": 1, "/show/sub.m3u": 1]
         let kept = PlaylistFileFolders()
-        #expect(kept.folders(of: "/show/main.m3u", fileSystem: disk) == ["/show", "/a", "/b"])
-        let readsOnce = disk.reads
-        #expect(kept.folders(of: "/show/main.m3u", fileSystem: disk) == ["/show", "/a", "/b"])
-        #expect(disk.reads == readsOnce)
-        disk.versions["/show/sub.m3u"] = 2
-        disk.base.contents["/show/sub.m3u"] = Array("/c/z.mp4\n".utf8)
-        #expect(kept.folders(of: "/show/main.m3u", fileSystem: disk) == ["/show", "/a", "/c"])
-        #expect(disk.reads > readsOnce)
+        #expect(kept.folders(of: "/show/main.m3u", fileSystem: store) == ["/show", "/a", "/b"])
+        let readsOnce = store.reads
+        #expect(kept.folders(of: "/show/main.m3u", fileSystem: store) == ["/show", "/a", "/b"])
+        #expect(store.reads == readsOnce)
+        store.versions["/show/sub.m3u"] = 2
+        store.base.contents["/show/sub.m3u"] = Array("/c/z.mp4\n".utf8)
+        #expect(kept.folders(of: "/show/main.m3u", fileSystem: store) == ["/show", "/a", "/c"])
+        #expect(store.reads > readsOnce)
+        // A listed playlist file that was missing appears: its folders are looked for then.
+        let later = VersionedDisk(disk(["/a/x.mp4"], texts: ["/show/main.m3u": "/a/x.mp4\n/later/more.m3u\n"]))
+        later.versions = ["/show/main.m3u": 1]
+        #expect(kept.folders(of: "/show/main.m3u", fileSystem: later) == ["/show", "/a", "/later"])
+        let readsBefore = later.reads
+        #expect(kept.folders(of: "/show/main.m3u", fileSystem: later) == ["/show", "/a", "/later"])
+        #expect(later.reads == readsBefore)
+        later.base = disk(["/a/x.mp4", "/b/y.mp4"], texts: ["/show/main.m3u": "/a/x.mp4\n/later/more.m3u\n", "/later/more.m3u": "/b/y.mp4\n"])
+        later.versions["/later/more.m3u"] = 1
+        #expect(kept.folders(of: "/show/main.m3u", fileSystem: later) == ["/show", "/a", "/later", "/b"])
     }
 }

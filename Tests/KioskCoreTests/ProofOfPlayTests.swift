@@ -228,6 +228,11 @@ import Testing
         let report = PlayReport(text: [old, alert, old].joined(separator: "\n"))
         #expect(report.rows.map { "\($0.plays) \($0.playedAs) \($0.by ?? "-")" } == ["2 loop -", "1 override evacuate"])
         #expect(report.table.components(separatedBy: "\n")[2].hasSuffix("/m/a.mp4 [override evacuate]"))
+        // The same entry in two playlists: two rows, told apart by the playlist's name.
+        let lunch = #"{"item":0,"path":"/m/a.mp4","playlist":"lunch","played_as":"loop","start":"2026-11-23T12:00:00.000+01:00","end":"x","seconds":3,"outcome":"completed"}"#
+        let byList = PlayReport(text: [old.replacingOccurrences(of: #""start""#, with: #""playlist":"default","start""#), lunch]
+            .joined(separator: "\n"))
+        #expect(byList.table.components(separatedBy: "\n").dropFirst().prefix(2).map { $0.hasSuffix("/m/a.mp4 (lunch)") } == [false, true])
     }
 
     /// The program says what the entry beginning plays as.

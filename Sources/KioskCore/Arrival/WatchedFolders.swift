@@ -96,37 +96,44 @@ public enum WatchedFolders {
 }
 
 /// The folders a playlist file item depends on (`PlaylistFileListing.folders`), kept until one
-/// of the playlist files read for them changes: the folder watcher asks every second, and
-/// reading a list of 5,000 lines each time cost a tenth of a core.
+/// of the playlist files read for them changes or a path it found missing appears: the folder
+/// watcher asks every second, and reading a list of 5,000 lines each time cost a tenth of a
+/// core. An HLS stream's `.m3u8` (no folders) is kept too, by its version.
 public final class PlaylistFileFolders: @unchecked Sendable {
     // Safe to share: `kept` is guarded by `lock`.
     public static let shared = PlaylistFileFolders()
+    private struct Kept {
+        var versions: [String: FileFingerprint]
+        var missing: [String]
+        var folders: [String]
+    }
     private let lock = NSLock()
-    private var kept: [String: (versions: [String: FileFingerprint], folders: [String])] = [:]
+    private var kept: [String: Kept] = [:]
 
     public init() {}
 
     /// `path`'s folders; none when it is not a playlist file. Read again when a file read for
-    /// them has another version (or none: a file system without fingerprints is read each time).
+    /// them has another version, or none (a file system without fingerprints is read each time).
     public func folders(of path: String, fileSystem: any PlaylistFileSystem) -> [String] {
+        guard M3UPlaylist.isNamed(path) else { return [] }
         if let entry = lock.withLock({ kept[path] }),
-           entry.versions.allSatisfy({ fileSystem.fingerprint(atPath: $0.key) == $0.value }) {
+           entry.versions.allSatisfy({ fileSystem.fingerprint(atPath: $0.key) == $0.value }),
+           entry.missing.allSatisfy({ fileSystem.kind(ofItemAt: $0) == nil }) {
             return entry.folders
         }
-        guard let listing = PlaylistExpander(fileSystem: fileSystem).playlistFile(path) else {
-            lock.withLock { kept[path] = nil }
-            return []
-        }
+        let listing = PlaylistExpander(fileSystem: fileSystem).playlistFile(path)
+        let read = listing?.files ?? [path]
         var versions: [String: FileFingerprint] = [:]
-        for file in listing.files {
-            guard let fingerprint = fileSystem.fingerprint(atPath: file) else { return listing.folders }
+        for file in read {
+            guard let fingerprint = fileSystem.fingerprint(atPath: file) else { return listing?.folders ?? [] }
             versions[file] = fingerprint
         }
+        let entry = Kept(versions: versions, missing: listing?.missing ?? [], folders: listing?.folders ?? [])
         lock.withLock {
             if kept.count >= 256, kept[path] == nil { kept.removeAll() }
-            kept[path] = (versions, listing.folders)
+            kept[path] = entry
         }
-        return listing.folders
+        return entry.folders
     }
 }
 

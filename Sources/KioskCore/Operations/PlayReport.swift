@@ -55,7 +55,8 @@ public struct PlayReport: Sendable, Equatable {
                 rows.append(record)
             }
         }
-        rows.sort { ($0.day, $0.item, $0.source, $0.playedAs, $0.by ?? "") < ($1.day, $1.item, $1.source, $1.playedAs, $1.by ?? "") }
+        rows.sort { ($0.day, $0.item, $0.source, $0.playlist ?? "", $0.playedAs, $0.by ?? "")
+            < ($1.day, $1.item, $1.source, $1.playlist ?? "", $1.playedAs, $1.by ?? "") }
     }
 
     private struct Unreadable: Error { let reason: String }
@@ -122,8 +123,10 @@ public struct PlayReport: Sendable, Equatable {
 }
 
 extension PlayReport.Row {
-    /// " [override evacuate]" after the title of a row not played in the loop; "" for the loop.
+    /// After the title: " [override evacuate]" for a row not played in the loop, " (lunch)" for
+    /// a playlist other than the default: rows the table would otherwise show alike.
     var playedAsNote: String {
-        playedAs == "loop" ? "" : " [" + ([playedAs] + (by.map { [$0] } ?? [])).joined(separator: " ") + "]"
+        let list = playlist.map { $0 == "default" ? "" : " (\($0))" } ?? ""
+        return list + (playedAs == "loop" ? "" : " [" + ([playedAs] + (by.map { [$0] } ?? [])).joined(separator: " ") + "]")
     }
 }

@@ -38,6 +38,7 @@ public struct M3UPlaylist: Sendable, Equatable {
 
     /// The entries of `bytes`; nil when they are an HLS stream's playlist.
     public static func parse(_ bytes: [UInt8]) -> M3UPlaylist? {
+        if holdsStreamTags(bytes) { return nil }
         var playlist = M3UPlaylist()
         var pending: (title: String?, seconds: Double?)?
         // "\r\n" is one Character in Swift (never equal to "\n"): Windows' lines, and old Macs' "\r".
@@ -60,7 +61,8 @@ public struct M3UPlaylist: Sendable, Equatable {
     /// after the first comma outside quotes (attributes may hold commas, titles too).
     static func extinf(_ text: Substring) -> (title: String?, seconds: Double?) {
         let number = text.prefix { $0 != "," && !$0.isWhitespace }
-        let seconds = Double(number).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+        // At most kiosk.conf's bound for seconds (1e12): `#EXTINF:1e300` would trap in MediaTime.
+        let seconds = Double(number).flatMap { $0 > 0 && $0 <= 1e12 ? $0 : nil }
         var quoted = false
         var title: String?
         for index in text.indices {
@@ -73,12 +75,36 @@ public struct M3UPlaylist: Sendable, Equatable {
         return (title?.isEmpty == false ? title : nil, seconds)
     }
 
-    /// UTF-8 (an `.m3u8` always, most `.m3u` today), its byte-order mark dropped; else Latin-1,
-    /// what Winamp-era `.m3u` files hold (a name with `é` must not become U+FFFD, a file that
-    /// is not found).
+    /// UTF-8 (an `.m3u8` always, most `.m3u` today), its byte-order mark dropped; else Windows'
+    /// code page 1252 (Latin-1 with `’ € –` in 0x80-0x9F), what Winamp-era `.m3u` files hold: a
+    /// name with `é` must not become U+FFFD, a file that is not found.
     static func text(of bytes: [UInt8]) -> String {
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
         if let text = String(validating: body, as: UTF8.self) { return text }
-        return String(body.map { Character(Unicode.Scalar($0)) })
+        var text = String.UnicodeScalarView()
+        for byte in body {
+            let value = (0x80...0x9F).contains(byte) ? windows1252[Int(byte) - 0x80] : UInt32(byte)
+            text.append(Unicode.Scalar(value) ?? "\u{FFFD}")
+        }
+        return String(text)
+    }
+
+    /// 0x80-0x9F in code page 1252 (its five unused bytes as Latin-1's control codes).
+    private static let windows1252: [UInt32] = [
+        0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
+        0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+    ]
+
+    /// An HLS playlist's tags (uppercase, as RFC 8216 writes them) anywhere in `bytes`: looked
+    /// for before the lines are split, so a stream's playlist is not read line by line.
+    static func holdsStreamTags(_ bytes: [UInt8]) -> Bool {
+        let tag = Array("#EXT-X-".utf8)
+        guard bytes.count >= tag.count else { return false }
+        var index = 0
+        while let at = bytes[index...].firstIndex(of: tag[0]), at + tag.count <= bytes.count {
+            if bytes[at..<at + tag.count].elementsEqual(tag) { return true }
+            index = at + 1
+        }
+        return false
     }
 }

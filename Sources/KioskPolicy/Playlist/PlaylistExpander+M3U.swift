@@ -1,27 +1,5 @@
 import Foundation
 
-/// What an item naming a playlist file (`M3UPlaylist`) lists: its entries with their
-/// `#EXTINF` titles and seconds, playlist files it names expanded in place (a directory named
-/// there gives its media), and why a line gave nothing.
-public struct PlaylistFileListing: Sendable, Equatable {
-    public struct Listed: Sendable, Equatable {
-        public var media: MediaReference
-        public var title: String?
-        public var seconds: Double?
-    }
-
-    public var entries: [Listed] = []
-    /// One message per line that gave nothing (the file, the line, the reason).
-    public var problems: [String] = []
-    /// The folders the listing depends on (the playlist files' own, each listed file's, each
-    /// listed directory), for the folder watcher: an edited playlist or a listed file that
-    /// arrives is seen as a watched folder's change is.
-    public var folders: [String] = []
-    /// The playlist files read for it (the item's, then those it lists), so a reader may keep
-    /// what it made of them until one changes (`PlaylistFileFolders`).
-    public var files: [String] = []
-}
-
 extension PlaylistExpander {
     /// Entries listed through one item's playlist files, nested ones included (as a stick's tree).
     public static let playlistFileEntryLimit = MediaTree.maximumFiles
@@ -34,57 +12,74 @@ extension PlaylistExpander {
     /// or is an HLS stream's playlist (a file item FFmpeg plays).
     public func playlistFile(_ path: String) -> PlaylistFileListing? {
         guard M3UPlaylist.isNamed(path), fileSystem.kind(ofItemAt: path) == .file else { return nil }
-        let (bytes, cut) = playlistBytes(path)
-        guard let playlist = M3UPlaylist.parse(bytes) else { return nil }
         var listing = PlaylistFileListing()
-        if cut { listing.problems.append("playlist file '\(path)' is longer than 4 MiB: only the entries in its first 4 MiB play") }
+        guard let playlist = read(path, into: &listing) else { return nil }
         list(playlist, of: path, depth: 0, visiting: [PathText.normalize(path)], into: &listing)
         if listing.entries.isEmpty, listing.problems.isEmpty {
-            listing.problems.append(bytes.isEmpty ? "playlist file '\(path)' is empty (or cannot be read); skipped"
-                                                  : "playlist file '\(path)' lists no media (only # lines); skipped")
+            let empty = fileSystem.bytes(atPath: path, offset: 0, count: 1).isEmpty
+            listing.say("playlist file '\(PlaylistFileListing.quoted(path))' "
+                        + (empty ? "is empty (or cannot be read); skipped" : "lists no media (only # lines); skipped"))
         }
         return listing
+    }
+
+    /// The playlist file at `path`, read once per listing (nil: an HLS stream's playlist).
+    private func read(_ path: String, into listing: inout PlaylistFileListing) -> M3UPlaylist? {
+        let key = PathText.normalize(path)
+        if let known = listing.parsed[key] { return known }
+        let (bytes, cut) = playlistBytes(path)
+        let playlist = M3UPlaylist.parse(bytes)
+        listing.parsed[key] = playlist
+        listing.files.append(path)
+        if cut, playlist != nil {
+            listing.say("playlist file '\(PlaylistFileListing.quoted(path))' is longer than 4 MiB: only the entries in its first 4 MiB play")
+        }
+        return playlist
     }
 
     private func list(_ playlist: M3UPlaylist, of file: String, depth: Int, visiting: Set<String>,
                       into listing: inout PlaylistFileListing) {
         let folder = PathText.normalize(file + "/..")
         listing.addFolder(folder)
-        listing.files.append(file)
+        let shownFile = PlaylistFileListing.quoted(file)
         for entry in playlist.entries {
-            guard listing.entries.count < Self.playlistFileEntryLimit else {
-                listing.problems.append("playlist file '\(file)' line \(entry.line): \(Self.playlistFileEntryLimit) entries listed; "
-                                        + "the rest of its lines are not read")
+            if listing.stopped { return }
+            listing.linesLooked += 1
+            guard listing.entries.count < Self.playlistFileEntryLimit, listing.linesLooked <= PlaylistFileListing.lineLimit else {
+                listing.stop("playlist file '\(shownFile)' line \(entry.line): \(Self.playlistFileEntryLimit) entries or "
+                             + "\(PlaylistFileListing.lineLimit) lines listed; the rest are not read")
                 return
             }
-            let said = "playlist file '\(file)' line \(entry.line)"
+            let said = "playlist file '\(shownFile)' line \(entry.line)"
             let path: String
             switch Self.resolvePlaylistLine(entry.location, in: folder, fileSystem: fileSystem) {
             case .url(let url):
                 if let problem = SourceURLCheck.problem(in: url) {
-                    listing.problems.append("\(said): the URL '\(NetworkURL.masked(url))' cannot be opened: \(problem); skipped")
+                    listing.say("\(said): the URL '\(PlaylistFileListing.quoted(NetworkURL.masked(url)))' cannot be opened: \(problem); skipped")
                 } else {
                     listing.add(.url(url), entry)
                 }
                 continue
             case .problem(let why):
-                listing.problems.append("\(said): \(why); skipped")
+                listing.say("\(said): \(why); skipped")
                 continue
             case .path(let resolved):
                 path = resolved
             }
+            let shownPath = PlaylistFileListing.quoted(path)
             switch fileSystem.kind(ofItemAt: path) {
             case nil:
                 let parent = PathText.normalize(path + "/..")
                 listing.addFolder(parent)
+                listing.addMissing(path)
                 let writing = fileSystem.unsettledFiles(under: parent).contains(PathText.normalize(path))
-                listing.problems.append("\(said): file '\(path)' " + (writing ? "is still being written (or empty); played once settled"
-                                                                               : "does not exist; skipped until it appears"))
+                listing.say("\(said): file '\(shownPath)' " + (writing ? "is still being written (or empty); played once settled"
+                                                                     : "does not exist; skipped until it appears"))
             case .directory:
                 listing.addFolder(path)
                 let (media, problem) = mediaOf(.directory(path))
                 for reference in media { listing.add(reference, M3UPlaylist.Entry(location: entry.location, line: entry.line)) }
-                if let problem { listing.problems.append("\(said): \(problem)") }
+                if let problem { listing.say("\(said): \(problem)") }
             case .file:
                 listing.addFolder(PathText.normalize(path + "/.."))
                 guard M3UPlaylist.isNamed(path) else {
@@ -93,20 +88,22 @@ extension PlaylistExpander {
                 }
                 let normalized = PathText.normalize(path)
                 guard !visiting.contains(normalized) else {
-                    listing.problems.append("\(said): '\(path)' is a playlist file that lists this one (a loop); skipped")
+                    listing.say("\(said): '\(shownPath)' is a playlist file that lists this one (a loop); skipped")
                     continue
                 }
                 guard depth + 1 < Self.playlistFileDepthLimit else {
-                    listing.problems.append("\(said): '\(path)' is the \(Self.playlistFileDepthLimit + 1)th playlist file "
-                                            + "in a chain of them; skipped (at most \(Self.playlistFileDepthLimit) deep)")
+                    listing.say("\(said): '\(shownPath)' is the \(Self.playlistFileDepthLimit + 1)th playlist file "
+                                + "in a chain of them; skipped (at most \(Self.playlistFileDepthLimit) deep)")
                     continue
                 }
-                let (bytes, cut) = playlistBytes(path)
-                guard let nested = M3UPlaylist.parse(bytes) else {
+                guard listing.parsed[normalized] != nil || listing.files.count < PlaylistFileListing.fileLimit else {
+                    listing.stop("\(said): \(PlaylistFileListing.fileLimit) playlist files read for this item; the rest are not read")
+                    return
+                }
+                guard let nested = read(path, into: &listing) else {
                     listing.add(.file(path), entry)   // an HLS stream's playlist: FFmpeg plays it
                     continue
                 }
-                if cut { listing.problems.append("playlist file '\(path)' is longer than 4 MiB: only the entries in its first 4 MiB play") }
                 list(nested, of: path, depth: depth + 1, visiting: visiting.union([normalized]), into: &listing)
             }
         }
@@ -123,7 +120,7 @@ extension PlaylistExpander {
             if read.count < piece { return (bytes, false) }
         }
         if fileSystem.bytes(atPath: path, offset: bytes.count, count: 1).isEmpty { return (bytes, false) }
-        if let lastNewline = bytes.lastIndex(of: 0x0A) { bytes.removeSubrange((lastNewline + 1)...) }
+        if let lastBreak = bytes.lastIndex(where: { $0 == 0x0A || $0 == 0x0D }) { bytes.removeSubrange((lastBreak + 1)...) }
         return (bytes, true)
     }
 
@@ -142,8 +139,9 @@ extension PlaylistExpander {
             guard scheme == "file" else { return .url(location) }
             var rest = Substring(location.dropFirst("file://".count))
             if rest.lowercased().hasPrefix("localhost/") { rest = rest.dropFirst("localhost".count) }
+            if isWindowsAbsolute(String(rest)) { return .problem(windowsPath(location)) }
             guard rest.hasPrefix("/") else {
-                return .problem("'\(location)' names a file on another computer (a file:// URL with a host)")
+                return .problem("'\(PlaylistFileListing.quoted(location))' names a file on another computer (a file:// URL with a host)")
             }
             let path = String(rest).removingPercentEncoding ?? String(rest)
             if isWindowsAbsolute(String(path.dropFirst())) { return .problem(windowsPath(location)) }
@@ -155,34 +153,22 @@ extension PlaylistExpander {
         return .path(PathText.resolve(location.replacingOccurrences(of: "\\", with: "/"), against: folder))
     }
 
-    /// `C:\Media\a.mp4`, `C:/Media/a.mp4`, `\\server\share\a.mp4`.
+    /// `C:\Media\a.mp4`, `C:/Media/a.mp4`, `\\server\share\a.mp4`, and `\Media\a.mp4` (the
+    /// root of Windows' current drive: not this box's `/Media`).
     static func isWindowsAbsolute(_ text: String) -> Bool {
-        if text.hasPrefix("\\\\") { return true }
+        if text.hasPrefix("\\") { return true }
         let characters = Array(text.prefix(3))
         return characters.count == 3 && characters[0].isASCII && characters[0].isLetter && characters[1] == ":"
             && (characters[2] == "\\" || characters[2] == "/")
     }
 
     private static func windowsPath(_ location: String) -> String {
-        "'\(location)' is a Windows path, not one on this box: write the names relative to the playlist file "
+        "'\(PlaylistFileListing.quoted(location))' is a Windows path, not one on this box: write the names relative to the playlist file "
             + "(Media\\clip.mp4 or Media/clip.mp4) and keep the files beside it"
     }
 }
 
-extension PlaylistFileListing {
-    mutating func add(_ media: MediaReference, _ entry: M3UPlaylist.Entry) {
-        entries.append(Listed(media: media, title: entry.title, seconds: entry.seconds))
-    }
-
-    mutating func addFolder(_ folder: String) {
-        if !folders.contains(folder) { folders.append(folder) }
-    }
-}
-
 extension PlaylistExpansion {
-    /// Lines of one item's playlist files said one by one; past these, counted in one more.
-    static let playlistFileProblemsSaid = 10
-
     /// The entries of `item`'s playlist file: `#EXTINF`'s title over the item's (it names this
     /// entry, the item's names all of them); its seconds as a picture's `duration` unless the
     /// item sets one (a video plays its own length, a stream until it ends).
@@ -199,12 +185,11 @@ extension PlaylistExpansion {
             }
             entries.append(entry)
         }
-        let said = listing.problems.prefix(Self.playlistFileProblemsSaid)
-        diagnostics += said.map { ConfigDiagnostic(location: item.location, message: $0) }
-        if listing.problems.count > said.count {
+        diagnostics += listing.problems.map { ConfigDiagnostic(location: item.location, message: $0) }
+        if listing.problemCount > listing.problems.count {
             diagnostics.append(ConfigDiagnostic(location: item.location, message:
-                "\(listing.problems.count - said.count) more lines of playlist file '\(item.source)' (or of the playlist files it lists) "
-                + "gave nothing; skipped"))
+                "\(listing.problemCount - listing.problems.count) more problems with playlist file "
+                + "'\(PlaylistFileListing.quoted(item.source.description))' (or the playlist files it lists); those lines are skipped"))
         }
     }
 }

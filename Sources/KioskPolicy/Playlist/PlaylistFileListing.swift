@@ -1,0 +1,78 @@
+/// What an item naming a playlist file (`M3UPlaylist`) lists: its entries with their
+/// `#EXTINF` titles and seconds, playlist files it names expanded in place (a directory named
+/// there gives its media), and why a line gave nothing. Bounded whatever the files hold: a
+/// hostile list (files listing files listing files, 700,000 lines of missing names) costs at
+/// most `lineLimit` lines read and `fileLimit` files opened, and keeps a few messages.
+public struct PlaylistFileListing: Sendable, Equatable {
+    public struct Listed: Sendable, Equatable {
+        public var media: MediaReference
+        public var title: String?
+        public var seconds: Double?
+    }
+
+    /// Lines looked at through one item's playlist files, nested ones included.
+    public static let lineLimit = 50_000
+    /// Playlist files opened for one item (a file listed twice is read once).
+    public static let fileLimit = 64
+    /// Folders watched for one item.
+    public static let folderLimit = 256
+    /// Paths found missing that the folder watcher's cache looks for again (`missing`).
+    public static let missingLimit = 64
+    /// Messages kept; the rest are counted (`problemCount`).
+    public static let problemsKept = 10
+
+    public var entries: [Listed] = []
+    /// The first `problemsKept` messages (the file, the line, the reason) of `problemCount`.
+    public var problems: [String] = []
+    public var problemCount = 0
+    /// The folders the listing depends on (the playlist files' own, each listed file's, each
+    /// listed directory), for the folder watcher: an edited playlist or a listed file that
+    /// arrives is seen as a watched folder's change is.
+    public private(set) var folders: [String] = []
+    /// The playlist files read for it (the item's, then those it lists), and up to
+    /// `missingLimit` paths it looked for and did not find: what a reader keeps the listing's
+    /// folders by (`PlaylistFileFolders`), until one of them changes or appears.
+    public var files: [String] = []
+    public var missing: [String] = []
+    /// A limit was reached: no more lines are looked at.
+    public var stopped = false
+    var linesLooked = 0
+    /// Each playlist file read, by path (nil: an HLS stream's), so one listed again is not read again.
+    var parsed: [String: M3UPlaylist?] = [:]
+    private var folderSet: Set<String> = []
+
+    mutating func add(_ media: MediaReference, _ entry: M3UPlaylist.Entry) {
+        entries.append(Listed(media: media, title: entry.title, seconds: entry.seconds))
+    }
+
+    mutating func addFolder(_ folder: String) {
+        guard folders.count < Self.folderLimit, folderSet.insert(folder).inserted else { return }
+        folders.append(folder)
+    }
+
+    mutating func addMissing(_ path: String) {
+        if missing.count < Self.missingLimit { missing.append(path) }
+    }
+
+    mutating func say(_ problem: String) {
+        problemCount += 1
+        if problems.count < Self.problemsKept { problems.append(problem) }
+    }
+
+    /// Says why the listing stops here (once, however deep the file it happened in).
+    mutating func stop(_ why: String) {
+        guard !stopped else { return }
+        stopped = true
+        say(why)
+    }
+
+    /// A name or line as a message quotes it: control characters escaped, at most 160
+    /// characters (a line of a hostile file can be megabytes long).
+    static func quoted(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars.prefix(160) {
+            shown += scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }
+        return text.unicodeScalars.count > 160 ? shown + "..." : shown
+    }
+}
