@@ -114,7 +114,7 @@ def test_report_says_once_what_is_not_a_proof_of_play_file(media: Path, tmp_path
     assert "line 2: seconds shown is -5, not 0 to 1e9; skipped" in result.stderr
     assert f"{good}: 23 more lines that are not play records; skipped" in result.stderr, errors
     rows = result.stdout.splitlines()
-    assert rows[1:] == ["2026-12-01,0,/m/a.mp4,,1,1,5.000"], rows   # the good file still reported, no inf
+    assert rows[1:] == ["2026-12-01,0,/m/a.mp4,,1,1,5.000,,loop,"], rows   # the good file still reported, no inf
 
 
 def test_play_stopped_by_sigterm_exits_zero_even_when_nothing_could_play(media: Path) -> None:
