@@ -189,6 +189,7 @@ final class ItemSequencer {
             }
             // Found out ahead of time: skip it now so a good item is prepared instead.
             guard let (failed, error) = items.takeFailedUpcoming() else { return }
+            failed.reference.playedAs = navigator.previewPlayedAs(entryAt: failed.index) ?? failed.reference.playedAs
             navigator.noteFailedAhead(failed.index)
             report(error, index: failed.index, reference: failed.reference)
             return

@@ -131,7 +131,7 @@ package final class FolderWatcher: @unchecked Sendable {
             // playlist file's (an edit of it), a folder (globs, trees). Not a log written beside
             // them: a playlist file's folder is often /var/lib/kiosk, and each write there
             // expanded the items again.
-            let isPlaylistFile = M3UPlaylist.isNamed(event.name)
+            let isPlaylistFile = PlaylistFile.isNamed(event.name)
             if event.has(IN_ISDIR) || isPlaylistFile || WatchedFolders.isCandidate(name: event.name) { changed = true }
             guard WatchedFolders.isCandidate(name: event.name) else { continue }
             let path = WatchedFolders.path(in: folder, name: event.name)

@@ -14,27 +14,27 @@ private func disk(_ files: [String], texts: [String: String]) -> FakeFileSystem 
     return disk
 }
 
-/// Playlist files (`.m3u`, `.m3u8`) as items: what VLC, Winamp and a CMS's export write.
+/// Playlist files (`.m3u`, `.m3u8`) as items (`.pls`, `.xspf`, `.wpl`: OtherPlaylistFileTests): what VLC, Winamp and a CMS's export write.
 @Suite("Playlist files")
 struct PlaylistFileTests {
     @Test func linesTitlesAndSecondsAreRead() throws {
         let text = "\u{FEFF}#EXTM3U\r\n#PLAYLIST:Lobby\r\n\r\n#EXTINF:12.5,Lunch menu\r\nmenu.png\r\n"
             + "#EXTINF:-1 tvg-name=\"a, b\" group-title=\"x\",News, at noon\r\nrtsp://cam/1\r\n# a comment\r\nclips/a.mp4"
-        let playlist = try #require(M3UPlaylist.parse(Array(text.utf8)))
+        let playlist = try #require(PlaylistFile.parse(Array(text.utf8), as: .m3u))
         #expect(playlist.entries == [
-            M3UPlaylist.Entry(location: "menu.png", title: "Lunch menu", seconds: 12.5, line: 5),
-            M3UPlaylist.Entry(location: "rtsp://cam/1", title: "News, at noon", seconds: nil, line: 7),
-            M3UPlaylist.Entry(location: "clips/a.mp4", title: nil, seconds: nil, line: 9),
+            PlaylistFile.Entry(location: "menu.png", title: "Lunch menu", seconds: 12.5, line: 5),
+            PlaylistFile.Entry(location: "rtsp://cam/1", title: "News, at noon", seconds: nil, line: 7),
+            PlaylistFile.Entry(location: "clips/a.mp4", title: nil, seconds: nil, line: 9),
         ])
     }
 
     /// An HLS stream's playlist is FFmpeg's to play; a Winamp-era file in Latin-1 keeps its é.
     @Test func streamsAndLatin1() throws {
-        #expect(M3UPlaylist.parse(Array("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\nseg0.ts\n".utf8)) == nil)
-        #expect(M3UPlaylist.parse(Array("#EXTM3U\n#ext-x-stream-inf:BANDWIDTH=1\nlow.m3u8\n".utf8)) == nil)
+        #expect(PlaylistFile.parse(Array("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\nseg0.ts\n".utf8), as: .m3u) == nil)
+        #expect(PlaylistFile.parse(Array("#EXTM3U\n#ext-x-stream-inf:BANDWIDTH=1\nlow.m3u8\n".utf8), as: .m3u) == nil)
         let latin1: [UInt8] = Array("caf".utf8) + [0xE9] + Array(".mp4\n".utf8)
-        #expect(try #require(M3UPlaylist.parse(latin1)).entries.map(\.location) == ["café.mp4"])
-        #expect(try #require(M3UPlaylist.parse([])).entries.isEmpty)
+        #expect(try #require(PlaylistFile.parse(latin1, as: .m3u)).entries.map(\.location) == ["café.mp4"])
+        #expect(try #require(PlaylistFile.parse([], as: .m3u)).entries.isEmpty)
     }
 
     @Test func entriesPlayInOrderWithTheirTitles() {
@@ -157,8 +157,8 @@ struct PlaylistFileTests {
     @Test func windowsFiles() throws {
         let bytes: [UInt8] = Array("#EXTINF:5,".utf8) + [0x93] + Array("Caf".utf8) + [0xE9, 0x94, 0x0D, 0x0A] + Array("a".utf8) + [0x96]
             + Array("b.mp4\r\n".utf8)
-        let playlist = try #require(M3UPlaylist.parse(bytes))
-        #expect(playlist.entries == [M3UPlaylist.Entry(location: "a\u{2013}b.mp4", title: "\u{201C}Café\u{201D}", seconds: 5, line: 2)])
+        let playlist = try #require(PlaylistFile.parse(bytes, as: .m3u))
+        #expect(playlist.entries == [PlaylistFile.Entry(location: "a\u{2013}b.mp4", title: "\u{201C}Café\u{201D}", seconds: 5, line: 2)])
         for line in ["\\Media\\a.mp4", "file://C:/Media/a.mp4", "D:/a.mp4"] {
             #expect(PlaylistExpander.resolvePlaylistLine(line, in: "/show", fileSystem: disk([], texts: [:]))
                     == .problem("'\(line)' is a Windows path, not one on this box: write the names relative to the playlist file "

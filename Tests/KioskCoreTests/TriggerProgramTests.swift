@@ -63,6 +63,22 @@ struct TriggerProgramTests {
         #expect(loop.ends(3) == ["a", "b", "c"], "from a, not c at 4 s")
     }
 
+    /// An entry opened ahead and found unplayable is recorded as what it would have played as:
+    /// the loop's first entry after a trigger's last, not the trigger's (the program's answer
+    /// for the entry playing).
+    @Test func theEntryAheadPlaysAsItsTurnSays() {
+        var loop = Loop("a", "b", "c")
+        _ = loop.ends(3)
+        #expect(loop.send(fire("t1", "t2", then: .restart), at: seconds(4)) == "t1")
+        #expect(loop.navigator.previewPlayedAs(entryAt: 1) == .trigger("t"))
+        #expect(loop.ends(1) == ["t2"])
+        #expect(loop.navigator.program.playedAs(entryAt: 0) == .trigger("t"), "what the entry playing answers")
+        #expect(loop.navigator.previewPlayedAs(entryAt: 0) == .loop, "a, the loop's, comes next")
+        #expect(loop.navigator.previewPlayedAs(entryAt: 2) == nil, "not the next step")
+        #expect(loop.ends(1) == ["a"])
+        #expect(loop.navigator.program.playedAs(entryAt: 0) == .loop)
+    }
+
     @Test func aTriggerDuringATriggerReplacesItAndReturnsToTheFirstInterruption() {
         var loop = Loop("a", "b")
         _ = loop.ends(2)

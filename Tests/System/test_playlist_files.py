@@ -13,18 +13,17 @@ import pytest
 
 from built_kiosk import KIOSK  # the release kiosk deploy/test built, else the newest build
 from control_client import ControlClient, wait_until
+from generated_media import ffmpeg
 from live_outage import stop_cleanly
 
 
 def make_clip(path: Path, seconds: float, pattern: str = "testsrc2"):
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
-                    "-i", f"{pattern}=size=160x120:rate=25:duration={seconds}",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path)], check=True)
+    ffmpeg("-f", "lavfi", "-i", f"{pattern}=size=160x120:rate=25:duration={seconds}",
+           "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path))
 
 
 def make_still(path: Path):
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "smptehdbars=size=160x120",
-                    "-frames:v", "1", str(path)], check=True)
+    ffmpeg("-f", "lavfi", "-i", "smptehdbars=size=160x120", "-frames:v", "1", str(path))
 
 
 def wait_for(predicate, timeout, what):
@@ -115,3 +114,44 @@ def test_kiosk_check_names_the_bad_line(show, tmp_path):
     conf.write_text("items:\n  - list.m3u8\n")
     result = subprocess.run([str(KIOSK), "check", str(conf)], capture_output=True, text=True, timeout=60)
     assert f"playlist file '{playlist}' line 1: 'C:\\Media\\a.mp4' is a Windows path" in result.stderr + result.stdout, result
+
+
+def test_vlc_xspf_and_pls_files_play_as_their_entries(tmp_path):
+    """What VLC's "Save Playlist" writes by default (XSPF: file:/// URIs, %-escapes, titles,
+    milliseconds) and a PLS: read as their entries, in order, under their titles; a track with
+    no location is one message with its place."""
+    (tmp_path / "My Clips").mkdir()
+    make_clip(tmp_path / "My Clips" / "a é.mp4", 1.0)
+    make_clip(tmp_path / "b.mp4", 1.0, "smptebars")
+    make_still(tmp_path / "menu.png")
+    for path in tmp_path.rglob("*"):
+        os.utime(path, (1_600_000_000, 1_600_000_000))
+    uri = (tmp_path / "My Clips" / "a é.mp4").as_uri()   # file:///.../My%20Clips/a%20%C3%A9.mp4
+    (tmp_path / "lobby.xspf").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<playlist xmlns="http://xspf.org/ns/0/" version="1">\n<trackList>\n'
+        f"<track><location>{uri}</location><title>Opening &amp; welcome</title><duration>1000</duration></track>\n"
+        "<track><identifier>isrc:none</identifier></track>\n"
+        "<track><location>menu.png</location><duration>1500</duration></track>\n</trackList>\n</playlist>\n")
+    (tmp_path / "more.pls").write_text("[playlist]\nFile1=b.mp4\nTitle1=Bars\nNumberOfEntries=1\nVersion=2\n")
+    conf, control, log = tmp_path / "kiosk.conf", tmp_path / "ctl.sock", tmp_path / "kiosk.log"
+    conf.write_text("input: {enabled: false}\nplayback: {loop: playlist, settle: 0.5}\nitems:\n  - lobby.xspf\n  - more.pls\n")
+    process = subprocess.Popen([str(KIOSK), "run", "--config", str(conf), "--display", "headless:320x240",
+                                "--audio", "none", "--control-socket", str(control)],
+                               stdout=log.open("w"), stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: control.exists() or process.poll() is not None, 30, "the control socket")
+        assert process.poll() is None, log.read_text()
+        client = ControlClient(control, timeout=30)
+        playlist = wait_for(lambda: client.ok("get", "playlist"), 30, "the playlist")
+        client.close()
+    finally:
+        stop_cleanly(process)
+    assert [(entry["title"], entry["path"]) for entry in playlist] == [
+        ("Opening & welcome", str(tmp_path / "My Clips" / "a é.mp4")),
+        ("menu.png", str(tmp_path / "menu.png")),
+        ("Bars", str(tmp_path / "b.mp4")),
+    ], log.read_text()
+    said = [line for line in log.read_text().splitlines() if "track 2" in line]
+    assert len(said) == 1 and f"playlist file '{tmp_path / 'lobby.xspf'}' track 2: a <track> without a <location>" in said[0], \
+        log.read_text()
+    assert process.returncode == 0, log.read_text()

@@ -44,7 +44,7 @@ public struct SettledFileSystem: PlaylistFileSystem {
 /// that arrive, leave or are replaced.
 public enum WatchedFolders {
     /// Directory items (and file items that name a directory), and for a glob the folders its
-    /// last component is matched in; for a playlist file (`M3UPlaylist`), the folders it and its
+    /// last component is matched in; for a playlist file (`PlaylistFile`), the folders it and its
     /// entries are in. URLs and plain files are not watched (a file item that
     /// appears is found by the next reload of kiosk.conf, as before). In item order, each once.
     public static func directories(of items: [ItemConfig], fileSystem: any PlaylistFileSystem = LocalFileSystem()) -> [String] {
@@ -115,7 +115,7 @@ public final class PlaylistFileFolders: @unchecked Sendable {
     /// `path`'s folders; none when it is not a playlist file. Read again when a file read for
     /// them has another version, or none (a file system without fingerprints is read each time).
     public func folders(of path: String, fileSystem: any PlaylistFileSystem) -> [String] {
-        guard M3UPlaylist.isNamed(path) else { return [] }
+        guard PlaylistFile.isNamed(path) else { return [] }
         if let entry = lock.withLock({ kept[path] }),
            entry.versions.allSatisfy({ fileSystem.fingerprint(atPath: $0.key) == $0.value }),
            entry.missing.allSatisfy({ fileSystem.kind(ofItemAt: $0) == nil }) {

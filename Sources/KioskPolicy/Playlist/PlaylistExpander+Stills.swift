@@ -8,6 +8,17 @@ extension PlaylistExpander {
         case video
     }
 
+    /// `media`'s entry for `item`, a still or an animation by its bytes where its name cannot
+    /// say (one place for kiosk.conf's items and a playlist file's lines).
+    func entry(playing media: MediaReference, of item: ItemConfig, at index: Int) -> PlaylistEntry {
+        var entry = PlaylistEntry(media: media, item: item, itemIndex: index)
+        if case .file(let path) = media, let kind = pictureByContent(path) {
+            entry.isStillImage = kind == .still
+            entry.isAnimatedPicture = kind == .animation
+        }
+        return entry
+    }
+
     /// What the file at `path` is when its name cannot say, from its bytes; nil when the name
     /// says it (a video or still extension) or the bytes cannot be read.
     /// - A GIF is a still when it holds one picture (a poster or a logo, shown for

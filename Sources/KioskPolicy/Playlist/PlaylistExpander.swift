@@ -116,13 +116,9 @@ public struct PlaylistExpander: Sendable {
             }
             let (media, problem) = mediaOf(item.source)
             expansion.entries += media.map { reference in
-                var entry = PlaylistEntry(media: reference, item: item, itemIndex: index)
+                var entry = entry(playing: reference, of: item, at: index)
                 if case .synced = item.source, case .file(let path) = reference,
                    let title = syncedTitle(of: path) { entry.title = title }
-                if case .file(let path) = reference, let kind = pictureByContent(path) {
-                    entry.isStillImage = kind == .still
-                    entry.isAnimatedPicture = kind == .animation
-                }
                 return entry
             }
             if let problem {

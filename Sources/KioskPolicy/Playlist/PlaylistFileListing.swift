@@ -1,5 +1,5 @@
-/// What an item naming a playlist file (`M3UPlaylist`) lists: its entries with their
-/// `#EXTINF` titles and seconds, playlist files it names expanded in place (a directory named
+/// What an item naming a playlist file (`PlaylistFile`) lists: its entries with their titles
+/// and seconds, playlist files it names expanded in place (a directory named
 /// there gives its media), and why a line gave nothing. Bounded whatever the files hold: a
 /// hostile list (files listing files listing files, 700,000 lines of missing names) costs at
 /// most `lineLimit` lines read and `fileLimit` files opened, and keeps a few messages.
@@ -38,10 +38,10 @@ public struct PlaylistFileListing: Sendable, Equatable {
     public var stopped = false
     var linesLooked = 0
     /// Each playlist file read, by path (nil: an HLS stream's), so one listed again is not read again.
-    var parsed: [String: M3UPlaylist?] = [:]
+    var parsed: [String: PlaylistFile?] = [:]
     private var folderSet: Set<String> = []
 
-    mutating func add(_ media: MediaReference, _ entry: M3UPlaylist.Entry) {
+    mutating func add(_ media: MediaReference, _ entry: PlaylistFile.Entry) {
         entries.append(Listed(media: media, title: entry.title, seconds: entry.seconds))
     }
 

@@ -46,6 +46,16 @@ public struct PlaylistNavigator: Sendable, Equatable {
         return (next, copy.cursor.entries[index])
     }
 
+    /// What the entry at `index` will play as when `advance()` reaches it (an entry opened ahead
+    /// of its turn and found unplayable is recorded before then: the program's state now is the
+    /// entry playing's, a trigger's last entry's while the loop's comes next); nil when the next
+    /// step plays no entry or another one.
+    public func previewPlayedAs(entryAt index: Int) -> PlayedAs? {
+        var copy = self
+        guard case .play(let next) = copy.advance().step, next == index else { return nil }
+        return copy.program.playedAs(entryAt: index)
+    }
+
     /// The entry prepared to follow failed: the step that reaches it passes over it.
     public mutating func noteFailedAhead(_ index: Int) { failedAhead.insert(index) }
 

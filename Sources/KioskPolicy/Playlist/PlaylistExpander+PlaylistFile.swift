@@ -11,24 +11,29 @@ extension PlaylistExpander {
     /// The listing of `path` when it is a playlist file (by its name), nil when it is not one
     /// or is an HLS stream's playlist (a file item FFmpeg plays).
     public func playlistFile(_ path: String) -> PlaylistFileListing? {
-        guard M3UPlaylist.isNamed(path), fileSystem.kind(ofItemAt: path) == .file else { return nil }
+        guard PlaylistFile.isNamed(path), fileSystem.kind(ofItemAt: path) == .file else { return nil }
         var listing = PlaylistFileListing()
         guard let playlist = read(path, into: &listing) else { return nil }
         list(playlist, of: path, depth: 0, visiting: [PathText.normalize(path)], into: &listing)
         if listing.entries.isEmpty, listing.problems.isEmpty {
             let empty = fileSystem.bytes(atPath: path, offset: 0, count: 1).isEmpty
             listing.say("playlist file '\(PlaylistFileListing.quoted(path))' "
-                        + (empty ? "is empty (or cannot be read); skipped" : "lists no media (only # lines); skipped"))
+                        + (empty ? "is empty (or cannot be read); skipped" : "lists no media (\(Self.nothingListed[playlist.format]!)); skipped"))
         }
         return listing
     }
 
+    /// What a playlist file that lists no media holds, by its format.
+    private static let nothingListed: [PlaylistFile.Format: String] = [
+        .m3u: "only # lines", .pls: "no File1= lines", .xspf: "no <track> in its <trackList>", .wpl: "no <media> in its <body>",
+    ]
+
     /// The playlist file at `path`, read once per listing (nil: an HLS stream's playlist).
-    private func read(_ path: String, into listing: inout PlaylistFileListing) -> M3UPlaylist? {
+    private func read(_ path: String, into listing: inout PlaylistFileListing) -> PlaylistFile? {
         let key = PathText.normalize(path)
         if let known = listing.parsed[key] { return known }
         let (bytes, cut) = playlistBytes(path)
-        let playlist = M3UPlaylist.parse(bytes)
+        let playlist = PlaylistFile.format(of: path).flatMap { PlaylistFile.parse(bytes, as: $0) }
         listing.parsed[key] = playlist
         listing.files.append(path)
         if cut, playlist != nil {
@@ -37,22 +42,33 @@ extension PlaylistExpander {
         return playlist
     }
 
-    private func list(_ playlist: M3UPlaylist, of file: String, depth: Int, visiting: Set<String>,
+    private func list(_ playlist: PlaylistFile, of file: String, depth: Int, visiting: Set<String>,
                       into listing: inout PlaylistFileListing) {
         let folder = PathText.normalize(file + "/..")
         listing.addFolder(folder)
         let shownFile = PlaylistFileListing.quoted(file)
+        if let problem = playlist.problem { listing.say("playlist file '\(shownFile)': \(problem); skipped") }
+        // An element that names nothing is said in its place among the entries' messages.
+        var skipped = playlist.skipped[...]
+        let saySkipped = { (before: Int, listing: inout PlaylistFileListing) in
+            while let next = skipped.first, next.line < before {
+                listing.say("playlist file '\(shownFile)' \(playlist.place(next.line)): \(next.why); skipped")
+                skipped.removeFirst()
+            }
+        }
+        defer { saySkipped(Int.max, &listing) }
         for entry in playlist.entries {
             if listing.stopped { return }
+            saySkipped(entry.line, &listing)
             listing.linesLooked += 1
             guard listing.entries.count < Self.playlistFileEntryLimit, listing.linesLooked <= PlaylistFileListing.lineLimit else {
-                listing.stop("playlist file '\(shownFile)' line \(entry.line): \(Self.playlistFileEntryLimit) entries or "
+                listing.stop("playlist file '\(shownFile)' \(playlist.place(entry.line)): \(Self.playlistFileEntryLimit) entries or "
                              + "\(PlaylistFileListing.lineLimit) lines listed; the rest are not read")
                 return
             }
-            let said = "playlist file '\(shownFile)' line \(entry.line)"
+            let said = "playlist file '\(shownFile)' \(playlist.place(entry.line))"
             let path: String
-            switch Self.resolvePlaylistLine(entry.location, in: folder, fileSystem: fileSystem) {
+            switch Self.resolvePlaylistLine(entry.location, in: folder, isURI: entry.isURI, fileSystem: fileSystem) {
             case .url(let url):
                 if let problem = SourceURLCheck.problem(in: url) {
                     listing.say("\(said): the URL '\(PlaylistFileListing.quoted(NetworkURL.masked(url)))' cannot be opened: \(problem); skipped")
@@ -78,11 +94,11 @@ extension PlaylistExpander {
             case .directory:
                 listing.addFolder(path)
                 let (media, problem) = mediaOf(.directory(path))
-                for reference in media { listing.add(reference, M3UPlaylist.Entry(location: entry.location, line: entry.line)) }
+                for reference in media { listing.add(reference, PlaylistFile.Entry(location: entry.location, line: entry.line)) }
                 if let problem { listing.say("\(said): \(problem)") }
             case .file:
                 listing.addFolder(PathText.normalize(path + "/.."))
-                guard M3UPlaylist.isNamed(path) else {
+                guard PlaylistFile.isNamed(path) else {
                     listing.add(.file(path), entry)
                     continue
                 }
@@ -134,7 +150,10 @@ extension PlaylistExpander {
         case problem(String)
     }
 
-    static func resolvePlaylistLine(_ location: String, in folder: String, fileSystem: any PlaylistFileSystem) -> PlaylistLine {
+    /// `isURI`: the line is a URI reference (XSPF's `<location>`), so a relative one is
+    /// %-decoded as a `file://` URL's path is (`My%20Media/a.mp4`).
+    static func resolvePlaylistLine(_ location: String, in folder: String, isURI: Bool = false,
+                                    fileSystem: any PlaylistFileSystem) -> PlaylistLine {
         if let scheme = ItemSource.urlScheme(of: location) {
             guard scheme == "file" else { return .url(location) }
             var rest = Substring(location.dropFirst("file://".count))
@@ -147,6 +166,7 @@ extension PlaylistExpander {
             if isWindowsAbsolute(String(path.dropFirst())) { return .problem(windowsPath(location)) }
             return .path(PathText.normalize(path))
         }
+        let location = isURI ? location.removingPercentEncoding ?? location : location
         if isWindowsAbsolute(location) { return .problem(windowsPath(location)) }
         let literal = PathText.resolve(location, against: folder)
         guard location.contains("\\"), fileSystem.kind(ofItemAt: literal) == nil else { return .path(literal) }
@@ -169,16 +189,12 @@ extension PlaylistExpander {
 }
 
 extension PlaylistExpansion {
-    /// The entries of `item`'s playlist file: `#EXTINF`'s title over the item's (it names this
+    /// The entries of `item`'s playlist file: an entry's title (`#EXTINF`'s, XSPF's) over the item's (it names this
     /// entry, the item's names all of them); its seconds as a picture's `duration` unless the
     /// item sets one (a video plays its own length, a stream until it ends).
     mutating func add(_ listing: PlaylistFileListing, of item: ItemConfig, at index: Int, expander: PlaylistExpander) {
         for listed in listing.entries {
-            var entry = PlaylistEntry(media: listed.media, item: item, itemIndex: index)
-            if case .file(let path) = listed.media, let kind = expander.pictureByContent(path) {
-                entry.isStillImage = kind == .still
-                entry.isAnimatedPicture = kind == .animation
-            }
+            var entry = expander.entry(playing: listed.media, of: item, at: index)
             if let title = listed.title { entry.title = title }
             if let seconds = listed.seconds, item.duration == nil, entry.isStillImage || entry.isAnimatedPicture {
                 entry.item.duration = MediaTime(seconds: seconds)
