@@ -189,7 +189,9 @@ final class ItemSequencer {
             }
             // Found out ahead of time: skip it now so a good item is prepared instead.
             guard let (failed, error) = items.takeFailedUpcoming() else { return }
-            failed.reference.playedAs = navigator.previewPlayedAs(entryAt: failed.index) ?? failed.reference.playedAs
+            if let turn = navigator.previewPlayedAs(entryAt: failed.index) {
+                (failed.reference.playedAs, failed.reference.isInsert) = turn
+            }
             navigator.noteFailedAhead(failed.index)
             report(error, index: failed.index, reference: failed.reference)
             return

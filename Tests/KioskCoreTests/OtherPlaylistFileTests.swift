@@ -33,7 +33,9 @@ struct OtherPlaylistFileTests {
         #expect(expansion.entries.map(\.media.description) == ["/show/menu.png", "/show/clips/b.mp4", "http://radio.example/stream"])
         #expect(expansion.entries.map(\.title) == ["Lunch menu", "Second", "http://radio.example/stream"], "untitled: its name")
         #expect(expansion.entries.map { $0.item.duration?.seconds } == [7, nil, nil])
-        #expect(expansion.diagnostics.isEmpty)
+        #expect(expansion.diagnostics.map(\.message) == [
+            "playlist file '/show/list.PLS' line 10: 'FileX=nothing.mp4' is not a numbered File line (File1=...); skipped",
+        ])
     }
 
     /// VLC's own file: absolute `file:///` URIs with %-escapes, relative ones (%-escaped too),
@@ -93,6 +95,80 @@ struct OtherPlaylistFileTests {
                 + "write the names relative to the playlist file (Media\\clip.mp4 or Media/clip.mp4) and keep the files beside it; skipped",
             "playlist file '/show/wmp.wpl' media element 3: a <media> element without a src; skipped",
         ])
+    }
+
+    /// PLS lines that look like entries and give none are said; "File 1" is entry 1; a length
+    /// below a millisecond is no time.
+    @Test func plsLinesThatGiveNothingAreSaid() {
+        let show = disk(["/show/a.mp4", "/show/b.mp4"], texts: [
+            "/show/radio.pls": "[playlist]\nFile 1=a.mp4\nLength1=1e-9\nFile2=\nFileX=b.mp4\nFile1=b.mp4\nFile3=b.mp4\n",
+        ])
+        let expansion = PlaylistExpander(fileSystem: show).expand([item("/show/radio.pls")])
+        #expect(expansion.entries.map(\.media.description) == ["/show/a.mp4", "/show/b.mp4"])
+        #expect(expansion.entries.map { $0.item.duration } == [nil, nil])
+        #expect(expansion.diagnostics.map(\.message) == [
+            "playlist file '/show/radio.pls' line 4: File2= names no file; skipped",
+            "playlist file '/show/radio.pls' line 5: 'FileX=b.mp4' is not a numbered File line (File1=...); skipped",
+            "playlist file '/show/radio.pls' line 6: File1 is given again (line 2 is the one played); skipped",
+        ])
+    }
+
+    /// A list made on another computer names its files there (VLC saves absolute names,
+    /// Windows' players drive letters): copied with its files, each is found beside it by its
+    /// last folders and name. `file:/path` (no empty host) is a file URI too.
+    @Test func namesOfAnotherComputerAreFoundBesideTheFile() {
+        let stick = disk(["/stick/lobby/clips/a.mp4", "/stick/lobby/b.mp4", "/stick/lobby/c.mp4", "/elsewhere/d.mp4"], texts: [
+            "/stick/lobby/vlc.xspf": "<playlist><trackList><track><location>file:///home/me/Videos/lobby/clips/a.mp4</location></track>"
+                + "<track><location>file:///C:/Users/me/Videos/b.mp4</location></track>"
+                + "<track><location>file:/elsewhere/d.mp4</location></track>"
+                + "<track><location>file:///home/me/gone.mp4</location></track></trackList></playlist>",
+            "/stick/lobby/win.m3u": "C:\\Users\\me\\Videos\\c.mp4\n/home/me/Videos/lobby/b.mp4\nD:\\gone.mp4\n",
+        ])
+        let expander = PlaylistExpander(fileSystem: stick)
+        let xspf = expander.expand([item("/stick/lobby/vlc.xspf")])
+        #expect(xspf.entries.map(\.media.description) == ["/stick/lobby/clips/a.mp4", "/stick/lobby/b.mp4", "/elsewhere/d.mp4"])
+        #expect(xspf.diagnostics.map(\.message) == [
+            "playlist file '/stick/lobby/vlc.xspf' track 4: file '/home/me/gone.mp4' does not exist; skipped until it appears",
+        ])
+        let m3u = expander.expand([item("/stick/lobby/win.m3u")])
+        #expect(m3u.entries.map(\.media.description) == ["/stick/lobby/c.mp4", "/stick/lobby/b.mp4"])
+        #expect(m3u.diagnostics.count == 1)
+        #expect(m3u.diagnostics.first?.message.contains("line 3: 'D:\\gone.mp4' is a Windows path") == true)
+    }
+
+    /// A VLC export of 6,000 tracks (~5 elements each, past a CAP alert's 20,000) is read up to
+    /// the entries' bound; a file of 20,000 tracks naming nothing, listed 3,000 times, costs the
+    /// line bound, not 60 million messages.
+    @Test func largeAndHostileXMLFilesAreBounded() {
+        let tracks = (0..<6_000).map { "<track><location>http://cdn.example/\($0).mp4</location><title>T\($0)</title>"
+            + "<extension application=\"http://www.videolan.org/vlc/playlist/0\"><vlc:id>\($0)</vlc:id></extension></track>" }
+        let empty = String(repeating: "<track/>", count: 20_000)
+        let show = disk([], texts: [
+            "/show/big.xspf": "<playlist><trackList>" + tracks.joined() + "</trackList></playlist>",
+            "/show/empty.xspf": "<playlist><trackList>" + empty + "</trackList></playlist>",
+            "/show/many.m3u": String(repeating: "empty.xspf\n", count: 3_000),
+        ])
+        let expander = PlaylistExpander(fileSystem: show)
+        let big = expander.expand([item("/show/big.xspf")])
+        #expect(big.entries.count == PlaylistExpander.playlistFileEntryLimit)
+        #expect(big.entries.last?.title == "T4999")
+        #expect(big.diagnostics.map(\.message) == ["playlist file '/show/big.xspf' track 5001: 5000 entries or 50000 lines listed; "
+                                                   + "the rest are not read"])
+        let listing = expander.playlistFile("/show/many.m3u")
+        #expect(listing?.problemCount ?? 0 <= PlaylistFileListing.lineLimit + 1)
+        #expect(listing?.problems.last?.hasSuffix("50000 lines listed; the rest are not read") == true)
+        #expect(listing?.problems.count == PlaylistFileListing.problemsKept + 1, "ten, and why it stopped")
+    }
+
+    /// Windows' UTF-16 files (Notepad's "Unicode", either byte order): read as their text.
+    @Test func utf16FilesAreRead() throws {
+        let text = "<?wpl version=\"1.0\"?><smil><body><seq><media src=\"Café\\a.mp4\"/></seq></body></smil>"
+        let little: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let big: [UInt8] = [0xFE, 0xFF] + "#EXTINF:3,Müsli\r\nmenü.png\r\n".utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        #expect(try #require(PlaylistFile.parse(little, as: .wpl)).entries.map(\.location) == ["Café\\a.mp4"])
+        #expect(try #require(PlaylistFile.parse(big, as: .m3u)).entries
+                == [PlaylistFile.Entry(location: "menü.png", title: "Müsli", seconds: 3, line: 2)])
+        #expect(try #require(PlaylistFile.parse(little + [0x41], as: .wpl)).entries.count == 1, "an odd last byte")
     }
 
     /// A file that is not what its name says is one message; a list with nothing in it says what

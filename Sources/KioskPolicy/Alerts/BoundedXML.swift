@@ -65,10 +65,16 @@ public enum BoundedXML {
         }
     }
 
-    /// The document's root element.
+    /// The document's root element, within a CAP alert's bounds.
     public static func parse(_ bytes: [UInt8]) throws(Problem) -> BoundedXML.Element {
+        try parse(bytes, maxBytes: maxBytes, maxElements: maxElements)
+    }
+
+    /// The same within bounds a reader of larger documents sets (a playlist file of 5,000
+    /// tracks, ~7 elements each).
+    public static func parse(_ bytes: [UInt8], maxBytes: Int, maxElements: Int) throws(Problem) -> BoundedXML.Element {
         guard bytes.count <= maxBytes else { throw .tooLarge("\(bytes.count) bytes, at most \(maxBytes)") }
-        var reader = Reader(scalars: Array(String(decoding: bytes, as: UTF8.self).unicodeScalars))
+        var reader = Reader(scalars: Array(String(decoding: bytes, as: UTF8.self).unicodeScalars), maxElements: maxElements)
         return try reader.document()
     }
 
@@ -79,8 +85,12 @@ private struct Reader {
     let scalars: [Unicode.Scalar]
     var index = 0
     var elements = 0
+    let maxElements: Int
 
-    init(scalars: [Unicode.Scalar]) { self.scalars = scalars }
+    init(scalars: [Unicode.Scalar], maxElements: Int) {
+        self.scalars = scalars
+        self.maxElements = maxElements
+    }
 
     mutating func document() throws(BoundedXML.Problem) -> BoundedXML.Element {
         // The open elements, innermost last; each one's text gathered as read.
@@ -128,7 +138,7 @@ private struct Reader {
                 let (name, attributes) = parseTag(selfClosing ? String(body.dropLast()) : body)
                 guard !name.isEmpty else { continue }
                 elements += 1
-                guard elements <= BoundedXML.maxElements else { throw .tooLarge("over \(BoundedXML.maxElements) elements") }
+                guard elements <= maxElements else { throw .tooLarge("over \(maxElements) elements") }
                 let element = BoundedXML.Element(name: name, attributes: attributes)
                 if selfClosing {
                     if open.isEmpty { return element }

@@ -50,16 +50,23 @@ extension PlaylistExpander {
         if let problem = playlist.problem { listing.say("playlist file '\(shownFile)': \(problem); skipped") }
         // An element that names nothing is said in its place among the entries' messages.
         var skipped = playlist.skipped[...]
+        // Each is a line looked at: a file listed 50,000 times, of 20,000 tracks naming nothing, is bounded too.
         let saySkipped = { (before: Int, listing: inout PlaylistFileListing) in
-            while let next = skipped.first, next.line < before {
-                listing.say("playlist file '\(shownFile)' \(playlist.place(next.line)): \(next.why); skipped")
+            while !listing.stopped, let next = skipped.first, next.line < before {
                 skipped.removeFirst()
+                listing.linesLooked += 1
+                guard listing.linesLooked <= PlaylistFileListing.lineLimit else {
+                    listing.stop("playlist file '\(shownFile)' \(playlist.place(next.line)): \(PlaylistFileListing.lineLimit) lines "
+                                 + "listed; the rest are not read")
+                    return
+                }
+                listing.say("playlist file '\(shownFile)' \(playlist.place(next.line)): \(next.why); skipped")
             }
         }
         defer { saySkipped(Int.max, &listing) }
         for entry in playlist.entries {
-            if listing.stopped { return }
             saySkipped(entry.line, &listing)
+            if listing.stopped { return }
             listing.linesLooked += 1
             guard listing.entries.count < Self.playlistFileEntryLimit, listing.linesLooked <= PlaylistFileListing.lineLimit else {
                 listing.stop("playlist file '\(shownFile)' \(playlist.place(entry.line)): \(Self.playlistFileEntryLimit) entries or "
@@ -154,23 +161,50 @@ extension PlaylistExpander {
     /// %-decoded as a `file://` URL's path is (`My%20Media/a.mp4`).
     static func resolvePlaylistLine(_ location: String, in folder: String, isURI: Bool = false,
                                     fileSystem: any PlaylistFileSystem) -> PlaylistLine {
+        let windows = { (written: String) in foundBeside(written, in: folder, fileSystem) ?? .problem(windowsPath(location)) }
         if let scheme = ItemSource.urlScheme(of: location) {
             guard scheme == "file" else { return .url(location) }
             var rest = Substring(location.dropFirst("file://".count))
             if rest.lowercased().hasPrefix("localhost/") { rest = rest.dropFirst("localhost".count) }
-            if isWindowsAbsolute(String(rest)) { return .problem(windowsPath(location)) }
+            if isWindowsAbsolute(String(rest)) { return windows(String(rest)) }
             guard rest.hasPrefix("/") else {
                 return .problem("'\(PlaylistFileListing.quoted(location))' names a file on another computer (a file:// URL with a host)")
             }
             let path = String(rest).removingPercentEncoding ?? String(rest)
-            if isWindowsAbsolute(String(path.dropFirst())) { return .problem(windowsPath(location)) }
-            return .path(PathText.normalize(path))
+            if isWindowsAbsolute(String(path.dropFirst())) { return windows(String(path.dropFirst())) }
+            return absolute(PathText.normalize(path), in: folder, fileSystem)
         }
-        let location = isURI ? location.removingPercentEncoding ?? location : location
-        if isWindowsAbsolute(location) { return .problem(windowsPath(location)) }
-        let literal = PathText.resolve(location, against: folder)
-        guard location.contains("\\"), fileSystem.kind(ofItemAt: literal) == nil else { return .path(literal) }
-        return .path(PathText.resolve(location.replacingOccurrences(of: "\\", with: "/"), against: folder))
+        if location.lowercased().hasPrefix("file:/") {   // `file:/home/a.mp4`: no empty host (Java's File.toURI)
+            let rest = String(location.dropFirst("file:".count))
+            return absolute(PathText.normalize(rest.removingPercentEncoding ?? rest), in: folder, fileSystem)
+        }
+        let line = isURI ? location.removingPercentEncoding ?? location : location
+        if isWindowsAbsolute(line) { return windows(line) }
+        if line.hasPrefix("/") { return absolute(PathText.normalize(line), in: folder, fileSystem) }
+        let literal = PathText.resolve(line, against: folder)
+        guard line.contains("\\"), fileSystem.kind(ofItemAt: literal) == nil else { return .path(literal) }
+        return .path(PathText.resolve(line.replacingOccurrences(of: "\\", with: "/"), against: folder))
+    }
+
+    /// An absolute path as written when it is there, else the file beside the playlist file
+    /// its last folders and name name (`foundBeside`), else as written (said missing).
+    private static func absolute(_ path: String, in folder: String, _ fileSystem: any PlaylistFileSystem) -> PlaylistLine {
+        guard fileSystem.kind(ofItemAt: path) == nil else { return .path(path) }
+        return foundBeside(path, in: folder, fileSystem) ?? .path(path)
+    }
+
+    /// A name of another computer's (`/home/me/Videos/lobby/a.mp4`, `C:\Users\me\Videos\a.mp4`:
+    /// VLC saves absolute names, Windows' players drive letters), for a list copied with its
+    /// files: beside the playlist file at `folder`, the longest of its last three folders with
+    /// its name that is there (`lobby/a.mp4`, then `a.mp4`); nil when none is.
+    static func foundBeside(_ written: String, in folder: String, _ fileSystem: any PlaylistFileSystem) -> PlaylistLine? {
+        let names = written.split { $0 == "/" || $0 == "\\" }.map(String.init)
+            .filter { $0 != "." && $0 != ".." && !$0.hasSuffix(":") }   // nor a drive letter
+        for count in stride(from: min(4, names.count), through: 1, by: -1) {
+            let candidate = PathText.normalize(folder + "/" + names.suffix(count).joined(separator: "/"))
+            if fileSystem.kind(ofItemAt: candidate) != nil { return .path(candidate) }
+        }
+        return nil
     }
 
     /// `C:\Media\a.mp4`, `C:/Media/a.mp4`, `\\server\share\a.mp4`, and `\Media\a.mp4` (the

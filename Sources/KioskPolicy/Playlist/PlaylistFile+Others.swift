@@ -7,6 +7,7 @@ extension PlaylistFile {
     /// in the order of their numbers (not of the lines); keys in any letter case, other lines
     /// (`NumberOfEntries`, `Version`, comments) ignored.
     static func parsePLS(_ bytes: [UInt8]) -> PlaylistFile? {
+        var playlist = PlaylistFile(format: .pls)
         var files: [Int: (location: String, line: Int)] = [:]
         var titles: [Int: String] = [:]
         var lengths: [Int: Double] = [:]
@@ -15,16 +16,25 @@ extension PlaylistFile {
             let key = String(raw[..<equals]).trimmingWhitespace().lowercased()
             let value = String(raw[raw.index(after: equals)...]).trimmingWhitespace()
             for (name, kind) in [("file", 0), ("title", 1), ("length", 2)] where key.hasPrefix(name) {
-                // The number after the name; "File1" and "file01" are entry 1, "FileX" none.
-                guard let number = Int(key.dropFirst(name.count)), number >= 0, !value.isEmpty else { continue }
-                switch kind {
-                case 0: if files[number] == nil { files[number] = (value, offset + 1) }
-                case 1: titles[number] = value
-                default: lengths[number] = Double(value)
+                // The number after the name: "File1", "file01" and "File 1" are entry 1.
+                let number = Int(String(key.dropFirst(name.count)).trimmingWhitespace()).flatMap { $0 >= 0 ? $0 : nil }
+                guard kind == 0 else {
+                    if let number, !value.isEmpty, kind == 1 { titles[number] = titles[number] ?? value }
+                    if let number, !value.isEmpty, kind == 2 { lengths[number] = lengths[number] ?? Double(value) }
+                    continue
+                }
+                // A line that looks like an entry and gives none is said, as an M3U's bad line is.
+                let why = number == nil ? "'\(PlaylistFileListing.quoted(String(raw.prefix(40))))' is not a numbered File line (File1=...)"
+                    : value.isEmpty ? "File\(number!)= names no file"
+                    : files[number!] != nil ? "File\(number!) is given again (line \(files[number!]!.line) is the one played)" : nil
+                if let why {
+                    playlist.skipped.append(Skipped(line: offset + 1, why: why))
+                } else if let number {
+                    files[number] = (value, offset + 1)
                 }
             }
         }
-        var playlist = PlaylistFile(format: .pls)
+        playlist.skipped.sort { $0.line < $1.line }
         for number in files.keys.sorted() {
             guard let file = files[number] else { continue }
             playlist.entries.append(Entry(location: file.location, title: titles[number],
@@ -72,12 +82,16 @@ extension PlaylistFile {
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
         let kind = playlist.format == .xspf ? "an XSPF" : "a WPL"
         do throws(BoundedXML.Problem) {
-            let root = try BoundedXML.parse(body)
+            // 5,000 entries of VLC's ~7 elements each; bytes of a 4 MiB UTF-16 file made UTF-8.
+            let root = try BoundedXML.parse(body, maxBytes: 8 << 20, maxElements: 100_000)
             guard root.name == name else {
-                playlist.problem = "not \(kind) playlist (its XML's root element is <\(root.name)>, not <\(name)>)"
+                playlist.problem = "not \(kind) playlist (its XML's root element is <\(PlaylistFileListing.quoted(root.name))>, not <\(name)>)"
                 return nil
             }
             return root
+        } catch .tooLarge(let what) {
+            playlist.problem = "too large to read (\(what)): split it into playlist files of at most 5,000 entries, listed by one"
+            return nil
         } catch {
             playlist.problem = "not \(kind) playlist: \(error)"
             return nil

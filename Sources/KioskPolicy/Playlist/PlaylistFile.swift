@@ -87,7 +87,8 @@ public struct PlaylistFile: Sendable, Equatable {
     /// The entries of `bytes`, read as `format`; nil when they are an HLS stream's playlist
     /// (an `.m3u8` FFmpeg plays as a stream).
     public static func parse(_ bytes: [UInt8], as format: Format) -> PlaylistFile? {
-        switch format {
+        let bytes = utf16AsUTF8(bytes) ?? bytes
+        return switch format {
         case .m3u: parseM3U(bytes)
         case .pls: parsePLS(bytes)
         case .xspf: parseXSPF(bytes)
@@ -96,9 +97,32 @@ public struct PlaylistFile: Sendable, Equatable {
     }
 
     /// Seconds a file gives an entry, when plausible: above 0, at most kiosk.conf's bound for
-    /// seconds (1e12; `1e300` would trap in MediaTime).
+    /// seconds (1e12; `1e300` would trap in MediaTime), at least a millisecond (`1e-9` is a
+    /// still of no time, which kiosk.conf refuses too).
     static func plausibleSeconds(_ value: Double?) -> Double? {
-        value.flatMap { $0 > 0 && $0 <= 1e12 ? $0 : nil }
+        value.flatMap { $0 >= 0.001 && $0 <= 1e12 ? $0 : nil }
+    }
+
+    /// A file in UTF-16 with its byte-order mark (Windows Notepad's "Unicode", some Windows
+    /// Media Player lists) as UTF-8 with a BOM; nil when `bytes` do not begin with one. Unpaired
+    /// surrogates become U+FFFD.
+    static func utf16AsUTF8(_ bytes: [UInt8]) -> [UInt8]? {
+        let littleEndian: Bool
+        switch bytes.prefix(2) {
+        case [0xFF, 0xFE]: littleEndian = true
+        case [0xFE, 0xFF]: littleEndian = false
+        default: return nil
+        }
+        var units: [UInt16] = []
+        units.reserveCapacity(bytes.count / 2)
+        var index = 2
+        while index + 1 < bytes.count {
+            let (low, high) = littleEndian ? (bytes[index], bytes[index + 1]) : (bytes[index + 1], bytes[index])
+            units.append(UInt16(high) << 8 | UInt16(low))
+            index += 2
+        }
+        let text = String(decoding: units, as: UTF16.self)   // an odd last byte (a cut file's) left out
+        return [0xEF, 0xBB, 0xBF] + Array(text.utf8)
     }
 
     /// The text lines of `bytes` (`text(of:)`'s decoding), Unix, Windows' and old Macs' breaks.

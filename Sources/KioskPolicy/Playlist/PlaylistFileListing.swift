@@ -59,11 +59,13 @@ public struct PlaylistFileListing: Sendable, Equatable {
         if problems.count < Self.problemsKept { problems.append(problem) }
     }
 
-    /// Says why the listing stops here (once, however deep the file it happened in).
+    /// Says why the listing stops here (once, however deep the file it happened in), kept
+    /// past the first `problemsKept`: what a person must read to know the list is cut.
     mutating func stop(_ why: String) {
         guard !stopped else { return }
         stopped = true
-        say(why)
+        problemCount += 1
+        problems.append(why)
     }
 
     /// A name or line as a message quotes it: control characters escaped, at most 160

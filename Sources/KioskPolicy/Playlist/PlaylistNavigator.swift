@@ -50,10 +50,10 @@ public struct PlaylistNavigator: Sendable, Equatable {
     /// of its turn and found unplayable is recorded before then: the program's state now is the
     /// entry playing's, a trigger's last entry's while the loop's comes next); nil when the next
     /// step plays no entry or another one.
-    public func previewPlayedAs(entryAt index: Int) -> PlayedAs? {
+    public func previewPlayedAs(entryAt index: Int) -> (playedAs: PlayedAs, isInsert: Bool)? {
         var copy = self
         guard case .play(let next) = copy.advance().step, next == index else { return nil }
-        return copy.program.playedAs(entryAt: index)
+        return (copy.program.playedAs(entryAt: index), copy.program.isPlayingInsert)
     }
 
     /// The entry prepared to follow failed: the step that reaches it passes over it.
