@@ -26,6 +26,23 @@ def make_still(path: Path):
     ffmpeg("-f", "lavfi", "-i", "smptehdbars=size=160x120", "-frames:v", "1", str(path))
 
 
+def start_kiosk(root: Path, items: list[str]):
+    """`kiosk run` headless on `items` in `root`, its control socket up: (process, client, log)."""
+    conf, control, log = root / "kiosk.conf", root / "ctl.sock", root / "kiosk.log"
+    conf.write_text("input: {enabled: false}\nplayback: {loop: playlist, settle: 0.5}\nitems:\n"
+                    + "".join(f"  - {item}\n" for item in items))
+    process = subprocess.Popen([str(KIOSK), "run", "--config", str(conf), "--display", "headless:320x240",
+                                "--audio", "none", "--control-socket", str(control)],
+                               stdout=log.open("w"), stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: control.exists() or process.poll() is not None, 30, "the control socket")
+        assert process.poll() is None, log.read_text()
+        return process, ControlClient(control, timeout=30), log
+    except BaseException:
+        stop_cleanly(process)
+        raise
+
+
 def wait_for(predicate, timeout, what):
     value = wait_until(predicate, timeout, 0.1)
     if not value:
@@ -51,16 +68,8 @@ def show(tmp_path_factory):
     lines = ["#EXTM3U", "#EXTINF:1.5,Lunch menu", "menu.png", "#EXTINF:1,Opening", "clips/a.mp4", "missing.mp4",
              "clips\\b.mp4", f"file://{(root / 'My Media' / 'c d.mp4').as_posix().replace(' ', '%20')}"]
     playlist.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
-    conf, control = root / "kiosk.conf", root / "ctl.sock"
-    conf.write_text("input: {enabled: false}\nplayback: {loop: playlist, settle: 0.5}\nitems:\n  - show.m3u\n")
-    log = root / "kiosk.log"
-    process = subprocess.Popen([str(KIOSK), "run", "--config", str(conf), "--display", "headless:320x240",
-                                "--audio", "none", "--control-socket", str(control)],
-                               stdout=log.open("w"), stderr=subprocess.STDOUT)
+    process, client, log = start_kiosk(root, ["show.m3u"])
     try:
-        wait_for(lambda: control.exists() or process.poll() is not None, 30, "the control socket")
-        assert process.poll() is None, log.read_text()
-        client = ControlClient(control, timeout=30)
         client.ok("observe", "item")
         first = wait_for(lambda: client.ok("get", "playlist"), 30, "the playlist")
         # The edit: a line added at the end (a CMS rewrites the file whole, by rename).
@@ -133,15 +142,8 @@ def test_vlc_xspf_and_pls_files_play_as_their_entries(tmp_path):
         "<track><identifier>isrc:none</identifier></track>\n"
         "<track><location>menu.png</location><duration>1500</duration></track>\n</trackList>\n</playlist>\n")
     (tmp_path / "more.pls").write_text("[playlist]\nFile1=b.mp4\nTitle1=Bars\nNumberOfEntries=1\nVersion=2\n")
-    conf, control, log = tmp_path / "kiosk.conf", tmp_path / "ctl.sock", tmp_path / "kiosk.log"
-    conf.write_text("input: {enabled: false}\nplayback: {loop: playlist, settle: 0.5}\nitems:\n  - lobby.xspf\n  - more.pls\n")
-    process = subprocess.Popen([str(KIOSK), "run", "--config", str(conf), "--display", "headless:320x240",
-                                "--audio", "none", "--control-socket", str(control)],
-                               stdout=log.open("w"), stderr=subprocess.STDOUT)
+    process, client, log = start_kiosk(tmp_path, ["lobby.xspf", "more.pls"])
     try:
-        wait_for(lambda: control.exists() or process.poll() is not None, 30, "the control socket")
-        assert process.poll() is None, log.read_text()
-        client = ControlClient(control, timeout=30)
         playlist = wait_for(lambda: client.ok("get", "playlist"), 30, "the playlist")
         client.close()
     finally:
