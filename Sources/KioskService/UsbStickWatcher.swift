@@ -137,17 +137,35 @@ package final class UsbStickWatcher: @unchecked Sendable {
         }
     }
 
-    /// The media files of each folder and its subfolders (`MediaTree`: depth first, natural
-    /// order of the path); junk (hidden files, macOS forks, `System Volume Information`, empty
-    /// files) is not listed. A bound reached is one line per stick.
+    /// What each folder plays (`UsbStickItems`): a playlist file at its top, else its media
+    /// files and its subfolders' (`MediaTree`: depth first, natural order of the path); junk
+    /// (hidden files, macOS forks, `System Volume Information`, empty files) is not listed. A
+    /// playlist file that gives nothing is said, and the stick's media play instead. Each
+    /// line (a bound reached, a bad line of the list) is said once per stick.
     private func media(in folders: [String]) -> [PlaylistEntry] {
-        let items = folders.map { ItemConfig(source: .tree($0), location: SourceLocation(file: "usb", line: 0, column: 0)) }
-        let expansion = PlaylistExpander(fileSystem: SettledFileSystem(hidden: Self.emptyFiles(in: folders))).expand(items)
-        for diagnostic in expansion.diagnostics where expansion.entries.count > 0 && !saidLimits.contains(diagnostic.message) {
-            saidLimits.insert(diagnostic.message)
-            logger.notice("USB: \(diagnostic.message)")
+        let expander = PlaylistExpander(fileSystem: SettledFileSystem(hidden: Self.emptyFiles(in: folders)))
+        var items: [ItemConfig] = []
+        for folder in folders {
+            let (item, note) = UsbStickItems.item(for: folder, topNames: (try? LocalFileSystem().contentsOfDirectory(atPath: folder)) ?? [])
+            if let note { sayOnce("USB: \(note)") }
+            items.append(item)
         }
+        var expansion = expander.expand(items)
+        let silent = items.indices.filter { index in !expansion.entries.contains { $0.itemIndex == index } }
+        for index in silent {
+            guard case .file(let list) = items[index].source else { continue }
+            for diagnostic in expansion.diagnostics where diagnostic.message.contains(list) { sayOnce("USB: \(diagnostic.message)") }
+            sayOnce("USB: playlist file \(list) gives nothing that plays: the stick's media files play instead")
+            items[index] = ItemConfig(source: .tree(PathText.normalize(list + "/..")), location: items[index].location)
+        }
+        if !silent.isEmpty { expansion = expander.expand(items) }
+        for diagnostic in expansion.diagnostics where expansion.entries.count > 0 { sayOnce("USB: \(diagnostic.message)") }
         return expansion.entries
+    }
+
+    private func sayOnce(_ line: String) {
+        guard saidLimits.insert(line).inserted else { return }
+        logger.notice("\(line)")
     }
 
     private static func emptyFiles(in folders: [String]) -> Set<String> {

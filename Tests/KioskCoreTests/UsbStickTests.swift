@@ -152,3 +152,26 @@ struct ArrivalConfigTests {
         #expect(new.appliedLive(to: old).usb == old.usb)
     }
 }
+
+/// A stick holding a playlist file at its top plays that list; else its media, folders too.
+@Suite("USB sticks: a playlist file at the top")
+struct UsbStickPlaylistTests {
+    @Test func aPlaylistFileAtTheTopIsWhatPlays() {
+        let plain = UsbStickItems.item(for: "/media/sda1", topNames: ["a.mp4", "Folder", "notes.txt"])
+        #expect(plain.item.source == .tree("/media/sda1") && plain.note == nil)
+        let listed = UsbStickItems.item(for: "/media/sda1", topNames: ["a.mp4", "._show.m3u", ".hidden.pls", "Show.XSPF"])
+        #expect(listed.item.source == .file("/media/sda1/Show.XSPF") && listed.note == nil, "hidden names and forks are not lists")
+        let several = UsbStickItems.item(for: "/media/sda1", topNames: ["b.m3u", "list10.pls", "list2.pls", "a.mp4"])
+        #expect(several.item.source == .file("/media/sda1/b.m3u"))
+        #expect(several.note == "3 playlist files at the top of /media/sda1 (b.m3u, list2.pls, list10.pls): b.m3u plays, the first by name")
+    }
+
+    /// The stick's list is read as any playlist file: its entries in its order, relative to it.
+    @Test func theListsEntriesPlayInItsOrder() {
+        var stick = FakeFileSystem(files: ["/media/sda1/a.mp4", "/media/sda1/Menus/lunch.mp4", "/media/sda1/show.m3u"])
+        stick.contents = ["/media/sda1/show.m3u": Array("Menus/lunch.mp4\r\nE:\\a.mp4\r\n".utf8)]
+        let item = UsbStickItems.item(for: "/media/sda1", topNames: ["a.mp4", "Menus", "show.m3u"]).item
+        let expansion = PlaylistExpander(fileSystem: stick).expand([item])
+        #expect(expansion.entries.map(\.media.description) == ["/media/sda1/Menus/lunch.mp4", "/media/sda1/a.mp4"])
+    }
+}

@@ -8,6 +8,8 @@ hot-plugged through QMP while `kiosk run` plays on the bochs KMS driver.
    `Folder/Sub/More/g.mp4`, `z.mp4`), nothing of the junk;
 2. pulled, a stick holding only `Menus/lunch.mp4` plays it (it once logged "no media files at
    its top" and the screen stayed on the playlist);
+2b. a stick with a playlist file at its top plays that list, in its order (not the stick's
+   natural order), and nothing else of the stick;
 3. a kiosk in copy mode copies the first stick with its folders mirrored, and plays the copy in
    the same order.
 Every wait is for an event, never for a speed (TCG is ~100x slower than a box)."""
@@ -38,6 +40,8 @@ TREE = ["a.mp4", "B.MP4", "Folder/d e.mp4", "Folder/Sub/f.mkv", "Folder/Sub/More
 JUNK = ["System Volume Information/IndexerVolumeGuid.mp4", ".Trashes/501/old.mp4", "._a.mp4",
         ".fseventsd/fsevents.mp4", "$RECYCLE.BIN/S-1-5-21/recycled.mp4", ".hidden/Sub/hidden.mp4"]
 JUNK_TITLES = [path.split("/")[-1] for path in JUNK]
+# A stick whose show.m3u lists Menus/dinner.mp4, then Menus/lunch.mp4 (not a.mp4, first by name).
+LISTED_STICK = ["a.mp4", "Menus/dinner.mp4", "Menus/lunch.mp4"]
 
 GUEST_COMMAND = GUEST_HELPERS + r'''
 mkdir -p /tmp/local && cp local.mp4 /tmp/local/
@@ -56,6 +60,11 @@ mark folders-plug
 wait_until started_after lunch.mp4 folders-plug || exit 8
 mark folders-played
 wait_until test -e unplugged-folders || exit 9
+# 2b. A stick with a playlist file at its top: its entries, in its order.
+mark list-plug
+wait_until started_after lunch.mp4 list-plug || exit 11
+mark list-played
+wait_until test -e unplugged-list || exit 12
 stop_kiosk kiosk.rc
 # 3. Copy mode, the first stick again.
 mark copy-start
@@ -98,6 +107,10 @@ def folders(tmp_path_factory):
     make_clip(workdir / "short.mp4", 0.6, size="160x120")
     make_tree_stick(workdir / "tree.img", workdir / "short.mp4", TREE + JUNK, "TREESTICK")
     make_tree_stick(workdir / "menus.img", workdir / "short.mp4", ["Menus/lunch.mp4"], "MENUS")
+    make_tree_stick(workdir / "list.img", workdir / "short.mp4", LISTED_STICK, "LISTSTICK")
+    (workdir / "show.m3u").write_bytes(b"#EXTM3U\r\nMenus\\dinner.mp4\r\nMenus/lunch.mp4\r\n")
+    subprocess.run(["mcopy", "-i", str(workdir / "list.img"), str(workdir / "show.m3u"), "::show.m3u"], check=True,
+                   env={"MTOOLS_SKIP_CHECK": "1", "PATH": "/usr/bin:/bin"}, capture_output=True)
     (workdir / "kiosk.conf").write_text(CONFIG)
     (workdir / "kiosk-copy.conf").write_text(CONFIG.replace("usb: {mode: play}", "usb: {mode: copy, copy_to: /tmp/copy, min_free: 1M}"))
     events = workdir / "events.log"
@@ -113,6 +126,11 @@ def folders(tmp_path_factory):
         wait_for_line(events, "MARK folders-played", STEP_TIMEOUT, bed)
         bed.unplug_usb_stick()
         (workdir / "unplugged-folders").touch()
+        wait_for_line(events, "MARK list-plug", STEP_TIMEOUT, bed)
+        bed.plug_usb_stick(workdir / "list.img")
+        wait_for_line(events, "MARK list-played", STEP_TIMEOUT, bed)
+        bed.unplug_usb_stick()
+        (workdir / "unplugged-list").touch()
         wait_for_line(events, "MARK copy-plug", STEP_TIMEOUT, bed)
         bed.plug_usb_stick(workdir / "tree.img")
         wait_for_line(events, "MARK copy-played", STEP_TIMEOUT, bed)
@@ -149,6 +167,13 @@ def test_a_stick_with_only_folders_plays(folders):
     # The stick's own line (the local folder's clip, copied just before kiosk's start, may be
     # reported as no media file while it settles: not the stick's doing).
     assert "no media files on it" not in folders["logs"]["kiosk.log"]
+
+
+def test_a_stick_with_a_playlist_file_plays_that_list(folders):
+    played = from_first(started_titles(folders["lines"], after="list-plug", before="list-played"), "dinner.mp4")
+    assert played[:2] == ["dinner.mp4", "lunch.mp4"], played
+    assert "a.mp4" not in played, played
+    assert "playing 2 media files from the USB stick instead of the playlist" in folders["logs"]["kiosk.log"]
 
 
 def test_copy_mode_mirrors_the_sticks_folders(folders):
