@@ -112,10 +112,13 @@ package struct UsbCopier {
         }
     }
 
-    /// Regular media files of `folder` and its subfolders (`MediaTree`), named by their path
-    /// relative to it.
+    /// Regular media files and playlist files of `folder` and its subfolders (`MediaTree`),
+    /// named by their path relative to it: a stick's `show.m3u` plays from the copy folder as
+    /// from the stick (`UsbStickItems`), with the lists it names.
     package static func mediaFiles(in folder: String) -> [UsbCopyPlan.File] {
-        let tree = MediaTree.list(folder, fileSystem: LocalFileSystem()) { WatchedFolders.isCandidate(name: $0) }
+        let tree = MediaTree.list(folder, fileSystem: LocalFileSystem()) { name in
+            WatchedFolders.isCandidate(name: name) || (!name.hasPrefix(".") && PlaylistFile.isNamed(name))
+        }
         // The expander's paths are the folder's, joined: its own prefix comes off.
         let prefix = WatchedFolders.path(in: folder, name: "x").dropLast()
         return tree.files.compactMap { path -> UsbCopyPlan.File? in
