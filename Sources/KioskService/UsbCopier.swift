@@ -45,8 +45,9 @@ package struct UsbCopier {
                 logger.error("USB copy: \(file.name) not copied: \(error)")
             }
         }
-        guard failures == 0 else { return }
-        for name in plan.stale {
+        // The last stick's list goes even when a copy failed: left, it would play instead of
+        // what this stick holds. Its media stay until every copy succeeded.
+        for name in plan.stale where failures == 0 || PlaylistFile.isNamed(name) {
             let path = WatchedFolders.path(in: folder, name: name)
             if unlink(path) == 0 { logger.notice("USB copy: \(name) removed from \(folder) (not on the new stick)") }
         }

@@ -28,6 +28,8 @@ package final class UsbStickWatcher: @unchecked Sendable {
     private var copied: Set<UsbVolume> = []
     /// Bound lines (`MediaTree`) already said: once each, not at every look.
     private var saidLimits: Set<String> = []
+    /// The expansion of each stick's list, by the list's version (`media(in:)`).
+    private var listExpansions: [String: (FileFingerprint, PlaylistExpansion)] = [:]
     /// Volumes kiosk mounted (their mount line says where; no second line for them).
     private var mountedHere: Set<String> = []
     private var mountRefusedSaid = false
@@ -143,24 +145,43 @@ package final class UsbStickWatcher: @unchecked Sendable {
     /// playlist file that gives nothing is said, and the stick's media play instead. Each
     /// line (a bound reached, a bad line of the list) is said once per stick.
     private func media(in folders: [String]) -> [PlaylistEntry] {
-        let expander = PlaylistExpander(fileSystem: SettledFileSystem(hidden: Self.emptyFiles(in: folders)))
-        var items: [ItemConfig] = []
-        for folder in folders {
-            let (item, note) = UsbStickItems.item(for: folder, topNames: (try? LocalFileSystem().contentsOfDirectory(atPath: folder)) ?? [])
+        let fileSystem = SettledFileSystem(hidden: Self.emptyFiles(in: folders))
+        var entries: [PlaylistEntry] = []
+        var cache: [String: (FileFingerprint, PlaylistExpansion)] = [:]
+        for (index, folder) in folders.enumerated() {
+            var expander = PlaylistExpander(fileSystem: fileSystem)
+            expander.confinement = folder   // a stick's list names the stick's files only
+            // Lists: regular files with something in them (not a folder named `a.m3u`, not one being written).
+            let names = ((try? LocalFileSystem().contentsOfDirectory(atPath: folder)) ?? []).filter { name in
+                !PlaylistFile.isNamed(name) || LocalFileSystem().fingerprint(atPath: folder + "/" + name).map { $0.size > 0 } == true
+            }
+            let (item, note) = UsbStickItems.item(for: folder, topNames: names)
             if let note { sayOnce("USB: \(note)") }
-            items.append(item)
+            var expansion: PlaylistExpansion
+            if case .file(let list) = item.source, let version = LocalFileSystem().fingerprint(atPath: list) {
+                // The watcher looks every second: a list is read again when it changed (a nested
+                // one's change waits for its own), not at every look.
+                if let known = listExpansions[list], known.0 == version { expansion = known.1 } else {
+                    expansion = expander.expand([item])
+                }
+                cache[list] = (version, expansion)
+                if expansion.entries.isEmpty {
+                    for diagnostic in expansion.diagnostics { sayOnce("USB: \(diagnostic.message)") }
+                    sayOnce("USB: playlist file '\(PlaylistFileListing.quoted(list))' gives nothing that plays: the stick's media files play instead")
+                    expansion = expander.expand([ItemConfig(source: .tree(folder), location: item.location)])
+                }
+            } else {
+                expansion = expander.expand([item])
+            }
+            for diagnostic in expansion.diagnostics where !expansion.entries.isEmpty { sayOnce("USB: \(diagnostic.message)") }
+            entries += expansion.entries.map { entry in
+                var entry = entry
+                entry.itemIndex = index
+                return entry
+            }
         }
-        var expansion = expander.expand(items)
-        let silent = items.indices.filter { index in !expansion.entries.contains { $0.itemIndex == index } }
-        for index in silent {
-            guard case .file(let list) = items[index].source else { continue }
-            for diagnostic in expansion.diagnostics where diagnostic.message.contains(list) { sayOnce("USB: \(diagnostic.message)") }
-            sayOnce("USB: playlist file \(list) gives nothing that plays: the stick's media files play instead")
-            items[index] = ItemConfig(source: .tree(PathText.normalize(list + "/..")), location: items[index].location)
-        }
-        if !silent.isEmpty { expansion = expander.expand(items) }
-        for diagnostic in expansion.diagnostics where expansion.entries.count > 0 { sayOnce("USB: \(diagnostic.message)") }
-        return expansion.entries
+        listExpansions = cache   // the lists of the sticks here now only
+        return entries
     }
 
     private func sayOnce(_ line: String) {

@@ -174,4 +174,51 @@ struct UsbStickPlaylistTests {
         let expansion = PlaylistExpander(fileSystem: stick).expand([item])
         #expect(expansion.entries.map(\.media.description) == ["/media/sda1/Menus/lunch.mp4", "/media/sda1/a.mp4"])
     }
+
+    /// A stick's list is a passer-by's file: it plays the stick's own files, never another
+    /// file of the box nor a URL into the shop's network.
+    @Test func aSticksListNamesTheSticksFilesOnly() {
+        var stick = FakeFileSystem(files: ["/media/sda1/a.mp4", "/media/sda1/show.m3u", "/etc/shadow", "/media/sda10/b.mp4",
+                                           "/var/lib/kiosk/media/c.mp4", "/home/me/d.mp4", "/media/sda1/d.mp4", "/media/sda1/live.m3u8"])
+        stick.contents = ["/media/sda1/show.m3u": Array(("/etc/shadow\n../../etc/shadow\nhttp://10.0.0.1/admin\n../sda10/b.mp4\n"
+            + "/media/sda1/a.mp4\nfile:///var/lib/kiosk/media/c.mp4\n/home/me/Videos/a.mp4\n/home/me/d.mp4\nlive.m3u8\n").utf8),
+                          "/media/sda1/live.m3u8": Array("#EXTM3U\n#EXT-X-TARGETDURATION:2\nhttp://10.0.0.1/seg.ts\n".utf8)]
+        var expander = PlaylistExpander(fileSystem: stick)
+        expander.confinement = "/media/sda1"
+        let expansion = expander.expand([UsbStickItems.item(for: "/media/sda1", topNames: ["a.mp4", "show.m3u"]).item])
+        #expect(expansion.entries.map(\.media.description) == ["/media/sda1/a.mp4", "/media/sda1/a.mp4", "/media/sda1/d.mp4"],
+                "/home/me/Videos/a.mp4 missing, /home/me/d.mp4 the box's: both found on the stick")
+        #expect(expansion.diagnostics.map(\.message) == [
+            "playlist file '/media/sda1/show.m3u' line 1: '/etc/shadow' is not a file in /media/sda1; a list there plays files there only; skipped",
+            "playlist file '/media/sda1/show.m3u' line 2: '/etc/shadow' is not a file in /media/sda1; a list there plays files there only; skipped",
+            "playlist file '/media/sda1/show.m3u' line 3: 'http://10.0.0.1/admin' is a URL; a list in /media/sda1 plays files there only; skipped",
+            "playlist file '/media/sda1/show.m3u' line 4: '/media/sda10/b.mp4' is not a file in /media/sda1; a list there plays files there only; skipped",
+            "playlist file '/media/sda1/show.m3u' line 6: '/var/lib/kiosk/media/c.mp4' is not a file in /media/sda1; a list there plays "
+                + "files there only; skipped",
+            "playlist file '/media/sda1/show.m3u' line 9: '/media/sda1/live.m3u8' is an HLS stream's playlist; a list in /media/sda1 "
+                + "plays files there only; skipped",
+        ])
+        // An HLS stream's playlist at the stick's top is not handed to FFmpeg either.
+        let top = expander.expand([UsbStickItems.item(for: "/media/sda1", topNames: ["live.m3u8"]).item])
+        #expect(top.entries.isEmpty && top.diagnostics.map(\.message) == [
+            "'/media/sda1/live.m3u8' is an HLS stream's playlist; a list in /media/sda1 plays files there only; skipped"])
+    }
+
+    /// On a real file system: a link out of the stick and a device are not the stick's files.
+    @Test func linksOutAndDevicesAreNotTheSticks() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-stick-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: root)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/Menus", withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/Menus/a.mp4"))
+        try FileManager.default.createSymbolicLink(atPath: root + "/w.mp4", withDestinationPath: "/dev/null")
+        try FileManager.default.createSymbolicLink(atPath: root + "/all", withDestinationPath: "/")
+        try FileManager.default.createSymbolicLink(atPath: root + "/inside.mp4", withDestinationPath: "Menus/a.mp4")
+        try Data("Menus/a.mp4\nw.mp4\nall/etc/hostname\ninside.mp4\n".utf8).write(to: URL(fileURLWithPath: root + "/show.m3u"))
+        var expander = PlaylistExpander()
+        expander.confinement = root
+        let expansion = expander.expand([UsbStickItems.item(for: root, topNames: ["show.m3u"]).item])
+        #expect(expansion.entries.map(\.media.description) == [root + "/Menus/a.mp4", root + "/inside.mp4"])
+        #expect(expansion.diagnostics.map(\.message).map { $0.contains("is not a file in \(root)") } == [true, true])
+    }
 }

@@ -7,6 +7,12 @@ package enum PathText {
         return normalize(base + "/" + path)
     }
 
+    /// Whether normalized `path` is `root` or below it (`/media/sda10` is not below `/media/sda1`).
+    package static func isInside(_ path: String, _ root: String) -> Bool {
+        let (path, root) = (normalize(path), normalize(root))
+        return path == root || path.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+    }
+
     package static func normalize(_ path: String) -> String {
         let isAbsolute = path.hasPrefix("/")
         var parts: [Substring] = []

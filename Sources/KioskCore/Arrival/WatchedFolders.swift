@@ -27,6 +27,8 @@ public struct SettledFileSystem: PlaylistFileSystem {
         hidden.contains(PathText.normalize(path)) ? nil : base.fingerprint(atPath: path)
     }
 
+    public func isConfined(_ path: String, to root: String) -> Bool { base.isConfined(path, to: root) }
+
     public func unsettledFiles(under path: String) -> [String] {
         let folder = PathText.normalize(path)
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"

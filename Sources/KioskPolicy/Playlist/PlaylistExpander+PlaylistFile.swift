@@ -74,10 +74,13 @@ extension PlaylistExpander {
                 return
             }
             let said = "playlist file '\(shownFile)' \(playlist.place(entry.line))"
-            let path: String
+            var path: String
             switch Self.resolvePlaylistLine(entry.location, in: folder, isURI: entry.isURI, fileSystem: fileSystem) {
             case .url(let url):
-                if let problem = SourceURLCheck.problem(in: url) {
+                if let root = confinement {
+                    listing.say("\(said): '\(PlaylistFileListing.quoted(NetworkURL.masked(url)))' is a URL; a list in \(root) "
+                                + "plays files there only; skipped")
+                } else if let problem = SourceURLCheck.problem(in: url) {
                     listing.say("\(said): the URL '\(PlaylistFileListing.quoted(NetworkURL.masked(url)))' cannot be opened: \(problem); skipped")
                 } else {
                     listing.add(.url(url), entry)
@@ -88,6 +91,19 @@ extension PlaylistExpander {
                 continue
             case .path(let resolved):
                 path = resolved
+            }
+            if let root = confinement {
+                let exists = fileSystem.kind(ofItemAt: path) != nil
+                if !(exists ? fileSystem.isConfined(path, to: root) : PathText.isInside(path, root)) {
+                    // A name that exists on this box too (`/home/me/a.mp4`) is looked for on the stick.
+                    guard exists, case .path(let beside)? = Self.foundBeside(path, in: folder, fileSystem),
+                          fileSystem.isConfined(beside, to: root) else {
+                        listing.say("\(said): '\(PlaylistFileListing.quoted(path))' is not a file in \(root); a list there plays files "
+                                    + "there only; skipped")
+                        continue
+                    }
+                    path = beside
+                }
             }
             let shownPath = PlaylistFileListing.quoted(path)
             switch fileSystem.kind(ofItemAt: path) {
@@ -124,6 +140,10 @@ extension PlaylistExpander {
                     return
                 }
                 guard let nested = read(path, into: &listing) else {
+                    if let root = confinement {   // its segments could be anywhere
+                        listing.say("\(said): '\(shownPath)' is an HLS stream's playlist; a list in \(root) plays files there only; skipped")
+                        continue
+                    }
                     listing.add(.file(path), entry)   // an HLS stream's playlist: FFmpeg plays it
                     continue
                 }

@@ -101,6 +101,10 @@ public struct PlaylistExpander: Sendable {
     public var fileSystem: any PlaylistFileSystem
     /// The file name endings directories and globs list: media for items, sound for a bed.
     public var extensions: Set<String>
+    /// The folder a playlist file's entries must be in, nil for anywhere: a USB stick's list is
+    /// a passer-by's file, so it names the stick's own files only, no other file of the box
+    /// (`/etc/shadow`, `/dev/sda`, a FIFO) and no URL (a request into the shop's network).
+    public var confinement: String?
 
     public init(fileSystem: any PlaylistFileSystem = LocalFileSystem(), extensions: Set<String> = mediaExtensions) {
         self.fileSystem = fileSystem
@@ -112,6 +116,12 @@ public struct PlaylistExpander: Sendable {
         for (index, item) in items.enumerated() {
             if case .file(let path) = item.source, let listing = playlistFile(path) {
                 expansion.add(listing, of: item, at: index, expander: self)
+                continue
+            }
+            if let root = confinement, case .file(let path) = item.source, PlaylistFile.isNamed(path) {
+                // An HLS stream's playlist (no listing): its segments could be anywhere.
+                expansion.diagnostics.append(ConfigDiagnostic(location: item.location, message:
+                    "'\(PlaylistFileListing.quoted(path))' is an HLS stream's playlist; a list in \(root) plays files there only; skipped"))
                 continue
             }
             let (media, problem) = mediaOf(item.source)

@@ -70,7 +70,7 @@ public struct PlaylistFileListing: Sendable, Equatable {
 
     /// A name or line as a message quotes it: control characters escaped, at most 160
     /// characters (a line of a hostile file can be megabytes long).
-    static func quoted(_ text: String) -> String {
+    public static func quoted(_ text: String) -> String {
         var shown = ""
         for scalar in text.unicodeScalars.prefix(160) {
             shown += scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)

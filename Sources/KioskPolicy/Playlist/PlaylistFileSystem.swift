@@ -32,6 +32,9 @@ public protocol PlaylistFileSystem: Sendable {
     /// What tells this file's version from another's (device, inode, size, change time), nil
     /// when it cannot be had: what was read of it is kept until it changes (`GIFPictureCache`).
     func fingerprint(atPath path: String) -> FileFingerprint?
+    /// Whether `path` is a file or folder inside `root` for real: after its links are
+    /// followed, and neither a device, a FIFO nor a socket (a USB stick's list, `confinement`).
+    func isConfined(_ path: String, to root: String) -> Bool
 }
 
 extension PlaylistFileSystem {
@@ -39,6 +42,8 @@ extension PlaylistFileSystem {
     public func unsettledFiles(under path: String) -> [String] { [] }
     public func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8] { [] }
     public func fingerprint(atPath path: String) -> FileFingerprint? { nil }
+    /// By the names alone (a file system of no links and no devices, as the tests' fakes).
+    public func isConfined(_ path: String, to root: String) -> Bool { PathText.isInside(path, root) }
 }
 
 /// The real file system, through Foundation's FileManager.
@@ -78,6 +83,14 @@ public struct LocalFileSystem: PlaylistFileSystem {
         return FileFingerprint(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
                                changed: Int64(changed.tv_sec) * 1_000_000_000 + Int64(changed.tv_nsec),
                                modified: Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec))
+    }
+
+    public func isConfined(_ path: String, to root: String) -> Bool {
+        guard let real = realpath(path, nil), let realRoot = realpath(root, nil) else { return false }
+        defer { free(real); free(realRoot) }
+        var info = stat()
+        guard stat(real, &info) == 0, [S_IFREG, S_IFDIR].contains(info.st_mode & S_IFMT) else { return false }
+        return PathText.isInside(String(cString: real), String(cString: realRoot))
     }
 
     public func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
