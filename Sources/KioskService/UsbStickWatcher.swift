@@ -151,11 +151,7 @@ package final class UsbStickWatcher: @unchecked Sendable {
         for (index, folder) in folders.enumerated() {
             var expander = PlaylistExpander(fileSystem: fileSystem)
             expander.confinement = folder   // a stick's list names the stick's files only
-            // Lists: regular files with something in them (not a folder named `a.m3u`, not one being written).
-            let names = ((try? LocalFileSystem().contentsOfDirectory(atPath: folder)) ?? []).filter { name in
-                !PlaylistFile.isNamed(name) || LocalFileSystem().fingerprint(atPath: folder + "/" + name).map { $0.size > 0 } == true
-            }
-            let (item, note) = UsbStickItems.item(for: folder, topNames: names)
+            let (item, note) = UsbStickItems.item(for: folder, fileSystem: LocalFileSystem())
             if let note { sayOnce("USB: \(note)") }
             var expansion: PlaylistExpansion
             if case .file(let list) = item.source, let version = LocalFileSystem().fingerprint(atPath: list) {

@@ -215,9 +215,14 @@ struct UsbStickPlaylistTests {
         try FileManager.default.createSymbolicLink(atPath: root + "/all", withDestinationPath: "/")
         try FileManager.default.createSymbolicLink(atPath: root + "/inside.mp4", withDestinationPath: "Menus/a.mp4")
         try Data("Menus/a.mp4\nw.mp4\nall/etc/hostname\ninside.mp4\n".utf8).write(to: URL(fileURLWithPath: root + "/show.m3u"))
+        // A list that is a link out of the stick, or empty, is not the stick's list.
+        try FileManager.default.createSymbolicLink(atPath: root + "/a.m3u", withDestinationPath: "/etc/hostname")
+        try Data().write(to: URL(fileURLWithPath: root + "/b.m3u"))
         var expander = PlaylistExpander()
         expander.confinement = root
-        let expansion = expander.expand([UsbStickItems.item(for: root, topNames: ["show.m3u"]).item])
+        let item = UsbStickItems.item(for: root, fileSystem: LocalFileSystem())
+        #expect(item.item.source == .file(root + "/show.m3u") && item.note == nil)
+        let expansion = expander.expand([item.item])
         #expect(expansion.entries.map(\.media.description) == [root + "/Menus/a.mp4", root + "/inside.mp4"])
         #expect(expansion.diagnostics.map(\.message).map { $0.contains("is not a file in \(root)") } == [true, true])
     }
