@@ -143,7 +143,7 @@ package final class UsbStickWatcher: @unchecked Sendable {
     /// files and its subfolders' (`MediaTree`: depth first, natural order of the path); junk
     /// (hidden files, macOS forks, `System Volume Information`, empty files) is not listed. A
     /// playlist file that gives nothing is said, and the stick's media play instead. Each
-    /// line (a bound reached, a bad line of the list) is said once per stick.
+    /// line (a bound reached, a bad line of the list) is said once while kiosk runs.
     private func media(in folders: [String]) -> [PlaylistEntry] {
         let fileSystem = SettledFileSystem(hidden: Self.emptyFiles(in: folders))
         var entries: [PlaylistEntry] = []
@@ -155,8 +155,8 @@ package final class UsbStickWatcher: @unchecked Sendable {
             if let note { sayOnce("USB: \(note)") }
             var expansion: PlaylistExpansion
             if case .file(let list) = item.source, let version = LocalFileSystem().fingerprint(atPath: list) {
-                // The watcher looks every second: a list is read again when it changed (a nested
-                // one's change waits for its own), not at every look.
+                // The watcher looks every second: a list is read again when it changed, not at every
+                // look (a nested list's change, or a listed file arriving, waits for the top list's).
                 if let known = listExpansions[list], known.0 == version { expansion = known.1 } else {
                     expansion = expander.expand([item])
                 }
