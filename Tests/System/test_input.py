@@ -296,7 +296,10 @@ def test_kiosk_exits_cleanly(results: Results):
     # No warning and no error: the scrub's burst of seeks once logged a false "untrusted video
     # timestamp: jump ... taken out" (a packet of the old position decoded after the seek's
     # flush; fixed in ItemPipeline.seek, and ItemPipelineSeekTests reproduces it on the host).
-    assert not [line for line in results.log.splitlines() if " error " in line or "warning" in line], results.log
+    # A guest starved for seconds has its video moved to the clock with one line (its speed,
+    # not a fault: test_play, test_triggers).
+    assert not [line for line in results.log.splitlines() if (" error " in line or "warning" in line)
+                and "the video follows the clock" not in line], results.log
     print(f"guest command started {results.boot_seconds:.1f} s after boot; kiosk log:\n{results.log}")
 
 

@@ -267,8 +267,11 @@ def test_the_control_sockets_trigger_with_then_restart_begins_the_loop_again(res
 
 def test_kiosk_exits_cleanly(results: Results):
     assert results.rc == 0, results.log
-    # The ignored tap is the one warning the run should have.
+    # The ignored tap is the one warning the run should have, but for a guest's speed: one
+    # starved for seconds (CI's loaded bed: red's frames 10 s behind its clock, 2026-12-02) has
+    # its video moved to the clock with one line, as test_play's cadence test allows.
     bad = [line for line in results.log.splitlines()
-           if (" error " in line or "warning" in line) and "during_trigger: ignore" not in line]
+           if (" error " in line or "warning" in line) and "during_trigger: ignore" not in line
+           and "the video follows the clock" not in line]
     assert not bad, results.log
     print(f"kiosk log:\n{results.log}")
