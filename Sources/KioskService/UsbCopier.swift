@@ -113,11 +113,12 @@ package struct UsbCopier {
         }
     }
 
-    /// Regular media files and playlist files of `folder` and its subfolders (`MediaTree`),
-    /// named by their path relative to it: a stick's `show.m3u` plays from the copy folder as
-    /// from the stick (`UsbStickItems`), with the lists it names.
+    /// Regular media files and playlist files of `folder` and its subfolders (`MediaTree`; links
+    /// out of it left out), named by their path relative to it: a stick's `show.m3u` plays from
+    /// the copy folder as from the stick (`UsbStickItems`), with the lists it names.
     package static func mediaFiles(in folder: String) -> [UsbCopyPlan.File] {
-        let tree = MediaTree.list(folder, fileSystem: LocalFileSystem()) { name in
+        // Inside the folder only: a stick's `menu.mp4 -> /etc/shadow` is not copied onto the box.
+        let tree = MediaTree.list(folder, fileSystem: ConfinedFileSystem(root: folder)) { name in
             WatchedFolders.isCandidate(name: name) || (!name.hasPrefix(".") && PlaylistFile.isNamed(name))
         }
         // The expander's paths are the folder's, joined: its own prefix comes off.

@@ -26,8 +26,9 @@ package final class UsbStickWatcher: @unchecked Sendable {
     private var known: [UsbVolume] = []
     /// Copy mode: volumes copied already (a stick is copied once per plug).
     private var copied: Set<UsbVolume> = []
-    /// Bound lines (`MediaTree`) already said: once each, not at every look.
-    private var saidLimits: Set<String> = []
+    /// Lines about a folder's media (a bound reached, a bad line of its list) already said, by
+    /// folder: once each while the stick stays, again when it is plugged in again.
+    private var said: [String: Set<String>] = [:]
     /// The expansion of each stick's list, by the list's version (`media(in:)`).
     private var listExpansions: [String: (FileFingerprint, PlaylistExpansion)] = [:]
     /// Volumes kiosk mounted (their mount line says where; no second line for them).
@@ -107,6 +108,7 @@ package final class UsbStickWatcher: @unchecked Sendable {
         }
         for volume in known where !volumes.contains(volume) {
             logger.notice("USB stick \(volume.device) is gone (was at \(volume.mountPoint))")
+            said[volume.mountPoint] = nil
         }
         known = volumes
         mountedHere = mountedHere.filter { device in volumes.contains { $0.device == device } }
@@ -116,7 +118,8 @@ package final class UsbStickWatcher: @unchecked Sendable {
         case .off: return
         case .play:
             found = media(in: volumes.map(\.mountPoint))
-            for volume in arrived where media(in: [volume.mountPoint]).isEmpty {
+            // Each folder's entries carry its index: an arrived stick that gave none plays nothing.
+            for (index, volume) in volumes.enumerated() where arrived.contains(volume) && !found.contains(where: { $0.itemIndex == index }) {
                 logger.notice("USB stick \(volume.device): no media files on it, in its folders either (\(volume.mountPoint)); nothing of it plays")
             }
         case .copy:
@@ -143,33 +146,36 @@ package final class UsbStickWatcher: @unchecked Sendable {
     /// files and its subfolders' (`MediaTree`: depth first, natural order of the path); junk
     /// (hidden files, macOS forks, `System Volume Information`, empty files) is not listed. A
     /// playlist file that gives nothing is said, and the stick's media play instead. Each
-    /// line (a bound reached, a bad line of the list) is said once while kiosk runs.
+    /// line (a bound reached, a bad line of the list) is said once while the stick stays.
     private func media(in folders: [String]) -> [PlaylistEntry] {
-        let fileSystem = SettledFileSystem(hidden: Self.emptyFiles(in: folders))
         var entries: [PlaylistEntry] = []
         var cache: [String: (FileFingerprint, PlaylistExpansion)] = [:]
         for (index, folder) in folders.enumerated() {
-            var expander = PlaylistExpander(fileSystem: fileSystem)
-            expander.confinement = folder   // a stick's list names the stick's files only
+            // The tree is walked for its empty files only when something is expanded: not every
+            // second for a stick whose list is unchanged.
+            let expand = { (item: ItemConfig) -> PlaylistExpansion in
+                var expander = PlaylistExpander(fileSystem: SettledFileSystem(hidden: Self.emptyFiles(in: folder)))
+                expander.confinement = folder   // a stick's list names the stick's files only
+                return expander.expand([item])
+            }
             let (item, note) = UsbStickItems.item(for: folder, fileSystem: LocalFileSystem())
-            if let note { sayOnce("USB: \(note)") }
+            if let note { sayOnce("USB: \(note)", about: folder) }
             var expansion: PlaylistExpansion
             if case .file(let list) = item.source, let version = LocalFileSystem().fingerprint(atPath: list) {
                 // The watcher looks every second: a list is read again when it changed, not at every
                 // look (a nested list's change, or a listed file arriving, waits for the top list's).
-                if let known = listExpansions[list], known.0 == version { expansion = known.1 } else {
-                    expansion = expander.expand([item])
-                }
+                if let known = listExpansions[list], known.0 == version { expansion = known.1 } else { expansion = expand(item) }
                 cache[list] = (version, expansion)
                 if expansion.entries.isEmpty {
-                    for diagnostic in expansion.diagnostics { sayOnce("USB: \(diagnostic.message)") }
-                    sayOnce("USB: playlist file '\(PlaylistFileListing.quoted(list))' gives nothing that plays: the stick's media files play instead")
-                    expansion = expander.expand([ItemConfig(source: .tree(folder), location: item.location)])
+                    for diagnostic in expansion.diagnostics { sayOnce("USB: \(diagnostic.message)", about: folder) }
+                    sayOnce("USB: playlist file '\(PlaylistFileListing.quoted(list))' gives nothing that plays: the stick's media files play instead",
+                            about: folder)
+                    expansion = expand(ItemConfig(source: .tree(folder), location: item.location))
                 }
             } else {
-                expansion = expander.expand([item])
+                expansion = expand(item)
             }
-            for diagnostic in expansion.diagnostics where !expansion.entries.isEmpty { sayOnce("USB: \(diagnostic.message)") }
+            for diagnostic in expansion.diagnostics where !expansion.entries.isEmpty { sayOnce("USB: \(diagnostic.message)", about: folder) }
             entries += expansion.entries.map { entry in
                 var entry = entry
                 entry.itemIndex = index
@@ -180,19 +186,17 @@ package final class UsbStickWatcher: @unchecked Sendable {
         return entries
     }
 
-    private func sayOnce(_ line: String) {
-        guard saidLimits.insert(line).inserted else { return }
+    private func sayOnce(_ line: String, about folder: String) {
+        guard said[folder, default: []].insert(line).inserted else { return }
         logger.notice("\(line)")
     }
 
-    private static func emptyFiles(in folders: [String]) -> Set<String> {
+    private static func emptyFiles(in folder: String) -> Set<String> {
         var empty = Set<String>()
-        for folder in folders {
-            let tree = MediaTree.list(folder, fileSystem: LocalFileSystem()) { WatchedFolders.isCandidate(name: $0) }
-            for path in tree.files {
-                var info = stat()
-                if stat(path, &info) == 0, info.st_size == 0 { empty.insert(path) }
-            }
+        let tree = MediaTree.list(folder, fileSystem: ConfinedFileSystem(root: folder)) { WatchedFolders.isCandidate(name: $0) }
+        for path in tree.files {
+            var info = stat()
+            if stat(path, &info) == 0, info.st_size == 0 { empty.insert(path) }
         }
         return empty
     }

@@ -9,10 +9,6 @@ private func observed(_ size: Int64, modified: Double = 1_000, inode: UInt64 = 7
     FileObservation(size: size, modified: modified, inode: inode)
 }
 
-private func item(_ source: ItemSource) -> ItemConfig {
-    ItemConfig(source: source, location: SourceLocation(file: "kiosk.conf", line: 1, column: 5))
-}
-
 private let wall = 2_000_000_000.0
 
 @Suite("Watched folders: when a new file is complete")
@@ -89,9 +85,9 @@ struct WatchedFoldersTests {
                               emptyDirectories: ["/empty"])
 
     @Test func directoriesAndGlobParentsAreWatched() {
-        let items = [item(.directory("/media")), item(.file("/clips/c.mp4")), item(.file("/empty")),
-                     item(.glob("/shows/*/*.mp4")), item(.glob("/clips/*.mp4")), item(.url("https://cdn/x.m3u8")),
-                     item(.directory("/media/"))]
+        let items: [ItemConfig] = [.written(.directory("/media")), .written(.file("/clips/c.mp4")), .written(.file("/empty")),
+                                   .written(.glob("/shows/*/*.mp4")), .written(.glob("/clips/*.mp4")), .written(.url("https://cdn/x.m3u8")),
+                                   .written(.directory("/media/"))]
         #expect(WatchedFolders.directories(of: items, fileSystem: disk) == ["/media", "/empty", "/shows/x", "/shows/y", "/clips"])
     }
 
@@ -104,23 +100,23 @@ struct WatchedFoldersTests {
 
     @Test func hiddenFilesAreLeftOutOfTheExpansion() {
         let settled = SettledFileSystem(base: FakeFileSystem(files: ["/in/a.mp4", "/in/b.mp4"]), hidden: ["/in/b.mp4"])
-        let expansion = PlaylistExpander(fileSystem: settled).expand([item(.directory("/in")), item(.glob("/in/*.mp4"))])
+        let expansion = PlaylistExpander(fileSystem: settled).expand([.written(.directory("/in")), .written(.glob("/in/*.mp4"))])
         #expect(expansion.entries.map(\.media.description) == ["/in/a.mp4", "/in/a.mp4"])
         let onlyPending = SettledFileSystem(base: FakeFileSystem(files: ["/in/b.mp4"]), hidden: ["/in/b.mp4"])
-        let empty = PlaylistExpander(fileSystem: onlyPending).expand([item(.directory("/in"))])
+        let empty = PlaylistExpander(fileSystem: onlyPending).expand([.written(.directory("/in"))])
         #expect(empty.entries.isEmpty)
         // Not an empty folder: its one file is on its way, and the line says so.
         #expect(empty.diagnostics.map(\.message) == ["'/in' has no media file ready yet: 'b.mp4' is still being written (or empty); played once settled"])
         let treeOfPending = SettledFileSystem(base: FakeFileSystem(files: ["/in/x/b.mp4", "/in/y/c.mp4"]), hidden: ["/in/x/b.mp4", "/in/y/c.mp4"])
-        let tree = PlaylistExpander(fileSystem: treeOfPending).expand([item(.tree("/in"))])
+        let tree = PlaylistExpander(fileSystem: treeOfPending).expand([.written(.tree("/in"))])
         #expect(tree.diagnostics.map(\.message) == ["'/in' has no media file ready yet: 'x/b.mp4' and 1 more are still being written (or empty); played once settled"])
-        let trulyEmpty = PlaylistExpander(fileSystem: SettledFileSystem(base: disk)).expand([item(.directory("/empty"))])
+        let trulyEmpty = PlaylistExpander(fileSystem: SettledFileSystem(base: disk)).expand([.written(.directory("/empty"))])
         #expect(trulyEmpty.diagnostics.map(\.message).first?.contains("holds no media files") == true)
     }
 
     @Test func theDifferenceNamesWhatJoinedAndLeft() {
-        let old = ["/m/a.mp4", "/m/b.mp4"].map { PlaylistEntry(media: .file($0), item: item(.directory("/m")), itemIndex: 0) }
-        let new = ["/m/b.mp4", "/m/c.mp4", "/m/d.mp4"].map { PlaylistEntry(media: .file($0), item: item(.directory("/m")), itemIndex: 0) }
+        let old = ["/m/a.mp4", "/m/b.mp4"].map { PlaylistEntry(media: .file($0), item: .written(.directory("/m")), itemIndex: 0) }
+        let new = ["/m/b.mp4", "/m/c.mp4", "/m/d.mp4"].map { PlaylistEntry(media: .file($0), item: .written(.directory("/m")), itemIndex: 0) }
         let difference = PlaylistDifference(from: old, to: new)
         #expect(difference.summary == "+/m/c.mp4, +/m/d.mp4, -/m/a.mp4 (3 entries)")
         #expect(PlaylistDifference(from: new, to: []).summary == "-/m/b.mp4, -/m/c.mp4, -/m/d.mp4 (0 entries)")

@@ -4,16 +4,6 @@ import Testing
 @testable import KioskCore
 @testable import KioskPolicy
 
-private func item(_ path: String, line: Int = 1, directory: Bool = false) -> ItemConfig {
-    ItemConfig(source: directory ? .directory(path) : .file(path), location: SourceLocation(file: "kiosk.conf", line: line, column: 5))
-}
-
-private func disk(_ files: [String], texts: [String: String]) -> FakeFileSystem {
-    var disk = FakeFileSystem(files: files + Array(texts.keys))
-    disk.contents = texts.mapValues { Array($0.utf8) }
-    return disk
-}
-
 /// What VLC saves by default (`.xspf`), Winamp and radio sites (`.pls`) and Windows Media Player
 /// (`.wpl`) write: the same entries as an `.m3u` gives, each bad element said with its place.
 @Suite("Playlist files of other players")
@@ -28,8 +18,8 @@ struct OtherPlaylistFileTests {
             PlaylistFile.Entry(location: "clips/b.mp4", title: "Second", seconds: nil, line: 3),
             PlaylistFile.Entry(location: "http://radio.example/stream", title: nil, seconds: nil, line: 8),
         ])
-        let show = disk(["/show/menu.png", "/show/clips/b.mp4"], texts: ["/show/list.PLS": text])
-        let expansion = PlaylistExpander(fileSystem: show).expand([item("/show/list.PLS")])
+        let show = FakeFileSystem(files: ["/show/menu.png", "/show/clips/b.mp4"], contents: ["/show/list.PLS": text])
+        let expansion = PlaylistExpander(fileSystem: show).expand([.written(.file("/show/list.PLS"))])
         #expect(expansion.entries.map(\.media.description) == ["/show/menu.png", "/show/clips/b.mp4", "http://radio.example/stream"])
         #expect(expansion.entries.map(\.title) == ["Lunch menu", "Second", "http://radio.example/stream"], "untitled: its name")
         #expect(expansion.entries.map { $0.item.duration?.seconds } == [7, nil, nil])
@@ -58,8 +48,8 @@ struct OtherPlaylistFileTests {
             \t<extension application="http://www.videolan.org/vlc/playlist/0"><vlc:item tid="0"/></extension>
             </playlist>
             """
-        let show = disk(["/media/My Clips/aé.mp4", "/show/Menus/lunch menu.png"], texts: ["/show/lobby.xspf": text])
-        let expansion = PlaylistExpander(fileSystem: show).expand([item("/show/lobby.xspf")])
+        let show = FakeFileSystem(files: ["/media/My Clips/aé.mp4", "/show/Menus/lunch menu.png"], contents: ["/show/lobby.xspf": text])
+        let expansion = PlaylistExpander(fileSystem: show).expand([.written(.file("/show/lobby.xspf"))])
         #expect(expansion.entries.map(\.media.description) == ["/media/My Clips/aé.mp4", "/show/Menus/lunch menu.png", "rtsp://cam.local/1"])
         #expect(expansion.entries.map(\.title) == ["Opening", "lunch menu.png", "Door"])
         // A video plays its own length; the picture takes the file's 12.5 s.
@@ -71,7 +61,7 @@ struct OtherPlaylistFileTests {
     /// Each element that names nothing playable is one message with its place (the track's or
     /// media element's count: XML has no lines the reader keeps); the rest plays.
     @Test func badElementsAreSaidWithTheirPlace() {
-        let show = disk(["/show/a.mp4"], texts: [
+        let show = FakeFileSystem(files: ["/show/a.mp4"], contents: [
             "/show/vlc.xspf": "<playlist><trackList><track><identifier>isrc:1</identifier></track>"
                 + "<track><location>file:///C:/Users/me/Videos/b.mp4</location></track><track><location>a.mp4</location></track>"
                 + "<track><location>gone.mp4</location></track></trackList></playlist>",
@@ -80,7 +70,7 @@ struct OtherPlaylistFileTests {
                 + "<media src=\"..\\show\\a.mp4\"/></seq></body></smil>",
         ])
         let expander = PlaylistExpander(fileSystem: show)
-        let xspf = expander.expand([item("/show/vlc.xspf", line: 3)])
+        let xspf = expander.expand([.written(.file("/show/vlc.xspf"), line: 3)])
         #expect(xspf.entries.map(\.media.description) == ["/show/a.mp4"])
         #expect(xspf.diagnostics.map(\.description) == [
             "kiosk.conf:3:5: playlist file '/show/vlc.xspf' track 1: a <track> without a <location>; skipped",
@@ -88,7 +78,7 @@ struct OtherPlaylistFileTests {
                 + "this box: write the names relative to the playlist file (Media\\clip.mp4 or Media/clip.mp4) and keep the files beside it; skipped",
             "kiosk.conf:3:5: playlist file '/show/vlc.xspf' track 4: file '/show/gone.mp4' does not exist; skipped until it appears",
         ])
-        let wpl = expander.expand([item("/show/wmp.wpl")])
+        let wpl = expander.expand([.written(.file("/show/wmp.wpl"))])
         #expect(wpl.entries.map(\.media.description) == ["/show/a.mp4", "/show/a.mp4"])
         #expect(wpl.diagnostics.map(\.message) == [
             "playlist file '/show/wmp.wpl' media element 2: 'C:\\Users\\me\\Videos\\b.wmv' is a Windows path, not one on this box: "
@@ -100,10 +90,10 @@ struct OtherPlaylistFileTests {
     /// PLS lines that look like entries and give none are said; "File 1" is entry 1; a length
     /// below a millisecond is no time.
     @Test func plsLinesThatGiveNothingAreSaid() {
-        let show = disk(["/show/a.mp4", "/show/b.mp4"], texts: [
+        let show = FakeFileSystem(files: ["/show/a.mp4", "/show/b.mp4"], contents: [
             "/show/radio.pls": "[playlist]\nFile 1=a.mp4\nLength1=1e-9\nFile2=\nFileX=b.mp4\nFile1=b.mp4\nFile3=b.mp4\n",
         ])
-        let expansion = PlaylistExpander(fileSystem: show).expand([item("/show/radio.pls")])
+        let expansion = PlaylistExpander(fileSystem: show).expand([.written(.file("/show/radio.pls"))])
         #expect(expansion.entries.map(\.media.description) == ["/show/a.mp4", "/show/b.mp4"])
         #expect(expansion.entries.map { $0.item.duration } == [nil, nil])
         #expect(expansion.diagnostics.map(\.message) == [
@@ -117,7 +107,7 @@ struct OtherPlaylistFileTests {
     /// Windows' players drive letters): copied with its files, each is found beside it by its
     /// last folders and name. `file:/path` (no empty host) is a file URI too.
     @Test func namesOfAnotherComputerAreFoundBesideTheFile() {
-        let stick = disk(["/stick/lobby/clips/a.mp4", "/stick/lobby/b.mp4", "/stick/lobby/c.mp4", "/elsewhere/d.mp4"], texts: [
+        let stick = FakeFileSystem(files: ["/stick/lobby/clips/a.mp4", "/stick/lobby/b.mp4", "/stick/lobby/c.mp4", "/elsewhere/d.mp4"], contents: [
             "/stick/lobby/vlc.xspf": "<playlist><trackList><track><location>file:///home/me/Videos/lobby/clips/a.mp4</location></track>"
                 + "<track><location>file:///C:/Users/me/Videos/b.mp4</location></track>"
                 + "<track><location>file:/elsewhere/d.mp4</location></track>"
@@ -125,12 +115,12 @@ struct OtherPlaylistFileTests {
             "/stick/lobby/win.m3u": "C:\\Users\\me\\Videos\\c.mp4\n/home/me/Videos/lobby/b.mp4\nD:\\gone.mp4\n",
         ])
         let expander = PlaylistExpander(fileSystem: stick)
-        let xspf = expander.expand([item("/stick/lobby/vlc.xspf")])
+        let xspf = expander.expand([.written(.file("/stick/lobby/vlc.xspf"))])
         #expect(xspf.entries.map(\.media.description) == ["/stick/lobby/clips/a.mp4", "/stick/lobby/b.mp4", "/elsewhere/d.mp4"])
         #expect(xspf.diagnostics.map(\.message) == [
             "playlist file '/stick/lobby/vlc.xspf' track 4: file '/home/me/gone.mp4' does not exist; skipped until it appears",
         ])
-        let m3u = expander.expand([item("/stick/lobby/win.m3u")])
+        let m3u = expander.expand([.written(.file("/stick/lobby/win.m3u"))])
         #expect(m3u.entries.map(\.media.description) == ["/stick/lobby/c.mp4", "/stick/lobby/b.mp4"])
         #expect(m3u.diagnostics.count == 1)
         #expect(m3u.diagnostics.first?.message.contains("line 3: 'D:\\gone.mp4' is a Windows path") == true)
@@ -143,13 +133,13 @@ struct OtherPlaylistFileTests {
         let tracks = (0..<6_000).map { "<track><location>http://cdn.example/\($0).mp4</location><title>T\($0)</title>"
             + "<extension application=\"http://www.videolan.org/vlc/playlist/0\"><vlc:id>\($0)</vlc:id></extension></track>" }
         let empty = String(repeating: "<track/>", count: 20_000)
-        let show = disk([], texts: [
+        let show = FakeFileSystem(files: [], contents: [
             "/show/big.xspf": "<playlist><trackList>" + tracks.joined() + "</trackList></playlist>",
             "/show/empty.xspf": "<playlist><trackList>" + empty + "</trackList></playlist>",
             "/show/many.m3u": String(repeating: "empty.xspf\n", count: 3_000),
         ])
         let expander = PlaylistExpander(fileSystem: show)
-        let big = expander.expand([item("/show/big.xspf")])
+        let big = expander.expand([.written(.file("/show/big.xspf"))])
         #expect(big.entries.count == PlaylistExpander.playlistFileEntryLimit)
         #expect(big.entries.last?.title == "T4999")
         #expect(big.diagnostics.map(\.message) == ["playlist file '/show/big.xspf' track 5001: 5000 entries or 50000 lines listed; "
@@ -174,14 +164,14 @@ struct OtherPlaylistFileTests {
     /// A file that is not what its name says is one message; a list with nothing in it says what
     /// its format lacks; an entity a DOCTYPE declares is not expanded (no "billion laughs").
     @Test func brokenFilesAreOneMessage() {
-        let show = disk([], texts: [
+        let show = FakeFileSystem(files: [], contents: [
             "/show/text.xspf": "a.mp4\nb.mp4\n", "/show/feed.xspf": "<rss><channel/></rss>", "/show/none.xspf": "<playlist/>",
             "/show/none.pls": "[playlist]\nNumberOfEntries=0\n", "/show/none.wpl": "<smil><body><seq/></body></smil>",
             "/show/laughs.xspf": "<!DOCTYPE playlist [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;\">]>"
                 + "<playlist><trackList><track><location>&b;.mp4</location></track></trackList></playlist>",
         ])
         let expander = PlaylistExpander(fileSystem: show)
-        let said = { (path: String) in expander.expand([item(path)]).diagnostics.map(\.message) }
+        let said = { (path: String) in expander.expand([.written(.file(path))]).diagnostics.map(\.message) }
         #expect(said("/show/text.xspf") == ["playlist file '/show/text.xspf': not an XSPF playlist: not XML (no element in it); skipped"])
         #expect(said("/show/feed.xspf") == ["playlist file '/show/feed.xspf': not an XSPF playlist (its XML's root element is <rss>, "
                                             + "not <playlist>); skipped"])
@@ -195,18 +185,18 @@ struct OtherPlaylistFileTests {
     /// Formats list each other (an M3U naming VLC's XSPF); each is a playlist file by its name in
     /// any case, never a folder's media.
     @Test func formatsNestAndAreNotMedia() {
-        let show = disk(["/show/a.mp4", "/show/b.mp4", "/show/c.mp4"], texts: [
+        let show = FakeFileSystem(files: ["/show/a.mp4", "/show/b.mp4", "/show/c.mp4"], contents: [
             "/show/main.m3u": "a.mp4\nvlc.XSPF\n", "/show/vlc.XSPF": "<playlist><trackList><track><location>b.mp4</location>"
                 + "</track><track><location>radio.pls</location></track></trackList></playlist>",
             "/show/radio.pls": "[playlist]\nFile1=c.mp4\nFile2=main.m3u\n",
         ])
-        let expansion = PlaylistExpander(fileSystem: show).expand([item("/show/main.m3u")])
+        let expansion = PlaylistExpander(fileSystem: show).expand([.written(.file("/show/main.m3u"))])
         #expect(expansion.entries.map(\.media.description) == ["/show/a.mp4", "/show/b.mp4", "/show/c.mp4"])
         #expect(expansion.diagnostics.map(\.message) == [
             "playlist file '/show/radio.pls' line 3: '/show/main.m3u' is a playlist file that lists this one (a loop); skipped",
         ])
         #expect(["a.PLS", "b.xspf", "c.Wpl", "d.m3u8"].allSatisfy(PlaylistFile.isNamed))
-        #expect(PlaylistExpander(fileSystem: show).expand([item("/show", directory: true)]).entries.map(\.media.description)
+        #expect(PlaylistExpander(fileSystem: show).expand([.written(.directory("/show"))]).entries.map(\.media.description)
                 == ["/show/a.mp4", "/show/b.mp4", "/show/c.mp4"])
     }
 }

@@ -5,60 +5,6 @@ import Testing
 @testable import KioskPicture
 @testable import KioskPolicy
 
-/// An in-memory tree: the listed files, and every directory above them.
-struct FakeFileSystem: PlaylistFileSystem {
-    let files: Set<String>
-    let directories: Set<String>
-    /// Directories whose listing fails (permissions).
-    let unreadable: Set<String>
-
-    init(files: [String], emptyDirectories: [String] = [], unreadable: [String] = []) {
-        self.files = Set(files)
-        var directories = Set(emptyDirectories + unreadable)
-        for path in files + emptyDirectories + unreadable {
-            var parent = PathText.normalize(path + "/..")
-            while parent != "/" && parent != "." { directories.insert(parent); parent = PathText.normalize(parent + "/..") }
-            directories.insert(parent)
-        }
-        self.directories = directories
-        self.unreadable = Set(unreadable)
-    }
-
-    /// Contents of small text files (a synced file's `.title`), by path.
-    var texts: [String: String] = [:]
-
-    func smallText(atPath path: String) -> String? { texts[PathText.normalize(path)] }
-
-    /// Files' bytes, by path (none: an unreadable file).
-    var contents: [String: [UInt8]] = [:]
-
-    func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8] {
-        guard let bytes = contents[PathText.normalize(path)], offset < bytes.count else { return [] }
-        return Array(bytes[offset..<min(bytes.count, offset + count)])
-    }
-
-    func kind(ofItemAt path: String) -> FileKind? {
-        let path = PathText.normalize(path)
-        if files.contains(path) { return .file }
-        return directories.contains(path) ? .directory : nil
-    }
-
-    func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
-        let path = PathText.normalize(path)
-        guard directories.contains(path), !unreadable.contains(path) else {
-            throw FileSystemError(reason: "permission denied")
-        }
-        let prefix = path == "/" ? "/" : path + "/"
-        let children = (files.union(directories)).filter { $0.hasPrefix(prefix) && $0 != path }
-            .map { String($0.dropFirst(prefix.count).split(separator: "/")[0]) }
-        return Array(Set(children)).shuffled()   // real listings come in no particular order
-    }
-}
-
-private func item(_ source: ItemSource, line: Int = 1) -> ItemConfig {
-    ItemConfig(source: source, location: SourceLocation(file: "kiosk.conf", line: line, column: 5))
-}
-
 private func paths(_ expansion: PlaylistExpansion) -> [String] { expansion.entries.map(\.media.description) }
 
 @Suite("Playlist expansion")
@@ -73,7 +19,7 @@ struct PlaylistExpansionTests {
     /// played as a one-frame video: up for a frame, not `image_duration`).
     @Test func tiffAndJpegXLAreStills() {
         let scans = FakeFileSystem(files: ["/scans/a.TIF", "/scans/b.tiff", "/scans/c.jxl", "/scans/d.mp4"])
-        let expansion = PlaylistExpander(fileSystem: scans).expand([item(.directory("/scans"))])
+        let expansion = PlaylistExpander(fileSystem: scans).expand([.written(.directory("/scans"))])
         #expect(paths(expansion) == ["/scans/a.TIF", "/scans/b.tiff", "/scans/c.jxl", "/scans/d.mp4"])
         #expect(expansion.entries.map(\.isStillImage) == [true, true, true, false])
     }
@@ -92,9 +38,9 @@ struct PlaylistExpansionTests {
                          "/show/banner.webp": Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0, 0x10],
                          "/show/moving.webp": Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0, 0x12]]
         let files = ["poster", "clip", "logo.gif", "anim.GIF", "broken.gif", "menu.dat", "empty", "photo.gif", "camera.mjpeg",
-                     "copying.gif", "banner.webp", "moving.webp"].map { item(.file("/show/" + $0)) }
+                     "copying.gif", "banner.webp", "moving.webp"].map { ItemConfig.written(.file("/show/" + $0)) }
         let urls = ["https://cms.example/menu.png?v=1", "https://cms.example/a.HEIC", "https://cms.example/live.m3u8",
-                    "https://cms.example/asset/7"].map { item(.url($0)) }
+                    "https://cms.example/asset/7"].map { ItemConfig.written(.url($0)) }
         let expansion = PlaylistExpander(fileSystem: show).expand(files + urls)
         #expect(expansion.entries.map(\.isStillImage) == [true, false, true, false, false, true, false, true, false, false,
                                                            true, false, true, false, false, false])
@@ -107,14 +53,14 @@ struct PlaylistExpansionTests {
     @Test func camerasAndBrowsersNamesAreListed() {
         let stick = FakeFileSystem(files: ["/stick/00001.MTS", "/stick/clip.3gp", "/stick/menu.jfif", "/stick/news.mxf",
                                            "/stick/VTS_01_1.VOB", "/stick/notes.txt"])
-        let expansion = PlaylistExpander(fileSystem: stick).expand([item(.directory("/stick"))])
+        let expansion = PlaylistExpander(fileSystem: stick).expand([.written(.directory("/stick"))])
         #expect(paths(expansion) == ["/stick/00001.MTS", "/stick/clip.3gp", "/stick/menu.jfif", "/stick/news.mxf",
                                      "/stick/VTS_01_1.VOB"])
         #expect(expansion.entries.map(\.isStillImage) == [false, false, true, false, false])
     }
 
     @Test func directoryListsMediaFilesInNaturalOrder() {
-        let expansion = PlaylistExpander(fileSystem: disk).expand([item(.directory("/media"))])
+        let expansion = PlaylistExpander(fileSystem: disk).expand([.written(.directory("/media"))])
         #expect(paths(expansion) == ["/media/Clip1.MKV", "/media/clip2.mp4", "/media/clip10.mp4", "/media/poster.png"])
         #expect(expansion.diagnostics.isEmpty)
         #expect(expansion.entries.map(\.isStillImage) == [false, false, false, true])
@@ -123,21 +69,21 @@ struct PlaylistExpansionTests {
 
     @Test func globMatchesComponentByComponent() {
         let expander = PlaylistExpander(fileSystem: disk)
-        #expect(paths(expander.expand([item(.glob("/media/clip*.mp4"))])) == ["/media/clip2.mp4", "/media/clip10.mp4"])
-        #expect(paths(expander.expand([item(.glob("/shows/*/*"))]))
+        #expect(paths(expander.expand([.written(.glob("/media/clip*.mp4"))])) == ["/media/clip2.mp4", "/media/clip10.mp4"])
+        #expect(paths(expander.expand([.written(.glob("/shows/*/*"))]))
                 == ["/shows/a/x.mp4", "/shows/b/y.mp4", "/shows/b/z.webm", "/shows/c.mp4/inner.mp4"])
-        #expect(paths(expander.expand([item(.glob("/media/clip?.mp4"))])) == ["/media/clip2.mp4"])
-        #expect(paths(expander.expand([item(.glob("/media/[Cc]lip1.*"))])) == ["/media/Clip1.MKV"])
+        #expect(paths(expander.expand([.written(.glob("/media/clip?.mp4"))])) == ["/media/clip2.mp4"])
+        #expect(paths(expander.expand([.written(.glob("/media/[Cc]lip1.*"))])) == ["/media/Clip1.MKV"])
         // "*" does not match a leading dot, like the shell; a directory named c.mp4 is no file.
-        #expect(paths(expander.expand([item(.glob("/media/*clip3.mp4"))])).isEmpty)
-        #expect(paths(expander.expand([item(.glob("/shows/*.mp4"))])).isEmpty)
+        #expect(paths(expander.expand([.written(.glob("/media/*clip3.mp4"))])).isEmpty)
+        #expect(paths(expander.expand([.written(.glob("/shows/*.mp4"))])).isEmpty)
     }
 
     @Test func missingAndEmptySourcesAreDiagnosticsNotFailures() {
-        let items = [
-            item(.file("/media/gone.mp4"), line: 3), item(.directory("/empty"), line: 4),
-            item(.directory("/nowhere"), line: 5), item(.glob("/media/*.avi"), line: 6),
-            item(.directory("/locked"), line: 7), item(.file("/media/clip2.mp4"), line: 8),
+        let items: [ItemConfig] = [
+            .written(.file("/media/gone.mp4"), line: 3), .written(.directory("/empty"), line: 4),
+            .written(.directory("/nowhere"), line: 5), .written(.glob("/media/*.avi"), line: 6),
+            .written(.directory("/locked"), line: 7), .written(.file("/media/clip2.mp4"), line: 8),
         ]
         let expansion = PlaylistExpander(fileSystem: disk).expand(items)
         #expect(paths(expansion) == ["/media/clip2.mp4"])
@@ -152,10 +98,10 @@ struct PlaylistExpansionTests {
     }
 
     @Test func urlsAndItemOptionsPassThrough() {
-        var options = item(.url("https://example.com/live.m3u8"))
+        var options = ItemConfig.written(.url("https://example.com/live.m3u8"))
         options.title = "Live"
         options.loopCount = 3
-        var clip = item(.file("/media/clip2.mp4"))
+        var clip = ItemConfig.written(.file("/media/clip2.mp4"))
         clip.gravity = .fill
         let expansion = PlaylistExpander(fileSystem: disk).expand([options, clip])
         #expect(expansion.entries.map(\.media) == [.url("https://example.com/live.m3u8"), .file("/media/clip2.mp4")])
@@ -183,13 +129,13 @@ struct PlaylistExpansionTests {
             #expect(FileManager.default.createFile(atPath: root + "/clips/" + name, contents: Data([0])))
         }
         let expander = PlaylistExpander()
-        let directory = expander.expand([item(.directory(root + "/clips"))])
+        let directory = expander.expand([.written(.directory(root + "/clips"))])
         #expect(paths(directory) == [root + "/clips/clip9.mp4", root + "/clips/clip10.mp4", root + "/clips/still.JPG"])
         #expect(directory.entries.last?.isStillImage == true)
-        let glob = expander.expand([item(.glob(root + "/clips/*/*.mp4")), item(.glob(root + "/clips/clip1?.mp4"))])
+        let glob = expander.expand([.written(.glob(root + "/clips/*/*.mp4")), .written(.glob(root + "/clips/clip1?.mp4"))])
         #expect(paths(glob) == [root + "/clips/sub/deep.mp4", root + "/clips/clip10.mp4"])
         try FileManager.default.removeItem(atPath: root + "/clips/clip9.mp4")
-        let afterRemoval = expander.expand([item(.file(root + "/clips/clip9.mp4")), item(.directory(root + "/clips/"))])
+        let afterRemoval = expander.expand([.written(.file(root + "/clips/clip9.mp4")), .written(.directory(root + "/clips/"))])
         #expect(paths(afterRemoval) == [root + "/clips/clip10.mp4", root + "/clips/still.JPG"])
         #expect(afterRemoval.diagnostics.map(\.message) == ["file '\(root)/clips/clip9.mp4' does not exist; skipped until it appears"])
     }

@@ -4,16 +4,6 @@ import Testing
 @testable import KioskCore
 @testable import KioskPolicy
 
-private func item(_ source: ItemSource, line: Int = 1) -> ItemConfig {
-    ItemConfig(source: source, location: SourceLocation(file: "kiosk.conf", line: line, column: 5))
-}
-
-private func disk(_ files: [String], texts: [String: String]) -> FakeFileSystem {
-    var disk = FakeFileSystem(files: files + Array(texts.keys))
-    disk.contents = texts.mapValues { Array($0.utf8) }
-    return disk
-}
-
 /// Playlist files (`.m3u`, `.m3u8`) as items (`.pls`, `.xspf`, `.wpl`: OtherPlaylistFileTests): what VLC, Winamp and a CMS's export write.
 @Suite("Playlist files")
 struct PlaylistFileTests {
@@ -40,11 +30,11 @@ struct PlaylistFileTests {
     @Test func entriesPlayInOrderWithTheirTitles() {
         let files = ["/show/menu.png", "/show/clips/a.mp4", "/show/clips/b c.mp4", "/other/d.mkv", "/show/Media/e.mp4",
                      "/show/more/f.mp4", "/show/more/g.jpg"]
-        let show = disk(files, texts: [
+        let show = FakeFileSystem(files: files, contents: [
             "/show/list.m3u": "#EXTM3U\n#EXTINF:8,Menu\nmenu.png\nclips/a.mp4\nfile:///show/clips/b%20c.mp4\n/other/d.mkv\n"
                 + "Media\\e.mp4\n#EXTINF:-1,Camera\nrtsp://cam.local/1\nmore/\n",
         ])
-        var options = item(.file("/show/list.m3u"), line: 7)
+        var options = ItemConfig.written(.file("/show/list.m3u"), line: 7)
         options.title = "From the CMS"
         let expansion = PlaylistExpander(fileSystem: show).expand([options])
         #expect(expansion.entries.map(\.media.description) == ["/show/menu.png", "/show/clips/a.mp4", "/show/clips/b c.mp4",
@@ -61,19 +51,19 @@ struct PlaylistFileTests {
 
     /// The item's own `duration` wins over the file's seconds.
     @Test func theItemsDurationWins() {
-        let show = disk(["/show/menu.png"], texts: ["/show/list.m3u8": "#EXTINF:8,Menu\nmenu.png\n"])
-        var options = item(.file("/show/list.m3u8"))
+        let show = FakeFileSystem(files: ["/show/menu.png"], contents: ["/show/list.m3u8": "#EXTINF:8,Menu\nmenu.png\n"])
+        var options = ItemConfig.written(.file("/show/list.m3u8"))
         options.duration = MediaTime(seconds: 3)
         #expect(PlaylistExpander(fileSystem: show).expand([options]).entries.map { $0.item.duration?.seconds } == [3])
     }
 
     /// Each line that gives nothing is one message naming the file, the line and why; the rest plays.
     @Test func badLinesAreSaidOneByOne() {
-        let show = disk(["/show/a.mp4"], texts: [
+        let show = FakeFileSystem(files: ["/show/a.mp4"], contents: [
             "/show/list.m3u": "gone.mp4\nC:\\Media\\b.mp4\n\\\\server\\share\\c.mp4\nfile:///D:/d.mp4\nfile://nas/e.mp4\n"
                 + "rtps://cam/1\na.mp4\nempty/\n",
         ])
-        let expansion = PlaylistExpander(fileSystem: show).expand([item(.file("/show/list.m3u"), line: 4)])
+        let expansion = PlaylistExpander(fileSystem: show).expand([.written(.file("/show/list.m3u"), line: 4)])
         #expect(expansion.entries.map(\.media.description) == ["/show/a.mp4"])
         let messages = expansion.diagnostics.map(\.description)
         #expect(messages.count == 7)
@@ -90,36 +80,36 @@ struct PlaylistFileTests {
     /// Playlist files may list playlist files; one that lists itself (or an earlier one) is a
     /// loop said once, not followed; an HLS playlist among the lines is a stream.
     @Test func nestedFilesLoopsAndStreams() {
-        let show = disk(["/show/a.mp4", "/show/b.mp4", "/show/sub/c.mp4"], texts: [
+        let show = FakeFileSystem(files: ["/show/a.mp4", "/show/b.mp4", "/show/sub/c.mp4"], contents: [
             "/show/main.m3u": "a.mp4\nsub/inner.m3u8\nlive.m3u8\nb.mp4\n",
             "/show/sub/inner.m3u8": "#EXTINF:5,See\nc.mp4\n../main.m3u\n",
             "/show/live.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:4\nseg.ts\n",
         ])
-        let expansion = PlaylistExpander(fileSystem: show).expand([item(.file("/show/main.m3u"))])
+        let expansion = PlaylistExpander(fileSystem: show).expand([.written(.file("/show/main.m3u"))])
         #expect(expansion.entries.map(\.media.description) == ["/show/a.mp4", "/show/sub/c.mp4", "/show/live.m3u8", "/show/b.mp4"])
         #expect(expansion.entries[1].title == "See")
         #expect(expansion.diagnostics.map(\.message) == [
             "playlist file '/show/sub/inner.m3u8' line 3: '/show/main.m3u' is a playlist file that lists this one (a loop); skipped",
         ])
         // An item that is itself a stream's playlist is one entry, as before.
-        #expect(PlaylistExpander(fileSystem: show).expand([item(.file("/show/live.m3u8"))]).entries.map(\.media.description)
+        #expect(PlaylistExpander(fileSystem: show).expand([.written(.file("/show/live.m3u8"))]).entries.map(\.media.description)
                 == ["/show/live.m3u8"])
     }
 
     @Test func anEmptyFileIsSaid() {
-        let show = disk([], texts: ["/show/empty.m3u": "", "/show/comments.m3u": "#EXTM3U\n# nothing yet\n"])
+        let show = FakeFileSystem(files: [], contents: ["/show/empty.m3u": "", "/show/comments.m3u": "#EXTM3U\n# nothing yet\n"])
         let expander = PlaylistExpander(fileSystem: show)
-        #expect(expander.expand([item(.file("/show/empty.m3u"))]).diagnostics.map(\.message)
+        #expect(expander.expand([.written(.file("/show/empty.m3u"))]).diagnostics.map(\.message)
                 == ["playlist file '/show/empty.m3u' is empty (or cannot be read); skipped"])
-        #expect(expander.expand([item(.file("/show/comments.m3u"))]).diagnostics.map(\.message)
+        #expect(expander.expand([.written(.file("/show/comments.m3u"))]).diagnostics.map(\.message)
                 == ["playlist file '/show/comments.m3u' lists no media (only # lines); skipped"])
     }
 
     /// A long list of missing files is ten lines and a count, not thousands.
     @Test func manyBadLinesAreCounted() {
         let text = (1...25).map { "gone\($0).mp4" }.joined(separator: "\n")
-        let show = disk([], texts: ["/show/list.m3u": text])
-        let messages = PlaylistExpander(fileSystem: show).expand([item(.file("/show/list.m3u"))]).diagnostics.map(\.message)
+        let show = FakeFileSystem(files: [], contents: ["/show/list.m3u": text])
+        let messages = PlaylistExpander(fileSystem: show).expand([.written(.file("/show/list.m3u"))]).diagnostics.map(\.message)
         #expect(messages.count == 11)
         #expect(messages.last == "15 more problems with playlist file '/show/list.m3u' (or the playlist files it lists); those lines are skipped")
     }
@@ -128,26 +118,26 @@ struct PlaylistFileTests {
     /// duration past any clock, files listing the same file thousands of times at every level
     /// (the work would be 1,000^4), a line megabytes long, a file past 4 MiB.
     @Test func hostileFilesAreBounded() throws {
-        let show = disk(["/show/menu.png"], texts: ["/show/a.m3u": "#EXTINF:1e300,Big\nmenu.png\n#EXTINF:1e13,x\nmenu.png\n"])
-        #expect(PlaylistExpander(fileSystem: show).expand([item(.file("/show/a.m3u"))]).entries.map { $0.item.duration } == [nil, nil])
+        let show = FakeFileSystem(files: ["/show/menu.png"], contents: ["/show/a.m3u": "#EXTINF:1e300,Big\nmenu.png\n#EXTINF:1e13,x\nmenu.png\n"])
+        #expect(PlaylistExpander(fileSystem: show).expand([.written(.file("/show/a.m3u"))]).entries.map { $0.item.duration } == [nil, nil])
         // Fan-out: each level lists the next 1,000 times; the last lists nothing.
         var fan: [String: String] = [:]
         for level in 0..<4 { fan["/fan/\(level).m3u"] = String(repeating: "\(level + 1).m3u\n", count: 1000) }
         fan["/fan/4.m3u"] = "# nothing\n"
-        let listing = try #require(PlaylistExpander(fileSystem: disk([], texts: fan)).playlistFile("/fan/0.m3u"))
+        let listing = try #require(PlaylistExpander(fileSystem: FakeFileSystem(files: [], contents: fan)).playlistFile("/fan/0.m3u"))
         #expect(listing.files.count == 5)   // each file read once
         #expect(listing.stopped && listing.problems.last?.contains("50000 lines listed; the rest are not read") == true)
         // A long line is shortened in its message; control characters are escaped.
-        let long = disk([], texts: ["/show/long.m3u": String(repeating: "x", count: 100_000) + "\u{1B}[2J\n"])
-        let message = try #require(PlaylistExpander(fileSystem: long).expand([item(.file("/show/long.m3u"))]).diagnostics.first?.message)
+        let long = FakeFileSystem(files: [], contents: ["/show/long.m3u": String(repeating: "x", count: 100_000) + "\u{1B}[2J\n"])
+        let message = try #require(PlaylistExpander(fileSystem: long).expand([.written(.file("/show/long.m3u"))]).diagnostics.first?.message)
         #expect(message.count < 400 && message.contains("..."))
-        let escape = disk([], texts: ["/show/esc.m3u": "a\u{1B}[2J.mp4\n"])
-        #expect(PlaylistExpander(fileSystem: escape).expand([item(.file("/show/esc.m3u"))]).diagnostics.first?.message
+        let escape = FakeFileSystem(files: [], contents: ["/show/esc.m3u": "a\u{1B}[2J.mp4\n"])
+        #expect(PlaylistExpander(fileSystem: escape).expand([.written(.file("/show/esc.m3u"))]).diagnostics.first?.message
                 .contains("a\\u{1b}[2J.mp4") == true)
         // Past 4 MiB: the entries before play, the line cut off is left out, and it is said.
         let line = "menu.png\r\n"
-        let big = disk(["/show/menu.png"], texts: ["/show/big.m3u": String(repeating: line, count: (4 << 20) / line.count + 10)])
-        let cut = PlaylistExpander(fileSystem: big).expand([item(.file("/show/big.m3u"))])
+        let big = FakeFileSystem(files: ["/show/menu.png"], contents: ["/show/big.m3u": String(repeating: line, count: (4 << 20) / line.count + 10)])
+        let cut = PlaylistExpander(fileSystem: big).expand([.written(.file("/show/big.m3u"))])
         #expect(cut.entries.count == PlaylistExpander.playlistFileEntryLimit)
         #expect(cut.diagnostics.contains { $0.message.contains("longer than 4 MiB") })
     }
@@ -160,7 +150,7 @@ struct PlaylistFileTests {
         let playlist = try #require(PlaylistFile.parse(bytes, as: .m3u))
         #expect(playlist.entries == [PlaylistFile.Entry(location: "a\u{2013}b.mp4", title: "\u{201C}Café\u{201D}", seconds: 5, line: 2)])
         for line in ["\\Media\\a.mp4", "file://C:/Media/a.mp4", "D:/a.mp4"] {
-            #expect(PlaylistExpander.resolvePlaylistLine(line, in: "/show", fileSystem: disk([], texts: [:]))
+            #expect(PlaylistExpander.resolvePlaylistLine(line, in: "/show", fileSystem: FakeFileSystem(files: [], contents: [:]))
                     == .problem("'\(line)' is a Windows path, not one on this box: write the names relative to the playlist file "
                                 + "(Media\\clip.mp4 or Media/clip.mp4) and keep the files beside it"), "\(line)")
         }
@@ -168,8 +158,8 @@ struct PlaylistFileTests {
 
     /// A line with `[` or `*` is a name, not a pattern; a backslash in a real name is kept.
     @Test func linesAreNamesNotPatterns() {
-        let show = disk(["/show/Clip [HD].mp4", "/show/odd\\name.mp4"], texts: ["/show/list.m3u": "Clip [HD].mp4\nodd\\name.mp4\n"])
-        #expect(PlaylistExpander(fileSystem: show).expand([item(.file("/show/list.m3u"))]).entries.map(\.media.description)
+        let show = FakeFileSystem(files: ["/show/Clip [HD].mp4", "/show/odd\\name.mp4"], contents: ["/show/list.m3u": "Clip [HD].mp4\nodd\\name.mp4\n"])
+        #expect(PlaylistExpander(fileSystem: show).expand([.written(.file("/show/list.m3u"))]).entries.map(\.media.description)
                 == ["/show/Clip [HD].mp4", "/show/odd\\name.mp4"])
     }
 
@@ -177,10 +167,10 @@ struct PlaylistFileTests {
     /// file or a listed file that arrives changes the playlist without a restart; folders not
     /// there are left until they are (asked again every second).
     @Test func itsFoldersAreWatched() {
-        let show = disk(["/show/a.mp4", "/media/b.mp4", "/media/clips/c.mp4"], texts: [
+        let show = FakeFileSystem(files: ["/show/a.mp4", "/media/b.mp4", "/media/clips/c.mp4"], contents: [
             "/show/list.m3u": "a.mp4\n/media/b.mp4\n/media/clips/\n/later/d.mp4\n/nowhere/x/e.mp4\n",
         ])
-        #expect(WatchedFolders.directories(of: [item(.file("/show/list.m3u"))], fileSystem: show)
+        #expect(WatchedFolders.directories(of: [.written(.file("/show/list.m3u"))], fileSystem: show)
                 == ["/show", "/media", "/media/clips"])
     }
 }
@@ -209,7 +199,7 @@ struct PlaylistFileFoldersTests {
     /// Asked every second by the folder watcher: read again only when a playlist file read
     /// for them changed (the nested one too).
     @Test func readAgainOnlyWhenAFileChanged() {
-        let store = VersionedDisk(disk(["/a/x.mp4", "/b/y.mp4"], texts: ["/show/main.m3u": "/a/x.mp4\nsub.m3u\n",
+        let store = VersionedDisk(FakeFileSystem(files: ["/a/x.mp4", "/b/y.mp4"], contents: ["/show/main.m3u": "/a/x.mp4\nsub.m3u\n",
                                                                         "/show/sub.m3u": "/b/y.mp4\n"]))
         store.versions = ["/show/main.m3u": 1, "/show/sub.m3u": 1]
         let kept = PlaylistFileFolders()
@@ -222,13 +212,13 @@ struct PlaylistFileFoldersTests {
         #expect(kept.folders(of: "/show/main.m3u", fileSystem: store) == ["/show", "/a", "/c"])
         #expect(store.reads > readsOnce)
         // A listed playlist file that was missing appears: its folders are looked for then.
-        let later = VersionedDisk(disk(["/a/x.mp4"], texts: ["/show/main.m3u": "/a/x.mp4\n/later/more.m3u\n"]))
+        let later = VersionedDisk(FakeFileSystem(files: ["/a/x.mp4"], contents: ["/show/main.m3u": "/a/x.mp4\n/later/more.m3u\n"]))
         later.versions = ["/show/main.m3u": 1]
         #expect(kept.folders(of: "/show/main.m3u", fileSystem: later) == ["/show", "/a", "/later"])
         let readsBefore = later.reads
         #expect(kept.folders(of: "/show/main.m3u", fileSystem: later) == ["/show", "/a", "/later"])
         #expect(later.reads == readsBefore)
-        later.base = disk(["/a/x.mp4", "/b/y.mp4"], texts: ["/show/main.m3u": "/a/x.mp4\n/later/more.m3u\n", "/later/more.m3u": "/b/y.mp4\n"])
+        later.base = FakeFileSystem(files: ["/a/x.mp4", "/b/y.mp4"], contents: ["/show/main.m3u": "/a/x.mp4\n/later/more.m3u\n", "/later/more.m3u": "/b/y.mp4\n"])
         later.versions["/later/more.m3u"] = 1
         #expect(kept.folders(of: "/show/main.m3u", fileSystem: later) == ["/show", "/a", "/later", "/b"])
     }

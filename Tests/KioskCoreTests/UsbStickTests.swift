@@ -225,5 +225,11 @@ struct UsbStickPlaylistTests {
         let expansion = expander.expand([item.item])
         #expect(expansion.entries.map(\.media.description) == [root + "/Menus/a.mp4", root + "/inside.mp4"])
         #expect(expansion.diagnostics.map(\.message).map { $0.contains("is not a file in \(root)") } == [true, true])
+        // The stick as a tree (no list): the link to a device is not played, the link to / not walked.
+        let tree = expander.expand([ItemConfig(source: .tree(root), location: item.item.location)])
+        #expect(tree.entries.map(\.media.description) == [root + "/inside.mp4", root + "/Menus/a.mp4"])
+        #expect(tree.diagnostics.isEmpty)
+        let folder = expander.expand([ItemConfig(source: .directory(root), location: item.item.location)])
+        #expect(folder.entries.map(\.media.description) == [root + "/inside.mp4"])
     }
 }

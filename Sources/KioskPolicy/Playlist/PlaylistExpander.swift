@@ -138,6 +138,13 @@ public struct PlaylistExpander: Sendable {
         return expansion
     }
 
+    /// What folder and tree listings see: under `confinement`, only what is inside it for real
+    /// (`ConfinedFileSystem`: a stick's `w.mp4 -> /dev/sda` is not played, its `all -> /` not walked).
+    var listingFileSystem: any PlaylistFileSystem {
+        guard let root = confinement else { return fileSystem }
+        return ConfinedFileSystem(base: fileSystem, root: root)
+    }
+
     /// The media an item names, and a message when it names none.
     func mediaOf(_ source: ItemSource) -> ([MediaReference], String?) {
         switch source {
@@ -161,7 +168,7 @@ public struct PlaylistExpander: Sendable {
             }
             let files = NaturalOrder.sorted(names.filter(isMediaName))
                 .map { PathText.join(path, $0) }
-                .filter { fileSystem.kind(ofItemAt: $0) == .file }
+                .filter { listingFileSystem.kind(ofItemAt: $0) == .file }
             guard !files.isEmpty else {
                 let waiting = fileSystem.unsettledFiles(under: path).filter { PathText.normalize($0 + "/..") == PathText.normalize(path) }
                 if let notReady = Self.notReady(waiting, in: path) { return ([], notReady) }
@@ -173,7 +180,7 @@ public struct PlaylistExpander: Sendable {
             guard fileSystem.kind(ofItemAt: path) == .directory else {
                 return ([], "directory '\(path)' does not exist; skipped until it appears")
             }
-            let tree = MediaTree.list(path, fileSystem: fileSystem, isMedia: isMediaName)
+            let tree = MediaTree.list(path, fileSystem: listingFileSystem, isMedia: isMediaName)
             guard !tree.files.isEmpty else {
                 if let notReady = Self.notReady(fileSystem.unsettledFiles(under: path), in: path) { return ([], notReady) }
                 return ([], "'\(path)' holds no media files, in its folders either; skipped")

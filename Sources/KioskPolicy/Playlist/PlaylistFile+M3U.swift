@@ -17,6 +17,7 @@ extension PlaylistFile {
                 if line.uppercased().hasPrefix("#EXTINF:") { pending = extinf(line.dropFirst("#EXTINF:".count)) }
                 continue
             }
+            if playlist.isFull { break }
             playlist.entries.append(Entry(location: line, title: pending?.title, seconds: pending?.seconds, line: offset + 1))
             pending = nil
         }

@@ -12,6 +12,7 @@ extension PlaylistFile {
         var titles: [Int: String] = [:]
         var lengths: [Int: Double] = [:]
         for (offset, raw) in lines(of: bytes).enumerated() {
+            if files.count + playlist.skipped.count >= lineCap { break }
             guard let equals = raw.firstIndex(of: "=") else { continue }
             let key = String(raw[..<equals]).trimmingWhitespace().lowercased()
             let value = String(raw[raw.index(after: equals)...]).trimmingWhitespace()
@@ -50,6 +51,7 @@ extension PlaylistFile {
         var playlist = PlaylistFile(format: .xspf)
         guard let root = xmlRoot(bytes, of: &playlist, named: "playlist") else { return playlist }
         for (offset, track) in (root.child("trackList")?.children("track") ?? []).enumerated() {
+            if playlist.isFull { break }
             guard let location = track.value("location") else {
                 playlist.skipped.append(Skipped(line: offset + 1, why: "a <track> without a <location>"))
                 continue
@@ -67,6 +69,7 @@ extension PlaylistFile {
         var playlist = PlaylistFile(format: .wpl)
         guard let root = xmlRoot(bytes, of: &playlist, named: "smil") else { return playlist }
         for (offset, media) in (root.child("body")?.descendants("media") ?? []).enumerated() {
+            if playlist.isFull { break }
             guard let source = media.attributes["src"]?.trimmingWhitespace(), !source.isEmpty else {
                 playlist.skipped.append(Skipped(line: offset + 1, why: "a <media> element without a src"))
                 continue

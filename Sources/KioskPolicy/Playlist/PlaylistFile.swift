@@ -125,11 +125,17 @@ public struct PlaylistFile: Sendable, Equatable {
         return [0xEF, 0xBB, 0xBF] + Array(text.utf8)
     }
 
-    /// The text lines of `bytes` (`text(of:)`'s decoding), Unix, Windows' and old Macs' breaks.
-    static func lines(of bytes: [UInt8]) -> [Substring] {
-        // "\r\n" is one Character in Swift (never equal to "\n").
-        text(of: bytes).split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
-    }
+    /// The text lines of `bytes` (`text(of:)`'s decoding), Unix, Windows' and old Macs' breaks,
+    /// one at a time.
+    static func lines(of bytes: [UInt8]) -> TextLines { TextLines(text(of: bytes)) }
+
+    /// Entries and skipped lines one file keeps at most: one past what a listing reads
+    /// (`PlaylistFileListing.lineLimit`), so its stop is said. A 4 MiB file of two-byte lines is
+    /// 2 million entries, some 100 MB held for a listing that reads 50,000.
+    static let lineCap = PlaylistFileListing.lineLimit + 1
+
+    /// Whether the file has given `lineCap` entries and skipped lines: reading stops there.
+    var isFull: Bool { entries.count + skipped.count >= Self.lineCap }
 
     /// UTF-8 (an `.m3u8` and XML always, most other files today), its byte-order mark dropped;
     /// else Windows' code page 1252 (Latin-1 with `’ € –` in 0x80-0x9F), what Winamp-era files

@@ -1,0 +1,38 @@
+/// A file system seen from inside `root` only: a name whose links lead out of it, or that is
+/// neither a regular file nor a folder (a device, a FIFO), is not there. A USB stick is a
+/// passer-by's: its `w.mp4 -> /dev/sda` must not be opened, its `all -> /` not walked (5,000
+/// of the box's files played, the root file system listed every second), its
+/// `menu.mp4 -> /etc/shadow` not copied into the box's media folder.
+public struct ConfinedFileSystem: PlaylistFileSystem {
+    public var base: any PlaylistFileSystem
+    public var root: String
+
+    public init(base: any PlaylistFileSystem = LocalFileSystem(), root: String) {
+        self.base = base
+        self.root = root
+    }
+
+    private func allows(_ path: String) -> Bool { base.isConfined(path, to: root) }
+
+    public func kind(ofItemAt path: String) -> FileKind? {
+        guard let kind = base.kind(ofItemAt: path), allows(path) else { return nil }
+        return kind
+    }
+
+    public func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
+        guard allows(path) else { throw FileSystemError(reason: "not a folder inside \(root)") }
+        return try base.contentsOfDirectory(atPath: path)
+    }
+
+    public func smallText(atPath path: String) -> String? { allows(path) ? base.smallText(atPath: path) : nil }
+
+    public func unsettledFiles(under path: String) -> [String] { base.unsettledFiles(under: path) }
+
+    public func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8] {
+        allows(path) ? base.bytes(atPath: path, offset: offset, count: count) : []
+    }
+
+    public func fingerprint(atPath path: String) -> FileFingerprint? { allows(path) ? base.fingerprint(atPath: path) : nil }
+
+    public func isConfined(_ path: String, to root: String) -> Bool { base.isConfined(path, to: root) }
+}
