@@ -4,52 +4,14 @@ import Testing
 @testable import KioskCore
 @testable import KioskPolicy
 
-/// Damage of the kind a half-copied stick, a CMS's bad export or a hostile passer-by gives a
-/// playlist file: bytes flipped or cut, markup and escapes inserted, encodings mixed, lines and
-/// nesting blown up. Whatever a list holds, reading it ends, keeps to its folder, and says each
-/// problem in a bounded message that names the file.
-private enum ListDamage: CaseIterable {
-    case flipByte, insertBytes, insertToken, deleteRange, duplicateRange, truncate, asUTF16, repeatChunk, longLine
-
-    static let tokens = ["<", ">", "</track>", "<track>", "<location>", "</location>", "<media src=\"", "\"/>", "&amp;", "&#0;",
-                         "&#xFFFFFFFF;", "&lol;", "<!--", "-->", "<![CDATA[", "]]>", "<!DOCTYPE x [<!ENTITY lol \"lol\">]>", "<?x ?>",
-                         "%", "%G0", "%00", "%2e%2e/", "file://", "file:/", "file:///../../etc/shadow", "\n", "\r", "\r\n", "=",
-                         "File99999999999999999999=", "File0=", "Length1=1e308", "Title1=", "#EXTINF:nan,", "#EXTINF:-1e400,x",
-                         "#EXT-X-TARGETDURATION:6", "\\\\server\\share\\a.mp4", "C:\\Users\\me\\a.mp4", "../../../../etc/shadow",
-                         "/dev/sda", "more.m3u", "list.m3u", "list.pls", "list.xspf", "list.wpl", "clips/", "\u{FEFF}", "\u{0}",
-                         "\u{FFFD}", "\u{202E}", "é", "http://169.254.169.254/latest", "rtsp://cam/1"]
-
-    func apply(to bytes: inout [UInt8], using random: inout SeededGenerator) {
-        let at = Int.random(in: 0...bytes.count, using: &random)
-        let span = min(bytes.count - at, Int.random(in: 1...64, using: &random))
-        switch self {
-        case .flipByte:
-            if at < bytes.count { bytes[at] = UInt8.random(in: 0...255, using: &random) }
-        case .insertBytes:
-            bytes.insert(contentsOf: (0..<Int.random(in: 1...8, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }, at: at)
-        case .insertToken:
-            bytes.insert(contentsOf: Array(Self.tokens.randomElement(using: &random)!.utf8), at: at)
-        case .deleteRange:
-            bytes.removeSubrange(at..<(at + span))
-        case .duplicateRange:
-            bytes.insert(contentsOf: bytes[at..<(at + span)], at: at)
-        case .truncate:
-            bytes.removeSubrange(at...)
-        case .asUTF16:
-            // Notepad's "Unicode": a BOM and UTF-16LE, sometimes an odd byte left at the end.
-            let text = String(decoding: bytes, as: UTF8.self)
-            bytes = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
-            if Bool.random(using: &random) { bytes.append(0x41) }
-        case .repeatChunk:
-            // Thousands of tracks, nested tags or lines: the bounds, not the memory, end it.
-            let chunk = ["<track><location>menu.png</location></track>", "<a>", "<track>", "File1=menu.png\n", "menu.png\n",
-                         "more.m3u\n", "#EXTINF:1,x\n", "<media src=\"menu.png\"/>"].randomElement(using: &random)!
-            bytes.insert(contentsOf: Array(String(repeating: chunk, count: Int.random(in: 100...6_000, using: &random)).utf8), at: at)
-        case .longLine:
-            bytes.insert(contentsOf: [UInt8](repeating: UInt8(ascii: "a"), count: Int.random(in: 1_000...300_000, using: &random)), at: at)
-        }
-    }
-}
+/// Whatever a playlist file holds (`ByteDamage`), reading it ends, keeps to its folder, and
+/// says each problem in a bounded message that names the file.
+private let listTokens = ["</track>", "<track>", "<location>", "</location>", "<media src=\"", "\"/>", "%2e%2e/", "file://", "file:/",
+                          "file:///../../etc/shadow", "File99999999999999999999=", "File0=", "Length1=1e308", "Title1=", "#EXTINF:nan,",
+                          "#EXTINF:-1e400,x", "#EXT-X-TARGETDURATION:6", "\\\\server\\share\\a.mp4", "C:\\Users\\me\\a.mp4",
+                          "more.m3u", "list.m3u", "list.pls", "list.xspf", "list.wpl", "clips/", "rtsp://cam/1"]
+private let listChunks = ["<track><location>menu.png</location></track>", "<a>", "<track>", "File1=menu.png\n", "menu.png\n",
+                          "more.m3u\n", "#EXTINF:1,x\n", "<media src=\"menu.png\"/>"]
 
 @Suite("Playlist files: damaged and hostile lists")
 struct PlaylistFileFuzzTests {
@@ -113,12 +75,7 @@ struct PlaylistFileFuzzTests {
         for (format, text) in Self.seeds.sorted(by: { $0.key < $1.key }) {
             for run in 0..<250 {
                 var bytes = Array(text.utf8)
-                var done: [ListDamage] = []
-                for _ in 0..<Int.random(in: 1...4, using: &random) {
-                    let damage = ListDamage.allCases.randomElement(using: &random)!
-                    damage.apply(to: &bytes, using: &random)
-                    done.append(damage)
-                }
+                let done = ByteDamage.damage(&bytes, tokens: listTokens, chunks: listChunks, using: &random)
                 let found = Self.problems(of: Self.expand(bytes, as: format))
                 if !found.isEmpty { failures.append("\(format) run \(run) \(done): \(found.prefix(3))") }
             }

@@ -83,10 +83,9 @@ extension CapAlert {
             do {
                 var notes: [String] = []
                 document.alerts.append(try alert(element, notes: &notes))
-                let name = "alert \(number + 1)\(element.value("identifier").map { " (\($0))" } ?? "")"
-                document.problems += notes.map { "\(name): \($0)" }
+                document.problems += notes.map { "\(name(of: element, number)): \($0)" }
             } catch {
-                document.problems.append("alert \(number + 1)\(element.value("identifier").map { " (\($0))" } ?? ""): \(error)")
+                document.problems.append("\(name(of: element, number)): \(error)")
             }
         }
         if alerts.isEmpty {
@@ -102,8 +101,34 @@ extension CapAlert {
         return document
     }
 
+    /// "alert 2 (KSTO1055887203)", for a line of the log (its identifier escaped as its key's).
+    private static func name(of element: BoundedXML.Element, _ number: Int) -> String {
+        "alert \(number + 1)\(element.value("identifier").map { " (\(PlaylistFileListing.quoted(keyPart($0))))" } ?? "")"
+    }
+
     struct Unreadable: Error, CustomStringConvertible {
         var description: String
+    }
+
+    /// A sender or identifier as its key holds it: CAP forbids commas and white space there (a
+    /// `<references>` list is triples split at white space; the restart file is one key a line,
+    /// fields split at tabs). One that has them anyway has each written as %XX: its alert is
+    /// still shown, and its key stays one triple on one line (an identifier "a\tb\nc,d,e" wrote
+    /// a second key into the file, and one with a comma was forgotten at the restart).
+    static func keyPart(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard scalar == "," || scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F else {
+                out.append(scalar)
+                continue
+            }
+            for byte in String(scalar).utf8 {
+                out.append(contentsOf: "%".unicodeScalars)
+                let hex = String(byte, radix: 16, uppercase: true)
+                out.append(contentsOf: ((byte < 16 ? "0" : "") + hex).unicodeScalars)
+            }
+        }
+        return String(out)
     }
 
     /// `notes`: what was wrong but did not keep it off the screen (an `<expires>` that is not a
@@ -113,17 +138,24 @@ extension CapAlert {
             guard let value = element.value(name) else { throw Unreadable(description: "no <\(name)>") }
             return value
         }
-        let key = Key(sender: try required("sender"), identifier: try required("identifier"), sent: try required("sent"))
-        guard CapTime.seconds(key.sent) != nil else { throw Unreadable(description: "<sent> \(key.sent) is not a CAP date and time") }
+        // What the file wrote, as a line of the log quotes it (no line breaks, at most 160 characters).
+        let shown = PlaylistFileListing.quoted
+        let sender = try required("sender"), identifier = try required("identifier")
+        let key = Key(sender: keyPart(sender), identifier: keyPart(identifier), sent: try required("sent"))
+        for (name, value) in [("sender", sender), ("identifier", identifier)] where keyPart(value) != value {
+            notes.append("<\(name)> holds commas or white space, which CAP forbids: known as \(shown(keyPart(value)))")
+        }
+        guard CapTime.seconds(key.sent) != nil else { throw Unreadable(description: "<sent> \(shown(key.sent)) is not a CAP date and time") }
         let statusText = try required("status")
-        guard let status = Status(rawValue: statusText) else { throw Unreadable(description: "<status> \(statusText) is not one of CAP's") }
+        guard let status = Status(rawValue: statusText) else { throw Unreadable(description: "<status> \(shown(statusText)) is not one of CAP's") }
         let typeText = try required("msgType")
-        guard let type = MessageType(rawValue: typeText) else { throw Unreadable(description: "<msgType> \(typeText) is not one of CAP's") }
-        let references = (element.value("references") ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" })
+        guard let type = MessageType(rawValue: typeText) else { throw Unreadable(description: "<msgType> \(shown(typeText)) is not one of CAP's") }
+        let references = (element.value("references") ?? "").split(whereSeparator: \.isWhitespace)
         let keys = references.compactMap { Key(reference: $0) }
         if (type == .update || type == .cancel) && keys.isEmpty {
             throw Unreadable(description: "\(type.rawValue) without <references> naming what it changes")
         }
+        var badExpires: [String] = []
         let infos = element.children("info").map { block -> Info in
             var info = Info()
             info.language = block.value("language") ?? info.language
@@ -132,7 +164,7 @@ extension CapAlert {
             info.severity = block.value("severity").flatMap(Severity.init(rawValue:)) ?? .unknown
             if let text = block.value("expires") {
                 info.expires = CapTime.seconds(text)
-                if info.expires == nil { notes.append("<expires> \(text) is not a CAP date and time; shown for the default duration") }
+                if info.expires == nil { badExpires.append(text) }
             }
             info.headline = block.value("headline")
             info.description = block.value("description")
@@ -142,6 +174,11 @@ extension CapAlert {
                     + area.children("geocode").compactMap { $0.value("value") }
             }
             return info
+        }
+        // One line however many <info> blocks say it (a feed's 20,000 said 20,000).
+        if let first = badExpires.first {
+            let more = badExpires.count > 1 ? " (and \(badExpires.count - 1) more <info> blocks)" : ""
+            notes.append("<expires> \(shown(first)) is not a CAP date and time\(more); shown for the default duration")
         }
         return CapAlert(key: key, status: status, messageType: type, references: keys, infos: infos)
     }
