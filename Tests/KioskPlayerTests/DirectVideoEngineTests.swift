@@ -63,15 +63,18 @@ import Testing
         let log = CapturedLog()
         let stats = try Self.play([Self.first, Self.second], on: display, gravity: gravity, log: log)
         let shown = display.shown
-        #expect(shown.count >= 40, "both 1 s clips shown on the plane (\(shown.count) frames)")
         #expect(display.cpuPresents == 0, "the CPU path drew nothing")
         let video = stats.filter { $0["video"] as? Bool == true }
         #expect(!video.isEmpty && video.allSatisfy { $0["scanout"] as? String == "plane" }, "stats say plane")
+        // Both clips, however many frames a loaded host dropped (a count of 40 of the 50 failed
+        // with the stress run's hogs beside it: a speed, not a behaviour).
+        #expect(Set(video.compactMap { $0["item"] as? Int }) == [0, 1], "both 1 s clips shown (\(shown.count) frames)")
+        #expect(shown.count >= video.count, "each video flip's frame on the plane (\(shown.count) of \(video.count))")
 
         // Each size with its own rectangles, across the seam; known values as well as the geometry.
         for size in [Self.first, Self.second] {
             let frames = shown.filter { $0.frameSize == size }
-            #expect(frames.count >= 20, "\(size): \(frames.count) frames")
+            #expect(!frames.isEmpty, "\(size): \(frames.count) frames")
             let expected = Self.expectedRects(size, gravity: gravity)
             #expect(frames.allSatisfy { $0.scanout.source == expected.source && $0.scanout.destination == expected.destination },
                     "\(size): \(frames.first.map { "\($0.scanout.source) -> \($0.scanout.destination)" } ?? "none")")
@@ -128,7 +131,9 @@ import Testing
         let log = CapturedLog()
         let stats = try Self.play([Self.first, Self.second], on: display, log: log)
         #expect(display.shown.isEmpty)
-        #expect(display.cpuPresents >= 40, "the CPU path showed both clips (\(display.cpuPresents))")
+        let video = stats.filter { $0["video"] as? Bool == true }
+        #expect(Set(video.compactMap { $0["item"] as? Int }) == [0, 1], "the CPU path showed both clips")
+        #expect(display.cpuPresents >= video.count, "each video flip drawn by the CPU (\(display.cpuPresents) of \(video.count))")
         #expect(display.prepared.count == 1, "asked once, never again after the refusal")
         let lines = Self.planeLines(log)
         #expect(lines.count == 1, "\(lines)")

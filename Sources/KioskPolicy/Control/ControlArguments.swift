@@ -9,6 +9,10 @@ struct ControlArguments {
 
     func error(_ text: String) -> ControlRequestError { ControlRequestError("\(command): \(text)") }
 
+    /// A word the client sent, as a refusal quotes it: JSON-escaped (no line break reaches a
+    /// log), at most 40 characters (a line may be 64 KiB).
+    static func said(_ word: String) -> String { ControlValue.string(word).said }
+
     func expectCount(_ range: ClosedRange<Int>) throws(ControlRequestError) {
         guard !range.contains(arguments.count) else { return }
         let wanted = range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
@@ -92,7 +96,7 @@ struct ControlArguments {
         if arguments.count == 2 {
             let word = try string(1, "mode")
             guard word == "absolute" || word == "relative" else {
-                throw error("mode must be absolute or relative, got \"\(word)\"")
+                throw error("mode must be absolute or relative, got \(Self.said(word))")
             }
             relative = word == "relative"
         }
@@ -106,7 +110,7 @@ struct ControlArguments {
         var when = ScheduleSwitch.now
         if arguments.count == 2 {
             let word = try string(1, "when")
-            guard let chosen = ScheduleSwitch(rawValue: word) else { throw error("when must be now or seam, got \"\(word)\"") }
+            guard let chosen = ScheduleSwitch(rawValue: word) else { throw error("when must be now or seam, got \(Self.said(word))") }
             when = chosen
         }
         return .request(.playOnce(.entry(index: index), when: when))
@@ -152,7 +156,7 @@ struct ControlArguments {
         case .string("true"), .string("yes"), .string("on"), .string("1"), .integer(1): return .request(.setMuted(true))
         case .string("false"), .string("no"), .string("off"), .string("0"), .integer(0): return .request(.setMuted(false))
         case .string("toggle"): return .request(.toggleMute)
-        default: throw error("argument must be true, false or toggle (yes/no, on/off, 1/0), got \(arguments[0].json)")
+        default: throw error("argument must be true, false or toggle (yes/no, on/off, 1/0), got \(arguments[0].said)")
         }
     }
 
@@ -172,9 +176,9 @@ struct ControlArguments {
         switch arguments[0] {
         case .bool(let on): return .displayPower(on ? .on : .off)
         case .string(let word):
-            guard let mode = DisplayPowerMode(rawValue: word) else { throw error("argument must be on, off or auto, got \"\(word)\"") }
+            guard let mode = DisplayPowerMode(rawValue: word) else { throw error("argument must be on, off or auto, got \(Self.said(word))") }
             return .displayPower(mode)
-        default: throw error("argument must be on, off or auto, got \(arguments[0].json)")
+        default: throw error("argument must be on, off or auto, got \(arguments[0].said)")
         }
     }
 
@@ -183,7 +187,7 @@ struct ControlArguments {
         let word = try string(0, "property")
         guard let property = ControlProperty(rawValue: word) else {
             let known = ControlProperty.allCases.map(\.rawValue).joined(separator: ", ")
-            throw error("unknown property \"\(word)\": use one of \(known)")
+            throw error("unknown property \(Self.said(word)): use one of \(known)")
         }
         return property
     }

@@ -127,7 +127,7 @@ public enum ControlCommandTable {
     /// was expected.
     public static func parse(_ name: String, _ arguments: [ControlValue]) throws(ControlRequestError) -> ControlCommand {
         guard let spec = spec(named: name) else {
-            throw ControlRequestError("unknown command \"\(name)\": use one of \(all.map(\.name).joined(separator: ", "))")
+            throw ControlRequestError("unknown command \(ControlArguments.said(name)): use one of \(all.map(\.name).joined(separator: ", "))")
         }
         do {
             return try spec.parse(ControlArguments(command: name, usage: spec.arguments, arguments: arguments))

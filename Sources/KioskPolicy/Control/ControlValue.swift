@@ -58,6 +58,12 @@ public enum ControlValue: Sendable, Equatable, Decodable, CustomStringConvertibl
         return text
     }
 
+    /// The value as a refusal quotes what a client sent: its JSON, cut at 40 characters.
+    public var said: String {
+        let text = json
+        return text.count <= 40 ? text : text.prefix(40) + "…"
+    }
+
     public var description: String { json }
 
     /// What a person reading `kiosk ctl` output wants: scalars plain, the rest as JSON.
