@@ -72,8 +72,17 @@ package struct UsbCopier {
             CopyError(description: "\(step): \((error as? Errno).map { $0.description } ?? "\(error)")")
         }
         let input: FileDescriptor, output: FileDescriptor
-        do { input = try FileDescriptor.open(from, .readOnly, options: .closeOnExec) } catch { throw failure("cannot open \(from)", error) }
+        // Not blocking (a FIFO put there since the listing must not hang the copy), and checked
+        // once open: a regular file of the stick's own file system, whatever changed meanwhile.
+        do { input = try FileDescriptor.open(from, .readOnly, options: [.closeOnExec, .nonBlocking]) } catch {
+            throw failure("cannot open \(from)", error)
+        }
         defer { try? input.close() }
+        var opened = stat(), stick = stat()
+        guard fstat(input.rawValue, &opened) == 0, stat(source, &stick) == 0, (opened.st_mode & S_IFMT) == S_IFREG,
+              opened.st_dev == stick.st_dev else {
+            throw CopyError(description: "\(from) is no longer a file of the stick")
+        }
         do {
             output = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .closeOnExec],
                                              permissions: [.ownerReadWrite, .groupRead, .otherRead])

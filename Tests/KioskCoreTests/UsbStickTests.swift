@@ -214,6 +214,9 @@ struct UsbStickPlaylistTests {
         try FileManager.default.createSymbolicLink(atPath: root + "/w.mp4", withDestinationPath: "/dev/null")
         try FileManager.default.createSymbolicLink(atPath: root + "/all", withDestinationPath: "/")
         try FileManager.default.createSymbolicLink(atPath: root + "/inside.mp4", withDestinationPath: "Menus/a.mp4")
+        // Folders through links inside the stick: walked, they listed a.mp4 again at every level.
+        try FileManager.default.createSymbolicLink(atPath: root + "/loop", withDestinationPath: ".")
+        try FileManager.default.createSymbolicLink(atPath: root + "/Menus/up", withDestinationPath: "..")
         try Data("Menus/a.mp4\nw.mp4\nall/etc/hostname\ninside.mp4\n".utf8).write(to: URL(fileURLWithPath: root + "/show.m3u"))
         // A list that is a link out of the stick, or empty, is not the stick's list.
         try FileManager.default.createSymbolicLink(atPath: root + "/a.m3u", withDestinationPath: "/etc/hostname")

@@ -53,6 +53,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: stick + "/menu.mp4", withDestinationPath: root + "/secret/key.mp4")
         try FileManager.default.createSymbolicLink(atPath: stick + "/all", withDestinationPath: root + "/secret")
         try FileManager.default.createSymbolicLink(atPath: stick + "/same.mp4", withDestinationPath: "a.mp4")
+        try FileManager.default.createSymbolicLink(atPath: stick + "/loop", withDestinationPath: ".")
         #expect(UsbCopier.mediaFiles(in: stick).map(\.name).sorted() == ["a.mp4", "same.mp4"])
         copier(to: copy).copy(from: UsbVolume(device: "/dev/sda1", mountPoint: stick))
         #expect(try FileManager.default.contentsOfDirectory(atPath: copy).sorted() == ["a.mp4", "same.mp4"])

@@ -29,6 +29,8 @@ public struct SettledFileSystem: PlaylistFileSystem {
 
     public func isConfined(_ path: String, to root: String) -> Bool { base.isConfined(path, to: root) }
 
+    public func resolvedPath(_ path: String) -> String? { base.resolvedPath(path) }
+
     public func unsettledFiles(under path: String) -> [String] {
         let folder = PathText.normalize(path)
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"

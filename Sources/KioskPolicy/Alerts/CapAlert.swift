@@ -114,7 +114,8 @@ extension CapAlert {
     /// `<references>` list is triples split at white space; the restart file is one key a line,
     /// fields split at tabs). One that has them anyway has each written as %XX: its alert is
     /// still shown, and its key stays one triple on one line (an identifier "a\tb\nc,d,e" wrote
-    /// a second key into the file, and one with a comma was forgotten at the restart).
+    /// a second key into the file, and one with a comma was forgotten at the restart). `%` is
+    /// kept, so a lawful `a%20b` stays itself (and shares its key with an unlawful `a b`).
     static func keyPart(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -151,7 +152,8 @@ extension CapAlert {
         let typeText = try required("msgType")
         guard let type = MessageType(rawValue: typeText) else { throw Unreadable(description: "<msgType> \(shown(typeText)) is not one of CAP's") }
         let references = (element.value("references") ?? "").split(whereSeparator: \.isWhitespace)
-        let keys = references.compactMap { Key(reference: $0) }
+        // Each part as the key it names holds it (a control character in an identifier escaped alike).
+        let keys = references.compactMap { Key(reference: $0) }.map { Key(sender: keyPart($0.sender), identifier: keyPart($0.identifier), sent: $0.sent) }
         if (type == .update || type == .cancel) && keys.isEmpty {
             throw Unreadable(description: "\(type.rawValue) without <references> naming what it changes")
         }

@@ -131,7 +131,7 @@ struct ControlArguments {
             guard text.count <= 4000 else { throw error("text is \(text.count) characters; at most 4000") }
             return .request(.layer(name: name, .text(text)))
         default:
-            throw error("action must be show, hide or text, got \"\(action.prefix(40))\"")
+            throw error("action must be show, hide or text, got \(Self.said(action))")
         }
     }
 
@@ -164,10 +164,10 @@ struct ControlArguments {
         try expectCount(1...1)
         let path = try string(0, "path")
         guard path.hasPrefix("/") else {
-            throw error("path must be absolute (kiosk's working directory is not the client's), got \"\(path.prefix(80))\"")
+            throw error("path must be absolute (kiosk's working directory is not the client's), got \(Self.said(path))")
         }
         guard !path.unicodeScalars.contains("\0") else { throw error("path contains a NUL character") }
-        guard !path.hasSuffix("/") else { throw error("path names a directory, not a file: \"\(path.prefix(80))\"") }
+        guard !path.hasSuffix("/") else { throw error("path names a directory, not a file: \(Self.said(path))") }
         return .screenshot(path: path)
     }
 
@@ -206,7 +206,7 @@ extension ControlArguments {
         try expectCount(2...4)
         let name = try nonEmptyString(0, "name")
         guard !name.contains(where: { $0.isWhitespace || $0 == "," }), name.count <= 64 else {
-            throw error("name \"\(name.prefix(64))\" has a space or a comma, or is over 64 characters; expected a plain name")
+            throw error("name \(Self.said(name)) has a space or a comma, or is over 64 characters; expected a plain name")
         }
         let text = try string(1, "text")
         guard text.contains(where: { !$0.isWhitespace }) else { throw error("text has no words") }

@@ -12,7 +12,7 @@ extension PlaylistFile {
         var titles: [Int: String] = [:]
         var lengths: [Int: Double] = [:]
         for (offset, raw) in lines(of: bytes).enumerated() {
-            if files.count + playlist.skipped.count >= lineCap { break }
+            if files.count + titles.count + lengths.count + playlist.skipped.count >= lineCap { break }
             guard let equals = raw.firstIndex(of: "=") else { continue }
             let key = String(raw[..<equals]).trimmingWhitespace().lowercased()
             let value = String(raw[raw.index(after: equals)...]).trimmingWhitespace()

@@ -35,6 +35,8 @@ public protocol PlaylistFileSystem: Sendable {
     /// Whether `path` is a file or folder inside `root` for real: after its links are
     /// followed, and neither a device, a FIFO nor a socket (a USB stick's list, `confinement`).
     func isConfined(_ path: String, to root: String) -> Bool
+    /// `path` with its links followed (realpath), nil when it cannot be reached.
+    func resolvedPath(_ path: String) -> String?
 }
 
 extension PlaylistFileSystem {
@@ -44,6 +46,7 @@ extension PlaylistFileSystem {
     public func fingerprint(atPath path: String) -> FileFingerprint? { nil }
     /// By the names alone (a file system of no links and no devices, as the tests' fakes).
     public func isConfined(_ path: String, to root: String) -> Bool { PathText.isInside(path, root) }
+    public func resolvedPath(_ path: String) -> String? { PathText.normalize(path) }
 }
 
 /// The real file system, through Foundation's FileManager.
@@ -83,6 +86,12 @@ public struct LocalFileSystem: PlaylistFileSystem {
         return FileFingerprint(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
                                changed: Int64(changed.tv_sec) * 1_000_000_000 + Int64(changed.tv_nsec),
                                modified: Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec))
+    }
+
+    public func resolvedPath(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     public func isConfined(_ path: String, to root: String) -> Bool {
