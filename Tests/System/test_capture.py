@@ -113,8 +113,12 @@ def guest(tmp_path_factory):
 def test_a_missing_device_is_one_line_and_playback_goes_on(guest):
     lines = [line for line in guest["log"].splitlines() if "/dev/video9" in line]
     assert len(lines) >= 1 and all("no such device /dev/video9" in line for line in lines), guest["log"]
-    # Skipped once per pass; the live item after it never ends, so there is one pass.
-    assert len(lines) == 1, lines
+    # Skipped once per pass; the live item after it never ends, so there is one pass, and one
+    # more each time a starved guest took longer than the stall guard's 15 s to open the device
+    # (the stress run's hogs, 2026-12-02: "not open after 15.0 s", then "nothing in the playlist
+    # can play" and the pass again).
+    passes = 1 + guest["log"].count("nothing in the playlist can play")
+    assert len(lines) == passes, lines
 
 
 def test_the_capture_item_plays_live(guest):
