@@ -262,7 +262,10 @@ def test_a_tap_outside_the_zones_still_pauses(results: Results):
 def test_the_control_sockets_trigger_with_then_restart_begins_the_loop_again(results: Results):
     seen = results.checks["ctl_restart"]
     assert seen["between"] == ["green"], seen
-    assert seen["position"] >= LEAD - 0.2 and seen["resumed_at"] < 1.0, seen
+    # From its start, not where it was (a resume lands at or past `position - KEYFRAME`): the
+    # item's time when its first frame is presented, which a starved guest reaches late (CI,
+    # 2026-12-02: 1.58 s, the clock begun at 0 at the seam and the first flip 1.6 s after it).
+    assert seen["position"] >= LEAD - 0.2 and seen["resumed_at"] < seen["position"] - KEYFRAME, seen
 
 
 def test_kiosk_exits_cleanly(results: Results):
