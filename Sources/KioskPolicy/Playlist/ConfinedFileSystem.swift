@@ -6,8 +6,8 @@
 /// link inside it (`loop -> .`) is not entered either: two such links walked 8 levels deep
 /// listed one clip 256 times, and copy mode copied it that often.
 public struct ConfinedFileSystem: PlaylistFileSystem {
-    public var base: any PlaylistFileSystem
-    public var root: String
+    public let base: any PlaylistFileSystem
+    public let root: String
 
     /// The root with its links followed, resolved once.
     private let realRoot: String?
