@@ -166,9 +166,10 @@ public struct PlaylistExpander: Sendable {
             do { names = try fileSystem.contentsOfDirectory(atPath: path) } catch {
                 return ([], "cannot list directory '\(path)': \(error); skipped")
             }
+            let listing = listingFileSystem   // one view for the folder, its real root resolved once
             let files = NaturalOrder.sorted(names.filter(isMediaName))
                 .map { PathText.join(path, $0) }
-                .filter { listingFileSystem.kind(ofItemAt: $0) == .file }
+                .filter { listing.kind(ofItemAt: $0) == .file }
             guard !files.isEmpty else {
                 let waiting = fileSystem.unsettledFiles(under: path).filter { PathText.normalize($0 + "/..") == PathText.normalize(path) }
                 if let notReady = Self.notReady(waiting, in: path) { return ([], notReady) }
