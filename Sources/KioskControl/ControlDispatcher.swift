@@ -119,7 +119,7 @@ public final class ControlDispatcher {
         let table = triggers?.triggers ?? TriggerSet()
         guard !table.isEmpty else { return .failure(ControlRequestError("trigger: kiosk.conf defines no triggers")) }
         guard let trigger = table.trigger(named: name) else {
-            return .failure(ControlRequestError("trigger: no trigger '\(PlaylistFileListing.quoted(name))': kiosk.conf defines "
+            return .failure(ControlRequestError("trigger: no trigger '\(quotedForMessage(name))': kiosk.conf defines "
                                                 + table.names.map { "'\($0)'" }.joined(separator: ", ")))
         }
         if let line = trigger.commandLine {

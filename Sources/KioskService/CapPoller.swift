@@ -153,7 +153,7 @@ package final class CapPoller: AlertControl, @unchecked Sendable {
     private func carryOut(_ action: CapAlertBook.Action) {
         switch action {
         case .show(let notice):
-            logger.notice("alerts: CAP alert \(notice.key) (\(notice.severity.rawValue)\(notice.event.map { ", \(PlaylistFileListing.quoted($0))" } ?? "")) on screen")
+            logger.notice("alerts: CAP alert \(notice.key) (\(notice.severity.rawValue)\(notice.event.map { ", \(quotedForMessage($0))" } ?? "")) on screen")
             if let refusal = desk.startAlert(notice.key.description, override: config.override, expires: Double(notice.expires),
                                              replacing: notice.replaces.map(\.description)) {
                 logger.warning("alerts: CAP alert \(notice.key): \(refusal)")
@@ -216,8 +216,5 @@ package final class CapPoller: AlertControl, @unchecked Sendable {
         }
     }
 
-    static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\t", with: "%09")
-            .replacingOccurrences(of: "\n", with: "%0A").replacingOccurrences(of: "\r", with: "%0D")
-    }
+    static func escaped(_ text: String) -> String { text.escapedForRecordLine }
 }

@@ -69,7 +69,7 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
         lock.withLock {
             guard !table.isEmpty else { return "kiosk.conf defines no overrides" }
             guard let override = table.override(named: name) else {
-                return "no override '\(PlaylistFileListing.quoted(name))': kiosk.conf defines " + table.names.map { "'\($0)'" }.joined(separator: ", ")
+                return "no override '\(quotedForMessage(name))': kiosk.conf defines " + table.names.map { "'\($0)'" }.joined(separator: ", ")
             }
             guard !override.entries.isEmpty else {
                 return "override '\(name)' has nothing to play: \(override.problem ?? "no entries")"
@@ -185,7 +185,7 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
     package func cancel(_ name: String?) -> String? {
         lock.withLock {
             let ids = book.entries.filter { entry in name.map { entry.id == $0 || entry.payload == .named($0) } ?? true }.map(\.id)
-            guard !ids.isEmpty else { return name.map { "override '\(PlaylistFileListing.quoted($0))' is not on" } ?? "no override is on" }
+            guard !ids.isEmpty else { return name.map { "override '\(quotedForMessage($0))' is not on" } ?? "no override is on" }
             // Every id (the poller knows which are its alerts'), the last hundred when no poller takes them.
             cancelledAlerts = Array((cancelledAlerts + ids).suffix(100))
             apply(book.cancel(ids: Set(ids)), why: "cancelled")
@@ -324,16 +324,7 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
         }
     }
 
-    private static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text.unicodeScalars {
-            switch character {
-            case "%", "\t", "\n", "\r": out += String(format: "%%%02X", character.value)
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
-    }
+    private static func escaped(_ text: String) -> String { text.escapedForRecordLine }
 
     private static func unescaped(_ text: String) -> String? { text.removingPercentEncoding }
 

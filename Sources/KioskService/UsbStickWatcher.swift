@@ -29,8 +29,8 @@ package final class UsbStickWatcher: @unchecked Sendable {
     /// Lines about a folder's media (a bound reached, a bad line of its list) already said, by
     /// folder: once each while the stick stays, again when it is plugged in again.
     private var said: [String: Set<String>] = [:]
-    /// The expansion of each stick's list, by the list's version (`media(in:)`).
-    private var listExpansions: [String: (FileFingerprint, PlaylistExpansion)] = [:]
+    /// What each stick plays, kept between looks (a read-only stick's for the whole plug).
+    private var media = UsbStickMedia()
     /// Volumes kiosk mounted (their mount line says where; no second line for them).
     private var mountedHere: Set<String> = []
     private var mountRefusedSaid = false
@@ -77,7 +77,8 @@ package final class UsbStickWatcher: @unchecked Sendable {
 
     private func lookOnce() {
         let devices = SysfsBlockDevices.read()
-        var look = UsbLook(devices: devices, mounts: Self.mounts(), mountRoot: config.mountRoot, failed: failed)
+        var mounts = Self.mounts()
+        var look = UsbLook(devices: devices, mounts: mounts, mountRoot: config.mountRoot, failed: failed)
         let present = Set(devices.map { "/dev/" + $0.name })
         failed = failed.filter { present.contains($0) }
         retries.keep(present: present)
@@ -99,7 +100,8 @@ package final class UsbStickWatcher: @unchecked Sendable {
                     }
                 }
             }
-            look = UsbLook(devices: devices, mounts: Self.mounts(), mountRoot: config.mountRoot, failed: failed)
+            mounts = Self.mounts()
+            look = UsbLook(devices: devices, mounts: mounts, mountRoot: config.mountRoot, failed: failed)
         }
         let volumes = look.volumes
         let arrived = volumes.filter { !known.contains($0) }
@@ -109,6 +111,7 @@ package final class UsbStickWatcher: @unchecked Sendable {
         for volume in known where !volumes.contains(volume) {
             logger.notice("USB stick \(volume.device) is gone (was at \(volume.mountPoint))")
             said[volume.mountPoint] = nil
+            media.forget(volume.mountPoint)
         }
         known = volumes
         mountedHere = mountedHere.filter { device in volumes.contains { $0.device == device } }
@@ -117,7 +120,11 @@ package final class UsbStickWatcher: @unchecked Sendable {
         switch config.mode {
         case .off: return
         case .play:
-            found = media(in: volumes.map(\.mountPoint))
+            // A read-only file system (kiosk mounts sticks so) is listed once per mount.
+            // The last mount at a place is the one seen there.
+            let seen = Dictionary(mounts.map { ($0.mountPoint, $0) }) { _, last in last }
+            let readOnly = seen.compactMapValues { $0.isReadOnly ? $0.mountID : nil }
+            found = media.entries(in: volumes.map(\.mountPoint), readOnly: readOnly, say: sayOnce)
             // Each folder's entries carry its index: an arrived stick that gave none plays nothing.
             for (index, volume) in volumes.enumerated() where arrived.contains(volume) && !found.contains(where: { $0.itemIndex == index }) {
                 logger.notice("USB stick \(volume.device): no media files on it, in its folders either (\(volume.mountPoint)); nothing of it plays")
@@ -127,7 +134,7 @@ package final class UsbStickWatcher: @unchecked Sendable {
                 copied.insert(volume)
                 UsbCopier(config: config, logger: logger).copy(from: volume)
             }
-            found = media(in: [config.copyTo])
+            found = media.entries(in: [config.copyTo], say: sayOnce)
         }
         reloader.steer { configured in
             guard let request = choice.update(found: found, configured: configured) else { return choice.overridesConfigured }
@@ -142,63 +149,9 @@ package final class UsbStickWatcher: @unchecked Sendable {
         }
     }
 
-    /// What each folder plays (`UsbStickItems`): a playlist file at its top, else its media
-    /// files and its subfolders' (`MediaTree`: depth first, natural order of the path); junk
-    /// (hidden files, macOS forks, `System Volume Information`, empty files) is not listed. A
-    /// playlist file that gives nothing is said, and the stick's media play instead. Each
-    /// line (a bound reached, a bad line of the list) is said once while the stick stays.
-    private func media(in folders: [String]) -> [PlaylistEntry] {
-        var entries: [PlaylistEntry] = []
-        var cache: [String: (FileFingerprint, PlaylistExpansion)] = [:]
-        for (index, folder) in folders.enumerated() {
-            // The tree is walked for its empty files only when something is expanded: not every
-            // second for a stick whose list is unchanged.
-            let expand = { (item: ItemConfig) -> PlaylistExpansion in
-                var expander = PlaylistExpander(fileSystem: SettledFileSystem(hidden: Self.emptyFiles(in: folder)))
-                expander.confinement = folder   // a stick's list names the stick's files only
-                return expander.expand([item])
-            }
-            let (item, note) = UsbStickItems.item(for: folder, fileSystem: LocalFileSystem())
-            if let note { sayOnce("USB: \(note)", about: folder) }
-            var expansion: PlaylistExpansion
-            if case .file(let list) = item.source, let version = LocalFileSystem().fingerprint(atPath: list) {
-                // The watcher looks every second: a list is read again when it changed, not at every
-                // look (a nested list's change, or a listed file arriving, waits for the top list's).
-                if let known = listExpansions[list], known.0 == version { expansion = known.1 } else { expansion = expand(item) }
-                cache[list] = (version, expansion)
-                if expansion.entries.isEmpty {
-                    for diagnostic in expansion.diagnostics { sayOnce("USB: \(diagnostic.message)", about: folder) }
-                    sayOnce("USB: playlist file '\(PlaylistFileListing.quoted(list))' gives nothing that plays: the stick's media files play instead",
-                            about: folder)
-                    expansion = expand(ItemConfig(source: .tree(folder), location: item.location))
-                }
-            } else {
-                expansion = expand(item)
-            }
-            for diagnostic in expansion.diagnostics where !expansion.entries.isEmpty { sayOnce("USB: \(diagnostic.message)", about: folder) }
-            entries += expansion.entries.map { entry in
-                var entry = entry
-                entry.itemIndex = index
-                return entry
-            }
-        }
-        listExpansions = cache   // the lists of the sticks here now only
-        return entries
-    }
-
     private func sayOnce(_ line: String, about folder: String) {
         guard said[folder, default: []].insert(line).inserted else { return }
         logger.notice("\(line)")
-    }
-
-    private static func emptyFiles(in folder: String) -> Set<String> {
-        var empty = Set<String>()
-        let tree = MediaTree.list(folder, fileSystem: ConfinedFileSystem(root: folder)) { WatchedFolders.isCandidate(name: $0) }
-        for path in tree.files {
-            var info = stat()
-            if stat(path, &info) == 0, info.st_size == 0 { empty.insert(path) }
-        }
-        return empty
     }
 
     // MARK: Mounting

@@ -118,16 +118,8 @@ struct ManifestCommand: ParsableCommand {
 
     /// A name as a URL path segment (RFC 3986 unreserved characters kept).
     static func percentEncoded(_ name: String) -> String {
-        var text = ""
-        for byte in name.utf8 {
-            let char = Character(Unicode.Scalar(byte))
-            if byte < 128, char.isLetter || char.isNumber || "-._~".contains(char) { text.append(char) }
-            else { text += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) }
+        name.percentEscaped { scalar in
+            !(scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-._~".unicodeScalars.contains(scalar)))
         }
-        return text
     }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

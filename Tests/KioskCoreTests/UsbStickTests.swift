@@ -23,9 +23,9 @@ struct UsbStickTests {
         broken line
         """
         let mounts = MountEntry.parse(mountinfo: text)
-        #expect(mounts == [MountEntry(mountPoint: "/", fileSystemType: "ext4", source: "/dev/vda1"),
-                           MountEntry(mountPoint: "/media/My Stick", fileSystemType: "vfat", source: "/dev/sdb1"),
-                           MountEntry(mountPoint: "/dev", fileSystemType: "devtmpfs", source: "udev")])
+        #expect(mounts == [MountEntry(mountPoint: "/", fileSystemType: "ext4", source: "/dev/vda1", mountID: 22),
+                           MountEntry(mountPoint: "/media/My Stick", fileSystemType: "vfat", source: "/dev/sdb1", mountID: 36, isReadOnly: true),
+                           MountEntry(mountPoint: "/dev", fileSystemType: "devtmpfs", source: "udev", mountID: 37)])
     }
 
     @Test func usbPartitionsAndSuperfloppiesAreMountedOthersAreNot() {

@@ -30,11 +30,18 @@ public struct MountEntry: Sendable, Equatable {
     public var fileSystemType: String
     /// The mount source: "/dev/sda1" for a block device.
     public var source: String
+    /// The mount's ID, new at each mount: tells a stick mounted again at the same place.
+    public var mountID: Int
+    /// Whether the file system itself is read-only (its super options), not only this view of
+    /// it: nothing can change in it while it stays mounted.
+    public var isReadOnly: Bool
 
-    public init(mountPoint: String, fileSystemType: String, source: String) {
+    public init(mountPoint: String, fileSystemType: String, source: String, mountID: Int = 0, isReadOnly: Bool = false) {
         self.mountPoint = mountPoint
         self.fileSystemType = fileSystemType
         self.source = source
+        self.mountID = mountID
+        self.isReadOnly = isReadOnly
     }
 
     /// Parses mountinfo(5): `36 35 98:0 /root /mnt rw,noatime master:1 - ext3 /dev/root rw`.
@@ -43,7 +50,9 @@ public struct MountEntry: Sendable, Equatable {
         text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
             guard let dash = fields.firstIndex(of: "-"), dash >= 6, fields.count >= dash + 3 else { return nil }
-            return MountEntry(mountPoint: unescape(fields[4]), fileSystemType: fields[dash + 1], source: unescape(fields[dash + 2]))
+            let superOptions = fields.count > dash + 3 ? fields[dash + 3].split(separator: ",") : []
+            return MountEntry(mountPoint: unescape(fields[4]), fileSystemType: fields[dash + 1], source: unescape(fields[dash + 2]),
+                              mountID: Int(fields[0]) ?? 0, isReadOnly: superOptions.first == "ro")
         }
     }
 

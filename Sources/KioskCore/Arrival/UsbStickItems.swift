@@ -22,8 +22,8 @@ public enum UsbStickItems {
         let lists = NaturalOrder.sorted(names.filter { !$0.hasPrefix(".") && PlaylistFile.isNamed($0) })
         guard let first = lists.first else { return (ItemConfig(source: .tree(folder), location: location), nil) }
         let note = lists.count == 1 ? nil
-            : "\(lists.count) playlist files at the top of \(folder) (\(lists.prefix(3).map(PlaylistFileListing.quoted).joined(separator: ", "))"
-            + "\(lists.count > 3 ? ", ..." : "")): \(PlaylistFileListing.quoted(first)) plays, the first by name"
+            : "\(lists.count) playlist files at the top of \(folder) (\(lists.prefix(3).map { quotedForMessage($0) }.joined(separator: ", "))"
+            + "\(lists.count > 3 ? ", ..." : "")): \(quotedForMessage(first)) plays, the first by name"
         return (ItemConfig(source: .file(PathText.normalize(folder + "/" + first)), location: location), note)
     }
 }

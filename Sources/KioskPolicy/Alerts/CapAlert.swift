@@ -103,7 +103,7 @@ extension CapAlert {
 
     /// "alert 2 (KSTO1055887203)", for a line of the log (its identifier escaped as its key's).
     private static func name(of element: BoundedXML.Element, _ number: Int) -> String {
-        "alert \(number + 1)\(element.value("identifier").map { " (\(PlaylistFileListing.quoted(keyPart($0))))" } ?? "")"
+        "alert \(number + 1)\(element.value("identifier").map { " (\(quotedForMessage(keyPart($0))))" } ?? "")"
     }
 
     struct Unreadable: Error, CustomStringConvertible {
@@ -117,19 +117,7 @@ extension CapAlert {
     /// a second key into the file, and one with a comma was forgotten at the restart). `%` is
     /// kept, so a lawful `a%20b` stays itself (and shares its key with an unlawful `a b`).
     static func keyPart(_ text: String) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            guard scalar == "," || scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F else {
-                out.append(scalar)
-                continue
-            }
-            for byte in String(scalar).utf8 {
-                out.append(contentsOf: "%".unicodeScalars)
-                let hex = String(byte, radix: 16, uppercase: true)
-                out.append(contentsOf: ((byte < 16 ? "0" : "") + hex).unicodeScalars)
-            }
-        }
-        return String(out)
+        text.percentEscaped { $0 == "," || $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }
     }
 
     /// `notes`: what was wrong but did not keep it off the screen (an `<expires>` that is not a
@@ -140,7 +128,7 @@ extension CapAlert {
             return value
         }
         // What the file wrote, as a line of the log quotes it (no line breaks, at most 160 characters).
-        let shown = PlaylistFileListing.quoted
+        func shown(_ text: String) -> String { quotedForMessage(text) }
         let sender = try required("sender"), identifier = try required("identifier")
         let key = Key(sender: keyPart(sender), identifier: keyPart(identifier), sent: try required("sent"))
         for (name, value) in [("sender", sender), ("identifier", identifier)] where keyPart(value) != value {

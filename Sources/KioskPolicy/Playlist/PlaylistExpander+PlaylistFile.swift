@@ -17,7 +17,7 @@ extension PlaylistExpander {
         list(playlist, of: path, depth: 0, visiting: [PathText.normalize(path)], into: &listing)
         if listing.entries.isEmpty, listing.problems.isEmpty {
             let empty = fileSystem.bytes(atPath: path, offset: 0, count: 1).isEmpty
-            listing.say("playlist file '\(PlaylistFileListing.quoted(path))' "
+            listing.say("playlist file '\(quotedForMessage(path))' "
                         + (empty ? "is empty (or cannot be read); skipped" : "lists no media (\(Self.nothingListed[playlist.format]!)); skipped"))
         }
         return listing
@@ -37,7 +37,7 @@ extension PlaylistExpander {
         listing.parsed[key] = playlist
         listing.files.append(path)
         if cut, playlist != nil {
-            listing.say("playlist file '\(PlaylistFileListing.quoted(path))' is longer than 4 MiB: only the entries in its first 4 MiB play")
+            listing.say("playlist file '\(quotedForMessage(path))' is longer than 4 MiB: only the entries in its first 4 MiB play")
         }
         return playlist
     }
@@ -46,7 +46,7 @@ extension PlaylistExpander {
                       into listing: inout PlaylistFileListing) {
         let folder = PathText.normalize(file + "/..")
         listing.addFolder(folder)
-        let shownFile = PlaylistFileListing.quoted(file)
+        let shownFile = quotedForMessage(file)
         if let problem = playlist.problem { listing.say("playlist file '\(shownFile)': \(problem); skipped") }
         // An element that names nothing is said in its place among the entries' messages.
         var skipped = playlist.skipped[...]
@@ -78,10 +78,10 @@ extension PlaylistExpander {
             switch Self.resolvePlaylistLine(entry.location, in: folder, isURI: entry.isURI, fileSystem: fileSystem) {
             case .url(let url):
                 if let root = confinement {
-                    listing.say("\(said): '\(PlaylistFileListing.quoted(NetworkURL.masked(url)))' is a URL; a list in \(root) "
+                    listing.say("\(said): '\(quotedForMessage(NetworkURL.masked(url)))' is a URL; a list in \(root) "
                                 + "plays files there only; skipped")
                 } else if let problem = SourceURLCheck.problem(in: url) {
-                    listing.say("\(said): the URL '\(PlaylistFileListing.quoted(NetworkURL.masked(url)))' cannot be opened: \(problem); skipped")
+                    listing.say("\(said): the URL '\(quotedForMessage(NetworkURL.masked(url)))' cannot be opened: \(problem); skipped")
                 } else {
                     listing.add(.url(url), entry)
                 }
@@ -98,14 +98,14 @@ extension PlaylistExpander {
                     // A name that exists on this box too (`/home/me/a.mp4`) is looked for on the stick.
                     guard exists, case .path(let beside)? = Self.foundBeside(path, in: folder, fileSystem),
                           fileSystem.isConfined(beside, to: root) else {
-                        listing.say("\(said): '\(PlaylistFileListing.quoted(path))' is not a file in \(root); a list there plays files "
+                        listing.say("\(said): '\(quotedForMessage(path))' is not a file in \(root); a list there plays files "
                                     + "there only; skipped")
                         continue
                     }
                     path = beside
                 }
             }
-            let shownPath = PlaylistFileListing.quoted(path)
+            let shownPath = quotedForMessage(path)
             switch fileSystem.kind(ofItemAt: path) {
             case nil:
                 let parent = PathText.normalize(path + "/..")
@@ -188,7 +188,7 @@ extension PlaylistExpander {
             if rest.lowercased().hasPrefix("localhost/") { rest = rest.dropFirst("localhost".count) }
             if isWindowsAbsolute(String(rest)) { return windows(String(rest)) }
             guard rest.hasPrefix("/") else {
-                return .problem("'\(PlaylistFileListing.quoted(location))' names a file on another computer (a file:// URL with a host)")
+                return .problem("'\(quotedForMessage(location))' names a file on another computer (a file:// URL with a host)")
             }
             let path = String(rest).removingPercentEncoding ?? String(rest)
             if isWindowsAbsolute(String(path.dropFirst())) { return windows(String(path.dropFirst())) }
@@ -237,7 +237,7 @@ extension PlaylistExpander {
     }
 
     private static func windowsPath(_ location: String) -> String {
-        "'\(PlaylistFileListing.quoted(location))' is a Windows path, not one on this box: write the names relative to the playlist file "
+        "'\(quotedForMessage(location))' is a Windows path, not one on this box: write the names relative to the playlist file "
             + "(Media\\clip.mp4 or Media/clip.mp4) and keep the files beside it"
     }
 }
@@ -259,7 +259,7 @@ extension PlaylistExpansion {
         if listing.problemCount > listing.problems.count {
             diagnostics.append(ConfigDiagnostic(location: item.location, message:
                 "\(listing.problemCount - listing.problems.count) more problems with playlist file "
-                + "'\(PlaylistFileListing.quoted(item.source.description))' (or the playlist files it lists); those lines are skipped"))
+                + "'\(quotedForMessage(item.source.description))' (or the playlist files it lists); those lines are skipped"))
         }
     }
 }

@@ -121,7 +121,7 @@ public struct PlaylistExpander: Sendable {
             if let root = confinement, case .file(let path) = item.source, PlaylistFile.isNamed(path) {
                 // An HLS stream's playlist (no listing): its segments could be anywhere.
                 expansion.diagnostics.append(ConfigDiagnostic(location: item.location, message:
-                    "'\(PlaylistFileListing.quoted(path))' is an HLS stream's playlist; a list in \(root) plays files there only; skipped"))
+                    "'\(quotedForMessage(path))' is an HLS stream's playlist; a list in \(root) plays files there only; skipped"))
                 continue
             }
             let (media, problem) = mediaOf(item.source)

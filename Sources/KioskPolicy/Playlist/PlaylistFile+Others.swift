@@ -25,7 +25,7 @@ extension PlaylistFile {
                     continue
                 }
                 // A line that looks like an entry and gives none is said, as an M3U's bad line is.
-                let why = number == nil ? "'\(PlaylistFileListing.quoted(String(raw.prefix(40))))' is not a numbered File line (File1=...)"
+                let why = number == nil ? "'\(quotedForMessage(String(raw.prefix(40))))' is not a numbered File line (File1=...)"
                     : value.isEmpty ? "File\(number!)= names no file"
                     : files[number!] != nil ? "File\(number!) is given again (line \(files[number!]!.line) is the one played)" : nil
                 if let why {
@@ -88,7 +88,7 @@ extension PlaylistFile {
             // 5,000 entries of VLC's ~7 elements each; bytes of a 4 MiB UTF-16 file made UTF-8.
             let root = try BoundedXML.parse(body, maxBytes: 8 << 20, maxElements: 100_000)
             guard root.name == name else {
-                playlist.problem = "not \(kind) playlist (its XML's root element is <\(PlaylistFileListing.quoted(root.name))>, not <\(name)>)"
+                playlist.problem = "not \(kind) playlist (its XML's root element is <\(quotedForMessage(root.name))>, not <\(name)>)"
                 return nil
             }
             return root

@@ -67,14 +67,4 @@ public struct PlaylistFileListing: Sendable, Equatable {
         problemCount += 1
         problems.append(why)
     }
-
-    /// A name or line as a message quotes it: control characters escaped, at most 160
-    /// characters (a line of a hostile file can be megabytes long).
-    public static func quoted(_ text: String) -> String {
-        var shown = ""
-        for scalar in text.unicodeScalars.prefix(160) {
-            shown += scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-        }
-        return text.unicodeScalars.count > 160 ? shown + "..." : shown
-    }
 }

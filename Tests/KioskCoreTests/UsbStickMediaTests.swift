@@ -1,0 +1,124 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import KioskBasics
+@testable import KioskCore
+@testable import KioskPolicy
+
+/// The real file system, counting the folders listed (by path), so a test can tell a stick
+/// walked from one whose listing was kept.
+private final class CountingFileSystem: PlaylistFileSystem, @unchecked Sendable {
+    let base = LocalFileSystem()
+    let listed = Mutex<[String: Int]>([:])
+
+    func kind(ofItemAt path: String) -> FileKind? { base.kind(ofItemAt: path) }
+    func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
+        listed.withLock { $0[PathText.normalize(path), default: 0] += 1 }
+        return try base.contentsOfDirectory(atPath: path)
+    }
+    func smallText(atPath path: String) -> String? { base.smallText(atPath: path) }
+    func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8] { base.bytes(atPath: path, offset: offset, count: count) }
+    func fingerprint(atPath path: String) -> FileFingerprint? { base.fingerprint(atPath: path) }
+    func isConfined(_ path: String, to root: String) -> Bool { base.isConfined(path, to: root) }
+    func resolvedPath(_ path: String) -> String? { base.resolvedPath(path) }
+
+    var total: Int { listed.withLock { $0.values.reduce(0, +) } }
+    func reset() { listed.withLock { $0 = [:] } }
+}
+
+/// A stick's folder on disk: `files` written with a few bytes each, `empty` with none.
+private func stick(_ files: [String], empty: [String] = [], texts: [String: String] = [:]) throws -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stick-\(UUID().uuidString)").path
+    for (name, bytes) in files.map({ ($0, Data("media".utf8)) }) + empty.map({ ($0, Data()) }) + texts.map({ ($0.key, Data($0.value.utf8)) }) {
+        let path = folder + "/" + name
+        try FileManager.default.createDirectory(atPath: PathText.normalize(path + "/.."), withIntermediateDirectories: true)
+        try bytes.write(to: URL(fileURLWithPath: path))
+    }
+    return folder
+}
+
+private func names(_ entries: [PlaylistEntry], under folder: String) -> [String] {
+    entries.map { entry in
+        guard case .file(let path) = entry.media else { return "\(entry.media)" }
+        return String(path.dropFirst(folder.count + 1))
+    }
+}
+
+@Suite("USB sticks: what each plays, kept between looks")
+struct UsbStickMediaTests {
+    @Test func aReadOnlyStickIsListedOncePerMount() throws {
+        let folder = try stick(["a.mp4", "Menus/b.mp4"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let disk = CountingFileSystem()
+        var media = UsbStickMedia(fileSystem: disk)
+        let first = media.entries(in: [folder], readOnly: [folder: 41]) { _, _ in }
+        #expect(names(first, under: folder) == ["a.mp4", "Menus/b.mp4"])
+        #expect(disk.total > 0)
+        disk.reset()
+        let again = media.entries(in: [folder], readOnly: [folder: 41]) { _, _ in }
+        #expect(again == first)
+        #expect(disk.total == 0, "listed again: \(disk.listed.withLock { $0 })")
+        // Mounted again (a new mount ID at the same place): listed afresh.
+        try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/c.mp4"))
+        let remounted = media.entries(in: [folder], readOnly: [folder: 42]) { _, _ in }
+        #expect(names(remounted, under: folder) == ["a.mp4", "c.mp4", "Menus/b.mp4"])
+    }
+
+    @Test func aWritableStickIsListedAtEveryLook() throws {
+        let folder = try stick(["a.mp4"], empty: ["b.mp4"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var media = UsbStickMedia(fileSystem: CountingFileSystem())
+        // b.mp4 is empty (still being copied on): not listed until it has bytes.
+        #expect(names(media.entries(in: [folder]) { _, _ in }, under: folder) == ["a.mp4"])
+        try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/b.mp4"))
+        #expect(names(media.entries(in: [folder]) { _, _ in }, under: folder) == ["a.mp4", "b.mp4"])
+        // Was read-only, mounted writable since: not kept.
+        _ = media.entries(in: [folder], readOnly: [folder: 7]) { _, _ in }
+        try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/c.mp4"))
+        #expect(names(media.entries(in: [folder]) { _, _ in }, under: folder) == ["a.mp4", "b.mp4", "c.mp4"])
+    }
+
+    @Test func aStickPulledAndPluggedAgainIsListedAfresh() throws {
+        let folder = try stick(["a.mp4"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var media = UsbStickMedia(fileSystem: CountingFileSystem())
+        _ = media.entries(in: [folder], readOnly: [folder: 3]) { _, _ in }
+        try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/b.mp4"))
+        _ = media.entries(in: []) { _, _ in }   // gone at this look
+        let back = media.entries(in: [folder], readOnly: [folder: 3]) { _, _ in }
+        #expect(names(back, under: folder) == ["a.mp4", "b.mp4"])
+        media.forget(folder)
+        try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/c.mp4"))
+        #expect(media.entries(in: [folder], readOnly: [folder: 3]) { _, _ in }.count == 3)
+    }
+
+    @Test func aListThatGivesNothingIsSaidOnceAndTheStickIsWalkedForEmptyFilesOnce() throws {
+        let folder = try stick(["a.mp4", "Sub/b.mp4"], empty: ["Sub/new.mp4"], texts: ["show.m3u": "missing.mp4\n"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let disk = CountingFileSystem()
+        var media = UsbStickMedia(fileSystem: disk)
+        var lines: [String] = []
+        let entries = media.entries(in: [folder]) { line, about in
+            #expect(about == folder)
+            lines.append(line)
+        }
+        #expect(names(entries, under: folder) == ["a.mp4", "Sub/b.mp4"])
+        #expect(entries.allSatisfy { $0.itemIndex == 0 })
+        #expect(lines.contains { $0.contains("show.m3u") && $0.contains("gives nothing that plays") }, "\(lines)")
+        #expect(lines.contains { $0.contains("missing.mp4") }, "\(lines)")
+        // The subfolder: once for the empty files, once for the tree (was twice for the empty
+        // files: once for the list, once more for the tree it fell back to).
+        #expect(disk.listed.withLock { $0[PathText.normalize(folder + "/Sub")] } == 2, "\(disk.listed.withLock { $0 })")
+    }
+
+    @Test func mountinfoSaysWhichFileSystemsAreReadOnly() {
+        let text = """
+        40 22 8:1 / /run/kiosk/usb/sda1 ro,nosuid,nodev,noexec,noatime - vfat /dev/sda1 ro,fmask=0022,utf8
+        41 22 8:17 / /media/stick rw,relatime - exfat /dev/sdb1 rw,fmask=0022
+        42 22 8:17 / /media/view ro,relatime - exfat /dev/sdb1 rw,fmask=0022
+        """
+        let mounts = MountEntry.parse(mountinfo: text)
+        #expect(mounts.map(\.isReadOnly) == [true, false, false])   // a read-only view of a writable one can change
+        #expect(mounts.map(\.mountID) == [40, 41, 42])
+    }
+}
