@@ -46,12 +46,14 @@ final class ConfigWalker {
         return SourceLocation(file: fileName, line: mark?.line ?? 1, column: mark?.column ?? 1)
     }
 
+    /// A message is one line of the log whatever the file held (a key or value with a line
+    /// break in it would start a line of its own).
     func report(_ node: Node?, _ message: String) {
-        diagnostics.append(ConfigDiagnostic(location: location(of: node), message: message))
+        diagnostics.append(ConfigDiagnostic(location: location(of: node), message: withControlCharactersEscaped(message)))
     }
 
     func warn(_ node: Node?, _ message: String) {
-        warnings.append(ConfigDiagnostic(location: location(of: node), message: "warning: " + message))
+        warnings.append(ConfigDiagnostic(location: location(of: node), message: "warning: " + withControlCharactersEscaped(message)))
     }
 
     // MARK: Mappings
@@ -84,7 +86,7 @@ final class ConfigWalker {
             guard allowedKeys.contains(key) else {
                 let near = nearMiss(for: key, among: allowedKeys)
                 if let near, name == "the file" { misspelledKeys.insert(near) }
-                report(keyNode, "unknown key '\(key)' in \(name); expected one of: "
+                report(keyNode, "unknown key '\(quotedForMessage(key))' in \(name); expected one of: "
                        + allowedKeys.joined(separator: ", ") + (near.map { " (did you mean '\($0)'?)" } ?? ""))
                 continue
             }
@@ -117,7 +119,8 @@ final class ConfigWalker {
             switch plainType(node) {
             case "int", "float": return scalar.string
             case "bool": return scalar.string
-            default: return "the string '\(scalar.string)'"
+            // At most 160 characters of it: a value can be a whole line of a damaged file.
+            default: return "the string '\(quotedForMessage(scalar.string))'"
             }
         }
     }

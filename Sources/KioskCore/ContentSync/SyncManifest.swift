@@ -55,14 +55,16 @@ public enum SyncManifestParser {
 
     /// Whether `name` can be a file of the store's sets: one path component, visible, not "..".
     public static func nameProblem(_ name: String) -> String? {
+        // Quoted as a log line holds it: a server's name can hold line breaks and be megabytes long.
+        let quoted = quotedForMessage(name)
         if name.isEmpty { return "an empty name" }
-        if name.contains("/") { return "name '\(name)' holds a '/'; expected a plain file name" }
-        if name == "." || name == ".." { return "name '\(name)' is not a file name" }
-        if name.hasPrefix(".") { return "name '\(name)' starts with '.' (hidden files never play); expected a plain file name" }
         if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            return "name '\(name.debugDescription)' holds a control character"
+            return "name '\(quoted)' holds a control character"
         }
-        if name.utf8.count > 255 { return "name '\(name.prefix(20))...' is longer than 255 bytes" }
+        if name.contains("/") { return "name '\(quoted)' holds a '/'; expected a plain file name" }
+        if name == "." || name == ".." { return "name '\(name)' is not a file name" }
+        if name.hasPrefix(".") { return "name '\(quoted)' starts with '.' (hidden files never play); expected a plain file name" }
+        if name.utf8.count > 255 { return "name '\(quotedForMessage(name, limit: 20))' is longer than 255 bytes" }
         return nil
     }
 
@@ -115,7 +117,7 @@ extension ConfigWalker {
                     report(entry["name"], problem)
                     valid = false
                 } else if let first = firstPlace[name] {
-                    report(entry["name"], "name '\(name)' is listed twice (first at \(first.line):\(first.column)); expected each name once")
+                    report(entry["name"], "name '\(quotedForMessage(name))' is listed twice (first at \(first.line):\(first.column)); expected each name once")
                     valid = false
                 } else {
                     firstPlace[name] = location(of: entry["name"])
@@ -124,7 +126,7 @@ extension ConfigWalker {
             var url: String?
             if let reference = string(entry, "url", expected: "a URL, relative to the manifest's") {
                 url = SyncManifestParser.resolve(reference, against: baseURL)
-                if url == nil { report(entry["url"], "url '\(reference)' does not give an http(s) URL against \(baseURL)") }
+                if url == nil { report(entry["url"], "url '\(quotedForMessage(reference))' does not give an http(s) URL against \(baseURL)") }
             }
             var size: Int?
             if let node = entry["size"] {
