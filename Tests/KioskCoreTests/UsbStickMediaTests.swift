@@ -10,6 +10,8 @@ import Testing
 private final class CountingFileSystem: PlaylistFileSystem, @unchecked Sendable {
     let base = LocalFileSystem()
     let listed = Mutex<[String: Int]>([:])
+    /// Names followed to their end (`isConfined`, `resolvedPath`): realpath each.
+    let followed = Mutex(0)
 
     func kind(ofItemAt path: String) -> FileKind? { base.kind(ofItemAt: path) }
     func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
@@ -19,8 +21,16 @@ private final class CountingFileSystem: PlaylistFileSystem, @unchecked Sendable 
     func smallText(atPath path: String) -> String? { base.smallText(atPath: path) }
     func bytes(atPath path: String, offset: Int, count: Int) -> [UInt8] { base.bytes(atPath: path, offset: offset, count: count) }
     func fingerprint(atPath path: String) -> FileFingerprint? { base.fingerprint(atPath: path) }
-    func isConfined(_ path: String, to root: String) -> Bool { base.isConfined(path, to: root) }
-    func resolvedPath(_ path: String) -> String? { base.resolvedPath(path) }
+    func isConfined(_ path: String, to root: String) -> Bool {
+        followed.withLock { $0 += 1 }
+        return base.isConfined(path, to: root)
+    }
+    func resolvedPath(_ path: String) -> String? {
+        followed.withLock { $0 += 1 }
+        return base.resolvedPath(path)
+    }
+    var knowsLinks: Bool { base.knowsLinks }
+    func entryKind(atPath path: String) -> EntryKind? { base.entryKind(atPath: path) }
 
     var total: Int { listed.withLock { $0.values.reduce(0, +) } }
     func reset() { listed.withLock { $0 = [:] } }
@@ -109,6 +119,23 @@ struct UsbStickMediaTests {
         // The subfolder: once for the empty files, once for the tree (was twice for the empty
         // files: once for the list, once more for the tree it fell back to).
         #expect(disk.listed.withLock { $0[PathText.normalize(folder + "/Sub")] } == 2, "\(disk.listed.withLock { $0 })")
+    }
+
+    @Test func aConfinedListingFollowsOnlyTheLinks() throws {
+        let files = (0..<300).map { "F\($0 / 100)/S\($0 / 20 % 5)/clip \($0).mp4" }
+        let folder = try stick(files)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createSymbolicLink(atPath: folder + "/F0/out.mp4", withDestinationPath: "/dev/null")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/F1/in.mp4", withDestinationPath: "../F0/S0/clip 0.mp4")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/F2/loop", withDestinationPath: "..")
+        #expect(mkfifo(folder + "/F2/fifo.mp4", 0o600) == 0)
+        let disk = CountingFileSystem()
+        let tree = MediaTree.list(folder, fileSystem: ConfinedFileSystem(base: disk, root: folder)) { $0.hasSuffix(".mp4") }
+        #expect(tree.files.count == 301)   // the 300, and the link that stays inside
+        #expect(tree.files.contains(folder + "/F1/in.mp4") && !tree.files.contains(folder + "/F0/out.mp4"))
+        #expect(!tree.files.contains(folder + "/F2/fifo.mp4") && !tree.files.contains { $0.contains("/loop/") })
+        // The root, and each of the three links: not each of the 300 names and 18 folders.
+        #expect(disk.followed.withLock { $0 } <= 12, "\(disk.followed.withLock { $0 }) names followed")
     }
 
     @Test func mountinfoSaysWhichFileSystemsAreReadOnly() {

@@ -29,6 +29,12 @@ public struct SettledFileSystem: PlaylistFileSystem {
 
     public func isConfined(_ path: String, to root: String) -> Bool { base.isConfined(path, to: root) }
 
+    public var knowsLinks: Bool { base.knowsLinks }
+
+    public func entryKind(atPath path: String) -> EntryKind? {
+        hidden.contains(PathText.normalize(path)) ? nil : base.entryKind(atPath: path)
+    }
+
     public func resolvedPath(_ path: String) -> String? { base.resolvedPath(path) }
 
     public func unsettledFiles(under path: String) -> [String] {

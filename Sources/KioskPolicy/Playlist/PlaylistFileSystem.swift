@@ -5,6 +5,13 @@ public enum FileKind: Sendable, Equatable {
     case directory
 }
 
+/// What a name is itself, its link not followed (`lstat`).
+public enum EntryKind: Sendable, Equatable {
+    case file, directory, link
+    /// A device, a FIFO, a socket.
+    case other
+}
+
 /// Why a directory could not be listed (permissions, gone, not a directory).
 public struct FileSystemError: Error, Sendable, Equatable, CustomStringConvertible {
     public var reason: String
@@ -37,6 +44,12 @@ public protocol PlaylistFileSystem: Sendable {
     func isConfined(_ path: String, to root: String) -> Bool
     /// `path` with its links followed (realpath), nil when it cannot be reached.
     func resolvedPath(_ path: String) -> String?
+    /// Whether `entryKind` tells a link from what it leads to; a confined view then follows
+    /// only the links (`ConfinedFileSystem`). A file system that cannot tell says false.
+    var knowsLinks: Bool { get }
+    /// What is at `path` itself, a last link not followed; nil when nothing is there. Asked
+    /// only of a file system that `knowsLinks`.
+    func entryKind(atPath path: String) -> EntryKind?
 }
 
 extension PlaylistFileSystem {
@@ -47,6 +60,8 @@ extension PlaylistFileSystem {
     /// By the names alone (a file system of no links and no devices, as the tests' fakes).
     public func isConfined(_ path: String, to root: String) -> Bool { PathText.isInside(path, root) }
     public func resolvedPath(_ path: String) -> String? { PathText.normalize(path) }
+    public var knowsLinks: Bool { false }
+    public func entryKind(atPath path: String) -> EntryKind? { nil }
 }
 
 /// The real file system, through Foundation's FileManager.
@@ -86,6 +101,19 @@ public struct LocalFileSystem: PlaylistFileSystem {
         return FileFingerprint(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
                                changed: Int64(changed.tv_sec) * 1_000_000_000 + Int64(changed.tv_nsec),
                                modified: Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec))
+    }
+
+    public var knowsLinks: Bool { true }
+
+    public func entryKind(atPath path: String) -> EntryKind? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .link
+        default: return .other
+        }
     }
 
     public func resolvedPath(_ path: String) -> String? {
