@@ -134,7 +134,17 @@ struct UsbStickMediaTests {
         #expect(tree.files.count == 301)   // the 300, and the link that stays inside
         #expect(tree.files.contains(folder + "/F1/in.mp4") && !tree.files.contains(folder + "/F0/out.mp4"))
         #expect(!tree.files.contains(folder + "/F2/fifo.mp4") && !tree.files.contains { $0.contains("/loop/") })
-        // The root, and each of the three links: not each of the 300 names and 18 folders.
+        // A name not written plainly is followed, not folded as text: `lnk/..` is where `lnk` leads.
+        try FileManager.default.createDirectory(atPath: folder + "/deep/dir", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/deep/dir/w.mp4", withDestinationPath: "/dev/null")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/lnk", withDestinationPath: "deep/dir")
+        let view = ConfinedFileSystem(base: disk, root: folder)
+        #expect(view.kind(ofItemAt: folder + "/F0") == .directory && view.kind(ofItemAt: folder + "/F0/S0/clip 0.mp4") == .file)
+        try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/w.mp4"))
+        #expect(view.kind(ofItemAt: folder + "/lnk/../w.mp4") == nil, "the kernel takes it to deep/w.mp4 -> nothing there")
+        disk.followed.withLock { $0 = 0 }
+        _ = MediaTree.list(folder, fileSystem: ConfinedFileSystem(base: disk, root: folder)) { $0.hasSuffix(".mp4") }
+        // The root, and each of the links: not each of the 300 names and 20 folders.
         #expect(disk.followed.withLock { $0 } <= 12, "\(disk.followed.withLock { $0 }) names followed")
     }
 

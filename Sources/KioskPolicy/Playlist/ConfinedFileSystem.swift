@@ -52,6 +52,9 @@ public struct ConfinedFileSystem: PlaylistFileSystem {
     private func quickKind(_ path: String) -> FileKind?? {
         guard base.knowsLinks, realRoot != nil else { return nil }
         let name = PathText.normalize(path)
+        // Decided on the name only when it is what the base is asked for: `lnk/..` folded as
+        // text is not where the kernel takes it when `lnk` is a link.
+        guard name == path else { return nil }
         if reached.contains(name) { return .some(.directory) }
         let parent = PathText.normalize(name + "/..")
         guard name != top, parent == top || reached.contains(parent) else { return nil }
