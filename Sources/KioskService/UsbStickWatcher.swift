@@ -124,7 +124,8 @@ package final class UsbStickWatcher: @unchecked Sendable {
             // The last mount at a place is the one seen there.
             let seen = Dictionary(mounts.map { ($0.mountPoint, $0) }) { _, last in last }
             let readOnly = seen.compactMapValues { $0.isReadOnly ? $0.mountID : nil }
-            found = media.entries(in: volumes.map(\.mountPoint), readOnly: readOnly, say: sayOnce)
+            found = media.entries(in: volumes.map(\.mountPoint), readOnly: readOnly,
+                                  now: Date().timeIntervalSince1970, say: sayOnce)
             // Each folder's entries carry its index: an arrived stick that gave none plays nothing.
             for (index, volume) in volumes.enumerated() where arrived.contains(volume) && !found.contains(where: { $0.itemIndex == index }) {
                 logger.notice("USB stick \(volume.device): no media files on it, in its folders either (\(volume.mountPoint)); nothing of it plays")
@@ -134,7 +135,7 @@ package final class UsbStickWatcher: @unchecked Sendable {
                 copied.insert(volume)
                 UsbCopier(config: config, logger: logger).copy(from: volume)
             }
-            found = media.entries(in: [config.copyTo], say: sayOnce)
+            found = media.entries(in: [config.copyTo], now: Date().timeIntervalSince1970, say: sayOnce)
         }
         reloader.steer { configured in
             guard let request = choice.update(found: found, configured: configured) else { return choice.overridesConfigured }

@@ -213,6 +213,9 @@ let configErrorTable: [ConfigErrorCase] = [
     // so the first is reported and reading stops there, as for a syntax error.
     ConfigErrorCase(name: "duplicate not located", yaml: "input:\n  gestures: {\n    tap: true, tap: false}\n" + items,
                     line: 3, column: 5, fragment: "duplicate key 'tap' in this mapping; each key may appear only once"),
+    // Quoted at most 160 characters, as every value in a message: a key or a number is the file's text.
+    ConfigErrorCase(name: "a number of 5,000 digits", yaml: "audio:\n  volume: \(String(repeating: "9", count: 5000))\n" + items,
+                    line: 2, column: 11, fragment: "'volume' in audio is \(String(repeating: "9", count: 160))...;"),
     ConfigErrorCase(name: "second document", yaml: items + "---\n" + items, line: 2, column: 1,
                     fragment: "a second YAML document starts here; a config file holds exactly one"),
     ConfigErrorCase(name: "undefined alias", yaml: "audio:\n  volume: *loud\n" + items, line: 2, column: 11,
@@ -234,6 +237,17 @@ struct ConfigErrorTests {
         #expect(diagnostic?.line == testCase.line, "\(diagnostics)")
         #expect(diagnostic?.column == testCase.column, "\(diagnostics)")
         #expect(diagnostic?.message.contains(testCase.fragment) == true, "\(diagnostics)")
+    }
+
+    /// A duplicated key is quoted as every value is: at most 160 characters (libyaml takes keys
+    /// up to 1,024), control characters escaped.
+    @Test func aLongDuplicateKeyIsQuotedShort() {
+        let key = String(repeating: "k", count: 1000)
+        let diagnostics = parseDiagnostics("audio:\n  \(key): 1\n  \(key): 2\n" + items)
+        let duplicate = diagnostics.first { $0.message.hasPrefix("duplicate key") }
+        #expect(duplicate?.line == 3 && duplicate?.column == 3, "\(diagnostics)")
+        #expect(duplicate?.message == "duplicate key '\(key.prefix(160))...' (first at 2:3); each key may appear only once")
+        #expect(diagnostics.allSatisfy { $0.message.count < 400 }, "\(diagnostics)")
     }
 
     @Test func collectsEveryProblemInFileOrder() {

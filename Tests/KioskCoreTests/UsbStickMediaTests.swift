@@ -74,6 +74,72 @@ struct UsbStickMediaTests {
         #expect(names(remounted, under: folder) == ["a.mp4", "c.mp4", "Menus/b.mp4"])
     }
 
+    /// Linux gives a mount the lowest free ID: a stick swapped between two looks may come back
+    /// with the ID of the one before. A minute in one mount lists it again, whatever its ID.
+    @Test func aReadOnlyStickIsListedAgainAfterAMinuteInOneMount() throws {
+        let folder = try stick(["a.mp4"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var media = UsbStickMedia()
+        _ = media.entries(in: [folder], readOnly: [folder: 5], now: 1000) { _, _ in }
+        try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/b.mp4"))
+        let within = media.entries(in: [folder], readOnly: [folder: 5], now: 1000 + UsbStickMedia.readOnlyRelisting - 1) { _, _ in }
+        #expect(names(within, under: folder) == ["a.mp4"])
+        let after = media.entries(in: [folder], readOnly: [folder: 5], now: 1000 + UsbStickMedia.readOnlyRelisting) { _, _ in }
+        #expect(names(after, under: folder) == ["a.mp4", "b.mp4"])
+        // A clock that went back (a steady clock does not; a caller's might) lists it again too.
+        try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/c.mp4"))
+        let back = media.entries(in: [folder], readOnly: [folder: 5], now: 10) { _, _ in }
+        #expect(names(back, under: folder) == ["a.mp4", "b.mp4", "c.mp4"])
+    }
+
+    /// A writable stick's list is kept between looks until a list read for it changes or a name
+    /// it found missing appears: a nested list's edit and a listed file copied on after the list
+    /// are seen at the next look (before: only once the top list changed).
+    @Test func aWritableStickListIsReadAgainWhenANestedListChangesOrAMissingFileArrives() throws {
+        let folder = try stick(["a.mp4", "Sub/x.mp4"], texts: ["show.m3u": "a.mp4\nlate.mp4\nLists/more.m3u\n",
+                                                                    "Lists/more.m3u": "../a.mp4\n"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let disk = CountingFileSystem()
+        var media = UsbStickMedia(fileSystem: disk)
+        // Looks ten seconds after the files' times: past the 3 s in which a change is read again.
+        let now = Date().timeIntervalSince1970 + 10
+        let walked = { disk.listed.withLock { $0[folder + "/Sub", default: 0] } }
+        #expect(names(media.entries(in: [folder], now: now) { _, _ in }, under: folder) == ["a.mp4", "a.mp4"])
+        #expect(walked() == 1, "walked once for empty files")
+        disk.reset()
+        #expect(names(media.entries(in: [folder], now: now + 1) { _, _ in }, under: folder) == ["a.mp4", "a.mp4"])
+        #expect(walked() == 0, "nothing changed: kept")
+        try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/late.mp4"))
+        #expect(names(media.entries(in: [folder], now: now + 2) { _, _ in }, under: folder) == ["a.mp4", "late.mp4", "a.mp4"])
+        try Data("../a.mp4\n../Sub/x.mp4\n".utf8).write(to: URL(fileURLWithPath: folder + "/Lists/more.m3u"))
+        #expect(names(media.entries(in: [folder], now: now + 3) { _, _ in }, under: folder)
+                == ["a.mp4", "late.mp4", "a.mp4", "Sub/x.mp4"])
+        disk.reset()
+        _ = media.entries(in: [folder], now: now + 4) { _, _ in }
+        #expect(walked() == 0, "kept again")
+        // A minute after it was read: read again, whatever changed or not.
+        _ = media.entries(in: [folder], now: now + 3 + UsbStickMedia.readOnlyRelisting) { _, _ in }
+        #expect(walked() == 1)
+    }
+
+    /// A list whose time is within 3 s of the look may change again within the same FAT time
+    /// step (2 s) and keep its time and size: read again at each look until it is older.
+    @Test func aListChangedJustNowIsNotKept() throws {
+        let folder = try stick(["a.mp4", "Sub/x.mp4"], texts: ["show.m3u": "a.mp4\n"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let disk = CountingFileSystem()
+        var media = UsbStickMedia(fileSystem: disk)
+        let now = Date().timeIntervalSince1970
+        _ = media.entries(in: [folder], now: now) { _, _ in }
+        disk.reset()
+        _ = media.entries(in: [folder], now: now) { _, _ in }
+        #expect(disk.listed.withLock { $0[folder + "/Sub", default: 0] } == 1)
+        disk.reset()
+        _ = media.entries(in: [folder], now: now + 10) { _, _ in }   // read now, older than 3 s: kept from here
+        _ = media.entries(in: [folder], now: now + 11) { _, _ in }
+        #expect(disk.listed.withLock { $0[folder + "/Sub", default: 0] } == 1)
+    }
+
     @Test func aWritableStickIsListedAtEveryLook() throws {
         let folder = try stick(["a.mp4"], empty: ["b.mp4"])
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -7,9 +7,9 @@ flip's CLOCK_REALTIME, `item`, `pts`) is compared with where the timeline is at 
 way, the 60 Hz process is killed (SIGKILL) and started again: it must be back on the timeline
 within 1 s. The offsets measured are printed (BENCHMARKS.md, "Sync").
 
-A flip that comes late because the process was not scheduled in time (a flip more than a frame
-and two refreshes after the one before it: this 2-core host runs builds and guests beside the
-test) may show the frame chosen before the stall, and the flips right after it the frames the
+A flip that comes late because the process was not scheduled in time (a flip a frame and two
+refreshes of its display or more after the one before it, a quarter refresh allowed for the
+grid's timing: this 2-core host runs builds and guests beside the test) may show the frame chosen before the stall, and the flips right after it the frames the
 stalled decoder has ready (the freshest is shown, none is skipped ahead of decoding), however well
 the player follows the timeline. The flips within 250 ms of a stall are counted and reported
 apart. A stall is the machine's where a CPU was stolen from the whole machine for half its
@@ -164,7 +164,7 @@ def wall(tmp_path_factory):
     return run.result()
 
 
-def offsets(stats, slots):
+def offsets(stats, slots, refresh):
     """(rt, offset, item, late) per flip: where the timeline is minus what is shown, on the
     loop's own time (wrapped into half a turn each way), in seconds; `late`: the flip came after
     the process stalled, or missed its aim (see the module's text)."""
@@ -176,7 +176,7 @@ def offsets(stats, slots):
     for record in flips_of(stats):
         timeline = (record["rt"] - EPOCH) % turn
         shown = starts[record["item"]] + record["pts"]
-        if stalled(previous, record):
+        if stalled(previous, record, refresh):
             last_stall = record["t"]
         late = missed_its_aim(record) or (last_stall is not None and record["t"] - last_stall <= 0.25)
         previous = record
@@ -190,10 +190,15 @@ def flips_of(stats):
     return [record for record in records if record["video"] and record["item"] >= 0]
 
 
-def stalled(previous, record):
-    """Whether the flip `record` came after a stall of the process: more than a frame and two
-    refreshes after the flip before it (see the module's text)."""
-    return previous is not None and record["t"] - previous["t"] > frame_period(record["item"]) + 2 / 59.9
+def stalled(previous, record, refresh):
+    """Whether the flip `record` came after a stall of the process: a frame and two refreshes
+    (`refresh`: its display's, seconds) after the flip before it, less a quarter refresh for the
+    grid's timing (see the module's text). Before ci111 the line was a frame and two refreshes
+    of 59.9 Hz, strictly: a 30 fps frame up two refreshes late (four refreshes after the one
+    before) was a stall at 59.94 Hz (66.73 > 66.72 ms) and none at 60 Hz (66.67 ms), so the
+    same slip was excused on one display and failed the bound on the next (ci62, ci66, ci111)."""
+    return (previous is not None
+            and record["t"] - previous["t"] >= frame_period(record["item"]) + 1.75 * refresh)
 
 
 def missed_its_aim(record):
@@ -201,12 +206,12 @@ def missed_its_aim(record):
     return "aim" in record and record["t"] - record["aim"] > 0.5 / 59.9
 
 
-def misses_of(records):
+def misses_of(records, refresh):
     """The flips of `records` that missed their aim away from a stall (within 250 ms after one,
     a miss is that stall's, counted and judged with it)."""
     result, previous, last_stall = [], None, None
     for record in records:
-        if stalled(previous, record):
+        if stalled(previous, record, refresh):
             last_stall = record["t"]
         if missed_its_aim(record) and (last_stall is None or record["t"] - last_stall > 0.25):
             result.append(record)
@@ -214,16 +219,21 @@ def misses_of(records):
     return result
 
 
+def refresh_of(rate):
+    """One refresh of the display at `rate` (one of RATES), in seconds."""
+    return 1 / float(rate)
+
+
 def frame_period(item):
     return 1 / CLIPS[item][1]
 
 
-def stalls_of(stats, slots):
+def stalls_of(stats, slots, refresh):
     """(monotonic time of the flip before, of the flip after, the latter's rt and item, whether
     it is within half a second of a seam) per stall of one process (see the module's text)."""
     result, previous = [], None
     for record in flips_of(stats):
-        if stalled(previous, record):
+        if stalled(previous, record, refresh):
             near_seam = (record["item"] != previous["item"] or record["pts"] < 0.5
                          or previous["pts"] > slots[previous["item"]] - 0.5)
             result.append((previous["t"], record["t"], record["rt"], record["item"], near_seam))
@@ -233,7 +243,7 @@ def stalls_of(stats, slots):
 
 def classified_stalls(runs, slots, steal):
     """Per (rate, which of its processes): (rt, ms between the flips, the machine's) per stall."""
-    every = {(rate, i): stalls_of(stats, slots) for rate, processes in runs.items()
+    every = {(rate, i): stalls_of(stats, slots, refresh_of(rate)) for rate, processes in runs.items()
              for i, (_, stats, _) in enumerate(processes)}
     result = {key: [] for key in every}
     for key, stalls in every.items():
@@ -255,14 +265,14 @@ def test_every_flip_is_within_one_frame_of_the_timeline(wall):
         misses = 0
         aimed = 0
         for n, (process, stats, launched) in enumerate(processes):
-            flips = offsets(stats, slots)
+            flips = offsets(stats, slots, refresh_of(rate))
             assert flips, f"{rate} Hz: no frame shown"
             # From its first frame in sync on (the join: test_a_restarted_box_rejoins_within_a_second).
             first_in_sync = next(i for i, (_, offset, item, _) in enumerate(flips) if abs(offset) <= frame_period(item))
             joined += flips[first_in_sync:]
             records = flips_of(stats)[first_in_sync:]
             aimed += sum("aim" in record for record in records)
-            misses += len(misses_of(records))
+            misses += len(misses_of(records, refresh_of(rate)))
             stalls += [(ms, machine) for rt, ms, machine in every_stall[rate, n] if rt > flips[first_in_sync][0]]
         # Excused from the bound: after a stall, or a flip that missed its aim.
         recovering = [(round(offset * 1000, 1), item) for _, offset, item, late in joined if late]
@@ -296,7 +306,7 @@ def test_pictures_move_in_single_steps(wall):
     slots, runs, _, _ = wall
     for rate, processes in runs.items():
         for _, stats, _ in processes:
-            flips = offsets(stats, slots)
+            flips = offsets(stats, slots, refresh_of(rate))
             joined = next(i for i, (_, offset, item, _) in enumerate(flips) if abs(offset) <= frame_period(item))
             # Steps within 250 ms of a stall of the process are the stall's, not the player's.
             steps = [(b[1] - a[1]) for a, b in zip(flips[joined:], flips[joined + 1:]) if not a[3] and not b[3]]
@@ -306,7 +316,7 @@ def test_pictures_move_in_single_steps(wall):
 def test_a_restarted_box_rejoins_within_a_second(wall):
     slots, runs, directory, _ = wall
     _, stats, launched = runs[RESTARTED][1]
-    flips = offsets(stats, slots)
+    flips = offsets(stats, slots, refresh_of(RESTARTED))
     first = flips[0][0]
     in_sync = next(rt for rt, offset, item, _ in flips if abs(offset) <= frame_period(item))
     print(f"\nrestarted: first frame {first - launched:.2f} s after the launch, in sync {in_sync - first:.3f} s after it")
@@ -318,5 +328,5 @@ def test_a_restarted_box_rejoins_within_a_second(wall):
 def test_every_process_played_every_item(wall):
     slots, runs, _, _ = wall
     for rate, processes in runs.items():
-        shown = {item for _, stats, _ in processes for _, _, item, _ in offsets(stats, slots)}
+        shown = {item for _, stats, _ in processes for _, _, item, _ in offsets(stats, slots, refresh_of(rate))}
         assert shown == {0, 1, 2}, rate

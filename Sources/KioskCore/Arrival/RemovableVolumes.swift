@@ -30,7 +30,8 @@ public struct MountEntry: Sendable, Equatable {
     public var fileSystemType: String
     /// The mount source: "/dev/sda1" for a block device.
     public var source: String
-    /// The mount's ID, new at each mount: tells a stick mounted again at the same place.
+    /// The mount's ID: tells a stick mounted again at the same place, unless the place was
+    /// unmounted first (Linux reuses the lowest free ID; UsbStickMedia bounds that case).
     public var mountID: Int
     /// Whether the file system itself is read-only (its super options), not only this view of
     /// it: nothing can change in it while it stays mounted.

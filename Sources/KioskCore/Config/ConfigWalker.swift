@@ -117,9 +117,9 @@ final class ConfigWalker {
         case .scalar(let scalar):
             if isNull(node) { return "empty" }
             switch plainType(node) {
-            case "int", "float": return scalar.string
-            case "bool": return scalar.string
-            // At most 160 characters of it: a value can be a whole line of a damaged file.
+            // At most 160 characters of it: a value can be a whole line of a damaged file (a
+            // number of 100,000 digits is still a plain int).
+            case "int", "float", "bool": return quotedForMessage(scalar.string)
             default: return "the string '\(quotedForMessage(scalar.string))'"
             }
         }

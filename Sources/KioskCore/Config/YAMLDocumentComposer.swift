@@ -47,15 +47,17 @@ enum YAMLDocumentComposer {
                 return document
             } catch YamlError.duplicatedKeysInMapping(let duplicates, let context) {
                 let key = duplicates.first ?? "?"
+                // Quoted as every value is (one line, at most 160 characters): a key is the file's text.
+                let shown = quotedForMessage(key)
                 let first = TextPosition(context.mark)
                 guard attempt < maximumDuplicateRecoveries,
                       let later = DuplicateKeyLocator.laterCopy(of: key, after: first, in: lines) else {
                     diagnose(first.line, first.column,
-                             "duplicate key '\(key)' in this mapping; each key may appear only once")
+                             "duplicate key '\(shown)' in this mapping; each key may appear only once")
                     return document
                 }
                 diagnose(later.position.line, later.position.column,
-                         "duplicate key '\(key)' (first at \(first.line):\(first.column)); each key may appear only once")
+                         "duplicate key '\(shown)' (first at \(first.line):\(first.column)); each key may appear only once")
                 DuplicateKeyLocator.rename(later, placeholderNumber: attempt, in: &lines)
                 document.ignoredKeys.insert(later.position)
                 current = lines.map { String(String.UnicodeScalarView($0)) }.joined(separator: "\n")

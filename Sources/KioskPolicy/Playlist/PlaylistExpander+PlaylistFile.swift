@@ -256,6 +256,8 @@ extension PlaylistExpansion {
             entries.append(entry)
         }
         diagnostics += listing.problems.map { ConfigDiagnostic(location: item.location, message: $0) }
+        playlistFilesRead += listing.files
+        missing += listing.missing
         if listing.problemCount > listing.problems.count {
             diagnostics.append(ConfigDiagnostic(location: item.location, message:
                 "\(listing.problemCount - listing.problems.count) more problems with playlist file "

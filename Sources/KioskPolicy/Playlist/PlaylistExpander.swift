@@ -67,6 +67,11 @@ public struct PlaylistEntry: Sendable, Equatable {
 public struct PlaylistExpansion: Sendable, Equatable {
     public var entries: [PlaylistEntry] = []
     public var diagnostics: [ConfigDiagnostic] = []
+    /// The playlist files read for it, and up to `PlaylistFileListing.missingLimit` paths they
+    /// named that were not there (`PlaylistFileListing.files`, `missing`): what a reader keeps
+    /// an expansion by until one of them changes or appears (`UsbStickMedia`).
+    public var playlistFilesRead: [String] = []
+    public var missing: [String] = []
     public init() {}
 }
 
