@@ -92,7 +92,10 @@ extension ItemPipeline {
             }
             // A stream with tracks but none a picture stays so (a radio stream); none at all
             // may be a probe that saw nothing yet.
-            let error = MediaError(source: plan.source, reason: "no video stream (has \(kinds.isEmpty ? "nothing" : kinds))")
+            // A sound file named as an item: where sound alone plays.
+            let soundOnly = !kinds.isEmpty && asset.info.streams.allSatisfy { $0.kind == .audio }
+            let error = MediaError(source: plan.source, reason: "no video stream (has \(kinds.isEmpty ? "nothing" : kinds))"
+                                   + (soundOnly ? "; sound alone plays under the items as `audio_track`, or as an item with a cover picture" : ""))
             throw kinds.isEmpty ? error : NotToRetry(error)
         }
         let picture = asset.info.streams.first { $0.index == videoIndex }

@@ -25,6 +25,11 @@ struct CheckCommand: ParsableCommand {
         let triggers = TriggerWiring.resolve(config, defaultEntries: entries, logger: logger)
         let overrides = TriggerWiring.resolveOverrides(config, defaultEntries: entries, logger: logger)
         var summary = "\(file): OK, \(entries.count) playlist \(entries.count == 1 ? "entry" : "entries") now"
+        // Legal (a file may be copied on later, a stick plugged in), but not what a person
+        // checking a new box expects to read as plainly "OK".
+        if entries.isEmpty, !config.items.isEmpty, config.displays?.layout != .separate {
+            summary += " (nothing plays until a file it names appears: the idle screen says why)"
+        }
         for playlist in config.playlists {
             let expansion = PlaylistExpander().expand(playlist.items)
             for diagnostic in expansion.diagnostics { logger.warning("\(diagnostic)") }

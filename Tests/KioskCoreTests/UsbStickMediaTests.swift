@@ -61,16 +61,16 @@ struct UsbStickMediaTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let disk = CountingFileSystem()
         var media = UsbStickMedia(fileSystem: disk)
-        let first = media.entries(in: [folder], readOnly: [folder: 41]) { _, _ in }
+        let first = media.entries(in: [folder], readOnly: [folder: 41], now: 0) { _, _ in }
         #expect(names(first, under: folder) == ["a.mp4", "Menus/b.mp4"])
         #expect(disk.total > 0)
         disk.reset()
-        let again = media.entries(in: [folder], readOnly: [folder: 41]) { _, _ in }
+        let again = media.entries(in: [folder], readOnly: [folder: 41], now: 0) { _, _ in }
         #expect(again == first)
         #expect(disk.total == 0, "listed again: \(disk.listed.withLock { $0 })")
         // Mounted again (a new mount ID at the same place): listed afresh.
         try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/c.mp4"))
-        let remounted = media.entries(in: [folder], readOnly: [folder: 42]) { _, _ in }
+        let remounted = media.entries(in: [folder], readOnly: [folder: 42], now: 0) { _, _ in }
         #expect(names(remounted, under: folder) == ["a.mp4", "c.mp4", "Menus/b.mp4"])
     }
 
@@ -122,6 +122,31 @@ struct UsbStickMediaTests {
         #expect(walked() == 1)
     }
 
+    /// A listed file still empty (a copy that stopped) is not played, and does not make the list
+    /// read again at every look: only its first bytes do. A list dated hours ahead (a FAT stick
+    /// written east of UTC, read as UTC) is kept as any other.
+    @Test func anEmptyListedFileAndAListFromTheFutureKeepTheList() throws {
+        let folder = try stick(["a.mp4", "Sub/x.mp4"], empty: ["late.mp4"], texts: ["show.m3u": "a.mp4\nlate.mp4\n"])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let disk = CountingFileSystem()
+        var media = UsbStickMedia(fileSystem: disk)
+        let walked = { disk.listed.withLock { $0[folder + "/Sub", default: 0] } }
+        let now = Date().timeIntervalSince1970 + 10
+        #expect(names(media.entries(in: [folder], now: now) { _, _ in }, under: folder) == ["a.mp4"])
+        disk.reset()
+        #expect(names(media.entries(in: [folder], now: now + 1) { _, _ in }, under: folder) == ["a.mp4"])
+        #expect(walked() == 0, "kept while late.mp4 is empty")
+        try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/late.mp4"))
+        #expect(names(media.entries(in: [folder], now: now + 2) { _, _ in }, under: folder) == ["a.mp4", "late.mp4"])
+        // The files are now 5 hours "after" the look.
+        var future = UsbStickMedia(fileSystem: disk)
+        let early = now - 10 - 5 * 3600
+        _ = future.entries(in: [folder], now: early) { _, _ in }
+        disk.reset()
+        _ = future.entries(in: [folder], now: early + 1) { _, _ in }
+        #expect(walked() == 0, "kept though its time is ahead of the clock")
+    }
+
     /// A list whose time is within 3 s of the look may change again within the same FAT time
     /// step (2 s) and keep its time and size: read again at each look until it is older.
     @Test func aListChangedJustNowIsNotKept() throws {
@@ -145,27 +170,27 @@ struct UsbStickMediaTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var media = UsbStickMedia(fileSystem: CountingFileSystem())
         // b.mp4 is empty (still being copied on): not listed until it has bytes.
-        #expect(names(media.entries(in: [folder]) { _, _ in }, under: folder) == ["a.mp4"])
+        #expect(names(media.entries(in: [folder], now: 0) { _, _ in }, under: folder) == ["a.mp4"])
         try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/b.mp4"))
-        #expect(names(media.entries(in: [folder]) { _, _ in }, under: folder) == ["a.mp4", "b.mp4"])
+        #expect(names(media.entries(in: [folder], now: 0) { _, _ in }, under: folder) == ["a.mp4", "b.mp4"])
         // Was read-only, mounted writable since: not kept.
-        _ = media.entries(in: [folder], readOnly: [folder: 7]) { _, _ in }
+        _ = media.entries(in: [folder], readOnly: [folder: 7], now: 0) { _, _ in }
         try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/c.mp4"))
-        #expect(names(media.entries(in: [folder]) { _, _ in }, under: folder) == ["a.mp4", "b.mp4", "c.mp4"])
+        #expect(names(media.entries(in: [folder], now: 0) { _, _ in }, under: folder) == ["a.mp4", "b.mp4", "c.mp4"])
     }
 
     @Test func aStickPulledAndPluggedAgainIsListedAfresh() throws {
         let folder = try stick(["a.mp4"])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var media = UsbStickMedia(fileSystem: CountingFileSystem())
-        _ = media.entries(in: [folder], readOnly: [folder: 3]) { _, _ in }
+        _ = media.entries(in: [folder], readOnly: [folder: 3], now: 0) { _, _ in }
         try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/b.mp4"))
-        _ = media.entries(in: []) { _, _ in }   // gone at this look
-        let back = media.entries(in: [folder], readOnly: [folder: 3]) { _, _ in }
+        _ = media.entries(in: [], now: 0) { _, _ in }   // gone at this look
+        let back = media.entries(in: [folder], readOnly: [folder: 3], now: 0) { _, _ in }
         #expect(names(back, under: folder) == ["a.mp4", "b.mp4"])
         media.forget(folder)
         try Data("media".utf8).write(to: URL(fileURLWithPath: folder + "/c.mp4"))
-        #expect(media.entries(in: [folder], readOnly: [folder: 3]) { _, _ in }.count == 3)
+        #expect(media.entries(in: [folder], readOnly: [folder: 3], now: 0) { _, _ in }.count == 3)
     }
 
     @Test func aListThatGivesNothingIsSaidOnceAndTheStickIsWalkedForEmptyFilesOnce() throws {
@@ -174,7 +199,7 @@ struct UsbStickMediaTests {
         let disk = CountingFileSystem()
         var media = UsbStickMedia(fileSystem: disk)
         var lines: [String] = []
-        let entries = media.entries(in: [folder]) { line, about in
+        let entries = media.entries(in: [folder], now: 0) { line, about in
             #expect(about == folder)
             lines.append(line)
         }

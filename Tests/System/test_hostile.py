@@ -66,7 +66,7 @@ REASONS = {
     "a64.nut": "unsupported codec 'unknown (tag a64m)'",
     "huge.png": "16384x16384",
     "huge.y4m": "16384x16384",
-    "audio-only.m4a": "no video stream (has audio aac)",
+    "audio-only.m4a": "no video stream (has audio aac); sound alone plays under the items as `audio_track`",
     "live-delete.mp4": "no such file",
 }
 

@@ -123,6 +123,9 @@ def test_kiosk_check_names_the_bad_line(show, tmp_path):
     conf.write_text("items:\n  - list.m3u8\n")
     result = subprocess.run([str(KIOSK), "check", str(conf)], capture_output=True, text=True, timeout=60)
     assert f"playlist file '{playlist}' line 1: 'C:\\Media\\a.mp4' is a Windows path" in result.stderr + result.stdout, result
+    # Legal, so exit 0, but said plainly: nothing of it plays now.
+    assert result.returncode == 0, result
+    assert "OK, 0 playlist entries now (nothing plays until a file it names appears" in result.stdout, result
 
 
 def test_vlc_xspf_and_pls_files_play_as_their_entries(tmp_path):

@@ -9,8 +9,8 @@ within 1 s. The offsets measured are printed (BENCHMARKS.md, "Sync").
 
 A flip that comes late because the process was not scheduled in time (a flip a frame and two
 refreshes of its display or more after the one before it, a quarter refresh allowed for the
-grid's timing: this 2-core host runs builds and guests beside the test) may show the frame chosen before the stall, and the flips right after it the frames the
-stalled decoder has ready (the freshest is shown, none is skipped ahead of decoding), however well
+grid's timing: this 2-core host runs builds and guests beside the test) may show the frame
+chosen before the stall, and the flips right after it the frames the stalled decoder has ready (the freshest is shown, none is skipped ahead of decoding), however well
 the player follows the timeline. The flips within 250 ms of a stall are counted and reported
 apart. A stall is the machine's where a CPU was stolen from the whole machine for half its
 lateness or more (steal time, sampled beside the wall: run_delay.py), or where another of the
@@ -23,8 +23,8 @@ printed. A flip that missed the vblank its frame was chosen for (the stats line'
 came a refresh or more after it) shows a frame a refresh old; at 30 fps on 60 Hz that leaves no
 longer gap than a frame held a third refresh by the cadence, so only `aim` tells it. Such a
 flip is excused from the bound itself (ci62's one flip 38.4 ms off at 60.05 Hz may have been
-one; ci66's 37.1 ms at 60 Hz was on its aim: a two-refresh slip just under the stall line,
-BENCHMARKS.md "Sync"), and misses away from a stall must be few (at most 1 in 200 flips, 3 in a short run).
+one; ci66's 37.1 ms at 60 Hz was on its aim: a two-refresh slip, then just under the stall
+line, a stall since ci111's same slip, BENCHMARKS.md "Sync"), and misses away from a stall must be few (at most 1 in 200 flips, 3 in a short run).
 Every other flip is held to the one-frame bound, so a player that does not catch up within
 250 ms fails.
 

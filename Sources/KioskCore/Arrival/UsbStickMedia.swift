@@ -34,7 +34,7 @@ public struct UsbStickMedia {
     /// the folders whose file system is read-only, each with its mount's ID (mountinfo's first
     /// field): those are listed as at their last look in that mount less than `readOnlyRelisting`
     /// seconds before `now` (the wall clock's Unix seconds: files' times are compared with it).
-    public mutating func entries(in folders: [String], readOnly: [String: Int] = [:], now: Double = 0,
+    public mutating func entries(in folders: [String], readOnly: [String: Int] = [:], now: Double,
                                  say: (_ line: String, _ folder: String) -> Void) -> [PlaylistEntry] {
         var entries: [PlaylistEntry] = []
         var lists: [String: KeptList] = [:]
@@ -114,16 +114,17 @@ struct KeptList {
     /// nil: not to be kept (a file read without a version, or changed within the last seconds).
     var versions: [String: FileFingerprint]?
 
-    /// A file time this close to the look (or after it) may hide a second change: not kept.
+    /// A file time this close to the look may hide a second change: not kept. Only this close:
+    /// a FAT stick's times are its writer's local time, read as UTC, hours off either way.
     static let settling = 3.0
 
     init(_ expansion: PlaylistExpansion, listedAt: Double, fileSystem: any PlaylistFileSystem, now: Double) {
         self.expansion = expansion
         self.listedAt = listedAt
         var versions: [String: FileFingerprint] = [:]
-        let recent = Int64((now - Self.settling) * 1e9)
+        let near = { (time: Int64) in abs(Double(time) / 1e9 - now) < Self.settling }
         for file in expansion.playlistFilesRead {
-            guard let version = fileSystem.fingerprint(atPath: file), version.modified < recent, version.changed < recent else {
+            guard let version = fileSystem.fingerprint(atPath: file), !near(version.modified), !near(version.changed) else {
                 self.versions = nil
                 return
             }
@@ -133,11 +134,18 @@ struct KeptList {
     }
 
     /// Whether the expansion still says what the stick holds: every list read is as it was, no
-    /// missing name has appeared on the stick, and it is less than `readOnlyRelisting` old.
+    /// missing name has appeared on the stick (a folder, or a file with bytes: an empty one is
+    /// left out as one still being copied), and it is less than `readOnlyRelisting` old.
     func isCurrent(now: Double, fileSystem: any PlaylistFileSystem, stick: ConfinedFileSystem) -> Bool {
         guard let versions, now >= listedAt, now - listedAt < UsbStickMedia.readOnlyRelisting else { return false }
         return versions.allSatisfy { fileSystem.fingerprint(atPath: $0.key) == $0.value }
-            && expansion.missing.allSatisfy { stick.kind(ofItemAt: $0) == nil }
+            && expansion.missing.allSatisfy { path in
+                switch stick.kind(ofItemAt: path) {
+                case nil: true
+                case .directory: false
+                case .file: (stick.fingerprint(atPath: path)?.size ?? 0) == 0
+                }
+            }
     }
 }
 

@@ -77,7 +77,7 @@ extension ConfigWalker {
     private func checkTopicLevels(_ levels: [String], key: String, at node: Node) -> Bool {
         for level in levels {
             if let problem = FleetTopics.problem(withLevel: level) {
-                report(node, "'\(key)' in mqtt is '\(level)': \(problem); expected a topic level without / + #")
+                report(node, "'\(key)' in mqtt is '\(quotedForMessage(level))': \(problem); expected a topic level without / + #")
                 return false
             }
         }
@@ -89,7 +89,7 @@ extension ConfigWalker {
         guard let path = string(section, key, expected: "the path of \(what)") else { return nil }
         let resolved = PathText.resolve(path, against: baseDirectory)
         guard fileSystem.kind(ofItemAt: resolved) == .file else {
-            report(section[key], "\(key) '\(resolved)' does not exist; expected the path of \(what)")
+            report(section[key], "\(key) '\(quotedForMessage(resolved))' does not exist; expected the path of \(what)")
             return nil
         }
         return resolved

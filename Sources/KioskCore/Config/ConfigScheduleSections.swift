@@ -144,7 +144,7 @@ extension ConfigWalker {
             return nil
         }
         guard playlistNames.contains(name) else {
-            report(section[key], "'\(key)' in \(section.name) is '\(name)', which no playlist defines; expected one of: "
+            report(section[key], "'\(key)' in \(section.name) is '\(quotedForMessage(name))', which no playlist defines; expected one of: "
                    + playlistNames.joined(separator: ", ") + suggestion(for: name, among: playlistNames))
             return nil
         }

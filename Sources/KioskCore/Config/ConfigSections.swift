@@ -129,7 +129,7 @@ extension ConfigWalker {
             var names: [String] = []
             for element in elements {
                 guard let name = element.scalar?.string, KeyMap.isKeyName(name) else {
-                    let shown = element.scalar.map { "'\($0.string)'" } ?? describe(element)
+                    let shown = element.scalar.map { "'\(quotedForMessage($0.string))'" } ?? describe(element)
                     report(element, "\(shown) in input.keys.\(action.rawValue) is not an evdev key name; "
                            + "expected a name like KEY_SPACE or BTN_LEFT (upper case, digits, _)")
                     continue

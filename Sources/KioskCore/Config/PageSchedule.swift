@@ -80,7 +80,7 @@ public struct PageSchedule: Sendable, Equatable {
                     if !text.isEmpty { row.append((key, text)) }
                 }
                 if let unknown = pairs.first(where: { !keys.contains($0.0) }) {
-                    return .failure(PagePlaylistError("\(name): unknown key '\(unknown.0)'; expected \(keys.joined(separator: ", "))"))
+                    return .failure(PagePlaylistError("\(name): unknown key '\(quotedForMessage(unknown.0))'; expected \(keys.joined(separator: ", "))"))
                 }
                 rows.append(row)
             }

@@ -92,6 +92,14 @@ extension PlaylistExpander {
             case .path(let resolved):
                 path = resolved
             }
+            // Not there by its bytes: as the disk spells it (another Unicode form or letter case),
+            // for the first names missing only (a hostile list of 50,000 costs 64 lookups), and on
+            // a stick only inside it.
+            if listing.respellingsLeft > 0, confinement.map({ PathText.isInside(path, $0) }) ?? true,
+               fileSystem.kind(ofItemAt: path) == nil {
+                listing.respellingsLeft -= 1
+                if let spelled = NameSpelling.onDisk(path, fileSystem: fileSystem) { path = spelled }
+            }
             if let root = confinement {
                 let exists = fileSystem.kind(ofItemAt: path) != nil
                 if !(exists ? fileSystem.isConfined(path, to: root) : PathText.isInside(path, root)) {

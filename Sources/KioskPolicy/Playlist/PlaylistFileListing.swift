@@ -34,6 +34,8 @@ public struct PlaylistFileListing: Sendable, Equatable {
     /// folders by (`PlaylistFileFolders`), until one of them changes or appears.
     public var files: [String] = []
     public var missing: [String] = []
+    /// Names not there by their bytes still to be looked for as the disk spells them (`NameSpelling`).
+    var respellingsLeft = missingLimit
     /// A limit was reached: no more lines are looked at.
     public var stopped = false
     var linesLooked = 0
