@@ -92,8 +92,8 @@ extension ItemPipeline {
             }
             // A stream with tracks but none a picture stays so (a radio stream); none at all
             // may be a probe that saw nothing yet.
-            // A sound file named as an item: where sound alone plays.
-            let soundOnly = !kinds.isEmpty && asset.info.streams.allSatisfy { $0.kind == .audio }
+            // A sound file named as an item (not a radio stream's URL): where sound alone plays.
+            let soundOnly = !kinds.isEmpty && NetworkURL.scheme(of: plan.source) == nil && asset.info.streams.allSatisfy { $0.kind == .audio }
             let error = MediaError(source: plan.source, reason: "no video stream (has \(kinds.isEmpty ? "nothing" : kinds))"
                                    + (soundOnly ? "; sound alone plays under the items as `audio_track`, or as an item with a cover picture" : ""))
             throw kinds.isEmpty ? error : NotToRetry(error)

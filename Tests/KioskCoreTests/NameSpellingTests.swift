@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import KioskBasics
+@testable import KioskCore
 @testable import KioskPolicy
 
 /// Names written in another Unicode form or letter case than the disk's (`NameSpelling`).
@@ -63,7 +64,9 @@ struct NameSpellingTests {
             try? FileManager.default.removeItem(atPath: stick)
         }
         let up = String(repeating: "../", count: stick.split(separator: "/").count)
-        try Data("\(up)\(outside.dropFirst())/secret.mp4\n".utf8).write(to: URL(fileURLWithPath: stick + "/show.m3u"))
+        // Out by `..`, and through a link on the stick to a folder off it.
+        try FileManager.default.createSymbolicLink(atPath: stick + "/lnk", withDestinationPath: outside)
+        try Data("\(up)\(outside.dropFirst())/secret.mp4\nlnk/SECRET.MP4\n".utf8).write(to: URL(fileURLWithPath: stick + "/show.m3u"))
         let disk = ListingFileSystem()
         var expander = PlaylistExpander(fileSystem: disk)
         expander.confinement = stick
@@ -71,6 +74,33 @@ struct NameSpellingTests {
         #expect(expansion.entries.isEmpty)
         // Not even looked for outside: no folder off the stick listed.
         #expect(disk.listed.withLock { $0 }.allSatisfy { PathText.isInside($0, stick) }, "\(disk.listed.withLock { $0 })")
+    }
+
+    /// `Show.M3U` in kiosk.conf for `show.m3u` on disk is read as the list it is, not played as a clip.
+    @Test func aConfigItemNamingAListInAnotherCaseIsReadAsAList() throws {
+        let root = try folder(["a.mp4"])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try Data("a.mp4\n".utf8).write(to: URL(fileURLWithPath: root + "/show.m3u"))
+        let expansion = PlaylistExpander().expand([.written(.file(root + "/Show.M3U"))])
+        #expect(expansion.entries.map(\.media) == [.file(root + "/a.mp4")])
+    }
+
+    /// A missing file in a folder written in another form is watched for in the folder as the
+    /// disk spells it: the copy that arrives there is seen.
+    @Test func aMissingFilesFolderIsWatchedAsTheDiskSpellsIt() throws {
+        let root = try folder([Self.decomposed + "/other.mp4"])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try Data("\(Self.composed)/late.mp4\n".utf8).write(to: URL(fileURLWithPath: root + "/show.m3u"))
+        let listing = try #require(PlaylistExpander().playlistFile(root + "/show.m3u"))
+        #expect(listing.folders.contains { Array($0.utf8) == Array((root + "/" + Self.decomposed).utf8) }, "\(listing.folders)")
+    }
+
+    /// A folder item written in another form is watched as the disk spells it.
+    @Test func aFolderItemIsWatchedAsTheDiskSpellsIt() throws {
+        let root = try folder([Self.decomposed + "/a.mp4"])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let watched = WatchedFolders.directories(of: [.written(.file(root + "/" + Self.composed))])
+        #expect(watched.map { Array($0.utf8) } == [Array((root + "/" + Self.decomposed).utf8)])
     }
 
     @Test(arguments: [

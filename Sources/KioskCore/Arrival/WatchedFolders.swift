@@ -73,7 +73,10 @@ public enum WatchedFolders {
             case .tree(let path):
                 add(path)
                 for folder in MediaTree.folders(path, fileSystem: fileSystem) { add(folder) }
-            case .file(let path):
+            case .file(let written):
+                // As the expander finds it: written in another Unicode form or case (`NameSpelling`).
+                let path = fileSystem.kind(ofItemAt: written) == nil
+                    ? NameSpelling.onDisk(written, fileSystem: fileSystem) ?? written : written
                 if fileSystem.kind(ofItemAt: path) == .directory { add(path) }
                 // A playlist file's folder (an edit of it), and its entries' (a listed file that arrives).
                 // Only those there now: this is asked again every second, and one that appears is added then.

@@ -2,19 +2,37 @@
 /// the disk spells it. Linux compares names by their bytes, people by how they read:
 /// - the same letters in another Unicode form: macOS writes names decomposed (`é` as `e` and
 ///   U+0301) onto sticks and shares, while an editor or a CMS on Windows writes them composed,
-///   so `Café.mp4` in a list does not open `Café.mp4` copied from a Mac (Swift's String `==` is
-///   canonical equivalence: the forms compare equal);
+///   so `Café.mp4` in a list does not open `Café.mp4` copied from a Mac (Swift's String `==`,
+///   and so a String-keyed dictionary, is canonical equivalence: the forms are one key);
 /// - another letter case, when one name only differs so: a list written on Windows, where
 ///   `Intro.MP4` and `intro.mp4` are one file, copied with its files onto an ext4 disk.
-/// Each component missing is looked for in its folder (one listing each); a name two entries
-/// answer to (`a.mp4` and `A.mp4` for `A.MP4`) stays missing, as does one that is not there.
+/// Each component missing is looked for in its folder; a name two entries answer to (`a.mp4`
+/// and `A.mp4` for `A.MP4`) stays missing, as does one that is not there. Folders are listed
+/// once per `NameSpelling.Folders` (a list's 64 missing names in one 5,000-file folder: one
+/// listing). Under a stick's confinement the caller passes the confined view: a link on the
+/// stick to `/etc` is not listed through.
 package enum NameSpelling {
-    /// Components looked for in one call: a path of 40 folders costs at most 16 listings.
+    /// Folders listed in one call at most: a path of 40 missing folders costs 16 listings.
     static let componentLimit = 16
+
+    /// The names of the folders listed so far, each by its spelling and by its lower case.
+    package struct Folders: Sendable, Equatable {
+        struct Names: Sendable, Equatable {
+            var same: [String: [String]] = [:]
+            var folded: [String: [String]] = [:]
+        }
+        var listed: [String: Names?] = [:]
+        package init() {}
+    }
 
     /// `path` (absolute, normalized) as the disk spells it, when it is not there by its bytes
     /// and each missing component has one spelling there; nil otherwise (or when it is there).
     package static func onDisk(_ path: String, fileSystem: any PlaylistFileSystem) -> String? {
+        var folders = Folders()
+        return onDisk(path, fileSystem: fileSystem, folders: &folders)
+    }
+
+    package static func onDisk(_ path: String, fileSystem: any PlaylistFileSystem, folders: inout Folders) -> String? {
         guard path.hasPrefix("/"), fileSystem.kind(ofItemAt: path) == nil else { return nil }
         var found = ""
         var listings = 0
@@ -26,21 +44,43 @@ package enum NameSpelling {
             }
             listings += 1
             guard listings <= componentLimit,
-                  let names = try? fileSystem.contentsOfDirectory(atPath: found.isEmpty ? "/" : found),
-                  let name = spelling(of: component, among: names) else { return nil }
+                  let names = names(in: found.isEmpty ? "/" : found, fileSystem: fileSystem, folders: &folders),
+                  let name = spelling(of: component, in: names) else { return nil }
             found += "/" + name
         }
         return fileSystem.kind(ofItemAt: found) != nil ? found : nil
     }
 
-    /// The one name of `names` that reads as `wanted`: in another Unicode form, else in another
-    /// letter case; nil when none or several do.
-    static func spelling(of wanted: String, among names: [String]) -> String? {
-        let same = names.filter { $0 == wanted }
-        if same.count == 1 { return same[0] }
-        guard same.isEmpty else { return nil }
-        let folded = wanted.lowercased()
-        let cased = names.filter { $0.lowercased() == folded }
+    private static func names(in folder: String, fileSystem: any PlaylistFileSystem, folders: inout Folders) -> Folders.Names? {
+        if let known = folders.listed[folder] { return known }
+        var names: Folders.Names?
+        if let entries = try? fileSystem.contentsOfDirectory(atPath: folder) {
+            var index = Folders.Names()
+            for entry in entries {
+                index.same[entry, default: []].append(entry)
+                index.folded[entry.lowercased(), default: []].append(entry)
+            }
+            names = index
+        }
+        folders.listed[folder] = names
+        return names
+    }
+
+    /// The one name that reads as `wanted`: in another Unicode form, else in another letter
+    /// case; nil when none or several do.
+    static func spelling(of wanted: String, in names: Folders.Names) -> String? {
+        if let same = names.same[wanted] { return same.count == 1 ? same[0] : nil }
+        let cased = names.folded[wanted.lowercased()] ?? []
         return cased.count == 1 ? cased[0] : nil
+    }
+
+    /// `spelling(of:in:)` over a plain list of names (tests).
+    static func spelling(of wanted: String, among entries: [String]) -> String? {
+        var index = Folders.Names()
+        for entry in entries {
+            index.same[entry, default: []].append(entry)
+            index.folded[entry.lowercased(), default: []].append(entry)
+        }
+        return spelling(of: wanted, in: index)
     }
 }

@@ -64,6 +64,7 @@ extension PlaylistExpander {
             }
         }
         defer { saySkipped(Int.max, &listing) }
+        let spelling = listingFileSystem   // where a name is looked for as the disk spells it
         for entry in playlist.entries {
             saySkipped(entry.line, &listing)
             if listing.stopped { return }
@@ -93,12 +94,12 @@ extension PlaylistExpander {
                 path = resolved
             }
             // Not there by its bytes: as the disk spells it (another Unicode form or letter case),
-            // for the first names missing only (a hostile list of 50,000 costs 64 lookups), and on
-            // a stick only inside it.
+            // for the first names missing only (a hostile list of 50,000 costs 64 lookups, each
+            // folder listed once), and on a stick through its confined view (no link out listed).
             if listing.respellingsLeft > 0, confinement.map({ PathText.isInside(path, $0) }) ?? true,
                fileSystem.kind(ofItemAt: path) == nil {
                 listing.respellingsLeft -= 1
-                if let spelled = NameSpelling.onDisk(path, fileSystem: fileSystem) { path = spelled }
+                if let spelled = NameSpelling.onDisk(path, fileSystem: spelling, folders: &listing.folderNames) { path = spelled }
             }
             if let root = confinement {
                 let exists = fileSystem.kind(ofItemAt: path) != nil
@@ -117,6 +118,12 @@ extension PlaylistExpander {
             switch fileSystem.kind(ofItemAt: path) {
             case nil:
                 let parent = PathText.normalize(path + "/..")
+                // Watched as the disk spells it (`Café/` written composed, there decomposed), so
+                // that the file copied into it is seen.
+                if listing.respellingsLeft > 0, spelling.kind(ofItemAt: parent) == nil,
+                   let spelled = NameSpelling.onDisk(parent, fileSystem: spelling, folders: &listing.folderNames) {
+                    listing.addFolder(spelled)
+                }
                 listing.addFolder(parent)
                 listing.addMissing(path)
                 let writing = fileSystem.unsettledFiles(under: parent).contains(PathText.normalize(path))

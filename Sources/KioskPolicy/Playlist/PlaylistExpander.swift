@@ -118,7 +118,14 @@ public struct PlaylistExpander: Sendable {
 
     public func expand(_ items: [ItemConfig]) -> PlaylistExpansion {
         var expansion = PlaylistExpansion()
-        for (index, item) in items.enumerated() {
+        for (index, written) in items.enumerated() {
+            var item = written
+            // Written in another Unicode form or letter case than the disk's (`NameSpelling`):
+            // as the disk spells it, so that `Show.M3U` for `show.m3u` is read as a list too.
+            if case .file(let path) = item.source, fileSystem.kind(ofItemAt: path) == nil,
+               let spelled = NameSpelling.onDisk(path, fileSystem: listingFileSystem) {
+                item.source = .file(spelled)
+            }
             if case .file(let path) = item.source, let listing = playlistFile(path) {
                 expansion.add(listing, of: item, at: index, expander: self)
                 continue

@@ -36,6 +36,8 @@ public struct PlaylistFileListing: Sendable, Equatable {
     public var missing: [String] = []
     /// Names not there by their bytes still to be looked for as the disk spells them (`NameSpelling`).
     var respellingsLeft = missingLimit
+    /// The folders listed to look for them.
+    var folderNames = NameSpelling.Folders()
     /// A limit was reached: no more lines are looked at.
     public var stopped = false
     var linesLooked = 0
