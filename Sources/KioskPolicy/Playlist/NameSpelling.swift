@@ -20,6 +20,13 @@ package enum NameSpelling {
         struct Names: Sendable, Equatable {
             var same: [String: [String]] = [:]
             var folded: [String: [String]] = [:]
+
+            init(_ entries: [String]) {
+                for entry in entries {
+                    same[entry, default: []].append(entry)
+                    folded[entry.lowercased(), default: []].append(entry)
+                }
+            }
         }
         var listed: [String: Names?] = [:]
         package init() {}
@@ -53,15 +60,7 @@ package enum NameSpelling {
 
     private static func names(in folder: String, fileSystem: any PlaylistFileSystem, folders: inout Folders) -> Folders.Names? {
         if let known = folders.listed[folder] { return known }
-        var names: Folders.Names?
-        if let entries = try? fileSystem.contentsOfDirectory(atPath: folder) {
-            var index = Folders.Names()
-            for entry in entries {
-                index.same[entry, default: []].append(entry)
-                index.folded[entry.lowercased(), default: []].append(entry)
-            }
-            names = index
-        }
+        let names = (try? fileSystem.contentsOfDirectory(atPath: folder)).map(Folders.Names.init)
         folders.listed[folder] = names
         return names
     }
@@ -76,11 +75,6 @@ package enum NameSpelling {
 
     /// `spelling(of:in:)` over a plain list of names (tests).
     static func spelling(of wanted: String, among entries: [String]) -> String? {
-        var index = Folders.Names()
-        for entry in entries {
-            index.same[entry, default: []].append(entry)
-            index.folded[entry.lowercased(), default: []].append(entry)
-        }
-        return spelling(of: wanted, in: index)
+        spelling(of: wanted, in: Folders.Names(entries))
     }
 }

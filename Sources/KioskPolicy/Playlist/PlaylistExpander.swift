@@ -168,10 +168,8 @@ public struct PlaylistExpander: Sendable {
             switch fileSystem.kind(ofItemAt: path) {
             case .file: return ([.file(path)], nil)
             case .directory: return mediaOf(.directory(path))
-            case nil:
-                // Written in another Unicode form or letter case than the disk's (`NameSpelling`).
-                if let spelled = NameSpelling.onDisk(path, fileSystem: fileSystem) { return mediaOf(.file(spelled)) }
-                return ([], "file '\(path)' does not exist; skipped until it appears")
+            // `expand` has looked for it as the disk spells it (`NameSpelling`).
+            case nil: return ([], "file '\(path)' does not exist; skipped until it appears")
             }
         case .directory(let path):
             guard fileSystem.kind(ofItemAt: path) == .directory else {
