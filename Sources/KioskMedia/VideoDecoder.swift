@@ -20,8 +20,8 @@ public final class VideoDecoder: FrameDecoding {
     private var stepDown: SoftwareStepDown?
     /// How a device frame is copied down (a test's fails where it says).
     private let download: (UnsafeMutablePointer<AVFrame>, FramePool) -> Result<UnsafeMutablePointer<AVFrame>, HardwareDecodeFailure>
-    /// The software decoder's settings (threads, lowres), for a step down.
-    private let configureInSoftware: (UnsafeMutablePointer<AVCodecContext>) -> Void
+    /// The software decoder's settings (threads, lowres), for a step down (a test's fails).
+    var configureInSoftware: (UnsafeMutablePointer<AVCodecContext>) -> Void
     /// Damaged packets counted by a decoder stepped down from.
     private var damagedBefore = 0
     /// Whether a device's frames are also handed on where they are (DRM PRIME); off after the
@@ -278,7 +278,8 @@ public final class VideoDecoder: FrameDecoding {
     private func stepDownToSoftware(because why: HardwareDecodeFailure) {
         let way = hardwareWay ?? "hardware decoding"
         guard let stepDown else {
-            hardwareRefusal = "\(way), but a frame could not be copied down from the device (\(why)); it was dropped"
+            // A line not taken yet (why the step down failed) says more than this same failure.
+            if hardwareRefusal == nil { hardwareRefusal = "\(way), but a frame could not be copied down from the device (\(why)); it was dropped" }
             return
         }
         switch stepDown.stepDown(source: source, configure: configureInSoftware) {

@@ -177,3 +177,25 @@ private func separateNV12(pitch: Int = 1280, objectSize: Int = 1280 * 720 * 3 / 
         layers: [.init(format: .nv12, planes: [.init(object: 0, offset: 0, pitch: 1280), .init(object: 1, offset: 0, pitch: 1280)])])
     #expect(throws: PrimeFrameError.mixedModifiers) { try frame.framebufferPlan() }
 }
+
+/// The other reasons the zero-copy path gives when no plane takes another device's frame (#33:
+/// "every fallback reason tested"): the CRTC's planes all busy on another CRTC, a turn no plane
+/// makes, a scale on a plane that cannot scale.
+@Test func primeFramesNameEachReasonNoPlaneTakesThem() {
+    let fit = GravityLayout(source: size720, target: size720, gravity: .fit)
+    func answer(_ layout: GravityLayout, _ planes: [DisplayPlaneInfo], rotation: Rotation = .none) -> DirectScanoutAnswer {
+        PlaneSelection.choosePrimeScanout(format: .nv12, modifier: FormatModifier.linear, layout: layout, displayRotation: rotation,
+                                          primaryPlaneID: 31, crtcIndex: 0, crtcID: 40, planes: planes)
+    }
+    let busy = DisplayPlaneInfo(id: 33, type: .overlay, possibleCRTCs: 1, formats: [.nv12], currentCRTCID: 41)
+    #expect(answer(fit, [busy]) == .refused(reason: "no free plane on CRTC #0"))
+    let still = DisplayPlaneInfo(id: 33, type: .overlay, possibleCRTCs: 1, formats: [.nv12], scaling: .yes)
+    #expect(answer(GravityLayout(source: size720, rotation: .clockwise90, target: size720, gravity: .fit), [still])
+            == .refused(reason: "no plane taking NV12 can rotate 90°"))
+    #expect(answer(fit, [still], rotation: .clockwise180) == .refused(reason: "no plane taking NV12 can rotate 180°"), "the screen's turn")
+    let fixed = DisplayPlaneInfo(id: 33, type: .overlay, possibleCRTCs: 1, formats: [.nv12], scaling: .no)
+    let smaller = GravityLayout(source: PixelSize(width: 640, height: 360), target: size720, gravity: .fit)
+    #expect(answer(smaller, [fixed]) == .refused(reason: "no plane taking NV12 can scale 640x360 to 1280x720"))
+    guard case .ready(let scanout) = answer(fit, [fixed]) else { Issue.record("a picture of the screen's size needs no scaling"); return }
+    #expect(scanout.planeID == 33)
+}

@@ -228,4 +228,29 @@ import Testing
         let said = Self.zeroCopyLines(log)
         #expect(said.count == 1 && said[0].contains("another device's frame cannot be a framebuffer"), "\(said)")
     }
+
+    /// Frames left on their device whose copy failed where they were read (shown black): one
+    /// warning with the count at the next frame, said again only when the count grows.
+    @Test func copiesThatFailedAreSaidOncePerChange() {
+        final class Quiet: PrimeScanoutOutput {
+            func preparePrimeScanout(format: FourCC, modifier: UInt64, layout: GravityLayout) -> DirectScanoutAnswer {
+                .refused(reason: "not asked")
+            }
+            func presentPrime(_ picture: PrimePicture, on scanout: PlaneScanout, layers: LayerPlaneChange) throws -> Double { 0 }
+        }
+        let log = CapturedLog()
+        let handOn = PrimeHandOn()
+        let path = ZeroCopyPath(output: Quiet(), handOn: handOn, logger: log.logger)
+        path.sayFailedCopies()
+        #expect(log.lines(atLeast: .warning).isEmpty, "none failed")
+        handOn.failedCopies.wrappingAdd(2, ordering: .relaxed)
+        path.sayFailedCopies()
+        path.sayFailedCopies()
+        handOn.failedCopies.wrappingAdd(1, ordering: .relaxed)
+        path.sayFailedCopies()
+        #expect(log.lines(atLeast: .warning) == [
+            "zero copy: 2 frame(s) left on the decoder's device could not be copied to memory where they were read; shown black",
+            "zero copy: 3 frame(s) left on the decoder's device could not be copied to memory where they were read; shown black",
+        ])
+    }
 }
