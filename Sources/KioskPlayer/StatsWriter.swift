@@ -65,8 +65,10 @@ final class StatsWriter {
 
     func write(_ record: Record) {
         line.removeAll(keepingCapacity: true)
-        line += "{\"t\":" + String(format: "%.6f", record.flipTime)
-        line += ",\"item\":\(record.item),\"pts\":" + String(format: "%.6f", record.pts)
+        line += "{\"t\":"
+        Self.appendSixDecimals(record.flipTime, to: &line)
+        line += ",\"item\":\(record.item),\"pts\":"
+        Self.appendSixDecimals(record.pts, to: &line)
         line += ",\"dropped\":\(record.dropped),\"video\":\(record.video),\"gen\":\(record.generation)"
         if let event = record.event { line += ",\"event\":\"\(event)\"" }
         if let ticker = record.ticker { line += ",\"ticker\":\(ticker)" }
@@ -74,11 +76,32 @@ final class StatsWriter {
         if let level = record.level { line += ",\"level\":\(level)" }
         if let display { line += ",\"display\":\"\(display)\"" }
         if record.insert { line += ",\"insert\":true" }
-        if let aim = record.aim { line += ",\"aim\":" + String(format: "%.6f", aim) }
+        if let aim = record.aim {
+            line += ",\"aim\":"
+            Self.appendSixDecimals(aim, to: &line)
+        }
         if record.uncopied { line += ",\"copied\":false" }
-        line += ",\"scanout\":\"\(record.scanout)\",\"rt\":" + String(format: "%.6f", record.realTime)
+        line += ",\"scanout\":\"\(record.scanout)\",\"rt\":"
+        Self.appendSixDecimals(record.realTime, to: &line)
         line += "}\n"
         file.append(line)
+    }
+
+    /// `value` to the microsecond, as "%.6f" prints it, without Foundation's formatter: a line
+    /// is made at every flip, and four `String(format:)` a line cost the vkms guest more CPU
+    /// than a ticker's refresh (BENCHMARKS.md, "Planes"). Not finite: 0 (JSON has no NaN).
+    static func appendSixDecimals(_ value: Double, to line: inout String) {
+        guard value.isFinite else { line += "0"; return }
+        let magnitude = abs(value)
+        guard magnitude < 1e15 else { line += "\(value)"; return }   // no fraction left to print
+        // The fraction apart (exact), so a real-time clock's 1.8e9 s keep their last digit.
+        var whole = magnitude.rounded(.down)
+        var micros = ((magnitude - whole) * 1e6).rounded()
+        if micros >= 1e6 { whole += 1; micros -= 1e6 }
+        if value < 0 && (whole > 0 || micros > 0) { line += "-" }
+        line += String(UInt64(whole))
+        let fraction = String(UInt64(micros))
+        line += "." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 
     /// The real-time clock's reading at the monotonic instant `monotonic` (seconds; a flip is
@@ -91,9 +114,9 @@ final class StatsWriter {
 }
 
 /// The stats file's writing thread: lines queue in memory (~150 bytes a frame) and go out
-/// whole, as many as are waiting in one write, so a reader tailing the file never sees half a
-/// record. Up to `mostPending` bytes wait (minutes of frames); past that a write has hung (a
-/// dead mount) and new lines are dropped rather than held.
+/// whole, as many as are waiting (gathered for `gatherSeconds`) in one write, so a reader
+/// tailing the file never sees half a record. Up to `mostPending` bytes wait (minutes of
+/// frames); past that a write has hung (a dead mount) and new lines are dropped rather than held.
 private final class StatsFileThread: @unchecked Sendable {
     // Safe to share: `pending` and `finished` are only touched with `condition` held; `handle`
     // is written to by the worker alone, and closed after it ended.
@@ -110,11 +133,17 @@ private final class StatsFileThread: @unchecked Sendable {
 
     static let mostPending = 4 << 20
 
+    /// How long the worker gathers lines after the first one comes before it writes them: lines
+    /// come a flip apart, and a wake-up and a write for each (a thread switch, 60 a second) cost
+    /// the vkms guest more than the flips they record. A SIGKILL loses at most this much.
+    static let gatherSeconds = 0.1
+
     func append(_ line: String) {
         condition.withLock {
             guard pending.utf8.count < Self.mostPending else { return }
+            let wasEmpty = pending.isEmpty
             pending += line
-            condition.signal()
+            if wasEmpty { condition.signal() }   // else the worker is gathering already
         }
     }
 
@@ -133,6 +162,7 @@ private final class StatsFileThread: @unchecked Sendable {
         while true {
             let (lines, done) = condition.withLock {
                 while pending.isEmpty && !finished { condition.wait() }
+                if !finished { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.gatherSeconds)) }   // finish() ends it early
                 defer { pending.removeAll(keepingCapacity: true) }
                 return (pending, finished)
             }

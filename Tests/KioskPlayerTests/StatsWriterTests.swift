@@ -26,4 +26,28 @@ import Testing
         }
         #expect(items == (0..<5000).map { $0 % 3 })
     }
+
+    /// The times are written as "%.6f" writes them (Foundation's formatter is no longer used,
+    /// for its cost at every flip).
+    @Test func timesAreWrittenToTheMicrosecondAsPrintfWrites() {
+        var values: [Double] = [0, -0.0, 0.04, 1.0 / 3, -1.5, 0.0000004, 0.0000006, 12.9999996, 16792.929489, 1796289675.855743,
+                                -0.0000004, 86399.999999, 4_000_000_000.25]
+        var generator = SystemRandomNumberGenerator()
+        values += (0..<2000).map { _ in Double.random(in: -100_000...2_000_000_000, using: &generator) }
+        values += (0..<2000).map { _ in Double.random(in: 0...100, using: &generator) }
+        for value in values {
+            var line = ""
+            StatsWriter.appendSixDecimals(value, to: &line)
+            let printf = String(format: "%.6f", value)
+            if printf == "-0.000000" {
+                #expect(line == "0.000000", "no sign on a zero")
+            } else {
+                #expect(line == printf, "\(value)")
+            }
+        }
+        var line = ""
+        StatsWriter.appendSixDecimals(.nan, to: &line)
+        StatsWriter.appendSixDecimals(.infinity, to: &line)
+        #expect(line == "00", "not finite: 0, so the line stays JSON")
+    }
 }
