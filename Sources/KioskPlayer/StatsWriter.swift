@@ -87,16 +87,17 @@ final class StatsWriter {
         file.append(line)
     }
 
-    /// `value` to the microsecond, as "%.6f" prints it, without Foundation's formatter: a line
-    /// is made at every flip, and four `String(format:)` a line cost the vkms guest more CPU
-    /// than a ticker's refresh (BENCHMARKS.md, "Planes"). Not finite: 0 (JSON has no NaN).
+    /// `value` to the microsecond, as "%.6f" prints it (a half to even; no sign on a zero),
+    /// without Foundation's formatter: a line is made at every flip, and four `String(format:)`
+    /// a line showed in the vkms guest's profile (BENCHMARKS.md, "Planes"). Not finite: 0 (JSON
+    /// has no NaN).
     static func appendSixDecimals(_ value: Double, to line: inout String) {
         guard value.isFinite else { line += "0"; return }
         let magnitude = abs(value)
         guard magnitude < 1e15 else { line += "\(value)"; return }   // no fraction left to print
         // The fraction apart (exact), so a real-time clock's 1.8e9 s keep their last digit.
         var whole = magnitude.rounded(.down)
-        var micros = ((magnitude - whole) * 1e6).rounded()
+        var micros = ((magnitude - whole) * 1e6).rounded(.toNearestOrEven)
         if micros >= 1e6 { whole += 1; micros -= 1e6 }
         if value < 0 && (whole > 0 || micros > 0) { line += "-" }
         line += String(UInt64(whole))
@@ -114,8 +115,8 @@ final class StatsWriter {
 }
 
 /// The stats file's writing thread: lines queue in memory (~150 bytes a frame) and go out
-/// whole, as many as are waiting (gathered for `gatherSeconds`) in one write, so a reader
-/// tailing the file never sees half a record. Up to `mostPending` bytes wait (minutes of
+/// whole, as many as are waiting in one write, so a reader tailing the file never sees half a
+/// record. Up to `mostPending` bytes wait (minutes of
 /// frames); past that a write has hung (a dead mount) and new lines are dropped rather than held.
 private final class StatsFileThread: @unchecked Sendable {
     // Safe to share: `pending` and `finished` are only touched with `condition` held; `handle`
@@ -133,17 +134,11 @@ private final class StatsFileThread: @unchecked Sendable {
 
     static let mostPending = 4 << 20
 
-    /// How long the worker gathers lines after the first one comes before it writes them: lines
-    /// come a flip apart, and a wake-up and a write for each (a thread switch, 60 a second) cost
-    /// the vkms guest more than the flips they record. A SIGKILL loses at most this much.
-    static let gatherSeconds = 0.1
-
     func append(_ line: String) {
         condition.withLock {
             guard pending.utf8.count < Self.mostPending else { return }
-            let wasEmpty = pending.isEmpty
             pending += line
-            if wasEmpty { condition.signal() }   // else the worker is gathering already
+            condition.signal()
         }
     }
 
@@ -162,7 +157,6 @@ private final class StatsFileThread: @unchecked Sendable {
         while true {
             let (lines, done) = condition.withLock {
                 while pending.isEmpty && !finished { condition.wait() }
-                if !finished { _ = condition.wait(until: Date(timeIntervalSinceNow: Self.gatherSeconds)) }   // finish() ends it early
                 defer { pending.removeAll(keepingCapacity: true) }
                 return (pending, finished)
             }
