@@ -1,106 +1,19 @@
-"""Control socket (issue 6): a real `kiosk play` (headless 320x240, no sound) driven through its
-Unix socket: commands change what the --stats-file shows, events arrive, and bad clients
-(malformed JSON, unknown commands, wrong types, a line over 64 KiB, a disconnect mid-line, one
-that never reads, 100 at once) get a JSON error or a closed connection while the player keeps
-presenting frames and answering. Also `kiosk ctl`'s exit codes and the socket's mode; the socket
-as a file (stale, not ours, kiosk.conf's control section): test_control_socket_file.py."""
+"""Control socket (issue 6): a real `kiosk play` (headless 320x240, no sound; control_kiosk.py)
+driven through its Unix socket: commands change what the --stats-file shows, events arrive, the
+socket's mode, `kiosk ctl load`. Bad clients and `kiosk ctl`'s exit codes:
+test_control_clients.py; the socket as a file (stale, not ours, kiosk.conf's control section):
+test_control_socket_file.py."""
 import json
 import os
-import socket
 import stat
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from control_client import ControlClient, wait_until
-
-from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
-CLIP_SECONDS = 6
-# A backstop only, far beyond any run: the module stops kiosk itself when its tests are done,
-# and a kiosk that ended on its own mid-module (a slow host) would fail the tests after it.
-RUN_SECONDS = 3600
-
-
-def make_clip(path: Path):
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi",
-                    "-i", f"testsrc2=size=320x240:rate=25:duration={CLIP_SECONDS}",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(path)], check=True)
-    return path
-
-
-@pytest.fixture(scope="module")
-def clips(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("control-clips")
-    return [make_clip(directory / f"{name}.mp4") for name in ("a", "b", "c")]
-
-
-class Kiosk:
-    def __init__(self, directory: Path, clips):
-        self.socket = directory / "control.sock"
-        self.stats = directory / "stats.jsonl"
-        self.process = subprocess.Popen(
-            [str(KIOSK), "play", *map(str, clips), "--loop", "--display", "headless:320x240", "--audio", "none",
-             "--no-input", "--stats-file", str(self.stats), "--control-socket", str(self.socket),
-             "--duration", str(RUN_SECONDS)], stderr=subprocess.PIPE, text=True)
-        if not wait_until(lambda: self.socket.exists() and self.frame_count() > 0, timeout=20):
-            self.process.kill()
-            pytest.fail(f"kiosk did not start: {self.process.stderr.read()}")
-
-    def records(self):
-        return [json.loads(line) for line in self.stats.read_text().splitlines() if line.endswith("}")]
-
-    def frame_count(self):
-        return len(self.records()) if self.stats.exists() else 0
-
-    def client(self):
-        return ControlClient(self.socket)
-
-    def assert_alive(self):
-        """Still presenting frames and still answering."""
-        before = self.frame_count()
-        assert wait_until(lambda: self.frame_count() > before + 5, timeout=5), "the player stopped presenting frames"
-        client = self.client()
-        assert client.ok("get", "playlist_count") == 3
-        client.close()
-
-
-@pytest.fixture(scope="module")
-def kiosk(tmp_path_factory, clips):
-    if not KIOSK.exists():
-        pytest.fail(f"{KIOSK} is missing: run swift build first")
-    player = Kiosk(tmp_path_factory.mktemp("control"), clips)
-    yield player
-    player.process.terminate()
-    assert player.process.wait(timeout=10) == 0, player.process.stderr.read()
-    assert not player.socket.exists(), "the socket file outlived kiosk"
-
-
-@pytest.fixture(autouse=True)
-def restore_playback(request):
-    """The module's tests share one kiosk: after each that used it, playing again at rate 1,
-    volume 100 and unmuted, whatever the test left (a failed one may stop half-way)."""
-    yield
-    if "kiosk" not in request.fixturenames:
-        return
-    player = request.getfixturevalue("kiosk")
-    if player.process.poll() is not None:
-        return   # kiosk is gone: the module's teardown reports it
-    client = player.client()
-    try:
-        client.ok("rate", 1)
-        client.ok("volume", 100)
-        client.ok("mute", False)
-        client.ok("play")
-        assert wait_until(lambda: client.ok("get", "time_control_status") != "paused", timeout=10)
-    finally:
-        client.close()
-
-
-def ctl(kiosk, *words, cwd=None):
-    return subprocess.run([str(KIOSK), "ctl", "--socket", str(kiosk.socket), *words],
-                          capture_output=True, text=True, timeout=20, cwd=cwd)
+from control_client import wait_until
+# The player and its fixtures (pytest finds them here by name).
+from control_kiosk import CLIP_SECONDS, clips, ctl, kiosk, restore_playback  # noqa: F401
 
 
 def test_socket_is_owner_only(kiosk):
@@ -293,119 +206,6 @@ def test_time_events_tick(kiosk):
     for tick in ticks:
         assert isinstance(tick["item"], int) and isinstance(tick["time"], float)
     client.close()
-
-
-def test_bad_requests_get_json_errors_and_the_connection_stays(kiosk):
-    client = kiosk.client()
-    cases = [
-        (b"{not json\n", "malformed JSON"),
-        (b'{"command": ["explode"], "request_id": 5}\n', 'unknown command "explode"'),
-        (b'{"command": ["seek", "soon"]}\n', "seek: seconds must be a number"),
-        (b'{"command": ["volume", true]}\n', "volume must be a number, got a boolean"),
-        (b'{"command": ["pause", 1, 2]}\n', "pause: takes 0 arguments, got 2"),
-        (b'{"command": ["rate", 9]}\n', "out of range"),
-        (b'["pause"]\n', "expected a JSON object"),
-        (b"\xff\xfe\x00garbage\n", "malformed JSON"),
-    ]
-    for line, expected in cases:
-        client.send_raw(line)
-        reply = client.reply()
-        assert expected in reply["error"], (line, reply)
-    assert client.ok("get", "playlist_count") == 3
-    client.close()
-    kiosk.assert_alive()
-
-
-def test_overlong_line_is_refused_and_closed(kiosk):
-    client = kiosk.client()
-    client.send_raw(b'{"command": ["get", "' + b"x" * (70 * 1024))
-    reply = client.reply()
-    assert "longer than 65536 bytes" in reply["error"]
-    assert client.read_message() is None, "the connection stayed open"
-    client.close()
-    kiosk.assert_alive()
-
-
-def test_disconnect_mid_line(kiosk):
-    for _ in range(5):
-        client = kiosk.client()
-        client.send_raw(b'{"command": ["pau')
-        client.close()
-    kiosk.assert_alive()
-    client = kiosk.client()
-    assert client.ok("get", "time_control_status") != "paused"   # the half line never ran
-    client.close()
-
-
-def test_a_client_that_never_reads_is_dropped(kiosk):
-    flood = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    flood.connect(str(kiosk.socket))
-    flood.setblocking(False)
-    request = b'{"command": ["commands"]}\n' * 200   # ~600-byte replies, never read
-    sent = dropped = 0
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            sent += flood.send(request)
-        except BlockingIOError:
-            time.sleep(0.01)
-        except (BrokenPipeError, ConnectionResetError):
-            dropped = 1
-            break
-    flood.close()
-    assert dropped, f"still connected after {sent} bytes of requests"
-    kiosk.assert_alive()
-
-
-def test_hundred_clients_at_once(kiosk):
-    clients = [kiosk.client() for _ in range(100)]
-    for index, client in enumerate(clients):
-        client.send_raw((json.dumps({"command": ["get", "playlist_count"], "request_id": index}) + "\n").encode())
-    for index, client in enumerate(clients):
-        reply = client.reply(index)
-        assert reply == {"request_id": index, "error": "success", "data": 3}
-    for client in clients:
-        client.close()
-    kiosk.assert_alive()
-
-
-def test_ctl_exit_codes(kiosk, tmp_path):
-    result = ctl(kiosk, "get", "playlist_count")
-    assert (result.returncode, result.stdout) == (0, "3\n"), result.stderr
-    result = ctl(kiosk, "get", "title")
-    assert result.returncode == 0 and result.stdout.strip() in ("a.mp4", "b.mp4", "c.mp4")
-    result = ctl(kiosk, "get", "schedule")   # `kiosk play` follows none: null, said (it printed nothing)
-    assert (result.returncode, result.stdout) == (0, "null\n"), (result.stdout, result.stderr)
-    result = ctl(kiosk, "commands")
-    assert result.returncode == 0 and "seek" in json.loads(result.stdout)["commands"][3]
-    result = ctl(kiosk, "volume", "300")
-    assert result.returncode == 1 and "volume 300 is out of range" in result.stderr
-    result = ctl(kiosk, "seek", "soon")
-    assert result.returncode == 1 and "seconds must be a number" in result.stderr
-    result = ctl(kiosk, "seek", "-1", "relative")
-    assert result.returncode == 0, result.stderr
-    result = ctl(kiosk, "frobnicate")
-    assert result.returncode == 1 and "unknown command" in result.stderr
-    result = subprocess.run([str(KIOSK), "ctl", "--socket", str(tmp_path / "nothing.sock"), "pause"],
-                            capture_output=True, text=True, timeout=20)
-    assert result.returncode == 2 and "cannot connect" in result.stderr and "nothing.sock" in result.stderr
-    result = subprocess.run([str(KIOSK), "ctl", "--socket", str(kiosk.socket)], capture_output=True, text=True, timeout=20)
-    assert result.returncode == 2
-    conf = tmp_path / "kiosk.conf"
-    conf.write_text("control:\n  socket: none\nitems:\n  - a.mp4\n")
-    result = subprocess.run([str(KIOSK), "ctl", "--config", str(conf), "pause"], capture_output=True, text=True, timeout=20)
-    assert result.returncode == 2 and "control.socket to none" in result.stderr
-
-
-def test_ctl_watch_prints_events(kiosk):
-    watcher = subprocess.Popen([str(KIOSK), "ctl", "--socket", str(kiosk.socket), "watch"],
-                               stdout=subprocess.PIPE, text=True)
-    try:
-        line = watcher.stdout.readline()   # time events come every second
-        assert json.loads(line)["event"] in ("time", "time_control_status", "item_started", "item_ended", "status")
-    finally:
-        watcher.terminate()
-        watcher.wait(timeout=10)
 
 
 def test_load_replaces_the_playlist(kiosk, clips):

@@ -1,7 +1,7 @@
 """kiosk's control socket as a file: a stale one of kiosk's replaced and removed at exit, a path
 that is not a socket or belongs to another user refused and left as it was, and `kiosk run`'s
 `control:` section (the socket's place relative to kiosk.conf, its time events' interval, `kiosk
-ctl --config`). The requests themselves: test_control.py."""
+ctl --config`). The requests themselves: test_control.py and test_control_clients.py."""
 import os
 import socket
 import subprocess
