@@ -81,22 +81,6 @@ import Testing
                 && line.hasSuffix("); copied to memory only"), "\(line)")
     }
 
-    /// A frame tagged DRM PRIME that carries no descriptor is refused by name, not read.
-    @Test func aDRMPrimeFrameWithoutItsDescriptorIsRefused() throws {
-        var frame = av_frame_alloc()
-        defer { av_frame_free(&frame) }
-        let pointer = try #require(frame)
-        pointer.pointee.format = AV_PIX_FMT_DRM_PRIME.rawValue
-        pointer.pointee.width = 64
-        pointer.pointee.height = 64
-        pointer.pointee.buf.0 = av_buffer_allocz(64)   // a buffer, but data[0] names no descriptor
-        guard case .failure(let why) = PrimeFrame.mapping(pointer) else {
-            Issue.record("a frame without a descriptor was taken")
-            return
-        }
-        #expect(why.description == "a DRM PRIME frame without its descriptor")
-    }
-
     /// A copy down that fails where the software decoder cannot open either: that frame and
     /// each later one that fails are dropped, each said; the frames before all came.
     @Test func aStepDownWhoseSoftwareDecoderDoesNotOpenDropsTheFramesThatFailAndSaysSo() throws {

@@ -51,15 +51,33 @@ import Testing
 /// A frame in memory has no surface to export: the reason, for the one line that says the
 /// zero-copy path is not taken (the frames go on copied).
 @Test func aFrameInMemoryCannotBeKeptOnADevice() throws {
+    try withFrame(AV_PIX_FMT_NV12) { pointer in
+        #expect(av_frame_get_buffer(pointer, 0) >= 0)
+        switch PrimeFrame.mapping(pointer) {
+        case .success: Issue.record("a frame in memory was mapped as DRM PRIME")
+        case .failure(let why): #expect(why.description.hasPrefix("nv12 to DRM PRIME: "))
+        }
+    }
+}
+
+/// A frame tagged DRM PRIME that carries no descriptor is refused by name, not read.
+@Test func aDRMPrimeFrameWithoutItsDescriptorIsRefused() throws {
+    try withFrame(AV_PIX_FMT_DRM_PRIME) { pointer in
+        pointer.pointee.buf.0 = av_buffer_allocz(64)   // a buffer, but data[0] names no descriptor
+        switch PrimeFrame.mapping(pointer) {
+        case .success: Issue.record("a frame without a descriptor was taken")
+        case .failure(let why): #expect(why.description == "a DRM PRIME frame without its descriptor")
+        }
+    }
+}
+
+/// A 64x64 frame of `format`, no buffer yet, freed after `body`.
+private func withFrame(_ format: AVPixelFormat, _ body: (UnsafeMutablePointer<AVFrame>) throws -> Void) throws {
     var frame = av_frame_alloc()
     defer { av_frame_free(&frame) }
     let pointer = try #require(frame)
-    pointer.pointee.format = AV_PIX_FMT_NV12.rawValue
+    pointer.pointee.format = format.rawValue
     pointer.pointee.width = 64
     pointer.pointee.height = 64
-    #expect(av_frame_get_buffer(pointer, 0) >= 0)
-    switch PrimeFrame.mapping(pointer) {
-    case .success: Issue.record("a frame in memory was mapped as DRM PRIME")
-    case .failure(let why): #expect(why.description.hasPrefix("nv12 to DRM PRIME: "))
-    }
+    try body(pointer)
 }
