@@ -36,6 +36,7 @@ public final class VideoDecoder: FrameDecoding {
     /// at the first frame, after the open `hardwareOutcome` reported, and refuses a profile or
     /// size the block lacks (or NVDEC's library is missing) by falling back to software in
     /// `get_format`. Read it (`takeHardwareRefusal`) after `receive`; said once per change.
+    /// Set through `say`: two can come within one `receive` (a PRIME refusal, then a step down).
     private var hardwareRefusal: String?
     /// Whether the latest frame came from the device (nil before the first one).
     public private(set) var lastFrameOnDevice: Bool?
@@ -188,6 +189,9 @@ public final class VideoDecoder: FrameDecoding {
         return hardwareRefusal
     }
 
+    /// Keeps `line` to be taken, after one not taken yet rather than in its place.
+    private func say(_ line: String) { hardwareRefusal = hardwareRefusal.map { "\($0); then \(line)" } ?? line }
+
     /// Packets the decoder rejected as damaged; playback goes on past them.
     public var damagedPackets: Int { damagedBefore + stream.damagedPackets }
 
@@ -245,8 +249,8 @@ public final class VideoDecoder: FrameDecoding {
             if let hardwareFormat {
                 let onDevice = frame.pointee.format == hardwareFormat.rawValue
                 if !onDevice, lastFrameOnDevice != false, let hardwareWay {
-                    hardwareRefusal = "\(hardwareWay), but the device did not decode its frames "
-                        + "(FFmpeg's reason at --log-level debug); decoding in software"
+                    say("\(hardwareWay), but the device did not decode its frames (FFmpeg's reason at --log-level debug); "
+                        + "decoding in software")
                     stepDown = nil   // nothing to step down from: its packets are not kept
                 }
                 lastFrameOnDevice = onDevice
@@ -289,12 +293,11 @@ public final class VideoDecoder: FrameDecoding {
             hardwareFormat = nil
             primeFrames = false
             lastFrameOnDevice = false
-            hardwareRefusal = "\(way), but a frame could not be copied down from the device (\(why)); "
-                + "decoding in software from here, \(resumes)"
+            say("\(way), but a frame could not be copied down from the device (\(why)); decoding in software from here, \(resumes)")
         case .failure(let error):
             self.stepDown = nil
-            hardwareRefusal = "\(way), but a frame could not be copied down from the device (\(why)) and no software "
-                + "decoder opened (\(error.reason)); frames that cannot be copied are dropped"
+            say("\(way), but a frame could not be copied down from the device (\(why)) and no software "
+                + "decoder opened (\(error.reason)); frames that cannot be copied are dropped")
         }
     }
 
@@ -360,8 +363,7 @@ public final class VideoDecoder: FrameDecoding {
             return prime
         case .failure(let why):
             primeFrames = false
-            hardwareRefusal = "\(hardwareWay ?? "hardware decoding"): its frames cannot be handed on as DRM PRIME (\(why)); "
-                + "copied to memory only"
+            say("\(hardwareWay ?? "hardware decoding"): its frames cannot be handed on as DRM PRIME (\(why)); copied to memory only")
             return nil
         }
     }

@@ -81,6 +81,27 @@ import Testing
                 && line.hasSuffix("); copied to memory only"), "\(line)")
     }
 
+    /// Two reasons at one frame (its PRIME mapping refused, then its copy down failed): both
+    /// said, in that order. The second used to take the first's place before the engine read it.
+    @Test func twoReasonsAtOneFrameAreBothSaid() throws {
+        let path = try HardwareDecodeTests.clip()
+        let asset = try Asset(source: path)
+        let demuxer = Demuxer(asset: asset, audio: false)
+        let decoder = try Self.decoder(asset, demuxer, handOn: PrimeHandOn(wanted: true),
+                                       prepare: { _, codec in HardwareDecoderSetup.claiming(AV_PIX_FMT_YUV420P, codecID: codec) },
+                                       download: { frame, _ in
+                                           var source: UnsafeMutablePointer<AVFrame>? = frame
+                                           av_frame_free(&source)
+                                           return .failure("Input/output error")
+                                       })
+        #expect(decoder.decodeEveryFrame(from: demuxer).count == 25)
+        let line = try #require(decoder.takeHardwareRefusal())
+        #expect(line.hasPrefix("hardware decoding: vaapi opened for h264: its frames cannot be handed on as DRM PRIME ("), "\(line)")
+        #expect(line.contains("); copied to memory only; then hardware decoding: vaapi opened for h264, but a frame could not be "
+                              + "copied down from the device (Input/output error); decoding in software from here"), "\(line)")
+        #expect(decoder.takeHardwareRefusal() == nil, "said once")
+    }
+
     /// A copy down that fails where the software decoder cannot open either: that frame and
     /// each later one that fails are dropped, each said; the frames before all came.
     @Test func aStepDownWhoseSoftwareDecoderDoesNotOpenDropsTheFramesThatFailAndSaysSo() throws {

@@ -11,7 +11,7 @@ import json
 import subprocess
 
 from control_client import wait_until
-from test_mqtt import EVENT_TIMEOUT, Broker, Kiosk, Subscriber, clip, running, section  # noqa: F401 (fixtures)
+from mqtt_kiosk import EVENT_TIMEOUT, Broker, Kiosk, Subscriber, clip, running, section  # noqa: F401 (fixtures)
 
 # The fields each platform needs or uses, from Home Assistant's MQTT integration docs
 # ("Configuration variables" of sensor, switch, number and button), plus the discovery basics.

@@ -11,7 +11,7 @@ import time
 
 from content_sync_support import served
 from control_client import ControlClient, wait_until
-from test_mqtt import EVENT_TIMEOUT, KIOSK, Broker, Kiosk, Subscriber, clip, running, section  # noqa: F401 (fixtures)
+from mqtt_kiosk import EVENT_TIMEOUT, KIOSK, Broker, Kiosk, Subscriber, clip, running, section  # noqa: F401 (fixtures)
 
 # Arguments for the commands that take some; chosen so that a reply does not depend on the
 # moment it is asked (no `get time` while playing) and nothing leaves the clip for long.
