@@ -9,8 +9,9 @@ first frame, real time), interleaved round by round so the machine's noise falls
 with AFTER the same binary (a library kiosk now opens on first use, its link put back).
 --library-path-after runs AFTER with LD_LIBRARY_PATH=DIR: the same binary on other shared libraries
 of the same sonames (an FFmpeg of kiosk's own, Benchmarks/lean-ffmpeg).
-Each round also runs Debian's `ffmpeg` decode-only on the race's clip (when installed), the race
-goals' baseline, so the race's peak RSS is also given as a ratio to it from the same run.
+Each round also runs the `ffmpeg` on PATH (Debian's, where deploy/setup installed it) decode-only on
+the race's clip, after both builds: the race goals' baseline, so the race's peak RSS is also given
+as a ratio to it from the same run.
 
 The clips are playback.py's (20 s and 2 s of 1080p30 H.264, cached). Copy both binaries out of
 .build first, and drop the page cache (echo 3 > /proc/sys/vm/drop_caches) when comparing peak RSS:
@@ -75,8 +76,6 @@ def main():
             start[name] += [waited([kiosk, "--help"], env) for _ in range(5)]
         if ffmpeg:
             baseline.append(waited([ffmpeg, "-nostdin", "-v", "error", "-i", str(long_clip), "-f", "null", "-"]))
-    print("| line | " + " | ".join(builds) + " |")
-    print("| --- |" + " --- |" * len(builds))
     rows = [("race wall s", lambda n: statistics.median(r[0] for r in race[n])),
             ("race peak RSS MB", lambda n: statistics.median(r[2] for r in race[n])),
             ("first frame ms", lambda n: statistics.median(first[n])),
@@ -88,7 +87,9 @@ def main():
         peak = statistics.median(r[2] for r in baseline)
         rows.insert(2, ("race peak RSS / ffmpeg decode-only's", lambda n: statistics.median(r[2] for r in race[n]) / peak))
         print(f"ffmpeg decode-only (the race's baseline, {ffmpeg}): wall {statistics.median(r[0] for r in baseline):.2f} s, "
-              f"peak RSS {peak:.2f} MB (medians of {len(baseline)})")
+              f"peak RSS {peak:.2f} MB (medians of {len(baseline)})\n")
+    print("| line | " + " | ".join(builds) + " |")
+    print("| --- |" + " --- |" * len(builds))
     for label, value in rows:
         print(f"| {label} | " + " | ".join(f"{value(name):.2f}" for name in builds) + " |")
 
