@@ -20,8 +20,8 @@ public final class VideoDecoder: FrameDecoding {
     private var stepDown: SoftwareStepDown?
     /// How a device frame is copied down (a test's fails where it says).
     private let download: (UnsafeMutablePointer<AVFrame>, FramePool) -> Result<UnsafeMutablePointer<AVFrame>, HardwareDecodeFailure>
-    /// The software decoder's settings (threads, lowres), for a step down (a test's fails).
-    var configureInSoftware: (UnsafeMutablePointer<AVCodecContext>) -> Void
+    /// The software decoder's settings (threads, lowres), for a step down.
+    private let configureInSoftware: (UnsafeMutablePointer<AVCodecContext>) -> Void
     /// Damaged packets counted by a decoder stepped down from.
     private var damagedBefore = 0
     /// Whether a device's frames are also handed on where they are (DRM PRIME); off after the
@@ -80,12 +80,13 @@ public final class VideoDecoder: FrameDecoding {
 
     /// `prepare`: how each hardware way is set up (a test's stands in for a device it has not);
     /// `download`: how a device frame is copied down; `keptBytes`: the packet bytes kept for a
-    /// step down to software (`SoftwareStepDown`).
+    /// step down to software (`SoftwareStepDown`); `stepDownSettings`: the step down's decoder
+    /// settings in place of the stream's (a test's make it fail to open).
     init(asset: Asset, streamIndex: Int, threads: Int, stillScreen: PixelSize?, hardware: HardwareDecoding, heldFrames: Int,
          handOn: PrimeHandOn?, prepare: (HardwareDecodeAttempt, AVCodecID) -> Result<HardwareDecoderSetup, HardwareDecodeFailure>,
          download: @escaping (UnsafeMutablePointer<AVFrame>, FramePool) -> Result<UnsafeMutablePointer<AVFrame>, HardwareDecodeFailure>
              = HardwareDecoderSetup.downloaded,
-         keptBytes: Int = SoftwareStepDown.keptBytesLimit) throws {
+         keptBytes: Int = SoftwareStepDown.keptBytesLimit, stepDownSettings: ((UnsafeMutablePointer<AVCodecContext>) -> Void)? = nil) throws {
         self.threads = threads
         self.download = download
         self.handOn = handOn
@@ -172,7 +173,7 @@ public final class VideoDecoder: FrameDecoding {
                   + failures.joined(separator: "; ") + "; decoding in software"
         }
         lowres = level
-        configureInSoftware = configure
+        configureInSoftware = stepDownSettings ?? configure
         let sar = avStream.pointee.sample_aspect_ratio.num > 0 ? avStream.pointee.sample_aspect_ratio : parameters.pointee.sample_aspect_ratio
         sampleAspect = sar.num > 0 && sar.den > 0 ? Rational(Int64(sar.num), Int64(sar.den)) : .one
         rotation = Rotation(degrees: Asset.rotationDegrees(of: avStream)) ?? .none

@@ -17,9 +17,10 @@ import Testing
                                 var source: UnsafeMutablePointer<AVFrame>? = frame
                                 defer { av_frame_free(&source) }
                                 return av_frame_clone(frame).map { .success($0) } ?? .failure("out of memory")
-                            }) throws -> VideoDecoder {
+                            },
+                        stepDownSettings: ((UnsafeMutablePointer<AVCodecContext>) -> Void)? = nil) throws -> VideoDecoder {
         try VideoDecoder(asset: asset, streamIndex: try #require(demuxer.videoStream), threads: 2, stillScreen: nil, hardware: .vaapi,
-                         heldFrames: 0, handOn: handOn, prepare: prepare, download: download)
+                         heldFrames: 0, handOn: handOn, prepare: prepare, download: download, stepDownSettings: stepDownSettings)
     }
 
     /// Every frame of `demuxer`, the line taken after each one as the engine takes it.
@@ -124,10 +125,10 @@ import Testing
                                                defer { av_frame_free(&source) }
                                                guard copies <= 10, let copy = av_frame_clone(frame) else { return .failure("Input/output error") }
                                                return .success(copy)
-                                           })
-            // The software decoder is opened with the picture's parameters made an audio
-            // stream's: FFmpeg refuses it ("Codec type or id mismatches").
-            decoder.configureInSoftware = { $0.pointee.codec_type = AVMEDIA_TYPE_AUDIO }
+                                           },
+                                           // The software decoder is opened with the picture's parameters made an
+                                           // audio stream's: FFmpeg refuses it ("Codec type or id mismatches").
+                                           stepDownSettings: { $0.pointee.codec_type = AVMEDIA_TYPE_AUDIO })
             return decoder
         }
         let decoder = try standIn(asset, demuxer)
