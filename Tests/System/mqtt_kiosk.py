@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from built_kiosk import KIOSK  # the release kiosk deploy/test built, else the newest build
 from control_client import ControlClient, wait_until
 
-from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 CLIP_SECONDS = 4
 START_TIMEOUT = 30
 EVENT_TIMEOUT = 30
