@@ -56,7 +56,10 @@ kill -TERM $pid; wait $pid; echo $? > stopped.rc
 ls -a rec > after-stop.ls
 "$K" record --device "$CAP" --audio hw:9,0 --duration 3 -o rec/no-pcm.mp4 > no-pcm.log 2>&1; echo $? > no-pcm.rc
 # Sound: a steady 440 Hz tone played into snd-aloop's playback side, recorded from its capture side.
-aplay -q -D hw:Loopback,0,0 tone.wav > aplay.log 2>&1 &
+# At real-time priority with a second of buffer: the recorder's H.264 encoder takes every vCPU of a
+# starved guest, and an aplay left behind it underran, so the loopback carried silence (a fresh-clone
+# CI recorded 3 s of digital silence with the tone's stream RUNNING; -q hides aplay's underrun line).
+chrt -f 10 aplay -q --buffer-time=1000000 -D hw:Loopback,0,0 tone.wav > aplay.log 2>&1 &
 tone=$!
 # The recorder starts once the tone flows (an event): a starved guest may take seconds to start aplay.
 i=0
