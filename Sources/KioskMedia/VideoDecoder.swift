@@ -81,7 +81,7 @@ public final class VideoDecoder: FrameDecoding {
     /// `prepare`: how each hardware way is set up (a test's stands in for a device it has not);
     /// `download`: how a device frame is copied down; `keptBytes`: the packet bytes kept for a
     /// step down to software (`SoftwareStepDown`); `stepDownSettings`: the step down's decoder
-    /// settings in place of the stream's (a test's make it fail to open).
+    /// settings in place of the stream's (a test makes that decoder fail to open).
     init(asset: Asset, streamIndex: Int, threads: Int, stillScreen: PixelSize?, hardware: HardwareDecoding, heldFrames: Int,
          handOn: PrimeHandOn?, prepare: (HardwareDecodeAttempt, AVCodecID) -> Result<HardwareDecoderSetup, HardwareDecodeFailure>,
          download: @escaping (UnsafeMutablePointer<AVFrame>, FramePool) -> Result<UnsafeMutablePointer<AVFrame>, HardwareDecodeFailure>
