@@ -193,4 +193,13 @@ public enum HardwareDecodeLog {
     public static func once(_ line: String) -> String? {
         said.withLock { $0.insert(line).inserted ? line : nil }
     }
+
+    /// The reasons of `parts` not said before, as one line; nil when each was. A device's
+    /// refusal said alone for one item and followed by a step down for the next is said once.
+    public static func once(parts: [String]) -> String? {
+        joined(said.withLock { said in parts.filter { said.insert($0).inserted } })
+    }
+
+    /// Reasons that came one after the other, as one line.
+    public static func joined(_ parts: [String]) -> String? { parts.isEmpty ? nil : parts.joined(separator: "; then ") }
 }

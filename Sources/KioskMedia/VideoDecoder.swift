@@ -13,8 +13,7 @@ public final class VideoDecoder: FrameDecoding {
     private let still: StillOrientation?
     /// The mjpeg decoder's `lowres` level for a large JPEG still (0: full size).
     public let lowres: Int
-    /// The device's pixel format when decoding on one: its frames are copied down. Nil after a
-    /// step down to software.
+    /// The device's pixel format when decoding on one (its frames copied down); nil in software.
     private var hardwareFormat: AVPixelFormat?
     /// On a device: how to go on in software when a frame cannot be copied down.
     private var stepDown: SoftwareStepDown?
@@ -24,20 +23,18 @@ public final class VideoDecoder: FrameDecoding {
     private let configureInSoftware: (UnsafeMutablePointer<AVCodecContext>) -> Void
     /// Damaged packets counted by a decoder stepped down from.
     private var damagedBefore = 0
-    /// Whether a device's frames are also handed on where they are (DRM PRIME); off after the
-    /// first frame that cannot be (said once, through `hardwareRefusal`).
+    /// Whether a device's frames are also handed on where they are (DRM PRIME); off after one cannot be.
     private var primeFrames: Bool
     /// The engine's display's wishes for them (nil: never handed on).
     private let handOn: PrimeHandOn?
     /// What the `hardware` choice came to, in one line (nil with `hardware: .off`); logged
     /// once per process through `HardwareDecodeLog`.
     public let hardwareOutcome: String?
-    /// Set when a device was opened but a frame came back in software: FFmpeg's hwaccel starts
-    /// at the first frame, after the open `hardwareOutcome` reported, and refuses a profile or
-    /// size the block lacks (or NVDEC's library is missing) by falling back to software in
-    /// `get_format`. Read it (`takeHardwareRefusal`) after `receive`; said once per change.
-    /// Set through `say`: two can come within one `receive` (a PRIME refusal, then a step down).
-    private var hardwareRefusal: String?
+    /// Why a device was opened but a frame came back in software (FFmpeg's hwaccel starts at the
+    /// first frame, after `hardwareOutcome`, and refuses a profile or size the block lacks, or a
+    /// missing NVDEC library, in `get_format`), read after `receive`; two can come within one
+    /// (a PRIME refusal, then a step down).
+    private var hardwareRefusals: [String] = []
     /// Whether the latest frame came from the device (nil before the first one).
     public private(set) var lastFrameOnDevice: Bool?
     private let hardwareWay: String?
@@ -184,14 +181,17 @@ public final class VideoDecoder: FrameDecoding {
         av_frame_free(&unwoven)
     }
 
-    /// The line saying the device stopped decoding this stream, once per such change; nil after.
-    public func takeHardwareRefusal() -> String? {
-        defer { hardwareRefusal = nil }
-        return hardwareRefusal
+    /// The lines saying the device stopped decoding this stream, in order, once per such change
+    /// (each its own reason, said once per process by `HardwareDecodeLog`); none after.
+    public func takeHardwareRefusals() -> [String] {
+        defer { hardwareRefusals = [] }
+        return hardwareRefusals
     }
+    /// Those lines as one ("; then " between them); nil when there are none.
+    public func takeHardwareRefusal() -> String? { HardwareDecodeLog.joined(takeHardwareRefusals()) }
 
     /// Keeps `line` to be taken, after one not taken yet rather than in its place.
-    private func say(_ line: String) { hardwareRefusal = hardwareRefusal.map { "\($0); then \(line)" } ?? line }
+    private func say(_ line: String) { hardwareRefusals.append(line) }
 
     /// Packets the decoder rejected as damaged; playback goes on past them.
     public var damagedPackets: Int { damagedBefore + stream.damagedPackets }
@@ -284,7 +284,7 @@ public final class VideoDecoder: FrameDecoding {
         let way = hardwareWay ?? "hardware decoding"
         guard let stepDown else {
             // A line not taken yet (why the step down failed) says more than this same failure.
-            if hardwareRefusal == nil { hardwareRefusal = "\(way), but a frame could not be copied down from the device (\(why)); it was dropped" }
+            if hardwareRefusals.isEmpty { say("\(way), but a frame could not be copied down from the device (\(why)); it was dropped") }
             return
         }
         switch stepDown.stepDown(source: source, configure: configureInSoftware) {

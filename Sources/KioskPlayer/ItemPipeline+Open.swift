@@ -150,7 +150,7 @@ extension ItemPipeline {
     /// What the decoder found to say while decoding (a device that stopped, interlaced frames
     /// and how they are shown), each line once per process.
     func sayDecoderNotes(_ decoder: VideoDecoder) {
-        if let line = decoder.takeHardwareRefusal().flatMap(HardwareDecodeLog.once) { logger.warning("\(plan.source): \(line)") }
+        if let line = HardwareDecodeLog.once(parts: decoder.takeHardwareRefusals()) { logger.warning("\(plan.source): \(line)") }
         if let note = decoder.takeDeinterlaceNote(), let line = HardwareDecodeLog.once("\(plan.source): \(note.line)") {
             logger.log(level: note.isProblem ? .warning : .notice, "\(line)")
         }

@@ -80,6 +80,20 @@ import Testing
         #expect(HardwareDecodeLog.once("hwdec test line") == nil, "the second time: nothing new to say")
     }
 
+    /// A device's refusal said alone for one item, then with a step down for another: each reason
+    /// once per process, so the second item's line is the step down alone (the whole joined line
+    /// was the key before, and the refusal was said twice).
+    @Test func eachReasonOfAJoinedLineIsSaidOncePerProcess() {
+        let tag = UUID().uuidString
+        let refusal = "hwdec test \(tag): PRIME refused", stepDown = "hwdec test \(tag): stepped down"
+        let first = "hwdec test \(tag): a", second = "hwdec test \(tag): b"
+        #expect(HardwareDecodeLog.once(parts: [refusal]) == refusal)
+        #expect(HardwareDecodeLog.once(parts: [refusal, stepDown]) == stepDown)
+        #expect(HardwareDecodeLog.once(parts: [stepDown, refusal]) == nil, "both said")
+        #expect(HardwareDecodeLog.once(parts: []) == nil)
+        #expect(HardwareDecodeLog.once(parts: [first, second]) == "\(first); then \(second)", "new ones joined in order")
+    }
+
     @Test func theAttemptsFollowTheChoice() {
         #expect(HardwareDecoding.off.attempts(codec: "h264") == [])
         #expect(HardwareDecoding.vaapi.attempts(codec: "hevc") == [.device("vaapi")])
