@@ -58,16 +58,19 @@ public final class Asset {
                                                                                path: capture == nil && !isNetwork ? source : nil))
         }
         formatContext = context
+        OpenInputs.shared.opened(source)
         if isNetwork { NetworkOpenOptions.enableReconnectOnErrors(context, source: source) }
         let probeResult = avformat_find_stream_info(context, nil)
         probeError = ffmpegFirstError()
         guard probeResult >= 0 else {
             avformat_close_input(&formatContext)
+            OpenInputs.shared.closed(source)
             throw MediaError(source: source, reason: "cannot read stream information: \(probeError ?? ffmpegErrorText(probeResult))")
         }
         info = Asset.describe(context, source: source)
         guard info.streams.contains(where: { $0.kind == .video || $0.kind == .audio }) else {
             avformat_close_input(&formatContext)
+            OpenInputs.shared.closed(source)
             // Random bytes are sometimes taken for a text format (lrc, subtitles) with no streams
             // to play: to the person who named it .mp4 it is simply not a media file.
             throw MediaError(source: source, reason: "not a media file kiosk can play: FFmpeg read it as \(info.formatName) and found no video or audio stream")
@@ -75,7 +78,7 @@ public final class Asset {
     }
 
     deinit {
-        avformat_close_input(&formatContext)
+        closeInput()
     }
 
     /// Closes the input now, before the asset goes: a live UDP or RTP source holds its bound
@@ -83,7 +86,9 @@ public final class Asset {
     /// failed "bind failed: Address already in use"). Only `info` and `source` stay; reads end
     /// and seeks fail. Closing twice is harmless.
     public func closeInput() {
+        guard formatContext != nil else { return }
         avformat_close_input(&formatContext)
+        OpenInputs.shared.closed(source)
     }
 
     /// False once `closeInput` ran.

@@ -29,6 +29,12 @@ extension ItemPipeline {
         var since: MediaTime?
         while true {
             let failed: MediaError
+            // The same stream's last play may still hold its port (its input closing, or open
+            // until its cut while this play is prepared ahead): a bind would fail, and be said
+            // as the stream lost. Waited for as long as it is open, unless this item closes.
+            if LiveSource.holdsItsPort(plan.source) {
+                _ = OpenInputs.shared.waitUntilClosed(plan.source, seconds: 1e9, cancelled: { interrupt.isCancelled })
+            }
             do {
                 let opened = try openSource()
                 if let since {

@@ -186,7 +186,12 @@ final class ItemPipeline: @unchecked Sendable {
                 // start, and the decode thread stamps the picture with the time asked for
                 // (`deliver`). Sought to 3 s, FFmpeg's image reader had no frame at or after
                 // it, and the item failed as "no picture could be decoded".
-                do { try seekReading(reader, to: plan.stillDuration != nil ? .zero : asked) } catch { logger.warning("\(error)") }
+                // A live stream has no place to go to (a synchronised wall joining its slot part
+                // way): it is not sought, and nothing it sends is skipped as before the place.
+                let asked = reader.isLive ? plan.start : asked
+                if !reader.isLive {
+                    do { try seekReading(reader, to: plan.stillDuration != nil ? .zero : asked) } catch { logger.warning("\(error)") }
+                }
                 finished = false
                 trim?.restart()
                 restartHeldPicture()

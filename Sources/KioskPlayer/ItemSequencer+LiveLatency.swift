@@ -10,7 +10,7 @@ extension ItemSequencer {
         let progress = item.pipeline.progress
         if item === current { progress.isLive ? playAtRateOne(item) : giveRateBack() }
         let playing = progress.isLive && !progress.refetchesSegments && item === current && time.clock.isRunning
-            && !time.needsFirstFrame && item.stalledSince == nil && settings.sync.epoch == nil
+            && !time.needsFirstFrame && item.stalledSince == nil
         let now = MonotonicClock.hostTime()
         let change: LiveLatencySteering.Pace?
         if playing, let (seen, queueFull) = item.pipeline.bufferedAhead(of: time.clock.mediaTime(atHost: now), cadence: item.expectedFrameDuration) {

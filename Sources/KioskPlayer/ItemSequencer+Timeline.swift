@@ -18,6 +18,7 @@ extension ItemSequencer {
             steerLiveLatency(item)
             return time.followAudio(item)
         }
+        if item.pipeline.progress.isLive { return followTimelineLive(item, timeline: timeline) }
         if time.needsFirstFrame, follower.jumpedTo == item.reference.serial { return }   // the jump's frame is coming
         follower.jumpedTo = nil
         // Before its first frame an item is where it was opened (its start) or last shown.
@@ -37,6 +38,43 @@ extension ItemSequencer {
             follower.lastJump = now
             jump(to: entry, offset: offset, play: play, from: item)
         }
+    }
+
+    /// A synchronised player starts with the timeline's item at its place: the playlist's first,
+    /// opened to be left at once, cost an open and a probe, and a live UDP item's port was still
+    /// bound while the joined item prepared it as the next (`bind failed`, a second lost).
+    func startOnTheTimeline() -> Bool {
+        guard let epoch = settings.sync.epoch, !navigator.entries.isEmpty,
+              let timeline = follower.timeline(for: navigator.entries, epoch: epoch, imageDuration: settings.playback.imageDuration)
+        else { return false }
+        let now = MonotonicClock.hostTime()
+        guard case .jump(let entry, let offset, let play) = TimelineSteering.decide(
+                  timeline: timeline, playLengths: follower.playLengths, entry: 0, position: nil,
+                  realtime: MonotonicClock.realtimeNanoseconds(atHost: now)),
+              let step = navigator.jump(to: entry, play: play) else { return false }
+        logger.notice("sync: joining the timeline at item \(entry) (\(navigator.entries[entry].title)) + \(String(format: "%.3f", offset.seconds)) s")
+        follower.lastJump = now
+        begin(step, seamFrom: nil, resumingAt: offset > .zero ? offset : nil)
+        if let current { follower.jumpedTo = current.reference.serial }
+        return true
+    }
+
+    /// A live stream has no position of its own on the timeline: it shows what arrives, at rate 1
+    /// with its latency kept, on the box's own clock (the clock set from the timeline stepped a
+    /// stream's frames against it, and a join seeked into it). The timeline only says when its
+    /// slot (its `duration`) is over: then the item whose slot it is begins, as at any join.
+    private func followTimelineLive(_ item: ActiveItem, timeline: SyncTimeline) {
+        let now = MonotonicClock.hostTime()
+        // Also while it waits for a first frame (a sender away): the slot ends all the same.
+        if case .jump(let entry, let offset, let play) = TimelineSteering.decideLive(
+               timeline: timeline, playLengths: follower.playLengths, entry: item.index,
+               realtime: MonotonicClock.realtimeNanoseconds(atHost: now)),
+           follower.lastJump.map({ now - $0 >= MediaTime(value: 1, timescale: 1) }) ?? true {
+            follower.lastJump = now
+            return jump(to: entry, offset: offset, play: play, from: item)
+        }
+        steerLiveLatency(item)
+        time.followAudio(item)
     }
 
     /// The sound stays on the timeline by being played a few parts per million longer or

@@ -54,9 +54,11 @@ final class ItemSequencer {
     var current: ActiveItem? { items.current }
     var upcoming: ActiveItem? { items.upcoming }
 
-    /// The first item, at start: the playlist's first, or `point`'s entry opened at its place
-    /// (a position past the item's end is clamped by the seek, like any seek).
+    /// The first item, at start: the timeline's on a synchronised player, else the playlist's
+    /// first, or `point`'s entry opened at its place (a position past the item's end is clamped
+    /// by the seek, like any seek).
     func start(at point: PlaylistStartPoint? = nil) {
+        if startOnTheTimeline() { return }
         if let point, navigator.entries.indices.contains(point.index),
            case .begin(let step) = navigator.answer(.goto(index: point.index), position: nil, displayOff: false) {
             return begin(step.step, seamFrom: nil, resumingAt: point.position.flatMap { $0 > .zero ? $0 : nil })

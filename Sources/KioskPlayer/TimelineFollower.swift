@@ -36,7 +36,7 @@ final class TimelineFollower {
         }
         timeline = SyncTimeline(epochNanoseconds: epoch, slots: slots)
         for (entry, length) in zip(entries, playLengths) where length == nil || length == .zero {
-            logger.warning("sync: item '\(entry.title)' has no fixed length (a stream, a capture device or a file that cannot be read): it is left out of the timeline")
+            logger.warning("sync: item '\(entry.title)' has no fixed length (a stream without a `duration`, a capture device or a file that cannot be read): it is left out of the timeline")
         }
         if let timeline {
             let place = timeline.place(atRealtime: MonotonicClock.realtimeNanoseconds(atHost: MonotonicClock.hostTime()))
@@ -47,9 +47,11 @@ final class TimelineFollower {
         return timeline
     }
 
-    /// Reads the entry's length from its file (a still's from kiosk.conf).
+    /// Reads the entry's length from its file (a still's from kiosk.conf; a stream's is its
+    /// `duration`, what it is played for, not known to every box alike otherwise).
     static func playLength(of entry: PlaylistEntry, imageDuration: MediaTime) -> MediaTime? {
         if entry.isStillImage { return entry.playLength(mediaSeconds: nil, imageDuration: imageDuration) }
+        if case .url = entry.media { return entry.item.duration }
         guard case .file(let path) = entry.media, !CaptureSource.isCapture(path),
               let asset = try? Asset(source: path), let seconds = asset.info.durationSeconds else { return nil }
         return entry.playLength(mediaSeconds: seconds, imageDuration: imageDuration)

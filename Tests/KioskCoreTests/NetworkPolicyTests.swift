@@ -129,6 +129,20 @@ struct LiveSourceTests {
         }
     }
 
+    /// The sources a second play cannot open while the last one's input is open (its port
+    /// bound): a synchronised wall's stream slot ending with the stream prepared again.
+    @Test func whichSourcesHoldTheirPort() {
+        for url in ["udp://127.0.0.1:5000", "udp://@:5000", "udp://10.0.0.5:5000?pkt_size=1316", "rtp://192.168.1.2:5004",
+                    "udp://[::1]:5000", "srt://0.0.0.0:9000?mode=listener", "tcp://0.0.0.0:9000?listen=1"] {
+            #expect(LiveSource.holdsItsPort(url), "\(url)")
+        }
+        for url in ["udp://239.1.1.1:5000", "udp://@239.1.1.1:5000", "rtp://224.0.0.9:5004", "udp://[ff02::1]:5000",
+                    "udp://127.0.0.1:5000?reuse=1", "srt://host:9000", "rtsp://cam/1", "https://cdn/live.m3u8",
+                    "tcp://host:9000", "/srv/clip.mp4"] {
+            #expect(!LiveSource.holdsItsPort(url), "\(url)")
+        }
+    }
+
     @Test func httpIsLiveOnlyAsHLSWithoutADuration() {
         #expect(LiveSource.isLive("https://cdn/live.m3u8", formatName: "hls", hasDuration: false))
         #expect(!LiveSource.isLive("https://cdn/vod.m3u8", formatName: "hls", hasDuration: true), "ENDLIST: a duration")

@@ -103,6 +103,30 @@ struct SyncTimelineTests {
         #expect(decide(entry: 1, position: 1.0, at: 1.5, playLengths: lengths) == .jump(entry: 0, offset: Self.t(1.5), play: 0))
     }
 
+    /// A live stream in slot 1 (3 s): never moved inside its slot, whatever its clock says;
+    /// it gives way as soon as the timeline leaves the slot; begun by a seam a little early, it
+    /// stays (the clip before it ended early). Before, the clock set from the timeline stepped
+    /// the stream's frames and a join seeked into it; streams were left off the timeline.
+    @Test func aLiveStreamIsLeftAloneInItsSlotAndGivesWayAtItsEnd() {
+        func live(_ entry: Int, at seconds: Double) -> TimelineSteering.Correction {
+            TimelineSteering.decideLive(timeline: Self.timeline, playLengths: [Self.t(4), Self.t(3), Self.t(2.6)],
+                                        entry: entry, realtime: Self.epoch + Int64((seconds * 1e9).rounded()))
+        }
+        #expect(live(1, at: 4.0) == .none)
+        #expect(live(1, at: 6.99) == .none)
+        #expect(live(1, at: 9.6 + 5.5) == .none, "a later turn")
+        #expect(live(1, at: 7.0) == .jump(entry: 2, offset: Self.t(0)), "its slot is over")
+        #expect(live(1, at: 8.5) == .jump(entry: 2, offset: Self.t(1.5)))
+        #expect(live(1, at: 3.6) == .none, "begun 0.4 s before its slot")
+        #expect(live(1, at: 3.4) == .jump(entry: 0, offset: Self.t(3.4)), "0.6 s before: the clip's slot goes on")
+        #expect(live(1, at: 1.0) == .jump(entry: 0, offset: Self.t(1.0)))
+        // Entry 0 live and played twice (loop: 2, one play 2 s): a join past its slot plays on
+        // from the timeline's place, and the item after a stream's slot starts where the timeline is.
+        let twice: [MediaTime?] = [Self.t(2), Self.t(3), Self.t(2.6)]
+        #expect(TimelineSteering.decideLive(timeline: Self.timeline, playLengths: twice, entry: 2,
+                                            realtime: Self.epoch + 3 * Self.second) == .jump(entry: 0, offset: Self.t(1), play: 1))
+    }
+
     @Test func theSoundIsStretchedWhenAheadShortenedWhenBehindAtMostOnePercent() {
         #expect(TimelineSteering.soundCompensation(error: .zero) == 0)
         // 2 ms ahead: 500 ppm longer (absorbed over 4 s); 2 ms behind: 500 ppm shorter.

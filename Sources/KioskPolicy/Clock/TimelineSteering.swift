@@ -78,6 +78,22 @@ public enum TimelineSteering {
     static let soundCorrectionTime = 4.0
     static let maximumSoundCompensation = 10_000.0
 
+    /// What a live stream on the timeline does: it has no position of its own (it shows what
+    /// arrives), so it is never moved within its slot; it gives way once the timeline is out of
+    /// its slot (`jump` to the place there), not before: a stream begun by a seam a little
+    /// before its slot (the item before it ended early; up to `jumpThreshold`) stays.
+    public static func decideLive(timeline: SyncTimeline, playLengths: [MediaTime?], entry: Int, realtime: Int64) -> Correction {
+        let place = timeline.place(atRealtime: realtime)
+        guard place.entry != entry else { return .none }
+        let (placePlay, placeOffset) = play(at: place.offset, entry: place.entry, timeline: timeline, playLengths: playLengths)
+        let jump = Correction.jump(entry: place.entry, offset: placeOffset, play: Int(placePlay))
+        guard timeline.slots.indices.contains(entry), timeline.slots[entry] > 0 else { return jump }
+        let slot = MediaTime(value: timeline.slots[entry], timescale: 1_000_000_000)
+        // The play of its slot nearest to its middle: the one under way, just over or about to begin.
+        guard let offset = timeline.offset(ofEntry: entry, atRealtime: realtime, near: slot * Rational(1, 2)) else { return jump }
+        return offset >= .zero - jumpThreshold && offset < slot ? .none : jump
+    }
+
     /// Whether a player request can be honoured on a synchronised player, or the line that
     /// says why not. The timeline decides what plays where; pausing, the sound's level, the
     /// display's power, triggers and schedules stay with the box (it rejoins afterwards).

@@ -19,6 +19,28 @@ public enum LiveSource {
         return formatName.split(separator: ",").contains("hls") && !hasDuration
     }
 
+    /// Whether reading the source binds a local port that a second reader in the process could
+    /// not bind while the first holds it: unicast UDP or RTP (FFmpeg reads `udp://host:port` on
+    /// local port `port`), an SRT or TCP listener. Not a multicast group (FFmpeg reuses its
+    /// address, so two screens can show one channel) or a URL that asks for `reuse=1`.
+    public static func holdsItsPort(_ source: String) -> Bool {
+        guard let scheme = NetworkURL.scheme(of: source), let rest = source.split(separator: "://", maxSplits: 1).last else { return false }
+        let parts = rest.split(separator: "?", maxSplits: 1)
+        let query = parts.count > 1 ? parts[1].lowercased().split(separator: "&").map(String.init) : []
+        switch scheme {
+        case "udp", "rtp":
+            if query.contains("reuse=1") || query.contains("reuse_socket=1") { return false }
+            var host = String(parts.first ?? "")
+            if let at = host.lastIndex(of: "@") { host = String(host[host.index(after: at)...]) }
+            if host.hasPrefix("[") { return !host.lowercased().hasPrefix("[ff") }   // IPv6: ff00::/8 is multicast
+            let first = host.split(separator: ":").first.flatMap { $0.split(separator: ".").first }.flatMap { Int($0) }
+            return !(first.map { (224...239).contains($0) } ?? false)
+        case "srt": return query.contains("mode=listener")
+        case "tcp": return query.contains("listen=1") || query.contains("listen=2")
+        default: return false
+        }
+    }
+
     /// How far back an HLS rejoin may start and still be the same timeline: FFmpeg joins a
     /// live playlist three segments from its end, and segments are up to 10 s.
     public static let hlsRejoinWindowSeconds: Int64 = 30
