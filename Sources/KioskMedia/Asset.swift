@@ -50,15 +50,17 @@ public final class Asset {
         var options = isNetwork ? NetworkOpenOptions.dictionary(for: source, streamOptions) : nil
         if isNetwork { interrupt.setDeadline(afterSeconds: openTimeout) }
         defer { if isNetwork { interrupt.setDeadline(afterSeconds: nil) } }
+        // Counted from before the open: a UDP source binds its port in it, and waits there for data.
+        OpenInputs.shared.opened(source)
         let openResult = avformat_open_input(&context, capture?.device ?? source, capture?.format, &options)
         av_dict_free(&options)
         guard openResult >= 0, let context else {
+            OpenInputs.shared.closed(source)
             throw MediaError(source: source, reason: Asset.describeOpenFailure(openResult, timeout: isNetwork && !interrupt.isCancelled ? openTimeout : nil,
                                                                                waitsForSender: Asset.waitsForSender(source),
                                                                                path: capture == nil && !isNetwork ? source : nil))
         }
         formatContext = context
-        OpenInputs.shared.opened(source)
         if isNetwork { NetworkOpenOptions.enableReconnectOnErrors(context, source: source) }
         let probeResult = avformat_find_stream_info(context, nil)
         probeError = ffmpegFirstError()

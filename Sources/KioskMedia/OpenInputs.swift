@@ -1,6 +1,6 @@
 import Foundation
 
-/// The sources whose input is open in this process, counted by name. A UDP or RTP stream binds
+/// The sources whose input is opening or open in this process, counted by name. A UDP or RTP stream binds
 /// its local port while its input is open, so the same item begun again while its last play's
 /// input still closes (a synchronised wall leaving a stream's slot, with the stream next again
 /// and prepared at once; a list of one stream) failed to bind ("Address already in use") and

@@ -18,7 +18,9 @@ extension ItemSequencer {
             steerLiveLatency(item)
             return time.followAudio(item)
         }
-        if item.pipeline.progress.isLive { return followTimelineLive(item, timeline: timeline) }
+        // Live by its scheme from the start: a first open waiting for data (UDP's, up to 3 s)
+        // says nothing yet, and the slot's end was missed by that much.
+        if item.pipeline.progress.isLive || item.pipeline.isLiveByScheme { return followTimelineLive(item, timeline: timeline) }
         if time.needsFirstFrame, follower.jumpedTo == item.reference.serial { return }   // the jump's frame is coming
         follower.jumpedTo = nil
         // Before its first frame an item is where it was opened (its start) or last shown.

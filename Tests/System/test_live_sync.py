@@ -42,7 +42,9 @@ def entry_at(rt: float, epoch: float) -> tuple[int, float]:
     return (0 if position < LIVE_SLOT else 1), seam
 
 
-def test_a_live_stream_plays_its_slot_of_the_timeline(tmp_path):
+def play_on_the_timeline(tmp_path: Path, sender: bool) -> tuple[float, str, list[dict]]:
+    """kiosk on the two-item timeline for 27 s, the stream's sender running or not: the epoch,
+    kiosk's log and its flips."""
     clip = tmp_path / "clip.mp4"
     subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "2",
                     "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-y", str(clip)], check=True)
@@ -56,19 +58,28 @@ def test_a_live_stream_plays_its_slot_of_the_timeline(tmp_path):
     stats, log = tmp_path / "stats.jsonl", tmp_path / "kiosk.log"
     command = [str(KIOSK), "run", "--config", str(config), "--display", "headless:320x240", "--audio", "none",
                "--stats-file", str(stats), "--state-dir", str(tmp_path), "--control-socket", "none", "--duration", "27"]
-    with kiosk_running(command, log, [udp_sender(port)]) as player:
+    with kiosk_running(command, log, [udp_sender(port)] if sender else []) as player:
         status = player.wait(timeout=300)
     text = log.read_text(errors="replace")
     assert status == 0, text[-3000:]
     assert "one turn 6.000 s" in text and "left out of the timeline" not in text, text[-3000:]
     assert "cannot seek" not in text and "bind failed" not in text, text[-3000:]
+    return epoch, text, [r for r in read_stats(stats) if r.get("video") and "rt" in r]
 
-    flips = [r for r in read_stats(stats) if r.get("video") and "rt" in r]
+
+def misplaced_flips(flips: list[dict], epoch: float) -> list[tuple[float, int]]:
+    """Flips more than EDGE from a seam that show another item than the timeline's there."""
     misplaced = []
     for record in flips:
         entry, seam = entry_at(record["rt"], epoch)
         if record["item"] != entry and seam > EDGE:
             misplaced.append((round((record["rt"] - epoch) % TURN, 3), record["item"]))
+    return misplaced
+
+
+def test_a_live_stream_plays_its_slot_of_the_timeline(tmp_path):
+    epoch, text, flips = play_on_the_timeline(tmp_path, sender=True)
+    misplaced = misplaced_flips(flips, epoch)
     print(f"{len(flips)} flips; misplaced (turn offset, item): {misplaced[:10]}")
     assert flips and not misplaced, f"flips outside their item's slot: {misplaced[:10]}"
 
@@ -83,3 +94,18 @@ def test_a_live_stream_plays_its_slot_of_the_timeline(tmp_path):
         span = live[-1] - live[0] if live else 0
         print(f"turn {turn}: {len(live)} flips of the stream over {span:.2f} s")
         assert span >= LIVE_SLOT - 1.5, f"turn {turn}: the stream showed {span:.2f} s of its {LIVE_SLOT} s slot"
+
+
+def test_a_stream_that_never_answers_still_gives_way_at_its_slots_end(tmp_path):
+    """No sender: the stream's opens wait for data (up to 3 s each) and fail in its slot. The
+    clip still plays in its own slot every turn: the stream's slot ends on time (the first turn's
+    end was missed by as long as the first open waited, before the item was known live by its
+    scheme), and its opens, one after the other, never find the port still bound."""
+    epoch, text, flips = play_on_the_timeline(tmp_path, sender=False)
+    joins = [float(line.rsplit("+ ", 1)[1].split(" s")[0]) for line in text.splitlines()
+             if "joining the timeline at item 1 (clip.mp4)" in line]
+    print(f"the clip joined at {joins}")
+    assert len(joins) >= 3 and max(joins) < EDGE, f"the clip's joins after the stream's slot: {joins}; {text[-2000:]}"
+    misplaced = misplaced_flips(flips, epoch)
+    assert flips and not misplaced, f"flips outside their item's slot: {misplaced[:10]}"
+    assert "nothing received" in text, text[-2000:]
