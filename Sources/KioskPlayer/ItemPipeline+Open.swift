@@ -29,11 +29,9 @@ extension ItemPipeline {
         var since: MediaTime?
         while true {
             let failed: MediaError
-            // The same stream's last play may still hold its port (its input closing, or open
-            // until its cut while this play is prepared ahead): a bind would fail, and be said
-            // as the stream lost. Waited for as long as it is open, unless this item closes.
-            if LiveSource.holdsItsPort(plan.source) {
-                _ = OpenInputs.shared.waitUntilClosed(plan.source, seconds: 1e9, cancelled: { interrupt.isCancelled })
+            if LiveSource.holdsItsPort(plan.source), !waitForItsPort() {
+                audio.close()
+                return nil
             }
             do {
                 let opened = try openSource()
@@ -85,6 +83,30 @@ extension ItemPipeline {
                 return nil
             }
         }
+    }
+
+    /// Waits while another play of this source in the process holds its port: its last play's
+    /// input closing, or open until its cut while this play is prepared ahead (a bind would fail
+    /// and be said as the stream lost). On screen, a wait over 3 s is said once (another screen
+    /// playing the same stream holds it for as long as it plays), and with a `duration` the item
+    /// is skipped once that passed, as a stream that does not answer is. False: closed or skipped.
+    private func waitForItsPort() -> Bool {
+        var said = false
+        while !OpenInputs.shared.waitUntilClosed(plan.source, seconds: 0.5, cancelled: { interrupt.isCancelled }) {
+            if interrupt.isCancelled { return false }
+            guard let onScreen = lock.withLock({ onScreenAt }) else { continue }   // prepared ahead: its turn comes
+            let waited = MonotonicClock.hostTime() - onScreen
+            if let length = plan.liveDuration, waited >= length {
+                let reason = String(format: "its port stayed held by another play of it in this process (another screen?) for its duration (%.1f s): skipped this pass", waited.seconds)
+                frames.push(.failed(MediaError(source: plan.source, reason: reason)))
+                return false
+            }
+            if !said, waited >= MediaTime(value: 3, timescale: 1) {
+                said = true
+                logger.warning("\(NetworkURL.masked(plan.source)): waiting for its port, held by another play of it in this process (another screen playing it?)")
+            }
+        }
+        return !interrupt.isCancelled
     }
 
     /// Opens the source: its demuxer, video decoder and sound.

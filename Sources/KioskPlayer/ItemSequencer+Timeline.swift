@@ -18,9 +18,9 @@ extension ItemSequencer {
             steerLiveLatency(item)
             return time.followAudio(item)
         }
-        // Live by its scheme from the start: a first open waiting for data (UDP's, up to 3 s)
+        // A stream by its URL from the start: a first open waiting for data (UDP's, up to 3 s)
         // says nothing yet, and the slot's end was missed by that much.
-        if item.pipeline.progress.isLive || item.pipeline.isLiveByScheme { return followTimelineLive(item, timeline: timeline) }
+        if item.pipeline.progress.isLive || TimelineFollower.isStream(item.entry) { return followTimelineLive(item, timeline: timeline) }
         if time.needsFirstFrame, follower.jumpedTo == item.reference.serial { return }   // the jump's frame is coming
         follower.jumpedTo = nil
         // Before its first frame an item is where it was opened (its start) or last shown.
@@ -46,7 +46,10 @@ extension ItemSequencer {
     /// opened to be left at once, cost an open and a probe, and a live UDP item's port was still
     /// bound while the joined item prepared it as the next (`bind failed`, a second lost).
     func startOnTheTimeline() -> Bool {
-        guard let epoch = settings.sync.epoch, !navigator.entries.isEmpty,
+        // A switch, an insert or an override waiting is the program's to begin (`advance`).
+        let program = navigator.program
+        guard let epoch = settings.sync.epoch, !navigator.entries.isEmpty, program.pendingSwitch == nil,
+              program.pendingInsert.isEmpty, !program.isPlayingInsert, program.playingOverride == nil,
               let timeline = follower.timeline(for: navigator.entries, epoch: epoch, imageDuration: settings.playback.imageDuration)
         else { return false }
         let now = MonotonicClock.hostTime()
@@ -73,7 +76,10 @@ extension ItemSequencer {
                realtime: MonotonicClock.realtimeNanoseconds(atHost: now)),
            follower.lastJump.map({ now - $0 >= MediaTime(value: 1, timescale: 1) }) ?? true {
             follower.lastJump = now
-            return jump(to: entry, offset: offset, play: play, from: item)
+            // The item after the slot was prepared ahead, as for a seam: begun at its start (a
+            // place reopens it), the clock then catches up the little the timeline moved on.
+            let prepared = upcoming?.index == entry && offset < TimelineSteering.jumpThreshold
+            return jump(to: entry, offset: prepared ? .zero : offset, play: play, from: item)
         }
         steerLiveLatency(item)
         time.followAudio(item)

@@ -51,9 +51,17 @@ final class TimelineFollower {
     /// `duration`, what it is played for, not known to every box alike otherwise).
     static func playLength(of entry: PlaylistEntry, imageDuration: MediaTime) -> MediaTime? {
         if entry.isStillImage { return entry.playLength(mediaSeconds: nil, imageDuration: imageDuration) }
-        if case .url = entry.media { return entry.item.duration }
+        if isStream(entry) { return entry.item.duration }
         guard case .file(let path) = entry.media, !CaptureSource.isCapture(path),
               let asset = try? Asset(source: path), let seconds = asset.info.durationSeconds else { return nil }
         return entry.playLength(mediaSeconds: seconds, imageDuration: imageDuration)
+    }
+
+    /// A live stream by its URL (rtsp, udp, srt...; HLS, live unless its playlist ends, which is
+    /// known only once it is open): on the timeline by its `duration`, never moved within it. A
+    /// file over HTTP, whose `duration` does not cut it, is not (it has no length every box knows).
+    static func isStream(_ entry: PlaylistEntry) -> Bool {
+        guard case .url(let url) = entry.media, let scheme = NetworkURL.scheme(of: url) else { return false }
+        return LiveSource.liveSchemes.contains(scheme) || NetworkURL.pathExtension(of: url) == "m3u8"
     }
 }

@@ -125,6 +125,13 @@ struct SyncTimelineTests {
         let twice: [MediaTime?] = [Self.t(2), Self.t(3), Self.t(2.6)]
         #expect(TimelineSteering.decideLive(timeline: Self.timeline, playLengths: twice, entry: 2,
                                             realtime: Self.epoch + 3 * Self.second) == .jump(entry: 0, offset: Self.t(1), play: 1))
+        // The only entry on its timeline never gives way; one left off it (no length) gives way at once.
+        let alone = SyncTimeline(epochNanoseconds: Self.epoch, slots: [Self.t(4)])!
+        #expect(TimelineSteering.decideLive(timeline: alone, playLengths: [Self.t(4)], entry: 0,
+                                            realtime: Self.epoch + 9 * Self.second + 3) == .none)
+        let leftOff = SyncTimeline(epochNanoseconds: Self.epoch, slots: [Self.t(4), nil])!
+        #expect(TimelineSteering.decideLive(timeline: leftOff, playLengths: [Self.t(4), nil], entry: 1,
+                                            realtime: Self.epoch + Self.second) == .jump(entry: 0, offset: Self.t(1)))
     }
 
     @Test func theSoundIsStretchedWhenAheadShortenedWhenBehindAtMostOnePercent() {

@@ -21,8 +21,8 @@ public enum LiveSource {
 
     /// Whether reading the source binds a local port that a second reader in the process could
     /// not bind while the first holds it: unicast UDP or RTP (FFmpeg reads `udp://host:port` on
-    /// local port `port`), an SRT or TCP listener. Not a multicast group (FFmpeg reuses its
-    /// address, so two screens can show one channel) or a URL that asks for `reuse=1`.
+    /// local port `port`), an SRT listener or rendezvous, a TCP listener. Not a multicast group
+    /// (FFmpeg reuses its address, so two screens can show one channel), nor `reuse=1`.
     public static func holdsItsPort(_ source: String) -> Bool {
         guard let scheme = NetworkURL.scheme(of: source), let rest = source.split(separator: "://", maxSplits: 1).last else { return false }
         let parts = rest.split(separator: "?", maxSplits: 1)
@@ -35,7 +35,7 @@ public enum LiveSource {
             if host.hasPrefix("[") { return !host.lowercased().hasPrefix("[ff") }   // IPv6: ff00::/8 is multicast
             let first = host.split(separator: ":").first.flatMap { $0.split(separator: ".").first }.flatMap { Int($0) }
             return !(first.map { (224...239).contains($0) } ?? false)
-        case "srt": return query.contains("mode=listener")
+        case "srt": return query.contains("mode=listener") || query.contains("mode=rendezvous")
         case "tcp": return query.contains("listen=1") || query.contains("listen=2")
         default: return false
         }
