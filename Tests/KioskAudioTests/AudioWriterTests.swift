@@ -95,8 +95,8 @@ import Testing
         // A chunk whose gain was taken just before the change may still be on its way.
         #expect(rampStart <= writtenAfter + chunk,
                 "the ramp begins at frame \(rampStart), more than a write after the \(writtenAfter) written at the change")
-        // Half a second was queued upstream when the volume changed: a gain applied when
-        // samples are queued rather than written would begin ~24,000 frames later.
+        // About 0.9 s was still queued upstream when the volume changed: a gain applied when
+        // samples are queued rather than written would not reach it (no ramp until its end).
         #expect(samples.count - writtenAfter > 12 * chunk, "sound was still queued at the change (\(samples.count - writtenAfter) frames)")
         // A 5 ms ramp, not a step: no click.
         #expect(abs(rampEnd - rampStart - 240) <= 1, "ramp of \(rampEnd - rampStart) frames")
