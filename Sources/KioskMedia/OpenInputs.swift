@@ -1,7 +1,7 @@
 import Foundation
 
-/// The sources whose input is opening or open in this process, counted by name. A UDP or RTP stream binds
-/// its local port while its input is open, so the same item begun again while its last play's
+/// The sources whose input is opening or open in this process, counted by name. A UDP or RTP
+/// stream binds its local port while its input is open, so the same item begun again while its last play's
 /// input still closes (a synchronised wall leaving a stream's slot, with the stream next again
 /// and prepared at once; a list of one stream) failed to bind ("Address already in use") and
 /// was reported lost for a second. The item pipeline waits here first, for such a source.
@@ -22,13 +22,6 @@ public final class OpenInputs: @unchecked Sendable {
         if let count = counts[source] { counts[source] = count > 1 ? count - 1 : nil }
         condition.broadcast()
         condition.unlock()
-    }
-
-    /// How many inputs of `source` are open now.
-    public func count(of source: String) -> Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return counts[source] ?? 0
     }
 
     /// Waits until no input of `source` is open, `seconds` at most, looking at `cancelled` every

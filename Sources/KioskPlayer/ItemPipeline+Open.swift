@@ -10,7 +10,7 @@ import KioskMedia
 /// before: the item was skipped, and `kiosk play` of the URL ended.
 extension ItemPipeline {
     /// Whether the source is live by its scheme alone (live HLS is known only once open).
-    var isLiveByScheme: Bool { NetworkURL.scheme(of: plan.source).map(LiveSource.liveSchemes.contains) ?? false }
+    var isLiveByScheme: Bool { LiveSource.isLiveByScheme(plan.source) }
 
     /// Since when a live source has not answered its first open (host time); nil once open.
     var awayBeforeOpening: MediaTime? { lock.withLock { unopenedSince } }

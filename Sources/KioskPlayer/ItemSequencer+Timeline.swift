@@ -55,13 +55,9 @@ extension ItemSequencer {
         let now = MonotonicClock.hostTime()
         guard case .jump(let entry, let offset, let play) = TimelineSteering.decide(
                   timeline: timeline, playLengths: follower.playLengths, entry: 0, position: nil,
-                  realtime: MonotonicClock.realtimeNanoseconds(atHost: now)),
-              let step = navigator.jump(to: entry, play: play) else { return false }
-        logger.notice("sync: joining the timeline at item \(entry) (\(navigator.entries[entry].title)) + \(String(format: "%.3f", offset.seconds)) s")
+                  realtime: MonotonicClock.realtimeNanoseconds(atHost: now)) else { return false }
         follower.lastJump = now
-        begin(step, seamFrom: nil, resumingAt: offset > .zero ? offset : nil)
-        if let current { follower.jumpedTo = current.reference.serial }
-        return true
+        return jump(to: entry, offset: offset, play: play, from: nil)
     }
 
     /// A live stream has no position of its own on the timeline: it shows what arrives, at rate 1
@@ -79,7 +75,8 @@ extension ItemSequencer {
             // The item after the slot was prepared ahead, as for a seam: begun at its start (a
             // place reopens it), the clock then catches up the little the timeline moved on.
             let prepared = upcoming?.index == entry && offset < TimelineSteering.jumpThreshold
-            return jump(to: entry, offset: prepared ? .zero : offset, play: play, from: item)
+            jump(to: entry, offset: prepared ? .zero : offset, play: play, from: item)
+            return
         }
         steerLiveLatency(item)
         time.followAudio(item)
@@ -97,17 +94,21 @@ extension ItemSequencer {
     }
 
     /// Moves to the timeline's item and position: a seek within the item playing, else the
-    /// item begun there; as its play `play` of a repeated entry, so the plays after it are
-    /// the ones left (a join into the second of two plays plays it once more, not twice).
-    private func jump(to entry: Int, offset: MediaTime, play: Int, from item: ActiveItem) {
+    /// item begun there (`item` nil: at start); as its play `play` of a repeated entry, so the
+    /// plays after it are the ones left (a join into the second of two plays plays it once
+    /// more, not twice). False when the entry is not in the list.
+    @discardableResult
+    private func jump(to entry: Int, offset: MediaTime, play: Int, from item: ActiveItem?) -> Bool {
+        guard navigator.entries.indices.contains(entry) else { return false }
         let which = play > 0 ? ", its play \(play + 1)" : ""
         logger.notice("sync: joining the timeline at item \(entry) (\(navigator.entries[entry].title)) + \(String(format: "%.3f", offset.seconds)) s\(which)")
-        if entry == item.index {
+        if entry == item?.index {
             time.jump(to: offset)
             navigator.setPlayOfCurrent(play)
         } else if let step = navigator.jump(to: entry, play: play) {
             begin(step, seamFrom: nil, resumingAt: offset > .zero ? offset : nil)
         }
         if let current { follower.jumpedTo = current.reference.serial }
+        return true
     }
 }

@@ -61,7 +61,7 @@ final class TimelineFollower {
     /// known only once it is open): on the timeline by its `duration`, never moved within it. A
     /// file over HTTP, whose `duration` does not cut it, is not (it has no length every box knows).
     static func isStream(_ entry: PlaylistEntry) -> Bool {
-        guard case .url(let url) = entry.media, let scheme = NetworkURL.scheme(of: url) else { return false }
-        return LiveSource.liveSchemes.contains(scheme) || NetworkURL.pathExtension(of: url) == "m3u8"
+        guard case .url(let url) = entry.media else { return false }
+        return LiveSource.isLiveByScheme(url) || NetworkURL.pathExtension(of: url) == "m3u8"
     }
 }

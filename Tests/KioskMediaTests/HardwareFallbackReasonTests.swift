@@ -25,20 +25,8 @@ import Testing
 
     /// Every frame of `demuxer`, the line taken after each one as the engine takes it.
     static func decodeTakingLines(_ decoder: VideoDecoder, _ demuxer: Demuxer) -> (frames: [DecodedFrame], lines: [String]) {
-        var frames: [DecodedFrame] = []
         var lines: [String] = []
-        func drain() {
-            while case .frame(let frame) = decoder.receive() {
-                frames.append(frame)
-                if let line = decoder.takeHardwareRefusal() { lines.append(line) }
-            }
-        }
-        while case .packet(let packet) = demuxer.read() {
-            while !decoder.send(packet) { drain() }
-            drain()
-        }
-        _ = decoder.send(nil as Packet?)
-        drain()
+        let frames = decoder.decodeEveryFrame(from: demuxer) { if let line = decoder.takeHardwareRefusal() { lines.append(line) } }
         return (frames, lines)
     }
 

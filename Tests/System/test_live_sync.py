@@ -16,7 +16,6 @@ What is checked, from kiosk's log and each flip's CLOCK_REALTIME (`rt`) in the s
 from __future__ import annotations
 
 import math
-import subprocess
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +24,7 @@ import pytest
 
 from built_kiosk import KIOSK  # noqa: E402  (the release kiosk deploy/test built, else the newest build)
 from live_outage import free_udp_port, kiosk_running, read_stats, udp_sender
+from seam_clips import make_clip
 
 TURN, LIVE_SLOT, EDGE = 6.0, 4.0, 0.5
 
@@ -45,9 +45,7 @@ def entry_at(rt: float, epoch: float) -> tuple[int, float]:
 def play_on_the_timeline(tmp_path: Path, sender: bool) -> tuple[float, str, list[dict]]:
     """kiosk on the two-item timeline for 27 s, the stream's sender running or not: the epoch,
     kiosk's log and its flips."""
-    clip = tmp_path / "clip.mp4"
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "2",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-y", str(clip)], check=True)
+    clip = make_clip(tmp_path, "clip.mp4", "320x240", 25, 2, sound=False)
     port = free_udp_port()
     # Whole seconds (kiosk.conf's instant), one second before now: the start is in the stream's slot.
     epoch = math.floor(time.time()) - 1

@@ -14,9 +14,14 @@ public enum LiveSource {
     ///   - formatName: the demuxer FFmpeg chose (`hls`, `mpegts`, `rtsp`...).
     ///   - hasDuration: whether FFmpeg found a duration.
     public static func isLive(_ source: String, formatName: String, hasDuration: Bool) -> Bool {
-        guard NetworkURL.isNetwork(source), let scheme = NetworkURL.scheme(of: source) else { return false }
-        if liveSchemes.contains(scheme) { return true }
+        guard NetworkURL.isNetwork(source), NetworkURL.scheme(of: source) != nil else { return false }
+        if isLiveByScheme(source) { return true }
         return formatName.split(separator: ",").contains("hls") && !hasDuration
+    }
+
+    /// Whether the source is live by its scheme alone (live HLS is known only once open).
+    public static func isLiveByScheme(_ source: String) -> Bool {
+        NetworkURL.scheme(of: source).map(liveSchemes.contains) ?? false
     }
 
     /// Whether reading the source binds a local port that a second reader in the process could
