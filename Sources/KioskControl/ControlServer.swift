@@ -15,8 +15,8 @@ public final class ControlServer: PlayerEventObserver, ServiceEventObserver, @un
     public let path: String
     private let listener: FileDescriptor
     private let inode: ino_t
-    private let wakeRead: FileDescriptor
-    private let wakeWrite: FileDescriptor
+    /// Wakes the serving thread for an event or the stop; closed when the server goes.
+    private let wakePipe = WakePipe()
     private let logger: Logger
     private let eventLock = NSLock()
     private var pendingEvents: [PlayerEvent] = []
@@ -33,14 +33,11 @@ public final class ControlServer: PlayerEventObserver, ServiceEventObserver, @un
     /// reason, when the path belongs to another user or is in use.
     public init(path: String, logger: Logger) throws(ControlSocketError) {
         (listener, inode) = try UnixSocket.listen(at: path)
-        do {
-            (wakeRead, wakeWrite) = try FileDescriptor.pipe()
-        } catch {
+        guard wakePipe.isUsable else {
             try? listener.close()
             UnixSocket.remove(path, inode: inode)
-            throw ControlSocketError("control socket \(path): pipe(): \(UnixSocket.systemError((error as? Errno)?.rawValue ?? EIO))")
+            throw ControlSocketError("control socket \(path): pipe(): \(UnixSocket.systemError())")
         }
-        for fd in [wakeRead, wakeWrite] { UnixSocket.makeNonBlocking(fd) }
         self.path = path
         self.logger = logger
     }
@@ -51,8 +48,6 @@ public final class ControlServer: PlayerEventObserver, ServiceEventObserver, @un
         guard running else { return }
         try? listener.close()
         UnixSocket.remove(path, inode: inode)
-        try? wakeRead.close()
-        try? wakeWrite.close()
     }
 
     /// One of the player's event observers: called on the presenter thread, so it only queues.
@@ -90,21 +85,15 @@ public final class ControlServer: PlayerEventObserver, ServiceEventObserver, @un
             if running { wakeLocked() }
             return running
         }
-        guard wasRunning else { return }   // stopped before: the descriptors are closed
+        guard wasRunning else { return }   // stopped before: the listener is closed
         if worker.hasStarted { worker.join(timeout: 2) }
         try? listener.close()
         UnixSocket.remove(path, inode: inode)
-        // Only now: `post` writes to the pipe under the lock and only while running, so no
-        // write can reach a closed (or reused) descriptor.
-        eventLock.withLock {
-            try? wakeRead.close()
-            try? wakeWrite.close()
-        }
     }
 
     /// Called with `eventLock` held.
     private func wakeLocked() {
-        _ = try? wakeWrite.writeAll([1 as UInt8])   // a full pipe already means "wake up"
+        wakePipe.wake()
     }
 
     private var isRunning: Bool { eventLock.withLock { running } }
@@ -113,16 +102,17 @@ public final class ControlServer: PlayerEventObserver, ServiceEventObserver, @un
         var lastObservation = MonotonicClock.hostTime()
         while isRunning {
             var fds = [pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wakeRead.rawValue, events: Int16(POLLIN), revents: 0)]
+                       wakePipe.pollEntry]
             for connection in connections {
                 var events = connection.isClosing ? 0 : Int16(POLLIN)
                 if connection.wantsToWrite { events |= Int16(POLLOUT) }
                 fds.append(pollfd(fd: connection.fd.rawValue, events: events, revents: 0))
             }
-            // The timeout paces observed properties that change without an event (time, frames).
-            let ready = poll(&fds, nfds_t(fds.count), 100)
+            // The timeout paces observed properties that change without an event (time, frames);
+            // with no client nothing is observed, and the thread sleeps until one connects.
+            let ready = poll(&fds, nfds_t(fds.count), connections.isEmpty ? -1 : 100)
             if ready < 0 && errno != EINTR { logger.error("control socket: poll(): \(UnixSocket.systemError())"); break }
-            drainWakePipe()
+            wakePipe.drain()
             if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
             for (offset, connection) in connections.enumerated() where offset + 2 < fds.count {
                 let revents = fds[offset + 2].revents
@@ -139,11 +129,6 @@ public final class ControlServer: PlayerEventObserver, ServiceEventObserver, @un
         }
         for connection in connections { connection.close() }
         connections.removeAll()
-    }
-
-    private func drainWakePipe() {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while let count = try? buffer.withUnsafeMutableBytes({ try wakeRead.read(into: $0) }), count > 0 {}
     }
 
     private func acceptClients() {

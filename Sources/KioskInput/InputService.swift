@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import KioskCore
 import Logging
-import SystemPackage
 
 /// Touch and keys for the player: one thread polls every wanted evdev device, the hotplug
 /// watch on /dev/input and a wake pipe; it turns events into gestures and key actions and
@@ -17,8 +16,8 @@ public final class InputService: @unchecked Sendable {
     private let worker = WorkerThread(name: "kiosk-input", qos: .userInteractive)
     private var stopRequested = false
     /// The wake pipe; nil when it could not be made (then the thread looks at `stop()` often).
-    private let wakeRead: FileDescriptor?
-    private let wakeWrite: FileDescriptor?
+    /// Wakes the input thread for the stop.
+    private let wakePipe = WakePipe()
 
     /// - Parameters:
     ///   - config: kiosk.conf's `input` section (enabled is the caller's business).
@@ -32,29 +31,15 @@ public final class InputService: @unchecked Sendable {
                 runCommand: (@Sendable (String) -> String?)? = nil) {
         reader = InputReader(config: config, screen: screen, player: player, logger: logger, directory: directory,
                              triggers: triggers, runCommand: runCommand)
-        // pipe2 is not visible to Swift (it needs _GNU_SOURCE): pipe, then the flags.
-        if let (readEnd, writeEnd) = try? FileDescriptor.pipe() {
-            for fd in [readEnd.rawValue, writeEnd.rawValue] {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-            (wakeRead, wakeWrite) = (readEnd, writeEnd)
-        } else {
-            (wakeRead, wakeWrite) = (nil, nil)
-        }
     }
 
-    deinit {
-        stop()
-        try? wakeRead?.close()
-        try? wakeWrite?.close()
-    }
+    deinit { stop() }
 
     /// Opens the devices present now and starts the input thread.
     public func start() {
         lock.lock(); defer { lock.unlock() }
         guard !worker.hasStarted, !stopRequested else { return }
-        let wake = wakeRead
+        let wake = wakePipe
         worker.start(handingOver: reader) { [weak self] reader in
             reader.scanAtStart()
             while self?.shouldContinue ?? false {
@@ -74,33 +59,29 @@ public final class InputService: @unchecked Sendable {
             return started
         }
         guard started else { return true }
-        _ = try? wakeWrite?.writeAll([1 as UInt8])
+        wakePipe.wake()
         return worker.join(timeout: timeout)   // a second stop() is let through too
     }
 
     private var shouldContinue: Bool { lock.withLock { !stopRequested } }
 
     /// One poll over the wake pipe, the hotplug watch and the devices, and what it found.
-    private static func pollOnce(_ reader: InputReader, wake: FileDescriptor?) {
+    private static func pollOnce(_ reader: InputReader, wake: WakePipe) {
         let paths = Array(reader.devices.keys)
-        var fds = [pollfd(fd: wake?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)]
+        var fds = [wake.pollEntry]
         fds.append(pollfd(fd: reader.hotplug?.fd.rawValue ?? -1, events: Int16(POLLIN), revents: 0))
         fds += paths.map { pollfd(fd: reader.devices[$0]!.device.fd.rawValue, events: Int16(POLLIN), revents: 0) }
-        var timeout: Int32 = -1
-        if let deadline = reader.nextDeadline {
-            // Rounded up and a millisecond more: deadlines are released strictly after them.
-            let milliseconds = ((deadline - MonotonicClock().now()) * 1000).rounded(.up) + 1
-            timeout = Int32(Swift.min(60_000, Swift.max(0, milliseconds)))
-        }
-        if wake == nil { timeout = timeout < 0 ? 200 : Swift.min(timeout, 200) }   // no pipe: look at stop() often
+        // A millisecond more: deadlines are released strictly after them. No pipe: the timeout
+        // looks at stop() often.
+        let timeout = WakePipe.milliseconds(reader.nextDeadline.map { $0 - MonotonicClock().now() + 0.001 },
+                                            usable: wake.isUsable)
         let ready = poll(&fds, nfds_t(fds.count), timeout)
         if ready < 0 && errno != EINTR {
             // Should not happen with valid fds; do not spin if it does.
             usleep(100_000)
         }
-        if fds[0].revents != 0, let wake {
-            var sink = [UInt8](repeating: 0, count: 16)
-            _ = try? sink.withUnsafeMutableBytes { try wake.read(into: $0) }
+        if fds[0].revents != 0 {
+            wake.drain()
             return
         }
         if fds[1].revents & Int16(POLLIN) != 0, let hotplug = reader.hotplug {

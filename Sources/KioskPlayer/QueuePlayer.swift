@@ -92,6 +92,9 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
         presenter.join(timeout: timeout)
     }
 
+    /// Signals `semaphore` once when playback ends (at once if it has).
+    public func signalWhenFinished(_ semaphore: DispatchSemaphore) { presenter.signalWhenDone(semaphore) }
+
     // MARK: Requests
 
     /// The one entry for what keys, touch, the control socket and the overlay ask (AVPlayer's

@@ -12,7 +12,7 @@ import Logging
 /// words in `text_layer`. A feed that cannot be fetched or read is one line per new reason; the
 /// alerts on stay on until they end. The book (what was acted on) is kept in `statePath`. An
 /// alert or feed pushed through the command table (`cap XML`: a webhook, `kiosk ctl cap FILE`)
-/// is read at once and acted on by the same thread within a tenth of a second.
+/// is read at once and acted on by the same thread, woken for it.
 package final class CapPoller: AlertControl, @unchecked Sendable {
     // Safe to share: the thread is; `pushed` is guarded by `pushLock`; the rest is the poll
     // thread's (or a test's, with no thread).
@@ -57,14 +57,16 @@ package final class CapPoller: AlertControl, @unchecked Sendable {
         if let layer = config.textLayer { sink.send(.layer(name: layer, .hide)) }
         // The words of an alert on at the last stop come back with its override (they stayed hidden).
         showText()
+        desk.whenCancelled { [thread] in thread.nudge() }
         thread.start { [self] in
             while !thread.shouldStop {
                 poll()
-                // Between polls, what is pushed is taken within a tenth of a second.
-                var waited = 0.0
-                while waited < config.interval.seconds, !thread.shouldStop {
-                    thread.sleep(seconds: 0.1)
-                    waited += 0.1
+                // Between polls, what is pushed is taken at once: `take` wakes the thread.
+                let start = MonotonicClock().now()
+                while !thread.shouldStop {
+                    let left = config.interval.seconds - (MonotonicClock().now() - start)
+                    if left <= 0 { break }
+                    thread.sleep(seconds: left)
                     takePushed()
                 }
             }
@@ -86,12 +88,13 @@ package final class CapPoller: AlertControl, @unchecked Sendable {
         }
         for problem in read.problems { logger.warning("alerts: pushed: \(problem)") }
         pushLock.withLock { pushed += read.alerts }
+        thread.nudge()
         return nil
     }
 
     /// Pushed alerts waiting, through the book (the poll thread; tests call it directly).
     package func takePushed() {
-        cancelledMeanwhile += desk.takeCancelledAlerts()   // words leave within a tenth of a second too
+        cancelledMeanwhile += desk.takeCancelledAlerts()   // words leave at once too (the desk wakes the thread)
         guard pushLock.withLock({ !pushed.isEmpty }) || !cancelledMeanwhile.isEmpty else { return }
         act(on: [])
     }

@@ -35,7 +35,7 @@ package final class ConfigFileWatcher: @unchecked Sendable {
         thread.start { [self] in watch() }
     }
 
-    /// Ends the watch thread (within a quarter second: its poll wakes that often).
+    /// Ends the watch thread (its poll wakes for it).
     package func stop() { thread.stop() }
 
     private var shouldStop: Bool { thread.shouldStop }
@@ -65,11 +65,13 @@ package final class ConfigFileWatcher: @unchecked Sendable {
                     debounce.noteChange(at: Self.now())
                 }
             }
-            var timeout: Int32 = 250
-            if let deadline = debounce.deadline {
-                timeout = Int32(max(0, min(250, (deadline - Self.now()) * 1000)).rounded(.up))
-            }
-            if inotify.wait(milliseconds: timeout) {
+            // Blocks until an event, the stop, or a settling burst's deadline: nothing wakes
+            // an idle box.
+            var pollers = [pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0), thread.wakeEntry]
+            let timeout = thread.pollTimeout(debounce.deadline.map { $0 - Self.now() })
+            let ready = poll(&pollers, 2, timeout)
+            if ready > 0, pollers[1].revents != 0 { thread.takeWake() }
+            if ready > 0, pollers[0].revents != 0 {
                 let (changed, gone) = look(at: inotify.readEvents(), watching: watchDescriptor)
                 if changed { debounce.noteChange(at: Self.now()) }
                 if gone {

@@ -46,7 +46,10 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
 
     package func stop() { thread.stop(timeout: 5) }
 
-    package func syncNow() { lock.withLock { wanted = true } }
+    package func syncNow() {
+        lock.withLock { wanted = true }
+        thread.nudge()
+    }
 
     package var syncStatus: ControlValue { runner.statusBox.status.value }
 
@@ -82,7 +85,7 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
             if let gone = problemsBox.endPass() { logger.notice("content sync: \(RepeatedProblems.goneLine(gone))") }
             let wallStart = Date().timeIntervalSince1970, start = MonotonicClock().now()
             runner.statusBox.update { $0.nextCheck = Int64(wallStart + interval) }
-            // Sleeps in tenths of a second: a stop or a sync_now ends the wait. The interval is
+            // Sleeps a second at a time: a stop or a sync_now ends the wait. The interval is
             // counted on the monotonic clock, and a wall clock set meanwhile (date -s, NTP's first
             // answer, a resume) ends it: a pass refused for the clock ("retrying when the clock is
             // set") runs again at once. A wall-clock deadline did the first only forwards: a clock
@@ -94,7 +97,7 @@ package final class ContentSyncer: ContentSyncControl, @unchecked Sendable {
                     logger.notice("content sync: the clock was set; checking now")
                     break
                 }
-                thread.sleep(seconds: 0.1)
+                thread.sleep(seconds: min(1, interval - elapsed))
             }
         }
     }

@@ -47,7 +47,7 @@ package final class FolderWatcher: @unchecked Sendable {
         thread.start { [self] in watch() }
     }
 
-    /// Ends the watch thread (within a quarter second: its poll wakes that often).
+    /// Ends the watch thread (its poll wakes for it).
     package func stop() { thread.stop() }
 
     /// A reload changed `playback.settle`.
@@ -72,8 +72,12 @@ package final class FolderWatcher: @unchecked Sendable {
             }
             var wake = nextFolderCheck
             for deadline in [debounce.deadline, recheckAt].compactMap({ $0 }) { wake = min(wake, deadline) }
-            let timeout = Int32(max(0, min(250, (wake - Self.now()) * 1000)).rounded(.up))
-            if inotify.wait(milliseconds: timeout), note(inotify.readEvents(), watches: &watches) {
+            // Blocks until an event, the stop, or the next deadline (at most the second's look
+            // at the folders asked for).
+            var pollers = [pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0), thread.wakeEntry]
+            let ready = poll(&pollers, 2, thread.pollTimeout(wake - Self.now()))
+            if ready > 0, pollers[1].revents != 0 { thread.takeWake() }
+            if ready > 0, pollers[0].revents != 0, note(inotify.readEvents(), watches: &watches) {
                 debounce.noteChange(at: Self.now())
             }
             let due = debounce.takeIfDue(at: Self.now())

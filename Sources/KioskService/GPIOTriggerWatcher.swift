@@ -18,8 +18,8 @@ extension GPIOLineRequest: GPIOEdgeSource {}
 
 /// kiosk.conf's triggers with `gpio:`: one thread (`kiosk-gpio`) holds each trigger's line,
 /// polls them all, and fires a trigger on a debounced edge (`GPIOEdgeDebouncer`) the way a key
-/// does, by sending its `request` to the player. The table is `LiveTriggers`', read at every
-/// turn, so a reload that adds, drops or changes a line is followed within a quarter second.
+/// does, by sending its `request` to the player. The table is `LiveTriggers`', read again when
+/// a reload replaces it (the thread is woken), so a line added, dropped or changed is followed at once.
 ///
 /// A line that cannot be had (no such chip yet, a line held by another program, no line of
 /// that name) is one error line naming the trigger, chip and line; playback goes on, and the
@@ -33,8 +33,6 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
     /// Seconds between two tries of a line that could not be opened: a chip that appears is
     /// used within this, and a box without it pays one open(2) of /dev now and then.
     package static let defaultRetryInterval = 5.0
-    /// How long one wait on the lines lasts: a stop or a reload is seen this often.
-    private static let turn = 0.25
 
     private struct Wanted: Equatable {
         var trigger: String
@@ -68,7 +66,10 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
         self.retryInterval = retryInterval
     }
 
-    package func start() { thread.start { [self] in watch() } }
+    package func start() {
+        triggers.whenReplaced { [thread] in thread.nudge() }
+        thread.start { [self] in watch() }
+    }
 
     package func stop() { thread.stop() }
 
@@ -101,11 +102,7 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
         while !thread.shouldStop {
             follow(triggers.triggers)
             retryDue()
-            guard !held.isEmpty else {
-                thread.sleep(seconds: Self.turn)
-                continue
-            }
-            waitAndFire()
+            waitAndFire(seconds: waiting.map(\.due).min().map { $0 - now })
         }
         held.removeAll()
     }
@@ -151,10 +148,13 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
         }
     }
 
-    /// One wait on every held line; each debounced edge fires its trigger.
-    private func waitAndFire() {
+    /// One wait on every held line and the wake pipe (a stop, a new table), at most `seconds`
+    /// (nil: until one of them); each debounced edge fires its trigger.
+    private func waitAndFire(seconds: Double?) {
         var pollers = held.map { pollfd(fd: $0.source.fileDescriptor, events: Int16(POLLIN), revents: 0) }
-        guard poll(&pollers, nfds_t(pollers.count), Int32(Self.turn * 1000)) > 0 else { return }
+        pollers.append(thread.wakeEntry)
+        guard poll(&pollers, nfds_t(pollers.count), thread.pollTimeout(seconds)) > 0 else { return }
+        if pollers.removeLast().revents != 0 { thread.takeWake() }
         var lost: [Int] = []
         for (index, poller) in pollers.enumerated() where poller.revents != 0 {
             do {

@@ -31,6 +31,7 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
     /// Overrides an operator cancelled (`override_cancel`), for the alert poller to take its
     /// alerts' words off the screen (`takeCancelledAlerts`).
     private var cancelledAlerts: [String] = []
+    private var onCancel: (@Sendable () -> Void)?
     private let sink: any PlayerRequestSink
     private let events: [any ServiceEventObserver]
     private let statePath: String?
@@ -183,14 +184,22 @@ package final class OverrideDesk: OverrideControl, @unchecked Sendable {
     /// with it (their ids are their CAP keys: `override_cancel evacuate` said "not on" while an
     /// alert played evacuate); without a name, everything.
     package func cancel(_ name: String?) -> String? {
-        lock.withLock {
+        let (refusal, told) = lock.withLock { () -> (String?, (@Sendable () -> Void)?) in
             let ids = book.entries.filter { entry in name.map { entry.id == $0 || entry.payload == .named($0) } ?? true }.map(\.id)
-            guard !ids.isEmpty else { return name.map { "override '\(quotedForMessage($0))' is not on" } ?? "no override is on" }
+            guard !ids.isEmpty else { return (name.map { "override '\(quotedForMessage($0))' is not on" } ?? "no override is on", nil) }
             // Every id (the poller knows which are its alerts'), the last hundred when no poller takes them.
             cancelledAlerts = Array((cancelledAlerts + ids).suffix(100))
             apply(book.cancel(ids: Set(ids)), why: "cancelled")
-            return nil
+            return (nil, onCancel)
         }
+        told?()
+        return refusal
+    }
+
+    /// `action` runs after each `cancel` that ended something: the alert poller, which sleeps
+    /// until its next poll, is woken to take its alerts' words off the screen.
+    package func whenCancelled(_ action: @escaping @Sendable () -> Void) {
+        lock.withLock { onCancel = action }
     }
 
     /// The overrides cancelled by an operator since the last call (the alert poller's among them).

@@ -61,13 +61,17 @@ package enum PlaybackSession {
     }
 
     /// Until the player ends, a stop it did not obey, or the deadline (then it is stopped).
+    /// Asleep meanwhile: the first two signal `abandoned.attention`.
     private static func wait(for player: QueuePlayer, until deadline: Double?, abandoned: StopOutcome) {
-        while !player.waitUntilFinished(timeout: 0.25) {
+        player.signalWhenFinished(abandoned.attention)
+        while !player.waitUntilFinished(timeout: 0) {
             if abandoned.isSet { return }
-            if let deadline, MonotonicClock().now() >= deadline {
+            let now = MonotonicClock().now()
+            if let deadline, now >= deadline {
                 if !player.stop() { abandoned.presenterIgnoredStop() }
                 return
             }
+            _ = abandoned.attention.wait(timeout: deadline.map { .now() + ($0 - now) } ?? .distantFuture)
         }
     }
 }
@@ -78,7 +82,12 @@ private final class StopOutcome: @unchecked Sendable {
     private let lock = NSLock()
     private var ignored = false
     private var signal = false
-    package func presenterIgnoredStop() { lock.withLock { ignored = true } }
+    /// Signalled when playback ends or a stop was not obeyed: the session's wait wakes.
+    let attention = DispatchSemaphore(value: 0)
+    package func presenterIgnoredStop() {
+        lock.withLock { ignored = true }
+        attention.signal()
+    }
     package var isSet: Bool { lock.withLock { ignored } }
     package func signalled() { lock.withLock { signal = true } }
     package var bySignal: Bool { lock.withLock { signal } }

@@ -15,6 +15,7 @@ package final class LiveTriggers: TriggerControl, @unchecked Sendable {
     /// Where command triggers' lines go (the control dispatcher over `kiosk run`'s services),
     /// connected once those exist: input and GPIO start before them.
     private var commandRunner: (@Sendable (String) -> String?)?
+    private var replaced: [@Sendable () -> Void] = []
 
     package init(_ triggers: TriggerSet) { current = triggers }
 
@@ -31,12 +32,21 @@ package final class LiveTriggers: TriggerControl, @unchecked Sendable {
         return runner(line)
     }
 
-    /// Takes `new`; true when it differs from the table in force.
+    /// Takes `new`; true when it differs from the table in force (then each `whenReplaced`
+    /// action runs).
     package func replace(with new: TriggerSet) -> Bool {
-        lock.withLock {
+        let (changed, actions) = lock.withLock {
             defer { current = new }
-            return current != new
+            return (current != new, replaced)
         }
+        if changed { actions.forEach { $0() } }
+        return changed
+    }
+
+    /// `action` runs after each replacement that changed the table (a reader that blocks,
+    /// the GPIO thread, is woken to read it).
+    package func whenReplaced(_ action: @escaping @Sendable () -> Void) {
+        lock.withLock { replaced.append(action) }
     }
 }
 

@@ -48,7 +48,7 @@ public struct InotifyError: Error, Sendable, CustomStringConvertible {
 /// An inotify instance, non-blocking: the one reader of the config watcher, the folder watcher
 /// and input hotplug. Used from one thread.
 public final class Inotify {
-    /// For a caller's own poll(2) over several descriptors (input's thread).
+    /// For the caller's poll(2), beside its wake pipe (the watchers, input's thread).
     public let descriptor: Int32
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
@@ -79,12 +79,6 @@ public final class Inotify {
     }
 
     public func removeWatch(_ watch: Int32) { inotify_rm_watch(descriptor, watch) }
-
-    /// Waits up to `milliseconds` for records; true when some are there to read.
-    public func wait(milliseconds: Int32) -> Bool {
-        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        return poll(&poller, 1, milliseconds) > 0
-    }
 
     /// Every record pending now (until the read would block); an interrupted read is tried again.
     public func readEvents() -> [InotifyEvent] {

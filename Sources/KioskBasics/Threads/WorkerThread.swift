@@ -26,6 +26,8 @@ public final class WorkerThread: @unchecked Sendable {
     private var finished = false
     /// Signalled when the body returns; each waiter that gets it signals it again.
     private let done = DispatchSemaphore(value: 0)
+    /// Signalled once each when the body returns (`signalWhenDone`).
+    private var endWatchers: [DispatchSemaphore] = []
 
     public init(name: String, qos: QualityOfService = .default, finishesBeforeExit: Bool = false) {
         self.name = name
@@ -55,8 +57,12 @@ public final class WorkerThread: @unchecked Sendable {
             Self.lowerCurrentThreadPriority(for: qualityOfService)
             body()
             if finishesBeforeExit { ExitGate.leave(thread: name) }
-            lock.withLock { finished = true }
+            let watchers = lock.withLock {
+                finished = true
+                return endWatchers
+            }
             done.signal()
+            watchers.forEach { $0.signal() }
         }
         thread.qualityOfService = qualityOfService
         thread.start()
@@ -178,6 +184,16 @@ public final class WorkerThread: @unchecked Sendable {
 
     /// Whether the body has returned.
     public var isFinished: Bool { lock.withLock { finished } }
+
+    /// Signals `semaphore` once when the body returns (at once if it has): for a thread that
+    /// waits for this end or something else (a deadline, a stop not obeyed) on one semaphore.
+    public func signalWhenDone(_ semaphore: DispatchSemaphore) {
+        let over = lock.withLock {
+            if !finished { endWatchers.append(semaphore) }
+            return finished
+        }
+        if over { semaphore.signal() }
+    }
 
     /// Waits until the body has returned, at most `timeout` seconds (nil: without limit); true
     /// when it has. Every waiter is let through, before and after the end.

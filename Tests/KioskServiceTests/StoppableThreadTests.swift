@@ -1,0 +1,70 @@
+import Foundation
+import Glibc
+@testable import KioskService
+import Testing
+
+/// Watch threads block until something happens (StoppableThread.swift): a stop and a nudge
+/// end a long sleep, and only a stop ends the loop.
+@Suite struct StoppableThreadTests {
+    private final class Turns: @unchecked Sendable {
+        // Safe to share: `count` is only touched with `lock` held.
+        private let lock = NSLock()
+        private var count = 0
+        func add() { lock.withLock { count += 1 } }
+        var value: Int { lock.withLock { count } }
+    }
+
+    /// Waits (a deadline for a hang, not a speed) until `condition` holds.
+    private func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while !condition() {
+            if Date() > deadline { return false }
+            usleep(5_000)
+        }
+        return true
+    }
+
+    @Test func aNudgeWakesAnHourLongSleepAndAStopEndsTheLoop() {
+        let thread = StoppableThread(name: "kiosk-test-watch")
+        let turns = Turns()
+        let ended = Turns()
+        thread.start {
+            while !thread.shouldStop {
+                turns.add()
+                thread.sleep(seconds: 3600)
+            }
+            ended.add()
+        }
+        #expect(eventually { turns.value == 1 })
+        thread.nudge()
+        #expect(eventually { turns.value == 2 }, "the nudge ended the sleep; the loop went on")
+        thread.stop(timeout: 30)
+        #expect(ended.value == 1, "the stop ended the sleep and the loop")
+        #expect(turns.value == 2)
+    }
+
+    @Test func aStopWakesALoopBlockedInItsOwnPoll() {
+        let thread = StoppableThread(name: "kiosk-test-poll")
+        let ended = Turns()
+        thread.start {
+            while !thread.shouldStop {
+                var pollers = [thread.wakeEntry]
+                if poll(&pollers, 1, thread.pollTimeout(nil)) > 0 { thread.takeWake() }
+            }
+            ended.add()
+        }
+        thread.stop(timeout: 30)
+        #expect(ended.value == 1)
+    }
+
+    @Test func aStopBeforeTheFirstSleepIsNotLost() {
+        let thread = StoppableThread(name: "kiosk-test-early")
+        thread.stop()   // before start: the loop sees it at once
+        let ended = Turns()
+        thread.start {
+            thread.sleep(seconds: 3600)
+            ended.add()
+        }
+        #expect(eventually { ended.value == 1 })
+    }
+}
