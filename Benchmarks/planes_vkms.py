@@ -14,7 +14,9 @@ planes in software in the kernel (kernel CPU time of kiosk's process is not in i
 vkms composes in a worker): the ratios say how kiosk's own work compares on one driver, not what a
 box's CPU spends.
 
-    Benchmarks/planes_vkms.py [--seconds 12] [--runs 3] [--kiosk .build/release/kiosk]
+    Benchmarks/planes_vkms.py [--seconds 12] [--runs 3] [--kiosk .build/release/kiosk] [--kiosk-base OLD]
+
+`--kiosk-base` adds the plane rows of another build (before a change) to the same runs.
 
 Python 3 standard library and the bed (deploy/vm) only."""
 import argparse
@@ -43,7 +45,7 @@ tools = json.loads((work / "tools.json").read_text())
 results = {name: [] for name in tools}
 # Unmeasured first: the guest reads kiosk, FFmpeg and their libraries over 9p once (a cold start
 # cost the first tool of the first run ~1.5 s of system time, 2026-12-03).
-for name in ("kiosk, YUV plane", "ffmpeg -re decode-only"):
+for name in [n for n in ("kiosk, YUV plane", "kiosk (base), YUV plane", "ffmpeg -re decode-only") if n in tools]:
     argv = [a.replace("@CARD@", card) for a in tools[name]]
     argv = argv[:-2] + ["--duration", "3"] if argv[-2] == "--duration" else argv[:2] + ["-t", "3"] + argv[2:]
     subprocess.call(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(work))
@@ -79,6 +81,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=12)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--kiosk", type=Path, default=REPO / ".build" / "release" / "kiosk")
+    parser.add_argument("--kiosk-base", type=Path, help="another build, measured in the same runs (plane rows)")
     args = parser.parse_args()
     if not args.kiosk.exists():
         sys.exit(f"{args.kiosk} missing: swift build -c release --product kiosk first")
@@ -93,8 +96,8 @@ def main():
     (work / "ticker.conf").write_text(base + TICKER)
     (work / "cpu.conf").write_text(base + "display: {video_plane: off}\n")
 
-    def kiosk(conf):
-        return [str(args.kiosk), "run", "--config", str(work / conf), "--display", "drm:@CARD@::640x480",
+    def kiosk(conf, binary=args.kiosk):
+        return [str(binary), "run", "--config", str(work / conf), "--display", "drm:@CARD@::640x480",
                 "--audio", "none", "--stats-file", "/tmp/stats.jsonl", "--duration", str(args.seconds + 1)]
     tools = {
         "kiosk, YUV plane": kiosk("plane.conf"),
@@ -104,6 +107,9 @@ def main():
         "ffmpeg -re decode+scale": ["ffmpeg", "-nostdin", "-v", "error", "-re", "-i", str(clip),
                                     "-vf", "scale=640:360:flags=bilinear,format=bgr0", "-f", "null", "-"],
     }
+    if args.kiosk_base:
+        tools["kiosk (base), YUV plane"] = kiosk("plane.conf", args.kiosk_base)
+        tools["kiosk (base), YUV plane + ticker plane"] = kiosk("ticker.conf", args.kiosk_base)
     (work / "tools.json").write_text(json.dumps(tools))
     (work / "guest.py").write_text(GUEST.replace("@WORK@", repr(str(work))).replace("@RUNS@", str(args.runs)))
     with Bed(kernel="7.3", modules=[VKMS], size=(1024, 768), workdir=work) as bed:
@@ -133,6 +139,13 @@ def main():
                                                                    results["kiosk, YUV plane"]))
     print(f"{'PASS' if paired <= 1.03 else 'MISS'} the ticker on its plane = {paired:.3f}x the plane playback without it, "
           f"median of the runs' pairs (goal <= 1.03x; the medians' ratio: {ticked['cpu'] / plane['cpu']:.3f}x)")
+    if "kiosk (base), YUV plane" in median:
+        base, base_ticked = median["kiosk (base), YUV plane"], median["kiosk (base), YUV plane + ticker plane"]
+        base_paired = statistics.median(t["cpu"] / p["cpu"] for t, p in zip(results["kiosk (base), YUV plane + ticker plane"],
+                                                                            results["kiosk (base), YUV plane"]))
+        print(f"base build: the YUV plane = {base['cpu'] / decode:.2f}x ffmpeg -re decode-only; the ticker = "
+              f"{base_paired:.3f}x paired ({base_ticked['cpu'] / base['cpu']:.3f}x the medians); this build's plane / the base's, "
+              f"paired: {statistics.median(n['cpu'] / b['cpu'] for n, b in zip(results['kiosk, YUV plane'], results['kiosk (base), YUV plane'])):.3f}x")
     for name in ("kiosk, YUV plane", "kiosk, YUV plane + ticker plane"):
         m = median[name]
         print(f"{'PASS' if m['plane'] == m['frames'] else 'MISS'} {name}: {m['plane']:.0f} of {m['frames']:.0f} frames on the plane, "
