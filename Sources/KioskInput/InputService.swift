@@ -15,8 +15,7 @@ public final class InputService: @unchecked Sendable {
     private let lock = NSLock()
     private let worker = WorkerThread(name: "kiosk-input", qos: .userInteractive)
     private var stopRequested = false
-    /// The wake pipe; nil when it could not be made (then the thread looks at `stop()` often).
-    /// Wakes the input thread for the stop.
+    /// Wakes the input thread for the stop (without a pipe, its poll looks at `stop()` often).
     private let wakePipe = WakePipe()
 
     /// - Parameters:

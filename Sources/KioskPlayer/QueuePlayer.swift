@@ -92,6 +92,9 @@ public final class QueuePlayer: PlayerRequestSink, @unchecked Sendable {
         presenter.join(timeout: timeout)
     }
 
+    /// Whether playback has ended (asks nothing of the thread: see `WorkerThread.hasFinished`).
+    public var hasFinished: Bool { presenter.hasFinished }
+
     /// Signals `semaphore` once when playback ends (at once if it has).
     public func signalWhenFinished(_ semaphore: DispatchSemaphore) { presenter.signalWhenDone(semaphore) }
 

@@ -64,7 +64,9 @@ package enum PlaybackSession {
     /// Asleep meanwhile: the first two signal `abandoned.attention`.
     private static func wait(for player: QueuePlayer, until deadline: Double?, abandoned: StopOutcome) {
         player.signalWhenFinished(abandoned.attention)
-        while !player.waitUntilFinished(timeout: 0) {
+        // `hasFinished`, not a zero-timeout join: a signal's stop joins the presenter at the same
+        // moment, and while it holds the end a join of ours would say "not yet" and sleep for good.
+        while !player.hasFinished {
             if abandoned.isSet { return }
             let now = MonotonicClock().now()
             if let deadline, now >= deadline {

@@ -20,6 +20,7 @@ import Testing
         let pipe = WakePipe()
         let woken = Flag()
         let waiter = WorkerThread.start(name: "kiosk-test-wait") { if pipe.wait(seconds: nil) { woken.set() } }
+        usleep(50_000)   // most likely blocked in its poll now (a wake before it is kept for it too)
         pipe.wake()
         // A deadline for a hang, not a speed: without the wake the waiter never returns.
         #expect(waiter.join(timeout: 30))
@@ -42,8 +43,10 @@ import Testing
         let before = DispatchSemaphore(value: 0)
         worker.signalWhenDone(before)
         #expect(before.wait(timeout: .now()) == .timedOut, "still running")
+        #expect(!worker.hasFinished)
         release.signal()
         #expect(before.wait(timeout: .now() + 30) == .success)
+        #expect(worker.hasFinished, "signalled after the end was recorded")
         let after = DispatchSemaphore(value: 0)
         worker.signalWhenDone(after)
         #expect(after.wait(timeout: .now()) == .success, "asked after the end: signalled at once")

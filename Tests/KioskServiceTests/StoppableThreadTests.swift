@@ -46,15 +46,20 @@ import Testing
     @Test func aStopWakesALoopBlockedInItsOwnPoll() {
         let thread = StoppableThread(name: "kiosk-test-poll")
         let ended = Turns()
+        let turns = Turns()
         thread.start {
             while !thread.shouldStop {
+                turns.add()
                 var pollers = [thread.wakeEntry]
                 if poll(&pollers, 1, thread.pollTimeout(nil)) > 0 { thread.takeWake() }
             }
             ended.add()
         }
+        #expect(eventually { turns.value == 1 })
+        usleep(50_000)   // most likely in its poll now (either way the stop must end the loop)
         thread.stop(timeout: 30)
         #expect(ended.value == 1)
+        #expect(turns.value == 1, "woken by the stop, not by a timeout")
     }
 
     @Test func aStopBeforeTheFirstSleepIsNotLost() {

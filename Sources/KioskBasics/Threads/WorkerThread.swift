@@ -182,6 +182,11 @@ public final class WorkerThread: @unchecked Sendable {
     /// Whether `start` was called.
     public var hasStarted: Bool { lock.withLock { started } }
 
+    /// Whether the body has returned. Unlike `join(timeout: 0)`, it takes nothing: a join
+    /// lets the next waiter through only after it got the end, so another thread in its own
+    /// join at that moment makes a zero-timeout join say "not yet".
+    public var hasFinished: Bool { lock.withLock { finished } }
+
     /// Whether the body has returned.
     public var isFinished: Bool { lock.withLock { finished } }
 
