@@ -67,11 +67,8 @@ package final class ConfigFileWatcher: @unchecked Sendable {
             }
             // Blocks until an event, the stop, or a settling burst's deadline: nothing wakes
             // an idle box.
-            var pollers = [pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0), thread.wakeEntry]
-            let timeout = thread.pollTimeout(debounce.deadline.map { $0 - Self.now() })
-            let ready = poll(&pollers, 2, timeout)
-            if ready > 0, pollers[1].revents != 0 { thread.takeWake() }
-            if ready > 0, pollers[0].revents != 0 {
+            var pollers = [pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0)]
+            if thread.poll(&pollers, seconds: debounce.deadline.map { $0 - Self.now() }) {
                 let (changed, gone) = look(at: inotify.readEvents(), watching: watchDescriptor)
                 if changed { debounce.noteChange(at: Self.now()) }
                 if gone {

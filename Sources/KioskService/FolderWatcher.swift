@@ -74,10 +74,8 @@ package final class FolderWatcher: @unchecked Sendable {
             for deadline in [debounce.deadline, recheckAt].compactMap({ $0 }) { wake = min(wake, deadline) }
             // Blocks until an event, the stop, or the next deadline (at most the second's look
             // at the folders asked for).
-            var pollers = [pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0), thread.wakeEntry]
-            let ready = poll(&pollers, 2, thread.pollTimeout(wake - Self.now()))
-            if ready > 0, pollers[1].revents != 0 { thread.takeWake() }
-            if ready > 0, pollers[0].revents != 0, note(inotify.readEvents(), watches: &watches) {
+            var pollers = [pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0)]
+            if thread.poll(&pollers, seconds: wake - Self.now()), note(inotify.readEvents(), watches: &watches) {
                 debounce.noteChange(at: Self.now())
             }
             let due = debounce.takeIfDue(at: Self.now())

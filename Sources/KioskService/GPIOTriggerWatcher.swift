@@ -152,9 +152,7 @@ package final class GPIOTriggerWatcher: @unchecked Sendable {
     /// (nil: until one of them); each debounced edge fires its trigger.
     private func waitAndFire(seconds: Double?) {
         var pollers = held.map { pollfd(fd: $0.source.fileDescriptor, events: Int16(POLLIN), revents: 0) }
-        pollers.append(thread.wakeEntry)
-        guard poll(&pollers, nfds_t(pollers.count), thread.pollTimeout(seconds)) > 0 else { return }
-        if pollers.removeLast().revents != 0 { thread.takeWake() }
+        guard thread.poll(&pollers, seconds: seconds) else { return }
         var lost: [Int] = []
         for (index, poller) in pollers.enumerated() where poller.revents != 0 {
             do {

@@ -59,14 +59,11 @@ package final class UsbStickWatcher: @unchecked Sendable {
             // The mount table signals POLLPRI (with POLLERR) when it changes: a mount by
             // others is seen at once; sysfs has no such signal, so a plug is seen within 1 s.
             // One wait of a second, ended early by a mount or the stop (the wake pipe).
-            var pollers = [pollfd(fd: mountTable?.rawValue ?? -1, events: Int16(POLLPRI), revents: 0), thread.wakeEntry]
-            if poll(&pollers, 2, thread.pollTimeout(1)) > 0 {
-                if pollers[1].revents != 0 { thread.takeWake() }
-                if pollers[0].revents & Int16(POLLPRI) != 0 {
-                    _ = try? mountTable?.seek(offset: 0, from: .start)
-                    var scratch = [UInt8](repeating: 0, count: 4096)
-                    while let count = try? scratch.withUnsafeMutableBytes({ try mountTable?.read(into: $0) }), count > 0 {}
-                }
+            var pollers = [pollfd(fd: mountTable?.rawValue ?? -1, events: Int16(POLLPRI), revents: 0)]
+            if thread.poll(&pollers, seconds: 1), pollers[0].revents & Int16(POLLPRI) != 0 {
+                _ = try? mountTable?.seek(offset: 0, from: .start)
+                var scratch = [UInt8](repeating: 0, count: 4096)
+                while let count = try? scratch.withUnsafeMutableBytes({ try mountTable?.read(into: $0) }), count > 0 {}
             }
         }
         // Stopping: kiosk's own mounts go with it (a stick left in is mounted again at the next

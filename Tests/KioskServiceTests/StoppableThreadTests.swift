@@ -50,8 +50,9 @@ import Testing
         thread.start {
             while !thread.shouldStop {
                 turns.add()
-                var pollers = [thread.wakeEntry]
-                if poll(&pollers, 1, thread.pollTimeout(nil)) > 0 { thread.takeWake() }
+                var none: [pollfd] = []
+                #expect(!thread.poll(&none, seconds: nil), "only the wake pipe was ready")
+                #expect(none.isEmpty, "the wake pipe's entry is taken off again")
             }
             ended.add()
         }
@@ -60,6 +61,24 @@ import Testing
         thread.stop(timeout: 30)
         #expect(ended.value == 1)
         #expect(turns.value == 1, "woken by the stop, not by a timeout")
+    }
+
+    @Test func pollReportsTheCallersReadyDescriptorAndTakesANudge() {
+        let thread = StoppableThread(name: "kiosk-test-ready")
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        var byte: UInt8 = 1
+        #expect(write(ends[1], &byte, 1) == 1)
+        thread.nudge()
+        var pollers = [pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)]
+        #expect(thread.poll(&pollers, seconds: 30), "the caller's pipe has a byte")
+        #expect(pollers.count == 1 && pollers[0].revents & Int16(POLLIN) != 0)
+        var none: [pollfd] = []
+        #expect(!thread.poll(&none, seconds: 0), "the nudge was taken by the first poll")
+        var empty = [pollfd(fd: ends[1], events: Int16(POLLPRI), revents: 0)]
+        #expect(!thread.poll(&empty, seconds: 0), "a timeout: nothing ready")
+        #expect(empty[0].revents == 0)
     }
 
     @Test func aStopBeforeTheFirstSleepIsNotLost() {
