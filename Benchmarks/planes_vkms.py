@@ -15,8 +15,14 @@ vkms composes in a worker): the ratios say how kiosk's own work compares on one 
 box's CPU spends.
 
     Benchmarks/planes_vkms.py [--seconds 12] [--runs 3] [--kiosk .build/release/kiosk] [--kiosk-base OLD]
+                              [--icount SHIFT]
 
 `--kiosk-base` adds the plane rows of another build (before a change) to the same runs.
+`--icount 0` runs the guest with QEMU's instruction counting (Bed's icount): its clocks, and so
+every CPU second measured in it, advance 1 ns (2**SHIFT ns) per guest instruction, so the ratios
+compare instructions, not TCG's host time, which charges an atomic instruction, a system call or
+a context switch (a softmmu TLB flush) far more than a CPU does; the guest is then a ~1 GHz
+single-issue machine, its real time whatever the host needs to run it.
 
 Python 3 standard library and the bed (deploy/vm) only."""
 import argparse
@@ -82,6 +88,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--kiosk", type=Path, default=REPO / ".build" / "release" / "kiosk")
     parser.add_argument("--kiosk-base", type=Path, help="another build, measured in the same runs (plane rows)")
+    parser.add_argument("--icount", type=int, metavar="SHIFT", help="count instructions: 2**SHIFT ns each (QEMU -icount)")
     args = parser.parse_args()
     if not args.kiosk.exists():
         sys.exit(f"{args.kiosk} missing: swift build -c release --product kiosk first")
@@ -112,9 +119,9 @@ def main():
         tools["kiosk (base), YUV plane + ticker plane"] = kiosk("ticker.conf", args.kiosk_base)
     (work / "tools.json").write_text(json.dumps(tools))
     (work / "guest.py").write_text(GUEST.replace("@WORK@", repr(str(work))).replace("@RUNS@", str(args.runs)))
-    with Bed(kernel="7.3", modules=[VKMS], size=(1024, 768), workdir=work) as bed:
+    with Bed(kernel="7.3", modules=[VKMS], size=(1024, 768), workdir=work, icount=args.icount) as bed:
         bed.start("exec python3 ./guest.py")
-        code = bed.wait(timeout=BOOT_TIMEOUT + args.runs * len(tools) * (args.seconds + 120))
+        code = bed.wait(timeout=BOOT_TIMEOUT + args.runs * len(tools) * (args.seconds + 120) * (3 if args.icount is not None else 1))
     if code != 0:
         sys.exit(f"the guest exited {code}:\n{bed.console_log()[-3000:]}")
     results = json.loads((work / "results.json").read_text())
@@ -125,6 +132,9 @@ def main():
     median = {name: {k: statistics.median(r[k] for r in runs) for k in keys if k in runs[0]}
               for name, runs in results.items()}
     decode = median["ffmpeg -re decode-only"]["cpu"]
+    if args.icount is not None:
+        print(f"\nQEMU -icount shift={args.icount}: a guest second is {1e9 / 2 ** args.icount:.3g} guest instructions "
+              "on a running CPU; wall and CPU seconds below are the guest's")
     print("\n| tool (in one vkms guest) | wall s | CPU s (system) | frames (on plane) | dropped | ticker refreshes | CPU x ffmpeg decode-only |")
     print("|---|---|---|---|---|---|---|")
     for name, m in median.items():

@@ -299,3 +299,17 @@ def test_module_entries_and_kernels_are_checked_before_a_boot(tmp_path: Path) ->
             Bed(modules=[bad], workdir=tmp_path)
     with pytest.raises(ValueError):
         Bed(kernel="7.2", workdir=tmp_path)
+
+
+def test_an_icount_bed_counts_instructions_on_one_host_thread(tmp_path: Path) -> None:
+    # Benchmarks/planes_vkms.py --icount: QEMU has instruction counting only with single-threaded
+    # TCG; the shift is checked before a boot.
+    plain = " ".join(Bed(workdir=tmp_path).qemu_command(Path("k"), Path("i"), "q"))
+    assert "-accel tcg,thread=multi" in plain and "-icount" not in plain
+    counted = Bed(workdir=tmp_path, icount=0).qemu_command(Path("k"), Path("i"), "q")
+    assert " ".join(counted).count("-accel") == 1
+    assert counted[counted.index("-accel") + 1] == "tcg,thread=single"
+    assert counted[counted.index("-icount") + 1] == "shift=0,sleep=on"
+    for bad in (-1, 11):
+        with pytest.raises(ValueError, match="icount"):
+            Bed(workdir=tmp_path, icount=bad)

@@ -97,6 +97,9 @@ class Bed(GuestDevices):
     heads:   outputs of the virtio-gpu (max_outputs; connectors Virtual-1, Virtual-2, ...), each
              `size`. QEMU enables only the first without a UI, so the kernel is told to force
              the others on (video=Virtual-N:WxHe). screendump(head=N) shows one.
+    icount:  None, or a shift N: QEMU counts instructions (-icount shift=N, one host thread for
+             all guest CPUs), and the guest's clocks and CPU times advance 2**N ns a guest
+             instruction: CPU seconds that count instructions, for benchmarks (qemu_command).
     """
 
     def __init__(self, driver: str = "bochs", size: tuple[int, int] = (1024, 768),
@@ -105,7 +108,7 @@ class Bed(GuestDevices):
                  extra_qemu_args: list[str] | tuple[str, ...] = (),
                  modules: list[str] | tuple[str, ...] = (), usb: bool = False, heads: int = 1,
                  drives: list[str | os.PathLike] | tuple[str | os.PathLike, ...] = (),
-                 kernel: str | None = None):
+                 kernel: str | None = None, icount: int | None = None):
         if driver not in DRIVERS:
             raise ValueError(f"driver must be one of {DRIVERS}, not {driver!r}")
         if not 1 <= heads <= 16 or (heads > 1 and driver != "virtio-gpu"):
@@ -123,6 +126,9 @@ class Bed(GuestDevices):
         if kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}, not {kernel!r}")
         self.kernel = kernel
+        if icount is not None and not 0 <= icount <= 10:
+            raise ValueError(f"icount must be a shift of 0..10 (2**shift ns an instruction), not {icount}")
+        self.icount = icount
         split_modules(modules)  # ValueError for a malformed entry, before anything starts
         self.modules = list(modules)
         self.usb = usb
@@ -150,7 +156,7 @@ class Bed(GuestDevices):
                             cpus=self.cpus, memory=self.memory, kernel=kernel, initrd=initrd,
                             append=self.kernel_args(), console_path=self.console_path,
                             workdir=self.workdir, qmp_socket=qmp_socket, usb=self.usb,
-                            drives=self.drives, extra=self.extra_qemu_args)
+                            drives=self.drives, extra=self.extra_qemu_args, icount=self.icount)
 
     def kernel_args(self) -> str:
         """The guest kernel's command line (qemu_command.kernel_args)."""

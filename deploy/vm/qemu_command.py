@@ -63,15 +63,22 @@ def kernel_args(size: tuple[int, int], heads: int, modules: list[str]) -> str:
 def qemu_command(*, qemu: str, driver: str, size: tuple[int, int], heads: int, cpus: int,
                  memory: str, kernel: Path, initrd: Path, append: str, console_path: Path,
                  workdir: Path, qmp_socket: str, usb: bool, drives: list[Path],
-                 extra: list[str]) -> list[str]:
+                 extra: list[str], icount: int | None = None) -> list[str]:
     """The full QEMU command line of a guest with these devices (Bed's fields)."""
     w, h = size
     work = qemu_escape(str(workdir))
+    # KVM hangs on this host: always TCG. thread=multi: one host thread per guest CPU.
+    accel = ["-accel", "tcg,thread=multi"]
+    if icount is not None:
+        # Instruction counting: the guest's clocks (TSC, timers, and so its CPU accounting)
+        # advance 2**icount ns per guest instruction while a CPU runs, and with the host's time
+        # while all are idle (sleep=on), so a guest's CPU seconds count its instructions,
+        # whatever the host's speed, load, or TCG's cost of an instruction. QEMU has it only
+        # with one host thread for all guest CPUs (taken in turns).
+        accel = ["-accel", "tcg,thread=single", "-icount", f"shift={int(icount)},sleep=on"]
     cmd = [
         qemu, "-name", "kiosk-bed", "-nodefaults", "-no-user-config",
-        # KVM hangs on this host: always TCG. thread=multi: one host
-        # thread per guest CPU.
-        "-accel", "tcg,thread=multi", "-cpu", CPU_MODEL, "-smp", str(cpus),
+        *accel, "-cpu", CPU_MODEL, "-smp", str(cpus),
         "-m", memory, "-display", "none", "-no-reboot",
         "-kernel", str(kernel), "-initrd", str(initrd), "-append", append,
         "-chardev", f"file,id=console,path={qemu_escape(str(console_path))}",
